@@ -1,0 +1,45 @@
+// Argument parsing for every command: strict `node:util` parseArgs, with usage errors that teach.
+//
+// Owns: turning argv into typed options or an ERR_LOCKGUARD_USAGE naming the bad word and the fix, and the
+// validation of settings that can also come from the environment (one place, wireit's message shape).
+
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { LockguardError } from '../core/errors.js';
+
+export type Options = NonNullable<ParseArgsConfig['options']>;
+
+export interface Parsed {
+  readonly values: Record<string, string | boolean | string[] | undefined>;
+  readonly positionals: string[];
+}
+
+export function parse(command: string, argv: readonly string[], options: Options, allowPositionals = false): Parsed {
+  try {
+    const result = parseArgs({ args: [...argv], options: { help: { type: 'boolean', short: 'h' }, ...options }, strict: true, allowPositionals });
+    return { values: result.values as Parsed['values'], positionals: result.positionals };
+  } catch (error) {
+    const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new LockguardError('ERR_LOCKGUARD_USAGE', `${detail.replace(/\.$/, '')} (lockguard ${command}).`, {
+      hint: `lockguard ${command} --help lists what it takes.`,
+      cause: error,
+    });
+  }
+}
+
+/** Validate an enumerated setting from a flag or the environment: `Expected X to be "a" or "b", got "c"`. */
+export function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  const list = allowed.length === 1 ? `"${allowed[0]}"` : `${allowed.slice(0, -1).map((a) => `"${a}"`).join(', ')} or "${allowed.at(-1)}"`;
+  throw new LockguardError('ERR_LOCKGUARD_BAD_SETTING', `Expected ${name} to be ${list}, got "${value}".`, {
+    hint: `Set ${name} to one of ${list}.`,
+  });
+}
+
+export function stringValue(parsed: Parsed, name: string): string | undefined {
+  const value = parsed.values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function flag(parsed: Parsed, name: string): boolean {
+  return parsed.values[name] === true;
+}

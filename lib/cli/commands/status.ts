@@ -1,0 +1,56 @@
+// `lockguard status`: the latest run's state and report.
+
+import { findRun, readEvents, readReport } from '../../run/ledger.js';
+import { recordedMoves } from '../../run/verdict.js';
+import { flag, parse, stringValue } from '../args.js';
+import { EXIT } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import type { Command } from '../main.js';
+import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
+
+const help = `Usage: lockguard status [options]
+
+Shows a run (the latest of the workspace, or --run / $LOCKGUARD_RUN): what it read, what moved and when,
+its verdicts, and its report. Reads the ledger only: it does not re-check the files (lockguard verify does).
+
+Options:
+${DIR_HELP}
+  --run <id|folder>    the run to show
+  --json               print {run, kind, root, scope, key, createdAt, moved, verifies, events, report}
+  -h, --help           this text
+`;
+
+export const command: Command = {
+  summary: "show the latest run's state and report",
+  help,
+  async run(argv, io: Io) {
+    const parsed = parse('status', argv, { ...DIR_OPTION, run: { type: 'string' }, json: { type: 'boolean' } });
+    const workspace = await workspaceOf(parsed, io);
+    const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN']);
+    const { record } = run;
+    const events = readEvents(run.dir);
+    const moved = recordedMoves(run.dir);
+    const verifies = events.filter((event) => event.type === 'verify');
+    const report = readReport(run.dir);
+    const state = moved.length > 0 ? 'moved' : 'unmoved';
+    if (flag(parsed, 'json')) {
+      const data = { run: record.id, dir: run.dir, kind: record.kind, state, root: record.root, manager: record.manager, scope: record.scope, key: record.key, createdAt: new Date(record.at).toISOString(), policy: record.policy ?? null, command: record.command ?? null, moved, verifies: verifies.length, events, report: report ?? null };
+      io.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    const lines = [
+      `run      ${record.id} (${record.kind}${record.policy === undefined ? '' : `, policy ${record.policy}`})`,
+      `started  ${new Date(record.at).toISOString()}`,
+      `table    ${record.manager}, ${record.scope} scope, ${record.entries.length} entries, key ${record.key}`,
+    ];
+    if (record.command !== undefined) lines.push(`command  ${record.command.join(' ')}`);
+    if (moved.length === 0) {
+      lines.push(`state    nothing recorded as moved${verifies.length === 0 ? ' (not verified yet)' : ` (verified ${verifies.length}x)`}`);
+    } else {
+      lines.push('state    moved:');
+      for (const file of moved) lines.push(`           ${file.path} (${file.kind}: ${file.was?.slice(0, 12) ?? 'absent'} -> ${file.now?.slice(0, 12) ?? 'absent'})`);
+    }
+    io.stdout.write(`${lines.join('\n')}\n`);
+    return EXIT.ok;
+  },
+};

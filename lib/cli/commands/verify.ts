@@ -1,0 +1,49 @@
+// `lockguard verify`: may the cache be saved? Re-checks a recorded run's table now.
+
+import { statusLine } from '../../core/watch.js';
+import { appendGithub } from '../../integrations/github.js';
+import { findRun } from '../../run/ledger.js';
+import { verifyRun } from '../../run/verdict.js';
+import { flag, parse, stringValue } from '../args.js';
+import { EXIT } from '../exit-codes.js';
+import { paint, type Io } from '../io.js';
+import type { Command } from '../main.js';
+import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
+
+const help = `Usage: lockguard verify [options]
+
+Re-checks the fingerprint table a snapshot (or a guarded run) recorded. Exit 0: nothing moved, the cache
+may be saved. Exit 1: something moved (the status line names it), do not save. Exit 2: usage or setup
+error (no snapshot, not a workspace). Once a run has moved it stays moved, even if the bytes come back.
+
+The run is --run, else $LOCKGUARD_RUN, else the latest snapshot of the workspace.
+
+Options:
+${DIR_HELP}
+  --run <id|folder>    the run to judge
+  --github-output      append save=true|false and moved=<comma-separated paths> to $GITHUB_OUTPUT
+  --json               print the verdict as JSON: {run, scope, key, save, moved: [{path, kind, was, now}]}
+  -h, --help           this text
+`;
+
+export const command: Command = {
+  summary: 'exit 0 if nothing moved since the snapshot, 1 if something did',
+  help,
+  async run(argv, io: Io) {
+    const parsed = parse('verify', argv, { ...DIR_OPTION, run: { type: 'string' }, 'github-output': { type: 'boolean' }, json: { type: 'boolean' } });
+    const workspace = await workspaceOf(parsed, io);
+    const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN'], stringValue(parsed, 'run') === undefined && io.env['LOCKGUARD_RUN'] === undefined ? 'snapshot' : undefined);
+    const verdict = verifyRun(run);
+    if (flag(parsed, 'github-output')) {
+      appendGithub(io.env, 'GITHUB_OUTPUT', { save: String(verdict.save), moved: verdict.moved.map((file) => file.path).join(',') });
+    }
+    if (flag(parsed, 'json')) {
+      io.stdout.write(`${JSON.stringify(verdict, null, 2)}\n`);
+    } else if (verdict.save) {
+      io.stdout.write(`lockguard: nothing moved since ${verdict.run}: the cache may be saved\n`);
+    } else {
+      io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(verdict.moved, 'the cache save is refused (lockguard status for details)'))}\n`);
+    }
+    return verdict.save ? EXIT.ok : EXIT.moved;
+  },
+};

@@ -1,0 +1,30 @@
+// lockguard's exit codes: few, stable, documented here and in the README.
+//
+// Invariant: `lockguard run` returns the child's own code when the child failed; lockguard's own codes
+// apply to its own verdicts and errors.
+
+export const EXIT = {
+  /** Nothing moved (verify), or the command succeeded. */
+  ok: 0,
+  /** verify: something moved, the save must not happen. run: the table moved under withhold/refuse. */
+  moved: 1,
+  /** Usage or setup error: bad flag, no workspace, no snapshot, unreadable or special file. */
+  usage: 2,
+  /** run: the pre-run check refused to start (installed tree differs from the lockfile). */
+  preCheck: 3,
+  /** A bug in lockguard. */
+  internal: 70,
+} as const;
+
+export function exitCodesHelp(): string {
+  return `lockguard exit codes:
+  0   nothing moved / the command succeeded
+  1   verify: the table moved since the snapshot, do not save
+      run: the wrapped command succeeded but the table moved (withhold/refuse), where CI is set or under refuse
+  2   usage or setup error (unknown flag, no workspace, no snapshot, broken lockfile or ledger, FIFO/dir/link
+      where a file should be, permission denied)
+  3   run: the pre-run check refused to start (the installed tree does not hold what the lockfile says)
+  70  internal error in lockguard (a bug)
+  any other: lockguard run passes the wrapped command's own exit code through (128+n for signal n)
+`;
+}

@@ -1,0 +1,41 @@
+// What a command may touch of the outside: argv is passed in, env and streams come through `Io`.
+//
+// Owns: the `Io` shape, color decisions (TTY only, NO_COLOR / FORCE_COLOR honoured) and printing of errors.
+// Invariants: library code never prints; only the CLI does, through these.
+
+import { LockguardError } from '../core/errors.js';
+
+export interface Io {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
+  readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
+}
+
+export function processIo(): Io {
+  return { cwd: process.cwd(), env: process.env, stdout: process.stdout, stderr: process.stderr };
+}
+
+export function useColor(io: Io, stream: Io['stdout']): boolean {
+  if (io.env['NO_COLOR'] !== undefined && io.env['NO_COLOR'] !== '') return false;
+  const force = io.env['FORCE_COLOR'];
+  if (force !== undefined) return force !== '0' && force !== 'false';
+  return stream.isTTY === true;
+}
+
+export function paint(io: Io, stream: Io['stdout'], code: 'yellow' | 'red' | 'green' | 'dim', text: string): string {
+  if (!useColor(io, stream)) return text;
+  const open = { yellow: 33, red: 31, green: 32, dim: 2 }[code];
+  return `\u001b[${open}m${text}\u001b[0m`;
+}
+
+/** Print a LockguardError as `lockguard: message` plus its fix; anything else is a bug report. */
+export function printError(io: Io, error: unknown): void {
+  if (error instanceof LockguardError) {
+    io.stderr.write(`${paint(io, io.stderr, 'red', 'lockguard:')} ${error.message}\n`);
+    if (error.hint !== undefined) io.stderr.write(`  ${error.hint}\n`);
+    return;
+  }
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  io.stderr.write(`lockguard: internal error (this is a bug; please report it with the lines below)\n${detail.replaceAll(io.cwd, '<cwd>')}\n`);
+}

@@ -1,0 +1,87 @@
+// The command table and the one place an exit code is decided.
+//
+// Owns: dispatch from argv to a command module (imported on demand, so `verify` never loads what `run`
+// needs), `--help`/`--version`, and turning errors into exit codes.
+// Invariants: returns the exit code, never calls process.exit; a user error prints a message and a fix,
+// never a stack trace.
+
+import { isLockguardError } from '../core/errors.js';
+import { printError, type Io } from './io.js';
+import { EXIT } from './exit-codes.js';
+
+export interface Command {
+  readonly summary: string;
+  readonly help: string;
+  run(argv: readonly string[], io: Io): Promise<number>;
+}
+
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  snapshot: async () => (await import('./commands/snapshot.js')).command,
+  verify: async () => (await import('./commands/verify.js')).command,
+  key: async () => (await import('./commands/key.js')).command,
+  status: async () => (await import('./commands/status.js')).command,
+};
+
+const SUMMARIES: Record<string, string> = {
+  snapshot: 'record the lockfile fingerprints before a CI job installs, and print the cache key',
+  verify: 'before a cache save: exit 0 if nothing moved since the snapshot, 1 if something did',
+  key: 'print the current cache key of the fingerprint table',
+  status: "show the latest run's state and report",
+};
+
+export function mainHelp(): string {
+  const width = Math.max(...Object.keys(SUMMARIES).map((name) => name.length));
+  const rows = Object.entries(SUMMARIES).map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`);
+  return `lockguard: refuse cache saves whose keys folded a lockfile that changed during the run.
+
+Usage: lockguard <command> [options]
+
+Commands:
+${rows.join('\n')}
+
+In CI, around a cache save:
+  lockguard snapshot --github-output     # at job start, before restoring caches and installing
+  lockguard verify --github-output       # before the save: save=true|false
+
+Run "lockguard <command> --help" for a command's options. Exit codes: lockguard --help exit-codes.
+`;
+}
+
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    if (rest[0] === 'exit-codes') {
+      io.stdout.write((await import('./exit-codes.js')).exitCodesHelp());
+      return EXIT.ok;
+    }
+    io.stdout.write(mainHelp());
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === '--version' || name === '-v') {
+    const { createRequire } = await import('node:module');
+    const manifest = createRequire(import.meta.url)('../../../package.json') as { version: string };
+    io.stdout.write(`${manifest.version}\n`);
+    return EXIT.ok;
+  }
+  const load = COMMANDS[name];
+  if (load === undefined) {
+    io.stderr.write(`lockguard: unknown command "${name}".\n  Commands: ${Object.keys(COMMANDS).join(', ')}. Run lockguard --help.\n`);
+    return EXIT.usage;
+  }
+  try {
+    const command = await load();
+    if (rest.includes('--help') || rest.includes('-h')) {
+      const dashDash = rest.indexOf('--');
+      const helpAt = Math.max(rest.indexOf('--help'), rest.indexOf('-h'));
+      if (dashDash === -1 || helpAt < dashDash) {
+        io.stdout.write(command.help);
+        return EXIT.ok;
+      }
+    }
+    return await command.run(rest, io);
+  } catch (error) {
+    printError(io, error);
+    if (isLockguardError(error)) return error.code === 'ERR_LOCKGUARD_PRE_CHECK' ? EXIT.preCheck : EXIT.usage;
+    return EXIT.internal;
+  }
+}

@@ -1,0 +1,62 @@
+// The one error type lockguard throws when it cannot go on.
+//
+// Owns: LockguardError, its stable codes, and the message shape every user-facing failure follows:
+// what was expected at which path, what was found, and the fix.
+// Invariants: a message never echoes file contents or environment values (paths only); verdicts
+// (moved, withheld, stale) are never errors; ENOENT is a value elsewhere, never an error here.
+
+/** Stable codes: tests and callers match on these, never on message text. */
+export type LockguardErrorCode =
+  | 'ERR_LOCKGUARD_USAGE'
+  | 'ERR_LOCKGUARD_BAD_SETTING'
+  | 'ERR_LOCKGUARD_NOT_A_WORKSPACE'
+  | 'ERR_LOCKGUARD_NOT_A_FILE'
+  | 'ERR_LOCKGUARD_DANGLING_LINK'
+  | 'ERR_LOCKGUARD_ACCESS'
+  | 'ERR_LOCKGUARD_IO'
+  | 'ERR_LOCKGUARD_BROKEN_LOCKFILE'
+  | 'ERR_LOCKGUARD_BROKEN_LEDGER'
+  | 'ERR_LOCKGUARD_NO_SNAPSHOT'
+  | 'ERR_LOCKGUARD_BAD_RUN'
+  | 'ERR_LOCKGUARD_PRE_CHECK'
+  | 'ERR_LOCKGUARD_SPAWN';
+
+export interface LockguardErrorOptions {
+  /** What the user should do about it; printed after the message. */
+  readonly hint?: string;
+  /** The path the failure is about, absolute. */
+  readonly path?: string;
+  readonly cause?: unknown;
+}
+
+export class LockguardError extends Error {
+  readonly code: LockguardErrorCode;
+  readonly hint: string | undefined;
+  readonly path: string | undefined;
+
+  constructor(code: LockguardErrorCode, message: string, options: LockguardErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'LockguardError';
+    this.code = code;
+    this.hint = options.hint;
+    this.path = options.path;
+  }
+}
+
+export function isLockguardError(value: unknown): value is LockguardError {
+  return value instanceof LockguardError;
+}
+
+/** The errno code of a Node system error, or undefined. */
+export function errnoCode(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    const code = (error as { code: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  }
+  return undefined;
+}
+
+/** Exhaustiveness guard for switches over unions. */
+export function unreachable(value: never): never {
+  throw new Error(`Unreachable: ${String(value)}`);
+}

@@ -1,0 +1,183 @@
+// Safe, never-blocking access to one fingerprint entry on disk.
+//
+// Owns: the few file-system calls the table and the watch make, behind an injectable `FileSystem` so tests
+// can count them, and the translation of what is found into values or loud errors.
+// Invariants:
+// - Never blocks: files are opened with O_NONBLOCK and checked with fstat before any read, so a FIFO,
+//   socket or device swapped in at any moment is refused, never waited on.
+// - Links are followed (a symlinked lockfile is judged by its target); a dangling link is reported.
+// - ENOENT is a value (`absent`); EACCES and everything else unexpected is a LockguardError naming the path.
+//   Nothing here ever concludes "unchanged" from a failure.
+
+import * as nodeFs from 'node:fs';
+import { LockguardError, errnoCode } from './errors.js';
+
+/** The slice of `node:fs` lockguard's core uses; injectable for tests that count syscalls. */
+export interface FileSystem {
+  statSync(path: string): nodeFs.Stats;
+  lstatSync(path: string): nodeFs.Stats;
+  readlinkSync(path: string): string;
+  openSync(path: string, flags: number): number;
+  fstatSync(fd: number): nodeFs.Stats;
+  readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): number;
+  closeSync(fd: number): void;
+}
+
+export const realFileSystem: FileSystem = nodeFs;
+
+const OPEN_FLAGS = nodeFs.constants.O_RDONLY | nodeFs.constants.O_NONBLOCK;
+
+/** Stat identity kept per entry: what the watch compares before deciding to read. */
+export interface StatIdentity {
+  readonly dev: number;
+  readonly ino: number;
+  readonly size: number;
+  readonly ctimeMs: number;
+  readonly mtimeMs: number;
+}
+
+export type Probe =
+  | { readonly state: 'absent' }
+  | { readonly state: 'file'; readonly identity: StatIdentity };
+
+export function identityOf(stats: nodeFs.Stats): StatIdentity {
+  return { dev: stats.dev, ino: stats.ino, size: stats.size, ctimeMs: stats.ctimeMs, mtimeMs: stats.mtimeMs };
+}
+
+function kindOf(stats: nodeFs.Stats): string {
+  if (stats.isDirectory()) return 'directory';
+  if (stats.isFIFO()) return 'FIFO (named pipe)';
+  if (stats.isSocket()) return 'socket';
+  if (stats.isCharacterDevice()) return 'character device';
+  if (stats.isBlockDevice()) return 'block device';
+  return 'special file';
+}
+
+function notAFile(absPath: string, stats: nodeFs.Stats): LockguardError {
+  return new LockguardError(
+    'ERR_LOCKGUARD_NOT_A_FILE',
+    `Expected "${absPath}" to be a regular file, but it is a ${kindOf(stats)}.`,
+    { path: absPath, hint: 'Replace it with the real file (or remove it), then run lockguard again.' },
+  );
+}
+
+function failure(absPath: string, error: unknown): LockguardError {
+  const code = errnoCode(error);
+  if (code === 'EACCES' || code === 'EPERM') {
+    return new LockguardError('ERR_LOCKGUARD_ACCESS', `Cannot read "${absPath}": permission denied.`, {
+      path: absPath,
+      cause: error,
+      hint: 'Give the user running lockguard read access to it (and search access to its folders).',
+    });
+  }
+  if (code === 'ENOTDIR') {
+    return new LockguardError('ERR_LOCKGUARD_NOT_A_FILE', `A parent of "${absPath}" is not a directory.`, {
+      path: absPath,
+      cause: error,
+      hint: 'Replace the file that stands where a folder should be, then run lockguard again.',
+    });
+  }
+  if (code === 'ELOOP') {
+    return new LockguardError('ERR_LOCKGUARD_DANGLING_LINK', `"${absPath}" is a symbolic link loop.`, {
+      path: absPath,
+      cause: error,
+      hint: 'Point the link at a real file, or remove it.',
+    });
+  }
+  return new LockguardError('ERR_LOCKGUARD_IO', `Cannot read "${absPath}" (${code ?? 'unknown error'}).`, {
+    path: absPath,
+    cause: error,
+    hint: 'Check the file and the disk, then run lockguard again.',
+  });
+}
+
+/**
+ * After ENOENT through a followed path: plain absence, or a link whose target is missing.
+ * `danglingIsAbsent` is for the watch (the file went: a move); the table read refuses it.
+ */
+function absentOrDangling(fs: FileSystem, absPath: string, danglingIsAbsent: boolean): { readonly state: 'absent' } {
+  let link: nodeFs.Stats;
+  try {
+    link = fs.lstatSync(absPath);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { state: 'absent' };
+    throw failure(absPath, error);
+  }
+  if (!link.isSymbolicLink() || danglingIsAbsent) return { state: 'absent' };
+  let target = '?';
+  try {
+    target = fs.readlinkSync(absPath);
+  } catch {
+    // The link vanished between calls; the message still names the path.
+  }
+  throw new LockguardError(
+    'ERR_LOCKGUARD_DANGLING_LINK',
+    `"${absPath}" is a symbolic link to "${target}", which does not exist.`,
+    { path: absPath, hint: 'Point the link at an existing file, or remove the link.' },
+  );
+}
+
+/** One stat, following links. Used by the watch: never reads. */
+export function probe(fs: FileSystem, absPath: string): Probe {
+  let stats: nodeFs.Stats;
+  try {
+    stats = fs.statSync(absPath);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return absentOrDangling(fs, absPath, true);
+    throw failure(absPath, error);
+  }
+  if (!stats.isFile()) throw notAFile(absPath, stats);
+  return { state: 'file', identity: identityOf(stats) };
+}
+
+export type ReadResult =
+  | { readonly state: 'absent' }
+  | { readonly state: 'file'; readonly identity: StatIdentity; readonly bytes: Buffer };
+
+/**
+ * Open without blocking, confirm a regular file with fstat, read it whole.
+ * `danglingIsAbsent`: true for the watch's re-read, false for the table read (which refuses dangling links).
+ */
+export function readEntry(fs: FileSystem, absPath: string, danglingIsAbsent = false): ReadResult {
+  let fd: number;
+  try {
+    fd = fs.openSync(absPath, OPEN_FLAGS);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ENOENT') return absentOrDangling(fs, absPath, danglingIsAbsent);
+    if (code === 'ENXIO') {
+      // A socket, or a FIFO opened for writing with no reader: never a regular file.
+      throw notAFile(absPath, fs.statSync(absPath));
+    }
+    throw failure(absPath, error);
+  }
+  try {
+    const stats = fs.fstatSync(fd);
+    if (!stats.isFile()) throw notAFile(absPath, stats);
+    return { state: 'file', identity: identityOf(stats), bytes: readWhole(fs, fd, stats.size, absPath) };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function readWhole(fs: FileSystem, fd: number, expected: number, absPath: string): Buffer {
+  let buffer = Buffer.allocUnsafe(Math.max(expected, 1024));
+  let length = 0;
+  for (;;) {
+    if (length === buffer.length) {
+      const bigger = Buffer.allocUnsafe(buffer.length * 2);
+      buffer.copy(bigger, 0, 0, length);
+      buffer = bigger;
+    }
+    let n: number;
+    try {
+      n = fs.readSync(fd, buffer, length, buffer.length - length, null);
+    } catch (error) {
+      throw failure(absPath, error);
+    }
+    if (n === 0) break;
+    length += n;
+  }
+  return buffer.subarray(0, length);
+}

@@ -1,0 +1,135 @@
+// FingerprintWatch: has a fingerprinted file moved since the run read it?
+//
+// Owns: the answer for the rest of a run, per the seed card (`seeds/fingerprint-watch.md`), and the run's
+// one status line.
+// Invariants:
+// - Zero cost without a writer: before the first `wrote()`, `moved()` makes no syscall.
+// - After `wrote()`: one stat per entry, following links. A file whose ctime is at or after `at` minus the
+//   racy window, or whose identity changed, is read and compared with the bytes the read kept; a size
+//   change of a raw entry is a move without reading; appearing or going is a move.
+// - Re-learns only after the next `wrote()`; once moved, stays moved (every key taken folded the old bytes).
+// - Never blocks and never reports health it did not establish: FIFOs, sockets, directories, EACCES throw.
+
+import { join } from 'node:path';
+import { fileDigest } from './digest.js';
+import { normalizeBytes } from './entries.js';
+import { probe, readEntry, realFileSystem, type FileSystem } from './file-probe.js';
+import type { FingerprintEntry, WorkspaceFingerprints } from './fingerprints.js';
+
+/**
+ * How far before `at` a ctime cannot prove a file unchanged (coarse timestamps, clock granularity),
+ * as git judges its index: such a file is re-read and its bytes compared.
+ */
+export const RACY_WINDOW_MS = 2000;
+
+/** Anything with a `warn(line)`; `console` will do. */
+export interface Logger {
+  warn(line: string): void;
+}
+
+export type MoveKind = 'rewritten' | 'appeared' | 'went';
+
+export interface Move {
+  readonly path: string;
+  readonly kind: MoveKind;
+  /** The digest the run read, null when the file was absent. */
+  readonly was: FingerprintEntry['digest'];
+}
+
+export interface WatchOptions {
+  /** Injected file system, for tests that count syscalls. */
+  readonly fs?: FileSystem;
+}
+
+export class FingerprintWatch {
+  readonly #entries: readonly FingerprintEntry[];
+  readonly #absolute: readonly string[];
+  readonly #files: ReadonlyMap<string, Buffer>;
+  readonly #racyFrom: number;
+  readonly #fs: FileSystem;
+  #pending = false;
+  readonly #moves = new Map<string, Move>();
+
+  constructor(workspaceRoot: string, read: WorkspaceFingerprints, at: number, options: WatchOptions = {}) {
+    this.#entries = read.entries;
+    this.#absolute = read.entries.map((entry) => join(workspaceRoot, entry.path));
+    this.#files = read.files;
+    this.#racyFrom = at - RACY_WINDOW_MS;
+    this.#fs = options.fs ?? realFileSystem;
+  }
+
+  /** A writer may have run: the next `moved()` looks at the files again. */
+  wrote(): void {
+    this.#pending = true;
+  }
+
+  /** Workspace-relative paths that no longer hold what the run read, or undefined. */
+  moved(): readonly string[] | undefined {
+    if (this.#pending) {
+      this.#pending = false;
+      this.#check();
+    }
+    if (this.#moves.size === 0) return undefined;
+    return this.#entries.filter((entry) => this.#moves.has(entry.path)).map((entry) => entry.path);
+  }
+
+  /** The moves found so far, in table order, with what the run had read. */
+  moves(): readonly Move[] {
+    return this.#entries.flatMap((entry) => this.#moves.get(entry.path) ?? []);
+  }
+
+  /** The run's one status line, when something moved. `outcome` says what was done about it. */
+  say(log: Logger, outcome = 'nothing keyed before it should be restored or saved from here on'): void {
+    const moves = this.moves();
+    if (moves.length === 0) return;
+    log.warn(statusLine(moves, outcome));
+  }
+
+  #check(): void {
+    for (let i = 0; i < this.#entries.length; i++) {
+      const entry = this.#entries[i];
+      const absPath = this.#absolute[i];
+      if (entry === undefined || absPath === undefined || this.#moves.has(entry.path)) continue;
+      const kind = this.#judge(entry, absPath);
+      if (kind !== undefined) this.#moves.set(entry.path, { path: entry.path, kind, was: entry.digest });
+    }
+  }
+
+  #judge(entry: FingerprintEntry, absPath: string): MoveKind | undefined {
+    const now = probe(this.#fs, absPath);
+    if (entry.identity === null) return now.state === 'absent' ? undefined : 'appeared';
+    if (now.state === 'absent') return 'went';
+    const was = entry.identity;
+    const seen = now.identity;
+    if (entry.normalize === undefined && seen.size !== was.size) return 'rewritten';
+    const untouched =
+      seen.ino === was.ino && seen.dev === was.dev && seen.ctimeMs === was.ctimeMs && seen.size === was.size && seen.ctimeMs < this.#racyFrom;
+    if (untouched) return undefined;
+    return this.#sameBytes(entry, absPath) ? undefined : 'rewritten';
+  }
+
+  #sameBytes(entry: FingerprintEntry, absPath: string): boolean {
+    const result = readEntry(this.#fs, absPath, true);
+    if (result.state === 'absent') return false;
+    const kept = this.#files.get(entry.path);
+    if (kept !== undefined) {
+      if (kept.equals(result.bytes)) return true;
+      if (entry.normalize === undefined) return false;
+    }
+    const hashed = entry.normalize === undefined ? result.bytes : normalizeBytes(entry.normalize, result.bytes);
+    return fileDigest(hashed) === entry.digest;
+  }
+}
+
+/** `[lockguard] a task rewrote pnpm-lock.yaml during the run, which every key folds: <outcome>` */
+export function statusLine(moves: readonly Move[], outcome: string): string {
+  const kinds = new Set(moves.map((move) => move.kind));
+  const verb = kinds.size > 1 ? 'changed' : kinds.has('appeared') ? 'created' : kinds.has('went') ? 'removed' : 'rewrote';
+  return `[lockguard] a task ${verb} ${listPaths(moves.map((move) => move.path))} during the run, which every key folds: ${outcome}`;
+}
+
+function listPaths(paths: readonly string[]): string {
+  if (paths.length <= 2) return paths.join(' and ');
+  if (paths.length === 3) return `${paths[0]}, ${paths[1]} and ${paths[2]}`;
+  return `${paths[0]}, ${paths[1]} and ${paths.length - 2} more`;
+}

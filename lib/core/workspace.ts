@@ -1,0 +1,105 @@
+// Workspace discovery: which folder holds the lockfile, and which package manager owns it.
+//
+// Owns: the workspace root (pnpm: `findWorkspaceDir`; npm/yarn/bun: the nearest folder up with a lockfile
+// or a `workspaces` field) and the package-manager guess from the files found there.
+// Invariants: only lstat and small manifest reads; never opens a lockfile (a FIFO there must reach the
+// table read, which refuses it loudly); missing workspace is a LockguardError naming the folder.
+
+import { lstatSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { LockguardError } from './errors.js';
+
+export type PackageManager = 'pnpm' | 'npm' | 'yarn' | 'bun';
+
+export interface Workspace {
+  /** Absolute, real path of the workspace root. */
+  readonly root: string;
+  readonly manager: PackageManager;
+}
+
+/** Lockfile names in the order a root is recognized by, with their package manager. */
+export const LOCKFILES: ReadonlyArray<readonly [name: string, manager: PackageManager]> = [
+  ['pnpm-lock.yaml', 'pnpm'],
+  ['package-lock.json', 'npm'],
+  ['npm-shrinkwrap.json', 'npm'],
+  ['yarn.lock', 'yarn'],
+  ['bun.lock', 'bun'],
+  ['bun.lockb', 'bun'],
+];
+
+function exists(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+}
+
+function readManifest(dir: string): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    // Discovery only: a broken or missing manifest just means "no workspaces field here".
+    return undefined;
+  }
+}
+
+function isRootCandidate(dir: string): boolean {
+  if (LOCKFILES.some(([name]) => exists(join(dir, name)))) return true;
+  const manifest = readManifest(dir);
+  return manifest !== undefined && manifest['workspaces'] !== undefined;
+}
+
+function nearestRootUp(start: string): string | undefined {
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (isRootCandidate(dir)) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** The package manager that owns `root`, judged from the files in it. */
+export function detectManager(root: string): PackageManager {
+  if (exists(join(root, 'pnpm-workspace.yaml'))) return 'pnpm';
+  for (const [name, manager] of LOCKFILES) if (exists(join(root, name))) return manager;
+  const declared = readManifest(root)?.['packageManager'];
+  if (typeof declared === 'string') {
+    const name = declared.split('@')[0];
+    if (name === 'pnpm' || name === 'yarn' || name === 'bun' || name === 'npm') return name;
+  }
+  return 'npm';
+}
+
+/** Find the workspace that contains `start` (a folder). */
+export async function findWorkspace(start: string): Promise<Workspace> {
+  const from = resolve(start);
+  let real: string;
+  try {
+    real = realpathSync(from);
+  } catch (error) {
+    throw new LockguardError('ERR_LOCKGUARD_NOT_A_WORKSPACE', `The folder "${from}" does not exist.`, {
+      path: from,
+      cause: error,
+      hint: 'Run lockguard inside your repository, or pass --dir with the workspace root.',
+    });
+  }
+  const { findWorkspaceDir } = await import('@pnpm/find-workspace-dir');
+  let pnpmRoot: string | undefined;
+  try {
+    pnpmRoot = await findWorkspaceDir(real);
+  } catch (error) {
+    throw new LockguardError('ERR_LOCKGUARD_NOT_A_WORKSPACE', `pnpm's workspace manifest near "${real}" is misnamed.`, {
+      path: real,
+      cause: error,
+      hint: 'Rename it to pnpm-workspace.yaml.',
+    });
+  }
+  const nearest = nearestRootUp(real);
+  // The deeper of the two wins: a pnpm workspace above an unrelated npm project does not own it.
+  const root = pnpmRoot !== undefined && (nearest === undefined || pnpmRoot.length >= nearest.length) ? pnpmRoot : nearest;
+  if (root === undefined) {
+    throw new LockguardError(
+      'ERR_LOCKGUARD_NOT_A_WORKSPACE',
+      `No workspace found at or above "${real}": expected pnpm-workspace.yaml, a lockfile ` +
+        `(${LOCKFILES.map(([name]) => name).join(', ')}) or a package.json with "workspaces".`,
+      { path: real, hint: 'Run lockguard inside your repository, or pass --dir with the workspace root.' },
+    );
+  }
+  return { root, manager: detectManager(root) };
+}

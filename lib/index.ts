@@ -1,0 +1,10 @@
+// lockguard's library surface: an explicit list of re-exports, nothing else.
+
+export { LockguardError, type LockguardErrorCode } from './core/errors.js';
+export type { FileDigest, TableKey } from './core/digest.js';
+export { findWorkspace, detectManager, type Workspace, type PackageManager } from './core/workspace.js';
+export type { Scope, EntryKind, EntrySpec } from './core/entries.js';
+export type { FileSystem, StatIdentity } from './core/file-probe.js';
+export { readWorkspaceFingerprints, tableKey, type FingerprintEntry, type WorkspaceFingerprints, type ReadOptions } from './core/fingerprints.js';
+export { FingerprintWatch, RACY_WINDOW_MS, statusLine, type Logger, type Move, type MoveKind, type WatchOptions } from './core/watch.js';
+export { createSaveGate, type SaveGate, type SaveDecision } from './core/save-gate.js';

@@ -1,0 +1,44 @@
+// Running lockguard's CLI in tests: in-process through `main` (fast, exact exit codes), or as a real
+// subprocess of the built bin with a scrubbed environment.
+
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { main } from '../../lib/cli/main.js';
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export const BIN = fileURLToPath(new URL('../../lib/cli/bin.js', import.meta.url));
+
+/** Run `main` in-process with captured streams and the given env (nothing inherited). */
+export async function cli(argv: readonly string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, {
+    cwd,
+    env,
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code, stdout, stderr };
+}
+
+/** Environment variables a subprocess test must not inherit (they would change lockguard's or a tool's behaviour). */
+export function scrubbedEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value === undefined) continue;
+    if (/^(CI|GITHUB_.*|LOCKGUARD_.*|npm_.*|NPM_.*|PNPM_.*|pnpm_.*|TURBO_.*|NX_.*|NODE_OPTIONS|FORCE_COLOR|NO_COLOR)$/i.test(name)) continue;
+    env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/** Run the built bin as a real process (timeout-guarded: a hang fails the test, never the suite). */
+export function cliProcess(argv: readonly string[], cwd: string, env: Record<string, string> = scrubbedEnv(), timeoutMs = 20_000): CliResult & { signal: NodeJS.Signals | null } {
+  const result = spawnSync(process.execPath, [BIN, ...argv], { cwd, env, encoding: 'utf8', timeout: timeoutMs });
+  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr, signal: result.signal };
+}

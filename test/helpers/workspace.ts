@@ -1,0 +1,48 @@
+// Temp workspaces for tests: a fresh mkdtemp per test, built from a file-tree object, removed after.
+//
+// Invariants: never writes into the repo, never chdirs; a `null` leaf is "do not create".
+
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { TestContext } from 'node:test';
+
+export interface Tree {
+  readonly [path: string]: string | Buffer | Tree | null;
+}
+
+export function writeTree(root: string, tree: Tree): void {
+  for (const [name, value] of Object.entries(tree)) {
+    const path = join(root, name);
+    if (value === null) continue;
+    if (typeof value === 'string' || Buffer.isBuffer(value)) {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, value);
+    } else {
+      mkdirSync(path, { recursive: true });
+      writeTree(path, value as Tree);
+    }
+  }
+}
+
+/** A new temp folder (real path) holding `tree`, removed when the test ends. */
+export function tempWorkspace(t: Pick<TestContext, 'after'>, tree: Tree = {}, prefix = 'lockguard-test-'): string {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  writeTree(root, tree);
+  return root;
+}
+
+/** A minimal pnpm workspace: manifest, root package.json and a lockfile. */
+export function pnpmTree(lockfile = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n"): Tree {
+  return {
+    'package.json': '{"name":"root","private":true}\n',
+    'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
+    'pnpm-lock.yaml': lockfile,
+  };
+}
+
+/** Wait until the wall clock is past `ms` after `since` (for racy-window tests that need old ctimes). */
+export async function sleep(ms: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
