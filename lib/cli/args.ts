@@ -19,7 +19,7 @@ export function parse(command: string, argv: readonly string[], options: Options
     return { values: result.values as Parsed['values'], positionals: result.positionals };
   } catch (error) {
     const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new LockguardError('ERR_LOCKGUARD_USAGE', `${detail.replace(/\.$/, '')} (lockguard ${command}).`, {
+    throw new LockguardError('ERR_LOCKGUARD_USAGE', `${(detail ?? 'bad arguments').replace(/\.$/, '')} (lockguard ${command}).`, {
       hint: `lockguard ${command} --help lists what it takes.`,
       cause: error,
     });

@@ -18,6 +18,8 @@ import type { Scope } from '../core/entries.js';
 import type { TableKey } from '../core/digest.js';
 import type { PackageManager } from '../core/workspace.js';
 import { appendLine, writeAtomic } from './atomic.js';
+import { saveBlob } from './blobs.js';
+import { processStart } from './live.js';
 
 export const LEDGER_DIR = '.lockguard';
 export type RunKind = 'snapshot' | 'run';
@@ -87,18 +89,6 @@ function newRunId(kind: RunKind): string {
   return `${stamp}-${kind}-${randomBytes(3).toString('hex')}`;
 }
 
-/** Kernel start time of a pid (Linux /proc), used with the pid to tell a live run from a reused pid. */
-export function processStart(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const start = Number(fields[19]);
-    return Number.isFinite(start) ? start : null;
-  } catch {
-    return null;
-  }
-}
-
 export interface CreateRunOptions {
   readonly kind: RunKind;
   readonly table: WorkspaceFingerprints;
@@ -130,6 +120,11 @@ export function createRun(options: CreateRunOptions): RunHandle {
   };
   writeAtomic(join(dir, 'run.json'), `${JSON.stringify(record, null, 2)}\n`);
   writeFileSync(join(dir, 'events.ndjson'), '');
+  // Keep the lockfiles' bytes, so a later process can say how they moved (slice diffs).
+  for (const entry of table.entries) {
+    const bytes = table.files.get(entry.path);
+    if (entry.kind === 'lockfile' && entry.digest !== null && bytes !== undefined) saveBlob(table.root, entry.digest, bytes);
+  }
   return { dir, record };
 }
 
