@@ -11,6 +11,7 @@
 import { join } from 'node:path';
 import { canonicalJson, fileDigest, sha256Hex, type FileDigest, type TableKey } from './digest.js';
 import { baseEntries, normalizeBytes, patchPaths, type EntryKind, type EntrySpec, type Normalizer, type Scope } from './entries.js';
+import { checkLockfileShape } from './lockfile-shape.js';
 import { readEntry, realFileSystem, type FileSystem, type StatIdentity } from './file-probe.js';
 import { detectManager, type PackageManager } from './workspace.js';
 
@@ -68,6 +69,7 @@ export function readWorkspaceFingerprints(root: string, options: ReadOptions = {
       entries.push({ ...spec, digest: null, identity: null });
       return;
     }
+    if (spec.kind === 'lockfile') checkLockfileShape(join(root, spec.path), spec.path, result.bytes);
     files.set(spec.path, result.bytes);
     const hashed = spec.normalize === undefined ? result.bytes : normalizeBytes(spec.normalize, result.bytes);
     entries.push({ ...spec, digest: fileDigest(hashed), identity: result.identity });

@@ -1,0 +1,43 @@
+// A cheap sanity check of a lockfile's bytes, before its digest goes into a key.
+//
+// Owns: refusing a lockfile that no package manager would accept as it is (empty, merge-conflict markers,
+// no lockfileVersion, not a JSON object), with the line where it breaks.
+// Invariants: a byte scan, not a parse (the table must not cost a YAML parse, and must accept pnpm 12's
+// two-document form); messages name the path and the line, never the contents.
+
+import { LockguardError } from './errors.js';
+
+const CONFLICT = [Buffer.from('\n<<<<<<< '), Buffer.from('\n>>>>>>> '), Buffer.from('\n<<<<<<<\n')];
+
+function lineOf(bytes: Buffer, offset: number): number {
+  let line = 1;
+  for (let i = bytes.indexOf(10); i !== -1 && i < offset; i = bytes.indexOf(10, i + 1)) line++;
+  return line;
+}
+
+function broken(absPath: string, relPath: string, reason: string): LockguardError {
+  return new LockguardError('ERR_LOCKGUARD_BROKEN_LOCKFILE', `The lockfile at "${absPath}" is broken: ${reason}.`, {
+    path: absPath,
+    hint: `Restore it (git checkout -- ${relPath}) or resolve the conflict, then let the package manager rewrite it (install).`,
+  });
+}
+
+/** Throws ERR_LOCKGUARD_BROKEN_LOCKFILE when `bytes` cannot be the lockfile named `relPath`. */
+export function checkLockfileShape(absPath: string, relPath: string, bytes: Buffer): void {
+  if (bytes.length === 0) throw broken(absPath, relPath, 'it is empty');
+  if (bytes.startsWith(Buffer.from('<<<<<<<'))) throw broken(absPath, relPath, 'it has merge-conflict markers (line 1)');
+  for (const marker of CONFLICT) {
+    const at = bytes.indexOf(marker);
+    if (at !== -1) throw broken(absPath, relPath, `it has merge-conflict markers (line ${lineOf(bytes, at) + 1})`);
+  }
+  if (relPath.endsWith('pnpm-lock.yaml')) {
+    if (!bytes.startsWith(Buffer.from('lockfileVersion:')) && bytes.indexOf('\nlockfileVersion:') === -1) {
+      throw broken(absPath, relPath, 'it has no top-level lockfileVersion');
+    }
+  } else if (relPath.endsWith('.json')) {
+    const text = bytes.subarray(0, 4096).toString('utf8').trimStart();
+    const tail = bytes.subarray(Math.max(0, bytes.length - 64)).toString('utf8').trimEnd();
+    if (!text.startsWith('{') || !tail.endsWith('}')) throw broken(absPath, relPath, 'it is not a JSON object');
+    if (bytes.indexOf('"lockfileVersion"') === -1) throw broken(absPath, relPath, 'it has no "lockfileVersion"');
+  }
+}
