@@ -25,13 +25,13 @@ function broken(absPath: string, relPath: string, reason: string): LockguardErro
 /** Throws ERR_LOCKGUARD_BROKEN_LOCKFILE when `bytes` cannot be the lockfile named `relPath`. */
 export function checkLockfileShape(absPath: string, relPath: string, bytes: Buffer): void {
   if (bytes.length === 0) throw broken(absPath, relPath, 'it is empty');
-  if (bytes.startsWith(Buffer.from('<<<<<<<'))) throw broken(absPath, relPath, 'it has merge-conflict markers (line 1)');
+  if (bytes.indexOf('<<<<<<<') === 0) throw broken(absPath, relPath, 'it has merge-conflict markers (line 1)');
   for (const marker of CONFLICT) {
     const at = bytes.indexOf(marker);
     if (at !== -1) throw broken(absPath, relPath, `it has merge-conflict markers (line ${lineOf(bytes, at) + 1})`);
   }
   if (relPath.endsWith('pnpm-lock.yaml')) {
-    if (!bytes.startsWith(Buffer.from('lockfileVersion:')) && bytes.indexOf('\nlockfileVersion:') === -1) {
+    if (bytes.indexOf('lockfileVersion:') !== 0 && bytes.indexOf('\nlockfileVersion:') === -1) {
       throw broken(absPath, relPath, 'it has no top-level lockfileVersion');
     }
   } else if (relPath.endsWith('.json')) {
