@@ -20,9 +20,11 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   verify: async () => (await import('./commands/verify.js')).command,
   key: async () => (await import('./commands/key.js')).command,
   status: async () => (await import('./commands/status.js')).command,
+  run: async () => (await import('./commands/run.js')).command,
 };
 
 const SUMMARIES: Record<string, string> = {
+  run: 'run a command (turbo, nx, pnpm -r, ...) and guard its cache saves against installs inside it',
   snapshot: 'record the lockfile fingerprints before a CI job installs, and print the cache key',
   verify: 'before a cache save: exit 0 if nothing moved since the snapshot, 1 if something did',
   key: 'print the current cache key of the fingerprint table',

@@ -1,0 +1,145 @@
+// `lockguard run [options] -- <command...>`: guard a task graph.
+//
+// Composes: the table read and the pre-run check (core), the guarded session and the child (run), and
+// the exit-code policy (here). Invariants: argv after `--` reaches the child exactly; the child's own
+// failure code always wins; a move is reported in one status line on stderr.
+
+import { checkInstall } from '../../core/install-check.js';
+import { isInstallCommand, isPnpmPipeline } from '../../core/commands.js';
+import { LockguardError } from '../../core/errors.js';
+import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
+import { statusLine } from '../../core/watch.js';
+import { runChild, type ChildEnd } from '../../run/child.js';
+import { appendEvent, findRun, type Policy } from '../../run/ledger.js';
+import { liveRunsFor } from '../../run/live.js';
+import { buildReport, saveReport } from '../../run/report.js';
+import { GuardSession } from '../../run/session.js';
+import { oneOf, parse, stringValue, flag } from '../args.js';
+import { EXIT } from '../exit-codes.js';
+import { paint, type Io } from '../io.js';
+import type { Command } from '../main.js';
+import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
+
+const POLICIES = ['flag', 'withhold', 'refuse'] as const;
+const FAIL_MODES = ['auto', 'always', 'never'] as const;
+
+const help = `Usage: lockguard run [options] -- <command> [args...]
+
+Runs <command> (no shell: argv passed exactly, stdio inherited, SIGINT/SIGTERM/SIGHUP forwarded) and guards
+it: reads the fingerprint table first (lockfile, workspace manifest, pnpmfile, patches, install markers),
+notices installs inside the run (pnpmfile/npm hook reports, file events, and a final check after the command
+exits), and applies the policy when the table moved.
+
+Before the command, the pre-run check refuses to start (exit 3) when the installed tree does not hold what
+the lockfile says (pnpm: node_modules/.pnpm/lock.yaml and the virtual store; npm: .package-lock.json):
+every key would fold the lockfile while outputs are built from another tree. Skipped for install commands
+and pnpm pipeline (they install first).
+
+Options:
+${DIR_HELP}
+  --policy <p>         what a move triggers (default withhold; also $LOCKGUARD_POLICY):
+                         flag      report it
+                         withhold  report it, and mark the run stale: lockguard verify refuses saves
+                         refuse    the pnpmfile plugin freezes the lockfile at the source; a rewrite that
+                                   slips through fails the run (also locally) and is withheld
+  --fail-on-move <m>   auto (default): a move under withhold fails the run where $CI is set, not locally;
+                       always; never. The command's own failure code always wins.
+  --no-pre-check       skip the pre-run check
+  -h, --help           this text
+
+Exit codes: the command's own code (128+n for a signal); 1 when it succeeded but the table moved (see
+--fail-on-move); 2 usage/setup error; 3 pre-run check refused; 127 command not found.
+
+Examples:
+  lockguard run -- turbo run build
+  lockguard run --policy refuse -- pnpm -r run test
+  LOCKGUARD_POLICY=flag lockguard run -- nx run-many -t build
+`;
+
+function splitArgv(argv: readonly string[]): { options: string[]; command: string[] } {
+  const at = argv.indexOf('--');
+  if (at === -1) {
+    throw new LockguardError('ERR_LOCKGUARD_USAGE', 'lockguard run needs the command after "--".', {
+      hint: 'For example: lockguard run -- turbo run build',
+    });
+  }
+  const command = argv.slice(at + 1);
+  if (command.length === 0) {
+    throw new LockguardError('ERR_LOCKGUARD_USAGE', 'lockguard run got no command after "--".', { hint: 'For example: lockguard run -- turbo run build' });
+  }
+  return { options: argv.slice(0, at), command };
+}
+
+function isCi(env: Io['env']): boolean {
+  const value = env['CI'];
+  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
+}
+
+function outcome(policy: Policy): string {
+  switch (policy) {
+    case 'flag':
+      return 'reported only (policy flag): outputs built after it are keyed on the old lockfile (lockguard status for details)';
+    case 'withhold':
+      return 'the run is marked stale and lockguard verify refuses its cache saves (lockguard status for details)';
+    case 'refuse':
+      return 'the rewrite was not refused at the source, so the run fails (lockguard status for details)';
+  }
+}
+
+export const command: Command = {
+  summary: 'run a command (turbo, nx, pnpm -r, ...) and guard its cache saves',
+  help,
+  async run(argv, io: Io) {
+    const { options, command: childArgv } = splitArgv(argv);
+    const parsed = parse('run', options, { ...DIR_OPTION, policy: { type: 'string' }, 'fail-on-move': { type: 'string' }, 'no-pre-check': { type: 'boolean' } });
+    const policyWord = stringValue(parsed, 'policy');
+    const policy = policyWord !== undefined ? oneOf('--policy', policyWord, POLICIES) : io.env['LOCKGUARD_POLICY'] !== undefined ? oneOf('LOCKGUARD_POLICY', io.env['LOCKGUARD_POLICY'], POLICIES) : 'withhold';
+    const failMode = oneOf('--fail-on-move', stringValue(parsed, 'fail-on-move') ?? 'auto', FAIL_MODES);
+    const workspace = await workspaceOf(parsed, io);
+
+    // Nested: a guarded run inside a guarded run joins it (the outer run watches the same table).
+    if (io.env['LOCKGUARD_RUN'] !== undefined && io.env['LOCKGUARD_RUN'] !== '') {
+      const outer = findRun(workspace.root, undefined, io.env['LOCKGUARD_RUN']);
+      if (liveRunsFor(workspace.root, io.env).some((run) => run.id === outer.record.id)) {
+        appendEvent(outer, { type: 'nested', command: childArgv, pid: process.pid });
+        const end = await runChild(childArgv, { cwd: io.cwd, env: io.env });
+        if (end.kind === 'failed') io.stderr.write(`lockguard: cannot run "${childArgv[0]}" (${end.reason}).\n`);
+        return end.code;
+      }
+    }
+
+    const table = readWorkspaceFingerprints(workspace.root, { scope: 'full', manager: workspace.manager });
+    if (!flag(parsed, 'no-pre-check') && !isInstallCommand(childArgv) && !isPnpmPipeline(childArgv)) {
+      const verdict = checkInstall(table);
+      if (!verdict.ok) {
+        throw new LockguardError('ERR_LOCKGUARD_PRE_CHECK', `The installed tree does not hold what ${verdict.lockfile} says: ${verdict.detail}. Every cache key would fold the lockfile while outputs are built from another tree.`, {
+          path: workspace.root,
+          hint: `Install first (${workspace.manager === 'npm' ? 'npm ci' : `${workspace.manager} install --frozen-lockfile`}), or pass --no-pre-check.`,
+        });
+      }
+    }
+
+    const session = new GuardSession(table, policy, childArgv);
+    let end: ChildEnd;
+    try {
+      session.listen();
+      end = await runChild(childArgv, { cwd: io.cwd, env: { ...io.env, LOCKGUARD_RUN: session.run.dir } });
+    } finally {
+      session.stop();
+    }
+    if (end.kind === 'failed') io.stderr.write(`lockguard: cannot run "${childArgv[0]}" (${end.reason === 'not-found' ? 'command not found' : end.reason}).\n`);
+    const move = session.finish();
+
+    let code = end.code;
+    if (code === 0 && move !== undefined) {
+      const fail = policy === 'refuse' || (policy === 'withhold' && (failMode === 'always' || (failMode === 'auto' && isCi(io.env))));
+      if (fail) code = EXIT.moved;
+    }
+    appendEvent(session.run, { type: 'exit', code, child: end });
+    saveReport(session.run, buildReport({ run: session.run, command: childArgv, policy, exit: end, exitCode: code, move }));
+    if (move !== undefined) {
+      io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(move.files, outcome(policy)))}\n`);
+    }
+    return code;
+  },
+};

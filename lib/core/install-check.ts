@@ -1,0 +1,216 @@
+// The pre-run check: does the installed tree hold what the lockfile says?
+//
+// Owns: comparing a lockfile with its install-tree marker (pnpm: `node_modules/.pnpm/lock.yaml`, the main
+// document of `pnpm-lock.yaml` byte for byte; npm: `node_modules/.package-lock.json`, the lockfile's
+// `packages` minus the root entry) and, for pnpm, that every package the marker lists has its folder in the
+// virtual store (one readdir). Answers with a value: a mismatch is a verdict, not an error.
+// Invariants: reads only what the table already kept (plus one readdir); never parses YAML; never writes.
+// Catches what pnpm's own verifyDepsBeforeRun misses (FIELD-NOTES): a lockfile-only edit, and a package
+// folder deleted from node_modules/.pnpm.
+
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { canonicalJson } from './digest.js';
+import { errnoCode, LockguardError } from './errors.js';
+import type { WorkspaceFingerprints } from './fingerprints.js';
+
+export type InstallCheck =
+  | { readonly ok: true; readonly checked: 'pnpm' | 'npm' | 'nothing' }
+  | { readonly ok: false; readonly reason: 'not-installed' | 'lockfile-differs' | 'package-missing'; readonly lockfile: string; readonly detail: string };
+
+const PNPM_LOCK = 'pnpm-lock.yaml';
+const PNPM_MARKER = 'node_modules/.pnpm/lock.yaml';
+const NPM_MARKER = 'node_modules/.package-lock.json';
+
+/** Check a full-scope table (it must have read the lockfile and the markers). */
+export function checkInstall(table: WorkspaceFingerprints): InstallCheck {
+  if (table.scope !== 'full') throw new Error('checkInstall needs a full-scope table');
+  switch (table.manager) {
+    case 'pnpm':
+      return checkPnpm(table);
+    case 'npm':
+      return checkNpm(table);
+    case 'yarn':
+    case 'bun':
+      return { ok: true, checked: 'nothing' };
+  }
+}
+
+/** pnpm 12's two-document lockfile: the install marker holds only the last (main) document. */
+export function mainDocument(bytes: Buffer): Buffer {
+  if (bytes.indexOf('---\n') !== 0) return bytes;
+  const second = bytes.indexOf('\n---\n', 3);
+  return second === -1 ? bytes.subarray(4) : bytes.subarray(second + 5);
+}
+
+function checkPnpm(table: WorkspaceFingerprints): InstallCheck {
+  const lock = table.files.get(PNPM_LOCK);
+  if (lock === undefined) return { ok: true, checked: 'nothing' };
+  const marker = table.files.get(PNPM_MARKER);
+  if (marker === undefined) {
+    return { ok: false, reason: 'not-installed', lockfile: PNPM_LOCK, detail: `${PNPM_MARKER} is missing: nothing was installed from this lockfile` };
+  }
+  const wanted = mainDocument(lock);
+  if (!wanted.equals(marker)) {
+    // Byte-identical after a frozen install; after `pnpm add` the marker still lists orphans until a prune.
+    const difference = firstMissing(wanted, marker);
+    if (difference !== undefined) {
+      return { ok: false, reason: 'lockfile-differs', lockfile: PNPM_LOCK, detail: `${PNPM_LOCK} differs from what the last install recorded (${PNPM_MARKER}: ${difference})` };
+    }
+  }
+  const missing = missingStoreFolders(table.root, marker, table.files.get('node_modules/.modules.yaml'));
+  if (missing.length > 0) {
+    const more = missing.length > 1 ? ` and ${missing.length - 1} more` : '';
+    return { ok: false, reason: 'package-missing', lockfile: PNPM_LOCK, detail: `node_modules/.pnpm/${missing[0]}${more} is missing from the installed tree` };
+  }
+  return { ok: true, checked: 'pnpm' };
+}
+
+type Sections = Map<string, Map<string, string>>;
+
+/** Top-level sections of a v9 lockfile text; `packages`/`snapshots`/`importers` split into their 2-space keyed entries. */
+function sections(text: string): Sections {
+  const out: Sections = new Map();
+  let section = '';
+  let key = '';
+  let block: string[] = [];
+  const flush = (): void => {
+    if (block.length === 0) return;
+    let entries = out.get(section);
+    if (entries === undefined) out.set(section, (entries = new Map()));
+    entries.set(key, block.join('\n').trimEnd());
+    block = [];
+  };
+  for (const line of text.split('\n')) {
+    if (/^\S/.test(line)) {
+      flush();
+      const colon = line.indexOf(':');
+      section = colon === -1 ? line : line.slice(0, colon);
+      key = '';
+      if (colon !== -1 && line.slice(colon + 1).trim() !== '') block.push(line.slice(colon + 1).trim());
+      continue;
+    }
+    const keyed = /^ {2}(\S.*?):(?: |$)/.exec(line);
+    if (keyed !== null && (section === 'packages' || section === 'snapshots' || section === 'importers')) {
+      flush();
+      key = keyed[1] ?? '';
+    }
+    block.push(line);
+  }
+  flush();
+  return out;
+}
+
+/**
+ * What the lockfile wants that the install marker does not hold, or undefined: every section but
+ * packages/snapshots must match exactly, and every wanted package/snapshot entry must be in the marker as is.
+ */
+function firstMissing(wanted: Buffer, marker: Buffer): string | undefined {
+  const want = sections(wanted.toString('utf8'));
+  const have = sections(marker.toString('utf8'));
+  for (const [name, entries] of want) {
+    const installed = have.get(name);
+    const subset = name === 'packages' || name === 'snapshots';
+    if (installed === undefined) return `no ${name} section`;
+    if (!subset && installed.size !== entries.size) return `${name} differ`;
+    for (const [key, text] of entries) {
+      if (installed.get(key) !== text) return key === '' ? `${name} differ` : `${name} entry ${key} differs`;
+    }
+  }
+  return undefined;
+}
+
+/** The folder name pnpm gives a dependency path in its virtual store, or undefined when it is hashed. */
+export function storeFolderName(depPath: string): string | undefined {
+  let name = depPath.replace(/[\\/:*?"<>|#]/g, '+');
+  if (name.includes('(')) name = name.replace(/\)$/, '').replace(/\)\(|\(|\)/g, '_');
+  // Long or mixed-case names get a hash suffix in pnpm: those are counted, not named.
+  if (name.length > 120 || (name !== name.toLowerCase() && !name.startsWith('file+'))) return undefined;
+  return name;
+}
+
+function snapshotKeys(marker: Buffer): string[] {
+  const text = marker.toString('utf8');
+  const start = text.indexOf('\nsnapshots:\n');
+  if (start === -1) return [];
+  const keys: string[] = [];
+  for (const match of text.slice(start + 12).matchAll(/^ {2}(\S[^\n]*?):(?: \{\})?$/gm)) {
+    const raw = match[1];
+    if (raw !== undefined) keys.push(raw.replace(/^'(.*)'$/, '$1'));
+  }
+  return keys;
+}
+
+function skippedOf(modulesYaml: Buffer | undefined): Set<string> {
+  if (modulesYaml === undefined) return new Set();
+  try {
+    const parsed = JSON.parse(modulesYaml.toString('utf8')) as { skipped?: unknown; virtualStoreDir?: unknown };
+    return new Set(Array.isArray(parsed.skipped) ? parsed.skipped.filter((item): item is string => typeof item === 'string') : []);
+  } catch {
+    return new Set();
+  }
+}
+
+function missingStoreFolders(root: string, marker: Buffer, modulesYaml: Buffer | undefined): string[] {
+  const store = join(root, 'node_modules', '.pnpm');
+  let present: Set<string>;
+  try {
+    present = new Set(readdirSync(store));
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return ['(the whole virtual store)'];
+    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot list "${store}" (${errnoCode(error) ?? 'unknown error'}).`, {
+      path: store,
+      cause: error,
+      hint: 'Check its permissions, or reinstall (pnpm install --frozen-lockfile).',
+    });
+  }
+  const skipped = skippedOf(modulesYaml);
+  const missing: string[] = [];
+  let hashed = 0;
+  for (const key of snapshotKeys(marker)) {
+    if (skipped.has(key)) continue;
+    const name = storeFolderName(key);
+    if (name === undefined) hashed++;
+    else if (!present.has(name)) missing.push(name);
+  }
+  const folders = [...present].filter((name) => name !== 'node_modules' && name !== 'lock.yaml' && !name.startsWith('.')).length;
+  if (missing.length === 0 && folders < hashed) missing.push(`(${hashed - folders} hashed package folders)`);
+  return missing;
+}
+
+function checkNpm(table: WorkspaceFingerprints): InstallCheck {
+  const name = table.files.has('npm-shrinkwrap.json') ? 'npm-shrinkwrap.json' : 'package-lock.json';
+  const lock = table.files.get(name);
+  if (lock === undefined) return { ok: true, checked: 'nothing' };
+  const marker = table.files.get(NPM_MARKER);
+  if (marker === undefined) {
+    return { ok: false, reason: 'not-installed', lockfile: name, detail: `${NPM_MARKER} is missing: nothing was installed from this lockfile` };
+  }
+  const wanted = packagesOf(table.root, name, lock);
+  const installed = packagesOf(table.root, NPM_MARKER, marker);
+  for (const [path, entry] of Object.entries(installed)) {
+    if (!(path in wanted)) return { ok: false, reason: 'lockfile-differs', lockfile: name, detail: `${path} is installed but not in ${name}` };
+    if (canonicalJson(entry) !== canonicalJson(wanted[path])) return { ok: false, reason: 'lockfile-differs', lockfile: name, detail: `${path} is installed at another version than ${name} says` };
+  }
+  for (const [path, entry] of Object.entries(wanted)) {
+    if (path === '' || path in installed) continue;
+    const optional = entry !== null && typeof entry === 'object' && ['optional', 'dev', 'devOptional', 'peer'].some((flag) => (entry as Record<string, unknown>)[flag] === true);
+    if (!optional) return { ok: false, reason: 'lockfile-differs', lockfile: name, detail: `${path} is in ${name} but not installed` };
+  }
+  return { ok: true, checked: 'npm' };
+}
+
+function packagesOf(root: string, relPath: string, bytes: Buffer): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    throw new LockguardError('ERR_LOCKGUARD_BROKEN_LOCKFILE', `The lockfile at "${join(root, relPath)}" is broken: it is not valid JSON.`, {
+      path: join(root, relPath),
+      cause: error,
+      hint: `Restore it (git checkout -- ${relPath}), then run npm install to rewrite it.`,
+    });
+  }
+  const packages = (parsed as { packages?: unknown } | null)?.packages;
+  return packages !== null && typeof packages === 'object' ? (packages as Record<string, unknown>) : {};
+}

@@ -1,0 +1,48 @@
+// Running the wrapped command: argv exactly (no shell), stdio inherited, signals forwarded, code returned.
+//
+// Owns: spawning, forwarding SIGINT/SIGTERM/SIGHUP to the child while it lives, and mapping its end to an
+// exit code (its own code; 128+n for signal n; 127 not found; 126 not executable).
+// Invariants: plain node:child_process (execa's import alone costs more than lockguard's whole check, and a
+// wrapper's start-up is on every run's path); never a shell; listeners removed when the child ends.
+
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import { errnoCode } from '../core/errors.js';
+
+export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+export type ChildEnd =
+  | { readonly kind: 'exited'; readonly code: number }
+  | { readonly kind: 'signaled'; readonly signal: NodeJS.Signals; readonly code: number }
+  | { readonly kind: 'failed'; readonly code: number; readonly reason: 'not-found' | 'not-executable' | 'spawn-failed'; readonly errno: string | undefined };
+
+export interface ChildOptions {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+export function runChild(argv: readonly string[], options: ChildOptions): Promise<ChildEnd> {
+  const [file, ...args] = argv;
+  if (file === undefined) throw new Error('runChild needs a command');
+  return new Promise((resolve) => {
+    const child = spawn(file, args, { cwd: options.cwd, env: options.env as NodeJS.ProcessEnv, stdio: 'inherit', shell: false });
+    const forward = (signal: NodeJS.Signals): void => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    };
+    for (const signal of FORWARDED_SIGNALS) process.on(signal, forward);
+    const done = (end: ChildEnd): void => {
+      for (const signal of FORWARDED_SIGNALS) process.off(signal, forward);
+      resolve(end);
+    };
+    child.once('error', (error) => {
+      const errno = errnoCode(error);
+      if (errno === 'ENOENT') done({ kind: 'failed', code: 127, reason: 'not-found', errno });
+      else if (errno === 'EACCES') done({ kind: 'failed', code: 126, reason: 'not-executable', errno });
+      else done({ kind: 'failed', code: 126, reason: 'spawn-failed', errno });
+    });
+    child.once('exit', (code, signal) => {
+      if (signal !== null) done({ kind: 'signaled', signal, code: 128 + (constants.signals[signal] ?? 0) });
+      else done({ kind: 'exited', code: code ?? 1 });
+    });
+  });
+}

@@ -1,0 +1,111 @@
+// A guarded run's life in the ledger: start (record + live marker + signals), re-checks on evidence,
+// and the final, authoritative check after the command ends.
+//
+// Owns: the run's FingerprintWatch, the moment of the move (earliest evidence: a hook report or a file
+// event that led to it, or the moved file's ctime), the `moved` events, and ending the live marker.
+// Invariants: every verdict comes from the table re-checked through the watch; once moved, stays moved;
+// the live marker is removed however the run ends (stop() is idempotent).
+
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { WorkspaceFingerprints } from '../core/fingerprints.js';
+import { FingerprintWatch } from '../core/watch.js';
+import { watchSignals, type Signals, type SignalSource } from './fs-signals.js';
+import { appendEvent, createRun, readEvents, type Policy, type RunHandle } from './ledger.js';
+import { registerLive, unregisterLive, processStart } from './live.js';
+import { currentDigest, type MovedFile } from './verdict.js';
+
+export type Evidence = SignalSource | 'exit';
+
+export interface MoveRecord {
+  /** Earliest evidence of the move, epoch ms. */
+  readonly at: number;
+  readonly evidence: Evidence;
+  readonly files: readonly MovedFile[];
+}
+
+export class GuardSession {
+  readonly run: RunHandle;
+  readonly table: WorkspaceFingerprints;
+  readonly watch: FingerprintWatch;
+  #signals: Signals | undefined;
+  #move: MoveRecord | undefined;
+  #stopped = false;
+
+  constructor(table: WorkspaceFingerprints, policy: Policy, command: readonly string[]) {
+    this.table = table;
+    this.run = createRun({ kind: 'run', table, policy, command });
+    this.watch = new FingerprintWatch(table.root, table, table.at);
+    registerLive(table.root, { dir: this.run.dir, id: this.run.record.id, pid: process.pid, pidStart: processStart(process.pid), policy });
+  }
+
+  /** Begin listening for early evidence (file events, hook reports). */
+  listen(): void {
+    this.#signals = watchSignals(this.table.root, this.table.entries.map((entry) => entry.path), this.run.dir, (source, at) => {
+      this.#safeCheck(source, at);
+    });
+  }
+
+  /** The move, once found. */
+  get move(): MoveRecord | undefined {
+    return this.#move;
+  }
+
+  /** The final check: after the command exited. Throws what the table read cannot establish. */
+  finish(): MoveRecord | undefined {
+    this.stop();
+    this.check('exit', Date.now());
+    return this.#move;
+  }
+
+  /** Stop listening and drop the live marker. */
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#signals?.stop();
+    unregisterLive(this.table.root, this.run.record.id);
+  }
+
+  check(evidence: Evidence, at: number): void {
+    this.watch.wrote();
+    const moved = this.watch.moved();
+    if (moved === undefined) return;
+    const known = new Set(this.#move?.files.map((file) => file.path));
+    const fresh = this.watch
+      .moves()
+      .filter((move) => !known.has(move.path))
+      .map((move) => ({ path: move.path, kind: move.kind, was: move.was, now: currentDigest(this.table.root, move, this.run.record) }));
+    if (fresh.length === 0) return;
+    // The moment is the first move's; later checks only add the files that moved since.
+    this.#move = this.#move === undefined ? { at: this.#moment(at, fresh), evidence, files: fresh } : { ...this.#move, files: [...this.#move.files, ...fresh] };
+    appendEvent(this.run, { type: 'moved', evidence, movedAt: this.#move.at, files: fresh });
+  }
+
+  #safeCheck(evidence: Evidence, at: number): void {
+    try {
+      this.check(evidence, at);
+    } catch {
+      // Early checks are best effort; the final check after exit throws what it cannot establish.
+    }
+  }
+
+  /**
+   * The earliest evidence: the first write (the moved files' ctimes, or the signal's time), pulled back to
+   * the latest hook report at or before it: that package-manager command began the install, and a task
+   * that finished while it was linking packages may have built against a half-new tree.
+   */
+  #moment(signalAt: number, files: readonly MovedFile[]): number {
+    const write = Math.min(signalAt, ...files.map((file) => this.#ctimeOf(file.path)));
+    const hooks = readEvents(this.run.dir).filter((event) => event.type === 'hook' && event.t <= write);
+    const start = hooks.length > 0 ? Math.max(...hooks.map((event) => event.t)) : write;
+    return Math.max(start, this.table.at);
+  }
+
+  #ctimeOf(path: string): number {
+    try {
+      return statSync(join(this.table.root, path)).ctimeMs;
+    } catch {
+      return Infinity;
+    }
+  }
+}
