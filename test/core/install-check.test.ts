@@ -1,0 +1,101 @@
+// The pre-run check: lockfile vs install marker, and the virtual store's folders.
+
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
+import { checkInstall, mainDocument, storeFolderName } from '../../lib/core/install-check.js';
+import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
+
+const LOCK = `lockfileVersion: '9.0'
+
+importers:
+
+  .:
+    dependencies:
+      dep:
+        specifier: 7.0.0
+        version: 7.0.0
+
+packages:
+
+  dep@7.0.0:
+    resolution: {integrity: sha512-x}
+
+  '@scope/thing@1.0.0':
+    resolution: {integrity: sha512-y}
+
+snapshots:
+
+  dep@7.0.0: {}
+
+  '@scope/thing@1.0.0': {}
+`;
+
+function installed(lock: string, marker = lock) {
+  return {
+    ...pnpmTree(lock),
+    node_modules: {
+      '.modules.yaml': '{"skipped":[]}',
+      '.pnpm': { 'lock.yaml': marker, 'dep@7.0.0': { 'x.txt': '' }, '@scope+thing@1.0.0': { 'x.txt': '' }, node_modules: {} },
+    },
+  };
+}
+
+test('right after a frozen install the check passes', (t) => {
+  const root = tempWorkspace(t, installed(LOCK));
+  assert.deepEqual(checkInstall(readWorkspaceFingerprints(root)), { ok: true, checked: 'pnpm' });
+});
+
+test('a lockfile-only edit (no manifest touched) is caught', (t) => {
+  const root = tempWorkspace(t, installed(LOCK.replaceAll('7.0.0', '6.0.0'), LOCK));
+  const verdict = checkInstall(readWorkspaceFingerprints(root));
+  assert.equal(verdict.ok, false);
+  assert.equal(!verdict.ok && verdict.reason, 'lockfile-differs');
+});
+
+test('a package folder deleted from node_modules/.pnpm is caught', (t) => {
+  const root = tempWorkspace(t, installed(LOCK));
+  fs.rmSync(join(root, 'node_modules/.pnpm/@scope+thing@1.0.0'), { recursive: true });
+  const verdict = checkInstall(readWorkspaceFingerprints(root));
+  assert.equal(!verdict.ok && verdict.reason, 'package-missing');
+});
+
+test('orphans the marker still lists after `pnpm add` do not fail the check', (t) => {
+  const marker = LOCK.replace("\nsnapshots:\n", "\n  old@1.0.0:\n    resolution: {integrity: sha512-z}\n\nsnapshots:\n");
+  const root = tempWorkspace(t, installed(LOCK, marker));
+  assert.equal(checkInstall(readWorkspaceFingerprints(root)).ok, true);
+});
+
+test('nothing installed: not-installed', (t) => {
+  const root = tempWorkspace(t, pnpmTree(LOCK));
+  const verdict = checkInstall(readWorkspaceFingerprints(root));
+  assert.equal(!verdict.ok && verdict.reason, 'not-installed');
+});
+
+test("pnpm 12's two-document lockfile: the marker holds the main document", (t) => {
+  const twoDocs = `---\nlockfileVersion: '9.0'\n\nimporters:\n\n  .:\n    packageManagerDependencies: {}\n\n---\n${LOCK}`;
+  assert.equal(mainDocument(Buffer.from(twoDocs)).toString(), LOCK);
+  const root = tempWorkspace(t, installed(twoDocs, LOCK));
+  assert.equal(checkInstall(readWorkspaceFingerprints(root)).ok, true);
+});
+
+test('store folder names follow pnpm (scopes, peers, file: specs; hashed ones are not named)', () => {
+  assert.equal(storeFolderName('@babel/core@7.0.0'), '@babel+core@7.0.0');
+  assert.equal(storeFolderName('foo@1.0.0(react@18.0.0)'), 'foo@1.0.0_react@18.0.0');
+  assert.equal(storeFolderName('dep@file:../tarballs/dep-7.0.0.tgz'), 'dep@file+..+tarballs+dep-7.0.0.tgz');
+  assert.equal(storeFolderName('Upper@1.0.0'), undefined);
+  assert.equal(storeFolderName(`x@1.0.0(${'a'.repeat(130)}@1.0.0)`), undefined);
+});
+
+test('npm: .package-lock.json must equal the lockfile minus the root entry', (t) => {
+  const lock = { name: 'r', lockfileVersion: 3, requires: true, packages: { '': { name: 'r' }, 'node_modules/dep': { version: '7.0.0' }, 'node_modules/opt': { version: '1.0.0', optional: true } } };
+  const hidden = { name: 'r', lockfileVersion: 3, requires: true, packages: { 'node_modules/dep': { version: '7.0.0' } } };
+  const root = tempWorkspace(t, { 'package.json': '{}', 'package-lock.json': JSON.stringify(lock), node_modules: { '.package-lock.json': JSON.stringify(hidden) } });
+  assert.equal(checkInstall(readWorkspaceFingerprints(root)).ok, true, 'a skipped optional package is fine');
+  lock.packages['node_modules/dep'].version = '6.0.0';
+  fs.writeFileSync(join(root, 'package-lock.json'), JSON.stringify(lock));
+  const verdict = checkInstall(readWorkspaceFingerprints(root));
+  assert.equal(!verdict.ok && verdict.reason, 'lockfile-differs');
+});
