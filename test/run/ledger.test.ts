@@ -1,0 +1,88 @@
+// The run ledger: creation, atomicity, validation, and finding runs.
+
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
+import { appendEvent, createRun, findRun, loadRun, readEvents, ensureLedger } from '../../lib/run/ledger.js';
+import { readBlob } from '../../lib/run/blobs.js';
+import { findLiveRuns, registerLive, unregisterLive, processStart } from '../../lib/run/live.js';
+import { verifyRun } from '../../lib/run/verdict.js';
+import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
+
+const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";
+
+test('a new ledger ignores itself in git, and a run leaves no stage files', (t) => {
+  const root = tempWorkspace(t, pnpmTree(LOCK));
+  const run = createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root, { scope: 'inputs' }) });
+  assert.equal(fs.readFileSync(join(root, '.lockguard/.gitignore'), 'utf8'), '*\n');
+  assert.deepEqual(fs.readdirSync(run.dir).sort(), ['events.ndjson', 'run.json']);
+  assert.equal(loadRun(run.dir).record.key, run.record.key);
+  // The lockfile's bytes are kept by digest for later diffs.
+  assert.equal(readBlob(root, run.record.entries[0]?.digest ?? ('' as never))?.toString(), LOCK);
+});
+
+test('a garbage run record is a clear error naming the file', (t) => {
+  const root = tempWorkspace(t, pnpmTree(LOCK));
+  const run = createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root) });
+  fs.writeFileSync(join(run.dir, 'run.json'), '{not json');
+  assert.throws(() => loadRun(run.dir), { code: 'ERR_LOCKGUARD_BROKEN_LEDGER', path: join(run.dir, 'run.json') });
+  fs.writeFileSync(join(run.dir, 'run.json'), '{"version":1,"entries":"nope"}');
+  assert.throws(() => findRun(root, undefined, undefined, 'snapshot'), { code: 'ERR_LOCKGUARD_BROKEN_LEDGER' });
+});
+
+test('.lockguard that is a file is refused, not replaced', (t) => {
+  const root = tempWorkspace(t, { ...pnpmTree(LOCK), '.lockguard': 'mine' });
+  assert.throws(() => ensureLedger(root), { code: 'ERR_LOCKGUARD_BROKEN_LEDGER', path: join(root, '.lockguard') });
+  assert.equal(fs.readFileSync(join(root, '.lockguard'), 'utf8'), 'mine');
+});
+
+test('findRun: explicit id, LOCKGUARD_RUN folder, latest snapshot; missing and foreign runs refused', (t) => {
+  const root = tempWorkspace(t, pnpmTree(LOCK));
+  const other = tempWorkspace(t, pnpmTree(LOCK));
+  const first = createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root) });
+  const second = createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root) });
+  const foreign = createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(other) });
+  assert.equal(findRun(root, undefined, undefined, 'snapshot').record.id, second.record.id);
+  assert.equal(findRun(root, first.record.id, undefined).record.id, first.record.id);
+  assert.equal(findRun(root, undefined, first.dir).record.id, first.record.id);
+  assert.throws(() => findRun(root, undefined, join(root, 'nowhere')), { code: 'ERR_LOCKGUARD_BAD_RUN' });
+  assert.throws(() => findRun(root, undefined, foreign.dir), { code: 'ERR_LOCKGUARD_BAD_RUN' });
+  const empty = tempWorkspace(t, pnpmTree(LOCK));
+  assert.throws(() => findRun(empty, undefined, undefined, 'snapshot'), { code: 'ERR_LOCKGUARD_NO_SNAPSHOT' });
+});
+
+test('a torn last event line (a run killed mid-append) is skipped, the rest kept', (t) => {
+  const root = tempWorkspace(t, pnpmTree(LOCK));
+  const run = createRun({ kind: 'run', table: readWorkspaceFingerprints(root), policy: 'withhold' });
+  appendEvent(run, { type: 'hook', source: 'pnpmfile' });
+  fs.appendFileSync(join(run.dir, 'events.ndjson'), '{"t":1,"type":"ho');
+  assert.deepEqual(readEvents(run.dir).map((event) => event.type), ['hook']);
+});
+
+test('verify: once a run recorded a move it stays moved, across processes', (t) => {
+  const root = tempWorkspace(t, pnpmTree(LOCK));
+  const run = createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root, { scope: 'inputs' }) });
+  assert.equal(verifyRun(run).save, true);
+  fs.writeFileSync(join(root, 'pnpm-lock.yaml'), `${LOCK}# edited\n`);
+  const moved = verifyRun(run);
+  assert.equal(moved.save, false);
+  assert.deepEqual(moved.moved.map((file) => [file.path, file.kind]), [['pnpm-lock.yaml', 'rewritten']]);
+  fs.writeFileSync(join(root, 'pnpm-lock.yaml'), LOCK);
+  assert.equal(verifyRun(loadRun(run.dir)).save, false);
+});
+
+test('live markers: found while the process lives, ignored and cleaned when it is gone', (t) => {
+  const root = tempWorkspace(t, pnpmTree(LOCK));
+  assert.deepEqual(findLiveRuns(root), []);
+  registerLive(root, { dir: join(root, 'x'), id: 'a', pid: process.pid, pidStart: processStart(process.pid), policy: 'refuse' });
+  registerLive(root, { dir: join(root, 'y'), id: 'b', pid: process.pid, pidStart: 1, policy: 'flag' });
+  fs.writeFileSync(join(root, '.lockguard/live/garbage'), 'not json');
+  assert.deepEqual(findLiveRuns(root).map((run) => run.id), ['a']);
+  assert.equal(fs.existsSync(join(root, '.lockguard/live/b')), false, 'a reused pid with another start time is not live');
+  unregisterLive(root, 'a');
+  fs.rmSync(join(root, '.lockguard/live/garbage'));
+  unregisterLive(root, 'none');
+  assert.equal(fs.existsSync(join(root, '.lockguard/live')), false, 'the live folder goes with its last marker');
+});
