@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   key: async () => (await import('./commands/key.js')).command,
   status: async () => (await import('./commands/status.js')).command,
   run: async () => (await import('./commands/run.js')).command,
+  doctor: async () => (await import('./commands/doctor.js')).command,
 };
 
 const SUMMARIES: Record<string, string> = {
@@ -29,6 +30,7 @@ const SUMMARIES: Record<string, string> = {
   verify: 'before a cache save: exit 0 if nothing moved since the snapshot, 1 if something did',
   key: 'print the current cache key of the fingerprint table',
   status: "show the latest run's state and report",
+  doctor: 'check that this workspace is set up for lockguard (read-only)',
 };
 
 export function mainHelp(): string {

@@ -1,0 +1,151 @@
+// `lockguard doctor`: is this workspace set up for lockguard, and is its ledger healthy?
+//
+// Owns: a list of independent checks, each ok / warn / fail with the fix, read-only.
+// Invariants: never writes (not even the ledger); one failing check never hides the others.
+
+import { lstatSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkInstall } from '../../core/install-check.js';
+import { isLockguardError } from '../../core/errors.js';
+import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
+import type { Workspace } from '../../core/workspace.js';
+import { listRunIds, loadRun, runDir } from '../../run/ledger.js';
+import { findLiveRuns } from '../../run/live.js';
+import { flag, parse } from '../args.js';
+import { EXIT } from '../exit-codes.js';
+import { paint, type Io } from '../io.js';
+import type { Command } from '../main.js';
+import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
+
+export type CheckLevel = 'ok' | 'warn' | 'fail';
+export interface CheckResult {
+  readonly check: string;
+  readonly level: CheckLevel;
+  readonly detail: string;
+  readonly fix?: string;
+}
+
+const help = `Usage: lockguard doctor [options]
+
+Checks that lockguard can do its job here, read-only: Node.js version, the fingerprint table, whether the
+installed tree holds what the lockfile says, the pnpmfile shim (pnpm) or the hook scripts (npm), the pnpm
+version's hooks, and the ledger (broken records, live runs). Exit 0 when nothing fails (warnings allowed),
+1 when a check fails.
+
+Options:
+${DIR_HELP}
+  --json               print the checks as JSON: [{check, level, detail, fix?}]
+  -h, --help           this text
+`;
+
+function readJson(path: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+function nodeCheck(): CheckResult {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  const ok = major > 20 || (major === 20 && minor >= 19);
+  return ok
+    ? { check: 'node', level: 'ok', detail: `Node.js ${process.versions.node}` }
+    : { check: 'node', level: 'fail', detail: `Node.js ${process.versions.node} cannot load the pnpmfile plugin (require of ESM)`, fix: 'Use Node.js 20.19 or newer.' };
+}
+
+function tableChecks(workspace: Workspace): CheckResult[] {
+  try {
+    const table = readWorkspaceFingerprints(workspace.root, { manager: workspace.manager });
+    const present = table.entries.filter((entry) => entry.digest !== null).map((entry) => entry.path);
+    const results: CheckResult[] = [{ check: 'table', level: 'ok', detail: `${workspace.manager} workspace at ${workspace.root}: ${present.join(', ') || 'no files yet'}` }];
+    const install = checkInstall(table);
+    results.push(
+      install.ok
+        ? { check: 'install', level: 'ok', detail: install.checked === 'nothing' ? `no pre-run check for ${workspace.manager}` : 'the installed tree holds what the lockfile says' }
+        : { check: 'install', level: 'warn', detail: install.detail, fix: 'lockguard run will refuse to start: install first (frozen), or pass --no-pre-check.' },
+    );
+    return results;
+  } catch (error) {
+    if (!isLockguardError(error)) throw error;
+    return [{ check: 'table', level: 'fail', detail: error.message, ...(error.hint === undefined ? {} : { fix: error.hint }) }];
+  }
+}
+
+function pnpmVersionOk(declared: unknown): CheckResult | undefined {
+  if (typeof declared !== 'string' || !declared.startsWith('pnpm@')) return undefined;
+  const [major = 0, minor = 0] = declared.slice(5).split('.').map(Number);
+  if (major > 10 || (major === 10 && minor >= 8)) return { check: 'pnpm', level: 'ok', detail: `${declared}: updateConfig runs for every command` };
+  return { check: 'pnpm', level: 'warn', detail: `${declared} has no updateConfig hook for every command: hook reports and refuse work only for installs`, fix: 'Use pnpm 10.8 or newer.' };
+}
+
+function hookChecks(workspace: Workspace): CheckResult[] {
+  const manifest = readJson(join(workspace.root, 'package.json'));
+  if (workspace.manager === 'pnpm') {
+    const results: CheckResult[] = [];
+    const version = pnpmVersionOk(manifest?.['packageManager']);
+    if (version !== undefined) results.push(version);
+    let shim = '';
+    try {
+      shim = readFileSync(join(workspace.root, '.pnpmfile.cjs'), 'utf8');
+    } catch {
+      // absent: reported below
+    }
+    results.push(
+      shim.includes('lockguard/pnpmfile')
+        ? { check: 'pnpmfile', level: 'ok', detail: '.pnpmfile.cjs loads lockguard/pnpmfile' }
+        : { check: 'pnpmfile', level: 'warn', detail: '.pnpmfile.cjs does not load lockguard/pnpmfile: installs are still caught after the fact, but not reported early nor refused at the source', fix: 'Run lockguard init (commit the shim once: pnpm folds its bytes into the lockfile).' },
+    );
+    return results;
+  }
+  if (workspace.manager === 'npm') {
+    const scripts = (manifest?.['scripts'] ?? {}) as Record<string, unknown>;
+    const hooked = ['preinstall', 'postinstall'].some((name) => typeof scripts[name] === 'string' && (scripts[name] as string).includes('lockguard hook'));
+    return [
+      hooked
+        ? { check: 'npm-hook', level: 'ok', detail: 'root install scripts report to guarded runs' }
+        : { check: 'npm-hook', level: 'warn', detail: 'no "lockguard hook" in the root preinstall/postinstall: npm installs are caught by file events and the final check only', fix: 'Optional: lockguard init --npm-scripts.' },
+    ];
+  }
+  return [];
+}
+
+function ledgerChecks(root: string): CheckResult[] {
+  const dir = join(root, '.lockguard');
+  const stats = lstatSync(dir, { throwIfNoEntry: false });
+  if (stats === undefined) return [{ check: 'ledger', level: 'ok', detail: 'no runs yet' }];
+  if (!stats.isDirectory()) return [{ check: 'ledger', level: 'fail', detail: `${dir} is not a folder`, fix: 'Move or remove it: lockguard keeps its run records there.' }];
+  const ids = listRunIds(root);
+  const broken: string[] = [];
+  for (const id of ids) {
+    try {
+      loadRun(runDir(root, id));
+    } catch (error) {
+      if (!isLockguardError(error)) throw error;
+      broken.push(id);
+    }
+  }
+  const live = findLiveRuns(root);
+  const results: CheckResult[] = [{ check: 'ledger', level: broken.length === 0 ? 'ok' : 'warn', detail: `${ids.length} runs, ${live.length} live${broken.length === 0 ? '' : `, ${broken.length} unreadable (${broken.slice(0, 3).join(', ')})`}`, ...(broken.length === 0 ? {} : { fix: `Delete the unreadable run folders under ${join(dir, 'runs')}.` }) }];
+  return results;
+}
+
+export const command: Command = {
+  summary: 'check that this workspace is set up for lockguard',
+  help,
+  async run(argv, io: Io) {
+    const parsed = parse('doctor', argv, { ...DIR_OPTION, json: { type: 'boolean' } });
+    const workspace = await workspaceOf(parsed, io);
+    const results = [nodeCheck(), ...tableChecks(workspace), ...hookChecks(workspace), ...ledgerChecks(workspace.root)];
+    if (flag(parsed, 'json')) {
+      io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    } else {
+      for (const result of results) {
+        const mark = { ok: paint(io, io.stdout, 'green', 'ok  '), warn: paint(io, io.stdout, 'yellow', 'warn'), fail: paint(io, io.stdout, 'red', 'FAIL') }[result.level];
+        io.stdout.write(`${mark}  ${result.check.padEnd(9)} ${result.detail}\n`);
+        if (result.fix !== undefined && result.level !== 'ok') io.stdout.write(`      ${' '.repeat(9)} fix: ${result.fix}\n`);
+      }
+    }
+    return results.some((result) => result.level === 'fail') ? EXIT.moved : EXIT.ok;
+  },
+};
