@@ -62,9 +62,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
   if (name === '--version' || name === '-v') {
-    const { createRequire } = await import('node:module');
-    const manifest = createRequire(import.meta.url)('../../../package.json') as { version: string };
-    io.stdout.write(`${manifest.version}\n`);
+    io.stdout.write(`${await (await import('./version.js')).version()}\n`);
     return EXIT.ok;
   }
   const load = COMMANDS[name];

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { BIN, cliProcess, scrubbedEnv } from '../helpers/cli.js';
-import { pnpmTree, tempWorkspace, sleep } from '../helpers/workspace.js';
+import { pnpmTree, tempWorkspace, waitFor } from '../helpers/workspace.js';
 
 const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";
 /** A workspace whose "install" is in step with its lockfile, so the pre-run check passes. */
@@ -41,8 +41,9 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const got = join(root, 'got');
     const script = `process.on(${JSON.stringify(signal)}, () => { require('fs').writeFileSync(${JSON.stringify(got)}, 'yes'); process.exit(5) }); require('fs').writeFileSync(${JSON.stringify(ready)}, ''); setInterval(() => {}, 1000)`;
     const child = spawn(node, [BIN, 'run', '--', node, '-e', script], { cwd: root, env: scrubbedEnv(), stdio: 'ignore' });
+    t.after(() => child.kill('SIGKILL'));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    while (!fs.existsSync(ready)) await sleep(20);
+    await waitFor(() => fs.existsSync(ready), 15_000, 'the child to start');
     child.kill(signal);
     assert.equal(await exited, 5);
     assert.equal(fs.readFileSync(got, 'utf8'), 'yes');
@@ -139,9 +140,14 @@ test('two concurrent runs in one workspace keep separate ledgers and each sees t
   const go = join(root, 'go');
   const waiter = `while [ ! -f ${go} ]; do sleep 0.05; done`;
   const start = (): Promise<number | null> =>
-    new Promise((resolve) => spawn(node, [BIN, 'run', '--', 'sh', '-c', waiter], { cwd: root, env: scrubbedEnv({ CI: 'true' }), stdio: 'ignore' }).on('exit', resolve));
+    new Promise((resolve) => {
+      const child = spawn(node, [BIN, 'run', '--', 'sh', '-c', waiter], { cwd: root, env: scrubbedEnv({ CI: 'true' }), stdio: 'ignore' });
+      t.after(() => child.kill('SIGKILL'));
+      child.on('exit', resolve);
+    });
   const runs = [start(), start()];
-  while (!fs.existsSync(join(root, '.lockguard/live')) || fs.readdirSync(join(root, '.lockguard/live')).filter((name) => !name.startsWith('.')).length < 2) await sleep(20);
+  const live = (): number => (fs.existsSync(join(root, '.lockguard/live')) ? fs.readdirSync(join(root, '.lockguard/live')).filter((name) => !name.startsWith('.')).length : 0);
+  await waitFor(() => live() >= 2, 20_000, 'two live runs');
   fs.appendFileSync(join(root, 'pnpm-lock.yaml'), '# written by a third party during both runs\n');
   fs.writeFileSync(go, '');
   assert.deepEqual(await Promise.all(runs), [1, 1]);

@@ -11,7 +11,8 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-export const BIN = fileURLToPath(new URL('../../lib/cli/bin.js', import.meta.url));
+/** The executable users run: the single-file bundle `npm run build` makes (see package.json). */
+export const BIN = fileURLToPath(new URL('../../lockguard.mjs', import.meta.url));
 
 /** Run `main` in-process with captured streams and the given env (nothing inherited). */
 export async function cli(argv: readonly string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<CliResult> {

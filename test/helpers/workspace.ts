@@ -46,3 +46,12 @@ export function pnpmTree(lockfile = "lockfileVersion: '9.0'\n\nimporters:\n\n  .
 export async function sleep(ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** Poll `condition` every 20 ms; throw after `timeoutMs` (a wait in a test must never outlive it). */
+export async function waitFor(condition: () => boolean, timeoutMs = 15_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(20);
+  }
+}
