@@ -182,25 +182,29 @@ export function readEntry(fs: FileSystem, absPath: string, danglingIsAbsent = fa
   }
 }
 
+// Where the end-of-file read lands (and the rest of a file that grew since its fstat); one per process.
+let scratch: Buffer | undefined;
+
 function readWhole(fs: FileSystem, fd: number, expected: number, absPath: string): Buffer {
-  // One byte more than fstat said, so the read that meets end-of-file needs no bigger buffer (growing
-  // meant allocating and copying twice the file on every read).
-  let buffer = Buffer.allocUnsafe(Math.max(expected + 1, 1024));
-  let length = 0;
-  for (;;) {
-    if (length === buffer.length) {
-      const bigger = Buffer.allocUnsafe(buffer.length * 2);
-      buffer.copy(bigger, 0, 0, length);
-      buffer = bigger;
-    }
-    let n: number;
+  const read = (into: Buffer, offset: number): number => {
     try {
-      n = fs.readSync(fd, buffer, length, buffer.length - length, null);
+      return fs.readSync(fd, into, offset, into.length - offset, null);
     } catch (error) {
       throw failure(absPath, error);
     }
-    if (n === 0) break;
+  };
+  // A buffer of exactly the size fstat said, as readFileSync allocates: the bench measured a bigger or
+  // doubling one costing more than the read itself. A file that shrank since the fstat ends early.
+  const buffer = Buffer.allocUnsafe(expected);
+  let length = 0;
+  while (length < buffer.length) {
+    const n = read(buffer, length);
+    if (n === 0) return buffer.subarray(0, length);
     length += n;
   }
-  return buffer.subarray(0, length);
+  // Full: the end-of-file read goes to a small shared buffer; a file that grew keeps being read.
+  scratch ??= Buffer.allocUnsafe(64 * 1024);
+  const chunks = [buffer];
+  for (let n = read(scratch, 0); n > 0; n = read(scratch, 0)) chunks.push(Buffer.from(scratch.subarray(0, n)));
+  return chunks.length === 1 ? buffer : Buffer.concat(chunks);
 }

@@ -130,6 +130,20 @@ test('a read uses one buffer of the file size (no doubling at end of file)', (t)
   assert.ok(result.bytes.buffer.byteLength < 2 * 300_000, `buffer of ${result.bytes.buffer.byteLength} bytes`);
 });
 
+test('a file that grew or shrank since its fstat is still read whole', (t) => {
+  const bytes = Buffer.from(Array.from({ length: 200_000 }, (_, i) => i % 251));
+  const root = tempWorkspace(t, { 'file.bin': bytes });
+  for (const claimed of [0, 1, 10, 65_536, 199_999, 200_000, 200_001, 1_000_000]) {
+    const lying: FileSystem = {
+      ...realFileSystem,
+      fstatSync: (fd: number) => Object.assign(fs.fstatSync(fd), { size: claimed }),
+    } as FileSystem;
+    const result = readEntry(lying, join(root, 'file.bin'));
+    assert.equal(result.state, 'file');
+    if (result.state === 'file') assert.ok(result.bytes.equals(bytes), `claimed size ${claimed}`);
+  }
+});
+
 function loadsFindWorkspaceDir(dir: string, env: Record<string, string> = {}): { loaded: boolean; root: string } {
   const workspace = fileURLToPath(new URL('../../lib/core/workspace.js', import.meta.url));
   const script = `import { createRequire } from 'node:module';
