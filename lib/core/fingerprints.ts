@@ -99,25 +99,13 @@ function rootManifestPatches(fs: FileSystem, root: string): string[] {
 const ABSENT = { state: 'absent' } as const;
 const PATCHED = Buffer.from('patchedDependencies');
 const NO_BYTES = Buffer.alloc(0);
-const IMPORTERS = Buffer.from('\nimporters:');
-const DOCUMENT = Buffer.from('\n---\n');
 
 /**
- * Where a file can name patch files. npm and yarn lockfiles never do. pnpm writes `patchedDependencies`
- * among the top-level keys before `importers:` (pnpm 12's two-document form: in the second document),
- * so only that header is searched, not the megabytes of packages after it. Other files: all of it.
+ * Where a file can name patch files: npm and yarn lockfiles never do (nothing to search); anything else
+ * is searched whole (patchBlocks then decodes only the blocks it finds).
  */
 export function patchRegion(relPath: string, bytes: Buffer): Buffer {
-  if (relPath === 'package-lock.json' || relPath === 'npm-shrinkwrap.json' || relPath === 'yarn.lock') return NO_BYTES;
-  if (relPath !== 'pnpm-lock.yaml') return bytes;
-  let from = 0;
-  if (bytes.subarray(0, 4).toString('latin1') === '---\n') {
-    // The env document comes first; the main document starts after the next `---` line.
-    const second = bytes.indexOf(DOCUMENT, 3);
-    if (second !== -1) from = second + 1;
-  }
-  const importers = bytes.indexOf(IMPORTERS, from);
-  return importers === -1 ? bytes : bytes.subarray(from, importers + 1);
+  return relPath === 'package-lock.json' || relPath === 'npm-shrinkwrap.json' || relPath === 'yarn.lock' ? NO_BYTES : bytes;
 }
 
 /**

@@ -1,7 +1,7 @@
-// The fast paths the benchmark asked for keep the table's answers: patch files found from the header of
-// a pnpm lockfile only, conflict markers found without a newline-led search, absent entries and missing
-// files told without exceptions, one buffer per read, and @pnpm/find-workspace-dir loaded only where a
-// pnpm workspace manifest can be.
+// The fast paths the benchmark asked for keep the table's answers: patch files found by decoding only
+// the `patchedDependencies` blocks (npm and yarn lockfiles not searched), conflict markers found without
+// a newline-led search, absent entries and missing files told without exceptions, one buffer per read,
+// and @pnpm/find-workspace-dir loaded only where a pnpm workspace manifest can be.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -27,18 +27,21 @@ function fast(relPath: string, bytes: Buffer): string[] {
   return patchPaths(patchBlocks(patchRegion(relPath, bytes)));
 }
 
-test('patch files: the pnpm lockfile header gives what the full scan gives (one and two documents)', () => {
+test('patch files: the blocks of a pnpm lockfile give what the full scan gives, wherever they are', () => {
   const block = 'patchedDependencies:\n  left-pad@1.3.0:\n    hash: abc\n    path: patches/left-pad@1.3.0.patch\n\n';
-  const main = `lockfileVersion: '9.0'\n\nsettings:\n  autoInstallPeers: true\n\n${block}importers:\n\n  .: {}\n\npackages:\n\n  a@1.0.0:\n    resolution: {integrity: sha512-x}\n`;
+  const head = "lockfileVersion: '9.0'\n\nsettings:\n  autoInstallPeers: true\n\n";
+  const body = 'importers:\n\n  .: {}\n\npackages:\n\n  a@1.0.0:\n    resolution: {integrity: sha512-x}\n';
   const env = "---\nlockfileVersion: '9.0'\n\nimporters:\n\n  .:\n    configDependencies: {}\n\npackages: {}\n\n---\n";
-  for (const text of [main, `${env}${main}`]) {
+  // Where pnpm writes it (before importers), after everything (a hand edit), and in pnpm 12's second document.
+  for (const text of [`${head}${block}${body}`, `${head}${body}\n${block}`, `${env}${head}${block}${body}`]) {
     const bytes = Buffer.from(text);
     assert.deepEqual(fast('pnpm-lock.yaml', bytes), ['patches/left-pad@1.3.0.patch']);
     assert.deepEqual(fast('pnpm-lock.yaml', bytes), fullScan(bytes));
   }
-  // No importers line (an old single-project lockfile): the whole file is searched.
-  const old = Buffer.from(`lockfileVersion: 5.4\n\n${block}dependencies:\n  a: 1.0.0\n`);
-  assert.deepEqual(fast('pnpm-lock.yaml', old), ['patches/left-pad@1.3.0.patch']);
+  // Nested mentions are not blocks (as in the full scan).
+  const nested = Buffer.from(`${head}importers:\n  .:\n    patchedDependencies:\n      x: patches/x.patch\n`);
+  assert.deepEqual(fast('pnpm-lock.yaml', nested), fullScan(nested));
+  assert.deepEqual(fast('pnpm-lock.yaml', nested), []);
 });
 
 test('patch files: package.json maps (pretty or minified) and workspace manifests are still found', () => {
