@@ -153,7 +153,7 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       baseline: 'node -e 0',
       baselineMs,
       goal: 1.3,
-      ...(manager === 'pnpm' ? { note: 'pnpm workspaces load @pnpm/find-workspace-dir (9 CommonJS files, about a fifth of a Node start); npm workspaces skip it' } : {}),
+      ...(manager === 'pnpm' ? { note: 'pnpm workspaces also run @pnpm/find-workspace-dir (loaded on demand); npm, yarn and bun workspaces skip it' } : {}),
     });
   }
   return rows;
