@@ -15,7 +15,10 @@ import { LockguardError, errnoCode } from './errors.js';
 /** The slice of `node:fs` lockguard's core uses; injectable for tests that count syscalls. */
 export interface FileSystem {
   statSync(path: string): nodeFs.Stats;
+  /** With `throwIfNoEntry: false`, a missing file is `undefined` (no exception: the watch's hot path). */
+  statSync(path: string, options: { throwIfNoEntry: false }): nodeFs.Stats | undefined;
   lstatSync(path: string): nodeFs.Stats;
+  lstatSync(path: string, options: { throwIfNoEntry: false }): nodeFs.Stats | undefined;
   readlinkSync(path: string): string;
   openSync(path: string, flags: number): number;
   fstatSync(fd: number): nodeFs.Stats;
@@ -26,6 +29,8 @@ export interface FileSystem {
 export const realFileSystem: FileSystem = nodeFs;
 
 const OPEN_FLAGS = nodeFs.constants.O_RDONLY | nodeFs.constants.O_NONBLOCK;
+// Missing files come back as undefined, not as exceptions: an exception costs more than the syscall.
+const NO_THROW = { throwIfNoEntry: false } as const;
 
 /** Stat identity kept per entry: what the watch compares before deciding to read. */
 export interface StatIdentity {
@@ -96,15 +101,16 @@ function failure(absPath: string, error: unknown): LockguardError {
  * `danglingIsAbsent` is for the watch (the file went: a move); the table read refuses it.
  */
 function absentOrDangling(fs: FileSystem, absPath: string, danglingIsAbsent: boolean): { readonly state: 'absent' } {
-  let link: nodeFs.Stats;
+  let link: nodeFs.Stats | undefined;
   try {
-    link = fs.lstatSync(absPath);
+    // An injected fs may ignore the option and throw ENOENT instead: both mean absent.
+    link = fs.lstatSync(absPath, NO_THROW);
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return { state: 'absent' };
     throw failure(absPath, error);
   }
-  if (!link.isSymbolicLink() || danglingIsAbsent) return { state: 'absent' };
+  if (link === undefined || !link.isSymbolicLink() || danglingIsAbsent) return { state: 'absent' };
   let target = '?';
   try {
     target = fs.readlinkSync(absPath);
@@ -118,15 +124,30 @@ function absentOrDangling(fs: FileSystem, absPath: string, danglingIsAbsent: boo
   );
 }
 
+/**
+ * True only when nothing at all is at `absPath` (not even a dangling link), found without an exception:
+ * the table read asks this first, because most absent entries stay absent (pnpmfiles, markers before an
+ * install) and a failed open costs an exception, which costs more than the syscall. Anything unclear is
+ * false: the caller's readEntry then reports it.
+ */
+export function missing(fs: FileSystem, absPath: string): boolean {
+  try {
+    return fs.lstatSync(absPath, NO_THROW) === undefined;
+  } catch (error) {
+    return errnoCode(error) === 'ENOENT';
+  }
+}
+
 /** One stat, following links. Used by the watch: never reads. */
 export function probe(fs: FileSystem, absPath: string): Probe {
-  let stats: nodeFs.Stats;
+  let stats: nodeFs.Stats | undefined;
   try {
-    stats = fs.statSync(absPath);
+    stats = fs.statSync(absPath, NO_THROW);
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return absentOrDangling(fs, absPath, true);
     throw failure(absPath, error);
   }
+  if (stats === undefined) return absentOrDangling(fs, absPath, true);
   if (!stats.isFile()) throw notAFile(absPath, stats);
   return { state: 'file', identity: identityOf(stats) };
 }
@@ -161,23 +182,29 @@ export function readEntry(fs: FileSystem, absPath: string, danglingIsAbsent = fa
   }
 }
 
+// Where the end-of-file read lands (and the rest of a file that grew since its fstat); one per process.
+let scratch: Buffer | undefined;
+
 function readWhole(fs: FileSystem, fd: number, expected: number, absPath: string): Buffer {
-  let buffer = Buffer.allocUnsafe(Math.max(expected, 1024));
-  let length = 0;
-  for (;;) {
-    if (length === buffer.length) {
-      const bigger = Buffer.allocUnsafe(buffer.length * 2);
-      buffer.copy(bigger, 0, 0, length);
-      buffer = bigger;
-    }
-    let n: number;
+  const read = (into: Buffer, offset: number): number => {
     try {
-      n = fs.readSync(fd, buffer, length, buffer.length - length, null);
+      return fs.readSync(fd, into, offset, into.length - offset, null);
     } catch (error) {
       throw failure(absPath, error);
     }
-    if (n === 0) break;
+  };
+  // A buffer of exactly the size fstat said, as readFileSync allocates: the bench measured a bigger or
+  // doubling one costing more than the read itself. A file that shrank since the fstat ends early.
+  const buffer = Buffer.allocUnsafe(expected);
+  let length = 0;
+  while (length < buffer.length) {
+    const n = read(buffer, length);
+    if (n === 0) return buffer.subarray(0, length);
     length += n;
   }
-  return buffer.subarray(0, length);
+  // Full: the end-of-file read goes to a small shared buffer; a file that grew keeps being read.
+  scratch ??= Buffer.allocUnsafe(64 * 1024);
+  const chunks = [buffer];
+  for (let n = read(scratch, 0); n > 0; n = read(scratch, 0)) chunks.push(Buffer.from(scratch.subarray(0, n)));
+  return chunks.length === 1 ? buffer : Buffer.concat(chunks);
 }

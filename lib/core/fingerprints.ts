@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { canonicalJson, fileDigest, sha256Hex, type FileDigest, type TableKey } from './digest.js';
 import { baseEntries, normalizeBytes, patchPaths, type EntryKind, type EntrySpec, type Normalizer, type Scope } from './entries.js';
 import { checkLockfileShape } from './lockfile-shape.js';
-import { readEntry, realFileSystem, type FileSystem, type StatIdentity } from './file-probe.js';
+import { missing, readEntry, realFileSystem, type FileSystem, type StatIdentity } from './file-probe.js';
 import { detectManager, type PackageManager } from './workspace.js';
 
 export interface FingerprintEntry {
@@ -64,7 +64,8 @@ export function readWorkspaceFingerprints(root: string, options: ReadOptions = {
   const patches = new Set<string>();
 
   const readSpec = (spec: EntrySpec): void => {
-    const result = readEntry(fs, join(root, spec.path));
+    const absPath = join(root, spec.path);
+    const result = missing(fs, absPath) ? ABSENT : readEntry(fs, absPath);
     if (result.state === 'absent') {
       entries.push({ ...spec, digest: null, identity: null });
       return;
@@ -74,7 +75,7 @@ export function readWorkspaceFingerprints(root: string, options: ReadOptions = {
     const hashed = spec.normalize === undefined ? result.bytes : normalizeBytes(spec.normalize, result.bytes);
     entries.push({ ...spec, digest: fileDigest(hashed), identity: result.identity });
     if (spec.kind === 'lockfile' || spec.kind === 'workspace-manifest') {
-      for (const patch of patchPaths(result.bytes.toString('utf8'))) patches.add(patch);
+      for (const patch of patchPaths(patchBlocks(patchRegion(spec.path, result.bytes)))) patches.add(patch);
     }
   };
 
@@ -92,8 +93,47 @@ export function readWorkspaceFingerprints(root: string, options: ReadOptions = {
 function rootManifestPatches(fs: FileSystem, root: string): string[] {
   const result = readEntry(fs, join(root, 'package.json'));
   if (result.state === 'absent') return [];
-  const text = result.bytes.toString('utf8');
-  return text.includes('patchedDependencies') ? patchPaths(text) : [];
+  return patchPaths(patchBlocks(result.bytes));
+}
+
+const ABSENT = { state: 'absent' } as const;
+const PATCHED = Buffer.from('patchedDependencies');
+const NO_BYTES = Buffer.alloc(0);
+
+/**
+ * Where a file can name patch files: npm and yarn lockfiles never do (nothing to search); anything else
+ * is searched whole (patchBlocks then decodes only the blocks it finds).
+ */
+export function patchRegion(relPath: string, bytes: Buffer): Buffer {
+  return relPath === 'package-lock.json' || relPath === 'npm-shrinkwrap.json' || relPath === 'yarn.lock' ? NO_BYTES : bytes;
+}
+
+/**
+ * The text of every `patchedDependencies` block in `bytes` (from its line to the next line that starts
+ * at column 0), or '' when there is none: patchPaths then scans a few lines, not a whole lockfile
+ * (decoding and splitting a 1 MB lockfile costs more than reading and hashing it).
+ */
+export function patchBlocks(bytes: Buffer): string {
+  let text = '';
+  let end = 0;
+  for (let at = bytes.indexOf(PATCHED); at !== -1; at = bytes.indexOf(PATCHED, Math.max(end, at + PATCHED.length))) {
+    if (at < end) continue;
+    const start = bytes.lastIndexOf(10, at) + 1;
+    end = at;
+    for (;;) {
+      const newline = bytes.indexOf(10, end);
+      if (newline === -1) {
+        end = bytes.length;
+        break;
+      }
+      end = newline + 1;
+      const next = bytes[end];
+      // A block goes on over indented and blank lines; a line starting at column 0 ends it.
+      if (next !== 0x20 && next !== 0x09 && next !== 0x0a && next !== 0x0d) break;
+    }
+    text += `${bytes.subarray(start, end).toString('utf8')}\n`;
+  }
+  return text;
 }
 
 /** The key of a list of entries: only paths and digests (or absence) count. */

@@ -7,7 +7,9 @@
 
 import { LockguardError } from './errors.js';
 
-const CONFLICT = [Buffer.from('\n<<<<<<< '), Buffer.from('\n>>>>>>> '), Buffer.from('\n<<<<<<<\n')];
+// Searched without the leading newline (a needle starting with a frequent byte is several times slower);
+// a hit counts when it starts a line.
+const CONFLICT = [Buffer.from('<<<<<<<'), Buffer.from('>>>>>>>')];
 
 function lineOf(bytes: Buffer, offset: number): number {
   let line = 1;
@@ -25,10 +27,10 @@ function broken(absPath: string, relPath: string, reason: string): LockguardErro
 /** Throws ERR_LOCKGUARD_BROKEN_LOCKFILE when `bytes` cannot be the lockfile named `relPath`. */
 export function checkLockfileShape(absPath: string, relPath: string, bytes: Buffer): void {
   if (bytes.length === 0) throw broken(absPath, relPath, 'it is empty');
-  if (bytes.indexOf('<<<<<<<') === 0) throw broken(absPath, relPath, 'it has merge-conflict markers (line 1)');
   for (const marker of CONFLICT) {
-    const at = bytes.indexOf(marker);
-    if (at !== -1) throw broken(absPath, relPath, `it has merge-conflict markers (line ${lineOf(bytes, at) + 1})`);
+    for (let at = bytes.indexOf(marker); at !== -1; at = bytes.indexOf(marker, at + 1)) {
+      if (at === 0 || bytes[at - 1] === 10) throw broken(absPath, relPath, `it has merge-conflict markers (line ${lineOf(bytes, at)})`);
+    }
   }
   if (relPath.endsWith('pnpm-lock.yaml')) {
     if (bytes.indexOf('lockfileVersion:') !== 0 && bytes.indexOf('\nlockfileVersion:') === -1) {

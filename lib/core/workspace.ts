@@ -66,6 +66,31 @@ export function detectManager(root: string): PackageManager {
   return 'npm';
 }
 
+// The names @pnpm/find-workspace-dir looks for (the right one, and the misnamed ones it refuses).
+const PNPM_MANIFESTS = [
+  'pnpm-workspace.yaml',
+  'pnpm-workspaces.yaml',
+  'pnpm-workspaces.yml',
+  'pnpm-workspace.yml',
+  '.pnpm-workspace.yaml',
+  '.pnpm-workspace.yml',
+  '.pnpm-workspaces.yaml',
+  '.pnpm-workspaces.yml',
+];
+
+/**
+ * Whether @pnpm/find-workspace-dir can find anything from `dir`: its env override is set, or one of its
+ * manifest names is at or above `dir` (lstat only). Loading it costs about a fifth of a Node start, so
+ * npm, yarn and bun workspaces never pay for it; pnpm workspaces still get pnpm's own answer.
+ */
+function mayBePnpmWorkspace(dir: string): boolean {
+  if (process.env['NPM_CONFIG_WORKSPACE_DIR'] || process.env['npm_config_workspace_dir']) return true;
+  for (let at = dir; ; at = dirname(at)) {
+    if (PNPM_MANIFESTS.some((name) => exists(join(at, name)))) return true;
+    if (dirname(at) === at) return false;
+  }
+}
+
 /** Find the workspace that contains `start` (a folder). */
 export async function findWorkspace(start: string): Promise<Workspace> {
   const from = resolve(start);
@@ -79,10 +104,9 @@ export async function findWorkspace(start: string): Promise<Workspace> {
       hint: 'Run lockguard inside your repository, or pass --dir with the workspace root.',
     });
   }
-  const { findWorkspaceDir } = await import('@pnpm/find-workspace-dir');
   let pnpmRoot: string | undefined;
   try {
-    pnpmRoot = await findWorkspaceDir(real);
+    pnpmRoot = mayBePnpmWorkspace(real) ? await (await import('@pnpm/find-workspace-dir')).findWorkspaceDir(real) : undefined;
   } catch (error) {
     throw new LockguardError('ERR_LOCKGUARD_NOT_A_WORKSPACE', `pnpm's workspace manifest near "${real}" is misnamed.`, {
       path: real,

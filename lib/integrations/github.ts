@@ -14,13 +14,19 @@ export function githubFile(env: Readonly<Record<string, string | undefined>>, na
   return path === undefined || path === '' ? undefined : path;
 }
 
-export function appendGithub(env: Readonly<Record<string, string | undefined>>, name: GithubFile, pairs: Readonly<Record<string, string>>): void {
+/** The file `$name` names; a usage error when it is not set. Check before doing any work the flag reports on. */
+export function requireGithubFile(env: Readonly<Record<string, string | undefined>>, name: GithubFile): string {
   const path = githubFile(env, name);
   if (path === undefined) {
     throw new LockguardError('ERR_LOCKGUARD_USAGE', `--github-output needs $${name}, which is not set.`, {
       hint: 'Use --github-output inside a GitHub Actions step, or drop the flag.',
     });
   }
+  return path;
+}
+
+export function appendGithub(env: Readonly<Record<string, string | undefined>>, name: GithubFile, pairs: Readonly<Record<string, string>>): void {
+  const path = requireGithubFile(env, name);
   let text = '';
   for (const [key, value] of Object.entries(pairs)) {
     if (/[\r\n]/.test(value)) throw new Error(`GitHub output ${key} must be one line`);

@@ -1,7 +1,7 @@
 // `lockguard snapshot`: read the table, record a run in the ledger, print the run and its key.
 
 import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
-import { appendGithub, githubFile } from '../../integrations/github.js';
+import { appendGithub, requireGithubFile, githubFile } from '../../integrations/github.js';
 import { createRun } from '../../run/ledger.js';
 import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
@@ -30,6 +30,8 @@ export const command: Command = {
   help,
   async run(argv, io: Io) {
     const parsed = parse('snapshot', argv, { ...DIR_OPTION, ...SCOPE_OPTION, 'github-output': { type: 'boolean' }, json: { type: 'boolean' } });
+    // A missing $GITHUB_OUTPUT is refused before anything is recorded (no stray run, no stray verdict).
+    if (flag(parsed, 'github-output')) requireGithubFile(io.env, 'GITHUB_OUTPUT');
     const workspace = await workspaceOf(parsed, io);
     const table = readWorkspaceFingerprints(workspace.root, { scope: scopeOf(parsed, 'inputs'), manager: workspace.manager });
     const run = createRun({ kind: 'snapshot', table });

@@ -1,7 +1,7 @@
 // `lockguard verify`: may the cache be saved? Re-checks a recorded run's table now.
 
 import { statusLine } from '../../core/watch.js';
-import { appendGithub } from '../../integrations/github.js';
+import { appendGithub, requireGithubFile } from '../../integrations/github.js';
 import { findRun } from '../../run/ledger.js';
 import { verifyRun } from '../../run/verdict.js';
 import { flag, parse, stringValue } from '../args.js';
@@ -31,6 +31,8 @@ export const command: Command = {
   help,
   async run(argv, io: Io) {
     const parsed = parse('verify', argv, { ...DIR_OPTION, run: { type: 'string' }, 'github-output': { type: 'boolean' }, json: { type: 'boolean' } });
+    // A missing $GITHUB_OUTPUT is refused before anything is recorded (no stray run, no stray verdict).
+    if (flag(parsed, 'github-output')) requireGithubFile(io.env, 'GITHUB_OUTPUT');
     const workspace = await workspaceOf(parsed, io);
     const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN'], stringValue(parsed, 'run') === undefined && io.env['LOCKGUARD_RUN'] === undefined ? 'snapshot' : undefined);
     const verdict = verifyRun(run);

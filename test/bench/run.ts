@@ -1,0 +1,61 @@
+// `npm run bench`: runs every bench module (an explicit list), then prints one markdown table and the
+// machine it ran on.
+//
+// Settings: LOCKGUARD_BENCH_RUNS (samples per measurement, default 15), LOCKGUARD_BENCH_FIXTURES (the
+// real lockfiles; default ../shared/fixtures/lockfiles next to the repo, skipped when absent).
+// Invariants: writes only under its own temp folder, removed at the end; a failing module is reported
+// and the others still run (exit code 1 then).
+
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as fingerprint from './fingerprint.bench.js';
+import { formatTable, machineLine, type BenchContext, type BenchRow } from './harness.js';
+
+interface BenchModule {
+  readonly name: string;
+  bench(ctx: BenchContext): Promise<BenchRow[]>;
+}
+
+/** Add new bench modules here. */
+const MODULES: readonly BenchModule[] = [{ name: 'fingerprint', bench: fingerprint.bench }];
+
+function fixturesDir(): string | undefined {
+  const configured = process.env['LOCKGUARD_BENCH_FIXTURES'];
+  const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+  const dir = configured !== undefined && configured !== '' ? resolve(configured) : join(repoRoot, '..', 'shared', 'fixtures', 'lockfiles');
+  return existsSync(dir) ? dir : undefined;
+}
+
+function runsSetting(): number {
+  const value = Number(process.env['LOCKGUARD_BENCH_RUNS'] ?? '15');
+  if (!Number.isInteger(value) || value < 1) throw new Error(`Expected LOCKGUARD_BENCH_RUNS to be a positive integer, got "${process.env['LOCKGUARD_BENCH_RUNS']}"`);
+  return value;
+}
+
+async function runAll(): Promise<number> {
+  const tmp = realpathSync(mkdtempSync(join(tmpdir(), 'lockguard-bench-')));
+  const rows: BenchRow[] = [];
+  let failed = false;
+  const started = performance.now();
+  try {
+    for (const module of MODULES) {
+      const moduleTmp = join(tmp, module.name);
+      const ctx: BenchContext = { tmp: moduleTmp, fixturesDir: fixturesDir(), runs: runsSetting() };
+      try {
+        process.stderr.write(`bench: ${module.name}...\n`);
+        rows.push(...(await module.bench(ctx)));
+      } catch (error) {
+        failed = true;
+        process.stderr.write(`bench: ${module.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      }
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  process.stdout.write(`${formatTable(rows)}\n\nMachine: ${machineLine()}; ${runsSetting()} samples per row, medians; ${((performance.now() - started) / 1000).toFixed(0)} s in all.\n`);
+  return failed ? 1 : 0;
+}
+
+process.exitCode = await runAll();

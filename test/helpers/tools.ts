@@ -1,0 +1,149 @@
+// The real package managers for end-to-end tests, an isolated offline environment, and local packages.
+//
+// Owns: absolute paths to the pinned pnpm 10 / pnpm 12 in this repo's node_modules and the machine's npm;
+// `isolatedEnv` (HOME, XDG_*, npm cache and pnpm store under a temp dir, no CI, an unreachable registry);
+// `packTarballs` (tiny local packages packed with `npm pack`, so every install works with no network).
+// Invariants: every subprocess has a timeout (a hang fails the test, never the suite); nothing here
+// writes outside the temp dirs it is given; nothing reaches a registry (offline, registry on a dead port).
+
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { scrubbedEnv } from './cli.js';
+
+/** The repo checkout (this file runs from dist/test/helpers/). */
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+export type ToolName = 'pnpm10' | 'pnpm12' | 'npm';
+
+export interface Tool {
+  readonly name: ToolName;
+  /** The executable to spawn. */
+  readonly command: string;
+  /** Arguments that come before the tool's own (the script, for a JS entry point). */
+  readonly prefix: readonly string[];
+}
+
+function onPath(name: string): string {
+  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here; keep looking.
+    }
+  }
+  throw new Error(`${name} is not on PATH: the end-to-end tests need the machine's ${name}`);
+}
+
+export const PNPM10: Tool = { name: 'pnpm10', command: process.execPath, prefix: [join(REPO_ROOT, 'node_modules/pnpm10/bin/pnpm.cjs')] };
+export const PNPM12: Tool = { name: 'pnpm12', command: join(REPO_ROOT, 'node_modules/pnpm12/pnpm'), prefix: [] };
+export const NPM: Tool = { name: 'npm', command: onPath('npm'), prefix: [] };
+
+/** A registry address nothing listens on: a tool that tries the network fails at once instead of fetching. */
+export const DEAD_REGISTRY = 'http://127.0.0.1:9/';
+
+export interface IsolatedEnvOptions {
+  /** The pnpm store; share one per test file to keep installs cheap. Default: `<tmp>/store`. */
+  readonly storeDir?: string;
+}
+
+/**
+ * scrubbedEnv() with everything a package manager reads from the user moved under `tmp`: HOME, XDG_*,
+ * the npm cache and the pnpm store; offline, no CI, an unreachable registry, no audit/fund/update checks.
+ */
+export function isolatedEnv(tmp: string, options: IsolatedEnvOptions = {}): Record<string, string> {
+  const home = join(tmp, 'home');
+  const storeDir = options.storeDir ?? join(tmp, 'store');
+  const dirs = {
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+    XDG_STATE_HOME: join(home, '.local/state'),
+  };
+  for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
+  const settings: Record<string, string> = {
+    cache: join(tmp, 'npm-cache'),
+    store_dir: storeDir,
+    offline: 'true',
+    registry: DEAD_REGISTRY,
+    audit: 'false',
+    fund: 'false',
+    update_notifier: 'false',
+    loglevel: 'warn',
+  };
+  const env: Record<string, string> = { ...scrubbedEnv(), ...dirs };
+  // npm and pnpm 10 read npm_config_*; pnpm 12 reads pnpm_config_*.
+  for (const [name, value] of Object.entries(settings)) {
+    env[`npm_config_${name}`] = value;
+    env[`pnpm_config_${name}`] = value;
+  }
+  return env;
+}
+
+export interface ToolResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The flags that make a tool offline and point pnpm at the store, where the tool takes them as flags. */
+function offlineFlags(tool: Tool, env: Record<string, string>): string[] {
+  if (tool.name === 'npm') return ['--offline'];
+  return ['--offline', '--store-dir', env['npm_config_store_dir'] ?? ''];
+}
+
+/** Run a package manager (offline) in `cwd`; a hang past `timeoutMs` is a failed result, not a stuck test. */
+export function runTool(tool: Tool, args: readonly string[], cwd: string, env: Record<string, string>, timeoutMs = 90_000): ToolResult {
+  const result = spawnSync(tool.command, [...tool.prefix, ...args, ...offlineFlags(tool, env)], { cwd, env, encoding: 'utf8', timeout: timeoutMs });
+  const timedOut = result.error !== undefined ? `\n(${result.error.message})` : '';
+  return { code: result.status ?? -1, stdout: result.stdout ?? '', stderr: `${result.stderr ?? ''}${timedOut}` };
+}
+
+/** runTool, throwing with the tool's output when it fails (setup steps, not the behaviour under test). */
+export function mustRun(tool: Tool, args: readonly string[], cwd: string, env: Record<string, string>): ToolResult {
+  const result = runTool(tool, args, cwd, env);
+  if (result.code !== 0) {
+    throw new Error(`${tool.name} ${args.join(' ')} failed with ${result.code} in ${cwd}\n${result.stdout}\n${result.stderr}`);
+  }
+  return result;
+}
+
+export interface LocalPackage {
+  readonly name: string;
+  readonly version: string;
+}
+
+/**
+ * Write each package (a package.json and an index.js exporting its version) under `<dir>/src/` and pack
+ * them all with one `npm pack` into `dir`. Returns the tarball paths, in order (`<name>-<version>.tgz`).
+ */
+export function packTarballs(dir: string, packages: readonly LocalPackage[], env: Record<string, string>): string[] {
+  const sources = packages.map(({ name, version }) => {
+    const src = join(dir, 'src', `${name}-${version}`);
+    mkdirSync(src, { recursive: true });
+    writeFileSync(join(src, 'package.json'), `${JSON.stringify({ name, version, main: 'index.js' }, null, 2)}\n`);
+    writeFileSync(join(src, 'index.js'), `module.exports = ${JSON.stringify(version)};\n`);
+    return src;
+  });
+  mustRun(NPM, ['pack', ...sources, '--pack-destination', dir], dir, env);
+  return packages.map(({ name, version }) => join(dir, `${name}-${version}.tgz`));
+}
+
+/** One local package packed to `<dir>/<name>-<version>.tgz`. */
+export function localPackage(dir: string, name: string, version: string, env: Record<string, string>): string {
+  const [tarball] = packTarballs(dir, [{ name, version }], env);
+  if (tarball === undefined) throw new Error('npm pack produced nothing');
+  return tarball;
+}
+
+/** Copy a workspace to `into`, leaving out installed trees and lockguard's ledger (a fresh clone). */
+export function cloneWorkspace(from: string, into: string): void {
+  cpSync(from, into, {
+    recursive: true,
+    filter: (source) => !/[\\/](node_modules|\.lockguard)([\\/]|$)/.test(source.slice(from.length)),
+  });
+}
