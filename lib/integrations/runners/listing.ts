@@ -11,8 +11,7 @@ import { join } from 'node:path';
 import { errnoCode, LockguardError } from '../../core/errors.js';
 import type { CacheState, CacheUnit, RunnerCache, UnitIdentity } from './types.js';
 
-const TURBO_FILE = /^([0-9a-f]+)(\.tar\.zst|-meta\.json|-manifest\.json)$/;
-const TURBO_SUFFIXES = ['.tar.zst', '-meta.json', '-manifest.json'] as const;
+const TURBO_SIDE_FILE = /^([0-9a-f]+)(-meta\.json|-manifest\.json)$/;
 const NX_ENTRY = /^\d+$/;
 const HEX = /^[0-9a-f]+$/;
 const SHARD = /^[0-9a-f]{2}$/;
@@ -47,18 +46,23 @@ function names(dir: string): string[] | undefined {
 }
 
 function turboUnits(list: readonly string[]): CacheUnit[] {
-  const seen = new Map<string, Set<string>>();
+  // One pass, no regex on the common path: `<hash>.tar.zst` names the entry; meta/manifest without an
+  // archive (a torn save) still make an entry.
+  const keys = new Set<string>();
+  const orphans = new Map<string, string>();
   for (const name of list) {
-    const match = TURBO_FILE.exec(name);
-    if (match?.[1] === undefined || match[2] === undefined) continue;
-    let suffixes = seen.get(match[1]);
-    if (suffixes === undefined) seen.set(match[1], (suffixes = new Set()));
-    suffixes.add(match[2]);
+    if (name.endsWith('.tar.zst')) {
+      const key = name.slice(0, -8);
+      if (HEX.test(key)) keys.add(key);
+    } else {
+      const match = TURBO_SIDE_FILE.exec(name);
+      if (match?.[1] !== undefined && match[2] !== undefined && !orphans.has(match[1])) orphans.set(match[1], name);
+    }
   }
-  return [...seen].map(([key, suffixes]) => {
-    const present = TURBO_SUFFIXES.filter((suffix) => suffixes.has(suffix));
-    return { key, paths: TURBO_SUFFIXES.map((suffix) => `${key}${suffix}`), primary: `${key}${present[0] ?? '.tar.zst'}` };
-  });
+  const units: CacheUnit[] = [];
+  for (const key of keys) units.push({ key, paths: [`${key}.tar.zst`, `${key}-meta.json`, `${key}-manifest.json`], primary: `${key}.tar.zst` });
+  for (const [key, primary] of orphans) if (!keys.has(key)) units.push({ key, paths: [`${key}.tar.zst`, `${key}-meta.json`, `${key}-manifest.json`], primary });
+  return units;
 }
 
 function nxUnits(list: readonly string[]): CacheUnit[] {
