@@ -83,7 +83,7 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool): Scenario {
   const rootManifest: Record<string, unknown> = { name: 'root', private: true };
   if (tool !== 'pnpm-pipeline') rootManifest['packageManager'] = 'pnpm@10.34.8';
   if (tool === 'nx') rootManifest['devDependencies'] = { nx: `link:${join(REPO, 'node_modules', 'nx')}` };
-  let workspaceYaml = 'packages:\n  - "packages/*"\n';
+  let workspaceYaml = 'packages:\n  - "packages/*"\nupdateNotifier: false\n';
   if (tool === 'pnpm-pipeline') workspaceYaml += 'tasks:\n  build:\n    dependsOn: ["^build"]\n    outputs: ["dist/**"]\npipelines:\n  default: [build]\n';
   writeTree(root, {
     'package.json': `${JSON.stringify(rootManifest, null, 2)}\n`,

@@ -103,15 +103,17 @@ export function nxSummary(cache: RunnerCache, options: { movedAt: number; runSta
   const tasks: TaskAfterMove[] = [];
   const across: string[] = [];
   const own: string[] = [];
+  let first = Number.POSITIVE_INFINITY;
   for (const task of parsed.tasks as NxTask[]) {
     const start = time(task?.startTime);
     const end = time(task?.endTime);
     if (typeof task?.taskId !== 'string' || typeof task.hash !== 'string' || start === undefined || end === undefined) continue;
     own.push(task.hash);
+      first = Math.min(first, start);
     if (start < options.movedAt && end > options.movedAt) across.push(task.hash);
     const status = task.cacheStatus;
     if (typeof status === 'string' && CACHE_HIT.has(status) && start >= options.movedAt) tasks.push({ task: task.taskId, key: task.hash, action: 'restored', at: start });
     else if (status === 'cache-miss' && end >= options.movedAt) tasks.push({ task: task.taskId, key: task.hash, action: 'saved', at: end });
   }
-  return { source: path, tasks, runningAcrossMove: across, ownKeys: own, note: undefined };
+  return { source: path, tasks, runningAcrossMove: across, ...(Number.isFinite(first) ? { firstTaskAt: first } : {}), ownKeys: own, note: undefined };
 }

@@ -65,6 +65,7 @@ export function pipelineSummary(cache: RunnerCache, options: { movedAt: number; 
   const tasks: TaskAfterMove[] = [];
   const across: string[] = [];
   const own: string[] = [];
+  let first = Number.POSITIVE_INFINITY;
   const notes: string[] = [];
   let source: string | undefined;
   for (const id of ids.sort()) {
@@ -91,6 +92,7 @@ export function pipelineSummary(cache: RunnerCache, options: { movedAt: number; 
       if (typeof event?.task !== 'string' || typeof event.at !== 'number') continue;
       if (event.event === 'taskStarted' && typeof event.key === 'string') {
         started.set(event.task, { key: event.key, at: event.at });
+        first = Math.min(first, event.at);
         own.push(event.key);
       } else if (event.event === 'taskFinished') {
         const start = started.get(event.task);
@@ -102,5 +104,5 @@ export function pipelineSummary(cache: RunnerCache, options: { movedAt: number; 
     }
     if (torn > 0) notes.push(`pnpm pipeline's "${path}" has ${torn} unreadable line(s); the rest was used.`);
   }
-  return { source, tasks, runningAcrossMove: across, ownKeys: notes.length === 0 ? own : undefined, note: notes.length === 0 ? undefined : notes.join(' ') };
+  return { source, tasks, runningAcrossMove: across, ...(Number.isFinite(first) ? { firstTaskAt: first } : {}), ownKeys: notes.length === 0 ? own : undefined, note: notes.length === 0 ? undefined : notes.join(' ') };
 }

@@ -2,13 +2,14 @@
 //
 // Owns: resolving the cache dir as turbo 2.11 does (measured: `--cache-dir` beats `TURBO_CACHE_DIR`, which
 // beats turbo.json's `cacheDir`, which beats `.turbo/cache`; relative paths are from the workspace root),
-// and reading `.turbo/runs/<id>.json` (written with `--summarize`).
+// and reading `.turbo/runs/<id>.json` (written with `--summarize`). In a linked git worktree the default
+// cache is the main worktree's `.turbo/cache` (shared with every worktree).
 // Entry layout: `<hash>.tar.zst` + `<hash>-meta.json` + `<hash>-manifest.json`, written when the task ends.
-// Invariants: never runs turbo; a missing or corrupt summary is a note, never an error. turbo's cache is
-// the checkout's own, so no `ownKeys` are given: every entry written during the run counts as this run's.
+// Invariants: never runs turbo; a missing or corrupt summary is a note, never an error. The summary's
+// task hashes are used to limit withholding only when the cache is shared (a linked worktree).
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { errnoCode } from '../../core/errors.js';
 import type { RunnerCache, SummaryReading, TaskAfterMove } from './types.js';
 
@@ -52,7 +53,34 @@ export function resolveTurboCache(root: string, argv: readonly string[], env: Re
   if (fromEnv !== undefined && fromEnv !== '') return { runner: 'turbo', root, dir: place(fromEnv), source: 'TURBO_CACHE_DIR', summaries };
   const config = readTurboJson(root);
   if (typeof config?.cacheDir === 'string' && config.cacheDir !== '') return { runner: 'turbo', root, dir: place(config.cacheDir), source: 'turbo.json cacheDir', summaries };
+  const main = mainWorktreeRoot(root);
+  if (main !== undefined) return { runner: 'turbo', root, dir: join(main, '.turbo', 'cache'), source: 'default (shared with the main git worktree)', summaries, shared: true };
   return { runner: 'turbo', root, dir: join(root, '.turbo', 'cache'), source: 'default', summaries };
+}
+
+/**
+ * In a linked git worktree, the same folder in the main worktree (turbo 2.11 shares its default cache
+ * there; measured: "Using shared worktree cache at: <main>/.turbo/cache"), else undefined.
+ */
+function mainWorktreeRoot(root: string): string | undefined {
+  for (let top = root; ; top = dirname(top)) {
+    const dotGit = join(top, '.git');
+    const stats = lstatSync(dotGit, { throwIfNoEntry: false });
+    if (stats?.isDirectory() === true) return undefined;
+    if (stats?.isFile() === true) {
+      try {
+        const gitdir = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+        if (gitdir === undefined) return undefined;
+        const linked = resolve(top, gitdir);
+        const common = resolve(linked, readFileSync(join(linked, 'commondir'), 'utf8').trim());
+        if (basename(common) !== '.git') return undefined;
+        return join(dirname(common), relative(top, root));
+      } catch {
+        return undefined;
+      }
+    }
+    if (dirname(top) === top) return undefined;
+  }
 }
 
 interface TurboTask {
@@ -91,6 +119,8 @@ export function turboSummary(cache: RunnerCache, options: { movedAt: number; run
   if (files.length === 0) return none('turbo wrote no run summary for this run (add --summarize to name the tasks that restored or saved after the move).');
   const tasks: TaskAfterMove[] = [];
   const across: string[] = [];
+  const own: string[] = [];
+  let first = Number.POSITIVE_INFINITY;
   const notes: string[] = [];
   for (const file of files) {
     let parsed: { tasks?: unknown };
@@ -110,11 +140,13 @@ export function turboSummary(cache: RunnerCache, options: { movedAt: number; run
       const start = task?.execution?.startTime;
       const end = task?.execution?.endTime;
       if (typeof name !== 'string' || typeof key !== 'string' || typeof start !== 'number' || typeof end !== 'number') continue;
+      own.push(key);
+      first = Math.min(first, start);
       const status = task.cache?.status;
       if (start < options.movedAt && end > options.movedAt) across.push(key);
       if (status === 'HIT' && start >= options.movedAt) tasks.push({ task: name, key, action: 'restored', at: start });
       else if (status === 'MISS' && end >= options.movedAt) tasks.push({ task: name, key, action: 'saved', at: end });
     }
   }
-  return { source: files.at(-1), tasks, runningAcrossMove: across, ownKeys: undefined, note: notes.length === 0 ? undefined : notes.join(' ') };
+  return { source: files.at(-1), tasks, runningAcrossMove: across, ...(Number.isFinite(first) ? { firstTaskAt: first } : {}), ownKeys: notes.length === 0 ? own : undefined, note: notes.length === 0 ? undefined : notes.join(' ') };
 }

@@ -59,6 +59,12 @@ export interface SummaryReading {
   readonly runningAcrossMove: readonly string[];
   /** Keys of every task of this run, when the summary lists them (limits withholding to this run's own entries). */
   readonly ownKeys: readonly string[] | undefined;
+  /**
+   * When the first task started (epoch ms), when the summary says. The runner keyed its tasks before it:
+   * a move earlier than this (e.g. `pnpm pipeline`'s own frozen install on a fresh machine) folded into
+   * every key and is no stale-key move.
+   */
+  readonly firstTaskAt?: number;
   /** A human line when the summary was missing, stale or unreadable. */
   readonly note: string | undefined;
 }

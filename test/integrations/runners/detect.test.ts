@@ -74,3 +74,15 @@ test('remoteCachePlan: per runner, only under off or auto with a writer', () => 
   assert.deepEqual(remoteCachePlan('pnpm-pipeline', 'off', true), { argv: [], env: {}, note: undefined });
   assert.deepEqual(remoteCachePlan('none', 'off', true).env, {});
 });
+
+test('turbo in a linked git worktree: the default cache is the main worktree\'s, shared', (t) => {
+  const base = tempWorkspace(t, {
+    main: { '.git': { worktrees: { wt: { commondir: '../..\n' } } }, mono: { 'turbo.json': '{}' } },
+    wt: { '.git': 'gitdir: ../main/.git/worktrees/wt\n', mono: { 'turbo.json': '{}' } },
+  });
+  const cache = resolveTurboCache(join(base, 'wt', 'mono'), ['turbo', 'run', 'build'], {});
+  assert.equal(cache.dir, join(base, 'main', 'mono', '.turbo', 'cache'));
+  assert.equal(cache.shared, true);
+  assert.equal(resolveTurboCache(join(base, 'main', 'mono'), ['turbo', 'run', 'build'], {}).dir, join(base, 'main', 'mono', '.turbo', 'cache'));
+  assert.equal(resolveTurboCache(join(base, 'wt', 'mono'), ['turbo', 'run', 'build'], { TURBO_CACHE_DIR: 'own' }).dir, join(base, 'wt', 'mono', 'own'));
+});

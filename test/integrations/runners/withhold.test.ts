@@ -207,6 +207,7 @@ test('corrupt or missing run summaries are notes, never crashes', (t) => {
   const reading = tasksAfterMove(pipeline, { movedAt: now, runStartedAt: now - 1 });
   assert.deepEqual(reading.tasks, [{ task: 'packages/b#build', key: 'k1', action: 'saved', at: now + 20 }]);
   assert.match(reading.note ?? '', /1 unreadable line/);
+  assert.equal(reading.firstTaskAt, now + 10);
   const missing = tasksAfterMove(turboCache(tempWorkspace(t)), { movedAt: now, runStartedAt: now });
   assert.match(missing.note ?? '', /--summarize/);
 });
