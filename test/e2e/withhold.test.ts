@@ -67,3 +67,17 @@ test('turbo: nothing moved, nothing withheld, every entry hits next time', (t) =
   assert.deepEqual((listUnits(first.cache) ?? []).map((unit) => unit.key).sort(), keys);
   assert.equal(existsSync(join(s.root, '.lockguard', 'quarantine')), false);
 });
+
+test('nx with HOME outside /tmp: the entry in the shared ~/.nx/<id>/cache is withheld, the task DB there untouched, nx misses after going back', (t) => {
+  const s = scenario(t, 'nx', { homeOutsideTmp: true });
+  const outcome = guardedRun(s, () => s.runner(), 'run-shared');
+  assert.equal(outcome.cache.shared, true);
+  assert.ok(outcome.cache.dir.startsWith(join(s.env['HOME'] ?? '', '.nx')), outcome.cache.dir);
+  assert.match(outcome.cache.dir, /\/\.nx\/[0-9a-f]{16}\/cache$/);
+  const bKey = outcome.summary?.tasks.find((task) => task.task === 'b:build')?.key;
+  assert.ok(bKey !== undefined && (outcome.withheld?.withheld ?? []).some((entry) => entry.key === bKey));
+  assert.ok(readdirSync(join(outcome.cache.dir, '..', 'databases')).some((name) => name.endsWith('.db')));
+  s.goBack();
+  s.runner();
+  assert.equal(s.out(), '7.0.0');
+});

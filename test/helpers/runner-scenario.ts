@@ -8,7 +8,7 @@
 // lockfile); the pipeline is pnpm 12's own.
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
@@ -67,10 +67,12 @@ fs.writeFileSync('dist/a.txt', 'a');
 const B_BUILD = `node -e "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.json',JSON.stringify({tinyDep:require('tiny-dep')}))"`;
 
 /** Build the scenario workspace, install it (S0) and arm a#build. */
-export function scenario(t: Pick<TestContext, 'after'>, tool: Tool): Scenario {
+export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: { homeOutsideTmp?: boolean } = {}): Scenario {
   const base = tempWorkspace(t, {}, `lockguard-${tool}-`);
   const root = join(base, 'ws');
-  const home = join(base, 'home');
+  // nx shares its cache under ~/.nx/<id>/ only when HOME is not under /tmp (and the repo has an identity).
+  const home = options.homeOutsideTmp === true ? realpathSync(mkdtempSync('/var/tmp/lockguard-home-')) : join(base, 'home');
+  if (options.homeOutsideTmp === true) t.after(() => rmSync(home, { recursive: true, force: true }));
   mkdirSync(join(root, 'vendor'), { recursive: true });
   mkdirSync(join(base, 'bin'), { recursive: true });
   mkdirSync(home, { recursive: true });
@@ -126,8 +128,8 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool): Scenario {
     return spawnSync(command ?? 'true', args, { cwd: root, env, encoding: 'utf8', timeout: 90_000 });
   };
   check(sh(['pnpm', 'install']), 'pnpm install');
-  if (tool === 'pnpm-pipeline') {
-    // The pipeline reads git metadata for its inputs: S0 is a commit.
+  if (tool === 'pnpm-pipeline' || options.homeOutsideTmp === true) {
+    // The pipeline reads git metadata for its inputs, and nx derives its workspace id from git: S0 is a commit.
     check(sh(['git', 'init', '-q', '.']), 'git init');
     check(sh(['git', 'add', '-A']), 'git add');
     check(sh(['git', 'commit', '-qm', 'S0']), 'git commit');
