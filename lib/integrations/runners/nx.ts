@@ -7,7 +7,8 @@
 //   commit, or an Nx Cloud id) and the home dir is usable and not under /tmp; else 4. `<root>/.nx/cache`
 //   (`node_modules/.cache/nx` for a lerna repo without nx.json).
 //   Step 3 depends on git and nx internals, so it is asked of the workspace's own nx (one `node` process
-//   requiring `nx/src/utils/cache-directory`); without an nx to ask, step 4 is assumed and said.
+//   requiring `nx/src/utils/cache-directory`, ~350 ms) unless step 3 is impossible (HOME under /tmp, or no
+//   git repo and no cloud id); without an nx to ask, step 4 is assumed and said.
 // Entry layout (measured): `<cache>/<hash>/` (the outputs) + `<cache>/terminalOutputs/<hash>`; the
 // `cache_outputs` row in nx's task DB (`.nx/workspace-data/*.db` or `~/.nx/<id>/databases/`) is NOT
 // touched: with the folder gone nx 24 treats the entry as a miss, runs the task and overwrites the row
@@ -15,8 +16,8 @@
 // Invariants: never writes anything of nx's; a missing or corrupt run.json is a note, never an error.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { isAbsolute, join, relative } from 'node:path';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import type { RunnerCache, SummaryReading, TaskAfterMove } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -55,18 +56,46 @@ function askNx(root: string, env: Env): string | undefined {
   }
 }
 
+/**
+ * False when nx 24 certainly keeps the cache in the checkout (so nx need not be asked): HOME at or under
+ * /tmp (nx refuses a shared root there), or no git repository and no Nx Cloud id (no workspace identity).
+ */
+function mayShare(root: string, env: Env): boolean {
+  const home = env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : undefined;
+  if (home !== undefined) {
+    let real = home;
+    try {
+      real = realpathSync(home);
+    } catch {
+      // A HOME that does not exist yet: judge the path as written.
+    }
+    const fromTmp = relative(realpathSync('/tmp'), real);
+    if (fromTmp === '' || (!fromTmp.startsWith('..') && !isAbsolute(fromTmp))) return false;
+  }
+  try {
+    const nxJson = JSON.parse(readFileSync(join(root, 'nx.json'), 'utf8')) as { nxCloudId?: unknown; nxCloudAccessToken?: unknown };
+    if (nxJson.nxCloudId !== undefined || nxJson.nxCloudAccessToken !== undefined) return true;
+  } catch {
+    // No readable nx.json: the git identity decides.
+  }
+  for (let dir = root; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.git'))) return true;
+    if (dirname(dir) === dir) return false;
+  }
+}
+
 export function resolveNxCache(root: string, env: Env, options: { askNx?: boolean } = {}): RunnerCache {
   const place = (path: string): string => (isAbsolute(path) ? path : join(root, path));
   const fromEnv = env['NX_CACHE_DIRECTORY'];
   if (fromEnv !== undefined && fromEnv !== '') return { runner: 'nx', root, dir: place(fromEnv), source: 'NX_CACHE_DIRECTORY' };
   const configured = nxJsonCacheDirectory(root);
   if (configured !== undefined) return { runner: 'nx', root, dir: place(configured), source: 'nx.json cacheDirectory' };
-  if (options.askNx !== false) {
+  if (options.askNx !== false && mayShare(root, env)) {
     const asked = askNx(root, env);
     if (asked !== undefined) return { runner: 'nx', root, dir: asked, source: "nx's own cache-directory resolution", shared: relative(root, asked).startsWith('..') };
   }
   const lerna = existsSync(join(root, 'lerna.json')) && !existsSync(join(root, 'nx.json'));
-  return { runner: 'nx', root, dir: lerna ? join(root, 'node_modules', '.cache', 'nx') : join(root, '.nx', 'cache'), source: 'default (nx not found to confirm; a shared ~/.nx/<id>/cache was not considered)' };
+  return { runner: 'nx', root, dir: lerna ? join(root, 'node_modules', '.cache', 'nx') : join(root, '.nx', 'cache'), source: mayShare(root, env) ? 'default (no nx found to ask about a shared ~/.nx/<id>/cache)' : 'default' };
 }
 
 const CACHE_HIT = new Set(['local-cache', 'local-cache-hit', 'local-cache-kept-existing', 'remote-cache']);

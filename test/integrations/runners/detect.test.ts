@@ -51,6 +51,9 @@ test('nx cache dir: NX_CACHE_DIRECTORY, then nx.json cacheDirectory, then <root>
   const resolved = resolveNxCache(plain, { PATH: process.env['PATH'] ?? '' }, { askNx: false });
   assert.equal(resolved.dir, join(plain, '.nx', 'cache'));
   assert.match(resolved.source, /^default/);
+  // HOME under /tmp: nx never shares, so it is not asked.
+  const underTmp = resolveNxCache(plain, { HOME: join(plain, 'home') });
+  assert.deepEqual([underTmp.dir, underTmp.source, underTmp.shared], [join(plain, '.nx', 'cache'), 'default', undefined]);
 });
 
 test('pnpm pipeline cache dir: <cache>/pipeline/<sha256(root)[:32]>, from pnpm_config_cache_dir or XDG_CACHE_HOME or HOME', () => {
