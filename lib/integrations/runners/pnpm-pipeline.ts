@@ -1,8 +1,8 @@
 // pnpm 12's `pnpm pipeline`: where its task cache is, and what its run events say after a move.
 //
 // Owns: resolving `<pnpm cache dir>/pipeline/<sha256(workspace root)[:32]>/` (measured with 12.4.2: the
-// pnpm cache dir is `pnpm_config_cache_dir` / `npm_config_cache_dir` when set, else `$XDG_CACHE_HOME/pnpm`,
-// else `~/.cache/pnpm`, `~/Library/Caches/pnpm` on macOS), whose `tasks/<key[:2]>/<key>/` folders
+// pnpm cache dir is `pnpm_config_cache_dir` (or `PNPM_CONFIG_CACHE_DIR`; `npm_config_cache_dir` is ignored) when set, else pnpm-workspace.yaml `cacheDir` (relative to the
+// root), else `$XDG_CACHE_HOME/pnpm`, else `~/.cache/pnpm`, `~/Library/Caches/pnpm` on macOS), whose `tasks/<key[:2]>/<key>/` folders
 // (`meta.json` + `outputs/`) are the entries and `runs/<epoch ms>-<hex>/` hold `summary.json` and
 // `events.ndjson` (`taskStarted {task,key,at}`, `taskFinished {task,status,cache,at}`).
 // Measured: removing a task folder makes the next pipeline miss and rebuild it; the `state/` files need
@@ -17,11 +17,26 @@ import type { RunnerCache, SummaryReading, TaskAfterMove } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** A top-level `cacheDir:` in pnpm-workspace.yaml (plain or quoted scalar), or undefined. */
+function workspaceCacheDir(root: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const match = /^cacheDir:[ \t]*(?:"([^"]*)"|'([^']*)'|([^#\s][^#\n]*?))[ \t]*(?:#.*)?$/m.exec(text);
+  const value = match?.[1] ?? match?.[2] ?? match?.[3];
+  return value === undefined || value === '' ? undefined : value;
+}
+
 function pnpmCacheDir(root: string, env: Env): { dir: string; source: string } {
-  for (const name of ['pnpm_config_cache_dir', 'PNPM_CONFIG_CACHE_DIR', 'npm_config_cache_dir']) {
+  for (const name of ['pnpm_config_cache_dir', 'PNPM_CONFIG_CACHE_DIR']) {
     const value = env[name];
     if (value !== undefined && value !== '') return { dir: isAbsolute(value) ? value : join(root, value), source: name };
   }
+  const configured = workspaceCacheDir(root);
+  if (configured !== undefined) return { dir: isAbsolute(configured) ? configured : join(root, configured), source: 'pnpm-workspace.yaml cacheDir' };
   const xdg = env['XDG_CACHE_HOME'];
   if (xdg !== undefined && xdg !== '' && isAbsolute(xdg)) return { dir: join(xdg, 'pnpm'), source: 'XDG_CACHE_HOME' };
   const home = env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir();

@@ -65,6 +65,13 @@ test('pnpm pipeline cache dir: <cache>/pipeline/<sha256(root)[:32]>, from pnpm_c
   assert.equal(resolvePipelineCache('/w/ws', { XDG_CACHE_HOME: '/x' }).summaries, `/x/pnpm/pipeline/${hash}/runs`);
 });
 
+test('pnpm pipeline cache dir: pnpm-workspace.yaml cacheDir after the env setting', (t) => {
+  const root = tempWorkspace(t, { 'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\ncacheDir: "wscache" # local\n' });
+  const folder = pipelineFolderName(root);
+  assert.equal(resolvePipelineCache(root, { XDG_CACHE_HOME: '/x' }).dir, join(root, 'wscache', 'pipeline', folder));
+  assert.equal(resolvePipelineCache(root, { pnpm_config_cache_dir: '/c' }).dir, `/c/pipeline/${folder}`);
+});
+
 test('remoteCachePlan: per runner, only under off or auto with a writer', () => {
   assert.deepEqual(remoteCachePlan('turbo', 'auto', false), { argv: [], env: {}, note: undefined });
   assert.deepEqual(remoteCachePlan('turbo', 'on', true).env, {});
