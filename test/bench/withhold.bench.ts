@@ -6,7 +6,7 @@
 import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheState, withhold, type RunnerCache } from '../../lib/integrations/runners/index.js';
-import { restore } from '../../lib/run/quarantine.js';
+import { restore } from '../../lib/run/quarantine-restore.js';
 import { sideBySide, type BenchContext, type BenchRow } from './harness.js';
 
 const ENTRIES = 10_000;

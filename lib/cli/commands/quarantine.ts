@@ -1,6 +1,7 @@
 // `lockguard quarantine list|restore`: what guarded runs withheld from the runners' caches, and putting it back.
 
-import { listQuarantine, restore, type QuarantinedEntry } from '../../run/quarantine.js';
+import { listQuarantine, type QuarantinedEntry } from '../../run/quarantine.js';
+import { restore } from '../../run/quarantine-restore.js';
 import { LockguardError } from '../../core/errors.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';

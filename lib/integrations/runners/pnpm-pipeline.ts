@@ -1,8 +1,9 @@
 // pnpm 12's `pnpm pipeline`: where its task cache is, and what its run events say after a move.
 //
-// Owns: resolving `<pnpm cache dir>/pipeline/<sha256(workspace root)[:32]>/` (measured with 12.4.2: the
-// pnpm cache dir is `pnpm_config_cache_dir` (or `PNPM_CONFIG_CACHE_DIR`; `npm_config_cache_dir` is ignored) when set, else pnpm-workspace.yaml `cacheDir` (relative to the
-// root), else `$XDG_CACHE_HOME/pnpm`, else `~/.cache/pnpm`, `~/Library/Caches/pnpm` on macOS), whose `tasks/<key[:2]>/<key>/` folders
+// Owns: resolving `<pnpm cache dir>/pipeline/<sha256(workspace root)[:32]>/`. Measured with 12.4.2: the
+// pnpm cache dir is `pnpm_config_cache_dir` (or `PNPM_CONFIG_CACHE_DIR`; `npm_config_cache_dir` is
+// ignored), else pnpm-workspace.yaml `cacheDir` (relative to the root), else `$XDG_CACHE_HOME/pnpm`, else
+// `~/.cache/pnpm` (`~/Library/Caches/pnpm` on macOS). Its `tasks/<key[:2]>/<key>/` folders
 // (`meta.json` + `outputs/`) are the entries and `runs/<epoch ms>-<hex>/` hold `summary.json` and
 // `events.ndjson` (`taskStarted {task,key,at}`, `taskFinished {task,status,cache,at}`).
 // Measured: removing a task folder makes the next pipeline miss and rebuild it; the `state/` files need
