@@ -13,6 +13,7 @@
 
 import type { RemoteMode, RemotePlan, RunnerName } from './types.js';
 
+const TURBO_CACHE_SHAPE = /^(local|remote):(r|w|rw)(,(local|remote):(r|w|rw))*$/;
 const NOTHING: RemotePlan = { argv: [], env: {}, note: undefined };
 
 function hasFlag(argv: readonly string[], name: string): boolean {
@@ -45,7 +46,10 @@ export function remoteCachePlan(
   switch (runner) {
     case 'turbo': {
       const own = context.env?.['TURBO_CACHE'];
-      const value = own !== undefined && own !== '' ? withoutRemoteWrites(own, mode === 'off') : mode === 'off' ? 'local:rw' : 'local:rw,remote:r';
+      // A user's own TURBO_CACHE is kept (minus remote writes) only when it has turbo's shape; otherwise
+      // it is replaced, and never echoed.
+      const usable = own !== undefined && TURBO_CACHE_SHAPE.test(own);
+      const value = usable ? withoutRemoteWrites(own, mode === 'off') : mode === 'off' ? 'local:rw' : 'local:rw,remote:r';
       const flagNote = hasFlag(context.argv ?? [], '--cache') ? ' (your --cache flag takes precedence over it)' : '';
       const what = mode === 'off' ? 'remote cache off' : 'remote cache read-only';
       return { argv: [], env: { TURBO_CACHE: value }, note: `[lockguard] turbo ${what} for this run (TURBO_CACHE=${value}): ${why}${flagNote}` };

@@ -78,6 +78,9 @@ test('remoteCachePlan: per runner, only under off or auto with a writer', () => 
   assert.deepEqual(remoteCachePlan('turbo', 'auto', true).env, { TURBO_CACHE: 'local:rw,remote:r' });
   assert.deepEqual(remoteCachePlan('turbo', 'off', false).env, { TURBO_CACHE: 'local:rw' });
   assert.deepEqual(remoteCachePlan('turbo', 'auto', true, { env: { TURBO_CACHE: 'local:r,remote:rw' } }).env, { TURBO_CACHE: 'local:r,remote:r' });
+  const odd = remoteCachePlan('turbo', 'auto', true, { env: { TURBO_CACHE: 'secret-ish value' } });
+  assert.deepEqual(odd.env, { TURBO_CACHE: 'local:rw,remote:r' });
+  assert.doesNotMatch(odd.note ?? '', /secret/);
   assert.match(remoteCachePlan('turbo', 'auto', true, { argv: ['turbo', 'run', 'build', '--cache=remote:rw'] }).note ?? '', /--cache flag takes precedence/);
   assert.deepEqual(remoteCachePlan('nx', 'auto', true).env, { NX_SKIP_REMOTE_CACHE: 'true' });
   assert.deepEqual(remoteCachePlan('nx', 'auto', false).env, {});

@@ -211,3 +211,18 @@ test('corrupt or missing run summaries are notes, never crashes', (t) => {
   const missing = tasksAfterMove(turboCache(tempWorkspace(t)), { movedAt: now, runStartedAt: now });
   assert.match(missing.note ?? '', /--summarize/);
 });
+
+test('a symlink inside an nx entry moves as a link: its target outside the cache is never read or moved', (t) => {
+  const root = tempWorkspace(t, { outside: { 'target.txt': 'outside' } });
+  const cache: RunnerCache = { runner: 'nx', root, dir: join(root, '.nx', 'cache'), source: 'default' };
+  const before = cacheState(cache);
+  nxEntry(cache.dir, '77');
+  symlinkSync(join(root, 'outside', 'target.txt'), join(cache.dir, '77', 'link'));
+  const now = Date.now();
+  const result = withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r12' });
+  const entry = result.withheld[0];
+  assert.equal(entry?.files.find((file) => file.path === '77/link')?.kind, 'link');
+  assert.equal(entry?.files.find((file) => file.path === '77/link')?.sha256, undefined);
+  assert.ok(lstatSync(join(root, '.lockguard', 'quarantine', 'r12', 'entries', 'nx', '77', '77', 'link')).isSymbolicLink());
+  assert.equal(readFileSync(join(root, 'outside', 'target.txt'), 'utf8'), 'outside');
+});
