@@ -117,6 +117,7 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: { h
     NX_DAEMON: 'false',
     NX_NO_CLOUD: 'true',
     NX_TUI: 'false',
+    NX_ISOLATE_PLUGINS: 'false',
     GIT_AUTHOR_NAME: 'lockguard-test',
     GIT_AUTHOR_EMAIL: 'test@lockguard.invalid',
     GIT_COMMITTER_NAME: 'lockguard-test',

@@ -16,6 +16,12 @@ import type { RenameFn } from '../../run/quarantine-move.js';
 import { listUnits, sameIdentity, unitIdentity } from './listing.js';
 import type { CacheState, RunnerCache } from './types.js';
 
+/**
+ * File times come from the kernel's coarse clock, which can lag `Date.now()` by a tick: the run's window
+ * is widened by this much on both sides (the move itself is compared file time to file time).
+ */
+export const COARSE_CLOCK_MS = 20;
+
 export interface WithholdOptions {
   /** The moment of the move (epoch ms): the earliest evidence, e.g. the lockfile's new ctime. */
   readonly movedAt: number;
@@ -62,7 +68,7 @@ export function planWithhold(cache: RunnerCache, before: CacheState, options: Om
       continue;
     }
     const writtenAt = now[2];
-    if (writtenAt < options.runStartedAt || writtenAt > options.runEndedAt) continue;
+    if (writtenAt < options.runStartedAt - COARSE_CLOCK_MS || writtenAt > options.runEndedAt + COARSE_CLOCK_MS) continue;
     const acrossMove = across.has(unit.key);
     if (writtenAt < options.movedAt && !acrossMove) {
       keptBeforeMove++;
