@@ -37,6 +37,7 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
     if (result.withheld.length !== 0) throw new Error('the bench cache changed under the pass');
   };
   const [subjectMs, baselineMs] = await sideBySide(pass, bare, ctx.runs);
+  const [listingMs, bareListing] = await sideBySide(() => cacheState(cache), bare, ctx.runs);
 
   // 100 fresh entries written after the move: withheld each run, restored between runs.
   const fresh = Array.from({ length: 100 }, (_, i) => hashOf(ENTRIES + i));
@@ -55,6 +56,7 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   rmSync(root, { recursive: true, force: true });
   return [
     { group: 'withhold', subject: `withholding pass, ${ENTRIES} turbo entries, none withheld`, subjectMs, baseline: `readdir + one lstat per entry`, baselineMs, goal: 1.5 },
+    { group: 'withhold', subject: `before-run listing (cacheState), ${ENTRIES} turbo entries`, subjectMs: listingMs, baseline: `readdir + one lstat per entry`, baselineMs: bareListing, goal: 1.5 },
     { group: 'withhold', subject: `withholding pass, ${ENTRIES} entries, 100 withheld (+ restore)`, subjectMs: withheldMs, baseline: `readdir + one lstat per entry`, baselineMs: bareAgain, note: 'moves 300 files into quarantine with sha256, then restores them' },
   ];
 }

@@ -21,12 +21,11 @@ export interface RunnerCache {
   readonly summaries?: string;
 }
 
-/** One cache entry: the paths (relative to the cache dir) that are saved and restored together. */
+/** One cache entry as listed: its key and the path that stands for it (`unitPaths` gives all of its paths). */
 export interface CacheUnit {
   /** The runner's key for the entry (turbo/nx hash, pipeline task key). */
   readonly key: string;
-  readonly paths: readonly string[];
-  /** The path whose stat says when the entry was written (its mtime) and whether it changed. */
+  /** The path (relative to the cache dir) whose stat says when the entry was written (its mtime) and whether it changed. */
   readonly primary: string;
 }
 

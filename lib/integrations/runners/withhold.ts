@@ -13,7 +13,7 @@
 
 import { quarantine, type NotMoved, type QuarantinedEntry, type QuarantineUnit } from '../../run/quarantine.js';
 import type { RenameFn } from '../../run/quarantine-move.js';
-import { listUnits, sameIdentity, unitIdentity } from './listing.js';
+import { listUnits, sameIdentity, unitIdentity, unitPaths } from './listing.js';
 import type { CacheState, RunnerCache } from './types.js';
 
 /**
@@ -79,7 +79,7 @@ export function planWithhold(cache: RunnerCache, before: CacheState, options: Om
       runner: cache.runner,
       key: unit.key,
       cacheDir: cache.dir,
-      paths: unit.paths,
+      paths: unitPaths(cache, unit),
       reason: writtenAt >= options.movedAt ? 'saved at or after the move, under a key that folded the old lockfile' : 'its task was running when the lockfile moved',
       ...(task === undefined ? {} : { task }),
     });
