@@ -22,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   status: async () => (await import('./commands/status.js')).command,
   run: async () => (await import('./commands/run.js')).command,
   doctor: async () => (await import('./commands/doctor.js')).command,
+  quarantine: async () => (await import('./commands/quarantine.js')).command,
 };
 
 const SUMMARIES: Record<string, string> = {
@@ -31,6 +32,7 @@ const SUMMARIES: Record<string, string> = {
   key: 'print the current cache key of the fingerprint table',
   status: "show the latest run's state and report",
   doctor: 'check that this workspace is set up for lockguard (read-only)',
+  quarantine: 'list or restore the cache entries guarded runs withheld',
 };
 
 export function mainHelp(): string {

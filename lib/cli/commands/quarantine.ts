@@ -1,0 +1,100 @@
+// `lockguard quarantine list|restore`: what guarded runs withheld from the runners' caches, and putting it back.
+
+import { listQuarantine, type QuarantinedEntry } from '../../run/quarantine.js';
+import { restore } from '../../run/quarantine-restore.js';
+import { LockguardError } from '../../core/errors.js';
+import { flag, parse, stringValue } from '../args.js';
+import { EXIT } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import type { Command } from '../main.js';
+import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
+
+const help = `Usage: lockguard quarantine list [--run <id>] [--json]
+       lockguard quarantine restore --run <id> [--entry <key>] [--json]
+
+When a task rewrites the lockfile during "lockguard run", the cache entries the runner saved afterwards
+were keyed on the old lockfile: the runner would replay them whenever the tree goes back to it. lockguard
+moves them (never deletes them) into .lockguard/quarantine/<run id>/, with a manifest of every file's
+path, size and sha256.
+
+  list      the runs that withheld entries, newest first, and their entries (runner, key, task, size,
+            original paths, restored or not)
+  restore   put a run's entries (or one, with --entry) back into the runner's cache, byte for byte under
+            their original names. An entry the cache already holds again (the runner rebuilt it under the
+            same key) is skipped, never overwritten. Restore only when you know the entry is good, e.g.
+            the lockfile change was reverted and the outputs do not depend on it.
+
+Options:
+${DIR_HELP}
+  --run <id>           the run (see list); required for restore
+  --entry <key>        restore one entry: its key (or runner:key)
+  --json               print the data as JSON
+  -h, --help           this text
+
+Exit code: 0, or 1 when an entry could not be restored (it changed in quarantine, or a move failed);
+skipped entries the cache already holds are not failures.
+
+Examples:
+  lockguard quarantine list
+  lockguard quarantine restore --run 20261130T031500123Z-run-a1b2c3 --entry 1e20c7866ed9838d
+`;
+
+function describe(entry: QuarantinedEntry): string {
+  const state = entry.restoredAt === undefined ? `withheld ${entry.withheldAt}` : `restored ${entry.restoredAt}`;
+  return `  ${entry.runner} ${entry.key}${entry.task === undefined ? '' : ` (${entry.task})`}, ${entry.size} bytes, ${state}\n    from ${entry.cacheDir}: ${entry.paths.join(', ')}`;
+}
+
+export const command: Command = {
+  summary: 'list or restore the cache entries guarded runs withheld',
+  help,
+  async run(argv, io: Io) {
+    const parsed = parse('quarantine', argv, { ...DIR_OPTION, run: { type: 'string' }, entry: { type: 'string' }, json: { type: 'boolean' } }, true);
+    const [action, extra] = parsed.positionals;
+    if ((action !== 'list' && action !== 'restore') || extra !== undefined) {
+      throw new LockguardError('ERR_LOCKGUARD_USAGE', `Expected "list" or "restore" after lockguard quarantine, got ${action === undefined ? 'nothing' : `"${[action, extra].filter(Boolean).join(' ')}"`}.`, {
+        hint: 'lockguard quarantine --help explains both.',
+      });
+    }
+    const workspace = await workspaceOf(parsed, io);
+    const runId = stringValue(parsed, 'run');
+    const json = flag(parsed, 'json');
+    if (action === 'list') {
+      if (stringValue(parsed, 'entry') !== undefined) throw new LockguardError('ERR_LOCKGUARD_USAGE', '--entry goes with restore, not list.', { hint: 'lockguard quarantine list [--run <id>]' });
+      const runs = listQuarantine(workspace.root).filter((run) => runId === undefined || run.run === runId);
+      if (runId !== undefined && runs.length === 0) {
+        throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `No quarantine for the run "${runId}" in "${workspace.root}/.lockguard/quarantine".`, { hint: 'lockguard quarantine list shows the runs that withheld entries.' });
+      }
+      if (json) {
+        io.stdout.write(`${JSON.stringify(runs.map((run) => ({ run: run.run, dir: run.dir, entries: run.manifest?.entries ?? null, problem: run.problem ?? null })), null, 2)}\n`);
+        return EXIT.ok;
+      }
+      if (runs.length === 0) {
+        io.stdout.write('No withheld cache entries in this workspace.\n');
+        return EXIT.ok;
+      }
+      for (const run of runs) {
+        if (run.manifest === undefined) {
+          io.stdout.write(`run ${run.run}: ${run.problem ?? 'unreadable manifest'}\n`);
+          continue;
+        }
+        const waiting = run.manifest.entries.filter((entry) => entry.restoredAt === undefined).length;
+        io.stdout.write(`run ${run.run}: ${run.manifest.entries.length} entr${run.manifest.entries.length === 1 ? 'y' : 'ies'}, ${waiting} still withheld\n`);
+        for (const entry of run.manifest.entries) io.stdout.write(`${describe(entry)}\n`);
+      }
+      return EXIT.ok;
+    }
+    if (runId === undefined) {
+      throw new LockguardError('ERR_LOCKGUARD_USAGE', 'lockguard quarantine restore needs --run <id>.', { hint: 'lockguard quarantine list shows the run ids.' });
+    }
+    const entry = stringValue(parsed, 'entry');
+    const result = restore(workspace.root, runId, entry === undefined ? {} : { entry });
+    if (json) {
+      io.stdout.write(`${JSON.stringify({ run: runId, restored: result.restored, skipped: result.skipped.map((s) => ({ key: s.entry.key, runner: s.entry.runner, reason: s.reason, detail: s.detail })) }, null, 2)}\n`);
+    } else {
+      for (const done of result.restored) io.stdout.write(`restored ${done.runner} ${done.key} into ${done.cacheDir}\n`);
+      for (const skip of result.skipped) io.stdout.write(`skipped  ${skip.entry.runner} ${skip.entry.key}: ${skip.reason} (${skip.detail})\n`);
+      if (result.restored.length === 0 && result.skipped.length === 0) io.stdout.write('Nothing to restore.\n');
+    }
+    return result.skipped.some((s) => s.reason === 'error' || s.reason === 'changed-in-quarantine') ? EXIT.moved : EXIT.ok;
+  },
+};

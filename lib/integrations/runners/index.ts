@@ -1,0 +1,71 @@
+// The runner-cache adapters' surface for `lockguard run`: re-exports plus three dispatchers.
+//
+// Use, around the child:
+//   const runner = flagRunner ?? detectRunner(argv);
+//   const cache = resolveCache(runner, root, argv, env);            // undefined for 'none'
+//   const plan = remoteCachePlan(runner, remoteMode, mayContainWriter, { argv, env });
+//   const before = cache && cacheState(cache);                        // just before spawning
+//   ...run the child with plan.env / plan.argv, learn movedAt...
+//   const summary = tasksAfterMove(cache, { movedAt, runStartedAt });
+//   const result = withholdAfterRun(cache, before, summary, { movedAt, runStartedAt, runEndedAt, runId });
+// Invariant: dispatch only; each runner's knowledge lives in its own module.
+
+import { unreachable } from '../../core/errors.js';
+import { nxSummary, resolveNxCache } from './nx.js';
+import { pipelineSummary, resolvePipelineCache } from './pnpm-pipeline.js';
+import { resolveTurboCache, turboSummary } from './turbo.js';
+import type { CacheState, RunnerCache, RunnerName, SummaryReading } from './types.js';
+import { withhold, type WithholdOptions, type WithholdResult } from './withhold.js';
+
+export { detectRunner } from './detect.js';
+export { cacheState, listUnits } from './listing.js';
+export { remoteCachePlan } from './remote.js';
+export { planWithhold, withhold, type WithholdOptions, type WithholdResult } from './withhold.js';
+export { resolveTurboCache, turboSummary } from './turbo.js';
+export { resolveNxCache, nxSummary } from './nx.js';
+export { resolvePipelineCache, pipelineSummary, pipelineFolderName } from './pnpm-pipeline.js';
+export { RUNNER_NAMES, REMOTE_MODES } from './types.js';
+export type { CacheState, CacheUnit, RemoteMode, RemotePlan, RunnerCache, RunnerName, SummaryReading, TaskAfterMove, UnitIdentity } from './types.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The runner's local cache as it resolves it, or undefined for 'none'. */
+export function resolveCache(runner: RunnerName, root: string, argv: readonly string[], env: Env): RunnerCache | undefined {
+  switch (runner) {
+    case 'turbo':
+      return resolveTurboCache(root, argv, env);
+    case 'nx':
+      return resolveNxCache(root, env);
+    case 'pnpm-pipeline':
+      return resolvePipelineCache(root, env);
+    case 'none':
+      return undefined;
+    default:
+      return unreachable(runner);
+  }
+}
+
+/** What the runner's own summary of this run says: tasks that restored or saved after the move, and more. */
+export function tasksAfterMove(cache: RunnerCache, options: { movedAt: number; runStartedAt: number }): SummaryReading {
+  switch (cache.runner) {
+    case 'turbo':
+      return turboSummary(cache, options);
+    case 'nx':
+      return nxSummary(cache, options);
+    case 'pnpm-pipeline':
+      return pipelineSummary(cache, options);
+    default:
+      return unreachable(cache.runner);
+  }
+}
+
+/** `withhold` fed with the summary: tasks running across the move, and own keys only for a shared cache. */
+export function withholdAfterRun(cache: RunnerCache, before: CacheState, summary: SummaryReading, options: Omit<WithholdOptions, 'runningAcrossMove' | 'ownKeys' | 'taskOf'>): WithholdResult {
+  const taskOf = new Map(summary.tasks.map((task) => [task.key, task.task]));
+  return withhold(cache, before, {
+    ...options,
+    runningAcrossMove: summary.runningAcrossMove,
+    taskOf,
+    ...(cache.shared === true && summary.ownKeys !== undefined ? { ownKeys: summary.ownKeys } : {}),
+  });
+}

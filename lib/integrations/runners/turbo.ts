@@ -1,0 +1,152 @@
+// turbo 2: where its local cache is, and what its run summary says about the tasks after a move.
+//
+// Owns: resolving the cache dir as turbo 2.11 does (measured: `--cache-dir` beats `TURBO_CACHE_DIR`, which
+// beats turbo.json's `cacheDir`, which beats `.turbo/cache`; relative paths are from the workspace root),
+// and reading `.turbo/runs/<id>.json` (written with `--summarize`). In a linked git worktree the default
+// cache is the main worktree's `.turbo/cache` (shared with every worktree).
+// Entry layout: `<hash>.tar.zst` + `<hash>-meta.json` + `<hash>-manifest.json`, written when the task ends.
+// Invariants: never runs turbo; a missing or corrupt summary is a note, never an error. The summary's
+// task hashes are used to limit withholding only when the cache is shared (a linked worktree).
+
+import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { errnoCode } from '../../core/errors.js';
+import type { RunnerCache, SummaryReading, TaskAfterMove } from './types.js';
+
+function flagValue(argv: readonly string[], name: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] ?? '';
+    if (word === '--') break;
+    if (word === name) value = argv[i + 1];
+    else if (word.startsWith(`${name}=`)) value = word.slice(name.length + 1);
+  }
+  return value;
+}
+
+/** turbo.json / turbo.jsonc with `//` and block comments removed (strings kept). */
+function readTurboJson(root: string): { cacheDir?: unknown } | undefined {
+  for (const name of ['turbo.json', 'turbo.jsonc']) {
+    let text: string;
+    try {
+      text = readFileSync(join(root, name), 'utf8');
+    } catch {
+      continue;
+    }
+    const stripped = text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (match, str: string | undefined) => str ?? '');
+    try {
+      const value: unknown = JSON.parse(stripped.replace(/,(\s*[}\]])/g, '$1'));
+      return value !== null && typeof value === 'object' ? (value as { cacheDir?: unknown }) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+export function resolveTurboCache(root: string, argv: readonly string[], env: Readonly<Record<string, string | undefined>>): RunnerCache {
+  const place = (path: string): string => (isAbsolute(path) ? path : join(root, path));
+  const summaries = join(root, '.turbo', 'runs');
+  const fromFlag = flagValue(argv, '--cache-dir');
+  if (fromFlag !== undefined && fromFlag !== '') return { runner: 'turbo', root, dir: place(fromFlag), source: '--cache-dir', summaries };
+  const fromEnv = env['TURBO_CACHE_DIR'];
+  if (fromEnv !== undefined && fromEnv !== '') return { runner: 'turbo', root, dir: place(fromEnv), source: 'TURBO_CACHE_DIR', summaries };
+  const config = readTurboJson(root);
+  if (typeof config?.cacheDir === 'string' && config.cacheDir !== '') return { runner: 'turbo', root, dir: place(config.cacheDir), source: 'turbo.json cacheDir', summaries };
+  const main = mainWorktreeRoot(root);
+  if (main !== undefined) return { runner: 'turbo', root, dir: join(main, '.turbo', 'cache'), source: 'default (shared with the main git worktree)', summaries, shared: true };
+  return { runner: 'turbo', root, dir: join(root, '.turbo', 'cache'), source: 'default', summaries };
+}
+
+/**
+ * In a linked git worktree, the same folder in the main worktree (turbo 2.11 shares its default cache
+ * there; measured: "Using shared worktree cache at: <main>/.turbo/cache"), else undefined.
+ */
+function mainWorktreeRoot(root: string): string | undefined {
+  for (let top = root; ; top = dirname(top)) {
+    const dotGit = join(top, '.git');
+    const stats = lstatSync(dotGit, { throwIfNoEntry: false });
+    if (stats?.isDirectory() === true) return undefined;
+    if (stats?.isFile() === true) {
+      try {
+        const gitdir = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+        if (gitdir === undefined) return undefined;
+        const linked = resolve(top, gitdir);
+        const common = resolve(linked, readFileSync(join(linked, 'commondir'), 'utf8').trim());
+        if (basename(common) !== '.git') return undefined;
+        return join(dirname(common), relative(top, root));
+      } catch {
+        return undefined;
+      }
+    }
+    if (dirname(top) === top) return undefined;
+  }
+}
+
+interface TurboTask {
+  taskId?: unknown;
+  hash?: unknown;
+  cache?: { status?: unknown };
+  execution?: { startTime?: unknown; endTime?: unknown };
+}
+
+const none = (note: string, source?: string): SummaryReading => ({ source, tasks: [], runningAcrossMove: [], ownKeys: undefined, note });
+
+/** The summaries turbo wrote during this run (`.turbo/runs/*.json` modified at or after the run started). */
+function summariesOf(dir: string, runStartedAt: number): string[] {
+  let list: string[];
+  try {
+    list = readdirSync(dir);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return [];
+    throw error;
+  }
+  return list
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => join(dir, name))
+    .filter((path) => (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) >= runStartedAt)
+    .sort();
+}
+
+export function turboSummary(cache: RunnerCache, options: { movedAt: number; runStartedAt: number }): SummaryReading {
+  const dir = cache.summaries ?? join(cache.root, '.turbo', 'runs');
+  let files: string[];
+  try {
+    files = summariesOf(dir, options.runStartedAt);
+  } catch (error) {
+    return none(`turbo's run summaries in "${dir}" cannot be read (${errnoCode(error) ?? 'error'}); tasks are not named.`);
+  }
+  if (files.length === 0) return none('turbo wrote no run summary for this run (add --summarize to name the tasks that restored or saved after the move).');
+  const tasks: TaskAfterMove[] = [];
+  const across: string[] = [];
+  const own: string[] = [];
+  let first = Number.POSITIVE_INFINITY;
+  const notes: string[] = [];
+  for (const file of files) {
+    let parsed: { tasks?: unknown };
+    try {
+      parsed = JSON.parse(readFileSync(file, 'utf8')) as { tasks?: unknown };
+    } catch {
+      notes.push(`turbo's run summary "${file}" is not valid JSON; its tasks are not named.`);
+      continue;
+    }
+    if (!Array.isArray(parsed?.tasks)) {
+      notes.push(`turbo's run summary "${file}" has no task list; its tasks are not named.`);
+      continue;
+    }
+    for (const task of parsed.tasks as TurboTask[]) {
+      const name = task?.taskId;
+      const key = task?.hash;
+      const start = task?.execution?.startTime;
+      const end = task?.execution?.endTime;
+      if (typeof name !== 'string' || typeof key !== 'string' || typeof start !== 'number' || typeof end !== 'number') continue;
+      own.push(key);
+      first = Math.min(first, start);
+      const status = task.cache?.status;
+      if (start < options.movedAt && end > options.movedAt) across.push(key);
+      if (status === 'HIT' && start >= options.movedAt) tasks.push({ task: name, key, action: 'restored', at: start });
+      else if (status === 'MISS' && end >= options.movedAt) tasks.push({ task: name, key, action: 'saved', at: end });
+    }
+  }
+  return { source: files.at(-1), tasks, runningAcrossMove: across, ...(Number.isFinite(first) ? { firstTaskAt: first } : {}), ownKeys: notes.length === 0 ? own : undefined, note: notes.length === 0 ? undefined : notes.join(' ') };
+}

@@ -1,0 +1,100 @@
+// The after-run pass: which cache entries this run saved under keys that folded the old lockfile, and
+// moving them into quarantine.
+//
+// Owns: the decision per entry, from the before-listing, the stat identity now and the moment of the move.
+// An entry is withheld when this run wrote it (absent from `before`, or its primary path's identity
+// changed), it was written (mtime) between the run's start and end, and either at or after the move, or
+// by a task the runner's summary shows running across the move. When the summary lists this run's own
+// keys, only those are candidates (a shared cache, e.g. nx's `~/.nx/<id>/cache`, may take a concurrent
+// checkout's saves).
+// Invariants: entries present before the run, written before the move, or written outside the run stay;
+// a symlinked entry is never followed and never moved (reported); nothing outside the cache dir moves;
+// nothing is deleted (quarantine is a rename).
+
+import { quarantine, type NotMoved, type QuarantinedEntry, type QuarantineUnit } from '../../run/quarantine.js';
+import type { RenameFn } from '../../run/quarantine-move.js';
+import { listUnits, sameIdentity, unitIdentity, unitPaths } from './listing.js';
+import type { CacheState, RunnerCache } from './types.js';
+
+/**
+ * File times come from the kernel's coarse clock, which can lag `Date.now()` by a tick: the run's window
+ * is widened by this much on both sides (the move itself is compared file time to file time).
+ */
+export const COARSE_CLOCK_MS = 20;
+
+export interface WithholdOptions {
+  /** The moment of the move (epoch ms): the earliest evidence, e.g. the lockfile's new ctime. */
+  readonly movedAt: number;
+  /** Just before the command was spawned, and just after it exited (epoch ms). */
+  readonly runStartedAt: number;
+  readonly runEndedAt: number;
+  /** The lockguard run the quarantine folder is named after. */
+  readonly runId: string;
+  /** The workspace whose `.lockguard/` receives the quarantine; default: the cache's root. */
+  readonly ledgerRoot?: string;
+  /** Keys of tasks that started before the move and ended after it (from the runner's summary). */
+  readonly runningAcrossMove?: readonly string[];
+  /** Keys of this run's tasks, when the summary lists them: other keys are not this run's. */
+  readonly ownKeys?: readonly string[];
+  /** Key → task name, for the report. */
+  readonly taskOf?: ReadonlyMap<string, string>;
+  readonly rename?: RenameFn;
+}
+
+export interface WithholdResult {
+  readonly withheld: readonly QuarantinedEntry[];
+  /** Entries this run wrote before the move (kept, correct). */
+  readonly keptBeforeMove: number;
+  /** Entries that could not be moved, with why (symlinks, races, permissions): nothing of them was lost. */
+  readonly notMoved: readonly NotMoved[];
+  /** The quarantine folder, when anything went there. */
+  readonly quarantineDir: string | undefined;
+}
+
+/** Decide which entries to withhold, without moving anything (the pass `withhold` applies). */
+export function planWithhold(cache: RunnerCache, before: CacheState, options: Omit<WithholdOptions, 'runId' | 'ledgerRoot' | 'rename'>): { units: QuarantineUnit[]; keptBeforeMove: number; links: NotMoved[] } {
+  const across = new Set(options.runningAcrossMove ?? []);
+  const own = options.ownKeys === undefined ? undefined : new Set(options.ownKeys);
+  const units: QuarantineUnit[] = [];
+  const links: NotMoved[] = [];
+  let keptBeforeMove = 0;
+  for (const unit of listUnits(cache) ?? []) {
+    const was = before.entries.get(unit.key);
+    const now = unitIdentity(cache, unit);
+    if (now === undefined || sameIdentity(was, now)) continue;
+    if (own !== undefined && !own.has(unit.key)) continue;
+    if (now === 'link') {
+      links.push({ key: unit.key, reason: 'symlink', detail: `"${cache.dir}/${unit.primary}" is a symlink; never followed, never moved` });
+      continue;
+    }
+    const writtenAt = now[2];
+    if (writtenAt < options.runStartedAt - COARSE_CLOCK_MS || writtenAt > options.runEndedAt + COARSE_CLOCK_MS) continue;
+    const acrossMove = across.has(unit.key);
+    if (writtenAt < options.movedAt && !acrossMove) {
+      keptBeforeMove++;
+      continue;
+    }
+    const task = options.taskOf?.get(unit.key);
+    units.push({
+      runner: cache.runner,
+      key: unit.key,
+      cacheDir: cache.dir,
+      paths: unitPaths(cache, unit),
+      reason: writtenAt >= options.movedAt ? 'saved at or after the move, under a key that folded the old lockfile' : 'its task was running when the lockfile moved',
+      ...(task === undefined ? {} : { task }),
+    });
+  }
+  return { units, keptBeforeMove, links };
+}
+
+/** Move every entry this run saved under a stale key into `.lockguard/quarantine/<runId>/`. */
+export function withhold(cache: RunnerCache, before: CacheState, options: WithholdOptions): WithholdResult {
+  const plan = planWithhold(cache, before, options);
+  const result = quarantine(options.ledgerRoot ?? cache.root, options.runId, plan.units, options.rename === undefined ? {} : { rename: options.rename });
+  return {
+    withheld: result.moved,
+    keptBeforeMove: plan.keptBeforeMove,
+    notMoved: [...plan.links, ...result.notMoved],
+    quarantineDir: result.moved.length > 0 ? result.dir : undefined,
+  };
+}

@@ -1,0 +1,161 @@
+// Moving cache entries without losing a byte: the file-system half of quarantine.
+//
+// Owns: checking that a path stays inside its cache dir without crossing a symlink, recording a tree
+// (kind, size, sha256 of every regular file; a link's target, never what it points at), and moving a tree
+// by rename, falling back to copy + verify + remove only when rename says EXDEV.
+// Invariants:
+// - Never follows a symlink: trees are walked with lstat, links are recorded and moved as links.
+// - Never opens anything but a regular file (a FIFO or device is recorded by kind, never read).
+// - Never deletes a source before its copy verified equal; a failed copy removes only the copy.
+
+import { createHash } from 'node:crypto';
+import { constants, cpSync, lstatSync, mkdirSync, openSync, readSync, closeSync, readdirSync, readlinkSync, renameSync, rmSync } from 'node:fs';
+import { isAbsolute, join, normalize, relative, sep } from 'node:path';
+import { errnoCode, LockguardError } from '../core/errors.js';
+
+export type TreeKind = 'file' | 'dir' | 'link' | 'special';
+
+/** One node of a recorded tree, path relative to the cache dir (POSIX separators). */
+export interface TreeFile {
+  readonly path: string;
+  readonly kind: TreeKind;
+  readonly size: number;
+  readonly mode: number;
+  /** sha256 of the bytes, regular files only. */
+  readonly sha256?: string;
+  /** A link's target as written, links only. */
+  readonly target?: string;
+}
+
+export type RenameFn = (from: string, to: string) => void;
+
+/** A relative path that is safe to join under a folder: no `..`, not absolute, not empty. */
+export function isSafeRelative(path: string): boolean {
+  if (path === '' || isAbsolute(path)) return false;
+  const clean = normalize(path);
+  return clean !== '..' && !clean.startsWith(`..${sep}`) && !clean.split(sep).includes('..') && clean !== '.';
+}
+
+/**
+ * The first component between `base` and `base/rel` (exclusive of the leaf) that is not a real folder,
+ * or undefined when every parent is one. A symlinked parent could lead out of the cache dir.
+ */
+export function crossedLink(base: string, rel: string): string | undefined {
+  const parts = normalize(rel).split(sep);
+  let current = base;
+  for (const part of parts.slice(0, -1)) {
+    current = join(current, part);
+    const stats = lstatSync(current, { throwIfNoEntry: false });
+    if (stats === undefined) return undefined;
+    if (!stats.isDirectory()) return current;
+  }
+  return undefined;
+}
+
+function hashFile(path: string): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    const hash = createHash('sha256');
+    const buffer = Buffer.allocUnsafe(1 << 16);
+    for (;;) {
+      const read = readSync(fd, buffer, 0, buffer.length, null);
+      if (read === 0) break;
+      hash.update(buffer.subarray(0, read));
+    }
+    return hash.digest('hex');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Record `base/rel` and everything below it (lstat only; links are not followed). */
+export function recordTree(base: string, rel: string, out: TreeFile[] = []): TreeFile[] {
+  const abs = join(base, rel);
+  const stats = lstatSync(abs);
+  const posix = rel.split(sep).join('/');
+  if (stats.isSymbolicLink()) {
+    out.push({ path: posix, kind: 'link', size: stats.size, mode: stats.mode, target: readlinkSync(abs) });
+  } else if (stats.isDirectory()) {
+    out.push({ path: posix, kind: 'dir', size: 0, mode: stats.mode });
+    for (const name of readdirSync(abs).sort()) recordTree(base, join(rel, name), out);
+  } else if (stats.isFile()) {
+    out.push({ path: posix, kind: 'file', size: stats.size, mode: stats.mode, sha256: hashFile(abs) });
+  } else {
+    out.push({ path: posix, kind: 'special', size: 0, mode: stats.mode });
+  }
+  return out;
+}
+
+/** Differences between two recordings of the same tree (paths re-based), empty when equal. */
+export function treeDifferences(expected: readonly TreeFile[], actual: readonly TreeFile[]): string[] {
+  const byPath = new Map(actual.map((file) => [file.path, file]));
+  const problems: string[] = [];
+  for (const file of expected) {
+    const found = byPath.get(file.path);
+    if (found === undefined) problems.push(`${file.path}: missing`);
+    else if (found.kind !== file.kind) problems.push(`${file.path}: ${file.kind} became ${found.kind}`);
+    else if (found.sha256 !== file.sha256 || found.target !== file.target || found.size !== file.size) problems.push(`${file.path}: bytes differ`);
+    byPath.delete(file.path);
+  }
+  for (const path of byPath.keys()) problems.push(`${path}: unexpected`);
+  return problems;
+}
+
+/** Re-base a recorded tree from one relative root to another (for comparing a copy with its source). */
+function rebase(files: readonly TreeFile[], from: string, to: string): TreeFile[] {
+  return files.map((file) => ({ ...file, path: to + file.path.slice(from.length) }));
+}
+
+/**
+ * Move `fromBase/fromRel` to `toBase/toRel` (parents of the target are created). Rename first; on EXDEV,
+ * copy, verify against `recorded` (the source's recording), then remove the source.
+ */
+export function moveTree(fromBase: string, fromRel: string, toBase: string, toRel: string, recorded: readonly TreeFile[], rename: RenameFn = renameSync): void {
+  const from = join(fromBase, fromRel);
+  const to = join(toBase, toRel);
+  mkdirSync(join(to, '..'), { recursive: true });
+  if (lstatSync(to, { throwIfNoEntry: false }) !== undefined) {
+    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot move "${from}" to "${to}": something is already there.`, {
+      path: to,
+      hint: 'Nothing was moved. Move the existing file away, then retry.',
+    });
+  }
+  try {
+    rename(from, to);
+    return;
+  } catch (error) {
+    if (errnoCode(error) !== 'EXDEV') throw ioError(from, to, error);
+  }
+  if (recorded.some((file) => file.kind === 'special')) {
+    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot copy "${from}" across file systems: it holds a FIFO, socket or device.`, {
+      path: from,
+      hint: 'Nothing was moved. Put lockguard\'s folder (.lockguard) on the same file system as the cache.',
+    });
+  }
+  try {
+    cpSync(from, to, { recursive: true, verbatimSymlinks: true, errorOnExist: true, force: false, preserveTimestamps: true });
+    const fromPosix = fromRel.split(sep).join('/');
+    const toPosix = toRel.split(sep).join('/');
+    const problems = treeDifferences(rebase(recorded, fromPosix, toPosix), recordTree(toBase, toRel));
+    if (problems.length > 0) throw new Error(`copy differs from its source: ${problems.slice(0, 3).join('; ')}`);
+  } catch (error) {
+    rmSync(to, { recursive: true, force: true });
+    throw ioError(from, to, error);
+  }
+  rmSync(from, { recursive: true, force: true });
+}
+
+function ioError(from: string, to: string, cause: unknown): LockguardError {
+  const code = errnoCode(cause);
+  return new LockguardError(code === 'EACCES' || code === 'EPERM' ? 'ERR_LOCKGUARD_ACCESS' : 'ERR_LOCKGUARD_IO', `Cannot move "${from}" to "${to}" (${code ?? (cause instanceof Error ? cause.message : 'unknown error')}).`, {
+    path: from,
+    cause,
+    hint: 'Nothing was lost: the entry stays where it was. Check the permissions of both folders.',
+  });
+}
+
+/** Relative path from `base` to `abs` with POSIX separators, or undefined when `abs` is outside `base`. */
+export function inside(base: string, abs: string): string | undefined {
+  const rel = relative(base, abs);
+  return isSafeRelative(rel) ? rel.split(sep).join('/') : undefined;
+}

@@ -1,0 +1,62 @@
+// The after-run withholding pass on a turbo cache of 10,000 entries (30,000 files) vs a bare readdir plus
+// one lstat per entry (goal: within 1.5x). Nothing moved: the pass lists, stats each entry's primary file
+// and compares it with the before-listing. A second row withholds 100 of them (rename + sha256 of each
+// file into quarantine, then put back between runs), for scale; it has no goal.
+
+import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cacheState, withhold, type RunnerCache } from '../../lib/integrations/runners/index.js';
+import { restore } from '../../lib/run/quarantine-restore.js';
+import { sideBySide, type BenchContext, type BenchRow } from './harness.js';
+
+const ENTRIES = 10_000;
+
+function hashOf(i: number): string {
+  return i.toString(16).padStart(16, '0');
+}
+
+export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
+  const root = join(ctx.tmp, 'withhold-bench');
+  rmSync(root, { recursive: true, force: true });
+  const cache: RunnerCache = { runner: 'turbo', root, dir: join(root, '.turbo', 'cache'), source: 'default' };
+  mkdirSync(cache.dir, { recursive: true });
+  for (let i = 0; i < ENTRIES; i++) {
+    const hash = hashOf(i);
+    writeFileSync(join(cache.dir, `${hash}.tar.zst`), `z${i}`);
+    writeFileSync(join(cache.dir, `${hash}-meta.json`), '{}');
+    writeFileSync(join(cache.dir, `${hash}-manifest.json`), '{}');
+  }
+  const before = cacheState(cache);
+  const now = Date.now();
+  const window = { movedAt: now + 60_000, runStartedAt: now - 60_000, runEndedAt: now + 120_000 };
+  const bare = (): void => {
+    for (const name of readdirSync(cache.dir)) if (name.endsWith('.tar.zst')) lstatSync(join(cache.dir, name));
+  };
+  const pass = (): void => {
+    const result = withhold(cache, before, { ...window, runId: 'bench' });
+    if (result.withheld.length !== 0) throw new Error('the bench cache changed under the pass');
+  };
+  const [subjectMs, baselineMs] = await sideBySide(pass, bare, ctx.runs);
+  const [listingMs, bareListing] = await sideBySide(() => cacheState(cache), bare, ctx.runs);
+
+  // 100 fresh entries written after the move: withheld each run, restored between runs.
+  const fresh = Array.from({ length: 100 }, (_, i) => hashOf(ENTRIES + i));
+  const writeFresh = (): void => {
+    for (const hash of fresh) for (const suffix of ['.tar.zst', '-meta.json', '-manifest.json']) writeFileSync(join(cache.dir, `${hash}${suffix}`), `fresh ${hash}`);
+  };
+  writeFresh();
+  let n = 0;
+  const withholding = (): void => {
+    const runId = `bench-${n++}`;
+    const result = withhold(cache, before, { movedAt: 0, runStartedAt: 0, runEndedAt: Date.now() + 1000, runId });
+    if (result.withheld.length !== fresh.length) throw new Error(`expected ${fresh.length} withheld, got ${result.withheld.length}`);
+    restore(root, runId);
+  };
+  const [withheldMs, bareAgain] = await sideBySide(withholding, bare, Math.max(3, Math.ceil(ctx.runs / 2)));
+  rmSync(root, { recursive: true, force: true });
+  return [
+    { group: 'withhold', subject: `withholding pass, ${ENTRIES} turbo entries, none withheld`, subjectMs, baseline: `readdir + one lstat per entry`, baselineMs, goal: 1.5 },
+    { group: 'withhold', subject: `before-run listing (cacheState), ${ENTRIES} turbo entries`, subjectMs: listingMs, baseline: `readdir + one lstat per entry`, baselineMs: bareListing, goal: 1.5 },
+    { group: 'withhold', subject: `withholding pass, ${ENTRIES} entries, 100 withheld (+ restore)`, subjectMs: withheldMs, baseline: `readdir + one lstat per entry`, baselineMs: bareAgain, note: 'moves 300 files into quarantine with sha256, then restores them' },
+  ];
+}

@@ -1,0 +1,113 @@
+// Quarantine: entries go in whole, come back exactly, and a restore never overwrites.
+
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, lstatSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { listQuarantine, quarantine } from '../../lib/run/quarantine.js';
+import { restore } from '../../lib/run/quarantine-restore.js';
+import { isLockguardError } from '../../lib/core/errors.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+import { write } from '../integrations/runners/fixtures.js';
+
+function entryTree(cacheDir: string): void {
+  write(join(cacheDir, 'tasks', 'ab', 'abcd', 'meta.json'), '{"version":2}');
+  write(join(cacheDir, 'tasks', 'ab', 'abcd', 'outputs', 'dist', 'out.json'), '{"tinyDep":"6.0.0"}');
+  write(join(cacheDir, 'tasks', 'ab', 'abcd', 'outputs', 'bin.dat'), Buffer.from([0, 1, 2, 255]).toString('latin1'));
+  chmodSync(join(cacheDir, 'tasks', 'ab', 'abcd', 'outputs', 'bin.dat'), 0o640);
+  symlinkSync('dist/out.json', join(cacheDir, 'tasks', 'ab', 'abcd', 'outputs', 'link'));
+}
+
+test('restore puts an entry back exactly: names, bytes, modes, links', (t) => {
+  const root = tempWorkspace(t);
+  const cacheDir = join(root, 'cache');
+  entryTree(cacheDir);
+  const files = ['meta.json', 'outputs/dist/out.json', 'outputs/bin.dat'].map((p) => join(cacheDir, 'tasks', 'ab', 'abcd', p));
+  const bytes = files.map((f) => readFileSync(f));
+  const modes = files.map((f) => statSync(f).mode);
+  const result = quarantine(root, 'run-1', [{ runner: 'pnpm-pipeline', key: 'abcd', cacheDir, paths: ['tasks/ab/abcd'], reason: 'test' }]);
+  assert.equal(result.moved.length, 1);
+  assert.equal(result.moved[0]?.files.filter((f) => f.kind === 'file').length, 3);
+  assert.equal(existsSync(join(cacheDir, 'tasks', 'ab', 'abcd')), false);
+  {
+    // Listed with its manifest.
+    const [listing] = listQuarantine(root);
+    assert.equal(listing?.run, 'run-1');
+    assert.deepEqual(listing?.manifest?.entries.map((e) => e.key), ['abcd']);
+  }
+  {
+    // Back, byte for byte.
+    const back = restore(root, 'run-1');
+    assert.equal(back.restored.length, 1);
+    assert.deepEqual(files.map((f) => readFileSync(f)), bytes);
+    assert.deepEqual(files.map((f) => statSync(f).mode), modes);
+    assert.equal(readlinkSync(join(cacheDir, 'tasks', 'ab', 'abcd', 'outputs', 'link')), 'dist/out.json');
+    assert.equal(existsSync(join(root, '.lockguard', 'quarantine', 'run-1', 'entries', 'pnpm-pipeline', 'abcd')), false);
+  }
+  {
+    // A second restore says so and changes nothing.
+    const again = restore(root, 'run-1');
+    assert.deepEqual(again.restored, []);
+    assert.equal(again.skipped[0]?.reason, 'already-restored');
+    assert.ok(listQuarantine(root)[0]?.manifest?.entries[0]?.restoredAt);
+  }
+});
+
+test('a restore into a cache that already holds the entry does not overwrite it', (t) => {
+  const root = tempWorkspace(t);
+  const cacheDir = join(root, 'cache');
+  write(join(cacheDir, 'abc.tar.zst'), 'stale');
+  write(join(cacheDir, 'abc-meta.json'), 'stale meta');
+  quarantine(root, 'run-2', [{ runner: 'turbo', key: 'abc', cacheDir, paths: ['abc.tar.zst', 'abc-meta.json', 'abc-manifest.json'], reason: 'test' }]);
+  write(join(cacheDir, 'abc.tar.zst'), 'fresh');
+  const result = restore(root, 'run-2', { entry: 'abc' });
+  assert.deepEqual(result.restored, []);
+  assert.equal(result.skipped[0]?.reason, 'already-in-cache');
+  assert.equal(readFileSync(join(cacheDir, 'abc.tar.zst'), 'utf8'), 'fresh');
+  assert.equal(existsSync(join(cacheDir, 'abc-meta.json')), false);
+  assert.equal(readFileSync(join(root, '.lockguard', 'quarantine', 'run-2', 'entries', 'turbo', 'abc', 'abc.tar.zst'), 'utf8'), 'stale');
+});
+
+test('an entry changed while in quarantine is not restored', (t) => {
+  const root = tempWorkspace(t);
+  const cacheDir = join(root, 'cache');
+  write(join(cacheDir, 'k1.tar.zst'), 'original');
+  quarantine(root, 'run-3', [{ runner: 'turbo', key: 'k1', cacheDir, paths: ['k1.tar.zst'], reason: 'test' }]);
+  writeFileSync(join(root, '.lockguard', 'quarantine', 'run-3', 'entries', 'turbo', 'k1', 'k1.tar.zst'), 'tampered');
+  const result = restore(root, 'run-3');
+  assert.equal(result.skipped[0]?.reason, 'changed-in-quarantine');
+  assert.equal(existsSync(join(cacheDir, 'k1.tar.zst')), false);
+});
+
+test('units that would leave the cache dir or cross a symlink are not moved', (t) => {
+  const root = tempWorkspace(t, { outside: { 'file.txt': 'keep' } });
+  const cacheDir = join(root, 'cache');
+  write(join(cacheDir, 'inner', 'x'), 'x');
+  symlinkSync(join(root, 'outside'), join(cacheDir, 'linked'));
+  const result = quarantine(root, 'run-4', [
+    { runner: 'turbo', key: 'up', cacheDir, paths: ['../outside/file.txt'], reason: 'test' },
+    { runner: 'turbo', key: 'abs', cacheDir, paths: [join(root, 'outside', 'file.txt')], reason: 'test' },
+    { runner: 'turbo', key: 'via', cacheDir, paths: ['linked/file.txt'], reason: 'test' },
+    { runner: 'turbo', key: 'link', cacheDir, paths: ['linked'], reason: 'test' },
+    { runner: 'turbo', key: '../bad', cacheDir, paths: ['inner/x'], reason: 'test' },
+  ]);
+  assert.deepEqual(result.moved, []);
+  assert.deepEqual(result.notMoved.map((n) => n.reason), ['outside-cache-dir', 'outside-cache-dir', 'symlink', 'symlink', 'outside-cache-dir']);
+  assert.equal(readFileSync(join(root, 'outside', 'file.txt'), 'utf8'), 'keep');
+  assert.ok(lstatSync(join(cacheDir, 'linked')).isSymbolicLink());
+  assert.ok(existsSync(join(cacheDir, 'inner', 'x')));
+});
+
+test('unknown run, unknown entry and a broken manifest are clear errors', (t) => {
+  const root = tempWorkspace(t);
+  assert.throws(() => restore(root, 'nope'), (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_BAD_RUN');
+  assert.throws(() => restore(root, '../x'), (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_USAGE');
+  const cacheDir = join(root, 'cache');
+  write(join(cacheDir, 'k.tar.zst'), 'k');
+  quarantine(root, 'run-5', [{ runner: 'turbo', key: 'k', cacheDir, paths: ['k.tar.zst'], reason: 'test' }]);
+  assert.throws(() => restore(root, 'run-5', { entry: 'other' }), (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_USAGE');
+  writeFileSync(join(root, '.lockguard', 'quarantine', 'run-5', 'manifest.json'), '{"version":1,');
+  assert.throws(() => restore(root, 'run-5'), (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_BROKEN_LEDGER');
+  assert.match(listQuarantine(root)[0]?.problem ?? '', /not valid JSON/);
+  assert.ok(existsSync(join(root, '.lockguard', 'quarantine', 'run-5', 'entries', 'turbo', 'k', 'k.tar.zst')));
+});
