@@ -11,8 +11,10 @@ import type { MoveRecord } from './session.js';
 export interface WithheldEntry {
   readonly runner: string;
   readonly key: string;
+  readonly task: string | null;
   readonly from: readonly string[];
   readonly to: string;
+  readonly reason: string;
 }
 
 export interface RunReport {

@@ -19,6 +19,8 @@ import { EXIT } from '../exit-codes.js';
 import { paint, type Io } from '../io.js';
 import type { Command } from '../main.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
+import { afterRunner, prepareRunner, type RunnerOutcome } from '../runner-guard.js';
+import { remoteOf, runnerOf, RUNNER_HELP, RUNNER_OPTIONS } from '../runner-option.js';
 
 const POLICIES = ['flag', 'withhold', 'refuse'] as const;
 const FAIL_MODES = ['auto', 'always', 'never'] as const;
@@ -35,6 +37,10 @@ the lockfile says (pnpm: node_modules/.pnpm/lock.yaml and the virtual store; npm
 every key would fold the lockfile while outputs are built from another tree. Skipped for install commands
 and pnpm pipeline (they install first).
 
+With turbo, nx or pnpm pipeline, every cache entry the run saved at or after the move (or by a task running
+across it) is withheld: moved into .lockguard/quarantine/<run>/ (lockguard quarantine list|restore). For
+pnpm pipeline, which runs its own frozen install before keying its tasks, the inputs scope is guarded.
+
 Options:
 ${DIR_HELP}
   --policy <p>         what a move triggers (default withhold; also $LOCKGUARD_POLICY):
@@ -45,6 +51,7 @@ ${DIR_HELP}
   --fail-on-move <m>   auto (default): a move under withhold fails the run where $CI is set, not locally;
                        always; never. The command's own failure code always wins.
   --no-pre-check       skip the pre-run check
+${RUNNER_HELP}
   -h, --help           this text
 
 Exit codes: the command's own code (128+n for a signal); 1 when it succeeded but the table moved (see
@@ -70,19 +77,32 @@ function splitArgv(argv: readonly string[]): { options: string[]; command: strin
   return { options: argv.slice(0, at), command };
 }
 
+/** Whether the run may hold an install: until a plan says otherwise, any command may. */
+function mayContainWriter(_command: readonly string[]): boolean {
+  return true;
+}
+
 function isCi(env: Io['env']): boolean {
   const value = env['CI'];
   return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
 }
 
-function outcome(policy: Policy): string {
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+function outcome(policy: Policy, runner: RunnerOutcome): string {
+  const withheld = runner.withheld?.withheld.length ?? 0;
+  const replayed = runner.tasksAfterMove.filter((task) => task.action === 'restored').map((task) => task.task);
+  const after = replayed.length === 0 ? '' : `; ${plural(replayed.length, 'task')} restored from cache after it (${replayed.slice(0, 3).join(', ')}${replayed.length > 3 ? ', ...' : ''}): re-run them`;
+  const details = ' (lockguard status for details)';
   switch (policy) {
     case 'flag':
-      return 'reported only (policy flag): outputs built after it are keyed on the old lockfile (lockguard status for details)';
+      return `reported only (policy flag): outputs built after it are keyed on the old lockfile${after}${details}`;
     case 'withhold':
-      return 'the run is marked stale and lockguard verify refuses its cache saves (lockguard status for details)';
+      return `${runner.withheld === undefined ? 'the run is marked stale and lockguard verify refuses its cache saves' : `${plural(withheld, 'cache save')} keyed before it ${withheld === 1 ? 'was' : 'were'} withheld`}${after}${details}`;
     case 'refuse':
-      return 'the rewrite was not refused at the source, so the run fails (lockguard status for details)';
+      return `the rewrite was not refused at the source, so the run fails${runner.withheld === undefined ? '' : `; ${plural(withheld, 'cache save')} withheld`}${after}${details}`;
   }
 }
 
@@ -91,10 +111,12 @@ export const command: Command = {
   help,
   async run(argv, io: Io) {
     const { options, command: childArgv } = splitArgv(argv);
-    const parsed = parse('run', options, { ...DIR_OPTION, policy: { type: 'string' }, 'fail-on-move': { type: 'string' }, 'no-pre-check': { type: 'boolean' } });
+    const parsed = parse('run', options, { ...DIR_OPTION, ...RUNNER_OPTIONS, policy: { type: 'string' }, 'fail-on-move': { type: 'string' }, 'no-pre-check': { type: 'boolean' } });
     const policyWord = stringValue(parsed, 'policy');
     const policy = policyWord !== undefined ? oneOf('--policy', policyWord, POLICIES) : io.env['LOCKGUARD_POLICY'] !== undefined ? oneOf('LOCKGUARD_POLICY', io.env['LOCKGUARD_POLICY'], POLICIES) : 'withhold';
     const failMode = oneOf('--fail-on-move', stringValue(parsed, 'fail-on-move') ?? 'auto', FAIL_MODES);
+    const runner = runnerOf(parsed, childArgv);
+    const remote = remoteOf(parsed, io.env);
     const workspace = await workspaceOf(parsed, io);
 
     // Nested: a guarded run inside a guarded run joins it (the outer run watches the same table).
@@ -108,8 +130,10 @@ export const command: Command = {
       }
     }
 
-    const table = readWorkspaceFingerprints(workspace.root, { scope: 'full', manager: workspace.manager });
-    if (!flag(parsed, 'no-pre-check') && !isInstallCommand(childArgv) && !isPnpmPipeline(childArgv)) {
+    // pnpm pipeline installs (frozen) before it keys its tasks: its keys fold the inputs, not the markers.
+    const pipeline = runner === 'pnpm-pipeline' || isPnpmPipeline(childArgv);
+    const table = readWorkspaceFingerprints(workspace.root, { scope: pipeline ? 'inputs' : 'full', manager: workspace.manager });
+    if (!flag(parsed, 'no-pre-check') && !isInstallCommand(childArgv) && !pipeline) {
       const verdict = checkInstall(table);
       if (!verdict.ok) {
         throw new LockguardError('ERR_LOCKGUARD_PRE_CHECK', `The installed tree does not hold what ${verdict.lockfile} says: ${verdict.detail}. Every cache key would fold the lockfile while outputs are built from another tree.`, {
@@ -121,14 +145,20 @@ export const command: Command = {
 
     const session = new GuardSession(table, policy, childArgv);
     let end: ChildEnd;
+    let prepared;
+    const runStartedAt = Date.now();
     try {
+      prepared = prepareRunner(runner, workspace.root, childArgv, io.env, remote, mayContainWriter(childArgv));
+      for (const line of prepared.announce) io.stderr.write(`${line}\n`);
       session.listen();
-      end = await runChild(childArgv, { cwd: io.cwd, env: { ...io.env, LOCKGUARD_RUN: session.run.dir } });
+      end = await runChild(prepared.argv, { cwd: io.cwd, env: { ...io.env, ...prepared.env, LOCKGUARD_RUN: session.run.dir } });
     } finally {
       session.stop();
     }
+    const runEndedAt = Date.now();
     if (end.kind === 'failed') io.stderr.write(`lockguard: cannot run "${childArgv[0]}" (${end.reason === 'not-found' ? 'command not found' : end.reason}).\n`);
     const move = session.finish();
+    const runnerOutcome = afterRunner(prepared, policy, move, session.run.record.id, { runStartedAt, runEndedAt });
 
     let code = end.code;
     if (code === 0 && move !== undefined) {
@@ -136,9 +166,12 @@ export const command: Command = {
       if (fail) code = EXIT.moved;
     }
     appendEvent(session.run, { type: 'exit', code, child: end });
-    saveReport(session.run, buildReport({ run: session.run, command: childArgv, policy, exit: end, exitCode: code, move }));
+    const withheld = (runnerOutcome.withheld?.withheld ?? []).map((entry) => ({ runner: entry.runner, key: entry.key, task: entry.task ?? null, from: entry.paths.map((path) => `${entry.cacheDir}/${path}`), to: runnerOutcome.withheld?.quarantineDir ?? '', reason: entry.reason }));
+    if (withheld.length > 0) appendEvent(session.run, { type: 'withheld', count: withheld.length, quarantine: runnerOutcome.withheld?.quarantineDir });
+    const extra = { runner: prepared.runner, cacheDir: prepared.cache?.dir ?? null, remote: prepared.announce[0] ?? null, tasksAfterMove: runnerOutcome.tasksAfterMove, keptBeforeMove: runnerOutcome.withheld?.keptBeforeMove ?? 0 };
+    saveReport(session.run, buildReport({ run: session.run, command: childArgv, policy, exit: end, exitCode: code, move, withheld, notes: runnerOutcome.notes, extra }));
     if (move !== undefined) {
-      io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(move.files, outcome(policy)))}\n`);
+      io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(move.files, outcome(policy, runnerOutcome)))}\n`);
     }
     return code;
   },

@@ -1,0 +1,47 @@
+// The FIELD-NOTES scenario through `lockguard run -- <runner>` itself (the real bin), for turbo, nx and
+// pnpm pipeline: the status line names the lockfile and the withheld saves, the report lists b's entry in
+// quarantine, and going back to S0 plus a frozen install makes the runner miss and rebuild 7.0.0.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { BIN } from '../helpers/cli.js';
+import { scenario, type Tool } from '../helpers/runner-scenario.js';
+
+const B_TASK: Record<Tool, string> = { turbo: 'b#build', nx: 'b:build', 'pnpm-pipeline': 'packages/b#build' };
+
+interface Status {
+  state: string;
+  report: { withheld: { key: string; task: string | null }[]; runner: string; moved: { files: { path: string }[] } | null };
+}
+
+for (const tool of ['turbo', 'nx', 'pnpm-pipeline'] as const satisfies readonly Tool[]) {
+  test(`lockguard run -- ${tool}: b's stale save is withheld; going back rebuilds with the installed version`, (t) => {
+    const s = scenario(t, tool);
+    {
+      // Locally the guarded run exits 0 under withhold and says what it did in one line.
+      const run = s.sh([process.execPath, BIN, 'run', '--', ...s.runnerArgv()]);
+      assert.equal(run.status, 0, `local run exits 0 under withhold:\n${run.stdout}\n${run.stderr}`);
+      const lines = run.stderr.split('\n').filter((line) => line.startsWith('[lockguard] a task'));
+      assert.equal(lines.length, 1, run.stderr);
+      assert.match(lines[0] ?? '', /pnpm-lock\.yaml/);
+      assert.match(lines[0] ?? '', /cache saves? keyed before it (was|were) withheld/);
+      assert.equal(s.out(), '6.0.0', 'the run itself built against the new install');
+    }
+    {
+      const status = JSON.parse(s.sh([process.execPath, BIN, 'status', '--json']).stdout) as Status;
+      assert.equal(status.state, 'moved');
+      assert.equal(status.report.runner, tool);
+      assert.ok(status.report.moved?.files.some((file) => file.path === 'pnpm-lock.yaml'));
+      assert.ok(status.report.withheld.some((entry) => entry.task === B_TASK[tool]), JSON.stringify(status.report.withheld));
+      const listed = s.sh([process.execPath, BIN, 'quarantine', 'list']);
+      assert.equal(listed.status, 0, listed.stderr);
+    }
+    {
+      // Back on S0 with 7.0.0 installed: the runner misses b and rebuilds it against what is installed.
+      s.goBack();
+      s.runner();
+      assert.equal(s.installed(), '7.0.0');
+      assert.equal(s.out(), '7.0.0');
+    }
+  });
+}
