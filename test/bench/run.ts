@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as fingerprint from './fingerprint.bench.js';
+import * as withhold from './withhold.bench.js';
 import { formatTable, machineLine, type BenchContext, type BenchRow } from './harness.js';
 
 interface BenchModule {
@@ -19,7 +20,10 @@ interface BenchModule {
 }
 
 /** Add new bench modules here. */
-const MODULES: readonly BenchModule[] = [{ name: 'fingerprint', bench: fingerprint.bench }];
+const MODULES: readonly BenchModule[] = [
+  { name: 'fingerprint', bench: fingerprint.bench },
+  { name: 'withhold', bench: withhold.bench },
+];
 
 function fixturesDir(): string | undefined {
   const configured = process.env['LOCKGUARD_BENCH_FIXTURES'];
