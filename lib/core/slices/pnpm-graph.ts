@@ -1,0 +1,120 @@
+// A pnpm lockfile index lowered to the slice graph: importers and snapshots as nodes, references as edges.
+//
+// Owns: resolving a reference as pnpm does (`link:` to another importer, relative to the referring
+// importer's folder or, inside snapshots, to the workspace root; an alias `name@version` names its snapshot
+// itself; anything else is `<name>@<ref>`), and each node's own digest.
+// Own digest of an importer: its id, its entry text, the catalog entries its `catalog:` specifiers use, the
+// lockfile version and the `settings` block. Of a snapshot: its key, its `snapshots` text and the text of its
+// `packages` entry (the key without the peer suffix).
+// Invariants: a reference that names no entry becomes a leaf ("missing" / "outside link") with its own
+// digest, never an error: the slice still changes when the reference does.
+
+import { posix } from 'node:path';
+import { sha256Hex } from '../digest.js';
+import type { SliceGraph } from './merkle.js';
+import type { PnpmDep, PnpmLockIndex } from './pnpm-index.js';
+
+/** What a node stands for, for diffs: a package (name, version) or a project. */
+export type NodeLabel = { readonly kind: 'package'; readonly name: string; readonly version: string } | { readonly kind: 'importer'; readonly id: string } | { readonly kind: 'leaf'; readonly ref: string };
+
+export interface LoweredGraph extends SliceGraph {
+  /** Importer id -> node. */
+  readonly importers: ReadonlyMap<string, number>;
+  readonly labels: readonly NodeLabel[];
+}
+
+/** `name@version(peers)` -> [name, version without peers]; scoped names keep their leading `@`. */
+export function splitPackageKey(key: string): [string, string] {
+  const paren = key.indexOf('(');
+  const base = paren === -1 ? key : key.slice(0, paren);
+  const at = base.indexOf('@', 1);
+  if (at === -1) return [base, ''];
+  return [base.slice(0, at), base.slice(at + 1)];
+}
+
+/** The snapshot key a reference names, or a `link:` target as {link}. */
+export function resolveRef(dep: PnpmDep, fromDir: string): { readonly key: string } | { readonly link: string } {
+  if (dep.ref.startsWith('link:')) return { link: posix.normalize(posix.join(fromDir, dep.ref.slice(5))).replace(/\/$/, '') || '.' };
+  const paren = dep.ref.indexOf('(');
+  const base = paren === -1 ? dep.ref : dep.ref.slice(0, paren);
+  if (base.indexOf('@', 1) !== -1) return { key: dep.ref };
+  return { key: `${dep.name}@${dep.ref}` };
+}
+
+function catalogName(specifier: string | undefined): string | undefined {
+  if (specifier === undefined || !specifier.startsWith('catalog:')) return undefined;
+  const name = specifier.slice('catalog:'.length).trim();
+  return name === '' ? 'default' : name;
+}
+
+export function lowerPnpm(index: PnpmLockIndex): LoweredGraph {
+  const own: string[] = [];
+  const edges: number[][] = [];
+  const labels: NodeLabel[] = [];
+  const importers = new Map<string, number>();
+  const byKey = new Map<string, number>();
+  /** Per node: its snapshot key ('' for importers and leaves). */
+  const keys: string[] = [];
+  const global = `lockfileVersion ${index.lockfileVersion}\n${index.settingsText}`;
+
+  for (const [id, entry] of index.importers) {
+    importers.set(id, own.length);
+    const catalogTexts: string[] = [];
+    for (const dep of entry.deps) {
+      const catalog = catalogName(dep.specifier);
+      if (catalog !== undefined) catalogTexts.push(`${catalog}:${index.catalogs.get(`${catalog}\0${dep.name}`) ?? '(missing)'}`);
+    }
+    keys.push('');
+    own.push(sha256Hex(`importer\n${id}\n${entry.text}\ncatalogs\n${catalogTexts.join('\n')}\n${global}`));
+    edges.push([]);
+    labels.push({ kind: 'importer', id });
+  }
+
+  const leaf = (ref: string): number => {
+    const id = `\0${ref}`;
+    const known = byKey.get(id);
+    if (known !== undefined) return known;
+    byKey.set(id, own.length);
+    keys.push('');
+    own.push(sha256Hex(`leaf\n${ref}`));
+    edges.push([]);
+    labels.push({ kind: 'leaf', ref });
+    return own.length - 1;
+  };
+  const snapshotNode = (key: string): number => {
+    const known = byKey.get(key);
+    if (known !== undefined) return known;
+    const entry = index.snapshots.get(key);
+    if (entry === undefined) return leaf(`missing ${key}`);
+    const node = own.length;
+    byKey.set(key, node);
+    keys.push(key);
+    const paren = key.indexOf('(');
+    const pkg = index.packages.get(paren === -1 ? key : key.slice(0, paren)) ?? '';
+    const [name, version] = splitPackageKey(key);
+    own.push(sha256Hex(`snapshot\n${key}\n${entry.text}\n${pkg}`));
+    edges.push([]);
+    labels.push({ kind: 'package', name, version });
+    return node;
+  };
+  const target = (dep: PnpmDep, fromDir: string): number => {
+    const resolved = resolveRef(dep, fromDir);
+    if ('link' in resolved) return importers.get(resolved.link) ?? leaf(`link ${resolved.link}`);
+    return snapshotNode(resolved.key);
+  };
+
+  for (const [id, entry] of index.importers) {
+    const node = importers.get(id) as number;
+    (edges[node] as number[]).push(...entry.deps.map((dep) => target(dep, id)));
+  }
+  // Snapshots are appended while resolved; walk them in creation order until no new one appears.
+  for (let node = 0; node < own.length; node++) {
+    const key = keys[node] ?? '';
+    if (key === '') continue;
+    const entry = index.snapshots.get(key);
+    if (entry === undefined) continue;
+    const out = edges[node] as number[];
+    for (const dep of entry.deps) out.push(target(dep, '.'));
+  }
+  return { own, edges, labels, importers };
+}

@@ -1,0 +1,266 @@
+// A text-level index over a pnpm v9 lockfile: importers, packages, snapshots and catalogs, without a YAML
+// parse.
+//
+// Owns: reading pnpm's fixed layout (2-space indentation, one block per entry, block-style dependency maps)
+// into entry texts and dependency references; picking the main document of pnpm 12's two-document form
+// (an env document, `---`, the main one: the env document's importers are pnpm's own binaries, not
+// projects, so it is skipped whole).
+// Invariants: every entry keeps its exact text (the slice digest hashes it); a reference is kept as written
+// (`link:`, alias `name@version`, peer suffixes), resolution happens in pnpm-graph.ts; the only failure is
+// ERR_LOCKGUARD_BROKEN_LOCKFILE naming the path and line, never echoing contents.
+// Must never: parse the whole file as YAML (0.9 s for a 6.9 MB file), or read anything but the bytes given.
+
+import { LockguardError } from '../errors.js';
+
+/** One dependency as an entry lists it: `name: ref` (snapshots) or `name: {specifier, version}` (importers). */
+export interface PnpmDep {
+  readonly name: string;
+  readonly ref: string;
+  readonly specifier?: string;
+}
+
+export interface PnpmEntry {
+  readonly key: string;
+  /** The entry's exact lines (header included), joined by "\n". */
+  readonly text: string;
+  readonly deps: readonly PnpmDep[];
+}
+
+export interface PnpmLockIndex {
+  readonly lockfileVersion: string;
+  /** The main document's `settings` block text ('' when absent): it changes how every tree is laid out. */
+  readonly settingsText: string;
+  readonly importers: ReadonlyMap<string, PnpmEntry>;
+  readonly packages: ReadonlyMap<string, string>;
+  readonly snapshots: ReadonlyMap<string, PnpmEntry>;
+  /** `<catalog>\0<name>` -> the entry's text. */
+  readonly catalogs: ReadonlyMap<string, string>;
+  /** True when an env document (pnpm 12 `packageManagerDependencies`) preceded the main one. */
+  readonly hadEnvDocument: boolean;
+}
+
+const DEP_GROUPS = new Set(['dependencies', 'devDependencies', 'optionalDependencies']);
+
+function broken(path: string, line: number, reason: string): LockguardError {
+  return new LockguardError('ERR_LOCKGUARD_BROKEN_LOCKFILE', `The lockfile at "${path}" is broken: ${reason} (line ${line}).`, {
+    path,
+    hint: 'Restore it (git checkout -- pnpm-lock.yaml) or let pnpm rewrite it (pnpm install).',
+  });
+}
+
+/** A YAML scalar as pnpm writes it: plain, 'single' ('' escapes a quote) or "double" (JSON escapes). */
+export function unquote(raw: string): string {
+  const text = raw.trim();
+  if (text.length >= 2 && text.startsWith("'") && text.endsWith("'")) return text.slice(1, -1).replaceAll("''", "'");
+  if (text.length >= 2 && text.startsWith('"') && text.endsWith('"')) {
+    try {
+      return JSON.parse(text) as string;
+    } catch {
+      return text.slice(1, -1);
+    }
+  }
+  return text;
+}
+
+/** Split `key: value` / `key:` (key possibly quoted) into [key, value]; value '' when none. */
+function splitKey(body: string): [string, string] | undefined {
+  let end: number;
+  if (body.startsWith("'")) {
+    end = 1;
+    for (;;) {
+      const quote = body.indexOf("'", end);
+      if (quote === -1) return undefined;
+      if (body[quote + 1] === "'") end = quote + 2;
+      else {
+        end = quote + 1;
+        break;
+      }
+    }
+  } else if (body.startsWith('"')) {
+    const quote = body.indexOf('"', 1);
+    if (quote === -1) return undefined;
+    end = quote + 1;
+  } else {
+    const colon = body.indexOf(': ');
+    end = colon === -1 ? (body.endsWith(':') ? body.length - 1 : -1) : colon;
+    if (end === -1) return undefined;
+  }
+  if (body[end] !== ':') return undefined;
+  return [unquote(body.slice(0, end)), body.slice(end + 1).trim()];
+}
+
+/** `{a: 1, 'b': 2}` (flat flow map) -> pairs. pnpm writes dependency maps in block style; this is a net. */
+function flowPairs(value: string): [string, string][] {
+  const inner = value.trim().replace(/^\{/, '').replace(/\}$/, '').trim();
+  if (inner === '') return [];
+  const pairs: [string, string][] = [];
+  for (const part of inner.split(/,\s*/)) {
+    const pair = splitKey(part.trim());
+    if (pair !== undefined) pairs.push([pair[0], unquote(pair[1])]);
+  }
+  return pairs;
+}
+
+interface Line {
+  readonly indent: number;
+  readonly body: string;
+  readonly no: number;
+}
+
+function* lines(text: string, from: number, to: number, firstNo: number): Generator<Line & { readonly raw: string }> {
+  let no = firstNo;
+  for (let start = from; start < to; no++) {
+    let end = text.indexOf('\n', start);
+    if (end === -1 || end > to) end = to;
+    let raw = text.slice(start, end);
+    if (raw.endsWith('\r')) raw = raw.slice(0, -1);
+    let indent = 0;
+    while (raw.charCodeAt(indent) === 32) indent++;
+    yield { indent, body: raw.slice(indent), no, raw };
+    start = end + 1;
+  }
+}
+
+/** Index the lockfile text. `path` only names the file in errors. */
+export function indexPnpmLockfile(text: string, path: string): PnpmLockIndex {
+  const docs = documents(text);
+  if (docs.length > 2) throw broken(path, docs[2]?.line ?? 1, `expected one YAML document, or an env document and the main one, found ${docs.length}`);
+  const main = docs[docs.length - 1];
+  if (main === undefined) throw broken(path, 1, 'it is empty');
+  const importers = new Map<string, PnpmEntry>();
+  const packages = new Map<string, string>();
+  const snapshots = new Map<string, PnpmEntry>();
+  const catalogs = new Map<string, string>();
+  let lockfileVersion = '';
+  const settings: string[] = [];
+
+  let section = '';
+  let entry: { key: string; lines: string[]; deps: PnpmDep[]; group: string | undefined; dep: { name: string; specifier?: string; ref?: string } | undefined } | undefined;
+  let catalog = '';
+  let catalogEntry: { key: string; lines: string[] } | undefined;
+
+  const closeDep = (): void => {
+    if (entry?.dep === undefined) return;
+    const { name, ref, specifier } = entry.dep;
+    if (ref !== undefined) entry.deps.push(specifier === undefined ? { name, ref } : { name, ref, specifier });
+    entry.dep = undefined;
+  };
+  const closeEntry = (): void => {
+    if (entry === undefined) return;
+    closeDep();
+    while (entry.lines.length > 1 && entry.lines[entry.lines.length - 1] === '') entry.lines.pop();
+    const value: PnpmEntry = { key: entry.key, text: entry.lines.join('\n'), deps: entry.deps };
+    if (section === 'importers') importers.set(entry.key, value);
+    else if (section === 'snapshots') snapshots.set(entry.key, value);
+    else if (section === 'packages') packages.set(entry.key, value.text);
+    entry = undefined;
+  };
+  const closeCatalogEntry = (): void => {
+    if (catalogEntry !== undefined) catalogs.set(`${catalog}\0${catalogEntry.key}`, catalogEntry.lines.join('\n'));
+    catalogEntry = undefined;
+  };
+
+  for (const line of lines(text, main.from, main.to, main.line)) {
+    if (line.body === '') {
+      entry?.lines.push('');
+      continue;
+    }
+    if (line.body.startsWith('#')) continue;
+    if (line.indent === 0) {
+      closeEntry();
+      closeCatalogEntry();
+      const pair = splitKey(line.body);
+      if (pair === undefined) throw broken(path, line.no, 'expected a top-level "key:"');
+      section = pair[0];
+      if (section === 'lockfileVersion') lockfileVersion = unquote(pair[1]);
+      if (section === 'settings') settings.push(line.raw);
+      continue;
+    }
+    if (section === 'settings') {
+      settings.push(line.raw);
+      continue;
+    }
+    if (section === 'catalogs') {
+      if (line.indent === 2) {
+        closeCatalogEntry();
+        catalog = splitKey(line.body)?.[0] ?? line.body;
+      } else if (line.indent === 4) {
+        closeCatalogEntry();
+        catalogEntry = { key: splitKey(line.body)?.[0] ?? line.body, lines: [line.raw] };
+      } else catalogEntry?.lines.push(line.raw);
+      continue;
+    }
+    if (section !== 'importers' && section !== 'packages' && section !== 'snapshots') continue;
+    if (line.indent === 2) {
+      closeEntry();
+      const pair = splitKey(line.body);
+      if (pair === undefined) throw broken(path, line.no, `expected an entry "key:" in ${section}`);
+      entry = { key: pair[0], lines: [line.raw], deps: [], group: undefined, dep: undefined };
+      continue;
+    }
+    if (entry === undefined) throw broken(path, line.no, `expected an entry before nested lines in ${section}`);
+    entry.lines.push(line.raw);
+    if (section === 'packages') continue;
+    if (line.indent === 4) {
+      closeDep();
+      const pair = splitKey(line.body);
+      entry.group = pair !== undefined && DEP_GROUPS.has(pair[0]) ? pair[0] : undefined;
+      if (entry.group !== undefined && pair !== undefined && pair[1].startsWith('{')) {
+        for (const [name, ref] of flowPairs(pair[1])) entry.deps.push({ name, ref });
+        entry.group = undefined;
+      }
+      continue;
+    }
+    if (entry.group === undefined) continue;
+    if (line.indent === 6) {
+      closeDep();
+      const pair = splitKey(line.body);
+      if (pair === undefined) throw broken(path, line.no, `expected "name:" under ${entry.group}`);
+      if (section === 'snapshots') entry.deps.push({ name: pair[0], ref: unquote(pair[1]) });
+      else if (pair[1].startsWith('{')) {
+        const fields = new Map(flowPairs(pair[1]));
+        const ref = fields.get('version');
+        const specifier = fields.get('specifier');
+        if (ref !== undefined) entry.deps.push(specifier === undefined ? { name: pair[0], ref } : { name: pair[0], ref, specifier });
+      } else entry.dep = { name: pair[0] };
+    } else if (line.indent === 8 && entry.dep !== undefined) {
+      const pair = splitKey(line.body);
+      if (pair?.[0] === 'version') entry.dep.ref = unquote(pair[1]);
+      else if (pair?.[0] === 'specifier') entry.dep.specifier = unquote(pair[1]);
+    }
+  }
+  closeEntry();
+  closeCatalogEntry();
+  if (lockfileVersion === '') throw broken(path, main.line, 'the main document has no lockfileVersion');
+  return { lockfileVersion, settingsText: settings.join('\n'), importers, packages, snapshots, catalogs, hadEnvDocument: docs.length === 2 };
+}
+
+interface DocumentSpan {
+  readonly from: number;
+  readonly to: number;
+  /** 1-based line number of the document's first line. */
+  readonly line: number;
+}
+
+/** The non-empty YAML documents of `text`, split at `---` lines (one regex pass, no line split). */
+function documents(text: string): DocumentSpan[] {
+  const spans: DocumentSpan[] = [];
+  let from = 0;
+  let startLine = 1;
+  let linesBefore = 1;
+  let counted = 0;
+  const lineAt = (offset: number): number => {
+    for (let i = text.indexOf('\n', counted); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) linesBefore++, (counted = i + 1);
+    return linesBefore;
+  };
+  const push = (to: number): void => {
+    if (text.slice(from, to).trim() !== '') spans.push({ from, to, line: startLine });
+  };
+  for (const match of text.matchAll(/^---[ \t]*\r?$/gm)) {
+    push(match.index);
+    from = Math.min(text.length, match.index + match[0].length + 1);
+    startLine = lineAt(match.index) + 1;
+  }
+  push(text.length);
+  return spans;
+}
