@@ -2,8 +2,8 @@
 //
 // Owns: which entries are projects (the root "" and every folder entry outside node_modules: the
 // workspaces), and resolving each dependency the way node's module resolution finds it: from the
-// dependent's location, `<loc>/node_modules/<name>`, then the same at each enclosing package location up
-// to the root. A `link: true` entry is followed to the folder it resolves to.
+// dependent's location, `<loc>/node_modules/<name>`, then the same in every folder above it (skipping
+// folders named node_modules) up to the root. A `link: true` entry is followed to the folder it resolves to.
 // Edges: dependencies, optionalDependencies and peerDependencies of every entry; devDependencies only for
 // projects (npm installs no package's devDependencies). A dependency npm did not install (an optional or
 // peer one for another platform) is no edge: it is not in the tree.
@@ -52,17 +52,18 @@ export function isProjectLocation(location: string): boolean {
   return location === '' || !(location.startsWith('node_modules/') || location.includes('/node_modules/'));
 }
 
-/** Where node finds `name` when required from `location`, or undefined. */
+/** Where node finds `name` when required from `location`: `<dir>/node_modules/<name>` for `location` and
+ * each folder above it that is not itself named node_modules, up to the root; undefined when none is locked. */
 export function resolveFrom(packages: Record<string, NpmEntry>, location: string, name: string): string | undefined {
   let base = location;
   for (;;) {
-    const candidate = base === '' ? `node_modules/${name}` : `${base}/node_modules/${name}`;
-    if (Object.hasOwn(packages, candidate)) return candidate;
+    if (base !== 'node_modules' && !base.endsWith('/node_modules')) {
+      const candidate = base === '' ? `node_modules/${name}` : `${base}/node_modules/${name}`;
+      if (Object.hasOwn(packages, candidate)) return candidate;
+    }
     if (base === '') return undefined;
-    const cut = base.lastIndexOf('/node_modules/');
-    if (cut !== -1) base = base.slice(0, cut);
-    else if (base.startsWith('node_modules/')) base = '';
-    else base = ''; // a project folder: its parent scope for resolution is the root
+    const cut = base.lastIndexOf('/');
+    base = cut === -1 ? '' : base.slice(0, cut);
   }
 }
 
