@@ -15,7 +15,7 @@ import type { SliceGraph } from './merkle.js';
 import type { PnpmDep, PnpmLockIndex } from './pnpm-index.js';
 
 /** What a node stands for, for diffs: a package (name, version) or a project. */
-export type NodeLabel = { readonly kind: 'package'; readonly name: string; readonly version: string } | { readonly kind: 'importer'; readonly id: string } | { readonly kind: 'leaf'; readonly ref: string };
+export type NodeLabel = { readonly kind: 'package'; readonly name: string; readonly version: string; readonly missing?: true } | { readonly kind: 'importer'; readonly id: string } | { readonly kind: 'leaf'; readonly ref: string };
 
 export interface LoweredGraph extends SliceGraph {
   /** Importer id -> node. */
@@ -70,7 +70,7 @@ export function lowerPnpm(index: PnpmLockIndex): LoweredGraph {
     labels.push({ kind: 'importer', id });
   }
 
-  const leaf = (ref: string): number => {
+  const leaf = (ref: string, missingKey?: string): number => {
     const id = `\0${ref}`;
     const known = byKey.get(id);
     if (known !== undefined) return known;
@@ -78,14 +78,19 @@ export function lowerPnpm(index: PnpmLockIndex): LoweredGraph {
     keys.push('');
     own.push(sha256Hex(`leaf\n${ref}`));
     edges.push([]);
-    labels.push({ kind: 'leaf', ref });
+    if (missingKey === undefined) labels.push({ kind: 'leaf', ref });
+    else {
+      // A reference to an entry the lockfile lacks still names a package and version: diffs show it.
+      const [name, version] = splitPackageKey(missingKey);
+      labels.push({ kind: 'package', name, version, missing: true });
+    }
     return own.length - 1;
   };
   const snapshotNode = (key: string): number => {
     const known = byKey.get(key);
     if (known !== undefined) return known;
     const entry = index.snapshots.get(key);
-    if (entry === undefined) return leaf(`missing ${key}`);
+    if (entry === undefined) return leaf(`missing ${key}`, key);
     const node = own.length;
     byKey.set(key, node);
     keys.push(key);
