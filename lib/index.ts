@@ -9,3 +9,4 @@ export { readWorkspaceFingerprints, tableKey, type FingerprintEntry, type Worksp
 export { FingerprintWatch, RACY_WINDOW_MS, statusLine, type Logger, type Move, type MoveKind, type WatchOptions } from './core/watch.js';
 export { createSaveGate, type SaveGate, type SaveDecision } from './core/save-gate.js';
 export { projectSlices, sliceDigest, slicesFromLockfile, findSlice, diffSlices, describeSliceDiff, type ProjectSlice, type LockfileSlices, type SliceDigest, type SliceFormat, type SliceDiff, type SliceChange, type PackageChange } from './core/slices/index.js';
+export { classifyKeys, type PlanTask, type TaskGraph, type KeyClass, type KeyClassification, type Destabilizer, type Ordering } from './core/key-stability.js';
