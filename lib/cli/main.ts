@@ -20,6 +20,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   verify: async () => (await import('./commands/verify.js')).command,
   key: async () => (await import('./commands/key.js')).command,
   status: async () => (await import('./commands/status.js')).command,
+  plan: async () => (await import('./commands/plan.js')).command,
 };
 
 const SUMMARIES: Record<string, string> = {
@@ -27,6 +28,7 @@ const SUMMARIES: Record<string, string> = {
   verify: 'before a cache save: exit 0 if nothing moved since the snapshot, 1 if something did',
   key: 'print the current cache key of the fingerprint table',
   status: "show the latest run's state and report",
+  plan: 'before a run: which tasks may rewrite the lockfile, and which keys that makes unstable',
 };
 
 export function mainHelp(): string {
