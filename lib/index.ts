@@ -10,3 +10,4 @@ export { FingerprintWatch, RACY_WINDOW_MS, statusLine, type Logger, type Move, t
 export { createSaveGate, type SaveGate, type SaveDecision } from './core/save-gate.js';
 export { projectSlices, sliceDigest, slicesFromLockfile, findSlice, diffSlices, describeSliceDiff, type ProjectSlice, type LockfileSlices, type SliceDigest, type SliceFormat, type SliceDiff, type SliceChange, type PackageChange } from './core/slices/index.js';
 export { classifyKeys, type PlanTask, type TaskGraph, type KeyClass, type KeyClassification, type Destabilizer, type Ordering } from './core/key-stability.js';
+export { planFor, type Plan, type PlanRow, type PlanOptions, type RunnerKind } from './integrations/plan/index.js';
