@@ -162,7 +162,8 @@ export function readEntry(fs: FileSystem, absPath: string, danglingIsAbsent = fa
 }
 
 function readWhole(fs: FileSystem, fd: number, expected: number, absPath: string): Buffer {
-  let buffer = Buffer.allocUnsafe(Math.max(expected, 1024));
+  // One byte more than expected, so an unchanged file is read without a grow-and-copy before the final EOF read.
+  let buffer = Buffer.allocUnsafe(Math.max(expected + 1, 1024));
   let length = 0;
   for (;;) {
     if (length === buffer.length) {

@@ -51,7 +51,7 @@ function closureOf(graph: LoweredGraph, start: number): Closure {
   seen[start] = 1;
   while (queue.length > 0) {
     const node = queue.pop() as number;
-    const label = graph.labels[node];
+    const label = graph.label(node);
     if (label?.kind === 'package') {
       let set = versions.get(label.name);
       if (set === undefined) versions.set(label.name, (set = new Set()));

@@ -2,17 +2,18 @@
 //
 // Owns: the graph shape every lockfile format is lowered to (`SliceGraph`), Tarjan's strongly connected
 // components (iterative: real lockfiles have cycles and deep chains), and the digest of each component.
-// Definition: a component's digest is sha256 over "lockguard-slice-scc/1", the sorted own digests of its
-// members, and the sorted, de-duplicated digests of the components its members point into. Every node in a
+// Definition: a component's digest is sha256 (base64) over "lockguard-slice-scc/1", the sorted own texts of
+// its members, and the sorted, de-duplicated digests of the components its members point into (one hash
+// per component: own texts are not hashed separately). Every node in a
 // component shares the component's digest. So a node's digest is a function of exactly the entries it
 // reaches (its closure) and the edges among them: change an entry and the digest of every node that reaches
 // it changes, and no other.
 // Must never: walk a closure per root (that is O(roots x closure): 2.4 s on astro's 544 importers).
 
-import { sha256Hex } from '../digest.js';
+import { sha256Of } from '../digest.js';
 
 export interface SliceGraph {
-  /** Per node: a digest of the node's own content (its entry text and identity), never of its children. */
+  /** Per node: the node's own content (its identity and entry text, or a digest of them), never its children's. */
   readonly own: readonly string[];
   /** Per node: the nodes it points at (dependencies). */
   readonly edges: readonly (readonly number[])[];
@@ -84,15 +85,19 @@ export function closureDigests(graph: SliceGraph): string[] {
 // order), so their digests exist.
 function digestComponent(graph: SliceGraph, members: readonly number[], component: Int32Array, done: readonly string[]): string {
   const self = done.length;
-  const own = members.map((member) => graph.own[member] as string);
-  const children = new Set<string>();
+  const kids: string[] = [];
   for (const member of members) {
     for (const next of graph.edges[member] ?? []) {
       const other = component[next] as number;
-      if (other !== self) children.add(done[other] as string);
+      if (other !== self) kids.push(done[other] as string);
     }
   }
-  if (own.length === 1 && children.size === 0) return sha256Hex(`lockguard-slice-scc/1\n${own[0]}\n`);
-  own.sort();
-  return sha256Hex(`lockguard-slice-scc/1\n${own.join('\n')}\n>\n${[...children].sort().join('\n')}\n`);
+  if (kids.length > 1) {
+    kids.sort();
+    let w = 1;
+    for (let r = 1; r < kids.length; r++) if (kids[r] !== kids[w - 1]) kids[w++] = kids[r] as string;
+    kids.length = w;
+  }
+  const own = members.length === 1 ? (graph.own[members[0] as number] as string) : members.map((member) => graph.own[member] as string).sort().join('\n\u0000');
+  return sha256Of(`lockguard-slice-scc/1\n${own}\n>\n${kids.join('\n')}\n`, 'base64');
 }

@@ -7,10 +7,10 @@
 // Edges: dependencies, optionalDependencies and peerDependencies of every entry; devDependencies only for
 // projects (npm installs no package's devDependencies). A dependency npm did not install (an optional or
 // peer one for another platform) is no edge: it is not in the tree.
-// Own digest of a node: its location and its entry as canonical JSON.
+// Own content of a node: its location and its entry as canonical JSON.
 // Must never: read anything but the bytes given; throw on a well-formed lockfile with odd entries.
 
-import { canonicalJson, sha256Hex } from '../digest.js';
+import { canonicalJson } from '../digest.js';
 import { LockguardError } from '../errors.js';
 import type { LoweredGraph, NodeLabel } from './pnpm-graph.js';
 
@@ -83,7 +83,7 @@ export function lowerNpm(text: string, path: string): LoweredGraph {
   for (const location of locations) {
     const entry = packages[location] as NpmEntry;
     nodeOf.set(location, own.length);
-    own.push(sha256Hex(`npm\n${location}\n${canonicalJson(entry)}`));
+    own.push(`npm\n${location}\n${canonicalJson(entry)}`);
     const project = isProjectLocation(location);
     labels.push(project ? { kind: 'importer', id: location === '' ? '.' : location } : { kind: 'package', name: nameAt(location, entry), version: entry.version ?? (entry.link === true ? `link:${entry.resolved ?? ''}` : '') });
     if (project) importers.set(location === '' ? '.' : location, own.length - 1);
@@ -107,5 +107,5 @@ export function lowerNpm(text: string, path: string): LoweredGraph {
     }
     return out;
   });
-  return { own, edges, labels, importers };
+  return { own, edges, label: (node) => labels[node] ?? { kind: 'leaf', ref: '' }, importers };
 }

@@ -3,16 +3,15 @@
 // Owns: resolving a reference as pnpm does (`link:` to another importer, relative to the referring
 // importer's folder or, inside snapshots, to the workspace root; an alias `name@version` names its snapshot
 // itself; anything else is `<name>@<ref>`), and each node's own digest.
-// Own digest of an importer: its id, its entry text, the catalog entries its `catalog:` specifiers use, the
-// lockfile version and the `settings` block. Of a snapshot: its key, its `snapshots` text and the text of its
-// `packages` entry (the key without the peer suffix).
+// Own content of an importer: its id, its entry text, the catalog entries its `catalog:` specifiers use,
+// the lockfile version and the `settings` block. Of a snapshot: its `snapshots` text (which starts with its
+// key) and the text of its `packages` entry (the key without the peer suffix).
 // Invariants: a reference that names no entry becomes a leaf ("missing" / "outside link") with its own
 // digest, never an error: the slice still changes when the reference does.
 
 import { posix } from 'node:path';
-import { sha256Hex } from '../digest.js';
 import type { SliceGraph } from './merkle.js';
-import type { PnpmDep, PnpmLockIndex } from './pnpm-index.js';
+import type { PnpmDep, PnpmEntry, PnpmLockIndex } from './pnpm-index.js';
 
 /** What a node stands for, for diffs: a package (name, version) or a project. */
 export type NodeLabel = { readonly kind: 'package'; readonly name: string; readonly version: string; readonly missing?: true } | { readonly kind: 'importer'; readonly id: string } | { readonly kind: 'leaf'; readonly ref: string };
@@ -20,7 +19,8 @@ export type NodeLabel = { readonly kind: 'package'; readonly name: string; reado
 export interface LoweredGraph extends SliceGraph {
   /** Importer id -> node. */
   readonly importers: ReadonlyMap<string, number>;
-  readonly labels: readonly NodeLabel[];
+  /** What node `node` stands for (computed on demand: only diffs need it). */
+  label(node: number): NodeLabel;
 }
 
 /** `name@version(peers)` -> [name, version without peers]; scoped names keep their leading `@`. */
@@ -50,7 +50,7 @@ function catalogName(specifier: string | undefined): string | undefined {
 export function lowerPnpm(index: PnpmLockIndex): LoweredGraph {
   const own: string[] = [];
   const edges: number[][] = [];
-  const labels: NodeLabel[] = [];
+  const special = new Map<number, NodeLabel>();
   const importers = new Map<string, number>();
   const byKey = new Map<string, number>();
   /** Per node: its snapshot key ('' for importers and leaves). */
@@ -64,10 +64,9 @@ export function lowerPnpm(index: PnpmLockIndex): LoweredGraph {
       const catalog = catalogName(dep.specifier);
       if (catalog !== undefined) catalogTexts.push(`${catalog}:${index.catalogs.get(`${catalog}\0${dep.name}`) ?? '(missing)'}`);
     }
-    keys.push('');
-    own.push(sha256Hex(`importer\n${id}\n${entry.text}\ncatalogs\n${catalogTexts.join('\n')}\n${global}`));
+    own.push(`importer\n${id}\n${entry.text}\ncatalogs\n${catalogTexts.join('\n')}\n${global}`);
     edges.push([]);
-    labels.push({ kind: 'importer', id });
+    special.set(own.length - 1, { kind: 'importer', id });
   }
 
   const leaf = (ref: string, missingKey?: string): number => {
@@ -75,51 +74,58 @@ export function lowerPnpm(index: PnpmLockIndex): LoweredGraph {
     const known = byKey.get(id);
     if (known !== undefined) return known;
     byKey.set(id, own.length);
-    keys.push('');
-    own.push(sha256Hex(`leaf\n${ref}`));
+    own.push(`leaf\n${ref}`);
     edges.push([]);
-    if (missingKey === undefined) labels.push({ kind: 'leaf', ref });
+    if (missingKey === undefined) special.set(own.length - 1, { kind: 'leaf', ref });
     else {
       // A reference to an entry the lockfile lacks still names a package and version: diffs show it.
       const [name, version] = splitPackageKey(missingKey);
-      labels.push({ kind: 'package', name, version, missing: true });
+      special.set(own.length - 1, { kind: 'package', name, version, missing: true });
     }
     return own.length - 1;
   };
+  const entries: (PnpmEntry | undefined)[] = [];
   const snapshotNode = (key: string): number => {
-    const known = byKey.get(key);
-    if (known !== undefined) return known;
     const entry = index.snapshots.get(key);
     if (entry === undefined) return leaf(`missing ${key}`, key);
     const node = own.length;
     byKey.set(key, node);
-    keys.push(key);
+    keys[node] = key;
+    entries[node] = entry;
     const paren = key.indexOf('(');
     const pkg = index.packages.get(paren === -1 ? key : key.slice(0, paren)) ?? '';
-    const [name, version] = splitPackageKey(key);
-    own.push(sha256Hex(`snapshot\n${key}\n${entry.text}\n${pkg}`));
+    own.push(`snapshot\n${entry.text}\n${pkg}`);
     edges.push([]);
-    labels.push({ kind: 'package', name, version });
     return node;
   };
-  const target = (dep: PnpmDep, fromDir: string): number => {
-    const resolved = resolveRef(dep, fromDir);
-    if ('link' in resolved) return importers.get(resolved.link) ?? leaf(`link ${resolved.link}`);
-    return snapshotNode(resolved.key);
+  // Inline resolveRef: this runs once per dependency line (100k+ on large lockfiles).
+  const target = (name: string, ref: string, fromDir: string): number => {
+    if (ref.startsWith('link:')) {
+      const link = resolveRef({ name, ref }, fromDir) as { link: string };
+      return importers.get(link.link) ?? leaf(`link ${link.link}`);
+    }
+    const paren = ref.indexOf('(');
+    const at = ref.indexOf('@', 1);
+    const key = at !== -1 && (paren === -1 || at < paren) ? ref : `${name}@${ref}`;
+    return byKey.get(key) ?? snapshotNode(key);
   };
 
   for (const [id, entry] of index.importers) {
-    const node = importers.get(id) as number;
-    (edges[node] as number[]).push(...entry.deps.map((dep) => target(dep, id)));
+    const out = edges[importers.get(id) as number] as number[];
+    for (const dep of entry.deps) out.push(target(dep.name, dep.ref, id));
   }
   // Snapshots are appended while resolved; walk them in creation order until no new one appears.
   for (let node = 0; node < own.length; node++) {
-    const key = keys[node] ?? '';
-    if (key === '') continue;
-    const entry = index.snapshots.get(key);
+    const entry = entries[node];
     if (entry === undefined) continue;
     const out = edges[node] as number[];
-    for (const dep of entry.deps) out.push(target(dep, '.'));
+    for (const dep of entry.deps) out.push(target(dep.name, dep.ref, '.'));
   }
-  return { own, edges, labels, importers };
+  const label = (node: number): NodeLabel => {
+    const known = special.get(node);
+    if (known !== undefined) return known;
+    const [name, version] = splitPackageKey(keys[node] ?? '');
+    return { kind: 'package', name, version };
+  };
+  return { own, edges, label, importers };
 }

@@ -39,8 +39,6 @@ export interface PnpmLockIndex {
   readonly hadEnvDocument: boolean;
 }
 
-const DEP_GROUPS = new Set(['dependencies', 'devDependencies', 'optionalDependencies']);
-
 function broken(path: string, line: number, reason: string): LockguardError {
   return new LockguardError('ERR_LOCKGUARD_BROKEN_LOCKFILE', `The lockfile at "${path}" is broken: ${reason} (line ${line}).`, {
     path,
@@ -101,27 +99,19 @@ function flowPairs(value: string): [string, string][] {
   return pairs;
 }
 
-interface Line {
-  readonly indent: number;
-  readonly body: string;
-  readonly no: number;
+interface OpenEntry {
+  readonly key: string;
+  readonly start: number;
+  /** End of the last non-blank line seen (the entry's text ends there). */
+  end: number;
+  readonly deps: PnpmDep[];
+  group: boolean;
+  dep: { name: string; specifier?: string; ref?: string } | undefined;
 }
 
-function* lines(text: string, from: number, to: number, firstNo: number): Generator<Line & { readonly raw: string }> {
-  let no = firstNo;
-  for (let start = from; start < to; no++) {
-    let end = text.indexOf('\n', start);
-    if (end === -1 || end > to) end = to;
-    let raw = text.slice(start, end);
-    if (raw.endsWith('\r')) raw = raw.slice(0, -1);
-    let indent = 0;
-    while (raw.charCodeAt(indent) === 32) indent++;
-    yield { indent, body: raw.slice(indent), no, raw };
-    start = end + 1;
-  }
-}
+const startsAt = (text: string, at: number, prefix: string): boolean => text.startsWith(prefix, at);
 
-/** Index the lockfile text. `path` only names the file in errors. */
+/** Index the lockfile text. `path` only names the file in errors. One pass over the lines, no split. */
 export function indexPnpmLockfile(text: string, path: string): PnpmLockIndex {
   const docs = documents(text);
   if (docs.length > 2) throw broken(path, docs[2]?.line ?? 1, `expected one YAML document, or an env document and the main one, found ${docs.length}`);
@@ -132,90 +122,99 @@ export function indexPnpmLockfile(text: string, path: string): PnpmLockIndex {
   const snapshots = new Map<string, PnpmEntry>();
   const catalogs = new Map<string, string>();
   let lockfileVersion = '';
-  const settings: string[] = [];
+  let settingsStart = -1;
+  let settingsEnd = -1;
 
   let section = '';
-  let entry: { key: string; lines: string[]; deps: PnpmDep[]; group: string | undefined; dep: { name: string; specifier?: string; ref?: string } | undefined } | undefined;
+  let entry: OpenEntry | undefined;
   let catalog = '';
-  let catalogEntry: { key: string; lines: string[] } | undefined;
+  let catalogEntry: { key: string; start: number; end: number } | undefined;
 
-  const closeDep = (): void => {
-    if (entry?.dep === undefined) return;
-    const { name, ref, specifier } = entry.dep;
-    if (ref !== undefined) entry.deps.push(specifier === undefined ? { name, ref } : { name, ref, specifier });
-    entry.dep = undefined;
+  const closeDep = (open: OpenEntry): void => {
+    const dep = open.dep;
+    if (dep === undefined) return;
+    if (dep.ref !== undefined) open.deps.push(dep.specifier === undefined ? { name: dep.name, ref: dep.ref } : { name: dep.name, ref: dep.ref, specifier: dep.specifier });
+    open.dep = undefined;
   };
   const closeEntry = (): void => {
     if (entry === undefined) return;
-    closeDep();
-    while (entry.lines.length > 1 && entry.lines[entry.lines.length - 1] === '') entry.lines.pop();
-    const value: PnpmEntry = { key: entry.key, text: entry.lines.join('\n'), deps: entry.deps };
-    if (section === 'importers') importers.set(entry.key, value);
-    else if (section === 'snapshots') snapshots.set(entry.key, value);
-    else if (section === 'packages') packages.set(entry.key, value.text);
+    closeDep(entry);
+    const body = text.slice(entry.start, entry.end);
+    if (section === 'importers') importers.set(entry.key, { key: entry.key, text: body, deps: entry.deps });
+    else if (section === 'snapshots') snapshots.set(entry.key, { key: entry.key, text: body, deps: entry.deps });
+    else if (section === 'packages') packages.set(entry.key, body);
     entry = undefined;
   };
   const closeCatalogEntry = (): void => {
-    if (catalogEntry !== undefined) catalogs.set(`${catalog}\0${catalogEntry.key}`, catalogEntry.lines.join('\n'));
+    if (catalogEntry !== undefined) catalogs.set(`${catalog}\0${catalogEntry.key}`, text.slice(catalogEntry.start, catalogEntry.end));
     catalogEntry = undefined;
   };
 
-  for (const line of lines(text, main.from, main.to, main.line)) {
-    if (line.body === '') {
-      entry?.lines.push('');
-      continue;
-    }
-    if (line.body.startsWith('#')) continue;
-    if (line.indent === 0) {
+  let no = main.line;
+  for (let pos = main.from; pos < main.to; no++) {
+    let next = text.indexOf('\n', pos);
+    if (next === -1 || next > main.to) next = main.to;
+    let lineEnd = next;
+    if (text.charCodeAt(lineEnd - 1) === 13) lineEnd--;
+    let at = pos;
+    while (text.charCodeAt(at) === 32) at++;
+    const indent = at - pos;
+    const lineStart = pos;
+    pos = next + 1;
+    if (at >= lineEnd || text.charCodeAt(at) === 35 /* # */) continue;
+    if (indent === 0) {
       closeEntry();
       closeCatalogEntry();
-      const pair = splitKey(line.body);
-      if (pair === undefined) throw broken(path, line.no, 'expected a top-level "key:"');
+      const pair = splitKey(text.slice(at, lineEnd));
+      if (pair === undefined) throw broken(path, no, 'expected a top-level "key:"');
       section = pair[0];
       if (section === 'lockfileVersion') lockfileVersion = unquote(pair[1]);
-      if (section === 'settings') settings.push(line.raw);
+      if (section === 'settings') settingsStart = lineStart;
+      if (section === 'settings') settingsEnd = lineEnd;
       continue;
     }
     if (section === 'settings') {
-      settings.push(line.raw);
+      settingsEnd = lineEnd;
       continue;
     }
     if (section === 'catalogs') {
-      if (line.indent === 2) {
+      if (indent === 2) {
         closeCatalogEntry();
-        catalog = splitKey(line.body)?.[0] ?? line.body;
-      } else if (line.indent === 4) {
+        catalog = splitKey(text.slice(at, lineEnd))?.[0] ?? text.slice(at, lineEnd);
+      } else if (indent === 4) {
         closeCatalogEntry();
-        catalogEntry = { key: splitKey(line.body)?.[0] ?? line.body, lines: [line.raw] };
-      } else catalogEntry?.lines.push(line.raw);
+        catalogEntry = { key: splitKey(text.slice(at, lineEnd))?.[0] ?? text.slice(at, lineEnd), start: lineStart, end: lineEnd };
+      } else if (catalogEntry !== undefined) catalogEntry.end = lineEnd;
       continue;
     }
     if (section !== 'importers' && section !== 'packages' && section !== 'snapshots') continue;
-    if (line.indent === 2) {
+    if (indent === 2) {
       closeEntry();
-      const pair = splitKey(line.body);
-      if (pair === undefined) throw broken(path, line.no, `expected an entry "key:" in ${section}`);
-      entry = { key: pair[0], lines: [line.raw], deps: [], group: undefined, dep: undefined };
+      const pair = splitKey(text.slice(at, lineEnd));
+      if (pair === undefined) throw broken(path, no, `expected an entry "key:" in ${section}`);
+      entry = { key: pair[0], start: lineStart, end: lineEnd, deps: [], group: false, dep: undefined };
       continue;
     }
-    if (entry === undefined) throw broken(path, line.no, `expected an entry before nested lines in ${section}`);
-    entry.lines.push(line.raw);
+    if (entry === undefined) throw broken(path, no, `expected an entry before nested lines in ${section}`);
+    entry.end = lineEnd;
     if (section === 'packages') continue;
-    if (line.indent === 4) {
-      closeDep();
-      const pair = splitKey(line.body);
-      entry.group = pair !== undefined && DEP_GROUPS.has(pair[0]) ? pair[0] : undefined;
-      if (entry.group !== undefined && pair !== undefined && pair[1].startsWith('{')) {
-        for (const [name, ref] of flowPairs(pair[1])) entry.deps.push({ name, ref });
-        entry.group = undefined;
+    if (indent === 4) {
+      closeDep(entry);
+      entry.group = startsAt(text, at, 'dependencies:') || startsAt(text, at, 'optionalDependencies:') || (section === 'importers' && startsAt(text, at, 'devDependencies:'));
+      if (entry.group) {
+        const pair = splitKey(text.slice(at, lineEnd));
+        if (pair !== undefined && pair[1].startsWith('{')) {
+          for (const [name, ref] of flowPairs(pair[1])) entry.deps.push({ name, ref });
+          entry.group = false;
+        }
       }
       continue;
     }
-    if (entry.group === undefined) continue;
-    if (line.indent === 6) {
-      closeDep();
-      const pair = splitKey(line.body);
-      if (pair === undefined) throw broken(path, line.no, `expected "name:" under ${entry.group}`);
+    if (!entry.group) continue;
+    if (indent === 6) {
+      closeDep(entry);
+      const pair = splitKey(text.slice(at, lineEnd));
+      if (pair === undefined) throw broken(path, no, 'expected "name:" in a dependency map');
       if (section === 'snapshots') entry.deps.push({ name: pair[0], ref: unquote(pair[1]) });
       else if (pair[1].startsWith('{')) {
         const fields = new Map(flowPairs(pair[1]));
@@ -223,16 +222,16 @@ export function indexPnpmLockfile(text: string, path: string): PnpmLockIndex {
         const specifier = fields.get('specifier');
         if (ref !== undefined) entry.deps.push(specifier === undefined ? { name: pair[0], ref } : { name: pair[0], ref, specifier });
       } else entry.dep = { name: pair[0] };
-    } else if (line.indent === 8 && entry.dep !== undefined) {
-      const pair = splitKey(line.body);
-      if (pair?.[0] === 'version') entry.dep.ref = unquote(pair[1]);
-      else if (pair?.[0] === 'specifier') entry.dep.specifier = unquote(pair[1]);
+    } else if (indent === 8 && entry.dep !== undefined) {
+      if (startsAt(text, at, 'version:')) entry.dep.ref = unquote(text.slice(at + 8, lineEnd));
+      else if (startsAt(text, at, 'specifier:')) entry.dep.specifier = unquote(text.slice(at + 10, lineEnd));
     }
   }
   closeEntry();
   closeCatalogEntry();
   if (lockfileVersion === '') throw broken(path, main.line, 'the main document has no lockfileVersion');
-  return { lockfileVersion, settingsText: settings.join('\n'), importers, packages, snapshots, catalogs, hadEnvDocument: docs.length === 2 };
+  const settingsText = settingsStart === -1 ? '' : text.slice(settingsStart, settingsEnd);
+  return { lockfileVersion, settingsText, importers, packages, snapshots, catalogs, hadEnvDocument: docs.length === 2 };
 }
 
 interface DocumentSpan {

@@ -12,16 +12,16 @@
 // the `settings` block, and the `catalogs` entries its `catalog:` specifiers use. Not folded: pnpm 12's
 // env document (pnpm's own binaries, no project's dependency), `overrides`, `patchedDependencies` and
 // checksums (their effect shows in the entries they change: a patched snapshot's key carries its hash).
-// Its digest is a Merkle digest (merkle.ts): each entry's exact text is hashed once, each strongly
-// connected group of entries once, and the project's digest is
-// sha256("lockguard-slice/1\n" + importer path + "\n" + digest of its group). Two lockfiles give a project
+// Its digest is a Merkle digest (merkle.ts): each strongly connected group of entries is hashed once, over
+// its members' exact texts and the digests of the groups it points into, and the project's digest is
+// sha256("lockguard-slice/1\n" + importer path + "\n" + digest of its group), in hex. Two lockfiles give a project
 // the same digest exactly when everything it reaches is byte-identical (modulo sha256 collisions).
 // Invariants: one linear pass (text index, then O(V+E)); no full YAML parse; no file but the lockfile and
 // the projects' package.json files (for names) is read. Must never: echo lockfile contents in errors.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { sha256Hex } from '../digest.js';
+import { sha256Of } from '../digest.js';
 import { LockguardError } from '../errors.js';
 import { readEntry, realFileSystem } from '../file-probe.js';
 import { checkLockfileShape } from '../lockfile-shape.js';
@@ -88,7 +88,7 @@ export function slicesFromLockfile(bytes: Buffer, options: FromLockfileOptions):
   const closures = closureDigests(graph);
   const slices: ProjectSlice[] = [];
   for (const [importer, node] of graph.importers) {
-    const digest = sha256Hex(`lockguard-slice/1\n${importer}\n${closures[node] ?? ''}`) as SliceDigest;
+    const digest = sha256Of(`lockguard-slice/1\n${importer}\n${closures[node] ?? ''}`) as SliceDigest;
     slices.push({ importer, name: options.names === false ? undefined : packageName(options.root, importer), digest });
   }
   slices.sort((a, b) => (a.importer < b.importer ? -1 : a.importer > b.importer ? 1 : 0));
@@ -96,8 +96,11 @@ export function slicesFromLockfile(bytes: Buffer, options: FromLockfileOptions):
 }
 
 function packageName(root: string, importer: string): string | undefined {
+  const path = join(root, importer, 'package.json');
+  // A stat first: a missing manifest is common (removed projects, fixtures) and a thrown ENOENT costs more.
+  if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
   try {
-    const parsed: unknown = JSON.parse(readFileSync(join(root, importer, 'package.json'), 'utf8'));
+    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
     const name = (parsed as { name?: unknown } | null)?.name;
     return typeof name === 'string' && name !== '' ? name : undefined;
   } catch {
