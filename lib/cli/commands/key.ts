@@ -2,7 +2,6 @@
 // per-project lockfile slice digests (for per-package CI caches).
 
 import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
-import { findSlice, projectSlices, unknownProject } from '../../core/slices/slices.js';
 import { LockguardError } from '../../core/errors.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
@@ -44,6 +43,8 @@ export const command: Command = {
       if (project !== undefined && flag(parsed, 'projects')) {
         throw new LockguardError('ERR_LOCKGUARD_USAGE', 'Expected --project <name|path> or --projects, got both (lockguard key).', { hint: 'Pass one of them.' });
       }
+      // Loaded on demand: the table key (the default) never pays for the slice modules.
+      const { findSlice, projectSlices, unknownProject } = await import('../../core/slices/slices.js');
       const { slices, lockfile } = projectSlices(workspace.root);
       const json = flag(parsed, 'json');
       const row = (slice: (typeof slices)[number]) => ({ importer: slice.importer, name: slice.name ?? null, digest: slice.digest });
