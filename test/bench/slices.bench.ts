@@ -75,7 +75,7 @@ function fieldNotesWorkspace(ctx: BenchContext, packageManager: string | undefin
   };
   write('package.json', JSON.stringify({ name: 'root', private: true, ...(packageManager === undefined ? {} : { packageManager }) }));
   write('pnpm-workspace.yaml', 'packages:\n  - "packages/*"\ntasks:\n  build:\n    dependsOn: ["^build"]\npipelines:\n  default: [build]\n');
-  write('pnpm-lock.yaml', "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n");
+  // No pnpm-lock.yaml: nx refuses a pnpm lockfile without an installed node_modules (turbo only warns).
   write('turbo.json', JSON.stringify({ tasks: { build: { dependsOn: ['^build'], outputs: ['dist/**'] } } }));
   write('nx.json', JSON.stringify({ targetDefaults: { build: { dependsOn: ['^build'], cache: true } } }));
   for (let i = 0; i < 20; i++) {
