@@ -42,6 +42,11 @@ function globRegex(glob: string): RegExp {
   let source = '';
   for (let i = 0; i < clean.length; i++) {
     const c = clean[i] as string;
+    if (c === '/' && clean.slice(i) === '/**') {
+      // A trailing /** matches the folder itself too (pnpm globs `<pattern>/package.json`).
+      source += '(?:/.*)?';
+      break;
+    }
     if (c === '*' && clean[i + 1] === '*') {
       source += clean[i + 2] === '/' ? '(?:.*/)?' : '.*';
       i += clean[i + 2] === '/' ? 2 : 1;
