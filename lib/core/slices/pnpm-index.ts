@@ -111,6 +111,21 @@ interface OpenEntry {
 
 const startsAt = (text: string, at: number, prefix: string): boolean => text.startsWith(prefix, at);
 
+/** An unquoted entry header `key:` or `key: {}` read in place; undefined for any other shape. */
+function plainKey(text: string, at: number, lineEnd: number): string | undefined {
+  const first = text.charCodeAt(at);
+  if (first === 39 || first === 34) return undefined;
+  if (text.charCodeAt(lineEnd - 1) === 58 /* : */) {
+    const key = text.slice(at, lineEnd - 1);
+    return key.includes(': ') ? undefined : key;
+  }
+  if (text.endsWith(': {}', lineEnd)) {
+    const key = text.slice(at, lineEnd - 4);
+    return key.includes(': ') ? undefined : key;
+  }
+  return undefined;
+}
+
 /** Index the lockfile text. `path` only names the file in errors. One pass over the lines, no split. */
 export function indexPnpmLockfile(text: string, path: string): PnpmLockIndex {
   const docs = documents(text);
@@ -190,9 +205,9 @@ export function indexPnpmLockfile(text: string, path: string): PnpmLockIndex {
     if (section !== 'importers' && section !== 'packages' && section !== 'snapshots') continue;
     if (indent === 2) {
       closeEntry();
-      const pair = splitKey(text.slice(at, lineEnd));
-      if (pair === undefined) throw broken(path, no, `expected an entry "key:" in ${section}`);
-      entry = { key: pair[0], start: lineStart, end: lineEnd, deps: [], group: false, dep: undefined };
+      const key = plainKey(text, at, lineEnd) ?? splitKey(text.slice(at, lineEnd))?.[0];
+      if (key === undefined) throw broken(path, no, `expected an entry "key:" in ${section}`);
+      entry = { key, start: lineStart, end: lineEnd, deps: [], group: false, dep: undefined };
       continue;
     }
     if (entry === undefined) throw broken(path, no, `expected an entry before nested lines in ${section}`);
@@ -211,6 +226,15 @@ export function indexPnpmLockfile(text: string, path: string): PnpmLockIndex {
       continue;
     }
     if (!entry.group) continue;
+    if (indent === 6 && section === 'snapshots') {
+      // The hot line (`      name: version`): two slices, no intermediate strings.
+      const colon = text.charCodeAt(at) === 39 || text.charCodeAt(at) === 34 ? -1 : text.indexOf(': ', at);
+      if (colon !== -1 && colon < lineEnd) {
+        const ref = text.slice(colon + 2, lineEnd);
+        entry.deps.push({ name: text.slice(at, colon), ref: ref.charCodeAt(0) === 39 || ref.charCodeAt(0) === 34 ? unquote(ref) : ref });
+        continue;
+      }
+    }
     if (indent === 6) {
       closeDep(entry);
       const pair = splitKey(text.slice(at, lineEnd));
