@@ -2,12 +2,12 @@
 //
 // Owns: resolving a reference as pnpm does (`link:` to another importer, relative to the referring
 // importer's folder or, inside snapshots, to the workspace root; an alias `name@version` names its snapshot
-// itself; anything else is `<name>@<ref>`), and each node's own digest.
+// itself; anything else is `<name>@<ref>`), and each node's own content.
 // Own content of an importer: its id, its entry text, the catalog entries its `catalog:` specifiers use,
 // the lockfile version and the `settings` block. Of a snapshot: its `snapshots` text (which starts with its
 // key) and the text of its `packages` entry (the key without the peer suffix).
 // Invariants: a reference that names no entry becomes a leaf ("missing" / "outside link") with its own
-// digest, never an error: the slice still changes when the reference does.
+// content, never an error: the slice still changes when the reference does.
 
 import { posix } from 'node:path';
 import type { SliceGraph } from './merkle.js';
