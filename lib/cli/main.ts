@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./commands/run.js')).command,
   doctor: async () => (await import('./commands/doctor.js')).command,
   quarantine: async () => (await import('./commands/quarantine.js')).command,
+  plan: async () => (await import('./commands/plan.js')).command,
 };
 
 const SUMMARIES: Record<string, string> = {
@@ -33,6 +34,7 @@ const SUMMARIES: Record<string, string> = {
   status: "show the latest run's state and report",
   doctor: 'check that this workspace is set up for lockguard (read-only)',
   quarantine: 'list or restore the cache entries guarded runs withheld',
+  plan: 'before a run: which tasks may rewrite the lockfile, and which keys that makes unstable',
 };
 
 export function mainHelp(): string {

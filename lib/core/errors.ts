@@ -19,7 +19,10 @@ export type LockguardErrorCode =
   | 'ERR_LOCKGUARD_NO_SNAPSHOT'
   | 'ERR_LOCKGUARD_BAD_RUN'
   | 'ERR_LOCKGUARD_PRE_CHECK'
-  | 'ERR_LOCKGUARD_SPAWN';
+  | 'ERR_LOCKGUARD_SPAWN'
+  | 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE'
+  | 'ERR_LOCKGUARD_UNKNOWN_PROJECT'
+  | 'ERR_LOCKGUARD_PLAN';
 
 export interface LockguardErrorOptions {
   /** What the user should do about it; printed after the message. */

@@ -1,7 +1,9 @@
-// `lockguard key`: the current cache key of the fingerprint table, for scripts.
+// `lockguard key`: the current cache key of the fingerprint table, for scripts; with --project/--projects,
+// per-project lockfile slice digests (for per-package CI caches).
 
 import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
-import { flag, parse } from '../args.js';
+import { LockguardError } from '../../core/errors.js';
+import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../main.js';
@@ -9,13 +11,24 @@ import { DIR_HELP, DIR_OPTION, SCOPE_HELP, SCOPE_OPTION, scopeOf, workspaceOf } 
 
 const help = `Usage: lockguard key [options]
 
+       lockguard key --project <name|path> [--json]
+       lockguard key --projects [--json]
+
 Prints the key of the fingerprint table as it is now: sha256 over the entries' paths and bytes (or
 absence), never stat data, so two machines with the same files print the same key. Records nothing.
+
+With --project, prints one project's lockfile slice digest instead: its importer entry in pnpm-lock.yaml
+(or package-lock.json) and every entry it reaches, so the key changes only when that project's
+dependencies do. --projects prints every project's: digest, importer path, package name.
 
 Options:
 ${DIR_HELP}
 ${SCOPE_HELP}
-  --json               print {key, scope, manager, entries} as JSON
+  --project <name|path> one project's slice digest: its importer path as the lockfile names it
+                       ("." for the root, "packages/b") or its package name
+  --projects           every project's slice digest
+  --json               print {key, scope, manager, entries} as JSON; with --project(s):
+                       {importer, name, digest} (one, or a list)
   -h, --help           this text
 `;
 
@@ -23,8 +36,29 @@ export const command: Command = {
   summary: 'print the current cache key',
   help,
   async run(argv, io: Io) {
-    const parsed = parse('key', argv, { ...DIR_OPTION, ...SCOPE_OPTION, json: { type: 'boolean' } });
+    const parsed = parse('key', argv, { ...DIR_OPTION, ...SCOPE_OPTION, json: { type: 'boolean' }, project: { type: 'string' }, projects: { type: 'boolean' } });
     const workspace = await workspaceOf(parsed, io);
+    const project = stringValue(parsed, 'project');
+    if (project !== undefined || flag(parsed, 'projects')) {
+      if (project !== undefined && flag(parsed, 'projects')) {
+        throw new LockguardError('ERR_LOCKGUARD_USAGE', 'Expected --project <name|path> or --projects, got both (lockguard key).', { hint: 'Pass one of them.' });
+      }
+      // Loaded on demand: the table key (the default) never pays for the slice modules.
+      const { findSlice, projectSlices, unknownProject } = await import('../../core/slices/slices.js');
+      const { slices, lockfile } = projectSlices(workspace.root);
+      const json = flag(parsed, 'json');
+      const row = (slice: (typeof slices)[number]) => ({ importer: slice.importer, name: slice.name ?? null, digest: slice.digest });
+      if (project !== undefined) {
+        const found = findSlice(slices, project);
+        if (found === undefined) throw unknownProject(workspace.root, lockfile, project);
+        io.stdout.write(json ? `${JSON.stringify(row(found), null, 2)}\n` : `${found.digest}\n`);
+      } else if (json) {
+        io.stdout.write(`${JSON.stringify(slices.map(row), null, 2)}\n`);
+      } else {
+        io.stdout.write(slices.map((slice) => `${slice.digest}  ${slice.importer}${slice.name === undefined ? '' : `  ${slice.name}`}\n`).join(''));
+      }
+      return EXIT.ok;
+    }
     const table = readWorkspaceFingerprints(workspace.root, { scope: scopeOf(parsed, 'inputs'), manager: workspace.manager });
     if (flag(parsed, 'json')) {
       const entries = table.entries.map((entry) => ({ path: entry.path, kind: entry.kind, digest: entry.digest }));

@@ -2,6 +2,7 @@
 
 import { findRun, readEvents, readReport } from '../../run/ledger.js';
 import { recordedMoves } from '../../run/verdict.js';
+import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -16,7 +17,10 @@ its verdicts, and its report. Reads the ledger only: it does not re-check the fi
 Options:
 ${DIR_HELP}
   --run <id|folder>    the run to show
-  --json               print {run, kind, root, scope, key, createdAt, moved, verifies, events, report}
+  --json               print {run, kind, root, scope, key, createdAt, moved, slices, verifies, events, report}
+
+When a lockfile moved, says which projects' slices changed and how, comparing the bytes the run read
+(kept in the ledger) with the file as it is now.
   -h, --help           this text
 `;
 
@@ -33,8 +37,9 @@ export const command: Command = {
     const verifies = events.filter((event) => event.type === 'verify');
     const report = readReport(run.dir);
     const state = moved.length > 0 ? 'moved' : 'unmoved';
+    const slices = lockfileMovesAmong(record, moved.map((file) => file.path), workspace.root);
     if (flag(parsed, 'json')) {
-      const data = { run: record.id, dir: run.dir, kind: record.kind, state, root: record.root, manager: record.manager, scope: record.scope, key: record.key, createdAt: new Date(record.at).toISOString(), policy: record.policy ?? null, command: record.command ?? null, moved, verifies: verifies.length, events, report: report ?? null };
+      const data = { run: record.id, dir: run.dir, kind: record.kind, state, root: record.root, manager: record.manager, scope: record.scope, key: record.key, createdAt: new Date(record.at).toISOString(), policy: record.policy ?? null, command: record.command ?? null, moved, slices: slices.map(sliceMoveJson), verifies: verifies.length, events, report: report ?? null };
       io.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
       return EXIT.ok;
     }
@@ -49,6 +54,7 @@ export const command: Command = {
     } else {
       lines.push('state    moved:');
       for (const file of moved) lines.push(`           ${file.path} (${file.kind}: ${file.was?.slice(0, 12) ?? 'absent'} -> ${file.now?.slice(0, 12) ?? 'absent'})`);
+      for (const move of slices) lines.push(`slices   ${move.text}`);
     }
     io.stdout.write(`${lines.join('\n')}\n`);
     return EXIT.ok;

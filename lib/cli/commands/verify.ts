@@ -4,6 +4,7 @@ import { statusLine } from '../../core/watch.js';
 import { appendGithub, requireGithubFile } from '../../integrations/github.js';
 import { findRun } from '../../run/ledger.js';
 import { verifyRun } from '../../run/verdict.js';
+import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import { paint, type Io } from '../io.js';
@@ -22,7 +23,11 @@ Options:
 ${DIR_HELP}
   --run <id|folder>    the run to judge
   --github-output      append save=true|false and moved=<comma-separated paths> to $GITHUB_OUTPUT
-  --json               print the verdict as JSON: {run, scope, key, save, moved: [{path, kind, was, now}]}
+  --json               print the verdict as JSON: {run, scope, key, save, moved: [{path, kind, was, now}],
+                       slices: [{lockfile, text, diff: {changed, added, removed, unchanged}}]}
+
+When the lockfile moved, a second line says which projects' slices changed and how (pnpm-lock.yaml,
+package-lock.json), comparing the bytes the run read with the file now.
   -h, --help           this text
 `;
 
@@ -36,15 +41,17 @@ export const command: Command = {
     const workspace = await workspaceOf(parsed, io);
     const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN'], stringValue(parsed, 'run') === undefined && io.env['LOCKGUARD_RUN'] === undefined ? 'snapshot' : undefined);
     const verdict = verifyRun(run);
+    const slices = verdict.save ? [] : lockfileMovesAmong(run.record, verdict.moved.map((file) => file.path));
     if (flag(parsed, 'github-output')) {
       appendGithub(io.env, 'GITHUB_OUTPUT', { save: String(verdict.save), moved: verdict.moved.map((file) => file.path).join(',') });
     }
     if (flag(parsed, 'json')) {
-      io.stdout.write(`${JSON.stringify(verdict, null, 2)}\n`);
+      io.stdout.write(`${JSON.stringify({ ...verdict, slices: slices.map(sliceMoveJson) }, null, 2)}\n`);
     } else if (verdict.save) {
       io.stdout.write(`lockguard: nothing moved since ${verdict.run}: the cache may be saved\n`);
     } else {
       io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(verdict.moved, 'the cache save is refused (lockguard status for details)'))}\n`);
+      for (const move of slices) io.stderr.write(`  ${move.text}\n`);
     }
     return verdict.save ? EXIT.ok : EXIT.moved;
   },

@@ -1,0 +1,66 @@
+// `lockguard plan -- <runner command>`: before a run, which tasks may rewrite the lockfile and which
+// up-front cache keys that makes unstable. Exit 0: every key stable; 1: some unstable; 2: error.
+
+import { planFor } from '../../integrations/plan/index.js';
+import { LockguardError } from '../../core/errors.js';
+import { flag, parse } from '../args.js';
+import { EXIT } from '../exit-codes.js';
+import { paint, type Io } from '../io.js';
+import type { Command } from '../main.js';
+import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
+
+const help = `Usage: lockguard plan [options] -- <runner command>
+
+Builds the task graph the way the runner itself reports it, without running anything:
+  turbo run <tasks> ...          (turbo run ... --dry=json)
+  nx run-many -t <targets> ...   (nx ... --graph=stdout; also nx run, nx affected)
+  pnpm pipeline [name]           (pnpm 12: pnpm pipeline --dry-run --json)
+  pnpm -r run <script>, pnpm --filter <sel> <script>   (workspace topology and scripts)
+  npx/pnpm exec/pnpm run <root script> wrapping any of these; any other command is one task.
+
+A task may rewrite the lockfile when its command installs (pnpm install|add|update|remove|dedupe, npm
+install|ci|update|uninstall, yarn [install|add|up|remove], bun install|add), also through the package
+scripts it calls, and when it is started with pnpm run/exec while verifyDepsBeforeRun is "install" (the
+default since pnpm 11). Frozen-lockfile installs do not. A key taken before the run is unstable when its
+task runs after an uncached writer, or after a cached one without folding the lockfile (turbo, nx and
+pnpm pipeline keys never re-read it).
+
+Options:
+${DIR_HELP}
+  --json               print {runner, lockfile, tasks: [{id, writer, writeReason, stability, reasons}],
+                       writers, unstable, notes, verdict}
+  -h, --help           this text
+
+Exit codes: 0 every key stable, 1 some keys unstable, 2 error (the runner's dry run failed, bad usage).
+`;
+
+export const command: Command = {
+  summary: 'before a run: which tasks may rewrite the lockfile, and which keys that makes unstable',
+  help,
+  async run(argv, io: Io) {
+    const parsed = parse('plan', argv, { ...DIR_OPTION, json: { type: 'boolean' } }, true);
+    if (!argv.includes('--') || parsed.positionals.length === 0) {
+      throw new LockguardError('ERR_LOCKGUARD_USAGE', 'Expected the runner command after "--" (lockguard plan).', { hint: 'For example: lockguard plan -- turbo run build' });
+    }
+    const workspace = await workspaceOf(parsed, io);
+    const plan = await planFor(parsed.positionals, workspace.root, io.env);
+    const code = plan.unstable.length === 0 ? EXIT.ok : EXIT.moved;
+    if (flag(parsed, 'json')) {
+      io.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
+      return code;
+    }
+    const width = Math.max(8, ...plan.tasks.map((task) => task.id.length));
+    const lines = [`lockguard plan: ${plan.runner}, ${plan.tasks.length} ${plan.tasks.length === 1 ? 'task' : 'tasks'}, lockfile ${plan.lockfile}`];
+    for (const note of plan.notes) lines.push(`  note: ${note}`);
+    const writers = plan.tasks.filter((task) => task.writer);
+    lines.push(writers.length === 0 ? 'writers: none' : 'writers:');
+    for (const task of writers) lines.push(`  ${task.id.padEnd(width)}  ${task.writeReason ?? 'may install'}${task.cached ? ' (cached)' : ''}`);
+    const unstable = plan.tasks.filter((task) => task.stability === 'unstable');
+    if (unstable.length > 0) lines.push('unstable:');
+    for (const task of unstable) lines.push(`  ${task.id.padEnd(width)}  ${task.reasons[0] ?? ''}${task.reasons.length > 1 ? ` (+${task.reasons.length - 1} more)` : ''}`);
+    io.stdout.write(`${lines.join('\n')}\n`);
+    const verdict = `verdict: ${plan.verdict}`;
+    io.stdout.write(`${plan.unstable.length === 0 ? paint(io, io.stdout, 'green', verdict) : paint(io, io.stdout, 'yellow', verdict)}\n`);
+    return code;
+  },
+};

@@ -1,0 +1,154 @@
+// The difference between two versions of one lockfile, project by project.
+//
+// Owns: which projects' slices changed, were added or removed, and how (packages added, removed, or at
+// other versions, plus "entry changed" when a project's own importer entry differs and "content changed"
+// for packages at the same version whose entries differ, such as a new integrity), and how many did not;
+// and the one-line text of it.
+// Invariants: the digests decide what changed (a slice whose digest is equal is unchanged, never walked);
+// only changed projects' closures are walked. Must never: print, or name anything the lockfiles do not.
+
+import type { LoweredGraph } from './pnpm-graph.js';
+import type { LockfileSlices } from './slices.js';
+
+export interface PackageChange {
+  readonly name: string;
+  readonly kind: 'added' | 'removed' | 'changed';
+  /** Versions before (empty when added), sorted. */
+  readonly from: readonly string[];
+  /** Versions after (empty when removed), sorted. */
+  readonly to: readonly string[];
+}
+
+export interface SliceChange {
+  readonly importer: string;
+  readonly name: string | undefined;
+  /** The project's own importer entry differs (a specifier, a dependency added or dropped). */
+  readonly entryChanged: boolean;
+  readonly packages: readonly PackageChange[];
+  /** Packages at the same versions whose entries differ (integrity, peers, engines...). */
+  readonly contentChanged: readonly string[];
+}
+
+export interface SliceDiff {
+  readonly lockfile: string;
+  readonly changed: readonly SliceChange[];
+  /** Importers only in the new lockfile / only in the old one. */
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly unchanged: number;
+}
+
+interface Closure {
+  readonly versions: Map<string, Set<string>>;
+  readonly owns: Map<string, Set<string>>;
+}
+
+function closureOf(graph: LoweredGraph, start: number): Closure {
+  const versions = new Map<string, Set<string>>();
+  const owns = new Map<string, Set<string>>();
+  const seen = new Uint8Array(graph.own.length);
+  const queue = [start];
+  seen[start] = 1;
+  while (queue.length > 0) {
+    const node = queue.pop() as number;
+    const label = graph.label(node);
+    if (label?.kind === 'package') {
+      let set = versions.get(label.name);
+      if (set === undefined) versions.set(label.name, (set = new Set()));
+      set.add(label.version);
+      let own = owns.get(label.name);
+      if (own === undefined) owns.set(label.name, (own = new Set()));
+      own.add(graph.own[node] as string);
+    }
+    for (const next of graph.edges[node] ?? []) {
+      if (seen[next] === 0) {
+        seen[next] = 1;
+        queue.push(next);
+      }
+    }
+  }
+  return { versions, owns };
+}
+
+const sorted = (set: Set<string> | undefined): string[] => [...(set ?? [])].sort();
+const sameSet = (a: Set<string> | undefined, b: Set<string> | undefined): boolean => a !== undefined && b !== undefined && a.size === b.size && [...a].every((x) => b.has(x));
+
+function changeOf(before: LockfileSlices, after: LockfileSlices, importer: string, name: string | undefined): SliceChange {
+  const oldNode = before.graph.importers.get(importer) as number;
+  const newNode = after.graph.importers.get(importer) as number;
+  const was = closureOf(before.graph, oldNode);
+  const now = closureOf(after.graph, newNode);
+  const packages: PackageChange[] = [];
+  const contentChanged: string[] = [];
+  for (const pkg of [...new Set([...was.versions.keys(), ...now.versions.keys()])].sort()) {
+    const from = was.versions.get(pkg);
+    const to = now.versions.get(pkg);
+    if (from === undefined) packages.push({ name: pkg, kind: 'added', from: [], to: sorted(to) });
+    else if (to === undefined) packages.push({ name: pkg, kind: 'removed', from: sorted(from), to: [] });
+    else if (!sameSet(from, to)) packages.push({ name: pkg, kind: 'changed', from: sorted(from), to: sorted(to) });
+    else if (!sameSet(was.owns.get(pkg), now.owns.get(pkg))) contentChanged.push(pkg);
+  }
+  const entryChanged = before.graph.own[oldNode] !== after.graph.own[newNode];
+  return { importer, name, entryChanged, packages, contentChanged };
+}
+
+/** How `after` differs from `before` (two versions of the same lockfile), project by project. */
+export function diffSlices(before: LockfileSlices, after: LockfileSlices): SliceDiff {
+  const old = new Map(before.slices.map((slice) => [slice.importer, slice]));
+  const changed: SliceChange[] = [];
+  const added: string[] = [];
+  let unchanged = 0;
+  for (const slice of after.slices) {
+    const was = old.get(slice.importer);
+    if (was === undefined) added.push(slice.importer);
+    else if (was.digest === slice.digest) unchanged++;
+    else changed.push(changeOf(before, after, slice.importer, slice.name));
+  }
+  const now = new Set(after.slices.map((slice) => slice.importer));
+  const removed = before.slices.map((slice) => slice.importer).filter((importer) => !now.has(importer));
+  return { lockfile: after.lockfile, changed, added, removed, unchanged };
+}
+
+const ARROW = '\u2192';
+
+function describePackage(change: PackageChange): string {
+  switch (change.kind) {
+    case 'added':
+      return `+${change.name} ${change.to.join(', ')}`;
+    case 'removed':
+      return `-${change.name} ${change.from.join(', ')}`;
+    case 'changed':
+      return `${change.name} ${change.from.join(', ')} ${ARROW} ${change.to.join(', ')}`;
+  }
+}
+
+/** `packages/b (is-number 7.0.0 → 6.0.0)`; at most `limit` package changes, then "+N more". */
+export function describeChange(change: SliceChange, limit = 3): string {
+  const parts = change.packages.slice(0, limit).map(describePackage);
+  if (change.packages.length > limit) parts.push(`+${change.packages.length - limit} more`);
+  if (parts.length === 0 && change.contentChanged.length > 0) parts.push(`entries of ${change.contentChanged.slice(0, limit).join(', ')}${change.contentChanged.length > limit ? ', ...' : ''} changed`);
+  if (parts.length === 0 && change.entryChanged) parts.push('its importer entry changed');
+  return parts.length === 0 ? change.importer : `${change.importer} (${parts.join('; ')})`;
+}
+
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+/** One line: "pnpm-lock.yaml moved: the slices of packages/b changed (is-number 7.0.0 → 6.0.0); 543 other projects unchanged". */
+export function describeSliceDiff(diff: SliceDiff, projectLimit = 4): string {
+  const parts: string[] = [];
+  if (diff.changed.length === 1 && diff.changed[0] !== undefined) {
+    const only = diff.changed[0];
+    const detail = describeChange(only);
+    parts.push(`the slice of ${only.importer} changed${detail === only.importer ? '' : ` ${detail.slice(only.importer.length + 1)}`}`);
+  } else if (diff.changed.length > 1) {
+    const listed = diff.changed.slice(0, projectLimit).map((change) => describeChange(change, 2));
+    const more = diff.changed.length - listed.length;
+    parts.push(`the slices of ${plural(diff.changed.length, 'project', 'projects')} changed: ${listed.join(', ')}${more > 0 ? `, and ${more} more` : ''}`);
+  }
+  if (diff.added.length > 0) parts.push(`${plural(diff.added.length, 'project', 'projects')} added (${diff.added.slice(0, projectLimit).join(', ')}${diff.added.length > projectLimit ? ', ...' : ''})`);
+  if (diff.removed.length > 0) parts.push(`${plural(diff.removed.length, 'project', 'projects')} removed (${diff.removed.slice(0, projectLimit).join(', ')}${diff.removed.length > projectLimit ? ', ...' : ''})`);
+  if (parts.length === 0) parts.push('no project\'s slice changed');
+  const touched = diff.changed.length + diff.added.length + diff.removed.length;
+  const rest = touched === 0 ? `${plural(diff.unchanged, 'project', 'projects')} unchanged` : `${diff.unchanged} other ${diff.unchanged === 1 ? 'project' : 'projects'} unchanged`;
+  return `${diff.lockfile} moved: ${parts.join('; ')}; ${rest}`;
+}

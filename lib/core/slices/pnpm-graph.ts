@@ -1,0 +1,131 @@
+// A pnpm lockfile index lowered to the slice graph: importers and snapshots as nodes, references as edges.
+//
+// Owns: resolving a reference as pnpm does (`link:` to another importer, relative to the referring
+// importer's folder or, inside snapshots, to the workspace root; an alias `name@version` names its snapshot
+// itself; anything else is `<name>@<ref>`), and each node's own content.
+// Own content of an importer: its id, its entry text, the catalog entries its `catalog:` specifiers use,
+// the lockfile version and the `settings` block. Of a snapshot: its `snapshots` text (which starts with its
+// key) and the text of its `packages` entry (the key without the peer suffix).
+// Invariants: a reference that names no entry becomes a leaf ("missing" / "outside link") with its own
+// content, never an error: the slice still changes when the reference does.
+
+import { posix } from 'node:path';
+import type { SliceGraph } from './merkle.js';
+import type { PnpmDep, PnpmEntry, PnpmLockIndex } from './pnpm-index.js';
+
+/** What a node stands for, for diffs: a package (name, version) or a project. */
+export type NodeLabel = { readonly kind: 'package'; readonly name: string; readonly version: string; readonly missing?: true } | { readonly kind: 'importer'; readonly id: string } | { readonly kind: 'leaf'; readonly ref: string };
+
+export interface LoweredGraph extends SliceGraph {
+  /** Importer id -> node. */
+  readonly importers: ReadonlyMap<string, number>;
+  /** What node `node` stands for (computed on demand: only diffs need it). */
+  label(node: number): NodeLabel;
+}
+
+/** `name@version(peers)` -> [name, version without peers]; scoped names keep their leading `@`. */
+export function splitPackageKey(key: string): [string, string] {
+  const paren = key.indexOf('(');
+  const base = paren === -1 ? key : key.slice(0, paren);
+  const at = base.indexOf('@', 1);
+  if (at === -1) return [base, ''];
+  return [base.slice(0, at), base.slice(at + 1)];
+}
+
+/** The snapshot key a reference names, or a `link:` target as {link}. */
+export function resolveRef(dep: PnpmDep, fromDir: string): { readonly key: string } | { readonly link: string } {
+  if (dep.ref.startsWith('link:')) return { link: posix.normalize(posix.join(fromDir, dep.ref.slice(5))).replace(/\/$/, '') || '.' };
+  const paren = dep.ref.indexOf('(');
+  const base = paren === -1 ? dep.ref : dep.ref.slice(0, paren);
+  if (base.indexOf('@', 1) !== -1) return { key: dep.ref };
+  return { key: `${dep.name}@${dep.ref}` };
+}
+
+function catalogName(specifier: string | undefined): string | undefined {
+  if (specifier === undefined || !specifier.startsWith('catalog:')) return undefined;
+  const name = specifier.slice('catalog:'.length).trim();
+  return name === '' ? 'default' : name;
+}
+
+export function lowerPnpm(index: PnpmLockIndex): LoweredGraph {
+  const own: string[] = [];
+  const edges: number[][] = [];
+  const special = new Map<number, NodeLabel>();
+  const importers = new Map<string, number>();
+  const byKey = new Map<string, number>();
+  /** Per node: its snapshot key ('' for importers and leaves). */
+  const keys: string[] = [];
+  const global = `lockfileVersion ${index.lockfileVersion}\n${index.settingsText}`;
+
+  for (const [id, entry] of index.importers) {
+    importers.set(id, own.length);
+    const catalogTexts: string[] = [];
+    for (const dep of entry.deps) {
+      const catalog = catalogName(dep.specifier);
+      if (catalog !== undefined) catalogTexts.push(`${catalog}:${index.catalogs.get(`${catalog}\0${dep.name}`) ?? '(missing)'}`);
+    }
+    own.push(`importer\n${id}\n${entry.text}\ncatalogs\n${catalogTexts.join('\n')}\n${global}`);
+    edges.push([]);
+    special.set(own.length - 1, { kind: 'importer', id });
+  }
+
+  const leaf = (ref: string, missingKey?: string): number => {
+    const id = `\0${ref}`;
+    const known = byKey.get(id);
+    if (known !== undefined) return known;
+    byKey.set(id, own.length);
+    own.push(`leaf\n${ref}`);
+    edges.push([]);
+    if (missingKey === undefined) special.set(own.length - 1, { kind: 'leaf', ref });
+    else {
+      // A reference to an entry the lockfile lacks still names a package and version: diffs show it.
+      const [name, version] = splitPackageKey(missingKey);
+      special.set(own.length - 1, { kind: 'package', name, version, missing: true });
+    }
+    return own.length - 1;
+  };
+  const entries: (PnpmEntry | undefined)[] = [];
+  const snapshotNode = (key: string): number => {
+    const entry = index.snapshots.get(key);
+    if (entry === undefined) return leaf(`missing ${key}`, key);
+    const node = own.length;
+    byKey.set(key, node);
+    keys[node] = key;
+    entries[node] = entry;
+    const paren = key.indexOf('(');
+    const pkg = index.packages.get(paren === -1 ? key : key.slice(0, paren)) ?? '';
+    own.push(`snapshot\n${entry.text}\n${pkg}`);
+    edges.push([]);
+    return node;
+  };
+  // Inline resolveRef: this runs once per dependency line (100k+ on large lockfiles).
+  const target = (name: string, ref: string, fromDir: string): number => {
+    if (ref.startsWith('link:')) {
+      const link = resolveRef({ name, ref }, fromDir) as { link: string };
+      return importers.get(link.link) ?? leaf(`link ${link.link}`);
+    }
+    const paren = ref.indexOf('(');
+    const at = ref.indexOf('@', 1);
+    const key = at !== -1 && (paren === -1 || at < paren) ? ref : `${name}@${ref}`;
+    return byKey.get(key) ?? snapshotNode(key);
+  };
+
+  for (const [id, entry] of index.importers) {
+    const out = edges[importers.get(id) as number] as number[];
+    for (const dep of entry.deps) out.push(target(dep.name, dep.ref, id));
+  }
+  // Snapshots are appended while resolved; walk them in creation order until no new one appears.
+  for (let node = 0; node < own.length; node++) {
+    const entry = entries[node];
+    if (entry === undefined) continue;
+    const out = edges[node] as number[];
+    for (const dep of entry.deps) out.push(target(dep.name, dep.ref, '.'));
+  }
+  const label = (node: number): NodeLabel => {
+    const known = special.get(node);
+    if (known !== undefined) return known;
+    const [name, version] = splitPackageKey(keys[node] ?? '');
+    return { kind: 'package', name, version };
+  };
+  return { own, edges, label, importers };
+}

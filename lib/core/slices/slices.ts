@@ -1,0 +1,143 @@
+// Per-project lockfile slices: what each project's cache key should fold of the lockfile.
+//
+// Owns: `slicesFromLockfile` (bytes in, one slice per importer out), `projectSlices(root)`,
+// `sliceDigest(root, project)` and `findSlice` (by importer path or package name).
+//
+// THE CANONICAL SLICE. A project's slice is its importer entry plus every entry it reaches: pnpm `snapshots`
+// (with the `packages` entry of the same package) through dependencies, devDependencies and
+// optionalDependencies of the importer and dependencies/optionalDependencies of snapshots, and other
+// importers through `link:` references (a linked workspace project is installed into this one's tree, so
+// its own dependencies are reached too). npm: the package-lock entries node would resolve, from the
+// project's folder outwards (npm-lock.ts). The slice of a pnpm importer also folds the lockfile version,
+// the `settings` block, and the `catalogs` entries its `catalog:` specifiers use. Not folded: pnpm 12's
+// env document (pnpm's own binaries, no project's dependency), `overrides`, `patchedDependencies` and
+// checksums (their effect shows in the entries they change: a patched snapshot's key carries its hash).
+// Its digest is a Merkle digest (merkle.ts): each strongly connected group of entries is hashed once, over
+// its members' exact texts and the digests of the groups it points into, and the project's digest is
+// sha256("lockguard-slice/1\n" + importer path + "\n" + digest of its group), in hex. Two lockfiles give a project
+// the same digest exactly when everything it reaches is byte-identical (modulo sha256 collisions).
+// Invariants: one linear pass (text index, then O(V+E)); no full YAML parse; no file but the lockfile and
+// the projects' package.json files (for names) is read. Must never: echo lockfile contents in errors.
+
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { sha256Of } from '../digest.js';
+import { LockguardError } from '../errors.js';
+import { readEntry, realFileSystem } from '../file-probe.js';
+import { checkLockfileShape } from '../lockfile-shape.js';
+import { closureDigests } from './merkle.js';
+import { lowerNpm } from './npm-lock.js';
+import { lowerPnpm, type LoweredGraph } from './pnpm-graph.js';
+import { indexPnpmLockfile } from './pnpm-index.js';
+
+export type SliceDigest = string & { readonly __brand: 'SliceDigest' };
+export type SliceFormat = 'pnpm' | 'npm';
+
+export interface ProjectSlice {
+  /** The importer path as the lockfile names it: '.' for the root, 'packages/b'. */
+  readonly importer: string;
+  /** The project's package name from its package.json, when there is one with a name. */
+  readonly name: string | undefined;
+  readonly digest: SliceDigest;
+}
+
+export interface LockfileSlices {
+  readonly format: SliceFormat;
+  /** Workspace-relative lockfile path. */
+  readonly lockfile: string;
+  readonly slices: readonly ProjectSlice[];
+  /** The lowered graph, for diffs (labels tell what each node is). */
+  readonly graph: LoweredGraph;
+  /** Per node: its closure digest. */
+  readonly closures: readonly string[];
+}
+
+/** Lockfile names slices are computed for, in the order a root is searched. */
+export const SLICE_LOCKFILES: ReadonlyArray<readonly [name: string, format: SliceFormat]> = [
+  ['pnpm-lock.yaml', 'pnpm'],
+  ['package-lock.json', 'npm'],
+  ['npm-shrinkwrap.json', 'npm'],
+];
+
+export function formatOf(lockfile: string): SliceFormat | undefined {
+  return SLICE_LOCKFILES.find(([name]) => lockfile === name || lockfile.endsWith(`/${name}`))?.[1];
+}
+
+export interface FromLockfileOptions {
+  /** Workspace-relative lockfile path ('pnpm-lock.yaml'): decides the format and names it. */
+  readonly lockfile: string;
+  /** Absolute workspace root: names the file in errors and is where package names are read from. */
+  readonly root: string;
+  /** Read each project's package.json for its name (default true). */
+  readonly names?: boolean;
+}
+
+/** Every project's slice of one lockfile's bytes. */
+export function slicesFromLockfile(bytes: Buffer, options: FromLockfileOptions): LockfileSlices {
+  const absPath = join(options.root, options.lockfile);
+  const format = formatOf(options.lockfile);
+  if (format === undefined) {
+    throw new LockguardError('ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', `Per-project slices are computed for pnpm-lock.yaml and package-lock.json, not "${absPath}".`, {
+      path: absPath,
+      hint: 'Use the whole-table key (lockguard key) for this package manager.',
+    });
+  }
+  checkLockfileShape(absPath, options.lockfile, bytes);
+  const text = bytes.toString('utf8');
+  const graph = format === 'pnpm' ? lowerPnpm(indexPnpmLockfile(text, absPath)) : lowerNpm(text, absPath);
+  const closures = closureDigests(graph);
+  const slices: ProjectSlice[] = [];
+  for (const [importer, node] of graph.importers) {
+    const digest = sha256Of(`lockguard-slice/1\n${importer}\n${closures[node] ?? ''}`) as SliceDigest;
+    slices.push({ importer, name: options.names === false ? undefined : packageName(options.root, importer), digest });
+  }
+  slices.sort((a, b) => (a.importer < b.importer ? -1 : a.importer > b.importer ? 1 : 0));
+  return { format, lockfile: options.lockfile, slices, graph, closures };
+}
+
+function packageName(root: string, importer: string): string | undefined {
+  const path = join(root, importer, 'package.json');
+  // A stat first: a missing manifest is common (removed projects, fixtures) and a thrown ENOENT costs more.
+  if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    const name = (parsed as { name?: unknown } | null)?.name;
+    return typeof name === 'string' && name !== '' ? name : undefined;
+  } catch {
+    // A project without a (readable) package.json is still a project: it has no name, that is all.
+    return undefined;
+  }
+}
+
+/** The slices of the workspace at `root` (its pnpm-lock.yaml, else package-lock.json / npm-shrinkwrap.json). */
+export function projectSlices(root: string): LockfileSlices {
+  for (const [name] of SLICE_LOCKFILES) {
+    const result = readEntry(realFileSystem, join(root, name));
+    if (result.state === 'file') return slicesFromLockfile(result.bytes, { lockfile: name, root });
+  }
+  throw new LockguardError('ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', `No pnpm-lock.yaml or package-lock.json in "${root}": per-project slices need one of them.`, {
+    path: root,
+    hint: 'Install once (pnpm install / npm install) to write the lockfile, or use the whole-table key (lockguard key).',
+  });
+}
+
+/** The slice of `project` (importer path such as 'packages/b' or '.', or package name), or undefined. */
+export function findSlice(slices: readonly ProjectSlice[], project: string): ProjectSlice | undefined {
+  const path = project.replaceAll('\\', '/').replace(/^\.\//, '').replace(/\/$/, '') || '.';
+  return slices.find((slice) => slice.importer === path) ?? slices.find((slice) => slice.name === project);
+}
+
+/** The slice digest of one project of the workspace at `root`; throws ERR_LOCKGUARD_UNKNOWN_PROJECT. */
+export function sliceDigest(root: string, project: string): SliceDigest {
+  const { slices, lockfile } = projectSlices(root);
+  const found = findSlice(slices, project);
+  if (found === undefined) throw unknownProject(root, lockfile, project);
+  return found.digest;
+}
+
+export function unknownProject(root: string, lockfile: string, project: string): LockguardError {
+  return new LockguardError('ERR_LOCKGUARD_UNKNOWN_PROJECT', `No project "${project}" in "${join(root, lockfile)}": expected an importer path (such as "." or "packages/b") or a package name.`, {
+    path: join(root, lockfile),
+    hint: 'lockguard key --projects lists every project with its importer path and name.',
+  });
+}

@@ -1,0 +1,65 @@
+// The pnpm settings a plan needs: which pnpm major the workspace runs, and the effective
+// `verifyDepsBeforeRun` (whether `pnpm run` / `pnpm exec` install first).
+//
+// Owns: reading them the way pnpm resolves them, cheaply: env (`pnpm_config_*`, `npm_config_*`), then
+// pnpm-workspace.yaml, then .npmrc, then the default of the pnpm major (`install` since pnpm 11, false
+// before). The major comes from the root package.json `packageManager` (`pnpm@12.4.2`).
+// Invariants: line scans only (no YAML parse); a missing file is a value; never spawns pnpm.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type VerifyDeps = 'install' | 'warn' | 'error' | 'prompt' | 'false';
+
+export interface PnpmSettings {
+  /** The pnpm major from `packageManager`, or undefined when the workspace does not pin one. */
+  readonly major: number | undefined;
+  readonly verifyDepsBeforeRun: VerifyDeps;
+  /** Where the value came from, for reasons: "pnpm 12 default", "pnpm-workspace.yaml". */
+  readonly source: string;
+}
+
+function read(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function normalize(value: string): VerifyDeps | undefined {
+  const text = value.trim().replace(/^['"]|['"]$/g, '').toLowerCase();
+  if (text === 'install' || text === 'warn' || text === 'error' || text === 'prompt') return text;
+  if (text === 'false') return 'false';
+  return undefined;
+}
+
+/** The pnpm major the workspace pins in package.json `packageManager`, if any. */
+export function pnpmMajor(root: string): number | undefined {
+  const text = read(join(root, 'package.json'));
+  if (text === undefined) return undefined;
+  try {
+    const manager = (JSON.parse(text) as { packageManager?: unknown }).packageManager;
+    const match = typeof manager === 'string' ? /^pnpm@(\d+)/.exec(manager) : null;
+    return match?.[1] === undefined ? undefined : Number(match[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+export function pnpmSettings(root: string, env: Readonly<Record<string, string | undefined>>): PnpmSettings {
+  const major = pnpmMajor(root);
+  for (const name of ['pnpm_config_verify_deps_before_run', 'npm_config_verify_deps_before_run']) {
+    const value = Object.entries(env).find(([key]) => key.toLowerCase() === name)?.[1];
+    const parsed = value === undefined ? undefined : normalize(value);
+    if (parsed !== undefined) return { major, verifyDepsBeforeRun: parsed, source: name };
+  }
+  const yaml = read(join(root, 'pnpm-workspace.yaml'));
+  const inYaml = yaml === undefined ? undefined : /^verifyDepsBeforeRun:\s*(.+?)\s*$/m.exec(yaml)?.[1];
+  if (inYaml !== undefined && normalize(inYaml) !== undefined) return { major, verifyDepsBeforeRun: normalize(inYaml) as VerifyDeps, source: 'pnpm-workspace.yaml' };
+  const npmrc = read(join(root, '.npmrc'));
+  const inRc = npmrc === undefined ? undefined : /^\s*verify-deps-before-run\s*=\s*(.+?)\s*$/m.exec(npmrc)?.[1];
+  if (inRc !== undefined && normalize(inRc) !== undefined) return { major, verifyDepsBeforeRun: normalize(inRc) as VerifyDeps, source: '.npmrc' };
+  if (major !== undefined && major < 11) return { major, verifyDepsBeforeRun: 'false', source: `pnpm ${major} default` };
+  return { major, verifyDepsBeforeRun: 'install', source: major === undefined ? 'default since pnpm 11 (no pnpm version pinned)' : `pnpm ${major} default` };
+}

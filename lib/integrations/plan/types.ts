@@ -1,0 +1,42 @@
+// The shapes every runner adapter of `lockguard plan` returns, and the small helpers they share.
+//
+// Owns: `RunnerGraph` (the task graph as the runner itself reports it, lowered to core's PlanTask plus
+// where and what each task runs), reading a package's scripts, and the ERR_LOCKGUARD_PLAN error shape.
+// Invariants: adapters never decide stability (core/key-stability.ts does); they only report the graph.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LockguardError } from '../../core/errors.js';
+import type { PlanTask } from '../../core/key-stability.js';
+
+export type RunnerKind = 'turbo' | 'nx' | 'pnpm-pipeline' | 'pnpm-recursive' | 'command';
+
+export interface PlannedTask extends PlanTask {
+  /** Workspace-relative folder the task runs in ('.' for the root). */
+  readonly directory: string;
+  /** The command line it runs, when the runner says (a script body). */
+  readonly command: string | undefined;
+}
+
+export interface RunnerGraph {
+  readonly runner: RunnerKind;
+  readonly tasks: readonly PlannedTask[];
+  /** What the plan assumed, for the report: "pnpm 12 default: pnpm run installs first". */
+  readonly notes: readonly string[];
+}
+
+export function planError(message: string, hint: string, path?: string): LockguardError {
+  return new LockguardError('ERR_LOCKGUARD_PLAN', message, path === undefined ? { hint } : { hint, path });
+}
+
+/** The `scripts` of `<dir>/package.json`; empty when there is none or it is unreadable. */
+export function scriptsOf(dir: string): Record<string, string> {
+  try {
+    const parsed = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: unknown };
+    const scripts = parsed.scripts;
+    if (scripts === null || typeof scripts !== 'object') return {};
+    return Object.fromEntries(Object.entries(scripts).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,92 @@
+// How a run's lockfile moved, project by project: the slice diff between the bytes the run read (kept
+// content-addressed in the ledger, blobs.ts) and the file as it is now.
+//
+// Owns: `describeLockfileMoves` / `describeLockfileMove` (structured diff plus one line of text), for
+// `verify`, `status` and the run report.
+// Invariants: a report never throws for what it cannot tell: old bytes not kept, a lockfile now gone or
+// broken, a format without slices; each is a value with a `reason` and a plainer line. Never echoes
+// lockfile contents; never writes.
+
+import { join } from 'node:path';
+import { fileDigest, type FileDigest } from '../core/digest.js';
+import { isLockguardError } from '../core/errors.js';
+import { readEntry, realFileSystem } from '../core/file-probe.js';
+import { describeSliceDiff, diffSlices, type SliceDiff } from '../core/slices/diff.js';
+import { formatOf, slicesFromLockfile } from '../core/slices/slices.js';
+import { readBlob } from './blobs.js';
+import type { RunRecord } from './ledger.js';
+
+/** Why a move has no per-project detail. */
+export type SliceMoveGap = 'old-bytes-not-kept' | 'lockfile-removed' | 'no-slices-for-format' | 'lockfile-unreadable';
+
+export interface SliceMove {
+  /** Workspace-relative lockfile path. */
+  readonly lockfile: string;
+  readonly was: FileDigest;
+  /** Digest now; null when the file is gone. */
+  readonly now: FileDigest | null;
+  /** The per-project diff, when it could be computed. */
+  readonly diff: SliceDiff | undefined;
+  /** Set when `diff` is undefined: what was missing. */
+  readonly gap: SliceMoveGap | undefined;
+  /** One line: "pnpm-lock.yaml moved: the slice of packages/b changed (is-number 7.0.0 → 6.0.0); 543 other projects unchanged". */
+  readonly text: string;
+}
+
+/** Every lockfile of the run whose bytes differ now from what it read, with its slice diff. */
+export function describeLockfileMoves(record: RunRecord, root: string = record.root): SliceMove[] {
+  const moves: SliceMove[] = [];
+  for (const entry of record.entries) {
+    if (entry.kind !== 'lockfile' || entry.digest === null) continue;
+    const move = describeOne(root, entry.path, entry.digest);
+    if (move !== undefined) moves.push(move);
+  }
+  return moves;
+}
+
+/** The first moved lockfile of the run (there is one per package manager), or undefined when none moved. */
+export function describeLockfileMove(record: RunRecord, root: string = record.root): SliceMove | undefined {
+  return describeLockfileMoves(record, root)[0];
+}
+
+function describeOne(root: string, lockfile: string, was: FileDigest): SliceMove | undefined {
+  let nowBytes: Buffer | undefined;
+  try {
+    const result = readEntry(realFileSystem, join(root, lockfile), true);
+    nowBytes = result.state === 'file' ? result.bytes : undefined;
+  } catch (error) {
+    if (!isLockguardError(error)) throw error;
+    return gap(lockfile, was, null, 'lockfile-unreadable', `${lockfile} moved and cannot be read now (${error.code})`);
+  }
+  if (nowBytes === undefined) return gap(lockfile, was, null, 'lockfile-removed', `${lockfile} was removed`);
+  const now = fileDigest(nowBytes);
+  if (now === was) return undefined;
+  if (formatOf(lockfile) === undefined) return gap(lockfile, was, now, 'no-slices-for-format', `${lockfile} moved`);
+  const oldBytes = readBlob(root, was);
+  if (oldBytes === undefined) return gap(lockfile, was, now, 'old-bytes-not-kept', `${lockfile} moved (the bytes the run read are not kept: no per-project detail)`);
+  try {
+    const before = slicesFromLockfile(oldBytes, { lockfile, root, names: false });
+    const after = slicesFromLockfile(nowBytes, { lockfile, root });
+    const diff = diffSlices(before, after);
+    return { lockfile, was, now, diff, gap: undefined, text: describeSliceDiff(diff) };
+  } catch (error) {
+    if (!isLockguardError(error)) throw error;
+    return gap(lockfile, was, now, 'lockfile-unreadable', `${lockfile} moved and its new bytes cannot be sliced (${error.code})`);
+  }
+}
+
+function gap(lockfile: string, was: FileDigest, now: FileDigest | null, reason: SliceMoveGap, text: string): SliceMove {
+  return { lockfile, was, now, diff: undefined, gap: reason, text };
+}
+
+/** A move as plain JSON data (null for what is missing), for `--json` outputs and reports. */
+export function sliceMoveJson(move: SliceMove): Record<string, unknown> {
+  return { lockfile: move.lockfile, was: move.was, now: move.now, text: move.text, gap: move.gap ?? null, diff: move.diff ?? null };
+}
+
+/** The moves of the lockfiles among `movedPaths` (cheap when none of them is a lockfile: no read at all). */
+export function lockfileMovesAmong(record: RunRecord, movedPaths: readonly string[], root: string = record.root): SliceMove[] {
+  const lockfiles = record.entries.filter((entry) => entry.kind === 'lockfile' && movedPaths.includes(entry.path));
+  if (lockfiles.length === 0) return [];
+  return describeLockfileMoves({ ...record, entries: lockfiles }, root);
+}

@@ -1,0 +1,197 @@
+// Slices of small hand-written lockfiles: resolution rules, catalogs, the two-document form, npm nesting,
+// the slice diff's data, and the errors.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { diffSlices, describeSliceDiff, findSlice, projectSlices, sliceDigest, slicesFromLockfile } from '../../../lib/core/slices/index.js';
+import { tempWorkspace } from '../../helpers/workspace.js';
+
+const ROOT = '/nonexistent-lockguard-root';
+
+function lock(b: string, extra = ''): string {
+  return `lockfileVersion: '9.0'
+
+settings:
+  autoInstallPeers: true
+  excludeLinksFromLockfile: false
+${extra}
+importers:
+
+  .:
+    devDependencies:
+      left-pad:
+        specifier: ^1.3.0
+        version: 1.3.0
+
+  packages/a:
+    dependencies:
+      b:
+        specifier: workspace:*
+        version: link:../b
+
+  packages/b:
+    dependencies:
+      is-number:
+        specifier: ${b}
+        version: ${b}
+
+  packages/c: {}
+
+packages:
+
+  is-number@6.0.0:
+    resolution: {integrity: sha512-six}
+
+  is-number@7.0.0:
+    resolution: {integrity: sha512-seven}
+
+  left-pad@1.3.0:
+    resolution: {integrity: sha512-pad}
+
+snapshots:
+
+  is-number@6.0.0: {}
+
+  is-number@7.0.0: {}
+
+  left-pad@1.3.0: {}
+`;
+}
+
+const slices = (text: string, lockfile = 'pnpm-lock.yaml') => slicesFromLockfile(Buffer.from(text), { lockfile, root: ROOT, names: false });
+
+test('a dependency change reaches its importer and the importers linking to it, and the diff says how', () => {
+  const before = slices(lock('7.0.0'));
+  const after = slices(lock('6.0.0'));
+  const diff = diffSlices(before, after);
+  assert.deepEqual(diff.changed.map((change) => change.importer), ['packages/a', 'packages/b']);
+  assert.equal(diff.unchanged, 2);
+  for (const change of diff.changed) assert.deepEqual(change.packages, [{ name: 'is-number', kind: 'changed', from: ['7.0.0'], to: ['6.0.0'] }]);
+  assert.equal(diff.changed.find((change) => change.importer === 'packages/b')?.entryChanged, true);
+  assert.equal(diff.changed.find((change) => change.importer === 'packages/a')?.entryChanged, false);
+  assert.equal(typeof describeSliceDiff(diff), 'string');
+});
+
+test('settings fold into every slice; an unused packages entry into none', () => {
+  const base = slices(lock('7.0.0'));
+  const settings = slices(lock('7.0.0').replace('autoInstallPeers: true', 'autoInstallPeers: false'));
+  assert.equal(diffSlices(base, settings).unchanged, 0);
+  const unused = slices(lock('7.0.0').replace('sha512-six', 'sha512-other'));
+  assert.equal(diffSlices(base, unused).unchanged, 4);
+});
+
+test('a catalog entry folds into the slices of the importers whose specifier uses it', () => {
+  const withCatalog = (range: string): string =>
+    lock('7.0.0', `\ncatalogs:\n  default:\n    left-pad:\n      specifier: ${range}\n      version: 1.3.0\n`).replace('specifier: ^1.3.0', "specifier: 'catalog:'");
+  const diff = diffSlices(slices(withCatalog('^1.3.0')), slices(withCatalog('~1.3.0')));
+  assert.deepEqual(diff.changed.map((change) => change.importer), ['.']);
+  assert.deepEqual(diff.changed[0]?.packages, []);
+});
+
+test('the env document of a two-document lockfile is skipped; three documents are refused', () => {
+  const env = "---\nlockfileVersion: '9.0'\n\nimporters:\n\n  .:\n    packageManagerDependencies:\n      pnpm:\n        specifier: 12.4.2\n        version: 12.4.2\n\npackages:\n\n  pnpm@12.4.2:\n    resolution: {integrity: sha512-x}\n\nsnapshots:\n\n  pnpm@12.4.2: {}\n\n---\n";
+  assert.deepEqual(slices(env + lock('7.0.0')).slices, slices(lock('7.0.0')).slices);
+  assert.throws(() => slices(`${env}${lock('7.0.0')}---\nlockfileVersion: '9.0'\n`), { code: 'ERR_LOCKGUARD_BROKEN_LOCKFILE' });
+});
+
+test('aliases, peer suffixes and missing entries resolve to the right nodes', () => {
+  const text = `lockfileVersion: '9.0'
+
+importers:
+
+  .:
+    dependencies:
+      pad:
+        specifier: npm:left-pad@1.3.0
+        version: left-pad@1.3.0
+      plugin:
+        specifier: ^1.0.0
+        version: 1.0.0(host@2.0.0)
+      ghost:
+        specifier: ^9.0.0
+        version: 9.0.0
+
+packages:
+
+  host@2.0.0:
+    resolution: {integrity: sha512-h}
+
+  left-pad@1.3.0:
+    resolution: {integrity: sha512-pad}
+
+  plugin@1.0.0:
+    resolution: {integrity: sha512-p}
+
+snapshots:
+
+  host@2.0.0: {}
+
+  left-pad@1.3.0: {}
+
+  plugin@1.0.0(host@2.0.0):
+    dependencies:
+      host: 2.0.0
+`;
+  const base = slices(text);
+  const labels = base.graph.own.map((_, node) => base.graph.label(node));
+  assert.deepEqual(labels.filter((label) => label.kind === 'package').map((label) => label.kind === 'package' && `${label.name}@${label.version}`).sort(), ['ghost@9.0.0', 'host@2.0.0', 'left-pad@1.3.0', 'plugin@1.0.0']);
+  assert.deepEqual(labels.filter((label) => label.kind === 'package' && label.missing === true).length, 1);
+  const changed = diffSlices(base, slices(text.replace('sha512-h}', 'sha512-h2}')));
+  assert.deepEqual(changed.changed[0]?.contentChanged, ['host']);
+});
+
+const npmLock = (nested: string) =>
+  JSON.stringify({
+    name: 'root',
+    lockfileVersion: 3,
+    packages: {
+      '': { name: 'root', workspaces: ['packages/*'], devDependencies: { 'is-number': '^7.0.0' } },
+      'node_modules/a': { resolved: 'packages/a', link: true },
+      'node_modules/b': { resolved: 'packages/b', link: true },
+      'node_modules/is-number': { version: '7.0.0' },
+      'packages/a': { name: 'a', dependencies: { b: '*' } },
+      'packages/b': { name: 'b', dependencies: { 'is-number': '^6.0.0' } },
+      'packages/b/node_modules/is-number': { version: nested },
+      'packages/c': { name: 'c', dependencies: { 'is-number': '^7.0.0' } },
+    },
+  });
+
+test('npm: a nested copy shadows the hoisted one for its project (and the projects linking to it) only', () => {
+  const diff = diffSlices(slices(npmLock('6.0.0'), 'package-lock.json'), slices(npmLock('6.0.1'), 'package-lock.json'));
+  assert.deepEqual(diff.changed.map((change) => change.importer), ['packages/a', 'packages/b']);
+  assert.deepEqual(diff.changed[1]?.packages, [{ name: 'is-number', kind: 'changed', from: ['6.0.0'], to: ['6.0.1'] }]);
+  assert.equal(diff.unchanged, 2);
+});
+
+test('projectSlices reads names from package.json; sliceDigest finds a project by path or name, else ERR_LOCKGUARD_UNKNOWN_PROJECT', (t) => {
+  const root = tempWorkspace(t, {
+    'package.json': '{"name":"root"}',
+    'pnpm-lock.yaml': lock('7.0.0'),
+    packages: { a: { 'package.json': '{"name":"@x/a"}' }, b: { 'package.json': '{"name":"@x/b"}' } },
+  });
+  const result = projectSlices(root);
+  assert.deepEqual(result.slices.map((slice) => [slice.importer, slice.name]), [['.', 'root'], ['packages/a', '@x/a'], ['packages/b', '@x/b'], ['packages/c', undefined]]);
+  assert.equal(sliceDigest(root, '@x/b'), findSlice(result.slices, 'packages/b')?.digest);
+  assert.equal(sliceDigest(root, './packages/b/'), findSlice(result.slices, '@x/b')?.digest);
+  assert.throws(() => sliceDigest(root, 'nope'), { code: 'ERR_LOCKGUARD_UNKNOWN_PROJECT' });
+});
+
+test('a workspace without a pnpm or npm lockfile, or a yarn lockfile, is ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', (t) => {
+  const root = tempWorkspace(t, { 'package.json': '{"name":"root"}', 'yarn.lock': '# yarn\n' });
+  assert.throws(() => projectSlices(root), { code: 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' });
+  assert.throws(() => slicesFromLockfile(Buffer.from('x'), { lockfile: 'yarn.lock', root }), { code: 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' });
+});
+
+test('broken lockfiles are ERR_LOCKGUARD_BROKEN_LOCKFILE and the message never echoes their contents', () => {
+  const secret = 'npm_SECRETTOKEN123';
+  for (const [text, name] of [
+    [`lockfileVersion: '9.0'\nimporters:\n  .:\n${secret}\n`, 'pnpm-lock.yaml'],
+    [`{"lockfileVersion": 3, "x": "${secret}" `, 'package-lock.json'],
+    [`{"lockfileVersion": 1, "dependencies": {"${secret}": {}}}`, 'package-lock.json'],
+  ] as const) {
+    assert.throws(
+      () => slices(text, name),
+      (error: Error & { code?: string }) => error.code === 'ERR_LOCKGUARD_BROKEN_LOCKFILE' && !error.message.includes(secret),
+    );
+  }
+});

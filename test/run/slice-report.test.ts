@@ -1,0 +1,92 @@
+// The slice report of a moved lockfile: verify/status say which projects' slices changed and how, from
+// the bytes the snapshot kept in the ledger and the file now; gaps are values, not errors.
+
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { findRun } from '../../lib/run/ledger.js';
+import { describeLockfileMove } from '../../lib/run/slice-report.js';
+import { cli } from '../helpers/cli.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+const lock = (version: string): string => `lockfileVersion: '9.0'
+
+importers:
+
+  .: {}
+
+  packages/a:
+    dependencies:
+      b:
+        specifier: workspace:*
+        version: link:../b
+
+  packages/b:
+    dependencies:
+      is-number:
+        specifier: ${version}
+        version: ${version}
+
+  packages/c: {}
+
+packages:
+
+  is-number@6.0.0:
+    resolution: {integrity: sha512-six}
+
+  is-number@7.0.0:
+    resolution: {integrity: sha512-seven}
+
+snapshots:
+
+  is-number@6.0.0: {}
+
+  is-number@7.0.0: {}
+`;
+
+async function snapshotted(t: Parameters<typeof tempWorkspace>[0]): Promise<string> {
+  const root = tempWorkspace(t, {
+    'package.json': '{"name":"root","private":true}',
+    'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
+    'pnpm-lock.yaml': lock('7.0.0'),
+    packages: { a: { 'package.json': '{"name":"a"}' }, b: { 'package.json': '{"name":"b"}' }, c: { 'package.json': '{"name":"c"}' } },
+  });
+  assert.equal((await cli(['snapshot'], root)).code, 0);
+  return root;
+}
+
+test('verify --json and status --json carry the slice diff of a moved lockfile', async (t) => {
+  const root = await snapshotted(t);
+  writeFileSync(join(root, 'pnpm-lock.yaml'), lock('6.0.0'));
+  const verify = await cli(['verify', '--json'], root);
+  assert.equal(verify.code, 1);
+  const verdict = JSON.parse(verify.stdout) as { slices: { lockfile: string; gap: null; diff: { changed: { importer: string; name: string; packages: unknown[] }[]; unchanged: number } }[] };
+  assert.equal(verdict.slices.length, 1);
+  const [move] = verdict.slices;
+  assert.equal(move?.lockfile, 'pnpm-lock.yaml');
+  assert.deepEqual(move?.diff.changed.map((change) => [change.importer, change.name]), [['packages/a', 'a'], ['packages/b', 'b']]);
+  assert.deepEqual(move?.diff.changed[1]?.packages, [{ name: 'is-number', kind: 'changed', from: ['7.0.0'], to: ['6.0.0'] }]);
+  assert.equal(move?.diff.unchanged, 2);
+  const status = JSON.parse((await cli(['status', '--json'], root)).stdout) as { slices: typeof verdict.slices };
+  assert.deepEqual(status.slices, verdict.slices);
+  // The text forms carry one line each.
+  assert.equal((await cli(['verify'], root)).stderr.split('\n').filter((line) => line.includes('pnpm-lock.yaml moved:')).length, 1);
+  assert.equal((await cli(['status'], root)).stdout.split('\n').filter((line) => line.startsWith('slices ')).length, 1);
+});
+
+test('describeLockfileMove: undefined while unmoved; gaps when the old bytes are gone, the file is removed or broken', async (t) => {
+  const root = await snapshotted(t);
+  const { record } = findRun(root, undefined, undefined);
+  assert.equal(describeLockfileMove(record, root), undefined);
+  writeFileSync(join(root, 'pnpm-lock.yaml'), readFileSync(join(root, 'pnpm-lock.yaml'), 'utf8').replace('sha512-seven', 'sha512-other'));
+  const moved = describeLockfileMove(record, root);
+  assert.deepEqual(moved?.diff?.changed.map((change) => change.contentChanged), [['is-number'], ['is-number']]);
+  writeFileSync(join(root, 'pnpm-lock.yaml'), `${lock('7.0.0')}<<<<<<< HEAD\n`);
+  assert.equal(describeLockfileMove(record, root)?.gap, 'lockfile-unreadable');
+  rmSync(join(root, 'pnpm-lock.yaml'));
+  assert.equal(describeLockfileMove(record, root)?.gap, 'lockfile-removed');
+  writeFileSync(join(root, 'pnpm-lock.yaml'), lock('6.0.0'));
+  rmSync(join(root, '.lockguard', 'blobs'), { recursive: true });
+  assert.equal(describeLockfileMove(record, root)?.gap, 'old-bytes-not-kept');
+});
