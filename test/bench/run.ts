@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as fingerprint from './fingerprint.bench.js';
 import * as withhold from './withhold.bench.js';
+import * as slices from './slices.bench.js';
 import { formatTable, machineLine, type BenchContext, type BenchRow } from './harness.js';
 
 interface BenchModule {
@@ -23,6 +24,7 @@ interface BenchModule {
 const MODULES: readonly BenchModule[] = [
   { name: 'fingerprint', bench: fingerprint.bench },
   { name: 'withhold', bench: withhold.bench },
+  { name: 'slices', bench: slices.bench },
 ];
 
 function fixturesDir(): string | undefined {

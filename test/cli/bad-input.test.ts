@@ -206,14 +206,14 @@ describe('usage and setup errors', () => {
 });
 
 describe('what verify and status print', () => {
-  test('verify --json: {run, scope, key, save, moved: [{path, kind, was, now}]}', async (t) => {
+  test('verify --json: {run, scope, key, save, moved: [{path, kind, was, now}], slices}', async (t) => {
     const root = tempWorkspace(t, pnpmTree());
     const taken = JSON.parse((await cli(['snapshot', '--json'], root)).stdout) as { run: string; key: string; entries: { path: string; digest: string | null }[] };
     {
       // Nothing moved: save true, exit 0.
       const result = await cli(['verify', '--json'], root);
       assert.equal(result.code, 0);
-      assert.deepEqual(JSON.parse(result.stdout), { run: taken.run, scope: 'inputs', key: taken.key, save: true, moved: [] });
+      assert.deepEqual(JSON.parse(result.stdout), { run: taken.run, scope: 'inputs', key: taken.key, save: true, moved: [], slices: [] });
     }
     {
       // The lockfile rewritten and a pnpmfile appeared: save false, exit 1, each move with its digests.

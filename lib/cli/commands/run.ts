@@ -20,6 +20,8 @@ import { paint, type Io } from '../io.js';
 import type { Command } from '../main.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 import { afterRunner, prepareRunner, type RunnerOutcome } from '../runner-guard.js';
+import { remoteConfigured, type RemoteMode, type RunnerName } from '../../integrations/runners/index.js';
+import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
 import { remoteOf, runnerOf, RUNNER_HELP, RUNNER_OPTIONS } from '../runner-option.js';
 
 const POLICIES = ['flag', 'withhold', 'refuse'] as const;
@@ -77,9 +79,20 @@ function splitArgv(argv: readonly string[]): { options: string[]; command: strin
   return { options: argv.slice(0, at), command };
 }
 
-/** Whether the run may hold an install: until a plan says otherwise, any command may. */
-function mayContainWriter(_command: readonly string[]): boolean {
-  return true;
+/**
+ * Whether the run may hold an install, for the remote-cache decision under `--remote auto`. Only asked
+ * when a remote cache is configured (otherwise there is no upload to stop); the plan comes from the
+ * runner's own dry run, and any doubt (no plan in time, an error) counts as "may".
+ */
+async function mayContainWriter(runner: RunnerName, remote: RemoteMode, command: readonly string[], root: string, env: Io['env']): Promise<boolean> {
+  if (remote !== 'auto') return true;
+  if (!remoteConfigured(runner, root, env)) return false;
+  try {
+    const { planFor } = await import('../../integrations/plan/index.js');
+    return (await planFor(command, root, env, { timeoutMs: 15_000 })).writers.length > 0;
+  } catch {
+    return true;
+  }
 }
 
 function isCi(env: Io['env']): boolean {
@@ -143,12 +156,13 @@ export const command: Command = {
       }
     }
 
+    const writerPossible = await mayContainWriter(runner, remote, childArgv, workspace.root, io.env);
     const session = new GuardSession(table, policy, childArgv);
     let end: ChildEnd;
     let prepared;
     const runStartedAt = Date.now();
     try {
-      prepared = prepareRunner(runner, workspace.root, childArgv, io.env, remote, mayContainWriter(childArgv));
+      prepared = prepareRunner(runner, workspace.root, childArgv, io.env, remote, writerPossible);
       for (const line of prepared.announce) io.stderr.write(`${line}\n`);
       session.listen();
       end = await runChild(prepared.argv, { cwd: io.cwd, env: { ...io.env, ...prepared.env, LOCKGUARD_RUN: session.run.dir } });
@@ -168,10 +182,12 @@ export const command: Command = {
     appendEvent(session.run, { type: 'exit', code, child: end });
     const withheld = (runnerOutcome.withheld?.withheld ?? []).map((entry) => ({ runner: entry.runner, key: entry.key, task: entry.task ?? null, from: entry.paths.map((path) => `${entry.cacheDir}/${path}`), to: runnerOutcome.withheld?.quarantineDir ?? '', reason: entry.reason }));
     if (withheld.length > 0) appendEvent(session.run, { type: 'withheld', count: withheld.length, quarantine: runnerOutcome.withheld?.quarantineDir });
-    const extra = { runner: prepared.runner, cacheDir: prepared.cache?.dir ?? null, remote: prepared.announce[0] ?? null, tasksAfterMove: runnerOutcome.tasksAfterMove, keptBeforeMove: runnerOutcome.withheld?.keptBeforeMove ?? 0 };
+    const slices = move === undefined ? [] : lockfileMovesAmong(session.run.record, move.files.map((file) => file.path));
+    const extra = { slices: slices.map(sliceMoveJson), runner: prepared.runner, cacheDir: prepared.cache?.dir ?? null, remote: prepared.announce[0] ?? null, tasksAfterMove: runnerOutcome.tasksAfterMove, keptBeforeMove: runnerOutcome.withheld?.keptBeforeMove ?? 0 };
     saveReport(session.run, buildReport({ run: session.run, command: childArgv, policy, exit: end, exitCode: code, move, withheld, notes: runnerOutcome.notes, extra }));
     if (move !== undefined) {
       io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(move.files, outcome(policy, runnerOutcome)))}\n`);
+      for (const slice of slices) io.stderr.write(`  ${slice.text}\n`);
     }
     return code;
   },
