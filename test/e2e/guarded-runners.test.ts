@@ -26,6 +26,8 @@ for (const tool of ['turbo', 'nx', 'pnpm-pipeline'] as const satisfies readonly 
       assert.match(lines[0] ?? '', /pnpm-lock\.yaml/);
       assert.match(lines[0] ?? '', /cache saves? keyed before it (was|were) withheld/);
       assert.equal(s.out(), '6.0.0', 'the run itself built against the new install');
+      assert.doesNotMatch(run.stderr, /remote cache/, 'no remote cache is configured: nothing to switch off, nothing said');
+      assert.match(run.stderr, /^ {2}pnpm-lock\.yaml moved: the slices? of packages\/b changed/m, 'the slice line names b');
     }
     {
       const status = JSON.parse(s.sh([process.execPath, BIN, 'status', '--json']).stdout) as Status;
