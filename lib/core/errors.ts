@@ -19,7 +19,9 @@ export type LockguardErrorCode =
   | 'ERR_LOCKGUARD_NO_SNAPSHOT'
   | 'ERR_LOCKGUARD_BAD_RUN'
   | 'ERR_LOCKGUARD_PRE_CHECK'
-  | 'ERR_LOCKGUARD_SPAWN';
+  | 'ERR_LOCKGUARD_SPAWN'
+  | 'ERR_LOCKGUARD_REFUSED'
+  | 'ERR_LOCKGUARD_EXISTS';
 
 export interface LockguardErrorOptions {
   /** What the user should do about it; printed after the message. */
