@@ -20,6 +20,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   verify: async () => (await import('./commands/verify.js')).command,
   key: async () => (await import('./commands/key.js')).command,
   status: async () => (await import('./commands/status.js')).command,
+  init: async () => (await import('./commands/init.js')).command,
+  hook: async () => (await import('./commands/hook.js')).command,
 };
 
 const SUMMARIES: Record<string, string> = {
@@ -27,6 +29,8 @@ const SUMMARIES: Record<string, string> = {
   verify: 'before a cache save: exit 0 if nothing moved since the snapshot, 1 if something did',
   key: 'print the current cache key of the fingerprint table',
   status: "show the latest run's state and report",
+  init: 'set up the install-time hooks (.pnpmfile.cjs; --npm-scripts for npm)',
+  hook: 'for npm root preinstall/postinstall scripts: report to a guarded run',
 };
 
 export function mainHelp(): string {

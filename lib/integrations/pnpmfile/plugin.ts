@@ -47,11 +47,12 @@ function refusal(command: string | undefined, runs: readonly LiveRun[], root: st
   const hint = 'Run it before or after the guarded run, or guard the run with --policy withhold.';
   const error = new LockguardError(
     'ERR_LOCKGUARD_REFUSED',
-    `lockguard refused ${what}: it would rewrite pnpm-lock.yaml in "${root}" during a guarded run under the refuse policy (${ids}).`,
+    `lockguard refused ${what}: it would rewrite pnpm-lock.yaml in "${root}" during a guarded run under the refuse policy (${ids}) [ERR_LOCKGUARD_REFUSED].`,
     { path: root, hint },
   );
-  // pnpm 10 prints message and hint; pnpm 12 prints the stack: make it the message and the fix, no frames.
-  error.stack = `${error.name} [${error.code}]: ${error.message}\n${hint}`;
+  // pnpm prints the message (pnpm 10: and the hint, not our code; hence the code in the message) or the
+  // stack (pnpm 12): make the stack the message and the fix, no frames.
+  error.stack = `${error.name}: ${error.message}\n${hint}`;
   return error;
 }
 
