@@ -30,15 +30,15 @@ export interface PnpmfileHooks {
 export interface PluginContext {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** pnpm's argv after the executable, when known. */
-  readonly argv: readonly string[] | undefined;
+  /** pnpm's argv after the executable, when known; read lazily (pnpm 12: a /proc read), only inside a run. */
+  readonly argv: () => readonly string[] | undefined;
   readonly pid: number;
   /** The in-process pnpm's major version (undefined for pnpm 12's helpers); read lazily, only when refusing. */
   readonly pnpmMajor: () => number | undefined;
 }
 
 export function processContext(): PluginContext {
-  return { cwd: process.cwd(), env: process.env, argv: pnpmArgv(), pid: process.pid, pnpmMajor: () => inProcessPnpmMajor() };
+  return { cwd: process.cwd(), env: process.env, argv: () => pnpmArgv(), pid: process.pid, pnpmMajor: () => inProcessPnpmMajor() };
 }
 
 function refusal(command: string | undefined, runs: readonly LiveRun[], root: string): LockguardError {
@@ -60,10 +60,17 @@ function refusal(command: string | undefined, runs: readonly LiveRun[], root: st
 export function createHooks(context: PluginContext): PnpmfileHooks {
   const loadRoot = rootFromCwd(context.cwd);
   const loadRuns = loadRoot === undefined ? [] : liveRunsFor(loadRoot, context.env);
-  const parsed: PnpmCommand | undefined = context.argv === undefined ? undefined : parsePnpmArgs(context.argv);
-  const command = parsed?.name;
+  let named: { parsed: PnpmCommand | undefined } | undefined;
+  const commandLine = (): PnpmCommand | undefined => {
+    if (named === undefined) {
+      const argv = context.argv();
+      named = { parsed: argv === undefined ? undefined : parsePnpmArgs(argv) };
+    }
+    return named.parsed;
+  };
 
   const report = (runs: readonly LiveRun[], hook: string, refused: boolean): void => {
+    const command = commandLine()?.name;
     for (const run of runs) {
       reportToRun(run, { type: 'hook', source: 'pnpmfile', hook, ...(command === undefined ? {} : { command }), pid: context.pid, ...(refused ? { refused: true } : {}) });
     }
@@ -79,7 +86,8 @@ export function createHooks(context: PluginContext): PnpmfileHooks {
       report(runs, 'updateConfig', refusing);
       if (!refusing) return config;
       // `add` and friends ignore frozenLockfile (measured in pnpm 10 and 12): refuse them before they start.
-      if (parsed !== undefined && writesLockfile(parsed)) throw refusal(command, runs, root);
+      const parsed = commandLine();
+      if (parsed !== undefined && writesLockfile(parsed)) throw refusal(parsed.name, runs, root);
       // Stops `pnpm install` (ERR_PNPM_OUTDATED_LOCKFILE) and the auto-install before run/exec.
       config['frozenLockfile'] = true;
       config['verifyDepsBeforeRun'] = 'error';
@@ -87,16 +95,18 @@ export function createHooks(context: PluginContext): PnpmfileHooks {
     },
   };
 
-  // A net for what updateConfig could not name: a resolution under a refusing run is a rewrite on its way
-  // (frozen installs do not resolve, so they never get here). Only for pnpm <= 10: pnpm 12 folds the
-  // presence of resolution hooks into pnpmfileChecksum (a frozen install then fails with
-  // ERR_PNPM_LOCKFILE_CONFIG_MISMATCH) and runs afterAllResolved after node_modules changed; pnpm 11 unmeasured.
-  if (loadRoot !== undefined && loadRuns.some((run) => run.policy === 'refuse') && (context.pnpmMajor() ?? Infinity) <= 10) {
+  // A net while a refusing run is live: a resolution is a rewrite on its way (frozen installs never resolve,
+  // so they never get here). Registered where it helps: pnpm <= 10 (in-process: it refuses at the source,
+  // measured) and any pnpm whose command could not be named (pnpm 12 off Linux: there it fires after
+  // node_modules changed and skips `remove`, but keeps the lockfile). Not otherwise: updateConfig already
+  // refused every writer, and the hook costs pnpm 11+ its fast up-to-date path.
+  const refusingAtLoad = loadRuns.some((run) => run.policy === 'refuse');
+  if (loadRoot !== undefined && refusingAtLoad && (commandLine() === undefined || (context.pnpmMajor() ?? Infinity) <= 10)) {
     const root = loadRoot;
     hooks.afterAllResolved = (): never => {
       const runs = liveRunsFor(root, context.env);
       report(runs, 'afterAllResolved', true);
-      throw refusal(command, runs.length > 0 ? runs : loadRuns, root);
+      throw refusal(commandLine()?.name, runs.length > 0 ? runs : loadRuns, root);
     };
   }
   return hooks;

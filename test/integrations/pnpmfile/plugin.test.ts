@@ -8,17 +8,20 @@ import { pnpmTree, tempWorkspace } from '../../helpers/workspace.js';
 
 /** `pnpmMajor` null: hooks in a helper process (pnpm 12), where no in-process pnpm version is known. */
 function context(cwd: string, argv: readonly string[] | undefined, pnpmMajor: number | null = 10, env: Record<string, string> = {}): PluginContext {
-  return { cwd, env, argv, pid: 4242, pnpmMajor: () => pnpmMajor ?? undefined };
+  return { cwd, env, argv: () => argv, pid: 4242, pnpmMajor: () => pnpmMajor ?? undefined };
 }
 
 test('outside a run: only updateConfig, which returns the very config object, unchanged, and writes nothing', (t) => {
   const root = tempWorkspace(t, pnpmTree());
-  const hooks = createHooks(context(root, ['add', 'x']));
+  let argvRead = false;
+  const hooks = createHooks({ ...context(root, ['add', 'x']), argv: () => ((argvRead = true), ['add', 'x']) });
   assert.deepEqual(Object.keys(hooks), ['updateConfig']);
   const config = { lockfileDir: root, frozenLockfile: false };
   assert.equal(hooks.updateConfig?.(config), config);
   assert.deepEqual(config, { lockfileDir: root, frozenLockfile: false });
   assert.equal(existsSync(join(root, '.lockguard')), false);
+  // pnpm's command line is not even looked at (pnpm 12 would pay a /proc read for it).
+  assert.equal(argvRead, false);
 });
 
 test('a flag run hears about every command and its config comes back untouched', (t) => {
@@ -60,9 +63,11 @@ test('refuse: install and run are frozen, add is refused before it starts, after
     assert.throws(() => hooks.updateConfig?.({ lockfileDir: root }), { code: 'ERR_LOCKGUARD_REFUSED', path: root });
   }
   {
-    // afterAllResolved: registered for an in-process pnpm 10, never for pnpm 12's helpers or pnpm 11.
+    // afterAllResolved: registered for an in-process pnpm 10, and wherever the command is unknown; not for a
+    // named command in pnpm 12's helpers or pnpm 11 (updateConfig covers those).
     assert.equal(typeof createHooks(context(root, ['install'], 10)).afterAllResolved, 'function');
-    assert.equal(createHooks(context(root, [], null)).afterAllResolved, undefined);
+    assert.equal(typeof createHooks(context(root, undefined, null)).afterAllResolved, 'function');
+    assert.equal(createHooks(context(root, ['install'], null)).afterAllResolved, undefined);
     assert.equal(createHooks(context(root, ['install'], 11)).afterAllResolved, undefined);
     const hooks = createHooks(context(root, undefined, 9));
     assert.throws(() => hooks.afterAllResolved?.({}, {}), { code: 'ERR_LOCKGUARD_REFUSED' });
