@@ -10,6 +10,8 @@
 // - Without lockguard it still exports `hooks` (empty): pnpm 12 writes pnpmfileChecksum only for a pnpmfile
 //   that exports hooks, so an empty export would leave the lockfile without one and a later frozen install
 //   with lockguard present would fail (ERR_PNPM_LOCKFILE_CONFIG_MISMATCH; measured).
+// - It hands pnpm a fresh plain object: pnpm < 10.8 assigns onto the export, which a module namespace (what
+//   require() of ESM returns on a Node without the "module.exports" interop) refuses.
 
 /** The shim's exact text. */
 export const PNPMFILE_SHIM = `// lockguard: reports pnpm commands to a guarded run (lockguard run); does nothing outside one.
@@ -21,7 +23,7 @@ try {
   // A fresh clone's first install: lockguard is not installed yet.
   if (error.code !== 'MODULE_NOT_FOUND') throw error
 }
-module.exports = plugin === undefined ? { hooks: {} } : require(plugin)
+module.exports = plugin === undefined ? { hooks: {} } : { ...require(plugin) }
 `;
 
 /** The same, for a repository that has hooks of its own (printed by `lockguard init` when it cannot write). */
