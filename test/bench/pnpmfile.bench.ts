@@ -6,7 +6,7 @@
 // each pair runs alternately; nothing asserts on time.
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { PNPMFILE_SHIM } from '../../lib/integrations/pnpmfile/shim.js';
 import { isolatedEnv, lockguardPackage, pnpmCommand, PNPM_VERSIONS, writeTarball, type PnpmVersion } from '../helpers/hooks.js';
@@ -46,10 +46,34 @@ function workspace(base: string, version: PnpmVersion, variant: Variant, lockgua
   };
 }
 
+/** `node` loading a pnpmfile and calling its updateConfig once: what each pnpm 12 helper process pays. */
+function loader(base: string, variant: 'plugin' | 'trivial', lockguard: string): () => void {
+  const root = join(base, `load-${variant}`);
+  writeTree(root, { 'pnpm-workspace.yaml': 'packages: []\n', '.pnpmfile.cjs': PNPMFILES[variant] });
+  mkdirSync(join(root, 'node_modules'));
+  symlinkSync(lockguard, join(root, 'node_modules', 'lockguard'));
+  const script = "require('./.pnpmfile.cjs').hooks.updateConfig({ lockfileDir: process.cwd() })";
+  return () => {
+    const result = spawnSync(process.execPath, ['-e', script], { cwd: root, stdio: 'ignore', timeout: 60_000 });
+    if (result.status !== 0) throw new Error(`loading the ${variant} pnpmfile failed in ${root}`);
+  };
+}
+
 export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   const lockguard = lockguardPackage(ctx.tmp);
   const depX = writeTarball(join(ctx.tmp, 'dep-x-1.0.0.tgz'), 'dep-x', '1.0.0');
   const rows: BenchRow[] = [];
+  {
+    const [plugin, trivial] = await sideBySide(loader(ctx.tmp, 'plugin', lockguard), loader(ctx.tmp, 'trivial', lockguard), ctx.runs);
+    rows.push({
+      group: 'pnpmfile plugin, outside a run',
+      subject: 'node: load the shim + plugin, call updateConfig',
+      subjectMs: plugin,
+      baseline: 'node: load a trivial pnpmfile, call updateConfig',
+      baselineMs: trivial,
+      note: 'what each pnpm 12 hook helper process pays for lockguard',
+    });
+  }
   for (const version of PNPM_VERSIONS) {
     const runners = {
       plugin: workspace(ctx.tmp, version, 'plugin', lockguard, depX)(),

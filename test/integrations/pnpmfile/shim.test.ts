@@ -8,10 +8,12 @@ import { lockguardPackage, spawn } from '../../helpers/hooks.js';
 import { scrubbedEnv } from '../../helpers/cli.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 
-const LOAD = "process.stdout.write(JSON.stringify(Object.fromEntries(Object.entries(require('./.pnpmfile.cjs')).map(([k, v]) => [k, typeof v === 'object' ? Object.keys(v) : typeof v]))))";
+// What pnpm sees: the export's keys (hooks by name) and whether pnpm < 10.8 could assign `filename` onto it.
+const LOAD =
+  "const m = require(process.argv[1]); process.stdout.write(JSON.stringify({ extensible: Object.isExtensible(m), ...Object.fromEntries(Object.entries(m).map(([k, v]) => [k, typeof v === 'object' ? Object.keys(v) : typeof v])) }))";
 
-function load(root: string): { code: number; stdout: string; stderr: string } {
-  return spawn(process.execPath, ['-e', LOAD], root, scrubbedEnv(), 20_000);
+function load(root: string, request = './.pnpmfile.cjs'): { code: number; stdout: string; stderr: string } {
+  return spawn(process.execPath, ['-e', LOAD, request], root, scrubbedEnv(), 20_000);
 }
 
 test('the shim bytes are pinned: pnpm folds them into pnpmfileChecksum, so they must never change', () => {
@@ -22,7 +24,7 @@ test('without lockguard installed the shim exports empty hooks (a fresh clone in
   const root = tempWorkspace(t, { '.pnpmfile.cjs': PNPMFILE_SHIM });
   const result = load(root);
   assert.equal(result.code, 0, result.stderr);
-  assert.deepEqual(JSON.parse(result.stdout), { hooks: [] });
+  assert.deepEqual(JSON.parse(result.stdout), { extensible: true, hooks: [] });
 });
 
 test("with lockguard installed, require() of the ESM plugin hands pnpm a namespace whose hooks is the plugin", (t) => {
@@ -30,10 +32,14 @@ test("with lockguard installed, require() of the ESM plugin hands pnpm a namespa
   const lockguard = lockguardPackage(root);
   mkdirSync(join(root, 'node_modules'));
   symlinkSync(lockguard, join(root, 'node_modules', 'lockguard'));
-  const result = load(root);
-  assert.equal(result.code, 0, result.stderr);
-  assert.doesNotMatch(result.stderr, /Warning/);
-  assert.deepEqual(JSON.parse(result.stdout), { PNPMFILE_SHIM: 'string', hooks: ['updateConfig'], withLockguard: 'function' });
+  const expected = { extensible: true, PNPMFILE_SHIM: 'string', hooks: ['updateConfig'], withLockguard: 'function' };
+  for (const request of ['./.pnpmfile.cjs', 'lockguard/pnpmfile']) {
+    // Through the shim, and as `module.exports = require('lockguard/pnpmfile')`: a plain object either way.
+    const result = load(root, request);
+    assert.equal(result.code, 0, result.stderr);
+    assert.doesNotMatch(result.stderr, /Warning/);
+    assert.deepEqual(JSON.parse(result.stdout), expected, request);
+  }
 });
 
 test('an error while loading the plugin itself is not swallowed', (t) => {
