@@ -48,7 +48,7 @@ for (const version of PNPM_VERSIONS) {
     }
   });
 
-  test(`pnpm ${version}: under refuse, install after a manifest edit, the auto-install before run, and --filter b add are refused at the source`, (t) => {
+  test(`pnpm ${version}: under refuse, install after a manifest edit, the auto-install before run/exec, and --filter b add are refused at the source`, (t) => {
     const fixture = pnpmFixture(t, version);
     const run = liveRun(t, fixture.root, 'refuse');
     const lockfile = fixture.read('pnpm-lock.yaml');
@@ -74,6 +74,13 @@ for (const version of PNPM_VERSIONS) {
       assert.match(output(result), /ERR_PNPM_VERIFY_DEPS_BEFORE_RUN/);
       assert.deepEqual(fixture.read('pnpm-lock.yaml'), lockfile);
     }
+    {
+      // `pnpm exec` likewise.
+      const result = fixture.pnpm(['--filter', 'b', 'exec', 'true']);
+      assert.notEqual(result.code, 0);
+      assert.match(output(result), /ERR_PNPM_VERIFY_DEPS_BEFORE_RUN/);
+      assert.deepEqual(fixture.read('pnpm-lock.yaml'), lockfile);
+    }
     writeFileSync(join(fixture.root, 'packages', 'b', 'package.json'), manifestOfB);
     {
       // `pnpm --filter b add`: frozenLockfile does not stop it, the plugin refuses it before it starts.
@@ -85,7 +92,7 @@ for (const version of PNPM_VERSIONS) {
       assert.equal(existsSync(join(fixture.root, 'packages', 'b', 'node_modules', 'dep-y')), false);
     }
     const refused = run.hookEvents().filter((event) => event['refused'] === true).map((event) => event['command']);
-    assert.deepEqual(refused, ['install', 'install', 'run', 'add']);
+    assert.deepEqual(refused, ['install', 'install', 'run', 'exec', 'add']);
   });
 
   test(`pnpm ${version}: outside a run the plugin writes nothing and returns pnpm's config object, and a fresh clone installs before lockguard is there`, (t) => {

@@ -56,10 +56,19 @@ function refusal(command: string | undefined, runs: readonly LiveRun[], root: st
   return error;
 }
 
+/** Live runs of `root`; a ledger problem (say, a stale marker that cannot be removed) is no run, never a throw into pnpm. */
+function liveRuns(root: string, env: PluginContext['env']): LiveRun[] {
+  try {
+    return liveRunsFor(root, env);
+  } catch {
+    return [];
+  }
+}
+
 /** Build the hooks for one process: decided now, because pnpm reads which hooks exist at load time. */
 export function createHooks(context: PluginContext): PnpmfileHooks {
   const loadRoot = rootFromCwd(context.cwd);
-  const loadRuns = loadRoot === undefined ? [] : liveRunsFor(loadRoot, context.env);
+  const loadRuns = loadRoot === undefined ? [] : liveRuns(loadRoot, context.env);
   let named: { parsed: PnpmCommand | undefined } | undefined;
   const commandLine = (): PnpmCommand | undefined => {
     if (named === undefined) {
@@ -80,7 +89,7 @@ export function createHooks(context: PluginContext): PnpmfileHooks {
     updateConfig(config: PnpmConfig): PnpmConfig {
       const root = rootFromConfig(config) ?? loadRoot;
       if (root === undefined) return config;
-      const runs = root === loadRoot ? loadRuns : liveRunsFor(root, context.env);
+      const runs = root === loadRoot ? loadRuns : liveRuns(root, context.env);
       if (runs.length === 0) return config;
       const refusing = runs.some((run) => run.policy === 'refuse');
       report(runs, 'updateConfig', refusing);
@@ -104,7 +113,7 @@ export function createHooks(context: PluginContext): PnpmfileHooks {
   if (loadRoot !== undefined && refusingAtLoad && (commandLine() === undefined || (context.pnpmMajor() ?? Infinity) <= 10)) {
     const root = loadRoot;
     hooks.afterAllResolved = (): never => {
-      const runs = liveRunsFor(root, context.env);
+      const runs = liveRuns(root, context.env);
       report(runs, 'afterAllResolved', true);
       throw refusal(commandLine()?.name, runs.length > 0 ? runs : loadRuns, root);
     };

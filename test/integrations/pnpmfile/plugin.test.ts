@@ -89,3 +89,20 @@ test('a withhold run alongside a refusing one: both hear, the refusal applies', 
   assert.equal(refusing.hookEvents().length, 1);
   assert.equal(other.hookEvents()[0]?.['refused'], true);
 });
+
+test('garbage under .lockguard/live is no run: a torn marker, a dead pid, or live/ being a file', (t) => {
+  {
+    // A torn marker and one whose process is gone: ignored, config untouched, nothing thrown.
+    const root = tempWorkspace(t, { ...pnpmTree(), '.lockguard': { live: { torn: '{"dir": "/x", "id"', dead: JSON.stringify({ dir: '/nowhere', id: 'dead', pid: 2 ** 22 + 1, pidStart: 1, policy: 'refuse' }) } } });
+    const hooks = createHooks(context(root, ['add', 'x']));
+    assert.deepEqual(Object.keys(hooks), ['updateConfig']);
+    const config = { lockfileDir: root };
+    assert.equal(hooks.updateConfig?.(config), config);
+  }
+  {
+    // live/ is a file.
+    const root = tempWorkspace(t, { ...pnpmTree(), '.lockguard': { live: 'not a folder' } });
+    const config = { lockfileDir: root };
+    assert.equal(createHooks(context(root, ['add', 'x'])).updateConfig?.(config), config);
+  }
+});
