@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { EXIT } from '../../lib/cli/exit-codes.js';
@@ -60,4 +61,16 @@ test('init --npm-scripts on a broken root manifest is a usage error naming it', 
   const result = await cli(['init', '--npm-scripts'], root);
   assert.equal(result.code, EXIT.usage);
   assert.match(result.stderr, /package\.json/);
+});
+
+test('init refuses a .pnpmfile.cjs that is a folder or a FIFO, without blocking on it', async (t) => {
+  for (const make of ['folder', 'fifo'] as const) {
+    const root = tempWorkspace(t, pnpmTree());
+    const path = join(root, '.pnpmfile.cjs');
+    if (make === 'folder') mkdirSync(path);
+    else execFileSync('mkfifo', [path]);
+    const result = await cli(['init'], root);
+    assert.equal(result.code, EXIT.usage, make);
+    assert.match(result.stderr, /\.pnpmfile\.cjs/, make);
+  }
 });

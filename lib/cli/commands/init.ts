@@ -1,7 +1,7 @@
 // `lockguard init`: set a workspace up for the install-time hooks: the pnpmfile shim and, on request, the
 // npm root lifecycle scripts. Never touches a lockfile.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode, LockguardError } from '../../core/errors.js';
 import { addHookScripts } from '../../integrations/npm/scripts.js';
@@ -27,7 +27,16 @@ ${DIR_HELP}
   -h, --help           this text
 `;
 
+/** A file's text, undefined when absent; anything but a regular file is refused (a FIFO would block the read). */
 function readText(path: string): string | undefined {
+  const stats = lstatSync(path, { throwIfNoEntry: false });
+  if (stats === undefined) return undefined;
+  if (!stats.isFile()) {
+    throw new LockguardError('ERR_LOCKGUARD_NOT_A_FILE', `Expected "${path}" to be a file, but it is not (a folder, link, FIFO or device).`, {
+      path,
+      hint: 'Move it away, then run lockguard init again.',
+    });
+  }
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {

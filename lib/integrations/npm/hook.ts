@@ -10,7 +10,7 @@
 // Invariants: outside a run it costs one failed readdir; never throws for a ledger problem; returns a value,
 // never prints or exits.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileDigest } from '../../core/digest.js';
 import { errnoCode } from '../../core/errors.js';
@@ -37,7 +37,9 @@ function rewrittenLockfiles(root: string, run: LiveRun): string[] {
     if (entry.kind !== 'lockfile') continue;
     let now: string | null;
     try {
-      now = fileDigest(readFileSync(join(root, entry.path)));
+      const path = join(root, entry.path);
+      // Never open what is not a regular file (a FIFO would block): it is not what the run read, so it moved.
+      now = statSync(path).isFile() ? fileDigest(readFileSync(path)) : 'not-a-file';
     } catch (error) {
       if (errnoCode(error) !== 'ENOENT') continue;
       now = null;
