@@ -24,6 +24,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   doctor: async () => (await import('./commands/doctor.js')).command,
   quarantine: async () => (await import('./commands/quarantine.js')).command,
   plan: async () => (await import('./commands/plan.js')).command,
+  init: async () => (await import('./commands/init.js')).command,
+  hook: async () => (await import('./commands/hook.js')).command,
 };
 
 const SUMMARIES: Record<string, string> = {
@@ -35,6 +37,8 @@ const SUMMARIES: Record<string, string> = {
   doctor: 'check that this workspace is set up for lockguard (read-only)',
   quarantine: 'list or restore the cache entries guarded runs withheld',
   plan: 'before a run: which tasks may rewrite the lockfile, and which keys that makes unstable',
+  init: 'set up the install-time hooks (.pnpmfile.cjs; --npm-scripts for npm)',
+  hook: 'for npm root preinstall/postinstall scripts: report to a guarded run',
 };
 
 export function mainHelp(): string {

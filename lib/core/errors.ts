@@ -23,6 +23,8 @@ export type LockguardErrorCode =
   | 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE'
   | 'ERR_LOCKGUARD_UNKNOWN_PROJECT'
   | 'ERR_LOCKGUARD_PLAN';
+  | 'ERR_LOCKGUARD_REFUSED'
+  | 'ERR_LOCKGUARD_EXISTS';
 
 export interface LockguardErrorOptions {
   /** What the user should do about it; printed after the message. */

@@ -5,7 +5,6 @@
 // Invariants: never a hang (timeout, then SIGKILL); never echoes the environment; stderr is quoted only
 // by its first meaningful line.
 
-import { spawn } from 'node:child_process';
 import { delimiter, join } from 'node:path';
 import { planError } from './types.js';
 
@@ -28,29 +27,26 @@ export async function runDry(argv: readonly string[], options: SpawnOptions): Pr
   const pathKey = Object.keys(env).find((key) => key.toUpperCase() === 'PATH') ?? 'PATH';
   env[pathKey] = [join(options.root, 'node_modules', '.bin'), env[pathKey] ?? ''].join(delimiter);
   const shown = argv.join(' ');
-  return await new Promise<string>((resolve, reject) => {
-    const child = spawn(file, args, { cwd: options.root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let size = 0;
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= 256 * 1024 * 1024) out.push(chunk);
-    });
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(planError(`Could not start "${shown}" for the plan: ${(error as NodeJS.ErrnoException).code ?? error.message}.`, `Install ${file} in the workspace (or put it on PATH), or run lockguard plan from the workspace root.`, options.root));
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
-      else {
-        const why = signal !== null ? `was killed (${signal}${signal === 'SIGKILL' ? ', timed out' : ''})` : `exited with ${code}`;
-        const detail = firstLine(Buffer.concat(err).toString('utf8')) || firstLine(Buffer.concat(out).toString('utf8'));
-        reject(planError(`The runner's dry run "${shown}" ${why}${detail === '' ? '' : `: ${detail}`}.`, 'Run that command yourself to see why; lockguard plan needs it to succeed.', options.root));
-      }
-    });
+  // execa (loaded here only: it is not on any start-up path) gives the timeout with SIGKILL, the output
+  // cap, and a result instead of an exception for a non-zero exit.
+  const { execa } = await import('execa');
+  const result = await execa(file, args, {
+    cwd: options.root,
+    env,
+    extendEnv: false,
+    stdin: 'ignore',
+    reject: false,
+    timeout: options.timeoutMs ?? 120_000,
+    killSignal: 'SIGKILL',
+    maxBuffer: 256 * 1024 * 1024,
+    stripFinalNewline: false,
   });
+  if (result.failed && result.exitCode === undefined && !result.timedOut && result.signal === undefined) {
+    const code = (result.cause as NodeJS.ErrnoException | undefined)?.code;
+    throw planError(`Could not start "${shown}" for the plan: ${code ?? result.shortMessage}.`, `Install ${file} in the workspace (or put it on PATH), or run lockguard plan from the workspace root.`, options.root);
+  }
+  if (result.exitCode === 0 && !result.timedOut) return result.stdout;
+  const why = result.timedOut ? 'was killed (SIGKILL, timed out)' : result.signal !== undefined ? `was killed (${result.signal})` : `exited with ${String(result.exitCode)}`;
+  const detail = firstLine(result.stderr) || firstLine(result.stdout);
+  throw planError(`The runner's dry run "${shown}" ${why}${detail === '' ? '' : `: ${detail}`}.`, 'Run that command yourself to see why; lockguard plan needs it to succeed.', options.root);
 }

@@ -1,0 +1,94 @@
+// `lockguard init`: set a workspace up for the install-time hooks: the pnpmfile shim and, on request, the
+// npm root lifecycle scripts. Never touches a lockfile.
+
+import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { errnoCode, LockguardError } from '../../core/errors.js';
+import { addHookScripts } from '../../integrations/npm/scripts.js';
+import { COMPOSED_PNPMFILE_EXAMPLE, PNPMFILE_SHIM } from '../../integrations/pnpmfile/shim.js';
+import { flag, parse } from '../args.js';
+import { EXIT } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import type { Command } from '../main.js';
+import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
+
+const help = `Usage: lockguard init [options]
+
+pnpm workspaces: writes .pnpmfile.cjs, a few stable lines that load lockguard/pnpmfile when lockguard is
+installed (and do nothing on a fresh clone's first install, before it is). Inside a guarded run the plugin
+reports every pnpm command to the run and, under --policy refuse, stops lockfile rewrites at the source.
+Run "pnpm install" once afterwards (pnpm records the file's checksum in pnpm-lock.yaml) and commit both.
+An existing, different .pnpmfile.cjs is left alone: init prints how to compose it with lockguard's hooks.
+
+Options:
+${DIR_HELP}
+  --npm-scripts        also add "lockguard hook" to the root package.json's preinstall and postinstall
+                       scripts (for npm workspaces; npm install <pkg> runs no root scripts, see lockguard hook --help)
+  -h, --help           this text
+`;
+
+/** A file's text, undefined when absent; anything but a regular file is refused (a FIFO would block the read). */
+function readText(path: string): string | undefined {
+  const stats = lstatSync(path, { throwIfNoEntry: false });
+  if (stats === undefined) return undefined;
+  if (!stats.isFile()) {
+    throw new LockguardError('ERR_LOCKGUARD_NOT_A_FILE', `Expected "${path}" to be a file, but it is not (a folder, link, FIFO or device).`, {
+      path,
+      hint: 'Move it away, then run lockguard init again.',
+    });
+  }
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return undefined;
+    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot read "${path}" (${errnoCode(error) ?? 'unknown error'}).`, { path, cause: error, hint: 'Check that it is a readable file.' });
+  }
+}
+
+function writePnpmfile(root: string, io: Io): void {
+  const path = join(root, '.pnpmfile.cjs');
+  const existing = readText(path);
+  if (existing === PNPMFILE_SHIM) {
+    io.stdout.write(`.pnpmfile.cjs already holds lockguard's shim: nothing to do.\n`);
+    return;
+  }
+  if (existing !== undefined) {
+    throw new LockguardError('ERR_LOCKGUARD_EXISTS', `"${path}" exists and is not lockguard's shim; init leaves it alone.`, {
+      path,
+      hint: `Compose lockguard with your hooks in that file, for example:\n\n${COMPOSED_PNPMFILE_EXAMPLE.replace(/^/gm, '    ')}`,
+    });
+  }
+  writeFileSync(path, PNPMFILE_SHIM, { flag: 'wx' });
+  io.stdout.write(`wrote .pnpmfile.cjs\n  next: add lockguard as a root devDependency, run "pnpm install" once, commit .pnpmfile.cjs and pnpm-lock.yaml.\n`);
+}
+
+function addNpmScripts(root: string, io: Io): void {
+  const path = join(root, 'package.json');
+  const text = readText(path);
+  if (text === undefined) {
+    throw new LockguardError('ERR_LOCKGUARD_NOT_A_WORKSPACE', `There is no package.json at the workspace root "${root}".`, { path, hint: 'Run lockguard init --npm-scripts in the folder that holds the root package.json.' });
+  }
+  const edit = addHookScripts(text, path);
+  if (edit.text === undefined) {
+    io.stdout.write(`package.json already runs "lockguard hook" in preinstall and postinstall: nothing to do.\n`);
+    return;
+  }
+  writeFileSync(path, edit.text);
+  io.stdout.write(`package.json: "lockguard hook" added to ${edit.changed.join(' and ')}\n`);
+}
+
+export const command: Command = {
+  summary: 'set up the install-time hooks (.pnpmfile.cjs; --npm-scripts for npm)',
+  help,
+  async run(argv, io: Io) {
+    const parsed = parse('init', argv, { ...DIR_OPTION, 'npm-scripts': { type: 'boolean' } });
+    const workspace = await workspaceOf(parsed, io);
+    const npmScripts = flag(parsed, 'npm-scripts');
+    if (workspace.manager === 'pnpm') writePnpmfile(workspace.root, io);
+    if (npmScripts) addNpmScripts(workspace.root, io);
+    if (workspace.manager !== 'pnpm' && !npmScripts) {
+      io.stdout.write(`This is a${workspace.manager === 'npm' ? 'n' : ''} ${workspace.manager} workspace: no pnpmfile to write.\n  For npm, lockguard init --npm-scripts adds "lockguard hook" to the root preinstall/postinstall scripts.\n`);
+    }
+    return EXIT.ok;
+  },
+};

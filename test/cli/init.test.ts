@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { EXIT } from '../../lib/cli/exit-codes.js';
+import { PNPMFILE_SHIM } from '../../lib/integrations/pnpmfile/shim.js';
+import { cli } from '../helpers/cli.js';
+import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
+
+test('init writes the shim as .pnpmfile.cjs in a pnpm workspace, and a second init changes nothing', async (t) => {
+  const root = tempWorkspace(t, { ...pnpmTree(), packages: { b: { 'package.json': '{"name":"b"}\n' } } });
+  const lockfile = readFileSync(join(root, 'pnpm-lock.yaml'));
+  {
+    // From a package folder: the workspace root gets the file.
+    const result = await cli(['init'], join(root, 'packages', 'b'));
+    assert.equal(result.code, EXIT.ok, result.stderr);
+    assert.equal(readFileSync(join(root, '.pnpmfile.cjs'), 'utf8'), PNPMFILE_SHIM);
+  }
+  {
+    // Again: already there, nothing to do.
+    const result = await cli(['init'], root);
+    assert.equal(result.code, EXIT.ok, result.stderr);
+    assert.equal(readFileSync(join(root, '.pnpmfile.cjs'), 'utf8'), PNPMFILE_SHIM);
+  }
+  assert.deepEqual(readFileSync(join(root, 'pnpm-lock.yaml')), lockfile);
+});
+
+test('init leaves a different existing .pnpmfile.cjs alone and says how to compose', async (t) => {
+  const own = 'module.exports = { hooks: { readPackage: (p) => p } }\n';
+  const root = tempWorkspace(t, { ...pnpmTree(), '.pnpmfile.cjs': own });
+  const result = await cli(['init'], root);
+  assert.equal(result.code, EXIT.usage);
+  assert.match(result.stderr, /withLockguard/);
+  assert.equal(readFileSync(join(root, '.pnpmfile.cjs'), 'utf8'), own);
+});
+
+test('init --npm-scripts adds lockguard hook to the root scripts of an npm workspace, never touching the lockfile', async (t) => {
+  const lock = '{"name":"root","lockfileVersion":3,"requires":true,"packages":{"":{"name":"root"}}}\n';
+  const root = tempWorkspace(t, { 'package.json': '{\n  "name": "root",\n  "workspaces": ["packages/*"]\n}\n', 'package-lock.json': lock });
+  {
+    // Without the flag: nothing written, the flag is suggested.
+    const result = await cli(['init'], root);
+    assert.equal(result.code, EXIT.ok);
+    assert.match(result.stdout, /--npm-scripts/);
+    assert.equal(existsSync(join(root, '.pnpmfile.cjs')), false);
+  }
+  {
+    const result = await cli(['init', '--npm-scripts'], root);
+    assert.equal(result.code, EXIT.ok, result.stderr);
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    assert.deepEqual(manifest.scripts, { preinstall: 'lockguard hook', postinstall: 'lockguard hook' });
+    assert.equal(readFileSync(join(root, 'package-lock.json'), 'utf8'), lock);
+    assert.equal(existsSync(join(root, '.pnpmfile.cjs')), false);
+  }
+});
+
+test('init --npm-scripts on a broken root manifest is a usage error naming it', async (t) => {
+  const root = tempWorkspace(t, { 'package.json': '{ "workspaces": [', 'package-lock.json': '{}' });
+  writeFileSync(join(root, 'package.json'), '{ "workspaces": [');
+  const result = await cli(['init', '--npm-scripts'], root);
+  assert.equal(result.code, EXIT.usage);
+  assert.match(result.stderr, /package\.json/);
+});
+
+test('init refuses a .pnpmfile.cjs that is a folder or a FIFO, without blocking on it', async (t) => {
+  for (const make of ['folder', 'fifo'] as const) {
+    const root = tempWorkspace(t, pnpmTree());
+    const path = join(root, '.pnpmfile.cjs');
+    if (make === 'folder') mkdirSync(path);
+    else execFileSync('mkfifo', [path]);
+    const result = await cli(['init'], root);
+    assert.equal(result.code, EXIT.usage, make);
+    assert.match(result.stderr, /\.pnpmfile\.cjs/, make);
+  }
+});

@@ -1,0 +1,103 @@
+// `lockguard hook` as an npm root preinstall/postinstall script, in a real npm workspace: what it reports,
+// and what `refuse` can and cannot do with npm (npm runs root scripts only after it wrote the lockfile).
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { isolatedEnv, liveRun, lockguardPackage, spawn, writeTarball, type Spawned } from '../helpers/hooks.js';
+import { tempWorkspace, writeTree } from '../helpers/workspace.js';
+
+interface NpmFixture {
+  readonly root: string;
+  readonly depY: string;
+  npm(args: readonly string[]): Spawned;
+  read(path: string): Buffer;
+}
+
+function npmFixture(t: { after(fn: () => void): void }): NpmFixture {
+  const base = tempWorkspace(t, {}, 'lockguard-hooks-npm-');
+  const root = join(base, 'ws');
+  const depX = writeTarball(join(base, 'dep-x-1.0.0.tgz'), 'dep-x', '1.0.0');
+  const depY = writeTarball(join(base, 'dep-y-1.0.0.tgz'), 'dep-y', '1.0.0');
+  const lockguard = lockguardPackage(base);
+  const env = isolatedEnv(join(base, 'home'));
+  mkdirSync(root);
+  writeTree(root, {
+    'package.json': `${JSON.stringify(
+      {
+        name: 'root',
+        private: true,
+        workspaces: ['packages/*'],
+        scripts: { preinstall: 'lockguard hook', postinstall: 'lockguard hook' },
+        dependencies: { 'dep-x': `file:${depX}` },
+        devDependencies: { lockguard: `file:${lockguard}` },
+      },
+      null,
+      2,
+    )}\n`,
+    packages: { b: { 'package.json': '{"name":"b","version":"1.0.0"}\n' } },
+  });
+  const fixture: NpmFixture = {
+    root,
+    depY,
+    npm: (args) => spawn('npm', args, root, env),
+    read: (path) => readFileSync(join(root, path)),
+  };
+  const first = fixture.npm(['install']);
+  if (first.code !== 0) throw new Error(`fixture: npm install failed:\n${first.stdout}\n${first.stderr}`);
+  return fixture;
+}
+
+function lifecycle(events: ReturnType<ReturnType<typeof liveRun>['hookEvents']>): string[] {
+  return events.filter((event) => event['source'] === 'npm-lifecycle').map((event) => `${String(event['command'])}:${String(event['hook'])}${event['refused'] === true ? ':refused' : ''}`);
+}
+
+test('npm: lockguard hook reports npm ci and npm install to the live run, and does nothing outside one', (t) => {
+  const fixture = npmFixture(t);
+  {
+    // Outside a run (the fixture's own install ran the hook twice): nothing was written for lockguard.
+    assert.equal(existsSync(join(fixture.root, '.lockguard')), false);
+  }
+  const run = liveRun(t, fixture.root, 'flag');
+  {
+    // npm ci and npm install run the root's preinstall and postinstall: each reports.
+    for (const command of ['ci', 'install']) {
+      const result = fixture.npm([command]);
+      assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    }
+    assert.deepEqual(lifecycle(run.hookEvents()), ['ci:preinstall', 'ci:postinstall', 'install:preinstall', 'install:postinstall']);
+  }
+  {
+    // npm install <pkg> runs no root script: nothing reaches the run (the run's own checks must catch it).
+    const before = fixture.read('package-lock.json');
+    const result = fixture.npm(['install', fixture.depY]);
+    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    assert.notDeepEqual(fixture.read('package-lock.json'), before);
+    assert.equal(lifecycle(run.hookEvents()).length, 4);
+  }
+});
+
+test('npm: under refuse, npm install that rewrote the lockfile fails right after; npm ci and a no-op install pass', (t) => {
+  const fixture = npmFixture(t);
+  const run = liveRun(t, fixture.root, 'refuse');
+  {
+    // npm ci never writes the lockfile, and a no-op install writes the same bytes: neither is refused.
+    for (const command of ['ci', 'install']) {
+      const result = fixture.npm([command]);
+      assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    }
+  }
+  {
+    // After a manifest edit, npm install rewrites package-lock.json before any root script runs; the hook
+    // then fails the command (it cannot un-write it: the run's final check withholds).
+    const manifest = JSON.parse(fixture.read('package.json').toString()) as { dependencies: Record<string, string> };
+    manifest.dependencies['dep-y'] = `file:${fixture.depY}`;
+    writeFileSync(join(fixture.root, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    const before = fixture.read('package-lock.json');
+    const result = fixture.npm(['install']);
+    assert.notEqual(result.code, 0);
+    assert.notDeepEqual(fixture.read('package-lock.json'), before);
+  }
+  assert.deepEqual(lifecycle(run.hookEvents()), ['ci:preinstall', 'ci:postinstall', 'install:preinstall', 'install:postinstall', 'install:preinstall:refused']);
+});
