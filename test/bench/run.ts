@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import * as fingerprint from './fingerprint.bench.js';
 import * as withhold from './withhold.bench.js';
 import * as slices from './slices.bench.js';
+import * as pnpmfile from './pnpmfile.bench.js';
 import { formatTable, machineLine, type BenchContext, type BenchRow } from './harness.js';
 
 interface BenchModule {
@@ -25,6 +26,7 @@ const MODULES: readonly BenchModule[] = [
   { name: 'fingerprint', bench: fingerprint.bench },
   { name: 'withhold', bench: withhold.bench },
   { name: 'slices', bench: slices.bench },
+  { name: 'pnpmfile', bench: pnpmfile.bench },
 ];
 
 function fixturesDir(): string | undefined {
