@@ -33,7 +33,7 @@ export interface Spawned {
 
 /**
  * lockguard as a user installs it: this worktree's package.json (no dependencies: the hooks and `lockguard
- * hook` load Node builtins only) and its built dist/lib, copied under `base`, so no package manager in a
+ * hook` load Node builtins only) and what it ships (dist/lib, dist/lockguard.mjs), copied under `base`, so no package manager in a
  * test can touch the worktree's own node_modules.
  */
 export function lockguardPackage(base: string): string {
@@ -42,7 +42,10 @@ export function lockguardPackage(base: string): string {
   const { dependencies: _dependencies, devDependencies: _devDependencies, scripts: _scripts, ...rest } = manifest;
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify(rest, null, 2)}\n`);
-  cpSync(join(PACKAGE_ROOT, 'dist', 'lib'), join(dir, 'dist', 'lib'), { recursive: true });
+  // What the package ships (package.json "files"): the library under dist/lib and the bundled bin.
+  for (const shipped of (manifest['files'] as string[]).filter((path) => path.startsWith('dist/'))) {
+    cpSync(join(PACKAGE_ROOT, shipped), join(dir, shipped), { recursive: true });
+  }
   return dir;
 }
 
