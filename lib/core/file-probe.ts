@@ -138,16 +138,19 @@ export function missing(fs: FileSystem, absPath: string): boolean {
   }
 }
 
-/** One stat, following links. Used by the watch: never reads. */
+const ABSENT = { state: 'absent' } as const;
+
+/** One stat, following links. Used by the watch: never reads; a dangling link is absent. */
 export function probe(fs: FileSystem, absPath: string): Probe {
   let stats: nodeFs.Stats | undefined;
   try {
     stats = fs.statSync(absPath, NO_THROW);
   } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return absentOrDangling(fs, absPath, true);
+    if (errnoCode(error) === 'ENOENT') return ABSENT;
     throw failure(absPath, error);
   }
-  if (stats === undefined) return absentOrDangling(fs, absPath, true);
+  // Absent, or a link whose target is gone: for the watch both mean the file went (no lstat needed).
+  if (stats === undefined) return ABSENT;
   if (!stats.isFile()) throw notAFile(absPath, stats);
   return { state: 'file', identity: identityOf(stats) };
 }
