@@ -31,6 +31,8 @@ export class GuardSession {
   #signals: Signals | undefined;
   #move: MoveRecord | undefined;
   #stopped = false;
+  /** Install markers an early check found absent, and when: a move only if the final check agrees. */
+  readonly #tentative = new Map<string, number>();
 
   constructor(table: WorkspaceFingerprints, policy: Policy, command: readonly string[]) {
     this.table = table;
@@ -66,18 +68,29 @@ export class GuardSession {
     unregisterLive(this.table.root, this.run.record.id);
   }
 
+  /**
+   * Re-check the table. Early checks (on a signal) use a fresh watch each time and commit what they find,
+   * except an install marker that is merely absent: installs such as `npm ci` delete node_modules and
+   * write it back, and a marker gone for a moment is not yet a move (no tree built from other bytes). It is
+   * remembered, and counts if the final check still finds it gone or different. The final check (on exit)
+   * is the run's own watch, and everything it finds counts. Once the run recorded a move it stays moved.
+   */
   check(evidence: Evidence, at: number): void {
-    this.watch.wrote();
-    const moved = this.watch.moved();
-    if (moved === undefined) return;
+    const watch = evidence === 'exit' ? this.watch : new FingerprintWatch(this.table.root, this.table, this.table.at);
+    watch.wrote();
+    if (watch.moved() === undefined) return;
     const known = new Set(this.#move?.files.map((file) => file.path));
-    const fresh = this.watch
-      .moves()
-      .filter((move) => !known.has(move.path))
+    const markers = new Set(this.table.entries.filter((entry) => entry.kind === 'install-marker').map((entry) => entry.path));
+    const found = watch.moves().filter((move) => !known.has(move.path));
+    const tentative = evidence === 'exit' ? [] : found.filter((move) => move.kind === 'went' && markers.has(move.path));
+    for (const move of tentative) if (!this.#tentative.has(move.path)) this.#tentative.set(move.path, at);
+    const fresh = found
+      .filter((move) => !tentative.includes(move))
       .map((move) => ({ path: move.path, kind: move.kind, was: move.was, now: currentDigest(this.table.root, move, this.run.record) }));
     if (fresh.length === 0) return;
+    const since = Math.min(at, ...fresh.map((file) => this.#tentative.get(file.path) ?? Infinity));
     // The moment is the first move's; later checks only add the files that moved since.
-    this.#move = this.#move === undefined ? { at: this.#moment(at, fresh), evidence, files: fresh } : { ...this.#move, files: [...this.#move.files, ...fresh] };
+    this.#move = this.#move === undefined ? { at: this.#moment(since, fresh), evidence, files: fresh } : { ...this.#move, files: [...this.#move.files, ...fresh] };
     appendEvent(this.run, { type: 'moved', evidence, movedAt: this.#move.at, files: fresh });
   }
 

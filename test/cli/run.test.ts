@@ -153,3 +153,33 @@ test('two concurrent runs in one workspace keep separate ledgers and each sees t
   assert.deepEqual(await Promise.all(runs), [1, 1]);
   assert.equal(fs.readdirSync(join(root, '.lockguard/runs')).length, 2);
 });
+
+test('an install marker gone for a moment and back with the same bytes is no move (npm ci deletes node_modules)', (t) => {
+  const root = tempWorkspace(t, installed());
+  const script = 'mv node_modules/.pnpm/lock.yaml kept.yaml; sleep 0.3; mv kept.yaml node_modules/.pnpm/lock.yaml';
+  const result = cliProcess(['run', '--', 'sh', '-c', script], root, scrubbedEnv({ CI: 'true' }));
+  assert.equal(result.code, 0, result.stderr);
+  assert.doesNotMatch(result.stderr, /\[lockguard\] a task/);
+});
+
+test('an install marker still gone at the end is a move', (t) => {
+  const root = tempWorkspace(t, installed());
+  const result = cliProcess(['run', '--', 'sh', '-c', 'rm node_modules/.pnpm/lock.yaml'], root, scrubbedEnv({ CI: 'true' }));
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /removed node_modules\/\.pnpm\/lock\.yaml/);
+});
+
+test('a lockfile rewritten and written back during the run stays moved (outputs were built in between)', (t) => {
+  const root = tempWorkspace(t, installed());
+  // The child waits until the run has recorded the move before it writes the old bytes back.
+  const script = [
+    'cp pnpm-lock.yaml old.yaml',
+    'echo "# edited" >> pnpm-lock.yaml',
+    'i=0; while ! grep -q \'"type":"moved"\' "$LOCKGUARD_RUN/events.ndjson"; do i=$((i+1)); [ $i -gt 200 ] && exit 9; sleep 0.05; done',
+    'cp old.yaml pnpm-lock.yaml',
+  ].join('; ');
+  const result = cliProcess(['run', '--', 'sh', '-c', script], root, scrubbedEnv({ CI: 'true' }));
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, /rewrote pnpm-lock\.yaml/);
+  assert.equal(fs.readFileSync(join(root, 'pnpm-lock.yaml'), 'utf8'), LOCK, 'the bytes did come back');
+});
