@@ -1,7 +1,9 @@
 // What a command line may do to the fingerprint table, judged from its words.
 //
 // Owns: recognizing package-manager commands that install (and so may rewrite the lockfile or the tree).
-// Invariant: a guess from argv only, used to skip or plan, never to decide a verdict (the table decides).
+// Invariant: a guess from argv only, used to skip the pre-run check, never to decide a verdict (the table
+// decides). Which runner a command starts is lib/integrations/runners/detect.ts; whether a task may write,
+// for plans, is lib/integrations/plan/command-writes.ts (it also reads scripts and pnpm settings).
 
 const PNPM_INSTALLS = new Set(['install', 'i', 'add', 'update', 'up', 'upgrade', 'remove', 'rm', 'uninstall', 'un', 'dedupe', 'import', 'link', 'ln', 'unlink', 'fetch']);
 const NPM_INSTALLS = new Set(['install', 'i', 'in', 'ins', 'inst', 'insta', 'instal', 'isnt', 'isnta', 'isntal', 'isntall', 'add', 'ci', 'clean-install', 'ic', 'install-clean', 'isntall-clean', 'update', 'up', 'upgrade', 'udpate', 'uninstall', 'remove', 'rm', 'r', 'un', 'unlink', 'dedupe', 'ddp', 'prune', 'install-test', 'it', 'install-ci-test', 'cit']);
@@ -41,10 +43,4 @@ export function isInstallCommand(argv: readonly string[]): boolean {
     default:
       return false;
   }
-}
-
-/** True for `pnpm pipeline …`, which runs its own frozen install before keying its tasks. */
-export function isPnpmPipeline(argv: readonly string[]): boolean {
-  const tool = base(argv[0]);
-  return (tool === 'pnpm' || tool === 'pn') && subcommand(argv.slice(1)) === 'pipeline';
 }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { findWorkspace } from '../../lib/core/workspace.js';
-import { isInstallCommand, isPnpmPipeline } from '../../lib/core/commands.js';
+import { isInstallCommand } from '../../lib/core/commands.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 test('a pnpm workspace is found from a package folder inside it', async (t) => {
@@ -32,6 +32,4 @@ test('install commands are recognized from argv', () => {
   for (const argv of [['pnpm', 'run', 'build'], ['turbo', 'run', 'build'], ['npm', 'test'], ['yarn', 'build'], ['node', 'install']]) {
     assert.equal(isInstallCommand(argv), false, argv.join(' '));
   }
-  assert.equal(isPnpmPipeline(['pnpm', 'pipeline']), true);
-  assert.equal(isPnpmPipeline(['pnpm', 'run', 'pipeline']), false);
 });

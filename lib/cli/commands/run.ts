@@ -5,7 +5,7 @@
 // failure code always wins; a move is reported in one status line on stderr.
 
 import { checkInstall } from '../../core/install-check.js';
-import { isInstallCommand, isPnpmPipeline } from '../../core/commands.js';
+import { isInstallCommand } from '../../core/commands.js';
 import { LockguardError } from '../../core/errors.js';
 import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
 import { statusLine } from '../../core/watch.js';
@@ -144,7 +144,7 @@ export const command: Command = {
     }
 
     // pnpm pipeline installs (frozen) before it keys its tasks: its keys fold the inputs, not the markers.
-    const pipeline = runner === 'pnpm-pipeline' || isPnpmPipeline(childArgv);
+    const pipeline = runner === 'pnpm-pipeline';
     const table = readWorkspaceFingerprints(workspace.root, { scope: pipeline ? 'inputs' : 'full', manager: workspace.manager });
     if (!flag(parsed, 'no-pre-check') && !isInstallCommand(childArgv) && !pipeline) {
       const verdict = checkInstall(table);
