@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as fingerprint from './fingerprint.bench.js';
+import * as precheck from './precheck.bench.js';
+import * as run from './run.bench.js';
 import * as withhold from './withhold.bench.js';
 import { formatTable, machineLine, type BenchContext, type BenchRow } from './harness.js';
 
@@ -23,6 +25,8 @@ interface BenchModule {
 const MODULES: readonly BenchModule[] = [
   { name: 'fingerprint', bench: fingerprint.bench },
   { name: 'withhold', bench: withhold.bench },
+  { name: 'run', bench: run.bench },
+  { name: 'precheck', bench: precheck.bench },
 ];
 
 function fixturesDir(): string | undefined {
