@@ -57,7 +57,9 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
     if (!verdict.ok) throw new Error(`the pre-run check fails on the installed workspace: ${verdict.detail}`);
   };
   // Wall time: pnpm's two modes as whole processes sampled together; lockguard's check in-process.
-  const [offMs, onMs] = processRotation([pnpmOff, pnpmOn], ctx.runs);
+  // Half the samples: each pnpm process takes about a second here, and the instruction row decides.
+  const pnpmRuns = Math.max(5, Math.ceil(ctx.runs / 2));
+  const [offMs, onMs] = processRotation([pnpmOff, pnpmOn], pnpmRuns);
   const [checkMs] = await perOp(check, () => undefined, ctx.runs);
   const pnpmCheckMs = (onMs ?? Number.NaN) - (offMs ?? Number.NaN);
 
@@ -82,7 +84,7 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       baseline: 'pnpm 10 verifyDepsBeforeRun=error: pnpm run noop, on minus off',
       baselineMs: pnpmCheckMs,
       goal: 1,
-      note: `pnpm run noop: ${offMs?.toFixed(0)} ms with the check off, ${onMs?.toFixed(0)} ms with it on (medians of ${ctx.runs} alternating samples each; a 1.5 s process on a loaded machine hides a 20 ms difference: the instruction row below is the one to read). ${verdictNotes.join('; ')}`,
+      note: `pnpm run noop: ${offMs?.toFixed(0)} ms with the check off, ${onMs?.toFixed(0)} ms with it on (medians of ${pnpmRuns} alternating samples each; a 1 s process on a loaded machine hides a 20–30 ms difference: the instruction row below is the one to read). ${verdictNotes.join('; ')}`,
     },
   ];
 
