@@ -90,7 +90,10 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
 
   // Instructions (load-independent), each side as a whole cold process: on minus off.
   if (hasValgrind()) {
-    const [guardCount, noCheckCount, onCount, offCount] = await Promise.all([guard, noCheck, pnpmOn, pnpmOff].map(countInstructions));
+    // --single-threaded (both sides): with V8's helper threads, GC and compile timing move pnpm's ~2.7 G
+    // count by up to 5% between runs, more than the check itself; single-threaded runs repeat within 0.5%.
+    const counted = [guard, noCheck, pnpmOn, pnpmOff].map((spec) => ({ ...spec, args: ['--single-threaded', ...spec.args] }));
+    const [guardCount, noCheckCount, onCount, offCount] = await Promise.all(counted.map(countInstructions));
     rows.push({
       group: 'pre-run check',
       subject: 'lockguard run -- true, pre-check on minus off',
@@ -99,7 +102,7 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       baselineMs: (onCount ?? Number.NaN) - (offCount ?? Number.NaN),
       goal: 1,
       unit: 'instructions',
-      note: `callgrind, one run each: lockguard run -- true ${mega(guardCount)} on / ${mega(noCheckCount)} off (the table read happens either way); pnpm run noop ${mega(onCount)} on / ${mega(offCount)} off (pnpm's fast path: no manifest newer than its last check)`,
+      note: `callgrind, node --single-threaded, one run each: lockguard run -- true ${mega(guardCount)} on / ${mega(noCheckCount)} off (the table read happens either way); pnpm run noop ${mega(onCount)} on / ${mega(offCount)} off (pnpm's fast path: no manifest newer than its last check)`,
     });
   } else {
     rows.push({ group: 'pre-run check', subject: 'pre-check on minus off, instructions', subjectMs: Number.NaN, baseline: 'pnpm verifyDepsBeforeRun=error minus false', baselineMs: Number.NaN, goal: 1, unit: 'instructions', note: 'skipped: valgrind is not installed (apt-get install valgrind)' });
