@@ -13,26 +13,10 @@ import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { FingerprintWatch, RACY_WINDOW_MS } from '../../lib/core/watch.js';
 import { BIN, scrubbedEnv } from '../helpers/cli.js';
 import { writeSyntheticWorkspace } from './generate.js';
-import { processSideBySide, sideBySide, type BenchContext, type BenchRow } from './harness.js';
+import { perOp, processSideBySide, type BenchContext, type BenchRow } from './harness.js';
 
 const LOCKFILE_NAMES = ['pnpm-lock.yaml', 'package-lock.json', 'yarn.lock'];
 const COMPANIONS = ['pnpm-workspace.yaml', 'package.json'];
-
-/** Repeat `fn` enough times per sample that one sample takes about `targetMs` (timer resolution). */
-function repeatFor(fn: () => unknown, targetMs = 20): { inner: number; run: () => void } {
-  const start = performance.now();
-  fn();
-  const once = Math.max(performance.now() - start, 0.001);
-  const inner = Math.max(1, Math.min(10_000, Math.round(targetMs / once)));
-  return { inner, run: () => { for (let i = 0; i < inner; i++) fn(); } };
-}
-
-async function perOp(subject: () => unknown, baseline: () => unknown, runs: number): Promise<[number, number]> {
-  const s = repeatFor(subject);
-  const b = repeatFor(baseline);
-  const [subjectMs, baselineMs] = await sideBySide(s.run, b.run, runs);
-  return [subjectMs / s.inner, baselineMs / b.inner];
-}
 
 /** Every lockfile under the fixtures folder (a few levels deep), by fixture name. */
 function fixtureLockfiles(dir: string): { name: string; path: string }[] {

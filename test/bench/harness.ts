@@ -1,13 +1,13 @@
 // The benchmark harness: side-by-side medians (subject vs its physical-limit baseline), the result rows,
 // and the markdown table with the machine it ran on.
 //
-// Owns: `BenchRow`, `BenchContext`, `sideBySide` (in-process), `processSideBySide` / `processMedian`
-// (whole processes), `formatTable`, `machineLine`. Bench modules export `bench(ctx): Promise<BenchRow[]>`.
+// Owns: `BenchRow`, `BenchContext`, `sideBySide` / `perOp` (in-process), `processSideBySide` / `processRotation` /
+// `processMedian` (whole processes), `countInstructions` (callgrind), `formatTable`, `machineLine`. Bench modules export `bench(ctx): Promise<BenchRow[]>`.
 // Invariants: subject and baseline always run alternately in the same loop after a warm-up (a loaded
 // machine slows both alike); results are medians, never means; nothing here asserts on time (a benchmark
 // reports, tests never time).
 
-import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { execFile, spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -21,6 +21,8 @@ export interface BenchRow {
   baselineMs: number;
   goal?: number;
   note?: string;
+  /** What subjectMs/baselineMs hold: wall milliseconds (default) or counted instructions (callgrind). */
+  unit?: 'ms' | 'instructions';
 }
 
 export interface BenchContext {
@@ -66,6 +68,23 @@ export async function sideBySide(a: () => unknown, b: () => unknown, runs: numbe
   return [median(as), median(bs)];
 }
 
+/** Repeat `fn` enough times per sample that one sample takes about `targetMs` (timer resolution). */
+export function repeatFor(fn: () => unknown, targetMs = 20): { inner: number; run: () => void } {
+  const start = performance.now();
+  fn();
+  const once = Math.max(performance.now() - start, 0.001);
+  const inner = Math.max(1, Math.min(10_000, Math.round(targetMs / once)));
+  return { inner, run: () => { for (let i = 0; i < inner; i++) fn(); } };
+}
+
+/** `sideBySide` per operation for fast synchronous functions: each sample repeats them (see repeatFor). */
+export async function perOp(subject: () => unknown, baseline: () => unknown, runs: number): Promise<[number, number]> {
+  const s = repeatFor(subject);
+  const b = repeatFor(baseline);
+  const [subjectMs, baselineMs] = await sideBySide(s.run, b.run, runs);
+  return [subjectMs / s.inner, baselineMs / b.inner];
+}
+
 /** A process to time: spawned with spawnSync, stdio ignored. */
 export interface ProcessSpec {
   readonly command: string;
@@ -95,8 +114,48 @@ export function processSideBySide(a: ProcessSpec, b: ProcessSpec, runs: number):
   return sideBySide(() => timeProcess(a), () => timeProcess(b), runs);
 }
 
-function ms(value: number): string {
+/**
+ * Median wall times of several processes sampled together: one warm-up each, then every sample runs each
+ * once, the starting process rotating from sample to sample.
+ */
+export function processRotation(specs: readonly ProcessSpec[], runs: number): number[] {
+  for (const spec of specs) timeProcess(spec);
+  const times: number[][] = specs.map(() => []);
+  for (let i = 0; i < runs; i++) {
+    for (let j = 0; j < specs.length; j++) {
+      const k = (i + j) % specs.length;
+      const spec = specs[k];
+      if (spec !== undefined) times[k]?.push(timeProcess(spec));
+    }
+  }
+  return times.map(median);
+}
+
+/** Whether `valgrind` runs here (instruction counts need it). */
+export function hasValgrind(): boolean {
+  return spawnSync('valgrind', ['--version'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
+}
+
+/**
+ * Instructions a process executes (its own, not its children's), counted by callgrind. The count does not
+ * depend on the machine's load, so several counts may run at once (Promise.all). Rejects when the process
+ * fails.
+ */
+export function countInstructions(spec: ProcessSpec): Promise<number> {
+  const argv = ['--tool=callgrind', '--callgrind-out-file=/dev/null', spec.command, ...spec.args];
+  const { cwd, env } = spec.options ?? {};
+  return new Promise((resolve, reject) => {
+    execFile('valgrind', argv, { ...(cwd === undefined ? {} : { cwd }), ...(env === undefined ? {} : { env }), timeout: 300_000, maxBuffer: 64 * 1024 * 1024 }, (error, _stdout, stderr) => {
+      const collected = /Collected\s*:\s*(\d+)/.exec(stderr)?.[1];
+      if (error !== null || collected === undefined) reject(new Error(`callgrind of ${spec.command} ${spec.args.join(' ')} failed (${error?.message ?? 'no count'}):\n${stderr.slice(-2000)}`));
+      else resolve(Number(collected));
+    });
+  });
+}
+
+function ms(value: number, unit: BenchRow['unit'] = 'ms'): string {
   if (!Number.isFinite(value)) return 'n/a';
+  if (unit === 'instructions') return `${(value / 1e6).toFixed(0)} M instr`;
   if (value >= 100) return `${value.toFixed(0)} ms`;
   if (value >= 1) return `${value.toFixed(1)} ms`;
   return `${(value * 1000).toFixed(0)} µs`;
@@ -121,7 +180,7 @@ export function formatTable(rows: readonly BenchRow[]): string {
     const ratio = ratioOf(row);
     const mark = row.note === undefined ? '' : ` [${notes.push(row.note)}]`;
     lines.push(
-      `| ${row.group} | ${row.subject}${mark} | ${ms(row.subjectMs)} | ${row.baseline} | ${ms(row.baselineMs)} | ` +
+      `| ${row.group} | ${row.subject}${mark} | ${ms(row.subjectMs, row.unit)} | ${row.baseline} | ${ms(row.baselineMs, row.unit)} | ` +
         `${Number.isFinite(ratio) ? `${ratio.toFixed(2)}×` : 'n/a'} | ${row.goal === undefined ? '' : `≤ ${row.goal}×`} | ${verdictOf(row)} |`,
     );
   }

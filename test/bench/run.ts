@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as fingerprint from './fingerprint.bench.js';
+import * as precheck from './precheck.bench.js';
+import * as run from './run.bench.js';
 import * as withhold from './withhold.bench.js';
 import * as slices from './slices.bench.js';
 import * as pnpmfile from './pnpmfile.bench.js';
@@ -25,6 +27,8 @@ interface BenchModule {
 const MODULES: readonly BenchModule[] = [
   { name: 'fingerprint', bench: fingerprint.bench },
   { name: 'withhold', bench: withhold.bench },
+  { name: 'run', bench: run.bench },
+  { name: 'precheck', bench: precheck.bench },
   { name: 'slices', bench: slices.bench },
   { name: 'pnpmfile', bench: pnpmfile.bench },
 ];
