@@ -31,7 +31,7 @@ function freshCopy(name) {
 mkdirSync(join(base, 'bin'), { recursive: true });
 writeFileSync(join(base, 'bin', 'pnpm'), `#!/bin/sh\nexec "${process.execPath}" "${join(repo, 'node_modules', 'pnpm10', 'bin', 'pnpm.cjs')}" "$@"\n`);
 chmodSync(join(base, 'bin', 'pnpm'), 0o755);
-writeFileSync(join(base, 'bin', 'lockguard'), `#!/bin/sh\nexec "${process.execPath}" "${join(repo, 'dist', 'lockguard.mjs')}" "$@"\n`);
+writeFileSync(join(base, 'bin', 'lockguard'), `#!/bin/sh\nexec "${process.execPath}" "${join(repo, 'dist', 'lockguard.cjs')}" "$@"\n`);
 chmodSync(join(base, 'bin', 'lockguard'), 0o755);
 
 const env = {

@@ -1,5 +1,5 @@
 // lockguard's own version, read from its package.json wherever the code runs from (the tsc output under
-// dist/lib/ or the single-file bundle dist/lockguard.mjs).
+// dist/lib/ or the single-file bundle dist/lockguard.cjs).
 
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -12,7 +12,7 @@ export interface CliResult {
 }
 
 /** The executable users run: the single-file bundle `npm run build` makes (see package.json). */
-export const BIN = fileURLToPath(new URL('../../lockguard.mjs', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../lockguard.cjs', import.meta.url));
 
 /** Run `main` in-process with captured streams and the given env (nothing inherited). */
 export async function cli(argv: readonly string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<CliResult> {

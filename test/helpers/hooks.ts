@@ -33,7 +33,7 @@ export interface Spawned {
 
 /**
  * lockguard as a user installs it: this worktree's package.json (no dependencies: the hooks and `lockguard
- * hook` load Node builtins only) and what it ships (dist/lib, dist/lockguard.mjs), copied under `base`, so no package manager in a
+ * hook` load Node builtins only) and what it ships (dist/lib, dist/lockguard.cjs), copied under `base`, so no package manager in a
  * test can touch the worktree's own node_modules.
  */
 export function lockguardPackage(base: string): string {
