@@ -3,6 +3,8 @@
 // quarantine, and going back to S0 plus a frozen install makes the runner miss and rebuild 7.0.0.
 
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { BIN } from '../helpers/cli.js';
 import { scenario, type Tool } from '../helpers/runner-scenario.js';
@@ -47,3 +49,15 @@ for (const tool of ['turbo', 'nx', 'pnpm-pipeline'] as const satisfies readonly 
     }
   });
 }
+
+test('lockguard run -- pnpm pipeline on a fresh clone: the pipeline\'s own frozen install is no move, and the pre-run check does not refuse it', (t) => {
+  const s = scenario(t, 'pnpm-pipeline');
+  s.sh(['rm', '-f', join(s.base, 'armed')]);
+  for (const dir of ['node_modules', 'packages/a/node_modules', 'packages/b/node_modules']) rmSync(join(s.root, dir), { recursive: true, force: true });
+  const run = s.sh([process.execPath, BIN, 'run', '--', 'pnpm', 'pipeline']);
+  assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+  assert.equal(s.installed(), '7.0.0', 'the pipeline installed the tree itself');
+  assert.doesNotMatch(run.stderr, /\[lockguard\] a task/, 'no move reported');
+  const status = JSON.parse(s.sh([process.execPath, BIN, 'status', '--json']).stdout) as Status;
+  assert.equal(status.state, 'unmoved');
+});
