@@ -3,7 +3,7 @@
 // Owns: the live markers under `<root>/.lockguard/live/<run id>` (JSON: dir, id, pid, pidStart, policy),
 // their liveness (pid plus kernel start time, so a reused pid is not a live run), and the hook report line.
 // Invariants:
-// - Node builtins only, tiny: the pnpmfile plugin loads it (require(esm), Node >= 20.19) inside pnpm's process.
+// - Node builtins only, tiny: the pnpmfile plugin (dist/pnpmfile.cjs) bundles it and runs inside pnpm.
 // - Outside any run it costs one failed readdir (`live/` is removed when its last marker goes).
 // - A marker whose process is gone is ignored (and removed); a garbage marker is ignored, never trusted.
 // - Never throws into a package manager's hook for a ledger problem: callers get values.

@@ -47,11 +47,10 @@ function readJson(path: string): Record<string, unknown> | undefined {
 }
 
 function nodeCheck(): CheckResult {
-  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-  const ok = major > 20 || (major === 20 && minor >= 19);
-  return ok
+  const [major = 0] = process.versions.node.split('.').map(Number);
+  return major >= 20
     ? { check: 'node', level: 'ok', detail: `Node.js ${process.versions.node}` }
-    : { check: 'node', level: 'fail', detail: `Node.js ${process.versions.node} cannot load the pnpmfile plugin (require of ESM)`, fix: 'Use Node.js 20.19 or newer.' };
+    : { check: 'node', level: 'fail', detail: `Node.js ${process.versions.node} is older than lockguard supports`, fix: 'Use Node.js 20 or newer.' };
 }
 
 function tableChecks(workspace: Workspace): CheckResult[] {

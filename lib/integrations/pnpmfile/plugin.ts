@@ -4,7 +4,7 @@
 // Owns: the hooks object (built once per process, at load time: pnpm reads which hooks exist when it loads
 // the pnpmfile, and pnpm 12 loads it afresh in each helper process) and what each hook does.
 // Invariants:
-// - Node builtins and live.ts only: this runs inside pnpm (require(esm), Node >= 20.19).
+// - Node builtins and live.ts only: this runs inside pnpm (bundled into dist/pnpmfile.cjs).
 // - Outside a guarded run: updateConfig returns the very config object it got, writes nothing, and the
 //   only hook registered is updateConfig (pnpm 11+ keeps its fast up-to-date path).
 // - `afterAllResolved` is registered only while a refusing run is live (it costs pnpm 11+ its fast path).
