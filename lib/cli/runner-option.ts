@@ -9,8 +9,9 @@ export const RUNNER_HELP =
   '  --runner turbo|nx|pnpm-pipeline|none\n' +
   '                       the caching runner the command starts; default: read from the command\n' +
   '                       (turbo, npx/pnpm turbo, nx, npx/pnpm nx, pnpm pipeline; "pnpm run <script>" is none)\n' +
-  '  --remote auto|off|on remote cache writes: auto (default) turns them off when the run may rewrite the\n' +
-  '                       lockfile; off always; on never touches them';
+  '  --remote auto|off|on remote cache writes (also $LOCKGUARD_REMOTE): auto (default) turns them off, with\n' +
+  '                       the runner\'s own switch, when a remote cache is configured and the plan (the\n' +
+  '                       runner\'s dry run) shows a task that may install; off always; on never touches them';
 
 /** `--runner` when given (validated), else what the command's argv shows. */
 export function runnerOf(parsed: Parsed, command: readonly string[]): RunnerName {
