@@ -78,15 +78,15 @@ test('verify --json and status --json carry the slice diff of a moved lockfile',
 test('describeLockfileMove: undefined while unmoved; gaps when the old bytes are gone, the file is removed or broken', async (t) => {
   const root = await snapshotted(t);
   const { record } = findRun(root, undefined, undefined);
-  assert.equal(describeLockfileMove(record, root), undefined);
+  assert.equal(await describeLockfileMove(record, root), undefined);
   writeFileSync(join(root, 'pnpm-lock.yaml'), readFileSync(join(root, 'pnpm-lock.yaml'), 'utf8').replace('sha512-seven', 'sha512-other'));
-  const moved = describeLockfileMove(record, root);
+  const moved = await describeLockfileMove(record, root);
   assert.deepEqual(moved?.diff?.changed.map((change) => change.contentChanged), [['is-number'], ['is-number']]);
   writeFileSync(join(root, 'pnpm-lock.yaml'), `${lock('7.0.0')}<<<<<<< HEAD\n`);
-  assert.equal(describeLockfileMove(record, root)?.gap, 'lockfile-unreadable');
+  assert.equal((await describeLockfileMove(record, root))?.gap, 'lockfile-unreadable');
   rmSync(join(root, 'pnpm-lock.yaml'));
-  assert.equal(describeLockfileMove(record, root)?.gap, 'lockfile-removed');
+  assert.equal((await describeLockfileMove(record, root))?.gap, 'lockfile-removed');
   writeFileSync(join(root, 'pnpm-lock.yaml'), lock('6.0.0'));
   rmSync(join(root, '.lockguard', 'blobs'), { recursive: true });
-  assert.equal(describeLockfileMove(record, root)?.gap, 'old-bytes-not-kept');
+  assert.equal((await describeLockfileMove(record, root))?.gap, 'old-bytes-not-kept');
 });
