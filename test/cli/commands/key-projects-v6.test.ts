@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { projectSlicesAsync } from '../../../lib/core/slices/index.js';
-import { cli } from '../../helpers/cli.js';
+import { cli, cliProcess } from '../../helpers/cli.js';
 import { repoRoot } from '../../helpers/fixtures.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 
@@ -30,6 +30,10 @@ test('--projects --json on a v6 lockfile lists every importer with its name and 
   const rows = JSON.parse(all.stdout) as Row[];
   assert.deepEqual(rows.map((row) => [row.importer, row.name]), [['.', 'root'], ['packages/app', '@w/app'], ['packages/lib', '@w/lib'], ['packages/tool', '@w/tool']]);
   assert.deepEqual(rows.map((row) => row.digest), (await projectSlicesAsync(root)).slices.map((slice) => slice.digest));
+  // The bundled bin (lockfile-file stays external, imported on demand) prints the same.
+  const bin = cliProcess(['key', '--projects', '--json'], root);
+  assert.equal(bin.code, 0, bin.stderr);
+  assert.deepEqual(JSON.parse(bin.stdout), rows);
   const one = await cli(['key', '--project', '@w/lib'], root);
   assert.equal(one.code, 0);
   assert.equal(one.stdout, `${rows[2]?.digest}\n`);
