@@ -106,7 +106,10 @@ function unsupportedVersion(absPath: string, version: string, v6: boolean): Lock
 
 /** Every project's slice of one lockfile's bytes (pnpm lockfileVersion 9.x, npm). For 6.x: slicesFromLockfileAsync. */
 export function slicesFromLockfile(bytes: Buffer, options: FromLockfileOptions): LockfileSlices {
-  const format = checkedFormat(bytes, options);
+  return slicesOfChecked(checkedFormat(bytes, options), bytes, options);
+}
+
+function slicesOfChecked(format: SliceFormat, bytes: Buffer, options: FromLockfileOptions): LockfileSlices {
   const absPath = join(options.root, options.lockfile);
   const text = bytes.toString('utf8');
   if (format === 'npm') return finish(format, lowerNpm(text, absPath), options);
@@ -118,10 +121,8 @@ export function slicesFromLockfile(bytes: Buffer, options: FromLockfileOptions):
 /** Every project's slice of one lockfile's bytes, pnpm 6.x included (read with @pnpm/lockfile-file, pnpm-v6.ts). */
 export async function slicesFromLockfileAsync(bytes: Buffer, options: FromLockfileOptions): Promise<LockfileSlices> {
   const format = checkedFormat(bytes, options);
-  if (format !== 'pnpm') return slicesFromLockfile(bytes, options);
-  const text = bytes.toString('utf8');
-  const version = sniffLockfileVersion(text);
-  if (!isPnpmV6(version)) return slicesFromLockfile(bytes, options);
+  // Sniffed on the first 4 KiB: lockfileVersion is pnpm's first key (after an env document's few lines).
+  if (format !== 'pnpm' || !isPnpmV6(sniffLockfileVersion(bytes.subarray(0, 4096).toString('utf8')))) return slicesOfChecked(format, bytes, options);
   return finish(format, lowerPnpm(await indexPnpmV6(bytes, join(options.root, options.lockfile))), options);
 }
 
