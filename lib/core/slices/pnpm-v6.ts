@@ -64,7 +64,7 @@ function broken(path: string, reason: string): LockguardError {
 }
 
 /** JSON with object keys sorted at every level: the folded form of a parsed entry. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) => {
     if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner;
     const sorted: Record<string, unknown> = {};
@@ -89,7 +89,7 @@ function depsOf(maps: readonly unknown[], specifiers?: Refs): PnpmDep[] {
 }
 
 /** The index pnpm-graph.ts lowers, from lockfile-file's in-memory lockfile. */
-export function indexFromParsed(lockfile: ParsedLockfile, path: string): PnpmLockIndex {
+function indexFromParsed(lockfile: ParsedLockfile, path: string): PnpmLockIndex {
   if (!isMap(lockfile) || typeof lockfile.lockfileVersion !== 'string' || !isPnpmV6(lockfile.lockfileVersion)) {
     throw broken(path, 'pnpm reads no lockfileVersion 6 from it');
   }
