@@ -12,7 +12,7 @@ import { fileDigest, type FileDigest } from '../core/digest.js';
 import { isLockguardError } from '../core/errors.js';
 import { readEntry, realFileSystem } from '../core/file-probe.js';
 import { describeSliceDiff, diffSlices, type SliceDiff } from '../core/slices/diff.js';
-import { formatOf, slicesFromLockfile } from '../core/slices/slices.js';
+import { formatOf, slicesFromLockfileAsync } from '../core/slices/slices.js';
 import { readBlob } from './blobs.js';
 import type { RunRecord } from './ledger.js';
 
@@ -34,22 +34,22 @@ export interface SliceMove {
 }
 
 /** Every lockfile of the run whose bytes differ now from what it read, with its slice diff. */
-export function describeLockfileMoves(record: RunRecord, root: string = record.root): SliceMove[] {
+export async function describeLockfileMoves(record: RunRecord, root: string = record.root): Promise<SliceMove[]> {
   const moves: SliceMove[] = [];
   for (const entry of record.entries) {
     if (entry.kind !== 'lockfile' || entry.digest === null) continue;
-    const move = describeOne(root, entry.path, entry.digest);
+    const move = await describeOne(root, entry.path, entry.digest);
     if (move !== undefined) moves.push(move);
   }
   return moves;
 }
 
 /** The first moved lockfile of the run (there is one per package manager), or undefined when none moved. */
-export function describeLockfileMove(record: RunRecord, root: string = record.root): SliceMove | undefined {
-  return describeLockfileMoves(record, root)[0];
+export async function describeLockfileMove(record: RunRecord, root: string = record.root): Promise<SliceMove | undefined> {
+  return (await describeLockfileMoves(record, root))[0];
 }
 
-function describeOne(root: string, lockfile: string, was: FileDigest): SliceMove | undefined {
+async function describeOne(root: string, lockfile: string, was: FileDigest): Promise<SliceMove | undefined> {
   let nowBytes: Buffer | undefined;
   try {
     const result = readEntry(realFileSystem, join(root, lockfile), true);
@@ -65,8 +65,8 @@ function describeOne(root: string, lockfile: string, was: FileDigest): SliceMove
   const oldBytes = readBlob(root, was);
   if (oldBytes === undefined) return gap(lockfile, was, now, 'old-bytes-not-kept', `${lockfile} moved (the bytes the run read are not kept: no per-project detail)`);
   try {
-    const before = slicesFromLockfile(oldBytes, { lockfile, root, names: false });
-    const after = slicesFromLockfile(nowBytes, { lockfile, root });
+    const before = await slicesFromLockfileAsync(oldBytes, { lockfile, root, names: false });
+    const after = await slicesFromLockfileAsync(nowBytes, { lockfile, root });
     const diff = diffSlices(before, after);
     return { lockfile, was, now, diff, gap: undefined, text: describeSliceDiff(diff) };
   } catch (error) {
@@ -85,7 +85,7 @@ export function sliceMoveJson(move: SliceMove): Record<string, unknown> {
 }
 
 /** The moves of the lockfiles among `movedPaths` (cheap when none of them is a lockfile: no read at all). */
-export function lockfileMovesAmong(record: RunRecord, movedPaths: readonly string[], root: string = record.root): SliceMove[] {
+export async function lockfileMovesAmong(record: RunRecord, movedPaths: readonly string[], root: string = record.root): Promise<SliceMove[]> {
   const lockfiles = record.entries.filter((entry) => entry.kind === 'lockfile' && movedPaths.includes(entry.path));
   if (lockfiles.length === 0) return [];
   return describeLockfileMoves({ ...record, entries: lockfiles }, root);

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { findRun } from '../../lib/run/ledger.js';
 import { describeLockfileMove } from '../../lib/run/slice-report.js';
 import { cli } from '../helpers/cli.js';
+import { repoRoot } from '../helpers/fixtures.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const lock = (version: string): string => `lockfileVersion: '9.0'
@@ -78,15 +79,34 @@ test('verify --json and status --json carry the slice diff of a moved lockfile',
 test('describeLockfileMove: undefined while unmoved; gaps when the old bytes are gone, the file is removed or broken', async (t) => {
   const root = await snapshotted(t);
   const { record } = findRun(root, undefined, undefined);
-  assert.equal(describeLockfileMove(record, root), undefined);
+  assert.equal(await describeLockfileMove(record, root), undefined);
   writeFileSync(join(root, 'pnpm-lock.yaml'), readFileSync(join(root, 'pnpm-lock.yaml'), 'utf8').replace('sha512-seven', 'sha512-other'));
-  const moved = describeLockfileMove(record, root);
+  const moved = await describeLockfileMove(record, root);
   assert.deepEqual(moved?.diff?.changed.map((change) => change.contentChanged), [['is-number'], ['is-number']]);
   writeFileSync(join(root, 'pnpm-lock.yaml'), `${lock('7.0.0')}<<<<<<< HEAD\n`);
-  assert.equal(describeLockfileMove(record, root)?.gap, 'lockfile-unreadable');
+  assert.equal((await describeLockfileMove(record, root))?.gap, 'lockfile-unreadable');
   rmSync(join(root, 'pnpm-lock.yaml'));
-  assert.equal(describeLockfileMove(record, root)?.gap, 'lockfile-removed');
+  assert.equal((await describeLockfileMove(record, root))?.gap, 'lockfile-removed');
   writeFileSync(join(root, 'pnpm-lock.yaml'), lock('6.0.0'));
   rmSync(join(root, '.lockguard', 'blobs'), { recursive: true });
-  assert.equal(describeLockfileMove(record, root)?.gap, 'old-bytes-not-kept');
+  assert.equal((await describeLockfileMove(record, root))?.gap, 'old-bytes-not-kept');
+});
+
+test('a pnpm 8 lockfile (v6) that moved: verify --json carries its slice diff too', async (t) => {
+  const v6 = readFileSync(join(repoRoot(), 'test', 'core', 'slices', 'fixtures', 'pnpm8-registry', 'pnpm-lock.yaml'), 'utf8');
+  const root = tempWorkspace(t, {
+    'package.json': '{"name":"root","private":true}',
+    'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
+    'pnpm-lock.yaml': v6,
+    packages: { app: { 'package.json': '{"name":"@w/app"}' }, lib: { 'package.json': '{"name":"@w/lib"}' }, tool: { 'package.json': '{"name":"@w/tool"}' } },
+  });
+  assert.equal((await cli(['snapshot'], root)).code, 0);
+  writeFileSync(join(root, 'pnpm-lock.yaml'), v6.replaceAll('/ms@2.1.2:', '/ms@2.1.3:').replaceAll('ms: 2.1.2', 'ms: 2.1.3'));
+  const verify = await cli(['verify', '--json'], root);
+  assert.equal(verify.code, 1);
+  const [move] = (JSON.parse(verify.stdout) as { slices: { gap: string | null; diff: { changed: { importer: string; packages: unknown[] }[]; unchanged: number } }[] }).slices;
+  assert.equal(move?.gap, null);
+  assert.deepEqual(move?.diff.changed.map((change) => change.importer), ['packages/app', 'packages/lib']);
+  assert.deepEqual(move?.diff.changed[0]?.packages, [{ name: 'ms', kind: 'changed', from: ['2.1.2'], to: ['2.1.3'] }]);
+  assert.equal(move?.diff.unchanged, 2);
 });

@@ -44,8 +44,8 @@ export const command: Command = {
         throw new LockguardError('ERR_LOCKGUARD_USAGE', 'Expected --project <name|path> or --projects, got both (lockguard key).', { hint: 'Pass one of them.' });
       }
       // Loaded on demand: the table key (the default) never pays for the slice modules.
-      const { findSlice, projectSlices, unknownProject } = await import('../../core/slices/slices.js');
-      const { slices, lockfile } = projectSlices(workspace.root);
+      const { findSlice, projectSlicesAsync, unknownProject } = await import('../../core/slices/slices.js');
+      const { slices, lockfile } = await projectSlicesAsync(workspace.root);
       const json = flag(parsed, 'json');
       const row = (slice: (typeof slices)[number]) => ({ importer: slice.importer, name: slice.name ?? null, digest: slice.digest });
       if (project !== undefined) {

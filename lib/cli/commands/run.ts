@@ -182,7 +182,7 @@ export const command: Command = {
     appendEvent(session.run, { type: 'exit', code, child: end });
     const withheld = (runnerOutcome.withheld?.withheld ?? []).map((entry) => ({ runner: entry.runner, key: entry.key, task: entry.task ?? null, from: entry.paths.map((path) => `${entry.cacheDir}/${path}`), to: runnerOutcome.withheld?.quarantineDir ?? '', reason: entry.reason }));
     if (withheld.length > 0) appendEvent(session.run, { type: 'withheld', count: withheld.length, quarantine: runnerOutcome.withheld?.quarantineDir });
-    const slices = move === undefined ? [] : lockfileMovesAmong(session.run.record, move.files.map((file) => file.path));
+    const slices = move === undefined ? [] : await lockfileMovesAmong(session.run.record, move.files.map((file) => file.path));
     const extra = { slices: slices.map(sliceMoveJson), runner: prepared.runner, cacheDir: prepared.cache?.dir ?? null, remote: prepared.announce[0] ?? null, tasksAfterMove: runnerOutcome.tasksAfterMove, keptBeforeMove: runnerOutcome.withheld?.keptBeforeMove ?? 0 };
     saveReport(session.run, buildReport({ run: session.run, command: childArgv, policy, exit: end, exitCode: code, move, withheld, notes: runnerOutcome.notes, extra }));
     if (move !== undefined) {

@@ -37,7 +37,7 @@ export const command: Command = {
     const verifies = events.filter((event) => event.type === 'verify');
     const report = readReport(run.dir);
     const state = moved.length > 0 ? 'moved' : 'unmoved';
-    const slices = lockfileMovesAmong(record, moved.map((file) => file.path), workspace.root);
+    const slices = await lockfileMovesAmong(record, moved.map((file) => file.path), workspace.root);
     if (flag(parsed, 'json')) {
       const data = { run: record.id, dir: run.dir, kind: record.kind, state, root: record.root, manager: record.manager, scope: record.scope, key: record.key, createdAt: new Date(record.at).toISOString(), policy: record.policy ?? null, command: record.command ?? null, moved, slices: slices.map(sliceMoveJson), verifies: verifies.length, events, report: report ?? null };
       io.stdout.write(`${JSON.stringify(data, null, 2)}\n`);

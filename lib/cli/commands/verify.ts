@@ -41,7 +41,7 @@ export const command: Command = {
     const workspace = await workspaceOf(parsed, io);
     const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN'], stringValue(parsed, 'run') === undefined && io.env['LOCKGUARD_RUN'] === undefined ? 'snapshot' : undefined);
     const verdict = verifyRun(run);
-    const slices = verdict.save ? [] : lockfileMovesAmong(run.record, verdict.moved.map((file) => file.path));
+    const slices = verdict.save ? [] : await lockfileMovesAmong(run.record, verdict.moved.map((file) => file.path));
     if (flag(parsed, 'github-output')) {
       appendGithub(io.env, 'GITHUB_OUTPUT', { save: String(verdict.save), moved: verdict.moved.map((file) => file.path).join(',') });
     }

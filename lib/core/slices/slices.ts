@@ -16,8 +16,12 @@
 // its members' exact texts and the digests of the groups it points into, and the project's digest is
 // sha256("lockguard-slice/1\n" + importer path + "\n" + digest of its group), in hex. Two lockfiles give a project
 // the same digest exactly when everything it reaches is byte-identical (modulo sha256 collisions).
-// Invariants: one linear pass (text index, then O(V+E)); no full YAML parse; no file but the lockfile and
-// the projects' package.json files (for names) is read. Must never: echo lockfile contents in errors.
+// pnpm lockfileVersion 6.x (pnpm 8): the same definition over @pnpm/lockfile-file's parse, asynchronously
+// (`slicesFromLockfileAsync`, `projectSlicesAsync`); see pnpm-v6.ts for what a v6 slice folds. Other pnpm
+// versions (5.x, 10.x...) are ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE naming the version.
+// Invariants: v9 and npm: one linear pass (text index, then O(V+E)), no full YAML parse, and
+// @pnpm/lockfile-file is never loaded; no file but the lockfile and the projects' package.json files (for
+// names) is read. Must never: echo lockfile contents in errors.
 
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,6 +33,7 @@ import { closureDigests } from './merkle.js';
 import { lowerNpm } from './npm-lock.js';
 import { lowerPnpm, type LoweredGraph } from './pnpm-graph.js';
 import { indexPnpmLockfile } from './pnpm-index.js';
+import { indexPnpmV6, isPnpmV6, sniffLockfileVersion } from './pnpm-v6.js';
 
 export type SliceDigest = string & { readonly __brand: 'SliceDigest' };
 export type SliceFormat = 'pnpm' | 'npm';
@@ -72,8 +77,8 @@ export interface FromLockfileOptions {
   readonly names?: boolean;
 }
 
-/** Every project's slice of one lockfile's bytes. */
-export function slicesFromLockfile(bytes: Buffer, options: FromLockfileOptions): LockfileSlices {
+/** The format of `options.lockfile` after the byte-level shape check; throws for other lockfiles. */
+function checkedFormat(bytes: Buffer, options: FromLockfileOptions): SliceFormat {
   const absPath = join(options.root, options.lockfile);
   const format = formatOf(options.lockfile);
   if (format === undefined) {
@@ -83,8 +88,45 @@ export function slicesFromLockfile(bytes: Buffer, options: FromLockfileOptions):
     });
   }
   checkLockfileShape(absPath, options.lockfile, bytes);
+  return format;
+}
+
+function unsupportedVersion(absPath: string, version: string, v6: boolean): LockguardError {
+  if (v6) {
+    return new LockguardError('ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', `The lockfile at "${absPath}" has lockfileVersion ${version} (pnpm 8): its slices are read asynchronously.`, {
+      path: absPath,
+      hint: 'Call slicesFromLockfileAsync / projectSlicesAsync (the CLI does), or upgrade the lockfile with pnpm 9 or later (pnpm install).',
+    });
+  }
+  return new LockguardError('ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', `The lockfile at "${absPath}" has lockfileVersion ${version === '' ? '(none)' : version}: per-project slices read pnpm lockfiles 6.x (pnpm 8) and 9.x (pnpm 9 to 12).`, {
+    path: absPath,
+    hint: 'Rewrite it with a supported pnpm (pnpm install with pnpm 8 or later), or use the whole-table key (lockguard key).',
+  });
+}
+
+/** Every project's slice of one lockfile's bytes (pnpm lockfileVersion 9.x, npm). For 6.x: slicesFromLockfileAsync. */
+export function slicesFromLockfile(bytes: Buffer, options: FromLockfileOptions): LockfileSlices {
+  return slicesOfChecked(checkedFormat(bytes, options), bytes, options);
+}
+
+function slicesOfChecked(format: SliceFormat, bytes: Buffer, options: FromLockfileOptions): LockfileSlices {
+  const absPath = join(options.root, options.lockfile);
   const text = bytes.toString('utf8');
-  const graph = format === 'pnpm' ? lowerPnpm(indexPnpmLockfile(text, absPath)) : lowerNpm(text, absPath);
+  if (format === 'npm') return finish(format, lowerNpm(text, absPath), options);
+  const index = indexPnpmLockfile(text, absPath);
+  if (!/^9\.\d+$/.test(index.lockfileVersion)) throw unsupportedVersion(absPath, index.lockfileVersion, isPnpmV6(index.lockfileVersion));
+  return finish(format, lowerPnpm(index), options);
+}
+
+/** Every project's slice of one lockfile's bytes, pnpm 6.x included (read with @pnpm/lockfile-file, pnpm-v6.ts). */
+export async function slicesFromLockfileAsync(bytes: Buffer, options: FromLockfileOptions): Promise<LockfileSlices> {
+  const format = checkedFormat(bytes, options);
+  // Sniffed on the first 4 KiB: lockfileVersion is pnpm's first key (after an env document's few lines).
+  if (format !== 'pnpm' || !isPnpmV6(sniffLockfileVersion(bytes.subarray(0, 4096).toString('utf8')))) return slicesOfChecked(format, bytes, options);
+  return finish(format, lowerPnpm(await indexPnpmV6(bytes, join(options.root, options.lockfile))), options);
+}
+
+function finish(format: SliceFormat, graph: LoweredGraph, options: FromLockfileOptions): LockfileSlices {
   const closures = closureDigests(graph);
   const slices: ProjectSlice[] = [];
   for (const [importer, node] of graph.importers) {
@@ -109,11 +151,22 @@ function packageName(root: string, importer: string): string | undefined {
   }
 }
 
-/** The slices of the workspace at `root` (its pnpm-lock.yaml, else package-lock.json / npm-shrinkwrap.json). */
+/** The slices of the workspace at `root` (its pnpm-lock.yaml, else package-lock.json / npm-shrinkwrap.json); pnpm 6.x: projectSlicesAsync. */
 export function projectSlices(root: string): LockfileSlices {
+  const found = lockfileOf(root);
+  return slicesFromLockfile(found.bytes, { lockfile: found.name, root });
+}
+
+/** projectSlices, pnpm lockfileVersion 6.x included. */
+export async function projectSlicesAsync(root: string): Promise<LockfileSlices> {
+  const found = lockfileOf(root);
+  return slicesFromLockfileAsync(found.bytes, { lockfile: found.name, root });
+}
+
+function lockfileOf(root: string): { readonly name: string; readonly bytes: Buffer } {
   for (const [name] of SLICE_LOCKFILES) {
     const result = readEntry(realFileSystem, join(root, name));
-    if (result.state === 'file') return slicesFromLockfile(result.bytes, { lockfile: name, root });
+    if (result.state === 'file') return { name, bytes: result.bytes };
   }
   throw new LockguardError('ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', `No pnpm-lock.yaml or package-lock.json in "${root}": per-project slices need one of them.`, {
     path: root,
