@@ -91,7 +91,7 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   const env = isolatedEnv(ctx.tmp);
   const rows: BenchRow[] = [];
   if (ctx.fixturesDir !== undefined) {
-    const lockfiles = join(ctx.fixturesDir, 'lockfiles');
+    const lockfiles = ctx.fixturesDir; // run.ts hands the lockfiles folder itself
     for (const name of ['astro', 'pnpm', 'vite']) {
       const from = join(lockfiles, name);
       rows.push(await sliceRow(`${name}, main document`, lockfileWorkspace(ctx, name, mainDocument(readFileSync(join(from, 'pnpm-lock.yaml'), 'utf8')), from), ctx, env));
