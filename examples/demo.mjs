@@ -108,7 +108,7 @@ try {
   freshCopy('with');
   poisonedRun(() => {
     const run = sh(['lockguard', 'run', '--', 'turbo', 'run', 'build', '--summarize', '--output-logs=new-only']);
-    for (const line of run.stderr.split('\n').filter((text) => text.startsWith('[lockguard]'))) console.log(`  ${color(33, line)}`);
+    for (const line of run.stderr.split('\n').filter((text) => text.startsWith('[lockguard]') || /^  \S+ moved: /.test(text))) console.log(`  ${color(33, line)}`);
   });
   step('What lockguard withheld (restorable, never deleted)');
   sh(['lockguard', 'quarantine', 'list']);
