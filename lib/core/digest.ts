@@ -45,3 +45,13 @@ function sortKeys(value: unknown): unknown {
   }
   return value;
 }
+
+/**
+ * Whether `bytes` begins with `prefix`. Not `bytes.indexOf(prefix) === 0`: a miss there scans the whole
+ * buffer (about 100 µs on a 0.5 MB lockfile).
+ */
+export function startsWith(bytes: Uint8Array, prefix: string): boolean {
+  if (bytes.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix.charCodeAt(i)) return false;
+  return true;
+}

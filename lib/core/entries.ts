@@ -76,7 +76,7 @@ export function patchPaths(text: string): string[] {
       inBlock = /^patchedDependencies:\s*$/.test(line);
       continue;
     }
-    if (!inBlock) continue;
+    if (!inBlock || !line.includes('.patch')) continue;
     const match = /([^\s'":]+\.patch)['"]?\s*,?\s*$/.exec(line);
     if (match?.[1] !== undefined) found.add(match[1]);
   }

@@ -14,6 +14,7 @@ import { baseEntries, normalizeBytes, patchPaths, type EntryKind, type EntrySpec
 import { checkLockfileShape } from './lockfile-shape.js';
 import { missing, readEntry, realFileSystem, type FileSystem, type StatIdentity } from './file-probe.js';
 import { detectManager, type PackageManager } from './workspace.js';
+import { startsWith } from './digest.js';
 
 export interface FingerprintEntry {
   /** Workspace-relative POSIX path. */
@@ -101,11 +102,23 @@ const PATCHED = Buffer.from('patchedDependencies');
 const NO_BYTES = Buffer.alloc(0);
 
 /**
- * Where a file can name patch files: npm and yarn lockfiles never do (nothing to search); anything else
- * is searched whole (patchBlocks then decodes only the blocks it finds).
+ * Where a file can name patch files: npm and yarn lockfiles never do (nothing to search); a pnpm lockfile
+ * names them in its main document's header, before `importers:`, where pnpm writes `patchedDependencies`
+ * (pnpm 12's env document is skipped); a workspace manifest or package.json is small and searched whole.
+ * Only the header is searched because a search for an absent needle through a whole lockfile costs about
+ * half of hashing it (measured: 150 µs of 290 µs on vite's 0.5 MB lockfile). A block placed after
+ * `importers:` by hand is not seen; the lockfile's own bytes are in the key either way.
  */
 export function patchRegion(relPath: string, bytes: Buffer): Buffer {
-  return relPath === 'package-lock.json' || relPath === 'npm-shrinkwrap.json' || relPath === 'yarn.lock' ? NO_BYTES : bytes;
+  if (relPath === 'package-lock.json' || relPath === 'npm-shrinkwrap.json' || relPath === 'yarn.lock') return NO_BYTES;
+  if (relPath !== 'pnpm-lock.yaml') return bytes;
+  let start = 0;
+  if (startsWith(bytes, '---\n')) {
+    const second = bytes.indexOf('\n---\n', 3);
+    if (second !== -1) start = second + 5;
+  }
+  const end = bytes.indexOf('\nimporters:', start);
+  return bytes.subarray(start, end === -1 ? bytes.length : end + 1);
 }
 
 /**

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { canonicalJson } from './digest.js';
 import { errnoCode, LockguardError } from './errors.js';
 import type { WorkspaceFingerprints } from './fingerprints.js';
+import { startsWith } from './digest.js';
 
 export type InstallCheck =
   | { readonly ok: true; readonly checked: 'pnpm' | 'npm' | 'nothing' }
@@ -38,7 +39,7 @@ export function checkInstall(table: WorkspaceFingerprints): InstallCheck {
 
 /** pnpm 12's two-document lockfile: the install marker holds only the last (main) document. */
 export function mainDocument(bytes: Buffer): Buffer {
-  if (bytes.indexOf('---\n') !== 0) return bytes;
+  if (!startsWith(bytes, '---\n')) return bytes;
   const second = bytes.indexOf('\n---\n', 3);
   return second === -1 ? bytes.subarray(4) : bytes.subarray(second + 5);
 }

@@ -6,6 +6,7 @@
 // two-document form); messages name the path and the line, never the contents.
 
 import { LockguardError } from './errors.js';
+import { startsWith } from './digest.js';
 
 // Searched without the leading newline (a needle starting with a frequent byte is several times slower);
 // a hit counts when it starts a line.
@@ -33,7 +34,7 @@ export function checkLockfileShape(absPath: string, relPath: string, bytes: Buff
     }
   }
   if (relPath.endsWith('pnpm-lock.yaml')) {
-    if (bytes.indexOf('lockfileVersion:') !== 0 && bytes.indexOf('\nlockfileVersion:') === -1) {
+    if (!startsWith(bytes, 'lockfileVersion:') && bytes.indexOf('\nlockfileVersion:') === -1) {
       throw broken(absPath, relPath, 'it has no top-level lockfileVersion');
     }
   } else if (relPath.endsWith('.json')) {

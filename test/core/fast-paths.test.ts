@@ -32,12 +32,16 @@ test('patch files: the blocks of a pnpm lockfile give what the full scan gives, 
   const head = "lockfileVersion: '9.0'\n\nsettings:\n  autoInstallPeers: true\n\n";
   const body = 'importers:\n\n  .: {}\n\npackages:\n\n  a@1.0.0:\n    resolution: {integrity: sha512-x}\n';
   const env = "---\nlockfileVersion: '9.0'\n\nimporters:\n\n  .:\n    configDependencies: {}\n\npackages: {}\n\n---\n";
-  // Where pnpm writes it (before importers), after everything (a hand edit), and in pnpm 12's second document.
-  for (const text of [`${head}${block}${body}`, `${head}${body}\n${block}`, `${env}${head}${block}${body}`]) {
+  // Where pnpm writes it (before importers), also in pnpm 12's second document.
+  for (const text of [`${head}${block}${body}`, `${env}${head}${block}${body}`]) {
     const bytes = Buffer.from(text);
     assert.deepEqual(fast('pnpm-lock.yaml', bytes), ['patches/left-pad@1.3.0.patch']);
     assert.deepEqual(fast('pnpm-lock.yaml', bytes), fullScan(bytes));
   }
+  // A block placed after importers by hand is not where pnpm writes it: only the header is searched.
+  assert.deepEqual(fast('pnpm-lock.yaml', Buffer.from(`${head}${body}\n${block}`)), []);
+  // The env document's own sections never count, even when they mention patches.
+  assert.deepEqual(fast('pnpm-lock.yaml', Buffer.from(`---\nlockfileVersion: '9.0'\n\n${block}importers: {}\n\n---\n${head}${body}`)), []);
   // Nested mentions are not blocks (as in the full scan).
   const nested = Buffer.from(`${head}importers:\n  .:\n    patchedDependencies:\n      x: patches/x.patch\n`);
   assert.deepEqual(fast('pnpm-lock.yaml', nested), fullScan(nested));

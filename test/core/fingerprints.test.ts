@@ -62,7 +62,8 @@ test('.modules.yaml is normalized: prunedAt does not count, anything else does',
 });
 
 test('patch files named by the lockfile, the workspace manifest or package.json are entries; paths outside the root are not', (t) => {
-  const lock = `${LOCK}\npatchedDependencies:\n  is-number@7.0.0:\n    hash: abc\n    path: patches/is-number@7.0.0.patch\n  evil@1.0.0:\n    path: ../outside.patch\n`;
+  // pnpm writes patchedDependencies in the header, before importers.
+  const lock = `lockfileVersion: '9.0'\n\npatchedDependencies:\n  is-number@7.0.0:\n    hash: abc\n    path: patches/is-number@7.0.0.patch\n  evil@1.0.0:\n    path: ../outside.patch\n\nimporters:\n\n  .: {}\n`;
   const root = tempWorkspace(t, {
     ...pnpmTree(lock),
     'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\npatchedDependencies:\n  left-pad@1.3.0: patches/left-pad.patch\n',
