@@ -23,8 +23,8 @@ export interface SyntheticOptions {
   readonly seed?: number;
 }
 
-/** A small deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
+/** A small deterministic PRNG (mulberry32); slices-generate.ts uses it too. */
+export function prng(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

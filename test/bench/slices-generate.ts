@@ -4,21 +4,12 @@
 //
 // Deterministic for a seed; writes nothing itself (the caller writes the text where it wants).
 
+import { prng } from './generate.js';
+
 export interface GenerateOptions {
   readonly importers?: number;
   readonly packages?: number;
   readonly seed?: number;
-}
-
-function rng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const integrity = (next: () => number): string => {
@@ -31,7 +22,7 @@ const integrity = (next: () => number): string => {
 export function generateLockfile(options: GenerateOptions = {}): string {
   const importerCount = options.importers ?? 1000;
   const packageCount = options.packages ?? 20_000;
-  const next = rng(options.seed ?? 42);
+  const next = prng(options.seed ?? 42);
   const pick = (n: number): number => Math.floor(next() * n);
   const names = Array.from({ length: packageCount }, (_, i) => (i % 7 === 0 ? `@scope${i % 50}/pkg-${i}` : `pkg-${i}`));
   const versions = names.map(() => `${1 + pick(9)}.${pick(20)}.${pick(10)}`);
