@@ -4,18 +4,18 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, existsSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { findWorkspace, LOCKFILES } from '../../lib/core/workspace.js';
 import { findRun, loadRun } from '../../lib/run/ledger.js';
-import { BIN, cli, cliProcess, scrubbedEnv, type CliResult } from '../helpers/cli.js';
+import { cli, cliProcess, scrubbedEnv, type CliResult } from '../helpers/cli.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 const TIMEOUT_MS = 10_000;
-const LIB = fileURLToPath(new URL('../../lib/index.js', import.meta.url));
+const DIST = fileURLToPath(new URL('../../', import.meta.url));
 
 function run(argv: readonly string[], cwd: string, env: Record<string, string> = scrubbedEnv()): CliResult {
   const result = cliProcess(argv, cwd, env, TIMEOUT_MS);
@@ -110,16 +110,22 @@ describe('something else where the lockfile should be', () => {
     const lockfile = join(root, 'pnpm-lock.yaml');
     chmodSync(root, 0o755);
     chmodSync(lockfile, 0o000);
-    // Root ignores file modes: run as an unprivileged user then (the temp folder is traversable by it).
+    // Root ignores file modes: run as an unprivileged user then. That user may not reach this checkout (a
+    // clone in a 0700 folder), so what ships is copied next to the workspace, in a folder it can traverse.
+    const shipped = tempWorkspace(t, {}, 'lockguard-shipped-');
+    chmodSync(shipped, 0o755);
+    copyFileSync(join(DIST, 'lockguard.cjs'), join(shipped, 'lockguard.cjs'));
+    cpSync(join(DIST, 'lib', 'core'), join(shipped, 'lib', 'core'), { recursive: true });
+    writeFileSync(join(shipped, 'package.json'), '{"type":"module"}\n');
     const asUser = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
     const spawn = (args: readonly string[]): SpawnSyncReturns<string> => {
       const [command = process.execPath, ...rest] = [...asUser, process.execPath, ...args];
       return spawnSync(command, rest, { cwd: root, env: scrubbedEnv(), encoding: 'utf8', timeout: TIMEOUT_MS });
     };
-    const bin = spawn([BIN, 'snapshot']);
+    const bin = spawn([join(shipped, 'lockguard.cjs'), 'snapshot']);
     assert.equal(bin.signal, null, 'returned in time');
     assertSetupError({ code: bin.status ?? -1, stdout: bin.stdout, stderr: bin.stderr }, lockfile);
-    const script = `import { readWorkspaceFingerprints } from ${JSON.stringify(LIB)};
+    const script = `import { readWorkspaceFingerprints } from ${JSON.stringify(join(shipped, 'lib', 'core', 'fingerprints.js'))};
 try { readWorkspaceFingerprints(process.cwd(), { scope: 'inputs' }); console.log('no error'); } catch (e) { console.log(e.code); }`;
     const library = spawn(['--input-type=module', '-e', script]);
     assert.equal(library.stdout.trim(), 'ERR_LOCKGUARD_ACCESS', library.stderr);
