@@ -43,6 +43,23 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
     { group: 'run', subject: 'lockguard run -- true', subjectMs: guardedMs ?? Number.NaN, baseline: 'true', baselineMs: trueMs ?? Number.NaN, note: 'the whole wrapper (Node start, table read, pre-run check, ledger, spawn, final check) over the bare child' },
   );
 
+  // (a2) guarding every configured runner cache: turbo and nx both configured; against the same run guarding
+  // none (--runner none: no resolution, no listing, as lockguard 0.1 did for `true`).
+  const both = turboExample(join(ctx.tmp, 'turbo-and-nx'), tools, { 'nx.json': '{"targetDefaults":{"build":{"cache":true}}}\n' });
+  const bothOptions = { cwd: both, env: tools.env };
+  const guardsBoth: ProcessSpec = { command: process.execPath, args: [BIN, 'run', '--', 'true'], options: bothOptions };
+  const guardsNone: ProcessSpec = { command: process.execPath, args: [BIN, 'run', '--runner', 'none', '--', 'true'], options: bothOptions };
+  mustPass(guardsBoth);
+  const [bothMs, noneMs] = processRotation([guardsBoth, guardsNone], ctx.runs);
+  rows.push({
+    group: 'run',
+    subject: 'lockguard run -- true, turbo and nx configured (both caches resolved and listed)',
+    subjectMs: bothMs ?? Number.NaN,
+    baseline: 'lockguard run --runner none -- true (no runner cache)',
+    baselineMs: noneMs ?? Number.NaN,
+    note: `guarding every configured cache costs ${((bothMs ?? 0) - (noneMs ?? 0)).toFixed(1)} ms (goal: at most 2 ms)`,
+  });
+
   const turbo: ProcessSpec = { command: 'turbo', args: ['run', 'build'], options };
   const wrapped: ProcessSpec = { command: process.execPath, args: [BIN, 'run', '--', 'turbo', 'run', 'build'], options };
 

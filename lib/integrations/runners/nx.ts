@@ -8,7 +8,8 @@
 //   (`node_modules/.cache/nx` for a lerna repo without nx.json).
 //   Step 3 depends on git and nx internals, so it is asked of the workspace's own nx (one `node` process
 //   requiring `nx/src/utils/cache-directory`, ~350 ms) unless step 3 is impossible (HOME under /tmp, or no
-//   git repo and no cloud id); without an nx to ask, step 4 is assumed and said.
+//   git repo and no cloud id); without an nx to ask, step 4 is assumed and said. The answer is remembered
+//   (nx-memo.ts) under a key of everything it depends on, so a guarded run asks once, not on every run.
 // Entry layout (measured): `<cache>/<hash>/` (the outputs) + `<cache>/terminalOutputs/<hash>`; the
 // `cache_outputs` row in nx's task DB (`.nx/workspace-data/*.db` or `~/.nx/<id>/databases/`) is NOT
 // touched: with the folder gone nx 24 treats the entry as a miss, runs the task and overwrites the row
@@ -18,6 +19,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
+import { nxMemoKey, readNxMemo, writeNxMemo } from './nx-memo.js';
 import type { RunnerCache, SummaryReading, TaskAfterMove } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -91,7 +93,10 @@ export function resolveNxCache(root: string, env: Env, options: { askNx?: boolea
   const configured = nxJsonCacheDirectory(root);
   if (configured !== undefined) return { runner: 'nx', root, dir: place(configured), source: 'nx.json cacheDirectory' };
   if (options.askNx !== false && mayShare(root, env)) {
-    const asked = askNx(root, env);
+    const key = nxMemoKey(root, env);
+    const remembered = readNxMemo(root, key);
+    const asked = remembered ?? askNx(root, env);
+    if (asked !== undefined && remembered === undefined) writeNxMemo(root, key, asked);
     if (asked !== undefined) return { runner: 'nx', root, dir: asked, source: "nx's own cache-directory resolution", shared: relative(root, asked).startsWith('..') };
   }
   const lerna = existsSync(join(root, 'lerna.json')) && !existsSync(join(root, 'nx.json'));
