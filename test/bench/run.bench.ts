@@ -72,7 +72,7 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   const verifyLabel = `lockguard verify (pnpm, ${(statSync(lockfile).size / 1e6).toFixed(2)} MB lockfile, as in the cli rows)`;
   if (hasValgrind()) {
     // Counted at once: instruction counts do not depend on the load.
-    const [nodeCount, runCount, verifyCount, wrappedCount] = await Promise.all([node, guarded, verify, wrapped].map(countInstructions));
+    const [nodeCount, runCount, verifyCount, wrappedCount, bothCount, noneCount] = await Promise.all([node, guarded, verify, wrapped, guardsBoth, guardsNone].map(countInstructions));
     const note = 'valgrind --tool=callgrind, one run each; the child (`true`) is not traced; counts do not depend on the load';
     rows.push(
       { group: 'run', subject: `lockguard run -- true (${small})`, subjectMs: runCount ?? Number.NaN, baseline: 'node -e 0', baselineMs: nodeCount ?? Number.NaN, goal: 1.6, unit: 'instructions', note },
@@ -86,6 +86,15 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
         note: 'what knowing turbo adds to the wrapper: runner detection, cache listing before and after, the withholding pass; turbo itself (a child) is not traced',
       },
       { group: 'cli', subject: verifyLabel, subjectMs: verifyCount ?? Number.NaN, baseline: 'node -e 0', baselineMs: nodeCount ?? Number.NaN, goal: 1.3, unit: 'instructions' },
+      {
+        group: 'run',
+        subject: 'lockguard run -- true, turbo and nx configured',
+        subjectMs: bothCount ?? Number.NaN,
+        baseline: 'lockguard run --runner none -- true',
+        baselineMs: noneCount ?? Number.NaN,
+        unit: 'instructions',
+        note: `resolving and listing both caches: ${(((bothCount ?? 0) - (noneCount ?? 0)) / 1e6).toFixed(1)} M instructions`,
+      },
     );
   } else {
     const note = 'skipped: valgrind is not installed (apt-get install valgrind)';
