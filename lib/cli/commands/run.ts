@@ -23,6 +23,7 @@ import { afterRunner, prepareRunner, type RunnerOutcome } from '../runner-guard.
 import { remoteConfigured, type RemoteMode, type RunnerName } from '../../integrations/runners/index.js';
 import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
 import { remoteOf, runnerOf, RUNNER_HELP, RUNNER_OPTIONS } from '../runner-option.js';
+import { refuseEnv } from '../../integrations/package-managers/refuse-env.js';
 
 const POLICIES = ['flag', 'withhold', 'refuse'] as const;
 const FAIL_MODES = ['auto', 'always', 'never'] as const;
@@ -151,7 +152,7 @@ export const command: Command = {
       if (!verdict.ok) {
         throw new LockguardError('ERR_LOCKGUARD_PRE_CHECK', `The installed tree does not hold what ${verdict.lockfile} says: ${verdict.detail}. Every cache key would fold the lockfile while outputs are built from another tree.`, {
           path: workspace.root,
-          hint: `Install first (${workspace.manager === 'npm' ? 'npm ci' : `${workspace.manager} install --frozen-lockfile`}), or pass --no-pre-check.`,
+          hint: `Install first (${verdict.fix ?? (workspace.manager === 'npm' ? 'npm ci' : `${workspace.manager} install --frozen-lockfile`)}), or pass --no-pre-check.`,
         });
       }
     }
@@ -165,7 +166,7 @@ export const command: Command = {
       prepared = prepareRunner(runner, workspace.root, childArgv, io.env, remote, writerPossible);
       for (const line of prepared.announce) io.stderr.write(`${line}\n`);
       session.listen();
-      end = await runChild(prepared.argv, { cwd: io.cwd, env: { ...io.env, ...prepared.env, LOCKGUARD_RUN: session.run.dir } });
+      end = await runChild(prepared.argv, { cwd: io.cwd, env: { ...io.env, ...prepared.env, ...(policy === 'refuse' ? refuseEnv(workspace.manager, io.env) : {}), LOCKGUARD_RUN: session.run.dir } });
     } finally {
       session.stop();
     }

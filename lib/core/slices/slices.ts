@@ -16,12 +16,15 @@
 // its members' exact texts and the digests of the groups it points into, and the project's digest is
 // sha256("lockguard-slice/1\n" + importer path + "\n" + digest of its group), in hex. Two lockfiles give a project
 // the same digest exactly when everything it reaches is byte-identical (modulo sha256 collisions).
+// yarn berry (yarn-berry.ts), yarn v1 (yarn-classic.ts, importers from the manifests) and text bun.lock
+// (bun-lock.ts): the same definition over their own entries, each format's module saying what a node folds.
 // pnpm lockfileVersion 6.x (pnpm 8): the same definition over @pnpm/lockfile-file's parse, asynchronously
 // (`slicesFromLockfileAsync`, `projectSlicesAsync`); see pnpm-v6.ts for what a v6 slice folds. Other pnpm
 // versions (5.x, 10.x...) are ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE naming the version.
-// Invariants: v9 and npm: one linear pass (text index, then O(V+E)), no full YAML parse, and
-// @pnpm/lockfile-file is never loaded; no file but the lockfile and the projects' package.json files (for
-// names) is read. Must never: echo lockfile contents in errors.
+// Invariants: v9, npm, yarn and bun: one linear pass (text index, then O(V+E)), no full YAML parse, and
+// neither @pnpm/lockfile-file nor any yarn parser is loaded; no file but the lockfile and the projects'
+// package.json files (for names; yarn v1: also for the importers' dependencies, and the folder listings
+// its workspace globs need) is read. Must never: echo lockfile contents in errors.
 
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
