@@ -166,7 +166,8 @@ function readWhole(text: string, path: string): BunLock {
   try {
     value = parseJsonc(text);
   } catch (error) {
-    throw broken(path, `it is not valid JSON (${error instanceof Error ? error.message.replace(/ in JSON.*$/, '').replace(/"[^"]*"/g, '…').slice(0, 60) : 'parse error'})`);
+    // Node's JSON errors quote the source after a comma: keep only what comes before.
+    throw broken(path, `it is not valid JSON (${error instanceof Error ? (error.message.split(/[,"\n]| in JSON/)[0] ?? '').trim().slice(0, 60) : 'parse error'})`);
   }
   if (!isMap(value)) throw broken(path, 'it is not a JSON object');
   const workspaces = Object.entries(isMap(value['workspaces']) ? value['workspaces'] : {}).map(([wsPath, entry]) => workspaceOf(wsPath, entry, canonicalJson({ [wsPath]: entry })));
