@@ -12,7 +12,9 @@
 // devDependencies of workspaces; a name no key resolves is no edge (not installed, like npm's lowering).
 // THE BUN SLICE: a workspace's own content is its block's exact text plus the lockfile's version lines,
 // `trustedDependencies` and `patchedDependencies` (they change what an install builds); a package's is
-// its exact line. Not folded: `overrides` and catalogs (their effect shows in the tuples they resolve).
+// its tuple's exact text, without the key: a package bun hoists elsewhere (its key goes from `dep` to
+// `c/dep` when another workspace takes another version) is the same package, and the slices of its
+// dependents stay. Not folded: `overrides` and catalogs (their effect shows in the tuples they resolve).
 // Invariants: one pass over the lines; a package line that is not one JSON array on one line (a layout bun
 // does not write) sends the whole file through a full JSONC parse, with each package's text then its
 // canonical JSON (so one file always takes one path). Errors are ERR_LOCKGUARD_BROKEN_LOCKFILE naming the
@@ -39,6 +41,7 @@ export interface BunPackage {
   readonly key: string;
   /** The tuple's first element: `name@version`, `name@workspace:path`, `name@<tarball path>`. */
   readonly ident: string;
+  /** The tuple's exact text (canonical JSON when the file was read whole). */
   readonly text: string;
   readonly info: Readonly<Record<string, unknown>> | undefined;
   readonly integrity: string | undefined;
@@ -154,7 +157,7 @@ export function readBunLock(text: string, path: string): BunLock {
     } catch {
       return readWhole(text, path);
     }
-    packages.push(packageOf(JSON.parse(match[1] ?? '""') as string, tuple, line));
+    packages.push(packageOf(JSON.parse(match[1] ?? '""') as string, tuple, match[2] ?? ''));
   }
   for (; at < lines.length; at++) header.push(lines[at] ?? '');
   return finish(header.join('\n'), workspaces, packages, path);
@@ -171,7 +174,7 @@ function readWhole(text: string, path: string): BunLock {
   }
   if (!isMap(value)) throw broken(path, 'it is not a JSON object');
   const workspaces = Object.entries(isMap(value['workspaces']) ? value['workspaces'] : {}).map(([wsPath, entry]) => workspaceOf(wsPath, entry, canonicalJson({ [wsPath]: entry })));
-  const packages = Object.entries(isMap(value['packages']) ? value['packages'] : {}).map(([key, tuple]) => packageOf(key, tuple, canonicalJson({ [key]: tuple })));
+  const packages = Object.entries(isMap(value['packages']) ? value['packages'] : {}).map(([key, tuple]) => packageOf(key, tuple, canonicalJson(tuple)));
   const rest: Record<string, unknown> = { ...value };
   delete rest['workspaces'];
   delete rest['packages'];

@@ -148,6 +148,29 @@ left-pad@^1.3.0:
   assert.deepEqual(changed(before, dep), ['packages/b'], 'the file: range written relative to packages/b resolves to the root-relative entry');
 });
 
+/** JSON with object keys sorted (so a tuple is named the same however its object was written). */
+function canon(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) => (inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : 1))) : inner));
+}
+
+/** Names our bun nodes as bunIds names the oracle's: `workspace <folder>`, or the tuple as JSON. */
+function bunKeyOf(slices: LockfileSlices): (own: string) => string {
+  void slices;
+  return (own: string): string => {
+    if (!own.startsWith('bun-workspace\n')) return canon(JSON.parse(own.slice(4)));
+    const head = own.split('\n')[1] ?? '';
+    return `workspace ${/^ {4}"(.*)": \{/.exec(head)?.[1] ?? /^\{"(.*?)":/.exec(head)?.[1] ?? ''}`;
+  };
+}
+
+/** The oracle's reach with package keys replaced by their tuples as JSON (what a package is, wherever hoisted). */
+function bunIds(text: string): Map<string, Set<string>> {
+  const lock = parseBunLock(text);
+  const out = new Map<string, Set<string>>();
+  for (const [importer, nodes] of bunReach(lock)) out.set(importer, new Set([...nodes].map((node) => (node.startsWith('workspace ') ? node : canon(lock.packages[node])))));
+  return out;
+}
+
 const BUN_LOCK = `{
   "lockfileVersion": 1,
   "configVersion": 1,
@@ -211,11 +234,9 @@ test('bun.lock: workspaces reach what a walk over bun.lock as JSON reaches (nest
   const ours = slicesFromLockfile(Buffer.from(BUN_LOCK), { lockfile: 'bun.lock', root: '/nonexistent', names: false });
   assert.equal(ours.format, 'bun');
   assert.deepEqual(ours.slices.map((slice) => slice.importer), ['.', 'packages/a', 'packages/b', 'packages/c']);
-  const keyOf = (own: string): string => (own.startsWith('bun-workspace\n') ? `workspace ${/^ {4}"(.*)": \{/m.exec(own)?.[1] ?? ''}` : (/^ {4}"(.*?)": \[/m.exec(own)?.[1] ?? own));
-  const reach = ourReach(ours, keyOf);
-  const oracle = bunReach(parseBunLock(BUN_LOCK));
-  for (const [importer, nodes] of oracle) assert.deepEqual([...(reach.get(importer) ?? [])].sort(), [...nodes].sort(), importer);
-  assert.deepEqual([...(oracle.get('packages/b') ?? [])].sort(), ['b/dep', 'dep', 'workspace packages/a', 'workspace packages/b']);
+  const reach = ourReach(ours, bunKeyOf(ours));
+  for (const [importer, nodes] of bunIds(BUN_LOCK)) assert.deepEqual([...(reach.get(importer) ?? [])].sort(), [...nodes].sort(), importer);
+  assert.deepEqual([...(bunReach(parseBunLock(BUN_LOCK)).get('packages/b') ?? [])].sort(), ['b/dep', 'dep', 'workspace packages/a', 'workspace packages/b']);
   // One package line changes: exactly its reachers move; the overrides block moves nothing.
   const edited = slicesFromLockfile(Buffer.from(BUN_LOCK.replace('"sha512-seven=="', '"sha512-seven2=="')), { lockfile: 'bun.lock', root: '/nonexistent', names: false });
   assert.deepEqual(changed(ours, edited), ['packages/a', 'packages/b', 'packages/c']);
@@ -223,13 +244,18 @@ test('bun.lock: workspaces reach what a walk over bun.lock as JSON reaches (nest
   assert.deepEqual(changed(ours, nested), ['.']);
   const overrides = slicesFromLockfile(Buffer.from(BUN_LOCK.replace('"unused": "1.0.0"', '"unused": "2.0.0"')), { lockfile: 'bun.lock', root: '/nonexistent', names: false });
   assert.deepEqual(changed(ours, overrides), []);
+  // The same package hoisted under another key (dep 7.0.0 moves from `dep` to `a/dep`, 6.0.0 up to `dep`):
+  // what each workspace reaches is the same packages, so no slice moves... except where the reach changed.
+  const rehoisted = BUN_LOCK.replace('"dep": ["dep@7.0.0", "", {}, "sha512-seven=="],', '"dep": ["dep@6.0.0", "", {}, "sha512-six=="],').replace('"b/dep": ["dep@6.0.0", "", {}, "sha512-six=="],', '"a/dep": ["dep@7.0.0", "", {}, "sha512-seven=="],\n\n    "@t/u/dep": ["dep@7.0.0", "", {}, "sha512-seven=="],');
+  const moved = slicesFromLockfile(Buffer.from(rehoisted), { lockfile: 'bun.lock', root: '/nonexistent', names: false });
+  for (const [importer, nodes] of bunIds(rehoisted)) assert.deepEqual([...(ourReach(moved, bunKeyOf(moved)).get(importer) ?? [])].sort(), [...nodes].sort(), importer);
+  assert.deepEqual(changed(ours, moved), [], 'every workspace reaches the same tuples as before');
 });
 
 test('bun.lock in a layout bun does not write (one package over several lines) is read whole, with the same reach', () => {
   const reflowed = BUN_LOCK.replace('"x": ["x@1.0.0", "", { "dependencies": { "dep": "6.0.0" }, ', '"x": ["x@1.0.0", "",\n      { "dependencies": { "dep": "6.0.0" }, ');
   assert.notEqual(reflowed, BUN_LOCK);
   const ours = slicesFromLockfile(Buffer.from(reflowed), { lockfile: 'bun.lock', root: '/nonexistent', names: false });
-  const keyOf = (own: string): string => (own.startsWith('bun-workspace\n') ? `workspace ${/^\{"(.*?)":/m.exec(own.split('\n')[1] ?? '')?.[1] ?? ''}` : (/^\{"(.*?)":\[/.exec(own.split('\n')[1] ?? '')?.[1] ?? own));
-  const reach = ourReach(ours, keyOf);
-  for (const [importer, nodes] of bunReach(parseBunLock(reflowed))) assert.deepEqual([...(reach.get(importer) ?? [])].sort(), [...nodes].sort(), importer);
+  const reach = ourReach(ours, bunKeyOf(ours));
+  for (const [importer, nodes] of bunIds(reflowed)) assert.deepEqual([...(reach.get(importer) ?? [])].sort(), [...nodes].sort(), importer);
 });
