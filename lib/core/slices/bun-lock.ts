@@ -111,8 +111,109 @@ function workspaceOf(path: string, value: unknown, text: string): BunWorkspace {
   return { path, name, text, deps: depsOf([entry['dependencies'], entry['devDependencies'], entry['optionalDependencies'], entry['peerDependencies']]) };
 }
 
-const PACKAGE_LINE = /^ {4}("(?:[^"\\]|\\.)*"): (\[.*\]),?$/;
-const WORKSPACE_HEAD = /^ {4}("(?:[^"\\]|\\.)*"): \{(\},?)?$/;
+/** The JSON string literal starting at `at` (a `"`): [value, index after it], or undefined. */
+function stringAt(text: string, at: number): [string, number] | undefined {
+  if (text.charCodeAt(at) !== 34) return undefined;
+  let end = at + 1;
+  let escaped = false;
+  for (; end < text.length; end++) {
+    const c = text.charCodeAt(end);
+    if (c === 92) {
+      escaped = true;
+      end++;
+    } else if (c === 34) break;
+  }
+  if (end >= text.length) return undefined;
+  const raw = text.slice(at + 1, end);
+  if (!escaped) return [raw, end + 1];
+  try {
+    return [JSON.parse(text.slice(at, end + 1)) as string, end + 1];
+  } catch {
+    return undefined;
+  }
+}
+
+const DEP_HEADS = ['"dependencies": {', '"optionalDependencies": {', '"peerDependencies": {'];
+
+/** The `"name": "range"` pairs of the flat object after `head` (`"<field>": {`) in a tuple's text. */
+function flatPairs(text: string, head: string, into: BunDep[]): boolean {
+  let at = text.indexOf(head);
+  if (at === -1) return true;
+  at += head.length;
+  for (;;) {
+    while (text.charCodeAt(at) === 32) at++;
+    if (text.charCodeAt(at) === 125) return true;
+    const name = stringAt(text, at);
+    if (name === undefined || text.charCodeAt(name[1]) !== 58 || text.charCodeAt(name[1] + 1) !== 32) return false;
+    const range = stringAt(text, name[1] + 2);
+    if (range === undefined) return false;
+    into.push({ name: name[0], range: range[0] });
+    at = range[1];
+    if (text.charCodeAt(at) === 44) at++;
+  }
+}
+
+/** A package line as bun writes it (`    "key": [ ... ],`), read without a JSON parse; undefined if it is not. */
+function packageLine(line: string): BunPackage | undefined {
+  if (!line.startsWith('    "')) return undefined;
+  const key = stringAt(line, 4);
+  if (key === undefined || !line.startsWith(': [', key[1])) return undefined;
+  const end = line.endsWith('],') ? line.length - 1 : line.endsWith(']') ? line.length : -1;
+  if (end === -1) return undefined;
+  const text = line.slice(key[1] + 2, end);
+  const ident = stringAt(text, 1);
+  if (ident === undefined) return undefined;
+  const deps: BunDep[] = [];
+  for (const head of DEP_HEADS) if (!flatPairs(text, head, deps)) return undefined;
+  const tail = text.lastIndexOf(', "sha');
+  const integrity = tail === -1 ? undefined : stringAt(text, tail + 2)?.[0];
+  // os/cpu only matter to the pre-run check, and only some packages have them: parsed where present.
+  let info: Record<string, unknown> | undefined;
+  if (text.includes('"os": ') || text.includes('"cpu": ')) {
+    try {
+      info = (JSON.parse(text) as unknown[]).slice(1).find(isMap);
+    } catch {
+      return undefined;
+    }
+  }
+  return { key: key[0], ident: ident[0], text, info, integrity: integrity !== undefined && /^sha\d+-/.test(integrity) ? integrity : undefined, deps };
+}
+const WORKSPACE_HEAD = /^ {4}"(?:[^"\\]|\\.)*": \{(\},?)?$/;
+
+const WORKSPACE_DEPS = new Set(['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies']);
+
+/** A workspace's block, lines `start`..`end`, in bun's layout: `      "name": "x",` and dependency maps. */
+function workspaceBlock(lines: readonly string[], start: number, end: number): BunWorkspace | undefined {
+  const head = lines[start] ?? '';
+  const path = stringAt(head, 4);
+  if (path === undefined) return undefined;
+  let name: string | undefined;
+  let group: string | undefined;
+  const deps: BunDep[] = [];
+  for (let i = start + 1; i < end; i++) {
+    const line = lines[i] ?? '';
+    if (line.startsWith('      "')) {
+      const field = stringAt(line, 6);
+      if (field === undefined) return undefined;
+      if (line.endsWith('{')) {
+        group = WORKSPACE_DEPS.has(field[0]) ? field[0] : undefined;
+        if (group === undefined) return undefined;
+      } else {
+        group = undefined;
+        if (line.endsWith('[')) return undefined;
+        if (field[0] === 'name') name = stringAt(line, field[1] + 2)?.[0];
+      }
+    } else if (line.startsWith('        "') && group !== undefined) {
+      const dep = stringAt(line, 8);
+      const range = dep === undefined ? undefined : stringAt(line, dep[1] + 2);
+      if (dep === undefined || range === undefined) return undefined;
+      deps.push({ name: dep[0], range: range[0] });
+    } else if (line !== '      },' && line !== '      }') {
+      return undefined;
+    }
+  }
+  return { path: path[0], name, text: lines.slice(start, end + 1).join('\n'), deps };
+}
 
 /** Read bun.lock's text (`path` only names the file in errors). */
 export function readBunLock(text: string, path: string): BunLock {
@@ -129,16 +230,10 @@ export function readBunLock(text: string, path: string): BunLock {
     const head = WORKSPACE_HEAD.exec(lines[i] ?? '');
     if (head === null) return readWhole(text, path);
     const start = i;
-    if (head[2] === undefined) while (i < at && lines[i] !== '    },' && lines[i] !== '    }') i++;
-    const block = lines.slice(start, i + 1).join('\n');
-    let value: unknown;
-    try {
-      value = parseJsonc(`{${block.replace(/,$/, '')}}`);
-    } catch {
-      return readWhole(text, path);
-    }
-    const wsPath = JSON.parse(head[1] ?? '""') as string;
-    workspaces.push(workspaceOf(wsPath, (value as Record<string, unknown>)[wsPath], block));
+    if (head[1] === undefined) while (i < at && lines[i] !== '    },' && lines[i] !== '    }') i++;
+    const workspace = workspaceBlock(lines, start, i);
+    if (workspace === undefined) return readWhole(text, path);
+    workspaces.push(workspace);
   }
   for (i++; i < at; i++) header.push(lines[i] ?? '');
   const packages: BunPackage[] = [];
@@ -149,15 +244,9 @@ export function readBunLock(text: string, path: string): BunLock {
       at++;
       break;
     }
-    const match = PACKAGE_LINE.exec(line);
-    if (match === null) return readWhole(text, path);
-    let tuple: unknown;
-    try {
-      tuple = JSON.parse(match[2] ?? '');
-    } catch {
-      return readWhole(text, path);
-    }
-    packages.push(packageOf(JSON.parse(match[1] ?? '""') as string, tuple, match[2] ?? ''));
+    const pkg = packageLine(line);
+    if (pkg === undefined) return readWhole(text, path);
+    packages.push(pkg);
   }
   for (; at < lines.length; at++) header.push(lines[at] ?? '');
   return finish(header.join('\n'), workspaces, packages, path);
@@ -201,21 +290,22 @@ export function splitIdent(ident: string): [string, string] {
   return at === -1 ? [ident, ''] : [ident.slice(0, at), ident.slice(at + 1)];
 }
 
-/** `@s/c/dep` -> ['@s/c', 'dep'] (names, scoped ones whole). */
-function namesOf(key: string): string[] {
-  const parts = key.split('/');
-  const names: string[] = [];
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i] ?? '';
-    names.push(part.startsWith('@') && i + 1 < parts.length ? `${part}/${parts[++i] ?? ''}` : part);
-  }
-  return names;
+/** The key without its last name: `x/@s/c` -> `x`, `x/dep` -> `x`, `dep` -> '' (a scoped name is two segments). */
+export function parentKey(key: string): string {
+  const cut = key.lastIndexOf('/');
+  if (cut === -1) return '';
+  const before = key.lastIndexOf('/', cut - 1);
+  const segment = key.slice(before + 1, cut);
+  if (segment.startsWith('@')) return before === -1 ? '' : key.slice(0, before);
+  return key.slice(0, cut);
 }
 
 export function lowerBun(lock: BunLock): LoweredGraph {
   const own: string[] = [];
   const edges: number[][] = [];
-  const labels: NodeLabel[] = [];
+  // Package labels are made on demand (only diffs ask): undefined until then.
+  const labels: (NodeLabel | undefined)[] = [];
+  const packageAt: (BunPackage | undefined)[] = [];
   const importers = new Map<string, number>();
   const importerByFolder = new Map<string, number>();
   for (const workspace of lock.workspaces) {
@@ -235,21 +325,29 @@ export function lowerBun(lock: BunLock): LoweredGraph {
       continue;
     }
     byKey.set(pkg.key, own.length);
+    packageAt[own.length] = pkg;
     own.push(`bun\n${pkg.text}`);
     edges.push([]);
-    const [name, version] = splitIdent(pkg.ident);
-    labels.push({ kind: 'package', name, version });
+    labels.push(undefined);
   }
-  const resolve = (prefix: readonly string[], name: string): number | undefined => {
-    for (let cut = prefix.length; cut >= 0; cut--) {
-      const found = byKey.get(cut === 0 ? name : `${prefix.slice(0, cut).join('/')}/${name}`);
-      if (found !== undefined) return found;
+  // From the package at `key` (or a workspace's name), as node looks up: `key/name`, then each parent's.
+  // Only keys something is nested under can hold `key/name`: the rest are skipped without building a string.
+  const parents = new Set<string>();
+  for (const pkg of lock.packages) if (pkg.key.includes('/')) for (let base = parentKey(pkg.key); base !== '' && !parents.has(base); base = parentKey(base)) parents.add(base);
+  const resolve = (key: string, name: string): number | undefined => {
+    let base = key;
+    for (;;) {
+      if (base === '') return byKey.get(name);
+      if (parents.has(base)) {
+        const found = byKey.get(`${base}/${name}`);
+        if (found !== undefined) return found;
+      }
+      base = parentKey(base);
     }
-    return undefined;
   };
   for (const workspace of lock.workspaces) {
     const out = edges[importerByFolder.get(workspace.path) as number] as number[];
-    const prefix = workspace.path === '' || workspace.name === undefined ? [] : [workspace.name];
+    const prefix = workspace.path === '' || workspace.name === undefined ? '' : workspace.name;
     for (const dep of workspace.deps) {
       const found = resolve(prefix, dep.name);
       if (found !== undefined) out.push(found);
@@ -257,13 +355,20 @@ export function lowerBun(lock: BunLock): LoweredGraph {
   }
   for (const pkg of lock.packages) {
     const node = byKey.get(pkg.key) as number;
-    if (labels[node]?.kind !== 'package') continue;
+    if (packageAt[node] !== pkg) continue;
     const out = edges[node] as number[];
-    const prefix = namesOf(pkg.key);
     for (const dep of pkg.deps) {
-      const found = resolve(prefix, dep.name);
+      const found = resolve(pkg.key, dep.name);
       if (found !== undefined && found !== node) out.push(found);
     }
   }
-  return { own, edges, label: (node) => labels[node] ?? { kind: 'leaf', ref: '' }, importers };
+  const label = (node: number): NodeLabel => {
+    const known = labels[node];
+    if (known !== undefined) return known;
+    const pkg = packageAt[node];
+    if (pkg === undefined) return { kind: 'leaf', ref: '' };
+    const [name, version] = splitIdent(pkg.ident);
+    return (labels[node] = { kind: 'package', name, version });
+  };
+  return { own, edges, label, importers };
 }
