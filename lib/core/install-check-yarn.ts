@@ -17,10 +17,12 @@
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { errnoCode, LockguardError } from './errors.js';
 import type { WorkspaceFingerprints } from './fingerprints.js';
 import type { InstallCheck } from './install-check.js';
+import { stateChecksum } from './yarn-state.js';
+
+export { stateChecksum };
 
 const LOCK = 'yarn.lock';
 const STATE = '.yarn/install-state.gz';
@@ -54,20 +56,6 @@ const BERRY_FIX = 'yarn install --immutable';
 const CLASSIC_FIX = 'yarn install --frozen-lockfile';
 
 // ---- berry ---------------------------------------------------------------------------------------------
-
-/** The 128 hex digits after `lockFileChecksum` in the (v8-serialized) install state, or undefined. */
-export function stateChecksum(gz: Buffer): string | undefined {
-  let raw: Buffer;
-  try {
-    raw = gunzipSync(gz);
-  } catch {
-    return undefined;
-  }
-  const at = raw.indexOf('lockFileChecksum');
-  if (at === -1) return undefined;
-  const match = /[0-9a-f]{128}/.exec(raw.subarray(at + 16, at + 16 + 160).toString('latin1'));
-  return match?.[0];
-}
 
 function lockChecksum(version: number, lock: Buffer): string {
   return createHash('sha512').update(String(version)).update(lock).digest('hex');
@@ -108,7 +96,7 @@ export function pnpLocations(bytes: Buffer): string[] {
     const start = at + LOCATION.length;
     const end = bytes.indexOf(34, start);
     if (end === -1) break;
-    const location = resolveVirtual(bytes.subarray(start, end).toString('utf8'));
+    const location = posix.normalize(resolveVirtual(bytes.subarray(start, end).toString('utf8')));
     const zip = location.indexOf('.zip/');
     if (zip !== -1) out.add(location.slice(0, zip + 4));
     else if (location.includes('.yarn/unplugged/')) out.add(location.replace(/\/node_modules\/.*$/, ''));
