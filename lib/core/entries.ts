@@ -6,14 +6,12 @@
 // links and `.pnpm-workspace-state-v1.json` are never entries (they change on every install).
 // yarn is one manager for berry (2+) and classic (v1): each flavour's files are absent in the other's
 // workspace, and an absent entry costs one lstat. Measured with yarn 4.18.1, yarn 1.22.22 and bun 1.4.5
-// (no-op, frozen/immutable, fresh and `add` installs): `.yarn/install-state.gz` is the one volatile marker
-// (its Maps' order varies between installs of the same lockfile: normalized to the lockfile checksum it
-// records, yarn-state.ts); `.pnp.cjs`, `.yarn-state.yml` and `.yarn-integrity` are byte-identical across
-// installs of the same lockfile, and bun writes no marker.
+// (no-op, frozen/immutable, fresh and `add` installs): `.yarn/install-state.gz` is volatile (its Maps'
+// order varies between installs of one lockfile) and is no entry; `.pnp.cjs`, `.yarn-state.yml` and
+// `.yarn-integrity` are byte-identical across installs of one lockfile; bun writes no marker.
 
 import { posix } from 'node:path';
 import type { PackageManager } from './workspace.js';
-import { stateChecksum } from './yarn-state.js';
 
 /** inputs: what an install reads. full: inputs plus the install-tree markers. */
 export type Scope = 'inputs' | 'full';
@@ -21,7 +19,7 @@ export type Scope = 'inputs' | 'full';
 /** `config`: a package manager's own settings file that changes what an install does (.yarnrc.yml, bunfig.toml). */
 export type EntryKind = 'lockfile' | 'workspace-manifest' | 'pnpmfile' | 'config' | 'patch' | 'install-marker';
 
-export type Normalizer = 'modules-yaml' | 'yarn-install-state';
+export type Normalizer = 'modules-yaml';
 
 export interface EntrySpec {
   /** Workspace-relative POSIX path. */
@@ -64,8 +62,9 @@ const BASE: Record<PackageManager, readonly EntrySpec[]> = {
     // berry: its settings (nodeLinker, the cache, ...); classic: .yarnrc (its flags, the registry).
     { path: '.yarnrc.yml', kind: 'config' },
     { path: '.yarnrc', kind: 'config' },
-    // berry, every linker: what the last install resolved (with the sha512 of the yarn.lock it saw).
-    { path: '.yarn/install-state.gz', kind: 'install-marker', normalize: 'yarn-install-state' },
+    // Not `.yarn/install-state.gz`: its bytes vary between installs of one lockfile (yarn-state.ts), and
+    // the one field that does not costs a gunzip of the whole state (42 ms for 2,500 packages, against
+    // 2.4 ms to hash it): the pre-run check reads it itself. What it records shows in these:
     // berry PnP (the default linker): the resolution map Node loads; the loader and the data file exist
     // only with ESM packages or pnpEnableInlining: false.
     { path: '.pnp.cjs', kind: 'install-marker' },
@@ -121,11 +120,6 @@ export function normalizeBytes(normalizer: Normalizer, bytes: Buffer): Buffer {
   switch (normalizer) {
     case 'modules-yaml':
       return normalizeModulesYaml(bytes);
-    case 'yarn-install-state': {
-      // The lockfile the state was resolved from (yarn-state.ts); a state without one is taken as it is.
-      const checksum = stateChecksum(bytes);
-      return checksum === undefined ? bytes : Buffer.from(`yarn-install-state lockFileChecksum ${checksum}`);
-    }
   }
 }
 

@@ -1,7 +1,7 @@
 // The pre-run check for yarn: berry (2+, PnP and node-modules linkers) and classic (v1).
 //
-// Owns: whether the installed tree holds what yarn.lock says, from the files the table already read.
-// berry: `.yarn/install-state.gz` records `lockFileChecksum`, sha512("<install-state version>" + yarn.lock's
+// Owns: whether the installed tree holds what yarn.lock says, from the files the table already read, and
+// for berry `.yarn/install-state.gz` (read here: it is no table entry, entries.ts). berry: the state records `lockFileChecksum`, sha512("<install-state version>" + yarn.lock's
 // bytes) (yarn 4.18.1: version 3, read from its bundle and measured): a lockfile edited after the install
 // differs. A package that went: PnP: every zip (and unplugged folder) `.pnp.cjs` maps a package to must
 // be in its folder (one readdir per folder: the cache, `.yarn/unplugged`); node-modules linker: every
@@ -18,6 +18,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import { errnoCode, LockguardError } from './errors.js';
+import { readEntry, realFileSystem } from './file-probe.js';
 import type { WorkspaceFingerprints } from './fingerprints.js';
 import type { InstallCheck } from './install-check.js';
 import { stateChecksum } from './yarn-state.js';
@@ -62,8 +63,10 @@ function lockChecksum(version: number, lock: Buffer): string {
 }
 
 function checkBerry(table: WorkspaceFingerprints, lock: Buffer): InstallCheck {
-  const state = table.files.get(STATE);
-  if (state === undefined) return refuse('not-installed', `${STATE} is missing: nothing was installed from this lockfile`, BERRY_FIX);
+  // The one file the check reads that the table does not (entries.ts says why).
+  const read = readEntry(realFileSystem, join(table.root, STATE));
+  if (read.state === 'absent') return refuse('not-installed', `${STATE} is missing: nothing was installed from this lockfile`, BERRY_FIX);
+  const state = read.bytes;
   const recorded = stateChecksum(state);
   if (recorded === undefined) return { ok: true, checked: 'nothing' };
   // yarn 4 writes version 3; other versions are tried only when it differs (the refusal path).

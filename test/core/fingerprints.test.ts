@@ -100,7 +100,6 @@ test('npm, yarn and bun workspaces get their own entries', (t) => {
       ['yarn.lock', 'lockfile'],
       ['.yarnrc.yml', 'config'],
       ['.yarnrc', 'config'],
-      ['.yarn/install-state.gz', 'install-marker'],
       ['.pnp.cjs', 'install-marker'],
       ['.pnp.loader.mjs', 'install-marker'],
       ['.pnp.data.json', 'install-marker'],
