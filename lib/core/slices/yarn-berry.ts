@@ -133,10 +133,16 @@ export function lowerYarnBerry(index: YarnBerryIndex): LoweredGraph {
   // Package labels are computed on demand (only diffs need them): undefined until asked.
   const labels: (NodeLabel | undefined)[] = [];
   const importers = new Map<string, number>();
-  const byDescriptor = new Map<string, number>();
+  // name -> range -> node: looking up a dependency needs no `name@range` string built (100k+ of them).
+  const byName = new Map<string, Map<string, number>>();
   for (const entry of index.entries) {
     const node = own.length;
-    for (const descriptor of entry.descriptors) byDescriptor.set(descriptor, node);
+    for (const descriptor of entry.descriptors) {
+      const [name, range] = splitDescriptor(descriptor);
+      let ranges = byName.get(name);
+      if (ranges === undefined) byName.set(name, (ranges = new Map()));
+      ranges.set(range, node);
+    }
     const [name, reference] = splitDescriptor(entry.resolution);
     if (reference.startsWith('workspace:')) {
       const folder = reference.slice('workspace:'.length) || '.';
@@ -163,9 +169,9 @@ export function lowerYarnBerry(index: YarnBerryIndex): LoweredGraph {
   index.entries.forEach((entry, node) => {
     const out = edges[node] as number[];
     for (const [name, range] of entry.deps) {
-      const descriptor = `${name}@${range}`;
-      const found = byDescriptor.get(descriptor) ?? (range.includes(':') ? undefined : byDescriptor.get(`${name}@npm:${range}`));
-      out.push(found ?? leaf(descriptor));
+      const ranges = byName.get(name);
+      const found = ranges?.get(range) ?? (ranges === undefined || range.includes(':') ? undefined : ranges.get(`npm:${range}`));
+      out.push(found ?? leaf(`${name}@${range}`));
     }
   });
   const label = (node: number): NodeLabel => {
