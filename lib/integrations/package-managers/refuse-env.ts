@@ -41,8 +41,11 @@ export interface RefuseEnvOptions {
   readonly yarnPlugin?: string | undefined;
 }
 
-/** The variables to add to a refusing run's child env for `manager` (empty where nothing holds). */
-export function refuseEnv(manager: PackageManager, env: Readonly<Record<string, string | undefined>>, options: RefuseEnvOptions = {}): Record<string, string> {
+/**
+ * The variables to add to a refusing run's child env for `manager` (empty where nothing holds). Pass the
+ * caller's env so a YARN_PLUGINS the user set is kept (lockguard's plugin is appended to it).
+ */
+export function refuseEnv(manager: PackageManager, env: Readonly<Record<string, string | undefined>> = {}, options: RefuseEnvOptions = {}): Record<string, string> {
   switch (manager) {
     case 'yarn': {
       const out: Record<string, string> = { YARN_ENABLE_IMMUTABLE_INSTALLS: 'true' };
