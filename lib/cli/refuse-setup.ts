@@ -16,6 +16,12 @@ export interface RefuseSetup {
   readonly warning: string | undefined;
 }
 
+/** yarn 1's lockfile starts with its comment header; berry's has `__metadata:`. */
+function isYarnClassic(table: WorkspaceFingerprints): boolean {
+  const bytes = table.files.get('yarn.lock');
+  return bytes !== undefined && bytes.subarray(0, 2048).includes('# yarn lockfile v1');
+}
+
 function npmHookInstalled(root: string): boolean {
   try {
     const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> } | null;
@@ -26,8 +32,8 @@ function npmHookInstalled(root: string): boolean {
   }
 }
 
-export function refuseSetup(table: WorkspaceFingerprints): RefuseSetup {
-  const env = refuseEnv(table.manager);
+export function refuseSetup(table: WorkspaceFingerprints, callerEnv: Readonly<Record<string, string | undefined>>): RefuseSetup {
+  const env = refuseEnv(table.manager, callerEnv);
   switch (table.manager) {
     case 'pnpm': {
       const pnpmfile = table.entries.some((entry) => entry.kind === 'pnpmfile' && entry.digest !== null);
@@ -49,7 +55,13 @@ export function refuseSetup(table: WorkspaceFingerprints): RefuseSetup {
           'a rewrite fails the run after it. lockguard init --npm-scripts makes npm install fail at once instead of going on.',
       };
     case 'yarn':
+      return {
+        env,
+        warning: env['YARN_PLUGINS'] === undefined || isYarnClassic(table)
+          ? '[lockguard] --policy refuse with yarn 1: nothing stops yarn add or an install at the source; a rewrite fails the run after it.'
+          : "[lockguard] --policy refuse with yarn: installs and yarn add/remove/up are refused at the source through the environment, except inside turbo's strict env mode (turbo strips YARN_*): there a rewrite fails the run after it.",
+      };
     case 'bun':
-      return { env, warning: undefined };
+      return { env, warning: '[lockguard] --policy refuse with bun: bun has no setting the environment can freeze; a rewrite fails the run after it (bunfig.toml install.frozenLockfile = true refuses at the source).' };
   }
 }

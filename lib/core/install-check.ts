@@ -3,10 +3,11 @@
 // Owns: comparing a lockfile with its install-tree marker (pnpm: `node_modules/.pnpm/lock.yaml`, the main
 // document of `pnpm-lock.yaml` byte for byte; npm: `node_modules/.package-lock.json`, the lockfile's
 // `packages` minus the root entry, naming the field that differs) and that every package the marker lists
-// has its folder (pnpm: one readdir of the virtual store; npm: one readdir per parent folder). Answers with a value: a mismatch is a verdict, not an error.
+// has its folder (pnpm: one readdir of the virtual store; npm: one readdir per parent folder). yarn and bun:
+// install-check-yarn.ts, install-check-bun.ts. Answers with a value: a mismatch is a verdict, not an error.
 // Invariants: reads only what the table already kept (plus the readdirs above); never parses YAML; never writes.
-// Catches what pnpm's own verifyDepsBeforeRun misses (FIELD-NOTES): a lockfile-only edit, and a package
-// folder deleted from node_modules/.pnpm.
+// Catches what pnpm's own verifyDepsBeforeRun misses (test/core/install-check.test.ts): a lockfile-only edit,
+// and a package folder deleted from node_modules/.pnpm.
 
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,10 +15,19 @@ import { canonicalJson } from './digest.js';
 import { errnoCode, LockguardError } from './errors.js';
 import type { WorkspaceFingerprints } from './fingerprints.js';
 import { startsWith } from './digest.js';
+import { checkBun } from './install-check-bun.js';
+import { checkYarn } from './install-check-yarn.js';
 
 export type InstallCheck =
-  | { readonly ok: true; readonly checked: 'pnpm' | 'npm' | 'nothing' }
-  | { readonly ok: false; readonly reason: 'not-installed' | 'lockfile-differs' | 'package-missing'; readonly lockfile: string; readonly detail: string };
+  | { readonly ok: true; readonly checked: 'pnpm' | 'npm' | 'yarn' | 'bun' | 'nothing' }
+  | {
+      readonly ok: false;
+      readonly reason: 'not-installed' | 'lockfile-differs' | 'package-missing';
+      readonly lockfile: string;
+      readonly detail: string;
+      /** The frozen install that makes the tree hold the lockfile again (`pnpm install --frozen-lockfile`). */
+      readonly fix?: string;
+    };
 
 const PNPM_LOCK = 'pnpm-lock.yaml';
 const PNPM_MARKER = 'node_modules/.pnpm/lock.yaml';
@@ -32,8 +42,9 @@ export function checkInstall(table: WorkspaceFingerprints): InstallCheck {
     case 'npm':
       return checkNpm(table);
     case 'yarn':
+      return checkYarn(table);
     case 'bun':
-      return { ok: true, checked: 'nothing' };
+      return checkBun(table);
   }
 }
 

@@ -16,6 +16,7 @@ import * as precheck from './precheck.bench.js';
 import * as run from './run.bench.js';
 import * as withhold from './withhold.bench.js';
 import * as slices from './slices.bench.js';
+import * as slicesYarnBun from './slices-yarn-bun.bench.js';
 import * as pnpmfile from './pnpmfile.bench.js';
 import { formatTable, machineLine, type BenchContext, type BenchRow } from './harness.js';
 
@@ -31,6 +32,7 @@ const MODULES: readonly BenchModule[] = [
   { name: 'run', bench: run.bench },
   { name: 'precheck', bench: precheck.bench },
   { name: 'slices', bench: slices.bench },
+  { name: 'slices-yarn-bun', bench: slicesYarnBun.bench },
   { name: 'pnpmfile', bench: pnpmfile.bench },
 ];
 

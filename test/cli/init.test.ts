@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -73,5 +74,16 @@ test('init refuses a .pnpmfile.cjs that is a folder or a FIFO, without blocking 
     const result = await cli(['init'], root);
     assert.equal(result.code, EXIT.usage, make);
     assert.match(result.stderr, /\.pnpmfile\.cjs/, make);
+  }
+});
+
+test('init in a yarn or bun workspace writes nothing and says why', async (t) => {
+  for (const [lockfile, text, word] of [['yarn.lock', '__metadata:\n  version: 8\n', 'yarn'], ['bun.lock', '{\n  "lockfileVersion": 1,\n}\n', 'bun']] as const) {
+    const root = tempWorkspace(t, { 'package.json': '{"name":"root"}', [lockfile]: text });
+    const before = fs.readdirSync(root).sort();
+    const result = await cli(['init'], root);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, new RegExp(`This is a ${word} workspace: nothing to write`));
+    assert.deepEqual(fs.readdirSync(root).sort(), before);
   }
 });

@@ -5,25 +5,33 @@
 // installed tiny-dep version to `packages/b/dist/out.json`. S0 has tiny-dep 7.0.0. The tarballs are made
 // here (tar), HOME/XDG/store live in the temp dir, nothing touches the network.
 // turbo and nx run with pnpm 10 (turbo wants `packageManager`, which pnpm 12 would turn into a two-document
-// lockfile); the pipeline is pnpm 12's own.
+// lockfile); the pipeline is pnpm 12's own. turbo also runs over a yarn 4 workspace (PnP, its default) and a
+// bun 1.4 workspace (`manager`): a#build runs `yarn workspace b add` / `bun add` instead. Inside turbo's
+// strict env mode YARN_* and BUN_* do not reach the tasks, so yarn's offline settings go in .yarnrc.yml
+// and both tools keep their caches under the temp HOME.
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
 import { scrubbedEnv } from './cli.js';
+import { bunBinary } from './tools.js';
 import { tempWorkspace, writeTree } from './workspace.js';
 
 export type Tool = 'turbo' | 'nx' | 'pnpm-pipeline';
+/** The package manager of the scenario's workspace (yarn and bun with turbo only). */
+export type ScenarioManager = 'pnpm' | 'yarn' | 'bun';
 
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const PNPM10 = join(REPO, 'node_modules', 'pnpm10', 'bin', 'pnpm.cjs');
 const PNPM12 = join(REPO, 'node_modules', 'pnpm12', 'pnpm');
 const BIN = join(REPO, 'node_modules', '.bin');
+const YARN_JS = join(REPO, 'node_modules', '@yarnpkg', 'cli-dist', 'bin', 'yarn.js');
 
 export interface Scenario {
   readonly tool: Tool;
+  readonly manager: ScenarioManager;
   /** The temp folder holding home/, bin/, the arm file and the workspace. */
   readonly base: string;
   readonly root: string;
@@ -54,15 +62,28 @@ function tarball(base: string, version: string): void {
   check(spawnSync('tar', ['-czf', join(base, 'ws', 'vendor', `tiny-dep-${version}.tgz`), '-C', join(base, `src-${version}`), 'package'], { encoding: 'utf8', timeout: 10_000 }), 'tar');
 }
 
-const A_BUILD = `const fs = require('fs'), path = require('path'), cp = require('child_process');
+const INSTALL_SIX: Record<ScenarioManager, string> = {
+  pnpm: `cp.execFileSync('pnpm', ['--filter', 'b', 'add', 'tiny-dep@file:../../vendor/tiny-dep-6.0.0.tgz'], { stdio: 'inherit' });`,
+  yarn: `cp.execFileSync('yarn', ['workspace', 'b', 'add', 'tiny-dep@file:../../vendor/tiny-dep-6.0.0.tgz'], { stdio: 'inherit' });`,
+  bun: `cp.execFileSync('bun', ['add', '../../vendor/tiny-dep-6.0.0.tgz'], { stdio: 'inherit', cwd: path.join('..', 'b') });`,
+};
+
+const aBuild = (manager: ScenarioManager): string => `const fs = require('fs'), path = require('path'), cp = require('child_process');
 const armed = path.join(__dirname, 'armed');
 if (fs.existsSync(armed)) {
   fs.unlinkSync(armed);
-  cp.execFileSync('pnpm', ['--filter', 'b', 'add', 'tiny-dep@file:../../vendor/tiny-dep-6.0.0.tgz'], { stdio: 'inherit' });
+  ${INSTALL_SIX[manager]}
 }
 fs.mkdirSync('dist', { recursive: true });
 fs.writeFileSync('dist/a.txt', 'a');
 `;
+
+const LOCKFILE: Record<ScenarioManager, string> = { pnpm: 'pnpm-lock.yaml', yarn: 'yarn.lock', bun: 'bun.lock' };
+const INSTALL: Record<ScenarioManager, { install: string[]; frozen: string[] }> = {
+  pnpm: { install: ['pnpm', 'install'], frozen: ['pnpm', 'install', '--frozen-lockfile'] },
+  yarn: { install: ['yarn', 'install'], frozen: ['yarn', 'install', '--immutable'] },
+  bun: { install: ['bun', 'install'], frozen: ['bun', 'install', '--frozen-lockfile'] },
+};
 
 const B_BUILD = `node -e "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.json',JSON.stringify({tinyDep:require('tiny-dep')}))"`;
 
@@ -70,6 +91,8 @@ const B_BUILD = `node -e "require('fs').mkdirSync('dist',{recursive:true});requi
 export interface ScenarioOptions {
   /** nx shares its cache under ~/.nx/<id>/ only when HOME is not under /tmp. */
   readonly homeOutsideTmp?: boolean;
+  /** The package manager of the workspace (default pnpm; yarn and bun are built for turbo only). */
+  readonly manager?: ScenarioManager;
   /** The pnpm the workspace pins and puts on PATH (default: 10 for turbo and nx, 12 for the pipeline). */
   readonly pnpm?: 10 | 12;
   /** Root package.json scripts (how people start their runner: `"build": "turbo run build"`). */
@@ -77,7 +100,9 @@ export interface ScenarioOptions {
 }
 
 export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: ScenarioOptions = {}): Scenario {
-  const base = tempWorkspace(t, {}, `lockguard-${tool}-`);
+  const manager = options.manager ?? 'pnpm';
+  if (manager !== 'pnpm' && tool !== 'turbo') throw new Error(`the ${manager} scenario is built for turbo only`);
+  const base = tempWorkspace(t, {}, `lockguard-${tool}-${manager}-`);
   const root = join(base, 'ws');
   // nx shares its cache under ~/.nx/<id>/ only when HOME is not under /tmp (and the repo has an identity).
   const home = options.homeOutsideTmp === true ? realpathSync(mkdtempSync('/var/tmp/lockguard-home-')) : join(base, 'home');
@@ -91,16 +116,23 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
   const pnpm = pnpmMajor === 12 ? `exec "${PNPM12}" "$@"` : `exec "${process.execPath}" "${PNPM10}" "$@"`;
   writeFileSync(join(base, 'bin', 'pnpm'), `#!/bin/sh\n${pnpm}\n`);
   chmodSync(join(base, 'bin', 'pnpm'), 0o755);
-  writeFileSync(join(base, 'a-build.cjs'), A_BUILD);
+  // turbo runs each task through the package manager on PATH.
+  writeFileSync(join(base, 'bin', 'yarn'), `#!/bin/sh\nexec "${process.execPath}" "${YARN_JS}" "$@"\n`);
+  chmodSync(join(base, 'bin', 'yarn'), 0o755);
+  if (manager === 'bun') symlinkSync(bunBinary(), join(base, 'bin', 'bun'));
+  writeFileSync(join(base, 'a-build.cjs'), aBuild(manager));
   const rootManifest: Record<string, unknown> = { name: 'root', private: true };
-  if (tool !== 'pnpm-pipeline') rootManifest['packageManager'] = pnpmMajor === 12 ? 'pnpm@12.4.2' : 'pnpm@10.34.8';
+  const pnpmPin = pnpmMajor === 12 ? 'pnpm@12.4.2' : 'pnpm@10.34.8';
+  if (tool !== 'pnpm-pipeline') rootManifest['packageManager'] = { pnpm: pnpmPin, yarn: 'yarn@4.18.1', bun: 'bun@1.4.5' }[manager];
+  if (manager !== 'pnpm') rootManifest['workspaces'] = ['packages/*'];
   if (options.rootScripts !== undefined) rootManifest['scripts'] = options.rootScripts;
   if (tool === 'nx') rootManifest['devDependencies'] = { nx: `link:${join(REPO, 'node_modules', 'nx')}` };
   let workspaceYaml = 'packages:\n  - "packages/*"\nupdateNotifier: false\n';
   if (tool === 'pnpm-pipeline') workspaceYaml += 'tasks:\n  build:\n    dependsOn: ["^build"]\n    outputs: ["dist/**"]\npipelines:\n  default: [build]\n';
   writeTree(root, {
     'package.json': `${JSON.stringify(rootManifest, null, 2)}\n`,
-    'pnpm-workspace.yaml': workspaceYaml,
+    ...(manager === 'pnpm' ? { 'pnpm-workspace.yaml': workspaceYaml } : {}),
+    ...(manager === 'yarn' ? { '.yarnrc.yml': 'enableGlobalCache: false\nenableNetwork: false\nenableTelemetry: false\n' } : {}),
     '.gitignore': 'node_modules\n.turbo\n.nx\ndist\n',
     ...(tool === 'turbo' ? { 'turbo.json': JSON.stringify({ tasks: { build: { dependsOn: ['^build'], outputs: ['dist/**'] } } }, null, 2) } : {}),
     ...(tool === 'nx' ? { 'nx.json': JSON.stringify({ targetDefaults: { build: { dependsOn: ['^build'], outputs: ['{projectRoot}/dist'], cache: true } } }, null, 2) } : {}),
@@ -139,7 +171,7 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
     const [command, ...args] = argv;
     return spawnSync(command ?? 'true', args, { cwd: root, env, encoding: 'utf8', timeout: 90_000 });
   };
-  check(sh(['pnpm', 'install']), 'pnpm install');
+  check(sh(INSTALL[manager].install), INSTALL[manager].install.join(' '));
   if (tool === 'pnpm-pipeline' || options.homeOutsideTmp === true) {
     // The pipeline reads git metadata for its inputs, and nx derives its workspace id from git: S0 is a commit.
     check(sh(['git', 'init', '-q', '.']), 'git init');
@@ -147,8 +179,9 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
     check(sh(['git', 'commit', '-qm', 'S0']), 'git commit');
   }
   const saved = join(base, 'saved');
+  const lockfile = LOCKFILE[manager];
   mkdirSync(saved);
-  copyFileSync(join(root, 'pnpm-lock.yaml'), join(saved, 'pnpm-lock.yaml'));
+  copyFileSync(join(root, lockfile), join(saved, lockfile));
   copyFileSync(join(root, 'packages', 'b', 'package.json'), join(saved, 'b-package.json'));
   const runnerArgv = (): string[] => {
     switch (tool) {
@@ -164,18 +197,19 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
   arm();
   return {
     tool,
+    manager,
     base,
     root,
     env,
-    lockfile: join(root, 'pnpm-lock.yaml'),
+    lockfile: join(root, lockfile),
     sh,
     runnerArgv,
     runner: () => check(sh(runnerArgv()), runnerArgv().join(' ')),
     arm,
     goBack() {
-      copyFileSync(join(saved, 'pnpm-lock.yaml'), join(root, 'pnpm-lock.yaml'));
+      copyFileSync(join(saved, lockfile), join(root, lockfile));
       copyFileSync(join(saved, 'b-package.json'), join(root, 'packages', 'b', 'package.json'));
-      check(sh(['pnpm', 'install', '--frozen-lockfile']), 'pnpm install --frozen-lockfile');
+      check(sh(INSTALL[manager].frozen), INSTALL[manager].frozen.join(' '));
       for (const name of ['a', 'b']) rmSync(join(root, 'packages', name, 'dist'), { recursive: true, force: true });
     },
     out() {
@@ -186,6 +220,11 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
       }
     },
     installed() {
+      if (manager === 'yarn') {
+        // PnP: no node_modules; ask Node through yarn's runtime, from b.
+        const result = check(spawnSync('yarn', ['node', '-p', "require('tiny-dep/package.json').version"], { cwd: join(root, 'packages', 'b'), env, encoding: 'utf8', timeout: 60_000 }), 'yarn node');
+        return result.stdout.trim();
+      }
       return (JSON.parse(readFileSync(join(root, 'packages', 'b', 'node_modules', 'tiny-dep', 'package.json'), 'utf8')) as { version: string }).version;
     },
   };

@@ -30,7 +30,8 @@ const help = `Usage: lockguard doctor [options]
 
 Checks that lockguard can do its job here, read-only: Node.js version, the fingerprint table, whether the
 installed tree holds what the lockfile says, the pnpmfile shim (pnpm) or the hook scripts (npm), the pnpm
-version's hooks, and the ledger (broken records, live runs). Exit 0 when nothing fails (warnings allowed),
+version's hooks, what --policy refuse can stop for yarn and bun, turbo's packageManager pin, and the ledger
+(broken records, live runs). Exit 0 when nothing fails (warnings allowed),
 1 when a check fails.
 
 Options:
@@ -113,7 +114,37 @@ function hookChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
         : { check: 'npm-hook', level: 'warn', detail: 'no lockguard hook in the root preinstall/postinstall: npm installs are caught by file events and the final check only', fix: 'Optional: lockguard init --npm-scripts.' },
     ];
   }
+  if (workspace.manager === 'yarn') return [...yarnChecks(workspace), ...turboPinCheck(workspace, manifest)];
+  if (workspace.manager === 'bun') {
+    const lockb = lstatSync(join(workspace.root, 'bun.lockb'), { throwIfNoEntry: false }) !== undefined && lstatSync(join(workspace.root, 'bun.lock'), { throwIfNoEntry: false }) === undefined;
+    return [
+      { check: 'bun', level: 'warn', detail: 'bun has no setting that freezes the lockfile from the environment: under --policy refuse an install inside the run is caught after it (the run fails and withholds), not refused at the source', fix: 'Optional: set [install] frozenLockfile = true in bunfig.toml for CI, where nothing should install.' },
+      ...(lockb ? [{ check: 'slices', level: 'warn' as const, detail: 'bun.lockb is binary: lockguard key --projects needs the text bun.lock', fix: 'bun install --save-text-lockfile (bun 1.2+), then remove bun.lockb.' }] : []),
+      ...turboPinCheck(workspace, manifest),
+    ];
+  }
   return [];
+}
+
+/** yarn berry or classic, from the lockfile's first lines (no lockfile yet: nothing to say). */
+function yarnChecks(workspace: Workspace): CheckResult[] {
+  let head = '';
+  try {
+    head = readFileSync(join(workspace.root, 'yarn.lock'), 'utf8').slice(0, 2048);
+  } catch {
+    return [];
+  }
+  if (/^__metadata:/m.test(head)) {
+    return [{ check: 'yarn', level: 'ok', detail: 'yarn berry: under --policy refuse, YARN_ENABLE_IMMUTABLE_INSTALLS and lockguard\'s yarn plugin (loaded through YARN_PLUGINS, nothing to commit) refuse installs at the source; inside turbo\'s strict env mode they do not reach the tasks, and a rewrite fails the run after it' }];
+  }
+  return [{ check: 'yarn', level: 'warn', detail: 'yarn v1: nothing refuses an install at the source (no env setting; --frozen-lockfile does not stop workspace installs): under --policy refuse a rewrite fails the run after it', fix: 'Optional: move to yarn berry (yarn set version stable) for refusal at the source.' }];
+}
+
+/** turbo 2 needs `packageManager` in the root package.json to read a yarn or bun workspace. */
+function turboPinCheck(workspace: Workspace, manifest: Record<string, unknown> | undefined): CheckResult[] {
+  const turbo = ['turbo.json', 'turbo.jsonc'].some((name) => lstatSync(join(workspace.root, name), { throwIfNoEntry: false }) !== undefined);
+  if (!turbo || typeof manifest?.['packageManager'] === 'string') return [];
+  return [{ check: 'turbo', level: 'warn', detail: `turbo.json is here but the root package.json has no "packageManager": turbo 2 cannot read this ${workspace.manager} workspace without it`, fix: `Add "packageManager": "${workspace.manager}@<version>" to the root package.json.` }];
 }
 
 function ledgerChecks(root: string): CheckResult[] {

@@ -20,6 +20,8 @@ installed (and do nothing on a fresh clone's first install, before it is). Insid
 reports every pnpm command to the run and, under --policy refuse, stops lockfile rewrites at the source.
 Run "pnpm install" once afterwards (pnpm records the file's checksum in pnpm-lock.yaml) and commit both.
 An existing, different .pnpmfile.cjs is left alone: init prints how to compose it with lockguard's hooks.
+yarn and bun workspaces: nothing to write (a refusing run hands yarn berry lockguard's plugin through the
+environment; yarn v1 and bun have no hooks lockguard uses).
 
 pnpm 11 and newer start node helper processes for any pnpmfile on every command (a no-op install about 4x
 slower), so there init writes nothing by default: lockguard run refuses pnpm install and the install before
@@ -110,8 +112,14 @@ export const command: Command = {
       }
     }
     if (npmScripts) addNpmScripts(workspace.root, io);
-    if (workspace.manager !== 'pnpm' && !npmScripts) {
-      io.stdout.write(`This is a${workspace.manager === 'npm' ? 'n' : ''} ${workspace.manager} workspace: no pnpmfile to write.\n  For npm, lockguard init --npm-scripts adds "lockguard hook" to the root preinstall/postinstall scripts.\n`);
+    if (workspace.manager === 'npm' && !npmScripts) {
+      io.stdout.write(`This is an npm workspace: no pnpmfile to write.\n  lockguard init --npm-scripts adds "lockguard hook" to the root preinstall/postinstall scripts.\n`);
+    }
+    if (workspace.manager === 'yarn' && !npmScripts) {
+      io.stdout.write(`This is a yarn workspace: nothing to write.\n  yarn berry: a refusing run (lockguard run --policy refuse) hands yarn lockguard's plugin and YARN_ENABLE_IMMUTABLE_INSTALLS through the environment, so no file goes into the repository and a fresh clone needs nothing.\n  yarn v1 has no hooks lockguard can use: installs are caught by the table (file events and the final check).\n`);
+    }
+    if (workspace.manager === 'bun' && !npmScripts) {
+      io.stdout.write(`This is a bun workspace: nothing to write.\n  bun has no install hooks lockguard can use: installs are caught by the table (file events and the final check).\n`);
     }
     return EXIT.ok;
   },

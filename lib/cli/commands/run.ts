@@ -150,7 +150,7 @@ function preCheck(table: WorkspaceFingerprints, workspace: Workspace): void {
   if (verdict.ok) return;
   throw new LockguardError('ERR_LOCKGUARD_PRE_CHECK', `The installed tree does not hold what ${verdict.lockfile} says: ${verdict.detail}. Every cache key would fold the lockfile while outputs are built from another tree.`, {
     path: workspace.root,
-    hint: `Install first (${workspace.manager === 'npm' ? 'npm ci' : `${workspace.manager} install --frozen-lockfile`}), or pass --no-pre-check.`,
+    hint: `Install first (${verdict.fix ?? (workspace.manager === 'npm' ? 'npm ci' : `${workspace.manager} install --frozen-lockfile`)}), or pass --no-pre-check.`,
   });
 }
 
@@ -169,7 +169,7 @@ export const command: Command = {
     const table = readWorkspaceFingerprints(workspace.root, { scope: pipeline ? 'inputs' : 'full', manager: workspace.manager });
     const guard = resolveGuard(childArgv, workspace.root, io.cwd, options.override, { workspaceYaml: table.files.get('pnpm-workspace.yaml') }, steps);
     if (options.preCheck && !pipeline && !preparesTreeFirst(steps)) preCheck(table, workspace);
-    const refuse = options.policy === 'refuse' ? refuseSetup(table) : undefined;
+    const refuse = options.policy === 'refuse' ? refuseSetup(table, io.env) : undefined;
     if (refuse?.warning !== undefined) io.stderr.write(`${paint(io, io.stderr, 'yellow', refuse.warning)}\n`);
 
     const remoteSwitch = await mayContainWriter(guard.runners, options.remote, childArgv, workspace.root, io.env);
