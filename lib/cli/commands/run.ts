@@ -23,6 +23,7 @@ import { afterRunner, prepareRunner, type RunnerOutcome } from '../runner-guard.
 import { remoteConfigured, type RemoteMode, type RunnerName } from '../../integrations/runners/index.js';
 import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
 import { remoteOf, runnerOf, RUNNER_HELP, RUNNER_OPTIONS } from '../runner-option.js';
+import { fallbackLines, openRemoteGates, refusedClause, type RemoteGateOutcome } from '../remote-gate-wiring.js';
 
 const POLICIES = ['flag', 'withhold', 'refuse'] as const;
 const FAIL_MODES = ['auto', 'always', 'never'] as const;
@@ -104,11 +105,11 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
-function outcome(policy: Policy, runner: RunnerOutcome): string {
+function outcome(policy: Policy, runner: RunnerOutcome, refused = ''): string {
   const withheld = runner.withheld?.withheld.length ?? 0;
   const replayed = runner.tasksAfterMove.filter((task) => task.action === 'restored').map((task) => task.task);
   const after = replayed.length === 0 ? '' : `; ${plural(replayed.length, 'task')} restored from cache after it (${replayed.slice(0, 3).join(', ')}${replayed.length > 3 ? ', ...' : ''}): re-run them`;
-  const details = ' (lockguard status for details)';
+  const details = `${refused} (lockguard status for details)`;
   switch (policy) {
     case 'flag':
       return `reported only (policy flag): outputs built after it are keyed on the old lockfile${after}${details}`;
@@ -156,19 +157,24 @@ export const command: Command = {
       }
     }
 
-    const writerPossible = await mayContainWriter(runner, remote, childArgv, workspace.root, io.env);
     const session = new GuardSession(table, policy, childArgv);
+    // The remote gate, where it can stand: restores and uploads decided at the request, no up-front switch.
+    const gates = await openRemoteGates({ runners: [runner], root: workspace.root, command: childArgv, env: io.env, remote, policy, session });
+    let gateOutcome: RemoteGateOutcome;
     let end: ChildEnd;
     let prepared;
     const runStartedAt = Date.now();
     try {
-      prepared = prepareRunner(runner, workspace.root, childArgv, io.env, remote, writerPossible);
-      for (const line of prepared.announce) io.stderr.write(`${line}\n`);
+      const writerPossible = gates.gated.has(runner) ? false : await mayContainWriter(runner, remote, childArgv, workspace.root, io.env);
+      prepared = prepareRunner(runner, workspace.root, gates.argv, io.env, gates.gated.has(runner) ? 'on' : remote, writerPossible);
+      for (const line of fallbackLines(gates, runner, prepared.announce)) io.stderr.write(`${line}\n`);
       session.listen();
-      end = await runChild(prepared.argv, { cwd: io.cwd, env: { ...io.env, ...prepared.env, LOCKGUARD_RUN: session.run.dir } });
+      end = await runChild(prepared.argv, { cwd: io.cwd, env: { ...io.env, ...prepared.env, ...gates.env, LOCKGUARD_RUN: session.run.dir } });
     } finally {
       session.stop();
+      gateOutcome = await gates.close();
     }
+    for (const line of gateOutcome.loud) io.stderr.write(`${paint(io, io.stderr, 'yellow', line)}\n`);
     const runEndedAt = Date.now();
     if (end.kind === 'failed') io.stderr.write(`lockguard: cannot run "${childArgv[0]}" (${end.reason === 'not-found' ? 'command not found' : end.reason}).\n`);
     const move = session.finish();
@@ -184,9 +190,10 @@ export const command: Command = {
     if (withheld.length > 0) appendEvent(session.run, { type: 'withheld', count: withheld.length, quarantine: runnerOutcome.withheld?.quarantineDir });
     const slices = move === undefined ? [] : await lockfileMovesAmong(session.run.record, move.files.map((file) => file.path));
     const extra = { slices: slices.map(sliceMoveJson), runner: prepared.runner, cacheDir: prepared.cache?.dir ?? null, remote: prepared.announce[0] ?? null, tasksAfterMove: runnerOutcome.tasksAfterMove, keptBeforeMove: runnerOutcome.withheld?.keptBeforeMove ?? 0 };
-    saveReport(session.run, buildReport({ run: session.run, command: childArgv, policy, exit: end, exitCode: code, move, withheld, notes: runnerOutcome.notes, extra }));
+    const remoteGate = gateOutcome.gates.map((gate) => ({ ...gate, stats: { ...gate.stats } }));
+    saveReport(session.run, buildReport({ run: session.run, command: childArgv, policy, exit: end, exitCode: code, move, withheld, notes: [...runnerOutcome.notes, ...gateOutcome.notes], extra: { ...extra, remoteGate, remoteRefused: { uploads: gateOutcome.refusedUploads, restores: gateOutcome.refusedRestores } } }));
     if (move !== undefined) {
-      io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(move.files, outcome(policy, runnerOutcome)))}\n`);
+      io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(move.files, outcome(policy, runnerOutcome, refusedClause(gateOutcome))))}\n`);
       for (const slice of slices) io.stderr.write(`  ${slice.text}\n`);
     }
     return code;
