@@ -114,7 +114,7 @@ export async function openRemoteGates(input: RemoteGateInput): Promise<RemoteGat
         ungated.set(runner, `the gate could not listen on 127.0.0.1: ${(error as { code?: string }).code ?? 'error'}`);
         continue;
       }
-      const pointed = pointRunnerAt(detection, gate.url, argv, input.root, input.env);
+      const pointed = pointRunnerAt(detection, gate.url, argv);
       env = { ...env, ...pointed.env };
       argv = pointed.argv;
       gated.add(runner);
@@ -141,7 +141,9 @@ export async function openRemoteGates(input: RemoteGateInput): Promise<RemoteGat
       }
       return {
         gates,
-        refusedUploads: gates.reduce((sum, gate) => sum + gate.stats.refused.save, 0),
+        // pnpm 12.21 abandons a task's upload at its first refused PUT (measured: one warning per task,
+        // no manifest after a refused blob), so a refused blob there stands for one task's upload.
+        refusedUploads: gates.reduce((sum, gate) => sum + gate.stats.refused.save + (gate.runner === 'pnpm-pipeline' ? gate.stats.refusedParts : 0), 0),
         refusedRestores: gates.reduce((sum, gate) => sum + gate.stats.refused.restore, 0),
         notes,
         loud,

@@ -15,6 +15,7 @@
 //   `NX_SELF_HOSTED_REMOTE_CACHE_SERVER` (gateable). `NX_SKIP_REMOTE_CACHE=true` or `--skipRemoteCache`: none.
 // - pnpm 12.21 pipeline: `PNPM_REMOTE_CACHE_URL` with `PNPM_REMOTE_CACHE_TRUSTED_KEYS` (without trusted
 //   keys pnpm turns its remote off). The URL is joined by plain concatenation (a base path is kept).
+//   Gateable only without a credential for it in pnpm's npmrc settings (see npmrc-auth.ts).
 // An upstream is ungateable when its URL is not plain http(s) (credentials or a query in it) or when a
 // proxy variable covers its host (the runner would go through the proxy; the gate does not speak one).
 // Invariants: reads config files, never writes; never returns or echoes a token or an env value other
@@ -27,6 +28,7 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseUpstream } from '../remote-gate/upstream.js';
+import { pnpmHasAuthFor } from './npmrc-auth.js';
 import type { GateProtocol } from '../remote-gate/types.js';
 import type { RunnerName } from './types.js';
 
@@ -181,9 +183,16 @@ function detectNx(root: string, env: Env, argv: readonly string[]): RemoteDetect
   return judgeUpstream('nx', 'nx-v1', server, 'NX_SELF_HOSTED_REMOTE_CACHE_SERVER', env);
 }
 
-function detectPipeline(env: Env): RemoteDetection {
+function detectPipeline(root: string, env: Env): RemoteDetection {
   const url = env['PNPM_REMOTE_CACHE_URL'];
   if (url === undefined || url === '' || !set(env, 'PNPM_REMOTE_CACHE_TRUSTED_KEYS')) return { state: 'none', runner: 'pnpm-pipeline' };
+  let credential = false;
+  try {
+    credential = pnpmHasAuthFor(url, root, env);
+  } catch {
+    credential = true;
+  }
+  if (credential) return { state: 'ungateable', runner: 'pnpm-pipeline', why: "pnpm finds its token for the remote by the remote's address, which the gate cannot stand in for" };
   return judgeUpstream('pnpm-pipeline', 'pnpm-pipeline-v8', url, 'PNPM_REMOTE_CACHE_URL', env);
 }
 
@@ -195,7 +204,7 @@ export function detectRemote(runner: RunnerName, root: string, env: Env, argv: r
     case 'nx':
       return detectNx(root, env, argv);
     case 'pnpm-pipeline':
-      return detectPipeline(env);
+      return detectPipeline(root, env);
     case 'none':
       return { state: 'none', runner };
   }

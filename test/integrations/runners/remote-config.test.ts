@@ -59,15 +59,23 @@ test('nx: Nx Cloud and installed cache plugins are ungateable; the self-hosted s
   assert.equal(detectRemote('nx', tempWorkspace(t, { 'nx.json': '{not json' }), {}).state, 'ungateable');
 });
 
-test('pnpm pipeline: PNPM_REMOTE_CACHE_URL with trusted keys; the token is handed over under the gate\'s address', (t) => {
-  const root = tempWorkspace(t, { '.npmrc': '//cache.example:8080/base/:_authToken=tok-from-npmrc\n' });
-  assert.equal(detectRemote('pnpm-pipeline', root, { PNPM_REMOTE_CACHE_URL: 'http://cache.example:8080/base' }).state, 'none', 'no trusted keys: pnpm keeps its remote off');
-  const found = detectRemote('pnpm-pipeline', root, { PNPM_REMOTE_CACHE_URL: 'http://cache.example:8080/base', PNPM_REMOTE_CACHE_TRUSTED_KEYS: '{}' });
+test('pnpm pipeline: PNPM_REMOTE_CACHE_URL with trusted keys; gateable only without a credential for it', (t) => {
+  const keyed = { PNPM_REMOTE_CACHE_URL: 'http://cache.example:8080/base', PNPM_REMOTE_CACHE_TRUSTED_KEYS: '{}' };
+  const plain = tempWorkspace(t, {});
+  assert.equal(detectRemote('pnpm-pipeline', plain, { PNPM_REMOTE_CACHE_URL: 'http://cache.example:8080/base', HOME: plain }).state, 'none', 'no trusted keys: pnpm keeps its remote off');
+  const found = detectRemote('pnpm-pipeline', plain, { ...keyed, HOME: plain });
   assert.equal(found.state, 'gateable');
   if (found.state !== 'gateable') return;
-  const pointed = pointRunnerAt(found, 'http://127.0.0.1:4321', ['pnpm', 'pipeline'], root, { HOME: root });
-  assert.deepEqual(pointed.env, { PNPM_REMOTE_CACHE_URL: 'http://127.0.0.1:4321', 'pnpm_config_//127.0.0.1:4321/:_authToken': 'tok-from-npmrc' });
-  assert.equal(detectRemote('none', root, {}).state, 'none');
+  assert.deepEqual(pointRunnerAt(found, 'http://127.0.0.1:4321', ['pnpm', 'pipeline']).env, { PNPM_REMOTE_CACHE_URL: 'http://127.0.0.1:4321' });
+  // A token for the remote's address (project .npmrc, a parent path; or env): pnpm would not send it to the gate.
+  const withToken = tempWorkspace(t, { '.npmrc': '//cache.example:8080/:_authToken=tok-from-npmrc\n' });
+  const refused = detectRemote('pnpm-pipeline', withToken, { ...keyed, HOME: plain });
+  assert.equal(refused.state, 'ungateable');
+  assert.ok(!JSON.stringify(refused).includes('tok-from-npmrc'));
+  assert.equal(detectRemote('pnpm-pipeline', plain, { ...keyed, HOME: plain, 'pnpm_config_//cache.example:8080/base/:_authToken': 'x' }).state, 'ungateable');
+  const userRc = tempWorkspace(t, { '.npmrc': '//cache.example/:_authToken=${TOKEN}\n' });
+  assert.equal(detectRemote('pnpm-pipeline', plain, { ...keyed, PNPM_REMOTE_CACHE_URL: 'http://cache.example/base', HOME: userRc }).state, 'ungateable', "the user's .npmrc, an env reference counts");
+  assert.equal(detectRemote('none', plain, {}).state, 'none');
 });
 
 test('pointing: turbo keeps token and team, rewrites its own --api; nx gets its server variable', (t) => {
@@ -75,10 +83,10 @@ test('pointing: turbo keeps token and team, rewrites its own --api; nx gets its 
   const turbo = detectRemote('turbo', root, { TURBO_TOKEN: 'x', HOME: root }, ['turbo', 'run', 'build', '--api', 'http://a.example', '--', '--api', 'keep']);
   assert.equal(turbo.state, 'gateable');
   if (turbo.state !== 'gateable') return;
-  const pointed = pointRunnerAt(turbo, 'http://127.0.0.1:5', ['turbo', 'run', 'build', '--api', 'http://a.example', '--', '--api', 'keep'], root, {});
+  const pointed = pointRunnerAt(turbo, 'http://127.0.0.1:5', ['turbo', 'run', 'build', '--api', 'http://a.example', '--', '--api', 'keep']);
   assert.deepEqual(pointed.env, { TURBO_API: 'http://127.0.0.1:5' });
   assert.deepEqual(pointed.argv, ['turbo', 'run', 'build', '--api', 'http://127.0.0.1:5', '--', '--api', 'keep']);
   const nx = detectRemote('nx', tempWorkspace(t, { 'nx.json': '{}' }), { NX_SELF_HOSTED_REMOTE_CACHE_SERVER: 'http://n.example' });
   if (nx.state !== 'gateable') throw new Error('expected gateable');
-  assert.deepEqual(pointRunnerAt(nx, 'http://127.0.0.1:6', ['nx'], root, {}).env, { NX_SELF_HOSTED_REMOTE_CACHE_SERVER: 'http://127.0.0.1:6' });
+  assert.deepEqual(pointRunnerAt(nx, 'http://127.0.0.1:6', ['nx']).env, { NX_SELF_HOSTED_REMOTE_CACHE_SERVER: 'http://127.0.0.1:6' });
 });
