@@ -40,6 +40,11 @@ export interface RemoteGateOutcome {
   readonly gates: readonly { readonly runner: RunnerName; readonly upstream: string; readonly source: string; readonly stats: GateStats }[];
   /** Whole entries refused, over every gate. */
   readonly refusedUploads: number;
+  /**
+   * The pipeline's blob uploads refused: pnpm 12.21 PUTs a task's blobs (in parallel) before its manifest
+   * and abandons the task's upload when one is refused (measured), so no manifest follows them.
+   */
+  readonly refusedParts: number;
   readonly refusedRestores: number;
   /** Lines for the report (and, for decision failures, for stderr). */
   readonly notes: readonly string[];
@@ -141,9 +146,8 @@ export async function openRemoteGates(input: RemoteGateInput): Promise<RemoteGat
       }
       return {
         gates,
-        // pnpm 12.21 abandons a task's upload at its first refused PUT (measured: one warning per task,
-        // no manifest after a refused blob), so a refused blob there stands for one task's upload.
-        refusedUploads: gates.reduce((sum, gate) => sum + gate.stats.refused.save + (gate.runner === 'pnpm-pipeline' ? gate.stats.refusedParts : 0), 0),
+        refusedUploads: gates.reduce((sum, gate) => sum + gate.stats.refused.save, 0),
+        refusedParts: gates.reduce((sum, gate) => sum + gate.stats.refusedParts, 0),
         refusedRestores: gates.reduce((sum, gate) => sum + gate.stats.refused.restore, 0),
         notes,
         loud,
@@ -169,6 +173,7 @@ export function refusedClause(outcome: RemoteGateOutcome): string {
   const uploads = outcome.refusedUploads;
   const restores = outcome.refusedRestores;
   if (uploads > 0) parts.push(`${uploads} remote upload${uploads === 1 ? '' : 's'} keyed before it ${uploads === 1 ? 'was' : 'were'} refused`);
+  if (outcome.refusedParts > 0) parts.push(`${outcome.refusedParts} remote blob upload${outcome.refusedParts === 1 ? '' : 's'} refused (no manifest followed them)`);
   if (restores > 0) parts.push(`${restores} remote restore${restores === 1 ? '' : 's'} refused`);
   return parts.length === 0 ? '' : `; ${parts.join(', ')}`;
 }

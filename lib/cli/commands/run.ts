@@ -191,7 +191,7 @@ export const command: Command = {
     const slices = move === undefined ? [] : await lockfileMovesAmong(session.run.record, move.files.map((file) => file.path));
     const extra = { slices: slices.map(sliceMoveJson), runner: prepared.runner, cacheDir: prepared.cache?.dir ?? null, remote: prepared.announce[0] ?? null, tasksAfterMove: runnerOutcome.tasksAfterMove, keptBeforeMove: runnerOutcome.withheld?.keptBeforeMove ?? 0 };
     const remoteGate = gateOutcome.gates.map((gate) => ({ ...gate, stats: { ...gate.stats } }));
-    saveReport(session.run, buildReport({ run: session.run, command: childArgv, policy, exit: end, exitCode: code, move, withheld, notes: [...runnerOutcome.notes, ...gateOutcome.notes], extra: { ...extra, remoteGate, remoteRefused: { uploads: gateOutcome.refusedUploads, restores: gateOutcome.refusedRestores } } }));
+    saveReport(session.run, buildReport({ run: session.run, command: childArgv, policy, exit: end, exitCode: code, move, withheld, notes: [...runnerOutcome.notes, ...gateOutcome.notes], extra: { ...extra, remoteGate, remoteRefused: { uploads: gateOutcome.refusedUploads, blobs: gateOutcome.refusedParts, restores: gateOutcome.refusedRestores } } }));
     if (move !== undefined) {
       io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(move.files, outcome(policy, runnerOutcome, refusedClause(gateOutcome))))}\n`);
       for (const slice of slices) io.stderr.write(`  ${slice.text}\n`);
