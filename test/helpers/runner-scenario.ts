@@ -86,6 +86,8 @@ export interface ScenarioOptions {
   readonly withC?: boolean;
   /** a's install in its package script (where `lockguard plan` sees it), not hidden in a-build.cjs. */
   readonly visibleInstall?: boolean;
+  /** With `withC`: this many more leaves like c (`c1`..`cN`), for parallel uploads before the move. */
+  readonly moreLeaves?: number;
   /** The pipeline with pnpm 12.21.0 (remote task cache) instead of 12.4.2. */
   readonly pnpm1221?: boolean;
 }
@@ -120,6 +122,7 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
     packages: {
       a: { 'package.json': JSON.stringify({ name: 'a', version: '1.0.0', private: true, scripts: { build: options.visibleInstall === true ? VISIBLE_A_BUILD : 'node ../../../a-build.cjs' } }, null, 2) },
       ...(options.withC === true ? { c: { 'package.json': JSON.stringify({ name: 'c', version: '1.0.0', private: true, scripts: { build: C_BUILD } }, null, 2) } } : {}),
+      ...Object.fromEntries(Array.from({ length: options.moreLeaves ?? 0 }, (_, i) => [`c${i + 1}`, { 'package.json': JSON.stringify({ name: `c${i + 1}`, version: '1.0.0', private: true, scripts: { build: C_BUILD } }, null, 2) }])),
       b: {
         'package.json': JSON.stringify(
           { name: 'b', version: '1.0.0', private: true, dependencies: { a: 'workspace:*', 'tiny-dep': 'file:../../vendor/tiny-dep-7.0.0.tgz' }, scripts: { build: B_BUILD } },
