@@ -16,6 +16,7 @@ import * as run from './run.bench.js';
 import * as withhold from './withhold.bench.js';
 import * as slices from './slices.bench.js';
 import * as pnpmfile from './pnpmfile.bench.js';
+import * as remoteGate from './remote-gate.bench.js';
 import { formatTable, machineLine, type BenchContext, type BenchRow } from './harness.js';
 
 interface BenchModule {
@@ -31,6 +32,7 @@ const MODULES: readonly BenchModule[] = [
   { name: 'precheck', bench: precheck.bench },
   { name: 'slices', bench: slices.bench },
   { name: 'pnpmfile', bench: pnpmfile.bench },
+  { name: 'remote-gate', bench: remoteGate.bench },
 ];
 
 function fixturesDir(): string | undefined {
