@@ -156,15 +156,21 @@ export async function openRemoteGates(input: RemoteGateInput): Promise<RemoteGat
   };
 }
 
+const SWITCH_LABEL: Readonly<Record<RunnerName, string>> = { turbo: '[lockguard] turbo ', nx: '[lockguard] nx ', 'pnpm-pipeline': '[lockguard] pnpm pipeline ', none: '' };
+
 /**
- * The one line for a runner the gate could not stand in front of: the switch's own line with the reason
- * added, or, when the switch did nothing (no writer in the plan), that remote writes stay on and why.
+ * The switch lines with, for a runner the gate could not stand in front of, the reason added to its line
+ * (one line per runner), or, when its switch did nothing (no writer in the plan), one line saying that
+ * remote writes stay on and why.
  */
-export function fallbackLines(gates: RemoteGates, runner: RunnerName, switchLines: readonly string[]): string[] {
-  const why = gates.ungated.get(runner);
-  if (why === undefined) return [...switchLines];
-  if (switchLines.length > 0) return switchLines.map((line) => `${line} (the remote gate cannot be used: ${why})`);
-  return [`[lockguard] ${runner} remote cache cannot be gated (${why}), and the plan shows no task that may install: remote writes stay on`];
+export function fallbackLines(gates: RemoteGates, switchLines: readonly string[]): string[] {
+  const lines = [...switchLines];
+  for (const [runner, why] of gates.ungated) {
+    const at = lines.findIndex((line) => SWITCH_LABEL[runner] !== '' && line.startsWith(SWITCH_LABEL[runner]));
+    if (at === -1) lines.push(`[lockguard] ${runner} remote cache cannot be gated (${why}), and the plan shows no task that may install: remote writes stay on`);
+    else lines[at] = `${lines[at]} (the remote gate cannot be used: ${why})`;
+  }
+  return lines;
 }
 
 /** The status line's clause for what the gates refused, or '' when they refused nothing. */

@@ -17,7 +17,8 @@ Re-checks the fingerprint table a snapshot (or a guarded run) recorded. Exit 0: 
 may be saved. Exit 1: something moved (the status line names it), do not save. Exit 2: usage or setup
 error (no snapshot, not a workspace). Once a run has moved it stays moved, even if the bytes come back.
 
-The run is --run, else $LOCKGUARD_RUN, else the latest snapshot of the workspace.
+The run is --run, else $LOCKGUARD_RUN, else the latest run of the workspace (a snapshot or a guarded run:
+right after "lockguard run", that run). In CI, snapshot --github-output sets $LOCKGUARD_RUN for later steps.
 
 Options:
 ${DIR_HELP}
@@ -39,7 +40,7 @@ export const command: Command = {
     // A missing $GITHUB_OUTPUT is refused before anything is recorded (no stray run, no stray verdict).
     if (flag(parsed, 'github-output')) requireGithubFile(io.env, 'GITHUB_OUTPUT');
     const workspace = await workspaceOf(parsed, io);
-    const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN'], stringValue(parsed, 'run') === undefined && io.env['LOCKGUARD_RUN'] === undefined ? 'snapshot' : undefined);
+    const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN']);
     const verdict = verifyRun(run);
     const slices = verdict.save ? [] : await lockfileMovesAmong(run.record, verdict.moved.map((file) => file.path));
     if (flag(parsed, 'github-output')) {
