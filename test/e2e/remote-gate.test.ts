@@ -89,9 +89,9 @@ for (const tool of ['turbo', 'nx'] as const) {
       const text = ledgerText(s.root);
       assert.ok(!text.includes(TOKEN), 'no token in the ledger or the report');
       assert.ok(!/slug=|teamId=|Bearer/i.test(text), 'no query string or auth header in the ledger');
-      const status = JSON.parse(spawnSync(process.execPath, [BIN, 'status', '--json'], { cwd: s.root, env, encoding: 'utf8' }).stdout) as { report: { remoteRefused: { uploads: number }; remoteGate: { stats: { refusedKeys: { kind: string; key: string }[] } }[] } };
-      assert.equal(status.report.remoteRefused.uploads, 2);
-      const refused = status.report.remoteGate.flatMap((gate) => gate.stats.refusedKeys.filter((entry) => entry.kind === 'save').map((entry) => entry.key)).sort();
+      const status = JSON.parse(spawnSync(process.execPath, [BIN, 'status', '--json'], { cwd: s.root, env, encoding: 'utf8' }).stdout) as { report: { remoteGate: { refused: { uploads: number }; gates: { stats: { refusedKeys: { kind: string; key: string }[] } }[] } } };
+      assert.equal(status.report.remoteGate.refused.uploads, 2);
+      const refused = status.report.remoteGate.gates.flatMap((gate) => gate.stats.refusedKeys.filter((entry) => entry.kind === 'save').map((entry) => entry.key)).sort();
       assert.deepEqual(refused, [taskHashes(s, env).get(ids.a), taskHashes(s, env).get(ids.b)].sort());
     }
     {

@@ -88,8 +88,10 @@ export function specHandler(options: SpecServerOptions): http.RequestListener {
     }
     const stage = `${file}.${process.pid}.${counter++}.part`;
     const out = createWriteStream(stage);
+    out.on('error', () => undefined);
     req.pipe(out);
     req.on('aborted', () => {
+      req.unpipe(out);
       out.destroy();
       rmSync(stage, { force: true });
     });

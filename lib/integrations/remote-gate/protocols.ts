@@ -25,7 +25,7 @@ export interface ProtocolAdapter {
   /** The request's reading, or undefined when the path is not the protocol's. `path` has no query. */
   classify(method: string, path: string): Classified | undefined;
   /** Status and body for a refused request of this kind. */
-  refusal(kind: 'restore' | 'save'): { readonly status: number; readonly body: string };
+  refusal(kind: 'restore' | 'save'): { readonly status: number; readonly body: string; readonly type: string };
 }
 
 const OTHER: Classified = { kind: 'other', key: undefined, unit: 'entry' };
@@ -36,8 +36,10 @@ function tail(path: string, prefix: string): string | undefined {
   return KEY.test(key) && key !== '.' && key !== '..' ? key : undefined;
 }
 
-const REFUSED_SAVE = 'lockguard refused this upload: the lockfile moved during the run, so its key names the old lockfile.\n';
-const REFUSED_RESTORE = 'lockguard refused this restore: the lockfile moved during the run.\n';
+const REFUSED_SAVE = 'lockguard refused this upload: the lockfile moved during the run, so its key names the old lockfile';
+const REFUSED_RESTORE = 'lockguard refused this restore: the lockfile moved during the run';
+/** The v8 API's error body (turbo parses a 4xx body as JSON `{code, message}`). */
+const v8Error = (code: string, message: string): { status: number; body: string; type: string } => ({ status: code === 'not_found' ? 404 : 403, body: JSON.stringify({ code, message }), type: 'application/json' });
 
 /** turbo's v8 artifacts API. */
 function turboV8(): ProtocolAdapter {
@@ -62,7 +64,7 @@ function turboV8(): ProtocolAdapter {
       }
     },
     // 404: a silent miss. 403 on a PUT: one warning per refused upload, exit 0 (any 4xx does the same).
-    refusal: (kind) => (kind === 'restore' ? { status: 404, body: REFUSED_RESTORE } : { status: 403, body: REFUSED_SAVE }),
+    refusal: (kind) => (kind === 'restore' ? v8Error('not_found', REFUSED_RESTORE) : v8Error('forbidden', REFUSED_SAVE)),
   };
 }
 
@@ -78,7 +80,7 @@ function nxV1(): ProtocolAdapter {
       return undefined;
     },
     // Only 404 keeps a GET calm; 409 ("Cannot override an existing record") is nx's silent "not stored".
-    refusal: (kind) => (kind === 'restore' ? { status: 404, body: REFUSED_RESTORE } : { status: 409, body: REFUSED_SAVE }),
+    refusal: (kind) => (kind === 'restore' ? { status: 404, body: `${REFUSED_RESTORE}\n`, type: 'text/plain; charset=utf-8' } : { status: 409, body: `${REFUSED_SAVE}\n`, type: 'text/plain; charset=utf-8' }),
   };
 }
 
@@ -104,7 +106,7 @@ function pipelineV8(): ProtocolAdapter {
           return undefined;
       }
     },
-    refusal: (kind) => (kind === 'restore' ? { status: 404, body: REFUSED_RESTORE } : { status: 403, body: REFUSED_SAVE }),
+    refusal: (kind) => (kind === 'restore' ? v8Error('not_found', REFUSED_RESTORE) : v8Error('forbidden', REFUSED_SAVE)),
   };
 }
 

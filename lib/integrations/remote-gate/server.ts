@@ -98,10 +98,10 @@ export async function startGate(options: GateOptions): Promise<Gate> {
   };
 
   /** Read and discard the request body, then answer: the client sees a status, not a broken pipe. */
-  const answerAfterBody = (req: http.IncomingMessage, res: http.ServerResponse, status: number, body: string): void => {
+  const answerAfterBody = (req: http.IncomingMessage, res: http.ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void => {
     const send = (): void => {
       if (res.headersSent || res.destroyed) return;
-      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+      res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
       res.end(body);
     };
     req.on('error', () => undefined);
@@ -180,14 +180,14 @@ export async function startGate(options: GateOptions): Promise<Gate> {
       forward(req, res, path);
       return;
     }
-    const { status, body } = adapter.refusal(classified.kind);
+    const { status, body, type } = adapter.refusal(classified.kind);
     if (classified.unit === 'part') refusedParts++;
     else {
       refused[classified.kind]++;
       refusedKeys.push({ kind: classified.kind, key: classified.key });
     }
     tell({ type: 'refused', request, status, reason });
-    answerAfterBody(req, res, status, body);
+    answerAfterBody(req, res, status, body, type);
   };
 
   const server = http.createServer(handle);
