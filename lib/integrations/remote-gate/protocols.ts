@@ -38,8 +38,8 @@ function tail(path: string, prefix: string): string | undefined {
 
 const REFUSED_SAVE = 'lockguard refused this upload: the lockfile moved during the run, so its key names the old lockfile';
 const REFUSED_RESTORE = 'lockguard refused this restore: the lockfile moved during the run';
-/** The v8 API's error body (turbo parses a 4xx body as JSON `{code, message}`). */
-const v8Error = (code: string, message: string): { status: number; body: string; type: string } => ({ status: code === 'not_found' ? 404 : 403, body: JSON.stringify({ code, message }), type: 'application/json' });
+/** The v8 API's error body (turbo parses a 4xx body as `{"error": {"code", "message"}}` and prints the message). */
+const v8Error = (code: string, message: string): { status: number; body: string; type: string } => ({ status: code === 'not_found' ? 404 : 403, body: JSON.stringify({ error: { code, message } }), type: 'application/json' });
 
 /** turbo's v8 artifacts API. */
 function turboV8(): ProtocolAdapter {
