@@ -141,32 +141,6 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const tools = benchTools(ctx.tmp);
   const root = wideTurbo(ctx.tmp, tools.env);
-  const server = await turboServer(ctx.tmp);
-  const gate = await startGateProcess('turbo-v8', server.url, root);
-  // A 200-task turbo run takes 15-60 s here: three samples each side.
-  const runs = Math.min(ctx.runs, 3);
-  try {
-    // Cold: every sample uploads 200 artifacts into an empty namespace.
-    const cold = { direct: [] as number[], gated: [] as number[] };
-    turboRun(root, tools.env, server.url, 'warmup-direct');
-    turboRun(root, tools.env, gate.url, 'warmup-gated');
-    for (let i = 0; i < runs; i++) {
-      const order = i % 2 === 0 ? (['direct', 'gated'] as const) : (['gated', 'direct'] as const);
-      for (const mode of order) cold[mode].push(turboRun(root, tools.env, mode === 'direct' ? server.url : gate.url, `cold-${i}-${mode}`));
-    }
-    rows.push({ group: 'remote gate', subject: `turbo cold run through the gate (${PACKAGES} uploads of 256 KB)`, subjectMs: median(cold.gated), baseline: 'straight to turborepo-remote-cache', baselineMs: median(cold.direct), goal: 1.05 });
-    // Warm: every sample restores the 200 artifacts of one filled namespace (local cache emptied).
-    turboRun(root, tools.env, server.url, 'warm');
-    const warm = { direct: [] as number[], gated: [] as number[] };
-    for (let i = 0; i < runs; i++) {
-      const order = i % 2 === 0 ? (['direct', 'gated'] as const) : (['gated', 'direct'] as const);
-      for (const mode of order) warm[mode].push(turboRun(root, tools.env, mode === 'direct' ? server.url : gate.url, 'warm'));
-    }
-    rows.push({ group: 'remote gate', subject: `turbo warm run through the gate (${PACKAGES} restores of 256 KB)`, subjectMs: median(warm.gated), baseline: 'straight to turborepo-remote-cache', baselineMs: median(warm.direct), goal: 1.05 });
-  } finally {
-    await gate.end().catch(() => undefined);
-    server.child.kill('SIGKILL');
-  }
   {
     // 200 MB through a fresh gate process to the spec server: the gate's RSS high-water mark over its start.
     const spec = spawn(process.execPath, [SPEC, 'v8', join(ctx.tmp, 'big-store'), TOKEN], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -180,6 +154,7 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
     spec.kill('SIGKILL');
     rmSync(join(ctx.tmp, 'big-store'), { recursive: true, force: true });
     const growthMb = (usage.maxRssKb - usage.rssStartKb) / 1024;
+    process.stderr.write(`bench: 200MB rss growth ${((usage.maxRssKb - usage.rssStartKb) / 1024).toFixed(1)} MB\n`);
     rows.push({ group: 'remote gate', subject: '200 MB artifact up and down through the gate: gate RSS growth (MB)', subjectMs: growthMb, baseline: 'goal 64 MB', baselineMs: 64, goal: 1, note: `RSS at start ${Math.round(usage.rssStartKb / 1024)} MB, peak ${Math.round(usage.maxRssKb / 1024)} MB; ${Math.round(ms)} ms for 400 MB` });
   }
   {
@@ -198,6 +173,36 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
     }, ctx.runs);
     session.stop();
     rows.push({ group: 'remote gate', subject: 'the re-check before each upload or restore (per request)', subjectMs, baseline: 'one wrote(); moved()', baselineMs, goal: 2 });
+  }
+  const server = await turboServer(ctx.tmp);
+  const gate = await startGateProcess('turbo-v8', server.url, root);
+  // A 200-task turbo run takes 15-60 s here: three samples each side.
+  const runs = Math.min(ctx.runs, 3);
+  try {
+    // Warm first (the cleanest view of the gate: no task runs, 200 artifacts restored from one namespace
+    // filled once, local cache emptied before each sample); then cold (every sample runs the 200 tasks and
+    // uploads into an empty namespace). Rows are printed as they come: a loaded machine makes this slow.
+    turboRun(root, tools.env, server.url, 'warm');
+    turboRun(root, tools.env, gate.url, 'warm');
+    const warm = { direct: [] as number[], gated: [] as number[] };
+    for (let i = 0; i < runs; i++) {
+      const order = i % 2 === 0 ? (['direct', 'gated'] as const) : (['gated', 'direct'] as const);
+      for (const mode of order) warm[mode].push(turboRun(root, tools.env, mode === 'direct' ? server.url : gate.url, 'warm'));
+    }
+    const warmRow: BenchRow = { group: 'remote gate', subject: `turbo warm run through the gate (${PACKAGES} restores of 256 KB)`, subjectMs: median(warm.gated), baseline: 'straight to turborepo-remote-cache', baselineMs: median(warm.direct), goal: 1.05, note: `samples gated ${warm.gated.map(Math.round).join('/')} direct ${warm.direct.map(Math.round).join('/')} ms` };
+    rows.push(warmRow);
+    process.stderr.write(`bench: ${JSON.stringify(warmRow)}\n`);
+    const cold = { direct: [] as number[], gated: [] as number[] };
+    for (let i = 0; i < runs; i++) {
+      const order = i % 2 === 0 ? (['direct', 'gated'] as const) : (['gated', 'direct'] as const);
+      for (const mode of order) cold[mode].push(turboRun(root, tools.env, mode === 'direct' ? server.url : gate.url, `cold-${i}-${mode}`));
+    }
+    const coldRow: BenchRow = { group: 'remote gate', subject: `turbo cold run through the gate (${PACKAGES} uploads of 256 KB)`, subjectMs: median(cold.gated), baseline: 'straight to turborepo-remote-cache', baselineMs: median(cold.direct), goal: 1.05, note: `samples gated ${cold.gated.map(Math.round).join('/')} direct ${cold.direct.map(Math.round).join('/')} ms` };
+    rows.push(coldRow);
+    process.stderr.write(`bench: ${JSON.stringify(coldRow)}\n`);
+  } finally {
+    await gate.end().catch(() => undefined);
+    server.child.kill('SIGKILL');
   }
   return rows;
 }
