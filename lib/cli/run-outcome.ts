@@ -21,11 +21,12 @@ function list(words: readonly string[]): string {
 }
 
 /** What was done about the move, for the status line. */
-export function outcomeText(policy: Policy, outcome: RunnerOutcome, guarded: readonly GuardedCache[], runId: string): string {
+/** `refused`: the remote gates' clause (remote-gate-wiring.ts refusedClause), '' when they refused nothing. */
+export function outcomeText(policy: Policy, outcome: RunnerOutcome, guarded: readonly GuardedCache[], runId: string, refused = ''): string {
   const withheld = outcome.withheldCount;
   const replayed = outcome.tasksAfterMove.filter((task) => task.action === 'restored').map((task) => task.task);
   const after = replayed.length === 0 ? '' : `; ${plural(replayed.length, 'task')} restored from cache after it (${replayed.slice(0, 3).join(', ')}${replayed.length > 3 ? ', ...' : ''}): re-run them`;
-  const details = ` (lockguard status --run ${runId} for details)`;
+  const details = `${refused} (lockguard status --run ${runId} for details)`;
   const names = list(guarded.map((cache) => RUNNER_LABEL[cache.runner]));
   const noCache = 'no runner cache is guarded here (no turbo, nx or pnpm pipeline configured), so nothing was withheld; lockguard verify refuses saves keyed on this run';
   const saves = guarded.length === 0 ? noCache : withheld === 0 ? `the ${names} ${guarded.length === 1 ? 'cache holds' : 'caches hold'} no save from after it, so nothing was withheld` : `${plural(withheld, 'cache save')} keyed before it ${withheld === 1 ? 'was' : 'were'} withheld`;

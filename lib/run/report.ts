@@ -56,6 +56,8 @@ export interface RunReport {
   readonly tasksAfterMove: readonly TaskAfterMoveReport[];
   /** The remote-cache switch lines printed before the command, if any. */
   readonly remote: readonly string[];
+  /** The remote gates of the run (where each forwarded, what it passed and refused); absent without one. */
+  readonly remoteGate?: Readonly<Record<string, unknown>>;
   /** Per moved lockfile, which projects' slices changed (run/slice-report.ts sliceMoveJson). */
   readonly slices: readonly Readonly<Record<string, unknown>>[];
   readonly notes: readonly string[];
@@ -74,6 +76,7 @@ export interface ReportInput {
   readonly keptBeforeMove: number;
   readonly tasksAfterMove: readonly TaskAfterMoveReport[];
   readonly remote: readonly string[];
+  readonly remoteGate?: Readonly<Record<string, unknown>>;
   readonly slices: readonly Readonly<Record<string, unknown>>[];
   readonly notes: readonly string[];
 }
@@ -97,6 +100,7 @@ export function buildReport(input: ReportInput): RunReport {
     keptBeforeMove: input.keptBeforeMove,
     tasksAfterMove: input.tasksAfterMove,
     remote: input.remote,
+    ...(input.remoteGate === undefined ? {} : { remoteGate: input.remoteGate }),
     slices: input.slices,
     notes: input.notes,
   };

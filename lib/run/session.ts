@@ -15,7 +15,8 @@ import { appendEvent, createRun, readEvents, type Policy, type RunHandle } from 
 import { registerLive, unregisterLive, processStart } from './live.js';
 import { currentDigest, type MovedFile } from './verdict.js';
 
-export type Evidence = SignalSource | 'exit';
+/** `gate`: the remote gate re-checked the table before forwarding a restore or an upload. */
+export type Evidence = SignalSource | 'exit' | 'gate';
 
 export interface MoveRecord {
   /** Earliest evidence of the move, epoch ms. */

@@ -18,6 +18,7 @@ import * as withhold from './withhold.bench.js';
 import * as slices from './slices.bench.js';
 import * as slicesYarnBun from './slices-yarn-bun.bench.js';
 import * as pnpmfile from './pnpmfile.bench.js';
+import * as remoteGate from './remote-gate.bench.js';
 import { formatTable, machineLine, type BenchContext, type BenchRow } from './harness.js';
 
 interface BenchModule {
@@ -34,6 +35,7 @@ const MODULES: readonly BenchModule[] = [
   { name: 'slices', bench: slices.bench },
   { name: 'slices-yarn-bun', bench: slicesYarnBun.bench },
   { name: 'pnpmfile', bench: pnpmfile.bench },
+  { name: 'remote-gate', bench: remoteGate.bench },
 ];
 
 function fixturesDir(): string | undefined {

@@ -88,7 +88,14 @@ test('with a remote cache configured, --remote auto applies through the root scr
   a.scripts['build'] = `pnpm --filter b add tiny-dep@file:../../vendor/tiny-dep-6.0.0.tgz && ${a.scripts['build'] ?? ''}`;
   writeFileSync(manifest, JSON.stringify(a, null, 2));
   const env = { ...s.env, TURBO_API: 'http://127.0.0.1:9', TURBO_TOKEN: 'planted-token-value', TURBO_TEAM: 'team' };
+  // auto: the remote gate stands in front of it (found through the script); uploads after the move are refused.
   const run = spawnSync(process.execPath, [BIN, 'run', '--', 'pnpm', 'build'], { cwd: s.root, env, encoding: 'utf8', timeout: 120_000 });
-  assert.match(run.stderr, /\[lockguard\] turbo remote cache read-only for this run \(TURBO_CACHE=local:rw,remote:r\)/, run.stderr);
+  assert.match(run.stderr, /remote uploads? keyed before it (was|were) refused/, run.stderr);
+  assert.doesNotMatch(run.stderr, /TURBO_CACHE=/, 'no up-front switch under the gate');
   assert.doesNotMatch(`${run.stdout}${run.stderr}`, /planted-token-value/);
+  // off keeps its meaning: the runner's own switch, through the script too.
+  const s2 = scenario(t, 'turbo', { rootScripts: { build: SCRIPT.turbo } });
+  const off = spawnSync(process.execPath, [BIN, 'run', '--remote', 'off', '--', 'pnpm', 'build'], { cwd: s2.root, env: { ...s2.env, TURBO_API: 'http://127.0.0.1:9', TURBO_TOKEN: 'planted-token-value', TURBO_TEAM: 'team' }, encoding: 'utf8', timeout: 120_000 });
+  assert.match(off.stderr, /\[lockguard\] turbo remote cache off for this run \(TURBO_CACHE=local:rw\)/, off.stderr);
+  assert.doesNotMatch(`${off.stdout}${off.stderr}`, /planted-token-value/);
 });

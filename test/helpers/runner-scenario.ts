@@ -11,7 +11,7 @@
 // and both tools keep their caches under the temp HOME.
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
@@ -26,6 +26,7 @@ export type ScenarioManager = 'pnpm' | 'yarn' | 'bun';
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const PNPM10 = join(REPO, 'node_modules', 'pnpm10', 'bin', 'pnpm.cjs');
 const PNPM12 = join(REPO, 'node_modules', 'pnpm12', 'pnpm');
+const PNPM1221 = join(REPO, 'node_modules', 'pnpm1221', 'pnpm');
 const BIN = join(REPO, 'node_modules', '.bin');
 const YARN_JS = join(REPO, 'node_modules', '@yarnpkg', 'cli-dist', 'bin', 'yarn.js');
 
@@ -69,6 +70,15 @@ const INSTALL_SIX: Record<ScenarioManager, string> = {
 };
 
 const aBuild = (manager: ScenarioManager): string => `const fs = require('fs'), path = require('path'), cp = require('child_process');
+// With a wait-for file ("<dir> <count>"), wait (at most 30 s) until <dir> holds <count> files: c's upload.
+const waitFor = path.join(__dirname, 'wait-for');
+if (fs.existsSync(waitFor)) {
+  const [dir, count] = fs.readFileSync(waitFor, 'utf8').trim().split(' ');
+  const files = (d) => { try { return fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => e.isDirectory() ? files(path.join(d, e.name)) : e.name.endsWith('.part') ? [] : [e.name]); } catch { return []; } };
+  const until = Date.now() + 30000;
+  while (files(dir).length < Number(count) && Date.now() < until) cp.execFileSync('sleep', ['0.1']);
+}
+if (process.argv.includes('--wait-only')) process.exit(0);
 const armed = path.join(__dirname, 'armed');
 if (fs.existsSync(armed)) {
   fs.unlinkSync(armed);
@@ -87,7 +97,10 @@ const INSTALL: Record<ScenarioManager, { install: string[]; frozen: string[] }> 
 
 const B_BUILD = `node -e "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.json',JSON.stringify({tinyDep:require('tiny-dep')}))"`;
 
-/** Build the scenario workspace, install it (S0) and arm a#build. */
+const C_BUILD = `node -e "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/c.txt','c');require('fs').appendFileSync('../../../c-ran','x')"`;
+// The install in plain sight (the plan sees it); it runs on every real build of a, so nothing is armed.
+const VISIBLE_A_BUILD = 'node ../../../a-build.cjs --wait-only && pnpm --filter b add tiny-dep@file:../../vendor/tiny-dep-6.0.0.tgz && node ../../../a-build.cjs';
+
 export interface ScenarioOptions {
   /** nx shares its cache under ~/.nx/<id>/ only when HOME is not under /tmp. */
   readonly homeOutsideTmp?: boolean;
@@ -97,8 +110,17 @@ export interface ScenarioOptions {
   readonly pnpm?: 10 | 12;
   /** Root package.json scripts (how people start their runner: `"build": "turbo run build"`). */
   readonly rootScripts?: Readonly<Record<string, string>>;
+  /** Add package `c`, which depends on nothing (its build appends to `<base>/c-ran` whenever it really runs). */
+  readonly withC?: boolean;
+  /** a's install in its package script (where `lockguard plan` sees it), not hidden in a-build.cjs. */
+  readonly visibleInstall?: boolean;
+  /** With `withC`: this many more leaves like c (`c1`..`cN`), for parallel uploads before the move. */
+  readonly moreLeaves?: number;
+  /** The pipeline with pnpm 12.21.0 (remote task cache) instead of 12.4.2. */
+  readonly pnpm1221?: boolean;
 }
 
+/** Build the scenario workspace, install it (S0) and arm a#build. */
 export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: ScenarioOptions = {}): Scenario {
   const manager = options.manager ?? 'pnpm';
   if (manager !== 'pnpm' && tool !== 'turbo') throw new Error(`the ${manager} scenario is built for turbo only`);
@@ -113,7 +135,8 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
   tarball(base, '6.0.0');
   tarball(base, '7.0.0');
   const pnpmMajor = options.pnpm ?? (tool === 'pnpm-pipeline' ? 12 : 10);
-  const pnpm = pnpmMajor === 12 ? `exec "${PNPM12}" "$@"` : `exec "${process.execPath}" "${PNPM10}" "$@"`;
+  const pnpm12 = options.pnpm1221 === true ? PNPM1221 : PNPM12;
+  const pnpm = pnpmMajor === 12 ? `exec "${pnpm12}" "$@"` : `exec "${process.execPath}" "${PNPM10}" "$@"`;
   writeFileSync(join(base, 'bin', 'pnpm'), `#!/bin/sh\n${pnpm}\n`);
   chmodSync(join(base, 'bin', 'pnpm'), 0o755);
   // turbo runs each task through the package manager on PATH.
@@ -137,7 +160,9 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
     ...(tool === 'turbo' ? { 'turbo.json': JSON.stringify({ tasks: { build: { dependsOn: ['^build'], outputs: ['dist/**'] } } }, null, 2) } : {}),
     ...(tool === 'nx' ? { 'nx.json': JSON.stringify({ targetDefaults: { build: { dependsOn: ['^build'], outputs: ['{projectRoot}/dist'], cache: true } } }, null, 2) } : {}),
     packages: {
-      a: { 'package.json': JSON.stringify({ name: 'a', version: '1.0.0', private: true, scripts: { build: 'node ../../../a-build.cjs' } }, null, 2) },
+      a: { 'package.json': JSON.stringify({ name: 'a', version: '1.0.0', private: true, scripts: { build: options.visibleInstall === true ? VISIBLE_A_BUILD : 'node ../../../a-build.cjs' } }, null, 2) },
+      ...(options.withC === true ? { c: { 'package.json': JSON.stringify({ name: 'c', version: '1.0.0', private: true, scripts: { build: C_BUILD } }, null, 2) } } : {}),
+      ...Object.fromEntries(Array.from({ length: options.moreLeaves ?? 0 }, (_, i) => [`c${i + 1}`, { 'package.json': JSON.stringify({ name: `c${i + 1}`, version: '1.0.0', private: true, scripts: { build: C_BUILD } }, null, 2) }])),
       b: {
         'package.json': JSON.stringify(
           { name: 'b', version: '1.0.0', private: true, dependencies: { a: 'workspace:*', 'tiny-dep': 'file:../../vendor/tiny-dep-7.0.0.tgz' }, scripts: { build: B_BUILD } },
@@ -194,7 +219,7 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
     }
   };
   const arm = (): void => writeFileSync(join(base, 'armed'), '');
-  arm();
+  if (options.visibleInstall !== true) arm();
   return {
     tool,
     manager,
@@ -227,5 +252,64 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
       }
       return (JSON.parse(readFileSync(join(root, 'packages', 'b', 'node_modules', 'tiny-dep', 'package.json'), 'utf8')) as { version: string }).version;
     },
+  };
+}
+
+export interface Machine {
+  readonly base: string;
+  readonly root: string;
+  readonly env: Record<string, string>;
+  sh(argv: readonly string[], extraEnv?: Record<string, string>): SpawnSyncReturns<string>;
+  out(): string | undefined;
+  installed(): string;
+  /** True when c's build really ran here (it appends to `<base>/c-ran`); false when c was restored. */
+  cRan(): boolean;
+}
+
+/**
+ * A second machine for the same repository: a fresh clone of S0 (no node_modules, no local caches, no
+ * ledger), its own HOME and caches, then a frozen install. Same remote: pass its env to `sh`.
+ */
+export function secondMachine(t: Pick<TestContext, 'after'>, s: Scenario): Machine {
+  const base = tempWorkspace(t, {}, `lockguard-${s.tool}-machine2-`);
+  const root = join(base, 'ws');
+  const skip = /[\\/](node_modules|\.lockguard|\.turbo|\.nx|dist)([\\/]|$)/;
+  cpSync(s.root, root, { recursive: true, filter: (source) => !skip.test(source.slice(s.root.length)) });
+  copyFileSync(join(s.base, 'saved', 'pnpm-lock.yaml'), join(root, 'pnpm-lock.yaml'));
+  copyFileSync(join(s.base, 'saved', 'b-package.json'), join(root, 'packages', 'b', 'package.json'));
+  cpSync(join(s.base, 'bin'), join(base, 'bin'), { recursive: true });
+  copyFileSync(join(s.base, 'a-build.cjs'), join(base, 'a-build.cjs'));
+  const home = join(base, 'home');
+  mkdirSync(home, { recursive: true });
+  const env: Record<string, string> = {
+    ...s.env,
+    HOME: home,
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    PATH: (s.env['PATH'] ?? '').replace(join(s.base, 'bin'), join(base, 'bin')),
+  };
+  const sh = (argv: readonly string[], extraEnv: Record<string, string> = {}): SpawnSyncReturns<string> => {
+    const [command, ...args] = argv;
+    return spawnSync(command ?? 'true', args, { cwd: root, env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 90_000 });
+  };
+  check(sh(['pnpm', 'install', '--frozen-lockfile']), 'machine 2: pnpm install --frozen-lockfile');
+  return {
+    base,
+    root,
+    env,
+    sh,
+    out() {
+      try {
+        return (JSON.parse(readFileSync(join(root, 'packages', 'b', 'dist', 'out.json'), 'utf8')) as { tinyDep?: string }).tinyDep;
+      } catch {
+        return undefined;
+      }
+    },
+    installed() {
+      return (JSON.parse(readFileSync(join(root, 'packages', 'b', 'node_modules', 'tiny-dep', 'package.json'), 'utf8')) as { version: string }).version;
+    },
+    cRan: () => existsSync(join(base, 'c-ran')),
   };
 }

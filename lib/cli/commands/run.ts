@@ -27,6 +27,7 @@ import { refuseSetup } from '../refuse-setup.js';
 import { afterRunners, prepareRunners, type RunnerPrepared } from '../runner-guard.js';
 import { remoteOf, runnerOverride, RUNNER_HELP, RUNNER_OPTIONS } from '../runner-option.js';
 import { exitCodeOf, outcomeText, type FailMode } from '../run-outcome.js';
+import { fallbackLines, openRemoteGates, refusedClause, type RemoteGateOutcome } from '../remote-gate-wiring.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
 const POLICIES = ['flag', 'withhold', 'refuse'] as const;
@@ -172,20 +173,25 @@ export const command: Command = {
     const refuse = options.policy === 'refuse' ? refuseSetup(table, io.env) : undefined;
     if (refuse?.warning !== undefined) io.stderr.write(`${paint(io, io.stderr, 'yellow', refuse.warning)}\n`);
 
-    const remoteSwitch = await mayContainWriter(guard.runners, options.remote, childArgv, workspace.root, io.env);
     const session = new GuardSession(table, options.policy, childArgv);
     const runId = session.run.record.id;
+    // The remote gate, where it can stand: restores and uploads decided at the request, no up-front switch.
+    const gates = await openRemoteGates({ runners: guard.runners, root: workspace.root, command: childArgv, env: io.env, remote: options.remote, policy: options.policy, session });
+    let gateOutcome: RemoteGateOutcome;
     let end: ChildEnd;
     let prepared: RunnerPrepared;
     const runStartedAt = Date.now();
     try {
-      prepared = prepareRunners(guard, workspace.root, childArgv, io.env, options.remote, remoteSwitch);
-      for (const line of prepared.announce) io.stderr.write(`${line}\n`);
+      const remoteSwitch = await mayContainWriter(guard.runners.filter((runner) => !gates.gated.has(runner)), options.remote, childArgv, workspace.root, io.env);
+      prepared = prepareRunners(guard, workspace.root, gates.argv, io.env, options.remote, (runner) => !gates.gated.has(runner) && remoteSwitch(runner));
+      for (const line of fallbackLines(gates, prepared.announce)) io.stderr.write(`${line}\n`);
       session.listen();
-      end = await runChild(prepared.argv, { cwd: io.cwd, env: { ...io.env, ...prepared.env, ...refuse?.env, LOCKGUARD_RUN: session.run.dir } });
+      end = await runChild(prepared.argv, { cwd: io.cwd, env: { ...io.env, ...prepared.env, ...gates.env, ...refuse?.env, LOCKGUARD_RUN: session.run.dir } });
     } finally {
       session.stop();
+      gateOutcome = await gates.close();
     }
+    for (const line of gateOutcome.loud) io.stderr.write(`${paint(io, io.stderr, 'yellow', line)}\n`);
     const runEndedAt = Date.now();
     if (end.kind === 'failed') io.stderr.write(`lockguard: cannot run "${childArgv[0]}" (${end.reason === 'not-found' ? 'command not found' : end.reason}).\n`);
     const move = session.finish();
@@ -212,13 +218,14 @@ export const command: Command = {
         withheld,
         keptBeforeMove: outcome.keptBeforeMove,
         tasksAfterMove: outcome.tasksAfterMove,
-        remote: prepared.announce,
+        remote: fallbackLines(gates, prepared.announce),
+        remoteGate: { gates: gateOutcome.gates, refused: { uploads: gateOutcome.refusedUploads, blobs: gateOutcome.refusedParts, restores: gateOutcome.refusedRestores } },
         slices: slices.map(sliceMoveJson),
-        notes: outcome.notes,
+        notes: [...outcome.notes, ...gateOutcome.notes],
       }),
     );
     if (move !== undefined) {
-      io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(move.files, outcomeText(options.policy, outcome, prepared.caches, runId)))}\n`);
+      io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(move.files, outcomeText(options.policy, outcome, prepared.caches, runId, refusedClause(gateOutcome))))}\n`);
       for (const slice of slices) io.stderr.write(`  ${slice.text}\n`);
     }
     return code;
