@@ -21,6 +21,7 @@ import {
   type WithholdResult,
 } from '../integrations/runners/index.js';
 import type { Policy } from '../run/ledger.js';
+import type { PassControl } from '../run/quarantine.js';
 import type { MoveRecord } from '../run/session.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -62,7 +63,7 @@ export function prepareRunner(runner: RunnerName, root: string, command: readonl
   return { runner, cache, before, argv: [...command, ...plan.argv], env: plan.env, notes, announce: plan.note === undefined ? [] : [plan.note] };
 }
 
-export function afterRunner(prepared: RunnerPrepared, policy: Policy, move: MoveRecord | undefined, runId: string, window: { runStartedAt: number; runEndedAt: number }): RunnerOutcome {
+export async function afterRunner(prepared: RunnerPrepared, policy: Policy, move: MoveRecord | undefined, runId: string, window: { runStartedAt: number; runEndedAt: number }, control?: PassControl): Promise<RunnerOutcome> {
   const notes = [...prepared.notes];
   const { cache, before } = prepared;
   if (move === undefined || cache === undefined || before === undefined) return { withheld: undefined, summary: undefined, tasksAfterMove: [], notes };
@@ -71,7 +72,7 @@ export function afterRunner(prepared: RunnerPrepared, policy: Policy, move: Move
   try {
     summary = tasksAfterMove(cache, { movedAt: move.at, runStartedAt: window.runStartedAt });
     if (summary.note !== undefined) notes.push(`runner summary: ${summary.note}`);
-    if (policy !== 'flag') withheld = withholdAfterRun(cache, before, summary, { movedAt: move.at, runId, ...window });
+    if (policy !== 'flag') withheld = await withholdAfterRun(cache, before, summary, { movedAt: move.at, runId, ...window, ...(control === undefined ? {} : { control }) });
   } catch (error) {
     notes.push(`withholding: ${noteOf(error)}`);
   }

@@ -6,7 +6,8 @@
 
 import { checkInstall } from '../../core/install-check.js';
 import { isInstallCommand } from '../../core/commands.js';
-import { LockguardError } from '../../core/errors.js';
+import { constants } from 'node:os';
+import { isLockguardError, LockguardError } from '../../core/errors.js';
 import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
 import { statusLine } from '../../core/watch.js';
 import { runChild, type ChildEnd } from '../../run/child.js';
@@ -16,10 +17,12 @@ import { buildReport, saveReport } from '../../run/report.js';
 import { GuardSession } from '../../run/session.js';
 import { oneOf, parse, stringValue, flag } from '../args.js';
 import { EXIT } from '../exit-codes.js';
-import { paint, type Io } from '../io.js';
+import { paint, printError, type Io } from '../io.js';
 import type { Command } from '../main.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
-import { afterRunner, prepareRunner, type RunnerOutcome } from '../runner-guard.js';
+import { afterRunner, prepareRunner, type RunnerOutcome, type RunnerPrepared } from '../runner-guard.js';
+import { holdForQuarantine, passControl } from '../pass-control.js';
+import type { Interrupts } from '../../run/interrupts.js';
 import { remoteConfigured, type RemoteMode, type RunnerName } from '../../integrations/runners/index.js';
 import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
 import { remoteOf, runnerOf, RUNNER_HELP, RUNNER_OPTIONS } from '../runner-option.js';
@@ -161,34 +164,87 @@ export const command: Command = {
     let end: ChildEnd;
     let prepared;
     const runStartedAt = Date.now();
+    // Held from just before the child starts: while it runs, child.ts forwards signals to it; once it has
+    // exited (arm), a signal waits for the final check and the withholding pass (a second one stops the pass
+    // between two entries), so a cache entry is never left half moved.
+    const interrupts = holdForQuarantine(io);
     try {
-      prepared = prepareRunner(runner, workspace.root, childArgv, io.env, remote, writerPossible);
-      for (const line of prepared.announce) io.stderr.write(`${line}\n`);
-      session.listen();
-      end = await runChild(prepared.argv, { cwd: io.cwd, env: { ...io.env, ...prepared.env, LOCKGUARD_RUN: session.run.dir } });
+      try {
+        prepared = prepareRunner(runner, workspace.root, childArgv, io.env, remote, writerPossible);
+        for (const line of prepared.announce) io.stderr.write(`${line}\n`);
+        session.listen();
+        end = await runChild(prepared.argv, { cwd: io.cwd, env: { ...io.env, ...prepared.env, LOCKGUARD_RUN: session.run.dir } });
+      } finally {
+        session.stop();
+        interrupts.arm();
+      }
+      return await finishRun({ io, session, policy, failMode, childArgv, end, prepared, runStartedAt, interrupts });
     } finally {
-      session.stop();
+      interrupts.release();
     }
-    const runEndedAt = Date.now();
-    if (end.kind === 'failed') io.stderr.write(`lockguard: cannot run "${childArgv[0]}" (${end.reason === 'not-found' ? 'command not found' : end.reason}).\n`);
-    const move = session.finish();
-    const runnerOutcome = afterRunner(prepared, policy, move, session.run.record.id, { runStartedAt, runEndedAt });
-
-    let code = end.code;
-    if (code === 0 && move !== undefined) {
-      const fail = policy === 'refuse' || (policy === 'withhold' && (failMode === 'always' || (failMode === 'auto' && isCi(io.env))));
-      if (fail) code = EXIT.moved;
-    }
-    appendEvent(session.run, { type: 'exit', code, child: end });
-    const withheld = (runnerOutcome.withheld?.withheld ?? []).map((entry) => ({ runner: entry.runner, key: entry.key, task: entry.task ?? null, from: entry.paths.map((path) => `${entry.cacheDir}/${path}`), to: runnerOutcome.withheld?.quarantineDir ?? '', reason: entry.reason }));
-    if (withheld.length > 0) appendEvent(session.run, { type: 'withheld', count: withheld.length, quarantine: runnerOutcome.withheld?.quarantineDir });
-    const slices = move === undefined ? [] : await lockfileMovesAmong(session.run.record, move.files.map((file) => file.path));
-    const extra = { slices: slices.map(sliceMoveJson), runner: prepared.runner, cacheDir: prepared.cache?.dir ?? null, remote: prepared.announce[0] ?? null, tasksAfterMove: runnerOutcome.tasksAfterMove, keptBeforeMove: runnerOutcome.withheld?.keptBeforeMove ?? 0 };
-    saveReport(session.run, buildReport({ run: session.run, command: childArgv, policy, exit: end, exitCode: code, move, withheld, notes: runnerOutcome.notes, extra }));
-    if (move !== undefined) {
-      io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(move.files, outcome(policy, runnerOutcome)))}\n`);
-      for (const slice of slices) io.stderr.write(`  ${slice.text}\n`);
-    }
-    return code;
   },
 };
+
+interface Finishing {
+  readonly io: Io;
+  readonly session: GuardSession;
+  readonly policy: Policy;
+  readonly failMode: (typeof FAIL_MODES)[number];
+  readonly childArgv: readonly string[];
+  readonly end: ChildEnd;
+  readonly prepared: RunnerPrepared;
+  readonly runStartedAt: number;
+  readonly interrupts: Interrupts;
+}
+
+/** Best effort for what only records (events, the report): a ledger that cannot be written warns once per write. */
+function recordOrWarn(io: Io, what: string, write: () => void): void {
+  try {
+    write();
+  } catch (error) {
+    if (!isLockguardError(error)) throw error;
+    io.stderr.write(`lockguard: warning: ${what} was not written (${error.message})\n`);
+  }
+}
+
+/**
+ * After the child: the final check, the withholding pass, the verdict line and the exit code. The verdict
+ * is printed and decides the exit code even when the report cannot be written; a withholding pass that a
+ * disk fault stopped is a setup error (exit 2, its path and fix), and the run stays unfinished, so the next
+ * lockguard command withholds what is left.
+ */
+async function finishRun(f: Finishing): Promise<number> {
+  const { io, session, policy, end, prepared } = f;
+  const runEndedAt = Date.now();
+  if (end.kind === 'failed') io.stderr.write(`lockguard: cannot run "${f.childArgv[0]}" (${end.reason === 'not-found' ? 'command not found' : end.reason}).\n`);
+  const move = session.finish();
+  const runnerOutcome = await afterRunner(prepared, policy, move, session.run.record.id, { runStartedAt: f.runStartedAt, runEndedAt }, passControl(io, f.interrupts));
+  const fault = runnerOutcome.withheld?.fault;
+  const complete = runnerOutcome.withheld?.interrupted !== true && fault === undefined;
+
+  let code = end.code;
+  if (code === 0 && move !== undefined) {
+    const fail = policy === 'refuse' || (policy === 'withhold' && (f.failMode === 'always' || (f.failMode === 'auto' && isCi(io.env))));
+    if (fail) code = EXIT.moved;
+  }
+  if (fault !== undefined && (code === 0 || code === EXIT.moved)) code = EXIT.usage;
+  const signal = f.interrupts.signal;
+  if (signal !== undefined && (code === 0 || code === EXIT.moved)) code = 128 + (constants.signals[signal] ?? 0);
+  recordOrWarn(io, 'the run\'s exit event', () => appendEvent(session.run, { type: 'exit', code, child: end }));
+  const withheld = (runnerOutcome.withheld?.withheld ?? []).map((entry) => ({ runner: entry.runner, key: entry.key, task: entry.task ?? null, from: entry.paths.map((path) => `${entry.cacheDir}/${path}`), to: runnerOutcome.withheld?.quarantineDir ?? '', reason: entry.reason }));
+  if (withheld.length > 0) recordOrWarn(io, 'the withheld event', () => appendEvent(session.run, { type: 'withheld', count: withheld.length, quarantine: runnerOutcome.withheld?.quarantineDir }));
+  const slices = move === undefined ? [] : await lockfileMovesAmong(session.run.record, move.files.map((file) => file.path));
+  const extra = { slices: slices.map(sliceMoveJson), runner: prepared.runner, cacheDir: prepared.cache?.dir ?? null, remote: prepared.announce[0] ?? null, tasksAfterMove: runnerOutcome.tasksAfterMove, keptBeforeMove: runnerOutcome.withheld?.keptBeforeMove ?? 0, complete };
+  recordOrWarn(io, 'the run\'s report', () => saveReport(session.run, buildReport({ run: session.run, command: f.childArgv, policy, exit: end, exitCode: code, move, withheld, notes: runnerOutcome.notes, extra })));
+  if (move !== undefined) {
+    io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(move.files, outcome(policy, runnerOutcome)))}\n`);
+    for (const slice of slices) io.stderr.write(`  ${slice.text}\n`);
+  }
+  if (fault !== undefined) {
+    printError(io, fault);
+    io.stderr.write('  The entries not yet withheld stay in the cache until then: the next lockguard command in this workspace withholds them.\n');
+  }
+  // Finished only when the pass completed: otherwise the live marker stays, and the next command finishes it.
+  if (complete && !session.close()) io.stderr.write('lockguard: warning: the run could not be marked finished; the next lockguard command will finish it again (nothing is lost).\n');
+  return code;
+}

@@ -1,6 +1,6 @@
 // `lockguard status`: the latest run's state and report.
 
-import { findRun, readEvents, readReport } from '../../run/ledger.js';
+import { findRun, readEvents, readReport, scanEvents } from '../../run/ledger.js';
 import { recordedMoves } from '../../run/verdict.js';
 import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
 import { flag, parse, stringValue } from '../args.js';
@@ -8,6 +8,9 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../main.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
+
+/** How many of the latest events `status --json` shows (the log itself may be any size). */
+const EVENTS_SHOWN = 1000;
 
 const help = `Usage: lockguard status [options]
 
@@ -17,7 +20,8 @@ its verdicts, and its report. Reads the ledger only: it does not re-check the fi
 Options:
 ${DIR_HELP}
   --run <id|folder>    the run to show
-  --json               print {run, kind, root, scope, key, createdAt, moved, slices, verifies, events, report}
+  --json               print {run, kind, root, scope, key, createdAt, moved, slices, verifies, events (the
+                       latest 1000), report}
 
 When a lockfile moved, says which projects' slices changed and how, comparing the bytes the run read
 (kept in the ledger) with the file as it is now.
@@ -32,14 +36,16 @@ export const command: Command = {
     const workspace = await workspaceOf(parsed, io);
     const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN']);
     const { record } = run;
-    const events = readEvents(run.dir);
-    const moved = recordedMoves(run.dir);
-    const verifies = events.filter((event) => event.type === 'verify');
+    // The log is read streaming: the JSON view carries its latest events, the counts cover all of it.
+    const events = readEvents(run.dir, undefined, EVENTS_SHOWN);
+    const moved = recordedMoves(run.dir, record);
+    let verifies = 0;
+    scanEvents(run.dir, () => verifies++, ['verify']);
     const report = readReport(run.dir);
     const state = moved.length > 0 ? 'moved' : 'unmoved';
     const slices = await lockfileMovesAmong(record, moved.map((file) => file.path), workspace.root);
     if (flag(parsed, 'json')) {
-      const data = { run: record.id, dir: run.dir, kind: record.kind, state, root: record.root, manager: record.manager, scope: record.scope, key: record.key, createdAt: new Date(record.at).toISOString(), policy: record.policy ?? null, command: record.command ?? null, moved, slices: slices.map(sliceMoveJson), verifies: verifies.length, events, report: report ?? null };
+      const data = { run: record.id, dir: run.dir, kind: record.kind, state, root: record.root, manager: record.manager, scope: record.scope, key: record.key, createdAt: new Date(record.at).toISOString(), policy: record.policy ?? null, command: record.command ?? null, moved, slices: slices.map(sliceMoveJson), verifies, events, report: report ?? null };
       io.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
       return EXIT.ok;
     }
@@ -50,7 +56,7 @@ export const command: Command = {
     ];
     if (record.command !== undefined) lines.push(`command  ${record.command.join(' ')}`);
     if (moved.length === 0) {
-      lines.push(`state    nothing recorded as moved${verifies.length === 0 ? ' (not verified yet)' : ` (verified ${verifies.length}x)`}`);
+      lines.push(`state    nothing recorded as moved${verifies === 0 ? ' (not verified yet)' : ` (verified ${verifies}x)`}`);
     } else {
       lines.push('state    moved:');
       for (const file of moved) lines.push(`           ${file.path} (${file.kind}: ${file.was?.slice(0, 12) ?? 'absent'} -> ${file.now?.slice(0, 12) ?? 'absent'})`);
