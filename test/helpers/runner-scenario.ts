@@ -67,7 +67,16 @@ fs.writeFileSync('dist/a.txt', 'a');
 const B_BUILD = `node -e "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.json',JSON.stringify({tinyDep:require('tiny-dep')}))"`;
 
 /** Build the scenario workspace, install it (S0) and arm a#build. */
-export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: { homeOutsideTmp?: boolean } = {}): Scenario {
+export interface ScenarioOptions {
+  /** nx shares its cache under ~/.nx/<id>/ only when HOME is not under /tmp. */
+  readonly homeOutsideTmp?: boolean;
+  /** The pnpm the workspace pins and puts on PATH (default: 10 for turbo and nx, 12 for the pipeline). */
+  readonly pnpm?: 10 | 12;
+  /** Root package.json scripts (how people start their runner: `"build": "turbo run build"`). */
+  readonly rootScripts?: Readonly<Record<string, string>>;
+}
+
+export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: ScenarioOptions = {}): Scenario {
   const base = tempWorkspace(t, {}, `lockguard-${tool}-`);
   const root = join(base, 'ws');
   // nx shares its cache under ~/.nx/<id>/ only when HOME is not under /tmp (and the repo has an identity).
@@ -78,12 +87,14 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: { h
   mkdirSync(home, { recursive: true });
   tarball(base, '6.0.0');
   tarball(base, '7.0.0');
-  const pnpm = tool === 'pnpm-pipeline' ? `exec "${PNPM12}" "$@"` : `exec "${process.execPath}" "${PNPM10}" "$@"`;
+  const pnpmMajor = options.pnpm ?? (tool === 'pnpm-pipeline' ? 12 : 10);
+  const pnpm = pnpmMajor === 12 ? `exec "${PNPM12}" "$@"` : `exec "${process.execPath}" "${PNPM10}" "$@"`;
   writeFileSync(join(base, 'bin', 'pnpm'), `#!/bin/sh\n${pnpm}\n`);
   chmodSync(join(base, 'bin', 'pnpm'), 0o755);
   writeFileSync(join(base, 'a-build.cjs'), A_BUILD);
   const rootManifest: Record<string, unknown> = { name: 'root', private: true };
-  if (tool !== 'pnpm-pipeline') rootManifest['packageManager'] = 'pnpm@10.34.8';
+  if (tool !== 'pnpm-pipeline') rootManifest['packageManager'] = pnpmMajor === 12 ? 'pnpm@12.4.2' : 'pnpm@10.34.8';
+  if (options.rootScripts !== undefined) rootManifest['scripts'] = options.rootScripts;
   if (tool === 'nx') rootManifest['devDependencies'] = { nx: `link:${join(REPO, 'node_modules', 'nx')}` };
   let workspaceYaml = 'packages:\n  - "packages/*"\nupdateNotifier: false\n';
   if (tool === 'pnpm-pipeline') workspaceYaml += 'tasks:\n  build:\n    dependsOn: ["^build"]\n    outputs: ["dist/**"]\npipelines:\n  default: [build]\n';

@@ -1,6 +1,7 @@
 // `lockguard status`: the latest run's state and report.
 
 import { findRun, readEvents, readReport, scanEvents } from '../../run/ledger.js';
+import type { RunReport } from '../../run/report.js';
 import { recordedMoves } from '../../run/verdict.js';
 import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
 import { flag, parse, stringValue } from '../args.js';
@@ -8,9 +9,6 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../main.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
-
-/** How many of the latest events `status --json` shows (the log itself may be any size). */
-const EVENTS_SHOWN = 1000;
 
 const help = `Usage: lockguard status [options]
 
@@ -27,6 +25,38 @@ When a lockfile moved, says which projects' slices changed and how, comparing th
 (kept in the ledger) with the file as it is now.
   -h, --help           this text
 `;
+
+/** What the human form adds from a guarded run's report: the caches, what was withheld, the notes. */
+function reportLines(report: unknown): string[] {
+  if (report === null || typeof report !== 'object') return [];
+  const r = report as Partial<RunReport>;
+  const lines: string[] = [];
+  if (typeof r.exitCode === 'number') lines.push(`exit     ${r.exitCode}`);
+  if (Array.isArray(r.caches)) {
+    lines.push(r.caches.length === 0 ? 'guarded  no runner cache' : `guarded  ${r.caches.map((cache) => `${cache.runner} (${cache.cacheDir})`).join(', ')}`);
+  }
+  if (Array.isArray(r.withheld) && r.withheld.length > 0) {
+    lines.push(`withheld ${plural(r.withheld.length, 'cache entry', 'cache entries')} into ${[...new Set(r.withheld.map((entry) => entry.to))].join(', ')} (lockguard quarantine list):`);
+    for (const entry of r.withheld.slice(0, SHOWN_ENTRIES)) lines.push(`           ${entry.runner} ${entry.key}${entry.task === null ? '' : ` (${entry.task})`}: ${entry.reason}`);
+    if (r.withheld.length > SHOWN_ENTRIES) lines.push(`           and ${r.withheld.length - SHOWN_ENTRIES} more (lockguard status --json)`);
+  }
+  if (Array.isArray(r.tasksAfterMove)) {
+    const restored = r.tasksAfterMove.filter((task) => task.action === 'restored');
+    if (restored.length > 0) lines.push(`re-run   ${restored.map((task) => task.task).join(', ')} (restored from cache after the move)`);
+  }
+  for (const note of Array.isArray(r.notes) ? r.notes : []) lines.push(`note     ${note}`);
+  return lines;
+}
+
+function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+/** How many of the latest events `status --json` shows (the log itself may be any size). */
+const EVENTS_SHOWN = 1000;
+
+/** How many withheld entries the human form lists before "and N more". */
+const SHOWN_ENTRIES = 10;
 
 export const command: Command = {
   summary: "show the latest run's state and report",
@@ -62,6 +92,7 @@ export const command: Command = {
       for (const file of moved) lines.push(`           ${file.path} (${file.kind}: ${file.was?.slice(0, 12) ?? 'absent'} -> ${file.now?.slice(0, 12) ?? 'absent'})`);
       for (const move of slices) lines.push(`slices   ${move.text}`);
     }
+    lines.push(...reportLines(report));
     io.stdout.write(`${lines.join('\n')}\n`);
     return EXIT.ok;
   },

@@ -19,7 +19,8 @@ error (no snapshot, not a workspace). Once a run has moved it stays moved, even 
 The verdict is recorded in the run's events; on a ledger that cannot be written (a full or read-only
 disk) it is still printed and still decides the exit code, with a one-line warning.
 
-The run is --run, else $LOCKGUARD_RUN, else the latest snapshot of the workspace.
+The run is --run, else $LOCKGUARD_RUN, else the latest run of the workspace (a snapshot or a guarded run:
+right after "lockguard run", that run). In CI, snapshot --github-output sets $LOCKGUARD_RUN for later steps.
 
 Options:
 ${DIR_HELP}
@@ -41,7 +42,7 @@ export const command: Command = {
     // A missing $GITHUB_OUTPUT is refused before anything is recorded (no stray run, no stray verdict).
     if (flag(parsed, 'github-output')) requireGithubFile(io.env, 'GITHUB_OUTPUT');
     const workspace = await workspaceOf(parsed, io);
-    const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN'], stringValue(parsed, 'run') === undefined && io.env['LOCKGUARD_RUN'] === undefined ? 'snapshot' : undefined);
+    const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN']);
     const { unrecorded, ...verdict } = verifyRun(run);
     // The verdict stands even when it could not be recorded (a full or read-only ledger): one line says so.
     if (unrecorded !== undefined) io.stderr.write(`lockguard: warning: the verdict was not recorded in the run's events (${unrecorded.message})\n`);

@@ -1,8 +1,8 @@
 // The runner-cache adapters' surface for `lockguard run`: re-exports plus three dispatchers.
 //
 // Use, around the child:
-//   const runner = flagRunner ?? detectRunner(argv);
-//   const cache = resolveCache(runner, root, argv, env);            // undefined for 'none'
+//   const guard = resolveGuard(argv, root, cwd, flagRunner);          // every configured runner + the command's
+//   const cache = resolveCache(runner, root, argv, env);              // per guarded runner
 //   const plan = remoteCachePlan(runner, remoteMode, mayContainWriter, { argv, env });
 //   const before = cache && cacheState(cache);                        // just before spawning
 //   ...run the child with plan.env / plan.argv, learn movedAt...
@@ -17,7 +17,7 @@ import { resolveTurboCache, turboSummary } from './turbo.js';
 import type { CacheState, RunnerCache, RunnerName, SummaryReading } from './types.js';
 import { withhold, type WithholdOptions, type WithholdResult } from './withhold.js';
 
-export { detectRunner } from './detect.js';
+export { configuredRunners, detectRunner, resolveGuard, runnerOfStep, runnersInCommand, stepsOf, type GuardedRunner, type GuardPlan } from './detect.js';
 export { cacheState, listUnits } from './listing.js';
 export { remoteCachePlan } from './remote.js';
 export { remoteConfigured } from './remote-config.js';
