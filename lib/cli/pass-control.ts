@@ -2,15 +2,29 @@
 //
 // Owns: building a PassControl (run/quarantine.ts) from held signals and the environment, and the lines
 // lockguard prints when a signal arrives while it works on the quarantine.
-// Test seam (not in --help): LOCKGUARD_TEST_PAUSE_AFTER_UNITS=<n> makes the pass pause once after n units,
-// print one line naming the seam on stderr, and go on when a signal arrives (or after 60 s). Tests use it
-// to kill -9 or signal the guard in the middle of a pass, deterministically.
+// Test seams (not in --help), for tests that kill -9 or signal the guard at a chosen stage, deterministically:
+// - LOCKGUARD_TEST_PAUSE_AFTER_UNITS=<n>: the withholding pass pauses once after n units;
+// - LOCKGUARD_TEST_PAUSE_AFTER_CHILD=1: `lockguard run` pauses after its child exited, before the final check.
+// Each prints one line naming the seam on stderr and goes on when a signal arrives (or after 60 s).
 
 import { holdSignals, type Interrupts } from '../run/interrupts.js';
 import type { PassControl } from '../run/quarantine.js';
 import type { Io } from './io.js';
 
 export const PAUSE_SEAM = 'LOCKGUARD_TEST_PAUSE_AFTER_UNITS';
+export const CHILD_SEAM = 'LOCKGUARD_TEST_PAUSE_AFTER_CHILD';
+
+async function waitForSignal(interrupts: Interrupts): Promise<void> {
+  const until = Date.now() + 60_000;
+  while (interrupts.signal === undefined && Date.now() < until) await new Promise((done) => setTimeout(done, 20));
+}
+
+/** The seam after the child: pause before the final check when LOCKGUARD_TEST_PAUSE_AFTER_CHILD is set. */
+export async function pauseAfterChild(io: Io, interrupts: Interrupts): Promise<void> {
+  if (io.env[CHILD_SEAM] === undefined || io.env[CHILD_SEAM] === '') return;
+  io.stderr.write(`lockguard: test seam: paused after the child exited, before the final check (${CHILD_SEAM})\n`);
+  await waitForSignal(interrupts);
+}
 
 /** Hold signals for a critical span, telling the user what happens on the first and the second one. */
 export function holdForQuarantine(io: Io, armed = false): Interrupts {
@@ -33,8 +47,7 @@ export function passControl(io: Io, interrupts: Interrupts): PassControl {
     pauseAfterUnits: after,
     async pause() {
       io.stderr.write(`lockguard: test seam: the withholding pass pauses after ${after} units (${PAUSE_SEAM})\n`);
-      const until = Date.now() + 60_000;
-      while (interrupts.signal === undefined && Date.now() < until) await new Promise((done) => setTimeout(done, 20));
+      await waitForSignal(interrupts);
     },
   };
 }

@@ -19,6 +19,8 @@ export type ChildEnd =
 export interface ChildOptions {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Told the child's pid once it is spawned (a run records it: a dead guard's command may live on). */
+  readonly onSpawn?: (pid: number) => void;
 }
 
 export function runChild(argv: readonly string[], options: ChildOptions): Promise<ChildEnd> {
@@ -26,6 +28,7 @@ export function runChild(argv: readonly string[], options: ChildOptions): Promis
   if (file === undefined) throw new Error('runChild needs a command');
   return new Promise((resolve) => {
     const child = spawn(file, args, { cwd: options.cwd, env: options.env as NodeJS.ProcessEnv, stdio: 'inherit', shell: false });
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
     const forward = (signal: NodeJS.Signals): void => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     };

@@ -13,7 +13,7 @@
 //   copy torn by a kill is never taken for an entry (repair removes stages: quarantine-repair.ts).
 
 import { createHash } from 'node:crypto';
-import { closeSync, constants, cpSync, lstatSync, openSync, readSync, readdirSync, readlinkSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, constants, cpSync, lstatSync, openSync, readSync, readdirSync, readlinkSync, renameSync, rmSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { errnoCode, LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
@@ -65,11 +65,14 @@ export function crossedLink(base: string, rel: string): string | undefined {
   return undefined;
 }
 
+/** One read buffer for every hash (the pass is synchronous between units). */
+const HASH_BUFFER = Buffer.allocUnsafe(1 << 16);
+
 function hashFile(path: string): string {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   try {
     const hash = createHash('sha256');
-    const buffer = Buffer.allocUnsafe(1 << 16);
+    const buffer = HASH_BUFFER;
     for (;;) {
       const read = readSync(fd, buffer, 0, buffer.length, null);
       if (read === 0) break;
@@ -81,10 +84,10 @@ function hashFile(path: string): string {
   }
 }
 
-/** Record `base/rel` and everything below it (lstat only; links are not followed). */
-export function recordTree(base: string, rel: string, out: TreeFile[] = []): TreeFile[] {
+/** Record `base/rel` and everything below it (lstat only; links are not followed). `known`: its lstat, when the caller has it. */
+export function recordTree(base: string, rel: string, out: TreeFile[] = [], known?: Stats): TreeFile[] {
   const abs = join(base, rel);
-  const stats = lstatSync(abs);
+  const stats = known ?? lstatSync(abs);
   const posix = rel.split(sep).join('/');
   if (stats.isSymbolicLink()) {
     out.push({ path: posix, kind: 'link', size: stats.size, mode: stats.mode, target: readlinkSync(abs) });

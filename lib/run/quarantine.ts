@@ -148,31 +148,46 @@ interface Prepared {
   readonly intent: IntentLine;
 }
 
-/** Check a unit and record its present paths; a NotMoved when it cannot (or need not) move. */
+/** Check a unit and record its present paths (one lstat per path); a NotMoved when it cannot (or need not) move. */
 function prepare(unit: QuarantineUnit, now: number): Prepared | NotMoved {
   const problem = checkUnit(unit);
   if (problem !== undefined) return problem;
   const cacheDir = resolve(unit.cacheDir);
-  const present = unit.paths.filter((path) => lstatSync(join(cacheDir, path), { throwIfNoEntry: false }) !== undefined);
-  if (present.length === 0) return { key: unit.key, reason: 'missing', detail: 'the entry is gone from the cache' };
-  let files: TreeFile[];
+  const present: string[] = [];
+  const files: TreeFile[] = [];
   try {
-    files = present.flatMap((path) => recordTree(cacheDir, path));
+    for (const path of unit.paths) {
+      const stats = lstatSync(join(cacheDir, path), { throwIfNoEntry: false });
+      if (stats === undefined) continue;
+      if (stats.isSymbolicLink()) return { key: unit.key, reason: 'symlink', detail: `"${join(cacheDir, path)}" is a symlink; never followed, never moved` };
+      present.push(path);
+      recordTree(cacheDir, path, files, stats);
+    }
   } catch (error) {
     return { key: unit.key, reason: errnoCode(error) === 'ENOENT' ? 'missing' : 'error', detail: `cannot read it (${errnoCode(error) ?? 'error'})` };
   }
+  if (present.length === 0) return { key: unit.key, reason: 'missing', detail: 'the entry is gone from the cache' };
   const size = files.reduce((sum, file) => sum + file.size, 0);
   const intent: IntentLine = { op: 'intent', unit: unitId(unit.runner, unit.key), t: now, runner: unit.runner, key: unit.key, ...(unit.task === undefined ? {} : { task: unit.task }), cacheDir, paths: present, files, size, reason: unit.reason };
   return { unit, intent };
 }
 
+/** A unit's home in quarantine, created (its runner's folder checked once per pass, `made`). */
+function makeHome(dir: string, runner: string, key: string, made: Set<string>): string {
+  if (!made.has(runner)) {
+    safeFolder(dir, ['entries', runner], true);
+    made.add(runner);
+  }
+  return safeFolder(join(dir, 'entries', runner), [key], true) ?? join(dir, entryHome(runner, key));
+}
+
 /** Move one prepared unit into quarantine; undefined when it moved, else why not (the unit then stays whole in the cache). */
-function moveUnit(dir: string, prepared: Prepared, rename: RenameFn | undefined): { outcome: OutcomeLine['op']; why?: string; fault?: LockguardError } {
+function moveUnit(dir: string, prepared: Prepared, rename: RenameFn | undefined, made: Set<string>): { outcome: OutcomeLine['op']; why?: string; fault?: LockguardError } {
   const { intent } = prepared;
   const home = join(dir, entryHome(intent.runner, intent.key));
   const done: string[] = [];
   try {
-    safeFolder(dir, ['entries', intent.runner, intent.key], true);
+    makeHome(dir, intent.runner, intent.key, made);
     for (const path of intent.paths) {
       moveTree(intent.cacheDir, path, home, path, filesUnder(intent.files, path), rename);
       done.push(path);
@@ -216,6 +231,7 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
   let fault: LockguardError | undefined;
   let keepLock = false;
   let next = 0;
+  const made = new Set<string>();
   try {
     for (let start = 0; start < units.length && !interrupted && fault === undefined; start += BATCH) {
       next = Math.min(units.length, start + BATCH);
@@ -244,7 +260,7 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
           notMoved.push({ key: item.unit.key, reason: fault === undefined ? 'interrupted' : 'error', detail: why });
           continue;
         }
-        const result = moveUnit(folder, item, options.rename);
+        const result = moveUnit(folder, item, options.rename, made);
         const t = now();
         outcomes.push({ op: result.outcome, unit: item.intent.unit, t, ...(result.why === undefined ? {} : { why: result.why }) });
         if (result.outcome === 'done') {
@@ -287,8 +303,6 @@ function checkUnit(unit: QuarantineUnit): NotMoved | undefined {
     if (!isSafeRelative(path)) return { key: unit.key, reason: 'outside-cache-dir', detail: `"${path}" is not inside the cache dir` };
     const link = crossedLink(unit.cacheDir, path);
     if (link !== undefined) return { key: unit.key, reason: 'symlink', detail: `"${link}" is a symlink or not a folder; not followed` };
-    const stats = lstatSync(join(unit.cacheDir, path), { throwIfNoEntry: false });
-    if (stats?.isSymbolicLink() === true) return { key: unit.key, reason: 'symlink', detail: `"${join(unit.cacheDir, path)}" is a symlink; never followed, never moved` };
     if (!basename(path).startsWith(unit.key)) return { key: unit.key, reason: 'outside-cache-dir', detail: `"${path}" is not a file of the entry ${unit.key}` };
   }
   return undefined;

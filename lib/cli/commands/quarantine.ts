@@ -7,6 +7,7 @@ import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../main.js';
+import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
 const help = `Usage: lockguard quarantine list [--run <id>] [--json]
@@ -56,6 +57,9 @@ export const command: Command = {
       });
     }
     const workspace = await workspaceOf(parsed, io);
+    // A guard that died before its final check is finished first (cli/recover.ts).
+    const stopped = await recoverFirst(workspace.root, io, 'lenient', 'quarantine');
+    if (stopped !== undefined) return stopped;
     const runId = stringValue(parsed, 'run');
     const json = flag(parsed, 'json');
     if (action === 'list') {

@@ -24,7 +24,11 @@ import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
 import { oneOf, parse, stringValue, flag } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import { paint, printError, type Io } from '../io.js';
-import { holdForQuarantine, passControl } from '../pass-control.js';
+import { guardRecordOf } from '../guard-file.js';
+import { holdForQuarantine, passControl, pauseAfterChild } from '../pass-control.js';
+import { recoverFirst } from '../recover.js';
+import { writeGuard } from '../../run/guard-record.js';
+import { processStart } from '../../run/live.js';
 import type { Interrupts } from '../../run/interrupts.js';
 import type { Command } from '../main.js';
 import { refuseSetup } from '../refuse-setup.js';
@@ -166,6 +170,9 @@ export const command: Command = {
     const workspace = await workspaceOf(parsed, io);
     const joined = await joinOuterRun(workspace, childArgv, io);
     if (joined !== undefined) return joined;
+    // A guard that died left stale saves unchecked: finish its run before this command's runner starts.
+    const stopped = await recoverFirst(workspace.root, io, 'strict', 'run');
+    if (stopped !== undefined) return stopped;
 
     const steps = stepsOf(childArgv, io.cwd);
     const guard = resolveGuard(childArgv, workspace.root, io.cwd, options.override, {}, steps);
@@ -189,8 +196,14 @@ export const command: Command = {
       try {
         prepared = prepareRunners(guard, workspace.root, childArgv, io.env, options.remote, remoteSwitch);
         for (const line of prepared.announce) io.stderr.write(`${line}\n`);
+        // What this run guards is on disk before the child can save anything (run/guard-record.ts).
+        writeGuard(session.run.dir, guardRecordOf(prepared.caches, runStartedAt));
         session.listen();
-        end = await runChild(prepared.argv, { cwd: io.cwd, env: { ...io.env, ...prepared.env, ...refuse?.env, LOCKGUARD_RUN: session.run.dir } });
+        end = await runChild(prepared.argv, {
+          cwd: io.cwd,
+          env: { ...io.env, ...prepared.env, ...refuse?.env, LOCKGUARD_RUN: session.run.dir },
+          onSpawn: (pid) => recordOrWarn(io, "the child's pid", () => appendEvent(session.run, { type: 'child', pid, pidStart: processStart(pid) })),
+        });
       } finally {
         session.stop();
         interrupts.arm();
@@ -235,6 +248,7 @@ async function finishRun(f: Finishing): Promise<number> {
   const runId = session.run.record.id;
   const runEndedAt = Date.now();
   if (end.kind === 'failed') io.stderr.write(`lockguard: cannot run "${f.childArgv[0]}" (${end.reason === 'not-found' ? 'command not found' : end.reason}).\n`);
+  await pauseAfterChild(io, f.interrupts);
   const move = session.finish();
   const outcome = await afterRunners(prepared, options.policy, move, runId, { runStartedAt: f.runStartedAt, runEndedAt }, passControl(io, f.interrupts));
   const complete = !outcome.interrupted && outcome.fault === undefined;

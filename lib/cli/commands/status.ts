@@ -1,19 +1,23 @@
 // `lockguard status`: the latest run's state and report.
 
-import { findRun, readEvents, readReport, scanEvents } from '../../run/ledger.js';
+import { findRun, readEvents, readReport, scanEvents, type RunEvent } from '../../run/ledger.js';
 import type { RunReport } from '../../run/report.js';
 import { recordedMoves } from '../../run/verdict.js';
+import { lifeOf, type Life } from '../../run/recovery.js';
 import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../main.js';
+import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
 const help = `Usage: lockguard status [options]
 
 Shows a run (the latest of the workspace, or --run / $LOCKGUARD_RUN): what it read, what moved and when,
-its verdicts, and its report. Reads the ledger only: it does not re-check the files (lockguard verify does).
+its verdicts, whether it is live, finished, or died before its final check, and its report. It does not
+re-check the files (lockguard verify does); like every workspace command it first finishes runs whose
+guard died (their stale saves are withheld, restorably).
 
 Options:
 ${DIR_HELP}
@@ -48,6 +52,26 @@ function reportLines(report: unknown): string[] {
   return lines;
 }
 
+/** How a guarded run ended: live, finished by itself, finished for a dead guard, or dead and unfinished. */
+function lifeLines(life: Life): string[] {
+  const recovered = (event: RunEvent | undefined): string[] => {
+    if (event === undefined) return [];
+    const withheld = typeof event['withheld'] === 'number' ? event['withheld'] : 0;
+    const since = typeof event['since'] === 'number' ? new Date(event['since']).toISOString() : 'its start';
+    return [`           ${String(event['reason'] ?? 'its guard died')}: ${plural(withheld, 'cache save', 'cache saves')} since ${since} withheld by ${String(event['by'] ?? 'a later command')}`];
+  };
+  switch (life.state) {
+    case 'live':
+      return [`life     live (guard pid ${life.pid})`];
+    case 'finished':
+      return life.by === 'recovery' ? ['life     finished for its dead guard by a later lockguard command:', ...recovered(life.recovery)] : ['life     finished'];
+    case 'dead-unfinished':
+      return [`life     dead, unfinished: its guard${life.pid === undefined ? '' : ` (pid ${life.pid})`} died before its final check; the next lockguard command that can write the ledger finishes it`, ...recovered(life.recovery)];
+    case 'ended':
+      return [];
+  }
+}
+
 function plural(count: number, one: string, many: string): string {
   return `${count} ${count === 1 ? one : many}`;
 }
@@ -64,6 +88,9 @@ export const command: Command = {
   async run(argv, io: Io) {
     const parsed = parse('status', argv, { ...DIR_OPTION, run: { type: 'string' }, json: { type: 'boolean' } });
     const workspace = await workspaceOf(parsed, io);
+    // A guard that died before its final check is finished first (cli/recover.ts).
+    const stopped = await recoverFirst(workspace.root, io, 'lenient', 'status');
+    if (stopped !== undefined) return stopped;
     const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN']);
     const { record } = run;
     // The log is read streaming: the JSON view carries its latest events, the counts cover all of it.
@@ -73,9 +100,10 @@ export const command: Command = {
     scanEvents(run.dir, () => verifies++, ['verify']);
     const report = readReport(run.dir);
     const state = moved.length > 0 ? 'moved' : 'unmoved';
+    const life = record.kind === 'run' ? lifeOf(workspace.root, run) : undefined;
     const slices = await lockfileMovesAmong(record, moved.map((file) => file.path), workspace.root);
     if (flag(parsed, 'json')) {
-      const data = { run: record.id, dir: run.dir, kind: record.kind, state, root: record.root, manager: record.manager, scope: record.scope, key: record.key, createdAt: new Date(record.at).toISOString(), policy: record.policy ?? null, command: record.command ?? null, moved, slices: slices.map(sliceMoveJson), verifies, events, report: report ?? null };
+      const data = { run: record.id, dir: run.dir, kind: record.kind, state, root: record.root, manager: record.manager, scope: record.scope, key: record.key, createdAt: new Date(record.at).toISOString(), policy: record.policy ?? null, command: record.command ?? null, moved, slices: slices.map(sliceMoveJson), verifies, life: life ?? null, events, report: report ?? null };
       io.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
       return EXIT.ok;
     }
@@ -85,6 +113,7 @@ export const command: Command = {
       `table    ${record.manager}, ${record.scope} scope, ${record.entries.length} entries, key ${record.key}`,
     ];
     if (record.command !== undefined) lines.push(`command  ${record.command.join(' ')}`);
+    if (life !== undefined) lines.push(...lifeLines(life));
     if (moved.length === 0) {
       lines.push(`state    nothing recorded as moved${verifies === 0 ? ' (not verified yet)' : ` (verified ${verifies}x)`}`);
     } else {

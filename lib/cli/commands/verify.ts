@@ -9,6 +9,7 @@ import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import { paint, type Io } from '../io.js';
 import type { Command } from '../main.js';
+import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
 const help = `Usage: lockguard verify [options]
@@ -42,6 +43,9 @@ export const command: Command = {
     // A missing $GITHUB_OUTPUT is refused before anything is recorded (no stray run, no stray verdict).
     if (flag(parsed, 'github-output')) requireGithubFile(io.env, 'GITHUB_OUTPUT');
     const workspace = await workspaceOf(parsed, io);
+    // A guard that died before its final check is finished first (cli/recover.ts).
+    const stopped = await recoverFirst(workspace.root, io, 'lenient', 'verify');
+    if (stopped !== undefined) return stopped;
     const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN']);
     const { unrecorded, ...verdict } = verifyRun(run);
     // The verdict stands even when it could not be recorded (a full or read-only ledger): one line says so.
