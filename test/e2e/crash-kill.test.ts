@@ -11,7 +11,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { cliProcess } from '../helpers/cli.js';
-import { fileIncludes, groupGone, tempOnTmpfs, inventory, inventoryDifferences, latestRunDir, mountTmpfs, spawnGuard, unitsInFlight, until, type Inventory } from '../helpers/crash.js';
+import { fileIncludes, groupGone, lockguardJson, tempOnTmpfs, inventory, inventoryDifferences, latestRunDir, mountTmpfs, spawnGuard, unitsInFlight, until, type Inventory } from '../helpers/crash.js';
 import { scenario, type Scenario } from '../helpers/runner-scenario.js';
 
 const BULK = 20_000;
@@ -56,7 +56,7 @@ async function finishAndRebuild(s: Scenario, deadRun: string, before: Inventory,
   }
   {
     // The dead run is finished, and says how.
-    const status = JSON.parse(cliProcess(['status', '--run', deadRun, '--json'], s.root, s.env).stdout) as { life: { state: string; by: string } };
+    const status = lockguardJson<{ life: { state: string; by: string } }>(['status', '--run', deadRun], s.root, s.env);
     assert.equal(status.life.state, 'finished');
     assert.equal(status.life.by, 'recovery');
   }

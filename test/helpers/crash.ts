@@ -52,6 +52,13 @@ export function spawnGuard(argv: readonly string[], cwd: string, env: Record<str
   };
 }
 
+/** `lockguard <argv> --json`, parsed (outputs of large runs pass spawnSync's default 1 MB buffer). */
+export function lockguardJson<T>(argv: readonly string[], cwd: string, env: Record<string, string>): T {
+  const result = spawnSync(process.execPath, [BIN, ...argv, '--json'], { cwd, env, encoding: 'utf8', timeout: 60_000, maxBuffer: 512 << 20 });
+  if (result.status !== 0) throw new Error(`lockguard ${argv.join(' ')} --json exited ${result.status ?? result.signal}: ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}
+
 /** Wait until every process of the group `pgid` is gone (the killed guard's orphaned command included). */
 export async function groupGone(pgid: number, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
