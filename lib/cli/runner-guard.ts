@@ -8,6 +8,7 @@
 // cache dir, a corrupt summary) becomes a note in the report, never a lost run result; a stop request (a
 // second signal) or a disk fault ends the passes at a safe point between entries, and the outcome says so.
 
+import { join } from 'node:path';
 import { isLockguardError } from '../core/errors.js';
 import {
   cacheState,
@@ -70,6 +71,11 @@ export interface RunnerOutcome {
   readonly fault: LockguardError | undefined;
 }
 
+function inLedger(path: string, root: string): boolean {
+  const ledger = join(root, '.lockguard');
+  return path === ledger || path.startsWith(`${ledger}/`);
+}
+
 function noteOf(error: unknown): string {
   if (isLockguardError(error)) return `${error.message}${error.hint === undefined ? '' : ` ${error.hint}`}`;
   throw error;
@@ -117,11 +123,19 @@ export async function afterRunners(prepared: RunnerPrepared, policy: Policy, mov
     try {
       summary = tasksAfterMove(guarded.cache, { movedAt: move.at, runStartedAt: window.runStartedAt });
       if (summary.note !== undefined) summaryNotes.push(`${guarded.runner} summary: ${summary.note}`);
-      if (policy !== 'flag') withheld = await withholdAfterRun(guarded.cache, guarded.before, summary, { movedAt: move.at, runId, ...window, ...(control === undefined ? {} : { control }) });
+    } catch (error) {
+      notes.push(`${guarded.runner} summary: ${noteOf(error)}`);
+    }
+    try {
+      const reading = summary ?? { source: undefined, tasks: [], runningAcrossMove: [], ownKeys: undefined, note: undefined };
+      if (policy !== 'flag') withheld = await withholdAfterRun(guarded.cache, guarded.before, reading, { movedAt: move.at, runId, ...window, ...(control === undefined ? {} : { control }) });
       if (withheld?.interrupted === true) interrupted = true;
       if (withheld?.fault !== undefined) fault = withheld.fault;
     } catch (error) {
-      notes.push(`${guarded.runner} withholding: ${noteOf(error)}`);
+      // The ledger could not take the entries (a link, a full or read-only disk, a lock): a setup error, and
+      // the run stays unfinished. A problem of the runner's own cache dir stays a note, as before.
+      if (isLockguardError(error) && error.path !== undefined && inLedger(error.path, guarded.cache.root)) fault = error;
+      else notes.push(`${guarded.runner} withholding: ${noteOf(error)}`);
     }
     // A runner the command did not start and that saved nothing in this run has nothing to say.
     const active = guarded.started || (withheld !== undefined && (withheld.withheld.length > 0 || withheld.keptBeforeMove > 0 || withheld.notMoved.length > 0)) || (summary?.source !== undefined);

@@ -12,7 +12,7 @@
 // - The ledger folder holds a `.gitignore` of `*` from its creation.
 
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errnoCode, LockguardError } from '../core/errors.js';
@@ -86,12 +86,18 @@ export function createRun(options: CreateRunOptions): RunHandle {
     ...(options.policy === undefined ? {} : { policy: options.policy }),
     ...(options.command === undefined ? {} : { command: options.command }),
   };
-  writeAtomic(join(dir, 'run.json'), `${JSON.stringify(record, null, 2)}\n`);
-  createEmpty(join(dir, 'events.ndjson'));
-  // Keep the lockfiles' bytes, so a later process can say how they moved (slice diffs).
-  for (const entry of table.entries) {
-    const bytes = table.files.get(entry.path);
-    if (entry.kind === 'lockfile' && entry.digest !== null && bytes !== undefined) saveBlob(table.root, entry.digest, bytes);
+  try {
+    // The lockfiles' bytes first (a later process says how they moved), the record last: a run folder
+    // that failed half way (a full disk, a link where `blobs` should be) is removed, never left as a run.
+    for (const entry of table.entries) {
+      const bytes = table.files.get(entry.path);
+      if (entry.kind === 'lockfile' && entry.digest !== null && bytes !== undefined) saveBlob(table.root, entry.digest, bytes);
+    }
+    createEmpty(join(dir, 'events.ndjson'));
+    writeAtomic(join(dir, 'run.json'), `${JSON.stringify(record, null, 2)}\n`);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
   }
   return { dir, record };
 }
@@ -234,7 +240,10 @@ export function findRun(root: string, explicit: string | undefined, fromEnv: str
     return loadRun(dir, root);
   }
   for (const id of listRunIds(root)) {
-    if (kind === undefined || id.includes(`-${kind}-`)) return loadRun(runDir(root, id), root);
+    if (kind !== undefined && !id.includes(`-${kind}-`)) continue;
+    // A folder still being created (its record is written last) is no run yet.
+    if (lstatSync(join(runDir(root, id), 'run.json'), { throwIfNoEntry: false }) === undefined) continue;
+    return loadRun(runDir(root, id), root);
   }
   throw new LockguardError('ERR_LOCKGUARD_NO_SNAPSHOT', `No lockguard ${kind ?? 'run'} found in "${join(root, LEDGER_DIR)}".`, {
     path: join(root, LEDGER_DIR),

@@ -15,7 +15,19 @@ import { crossedLink, filesUnder, moveTree, recordTree, treeDifferences, type Re
 import { settleUnit } from './quarantine-repair.js';
 import { entryHome, entryOf, lockQuarantine, quarantineFolder, quarantineRoot, type QuarantinedEntry } from './quarantine.js';
 
-export type SkipReason = 'already-in-cache' | 'already-restored' | 'changed-in-quarantine' | 'symlink-in-the-way' | 'in-flight' | 'error';
+export type SkipReason = 'already-in-cache' | 'already-restored' | 'changed-in-quarantine' | 'symlink-in-the-way' | 'in-flight' | 'unknown-cache-dir' | 'error';
+
+export interface RestoreOptions {
+  readonly entry?: string;
+  readonly rename?: RenameFn;
+  readonly now?: () => Date;
+  /**
+   * Whether entries may go back into this cache dir. The journal lives in the workspace and names its
+   * cache dirs itself, so a caller that restores for a user (the CLI) vouches for them: a forged journal must
+   * not create files anywhere else. Default: every dir.
+   */
+  readonly allowCacheDir?: (dir: string) => boolean;
+}
 
 export interface RestoreResult {
   readonly restored: readonly QuarantinedEntry[];
@@ -32,10 +44,11 @@ function noQuarantine(root: string, runId: string, dir: string): never {
 }
 
 /** Why `unit` cannot be restored now, or undefined when it can. */
-function blocker(dir: string, unit: JournalUnit): { reason: SkipReason; detail: string } | undefined {
+function blocker(dir: string, unit: JournalUnit, allow: (dir: string) => boolean): { reason: SkipReason; detail: string } | undefined {
   const { intent } = unit;
   if (unit.state === 'restored') return { reason: 'already-restored', detail: `restored at ${new Date(unit.restoredAt ?? 0).toISOString()}` };
   if (unit.state !== 'withheld') return { reason: 'in-flight', detail: 'a pass or restore left it in flight and it could not be settled; see lockguard quarantine list' };
+  if (!allow(intent.cacheDir)) return { reason: 'unknown-cache-dir', detail: `"${intent.cacheDir}" is neither inside the workspace nor a cache dir its runners use now; not restored there` };
   const home = join(dir, entryHome(intent.runner, intent.key));
   const inCache = intent.paths.find((p) => crossedLink(intent.cacheDir, p) === undefined && exists(join(intent.cacheDir, p)));
   if (inCache !== undefined) return { reason: 'already-in-cache', detail: `"${join(intent.cacheDir, inCache)}" exists; not overwritten` };
@@ -62,7 +75,7 @@ function exists(path: string): boolean {
 }
 
 /** Put a run's quarantined entries (or the one whose key is `entry`) back where they were, never overwriting. */
-export function restore(root: string, runId: string, options: { entry?: string; rename?: RenameFn; now?: () => Date } = {}): RestoreResult {
+export function restore(root: string, runId: string, options: RestoreOptions = {}): RestoreResult {
   const dir = quarantineFolder(root, runId, false);
   if (dir === undefined) return noQuarantine(root, runId, join(quarantineRoot(root), runId));
   const lock = lockQuarantine(root, runId);
@@ -84,7 +97,7 @@ export function restore(root: string, runId: string, options: { entry?: string; 
     for (let start = 0; start < chosen.length; start += BATCH) {
       const ready: JournalUnit[] = [];
       for (const unit of chosen.slice(start, start + BATCH)) {
-        const why = blocker(dir, unit);
+        const why = blocker(dir, unit, options.allowCacheDir ?? (() => true));
         if (why === undefined) ready.push(unit);
         else skipped.push({ entry: entryOf(unit), ...why });
       }

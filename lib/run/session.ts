@@ -8,7 +8,7 @@
 // pass): a guard that dies before leaves a dead marker, and the next lockguard command finishes the run
 // (run/recovery.ts). stop() and close() are idempotent.
 
-import { statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkspaceFingerprints } from '../core/fingerprints.js';
 import { FingerprintWatch } from '../core/watch.js';
@@ -43,11 +43,17 @@ export class GuardSession {
     this.table = table;
     this.run = createRun({ kind: 'run', table, policy, command });
     this.watch = new FingerprintWatch(table.root, table, table.at);
-    const live = ledgerFolder(table.root, ['live'], true) ?? table.root;
     try {
-      registerLive(table.root, { dir: this.run.dir, id: this.run.record.id, pid: process.pid, pidStart: processStart(process.pid), policy });
+      const live = ledgerFolder(table.root, ['live'], true) ?? table.root;
+      try {
+        registerLive(table.root, { dir: this.run.dir, id: this.run.record.id, pid: process.pid, pidStart: processStart(process.pid), policy });
+      } catch (error) {
+        throw fsFault(error, live, 'write the live marker in');
+      }
     } catch (error) {
-      throw fsFault(error, live, 'write the live marker in');
+      // No marker, no run: a run that cannot be found later must not be left as if it had started.
+      rmSync(this.run.dir, { recursive: true, force: true });
+      throw error;
     }
   }
 
