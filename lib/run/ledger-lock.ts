@@ -9,7 +9,7 @@
 // - Breaking a dead holder's lock goes through a second O_EXCL "breaker" file, so two processes that both
 //   see the holder dead cannot both take the lock. A lock is released only by the process that holds it.
 
-import { closeSync, lstatSync, openSync, readFileSync, renameSync, rmSync, writeSync, constants } from 'node:fs';
+import { closeSync, lstatSync, openSync, readFileSync, renameSync, rmdirSync, rmSync, writeSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode, LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
@@ -131,6 +131,12 @@ export function acquireLock(root: string, name: string): LedgerLock {
           if (released) return;
           released = true;
           if (mine(path)) rmSync(path, { force: true });
+          // An idle workspace has no live/ folder (the hooks' fast path is one failed readdir).
+          try {
+            rmdirSync(live);
+          } catch {
+            // Not empty (a live run's marker, another lock) or gone: both fine.
+          }
         },
       };
     }
