@@ -3,7 +3,8 @@
 //
 // Owns: the record's shape (per guarded runner cache: runner, dir, source, shared, summaries, and the
 // before-listing of its entries), writing it atomically and reading it back validated.
-// When it is written: before the child is spawned. Writing it right after the spawn would save that one
+// When it is written: before the child is spawned, only when the run guards a runner cache (a run that
+// guards none has nothing a later command could withhold). Writing it right after the spawn would save that one
 // write from the start-up path only if the child could never save a cache entry before the write lands,
 // and that rests on timing (how fast the child starts, and the scheduler), which cannot be proven; one small
 // file before the spawn costs a fraction of a millisecond, so the record is always there before any save.
@@ -87,7 +88,7 @@ function cacheOk(value: unknown): value is GuardedCacheRecord {
 export function readGuard(runDir: string): { record: GuardRecord | undefined; problem: string | undefined } {
   const path = posix.join(runDir, GUARD_FILE);
   const bytes = readLedgerFile(path, 512 << 20);
-  if (bytes === undefined) return { record: undefined, problem: 'it recorded no guarded caches (its guard died before it started the command)' };
+  if (bytes === undefined) return { record: undefined, problem: 'it recorded no guarded caches: it guarded no runner cache, or its guard died before it started its command' };
   const value = parseLine(bytes) as Partial<GuardRecord> | undefined;
   if (value === undefined || value === null || typeof value !== 'object' || value.version !== 1 || typeof value.runStartedAt !== 'number' || !Array.isArray(value.caches) || !value.caches.every(cacheOk)) {
     return { record: undefined, problem: `its record of guarded caches "${path}" is not valid` };

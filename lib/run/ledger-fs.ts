@@ -200,6 +200,38 @@ export function scanLines(path: string, visit: (line: Buffer) => void, options: 
   }
 }
 
+/** The complete lines in the last `maxBytes` of a file (oldest first), or undefined when it is absent. */
+export function tailLines(path: string, maxBytes: number): Buffer[] | undefined {
+  const fd = openForRead(path);
+  if (fd === undefined) return undefined;
+  try {
+    const size = fstatSync(fd).size;
+    const start = Math.max(0, size - maxBytes);
+    const buffer = Buffer.allocUnsafe(size - start);
+    let at = 0;
+    while (at < buffer.length) {
+      const read = readSync(fd, buffer, at, buffer.length - at, start + at);
+      if (read === 0) break;
+      at += read;
+    }
+    const data = buffer.subarray(0, at);
+    const lines: Buffer[] = [];
+    // Past the start of the file, the first piece is the tail of a line cut in two: not a line.
+    let from = start === 0 ? 0 : data.indexOf(10) + 1;
+    if (from === 0 && start !== 0) return [];
+    for (let newline = data.indexOf(10, from); newline !== -1; newline = data.indexOf(10, from)) {
+      lines.push(data.subarray(from, newline));
+      from = newline + 1;
+    }
+    if (from < data.length) lines.push(data.subarray(from));
+    return lines;
+  } catch (error) {
+    throw fsFault(error, path, 'read');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** JSON.parse of one line, or undefined for a torn or garbage line (never throws). */
 export function parseLine(line: Buffer): unknown {
   try {

@@ -20,7 +20,7 @@ import { fsFault } from '../core/fs-fault.js';
 import type { WorkspaceFingerprints } from '../core/fingerprints.js';
 import { appendLine, createEmpty, writeAtomic } from './atomic.js';
 import { saveBlob } from './blobs.js';
-import { LEDGER_DIR, ledgerFolder, parseLine, readLedgerFile, scanLines } from './ledger-fs.js';
+import { LEDGER_DIR, ledgerFolder, parseLine, readLedgerFile, scanLines, tailLines } from './ledger-fs.js';
 import { processStart } from './live.js';
 import { brokenRecord, RUN_ID, validateRecord, type Policy, type RunKind, type RunRecord } from './run-record.js';
 
@@ -126,6 +126,17 @@ export function scanEvents(dir: string, visit: (event: RunEvent) => void, types?
     },
     only === undefined ? {} : { only },
   );
+}
+
+/** The latest events of the run (at most `limit`, from at most the last 8 MB of its log), in order: cheap on any log. */
+export function latestEvents(dir: string, limit: number): RunEvent[] {
+  const lines = tailLines(join(dir, 'events.ndjson'), 8 << 20) ?? [];
+  const events: RunEvent[] = [];
+  for (const line of lines) {
+    const event = asEvent(parseLine(line));
+    if (event !== undefined) events.push(event);
+  }
+  return events.slice(-limit);
 }
 
 /** The run's events (of `types`, when given), at most `limit` of them (the latest), in order. */

@@ -6,6 +6,10 @@
 // Invariants: argv after `--` reaches the child exactly; the child's own failure code always wins; a move is
 // reported in one status line on stderr; the pre-run check, the remote decision and runner resolution all
 // read the command through the same walk (package-managers/script-walk.ts).
+// Crash safety: runs whose guard died are finished before this run's child starts (cli/recover.ts); what
+// this run guards is on disk (guard.json) before the child is spawned, and its pid is recorded once it is;
+// signals after the child exited wait for the withholding pass (a second one stops it between entries);
+// the run is marked finished only when its passes completed, so a later command finishes what is left.
 
 import { checkInstall } from '../../core/install-check.js';
 import { constants } from 'node:os';
@@ -196,8 +200,9 @@ export const command: Command = {
       try {
         prepared = prepareRunners(guard, workspace.root, childArgv, io.env, options.remote, remoteSwitch);
         for (const line of prepared.announce) io.stderr.write(`${line}\n`);
-        // What this run guards is on disk before the child can save anything (run/guard-record.ts).
-        writeGuard(session.run.dir, guardRecordOf(prepared.caches, runStartedAt));
+        // What this run guards is on disk before the child can save anything (run/guard-record.ts); a run
+        // that guards no runner cache has nothing a later command could withhold, and writes nothing.
+        if (prepared.caches.length > 0) writeGuard(session.run.dir, guardRecordOf(prepared.caches, runStartedAt));
         session.listen();
         end = await runChild(prepared.argv, {
           cwd: io.cwd,

@@ -1,6 +1,6 @@
 // `lockguard status`: the latest run's state and report.
 
-import { findRun, readEvents, readReport, scanEvents, type RunEvent } from '../../run/ledger.js';
+import { findRun, latestEvents, readReport, scanEvents, type RunEvent } from '../../run/ledger.js';
 import type { RunReport } from '../../run/report.js';
 import { recordedMoves } from '../../run/verdict.js';
 import { lifeOf, type Life } from '../../run/recovery.js';
@@ -93,8 +93,7 @@ export const command: Command = {
     if (stopped !== undefined) return stopped;
     const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN']);
     const { record } = run;
-    // The log is read streaming: the JSON view carries its latest events, the counts cover all of it.
-    const events = readEvents(run.dir, undefined, EVENTS_SHOWN);
+    // The log is read streaming (any size): the counts cover all of it, the JSON view its latest events.
     const moved = recordedMoves(run.dir, record);
     let verifies = 0;
     scanEvents(run.dir, () => verifies++, ['verify']);
@@ -103,7 +102,7 @@ export const command: Command = {
     const life = record.kind === 'run' ? lifeOf(workspace.root, run) : undefined;
     const slices = await lockfileMovesAmong(record, moved.map((file) => file.path), workspace.root);
     if (flag(parsed, 'json')) {
-      const data = { run: record.id, dir: run.dir, kind: record.kind, state, root: record.root, manager: record.manager, scope: record.scope, key: record.key, createdAt: new Date(record.at).toISOString(), policy: record.policy ?? null, command: record.command ?? null, moved, slices: slices.map(sliceMoveJson), verifies, life: life ?? null, events, report: report ?? null };
+      const data = { run: record.id, dir: run.dir, kind: record.kind, state, root: record.root, manager: record.manager, scope: record.scope, key: record.key, createdAt: new Date(record.at).toISOString(), policy: record.policy ?? null, command: record.command ?? null, moved, slices: slices.map(sliceMoveJson), verifies, life: life ?? null, events: latestEvents(run.dir, EVENTS_SHOWN), report: report ?? null };
       io.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
       return EXIT.ok;
     }
