@@ -154,3 +154,14 @@ test('ENOSPC in the middle of the withholding pass: exit 2 with the path and the
     unmount();
   }
 });
+
+test('a run that cannot write its report still prints its verdict and exits as its policy says', (t) => {
+  const root = tempWorkspace(t, pnpmTree());
+  // The command moves the lockfile and puts a non-empty folder where the run's report.json goes.
+  const child = 'mkdir -p "$LOCKGUARD_RUN/report.json/in-the-way" && printf "# rewritten\\n" >> pnpm-lock.yaml';
+  const result = cliProcess(['run', '--no-pre-check', '--fail-on-move', 'always', '--', 'sh', '-c', child], root);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, /^\[lockguard\] a task rewrote pnpm-lock\.yaml/m);
+  assert.match(result.stderr, /^lockguard: warning: the run's report was not written \(Cannot write ".*report\.json"/m);
+  assert.doesNotMatch(result.stderr, /^ {4}at /m);
+});
