@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { EXIT } from '../../lib/cli/exit-codes.js';
 import { PNPMFILE_SHIM } from '../../lib/integrations/pnpmfile/shim.js';
+import { HOOK_SCRIPT } from '../../lib/integrations/npm/scripts.js';
 import { cli } from '../helpers/cli.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
@@ -49,7 +50,7 @@ test('init --npm-scripts adds lockguard hook to the root scripts of an npm works
     const result = await cli(['init', '--npm-scripts'], root);
     assert.equal(result.code, EXIT.ok, result.stderr);
     const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    assert.deepEqual(manifest.scripts, { preinstall: 'lockguard hook', postinstall: 'lockguard hook' });
+    assert.deepEqual(manifest.scripts, { preinstall: HOOK_SCRIPT, postinstall: HOOK_SCRIPT });
     assert.equal(readFileSync(join(root, 'package-lock.json'), 'utf8'), lock);
     assert.equal(existsSync(join(root, '.pnpmfile.cjs')), false);
   }

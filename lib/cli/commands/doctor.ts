@@ -9,6 +9,7 @@ import { checkInstall } from '../../core/install-check.js';
 import { isLockguardError } from '../../core/errors.js';
 import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
 import type { Workspace } from '../../core/workspace.js';
+import { effectivePnpm, majorOf } from '../../integrations/package-managers/version.js';
 import { listRunIds, loadRun, runDir } from '../../run/ledger.js';
 import { listMarkers } from '../../run/live.js';
 import { flag, parse } from '../args.js';
@@ -71,39 +72,45 @@ function tableChecks(workspace: Workspace): CheckResult[] {
   }
 }
 
-function pnpmVersionOk(declared: unknown): CheckResult | undefined {
-  if (typeof declared !== 'string' || !declared.startsWith('pnpm@')) return undefined;
-  const [major = 0, minor = 0] = declared.slice(5).split('.').map(Number);
-  if (major > 10 || (major === 10 && minor >= 8)) return { check: 'pnpm', level: 'ok', detail: `${declared}: updateConfig runs for every command` };
-  return { check: 'pnpm', level: 'warn', detail: `${declared} has no updateConfig hook for every command: hook reports and refuse work only for installs`, fix: 'Use pnpm 10.8 or newer.' };
+/** The pnpm that runs here (what PATH finds, switched to the packageManager pin by pnpm 9.7+), and what it means for the pnpmfile plugin. */
+function pnpmVersionCheck(root: string, env: Io['env']): { result: CheckResult; major: number | undefined } {
+  const pnpm = effectivePnpm(root, env);
+  const major = majorOf(pnpm.version);
+  if (pnpm.version === undefined) return { result: { check: 'pnpm', level: 'warn', detail: 'no pnpm found on PATH, and none pinned in packageManager', fix: 'Install pnpm, or pin it in packageManager.' }, major };
+  if (pnpm.found.path === undefined) return { result: { check: 'pnpm', level: 'warn', detail: `${pnpm.why}, but no pnpm executable is on PATH`, fix: 'Install pnpm, or enable corepack (corepack enable).' }, major };
+  const [, minor = 0] = pnpm.version.split('.').map(Number);
+  if ((major ?? 0) > 10 || (major === 10 && minor >= 8)) return { result: { check: 'pnpm', level: 'ok', detail: `${pnpm.why} runs here` }, major };
+  return { result: { check: 'pnpm', level: 'warn', detail: `${pnpm.why} runs here: it has no updateConfig hook for every command, so hook reports and refuse work only for installs`, fix: 'Use pnpm 10.8 or newer.' }, major };
 }
 
-function hookChecks(workspace: Workspace): CheckResult[] {
+function hookChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
   const manifest = readJson(join(workspace.root, 'package.json'));
   if (workspace.manager === 'pnpm') {
-    const results: CheckResult[] = [];
-    const version = pnpmVersionOk(manifest?.['packageManager']);
-    if (version !== undefined) results.push(version);
+    const { result, major } = pnpmVersionCheck(workspace.root, env);
+    const results: CheckResult[] = [result];
     let shim = '';
     try {
       shim = readFileSync(join(workspace.root, '.pnpmfile.cjs'), 'utf8');
     } catch {
       // absent: reported below
     }
-    results.push(
-      shim.includes('lockguard/pnpmfile')
-        ? { check: 'pnpmfile', level: 'ok', detail: '.pnpmfile.cjs loads lockguard/pnpmfile' }
-        : { check: 'pnpmfile', level: 'warn', detail: '.pnpmfile.cjs does not load lockguard/pnpmfile: installs are still caught after the fact, but not reported early nor refused at the source', fix: 'Run lockguard init (commit the shim once: pnpm folds its bytes into the lockfile).' },
-    );
+    const costly = major !== undefined && major >= 11;
+    if (shim.includes('lockguard/pnpmfile')) {
+      results.push({ check: 'pnpmfile', level: 'ok', detail: `.pnpmfile.cjs loads lockguard/pnpmfile${costly ? ' (on pnpm 11+ any pnpmfile makes every pnpm command start node helpers: a no-op install about 4x slower)' : ''}` });
+    } else if (costly) {
+      results.push({ check: 'pnpmfile', level: 'ok', detail: 'no lockguard pnpmfile (the pnpm 11+ default: every pnpm command stays fast); lockguard run refuses pnpm install and the install before pnpm run through the environment, and catches pnpm add after the fact', fix: 'Optional: lockguard init --pnpmfile to refuse pnpm add/update/remove at the source too.' });
+    } else {
+      results.push({ check: 'pnpmfile', level: 'warn', detail: '.pnpmfile.cjs does not load lockguard/pnpmfile: installs are still caught after the fact, but not reported early nor refused at the source', fix: 'Run lockguard init (commit the shim once: pnpm folds its bytes into the lockfile).' });
+    }
     return results;
   }
   if (workspace.manager === 'npm') {
     const scripts = (manifest?.['scripts'] ?? {}) as Record<string, unknown>;
-    const hooked = ['preinstall', 'postinstall'].some((name) => typeof scripts[name] === 'string' && (scripts[name] as string).includes('lockguard hook'));
+    const hooked = ['preinstall', 'postinstall'].some((name) => typeof scripts[name] === 'string' && /lockguard(\/npm-hook| hook)/.test(scripts[name] as string));
     return [
       hooked
         ? { check: 'npm-hook', level: 'ok', detail: 'root install scripts report to guarded runs' }
-        : { check: 'npm-hook', level: 'warn', detail: 'no "lockguard hook" in the root preinstall/postinstall: npm installs are caught by file events and the final check only', fix: 'Optional: lockguard init --npm-scripts.' },
+        : { check: 'npm-hook', level: 'warn', detail: 'no lockguard hook in the root preinstall/postinstall: npm installs are caught by file events and the final check only', fix: 'Optional: lockguard init --npm-scripts.' },
     ];
   }
   return [];
@@ -144,7 +151,7 @@ export const command: Command = {
   async run(argv, io: Io) {
     const parsed = parse('doctor', argv, { ...DIR_OPTION, json: { type: 'boolean' } });
     const workspace = await workspaceOf(parsed, io);
-    const results = [nodeCheck(), ...tableChecks(workspace), ...hookChecks(workspace), ...ledgerChecks(workspace.root)];
+    const results = [nodeCheck(), ...tableChecks(workspace), ...hookChecks(workspace, io.env), ...ledgerChecks(workspace.root)];
     if (flag(parsed, 'json')) {
       io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     } else {

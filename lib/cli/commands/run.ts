@@ -17,7 +17,7 @@ import { isLockguardError, LockguardError } from '../../core/errors.js';
 import { readWorkspaceFingerprints, type WorkspaceFingerprints } from '../../core/fingerprints.js';
 import { statusLine } from '../../core/watch.js';
 import type { Workspace } from '../../core/workspace.js';
-import { remoteConfigured, resolveGuard, stepsOf, type GuardPlan, type GuardedRunner, type RemoteMode } from '../../integrations/runners/index.js';
+import { remoteConfigured, resolveGuard, runnersInCommand, stepsOf, type GuardPlan, type GuardedRunner, type RemoteMode } from '../../integrations/runners/index.js';
 import { preparesTreeFirst } from '../../integrations/package-managers/script-walk.js';
 import { runChild, type ChildEnd } from '../../run/child.js';
 import { appendEvent, findRun, type Policy } from '../../run/ledger.js';
@@ -179,10 +179,10 @@ export const command: Command = {
     if (stopped !== undefined) return stopped;
 
     const steps = stepsOf(childArgv, io.cwd);
-    const guard = resolveGuard(childArgv, workspace.root, io.cwd, options.override, {}, steps);
     // pnpm pipeline installs (frozen) before it keys its tasks: its keys fold the inputs, not the markers.
-    const pipeline = guard.started.includes('pnpm-pipeline');
+    const pipeline = options.override === 'pnpm-pipeline' || (options.override === undefined && runnersInCommand(childArgv, io.cwd, steps).includes('pnpm-pipeline'));
     const table = readWorkspaceFingerprints(workspace.root, { scope: pipeline ? 'inputs' : 'full', manager: workspace.manager });
+    const guard = resolveGuard(childArgv, workspace.root, io.cwd, options.override, { workspaceYaml: table.files.get('pnpm-workspace.yaml') }, steps);
     if (options.preCheck && !pipeline && !preparesTreeFirst(steps)) preCheck(table, workspace);
     const refuse = options.policy === 'refuse' ? refuseSetup(table) : undefined;
     if (refuse?.warning !== undefined) io.stderr.write(`${paint(io, io.stderr, 'yellow', refuse.warning)}\n`);

@@ -49,7 +49,8 @@ export const command: Command = {
     } else {
       const present = table.entries.filter((entry) => entry.digest !== null).length;
       io.stdout.write(`run  ${run.record.id}\nkey  ${table.key}\n`);
-      io.stderr.write(`lockguard: snapshot of ${table.scope} (${table.manager}: ${present} files, ${table.entries.length - present} absent) recorded in ${run.dir}\n`);
+      const absent = table.entries.length - present;
+      io.stderr.write(`lockguard: snapshot of ${table.scope} (${table.manager}: ${present} ${present === 1 ? 'file' : 'files'}, ${absent} absent) recorded in ${run.dir}\n`);
     }
     return EXIT.ok;
   },

@@ -15,6 +15,7 @@ import { classifyKeys, type KeyClass } from '../../core/key-stability.js';
 import { detectManager, LOCKFILES } from '../../core/workspace.js';
 import { existsSync } from 'node:fs';
 import { parseCommand } from '../package-managers/argv.js';
+import { runningVersion } from '../package-managers/version.js';
 import { walkCommand, type Step } from '../package-managers/script-walk.js';
 import { scriptsOf } from '../package-managers/scripts.js';
 import { runnerOfStep } from '../runners/detect.js';
@@ -50,6 +51,8 @@ export interface Plan {
   readonly notes: readonly string[];
   /** One line: "1 of 2 task keys unstable: a#build may rewrite pnpm-lock.yaml before b#build runs". */
   readonly verdict: string;
+  /** The package manager that runs here (not only what `packageManager` pins). */
+  readonly packageManager: { readonly name: string; readonly version: string | null; readonly path: string | null };
 }
 
 export interface PlanOptions {
@@ -156,7 +159,10 @@ export async function planFor(argv: readonly string[], root: string, env: Readon
     const reasons = key.because.map((why) => `${why.ordering === 'runs-after' ? 'runs after' : 'may run after (not ordered against)'} ${why.writer}, which may rewrite ${lockfile}${why.writerCached ? '' : ' on every run'}`);
     return { id: key.id, directory: task.directory, command: task.command ?? null, cached: task.cached, writer: key.writer, writeReason: task.writeReason ?? null, stability: key.stability, reasons };
   });
-  return { runner: graph.runner, lockfile, tasks, writers: classes.writers, unstable: classes.unstable, notes: graph.notes, verdict: verdictLine(classes.tasks.length, classes.writers, classes.unstable, lockfile) };
+  const manager = detectManager(root);
+  const running = manager === 'pnpm' ? { version: settings.running?.version, path: settings.running?.path } : runningVersion(manager, root, env);
+  const packageManager = { name: manager, version: running.version ?? null, path: running.path ?? null };
+  return { runner: graph.runner, lockfile, tasks, writers: classes.writers, unstable: classes.unstable, notes: graph.notes, verdict: verdictLine(classes.tasks.length, classes.writers, classes.unstable, lockfile), packageManager };
 }
 
 function verdictLine(total: number, writers: readonly string[], unstable: readonly string[], lockfile: string): string {

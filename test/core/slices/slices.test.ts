@@ -64,12 +64,16 @@ test('a dependency change reaches its importer and the importers linking to it, 
   const before = slices(lock('7.0.0'));
   const after = slices(lock('6.0.0'));
   const diff = diffSlices(before, after);
-  assert.deepEqual(diff.changed.map((change) => change.importer), ['packages/a', 'packages/b']);
+  // The edited project first (its own importer entry changed), then the one that only links to it.
+  assert.deepEqual(diff.changed.map((change) => change.importer), ['packages/b', 'packages/a']);
   assert.equal(diff.unchanged, 2);
   for (const change of diff.changed) assert.deepEqual(change.packages, [{ name: 'is-number', kind: 'changed', from: ['7.0.0'], to: ['6.0.0'] }]);
   assert.equal(diff.changed.find((change) => change.importer === 'packages/b')?.entryChanged, true);
   assert.equal(diff.changed.find((change) => change.importer === 'packages/a')?.entryChanged, false);
-  assert.equal(typeof describeSliceDiff(diff), 'string');
+  assert.equal(
+    describeSliceDiff(diff),
+    'pnpm-lock.yaml moved: the slices of 2 projects changed: packages/b (is-number 7.0.0 \u2192 6.0.0), packages/a (through its dependencies: is-number 7.0.0 \u2192 6.0.0); 2 other projects unchanged',
+  );
 });
 
 test('settings fold into every slice; an unused packages entry into none', () => {
