@@ -36,6 +36,8 @@ export interface Marker {
   /** undefined for a garbage or untrusted marker (no start time, a run folder elsewhere). */
   readonly run: LiveRun | undefined;
   readonly alive: boolean;
+  /** The pid the marker names, even when the marker is not trusted. */
+  readonly pid: number | undefined;
 }
 
 export const LIVE_DIR = path.join('.lockguard', 'live');
@@ -84,6 +86,25 @@ function parseMarker(root: string, name: string, text: string): LiveRun | undefi
     return { dir: value.dir, id: value.id, pid: value.pid, pidStart: value.pidStart, policy: value.policy as LivePolicy };
   } catch {
     return undefined;
+  }
+}
+
+function rawPid(text: string): number | undefined {
+  try {
+    const pid = (JSON.parse(text) as { pid?: unknown }).pid;
+    return typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a process with this pid exists (no start time to tell a reused pid apart). */
+export function pidExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
   }
 }
 
@@ -136,7 +157,7 @@ export function listMarkers(root: string): Marker[] {
       continue;
     }
     const run = parseMarker(root, name, text);
-    markers.push({ name, run, alive: run !== undefined && isAlive(run.pid, run.pidStart) });
+    markers.push({ name, run, alive: run !== undefined && isAlive(run.pid, run.pidStart), pid: run?.pid ?? rawPid(text) });
   }
   return markers;
 }

@@ -20,7 +20,7 @@ import { errnoCode, isLockguardError } from '../core/errors.js';
 import { readGuard, type GuardRecord } from './guard-record.js';
 import { appendEvent, loadRun, runDir, scanEvents, type RunEvent, type RunHandle } from './ledger.js';
 import { deadLocks } from './ledger-lock.js';
-import { isAlive, listMarkers, unregisterLive, LIVE_DIR } from './live.js';
+import { isAlive, listMarkers, pidExists, processStart, unregisterLive, LIVE_DIR } from './live.js';
 import { lockQuarantine } from './quarantine.js';
 import { movesNow, recordedMoveAt, type MovedFile } from './verdict.js';
 
@@ -77,8 +77,11 @@ export function repairDeadQuarantines(root: string): string[] {
 /** The runs of this workspace whose guard is gone and that never recorded their end. */
 export function findDeadRuns(root: string): DeadRun[] {
   const dead: DeadRun[] = [];
+  // Without /proc (no start times at all here) an untrusted marker whose pid exists cannot be judged dead.
+  const noStartTimes = processStart(process.pid) === null;
   for (const marker of listMarkers(root)) {
     if (marker.alive) continue;
+    if (noStartTimes && marker.pid !== undefined && pidExists(marker.pid)) continue;
     let run: RunHandle | undefined;
     let problem: string | undefined;
     try {
