@@ -7,6 +7,7 @@
 
 import { resolve } from 'node:path';
 import { isLockguardError, LockguardError } from '../core/errors.js';
+import { fsFault, isFsFault } from '../core/fs-fault.js';
 import { printError, type Io } from './io.js';
 import { EXIT } from './exit-codes.js';
 
@@ -112,9 +113,16 @@ export async function main(argvIn: readonly string[], ioIn: Io): Promise<number>
       }
     }
     return await command.run(rest, io);
-  } catch (error) {
+  } catch (caught) {
+    // A disk or permission fault that escaped its owner is still the user's setup, never a crash.
+    const error = !isLockguardError(caught) && isFsFault(caught) ? fsFault(caught, pathOf(caught) ?? io.cwd, 'use') : caught;
     printError(io, error);
     if (isLockguardError(error)) return error.code === 'ERR_LOCKGUARD_PRE_CHECK' ? EXIT.preCheck : EXIT.usage;
     return EXIT.internal;
   }
+}
+
+function pathOf(error: unknown): string | undefined {
+  const path = (error as { path?: unknown }).path;
+  return typeof path === 'string' ? path : undefined;
 }

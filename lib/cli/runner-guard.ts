@@ -5,8 +5,10 @@
 // Invariants: every runner cache the workspace is configured for is guarded, plus any the command starts
 // (integrations/runners/detect.ts), unless `--runner` says otherwise; nothing outside a runner's cache dir
 // moves; nothing is withheld under `flag` or when the table did not move; a runner problem (an unreadable
-// cache dir, a corrupt summary) becomes a note in the report, never a lost run result.
+// cache dir, a corrupt summary) becomes a note in the report, never a lost run result; a stop request (a
+// second signal) or a disk fault ends the passes at a safe point between entries, and the outcome says so.
 
+import { join } from 'node:path';
 import { isLockguardError } from '../core/errors.js';
 import {
   cacheState,
@@ -23,7 +25,9 @@ import {
   type TaskAfterMove,
   type WithholdResult,
 } from '../integrations/runners/index.js';
+import type { LockguardError } from '../core/errors.js';
 import type { Policy } from '../run/ledger.js';
+import type { PassControl } from '../run/quarantine.js';
 import type { MoveRecord } from '../run/session.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -61,6 +65,15 @@ export interface RunnerOutcome {
   readonly keptBeforeMove: number;
   readonly tasksAfterMove: readonly TaskAfterMove[];
   readonly notes: readonly string[];
+  /** True when a stop request ended the withholding before every stale entry moved. */
+  readonly interrupted: boolean;
+  /** The disk or ledger fault that ended the withholding early (what it did not reach stays in the cache). */
+  readonly fault: LockguardError | undefined;
+}
+
+function inLedger(path: string, root: string): boolean {
+  const ledger = join(root, '.lockguard');
+  return path === ledger || path.startsWith(`${ledger}/`);
 }
 
 function noteOf(error: unknown): string {
@@ -91,25 +104,45 @@ export function prepareRunners(plan: GuardPlan, root: string, command: readonly 
 }
 
 /** After the command: per guarded cache, the runner's summary and (unless `flag`) the withholding pass. */
-export function afterRunners(prepared: RunnerPrepared, policy: Policy, move: MoveRecord | undefined, runId: string, window: { runStartedAt: number; runEndedAt: number }): RunnerOutcome {
+export async function afterRunners(prepared: RunnerPrepared, policy: Policy, move: MoveRecord | undefined, runId: string, window: { runStartedAt: number; runEndedAt: number }, control?: PassControl): Promise<RunnerOutcome> {
   const notes = [...prepared.notes];
   const outcomes: CacheOutcome[] = [];
-  if (move === undefined) return { caches: outcomes, withheldCount: 0, keptBeforeMove: 0, tasksAfterMove: [], notes };
+  if (move === undefined) return { caches: outcomes, withheldCount: 0, keptBeforeMove: 0, tasksAfterMove: [], notes, interrupted: false, fault: undefined };
+  let interrupted = false;
+  let fault: LockguardError | undefined;
   for (const guarded of prepared.caches) {
+    if (policy !== 'flag' && (interrupted || fault !== undefined || control?.stopRequested?.() === true)) {
+      // Stopped at a safe point: this cache's pass never started (the next lockguard command runs it).
+      interrupted = interrupted || fault === undefined;
+      outcomes.push({ runner: guarded.runner, cacheDir: guarded.cache.dir, withheld: undefined, summary: undefined });
+      continue;
+    }
     let summary: SummaryReading | undefined;
     let withheld: WithholdResult | undefined;
     const summaryNotes: string[] = [];
     try {
       summary = tasksAfterMove(guarded.cache, { movedAt: move.at, runStartedAt: window.runStartedAt });
       if (summary.note !== undefined) summaryNotes.push(`${guarded.runner} summary: ${summary.note}`);
-      if (policy !== 'flag') withheld = withholdAfterRun(guarded.cache, guarded.before, summary, { movedAt: move.at, runId, ...window });
     } catch (error) {
-      notes.push(`${guarded.runner} withholding: ${noteOf(error)}`);
+      notes.push(`${guarded.runner} summary: ${noteOf(error)}`);
+    }
+    try {
+      const reading = summary ?? { source: undefined, tasks: [], runningAcrossMove: [], ownKeys: undefined, note: undefined };
+      if (policy !== 'flag') withheld = await withholdAfterRun(guarded.cache, guarded.before, reading, { movedAt: move.at, runId, ...window, ...(control === undefined ? {} : { control }) });
+      if (withheld?.interrupted === true) interrupted = true;
+      if (withheld?.fault !== undefined) fault = withheld.fault;
+    } catch (error) {
+      // The ledger could not take the entries (a link, a full or read-only disk, a lock): a setup error, and
+      // the run stays unfinished. A problem of the runner's own cache dir stays a note, as before.
+      if (isLockguardError(error) && error.path !== undefined && inLedger(error.path, guarded.cache.root)) fault = error;
+      else notes.push(`${guarded.runner} withholding: ${noteOf(error)}`);
     }
     // A runner the command did not start and that saved nothing in this run has nothing to say.
     const active = guarded.started || (withheld !== undefined && (withheld.withheld.length > 0 || withheld.keptBeforeMove > 0 || withheld.notMoved.length > 0)) || (summary?.source !== undefined);
     if (active) notes.push(...summaryNotes);
-    for (const item of withheld?.notMoved ?? []) notes.push(`not withheld ${item.key}: ${item.detail}`);
+    const left = (withheld?.notMoved ?? []).filter((item) => item.reason === 'interrupted' || (fault !== undefined && item.reason === 'error' && item.detail.startsWith('the pass stopped')));
+    for (const item of withheld?.notMoved ?? []) if (!left.includes(item)) notes.push(`not withheld ${item.key}: ${item.detail}`);
+    if (left.length > 0) notes.push(`${guarded.runner}: ${left.length} stale entries not withheld yet (the pass was stopped); the next lockguard command in this workspace withholds them`);
     outcomes.push({ runner: guarded.runner, cacheDir: guarded.cache.dir, withheld, summary });
   }
   return {
@@ -118,5 +151,7 @@ export function afterRunners(prepared: RunnerPrepared, policy: Policy, move: Mov
     keptBeforeMove: outcomes.reduce((sum, outcome) => sum + (outcome.withheld?.keptBeforeMove ?? 0), 0),
     tasksAfterMove: outcomes.flatMap((outcome) => outcome.summary?.tasks ?? []),
     notes,
+    interrupted,
+    fault,
   };
 }

@@ -84,6 +84,20 @@ if (fs.existsSync(armed)) {
   fs.unlinkSync(armed);
   ${INSTALL_SIX[manager]}
 }
+// Crash tests: after the install, save many more turbo-layout entries (written after the move: all stale).
+const bulk = path.join(__dirname, 'bulk.json');
+if (fs.existsSync(bulk)) {
+  const { dir, count, size } = JSON.parse(fs.readFileSync(bulk, 'utf8'));
+  fs.unlinkSync(bulk);
+  fs.mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < count; i++) {
+    const hash = 'f' + i.toString(16).padStart(15, '0');
+    const body = ('entry ' + i + ' ').repeat(Math.ceil(size / 8)).slice(0, size);
+    fs.writeFileSync(path.join(dir, hash + '.tar.zst'), body);
+    fs.writeFileSync(path.join(dir, hash + '-meta.json'), JSON.stringify({ hash, i }));
+    fs.writeFileSync(path.join(dir, hash + '-manifest.json'), JSON.stringify({ files: [i] }));
+  }
+}
 fs.mkdirSync('dist', { recursive: true });
 fs.writeFileSync('dist/a.txt', 'a');
 `;

@@ -11,7 +11,7 @@ import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
 import type { Workspace } from '../../core/workspace.js';
 import { effectivePnpm, majorOf } from '../../integrations/package-managers/version.js';
 import { listRunIds, loadRun, runDir } from '../../run/ledger.js';
-import { findLiveRuns } from '../../run/live.js';
+import { listMarkers } from '../../run/live.js';
 import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import { paint, type Io } from '../io.js';
@@ -151,19 +151,28 @@ function ledgerChecks(root: string): CheckResult[] {
   const dir = join(root, '.lockguard');
   const stats = lstatSync(dir, { throwIfNoEntry: false });
   if (stats === undefined) return [{ check: 'ledger', level: 'ok', detail: 'no runs yet' }];
-  if (!stats.isDirectory()) return [{ check: 'ledger', level: 'fail', detail: `${dir} is not a folder`, fix: 'Move or remove it: lockguard keeps its run records there.' }];
-  const ids = listRunIds(root);
+  if (!stats.isDirectory()) return [{ check: 'ledger', level: 'fail', detail: `${dir} is ${stats.isSymbolicLink() ? 'a symbolic link (never followed)' : 'not a folder'}`, fix: 'Move or remove it: lockguard keeps its run records there.' }];
+  let ids: string[];
+  try {
+    ids = listRunIds(root);
+  } catch (error) {
+    if (!isLockguardError(error)) throw error;
+    return [{ check: 'ledger', level: 'fail', detail: error.message, ...(error.hint === undefined ? {} : { fix: error.hint }) }];
+  }
   const broken: string[] = [];
   for (const id of ids) {
     try {
-      loadRun(runDir(root, id));
+      loadRun(runDir(root, id), root);
     } catch (error) {
       if (!isLockguardError(error)) throw error;
       broken.push(id);
     }
   }
-  const live = findLiveRuns(root);
+  const markers = listMarkers(root);
+  const live = markers.filter((marker) => marker.alive);
+  const dead = markers.length - live.length;
   const results: CheckResult[] = [{ check: 'ledger', level: broken.length === 0 ? 'ok' : 'warn', detail: `${ids.length} runs, ${live.length} live${broken.length === 0 ? '' : `, ${broken.length} unreadable (${broken.slice(0, 3).join(', ')})`}`, ...(broken.length === 0 ? {} : { fix: `Delete the unreadable run folders under ${join(dir, 'runs')}.` }) }];
+  if (dead > 0) results.push({ check: 'ledger', level: 'warn', detail: `${dead} run(s) died before their final check and are not finished yet`, fix: 'Run any workspace command (lockguard status): it finishes them, withholding their unchecked saves restorably.' });
   return results;
 }
 

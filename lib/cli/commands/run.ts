@@ -6,13 +6,18 @@
 // Invariants: argv after `--` reaches the child exactly; the child's own failure code always wins; a move is
 // reported in one status line on stderr; the pre-run check, the remote decision and runner resolution all
 // read the command through the same walk (package-managers/script-walk.ts).
+// Crash safety: runs whose guard died are finished before this run's child starts (cli/recover.ts); what
+// this run guards is on disk (guard.json) before the child is spawned, and its pid is recorded once it is;
+// signals after the child exited wait for the withholding pass (a second one stops it between entries);
+// the run is marked finished only when its passes completed, so a later command finishes what is left.
 
 import { checkInstall } from '../../core/install-check.js';
-import { LockguardError } from '../../core/errors.js';
+import { constants } from 'node:os';
+import { isLockguardError, LockguardError } from '../../core/errors.js';
 import { readWorkspaceFingerprints, type WorkspaceFingerprints } from '../../core/fingerprints.js';
 import { statusLine } from '../../core/watch.js';
 import type { Workspace } from '../../core/workspace.js';
-import { remoteConfigured, resolveGuard, runnersInCommand, stepsOf, type GuardedRunner, type RemoteMode } from '../../integrations/runners/index.js';
+import { remoteConfigured, resolveGuard, runnersInCommand, stepsOf, type GuardPlan, type GuardedRunner, type RemoteMode } from '../../integrations/runners/index.js';
 import { preparesTreeFirst } from '../../integrations/package-managers/script-walk.js';
 import { runChild, type ChildEnd } from '../../run/child.js';
 import { appendEvent, findRun, type Policy } from '../../run/ledger.js';
@@ -21,13 +26,20 @@ import { buildReport, saveReport } from '../../run/report.js';
 import { GuardSession } from '../../run/session.js';
 import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
 import { oneOf, parse, stringValue, flag } from '../args.js';
-import { paint, type Io } from '../io.js';
+import { EXIT } from '../exit-codes.js';
+import { paint, printError, type Io } from '../io.js';
+import { guardRecordOf } from '../guard-file.js';
+import { holdForQuarantine, passControl, pauseAfterChild } from '../pass-control.js';
+import { recoverFirst } from '../recover.js';
+import { writeGuard } from '../../run/guard-record.js';
+import { processStart } from '../../run/live.js';
+import type { Interrupts } from '../../run/interrupts.js';
 import type { Command } from '../main.js';
 import { refuseSetup } from '../refuse-setup.js';
 import { afterRunners, prepareRunners, type RunnerPrepared } from '../runner-guard.js';
 import { remoteOf, runnerOverride, RUNNER_HELP, RUNNER_OPTIONS } from '../runner-option.js';
 import { exitCodeOf, outcomeText, type FailMode } from '../run-outcome.js';
-import { fallbackLines, openRemoteGates, refusedClause, type RemoteGateOutcome } from '../remote-gate-wiring.js';
+import { fallbackLines, openRemoteGates, refusedClause, type RemoteGateOutcome, type RemoteGates } from '../remote-gate-wiring.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
 const POLICIES = ['flag', 'withhold', 'refuse'] as const;
@@ -163,6 +175,9 @@ export const command: Command = {
     const workspace = await workspaceOf(parsed, io);
     const joined = await joinOuterRun(workspace, childArgv, io);
     if (joined !== undefined) return joined;
+    // A guard that died left stale saves unchecked: finish its run before this command's runner starts.
+    const stopped = await recoverFirst(workspace.root, io, 'strict', 'run');
+    if (stopped !== undefined) return stopped;
 
     const steps = stepsOf(childArgv, io.cwd);
     // pnpm pipeline installs (frozen) before it keys its tasks: its keys fold the inputs, not the markers.
@@ -174,41 +189,99 @@ export const command: Command = {
     if (refuse?.warning !== undefined) io.stderr.write(`${paint(io, io.stderr, 'yellow', refuse.warning)}\n`);
 
     const session = new GuardSession(table, options.policy, childArgv);
-    const runId = session.run.record.id;
     // The remote gate, where it can stand: restores and uploads decided at the request, no up-front switch.
     const gates = await openRemoteGates({ runners: guard.runners, root: workspace.root, command: childArgv, env: io.env, remote: options.remote, policy: options.policy, session });
-    let gateOutcome: RemoteGateOutcome;
     let end: ChildEnd;
     let prepared: RunnerPrepared;
     const runStartedAt = Date.now();
+    // Held from just before the child starts: while it runs, child.ts forwards signals to it; once it has
+    // exited (arm), a signal waits for the final check and the withholding pass (a second one stops the
+    // pass between two entries), so a cache entry is never left half moved.
+    const interrupts = holdForQuarantine(io);
     try {
-      const remoteSwitch = await mayContainWriter(guard.runners.filter((runner) => !gates.gated.has(runner)), options.remote, childArgv, workspace.root, io.env);
-      prepared = prepareRunners(guard, workspace.root, gates.argv, io.env, options.remote, (runner) => !gates.gated.has(runner) && remoteSwitch(runner));
-      for (const line of fallbackLines(gates, prepared.announce)) io.stderr.write(`${line}\n`);
-      session.listen();
-      end = await runChild(prepared.argv, { cwd: io.cwd, env: { ...io.env, ...prepared.env, ...gates.env, ...refuse?.env, LOCKGUARD_RUN: session.run.dir } });
+      let gateOutcome: RemoteGateOutcome;
+      try {
+        const remoteSwitch = await mayContainWriter(guard.runners.filter((runner) => !gates.gated.has(runner)), options.remote, childArgv, workspace.root, io.env);
+        prepared = prepareRunners(guard, workspace.root, gates.argv, io.env, options.remote, (runner) => !gates.gated.has(runner) && remoteSwitch(runner));
+        for (const line of fallbackLines(gates, prepared.announce)) io.stderr.write(`${line}\n`);
+        // What this run guards is on disk before the child can save anything (run/guard-record.ts); a run
+        // that guards no runner cache has nothing a later command could withhold, and writes nothing.
+        if (prepared.caches.length > 0) writeGuard(session.run.dir, guardRecordOf(prepared.caches, runStartedAt));
+        session.listen();
+        end = await runChild(prepared.argv, {
+          cwd: io.cwd,
+          env: { ...io.env, ...prepared.env, ...gates.env, ...refuse?.env, LOCKGUARD_RUN: session.run.dir },
+          onSpawn: (pid) => recordOrWarn(io, "the child's pid", () => appendEvent(session.run, { type: 'child', pid, pidStart: processStart(pid) })),
+        });
+      } finally {
+        session.stop();
+        gateOutcome = await gates.close();
+        interrupts.arm();
+      }
+      for (const line of gateOutcome.loud) io.stderr.write(`${paint(io, io.stderr, 'yellow', line)}\n`);
+      return await finishRun({ io, session, options, childArgv, end, prepared, guard, runStartedAt, interrupts, gates, gateOutcome });
     } finally {
-      session.stop();
-      gateOutcome = await gates.close();
+      interrupts.release();
     }
-    for (const line of gateOutcome.loud) io.stderr.write(`${paint(io, io.stderr, 'yellow', line)}\n`);
-    const runEndedAt = Date.now();
-    if (end.kind === 'failed') io.stderr.write(`lockguard: cannot run "${childArgv[0]}" (${end.reason === 'not-found' ? 'command not found' : end.reason}).\n`);
-    const move = session.finish();
-    const outcome = afterRunners(prepared, options.policy, move, runId, { runStartedAt, runEndedAt });
-    const code = exitCodeOf(end.code, move !== undefined, options.policy, options.failMode, io.env);
-    appendEvent(session.run, { type: 'exit', code, child: end });
+  },
+};
 
-    const withheld = outcome.caches.flatMap((cache) =>
-      (cache.withheld?.withheld ?? []).map((entry) => ({ runner: entry.runner, key: entry.key, task: entry.task ?? null, from: entry.paths.map((path) => `${entry.cacheDir}/${path}`), to: cache.withheld?.quarantineDir ?? '', reason: entry.reason })),
-    );
-    if (withheld.length > 0) appendEvent(session.run, { type: 'withheld', count: withheld.length, quarantine: [...new Set(withheld.map((entry) => entry.to))] });
-    const slices = move === undefined ? [] : await lockfileMovesAmong(session.run.record, move.files.map((file) => file.path));
+interface Finishing {
+  readonly io: Io;
+  readonly session: GuardSession;
+  readonly options: RunOptions;
+  readonly childArgv: readonly string[];
+  readonly end: ChildEnd;
+  readonly prepared: RunnerPrepared;
+  readonly guard: GuardPlan;
+  readonly runStartedAt: number;
+  readonly interrupts: Interrupts;
+  readonly gates: RemoteGates;
+  readonly gateOutcome: RemoteGateOutcome;
+}
+
+/** Best effort for what only records (events, the report): a ledger that cannot be written warns, never hides the verdict. */
+function recordOrWarn(io: Io, what: string, write: () => void): void {
+  try {
+    write();
+  } catch (error) {
+    if (!isLockguardError(error)) throw error;
+    io.stderr.write(`lockguard: warning: ${what} was not written (${error.message})\n`);
+  }
+}
+
+/**
+ * After the child: the final check, the withholding passes, the verdict line and the exit code. The verdict
+ * is printed and decides the exit code even when the report cannot be written; a pass a disk fault stopped
+ * is a setup error (exit 2, its path and fix), and a pass a second signal stopped exits 128+n: either way
+ * the run stays unfinished (its live marker stays), so the next lockguard command withholds what is left.
+ */
+async function finishRun(f: Finishing): Promise<number> {
+  const { io, session, options, end, prepared, guard } = f;
+  const runId = session.run.record.id;
+  const runEndedAt = Date.now();
+  if (end.kind === 'failed') io.stderr.write(`lockguard: cannot run "${f.childArgv[0]}" (${end.reason === 'not-found' ? 'command not found' : end.reason}).\n`);
+  await pauseAfterChild(io, f.interrupts);
+  const move = session.finish();
+  const outcome = await afterRunners(prepared, options.policy, move, runId, { runStartedAt: f.runStartedAt, runEndedAt }, passControl(io, f.interrupts));
+  const complete = !outcome.interrupted && outcome.fault === undefined;
+  let code = exitCodeOf(end.code, move !== undefined, options.policy, options.failMode, io.env);
+  if (outcome.fault !== undefined && (code === 0 || code === EXIT.moved)) code = EXIT.usage;
+  const signal = f.interrupts.signal;
+  if (signal !== undefined && (code === 0 || code === EXIT.moved)) code = 128 + (constants.signals[signal] ?? 0);
+  recordOrWarn(io, "the run's exit event", () => appendEvent(session.run, { type: 'exit', code, child: end }));
+
+  const withheld = outcome.caches.flatMap((cache) =>
+    (cache.withheld?.withheld ?? []).map((entry) => ({ runner: entry.runner, key: entry.key, task: entry.task ?? null, from: entry.paths.map((path) => `${entry.cacheDir}/${path}`), to: cache.withheld?.quarantineDir ?? '', reason: entry.reason })),
+  );
+  if (withheld.length > 0) recordOrWarn(io, 'the withheld event', () => appendEvent(session.run, { type: 'withheld', count: withheld.length, quarantine: [...new Set(withheld.map((entry) => entry.to))] }));
+  const slices = move === undefined ? [] : await lockfileMovesAmong(session.run.record, move.files.map((file) => file.path));
+  recordOrWarn(io, "the run's report", () =>
     saveReport(
       session.run,
       buildReport({
         run: session.run,
-        command: childArgv,
+        command: f.childArgv,
         policy: options.policy,
         exit: end,
         exitCode: code,
@@ -218,16 +291,24 @@ export const command: Command = {
         withheld,
         keptBeforeMove: outcome.keptBeforeMove,
         tasksAfterMove: outcome.tasksAfterMove,
-        remote: fallbackLines(gates, prepared.announce),
-        remoteGate: { gates: gateOutcome.gates, refused: { uploads: gateOutcome.refusedUploads, blobs: gateOutcome.refusedParts, restores: gateOutcome.refusedRestores } },
+        remote: fallbackLines(f.gates, prepared.announce),
+        remoteGate: { gates: f.gateOutcome.gates, refused: { uploads: f.gateOutcome.refusedUploads, blobs: f.gateOutcome.refusedParts, restores: f.gateOutcome.refusedRestores } },
         slices: slices.map(sliceMoveJson),
-        notes: [...outcome.notes, ...gateOutcome.notes],
+        notes: [...outcome.notes, ...f.gateOutcome.notes],
       }),
-    );
-    if (move !== undefined) {
-      io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(move.files, outcomeText(options.policy, outcome, prepared.caches, runId, refusedClause(gateOutcome))))}\n`);
-      for (const slice of slices) io.stderr.write(`  ${slice.text}\n`);
-    }
-    return code;
-  },
-};
+    ),
+  );
+  if (move !== undefined) {
+    io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(move.files, outcomeText(options.policy, outcome, prepared.caches, runId, refusedClause(f.gateOutcome))))}\n`);
+    for (const slice of slices) io.stderr.write(`  ${slice.text}\n`);
+  }
+  if (outcome.fault !== undefined) {
+    printError(io, outcome.fault);
+    io.stderr.write('  The stale entries not yet withheld stay in the cache until then: the next lockguard command in this workspace withholds them.\n');
+  } else if (outcome.interrupted) {
+    io.stderr.write(`lockguard: the withholding pass was stopped; the next lockguard command in this workspace withholds the rest (run ${runId}).\n`);
+  }
+  // Finished only when the passes completed: otherwise the live marker stays, and the next command finishes the run.
+  if (complete && !session.close()) io.stderr.write('lockguard: warning: the run could not be marked finished; the next lockguard command finishes it again (nothing is lost).\n');
+  return code;
+}

@@ -62,7 +62,7 @@ export function tasksAfterMove(cache: RunnerCache, options: { movedAt: number; r
 }
 
 /** `withhold` fed with the summary: tasks running across the move, and own keys only for a shared cache. */
-export function withholdAfterRun(cache: RunnerCache, before: CacheState, summary: SummaryReading, options: Omit<WithholdOptions, 'runningAcrossMove' | 'ownKeys' | 'taskOf'>): WithholdResult {
+export function withholdAfterRun(cache: RunnerCache, before: CacheState, summary: SummaryReading, options: Omit<WithholdOptions, 'runningAcrossMove' | 'ownKeys' | 'taskOf'>): Promise<WithholdResult> {
   const taskOf = new Map(summary.tasks.map((task) => [task.key, task.task]));
   return withhold(cache, before, {
     ...options,
