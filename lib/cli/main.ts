@@ -8,44 +8,33 @@
 import { resolve } from 'node:path';
 import { isLockguardError, LockguardError } from '../core/errors.js';
 import { fsFault, isFsFault } from '../core/fs-fault.js';
+import type { Command } from './command.js';
 import { printError, type Io } from './io.js';
 import { EXIT } from './exit-codes.js';
 
-export interface Command {
+/** One row of the command table: the line `lockguard --help` shows, and the import that loads the module. */
+interface CommandRow {
   readonly summary: string;
-  readonly help: string;
-  run(argv: readonly string[], io: Io): Promise<number>;
+  load(): Promise<Command>;
 }
 
-const COMMANDS: Record<string, () => Promise<Command>> = {
-  snapshot: async () => (await import('./commands/snapshot.js')).command,
-  verify: async () => (await import('./commands/verify.js')).command,
-  key: async () => (await import('./commands/key.js')).command,
-  status: async () => (await import('./commands/status.js')).command,
-  run: async () => (await import('./commands/run.js')).command,
-  doctor: async () => (await import('./commands/doctor.js')).command,
-  quarantine: async () => (await import('./commands/quarantine.js')).command,
-  plan: async () => (await import('./commands/plan.js')).command,
-  init: async () => (await import('./commands/init.js')).command,
-  hook: async () => (await import('./commands/hook.js')).command,
-};
-
-const SUMMARIES: Record<string, string> = {
-  run: 'run a command (turbo, nx, pnpm -r, ...) and guard its cache saves against installs inside it',
-  snapshot: 'record the lockfile fingerprints before a CI job installs, and print the cache key',
-  verify: 'before a cache save: exit 0 if nothing moved since the snapshot, 1 if something did',
-  key: 'print the current cache key of the fingerprint table',
-  status: "show the latest run's state and report",
-  doctor: 'check that this workspace is set up for lockguard (read-only)',
-  quarantine: 'list or restore the cache entries guarded runs withheld',
-  plan: 'before a run: which tasks may rewrite the lockfile, and which keys that makes unstable',
-  init: 'set up the install-time hooks (.pnpmfile.cjs; --npm-scripts for npm)',
-  hook: 'for npm root preinstall/postinstall scripts: report to a guarded run',
+// In the order `lockguard --help` lists them.
+const COMMANDS: Record<string, CommandRow> = {
+  run: { summary: 'run a command (turbo, nx, pnpm -r, ...) and guard its cache saves against installs inside it', load: async () => (await import('./commands/run.js')).command },
+  snapshot: { summary: 'record the lockfile fingerprints before a CI job installs, and print the cache key', load: async () => (await import('./commands/snapshot.js')).command },
+  verify: { summary: 'before a cache save: exit 0 if nothing moved since the snapshot, 1 if something did', load: async () => (await import('./commands/verify.js')).command },
+  key: { summary: 'print the current cache key of the fingerprint table', load: async () => (await import('./commands/key.js')).command },
+  status: { summary: "show the latest run's state and report", load: async () => (await import('./commands/status.js')).command },
+  doctor: { summary: 'check that this workspace is set up for lockguard (read-only)', load: async () => (await import('./commands/doctor.js')).command },
+  quarantine: { summary: 'list or restore the cache entries guarded runs withheld', load: async () => (await import('./commands/quarantine.js')).command },
+  plan: { summary: 'before a run: which tasks may rewrite the lockfile, and which keys that makes unstable', load: async () => (await import('./commands/plan.js')).command },
+  init: { summary: 'set up the install-time hooks (.pnpmfile.cjs; --npm-scripts for npm)', load: async () => (await import('./commands/init.js')).command },
+  hook: { summary: 'for npm root preinstall/postinstall scripts: report to a guarded run', load: async () => (await import('./commands/hook.js')).command },
 };
 
 export function mainHelp(): string {
-  const width = Math.max(...Object.keys(SUMMARIES).map((name) => name.length));
-  const rows = Object.entries(SUMMARIES).map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`);
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const rows = Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(width)}  ${summary}`);
   return `lockguard: refuse cache saves whose keys folded a lockfile that changed during the run.
 
 Usage: lockguard [-C <dir>] <command> [options]
@@ -97,13 +86,13 @@ export async function main(argvIn: readonly string[], ioIn: Io): Promise<number>
     io.stdout.write(`${await (await import('./version.js')).version()}\n`);
     return EXIT.ok;
   }
-  const load = COMMANDS[name];
-  if (load === undefined) {
+  const row = COMMANDS[name];
+  if (row === undefined) {
     io.stderr.write(`lockguard: unknown command "${name}".\n  Commands: ${Object.keys(COMMANDS).join(', ')}. Run lockguard --help.\n`);
     return EXIT.usage;
   }
   try {
-    const command = await load();
+    const command = await row.load();
     if (rest.includes('--help') || rest.includes('-h')) {
       const dashDash = rest.indexOf('--');
       const helpAt = Math.max(rest.indexOf('--help'), rest.indexOf('-h'));

@@ -19,7 +19,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode, LockguardError } from './errors.js';
 import type { WorkspaceFingerprints } from './fingerprints.js';
-import type { InstallCheck } from './install-check.js';
+import type { InstallCheck } from './install-verdict.js';
 import { readBunLock, type BunLock } from './slices/bun-lock.js';
 
 const LOCK = 'bun.lock';

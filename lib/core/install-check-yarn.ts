@@ -20,7 +20,7 @@ import { dirname, join, posix } from 'node:path';
 import { errnoCode, LockguardError } from './errors.js';
 import { readEntry, realFileSystem } from './file-probe.js';
 import type { WorkspaceFingerprints } from './fingerprints.js';
-import type { InstallCheck } from './install-check.js';
+import type { InstallCheck } from './install-verdict.js';
 import { stateChecksum } from './yarn-state.js';
 
 export { stateChecksum };

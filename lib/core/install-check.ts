@@ -17,17 +17,7 @@ import type { WorkspaceFingerprints } from './fingerprints.js';
 import { startsWith } from './digest.js';
 import { checkBun } from './install-check-bun.js';
 import { checkYarn } from './install-check-yarn.js';
-
-export type InstallCheck =
-  | { readonly ok: true; readonly checked: 'pnpm' | 'npm' | 'yarn' | 'bun' | 'nothing' }
-  | {
-      readonly ok: false;
-      readonly reason: 'not-installed' | 'lockfile-differs' | 'package-missing';
-      readonly lockfile: string;
-      readonly detail: string;
-      /** The frozen install that makes the tree hold the lockfile again (`pnpm install --frozen-lockfile`). */
-      readonly fix?: string;
-    };
+import type { InstallCheck } from './install-verdict.js';
 
 const PNPM_LOCK = 'pnpm-lock.yaml';
 const PNPM_MARKER = 'node_modules/.pnpm/lock.yaml';

@@ -15,7 +15,7 @@ import { listMarkers } from '../../run/live.js';
 import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import { paint, type Io } from '../io.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
 export type CheckLevel = 'ok' | 'warn' | 'fail';
@@ -177,7 +177,6 @@ function ledgerChecks(root: string): CheckResult[] {
 }
 
 export const command: Command = {
-  summary: 'check that this workspace is set up for lockguard',
   help,
   async run(argv, io: Io) {
     const parsed = parse('doctor', argv, { ...DIR_OPTION, json: { type: 'boolean' } });

@@ -10,7 +10,7 @@ import { effectivePnpm, majorOf } from '../../integrations/package-managers/vers
 import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
 const help = `Usage: lockguard init [options]
@@ -90,7 +90,6 @@ function addNpmScripts(root: string, io: Io): void {
 const PNPMFILE_FREE_UNTIL = 10;
 
 export const command: Command = {
-  summary: 'set up the install-time hooks (.pnpmfile.cjs; --npm-scripts for npm)',
   help,
   async run(argv, io: Io) {
     const parsed = parse('init', argv, { ...DIR_OPTION, 'npm-scripts': { type: 'boolean' }, pnpmfile: { type: 'boolean' }, 'no-pnpmfile': { type: 'boolean' } });

@@ -8,7 +8,7 @@ import { LockguardError } from '../../core/errors.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
@@ -74,7 +74,6 @@ function describe(entry: QuarantinedEntry): string {
 }
 
 export const command: Command = {
-  summary: 'list or restore the cache entries guarded runs withheld',
   help,
   async run(argv, io: Io) {
     const parsed = parse('quarantine', argv, { ...DIR_OPTION, run: { type: 'string' }, entry: { type: 'string' }, json: { type: 'boolean' } }, true);

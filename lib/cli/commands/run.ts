@@ -34,7 +34,7 @@ import { recoverFirst } from '../recover.js';
 import { writeGuard } from '../../run/guard-record.js';
 import { processStart } from '../../run/live.js';
 import type { Interrupts } from '../../run/interrupts.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { refuseSetup } from '../refuse-setup.js';
 import { afterRunners, prepareRunners, type RunnerPrepared } from '../runner-guard.js';
 import { remoteOf, runnerOverride, RUNNER_HELP, RUNNER_OPTIONS } from '../runner-option.js';
@@ -168,7 +168,6 @@ function preCheck(table: WorkspaceFingerprints, workspace: Workspace): void {
 }
 
 export const command: Command = {
-  summary: 'run a command (turbo, nx, pnpm -r, ...) and guard its cache saves',
   help,
   async run(argv, io: Io) {
     const { options, childArgv, parsed } = optionsOf(argv, io);

@@ -8,7 +8,7 @@ import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
@@ -83,7 +83,6 @@ const EVENTS_SHOWN = 1000;
 const SHOWN_ENTRIES = 10;
 
 export const command: Command = {
-  summary: "show the latest run's state and report",
   help,
   async run(argv, io: Io) {
     const parsed = parse('status', argv, { ...DIR_OPTION, run: { type: 'string' }, json: { type: 'boolean' } });

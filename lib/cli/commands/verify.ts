@@ -8,7 +8,7 @@ import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import { paint, type Io } from '../io.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
@@ -36,7 +36,6 @@ package-lock.json), comparing the bytes the run read with the file now.
 `;
 
 export const command: Command = {
-  summary: 'exit 0 if nothing moved since the snapshot, 1 if something did',
   help,
   async run(argv, io: Io) {
     const parsed = parse('verify', argv, { ...DIR_OPTION, run: { type: 'string' }, 'github-output': { type: 'boolean' }, json: { type: 'boolean' } });

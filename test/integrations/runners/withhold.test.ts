@@ -82,13 +82,13 @@ test('a pipeline shard that is a symlink is never listed through', async (t) => 
   const root = tempWorkspace(t, { outside: {} });
   const cache: RunnerCache = { runner: 'pnpm-pipeline', root, dir: join(root, 'pcache'), source: 'test' };
   const before = cacheState(cache);
-  pipelineEntry(join(root, 'outside-cache'), 'ab' + '0'.repeat(62));
+  pipelineEntry(join(root, 'outside-cache'), `ab${'0'.repeat(62)}`);
   mkdirSync(join(cache.dir, 'tasks'), { recursive: true });
   symlinkSync(join(root, 'outside-cache', 'tasks', 'ab'), join(cache.dir, 'tasks', 'ab'));
   const now = Date.now();
   const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r5' });
   assert.deepEqual(result.withheld, []);
-  assert.ok(existsSync(join(root, 'outside-cache', 'tasks', 'ab', 'ab' + '0'.repeat(62), 'meta.json')));
+  assert.ok(existsSync(join(root, 'outside-cache', 'tasks', 'ab', `ab${'0'.repeat(62)}`, 'meta.json')));
 });
 
 test('a missing cache dir is an empty state; a cache dir that is a file is a clear error and nothing moves', async (t) => {
