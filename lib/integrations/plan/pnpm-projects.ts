@@ -6,7 +6,7 @@
 // `workspace:` or `link:`/`file:` to another project, or names another project by its package name.
 // Invariants: read-only; a project without a name is named by its path; the root is a project ('.').
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { join, posix } from 'node:path';
 
 export interface WorkspaceProject {
@@ -61,7 +61,7 @@ function folders(root: string, maxDepth: number): string[] {
   const out: string[] = [];
   const walk = (rel: string, depth: number): void => {
     if (depth > maxDepth) return;
-    let entries;
+    let entries: Dirent[];
     try {
       entries = readdirSync(join(root, rel), { withFileTypes: true });
     } catch {

@@ -6,7 +6,7 @@
 //   an entry's bytes, never follows a link (a linked entry is recorded as 'link').
 // - A missing cache dir is a value (an empty state); an unreadable one is a LockguardError naming it.
 
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode, LockguardError } from '../../core/errors.js';
 import type { CacheState, CacheUnit, RunnerCache, UnitIdentity } from './types.js';
@@ -114,7 +114,7 @@ export function unitPaths(cache: RunnerCache, unit: CacheUnit): string[] {
 
 /** lstat identity of a unit's primary path; 'link' for a symlink (never followed); undefined when gone. */
 export function unitIdentity(cache: RunnerCache, unit: CacheUnit): UnitIdentity | 'link' | undefined {
-  let stats;
+  let stats: Stats | undefined;
   try {
     // Plain concatenation: `primary` is a clean relative name from the listing (join's normalizing costs
     // more than the lstat on a 10,000-entry cache).
