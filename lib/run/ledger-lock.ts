@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { errnoCode, LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
 import { ledgerFolder } from './ledger-fs.js';
+import { LEDGER, ledgerPath } from './ledger-layout.js';
 import { isAlive, processStart } from './live.js';
 
 export interface LedgerLock {
@@ -118,7 +119,7 @@ function breakDead(path: string, seen: Holder | undefined): boolean {
  */
 export function acquireLock(root: string, name: string): LedgerLock {
   if (!NAME.test(name)) throw new Error(`bad lock name ${name}`);
-  const live = ledgerFolder(root, ['live'], true) ?? join(root, '.lockguard', 'live');
+  const live = ledgerFolder(root, [LEDGER.live], true) ?? ledgerPath(root, LEDGER.live);
   const path = join(live, `${LOCK_PREFIX}${name}`);
   let tookOver = false;
   for (let attempt = 0; attempt < 5; attempt++) {

@@ -25,7 +25,8 @@ import { basename, join, resolve } from 'node:path';
 import { errnoCode, isLockguardError, LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
 import { ensureLedger } from './ledger.js';
-import { LEDGER_DIR, ledgerFolder, safeFolder } from './ledger-fs.js';
+import { ledgerFolder, safeFolder } from './ledger-fs.js';
+import { JOURNAL_FILE, LEDGER, ledgerPath } from './ledger-layout.js';
 import { acquireLock, type LedgerLock } from './ledger-lock.js';
 import { appendJournal, readJournal, unitId, type IntentLine, type JournalUnit, type OutcomeLine } from './quarantine-journal.js';
 import { crossedLink, filesUnder, isSafeRelative, moveTree, recordTree, type RenameFn, type TreeFile } from './quarantine-move.js';
@@ -102,7 +103,7 @@ const RUN_ID = /^[\w.-]+$/;
 const BATCH = 256;
 
 export function quarantineRoot(root: string): string {
-  return join(root, LEDGER_DIR, 'quarantine');
+  return ledgerPath(root, LEDGER.quarantine);
 }
 
 export function quarantineDir(root: string, runId: string): string {
@@ -116,7 +117,7 @@ export function quarantineDir(root: string, runId: string): string {
 export function quarantineFolder(root: string, runId: string, create: boolean): string | undefined {
   quarantineDir(root, runId);
   if (create) ensureLedger(root);
-  return ledgerFolder(root, ['quarantine', runId], create);
+  return ledgerFolder(root, [LEDGER.quarantine, runId], create);
 }
 
 /** An entry's folder inside its run's quarantine folder. */
@@ -246,7 +247,7 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
         appendJournal(folder, batch.map((item) => item.intent), true);
       } catch (error) {
         // No intent on disk: nothing of this batch may move.
-        fault = fsFault(error, join(folder, 'journal.ndjson'), 'append to');
+        fault = fsFault(error, join(folder, JOURNAL_FILE), 'append to');
         for (const item of batch) notMoved.push({ key: item.unit.key, reason: 'error', detail: fault.message });
         break;
       }
@@ -284,7 +285,7 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
       } catch (error) {
         // The moves happened; their outcomes are not on disk. Keep the lock: the next command repairs.
         keepLock = true;
-        fault = fault ?? fsFault(error, join(folder, 'journal.ndjson'), 'append to');
+        fault = fault ?? fsFault(error, join(folder, JOURNAL_FILE), 'append to');
       }
     }
   } finally {
@@ -338,7 +339,7 @@ export interface QuarantineListing {
 
 /** Every quarantine folder of the workspace, newest run id first. A broken record is listed with its problem. */
 export function listQuarantine(root: string): QuarantineListing[] {
-  const base = ledgerFolder(root, ['quarantine'], false);
+  const base = ledgerFolder(root, [LEDGER.quarantine], false);
   if (base === undefined) return [];
   let names: string[];
   try {

@@ -16,6 +16,7 @@ import { watchSignals, type Signals, type SignalSource } from './fs-signals.js';
 import { appendEvent, createRun, scanEvents, type Policy, type RunHandle } from './ledger.js';
 import { fsFault } from '../core/fs-fault.js';
 import { ledgerFolder } from './ledger-fs.js';
+import { LEDGER } from './ledger-layout.js';
 import { registerLive, unregisterLive, processStart } from './live.js';
 import { currentDigest, type MovedFile } from './verdict.js';
 
@@ -45,7 +46,7 @@ export class GuardSession {
     this.run = createRun({ kind: 'run', table, policy, command });
     this.watch = new FingerprintWatch(table.root, table, table.at);
     try {
-      const live = ledgerFolder(table.root, ['live'], true) ?? table.root;
+      const live = ledgerFolder(table.root, [LEDGER.live], true) ?? table.root;
       try {
         registerLive(table.root, { dir: this.run.dir, id: this.run.record.id, pid: process.pid, pidStart: processStart(process.pid), policy });
       } catch (error) {

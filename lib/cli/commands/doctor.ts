@@ -14,6 +14,7 @@ import { listRunIds, loadRun, runDir } from '../../run/ledger.js';
 import { listMarkers } from '../../run/live.js';
 import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
+import { LEDGER, ledgerPath } from '../../run/ledger-layout.js';
 import { paint, type Io } from '../io.js';
 import type { Command } from '../command.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
@@ -148,7 +149,7 @@ function turboPinCheck(workspace: Workspace, manifest: Record<string, unknown> |
 }
 
 function ledgerChecks(root: string): CheckResult[] {
-  const dir = join(root, '.lockguard');
+  const dir = ledgerPath(root);
   const stats = lstatSync(dir, { throwIfNoEntry: false });
   if (stats === undefined) return [{ check: 'ledger', level: 'ok', detail: 'no runs yet' }];
   if (!stats.isDirectory()) return [{ check: 'ledger', level: 'fail', detail: `${dir} is ${stats.isSymbolicLink() ? 'a symbolic link (never followed)' : 'not a folder'}`, fix: 'Move or remove it: lockguard keeps its run records there.' }];
@@ -171,7 +172,7 @@ function ledgerChecks(root: string): CheckResult[] {
   const markers = listMarkers(root);
   const live = markers.filter((marker) => marker.alive);
   const dead = markers.length - live.length;
-  const results: CheckResult[] = [{ check: 'ledger', level: broken.length === 0 ? 'ok' : 'warn', detail: `${ids.length} runs, ${live.length} live${broken.length === 0 ? '' : `, ${broken.length} unreadable (${broken.slice(0, 3).join(', ')})`}`, ...(broken.length === 0 ? {} : { fix: `Delete the unreadable run folders under ${join(dir, 'runs')}.` }) }];
+  const results: CheckResult[] = [{ check: 'ledger', level: broken.length === 0 ? 'ok' : 'warn', detail: `${ids.length} runs, ${live.length} live${broken.length === 0 ? '' : `, ${broken.length} unreadable (${broken.slice(0, 3).join(', ')})`}`, ...(broken.length === 0 ? {} : { fix: `Delete the unreadable run folders under ${join(dir, LEDGER.runs)}.` }) }];
   if (dead > 0) results.push({ check: 'ledger', level: 'warn', detail: `${dead} run(s) died before their final check and are not finished yet`, fix: 'Run any workspace command (lockguard status): it finishes them, withholding their unchecked saves restorably.' });
   return results;
 }

@@ -8,6 +8,7 @@ import { LockguardError } from '../../core/errors.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
+import { LEDGER_DIR } from '../../run/ledger-layout.js';
 import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
@@ -53,7 +54,7 @@ function cacheDirsOf(root: string, env: Io['env']): (dir: string) => boolean {
   let resolved: Set<string> | undefined;
   return (dir) => {
     const rel = relative(resolve(root), resolve(dir));
-    if (!rel.startsWith('..') && !isAbsolute(rel) && !rel.split(sep).includes('.lockguard')) return true;
+    if (!rel.startsWith('..') && !isAbsolute(rel) && !rel.split(sep).includes(LEDGER_DIR)) return true;
     resolved ??= new Set(
       configuredRunners(root).flatMap((runner) => {
         try {
