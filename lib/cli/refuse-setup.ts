@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkspaceFingerprints } from '../core/fingerprints.js';
+import { yarnFlavor } from '../core/install-check-yarn.js';
 import { refuseEnv } from '../integrations/package-managers/refuse-env.js';
 
 export interface RefuseSetup {
@@ -19,7 +20,7 @@ export interface RefuseSetup {
 /** yarn 1's lockfile starts with its comment header; berry's has `__metadata:`. */
 function isYarnClassic(table: WorkspaceFingerprints): boolean {
   const bytes = table.files.get('yarn.lock');
-  return bytes !== undefined && bytes.subarray(0, 2048).includes('# yarn lockfile v1');
+  return bytes !== undefined && yarnFlavor(bytes) === 'classic';
 }
 
 function npmHookInstalled(root: string): boolean {

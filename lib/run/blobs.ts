@@ -14,6 +14,8 @@ import { ledgerFolder, readLedgerFile } from './ledger-fs.js';
 import { LEDGER, ledgerPath } from './ledger-layout.js';
 
 const DIGEST = /^[0-9a-f]{64}$/;
+/** The largest blob read back (a lockfile; the largest real ones are tens of MB). */
+const MAX_BLOB_BYTES = 1 << 30;
 
 export function saveBlob(root: string, digest: FileDigest, bytes: Uint8Array): void {
   const folder = ledgerFolder(root, [LEDGER.blobs], true) ?? ledgerPath(root, LEDGER.blobs);
@@ -28,7 +30,7 @@ export function readBlob(root: string, digest: FileDigest): Buffer | undefined {
   try {
     const folder = ledgerFolder(root, [LEDGER.blobs], false);
     if (folder === undefined) return undefined;
-    const bytes = readLedgerFile(join(folder, digest), 1 << 30);
+    const bytes = readLedgerFile(join(folder, digest), MAX_BLOB_BYTES);
     return bytes !== undefined && fileDigest(bytes) === digest ? bytes : undefined;
   } catch (error) {
     if (isLockguardError(error)) return undefined;

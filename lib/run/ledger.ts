@@ -128,9 +128,12 @@ export function scanEvents(dir: string, visit: (event: RunEvent) => void, types?
   );
 }
 
+/** How much of the log's end `latestEvents` reads. */
+const LATEST_EVENTS_WINDOW = 8 << 20;
+
 /** The latest events of the run (at most `limit`, from at most the last 8 MB of its log), in order: cheap on any log. */
 export function latestEvents(dir: string, limit: number): RunEvent[] {
-  const lines = tailLines(join(dir, RUN_FILES.events), 8 << 20) ?? [];
+  const lines = tailLines(join(dir, RUN_FILES.events), LATEST_EVENTS_WINDOW) ?? [];
   const events: RunEvent[] = [];
   for (const line of lines) {
     const event = asEvent(parseLine(line));

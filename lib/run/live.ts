@@ -45,13 +45,16 @@ export interface Marker {
 export const LIVE_DIR = path.join(LEDGER_DIR, LEDGER.live);
 
 const MARKER_NAME = /^[\w.-]+$/;
+/** proc(5): `starttime` is field 22 of /proc/<pid>/stat, the 20th after the command name (0-based: 19). */
+const STARTTIME_AFTER_COMM = 19;
 
 /** Kernel start time of a pid (Linux /proc, clock ticks since boot), or null where unknown. */
 export function processStart(pid: number): number | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const start = Number(fields[19]);
+    // Fields after the command name (which may hold spaces and parentheses): `) <state> <ppid> ...`.
+    const fields = stat.slice(stat.lastIndexOf(')') + ') '.length).split(' ');
+    const start = Number(fields[STARTTIME_AFTER_COMM]);
     return Number.isFinite(start) ? start : null;
   } catch {
     return null;

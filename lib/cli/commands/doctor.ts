@@ -6,6 +6,7 @@
 import { lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkInstall } from '../../core/install-check.js';
+import { yarnFlavor } from '../../core/install-check-yarn.js';
 import { isLockguardError } from '../../core/errors.js';
 import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
 import type { Workspace } from '../../core/workspace.js';
@@ -129,13 +130,13 @@ function hookChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
 
 /** yarn berry or classic, from the lockfile's first lines (no lockfile yet: nothing to say). */
 function yarnChecks(workspace: Workspace): CheckResult[] {
-  let head = '';
+  let lock: Buffer;
   try {
-    head = readFileSync(join(workspace.root, 'yarn.lock'), 'utf8').slice(0, 2048);
+    lock = readFileSync(join(workspace.root, 'yarn.lock'));
   } catch {
     return [];
   }
-  if (/^__metadata:/m.test(head)) {
+  if (yarnFlavor(lock) === 'berry') {
     return [{ check: 'yarn', level: 'ok', detail: 'yarn berry: under --policy refuse, YARN_ENABLE_IMMUTABLE_INSTALLS and lockguard\'s yarn plugin (loaded through YARN_PLUGINS, nothing to commit) refuse installs at the source; inside turbo\'s strict env mode they do not reach the tasks, and a rewrite fails the run after it' }];
   }
   return [{ check: 'yarn', level: 'warn', detail: 'yarn v1: nothing refuses an install at the source (no env setting; --frozen-lockfile does not stop workspace installs): under --policy refuse a rewrite fails the run after it', fix: 'Optional: move to yarn berry (yarn set version stable) for refusal at the source.' }];

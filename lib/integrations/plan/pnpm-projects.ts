@@ -87,12 +87,15 @@ function manifest(root: string, dir: string): Record<string, unknown> | undefine
   }
 }
 
+/** How deep a `**` glob of pnpm-workspace.yaml is followed (node_modules and dot folders are never entered). */
+const DEEP_GLOB_MAX_DEPTH = 12;
+
 export function workspaceProjects(root: string): WorkspaceProject[] {
   const globs = workspaceGlobs(root);
   const include = globs.filter((glob) => !glob.startsWith('!')).map(globRegex);
   const exclude = globs.filter((glob) => glob.startsWith('!')).map((glob) => globRegex(glob.slice(1)));
   const deep = globs.some((glob) => glob.includes('**'));
-  const maxDepth = deep ? 12 : Math.max(1, ...globs.map((glob) => glob.split('/').length));
+  const maxDepth = deep ? DEEP_GLOB_MAX_DEPTH : Math.max(1, ...globs.map((glob) => glob.split('/').length));
   const dirs = ['.', ...folders(root, maxDepth).filter((dir) => include.some((re) => re.test(dir)) && !exclude.some((re) => re.test(dir)))];
   const found = dirs.map((dir) => ({ dir, data: manifest(root, dir) })).filter((entry) => entry.data !== undefined || entry.dir === '.');
   const byName = new Map<string, string>();

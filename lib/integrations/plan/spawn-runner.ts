@@ -8,6 +8,15 @@
 import { delimiter, join } from 'node:path';
 import { planError } from './types.js';
 
+/** How long a dry run may take before it is killed (turbo and nx start a daemon-less graph walk). */
+const DRY_RUN_TIMEOUT_MS = 120_000;
+/** The most a dry run may print (a 1,000-project JSON plan is a few MB). */
+const DRY_RUN_MAX_OUTPUT = 256 * 1024 * 1024;
+/** The longest stderr line quoted in an error. */
+const QUOTED_LINE_MAX = 200;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes start with ESC.
+const ANSI_COLOR = /\u001b\[[0-9;]*m/g;
+
 export interface SpawnOptions {
   readonly root: string;
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -15,8 +24,8 @@ export interface SpawnOptions {
 }
 
 function firstLine(text: string): string {
-  const line = text.split('\n').map((part) => part.replace(/\u001b\[[0-9;]*m/g, '').trim()).find((part) => part !== '' && !/^(WARNING|Attention|NX\s*$)/.test(part));
-  return (line ?? '').slice(0, 200);
+  const line = text.split('\n').map((part) => part.replace(ANSI_COLOR, '').trim()).find((part) => part !== '' && !/^(WARNING|Attention|NX\s*$)/.test(part));
+  return (line ?? '').slice(0, QUOTED_LINE_MAX);
 }
 
 export async function runDry(argv: readonly string[], options: SpawnOptions): Promise<string> {
@@ -36,9 +45,9 @@ export async function runDry(argv: readonly string[], options: SpawnOptions): Pr
     extendEnv: false,
     stdin: 'ignore',
     reject: false,
-    timeout: options.timeoutMs ?? 120_000,
+    timeout: options.timeoutMs ?? DRY_RUN_TIMEOUT_MS,
     killSignal: 'SIGKILL',
-    maxBuffer: 256 * 1024 * 1024,
+    maxBuffer: DRY_RUN_MAX_OUTPUT,
     stripFinalNewline: false,
   });
   if (result.failed && result.exitCode === undefined && !result.timedOut && result.signal === undefined) {

@@ -139,6 +139,11 @@ export function cacheState(cache: RunnerCache, now: () => number = Date.now): Ca
   return { dir: cache.dir, exists: units !== undefined, takenAt, entries };
 }
 
+/** When the entry was written: its primary path's mtime. */
+export function writtenAtOf(identity: UnitIdentity): number {
+  return identity[2];
+}
+
 export function sameIdentity(a: UnitIdentity | 'link' | undefined, b: UnitIdentity | 'link' | undefined): boolean {
   if (a === undefined || b === undefined) return false;
   if (a === 'link' || b === 'link') return a === b;

@@ -53,11 +53,14 @@ const m = req(req.resolve('nx/src/utils/cache-directory'));
 process.stdout.write(JSON.stringify({ cache: m.cacheDir }));
 `;
 
+/** How long the workspace's nx may take to say where its cache is (it loads its config and plugins). */
+const ASK_NX_TIMEOUT_MS = 15_000;
+
 /** The cache dir the workspace's own nx computes, or undefined when there is no nx to ask. */
 function askNx(root: string, env: Env): string | undefined {
   const clean: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) clean[name] = value;
-  const result = spawnSync(process.execPath, ['-e', ASK_NX], { cwd: root, env: { ...clean, NX_DAEMON: 'false' }, encoding: 'utf8', timeout: 15_000 });
+  const result = spawnSync(process.execPath, ['-e', ASK_NX], { cwd: root, env: { ...clean, NX_DAEMON: 'false' }, encoding: 'utf8', timeout: ASK_NX_TIMEOUT_MS });
   if (result.status !== 0) return undefined;
   try {
     const value = JSON.parse(result.stdout) as { cache?: unknown };
