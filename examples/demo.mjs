@@ -1,6 +1,6 @@
 // `npm run demo`: lockguard's main job on a bundled example, offline, in temp copies.
 //
-// The turbo story (FIELD-NOTES): in examples/turbo-monorepo/, a's build runs `pnpm add` (it rewrites
+// The turbo story (the poisoning scenario of lib/README.md): in examples/turbo-monorepo/, a's build runs `pnpm add` (it rewrites
 // pnpm-lock.yaml mid-run) and b (which depends on a) builds against the new install. turbo keyed b before
 // the rewrite, so it files b's output under the OLD lockfile's key.
 // Half 1, WITHOUT lockguard: after going back to the old lockfile and a frozen install, turbo replays the

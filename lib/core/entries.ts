@@ -2,7 +2,7 @@
 //
 // Owns: the list of entries (workspace-relative POSIX paths with their kind), the patch files a lockfile
 // or workspace manifest names, and the normalization of install markers that carry volatile fields.
-// Invariants: entries never leave the workspace root (seed: a file outside it is not watched); hoisted
+// Invariants: entries never leave the workspace root (the watch's promise 5, lib/README.md: a file outside it is not watched); hoisted
 // links and `.pnpm-workspace-state-v1.json` are never entries (they change on every install).
 // yarn is one manager for berry (2+) and classic (v1): each flavour's files are absent in the other's
 // workspace, and an absent entry costs one lstat. Measured with yarn 4.18.1, yarn 1.22.22 and bun 1.4.5

@@ -1,6 +1,6 @@
 // FingerprintWatch: has a fingerprinted file moved since the run read it?
 //
-// Owns: the answer for the rest of a run, per the seed card (`seeds/fingerprint-watch.md`), and the run's
+// Owns: the answer for the rest of a run, as lib/README.md "The watch's promises" states it, and the run's
 // one status line.
 // Invariants:
 // - Zero cost without a writer: before the first `wrote()`, `moved()` makes no syscall.

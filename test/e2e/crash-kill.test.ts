@@ -1,4 +1,4 @@
-// kill -9 of the guard at each stage of a guarded turbo run with a mutation (the FIELD-NOTES scenario:
+// kill -9 of the guard at each stage of a guarded turbo run with a mutation (the poisoning scenario:
 // a#build runs `pnpm add`, b#build saves its output under a key that folded the old lockfile):
 // while the child runs, after it exited (before the final check), and in the middle of a withholding pass
 // over 20,000 entries, on one file system and with the cache on a tmpfs (copies across file systems).

@@ -1,4 +1,4 @@
-// The FIELD-NOTES scenario through `lockguard run -- <runner>` itself (the real bin), for turbo, nx and
+// The poisoning scenario (test/helpers/runner-scenario.ts) through `lockguard run -- <runner>` itself (the real bin), for turbo, nx and
 // pnpm pipeline: the status line names the lockfile and the withheld saves, the report lists b's entry in
 // quarantine, and going back to S0 plus a frozen install makes the runner miss and rebuild 7.0.0.
 

@@ -1,4 +1,4 @@
-// The FIELD-NOTES scenario WITHOUT lockguard, with the real runners: proof that the poisoning is real.
+// The poisoning scenario (test/helpers/runner-scenario.ts) WITHOUT lockguard, with the real runners: proof that the poisoning is real.
 // a#build rewrites the lockfile (adds tiny-dep 6.0.0 to b); b#build, keyed up front on S0, saves 6.0.0.
 // Back on S0 with 7.0.0 really installed, the runner replays 6.0.0 from its cache.
 

@@ -1,6 +1,6 @@
 // The remote gate in front of pnpm 12.21.0's pipeline remote task cache (signed v8, no slug), with
 // signing keys made here and the spec server's v8 routes as the remote (turborepo-remote-cache answers
-// the pipeline's slug-less requests 400). The FIELD-NOTES scenario plus `c`: c's blobs and signed manifest
+// the pipeline's slug-less requests 400). The poisoning scenario (test/helpers/runner-scenario.ts) plus `c`: c's blobs and signed manifest
 // pass before the move; a's and b's manifests after it are refused; a second machine restores c and
 // rebuilds b against 7.0.0. The gate serves a remote without a token; with a token in .npmrc (keyed by
 // the remote's address, which pnpm would not send to the gate) the run falls back to pnpm's read-only

@@ -1,5 +1,5 @@
 // The remote gate end to end: `lockguard run` (the real bin) in front of a real remote cache, with the
-// real runner as the client. The FIELD-NOTES scenario plus a package `c` that depends on nothing and
+// real runner as the client. The poisoning scenario (test/helpers/runner-scenario.ts) plus a package `c` that depends on nothing and
 // uploads before a's install: after the guarded run the server holds c's artifact and neither a's nor
 // b's (both keyed on the old lockfile, uploaded after the move); a second machine (fresh clone of S0,
 // frozen install, empty local cache, same remote) restores c and rebuilds b against what it installed.

@@ -1,4 +1,4 @@
-// The FIELD-NOTES scenario started the way most repositories start their runner: a root script
+// The poisoning scenario (test/helpers/runner-scenario.ts) started the way most repositories start their runner: a root script
 // (`"build": "turbo run build"`, `"build": "nx run-many -t build"`) run as `pnpm run build`, `pnpm build` or
 // `npm run build`, with the real pnpm 10 and 12, turbo and nx. The stale entry is withheld and the runner then
 // rebuilds with what is installed; with a remote configured, the remote decision applies through the script.

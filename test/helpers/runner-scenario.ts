@@ -1,4 +1,4 @@
-// The FIELD-NOTES poisoning scenario as a real workspace, for turbo, nx and pnpm pipeline.
+// The poisoning scenario (lib/README.md) as a real workspace, for turbo, nx and pnpm pipeline.
 //
 // `a#build` runs `pnpm --filter b add tiny-dep@<6.0.0 tarball>` (once: only while the `armed` file next to
 // the workspace exists, so a later rebuild does not install again); `b#build` depends on a and writes the

@@ -4,7 +4,7 @@
 // RunnerGraph, each task's command from its project's package.json, and `cache: false` from the
 // `tasks:` section of pnpm-workspace.yaml (a line scan).
 // Keys: the pipeline keys every task up front after one frozen install and never re-checks
-// (FIELD-NOTES): no key folds the fingerprint as the watch sees it. Its own install is frozen: no writer.
+// (test/e2e/poisoning.test.ts): no key folds the fingerprint as the watch sees it. Its own install is frozen: no writer.
 // Tasks see `pnpm_config_verify_deps_before_run=false`, so a nested `pnpm run` does not install.
 
 import { readFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 // Remote caches cannot be recalled after upload: turning remote writes off up front, per runner.
 //
 // Owns: `remoteCachePlan`, the env/argv applied to the child and the one line that says so.
-// The trade-offs, per runner (measured; see docs-proposal/caches.md):
+// The trade-offs, per runner (measured with the real runners: test/e2e/root-scripts.test.ts, remote-gate*.test.ts):
 // - turbo 2.11: `TURBO_CACHE=local:rw,remote:r` keeps remote reads and local writes and stops uploads.
 //   Cost: nothing the run builds reaches teammates/CI until a run without a writer. An env var rather than
 //   `--cache=…`, so `npx turbo`/`pnpm turbo` wrappers need no argv surgery; a `--cache` flag the user

@@ -1,5 +1,5 @@
 // `lockguard plan` against the real runners' own graphs (turbo 2.11 --dry=json, nx 24 --graph=stdout,
-// pnpm 12 pipeline --dry-run --json, pnpm -r from the workspace), on the FIELD-NOTES workspace:
+// pnpm 12 pipeline --dry-run --json, pnpm -r from the workspace), on the poisoning scenario's workspace:
 // a#build installs (`pnpm --filter b add is-number@6.0.0`), b#build depends on a.
 
 import assert from 'node:assert/strict';
