@@ -11,7 +11,8 @@ import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSy
 import { join, relative } from 'node:path';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { FingerprintWatch, RACY_WINDOW_MS } from '../../lib/core/watch.js';
-import { BIN, scrubbedEnv } from '../helpers/cli.js';
+import { BIN } from '../helpers/cli.js';
+import { scrubbedEnv } from '../helpers/env.js';
 import { writeSyntheticWorkspace } from './generate.js';
 import { perOp, processSideBySide, type BenchContext, type BenchRow } from './harness.js';
 

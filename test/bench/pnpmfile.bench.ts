@@ -9,7 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { PNPMFILE_SHIM } from '../../lib/integrations/pnpmfile/shim.js';
-import { isolatedEnv, lockguardPackage, pnpmCommand, PNPM_VERSIONS, writeTarball, type PnpmVersion } from '../helpers/hooks.js';
+import { lockguardPackage, pnpmCommand, PNPM_VERSIONS, writeTarball, type PnpmVersion } from '../helpers/hooks.js';
+import { isolatedEnv } from '../helpers/env.js';
 import { writeTree } from '../helpers/workspace.js';
 import { sideBySide, type BenchRow, type BenchContext } from './harness.js';
 

@@ -8,8 +8,9 @@
 
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isolatedEnv } from '../helpers/env.js';
 import { sideBySide, type BenchContext, type BenchRow } from './harness.js';
 import { generateLockfile } from './slices-generate.js';
 import { planFor } from '../../lib/integrations/plan/index.js';
@@ -33,13 +34,6 @@ function peakMb(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): n
   return Math.round(kb / 1024);
 }
 
-function isolatedEnv(tmp: string): NodeJS.ProcessEnv {
-  const home = join(tmp, 'home');
-  mkdirSync(home, { recursive: true });
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!/^(CI|LOCKGUARD_.*|npm_.*|PNPM_.*|pnpm_.*|TURBO_.*|NX_.*|NODE_OPTIONS)$/i.test(key)) env[key] = value;
-  return { ...env, HOME: home, XDG_CACHE_HOME: join(home, '.cache'), XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.data'), PATH: [join(REPO, 'node_modules', '.bin'), process.env['PATH'] ?? ''].join(delimiter), NX_DAEMON: 'false', NX_NO_CLOUD: 'true', TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' };
-}
 
 /** The main document of a (possibly two-document) pnpm lockfile. */
 function mainDocument(text: string): string {
@@ -88,7 +82,7 @@ function fieldNotesWorkspace(ctx: BenchContext, packageManager: string | undefin
 }
 
 export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
-  const env = isolatedEnv(ctx.tmp);
+  const env = isolatedEnv(ctx.tmp, { settings: 'home', path: [join(REPO, 'node_modules', '.bin')] });
   const rows: BenchRow[] = [];
   if (ctx.fixturesDir !== undefined) {
     const lockfiles = ctx.fixturesDir; // run.ts hands the lockfiles folder itself

@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { findWorkspace, LOCKFILES } from '../../lib/core/workspace.js';
 import { findRun, loadRun } from '../../lib/run/ledger.js';
-import { cli, cliProcess, scrubbedEnv, type CliResult } from '../helpers/cli.js';
+import { cli, cliProcess, type CliResult } from '../helpers/cli.js';
+import { scrubbedEnv } from '../helpers/env.js';
+import { assertSetupError, codeOf } from '../helpers/errors.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 const TIMEOUT_MS = 10_000;
@@ -21,24 +23,6 @@ function run(argv: readonly string[], cwd: string, env: Record<string, string> =
   const result = cliProcess(argv, cwd, env, TIMEOUT_MS);
   assert.equal(result.signal, null, `lockguard ${argv.join(' ')} did not return within ${TIMEOUT_MS} ms`);
   return result;
-}
-
-/** Exit 2, the path named on stderr, no stack trace. */
-function assertSetupError(result: CliResult, path: string): void {
-  assert.equal(result.code, 2, `expected exit 2, got ${result.code}\n${result.stderr}`);
-  assert.ok(result.stderr.includes(path), `stderr names ${path}:\n${result.stderr}`);
-  assert.doesNotMatch(result.stderr, /^ {4}at /m, 'no stack trace');
-  assert.match(result.stderr, /^lockguard: /);
-}
-
-/** The `code` a library call throws with. */
-async function codeOf(call: () => unknown): Promise<string | undefined> {
-  try {
-    await call();
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-  assert.fail('expected the call to throw');
 }
 
 const inputs = { scope: 'inputs' } as const;

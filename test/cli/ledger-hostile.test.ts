@@ -10,7 +10,9 @@ import { describe, test } from 'node:test';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { createRun, findRun, loadRun } from '../../lib/run/ledger.js';
 import { quarantine } from '../../lib/run/quarantine.js';
-import { BIN, cliProcess, scrubbedEnv, type CliResult } from '../helpers/cli.js';
+import { BIN, cliProcess, type CliResult } from '../helpers/cli.js';
+import { scrubbedEnv } from '../helpers/env.js';
+import { assertSetupError, codeOf } from '../helpers/errors.js';
 import { mountTmpfs } from '../helpers/crash.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 import { write } from '../integrations/runners/fixtures.js';
@@ -19,22 +21,6 @@ function run(argv: readonly string[], cwd: string): CliResult {
   const result = cliProcess(argv, cwd, scrubbedEnv(), 20_000);
   assert.equal(result.signal, null, `lockguard ${argv.join(' ')} did not return in time`);
   return result;
-}
-
-function assertSetupError(result: CliResult, path: string): void {
-  assert.equal(result.code, 2, `expected exit 2, got ${result.code}\n${result.stderr}`);
-  assert.ok(result.stderr.includes(path), `stderr names ${path}:\n${result.stderr}`);
-  assert.doesNotMatch(result.stderr, /^ {4}at /m, 'no stack trace');
-  assert.doesNotMatch(result.stderr, /internal error/);
-}
-
-async function codeOf(call: () => unknown): Promise<string | undefined> {
-  try {
-    await call();
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-  assert.fail('expected the call to throw');
 }
 
 describe('links and files where the ledger keeps its folders', () => {

@@ -6,7 +6,8 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { EXIT } from '../../lib/cli/exit-codes.js';
-import { BIN, cli, scrubbedEnv } from '../helpers/cli.js';
+import { BIN, cli } from '../helpers/cli.js';
+import { scrubbedEnv } from '../helpers/env.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 test('-C <dir> / --dir <dir> before the command runs it in that folder; -C alone is a usage error', async (t) => {

@@ -5,7 +5,8 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { BIN, cliProcess, scrubbedEnv } from '../helpers/cli.js';
+import { BIN, cliProcess } from '../helpers/cli.js';
+import { scrubbedEnv } from '../helpers/env.js';
 import { pnpmTree, tempWorkspace, waitFor } from '../helpers/workspace.js';
 
 const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";

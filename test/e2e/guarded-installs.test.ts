@@ -7,7 +7,8 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { BIN } from '../helpers/cli.js';
-import { editManifestOfB, isolatedEnv, PNPM_VERSIONS, pnpmCommand, pnpmFixture, spawn, writeTarball, type PnpmFixture, type Spawned } from '../helpers/hooks.js';
+import { editManifestOfB, PNPM_VERSIONS, pnpmCommand, pnpmFixture, spawn, writeTarball, type PnpmFixture, type Spawned } from '../helpers/hooks.js';
+import { isolatedEnv } from '../helpers/env.js';
 import { tempWorkspace, writeTree } from '../helpers/workspace.js';
 
 interface Report {
@@ -101,7 +102,7 @@ test('npm: lockguard run -- npm install <tarball> reports the move with no lifec
   const root = join(base, 'ws');
   const depX = writeTarball(join(base, 'dep-x-1.0.0.tgz'), 'dep-x', '1.0.0');
   const depY = writeTarball(join(base, 'dep-y-1.0.0.tgz'), 'dep-y', '1.0.0');
-  const env = isolatedEnv(join(base, 'home'));
+  const env = isolatedEnv(join(base, 'env'));
   mkdirSync(root);
   writeTree(root, {
     'package.json': `${JSON.stringify({ name: 'root', private: true, workspaces: ['packages/*'], dependencies: { 'dep-x': `file:${depX}` } }, null, 2)}\n`,

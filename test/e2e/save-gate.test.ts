@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { cliProcess } from '../helpers/cli.js';
 import { snapshotStep, verifyStep } from '../helpers/gate.js';
-import { cloneWorkspace, isolatedEnv, mustRun, NPM, packTarballs, PNPM10, PNPM12, type Tool } from '../helpers/tools.js';
+import { cloneWorkspace, mustRun, NPM, packTarballs, PNPM10, PNPM12, type Tool } from '../helpers/tools.js';
+import { isolatedEnv } from '../helpers/env.js';
 import { tempWorkspace, writeTree } from '../helpers/workspace.js';
 
 let shared = '';

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cliProcess } from '../helpers/cli.js';
 import { snapshotStep, verifyStep } from '../helpers/gate.js';
-import { isolatedEnv, packTarballs } from '../helpers/tools.js';
+import { packTarballs } from '../helpers/tools.js';
+import { isolatedEnv } from '../helpers/env.js';
 import { FLAVORS, freshYarnBunClone, installTemplate, type YarnBunWorkspace } from '../helpers/yarn-bun.js';
 
 let shared = '';

@@ -3,7 +3,7 @@
 // into a template by the real tool, and fresh clones of it.
 //
 // Invariants: offline (local tarballs through file: ranges, yarn's network off, a dead registry); HOME,
-// XDG_*, yarn's global folder and bun's cache in temp dirs (tools.ts isolatedEnv); each clone has its own
+// XDG_*, yarn's global folder and bun's cache in temp dirs (env.ts isolatedEnv); each clone has its own
 // yarn berry cache (`.yarn/cache` inside it), so deleting a package from one clone touches no other.
 
 import { existsSync, readFileSync, rmSync } from 'node:fs';

@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { cliProcess, scrubbedEnv } from '../../helpers/cli.js';
+import { cliProcess } from '../../helpers/cli.js';
+import { isolatedEnv } from '../../helpers/env.js';
 import { repoRoot } from '../../helpers/fixtures.js';
 import { tempWorkspace, type Tree } from '../../helpers/workspace.js';
 
@@ -55,19 +56,7 @@ function fieldNotes(t: Parameters<typeof tempWorkspace>[0], options: Options = {
     home: {},
     ...options.extra,
   });
-  const home = join(root, 'home');
-  const env = scrubbedEnv({
-    HOME: home,
-    XDG_CACHE_HOME: join(home, '.cache'),
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_DATA_HOME: join(home, '.local', 'share'),
-    XDG_STATE_HOME: join(home, '.local', 'state'),
-    PATH: [BIN, process.env['PATH'] ?? ''].join(delimiter),
-    NX_DAEMON: 'false',
-    NX_NO_CLOUD: 'true',
-    TURBO_TELEMETRY_DISABLED: '1',
-    DO_NOT_TRACK: '1',
-  });
+  const env = isolatedEnv(root, { settings: 'home', path: [BIN] });
   return { root, env };
 }
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { PNPMFILE_SHIM } from '../../../lib/integrations/pnpmfile/shim.js';
 import { lockguardPackage, spawn } from '../../helpers/hooks.js';
-import { scrubbedEnv } from '../../helpers/cli.js';
+import { scrubbedEnv } from '../../helpers/env.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 
 // What pnpm sees: the export's keys (hooks by name) and whether pnpm < 10.8 could assign `filename` onto it.
