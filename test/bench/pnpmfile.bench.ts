@@ -36,7 +36,7 @@ function workspace(base: string, version: PnpmVersion, variant: Variant, lockgua
       b: { 'package.json': '{"name":"b","version":"1.0.0"}\n' },
     },
   });
-  const env = isolatedEnv(join(base, `home-${version}`));
+  const env = isolatedEnv(join(base, `home-${version}`), { offline: false });
   const [file, prefix] = pnpmCommand(version);
   const run = (args: readonly string[]): void => {
     const result = spawnSync(file, [...prefix, ...args], { cwd: root, env, stdio: 'ignore', timeout: 120_000 });

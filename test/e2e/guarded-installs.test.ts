@@ -102,7 +102,7 @@ test('npm: lockguard run -- npm install <tarball> reports the move with no lifec
   const root = join(base, 'ws');
   const depX = writeTarball(join(base, 'dep-x-1.0.0.tgz'), 'dep-x', '1.0.0');
   const depY = writeTarball(join(base, 'dep-y-1.0.0.tgz'), 'dep-y', '1.0.0');
-  const env = isolatedEnv(join(base, 'env'));
+  const env = isolatedEnv(join(base, 'home'), { offline: false });
   mkdirSync(root);
   writeTree(root, {
     'package.json': `${JSON.stringify({ name: 'root', private: true, workspaces: ['packages/*'], dependencies: { 'dep-x': `file:${depX}` } }, null, 2)}\n`,

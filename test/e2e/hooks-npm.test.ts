@@ -23,7 +23,7 @@ function npmFixture(t: { after(fn: () => void): void }, options: { lockguard?: b
   const depX = writeTarball(join(base, 'dep-x-1.0.0.tgz'), 'dep-x', '1.0.0');
   const depY = writeTarball(join(base, 'dep-y-1.0.0.tgz'), 'dep-y', '1.0.0');
   const lockguard = lockguardPackage(base);
-  const env = isolatedEnv(join(base, 'env'));
+  const env = isolatedEnv(join(base, 'home'), { offline: false });
   mkdirSync(root);
   writeTree(root, {
     'package.json': `${JSON.stringify(

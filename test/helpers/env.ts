@@ -62,6 +62,11 @@ export interface IsolatedEnvOptions {
    * task and by default inside it would not be the same store.
    */
   readonly settings?: 'env' | 'home';
+  /**
+   * With `env` settings: offline, with the dead registry for npm, pnpm and bun (default). false leaves the
+   * registry reachable: pnpm 12 resolves the `packageManager` it is pinned to before it installs.
+   */
+  readonly offline?: boolean;
   /** Folders put before PATH. */
   readonly path?: readonly string[];
   /** Set last: they win over everything above. */
@@ -71,17 +76,16 @@ export interface IsolatedEnvOptions {
 /** scrubbedEnv() with everything a tool reads from the user moved under `tmp` (see IsolatedEnvOptions). */
 export function isolatedEnv(tmp: string, options: IsolatedEnvOptions = {}): Record<string, string> {
   const env: Record<string, string> = { ...scrubbedEnv(), ...homeEnv(options.home ?? join(tmp, 'home')), ...QUIET };
-  if ((options.settings ?? 'env') === 'env') Object.assign(env, packageManagerSettings(tmp, options.storeDir ?? join(tmp, 'store')));
+  if ((options.settings ?? 'env') === 'env') Object.assign(env, packageManagerSettings(tmp, options.storeDir ?? join(tmp, 'store'), options.offline ?? true));
   if (options.path !== undefined && options.path.length > 0) env['PATH'] = [...options.path, process.env['PATH'] ?? ''].join(delimiter);
   return { ...env, ...options.extra };
 }
 
-function packageManagerSettings(tmp: string, storeDir: string): Record<string, string> {
+function packageManagerSettings(tmp: string, storeDir: string, offline: boolean): Record<string, string> {
   const settings: Record<string, string> = {
     cache: join(tmp, 'npm-cache'),
     store_dir: storeDir,
-    offline: 'true',
-    registry: DEAD_REGISTRY,
+    ...(offline ? { offline: 'true', registry: DEAD_REGISTRY } : {}),
     audit: 'false',
     fund: 'false',
     update_notifier: 'false',
@@ -99,7 +103,7 @@ function packageManagerSettings(tmp: string, storeDir: string): Record<string, s
     YARN_ENABLE_COLORS: 'false',
     BUN_INSTALL: join(tmp, 'bun-home'),
     BUN_INSTALL_CACHE_DIR: join(tmp, 'bun-cache'),
-    BUN_CONFIG_REGISTRY: DEAD_REGISTRY,
+    ...(offline ? { BUN_CONFIG_REGISTRY: DEAD_REGISTRY } : {}),
   };
   // npm and pnpm 10 read npm_config_*; pnpm 12 reads pnpm_config_*.
   for (const [name, value] of Object.entries(settings)) {

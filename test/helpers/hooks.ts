@@ -121,7 +121,7 @@ export function pnpmFixture(t: { after(fn: () => void): void }, version: PnpmVer
   const root = join(base, 'ws');
   const depX = writeTarball(join(base, 'dep-x-1.0.0.tgz'), 'dep-x', '1.0.0');
   const depY = writeTarball(join(base, 'dep-y-1.0.0.tgz'), 'dep-y', '1.0.0');
-  const env = isolatedEnv(join(base, 'env'));
+  const env = isolatedEnv(join(base, 'home'), { offline: false });
   const lockguard = lockguardPackage(base);
   const tree: Tree = {
     'package.json': `${JSON.stringify({ name: 'root', private: true, devDependencies: { lockguard: `link:${lockguard}` } }, null, 2)}\n`,
