@@ -15,7 +15,7 @@ import { repairQuarantine } from '../../lib/run/quarantine-repair.js';
 import { restore } from '../../lib/run/quarantine-restore.js';
 import { listQuarantine, quarantine, quarantineLockName } from '../../lib/run/quarantine.js';
 import { tempWorkspace } from '../helpers/workspace.js';
-import { turboEntry, write } from '../integrations/runners/fixtures.js';
+import { turboEntry, write } from '../helpers/runner-caches.js';
 
 const PATHS = (key: string): string[] => [`${key}.tar.zst`, `${key}-meta.json`, `${key}-manifest.json`];
 

@@ -8,7 +8,7 @@ import { listQuarantine, quarantine } from '../../lib/run/quarantine.js';
 import { restore } from '../../lib/run/quarantine-restore.js';
 import { isLockguardError } from '../../lib/core/errors.js';
 import { tempWorkspace } from '../helpers/workspace.js';
-import { write } from '../integrations/runners/fixtures.js';
+import { write } from '../helpers/runner-caches.js';
 
 function entryTree(cacheDir: string): void {
   write(join(cacheDir, 'tasks', 'ab', 'abcd', 'meta.json'), '{"version":2}');

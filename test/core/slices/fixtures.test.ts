@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { diffSlices, slicesFromLockfile, type LockfileSlices } from '../../../lib/core/slices/index.js';
 import { fixturesDir, fixtureTable } from '../../helpers/fixtures.js';
-import { mainDocument, npmReach, parseWithPnpm, pnpmReach, type NpmEntry } from './reach.js';
+import { mainDocument, npmReach, parseWithPnpm, pnpmReach, type NpmEntry } from '../../helpers/slices-reach.js';
 
 const rows = fixtureTable().filter((row) => row.format.startsWith('pnpm') || row.format.startsWith('npm'));
 const lockfiles = join(fixturesDir(), 'lockfiles');

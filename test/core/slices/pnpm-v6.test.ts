@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { diffSlices, slicesFromLockfile, slicesFromLockfileAsync, type LockfileSlices } from '../../../lib/core/slices/index.js';
 import { repoRoot } from '../../helpers/fixtures.js';
-import { parseWithPnpm, pnpmReach } from './reach.js';
+import { parseWithPnpm, pnpmReach } from '../../helpers/slices-reach.js';
 
 const ROOT = '/nonexistent/lockguard-v6';
 const fixture = (name: string): string => readFileSync(join(repoRoot(), 'test', 'core', 'slices', 'fixtures', name, 'pnpm-lock.yaml'), 'utf8');

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { slicesFromLockfile, type LockfileSlices } from '../../../lib/core/slices/index.js';
 import { repoRoot } from '../../helpers/fixtures.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
-import { bunReach, parseBunLock, parseSyml, yarnBerryReach, yarnClassicReach } from './reach-yarn-bun.js';
+import { bunReach, parseBunLock, parseSyml, yarnBerryReach, yarnClassicReach } from '../../helpers/slices-reach-yarn-bun.js';
 
 const FIXTURES = join(repoRoot(), 'test', 'fixtures', 'lockfiles');
 

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { cacheState, resolvePipelineCache, tasksAfterMove, withhold, type RunnerCache } from '../../../lib/integrations/runners/index.js';
 import { isLockguardError } from '../../../lib/core/errors.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
-import { age, nxEntry, pipelineEntry, turboEntry, write } from './fixtures.js';
+import { age, nxEntry, pipelineEntry, turboEntry, write } from '../../helpers/runner-caches.js';
 
 function turboCache(root: string): RunnerCache {
   return { runner: 'turbo', root, dir: join(root, '.turbo', 'cache'), source: 'default', summaries: join(root, '.turbo', 'runs') };

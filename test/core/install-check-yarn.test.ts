@@ -1,14 +1,12 @@
-// The yarn and bun pre-run check's readers, on hand-made inputs in the tools' formats: the install state's
-// checksum, PnP package locations (virtual paths resolved as yarn's VirtualFS does), .yarn-state.yml
-// locations, yarn v1 lockfile resolutions, bun's hoisted install paths and store folder names. The real
-// tools' files are checked end to end in test/e2e/yarn-bun.test.ts.
+// The yarn pre-run check's readers, on hand-made inputs in yarn's formats: the install state's checksum,
+// PnP package locations (virtual paths resolved as yarn's VirtualFS does), .yarn-state.yml locations, yarn
+// v1 lockfile resolutions. The real tools' files are checked end to end in test/e2e/yarn-bun.test.ts.
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { serialize } from 'node:v8';
 import { gzipSync } from 'node:zlib';
-import { installPath, installsHere, keyNames, storeName } from '../../lib/core/install-check-bun.js';
 import { classicResolutions, nmLocations, nodeLinker, pnpLocations, splitPatterns, stateChecksum, yarnFlavor } from '../../lib/core/install-check-yarn.js';
 
 test('stateChecksum reads lockFileChecksum out of a gzipped v8-serialized install state (as yarn writes it)', () => {
@@ -47,21 +45,3 @@ test('classicResolutions: every pattern of an entry maps to its resolved (quoted
   assert.deepEqual([...classicResolutions(text)], [['@s/a@^1.0.0', 'https://r/@s/a-1.1.0.tgz#aa'], ['@s/a@^1.1.0', 'https://r/@s/a-1.1.0.tgz#aa'], ['b@^2', 'https://r/b-2.1.0.tgz#bb'], ['b@^2.1', 'https://r/b-2.1.0.tgz#bb'], ['linked@file:../x', '']]);
   assert.deepEqual(splitPatterns('"a@^1", b@2'), ['a@^1', 'b@2']);
 });
-
-test('bun: keys are install paths (workspace names first), store folders name their package, os/cpu decide what installs here', () => {
-  const workspaces = new Map([['b', 'packages/b'], ['@s/c', 'packages/c']]);
-  assert.equal(installPath('dep', workspaces), 'node_modules/dep');
-  assert.equal(installPath('x/dep', workspaces), 'node_modules/x/node_modules/dep');
-  assert.equal(installPath('b/dep', workspaces), 'packages/b/node_modules/dep');
-  assert.equal(installPath('@s/c/@t/u', workspaces), 'packages/c/node_modules/@t/u');
-  assert.equal(installPath('@t/u/dep', workspaces), 'node_modules/@t/u/node_modules/dep');
-  assert.deepEqual(keyNames('@s/c/dep/@t/u'), ['@s/c', 'dep', '@t/u']);
-  assert.equal(storeName('dep@1.0.0'), 'dep');
-  assert.equal(storeName('@sc+lib@..+..+vendor+sc-lib-1.0.0.tgz+fd88f3725640e3cc'), '@sc/lib');
-  assert.equal(installsHere(undefined), true);
-  assert.equal(installsHere({ os: process.platform }), true);
-  assert.equal(installsHere({ os: ['definitely-not-this-os'] }), false);
-  assert.equal(installsHere({ os: `!${process.platform}` }), false);
-  assert.equal(installsHere({ cpu: ['any'] }), true);
-});
-

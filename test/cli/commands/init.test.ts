@@ -4,11 +4,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { EXIT } from '../../lib/cli/exit-codes.js';
-import { PNPMFILE_SHIM } from '../../lib/integrations/pnpmfile/shim.js';
-import { HOOK_SCRIPT } from '../../lib/integrations/npm/scripts.js';
-import { cli } from '../helpers/cli.js';
-import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
+import { EXIT } from '../../../lib/cli/exit-codes.js';
+import { PNPMFILE_SHIM } from '../../../lib/integrations/pnpmfile/shim.js';
+import { HOOK_SCRIPT } from '../../../lib/integrations/npm/scripts.js';
+import { cli } from '../../helpers/cli.js';
+import { pnpmTree, tempWorkspace } from '../../helpers/workspace.js';
 
 test('init writes the shim as .pnpmfile.cjs in a pnpm workspace, and a second init changes nothing', async (t) => {
   const root = tempWorkspace(t, { ...pnpmTree(), packages: { b: { 'package.json': '{"name":"b"}\n' } } });

@@ -15,7 +15,7 @@ import { scrubbedEnv } from '../helpers/env.js';
 import { assertSetupError, codeOf } from '../helpers/errors.js';
 import { mountTmpfs } from '../helpers/crash.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
-import { write } from '../integrations/runners/fixtures.js';
+import { write } from '../helpers/runner-caches.js';
 
 function run(argv: readonly string[], cwd: string): CliResult {
   const result = cliProcess(argv, cwd, scrubbedEnv(), 20_000);

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cli } from '../helpers/cli.js';
-import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
+import { cli } from '../../helpers/cli.js';
+import { pnpmTree, tempWorkspace } from '../../helpers/workspace.js';
 
 const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";
 

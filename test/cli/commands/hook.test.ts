@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { EXIT } from '../../lib/cli/exit-codes.js';
-import { cli } from '../helpers/cli.js';
-import { liveRun } from '../helpers/hooks.js';
-import { tempWorkspace } from '../helpers/workspace.js';
+import { EXIT } from '../../../lib/cli/exit-codes.js';
+import { cli } from '../../helpers/cli.js';
+import { liveRun } from '../../helpers/hooks.js';
+import { tempWorkspace } from '../../helpers/workspace.js';
 
 const LOCK = '{"name":"root","lockfileVersion":3,"requires":true,"packages":{"":{"name":"root"}}}\n';
 

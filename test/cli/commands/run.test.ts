@@ -5,9 +5,9 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { BIN, cliProcess } from '../helpers/cli.js';
-import { scrubbedEnv } from '../helpers/env.js';
-import { pnpmTree, tempWorkspace, waitFor } from '../helpers/workspace.js';
+import { BIN, cliProcess } from '../../helpers/cli.js';
+import { scrubbedEnv } from '../../helpers/env.js';
+import { pnpmTree, tempWorkspace, waitFor } from '../../helpers/workspace.js';
 
 const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";
 /** A workspace whose "install" is in step with its lockfile, so the pre-run check passes. */
