@@ -75,6 +75,9 @@ function tableChecks(workspace: Workspace): CheckResult[] {
   }
 }
 
+/** pnpm runs the pnpmfile's updateConfig hook for every command from 10.8 on. */
+const UPDATE_CONFIG_SINCE = { major: 10, minor: 8 } as const;
+
 /** The pnpm that runs here (what PATH finds, switched to the packageManager pin by pnpm 9.7+), and what it means for the pnpmfile plugin. */
 function pnpmVersionCheck(root: string, env: Io['env']): { result: CheckResult; major: number | undefined } {
   const pnpm = effectivePnpm(root, env);
@@ -82,7 +85,7 @@ function pnpmVersionCheck(root: string, env: Io['env']): { result: CheckResult; 
   if (pnpm.version === undefined) return { result: { check: 'pnpm', level: 'warn', detail: 'no pnpm found on PATH, and none pinned in packageManager', fix: 'Install pnpm, or pin it in packageManager.' }, major };
   if (pnpm.found.path === undefined) return { result: { check: 'pnpm', level: 'warn', detail: `${pnpm.why}, but no pnpm executable is on PATH`, fix: 'Install pnpm, or enable corepack (corepack enable).' }, major };
   const [, minor = 0] = pnpm.version.split('.').map(Number);
-  if ((major ?? 0) > 10 || (major === 10 && minor >= 8)) return { result: { check: 'pnpm', level: 'ok', detail: `${pnpm.why} runs here` }, major };
+  if ((major ?? 0) > UPDATE_CONFIG_SINCE.major || (major === UPDATE_CONFIG_SINCE.major && minor >= UPDATE_CONFIG_SINCE.minor)) return { result: { check: 'pnpm', level: 'ok', detail: `${pnpm.why} runs here` }, major };
   return { result: { check: 'pnpm', level: 'warn', detail: `${pnpm.why} runs here: it has no updateConfig hook for every command, so hook reports and refuse work only for installs`, fix: 'Use pnpm 10.8 or newer.' }, major };
 }
 

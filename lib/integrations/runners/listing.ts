@@ -45,14 +45,17 @@ function names(dir: string): string[] | undefined {
   }
 }
 
+/** A turbo entry's archive: `<hash>.tar.zst`. */
+const TURBO_ARCHIVE = '.tar.zst';
+
 function turboUnits(list: readonly string[]): CacheUnit[] {
   // One pass, no regex on the common path: `<hash>.tar.zst` names the entry; meta/manifest without an
   // archive (a torn save) still make an entry.
   const keys = new Set<string>();
   const orphans = new Map<string, string>();
   for (const name of list) {
-    if (name.endsWith('.tar.zst')) {
-      const key = name.slice(0, -8);
+    if (name.endsWith(TURBO_ARCHIVE)) {
+      const key = name.slice(0, -TURBO_ARCHIVE.length);
       if (HEX.test(key)) keys.add(key);
     } else {
       const match = TURBO_SIDE_FILE.exec(name);
