@@ -131,12 +131,15 @@ export function storeFolderName(depPath: string): string | undefined {
   return name;
 }
 
+/** The marker's `snapshots:` section, one key per package it installed. */
+const SNAPSHOTS = '\nsnapshots:\n';
+
 function snapshotKeys(marker: Buffer): string[] {
   const text = marker.toString('utf8');
-  const start = text.indexOf('\nsnapshots:\n');
+  const start = text.indexOf(SNAPSHOTS);
   if (start === -1) return [];
   const keys: string[] = [];
-  for (const match of text.slice(start + 12).matchAll(/^ {2}(\S[^\n]*?):(?: \{\})?$/gm)) {
+  for (const match of text.slice(start + SNAPSHOTS.length).matchAll(/^ {2}(\S[^\n]*?):(?: \{\})?$/gm)) {
     const raw = match[1];
     if (raw !== undefined) keys.push(raw.replace(/^'(.*)'$/, '$1'));
   }
