@@ -48,8 +48,23 @@ export function ensureLedger(root: string): string {
   return dir;
 }
 
-function newRunId(kind: RunKind): string {
-  const stamp = new Date().toISOString().replace(/[-:.]/g, '');
+/** The wall clock in microseconds: one clock for the whole stamp, monotonic within a process (performance.now). */
+function wallMicros(): number {
+  return Math.floor((performance.timeOrigin + performance.now()) * 1000);
+}
+
+let lastMicros = 0;
+
+/**
+ * A run id that sorts by creation: `<UTC stamp to the microsecond>Z-<kind>-<random>`. Within a process the
+ * stamp strictly increases (a second run in the same microsecond takes the next one), so "latest" never
+ * depends on the random suffix; across processes the microsecond stamps order runs as far as the clocks
+ * agree, and the suffix only keeps ids apart. `clock` is for tests (it forces a tie).
+ */
+export function newRunId(kind: RunKind, clock: () => number = wallMicros): string {
+  const micros = Math.max(Math.floor(clock()), Date.now() * 1000, lastMicros + 1);
+  lastMicros = micros;
+  const stamp = new Date(Math.floor(micros / 1000)).toISOString().replace(/[-:.]/g, '').replace('Z', `${String(micros % 1000).padStart(3, '0')}Z`);
   return `${stamp}-${kind}-${randomBytes(3).toString('hex')}`;
 }
 

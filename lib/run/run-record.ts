@@ -39,7 +39,8 @@ export interface RunRecord {
 }
 
 /** Run folder names: `<UTC stamp>-<kind>-<6 hex>`. */
-export const RUN_ID = /^\d{8}T\d{9}Z-(snapshot|run)-[0-9a-f]{6}$/;
+// Ids up to 0.1.0 stamped milliseconds (`\d{9}Z`); newer ones microseconds (`\d{12}Z`), so they sort by creation.
+export const RUN_ID = /^\d{8}T(?:\d{9}|\d{12})Z-(snapshot|run)-[0-9a-f]{6}$/;
 
 const MANAGERS: readonly PackageManager[] = ['pnpm', 'npm', 'yarn', 'bun'];
 const DIGEST = /^[0-9a-f]{64}$/;
