@@ -1,8 +1,9 @@
-// The shared real-lockfile fixtures: `<repo>/../shared/fixtures/lockfiles/` (never edited: copy first).
+// The real-lockfile fixtures kept in the repository: `test/fixtures/lockfiles/<name>/` (never edited: copy first).
 //
-// Located relative to the repository, never by an absolute path, so CI finds them next to its checkout.
+// Located from the repository root (found by its package.json), so a fresh clone has them; nothing here
+// reads a folder outside the repository.
 
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,10 +16,10 @@ export function repoRoot(): string {
   }
 }
 
-/** `<repo>/../shared/fixtures` (LOCKGUARD_FIXTURES overrides it). Throws when missing: fixture tests must not pass vacuously. */
+/** `<repo>/test/fixtures/lockfiles`. Throws when missing: fixture tests must not pass vacuously. */
 export function fixturesDir(): string {
-  const dir = process.env['LOCKGUARD_FIXTURES'] ?? join(repoRoot(), '..', 'shared', 'fixtures');
-  if (!existsSync(join(dir, 'lockfiles'))) throw new Error(`fixtures not found at ${dir}/lockfiles (set LOCKGUARD_FIXTURES)`);
+  const dir = join(repoRoot(), 'test', 'fixtures', 'lockfiles');
+  if (!existsSync(join(dir, 'README.md'))) throw new Error(`fixtures not found at ${dir}`);
   return dir;
 }
 
@@ -28,40 +29,23 @@ export interface FixtureRow {
   /** Path of the lockfile relative to lockfiles/. */
   readonly lockfile: string;
   readonly format: string;
-  /** Importers (pnpm) or workspaces (npm) as the README table counts them; undefined for '–'. */
+  /** Importers (pnpm) or workspace projects (npm) as the README table counts them. */
   readonly importers: number | undefined;
+  /** YAML documents (pnpm); undefined for '–'. */
   readonly documents: number | undefined;
 }
 
 /** The README table of the fixtures, parsed (so tests compare against the documented counts, not constants). */
 export function fixtureTable(): FixtureRow[] {
-  const dir = fixturesDir();
   const rows: FixtureRow[] = [];
-  for (const line of readFileSync(join(dir, 'README.md'), 'utf8').split('\n')) {
+  for (const line of readFileSync(join(fixturesDir(), 'README.md'), 'utf8').split('\n')) {
     const cells = line.split('|').map((cell) => cell.trim());
-    if (cells.length < 8 || cells[1] === 'folder' || cells[1]?.startsWith('---')) continue;
-    const [, folder = '', file = '', , format = '', importers = '', , documents = ''] = cells;
-    const name = file.replace(/^…\//, '');
-    const lockfile = file.startsWith('…/') ? findNested(join(dir, 'lockfiles', folder), name) : join(folder, name);
+    if (cells.length < 11 || cells[1] === 'folder' || cells[1]?.startsWith('---')) continue;
+    const [, folder = '', file = '', format = '', importers = '', , documents = ''] = cells;
     const count = Number.parseInt(importers.replaceAll(',', ''), 10);
     const docs = Number.parseInt(documents, 10);
-    rows.push({ folder, lockfile, format, importers: Number.isNaN(count) ? undefined : count, documents: Number.isNaN(docs) ? undefined : docs });
+    rows.push({ folder, lockfile: join(folder, file), format, importers: Number.isNaN(count) ? undefined : count, documents: Number.isNaN(docs) ? undefined : docs });
   }
+  if (rows.length === 0) throw new Error('no rows in the fixtures README table');
   return rows;
 }
-
-function findNested(base: string, path: string): string {
-
-  const stack = [base];
-  while (stack.length > 0) {
-    const dir = stack.pop() as string;
-    for (const name of readdirSync(dir)) {
-      const full = join(dir, name);
-      if (statSync(full).isDirectory()) stack.push(full);
-      else if (full.endsWith(`/${path}`)) return full.slice(join(base, '..').length + 1);
-    }
-  }
-  throw new Error(`${path} not found under ${base}`);
-}
-
-

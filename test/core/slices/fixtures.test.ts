@@ -12,7 +12,7 @@ import { fixturesDir, fixtureTable } from '../../helpers/fixtures.js';
 import { mainDocument, npmReach, parseWithPnpm, pnpmReach, type NpmEntry } from './reach.js';
 
 const rows = fixtureTable().filter((row) => row.format.startsWith('pnpm') || row.format.startsWith('npm'));
-const lockfiles = join(fixturesDir(), 'lockfiles');
+const lockfiles = fixturesDir();
 
 function slicesOf(row: (typeof rows)[number], text: string): LockfileSlices {
   const name = row.lockfile.endsWith('package-lock.json') ? 'package-lock.json' : 'pnpm-lock.yaml';
