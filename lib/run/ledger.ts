@@ -84,8 +84,23 @@ export function ensureLedger(root: string): string {
   return dir;
 }
 
-function newRunId(kind: RunKind): string {
-  const stamp = new Date().toISOString().replace(/[-:.]/g, '');
+/** The wall clock in microseconds: one clock for the whole stamp, monotonic within a process (performance.now). */
+function wallMicros(): number {
+  return Math.floor((performance.timeOrigin + performance.now()) * 1000);
+}
+
+let lastMicros = 0;
+
+/**
+ * A run id that sorts by creation: `<UTC stamp to the microsecond>Z-<kind>-<random>`. Within a process the
+ * stamp strictly increases (a second run in the same microsecond takes the next one), so "latest" never
+ * depends on the random suffix; across processes the microsecond stamps order runs as far as the clocks
+ * agree, and the suffix only keeps ids apart. `clock` is for tests (it forces a tie).
+ */
+export function newRunId(kind: RunKind, clock: () => number = wallMicros): string {
+  const micros = Math.max(Math.floor(clock()), Date.now() * 1000, lastMicros + 1);
+  lastMicros = micros;
+  const stamp = new Date(Math.floor(micros / 1000)).toISOString().replace(/[-:.]/g, '').replace('Z', `${String(micros % 1000).padStart(3, '0')}Z`);
   return `${stamp}-${kind}-${randomBytes(3).toString('hex')}`;
 }
 
@@ -235,7 +250,8 @@ export function listRunIds(root: string): string[] {
     if (errnoCode(error) === 'ENOTDIR') ensureLedger(root);
     throw ledgerError(runs, 'cannot be listed', error);
   }
-  return names.filter((name) => /^\d{8}T\d{9}Z-(snapshot|run)-[0-9a-f]{6}$/.test(name)).sort().reverse();
+  // Ids up to 0.1.0 stamped milliseconds (`\d{9}Z`); newer ones microseconds (`\d{12}Z`).
+  return names.filter((name) => /^\d{8}T(?:\d{9}|\d{12})Z-(snapshot|run)-[0-9a-f]{6}$/.test(name)).sort().reverse();
 }
 
 export function runDir(root: string, id: string): string {

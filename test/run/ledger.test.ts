@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
-import { appendEvent, createRun, findRun, loadRun, readEvents, ensureLedger } from '../../lib/run/ledger.js';
+import { appendEvent, createRun, findRun, loadRun, readEvents, ensureLedger, listRunIds, newRunId } from '../../lib/run/ledger.js';
 import { readBlob } from '../../lib/run/blobs.js';
 import { findLiveRuns, registerLive, unregisterLive, processStart } from '../../lib/run/live.js';
 import { verifyRun } from '../../lib/run/verdict.js';
@@ -51,6 +51,25 @@ test('findRun: explicit id, LOCKGUARD_RUN folder, latest snapshot; missing and f
   assert.throws(() => findRun(root, undefined, foreign.dir), { code: 'ERR_LOCKGUARD_BAD_RUN' });
   const empty = tempWorkspace(t, pnpmTree(LOCK));
   assert.throws(() => findRun(empty, undefined, undefined, 'snapshot'), { code: 'ERR_LOCKGUARD_NO_SNAPSHOT' });
+});
+
+test('run ids sort by creation within one microsecond: a forced tie is broken by creation order, never the random suffix', (t) => {
+  // A clock stuck on one microsecond (a little ahead of now, so the wall clock cannot move past it).
+  const stuck = Date.now() * 1000 + 5_000_000;
+  const ids = Array.from({ length: 40 }, (_, i) => newRunId(i % 2 === 0 ? 'run' : 'snapshot', () => stuck));
+  assert.deepEqual([...ids].sort(), ids, 'lexical order is creation order');
+  assert.equal(new Set(ids.map((id) => id.slice(0, 15))).size, 1, 'all in one second of the stuck clock');
+  assert.match(ids[0] ?? '', /^\d{8}T\d{12}Z-run-[0-9a-f]{6}$/);
+  // Through the ledger: runs created back to back (many within one millisecond) come back newest first.
+  const root = tempWorkspace(t, pnpmTree(LOCK));
+  const table = readWorkspaceFingerprints(root, { scope: 'inputs' });
+  const created = Array.from({ length: 25 }, (_, i) => createRun({ kind: i % 3 === 0 ? 'run' : 'snapshot', table }).record.id);
+  assert.deepEqual(listRunIds(root), [...created].reverse());
+  assert.equal(findRun(root, undefined, undefined).record.id, created.at(-1));
+  assert.equal(findRun(root, undefined, undefined, 'run').record.id, created.filter((id) => id.includes('-run-')).at(-1));
+  // Ids written by lockguard 0.1 (millisecond stamps) are still listed.
+  fs.mkdirSync(join(root, '.lockguard/runs/20200101T000000000Z-snapshot-abcdef'));
+  assert.equal(listRunIds(root).at(-1), '20200101T000000000Z-snapshot-abcdef');
 });
 
 test('a torn last event line (a run killed mid-append) is skipped, the rest kept', (t) => {

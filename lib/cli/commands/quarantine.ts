@@ -36,7 +36,7 @@ skipped entries the cache already holds are not failures.
 
 Examples:
   lockguard quarantine list
-  lockguard quarantine restore --run 20261130T031500123Z-run-a1b2c3 --entry 1e20c7866ed9838d
+  lockguard quarantine restore --run 20261130T031500123456Z-run-a1b2c3 --entry 1e20c7866ed9838d
 `;
 
 function describe(entry: QuarantinedEntry): string {
