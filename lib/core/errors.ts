@@ -26,11 +26,19 @@ export type LockguardErrorCode =
   | 'ERR_LOCKGUARD_REFUSED'
   | 'ERR_LOCKGUARD_EXISTS';
 
+/** Where in a file a failure is (1-based; columns count UTF-16 code units, as editors and js-yaml do). */
+export interface TextPosition {
+  readonly line: number;
+  readonly column: number;
+}
+
 export interface LockguardErrorOptions {
   /** What the user should do about it; printed after the message. */
   readonly hint?: string;
   /** The path the failure is about, absolute. */
   readonly path?: string;
+  /** Where in the file at `path` (a broken lockfile), as fields: the message only repeats them. */
+  readonly position?: TextPosition;
   readonly cause?: unknown;
 }
 
@@ -38,6 +46,7 @@ export class LockguardError extends Error {
   readonly code: LockguardErrorCode;
   readonly hint: string | undefined;
   readonly path: string | undefined;
+  readonly position: TextPosition | undefined;
 
   constructor(code: LockguardErrorCode, message: string, options: LockguardErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -45,6 +54,7 @@ export class LockguardError extends Error {
     this.code = code;
     this.hint = options.hint;
     this.path = options.path;
+    this.position = options.position;
   }
 }
 

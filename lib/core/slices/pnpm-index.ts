@@ -1,16 +1,20 @@
 // A text-level index over a pnpm v9 lockfile: importers, packages, snapshots and catalogs, without a YAML
-// parse.
+// parse into objects.
 //
-// Owns: reading pnpm's fixed layout (2-space indentation, one block per entry, block-style dependency maps)
-// into entry texts and dependency references; picking the main document of pnpm 12's two-document form
-// (an env document, `---`, the main one: the env document's importers are pnpm's own binaries, not
-// projects, so it is skipped whole).
-// Invariants: every entry keeps its exact text (the slice digest hashes it); a reference is kept as written
-// (`link:`, alias `name@version`, peer suffixes), resolution happens in pnpm-graph.ts; the only failure is
-// ERR_LOCKGUARD_BROKEN_LOCKFILE naming the path and line, never echoing contents.
-// Must never: parse the whole file as YAML (0.9 s for a 6.9 MB file), or read anything but the bytes given.
+// Owns: reading the entries out of the lines pnpm-yaml.ts reads (which checks the YAML as pnpm would, and
+// refuses what it cannot read faithfully), checking each section has the shape pnpm writes (mappings where
+// pnpm writes mappings, a scalar reference per snapshot dependency, specifier and version per importer
+// dependency), and picking the main document of pnpm 12's two-document form (an env document, `---`, the
+// main one: the env document's importers are pnpm's own binaries, not projects, so it is checked and skipped).
+// Invariants: every entry keeps its exact text (the slice digest hashes it), after the decoding pnpm does (a
+// BOM dropped, CRLF as LF), so two files pnpm reads alike give the same texts; a reference is kept as written
+// (`link:`, alias `name@version`, peer suffixes), resolution happens in pnpm-graph.ts; a failure is
+// ERR_LOCKGUARD_BROKEN_LOCKFILE or _UNSUPPORTED_LOCKFILE naming the path, line and column, never echoing
+// contents. Must never: parse the whole file into objects (0.9 s for a 6.9 MB file), or read anything but
+// the bytes given.
 
-import { LockguardError } from '../errors.js';
+import { brokenLockfile, unsupportedLockfile } from '../lockfile-errors.js';
+import { decodePnpmLockfile, flowEnd, plainType, readYamlLines, unquote, yamlDocuments, type YamlLine } from './pnpm-yaml.js';
 
 /** One dependency as an entry lists it: `name: ref` (snapshots) or `name: {specifier, version}` (importers). */
 export interface PnpmDep {
@@ -39,99 +43,29 @@ export interface PnpmLockIndex {
   readonly hadEnvDocument: boolean;
 }
 
-function broken(path: string, line: number, reason: string): LockguardError {
-  return new LockguardError('ERR_LOCKGUARD_BROKEN_LOCKFILE', `The lockfile at "${path}" is broken: ${reason} (line ${line}).`, {
-    path,
-    hint: 'Restore it (git checkout -- pnpm-lock.yaml) or let pnpm rewrite it (pnpm install).',
-  });
-}
-
-/** A YAML scalar as pnpm writes it: plain, 'single' ('' escapes a quote) or "double" (JSON escapes). */
-export function unquote(raw: string): string {
-  const text = raw.trim();
-  if (text.length >= 2 && text.startsWith("'") && text.endsWith("'")) return text.slice(1, -1).replaceAll("''", "'");
-  if (text.length >= 2 && text.startsWith('"') && text.endsWith('"')) {
-    try {
-      return JSON.parse(text) as string;
-    } catch {
-      return text.slice(1, -1);
-    }
-  }
-  return text;
-}
-
-/** Split `key: value` / `key:` (key possibly quoted) into [key, value]; value '' when none. */
-function splitKey(body: string): [string, string] | undefined {
-  let end: number;
-  if (body.startsWith("'")) {
-    end = 1;
-    for (;;) {
-      const quote = body.indexOf("'", end);
-      if (quote === -1) return undefined;
-      if (body[quote + 1] === "'") end = quote + 2;
-      else {
-        end = quote + 1;
-        break;
-      }
-    }
-  } else if (body.startsWith('"')) {
-    const quote = body.indexOf('"', 1);
-    if (quote === -1) return undefined;
-    end = quote + 1;
-  } else {
-    const colon = body.indexOf(': ');
-    end = colon === -1 ? (body.endsWith(':') ? body.length - 1 : -1) : colon;
-    if (end === -1) return undefined;
-  }
-  if (body[end] !== ':') return undefined;
-  return [unquote(body.slice(0, end)), body.slice(end + 1).trim()];
-}
-
-/** `{a: 1, 'b': 2}` (flat flow map) -> pairs. pnpm writes dependency maps in block style; this is a net. */
-function flowPairs(value: string): [string, string][] {
-  const inner = value.trim().replace(/^\{/, '').replace(/\}$/, '').trim();
-  if (inner === '') return [];
-  const pairs: [string, string][] = [];
-  for (const part of inner.split(/,\s*/)) {
-    const pair = splitKey(part.trim());
-    if (pair !== undefined) pairs.push([pair[0], unquote(pair[1])]);
-  }
-  return pairs;
-}
-
 interface OpenEntry {
   readonly key: string;
   readonly start: number;
-  /** End of the last non-blank line seen (the entry's text ends there). */
+  /** End of the entry's last content line (the entry's text ends there). */
   end: number;
   readonly deps: PnpmDep[];
+  /** Inside a dependency map that is followed (dependencies, optionalDependencies; devDependencies of importers). */
   group: boolean;
   dep: { name: string; specifier?: string; ref?: string } | undefined;
 }
 
-const startsAt = (text: string, at: number, prefix: string): boolean => text.startsWith(prefix, at);
+const SECTIONS = new Set(['importers', 'packages', 'snapshots', 'catalogs', 'settings']);
 
-/** An unquoted entry header `key:` or `key: {}` read in place; undefined for any other shape. */
-function plainKey(text: string, at: number, lineEnd: number): string | undefined {
-  const first = text.charCodeAt(at);
-  if (first === 39 || first === 34) return undefined;
-  if (text.charCodeAt(lineEnd - 1) === 58 /* : */) {
-    const key = text.slice(at, lineEnd - 1);
-    return key.includes(': ') ? undefined : key;
-  }
-  if (text.endsWith(': {}', lineEnd)) {
-    const key = text.slice(at, lineEnd - 4);
-    return key.includes(': ') ? undefined : key;
-  }
-  return undefined;
-}
-
-/** Index the lockfile text. `path` only names the file in errors. One pass over the lines, no split. */
-export function indexPnpmLockfile(text: string, path: string): PnpmLockIndex {
-  const docs = documents(text);
-  if (docs.length > 2) throw broken(path, docs[2]?.line ?? 1, `expected one YAML document, or an env document and the main one, found ${docs.length}`);
+/** Index a pnpm lockfile's bytes. `path` (absolute) only names the file in errors. One pass over the lines. */
+export function indexPnpmLockfile(bytes: Uint8Array, path: string): PnpmLockIndex {
+  const text = decodePnpmLockfile(bytes, path);
+  const docs = yamlDocuments(text);
+  if (docs.length > 2) throw brokenLockfile(path, `expected one YAML document, or an env document and the main one, found ${docs.length}`, { line: docs[2]?.line ?? 1, column: 1 });
   const main = docs[docs.length - 1];
-  if (main === undefined) throw broken(path, 1, 'it is empty');
+  if (main === undefined) throw brokenLockfile(path, 'it is empty');
+  // The env document is no project's, but pnpm 12 reads it: it must be sound YAML too.
+  if (docs.length === 2 && docs[0] !== undefined) readYamlLines(text, docs[0], path, () => undefined);
+
   const importers = new Map<string, PnpmEntry>();
   const packages = new Map<string, string>();
   const snapshots = new Map<string, PnpmEntry>();
@@ -139,12 +73,43 @@ export function indexPnpmLockfile(text: string, path: string): PnpmLockIndex {
   let lockfileVersion = '';
   let settingsStart = -1;
   let settingsEnd = -1;
-
   let section = '';
+  const seen = new Set<string>();
+  /** A line whose value must be a mapping, written "key:" with nothing under it yet (YAML reads null there). */
+  let awaiting: YamlLine | undefined;
   let entry: OpenEntry | undefined;
   let catalog = '';
   let catalogEntry: { key: string; start: number; end: number } | undefined;
 
+  const shape = (line: YamlLine, reason: string): never => {
+    throw brokenLockfile(path, reason, { line: line.line, column: line.keyAt - line.start + 1 });
+  };
+  const valueText = (line: YamlLine): string => text.slice(line.valueAt, line.valueEnd);
+  /** The key, refused when YAML reads it as another type than a string (pnpm would key the entry by its String()). */
+  const stringKey = (line: YamlLine, what: string): string => {
+    const key = line.key ?? '';
+    const quoted = text.charCodeAt(line.keyAt) === 0x27 || text.charCodeAt(line.keyAt) === 0x22;
+    if (!quoted && plainType(key) !== 'string') shape(line, `${what} that YAML reads as a number, boolean, null or date (pnpm quotes those)`);
+    return key;
+  };
+  const needsContent = (line: YamlLine): void => {
+    if (line.kind === 'none') awaiting = line;
+  };
+  /** A block mapping follows (kind none), or `{}`; anything else where pnpm writes a mapping is refused. */
+  const mapping = (line: YamlLine, what: string): boolean => {
+    if (line.item || line.key === undefined) return shape(line, `expected ${what} as a mapping, found a sequence entry`);
+    if (line.kind === 'none') return true;
+    if (line.kind === 'flow') {
+      if (/^\{\s*\}$/.test(valueText(line))) return false;
+      throw unsupportedLockfile(path, `a flow mapping for ${what} (pnpm writes it as a block)`, { line: line.line, column: line.valueAt - line.start + 1 });
+    }
+    return shape(line, `expected ${what} as a mapping, found a scalar`);
+  };
+  const scalar = (line: YamlLine, what: string): string => {
+    if (line.kind === 'plain' && plainType(valueText(line)) !== 'string') return shape(line, `${what} that YAML reads as a number, boolean, null or date (pnpm quotes those)`);
+    if (line.kind === 'plain' || line.kind === 'single' || line.kind === 'double') return unquote(valueText(line));
+    return shape(line, `expected ${what} as a single value`);
+  };
   const closeDep = (open: OpenEntry): void => {
     const dep = open.dep;
     if (dep === undefined) return;
@@ -165,125 +130,107 @@ export function indexPnpmLockfile(text: string, path: string): PnpmLockIndex {
     catalogEntry = undefined;
   };
 
-  let no = main.line;
-  for (let pos = main.from; pos < main.to; no++) {
-    let next = text.indexOf('\n', pos);
-    if (next === -1 || next > main.to) next = main.to;
-    let lineEnd = next;
-    if (text.charCodeAt(lineEnd - 1) === 13) lineEnd--;
-    let at = pos;
-    while (text.charCodeAt(at) === 32) at++;
-    const indent = at - pos;
-    const lineStart = pos;
-    pos = next + 1;
-    if (at >= lineEnd || text.charCodeAt(at) === 35 /* # */) continue;
-    if (indent === 0) {
+  readYamlLines(text, main, path, (line) => {
+    const { depth } = line;
+    if (awaiting !== undefined) {
+      if (depth <= awaiting.depth) shape(awaiting, 'a mapping has no value (pnpm writes {} for an empty one)');
+      awaiting = undefined;
+    }
+    if (depth === 0) {
       closeEntry();
       closeCatalogEntry();
-      const pair = splitKey(text.slice(at, lineEnd));
-      if (pair === undefined) throw broken(path, no, 'expected a top-level "key:"');
-      section = pair[0];
-      if (section === 'lockfileVersion') lockfileVersion = unquote(pair[1]);
-      if (section === 'settings') settingsStart = lineStart;
-      if (section === 'settings') settingsEnd = lineEnd;
-      continue;
+      section = line.key ?? '';
+      seen.add(section);
+      if (section === 'lockfileVersion') lockfileVersion = scalar(line, 'lockfileVersion');
+      else if (SECTIONS.has(section) && mapping(line, `"${section}"`)) needsContent(line);
+      if (section === 'settings') [settingsStart, settingsEnd] = [line.start, line.end];
+      return;
     }
     if (section === 'settings') {
-      settingsEnd = lineEnd;
-      continue;
+      settingsEnd = line.end;
+      return;
     }
     if (section === 'catalogs') {
-      if (indent === 2) {
+      if (depth === 1) {
         closeCatalogEntry();
-        catalog = splitKey(text.slice(at, lineEnd))?.[0] ?? text.slice(at, lineEnd);
-      } else if (indent === 4) {
+        if (mapping(line, 'a catalog')) needsContent(line);
+        catalog = stringKey(line, 'a catalog name');
+      } else if (depth === 2) {
         closeCatalogEntry();
-        catalogEntry = { key: splitKey(text.slice(at, lineEnd))?.[0] ?? text.slice(at, lineEnd), start: lineStart, end: lineEnd };
-      } else if (catalogEntry !== undefined) catalogEntry.end = lineEnd;
-      continue;
+        if (line.item || line.key === undefined) shape(line, 'expected a catalog entry as "name:"');
+        if (mapping(line, 'a catalog entry')) needsContent(line);
+        catalogEntry = { key: stringKey(line, 'a catalog entry name'), start: line.start, end: line.end };
+      } else if (catalogEntry !== undefined) catalogEntry.end = line.end;
+      return;
     }
-    if (section !== 'importers' && section !== 'packages' && section !== 'snapshots') continue;
-    if (indent === 2) {
+    if (section !== 'importers' && section !== 'packages' && section !== 'snapshots') return;
+    if (depth === 1) {
       closeEntry();
-      const key = plainKey(text, at, lineEnd) ?? splitKey(text.slice(at, lineEnd))?.[0];
-      if (key === undefined) throw broken(path, no, `expected an entry "key:" in ${section}`);
-      entry = { key, start: lineStart, end: lineEnd, deps: [], group: false, dep: undefined };
-      continue;
+      if (mapping(line, `an entry of "${section}"`)) needsContent(line);
+      const key = stringKey(line, section === 'importers' ? 'an importer path' : 'a package key');
+      if (section === 'importers' && key.includes('\0')) shape(line, 'an importer path holds a NUL character');
+      entry = { key, start: line.start, end: line.end, deps: [], group: false, dep: undefined };
+      return;
     }
-    if (entry === undefined) throw broken(path, no, `expected an entry before nested lines in ${section}`);
-    entry.end = lineEnd;
-    if (section === 'packages') continue;
-    if (indent === 4) {
-      closeDep(entry);
-      entry.group = startsAt(text, at, 'dependencies:') || startsAt(text, at, 'optionalDependencies:') || (section === 'importers' && startsAt(text, at, 'devDependencies:'));
-      if (entry.group) {
-        const pair = splitKey(text.slice(at, lineEnd));
-        if (pair !== undefined && pair[1].startsWith('{')) {
-          for (const [name, ref] of flowPairs(pair[1])) entry.deps.push({ name, ref });
-          entry.group = false;
+    const open = entry as OpenEntry;
+    open.end = line.end;
+    if (depth === 2 && line.item) return shape(line, `expected an entry of "${section}" as a mapping, found a sequence`);
+    if (section === 'packages') return;
+    if (depth === 2) {
+      closeDep(open);
+      const key = line.key;
+      open.group = !line.item && (key === 'dependencies' || key === 'optionalDependencies' || (section === 'importers' && key === 'devDependencies'));
+      if (!open.group) return;
+      if (line.kind === 'flow') {
+        const pairs: [string, string | undefined][] = [];
+        flowEnd(text, line.valueAt, line.valueEnd, () => shape(line, 'a dependency map is malformed'), 0, pairs);
+        for (const [name, ref] of pairs) {
+          if (ref === undefined) shape(line, 'expected a single value per dependency');
+          if (section === 'snapshots') open.deps.push({ name, ref: ref as string });
+          else shape(line, 'expected specifier and version per importer dependency');
         }
-      }
-      continue;
+        open.group = false;
+      } else if (line.kind === 'none') needsContent(line);
+      else shape(line, 'expected a dependency map');
+      return;
     }
-    if (!entry.group) continue;
-    if (indent === 6 && section === 'snapshots') {
-      // The hot line (`      name: version`): two slices, no intermediate strings.
-      const colon = text.charCodeAt(at) === 39 || text.charCodeAt(at) === 34 ? -1 : text.indexOf(': ', at);
-      if (colon !== -1 && colon < lineEnd) {
-        const ref = text.slice(colon + 2, lineEnd);
-        entry.deps.push({ name: text.slice(at, colon), ref: ref.charCodeAt(0) === 39 || ref.charCodeAt(0) === 34 ? unquote(ref) : ref });
-        continue;
+    if (!open.group) return;
+    if (depth === 3) {
+      closeDep(open);
+      if (line.item || line.key === undefined) return shape(line, 'expected "name:" in a dependency map');
+      const name = stringKey(line, 'a dependency name');
+      if (section === 'snapshots') {
+        open.deps.push({ name, ref: scalar(line, 'a dependency reference') });
+        return;
       }
-    }
-    if (indent === 6) {
-      closeDep(entry);
-      const pair = splitKey(text.slice(at, lineEnd));
-      if (pair === undefined) throw broken(path, no, 'expected "name:" in a dependency map');
-      if (section === 'snapshots') entry.deps.push({ name: pair[0], ref: unquote(pair[1]) });
-      else if (pair[1].startsWith('{')) {
-        const fields = new Map(flowPairs(pair[1]));
+      if (line.kind === 'flow') {
+        const pairs: [string, string | undefined][] = [];
+        flowEnd(text, line.valueAt, line.valueEnd, () => shape(line, 'a dependency is malformed'), 0, pairs);
+        const fields = new Map(pairs);
         const ref = fields.get('version');
         const specifier = fields.get('specifier');
-        if (ref !== undefined) entry.deps.push(specifier === undefined ? { name: pair[0], ref } : { name: pair[0], ref, specifier });
-      } else entry.dep = { name: pair[0] };
-    } else if (indent === 8 && entry.dep !== undefined) {
-      if (startsAt(text, at, 'version:')) entry.dep.ref = unquote(text.slice(at + 8, lineEnd));
-      else if (startsAt(text, at, 'specifier:')) entry.dep.specifier = unquote(text.slice(at + 10, lineEnd));
+        if (ref !== undefined) open.deps.push(specifier === undefined ? { name, ref } : { name, ref, specifier });
+      } else if (line.kind === 'none') {
+        open.dep = { name };
+        needsContent(line);
+      } else shape(line, 'expected specifier and version per importer dependency');
+      return;
     }
-  }
+    if (depth === 4 && open.dep !== undefined && !line.item) {
+      if (line.key === 'version') open.dep.ref = scalar(line, 'a dependency version');
+      else if (line.key === 'specifier') open.dep.specifier = scalar(line, 'a dependency specifier');
+    }
+  });
+  if (awaiting !== undefined) shape(awaiting, 'a mapping has no value (pnpm writes {} for an empty one)');
   closeEntry();
   closeCatalogEntry();
-  if (lockfileVersion === '') throw broken(path, main.line, 'the main document has no lockfileVersion');
+  if (lockfileVersion === '') throw brokenLockfile(path, 'the main document has no lockfileVersion', { line: main.line, column: 1 });
+  // The layout of 9.x (other versions are refused by version, in slices.ts): pnpm always writes `importers:`
+  // (`.: {}` at least), and packages and snapshots both or neither (without snapshots pnpm reads packages in
+  // the pre-9 layout): a file without them lost its lines.
+  const v9 = /^9\.\d+$/.test(lockfileVersion);
+  if (v9 && !seen.has('importers')) throw brokenLockfile(path, 'the main document has no importers section', { line: main.line, column: 1 });
+  if (v9 && seen.has('packages') !== seen.has('snapshots')) throw brokenLockfile(path, `the main document has ${seen.has('packages') ? 'packages but no snapshots' : 'snapshots but no packages'}`, { line: main.line, column: 1 });
   const settingsText = settingsStart === -1 ? '' : text.slice(settingsStart, settingsEnd);
   return { lockfileVersion, settingsText, importers, packages, snapshots, catalogs, hadEnvDocument: docs.length === 2 };
-}
-
-interface DocumentSpan {
-  readonly from: number;
-  readonly to: number;
-  /** 1-based line number of the document's first line. */
-  readonly line: number;
-}
-
-/** The non-empty YAML documents of `text`, split at `---` lines (one regex pass, no line split). */
-function documents(text: string): DocumentSpan[] {
-  const spans: DocumentSpan[] = [];
-  let from = 0;
-  let startLine = 1;
-  let linesBefore = 1;
-  let counted = 0;
-  const lineAt = (offset: number): number => {
-    for (let i = text.indexOf('\n', counted); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) linesBefore++, (counted = i + 1);
-    return linesBefore;
-  };
-  const push = (to: number): void => {
-    if (text.slice(from, to).trim() !== '') spans.push({ from, to, line: startLine });
-  };
-  for (const match of text.matchAll(/^---[ \t]*\r?$/gm)) {
-    push(match.index);
-    from = Math.min(text.length, match.index + match[0].length + 1);
-    startLine = lineAt(match.index) + 1;
-  }
-  push(text.length);
-  return spans;
 }

@@ -24,7 +24,7 @@
 // names) is read. Must never: echo lockfile contents in errors.
 
 import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { sha256Of } from '../digest.js';
 import { LockguardError } from '../errors.js';
 import { readEntry, realFileSystem } from '../file-probe.js';
@@ -111,9 +111,8 @@ export function slicesFromLockfile(bytes: Buffer, options: FromLockfileOptions):
 
 function slicesOfChecked(format: SliceFormat, bytes: Buffer, options: FromLockfileOptions): LockfileSlices {
   const absPath = join(options.root, options.lockfile);
-  const text = bytes.toString('utf8');
-  if (format === 'npm') return finish(format, lowerNpm(text, absPath), options);
-  const index = indexPnpmLockfile(text, absPath);
+  if (format === 'npm') return finish(format, lowerNpm(bytes, absPath), options);
+  const index = indexPnpmLockfile(bytes, absPath);
   if (!/^9\.\d+$/.test(index.lockfileVersion)) throw unsupportedVersion(absPath, index.lockfileVersion, isPnpmV6(index.lockfileVersion));
   return finish(format, lowerPnpm(index), options);
 }
@@ -138,10 +137,13 @@ function finish(format: SliceFormat, graph: LoweredGraph, options: FromLockfileO
 }
 
 function packageName(root: string, importer: string): string | undefined {
-  const path = join(root, importer, 'package.json');
-  // A stat first: a missing manifest is common (removed projects, fixtures) and a thrown ENOENT costs more.
-  if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
+  // Only a folder inside the workspace is read: an importer path is lockfile text, and may name anything.
+  const relative = posix.normalize(importer);
+  if (importer.includes('\0') || posix.isAbsolute(relative) || relative === '..' || relative.startsWith('../')) return undefined;
+  const path = join(root, relative, 'package.json');
   try {
+    // A stat first: a missing manifest is common (removed projects, fixtures) and a thrown ENOENT costs more.
+    if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
     const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
     const name = (parsed as { name?: unknown } | null)?.name;
     return typeof name === 'string' && name !== '' ? name : undefined;
