@@ -92,7 +92,8 @@ export const FORMATS: readonly FuzzFormat[] = [
       delete lock.packages[''];
       return { 'package.json': '{"name":"fuzz-root","private":true,"workspaces":["packages/*"]}\n', 'node_modules/.package-lock.json': `${JSON.stringify(lock, null, 2)}\n` };
     },
-    plant: (text, secret, rng) => plantIn(text, /"integrity": "sha512-([A-Za-z0-9+/]{16,}=*)"/g, secret, rng),
+    // The whole value of an integrity: a parser's excerpt around a broken quote would show it.
+    plant: (text, secret, rng) => plantIn(text, /"integrity": "(sha512-[A-Za-z0-9+/]{16,}=*)"/g, secret, rng),
     mutators: JSON_MUTATORS,
     scenarios: COMMON_SCENARIOS,
   },

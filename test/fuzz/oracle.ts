@@ -6,7 +6,7 @@
 // importer it reaches, computed the slow obvious way over pnpm's parse and read back from lockguard's graph).
 // Test-only: lockguard's library never loads lockfile-file for v9 lockfiles.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import type { LockfileSlices } from '../../lib/core/slices/slices.js';
 import { unquote } from '../../lib/core/slices/pnpm-yaml.js';
@@ -118,4 +118,67 @@ export function sameReach(slices: LockfileSlices, parsed: Parsed): string | unde
     if (x !== y) return `the reach of one importer differs`;
   }
   return undefined;
+}
+
+/** The mutators of the oracle set: damage a disk, an editor or a merge does to a file's structure. */
+export const ORACLE_MUTATORS = ['truncate', 'flip', 'delete', 'insert', 'indent', 'tab', 'duplicate-line', 'duplicate-entry', 'swap-lines', 'nul'] as const;
+
+export interface OracleCounts {
+  readonly tried: number;
+  /** Mutants @pnpm/lockfile-file refuses... */
+  readonly rejected: number;
+  /** ...of which lockguard still sliced (the number to keep at 0). */
+  readonly rejectedButSliced: number;
+  /** Mutants lockfile-file reads... */
+  readonly accepted: number;
+  /** ...of which lockguard sliced with the same importers and reach, */
+  readonly acceptedSameReach: number;
+  /** with another reach (a silent misreading: must be 0), */
+  readonly acceptedOtherReach: number;
+  /** or refused (the safe direction: a truncation that still parses, a form pnpm never writes), by reason. */
+  readonly acceptedButRefused: Readonly<Record<string, number>>;
+  /** Mutators of the rejected-but-sliced and other-reach mutants, for a report. */
+  readonly offenders: readonly string[];
+}
+
+/**
+ * Mutants of `text` (seeded), until `wanted` of them are rejected by lockfile-file, each judged by the oracle
+ * and by `slice` (lockguard's slicer, or another build's for a before/after count). `dir` is scratch space.
+ */
+export async function oracleRun(text: string, seed: number, wanted: number, dir: string, slice: (bytes: Buffer, root: string) => LockfileSlices): Promise<OracleCounts> {
+  const { mutant, random } = await import('./mutate.js');
+  const rng = random(seed);
+  let tried = 0;
+  let rejected = 0;
+  let rejectedButSliced = 0;
+  let accepted = 0;
+  let acceptedSameReach = 0;
+  let acceptedOtherReach = 0;
+  const acceptedButRefused: Record<string, number> = {};
+  const offenders: string[] = [];
+  while (rejected < wanted) {
+    tried++;
+    const made = mutant(text, rng, ORACLE_MUTATORS, 'yaml', (source) => ({ text: source, at: rng.int(source.length) }));
+    const verdict = await pnpmVerdict(made.bytes, join(dir, String(tried)));
+    let ours: LockfileSlices | undefined;
+    let refusal = '';
+    try {
+      ours = slice(made.bytes, join(dir, String(tried)));
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === undefined) throw error;
+      refusal = `${code}: ${(error as Error).message.replace(/^.*? (?:is broken: |uses )/, '').replace(/ \(line \d+, column \d+\).*$/, '')}`;
+    }
+    rmSync(join(dir, String(tried)), { recursive: true, force: true });
+    if (!verdict.accepts) {
+      rejected++;
+      if (ours !== undefined) rejectedButSliced++, offenders.push(`rejected but sliced: ${made.mutator}`);
+    } else {
+      accepted++;
+      if (ours === undefined) acceptedButRefused[refusal] = (acceptedButRefused[refusal] ?? 0) + 1;
+      else if (sameReach(ours, verdict.main) === undefined) acceptedSameReach++;
+      else acceptedOtherReach++, offenders.push(`other reach: ${made.mutator}`);
+    }
+  }
+  return { tried, rejected, rejectedButSliced, accepted, acceptedSameReach, acceptedOtherReach, acceptedButRefused, offenders };
 }

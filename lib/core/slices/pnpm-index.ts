@@ -14,7 +14,7 @@
 // the bytes given.
 
 import { brokenLockfile, unsupportedLockfile } from '../lockfile-errors.js';
-import { decodePnpmLockfile, flowEnd, plainType, readYamlLines, unquote, yamlDocuments, type YamlLine } from './pnpm-yaml.js';
+import { decodePnpmLockfile, flowEnd, plainTypeAt, readYamlLines, unquote, yamlDocuments, type YamlLine } from './pnpm-yaml.js';
 
 /** One dependency as an entry lists it: `name: ref` (snapshots) or `name: {specifier, version}` (importers). */
 export interface PnpmDep {
@@ -54,7 +54,17 @@ interface OpenEntry {
   dep: { name: string; specifier?: string; ref?: string } | undefined;
 }
 
-const SECTIONS = new Set(['importers', 'packages', 'snapshots', 'catalogs', 'settings']);
+// The top-level sections the index reads, as numbers (compared on every line).
+const OTHER = 0;
+const IMPORTERS = 1;
+const PACKAGES = 2;
+const SNAPSHOTS = 3;
+const CATALOGS = 4;
+const SETTINGS = 5;
+const SECTION_NAMES = ['', 'importers', 'packages', 'snapshots', 'catalogs', 'settings'] as const;
+
+const NON_STRING = 'that YAML reads as a number, boolean, null or date (pnpm quotes those)';
+const isQuote = (code: number): boolean => code === 0x27 || code === 0x22;
 
 /** Index a pnpm lockfile's bytes. `path` (absolute) only names the file in errors. One pass over the lines. */
 export function indexPnpmLockfile(bytes: Uint8Array, path: string): PnpmLockIndex {
@@ -73,10 +83,12 @@ export function indexPnpmLockfile(bytes: Uint8Array, path: string): PnpmLockInde
   let lockfileVersion = '';
   let settingsStart = -1;
   let settingsEnd = -1;
-  let section = '';
-  const seen = new Set<string>();
-  /** A line whose value must be a mapping, written "key:" with nothing under it yet (YAML reads null there). */
-  let awaiting: YamlLine | undefined;
+  let section = OTHER;
+  const seen = new Set<number>();
+  /** A line whose value must be a mapping, written "key:" with nothing under it yet (YAML reads null there): its depth, line and column. */
+  let awaitingDepth = -1;
+  let awaitingLine = 0;
+  let awaitingColumn = 0;
   let entry: OpenEntry | undefined;
   let catalog = '';
   let catalogEntry: { key: string; start: number; end: number } | undefined;
@@ -84,30 +96,38 @@ export function indexPnpmLockfile(bytes: Uint8Array, path: string): PnpmLockInde
   const shape = (line: YamlLine, reason: string): never => {
     throw brokenLockfile(path, reason, { line: line.line, column: line.keyAt - line.start + 1 });
   };
-  const valueText = (line: YamlLine): string => text.slice(line.valueAt, line.valueEnd);
   /** The key, refused when YAML reads it as another type than a string (pnpm would key the entry by its String()). */
   const stringKey = (line: YamlLine, what: string): string => {
-    const key = line.key ?? '';
-    const quoted = text.charCodeAt(line.keyAt) === 0x27 || text.charCodeAt(line.keyAt) === 0x22;
-    if (!quoted && plainType(key) !== 'string') shape(line, `${what} that YAML reads as a number, boolean, null or date (pnpm quotes those)`);
-    return key;
+    if (!isQuote(text.charCodeAt(line.keyAt)) && plainTypeAt(text, line.keyAt, line.keyEnd) !== 'string') shape(line, `${what} ${NON_STRING}`);
+    return line.key as string;
   };
   const needsContent = (line: YamlLine): void => {
-    if (line.kind === 'none') awaiting = line;
+    if (line.kind !== 'none') return;
+    awaitingDepth = line.depth;
+    awaitingLine = line.line;
+    awaitingColumn = line.keyAt - line.start + 1;
+  };
+  const noValue = (): never => {
+    throw brokenLockfile(path, 'a mapping has no value (pnpm writes {} for an empty one)', { line: awaitingLine, column: awaitingColumn });
   };
   /** A block mapping follows (kind none), or `{}`; anything else where pnpm writes a mapping is refused. */
   const mapping = (line: YamlLine, what: string): boolean => {
     if (line.item || line.key === undefined) return shape(line, `expected ${what} as a mapping, found a sequence entry`);
     if (line.kind === 'none') return true;
     if (line.kind === 'flow') {
-      if (/^\{\s*\}$/.test(valueText(line))) return false;
+      // `{}` as pnpm writes it, or with blanks inside.
+      if (line.valueEnd - line.valueAt === 2 || /^\{\s*\}$/.test(text.slice(line.valueAt, line.valueEnd))) return false;
       throw unsupportedLockfile(path, `a flow mapping for ${what} (pnpm writes it as a block)`, { line: line.line, column: line.valueAt - line.start + 1 });
     }
     return shape(line, `expected ${what} as a mapping, found a scalar`);
   };
   const scalar = (line: YamlLine, what: string): string => {
-    if (line.kind === 'plain' && plainType(valueText(line)) !== 'string') return shape(line, `${what} that YAML reads as a number, boolean, null or date (pnpm quotes those)`);
-    if (line.kind === 'plain' || line.kind === 'single' || line.kind === 'double') return unquote(valueText(line));
+    const kind = line.kind;
+    if (kind === 'plain') {
+      if (plainTypeAt(text, line.valueAt, line.valueEnd) !== 'string') return shape(line, `${what} ${NON_STRING}`);
+      return text.slice(line.valueAt, line.valueEnd);
+    }
+    if (kind === 'single' || kind === 'double') return unquote(text.slice(line.valueAt, line.valueEnd));
     return shape(line, `expected ${what} as a single value`);
   };
   const closeDep = (open: OpenEntry): void => {
@@ -120,73 +140,75 @@ export function indexPnpmLockfile(bytes: Uint8Array, path: string): PnpmLockInde
     if (entry === undefined) return;
     closeDep(entry);
     const body = text.slice(entry.start, entry.end);
-    if (section === 'importers') importers.set(entry.key, { key: entry.key, text: body, deps: entry.deps });
-    else if (section === 'snapshots') snapshots.set(entry.key, { key: entry.key, text: body, deps: entry.deps });
-    else if (section === 'packages') packages.set(entry.key, body);
+    if (section === IMPORTERS) importers.set(entry.key, { key: entry.key, text: body, deps: entry.deps });
+    else if (section === SNAPSHOTS) snapshots.set(entry.key, { key: entry.key, text: body, deps: entry.deps });
+    else if (section === PACKAGES) packages.set(entry.key, body);
     entry = undefined;
   };
   const closeCatalogEntry = (): void => {
     if (catalogEntry !== undefined) catalogs.set(`${catalog}\0${catalogEntry.key}`, text.slice(catalogEntry.start, catalogEntry.end));
     catalogEntry = undefined;
   };
+  const flowDeps = (line: YamlLine): [string, string | undefined][] => {
+    const pairs: [string, string | undefined][] = [];
+    flowEnd(text, line.valueAt, line.valueEnd, () => shape(line, 'a dependency map is malformed'), 0, pairs);
+    return pairs;
+  };
 
   readYamlLines(text, main, path, (line) => {
-    const { depth } = line;
-    if (awaiting !== undefined) {
-      if (depth <= awaiting.depth) shape(awaiting, 'a mapping has no value (pnpm writes {} for an empty one)');
-      awaiting = undefined;
+    const depth = line.depth;
+    if (awaitingDepth !== -1) {
+      if (depth <= awaitingDepth) noValue();
+      awaitingDepth = -1;
     }
     if (depth === 0) {
       closeEntry();
       closeCatalogEntry();
-      section = line.key ?? '';
+      section = OTHER;
+      for (let i = 1; i < SECTION_NAMES.length; i++) if (line.keyIs(SECTION_NAMES[i] as string)) section = i;
       seen.add(section);
-      if (section === 'lockfileVersion') lockfileVersion = scalar(line, 'lockfileVersion');
-      else if (SECTIONS.has(section) && mapping(line, `"${section}"`)) needsContent(line);
-      if (section === 'settings') [settingsStart, settingsEnd] = [line.start, line.end];
+      if (line.keyIs('lockfileVersion')) lockfileVersion = scalar(line, 'lockfileVersion');
+      else if (section !== OTHER && mapping(line, `"${SECTION_NAMES[section]}"`)) needsContent(line);
+      if (section === SETTINGS) [settingsStart, settingsEnd] = [line.start, line.end];
       return;
     }
-    if (section === 'settings') {
+    if (section === OTHER) return;
+    if (section === SETTINGS) {
       settingsEnd = line.end;
       return;
     }
-    if (section === 'catalogs') {
+    if (section === CATALOGS) {
       if (depth === 1) {
         closeCatalogEntry();
         if (mapping(line, 'a catalog')) needsContent(line);
         catalog = stringKey(line, 'a catalog name');
       } else if (depth === 2) {
         closeCatalogEntry();
-        if (line.item || line.key === undefined) shape(line, 'expected a catalog entry as "name:"');
         if (mapping(line, 'a catalog entry')) needsContent(line);
         catalogEntry = { key: stringKey(line, 'a catalog entry name'), start: line.start, end: line.end };
       } else if (catalogEntry !== undefined) catalogEntry.end = line.end;
       return;
     }
-    if (section !== 'importers' && section !== 'packages' && section !== 'snapshots') return;
     if (depth === 1) {
       closeEntry();
-      if (mapping(line, `an entry of "${section}"`)) needsContent(line);
-      const key = stringKey(line, section === 'importers' ? 'an importer path' : 'a package key');
-      if (section === 'importers' && key.includes('\0')) shape(line, 'an importer path holds a NUL character');
+      if (mapping(line, `an entry of "${SECTION_NAMES[section]}"`)) needsContent(line);
+      const key = stringKey(line, section === IMPORTERS ? 'an importer path' : 'a package key');
+      if (section === IMPORTERS && key.includes('\0')) shape(line, 'an importer path holds a NUL character');
       entry = { key, start: line.start, end: line.end, deps: [], group: false, dep: undefined };
       return;
     }
     const open = entry as OpenEntry;
     open.end = line.end;
-    if (depth === 2 && line.item) return shape(line, `expected an entry of "${section}" as a mapping, found a sequence`);
-    if (section === 'packages') return;
+    if (depth === 2 && line.item) return shape(line, `expected an entry of "${SECTION_NAMES[section]}" as a mapping, found a sequence`);
+    if (section === PACKAGES) return;
     if (depth === 2) {
       closeDep(open);
-      const key = line.key;
-      open.group = !line.item && (key === 'dependencies' || key === 'optionalDependencies' || (section === 'importers' && key === 'devDependencies'));
+      open.group = line.keyIs('dependencies') || line.keyIs('optionalDependencies') || (section === IMPORTERS && line.keyIs('devDependencies'));
       if (!open.group) return;
       if (line.kind === 'flow') {
-        const pairs: [string, string | undefined][] = [];
-        flowEnd(text, line.valueAt, line.valueEnd, () => shape(line, 'a dependency map is malformed'), 0, pairs);
-        for (const [name, ref] of pairs) {
+        for (const [name, ref] of flowDeps(line)) {
           if (ref === undefined) shape(line, 'expected a single value per dependency');
-          if (section === 'snapshots') open.deps.push({ name, ref: ref as string });
+          if (section === SNAPSHOTS) open.deps.push({ name, ref: ref as string });
           else shape(line, 'expected specifier and version per importer dependency');
         }
         open.group = false;
@@ -199,14 +221,12 @@ export function indexPnpmLockfile(bytes: Uint8Array, path: string): PnpmLockInde
       closeDep(open);
       if (line.item || line.key === undefined) return shape(line, 'expected "name:" in a dependency map');
       const name = stringKey(line, 'a dependency name');
-      if (section === 'snapshots') {
+      if (section === SNAPSHOTS) {
         open.deps.push({ name, ref: scalar(line, 'a dependency reference') });
         return;
       }
       if (line.kind === 'flow') {
-        const pairs: [string, string | undefined][] = [];
-        flowEnd(text, line.valueAt, line.valueEnd, () => shape(line, 'a dependency is malformed'), 0, pairs);
-        const fields = new Map(pairs);
+        const fields = new Map(flowDeps(line));
         const ref = fields.get('version');
         const specifier = fields.get('specifier');
         if (ref !== undefined) open.deps.push(specifier === undefined ? { name, ref } : { name, ref, specifier });
@@ -217,11 +237,11 @@ export function indexPnpmLockfile(bytes: Uint8Array, path: string): PnpmLockInde
       return;
     }
     if (depth === 4 && open.dep !== undefined && !line.item) {
-      if (line.key === 'version') open.dep.ref = scalar(line, 'a dependency version');
-      else if (line.key === 'specifier') open.dep.specifier = scalar(line, 'a dependency specifier');
+      if (line.keyIs('version')) open.dep.ref = scalar(line, 'a dependency version');
+      else if (line.keyIs('specifier')) open.dep.specifier = scalar(line, 'a dependency specifier');
     }
   });
-  if (awaiting !== undefined) shape(awaiting, 'a mapping has no value (pnpm writes {} for an empty one)');
+  if (awaitingDepth !== -1) noValue();
   closeEntry();
   closeCatalogEntry();
   if (lockfileVersion === '') throw brokenLockfile(path, 'the main document has no lockfileVersion', { line: main.line, column: 1 });
@@ -229,8 +249,8 @@ export function indexPnpmLockfile(bytes: Uint8Array, path: string): PnpmLockInde
   // (`.: {}` at least), and packages and snapshots both or neither (without snapshots pnpm reads packages in
   // the pre-9 layout): a file without them lost its lines.
   const v9 = /^9\.\d+$/.test(lockfileVersion);
-  if (v9 && !seen.has('importers')) throw brokenLockfile(path, 'the main document has no importers section', { line: main.line, column: 1 });
-  if (v9 && seen.has('packages') !== seen.has('snapshots')) throw brokenLockfile(path, `the main document has ${seen.has('packages') ? 'packages but no snapshots' : 'snapshots but no packages'}`, { line: main.line, column: 1 });
+  if (v9 && !seen.has(IMPORTERS)) throw brokenLockfile(path, 'the main document has no importers section', { line: main.line, column: 1 });
+  if (v9 && seen.has(PACKAGES) !== seen.has(SNAPSHOTS)) throw brokenLockfile(path, `the main document has ${seen.has(PACKAGES) ? 'packages but no snapshots' : 'snapshots but no packages'}`, { line: main.line, column: 1 });
   const settingsText = settingsStart === -1 ? '' : text.slice(settingsStart, settingsEnd);
   return { lockfileVersion, settingsText, importers, packages, snapshots, catalogs, hadEnvDocument: docs.length === 2 };
 }

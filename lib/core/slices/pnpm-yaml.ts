@@ -20,7 +20,10 @@ import { brokenLockfile, positionAt, unsupportedLockfile } from '../lockfile-err
 /** How a line's value is written. */
 export type ValueKind = 'none' | 'plain' | 'single' | 'double' | 'flow' | 'block';
 
-/** One content line (comment and blank lines are not reported; block scalar content lines are, as kind 'block'). */
+/**
+ * One content line (comment and blank lines are not reported; block scalar content lines are, as kind
+ * 'block'). The reader passes the same object for every line: read it during the call, keep nothing of it.
+ */
 export interface YamlLine {
   /** 1-based line number. */
   readonly line: number;
@@ -34,12 +37,15 @@ export interface YamlLine {
   readonly item: boolean;
   /** The key, decoded (`'@a/b@1.0.0'` -> `@a/b@1.0.0`); undefined for a plain sequence entry or scalar content. */
   readonly key: string | undefined;
-  /** Offset of the key's first character (its quote, when quoted). */
+  /** Offset and end of the key as written (its quotes included, when quoted). */
   readonly keyAt: number;
+  readonly keyEnd: number;
   readonly kind: ValueKind;
   /** Offset and end of the value as written (quotes and brackets included); equal when there is none. */
   readonly valueAt: number;
   readonly valueEnd: number;
+  /** Whether the key is `name` (no string is made for a plain key). */
+  keyIs(name: string): boolean;
 }
 
 export interface DocumentSpan {
@@ -152,8 +158,8 @@ function doubleQuoteEnd(text: string, at: number, end: number): number {
 
 /** A scalar as pnpm writes it, decoded: plain, 'single' ('' is a quote) or "double" (YAML escapes). */
 export function unquote(raw: string): string {
-  const text = raw.trim();
-  if (text.length >= 2 && text.startsWith("'") && text.endsWith("'")) return text.slice(1, -1).replaceAll("''", "'");
+  const text = isBlank(raw.charCodeAt(0)) || isBlank(raw.charCodeAt(raw.length - 1)) ? raw.trim() : raw;
+  if (text.length >= 2 && text.startsWith("'") && text.endsWith("'")) return text.includes("''") ? text.slice(1, -1).replaceAll("''", "'") : text.slice(1, -1);
   if (text.length >= 2 && text.startsWith('"') && text.endsWith('"')) return decodeDouble(text.slice(1, -1));
   return text;
 }
@@ -220,6 +226,32 @@ export function plainType(raw: string): PlainType {
   if (DATE.test(raw) || TIMESTAMP.test(raw)) return 'timestamp';
   if (raw === '<<') return 'merge';
   return 'string';
+}
+
+const KEYWORDS = new Set(['true', 'True', 'TRUE', 'false', 'False', 'FALSE', 'null', 'Null', 'NULL', '~', '<<']);
+
+/**
+ * plainType of text[at, end), making no string for the common cases: a scalar that starts like a word, a
+ * keyword-like one that is not a keyword, and a version (two dots: no YAML number or date has them).
+ */
+export function plainTypeAt(text: string, at: number, end: number): PlainType {
+  if (end === at) return 'null';
+  const first = text.charCodeAt(at);
+  const digitLike = (first >= 0x30 && first <= 0x39) || first === 0x2b || first === 0x2d || first === 0x2e;
+  if (!digitLike) {
+    const length = end - at;
+    // true/false/null in their three spellings, ~ and <<: anything else is a string.
+    if (length !== 1 && length !== 2 && length !== 4 && length !== 5) return 'string';
+    if (first !== 0x74 && first !== 0x54 && first !== 0x66 && first !== 0x46 && first !== 0x6e && first !== 0x4e && first !== 0x7e && first !== 0x3c) return 'string';
+    const word = text.slice(at, end);
+    return KEYWORDS.has(word) ? plainType(word) : 'string';
+  }
+  const dot = text.indexOf('.', at + 1);
+  if (dot !== -1 && dot < end - 1 && first !== 0x2e) {
+    const second = text.indexOf('.', dot + 1);
+    if (second !== -1 && second < end && text.charCodeAt(at + 4) !== 0x2d) return 'string';
+  }
+  return plainType(text.slice(at, end));
 }
 
 /** The string js-yaml keys a mapping entry by, for a plain key of another type (its duplicate check compares these). */
@@ -295,19 +327,55 @@ function startProblem(text: string, at: number, end: number, inFlow: boolean): [
   }
 }
 
+// Runs of characters that cannot end or change a plain scalar in a flow collection (sticky: `lastIndex` is
+// where the run stops).
+const FLOW_RUN = /[^,[\]{}:#\n]*/y;
+
+/** Where a run of `run` characters starting at `at` stops. */
+function runEnd(run: RegExp, text: string, at: number): number {
+  run.lastIndex = at;
+  run.test(text);
+  return run.lastIndex;
+}
+
+// The next "#" at or after an offset, remembered: lines are read in order, so one search serves many of them
+// (a lockfile often has none at all, or a few in URLs).
+let hashText = '';
+let hashFrom = 0;
+let hashAt = -1;
+function nextHash(text: string, from: number): number {
+  if (text !== hashText || from < hashFrom || (hashAt !== -1 && from > hashAt)) {
+    hashText = text;
+    hashFrom = from;
+    hashAt = text.indexOf('#', from);
+  }
+  return hashAt === -1 ? text.length : hashAt;
+}
+
+/** The first ":" or "#" in [at, end), or `end`. */
+function nextStop(text: string, at: number, end: number): number {
+  let colon = text.indexOf(':', at);
+  if (colon === -1 || colon > end) colon = end;
+  const hash = nextHash(text, at);
+  return hash < colon ? hash : colon;
+}
+
 /**
  * A plain scalar at `at` (block context): its end, blanks and comment excluded. Fails on a ": " inside it
  * (YAML reads a nested mapping there, which a compact line cannot hold).
  */
 function plainEnd(text: string, at: number, end: number, fail: Fail): number {
-  let last = at;
-  for (let i = at; i < end; i++) {
-    const code = text.charCodeAt(i);
-    if (code === 0x3a && (i + 1 === end || isBlank(text.charCodeAt(i + 1)))) throw fail('broken', 'a plain value holds ": " (a mapping cannot start inside a value)', i);
-    if (code === 0x23 && isBlank(text.charCodeAt(i - 1))) break;
-    if (!isBlank(code)) last = i + 1;
+  let stop = end;
+  for (let i = nextStop(text, at, end); i < end; i = nextStop(text, i + 1, end)) {
+    if (text.charCodeAt(i) === 0x3a) {
+      if (i + 1 === end || isBlank(text.charCodeAt(i + 1))) throw fail('broken', 'a plain value holds ": " (a mapping cannot start inside a value)', i);
+    } else if (isBlank(text.charCodeAt(i - 1))) {
+      stop = i;
+      break;
+    }
   }
-  return last;
+  while (stop > at && isBlank(text.charCodeAt(stop - 1))) stop--;
+  return stop;
 }
 
 interface FlowFrame {
@@ -393,18 +461,18 @@ export function flowEnd(text: string, at: number, end: number, fail: Fail, depth
     } else {
       const problem = startProblem(text, i, end, true);
       if (problem !== undefined) throw fail(problem[0], problem[1], i);
-      let last = i;
-      for (; i < end; i++) {
+      for (i = runEnd(FLOW_RUN, text, i); i < end; i = runEnd(FLOW_RUN, text, i + 1)) {
         const c = text.charCodeAt(i);
         if (c === 0x2c || c === 0x5d || c === 0x7d) break;
         if (c === 0x5b || c === 0x7b) throw fail('broken', 'a flow indicator inside a plain value', i);
         if (c === 0x3a) {
           const after = i + 1 < end ? text.charCodeAt(i + 1) : -1;
           if (after === -1 || isBlank(after) || after === 0x2c || after === 0x5d || after === 0x7d) break;
-        }
-        if (c === 0x23 && isBlank(text.charCodeAt(i - 1))) throw fail('broken', 'a comment inside a flow collection', i);
-        if (!isBlank(c)) last = i + 1;
+        } else if (isBlank(text.charCodeAt(i - 1))) throw fail('broken', 'a comment inside a flow collection', i);
       }
+      if (i > end) i = end;
+      let last = i;
+      while (last > nodeAt && isBlank(text.charCodeAt(last - 1))) last--;
       scalar = text.slice(nodeAt, last);
       i = last;
     }
@@ -430,26 +498,36 @@ export function flowEnd(text: string, at: number, end: number, fail: Fail, depth
   return i;
 }
 
-/** The value of a line at `at` (after "key:" or "- "): its kind and end; checks it is whole on the line. */
-function readValue(text: string, at: number, end: number, fail: Fail, depth: number): { kind: ValueKind; at: number; end: number } {
+/** What readValue and readKey found (one object, reused: they run once per line). */
+const found = { kind: 'none' as ValueKind, at: 0, end: 0, keyEnd: 0, after: 0 };
+
+/** The value of a line at `at` (after "key:" or "- ") into `found` (kind, at, end); checks it is whole on the line. */
+function readValue(text: string, at: number, end: number, fail: Fail, depth: number): void {
   const start = skipBlanks(text, at, end);
-  if (start >= end) return { kind: 'none', at: start, end: start };
+  found.at = start;
+  found.end = start;
+  found.kind = 'none';
+  if (start >= end) return;
   const code = text.charCodeAt(start);
   if (code === 0x23) {
     if (start === at) throw fail('broken', 'a comment must be separated from a key by a space', start);
-    return { kind: 'none', at: start, end: start };
+    return;
   }
   if (code === 0x27 || code === 0x22) {
     const stop = code === 0x27 ? singleQuoteEnd(text, start, end) : doubleQuoteEnd(text, start, end);
     if (stop === -1) throw fail('broken', 'a quoted value is not closed on its line', start);
     if (stop < -1) throw fail('broken', 'a double-quoted value holds an invalid escape', -2 - stop);
     trailing(text, stop, end, fail, 'a quoted value');
-    return { kind: code === 0x27 ? 'single' : 'double', at: start, end: stop };
+    found.kind = code === 0x27 ? 'single' : 'double';
+    found.end = stop;
+    return;
   }
   if (code === 0x7b || code === 0x5b) {
     const stop = flowEnd(text, start, end, fail, depth);
     trailing(text, stop, end, fail, 'a flow collection');
-    return { kind: 'flow', at: start, end: stop };
+    found.kind = 'flow';
+    found.end = stop;
+    return;
   }
   if (code === 0x7c || code === 0x3e) {
     let i = start + 1;
@@ -460,53 +538,101 @@ function readValue(text: string, at: number, end: number, fail: Fail, depth: num
     }
     if (i > start + 2) throw fail('broken', 'a block scalar header is malformed', start);
     trailing(text, i, end, fail, 'a block scalar header');
-    return { kind: 'block', at: start, end: i };
+    found.kind = 'block';
+    found.end = i;
+    return;
   }
   const problem = startProblem(text, start, end, false);
   if (problem !== undefined) throw fail(problem[0], problem[1], start);
-  return { kind: 'plain', at: start, end: plainEnd(text, start, end, fail) };
+  found.kind = 'plain';
+  found.end = plainEnd(text, start, end, fail);
 }
 
 /**
- * A key at `at` followed by ":" and a blank or the line end: [decoded key, offset after the colon], or
- * undefined when the line holds no key there (a plain or quoted scalar, for a sequence entry).
+ * A key at `at` followed by ":" and a blank or the line end: true, with the key's end (as written) in
+ * `found.keyEnd` and the offset after the colon in `found.after`; false when the line holds no key there (a
+ * plain or quoted scalar, for a sequence entry).
  */
-function readKey(text: string, at: number, end: number, fail: Fail): [string, number] | undefined {
+function readKey(text: string, at: number, end: number, fail: Fail): boolean {
   const code = text.charCodeAt(at);
-  let keyEnd: number;
-  let colon: number;
   if (code === 0x27 || code === 0x22) {
     const stop = code === 0x27 ? singleQuoteEnd(text, at, end) : doubleQuoteEnd(text, at, end);
     if (stop === -1) throw fail('broken', 'a quoted key or value is not closed on its line', at);
     if (stop < -1) throw fail('broken', 'a double-quoted value holds an invalid escape', -2 - stop);
-    keyEnd = stop;
-    colon = skipBlanks(text, stop, end);
-    if (colon >= end || text.charCodeAt(colon) !== 0x3a) return undefined;
+    const colon = skipBlanks(text, stop, end);
+    if (colon >= end || text.charCodeAt(colon) !== 0x3a) return false;
     if (colon + 1 < end && !isBlank(text.charCodeAt(colon + 1))) throw fail('broken', 'expected a space after ":"', colon + 1);
-    return [unquote(text.slice(at, keyEnd)), colon + 1];
+    found.keyEnd = stop;
+    found.after = colon + 1;
+    return true;
   }
-  if (code === 0x7b || code === 0x5b) return undefined;
+  if (code === 0x7b || code === 0x5b) return false;
   const problem = startProblem(text, at, end, false);
   if (problem !== undefined && code !== 0x7c && code !== 0x3e) throw fail(problem[0], problem[1], at);
-  for (let i = at; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x23 && isBlank(text.charCodeAt(i - 1))) return undefined;
-    if (c === 0x3a && (i + 1 === end || isBlank(text.charCodeAt(i + 1)))) {
+  for (let i = nextStop(text, at, end); i < end; i = nextStop(text, i + 1, end)) {
+    if (text.charCodeAt(i) === 0x23) {
+      if (isBlank(text.charCodeAt(i - 1))) return false;
+      continue;
+    }
+    if (i + 1 === end || isBlank(text.charCodeAt(i + 1))) {
       let stop = i;
       while (stop > at && isBlank(text.charCodeAt(stop - 1))) stop--;
       if (code === 0x7c || code === 0x3e) throw fail('broken', 'a key starts with a block scalar indicator', at);
-      return [text.slice(at, stop), i + 1];
+      found.keyEnd = stop;
+      found.after = i + 1;
+      return true;
     }
   }
-  return undefined;
+  return false;
 }
 
-interface Block {
-  readonly indent: number;
-  readonly seq: boolean;
-  /** A sequence written at its key's own indentation (`key:` then `- x` under it, not indented). */
-  readonly flush: boolean;
-  keys: Set<string> | string | undefined;
+/** A mapping with more keys than this checks duplicates with a set of strings. */
+const SMALL_MAPPING = 12;
+
+/** Whether text[a, a + length) equals text[b, b + length). */
+function sameSpan(text: string, a: number, b: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (text.charCodeAt(a + i) !== text.charCodeAt(b + i)) return false;
+  return true;
+}
+
+/** The line a reader reports, one object reused for every line; the key string is made only when asked for. */
+class LineState implements YamlLine {
+  line = 0;
+  start = 0;
+  end = 0;
+  depth = 0;
+  item = false;
+  hasKey = false;
+  keyAt = 0;
+  keyEnd = 0;
+  kind: ValueKind = 'none';
+  valueAt = 0;
+  valueEnd = 0;
+  decoded: string | undefined = undefined;
+  readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  get key(): string | undefined {
+    if (!this.hasKey) return undefined;
+    if (this.decoded === undefined) this.decoded = keyText(this.text, this.keyAt, this.keyEnd);
+    return this.decoded;
+  }
+
+  keyIs(name: string): boolean {
+    if (!this.hasKey) return false;
+    const code = this.text.charCodeAt(this.keyAt);
+    if (code === 0x27 || code === 0x22) return this.key === name;
+    return this.keyEnd - this.keyAt === name.length && this.text.startsWith(name, this.keyAt);
+  }
+}
+
+/** A key as written at [at, end), decoded. */
+function keyText(text: string, at: number, end: number): string {
+  const code = text.charCodeAt(at);
+  return code === 0x27 || code === 0x22 ? unquote(text.slice(at, end)) : text.slice(at, end);
 }
 
 /**
@@ -515,7 +641,18 @@ interface Block {
  * YAML. The top level must be a mapping.
  */
 export function readYamlLines(text: string, doc: DocumentSpan, path: string, visit: (line: YamlLine) => void): void {
-  const blocks: Block[] = [];
+  // The open blocks, innermost at `top`, as parallel arrays reused from line to line: nothing is allocated
+  // per mapping. A mapping's keys, as js-yaml compares them: plain string keys as offsets (start, end), the
+  // others (quoted, or plain of another YAML type) as strings, and all as a set once the mapping is large.
+  const indents: number[] = [];
+  const seqs: boolean[] = [];
+  const flushes: boolean[] = [];
+  const plainKeys: number[][] = [];
+  const namedKeys: string[][] = [];
+  const plainCounts: number[] = [];
+  const namedCounts: number[] = [];
+  const keySets: (Set<string> | undefined)[] = [];
+  let top = -1;
   let lineNo = doc.line - 1;
   let lineStart = doc.from;
   const fail: Fail = (kind, reason, offset) => {
@@ -530,23 +667,78 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
   let scalarIndent = -1;
   let scalarDepth = 0;
 
-  const addKey = (block: Block, decoded: string, at: number): void => {
-    const quoted = text.charCodeAt(at) === 0x27 || text.charCodeAt(at) === 0x22;
-    const type = quoted ? 'string' : plainType(decoded);
+  /** Checks the key is new in its mapping; returns it decoded when it had to decode it (a quoted key). */
+  const addKey = (depth: number, at: number, end: number): string | undefined => {
+    const code = text.charCodeAt(at);
+    const quoted = code === 0x27 || code === 0x22;
+    const type = quoted ? 'string' : plainTypeAt(text, at, end);
     if (type === 'merge') throw fail('unsupported', 'a YAML merge key ("<<")', at);
-    const key = type === 'string' ? decoded : keyString(decoded, type);
-    if (block.keys === undefined) block.keys = key;
-    else if (typeof block.keys === 'string') {
-      if (block.keys === key) throw fail('broken', 'a mapping has a duplicate key', at);
-      block.keys = new Set([block.keys, key]);
-    } else {
-      if (block.keys.has(key)) throw fail('broken', 'a mapping has a duplicate key', at);
-      block.keys.add(key);
+    const set = keySets[depth];
+    if (set !== undefined) {
+      const key = quoted ? keyText(text, at, end) : type === 'string' ? text.slice(at, end) : keyString(text.slice(at, end), type);
+      if (set.has(key)) throw fail('broken', 'a mapping has a duplicate key', at);
+      set.add(key);
+      return quoted ? key : undefined;
     }
+    const plain = plainKeys[depth] as number[];
+    const named = namedKeys[depth] as string[];
+    const plainCount = plainCounts[depth] as number;
+    const namedCount = namedCounts[depth] as number;
+    let decoded: string | undefined;
+    if (!quoted && type === 'string') {
+      const length = end - at;
+      const last = text.charCodeAt(end - 1);
+      for (let i = 0; i < plainCount; i += 2) {
+        const from = plain[i] as number;
+        // Length, then last character (keys of one mapping mostly differ there), then the whole span.
+        if ((plain[i + 1] as number) - from === length && text.charCodeAt(from + length - 1) === last && sameSpan(text, from, at, length)) throw fail('broken', 'a mapping has a duplicate key', at);
+      }
+      for (let i = 0; i < namedCount; i++) if ((named[i] as string).length === length && text.startsWith(named[i] as string, at)) throw fail('broken', 'a mapping has a duplicate key', at);
+      plain[plainCount] = at;
+      plain[plainCount + 1] = end;
+      plainCounts[depth] = plainCount + 2;
+    } else {
+      const key = quoted ? keyText(text, at, end) : keyString(text.slice(at, end), type);
+      for (let i = 0; i < namedCount; i++) if (named[i] === key) throw fail('broken', 'a mapping has a duplicate key', at);
+      for (let i = 0; i < plainCount; i += 2) if ((plain[i + 1] as number) - (plain[i] as number) === key.length && text.startsWith(key, plain[i] as number)) throw fail('broken', 'a mapping has a duplicate key', at);
+      named[namedCount] = key;
+      namedCounts[depth] = namedCount + 1;
+      decoded = quoted ? key : undefined;
+    }
+    if ((plainCounts[depth] as number) / 2 + (namedCounts[depth] as number) > SMALL_MAPPING) {
+      const all = new Set(named.slice(0, namedCounts[depth]));
+      for (let i = 0; i < (plainCounts[depth] as number); i += 2) all.add(text.slice(plain[i] as number, plain[i + 1] as number));
+      keySets[depth] = all;
+    }
+    return decoded;
+  };
+  const line = new LineState(text);
+  const report = (end: number, depth: number, item: boolean, hasKey: boolean, keyAt: number, keyEnd: number, kind: ValueKind, valueAt: number, valueEnd: number, key?: string): void => {
+    line.line = lineNo;
+    line.start = lineStart;
+    line.end = end;
+    line.depth = depth;
+    line.item = item;
+    line.hasKey = hasKey;
+    line.keyAt = keyAt;
+    line.keyEnd = keyEnd;
+    line.decoded = key;
+    line.kind = kind;
+    line.valueAt = valueAt;
+    line.valueEnd = valueEnd;
+    visit(line);
   };
   const push = (indent: number, seq: boolean, flush: boolean, at: number): void => {
-    if (blocks.length >= MAX_DEPTH) throw fail('unsupported', `nesting deeper than ${MAX_DEPTH} levels`, at);
-    blocks.push({ indent, seq, flush, keys: undefined });
+    if (top + 1 >= MAX_DEPTH) throw fail('unsupported', `nesting deeper than ${MAX_DEPTH} levels`, at);
+    top++;
+    indents[top] = indent;
+    seqs[top] = seq;
+    flushes[top] = flush;
+    plainKeys[top] ??= [];
+    namedKeys[top] ??= [];
+    plainCounts[top] = 0;
+    namedCounts[top] = 0;
+    keySets[top] = undefined;
   };
 
   for (let pos = doc.from; pos < doc.to; ) {
@@ -563,7 +755,7 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
       if (skipBlanks(text, at, lineEnd) >= lineEnd) continue;
       if (scalarIndent === -1 && indent > scalarParent) scalarIndent = indent;
       if (scalarIndent !== -1 && indent >= scalarIndent) {
-        visit({ line: lineNo, start: lineStart, end: lineEnd, depth: scalarDepth, item: false, key: undefined, keyAt: at, kind: 'block', valueAt: at, valueEnd: lineEnd });
+        report(lineEnd, scalarDepth, false, false, at, at, 'block', at, lineEnd);
         continue;
       }
       scalarParent = -1;
@@ -583,7 +775,7 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
 
     const isItem = code === 0x2d && (at + 1 === lineEnd || isBlank(text.charCodeAt(at + 1)));
     // Where this line belongs: a new block under the opener, or the open block with its indentation.
-    if (blocks.length === 0) {
+    if (top === -1) {
       if (isItem) throw fail('broken', 'the top level is a sequence, not a mapping', at);
       push(indent, false, false, at);
     } else if (opener !== -1 && indent > opener) {
@@ -591,62 +783,59 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
     } else if (opener !== -1 && indent === opener && isItem && openerIsKey) {
       push(indent, true, true, at);
     } else {
-      let top = blocks[blocks.length - 1] as Block;
-      while (top.indent > indent || (top.flush && top.indent === indent && !isItem)) {
-        blocks.pop();
-        const below = blocks[blocks.length - 1];
-        if (below === undefined) throw fail('broken', 'a line is indented less than the top level', at);
-        top = below;
+      while ((indents[top] as number) > indent || (flushes[top] === true && indents[top] === indent && !isItem)) {
+        top--;
+        if (top === -1) throw fail('broken', 'a line is indented less than the top level', at);
       }
-      if (top.indent !== indent) {
-        throw fail('broken', top.indent < indent ? 'a line is indented under a value that is already given on the line above' : 'a line is indented to no enclosing level', at);
+      if (indents[top] !== indent) {
+        throw fail('broken', (indents[top] as number) < indent ? 'a line is indented under a value that is already given on the line above' : 'a line is indented to no enclosing level', at);
       }
-      if (top.seq && !isItem) throw fail('broken', 'expected a sequence entry ("- ")', at);
-      if (!top.seq && isItem) throw fail('broken', 'a sequence entry inside a mapping', at);
+      if (seqs[top] === true && !isItem) throw fail('broken', 'expected a sequence entry ("- ")', at);
+      if (seqs[top] !== true && isItem) throw fail('broken', 'a sequence entry inside a mapping', at);
     }
     opener = -1;
-    let depth = blocks.length - 1;
-    let block = blocks[depth] as Block;
+    let depth = top;
 
     if (isItem) {
       const content = skipBlanks(text, at + 1, lineEnd);
       if (content >= lineEnd || text.charCodeAt(content) === 0x23) {
-        opener = at;
+        opener = indent;
         openerIsKey = false;
-        visit({ line: lineNo, start: lineStart, end: at + 1, depth, item: true, key: undefined, keyAt: content, kind: 'none', valueAt: content, valueEnd: content });
+        report(at + 1, depth, true, false, content, content, 'none', content, content);
         continue;
       }
       code = text.charCodeAt(content);
       if (code === 0x2d && (content + 1 === lineEnd || isBlank(text.charCodeAt(content + 1)))) throw fail('unsupported', 'a sequence nested on one line ("- - ")', content);
-      const pair = readKey(text, content, lineEnd, fail);
-      if (pair === undefined) {
-        const value = readValue(text, content, lineEnd, fail, depth);
-        if (value.kind === 'block') (scalarParent = at), (scalarDepth = depth + 1);
-        visit({ line: lineNo, start: lineStart, end: value.end, depth, item: true, key: undefined, keyAt: content, kind: value.kind, valueAt: value.at, valueEnd: value.end });
+      if (!readKey(text, content, lineEnd, fail)) {
+        readValue(text, content, lineEnd, fail, depth);
+        if (found.kind === 'block') (scalarParent = at - lineStart), (scalarDepth = depth + 1);
+        report(found.end, depth, true, false, content, content, found.kind, found.at, found.end);
         continue;
       }
       // `- key: value`: a mapping whose keys sit at the key's column.
+      const keyEnd = found.keyEnd;
+      const after = found.after;
       push(content - lineStart, false, false, content);
       depth++;
-      block = blocks[depth] as Block;
-      addKey(block, pair[0], content);
-      const value = readValue(text, pair[1], lineEnd, fail, depth);
-      if (value.kind === 'none') (opener = content - lineStart), (openerIsKey = true);
-      if (value.kind === 'block') (scalarParent = content - lineStart), (scalarDepth = depth + 1);
-      visit({ line: lineNo, start: lineStart, end: value.kind === 'none' ? pair[1] : value.end, depth, item: true, key: pair[0], keyAt: content, kind: value.kind, valueAt: value.at, valueEnd: value.end });
+      const decoded = addKey(depth, content, keyEnd);
+      readValue(text, after, lineEnd, fail, depth);
+      if (found.kind === 'none') (opener = content - lineStart), (openerIsKey = true);
+      if (found.kind === 'block') (scalarParent = content - lineStart), (scalarDepth = depth + 1);
+      report(found.kind === 'none' ? after : found.end, depth, true, true, content, keyEnd, found.kind, found.at, found.end, decoded);
       continue;
     }
 
-    const pair = readKey(text, at, lineEnd, fail);
-    if (pair === undefined) {
+    if (!readKey(text, at, lineEnd, fail)) {
       // Not "key: value": a scalar on its own line (a multi-line value, or a lost colon).
       readValue(text, at, lineEnd, fail, depth);
       throw fail('broken', 'expected "key: value" (a value continued on its own line is not read)', at);
     }
-    addKey(block, pair[0], at);
-    const value = readValue(text, pair[1], lineEnd, fail, depth);
-    if (value.kind === 'none') (opener = indent), (openerIsKey = true);
-    if (value.kind === 'block') (scalarParent = indent), (scalarDepth = depth + 1);
-    visit({ line: lineNo, start: lineStart, end: value.kind === 'none' ? pair[1] : value.end, depth, item: false, key: pair[0], keyAt: at, kind: value.kind, valueAt: value.at, valueEnd: value.end });
+    const keyEnd = found.keyEnd;
+    const after = found.after;
+    const decoded = addKey(depth, at, keyEnd);
+    readValue(text, after, lineEnd, fail, depth);
+    if (found.kind === 'none') (opener = indent), (openerIsKey = true);
+    if (found.kind === 'block') (scalarParent = indent), (scalarDepth = depth + 1);
+    report(found.kind === 'none' ? after : found.end, depth, false, true, at, keyEnd, found.kind, found.at, found.end, decoded);
   }
 }
