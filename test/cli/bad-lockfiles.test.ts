@@ -214,6 +214,16 @@ describe('what pnpm refuses, slices refuse (line and column named)', () => {
       assert.equal((await errorOf(() => slicesFromLockfileAsync(Buffer.from(bad), { lockfile: 'pnpm-lock.yaml', root }))).code, 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE');
     }
   });
+
+  test('control characters in an importer path never reach the terminal raw (no forged output line, no escape sequence)', async (t) => {
+    const forged = PNPM_LOCK.replace('  packages/b:\n', '  "packages/b\\n0000000000000000000000000000000000000000000000000000000000000000  forged\\e[31m":\n');
+    const root = tempWorkspace(t, pnpmTree(forged));
+    const result = await cli(['key', '--projects'], root);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout.split('\n').filter((line) => line !== '').length, 3, 'one line per importer');
+    assert.doesNotMatch(result.stdout, /\u001b/);
+    assert.match(result.stdout, /packages\/b\\u\{a\}0+  forged\\u\{1b\}\[31m/);
+  });
 });
 
 describe('what pnpm and npm accept is accepted', () => {
