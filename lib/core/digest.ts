@@ -35,6 +35,15 @@ export function fileDigest(bytes: Uint8Array): FileDigest {
  * produce is serialized (a 200,000-deep array in a lockfile). Own keys only, `__proto__` included.
  */
 export function canonicalJson(value: unknown): string {
+  return serialize(value, true);
+}
+
+/** JSON.stringify(value) (keys in their own order), written without recursion like canonicalJson. */
+export function plainJson(value: unknown): string {
+  return serialize(value, false);
+}
+
+function serialize(value: unknown, sorted: boolean): string {
   type Frame = { readonly array: readonly unknown[]; index: number } | { readonly object: Readonly<Record<string, unknown>>; readonly keys: readonly string[]; index: number; wrote: boolean };
   const stack: Frame[] = [];
   let out = '';
@@ -49,7 +58,7 @@ export function canonicalJson(value: unknown): string {
         stack.push({ array: pending, index: 0 });
       } else {
         out += '{';
-        stack.push({ object: pending as Record<string, unknown>, keys: sortedKeys(pending), index: 0, wrote: false });
+        stack.push({ object: pending as Record<string, unknown>, keys: sorted ? sortedKeys(pending) : Object.keys(pending), index: 0, wrote: false });
       }
     }
     const top = stack.at(-1);

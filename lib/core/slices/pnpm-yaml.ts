@@ -339,13 +339,16 @@ function runEnd(run: RegExp, text: string, at: number): number {
 }
 
 // The next "#" at or after an offset, remembered: lines are read in order, so one search serves many of them
-// (a lockfile often has none at all, or a few in URLs).
-let hashText = '';
+// (a lockfile often has none at all, or a few in URLs). Reset by readYamlLines for each document it reads
+// (never compared by text: two equal 1 MB strings compare in linear time).
 let hashFrom = 0;
-let hashAt = -1;
+let hashAt = -2;
+function resetHash(): void {
+  hashFrom = 0;
+  hashAt = -2;
+}
 function nextHash(text: string, from: number): number {
-  if (text !== hashText || from < hashFrom || (hashAt !== -1 && from > hashAt)) {
-    hashText = text;
+  if (hashAt === -2 || from < hashFrom || (hashAt !== -1 && from > hashAt)) {
     hashFrom = from;
     hashAt = text.indexOf('#', from);
   }
@@ -621,6 +624,21 @@ class LineState implements YamlLine {
     return this.decoded;
   }
 
+  set(lineNo: number, start: number, end: number, depth: number, item: boolean, hasKey: boolean, keyAt: number, keyEnd: number, kind: ValueKind, valueAt: number, valueEnd: number, decoded: string | undefined): void {
+    this.line = lineNo;
+    this.start = start;
+    this.end = end;
+    this.depth = depth;
+    this.item = item;
+    this.hasKey = hasKey;
+    this.keyAt = keyAt;
+    this.keyEnd = keyEnd;
+    this.kind = kind;
+    this.valueAt = valueAt;
+    this.valueEnd = valueEnd;
+    this.decoded = decoded;
+  }
+
   keyIs(name: string): boolean {
     if (!this.hasKey) return false;
     const code = this.text.charCodeAt(this.keyAt);
@@ -636,54 +654,54 @@ function keyText(text: string, at: number, end: number): string {
 }
 
 /**
- * Every content line of the document `doc`, in order, to `visit`; throws ERR_LOCKGUARD_BROKEN_LOCKFILE or
- * ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE (naming `path`, the reason, line and column) where the text leaves pnpm's
- * YAML. The top level must be a mapping.
+ * The open blocks of a document, innermost at depth `top`, as parallel arrays reused from line to line:
+ * nothing is allocated per mapping. A mapping's keys, as js-yaml compares them: plain string keys as offsets
+ * (start, end), the others (quoted, or plain of another YAML type) as strings, and all as a set of strings
+ * once the mapping is large.
  */
-export function readYamlLines(text: string, doc: DocumentSpan, path: string, visit: (line: YamlLine) => void): void {
-  // The open blocks, innermost at `top`, as parallel arrays reused from line to line: nothing is allocated
-  // per mapping. A mapping's keys, as js-yaml compares them: plain string keys as offsets (start, end), the
-  // others (quoted, or plain of another YAML type) as strings, and all as a set once the mapping is large.
-  const indents: number[] = [];
-  const seqs: boolean[] = [];
-  const flushes: boolean[] = [];
-  const plainKeys: number[][] = [];
-  const namedKeys: string[][] = [];
-  const plainCounts: number[] = [];
-  const namedCounts: number[] = [];
-  const keySets: (Set<string> | undefined)[] = [];
-  let top = -1;
-  let lineNo = doc.line - 1;
-  let lineStart = doc.from;
-  const fail: Fail = (kind, reason, offset) => {
-    const position = { line: lineNo, column: offset - lineStart + 1 };
-    return kind === 'broken' ? brokenLockfile(path, reason, position) : unsupportedLockfile(path, reason, position);
-  };
-  /** The last line opened a block ("key:" or "-" with nothing after): its indentation, else -1. */
-  let opener = -1;
-  let openerIsKey = false;
-  /** Inside a block scalar: the indentation of the line that started it, and of its content (-1 until seen). */
-  let scalarParent = -1;
-  let scalarIndent = -1;
-  let scalarDepth = 0;
+class Blocks {
+  readonly indents: number[] = [];
+  readonly seqs: boolean[] = [];
+  readonly flushes: boolean[] = [];
+  readonly plainKeys: number[][] = [];
+  readonly namedKeys: string[][] = [];
+  readonly plainCounts: number[] = [];
+  readonly namedCounts: number[] = [];
+  readonly keySets: (Set<string> | undefined)[] = [];
 
-  /** Checks the key is new in its mapping; returns it decoded when it had to decode it (a quoted key). */
-  const addKey = (depth: number, at: number, end: number): string | undefined => {
+  /** Open a block at `depth`. */
+  open(depth: number, indent: number, seq: boolean, flush: boolean): void {
+    this.indents[depth] = indent;
+    this.seqs[depth] = seq;
+    this.flushes[depth] = flush;
+    this.plainKeys[depth] ??= [];
+    this.namedKeys[depth] ??= [];
+    this.plainCounts[depth] = 0;
+    this.namedCounts[depth] = 0;
+    this.keySets[depth] = undefined;
+  }
+
+  /**
+   * Record the key at [at, end) in the mapping at `depth`; throws for a duplicate. Returns the key as a
+   * string when it made one (the line then hands the same string to the visitor).
+   */
+  addKey(text: string, depth: number, at: number, end: number, fail: Fail): string | undefined {
     const code = text.charCodeAt(at);
     const quoted = code === 0x27 || code === 0x22;
     const type = quoted ? 'string' : plainTypeAt(text, at, end);
     if (type === 'merge') throw fail('unsupported', 'a YAML merge key ("<<")', at);
-    const set = keySets[depth];
+    const set = this.keySets[depth];
     if (set !== undefined) {
-      const key = quoted ? keyText(text, at, end) : type === 'string' ? text.slice(at, end) : keyString(text.slice(at, end), type);
+      const decoded = quoted ? keyText(text, at, end) : text.slice(at, end);
+      const key = type === 'string' ? decoded : keyString(decoded, type);
       if (set.has(key)) throw fail('broken', 'a mapping has a duplicate key', at);
       set.add(key);
-      return quoted ? key : undefined;
+      return decoded;
     }
-    const plain = plainKeys[depth] as number[];
-    const named = namedKeys[depth] as string[];
-    const plainCount = plainCounts[depth] as number;
-    const namedCount = namedCounts[depth] as number;
+    const plain = this.plainKeys[depth] as number[];
+    const named = this.namedKeys[depth] as string[];
+    const plainCount = this.plainCounts[depth] as number;
+    const namedCount = this.namedCounts[depth] as number;
     let decoded: string | undefined;
     if (!quoted && type === 'string') {
       const length = end - at;
@@ -696,57 +714,58 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
       for (let i = 0; i < namedCount; i++) if ((named[i] as string).length === length && text.startsWith(named[i] as string, at)) throw fail('broken', 'a mapping has a duplicate key', at);
       plain[plainCount] = at;
       plain[plainCount + 1] = end;
-      plainCounts[depth] = plainCount + 2;
+      this.plainCounts[depth] = plainCount + 2;
     } else {
-      const key = quoted ? keyText(text, at, end) : keyString(text.slice(at, end), type);
+      decoded = quoted ? keyText(text, at, end) : text.slice(at, end);
+      const key = type === 'string' ? decoded : keyString(decoded, type);
       for (let i = 0; i < namedCount; i++) if (named[i] === key) throw fail('broken', 'a mapping has a duplicate key', at);
       for (let i = 0; i < plainCount; i += 2) if ((plain[i + 1] as number) - (plain[i] as number) === key.length && text.startsWith(key, plain[i] as number)) throw fail('broken', 'a mapping has a duplicate key', at);
       named[namedCount] = key;
-      namedCounts[depth] = namedCount + 1;
-      decoded = quoted ? key : undefined;
+      this.namedCounts[depth] = namedCount + 1;
     }
-    if ((plainCounts[depth] as number) / 2 + (namedCounts[depth] as number) > SMALL_MAPPING) {
-      const all = new Set(named.slice(0, namedCounts[depth]));
-      for (let i = 0; i < (plainCounts[depth] as number); i += 2) all.add(text.slice(plain[i] as number, plain[i + 1] as number));
-      keySets[depth] = all;
+    if ((this.plainCounts[depth] as number) / 2 + (this.namedCounts[depth] as number) > SMALL_MAPPING) {
+      const all = new Set(named.slice(0, this.namedCounts[depth]));
+      for (let i = 0; i < (this.plainCounts[depth] as number); i += 2) all.add(text.slice(plain[i] as number, plain[i + 1] as number));
+      this.keySets[depth] = all;
     }
     return decoded;
+  }
+}
+
+/**
+ * Every content line of the document `doc`, in order, to `visit`; throws ERR_LOCKGUARD_BROKEN_LOCKFILE or
+ * ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE (naming `path`, the reason, line and column) where the text leaves pnpm's
+ * YAML. The top level must be a mapping.
+ */
+export function readYamlLines(text: string, doc: DocumentSpan, path: string, visit: (line: YamlLine) => void): void {
+  resetHash();
+  const blocks = new Blocks();
+  // Where the line being read is, for errors (the loop's own counters stay locals: closures do not capture them).
+  const where = { line: 0, start: 0 };
+  const fail: Fail = (kind, reason, offset) => {
+    const position = { line: where.line, column: offset - where.start + 1 };
+    return kind === 'broken' ? brokenLockfile(path, reason, position) : unsupportedLockfile(path, reason, position);
   };
   const line = new LineState(text);
-  const report = (end: number, depth: number, item: boolean, hasKey: boolean, keyAt: number, keyEnd: number, kind: ValueKind, valueAt: number, valueEnd: number, key?: string): void => {
-    line.line = lineNo;
-    line.start = lineStart;
-    line.end = end;
-    line.depth = depth;
-    line.item = item;
-    line.hasKey = hasKey;
-    line.keyAt = keyAt;
-    line.keyEnd = keyEnd;
-    line.decoded = key;
-    line.kind = kind;
-    line.valueAt = valueAt;
-    line.valueEnd = valueEnd;
-    visit(line);
-  };
-  const push = (indent: number, seq: boolean, flush: boolean, at: number): void => {
-    if (top + 1 >= MAX_DEPTH) throw fail('unsupported', `nesting deeper than ${MAX_DEPTH} levels`, at);
-    top++;
-    indents[top] = indent;
-    seqs[top] = seq;
-    flushes[top] = flush;
-    plainKeys[top] ??= [];
-    namedKeys[top] ??= [];
-    plainCounts[top] = 0;
-    namedCounts[top] = 0;
-    keySets[top] = undefined;
-  };
+  const indents = blocks.indents;
+  let top = -1;
+  let lineNo = doc.line - 1;
+  /** The last line opened a block ("key:" or "-" with nothing after): its indentation, else -1. */
+  let opener = -1;
+  let openerIsKey = false;
+  /** Inside a block scalar: the indentation of the line that started it, and of its content (-1 until seen). */
+  let scalarParent = -1;
+  let scalarIndent = -1;
+  let scalarDepth = 0;
 
   for (let pos = doc.from; pos < doc.to; ) {
     lineNo++;
-    lineStart = pos;
+    const lineStart = pos;
     let lineEnd = text.indexOf('\n', pos);
     if (lineEnd === -1 || lineEnd > doc.to) lineEnd = doc.to;
     pos = lineEnd + 1;
+    where.line = lineNo;
+    where.start = lineStart;
     let at = lineStart;
     while (at < lineEnd && text.charCodeAt(at) === SPACE) at++;
     const indent = at - lineStart;
@@ -755,7 +774,8 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
       if (skipBlanks(text, at, lineEnd) >= lineEnd) continue;
       if (scalarIndent === -1 && indent > scalarParent) scalarIndent = indent;
       if (scalarIndent !== -1 && indent >= scalarIndent) {
-        report(lineEnd, scalarDepth, false, false, at, at, 'block', at, lineEnd);
+        line.set(lineNo, lineStart, lineEnd, scalarDepth, false, false, at, at, 'block', at, lineEnd, undefined);
+        visit(line);
         continue;
       }
       scalarParent = -1;
@@ -768,7 +788,7 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
       throw fail('broken', 'a tab is used for indentation', at);
     }
     if (code === 0x23) continue;
-    if (indent === 0 && (text.startsWith('---', at) || text.startsWith('...', at)) && (at + 3 === lineEnd || isBlank(text.charCodeAt(at + 3)))) {
+    if (indent === 0 && (code === 0x2d || code === 0x2e) && (text.startsWith('---', at) || text.startsWith('...', at)) && (at + 3 === lineEnd || isBlank(text.charCodeAt(at + 3)))) {
       throw fail('unsupported', 'a YAML document marker with text on its line, or a document end marker', at);
     }
     if (indent === 0 && code === 0x25) throw fail('unsupported', 'a YAML directive', at);
@@ -777,21 +797,23 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
     // Where this line belongs: a new block under the opener, or the open block with its indentation.
     if (top === -1) {
       if (isItem) throw fail('broken', 'the top level is a sequence, not a mapping', at);
-      push(indent, false, false, at);
+      blocks.open(++top, indent, false, false);
     } else if (opener !== -1 && indent > opener) {
-      push(indent, isItem, false, at);
+      if (top + 1 >= MAX_DEPTH) throw fail('unsupported', `nesting deeper than ${MAX_DEPTH} levels`, at);
+      blocks.open(++top, indent, isItem, false);
     } else if (opener !== -1 && indent === opener && isItem && openerIsKey) {
-      push(indent, true, true, at);
+      if (top + 1 >= MAX_DEPTH) throw fail('unsupported', `nesting deeper than ${MAX_DEPTH} levels`, at);
+      blocks.open(++top, indent, true, true);
     } else {
-      while ((indents[top] as number) > indent || (flushes[top] === true && indents[top] === indent && !isItem)) {
+      while ((indents[top] as number) > indent || (blocks.flushes[top] === true && indents[top] === indent && !isItem)) {
         top--;
         if (top === -1) throw fail('broken', 'a line is indented less than the top level', at);
       }
       if (indents[top] !== indent) {
         throw fail('broken', (indents[top] as number) < indent ? 'a line is indented under a value that is already given on the line above' : 'a line is indented to no enclosing level', at);
       }
-      if (seqs[top] === true && !isItem) throw fail('broken', 'expected a sequence entry ("- ")', at);
-      if (seqs[top] !== true && isItem) throw fail('broken', 'a sequence entry inside a mapping', at);
+      if (blocks.seqs[top] === true && !isItem) throw fail('broken', 'expected a sequence entry ("- ")', at);
+      if (blocks.seqs[top] !== true && isItem) throw fail('broken', 'a sequence entry inside a mapping', at);
     }
     opener = -1;
     let depth = top;
@@ -801,27 +823,31 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
       if (content >= lineEnd || text.charCodeAt(content) === 0x23) {
         opener = indent;
         openerIsKey = false;
-        report(at + 1, depth, true, false, content, content, 'none', content, content);
+        line.set(lineNo, lineStart, at + 1, depth, true, false, content, content, 'none', content, content, undefined);
+        visit(line);
         continue;
       }
       code = text.charCodeAt(content);
       if (code === 0x2d && (content + 1 === lineEnd || isBlank(text.charCodeAt(content + 1)))) throw fail('unsupported', 'a sequence nested on one line ("- - ")', content);
       if (!readKey(text, content, lineEnd, fail)) {
         readValue(text, content, lineEnd, fail, depth);
-        if (found.kind === 'block') (scalarParent = at - lineStart), (scalarDepth = depth + 1);
-        report(found.end, depth, true, false, content, content, found.kind, found.at, found.end);
+        if (found.kind === 'block') (scalarParent = indent), (scalarDepth = depth + 1);
+        line.set(lineNo, lineStart, found.end, depth, true, false, content, content, found.kind, found.at, found.end, undefined);
+        visit(line);
         continue;
       }
       // `- key: value`: a mapping whose keys sit at the key's column.
       const keyEnd = found.keyEnd;
       const after = found.after;
-      push(content - lineStart, false, false, content);
-      depth++;
-      const decoded = addKey(depth, content, keyEnd);
+      if (top + 1 >= MAX_DEPTH) throw fail('unsupported', `nesting deeper than ${MAX_DEPTH} levels`, content);
+      blocks.open(++top, content - lineStart, false, false);
+      depth = top;
+      const decoded = blocks.addKey(text, depth, content, keyEnd, fail);
       readValue(text, after, lineEnd, fail, depth);
       if (found.kind === 'none') (opener = content - lineStart), (openerIsKey = true);
       if (found.kind === 'block') (scalarParent = content - lineStart), (scalarDepth = depth + 1);
-      report(found.kind === 'none' ? after : found.end, depth, true, true, content, keyEnd, found.kind, found.at, found.end, decoded);
+      line.set(lineNo, lineStart, found.kind === 'none' ? after : found.end, depth, true, true, content, keyEnd, found.kind, found.at, found.end, decoded);
+      visit(line);
       continue;
     }
 
@@ -832,10 +858,11 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
     }
     const keyEnd = found.keyEnd;
     const after = found.after;
-    const decoded = addKey(depth, at, keyEnd);
+    const decoded = blocks.addKey(text, depth, at, keyEnd, fail);
     readValue(text, after, lineEnd, fail, depth);
     if (found.kind === 'none') (opener = indent), (openerIsKey = true);
     if (found.kind === 'block') (scalarParent = indent), (scalarDepth = depth + 1);
-    report(found.kind === 'none' ? after : found.end, depth, false, true, at, keyEnd, found.kind, found.at, found.end, decoded);
+    line.set(lineNo, lineStart, found.kind === 'none' ? after : found.end, depth, false, true, at, keyEnd, found.kind, found.at, found.end, decoded);
+    visit(line);
   }
 }
