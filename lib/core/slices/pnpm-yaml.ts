@@ -503,10 +503,12 @@ export function flowEnd(text: string, at: number, end: number, fail: Fail, depth
 
 // The line shapes pnpm writes most, as sticky patterns: each accepts only text the general path below
 // accepts with the same reading (checked by the same tests), so they change nothing but the speed. A key of
-// word characters (no quote, no colon, no space) and its colon:
+// word characters (no quote, no colon, no space) and its colon, or a single-quoted key with no quote in it:
 const SIMPLE_KEY = /[A-Za-z_][\w./@+-]*:/y;
-// after ": ", a plain value of version characters (no indicator first; no colon, "#", blank or bracket in it),
-const SIMPLE_PLAIN = /[\w^~<=+./][\w.^~<>=+/()@-]*/y;
+const SIMPLE_QUOTED_KEY = /'[^'\n]*':/y;
+// after ": ", a plain value of version characters (no indicator first; no blank, "#", bracket or comma in it,
+// and a colon only before a character that is no blank: `link:../a`, `workspace:*`),
+const SIMPLE_PLAIN = /[\w^~<=+./](?:[\w.^~<>=+/()@*-]|:(?=[^\s]))*/y;
 // `{}` or a one-pair flow mapping of such a plain scalar or a single-quoted one without '' in it,
 const SIMPLE_MAP = /\{(?:\}|[A-Za-z][\w-]*: (?:[\w+/=.][\w+/=.-]*|'[^'\n]*')\})/y;
 // or a flow sequence of word items.
@@ -876,9 +878,10 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
     }
 
     // The lines pnpm writes most, recognized whole (see simpleValueEnd); anything else takes the general path.
-    SIMPLE_KEY.lastIndex = at;
-    if (simple && SIMPLE_KEY.test(text)) {
-      const keyEnd = SIMPLE_KEY.lastIndex - 1;
+    const keyPattern = code === 0x27 ? SIMPLE_QUOTED_KEY : SIMPLE_KEY;
+    keyPattern.lastIndex = at;
+    if (simple && keyPattern.test(text)) {
+      const keyEnd = keyPattern.lastIndex - 1;
       const kind = keyEnd + 1 === lineEnd ? 'none' : simpleValue(text, keyEnd, lineEnd);
       if (kind !== undefined) {
         const decoded = blocks.addKey(text, depth, at, keyEnd, fail);
