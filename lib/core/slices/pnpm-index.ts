@@ -14,7 +14,10 @@
 // the bytes given.
 
 import { brokenLockfile, unsupportedLockfile } from '../lockfile-errors.js';
-import { decodePnpmLockfile, flowEnd, plainTypeAt, readYamlLines, unquote, yamlDocuments, type YamlLine } from './pnpm-yaml.js';
+import { flowEnd } from './pnpm-yaml-flow.js';
+import { plainTypeAt, unquote } from './pnpm-yaml-scalar.js';
+import { decodePnpmLockfile, yamlDocuments } from './pnpm-yaml-text.js';
+import { readYamlLines, type YamlLine } from './pnpm-yaml.js';
 
 /** One dependency as an entry lists it: `name: ref` (snapshots) or `name: {specifier, version}` (importers). */
 export interface PnpmDep {
