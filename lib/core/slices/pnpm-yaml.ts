@@ -14,7 +14,7 @@
 // it overflow the stack, expand an alias, or take more than linear time.
 
 import { brokenLockfile, unsupportedLockfile } from '../lockfile-errors.js';
-import { found, readKey, readValue, SIMPLE_KEY, SIMPLE_QUOTED_KEY, simpleValue, type ValueKind } from './pnpm-yaml-line.js';
+import { found, readKey, readValue, simpleKeyColon, simpleValue, type ValueKind } from './pnpm-yaml-line.js';
 import { isBlank, keyString, MAX_DEPTH, plainTypeAt, resetHash, skipBlanks, SPACE, TAB, unquote, type Fail } from './pnpm-yaml-scalar.js';
 import type { DocumentSpan } from './pnpm-yaml-text.js';
 
@@ -312,11 +312,10 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
       continue;
     }
 
-    // The lines pnpm writes most, recognized whole (see simpleValueEnd); anything else takes the general path.
-    const keyPattern = code === 0x27 ? SIMPLE_QUOTED_KEY : SIMPLE_KEY;
-    keyPattern.lastIndex = at;
-    if (simple && keyPattern.test(text)) {
-      const keyEnd = keyPattern.lastIndex - 1;
+    // The lines pnpm writes most, recognised whole (pnpm-yaml-line.ts); anything else takes the general path.
+    const colon = simple ? simpleKeyColon(text, at, lineEnd) : -1;
+    if (colon !== -1) {
+      const keyEnd = colon;
       const kind = keyEnd + 1 === lineEnd ? 'none' : simpleValue(text, keyEnd, lineEnd);
       if (kind !== undefined) {
         const decoded = blocks.addKey(text, depth, at, keyEnd, fail);
