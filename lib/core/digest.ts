@@ -35,12 +35,38 @@ export function fileDigest(bytes: Uint8Array): FileDigest {
  * produce is serialized (a 200,000-deep array in a lockfile). Own keys only, `__proto__` included.
  */
 export function canonicalJson(value: unknown): string {
-  return serialize(value, true);
+  try {
+    // The fast path: a sorted copy and the native serializer. Too deep for the stack (a 200,000-deep array in a
+    // lockfile), the same text comes from the loop below.
+    return JSON.stringify(sortKeys(value)) ?? 'null';
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return serialize(value, true);
+  }
 }
 
-/** JSON.stringify(value) (keys in their own order), written without recursion like canonicalJson. */
+/** JSON.stringify(value) (keys in their own order), at any depth: the native serializer, else the loop below. */
 export function plainJson(value: unknown): string {
-  return serialize(value, false);
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return serialize(value, false);
+  }
+}
+
+/** A copy with object keys sorted at every depth (own keys, `__proto__` kept as a key, undefined fields dropped). */
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    const field = (value as Record<string, unknown>)[key];
+    if (field === undefined) continue;
+    if (key === '__proto__') Object.defineProperty(out, key, { value: sortKeys(field), enumerable: true, writable: true, configurable: true });
+    else out[key] = sortKeys(field);
+  }
+  return out;
 }
 
 function serialize(value: unknown, sorted: boolean): string {

@@ -39,9 +39,15 @@ function entryProblem(location: string, entry: unknown): { readonly reason: stri
   if (entry['link'] !== undefined && typeof entry['link'] !== 'boolean') return { reason: 'an entry\'s "link" is not true or false', field: 'link' };
   for (const field of DEPENDENCY_FIELDS) {
     const group = entry[field];
-    if (group !== undefined && !(isMap(group) && Object.values(group).every((range) => typeof range === 'string'))) return { reason: `an entry's "${field}" is not a map of names to version ranges`, field };
+    if (group !== undefined && !isRangeMap(group)) return { reason: `an entry's "${field}" is not a map of names to version ranges`, field };
   }
   return undefined;
+}
+
+function isRangeMap(value: unknown): boolean {
+  if (!isMap(value)) return false;
+  for (const name in value) if (typeof value[name] !== 'string') return false;
+  return true;
 }
 
 /** The `packages` map of a package-lock's bytes, each entry checked to have what slicing reads, in the types npm writes. */

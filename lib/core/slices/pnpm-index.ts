@@ -49,8 +49,6 @@ export interface PnpmLockIndex {
 interface OpenEntry {
   readonly key: string;
   readonly start: number;
-  /** End of the entry's last content line (the entry's text ends there). */
-  end: number;
   readonly deps: PnpmDep[];
   /** Inside a dependency map that is followed (dependencies, optionalDependencies; devDependencies of importers). */
   group: boolean;
@@ -65,9 +63,9 @@ const SNAPSHOTS = 3;
 const CATALOGS = 4;
 const SETTINGS = 5;
 const SECTION_NAMES = ['', 'importers', 'packages', 'snapshots', 'catalogs', 'settings'] as const;
+const ENTRY_OF = SECTION_NAMES.map((name) => `an entry of "${name}"`);
 
 const NON_STRING = 'that YAML reads as a number, boolean, null or date (pnpm quotes those)';
-const isQuote = (code: number): boolean => code === 0x27 || code === 0x22;
 
 /** Index a pnpm lockfile's bytes. `path` (absolute) only names the file in errors. One pass over the lines. */
 export function indexPnpmLockfile(bytes: Uint8Array, path: string): PnpmLockIndex {
@@ -94,14 +92,14 @@ export function indexPnpmLockfile(bytes: Uint8Array, path: string): PnpmLockInde
   let awaitingColumn = 0;
   let entry: OpenEntry | undefined;
   let catalog = '';
-  let catalogEntry: { key: string; start: number; end: number } | undefined;
+  let catalogEntry: { key: string; start: number } | undefined;
 
   const shape = (line: YamlLine, reason: string): never => {
     throw brokenLockfile(path, reason, { line: line.line, column: line.keyAt - line.start + 1 });
   };
   /** The key, refused when YAML reads it as another type than a string (pnpm would key the entry by its String()). */
   const stringKey = (line: YamlLine, what: string): string => {
-    if (!isQuote(text.charCodeAt(line.keyAt)) && plainTypeAt(text, line.keyAt, line.keyEnd) !== 'string') shape(line, `${what} ${NON_STRING}`);
+    if (!line.keyIsString) shape(line, `${what} ${NON_STRING}`);
     return line.key as string;
   };
   const needsContent = (line: YamlLine): void => {
@@ -127,7 +125,10 @@ export function indexPnpmLockfile(bytes: Uint8Array, path: string): PnpmLockInde
   const scalar = (line: YamlLine, what: string): string => {
     const kind = line.kind;
     if (kind === 'plain') {
-      if (plainTypeAt(text, line.valueAt, line.valueEnd) !== 'string') return shape(line, `${what} ${NON_STRING}`);
+      // plainTypeAt's first test, inlined for the common value: it starts with a letter but t, f, n.
+      const code = text.charCodeAt(line.valueAt);
+      const word = ((code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a)) && code !== 0x74 && code !== 0x54 && code !== 0x66 && code !== 0x46 && code !== 0x6e && code !== 0x4e;
+      if (!word && plainTypeAt(text, line.valueAt, line.valueEnd) !== 'string') return shape(line, `${what} ${NON_STRING}`);
       return text.slice(line.valueAt, line.valueEnd);
     }
     if (kind === 'single' || kind === 'double') return unquote(text.slice(line.valueAt, line.valueEnd));
@@ -139,75 +140,82 @@ export function indexPnpmLockfile(bytes: Uint8Array, path: string): PnpmLockInde
     if (dep.ref !== undefined) open.deps.push(dep.specifier === undefined ? { name: dep.name, ref: dep.ref } : { name: dep.name, ref: dep.ref, specifier: dep.specifier });
     open.dep = undefined;
   };
-  const closeEntry = (): void => {
+  /** Close the open entry, whose text ends at `end` (the end of the last content line before the next one). */
+  const closeEntry = (end: number): void => {
     if (entry === undefined) return;
     closeDep(entry);
-    const body = text.slice(entry.start, entry.end);
+    const body = text.slice(entry.start, end);
     if (section === IMPORTERS) importers.set(entry.key, { key: entry.key, text: body, deps: entry.deps });
     else if (section === SNAPSHOTS) snapshots.set(entry.key, { key: entry.key, text: body, deps: entry.deps });
     else if (section === PACKAGES) packages.set(entry.key, body);
     entry = undefined;
   };
-  const closeCatalogEntry = (): void => {
-    if (catalogEntry !== undefined) catalogs.set(`${catalog}\0${catalogEntry.key}`, text.slice(catalogEntry.start, catalogEntry.end));
+  const closeCatalogEntry = (end: number): void => {
+    if (catalogEntry !== undefined) catalogs.set(`${catalog}\0${catalogEntry.key}`, text.slice(catalogEntry.start, end));
     catalogEntry = undefined;
+  };
+  const closeSettings = (end: number): void => {
+    if (section === SETTINGS) settingsEnd = end;
   };
   const flowDeps = (line: YamlLine): [string, string | undefined][] => {
     const pairs: [string, string | undefined][] = [];
     flowEnd(text, line.valueAt, line.valueEnd, () => shape(line, 'a dependency map is malformed'), 0, pairs);
     return pairs;
   };
+  /** The depths each section's lines are read to (deeper lines are checked by the reader, never visited). */
+  const SECTION_DEPTH = [0, 1, 1, 1, 2, 0];
+  const EVERY_LINE = Number.POSITIVE_INFINITY;
 
-  readYamlLines(text, main, path, (line) => {
+  // The visitor returns the deepest line it wants to see next: the entries' own keys, the dependencies
+  // inside dependency maps, every line after "key:" whose mapping must not be empty (YAML reads null there).
+  const end = readYamlLines(text, main, path, (line) => {
     const depth = line.depth;
     if (awaitingDepth !== -1) {
       if (depth <= awaitingDepth) noValue();
       awaitingDepth = -1;
     }
     if (depth === 0) {
-      closeEntry();
-      closeCatalogEntry();
+      closeEntry(line.prevEnd);
+      closeCatalogEntry(line.prevEnd);
+      closeSettings(line.prevEnd);
       section = OTHER;
       for (let i = 1; i < SECTION_NAMES.length; i++) if (line.keyIs(SECTION_NAMES[i] as string)) section = i;
       seen.add(section);
       if (line.keyIs('lockfileVersion')) lockfileVersion = scalar(line, 'lockfileVersion');
       else if (section !== OTHER && mapping(line, `"${SECTION_NAMES[section]}"`)) needsContent(line);
       if (section === SETTINGS) [settingsStart, settingsEnd] = [line.start, line.end];
-      return;
-    }
-    if (section === OTHER) return;
-    if (section === SETTINGS) {
-      settingsEnd = line.end;
-      return;
+      return awaitingDepth !== -1 ? EVERY_LINE : SECTION_DEPTH[section];
     }
     if (section === CATALOGS) {
       if (depth === 1) {
-        closeCatalogEntry();
+        closeCatalogEntry(line.prevEnd);
         if (mapping(line, 'a catalog')) needsContent(line);
         catalog = stringKey(line, 'a catalog name');
       } else if (depth === 2) {
-        closeCatalogEntry();
+        closeCatalogEntry(line.prevEnd);
         if (mapping(line, 'a catalog entry')) needsContent(line);
-        catalogEntry = { key: stringKey(line, 'a catalog entry name'), start: line.start, end: line.end };
-      } else if (catalogEntry !== undefined) catalogEntry.end = line.end;
-      return;
+        catalogEntry = { key: stringKey(line, 'a catalog entry name'), start: line.start };
+      }
+      return awaitingDepth !== -1 ? EVERY_LINE : 2;
     }
+    if (section !== IMPORTERS && section !== PACKAGES && section !== SNAPSHOTS) return awaitingDepth !== -1 ? EVERY_LINE : 0;
     if (depth === 1) {
-      closeEntry();
-      if (mapping(line, `an entry of "${SECTION_NAMES[section]}"`)) needsContent(line);
+      closeEntry(line.prevEnd);
+      if (mapping(line, ENTRY_OF[section] as string)) needsContent(line);
       const key = stringKey(line, section === IMPORTERS ? 'an importer path' : 'a package key');
       if (section === IMPORTERS && key.includes('\0')) shape(line, 'an importer path holds a NUL character');
-      entry = { key, start: line.start, end: line.end, deps: [], group: false, dep: undefined };
-      return;
+      entry = { key, start: line.start, deps: [], group: false, dep: undefined };
+      // A packages entry is folded as text: its lines are only checked, never visited.
+      return awaitingDepth !== -1 ? EVERY_LINE : section === PACKAGES ? 1 : 2;
     }
+    // A packages entry's lines (visited only right after its header, for the empty-mapping check) say nothing more.
+    if (section === PACKAGES) return 1;
     const open = entry as OpenEntry;
-    open.end = line.end;
     if (depth === 2 && line.item) return shape(line, `expected an entry of "${SECTION_NAMES[section]}" as a mapping, found a sequence`);
-    if (section === PACKAGES) return;
     if (depth === 2) {
       closeDep(open);
       open.group = line.keyIs('dependencies') || line.keyIs('optionalDependencies') || (section === IMPORTERS && line.keyIs('devDependencies'));
-      if (!open.group) return;
+      if (!open.group) return 2;
       if (line.kind === 'flow') {
         for (const [name, ref] of flowDeps(line)) {
           if (ref === undefined) shape(line, 'expected a single value per dependency');
@@ -215,38 +223,43 @@ export function indexPnpmLockfile(bytes: Uint8Array, path: string): PnpmLockInde
           else shape(line, 'expected specifier and version per importer dependency');
         }
         open.group = false;
-      } else if (line.kind === 'none') needsContent(line);
-      else shape(line, 'expected a dependency map');
-      return;
+        return 2;
+      }
+      if (line.kind !== 'none') shape(line, 'expected a dependency map');
+      needsContent(line);
+      return EVERY_LINE;
     }
-    if (!open.group) return;
+    if (!open.group) return 2;
     if (depth === 3) {
       closeDep(open);
       if (line.item || line.key === undefined) return shape(line, 'expected "name:" in a dependency map');
       const name = stringKey(line, 'a dependency name');
       if (section === SNAPSHOTS) {
         open.deps.push({ name, ref: scalar(line, 'a dependency reference') });
-        return;
+        return 3;
       }
       if (line.kind === 'flow') {
         const fields = new Map(flowDeps(line));
         const ref = fields.get('version');
         const specifier = fields.get('specifier');
         if (ref !== undefined) open.deps.push(specifier === undefined ? { name, ref } : { name, ref, specifier });
-      } else if (line.kind === 'none') {
-        open.dep = { name };
-        needsContent(line);
-      } else shape(line, 'expected specifier and version per importer dependency');
-      return;
+        return 3;
+      }
+      if (line.kind !== 'none') shape(line, 'expected specifier and version per importer dependency');
+      open.dep = { name };
+      needsContent(line);
+      return EVERY_LINE;
     }
     if (depth === 4 && open.dep !== undefined && !line.item) {
       if (line.keyIs('version')) open.dep.ref = scalar(line, 'a dependency version');
       else if (line.keyIs('specifier')) open.dep.specifier = scalar(line, 'a dependency specifier');
     }
+    return 4;
   });
   if (awaitingDepth !== -1) noValue();
-  closeEntry();
-  closeCatalogEntry();
+  closeEntry(end);
+  closeCatalogEntry(end);
+  closeSettings(end);
   if (lockfileVersion === '') throw brokenLockfile(path, 'the main document has no lockfileVersion', { line: main.line, column: 1 });
   // The layout of 9.x (other versions are refused by version, in slices.ts): pnpm always writes `importers:`
   // (`.: {}` at least), and packages and snapshots both or neither (without snapshots pnpm reads packages in

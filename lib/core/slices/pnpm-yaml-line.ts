@@ -1,8 +1,8 @@
 // One line's key and value in the YAML a pnpm lockfile is written in: the general reading, and a shortcut for
 // the shapes pnpm writes most.
 //
-// Owns: `readKey` and `readValue` (into the shared `found` record: kind, offsets), and `simpleKeyColon` /
-// `simpleValue`, which recognise whole lines that the general reading accepts with the same result
+// Owns: `readKey` and `readValue` (into the shared `found` record: kind, offsets), and `simpleValue` with the
+// SIMPLE_* patterns, which recognise whole lines that the general reading accepts with the same result
 // (a test reads every line both ways and compares).
 // Invariants: a value is whole on its line (a quote or flow collection not closed there is refused); nothing
 // here keeps state across lines but `found`, which the reader reads before the next call.
@@ -13,53 +13,17 @@ import { isBlank, nextStop, plainEnd, SPACE, singleQuoteEnd, doubleQuoteEnd, ski
 /** How a line's value is written. */
 export type ValueKind = 'none' | 'plain' | 'single' | 'double' | 'flow' | 'block';
 
-// The line shapes pnpm writes most, recognised whole: each accepts only text the general path below accepts
-// with the same reading (a test reads every line both ways), so they change nothing but the speed.
-// Character classes, by ASCII code (anything else is not simple):
-const KEY_FIRST = 1; // [A-Za-z_]
-const KEY_BODY = 2; // [A-Za-z0-9_./@+-]
-const PLAIN_FIRST = 4; // [A-Za-z0-9_^~<=+./]: no indicator
-const PLAIN_BODY = 8; // [A-Za-z0-9_.^~<>=+/()@*-]: no blank, "#", bracket, comma or quote (a colon: see below)
-const CLASSES = new Uint8Array(128);
-for (let code = 0; code < 128; code++) {
-  const char = String.fromCharCode(code);
-  const word = /\w/.test(char);
-  CLASSES[code] = (/[A-Za-z_]/.test(char) ? KEY_FIRST : 0) | (word || './@+-'.includes(char) ? KEY_BODY : 0) | (word || '^~<=+./'.includes(char) ? PLAIN_FIRST : 0) | (word || '.^~<>=+/()@*-'.includes(char) ? PLAIN_BODY : 0);
-}
-const is = (code: number, kind: number): boolean => code < 128 && ((CLASSES[code] as number) & kind) !== 0;
-
-/** A simple key at `at`: a plain one of key characters, or a single-quoted one with no quote inside; the offset of its colon, or -1. */
-export function simpleKeyColon(text: string, at: number, end: number): number {
-  let i = at;
-  if (text.charCodeAt(i) === 0x27) {
-    const close = text.indexOf("'", i + 1);
-    return close !== -1 && close + 1 < end && text.charCodeAt(close + 1) === 0x3a ? close + 1 : -1;
-  }
-  if (!is(text.charCodeAt(i), KEY_FIRST)) return -1;
-  for (i++; i < end; i++) {
-    const code = text.charCodeAt(i);
-    if (code === 0x3a) return i;
-    if (!is(code, KEY_BODY)) return -1;
-  }
-  return -1;
-}
-
-/** Whether text[at, end) is a simple plain value: version characters, a colon only before a non-blank (`link:../a`). */
-function simplePlain(text: string, at: number, end: number): boolean {
-  if (!is(text.charCodeAt(at), PLAIN_FIRST)) return false;
-  for (let i = at + 1; i < end; i++) {
-    const code = text.charCodeAt(i);
-    if (is(code, PLAIN_BODY)) continue;
-    if (code !== 0x3a || i + 1 === end) return false;
-    const next = text.charCodeAt(i + 1);
-    if (next === 0x20 || next === 0x09) return false;
-  }
-  return true;
-}
-
-// `{}` or a one-pair flow mapping of a plain scalar of such characters or a single-quoted one without '' in
-// it, and a flow sequence of word items (sticky patterns: these lines are fewer).
+// The line shapes pnpm writes most, as sticky patterns: each accepts only text the general path below
+// accepts with the same reading (checked by the same tests), so they change nothing but the speed. A key of
+// word characters (no quote, no colon, no space) and its colon, or a single-quoted key with no quote in it:
+export const SIMPLE_KEY = /[A-Za-z_][\w./@+-]*:/y;
+export const SIMPLE_QUOTED_KEY = /'[^'\n]*':/y;
+// after ": ", a plain value of version characters (no indicator first; no blank, "#", bracket or comma in it,
+// and a colon only before a character that is no blank: `link:../a`, `workspace:*`),
+const SIMPLE_PLAIN = /[\w^~<=+./](?:[\w.^~<>=+/()@*-]|:(?=[^\s]))*/y;
+// `{}` or a one-pair flow mapping of such a plain scalar or a single-quoted one without '' in it,
 const SIMPLE_MAP = /\{(?:\}|[A-Za-z][\w-]*: (?:[\w+/=.][\w+/=.-]*|'[^'\n]*')\})/y;
+// or a flow sequence of word items.
 const SIMPLE_SEQ = /\[[\w.][\w.-]*(?:, [\w.][\w.-]*)*\]/y;
 
 /** The kind of the value after a simple key's colon at `colon` when it is one of the simple shapes and fills the line; else undefined. */
@@ -67,10 +31,10 @@ export function simpleValue(text: string, colon: number, end: number): ValueKind
   if (text.charCodeAt(colon + 1) !== SPACE) return undefined;
   const at = colon + 2;
   const code = text.charCodeAt(at);
-  if (code !== 0x7b && code !== 0x5b) return at < end && simplePlain(text, at, end) ? 'plain' : undefined;
-  const pattern = code === 0x7b ? SIMPLE_MAP : SIMPLE_SEQ;
+  const pattern = code === 0x7b ? SIMPLE_MAP : code === 0x5b ? SIMPLE_SEQ : SIMPLE_PLAIN;
   pattern.lastIndex = at;
-  return pattern.test(text) && pattern.lastIndex === end ? 'flow' : undefined;
+  if (!pattern.test(text) || pattern.lastIndex !== end) return undefined;
+  return pattern === SIMPLE_PLAIN ? 'plain' : 'flow';
 }
 
 /** What readValue and readKey found (one object, reused: they run once per line). */

@@ -14,8 +14,8 @@
 // it overflow the stack, expand an alias, or take more than linear time.
 
 import { brokenLockfile, unsupportedLockfile } from '../lockfile-errors.js';
-import { found, readKey, readValue, simpleKeyColon, simpleValue, type ValueKind } from './pnpm-yaml-line.js';
-import { isBlank, keyString, MAX_DEPTH, plainTypeAt, resetHash, skipBlanks, SPACE, TAB, unquote, type Fail } from './pnpm-yaml-scalar.js';
+import { found, readKey, readValue, SIMPLE_KEY, SIMPLE_QUOTED_KEY, simpleValue, type ValueKind } from './pnpm-yaml-line.js';
+import { isBlank, keyString, MAX_DEPTH, plainTypeAt, resetHash, skipBlanks, SPACE, TAB, unquote, type Fail, type PlainType } from './pnpm-yaml-scalar.js';
 import type { DocumentSpan } from './pnpm-yaml-text.js';
 
 export type { ValueKind };
@@ -44,6 +44,10 @@ export interface YamlLine {
   /** Offset and end of the value as written (quotes and brackets included); equal when there is none. */
   readonly valueAt: number;
   readonly valueEnd: number;
+  /** Where the content line before this one ended (visited or not): an entry's text ends there when this line starts the next one. */
+  readonly prevEnd: number;
+  /** Whether YAML reads the key as a string (a quoted key, or a plain one that is no number, boolean, null or date). */
+  readonly keyIsString: boolean;
   /** Whether the key is `name` (no string is made for a plain key). */
   keyIs(name: string): boolean;
 }
@@ -71,6 +75,8 @@ class LineState implements YamlLine {
   valueAt = 0;
   valueEnd = 0;
   decoded: string | undefined = undefined;
+  keyIsString = true;
+  prevEnd = 0;
   readonly text: string;
 
   constructor(text: string) {
@@ -127,6 +133,8 @@ class Blocks {
   readonly plainCounts: number[] = [];
   readonly namedCounts: number[] = [];
   readonly keySets: (Set<string> | undefined)[] = [];
+  /** The YAML type of the key addKey last saw (the line reports it). */
+  keyType: PlainType = 'string';
 
   /** Open a block at `depth`. */
   open(depth: number, indent: number, seq: boolean, flush: boolean): void {
@@ -147,7 +155,10 @@ class Blocks {
   addKey(text: string, depth: number, at: number, end: number, fail: Fail): string | undefined {
     const code = text.charCodeAt(at);
     const quoted = code === 0x27 || code === 0x22;
-    const type = quoted ? 'string' : plainTypeAt(text, at, end);
+    // plainTypeAt's own first test, inlined: a key starting with a letter but t, f, n (any case) is a string.
+    const letter = (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a);
+    const type = quoted || (letter && code !== 0x74 && code !== 0x54 && code !== 0x66 && code !== 0x46 && code !== 0x6e && code !== 0x4e) ? 'string' : plainTypeAt(text, at, end);
+    this.keyType = type;
     if (type === 'merge') throw fail('unsupported', 'a YAML merge key ("<<")', at);
     const set = this.keySets[depth];
     if (set !== undefined) {
@@ -191,12 +202,18 @@ class Blocks {
   }
 }
 
+/** The depth a visitor asked for (none: every line). */
+const wanted = (asked: number | void): number => (typeof asked === 'number' ? asked : Number.POSITIVE_INFINITY);
+
 /**
  * Every content line of the document `doc`, in order, to `visit`; throws ERR_LOCKGUARD_BROKEN_LOCKFILE or
  * ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE (naming `path`, the reason, line and column) where the text leaves pnpm's
- * YAML. The top level must be a mapping. `simple: false` reads every line by the general path (for tests).
+ * YAML. The top level must be a mapping. Every line is checked; `visit` is called for those not deeper than
+ * the depth its last call returned (none: every line), and told where the previous content line ended
+ * (`prevEnd`, visited or not). Returns the end of the document's last content line. `simple: false` reads
+ * every line by the general path (for tests).
  */
-export function readYamlLines(text: string, doc: DocumentSpan, path: string, visit: (line: YamlLine) => void, options: { readonly simple?: boolean } = {}): void {
+export function readYamlLines(text: string, doc: DocumentSpan, path: string, visit: (line: YamlLine) => number | void, options: { readonly simple?: boolean } = {}): number {
   resetHash();
   // The simple shapes' shortcut (on unless told otherwise: a test reads every line both ways and compares).
   const simple = options.simple !== false;
@@ -218,6 +235,9 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
   let scalarParent = -1;
   let scalarIndent = -1;
   let scalarDepth = 0;
+  /** The deepest line the visitor wants reported now, and where the last content line ended. */
+  let want = Number.POSITIVE_INFINITY;
+  let lastEnd = doc.from;
 
   for (let pos = doc.from; pos < doc.to; ) {
     lineNo++;
@@ -235,8 +255,12 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
       if (skipBlanks(text, at, lineEnd) >= lineEnd) continue;
       if (scalarIndent === -1 && indent > scalarParent) scalarIndent = indent;
       if (scalarIndent !== -1 && indent >= scalarIndent) {
-        line.set(lineNo, lineStart, lineEnd, scalarDepth, false, false, at, at, 'block', at, lineEnd, undefined);
-        visit(line);
+        if (scalarDepth <= want) {
+          line.set(lineNo, lineStart, lineEnd, scalarDepth, false, false, at, at, 'block', at, lineEnd, undefined);
+          line.prevEnd = lastEnd;
+          want = wanted(visit(line));
+        }
+        lastEnd = lineEnd;
         continue;
       }
       scalarParent = -1;
@@ -284,8 +308,12 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
       if (content >= lineEnd || text.charCodeAt(content) === 0x23) {
         opener = indent;
         openerIsKey = false;
-        line.set(lineNo, lineStart, at + 1, depth, true, false, content, content, 'none', content, content, undefined);
-        visit(line);
+        if (depth <= want) {
+          line.set(lineNo, lineStart, at + 1, depth, true, false, content, content, 'none', content, content, undefined);
+          line.prevEnd = lastEnd;
+          want = wanted(visit(line));
+        }
+        lastEnd = at + 1;
         continue;
       }
       code = text.charCodeAt(content);
@@ -293,8 +321,12 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
       if (!readKey(text, content, lineEnd, fail)) {
         readValue(text, content, lineEnd, fail, depth);
         if (found.kind === 'block') (scalarParent = indent), (scalarDepth = depth + 1);
-        line.set(lineNo, lineStart, found.end, depth, true, false, content, content, found.kind, found.at, found.end, undefined);
-        visit(line);
+        if (depth <= want) {
+          line.set(lineNo, lineStart, found.end, depth, true, false, content, content, found.kind, found.at, found.end, undefined);
+          line.prevEnd = lastEnd;
+          want = wanted(visit(line));
+        }
+        lastEnd = found.end;
         continue;
       }
       // `- key: value`: a mapping whose keys sit at the key's column.
@@ -307,22 +339,34 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
       readValue(text, after, lineEnd, fail, depth);
       if (found.kind === 'none') (opener = content - lineStart), (openerIsKey = true);
       if (found.kind === 'block') (scalarParent = content - lineStart), (scalarDepth = depth + 1);
-      line.set(lineNo, lineStart, found.kind === 'none' ? after : found.end, depth, true, true, content, keyEnd, found.kind, found.at, found.end, decoded);
-      visit(line);
+      const end = found.kind === 'none' ? after : found.end;
+      if (depth <= want) {
+        line.set(lineNo, lineStart, end, depth, true, true, content, keyEnd, found.kind, found.at, found.end, decoded);
+        line.keyIsString = blocks.keyType === 'string';
+        line.prevEnd = lastEnd;
+        want = wanted(visit(line));
+      }
+      lastEnd = end;
       continue;
     }
 
-    // The lines pnpm writes most, recognised whole (pnpm-yaml-line.ts); anything else takes the general path.
-    const colon = simple ? simpleKeyColon(text, at, lineEnd) : -1;
-    if (colon !== -1) {
-      const keyEnd = colon;
+    // The lines pnpm writes most, recognized whole (see simpleValueEnd); anything else takes the general path.
+    const keyPattern = code === 0x27 ? SIMPLE_QUOTED_KEY : SIMPLE_KEY;
+    keyPattern.lastIndex = at;
+    if (simple && keyPattern.test(text)) {
+      const keyEnd = keyPattern.lastIndex - 1;
       const kind = keyEnd + 1 === lineEnd ? 'none' : simpleValue(text, keyEnd, lineEnd);
       if (kind !== undefined) {
         const decoded = blocks.addKey(text, depth, at, keyEnd, fail);
         const valueAt = kind === 'none' ? lineEnd : keyEnd + 2;
         if (kind === 'none') (opener = indent), (openerIsKey = true);
-        line.set(lineNo, lineStart, lineEnd, depth, false, true, at, keyEnd, kind, valueAt, lineEnd, decoded);
-        visit(line);
+        if (depth <= want) {
+          line.set(lineNo, lineStart, lineEnd, depth, false, true, at, keyEnd, kind, valueAt, lineEnd, decoded);
+          line.keyIsString = blocks.keyType === 'string';
+          line.prevEnd = lastEnd;
+          want = wanted(visit(line));
+        }
+        lastEnd = lineEnd;
         continue;
       }
     }
@@ -337,7 +381,14 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
     readValue(text, after, lineEnd, fail, depth);
     if (found.kind === 'none') (opener = indent), (openerIsKey = true);
     if (found.kind === 'block') (scalarParent = indent), (scalarDepth = depth + 1);
-    line.set(lineNo, lineStart, found.kind === 'none' ? after : found.end, depth, false, true, at, keyEnd, found.kind, found.at, found.end, decoded);
-    visit(line);
+    const end = found.kind === 'none' ? after : found.end;
+    if (depth <= want) {
+      line.set(lineNo, lineStart, end, depth, false, true, at, keyEnd, found.kind, found.at, found.end, decoded);
+      line.keyIsString = blocks.keyType === 'string';
+      line.prevEnd = lastEnd;
+      want = wanted(visit(line));
+    }
+    lastEnd = end;
   }
+  return lastEnd;
 }

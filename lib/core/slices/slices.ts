@@ -138,9 +138,12 @@ function finish(format: SliceFormat, graph: LoweredGraph, options: FromLockfileO
 
 function packageName(root: string, importer: string): string | undefined {
   // Only a folder inside the workspace is read: an importer path is lockfile text, and may name anything.
-  const relative = posix.normalize(importer);
-  if (importer.includes('\0') || posix.isAbsolute(relative) || relative === '..' || relative.startsWith('../')) return undefined;
-  const path = join(root, relative, 'package.json');
+  if (importer.includes('\0') || importer.startsWith('/')) return undefined;
+  if (importer.includes('..')) {
+    const relative = posix.normalize(importer);
+    if (relative === '..' || relative.startsWith('../')) return undefined;
+  }
+  const path = join(root, importer, 'package.json');
   try {
     // A stat first: a missing manifest is common (removed projects, fixtures) and a thrown ENOENT costs more.
     if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
