@@ -5,6 +5,14 @@
 import { main } from './main.js';
 import { processIo } from './io.js';
 
+// A closed stdout or stderr (`lockguard doctor | head -1`) is no error of lockguard's: what is left unwritten
+// is dropped, and the command still ends with its own exit code.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+  });
+}
+
 void main(process.argv.slice(2), processIo()).then((code) => {
   process.exitCode = code;
 });

@@ -22,9 +22,11 @@ export function exitCodesHelp(): string {
   1   verify: the table moved since the snapshot, do not save
       run: the wrapped command succeeded but the table moved (withhold/refuse), where CI is set or under refuse
   2   usage or setup error (unknown flag, no workspace, no snapshot, broken lockfile or ledger, FIFO/dir/link
-      where a file should be, permission denied)
+      where a file should be, a symlink under .lockguard, permission denied, a full or read-only disk under
+      the ledger: run also when that cut its withholding pass short)
   3   run: the pre-run check refused to start (the installed tree does not hold what the lockfile says)
   70  internal error in lockguard (a bug)
-  any other: lockguard run passes the wrapped command's own exit code through (128+n for signal n)
+  any other: lockguard run passes the wrapped command's own exit code through (128+n for signal n; also
+      128+n when a signal arrived during its withholding pass)
 `;
 }

@@ -5,7 +5,9 @@
 // Invariants: returns the exit code, never calls process.exit; a user error prints a message and a fix,
 // never a stack trace.
 
-import { isLockguardError } from '../core/errors.js';
+import { resolve } from 'node:path';
+import { isLockguardError, LockguardError } from '../core/errors.js';
+import { fsFault, isFsFault } from '../core/fs-fault.js';
 import { printError, type Io } from './io.js';
 import { EXIT } from './exit-codes.js';
 
@@ -46,7 +48,7 @@ export function mainHelp(): string {
   const rows = Object.entries(SUMMARIES).map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`);
   return `lockguard: refuse cache saves whose keys folded a lockfile that changed during the run.
 
-Usage: lockguard <command> [options]
+Usage: lockguard [-C <dir>] <command> [options]
 
 Commands:
 ${rows.join('\n')}
@@ -59,7 +61,29 @@ Run "lockguard <command> --help" for a command's options. Exit codes: lockguard 
 `;
 }
 
-export async function main(argv: readonly string[], io: Io): Promise<number> {
+/**
+ * `-C <dir>` / `--dir <dir>` before the command, as pnpm and git take it: the command runs as if started in
+ * that folder. Returns the rest of argv and the io to use.
+ */
+function leadingDir(argv: readonly string[], io: Io): { argv: readonly string[]; io: Io } {
+  const [first, second] = argv;
+  if (first === '-C' || first === '--dir') {
+    if (second === undefined) throw new LockguardError('ERR_LOCKGUARD_USAGE', `${first} needs a folder.`, { hint: 'For example: lockguard -C packages/app status' });
+    return { argv: argv.slice(2), io: { ...io, cwd: resolve(io.cwd, second) } };
+  }
+  if (first?.startsWith('--dir=') === true) return { argv: argv.slice(1), io: { ...io, cwd: resolve(io.cwd, first.slice('--dir='.length)) } };
+  return { argv, io };
+}
+
+export async function main(argvIn: readonly string[], ioIn: Io): Promise<number> {
+  let argv: readonly string[];
+  let io: Io;
+  try {
+    ({ argv, io } = leadingDir(argvIn, ioIn));
+  } catch (error) {
+    printError(ioIn, error);
+    return EXIT.usage;
+  }
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     if (rest[0] === 'exit-codes') {
@@ -89,9 +113,16 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       }
     }
     return await command.run(rest, io);
-  } catch (error) {
+  } catch (caught) {
+    // A disk or permission fault that escaped its owner is still the user's setup, never a crash.
+    const error = !isLockguardError(caught) && isFsFault(caught) ? fsFault(caught, pathOf(caught) ?? io.cwd, 'use') : caught;
     printError(io, error);
     if (isLockguardError(error)) return error.code === 'ERR_LOCKGUARD_PRE_CHECK' ? EXIT.preCheck : EXIT.usage;
     return EXIT.internal;
   }
+}
+
+function pathOf(error: unknown): string | undefined {
+  const path = (error as { path?: unknown }).path;
+  return typeof path === 'string' ? path : undefined;
 }

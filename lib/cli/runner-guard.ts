@@ -1,10 +1,14 @@
-// The runner-cache side of `lockguard run`: before the child (remote plan, cache listing) and after it
-// (the runner's summary, the withholding pass), composed from lib/integrations/runners.
+// The runner-cache side of `lockguard run`: before the child (which caches to guard, the remote plan, each
+// cache's listing) and after it (each runner's summary, the withholding pass), composed from
+// lib/integrations/runners.
 //
-// Invariants: nothing outside the runner's cache dir moves; nothing is withheld under `flag` or when the
-// table did not move; a runner problem (unreadable cache dir, corrupt summary) becomes a note in the
-// report, never a lost run result.
+// Invariants: every runner cache the workspace is configured for is guarded, plus any the command starts
+// (integrations/runners/detect.ts), unless `--runner` says otherwise; nothing outside a runner's cache dir
+// moves; nothing is withheld under `flag` or when the table did not move; a runner problem (an unreadable
+// cache dir, a corrupt summary) becomes a note in the report, never a lost run result; a stop request (a
+// second signal) or a disk fault ends the passes at a safe point between entries, and the outcome says so.
 
+import { join } from 'node:path';
 import { isLockguardError } from '../core/errors.js';
 import {
   cacheState,
@@ -13,22 +17,33 @@ import {
   tasksAfterMove,
   withholdAfterRun,
   type CacheState,
+  type GuardPlan,
+  type GuardedRunner,
   type RemoteMode,
   type RunnerCache,
-  type RunnerName,
   type SummaryReading,
   type TaskAfterMove,
   type WithholdResult,
 } from '../integrations/runners/index.js';
+import type { LockguardError } from '../core/errors.js';
 import type { Policy } from '../run/ledger.js';
+import type { PassControl } from '../run/quarantine.js';
 import type { MoveRecord } from '../run/session.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** One guarded runner cache: where it is and what it held just before the command started. */
+export interface GuardedCache {
+  readonly runner: GuardedRunner;
+  readonly cache: RunnerCache;
+  readonly before: CacheState;
+  /** The command itself starts this runner (its summary names the tasks); else the workspace configures it. */
+  readonly started: boolean;
+}
+
 export interface RunnerPrepared {
-  readonly runner: RunnerName;
-  readonly cache: RunnerCache | undefined;
-  readonly before: CacheState | undefined;
+  readonly plan: GuardPlan;
+  readonly caches: readonly GuardedCache[];
   readonly argv: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly notes: string[];
@@ -36,11 +51,29 @@ export interface RunnerPrepared {
   readonly announce: readonly string[];
 }
 
-export interface RunnerOutcome {
+export interface CacheOutcome {
+  readonly runner: GuardedRunner;
+  readonly cacheDir: string;
   readonly withheld: WithholdResult | undefined;
   readonly summary: SummaryReading | undefined;
+}
+
+export interface RunnerOutcome {
+  readonly caches: readonly CacheOutcome[];
+  /** Every entry withheld, across caches. */
+  readonly withheldCount: number;
+  readonly keptBeforeMove: number;
   readonly tasksAfterMove: readonly TaskAfterMove[];
   readonly notes: readonly string[];
+  /** True when a stop request ended the withholding before every stale entry moved. */
+  readonly interrupted: boolean;
+  /** The disk or ledger fault that ended the withholding early (what it did not reach stays in the cache). */
+  readonly fault: LockguardError | undefined;
+}
+
+function inLedger(path: string, root: string): boolean {
+  const ledger = join(root, '.lockguard');
+  return path === ledger || path.startsWith(`${ledger}/`);
 }
 
 function noteOf(error: unknown): string {
@@ -48,33 +81,77 @@ function noteOf(error: unknown): string {
   throw error;
 }
 
-export function prepareRunner(runner: RunnerName, root: string, command: readonly string[], env: Env, remote: RemoteMode, mayContainWriter: boolean): RunnerPrepared {
+/** Resolve and list every guarded cache, and the remote switches, just before the child starts. */
+export function prepareRunners(plan: GuardPlan, root: string, command: readonly string[], env: Env, remote: RemoteMode, remoteSwitch: (runner: GuardedRunner) => boolean): RunnerPrepared {
   const notes: string[] = [];
-  let cache: RunnerCache | undefined;
-  let before: CacheState | undefined;
-  try {
-    cache = resolveCache(runner, root, command, env);
-    before = cache === undefined ? undefined : cacheState(cache);
-  } catch (error) {
-    notes.push(`runner cache: ${noteOf(error)}`);
+  const caches: GuardedCache[] = [];
+  const extraEnv: Record<string, string> = {};
+  const extraArgv: string[] = [];
+  const announce: string[] = [];
+  for (const runner of plan.runners) {
+    try {
+      const cache = resolveCache(runner, root, command, env);
+      if (cache !== undefined) caches.push({ runner, cache, before: cacheState(cache), started: plan.started.includes(runner) });
+    } catch (error) {
+      notes.push(`${runner} cache: ${noteOf(error)}`);
+    }
+    const switched = remoteCachePlan(runner, remote, remoteSwitch(runner), { argv: command, env });
+    Object.assign(extraEnv, switched.env);
+    extraArgv.push(...switched.argv);
+    if (switched.note !== undefined) announce.push(switched.note);
   }
-  const plan = remoteCachePlan(runner, remote, mayContainWriter, { argv: command, env });
-  return { runner, cache, before, argv: [...command, ...plan.argv], env: plan.env, notes, announce: plan.note === undefined ? [] : [plan.note] };
+  return { plan, caches, argv: [...command, ...extraArgv], env: extraEnv, notes, announce };
 }
 
-export function afterRunner(prepared: RunnerPrepared, policy: Policy, move: MoveRecord | undefined, runId: string, window: { runStartedAt: number; runEndedAt: number }): RunnerOutcome {
+/** After the command: per guarded cache, the runner's summary and (unless `flag`) the withholding pass. */
+export async function afterRunners(prepared: RunnerPrepared, policy: Policy, move: MoveRecord | undefined, runId: string, window: { runStartedAt: number; runEndedAt: number }, control?: PassControl): Promise<RunnerOutcome> {
   const notes = [...prepared.notes];
-  const { cache, before } = prepared;
-  if (move === undefined || cache === undefined || before === undefined) return { withheld: undefined, summary: undefined, tasksAfterMove: [], notes };
-  let summary: SummaryReading | undefined;
-  let withheld: WithholdResult | undefined;
-  try {
-    summary = tasksAfterMove(cache, { movedAt: move.at, runStartedAt: window.runStartedAt });
-    if (summary.note !== undefined) notes.push(`runner summary: ${summary.note}`);
-    if (policy !== 'flag') withheld = withholdAfterRun(cache, before, summary, { movedAt: move.at, runId, ...window });
-  } catch (error) {
-    notes.push(`withholding: ${noteOf(error)}`);
+  const outcomes: CacheOutcome[] = [];
+  if (move === undefined) return { caches: outcomes, withheldCount: 0, keptBeforeMove: 0, tasksAfterMove: [], notes, interrupted: false, fault: undefined };
+  let interrupted = false;
+  let fault: LockguardError | undefined;
+  for (const guarded of prepared.caches) {
+    if (policy !== 'flag' && (interrupted || fault !== undefined || control?.stopRequested?.() === true)) {
+      // Stopped at a safe point: this cache's pass never started (the next lockguard command runs it).
+      interrupted = interrupted || fault === undefined;
+      outcomes.push({ runner: guarded.runner, cacheDir: guarded.cache.dir, withheld: undefined, summary: undefined });
+      continue;
+    }
+    let summary: SummaryReading | undefined;
+    let withheld: WithholdResult | undefined;
+    const summaryNotes: string[] = [];
+    try {
+      summary = tasksAfterMove(guarded.cache, { movedAt: move.at, runStartedAt: window.runStartedAt });
+      if (summary.note !== undefined) summaryNotes.push(`${guarded.runner} summary: ${summary.note}`);
+    } catch (error) {
+      notes.push(`${guarded.runner} summary: ${noteOf(error)}`);
+    }
+    try {
+      const reading = summary ?? { source: undefined, tasks: [], runningAcrossMove: [], ownKeys: undefined, note: undefined };
+      if (policy !== 'flag') withheld = await withholdAfterRun(guarded.cache, guarded.before, reading, { movedAt: move.at, runId, ...window, ...(control === undefined ? {} : { control }) });
+      if (withheld?.interrupted === true) interrupted = true;
+      if (withheld?.fault !== undefined) fault = withheld.fault;
+    } catch (error) {
+      // The ledger could not take the entries (a link, a full or read-only disk, a lock): a setup error, and
+      // the run stays unfinished. A problem of the runner's own cache dir stays a note, as before.
+      if (isLockguardError(error) && error.path !== undefined && inLedger(error.path, guarded.cache.root)) fault = error;
+      else notes.push(`${guarded.runner} withholding: ${noteOf(error)}`);
+    }
+    // A runner the command did not start and that saved nothing in this run has nothing to say.
+    const active = guarded.started || (withheld !== undefined && (withheld.withheld.length > 0 || withheld.keptBeforeMove > 0 || withheld.notMoved.length > 0)) || (summary?.source !== undefined);
+    if (active) notes.push(...summaryNotes);
+    const left = (withheld?.notMoved ?? []).filter((item) => item.reason === 'interrupted' || (fault !== undefined && item.reason === 'error' && item.detail.startsWith('the pass stopped')));
+    for (const item of withheld?.notMoved ?? []) if (!left.includes(item)) notes.push(`not withheld ${item.key}: ${item.detail}`);
+    if (left.length > 0) notes.push(`${guarded.runner}: ${left.length} stale entries not withheld yet (the pass was stopped); the next lockguard command in this workspace withholds them`);
+    outcomes.push({ runner: guarded.runner, cacheDir: guarded.cache.dir, withheld, summary });
   }
-  for (const item of withheld?.notMoved ?? []) notes.push(`not withheld ${item.key}: ${item.detail}`);
-  return { withheld, summary, tasksAfterMove: summary?.tasks ?? [], notes };
+  return {
+    caches: outcomes,
+    withheldCount: outcomes.reduce((sum, outcome) => sum + (outcome.withheld?.withheld.length ?? 0), 0),
+    keptBeforeMove: outcomes.reduce((sum, outcome) => sum + (outcome.withheld?.keptBeforeMove ?? 0), 0),
+    tasksAfterMove: outcomes.flatMap((outcome) => outcome.summary?.tasks ?? []),
+    notes,
+    interrupted,
+    fault,
+  };
 }

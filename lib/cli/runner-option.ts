@@ -1,22 +1,26 @@
-// The options `lockguard run` takes about the wrapped runner (`--runner`, `--remote`) and their resolution.
+// The options `lockguard run` takes about the runners it guards (`--runner`, `--remote`) and their resolution.
 
-import { detectRunner, REMOTE_MODES, RUNNER_NAMES, type RemoteMode, type RunnerName } from '../integrations/runners/index.js';
+import { REMOTE_MODES, RUNNER_NAMES, type RemoteMode, type RunnerName } from '../integrations/runners/index.js';
 import { oneOf, stringValue, type Options, type Parsed } from './args.js';
 
 export const RUNNER_OPTIONS: Options = { runner: { type: 'string' }, remote: { type: 'string' } };
 
 export const RUNNER_HELP =
   '  --runner turbo|nx|pnpm-pipeline|none\n' +
-  '                       the caching runner the command starts; default: read from the command\n' +
-  '                       (turbo, npx/pnpm turbo, nx, npx/pnpm nx, pnpm pipeline; "pnpm run <script>" is none)\n' +
-  '  --remote auto|off|on remote cache writes (also $LOCKGUARD_REMOTE): auto (default) turns them off, with\n' +
-  '                       the runner\'s own switch, when a remote cache is configured and the plan (the\n' +
-  '                       runner\'s dry run) shows a task that may install; off always; on never touches them';
+  '                       guard only this runner\'s cache (none: no runner cache); default: every runner the\n' +
+  '                       workspace is configured for (turbo.json, nx.json, pnpm-workspace.yaml tasks) plus any\n' +
+  '                       the command starts, also through root scripts, npx, pnpm exec and sh -c\n' +
+  '  --remote auto|off|on the remote cache (also $LOCKGUARD_REMOTE): auto (default) gates it: lockguard\n' +
+  '                       serves the runner\'s cache protocol on 127.0.0.1 for this run, forwards to your\n' +
+  '                       remote, and refuses restores and uploads once the lockfile moved; where it\n' +
+  '                       cannot (Nx Cloud, nx cache plugins, a proxy, a pnpm remote with a token) it\n' +
+  '                       turns remote writes off with the runner\'s own switch when the plan shows a task\n' +
+  '                       that may install, and says so; off: remote writes off always; on: untouched';
 
-/** `--runner` when given (validated), else what the command's argv shows. */
-export function runnerOf(parsed: Parsed, command: readonly string[]): RunnerName {
+/** `--runner` when given (validated), else undefined (the workspace and the command decide). */
+export function runnerOverride(parsed: Parsed): RunnerName | undefined {
   const given = stringValue(parsed, 'runner');
-  return given === undefined ? detectRunner(command) : oneOf('--runner', given, RUNNER_NAMES);
+  return given === undefined ? undefined : oneOf('--runner', given, RUNNER_NAMES);
 }
 
 /** `--remote`, else LOCKGUARD_REMOTE, else auto. */

@@ -24,7 +24,13 @@ export type LockguardErrorCode =
   | 'ERR_LOCKGUARD_UNKNOWN_PROJECT'
   | 'ERR_LOCKGUARD_PLAN'
   | 'ERR_LOCKGUARD_REFUSED'
-  | 'ERR_LOCKGUARD_EXISTS';
+  | 'ERR_LOCKGUARD_EXISTS'
+  /** The disk under the ledger is full or read-only (ENOSPC, EDQUOT, EROFS). */
+  | 'ERR_LOCKGUARD_DISK'
+  /** Something under `.lockguard/` is a symlink (or a file where a folder belongs): never followed. */
+  | 'ERR_LOCKGUARD_UNSAFE_LEDGER'
+  /** Another live lockguard process holds the lock on this part of the ledger. */
+  | 'ERR_LOCKGUARD_BUSY';
 
 /** Where in a file a failure is (1-based; columns count UTF-16 code units, as editors and js-yaml do). */
 export interface TextPosition {

@@ -8,7 +8,7 @@
 // - Hashes bytes, never parses the lockfile: pnpm 12's two-document lockfile is just bytes here.
 // - An absent file is an entry too (recorded absent): appearing later is a move.
 
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { canonicalJson, fileDigest, sha256Hex, type FileDigest, type TableKey } from './digest.js';
 import { baseEntries, normalizeBytes, patchPaths, type EntryKind, type EntrySpec, type Normalizer, type Scope } from './entries.js';
 import { checkLockfileShape } from './lockfile-shape.js';
@@ -81,8 +81,12 @@ export function readWorkspaceFingerprints(root: string, options: ReadOptions = {
   };
 
   for (const spec of specs) readSpec(spec);
-  if (manager === 'pnpm') {
+  if (manager === 'pnpm' || manager === 'bun') {
     for (const patch of rootManifestPatches(fs, root)) patches.add(patch);
+  }
+  if (manager === 'yarn') {
+    const lock = files.get('yarn.lock');
+    if (lock !== undefined) for (const patch of yarnPatchPaths(lock)) patches.add(patch);
   }
   for (const path of [...patches].sort()) {
     if (!entries.some((entry) => entry.path === path)) readSpec({ path, kind: 'patch' });
@@ -90,7 +94,7 @@ export function readWorkspaceFingerprints(root: string, options: ReadOptions = {
   return { root, manager, scope, at, entries, files, key: tableKey(entries) };
 }
 
-// pnpm 9/10 also accept `pnpm.patchedDependencies` in the root package.json.
+// pnpm 9/10 accept `pnpm.patchedDependencies` in the root package.json, bun its `patchedDependencies`.
 function rootManifestPatches(fs: FileSystem, root: string): string[] {
   const result = readEntry(fs, join(root, 'package.json'));
   if (result.state === 'absent') return [];
@@ -110,7 +114,12 @@ const NO_BYTES = Buffer.alloc(0);
  * `importers:` by hand is not seen; the lockfile's own bytes are in the key either way.
  */
 export function patchRegion(relPath: string, bytes: Buffer): Buffer {
-  if (relPath === 'package-lock.json' || relPath === 'npm-shrinkwrap.json' || relPath === 'yarn.lock') return NO_BYTES;
+  if (relPath === 'package-lock.json' || relPath === 'npm-shrinkwrap.json' || relPath === 'yarn.lock' || relPath === 'bun.lockb') return NO_BYTES;
+  // bun.lock names them in a top-level `patchedDependencies` map, which bun writes before `packages`.
+  if (relPath === 'bun.lock') {
+    const end = bytes.indexOf('\n  "packages": {');
+    return bytes.subarray(0, end === -1 ? bytes.length : end + 1);
+  }
   if (relPath !== 'pnpm-lock.yaml') return bytes;
   let start = 0;
   if (startsWith(bytes, '---\n')) {
@@ -147,6 +156,47 @@ export function patchBlocks(bytes: Buffer): string {
     text += `${bytes.subarray(start, end).toString('utf8')}\n`;
   }
   return text;
+}
+
+/**
+ * The patch files a yarn berry lockfile names: `name@patch:<inner>#<path>.patch` descriptors and
+ * resolutions (`~/` is the project root; builtin patches such as `optional!builtin<compat/fsevents>` are
+ * no files). A path relative to a workspace other than the root is resolved against the workspace named by
+ * the resolution's `locator=` parameter. Classic (v1) lockfiles have no patch protocol: nothing is found.
+ * Found from the `#` each patch path follows, a rare byte (9 us over jest's 0.88 MB lockfile, against
+ * 152 us to search for `patch:`); only lines that hold `@patch:` are read.
+ */
+export function yarnPatchPaths(bytes: Buffer): string[] {
+  const found = new Set<string>();
+  for (let at = bytes.indexOf(35); at !== -1; at = bytes.indexOf(35, at + 1)) {
+    const start = bytes.lastIndexOf(10, at) + 1;
+    const newline = bytes.indexOf(10, at);
+    const end = newline === -1 ? bytes.length : newline;
+    at = end;
+    const line = bytes.subarray(start, end).toString('utf8');
+    if (!line.includes('@patch:')) continue;
+    for (const match of line.matchAll(/#([^#",]+?\.patch)(?:::([^",\s]*))?(?=[",\s]|$)/g)) {
+      const raw = safeDecode(match[1] ?? '');
+      let path: string;
+      if (raw.startsWith('~/')) path = raw.slice(2);
+      else {
+        const locator = /(?:^|&)locator=([^&]*)/.exec(match[2] ?? '')?.[1];
+        const workspace = locator === undefined ? undefined : /@workspace:(.*)$/.exec(safeDecode(locator))?.[1];
+        path = posix.join(workspace === undefined || workspace === '.' ? '' : workspace, raw);
+      }
+      found.add(path);
+    }
+  }
+  return [...found].map((path) => posix.normalize(path)).filter((path) => path !== '' && !path.startsWith('../') && path !== '..' && !posix.isAbsolute(path)).sort();
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    // A stray % is taken as written: the path is then looked up as it stands (and found absent).
+    return text;
+  }
 }
 
 /** The key of a list of entries: only paths and digests (or absence) count. */

@@ -2,13 +2,14 @@
 //
 // Owns: comparing a lockfile with its install-tree marker (pnpm: `node_modules/.pnpm/lock.yaml`, the main
 // document of `pnpm-lock.yaml` byte for byte; npm: `node_modules/.package-lock.json`, the lockfile's
-// `packages` minus the root entry) and, for pnpm, that every package the marker lists has its folder in the
-// virtual store (one readdir). Answers with a value: a mismatch is a verdict, not an error.
-// Invariants: reads only what the table already kept (plus one readdir); never parses YAML; never writes;
+// `packages` minus the root entry, naming the field that differs) and that every package the marker lists
+// has its folder (pnpm: one readdir of the virtual store; npm: one readdir per parent folder). yarn and bun:
+// install-check-yarn.ts, install-check-bun.ts. Answers with a value: a mismatch is a verdict, not an error.
+// Invariants: reads only what the table already kept (plus the readdirs above); never parses YAML; never writes;
 // compares the lockfile as pnpm and npm read it (a BOM dropped, CRLF as LF); a broken JSON file is refused
 // with a reason, line and column, never with its bytes.
-// Catches what pnpm's own verifyDepsBeforeRun misses (FIELD-NOTES): a lockfile-only edit, and a package
-// folder deleted from node_modules/.pnpm.
+// Catches what pnpm's own verifyDepsBeforeRun misses (test/core/install-check.test.ts): a lockfile-only edit,
+// and a package folder deleted from node_modules/.pnpm.
 
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,10 +18,19 @@ import { errnoCode, LockguardError } from './errors.js';
 import { parseLockfileJson } from './json-lockfile.js';
 import type { WorkspaceFingerprints } from './fingerprints.js';
 import { startsWith } from './digest.js';
+import { checkBun } from './install-check-bun.js';
+import { checkYarn } from './install-check-yarn.js';
 
 export type InstallCheck =
-  | { readonly ok: true; readonly checked: 'pnpm' | 'npm' | 'nothing' }
-  | { readonly ok: false; readonly reason: 'not-installed' | 'lockfile-differs' | 'package-missing'; readonly lockfile: string; readonly detail: string };
+  | { readonly ok: true; readonly checked: 'pnpm' | 'npm' | 'yarn' | 'bun' | 'nothing' }
+  | {
+      readonly ok: false;
+      readonly reason: 'not-installed' | 'lockfile-differs' | 'package-missing';
+      readonly lockfile: string;
+      readonly detail: string;
+      /** The frozen install that makes the tree hold the lockfile again (`pnpm install --frozen-lockfile`). */
+      readonly fix?: string;
+    };
 
 const PNPM_LOCK = 'pnpm-lock.yaml';
 const PNPM_MARKER = 'node_modules/.pnpm/lock.yaml';
@@ -35,8 +45,9 @@ export function checkInstall(table: WorkspaceFingerprints): InstallCheck {
     case 'npm':
       return checkNpm(table);
     case 'yarn':
+      return checkYarn(table);
     case 'bun':
-      return { ok: true, checked: 'nothing' };
+      return checkBun(table);
   }
 }
 
@@ -204,14 +215,60 @@ function checkNpm(table: WorkspaceFingerprints): InstallCheck {
   const installed = packagesOf(table.root, NPM_MARKER, marker);
   for (const [path, entry] of Object.entries(installed)) {
     if (!(path in wanted)) return { ok: false, reason: 'lockfile-differs', lockfile: name, detail: `${path} is installed but not in ${name}` };
-    if (canonicalJson(entry) !== canonicalJson(wanted[path])) return { ok: false, reason: 'lockfile-differs', lockfile: name, detail: `${path} is installed at another version than ${name} says` };
+    const field = differingField(entry, wanted[path]);
+    if (field !== undefined) return { ok: false, reason: 'lockfile-differs', lockfile: name, detail: `${path} is installed with another "${field}" than ${name} says` };
   }
   for (const [path, entry] of Object.entries(wanted)) {
     if (path === '' || path in installed) continue;
     const optional = entry !== null && typeof entry === 'object' && ['optional', 'dev', 'devOptional', 'peer'].some((flag) => (entry as Record<string, unknown>)[flag] === true);
     if (!optional) return { ok: false, reason: 'lockfile-differs', lockfile: name, detail: `${path} is in ${name} but not installed` };
   }
+  const gone = missingNpmFolders(table.root, Object.keys(installed));
+  if (gone.length > 0) {
+    const more = gone.length > 1 ? ` and ${gone.length - 1} more` : '';
+    return { ok: false, reason: 'package-missing', lockfile: name, detail: `${gone[0]}${more} is missing from the installed tree (${NPM_MARKER} lists it)` };
+  }
   return { ok: true, checked: 'npm' };
+}
+
+/** The first field (sorted) whose value differs between two package entries, or undefined when they are equal. */
+function differingField(installed: unknown, wanted: unknown): string | undefined {
+  if (canonicalJson(installed) === canonicalJson(wanted)) return undefined;
+  const a = (installed !== null && typeof installed === 'object' ? installed : {}) as Record<string, unknown>;
+  const b = (wanted !== null && typeof wanted === 'object' ? wanted : {}) as Record<string, unknown>;
+  for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+    if (canonicalJson(a[key]) !== canonicalJson(b[key])) return key;
+  }
+  return 'entry';
+}
+
+/**
+ * The installed packages (`node_modules/...` paths from the marker) whose folder is gone: one readdir per
+ * distinct parent folder (a few dozen even for large trees), never a stat per package.
+ */
+function missingNpmFolders(root: string, paths: readonly string[]): string[] {
+  const listings = new Map<string, Set<string> | undefined>();
+  const missing: string[] = [];
+  for (const path of paths) {
+    if (!path.startsWith('node_modules/')) continue;
+    const slash = path.lastIndexOf('/');
+    const parent = path.slice(0, slash);
+    const leaf = path.slice(slash + 1);
+    if (!listings.has(parent)) {
+      let names: Set<string> | undefined;
+      try {
+        names = new Set(readdirSync(join(root, parent)));
+      } catch (error) {
+        if (errnoCode(error) !== 'ENOENT' && errnoCode(error) !== 'ENOTDIR') {
+          throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot list "${join(root, parent)}" (${errnoCode(error) ?? 'unknown error'}).`, { path: join(root, parent), cause: error, hint: 'Check its permissions, or reinstall (npm ci).' });
+        }
+        names = undefined;
+      }
+      listings.set(parent, names);
+    }
+    if (listings.get(parent)?.has(leaf) !== true) missing.push(path);
+  }
+  return missing;
 }
 
 function packagesOf(root: string, relPath: string, bytes: Buffer): Record<string, unknown> {

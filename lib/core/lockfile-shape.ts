@@ -1,8 +1,8 @@
 // A cheap sanity check of a lockfile's bytes, before its digest goes into a key.
 //
 // Owns: refusing a lockfile that no package manager would accept as it is (empty, merge-conflict markers,
-// no lockfileVersion, not a JSON object), with the line where it breaks. A leading UTF-8 BOM and CRLF line
-// breaks are accepted, as pnpm and npm accept them.
+// no lockfileVersion, not a JSON object: package-lock.json, npm-shrinkwrap.json, bun.lock), with the line
+// where it breaks. A leading UTF-8 BOM and CRLF line breaks are accepted, as pnpm and npm accept them.
 // Invariants: a byte scan, not a parse (the table must not cost a YAML parse, and must accept pnpm 12's
 // two-document form); messages name the path and the line, never the contents.
 
@@ -41,7 +41,7 @@ export function checkLockfileShape(absPath: string, relPath: string, bytes: Buff
     if (!startsWith(head, 'lockfileVersion:') && bytes.indexOf('\nlockfileVersion:') === -1 && bytes.indexOf('\rlockfileVersion:') === -1) {
       throw broken(absPath, relPath, 'it has no top-level lockfileVersion');
     }
-  } else if (relPath.endsWith('.json')) {
+  } else if (relPath.endsWith('.json') || relPath.endsWith('bun.lock')) {
     const text = bytes.subarray(0, 4096).toString('utf8').trimStart();
     const tail = bytes.subarray(Math.max(0, bytes.length - 64)).toString('utf8').trimEnd();
     if (!text.startsWith('{') || !tail.endsWith('}')) throw broken(absPath, relPath, 'it is not a JSON object');

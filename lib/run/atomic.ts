@@ -1,25 +1,92 @@
-// Atomic file writes for the ledger.
+// Atomic file writes and appends for the ledger.
 //
-// Owns: write-to-a-unique-stage-then-rename in the same folder, and append-only event lines.
+// Owns: write-to-a-unique-stage-then-rename in the same folder, append-only lines, and fsync where a
+// caller needs the bytes on disk before it acts (the quarantine journal's intents).
 // Invariants: a reader never sees a half-written file; two concurrent writers never share a stage name;
-// a failed write leaves no stage file behind.
+// a failed write leaves no stage file behind; nothing is written through a symlink (the stage is created
+// O_EXCL, appends are O_NOFOLLOW; rename replaces a link at the target, never follows it); every fault is
+// a LockguardError naming the path (ENOSPC, EROFS, EACCES, ... are setup errors, never a crash).
 
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { fsFault } from '../core/fs-fault.js';
 
-export function writeAtomic(path: string, data: string | Uint8Array): void {
-  const stage = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.stage`);
+const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+function writeAll(fd: number, data: string | Uint8Array): void {
+  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+  let at = 0;
+  while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
+}
+
+/** fsync a folder, so a rename or a new name in it survives a power cut (best effort where unsupported). */
+export function syncFolder(path: string): void {
+  let fd: number | undefined;
   try {
-    writeFileSync(stage, data, { flag: 'wx' });
-    renameSync(stage, path);
-  } catch (error) {
-    rmSync(stage, { force: true });
-    throw error;
+    fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY);
+    fsyncSync(fd);
+  } catch {
+    // Some file systems refuse fsync on folders: the rename is still atomic, only less durable.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
-/** One JSON object per line; O_APPEND keeps concurrent appenders' lines whole on local file systems. */
-export function appendLine(path: string, value: unknown): void {
-  appendFileSync(path, `${JSON.stringify(value)}\n`, { flag: 'a' });
+export function writeAtomic(path: string, data: string | Uint8Array, options: { fsync?: boolean } = {}): void {
+  const stage = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.stage`);
+  let fd: number | undefined;
+  try {
+    fd = openSync(stage, CREATE_FLAGS, 0o644);
+    writeAll(fd, data);
+    if (options.fsync === true) fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(stage, path);
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd);
+    rmSync(stage, { force: true });
+    throw fsFault(error, path, 'write');
+  }
+}
+
+/** Create an empty file; refused when anything (a link included) is already there. */
+export function createEmpty(path: string): void {
+  try {
+    closeSync(openSync(path, CREATE_FLAGS, 0o644));
+  } catch (error) {
+    throw fsFault(error, path, 'create');
+  }
+}
+
+/** True when the file is empty or ends with a newline (a torn last line from a killed or full append does not). */
+function endsWholeLine(fd: number): boolean {
+  const size = fstatSync(fd).size;
+  if (size === 0) return true;
+  const last = Buffer.alloc(1);
+  return readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 10;
+}
+
+/**
+ * Append text (whole lines) to a file in one write; O_APPEND keeps concurrent appenders' lines whole on
+ * local file systems. After a torn last line (a writer killed mid-append, or a full disk), a newline goes
+ * first, so the torn line stays one skipped line and never swallows the next. `create`: make the file when
+ * it is missing (never through a link).
+ */
+export function appendText(path: string, text: string, options: { create?: boolean; fsync?: boolean } = {}): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, constants.O_RDWR | constants.O_APPEND | constants.O_NOFOLLOW | (options.create === true ? constants.O_CREAT : 0), 0o644);
+    writeAll(fd, endsWholeLine(fd) ? text : `\n${text}`);
+    if (options.fsync === true) fsyncSync(fd);
+  } catch (error) {
+    throw fsFault(error, path, 'append to');
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** One JSON object per line. */
+export function appendLine(path: string, value: unknown, options: { create?: boolean; fsync?: boolean } = {}): void {
+  appendText(path, `${JSON.stringify(value)}\n`, options);
 }

@@ -2,31 +2,35 @@
 //
 // Owns: `<root>/.lockguard/blobs/<sha256>`; written once (atomic), read back by digest.
 // Invariants: a blob's name is the sha256 of its bytes (checked on read: a corrupt blob reads as missing);
-// only lockfiles are kept (slices and reports need them); never the user's other files.
+// only lockfiles are kept (slices and reports need them); never the user's other files; never written or
+// read through a symlink (`blobs` itself included: ledger-fs.ts).
 
-import { readFileSync, mkdirSync, lstatSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileDigest, type FileDigest } from '../core/digest.js';
-import { LEDGER_DIR } from './ledger.js';
+import { isLockguardError } from '../core/errors.js';
 import { writeAtomic } from './atomic.js';
+import { LEDGER_DIR, ledgerFolder, readLedgerFile } from './ledger-fs.js';
 
-function blobPath(root: string, digest: FileDigest): string {
-  return join(root, LEDGER_DIR, 'blobs', digest);
-}
+const DIGEST = /^[0-9a-f]{64}$/;
 
 export function saveBlob(root: string, digest: FileDigest, bytes: Uint8Array): void {
-  const path = blobPath(root, digest);
+  const folder = ledgerFolder(root, ['blobs'], true) ?? join(root, LEDGER_DIR, 'blobs');
+  const path = join(folder, digest);
   if (lstatSync(path, { throwIfNoEntry: false }) !== undefined) return;
-  mkdirSync(join(root, LEDGER_DIR, 'blobs'), { recursive: true });
   writeAtomic(path, bytes);
 }
 
-/** The bytes whose digest is `digest`, or undefined when not kept (or corrupt). */
+/** The bytes whose digest is `digest`, or undefined when not kept, corrupt, or not reachable without a link. */
 export function readBlob(root: string, digest: FileDigest): Buffer | undefined {
+  if (!DIGEST.test(digest)) return undefined;
   try {
-    const bytes = readFileSync(blobPath(root, digest));
-    return fileDigest(bytes) === digest ? bytes : undefined;
-  } catch {
-    return undefined;
+    const folder = ledgerFolder(root, ['blobs'], false);
+    if (folder === undefined) return undefined;
+    const bytes = readLedgerFile(join(folder, digest), 1 << 30);
+    return bytes !== undefined && fileDigest(bytes) === digest ? bytes : undefined;
+  } catch (error) {
+    if (isLockguardError(error)) return undefined;
+    throw error;
   }
 }

@@ -3,7 +3,9 @@
 // Owns: spawning, forwarding SIGINT/SIGTERM/SIGHUP to the child while it lives, and mapping its end to an
 // exit code (its own code; 128+n for signal n; 127 not found; 126 not executable).
 // Invariants: plain node:child_process (execa's import alone costs more than lockguard's whole check, and a
-// wrapper's start-up is on every run's path); never a shell; listeners removed when the child ends.
+// wrapper's start-up is on every run's path); never a shell; listeners removed when the child ends; the
+// caller learns the pid at once (`onSpawn`), so a run can record it before the child can do anything.
+// After the child ends, signals are the caller's (run/interrupts.ts holds them during the withholding pass).
 
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
@@ -19,6 +21,8 @@ export type ChildEnd =
 export interface ChildOptions {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Told the child's pid once it is spawned (a run records it: a dead guard's command may live on). */
+  readonly onSpawn?: (pid: number) => void;
 }
 
 export function runChild(argv: readonly string[], options: ChildOptions): Promise<ChildEnd> {
@@ -26,6 +30,7 @@ export function runChild(argv: readonly string[], options: ChildOptions): Promis
   if (file === undefined) throw new Error('runChild needs a command');
   return new Promise((resolve) => {
     const child = spawn(file, args, { cwd: options.cwd, env: options.env as NodeJS.ProcessEnv, stdio: 'inherit', shell: false });
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
     const forward = (signal: NodeJS.Signals): void => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     };

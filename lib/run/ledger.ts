@@ -1,49 +1,31 @@
 // The on-disk run ledger under `<workspace root>/.lockguard/`.
 //
 // Owns: creating runs (one folder each: `run.json`, `events.ndjson`, `report.json`), finding them (by id,
-// by path, latest snapshot), and validating what it reads back.
+// by path, latest snapshot), and reading them back (validated, run-record.ts).
 // Invariants:
 // - Writes are atomic (unique stage name, then rename); events are append-only lines.
 // - Two runs never share a file. A run killed mid-way leaves a record `status` and `verify` can read.
 // - Anything read back is validated: a garbage record is a LockguardError naming the file and the fix.
+// - Nothing is reached through a symlink (ledger-fs.ts); a disk or permission fault is a setup error
+//   naming the path (ENOSPC, EROFS, EACCES, ...), never a crash.
+// - The event log is read streaming, in bounded memory, whatever its size.
 // - The ledger folder holds a `.gitignore` of `*` from its creation.
 
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errnoCode, LockguardError } from '../core/errors.js';
-import type { FingerprintEntry, WorkspaceFingerprints } from '../core/fingerprints.js';
-import type { Scope } from '../core/entries.js';
-import type { TableKey } from '../core/digest.js';
-import type { PackageManager } from '../core/workspace.js';
-import { appendLine, writeAtomic } from './atomic.js';
+import { fsFault } from '../core/fs-fault.js';
+import type { WorkspaceFingerprints } from '../core/fingerprints.js';
+import { appendLine, createEmpty, writeAtomic } from './atomic.js';
 import { saveBlob } from './blobs.js';
+import { LEDGER_DIR, ledgerFolder, parseLine, readLedgerFile, scanLines, tailLines } from './ledger-fs.js';
 import { processStart } from './live.js';
+import { brokenRecord, RUN_ID, validateRecord, type Policy, type RunKind, type RunRecord } from './run-record.js';
 
-export const LEDGER_DIR = '.lockguard';
-export type RunKind = 'snapshot' | 'run';
-export type Policy = 'flag' | 'withhold' | 'refuse';
-
-/** What `run.json` holds: the table as read, and who the run is. */
-export interface RunRecord {
-  readonly version: 1;
-  readonly id: string;
-  readonly kind: RunKind;
-  readonly root: string;
-  readonly manager: PackageManager;
-  readonly scope: Scope;
-  /** The read moment (epoch ms). */
-  readonly at: number;
-  readonly key: TableKey;
-  readonly entries: readonly FingerprintEntry[];
-  readonly pid: number;
-  /** Process start time as the kernel counts it (clock ticks since boot), for liveness; null if unknown. */
-  readonly pidStart: number | null;
-  readonly host: string;
-  readonly policy?: Policy;
-  readonly command?: readonly string[];
-}
+export { LEDGER_DIR } from './ledger-fs.js';
+export type { Policy, RunKind, RunRecord } from './run-record.js';
 
 /** One line of `events.ndjson`. */
 export interface RunEvent {
@@ -57,30 +39,12 @@ export interface RunHandle {
   readonly record: RunRecord;
 }
 
-function ledgerError(path: string, problem: string, cause?: unknown): LockguardError {
-  return new LockguardError('ERR_LOCKGUARD_BROKEN_LEDGER', `The lockguard record "${path}" ${problem}.`, {
-    path,
-    cause,
-    hint: `Delete "${dirname(path)}" and take a new snapshot (lockguard snapshot).`,
-  });
-}
-
-/** `<root>/.lockguard`, created with its `.gitignore`; refuses a file or link standing there. */
+/** `<root>/.lockguard` with `runs/`, created with its `.gitignore`; refuses a file or link standing there. */
 export function ensureLedger(root: string): string {
   const dir = join(root, LEDGER_DIR);
-  const stats = lstatSync(dir, { throwIfNoEntry: false });
-  if (stats !== undefined && !stats.isDirectory()) {
-    throw new LockguardError('ERR_LOCKGUARD_BROKEN_LEDGER', `Expected "${dir}" to be lockguard's ledger folder, but it is not a folder.`, {
-      path: dir,
-      hint: 'Move or remove it: lockguard keeps its run records there.',
-    });
-  }
-  if (stats === undefined) {
-    mkdirSync(join(dir, 'runs'), { recursive: true });
-    writeFileSync(join(dir, '.gitignore'), '*\n');
-  } else {
-    mkdirSync(join(dir, 'runs'), { recursive: true });
-  }
+  const fresh = ledgerFolder(root, [], false) === undefined;
+  ledgerFolder(root, ['runs'], true);
+  if (fresh) writeAtomic(join(dir, '.gitignore'), '*\n');
   return dir;
 }
 
@@ -116,7 +80,11 @@ export function createRun(options: CreateRunOptions): RunHandle {
   const ledger = ensureLedger(table.root);
   const id = newRunId(options.kind);
   const dir = join(ledger, 'runs', id);
-  mkdirSync(dir);
+  try {
+    mkdirSync(dir);
+  } catch (error) {
+    throw fsFault(error, dir, 'create the run folder');
+  }
   const record: RunRecord = {
     version: 1,
     id,
@@ -133,40 +101,71 @@ export function createRun(options: CreateRunOptions): RunHandle {
     ...(options.policy === undefined ? {} : { policy: options.policy }),
     ...(options.command === undefined ? {} : { command: options.command }),
   };
-  writeAtomic(join(dir, 'run.json'), `${JSON.stringify(record, null, 2)}\n`);
-  writeFileSync(join(dir, 'events.ndjson'), '');
-  // Keep the lockfiles' bytes, so a later process can say how they moved (slice diffs).
-  for (const entry of table.entries) {
-    const bytes = table.files.get(entry.path);
-    if (entry.kind === 'lockfile' && entry.digest !== null && bytes !== undefined) saveBlob(table.root, entry.digest, bytes);
+  try {
+    // The lockfiles' bytes first (a later process says how they moved), the record last: a run folder
+    // that failed half way (a full disk, a link where `blobs` should be) is removed, never left as a run.
+    for (const entry of table.entries) {
+      const bytes = table.files.get(entry.path);
+      if (entry.kind === 'lockfile' && entry.digest !== null && bytes !== undefined) saveBlob(table.root, entry.digest, bytes);
+    }
+    createEmpty(join(dir, 'events.ndjson'));
+    writeAtomic(join(dir, 'run.json'), `${JSON.stringify(record, null, 2)}\n`);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
   }
   return { dir, record };
 }
 
+/** Append one event line. Faults are setup errors (a full or read-only disk), never a crash. */
 export function appendEvent(run: RunHandle | string, event: Omit<RunEvent, 't'> & { t?: number }): void {
   const dir = typeof run === 'string' ? run : run.dir;
   appendLine(join(dir, 'events.ndjson'), { t: Date.now(), ...event });
 }
 
-export function readEvents(dir: string): RunEvent[] {
-  const path = join(dir, 'events.ndjson');
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return [];
-    throw ledgerError(path, 'cannot be read', error);
-  }
+function asEvent(value: unknown): RunEvent | undefined {
+  return value !== null && typeof value === 'object' && typeof (value as RunEvent).type === 'string' && typeof (value as RunEvent).t === 'number' ? (value as RunEvent) : undefined;
+}
+
+/**
+ * Visit the run's events in order, streaming (bounded memory whatever the log's size). `types`: only
+ * events of these types are parsed at all. A torn or garbage line is skipped (a run killed mid-append).
+ */
+export function scanEvents(dir: string, visit: (event: RunEvent) => void, types?: readonly string[]): void {
+  const only = types?.map((type) => Buffer.from(`"type":${JSON.stringify(type)}`));
+  scanLines(
+    join(dir, 'events.ndjson'),
+    (line) => {
+      const event = asEvent(parseLine(line));
+      if (event !== undefined && (types === undefined || types.includes(event.type))) visit(event);
+    },
+    only === undefined ? {} : { only },
+  );
+}
+
+/** The latest events of the run (at most `limit`, from at most the last 8 MB of its log), in order: cheap on any log. */
+export function latestEvents(dir: string, limit: number): RunEvent[] {
+  const lines = tailLines(join(dir, 'events.ndjson'), 8 << 20) ?? [];
   const events: RunEvent[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const value: unknown = JSON.parse(line);
-      if (value !== null && typeof value === 'object' && typeof (value as RunEvent).type === 'string') events.push(value as RunEvent);
-    } catch {
-      // A run killed mid-append leaves a torn last line: skip it, keep the rest.
-    }
+  for (const line of lines) {
+    const event = asEvent(parseLine(line));
+    if (event !== undefined) events.push(event);
   }
+  return events.slice(-limit);
+}
+
+/** The run's events (of `types`, when given), at most `limit` of them (the latest), in order. */
+export function readEvents(dir: string, types?: readonly string[], limit = 10_000): RunEvent[] {
+  const events: RunEvent[] = [];
+  scanEvents(
+    dir,
+    (event) => {
+      events.push(event);
+      if (events.length >= limit * 2) events.splice(0, events.length - limit);
+    },
+    types,
+  );
+  if (events.length > limit) events.splice(0, events.length - limit);
   return events;
 }
 
@@ -176,86 +175,72 @@ export function writeReport(dir: string, report: unknown): void {
 
 export function readReport(dir: string): unknown {
   const path = join(dir, 'report.json');
-  let text: string;
+  const bytes = readLedgerFile(path);
+  if (bytes === undefined) return undefined;
   try {
-    text = readFileSync(path, 'utf8');
+    return JSON.parse(bytes.toString('utf8'));
   } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return undefined;
-    throw ledgerError(path, 'cannot be read', error);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw ledgerError(path, 'is not valid JSON', error);
+    throw brokenRecord(path, 'is not valid JSON', error);
   }
 }
 
-/** Load and validate one run folder. */
-export function loadRun(dir: string): RunHandle {
-  const path = join(dir, 'run.json');
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') {
-      throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `"${dir}" is not a lockguard run: it has no run.json.`, {
+/**
+ * Load and validate one run folder. With `root`, the folder must be `<root>/.lockguard/runs/<id>` (each
+ * component a real folder, never a link) and the record must belong to that workspace.
+ */
+export function loadRun(dir: string, root?: string): RunHandle {
+  const id = basename(dir);
+  if (root !== undefined) {
+    if (resolve(dir) !== runDir(root, id) || !RUN_ID.test(id)) {
+      throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `"${dir}" is not a run folder of the workspace at "${root}" (expected ${join(root, LEDGER_DIR, 'runs', '<run id>')}).`, {
         path: dir,
-        hint: 'Point LOCKGUARD_RUN or --run at a folder under .lockguard/runs/, or take a new snapshot.',
+        hint: 'Name the run by its id (lockguard status shows it), or run lockguard in the workspace the run belongs to.',
       });
     }
-    throw ledgerError(path, 'cannot be read', error);
+    if (ledgerFolder(root, ['runs', id], false) === undefined) return noRun(dir);
   }
+  const path = join(dir, 'run.json');
+  const bytes = readLedgerFile(path);
+  if (bytes === undefined) return noRun(dir);
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(bytes.toString('utf8'));
   } catch (error) {
-    throw ledgerError(path, 'is not valid JSON', error);
+    throw brokenRecord(path, 'is not valid JSON', error);
   }
-  return { dir, record: validateRecord(path, value) };
+  const record = validateRecord(path, value, id);
+  if (root !== undefined && resolve(record.root) !== resolve(root)) {
+    throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `The run "${dir}" belongs to the workspace at "${record.root}", not "${root}".`, {
+      path: dir,
+      hint: 'Run lockguard in that workspace, or take a new snapshot here (a workspace that was moved keeps runs that name its old place).',
+    });
+  }
+  return { dir, record };
 }
 
-function validateRecord(path: string, value: unknown): RunRecord {
-  if (value === null || typeof value !== 'object') throw ledgerError(path, 'is not a JSON object');
-  const record = value as Partial<RunRecord>;
-  if (record.version !== 1) throw ledgerError(path, `has an unknown version (${String(record.version)}); expected 1`);
-  const ok =
-    typeof record.id === 'string' &&
-    (record.kind === 'snapshot' || record.kind === 'run') &&
-    typeof record.root === 'string' &&
-    (record.scope === 'inputs' || record.scope === 'full') &&
-    typeof record.at === 'number' &&
-    typeof record.key === 'string' &&
-    typeof record.pid === 'number' &&
-    Array.isArray(record.entries) &&
-    record.entries.every(
-      (entry) =>
-        entry !== null &&
-        typeof entry === 'object' &&
-        typeof entry.path === 'string' &&
-        (entry.digest === null || typeof entry.digest === 'string') &&
-        (entry.identity === null || (typeof entry.identity === 'object' && typeof entry.identity.ino === 'number')),
-    );
-  if (!ok) throw ledgerError(path, 'is missing fields or has fields of the wrong type');
-  return record as RunRecord;
+function noRun(dir: string): never {
+  throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `"${dir}" is not a lockguard run: it has no run.json.`, {
+    path: dir,
+    hint: 'Point LOCKGUARD_RUN or --run at a folder under .lockguard/runs/, or take a new snapshot.',
+  });
 }
 
 /** Run ids under `<root>/.lockguard/runs`, newest first. */
 export function listRunIds(root: string): string[] {
-  const runs = join(root, LEDGER_DIR, 'runs');
+  const runs = ledgerFolder(root, ['runs'], false);
+  if (runs === undefined) return [];
   let names: string[];
   try {
     names = readdirSync(runs);
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return [];
-    if (errnoCode(error) === 'ENOTDIR') ensureLedger(root);
-    throw ledgerError(runs, 'cannot be listed', error);
+    throw fsFault(error, runs, 'list');
   }
-  // Ids up to 0.1.0 stamped milliseconds (`\d{9}Z`); newer ones microseconds (`\d{12}Z`).
-  return names.filter((name) => /^\d{8}T(?:\d{9}|\d{12})Z-(snapshot|run)-[0-9a-f]{6}$/.test(name)).sort().reverse();
+  return names.filter((name) => RUN_ID.test(name)).sort().reverse();
 }
 
 export function runDir(root: string, id: string): string {
-  return join(root, LEDGER_DIR, 'runs', id);
+  return join(resolve(root), LEDGER_DIR, 'runs', id);
 }
 
 /**
@@ -266,25 +251,25 @@ export function findRun(root: string, explicit: string | undefined, fromEnv: str
   const given = explicit ?? fromEnv;
   if (given !== undefined && given !== '') {
     const source = explicit !== undefined ? '--run' : 'LOCKGUARD_RUN';
-    const dir = /^[\w-]+$/.test(given) && !given.includes('/') ? runDir(root, given) : resolve(given);
-    const stats = lstatSync(dir, { throwIfNoEntry: false });
-    if (stats === undefined || !stats.isDirectory()) {
-      throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `${source} names "${given}", which is not a run folder (${stats === undefined ? 'missing' : 'not a folder'}).`, {
+    const dir = RUN_ID.test(given) ? runDir(root, given) : resolve(given);
+    const unset = `Unset ${source === '--run' ? 'the flag' : 'LOCKGUARD_RUN'} to use the latest run, or take a new snapshot.`;
+    if (dirname(dir) !== join(resolve(root), LEDGER_DIR, 'runs') || !RUN_ID.test(basename(dir))) {
+      throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `${source} names "${given}", which is not in this workspace's ledger: it belongs to the workspace at "${dirname(dirname(dirname(dir)))}" or is no run folder at all, not a run of "${root}" (its runs are in ${join(root, LEDGER_DIR, 'runs')}).`, {
         path: dir,
-        hint: `Unset ${source === '--run' ? 'the flag' : 'LOCKGUARD_RUN'} to use the latest run, or take a new snapshot.`,
+        hint: `Run lockguard in the workspace that run belongs to, or: ${unset}`,
       });
     }
-    const run = loadRun(dir);
-    if (resolve(run.record.root) !== resolve(root) || basename(dirname(dir)) !== 'runs') {
-      throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `${source} names the run "${dir}", which belongs to the workspace at "${run.record.root}", not "${root}".`, {
-        path: dir,
-        hint: `Run lockguard in that workspace, or unset ${source === '--run' ? 'the flag' : 'LOCKGUARD_RUN'}.`,
-      });
+    const there = ledgerFolder(root, ['runs', basename(dir)], false);
+    if (there === undefined) {
+      throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `${source} names "${given}", which is not a run folder (missing).`, { path: dir, hint: unset });
     }
-    return run;
+    return loadRun(dir, root);
   }
   for (const id of listRunIds(root)) {
-    if (kind === undefined || id.includes(`-${kind}-`)) return loadRun(runDir(root, id));
+    if (kind !== undefined && !id.includes(`-${kind}-`)) continue;
+    // A folder still being created (its record is written last) is no run yet.
+    if (lstatSync(join(runDir(root, id), 'run.json'), { throwIfNoEntry: false }) === undefined) continue;
+    return loadRun(runDir(root, id), root);
   }
   throw new LockguardError('ERR_LOCKGUARD_NO_SNAPSHOT', `No lockguard ${kind ?? 'run'} found in "${join(root, LEDGER_DIR)}".`, {
     path: join(root, LEDGER_DIR),

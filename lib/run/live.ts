@@ -1,11 +1,18 @@
-// Live runs: how a hook inside a guarded run finds the run(s) it belongs to, cheaply.
+// Live runs: how a hook inside a guarded run finds the run(s) it belongs to, cheaply, and how the next
+// lockguard command finds the runs that died before they finished.
 //
-// Owns: the live markers under `<root>/.lockguard/live/<run id>` (JSON: dir, id, pid, pidStart, policy),
-// their liveness (pid plus kernel start time, so a reused pid is not a live run), and the hook report line.
+// Owns: the markers under `<root>/.lockguard/live/<run id>` (JSON: dir, id, pid, pidStart, policy), their
+// liveness (pid plus kernel start time, so a reused pid is not a live run), and the hook report line.
+// A marker stays from the run's start until the run is finished (its final check and withholding pass
+// recorded): a marker whose process is gone is a run that died unfinished, kept as evidence until the
+// next workspace command finishes that run (run/recovery.ts) and removes it.
 // Invariants:
 // - Node builtins only, tiny: the pnpmfile plugin (dist/pnpmfile.cjs) bundles it and runs inside pnpm.
 // - Outside any run it costs one failed readdir (`live/` is removed when its last marker goes).
-// - A marker whose process is gone is ignored (and removed); a garbage marker is ignored, never trusted.
+// - A marker is trusted only with a start time and a run folder `<root>/.lockguard/runs/<its name>`; a
+//   garbage or untrusted marker is never a live run.
+// - Nothing is read or written through a symlink: `.lockguard`, `live` and the run folder are checked with
+//   lstat, files are opened O_NOFOLLOW.
 // - Never throws into a package manager's hook for a ledger problem: callers get values.
 
 import * as fs from 'node:fs';
@@ -22,7 +29,20 @@ export interface LiveRun {
   readonly policy: LivePolicy;
 }
 
+/** A marker as found: parsed (or not), and whether its process lives. */
+export interface Marker {
+  /** The marker's file name (the run id it claims). */
+  readonly name: string;
+  /** undefined for a garbage or untrusted marker (no start time, a run folder elsewhere). */
+  readonly run: LiveRun | undefined;
+  readonly alive: boolean;
+  /** The pid the marker names, even when the marker is not trusted. */
+  readonly pid: number | undefined;
+}
+
 export const LIVE_DIR = path.join('.lockguard', 'live');
+
+const MARKER_NAME = /^[\w.-]+$/;
 
 /** Kernel start time of a pid (Linux /proc, clock ticks since boot), or null where unknown. */
 export function processStart(pid: number): number | null {
@@ -36,40 +56,74 @@ export function processStart(pid: number): number | null {
   }
 }
 
+/** Whether `pid` is the process that started at `pidStart`. Without a start time nothing is trusted as live. */
 export function isAlive(pid: number, pidStart: number | null): boolean {
+  if (pidStart === null || !Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
   } catch (error) {
     if ((error as { code?: string }).code !== 'EPERM') return false;
   }
-  if (pidStart === null) return true;
   const now = processStart(pid);
   return now === null || now === pidStart;
 }
 
-function parseMarker(text: string): LiveRun | undefined {
+/** A real folder (lstat: never a link). */
+function realFolder(dir: string): boolean {
+  try {
+    return fs.lstatSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
+}
+
+function parseMarker(root: string, name: string, text: string): LiveRun | undefined {
   try {
     const value = JSON.parse(text) as Partial<LiveRun>;
     const policyOk = value.policy === 'flag' || value.policy === 'withhold' || value.policy === 'refuse';
-    if (typeof value.dir !== 'string' || typeof value.id !== 'string' || typeof value.pid !== 'number' || !policyOk) return undefined;
-    return { dir: value.dir, id: value.id, pid: value.pid, pidStart: typeof value.pidStart === 'number' ? value.pidStart : null, policy: value.policy as LivePolicy };
+    if (typeof value.dir !== 'string' || value.id !== name || typeof value.pid !== 'number' || typeof value.pidStart !== 'number' || !policyOk) return undefined;
+    if (path.resolve(value.dir) !== path.join(path.resolve(root), '.lockguard', 'runs', name)) return undefined;
+    return { dir: value.dir, id: value.id, pid: value.pid, pidStart: value.pidStart, policy: value.policy as LivePolicy };
   } catch {
     return undefined;
   }
 }
 
-/** Mark a run live in its workspace. */
+function rawPid(text: string): number | undefined {
+  try {
+    const pid = (JSON.parse(text) as { pid?: unknown }).pid;
+    return typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a process with this pid exists (no start time to tell a reused pid apart). */
+export function pidExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
+}
+
+/** Mark a run live in its workspace (the caller has checked `.lockguard` is a real folder). */
 export function registerLive(root: string, run: LiveRun): void {
   const dir = path.join(root, LIVE_DIR);
-  fs.mkdirSync(dir, { recursive: true });
+  const ledger = path.join(root, '.lockguard');
+  if (!realFolder(ledger)) throw Object.assign(new Error(`"${ledger}" is not a folder`), { code: 'ENOTDIR', path: ledger });
+  if (!realFolder(dir)) fs.mkdirSync(dir);
+  if (!realFolder(dir)) throw Object.assign(new Error(`"${dir}" is not a folder`), { code: 'ENOTDIR', path: dir });
   const stage = path.join(dir, `.${run.id}.${process.pid}.stage`);
-  fs.writeFileSync(stage, JSON.stringify(run));
+  fs.writeFileSync(stage, JSON.stringify(run), { flag: 'wx' });
   fs.renameSync(stage, path.join(dir, run.id));
 }
 
 /** Remove a run's marker, and `live/` itself when it is empty (so idle workspaces cost one failed readdir). */
 export function unregisterLive(root: string, id: string): void {
   const dir = path.join(root, LIVE_DIR);
+  if (!MARKER_NAME.test(id) || !realFolder(path.join(root, '.lockguard')) || !realFolder(dir)) return;
   fs.rmSync(path.join(dir, id), { force: true });
   try {
     fs.rmdirSync(dir);
@@ -78,8 +132,8 @@ export function unregisterLive(root: string, id: string): void {
   }
 }
 
-/** The live runs of the workspace at `root`. Stale markers (dead pids) are removed on the way. */
-export function findLiveRuns(root: string): LiveRun[] {
+/** Every marker of the workspace, live or not (the stage files of a marker being written are skipped). */
+export function listMarkers(root: string): Marker[] {
   const dir = path.join(root, LIVE_DIR);
   let names: string[];
   try {
@@ -87,20 +141,31 @@ export function findLiveRuns(root: string): LiveRun[] {
   } catch {
     return [];
   }
-  const runs: LiveRun[] = [];
+  if (!realFolder(path.join(root, '.lockguard')) || !realFolder(dir)) return [];
+  const markers: Marker[] = [];
   for (const name of names) {
-    if (name.startsWith('.')) continue;
+    if (name.startsWith('.') || !MARKER_NAME.test(name)) continue;
     let text: string;
     try {
-      text = fs.readFileSync(path.join(dir, name), 'utf8');
+      const fd = fs.openSync(path.join(dir, name), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+      try {
+        text = fs.fstatSync(fd).isFile() ? fs.readFileSync(fd, 'utf8') : '';
+      } finally {
+        fs.closeSync(fd);
+      }
     } catch {
       continue;
     }
-    const run = parseMarker(text);
-    if (run === undefined) continue;
-    if (isAlive(run.pid, run.pidStart)) runs.push(run);
-    else unregisterLive(root, name);
+    const run = parseMarker(root, name, text);
+    markers.push({ name, run, alive: run !== undefined && isAlive(run.pid, run.pidStart), pid: run?.pid ?? rawPid(text) });
   }
+  return markers;
+}
+
+/** The live runs of the workspace at `root`. Markers of dead runs stay (the next lockguard command finishes those runs). */
+export function findLiveRuns(root: string): LiveRun[] {
+  const runs: LiveRun[] = [];
+  for (const marker of listMarkers(root)) if (marker.alive && marker.run !== undefined) runs.push(marker.run);
   return runs;
 }
 
@@ -118,12 +183,18 @@ export function liveRunsFor(root: string, env: Readonly<Record<string, string | 
   return runs;
 }
 
-/** Append one event line to a run's log; false when the run folder is gone (never throws). */
+/** Append one event line to a run's log; false when the run folder is gone or not reachable without a link (never throws). */
 export function reportToRun(run: Pick<LiveRun, 'dir'>, event: Readonly<Record<string, unknown>>): boolean {
+  const runs = path.dirname(run.dir);
+  if (path.basename(runs) !== 'runs' || !realFolder(path.dirname(runs)) || !realFolder(runs) || !realFolder(run.dir)) return false;
+  let fd: number | undefined;
   try {
-    fs.appendFileSync(path.join(run.dir, 'events.ndjson'), `${JSON.stringify({ t: Date.now(), ...event })}\n`);
+    fd = fs.openSync(path.join(run.dir, 'events.ndjson'), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW);
+    fs.writeSync(fd, `${JSON.stringify({ t: Date.now(), ...event })}\n`);
     return true;
   } catch {
     return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }

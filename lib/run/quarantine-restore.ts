@@ -1,86 +1,151 @@
-// Restoring quarantined cache entries: exactly, and never over something the cache holds again.
+// Restoring quarantined cache entries: exactly, journaled, and never over something the cache holds again.
 //
-// Owns: `restore` (checks the manifest's sha256 of every file before moving anything back, skips an entry
-// any of whose paths exists in the cache, records `restoredAt` atomically).
-// Invariants: never overwrites, never deletes; an entry that changed in quarantine stays there.
+// Owns: `restore` (checks the record's sha256 of every file before moving anything back, skips an entry
+// any of whose paths exists in the cache, records a restore intent before the move and its outcome after).
+// Works from whatever the journal holds: a pass killed midway still lists every unit it moved (a unit left
+// in flight is settled first: the lock's takeover repairs it, quarantine-repair.ts).
+// Invariants: never overwrites, never deletes; an entry that changed in quarantine stays there; a restore
+// killed midway is settled by the next command (finished when every path reached the cache, else undone).
 
 import { lstatSync, mkdirSync, rmdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { errnoCode, LockguardError } from '../core/errors.js';
-import { writeAtomic } from './atomic.js';
-import { entryHome, quarantineDir, quarantineRoot, readManifest, type QuarantinedEntry, type QuarantineManifest } from './quarantine.js';
-import { crossedLink, moveTree, recordTree, treeDifferences, type RenameFn, type TreeFile } from './quarantine-move.js';
+import { appendJournal, readJournal, type JournalUnit, type OutcomeLine } from './quarantine-journal.js';
+import { crossedLink, filesUnder, moveTree, recordTree, treeDifferences, type RenameFn, type TreeFile } from './quarantine-move.js';
+import { settleUnit } from './quarantine-repair.js';
+import { entryHome, entryOf, lockQuarantine, quarantineFolder, quarantineRoot, type QuarantinedEntry } from './quarantine.js';
+
+export type SkipReason = 'already-in-cache' | 'already-restored' | 'changed-in-quarantine' | 'symlink-in-the-way' | 'in-flight' | 'unknown-cache-dir' | 'error';
+
+export interface RestoreOptions {
+  readonly entry?: string;
+  readonly rename?: RenameFn;
+  readonly now?: () => Date;
+  /**
+   * Whether entries may go back into this cache dir. The journal lives in the workspace and names its
+   * cache dirs itself, so a caller that restores for a user (the CLI) vouches for them: a forged journal must
+   * not create files anywhere else. Default: every dir.
+   */
+  readonly allowCacheDir?: (dir: string) => boolean;
+}
 
 export interface RestoreResult {
   readonly restored: readonly QuarantinedEntry[];
-  readonly skipped: readonly { readonly entry: QuarantinedEntry; readonly reason: 'already-in-cache' | 'already-restored' | 'changed-in-quarantine' | 'symlink-in-the-way' | 'error'; readonly detail: string }[];
+  readonly skipped: readonly { readonly entry: QuarantinedEntry; readonly reason: SkipReason; readonly detail: string }[];
+}
+
+const BATCH = 256;
+
+function noQuarantine(root: string, runId: string, dir: string): never {
+  throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `No quarantine for the run "${runId}" in "${quarantineRoot(root)}".`, {
+    path: dir,
+    hint: 'lockguard quarantine list shows the runs that withheld entries.',
+  });
+}
+
+/** Why `unit` cannot be restored now, or undefined when it can. */
+function blocker(dir: string, unit: JournalUnit, allow: (dir: string) => boolean): { reason: SkipReason; detail: string } | undefined {
+  const { intent } = unit;
+  if (unit.state === 'restored') return { reason: 'already-restored', detail: `restored at ${new Date(unit.restoredAt ?? 0).toISOString()}` };
+  if (unit.state !== 'withheld') return { reason: 'in-flight', detail: 'a pass or restore left it in flight and it could not be settled; see lockguard quarantine list' };
+  if (!allow(intent.cacheDir)) return { reason: 'unknown-cache-dir', detail: `"${intent.cacheDir}" is neither inside the workspace nor a cache dir its runners use now; not restored there` };
+  const home = join(dir, entryHome(intent.runner, intent.key));
+  const inCache = intent.paths.find((p) => crossedLink(intent.cacheDir, p) === undefined && exists(join(intent.cacheDir, p)));
+  if (inCache !== undefined) return { reason: 'already-in-cache', detail: `"${join(intent.cacheDir, inCache)}" exists; not overwritten` };
+  const link = intent.paths.map((p) => crossedLink(intent.cacheDir, p)).find((found) => found !== undefined);
+  if (link !== undefined) return { reason: 'symlink-in-the-way', detail: `"${link}" is a symlink or not a folder; not followed` };
+  let now: TreeFile[];
+  try {
+    now = intent.paths.flatMap((p) => recordTree(home, p));
+  } catch (error) {
+    return { reason: 'changed-in-quarantine', detail: `cannot read it in quarantine (${errnoCode(error) ?? 'error'})` };
+  }
+  const problems = treeDifferences(intent.files, now);
+  if (problems.length > 0) return { reason: 'changed-in-quarantine', detail: problems.slice(0, 3).join('; ') };
+  return undefined;
+}
+
+/** Whether anything (a link included) stands at `path`; an unreadable parent counts as "something". */
+function exists(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true;
+  }
 }
 
 /** Put a run's quarantined entries (or the one whose key is `entry`) back where they were, never overwriting. */
-export function restore(root: string, runId: string, options: { entry?: string; rename?: RenameFn; now?: () => Date } = {}): RestoreResult {
-  const dir = quarantineDir(root, runId);
-  const path = join(dir, 'manifest.json');
-  if (lstatSync(path, { throwIfNoEntry: false }) === undefined) {
-    throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `No quarantine for the run "${runId}" in "${quarantineRoot(root)}".`, {
-      path: dir,
-      hint: 'lockguard quarantine list shows the runs that withheld entries.',
-    });
+export function restore(root: string, runId: string, options: RestoreOptions = {}): RestoreResult {
+  const dir = quarantineFolder(root, runId, false);
+  if (dir === undefined) return noQuarantine(root, runId, join(quarantineRoot(root), runId));
+  const lock = lockQuarantine(root, runId);
+  try {
+    const reading = readJournal(dir);
+    if (reading.source === 'none') return noQuarantine(root, runId, dir);
+    const listed = reading.units.filter((unit) => unit.state !== 'not-moved');
+    const chosen = listed.filter((unit) => options.entry === undefined || unit.intent.key === options.entry || unit.intent.unit === options.entry || `${unit.intent.runner}:${unit.intent.key}` === options.entry);
+    if (options.entry !== undefined && chosen.length === 0) {
+      throw new LockguardError('ERR_LOCKGUARD_USAGE', `The run "${runId}" withheld no entry "${options.entry}".`, {
+        path: dir,
+        hint: `lockguard quarantine list --run ${runId} shows its entries.`,
+      });
+    }
+    if (reading.source === 'manifest') upgradeLegacy(dir, reading.units);
+    const now = (): number => (options.now?.() ?? new Date()).getTime();
+    const restored: QuarantinedEntry[] = [];
+    const skipped: RestoreResult['skipped'][number][] = [];
+    for (let start = 0; start < chosen.length; start += BATCH) {
+      const ready: JournalUnit[] = [];
+      for (const unit of chosen.slice(start, start + BATCH)) {
+        const why = blocker(dir, unit, options.allowCacheDir ?? (() => true));
+        if (why === undefined) ready.push(unit);
+        else skipped.push({ entry: entryOf(unit), ...why });
+      }
+      appendJournal(dir, ready.map((unit) => ({ op: 'restore', unit: unit.intent.unit, t: now() })), true);
+      const outcomes: OutcomeLine[] = [];
+      for (const unit of ready) {
+        const { intent } = unit;
+        const home = join(dir, entryHome(intent.runner, intent.key));
+        const moved: string[] = [];
+        try {
+          mkdirSync(intent.cacheDir, { recursive: true });
+          for (const p of intent.paths) {
+            moveTree(home, p, intent.cacheDir, p, filesUnder(intent.files, p), options.rename);
+            moved.push(p);
+          }
+          for (const p of intent.paths) pruneEmpty(dirname(join(home, p)), dir);
+          const t = now();
+          outcomes.push({ op: 'restored', unit: intent.unit, t });
+          restored.push(entryOf({ ...unit, state: 'restored', restoredAt: t }));
+        } catch (error) {
+          // Back into quarantine what already reached the cache (settled from where the files are).
+          const state = settleUnit(dir, intent, 'restore');
+          const detail = error instanceof Error ? error.message : String(error);
+          if (state === 'restored') {
+            const t = now();
+            outcomes.push({ op: 'restored', unit: intent.unit, t });
+            restored.push(entryOf({ ...unit, state: 'restored', restoredAt: t }));
+          } else {
+            if (state === 'withheld') outcomes.push({ op: 'unrestored', unit: intent.unit, t: now(), why: detail });
+            skipped.push({ entry: entryOf(unit), reason: 'error', detail });
+          }
+        }
+      }
+      appendJournal(dir, outcomes, true);
+    }
+    return { restored, skipped };
+  } finally {
+    lock.release();
   }
-  const manifest = readManifest(path);
-  const chosen = manifest.entries.filter((entry) => options.entry === undefined || entry.key === options.entry || `${entry.runner}:${entry.key}` === options.entry);
-  if (options.entry !== undefined && chosen.length === 0) {
-    throw new LockguardError('ERR_LOCKGUARD_USAGE', `The run "${runId}" withheld no entry "${options.entry}".`, {
-      path: dir,
-      hint: `lockguard quarantine list --run ${runId} shows its entries.`,
-    });
-  }
-  const restored: QuarantinedEntry[] = [];
-  const skipped: RestoreResult['skipped'][number][] = [];
-  const updated = new Map<QuarantinedEntry, QuarantinedEntry>();
-  for (const entry of chosen) {
-    if (entry.restoredAt !== undefined) {
-      skipped.push({ entry, reason: 'already-restored', detail: `restored at ${entry.restoredAt}` });
-      continue;
-    }
-    const home = join(dir, entryHome(entry.runner, entry.key));
-    const inCache = entry.paths.find((p) => lstatSync(join(entry.cacheDir, p), { throwIfNoEntry: false }) !== undefined);
-    if (inCache !== undefined) {
-      skipped.push({ entry, reason: 'already-in-cache', detail: `"${join(entry.cacheDir, inCache)}" exists; not overwritten` });
-      continue;
-    }
-    const link = entry.paths.map((p) => crossedLink(entry.cacheDir, p)).find((found) => found !== undefined);
-    if (link !== undefined) {
-      skipped.push({ entry, reason: 'symlink-in-the-way', detail: `"${link}" is a symlink or not a folder; not followed` });
-      continue;
-    }
-    let now: TreeFile[];
-    try {
-      now = entry.paths.flatMap((p) => recordTree(home, p));
-    } catch (error) {
-      skipped.push({ entry, reason: 'changed-in-quarantine', detail: `cannot read it in quarantine (${errnoCode(error) ?? 'error'})` });
-      continue;
-    }
-    const problems = treeDifferences(entry.files, now);
-    if (problems.length > 0) {
-      skipped.push({ entry, reason: 'changed-in-quarantine', detail: problems.slice(0, 3).join('; ') });
-      continue;
-    }
-    try {
-      mkdirSync(entry.cacheDir, { recursive: true });
-      for (const p of entry.paths) moveTree(home, p, entry.cacheDir, p, entry.files.filter((file) => file.path === p || file.path.startsWith(`${p}/`)), options.rename);
-      for (const p of entry.paths) pruneEmpty(dirname(join(home, p)), dir);
-      const done = { ...entry, restoredAt: (options.now?.() ?? new Date()).toISOString() };
-      updated.set(entry, done);
-      restored.push(done);
-    } catch (error) {
-      skipped.push({ entry, reason: 'error', detail: error instanceof Error ? error.message : String(error) });
-    }
-  }
-  if (updated.size > 0) {
-    const next: QuarantineManifest = { ...manifest, entries: manifest.entries.map((entry) => updated.get(entry) ?? entry) };
-    writeAtomic(path, `${JSON.stringify(next, null, 2)}\n`);
-  }
-  return { restored, skipped };
+}
+
+/** A lockguard 0.1 manifest becomes a journal before the first restore writes to it (the manifest stays as it was). */
+function upgradeLegacy(dir: string, units: readonly JournalUnit[]): void {
+  const lines = units.flatMap((unit) => {
+    const base = [unit.intent, { op: 'done' as const, unit: unit.intent.unit, t: unit.withheldAt ?? unit.intent.t }];
+    return unit.state === 'restored' ? [...base, { op: 'restore' as const, unit: unit.intent.unit, t: unit.restoredAt ?? 0 }, { op: 'restored' as const, unit: unit.intent.unit, t: unit.restoredAt ?? 0 }] : base;
+  });
+  appendJournal(dir, lines, true);
 }
 
 /** Remove now-empty folders from `from` up to (not including) `stop`; never removes anything non-empty. */

@@ -1,21 +1,35 @@
-// Quarantine: where withheld cache entries go, and how they come back.
+// Quarantine: where withheld cache entries go, the journaled pass that puts them there, and listing.
 //
-// Owns: `<root>/.lockguard/quarantine/<run id>/` (a `manifest.json` plus `entries/<runner>/<key>/<the
-// entry's paths relative to its cache dir>`), putting a unit in (all of its paths or none), the manifest,
-// and listing. Restoring lives in quarantine-restore.ts.
+// Owns: `<root>/.lockguard/quarantine/<run id>/` (a `journal.ndjson`, quarantine-journal.ts, plus
+// `entries/<runner>/<key>/<the entry's paths relative to its cache dir>`), the withholding pass (all of a
+// unit's paths or none), and listing. Restoring lives in quarantine-restore.ts, settling units a killed
+// pass left in flight in quarantine-repair.ts.
 // Invariants:
-// - Never deletes: quarantine is a rename (copy + verify + remove only across file systems).
+// - Never deletes: quarantine is a rename (copy to a stage name + verify + rename + remove the source, only
+//   across file systems).
+// - Write-ahead: each batch of units is recorded as intents and fsync'd before any of them moves; each
+//   unit's outcome follows its move. A kill at any moment leaves every moved byte named in the journal, and
+//   a unit is never left split between cache and quarantine (repair finishes or undoes it).
 // - Only paths inside the cache dir named in the unit move, and only when no parent on the way is a
-//   symlink and the path itself is not one (a link is never followed, never moved).
-// - A restore never overwrites: a unit any of whose paths exists in the cache again is skipped.
-// - The manifest is written atomically; a unit is listed only after all of its paths moved.
+//   symlink and the path itself is not one (a link is never followed, never moved); each path's last
+//   component starts with the unit's key (the runners' layouts), so a forged unit cannot name other files.
+// - One pass at a time per run: the pass holds the run's quarantine lock (ledger-lock.ts); a pass that
+//   takes over a dead holder's lock repairs first.
+// - The pass yields to the event loop between units, so signals are seen there (interrupts.ts): a stop
+//   request ends it at that safe point; what is left is recorded as not moved.
+// Test seam: `PassControl.pauseAfterUnits`/`pause` (wired by the CLI to LOCKGUARD_TEST_PAUSE_AFTER_UNITS)
+// makes the pass await `pause()` once after that many units, so a test can kill or signal it mid-pass.
 
-import { lstatSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { errnoCode, LockguardError } from '../core/errors.js';
-import { writeAtomic } from './atomic.js';
-import { ensureLedger, LEDGER_DIR } from './ledger.js';
-import { crossedLink, isSafeRelative, moveTree, recordTree, type RenameFn, type TreeFile } from './quarantine-move.js';
+import { lstatSync, readdirSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { errnoCode, isLockguardError, LockguardError } from '../core/errors.js';
+import { fsFault } from '../core/fs-fault.js';
+import { ensureLedger } from './ledger.js';
+import { LEDGER_DIR, ledgerFolder, safeFolder } from './ledger-fs.js';
+import { acquireLock, type LedgerLock } from './ledger-lock.js';
+import { appendJournal, readJournal, unitId, type IntentLine, type JournalUnit, type OutcomeLine } from './quarantine-journal.js';
+import { crossedLink, filesUnder, isSafeRelative, moveTree, recordTree, type RenameFn, type TreeFile } from './quarantine-move.js';
+import { repairQuarantine, settleUnit } from './quarantine-repair.js';
 
 /** One cache entry to withhold: every path of it moves, or none does. */
 export interface QuarantineUnit {
@@ -54,7 +68,7 @@ export interface QuarantineManifest {
 
 export interface NotMoved {
   readonly key: string;
-  readonly reason: 'symlink' | 'outside-cache-dir' | 'missing' | 'error';
+  readonly reason: 'symlink' | 'outside-cache-dir' | 'missing' | 'error' | 'interrupted';
   readonly detail: string;
 }
 
@@ -62,9 +76,30 @@ export interface QuarantineResult {
   readonly dir: string;
   readonly moved: readonly QuarantinedEntry[];
   readonly notMoved: readonly NotMoved[];
+  /** True when a stop request ended the pass early (what is left is in `notMoved`, reason `interrupted`). */
+  readonly interrupted?: boolean;
+  /** A ledger or disk fault that ended the pass early (a full or read-only disk, no permission). */
+  readonly fault?: LockguardError;
+}
+
+/** How a caller steers a pass: stop requests (signals) and the test seam. */
+export interface PassControl {
+  /** Asked between units: true stops the pass at this safe point. */
+  readonly stopRequested?: () => boolean;
+  /** Test seam: after this many units moved, await `pause()` once. */
+  readonly pauseAfterUnits?: number;
+  readonly pause?: () => Promise<void>;
+}
+
+export interface QuarantineOptions {
+  readonly rename?: RenameFn;
+  readonly now?: () => Date;
+  readonly control?: PassControl;
 }
 
 const RUN_ID = /^[\w.-]+$/;
+/** Units recorded (and fsync'd) per batch of intents. */
+const BATCH = 256;
 
 export function quarantineRoot(root: string): string {
   return join(root, LEDGER_DIR, 'quarantine');
@@ -77,66 +112,189 @@ export function quarantineDir(root: string, runId: string): string {
   return join(quarantineRoot(root), runId);
 }
 
+/** The checked quarantine folder of a run: undefined when it does not exist (create false). */
+export function quarantineFolder(root: string, runId: string, create: boolean): string | undefined {
+  quarantineDir(root, runId);
+  if (create) ensureLedger(root);
+  return ledgerFolder(root, ['quarantine', runId], create);
+}
+
 /** An entry's folder inside its run's quarantine folder. */
 export function entryHome(runner: string, key: string): string {
   return join('entries', runner, key);
 }
 
-/** Move every unit into `<root>/.lockguard/quarantine/<runId>/`; units that cannot move are reported, never half-moved. */
-export function quarantine(root: string, runId: string, units: readonly QuarantineUnit[], options: { rename?: RenameFn; now?: () => Date } = {}): QuarantineResult {
+/** The lock name that guards a run's quarantine folder. */
+export function quarantineLockName(runId: string): string {
+  return `quarantine-${runId}`;
+}
+
+/** Take a run's quarantine lock; a dead holder's half-done work is repaired first. */
+export function lockQuarantine(root: string, runId: string): LedgerLock {
+  const lock = acquireLock(root, quarantineLockName(runId));
+  if (lock.tookOver) {
+    const dir = quarantineFolder(root, runId, false);
+    if (dir !== undefined) repairQuarantine(dir);
+  }
+  return lock;
+}
+
+function yieldToLoop(): Promise<void> {
+  return new Promise((done) => setImmediate(done));
+}
+
+interface Prepared {
+  readonly unit: QuarantineUnit;
+  readonly intent: IntentLine;
+}
+
+/** Check a unit and record its present paths (one lstat per path); a NotMoved when it cannot (or need not) move. */
+function prepare(unit: QuarantineUnit, now: number): Prepared | NotMoved {
+  const problem = checkUnit(unit);
+  if (problem !== undefined) return problem;
+  const cacheDir = resolve(unit.cacheDir);
+  const present: string[] = [];
+  const files: TreeFile[] = [];
+  try {
+    for (const path of unit.paths) {
+      const stats = lstatSync(join(cacheDir, path), { throwIfNoEntry: false });
+      if (stats === undefined) continue;
+      if (stats.isSymbolicLink()) return { key: unit.key, reason: 'symlink', detail: `"${join(cacheDir, path)}" is a symlink; never followed, never moved` };
+      present.push(path);
+      recordTree(cacheDir, path, files, stats);
+    }
+  } catch (error) {
+    return { key: unit.key, reason: errnoCode(error) === 'ENOENT' ? 'missing' : 'error', detail: `cannot read it (${errnoCode(error) ?? 'error'})` };
+  }
+  if (present.length === 0) return { key: unit.key, reason: 'missing', detail: 'the entry is gone from the cache' };
+  const size = files.reduce((sum, file) => sum + file.size, 0);
+  const intent: IntentLine = { op: 'intent', unit: unitId(unit.runner, unit.key), t: now, runner: unit.runner, key: unit.key, ...(unit.task === undefined ? {} : { task: unit.task }), cacheDir, paths: present, files, size, reason: unit.reason };
+  return { unit, intent };
+}
+
+/** A unit's home in quarantine, created (its runner's folder checked once per pass, `made`). */
+function makeHome(dir: string, runner: string, key: string, made: Set<string>): string {
+  if (!made.has(runner)) {
+    safeFolder(dir, ['entries', runner], true);
+    made.add(runner);
+  }
+  return safeFolder(join(dir, 'entries', runner), [key], true) ?? join(dir, entryHome(runner, key));
+}
+
+/** Move one prepared unit into quarantine; undefined when it moved, else why not (the unit then stays whole in the cache). */
+function moveUnit(dir: string, prepared: Prepared, rename: RenameFn | undefined, made: Set<string>): { outcome: OutcomeLine['op']; why?: string; fault?: LockguardError } {
+  const { intent } = prepared;
+  const home = join(dir, entryHome(intent.runner, intent.key));
+  const done: string[] = [];
+  try {
+    makeHome(dir, intent.runner, intent.key, made);
+    for (const path of intent.paths) {
+      moveTree(intent.cacheDir, path, home, path, filesUnder(intent.files, path), rename);
+      done.push(path);
+    }
+    return { outcome: 'done' };
+  } catch (error) {
+    // Put back what already moved, so the unit stays whole in the cache; what cannot be put back is
+    // settled from where its files are (finished into quarantine, or left in flight for repair).
+    for (const path of done.reverse()) {
+      try {
+        moveTree(home, path, intent.cacheDir, path, filesUnder(intent.files, path), rename);
+      } catch {
+        break;
+      }
+    }
+    const settled = settleUnit(dir, intent, 'withhold');
+    const fault = isLockguardError(error) && (error.code === 'ERR_LOCKGUARD_DISK' || error.code === 'ERR_LOCKGUARD_ACCESS') ? error : undefined;
+    const why = error instanceof Error ? error.message : String(error);
+    if (settled === 'withheld') return { outcome: 'done', ...(fault === undefined ? {} : { fault }) };
+    if (settled === 'not-moved') return { outcome: 'undone', why, ...(fault === undefined ? {} : { fault }) };
+    return { outcome: 'undone', why: `in flight: ${why}`, fault: fault ?? (isLockguardError(error) ? error : fsFault(error, intent.cacheDir, 'move a cache entry from')) };
+  }
+}
+
+/**
+ * Move every unit into `<root>/.lockguard/quarantine/<runId>/`, journaled; units that cannot move are
+ * reported, never half-moved. A stop request or a disk fault ends the pass at a safe point.
+ */
+export async function quarantine(root: string, runId: string, units: readonly QuarantineUnit[], options: QuarantineOptions = {}): Promise<QuarantineResult> {
   const dir = quarantineDir(root, runId);
   const moved: QuarantinedEntry[] = [];
   const notMoved: NotMoved[] = [];
   if (units.length === 0) return { dir, moved, notMoved };
-  ensureLedger(root);
-  mkdirSync(dir, { recursive: true });
-  const previous = readManifestIfAny(dir);
-  for (const unit of units) {
-    const problem = checkUnit(unit);
-    if (problem !== undefined) {
-      notMoved.push(problem);
-      continue;
-    }
-    const present = unit.paths.filter((path) => lstatSync(join(unit.cacheDir, path), { throwIfNoEntry: false }) !== undefined);
-    if (present.length === 0) {
-      notMoved.push({ key: unit.key, reason: 'missing', detail: 'the entry is gone from the cache' });
-      continue;
-    }
-    const home = entryHome(unit.runner, unit.key);
-    const done: string[] = [];
-    try {
-      const files = present.flatMap((path) => recordTree(unit.cacheDir, path));
-      for (const path of present) {
-        moveTree(unit.cacheDir, path, join(dir, home), path, files.filter((file) => file.path === path || file.path.startsWith(`${path}/`)), options.rename);
-        done.push(path);
+  const folder = quarantineFolder(root, runId, true) ?? dir;
+  const lock = lockQuarantine(root, runId);
+  const control = options.control;
+  const now = (): number => (options.now?.() ?? new Date()).getTime();
+  let count = 0;
+  let paused = false;
+  let interrupted = false;
+  let fault: LockguardError | undefined;
+  let keepLock = false;
+  let next = 0;
+  const made = new Set<string>();
+  try {
+    for (let start = 0; start < units.length && !interrupted && fault === undefined; start += BATCH) {
+      next = Math.min(units.length, start + BATCH);
+      const batch: Prepared[] = [];
+      for (const unit of units.slice(start, start + BATCH)) {
+        const prepared = prepare(unit, now());
+        if ('intent' in prepared) batch.push(prepared);
+        else notMoved.push(prepared);
       }
-      const size = files.reduce((sum, file) => sum + file.size, 0);
-      moved.push({
-        runner: unit.runner,
-        key: unit.key,
-        ...(unit.task === undefined ? {} : { task: unit.task }),
-        cacheDir: unit.cacheDir,
-        paths: present,
-        files,
-        size,
-        reason: unit.reason,
-        withheldAt: (options.now?.() ?? new Date()).toISOString(),
-      });
-    } catch (error) {
-      // Put back what already moved, so the unit stays whole in the cache.
-      for (const path of done.reverse()) {
-        try {
-          moveTree(join(dir, home), path, unit.cacheDir, path, recordTree(join(dir, home), path), options.rename);
-        } catch {
-          // It stays in quarantine; the manifest below still lists nothing for it, the files are there.
+      if (batch.length === 0) continue;
+      try {
+        appendJournal(folder, batch.map((item) => item.intent), true);
+      } catch (error) {
+        // No intent on disk: nothing of this batch may move.
+        fault = fsFault(error, join(folder, 'journal.ndjson'), 'append to');
+        for (const item of batch) notMoved.push({ key: item.unit.key, reason: 'error', detail: fault.message });
+        break;
+      }
+      const outcomes: OutcomeLine[] = [];
+      for (let i = 0; i < batch.length; i++) {
+        const item = batch[i] as Prepared;
+        if (interrupted || fault !== undefined || control?.stopRequested?.() === true) {
+          interrupted = interrupted || fault === undefined;
+          const why = fault === undefined ? 'the pass was stopped (a second signal) before this unit' : `the pass stopped: ${fault.message}`;
+          outcomes.push({ op: 'undone', unit: item.intent.unit, t: now(), why });
+          notMoved.push({ key: item.unit.key, reason: fault === undefined ? 'interrupted' : 'error', detail: why });
+          continue;
         }
+        const result = moveUnit(folder, item, options.rename, made);
+        const t = now();
+        outcomes.push({ op: result.outcome, unit: item.intent.unit, t, ...(result.why === undefined ? {} : { why: result.why }) });
+        if (result.outcome === 'done') {
+          const { intent } = item;
+          moved.push({ runner: intent.runner, key: intent.key, ...(intent.task === undefined ? {} : { task: intent.task }), cacheDir: intent.cacheDir, paths: intent.paths, files: intent.files, size: intent.size, reason: intent.reason, withheldAt: new Date(t).toISOString() });
+        } else {
+          notMoved.push({ key: item.unit.key, reason: 'error', detail: result.why ?? 'not moved' });
+          if (result.why?.startsWith('in flight') === true) keepLock = true;
+        }
+        if (result.fault !== undefined) fault = result.fault;
+        count++;
+        if (!paused && control?.pauseAfterUnits !== undefined && count >= control.pauseAfterUnits && control.pause !== undefined) {
+          paused = true;
+          appendJournal(folder, outcomes.splice(0), false);
+          await control.pause();
+        }
+        await yieldToLoop();
       }
-      notMoved.push({ key: unit.key, reason: 'error', detail: error instanceof Error ? error.message : String(error) });
+      try {
+        appendJournal(folder, outcomes, true);
+      } catch (error) {
+        // The moves happened; their outcomes are not on disk. Keep the lock: the next command repairs.
+        keepLock = true;
+        fault = fault ?? fsFault(error, join(folder, 'journal.ndjson'), 'append to');
+      }
     }
+  } finally {
+    if (!keepLock) lock.release();
   }
-  const manifest: QuarantineManifest = { version: 1, run: runId, root, entries: [...(previous?.entries ?? []), ...moved] };
-  writeAtomic(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  return { dir, moved, notMoved };
+  // Units of batches the pass never reached (stopped, or a fault): not moved, nothing recorded for them.
+  for (const unit of units.slice(next)) {
+    notMoved.push({ key: unit.key, reason: fault === undefined ? 'interrupted' : 'error', detail: fault === undefined ? 'the pass was stopped (a second signal) before this unit' : `the pass stopped: ${fault.message}` });
+  }
+  return { dir: folder, moved, notMoved, ...(interrupted ? { interrupted } : {}), ...(fault === undefined ? {} : { fault }) };
 }
 
 function checkUnit(unit: QuarantineUnit): NotMoved | undefined {
@@ -145,75 +303,59 @@ function checkUnit(unit: QuarantineUnit): NotMoved | undefined {
     if (!isSafeRelative(path)) return { key: unit.key, reason: 'outside-cache-dir', detail: `"${path}" is not inside the cache dir` };
     const link = crossedLink(unit.cacheDir, path);
     if (link !== undefined) return { key: unit.key, reason: 'symlink', detail: `"${link}" is a symlink or not a folder; not followed` };
-    const stats = lstatSync(join(unit.cacheDir, path), { throwIfNoEntry: false });
-    if (stats?.isSymbolicLink() === true) return { key: unit.key, reason: 'symlink', detail: `"${join(unit.cacheDir, path)}" is a symlink; never followed, never moved` };
+    if (!basename(path).startsWith(unit.key)) return { key: unit.key, reason: 'outside-cache-dir', detail: `"${path}" is not a file of the entry ${unit.key}` };
   }
   return undefined;
 }
 
-function readManifestIfAny(dir: string): QuarantineManifest | undefined {
-  const path = join(dir, 'manifest.json');
-  if (lstatSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
-  return readManifest(path);
-}
-
-function brokenManifest(path: string, problem: string, cause?: unknown): LockguardError {
-  return new LockguardError('ERR_LOCKGUARD_BROKEN_LEDGER', `The quarantine manifest "${path}" ${problem}.`, {
-    path,
-    cause,
-    hint: 'The withheld files are still in that folder, under entries/<runner>/<key>/ with their cache-relative paths; move them back by hand if needed.',
-  });
-}
-
-export function readManifest(path: string): QuarantineManifest {
-  let value: unknown;
-  try {
-    value = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    throw brokenManifest(path, errnoCode(error) === undefined ? 'is not valid JSON' : 'cannot be read', error);
-  }
-  const manifest = value as Partial<QuarantineManifest> | null;
-  const ok =
-    manifest !== null &&
-    typeof manifest === 'object' &&
-    manifest.version === 1 &&
-    typeof manifest.run === 'string' &&
-    Array.isArray(manifest.entries) &&
-    manifest.entries.every(
-      (entry) =>
-        typeof entry?.key === 'string' &&
-        typeof entry.runner === 'string' &&
-        typeof entry.cacheDir === 'string' &&
-        Array.isArray(entry.paths) &&
-        (entry.paths as unknown[]).every((p: unknown) => typeof p === 'string' && isSafeRelative(p)) &&
-        Array.isArray(entry.files),
-    );
-  if (!ok) throw brokenManifest(path, 'is missing fields or has fields of the wrong type');
-  return manifest as QuarantineManifest;
+/** A journal unit as a listed entry. */
+export function entryOf(unit: JournalUnit): QuarantinedEntry {
+  const { intent } = unit;
+  return {
+    runner: intent.runner,
+    key: intent.key,
+    ...(intent.task === undefined ? {} : { task: intent.task }),
+    cacheDir: intent.cacheDir,
+    paths: intent.paths,
+    files: intent.files,
+    size: intent.size,
+    reason: intent.reason,
+    withheldAt: new Date(unit.withheldAt ?? intent.t).toISOString(),
+    ...(unit.restoredAt === undefined ? {} : { restoredAt: new Date(unit.restoredAt).toISOString() }),
+  };
 }
 
 export interface QuarantineListing {
   readonly run: string;
   readonly dir: string;
+  /** What the journal says is (or was) withheld: units in flight are not listed, see `inFlight`. */
   readonly manifest?: QuarantineManifest;
-  /** Set when the manifest could not be read: the message, the files stay. */
+  /** Units with an intent and no outcome (a pass in progress, or torn: the next command repairs them). */
+  readonly inFlight?: number;
+  /** Set when the record could not be read: the message, the files stay. */
   readonly problem?: string;
 }
 
-/** Every quarantine folder of the workspace, newest run id first. A broken manifest is listed with its problem. */
+/** Every quarantine folder of the workspace, newest run id first. A broken record is listed with its problem. */
 export function listQuarantine(root: string): QuarantineListing[] {
+  const base = ledgerFolder(root, ['quarantine'], false);
+  if (base === undefined) return [];
   let names: string[];
   try {
-    names = readdirSync(quarantineRoot(root));
+    names = readdirSync(base);
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return [];
-    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot list "${quarantineRoot(root)}" (${errnoCode(error) ?? 'unknown error'}).`, { path: quarantineRoot(root), cause: error });
+    throw fsFault(error, base, 'list');
   }
   const out: QuarantineListing[] = [];
-  for (const run of names.filter((name) => RUN_ID.test(name)).sort().reverse()) {
-    const dir = join(quarantineRoot(root), run);
+  for (const run of names.filter((name) => RUN_ID.test(name) && !name.startsWith('.')).sort().reverse()) {
+    const dir = join(base, run);
     try {
-      out.push({ run, dir, manifest: readManifest(join(dir, 'manifest.json')) });
+      if (safeFolder(base, [run], false) === undefined) continue;
+      const reading = readJournal(dir);
+      const listed = reading.units.filter((unit) => unit.state === 'withheld' || unit.state === 'restored' || unit.state === 'restoring');
+      const inFlight = reading.units.filter((unit) => unit.state === 'moving').length;
+      out.push({ run, dir, manifest: { version: 1, run, root, entries: listed.map(entryOf) }, ...(inFlight > 0 ? { inFlight } : {}), ...(reading.skipped > 0 ? { problem: `${reading.skipped} line(s) of its journal could not be read` } : {}) });
     } catch (error) {
       out.push({ run, dir, problem: error instanceof Error ? error.message : String(error) });
     }

@@ -1,6 +1,7 @@
 // A guarded run's JSON report: what moved and when, what was done about it, how the command ended.
 //
-// Owns: the report's shape (versioned) and writing it to the run folder.
+// Owns: the report's shape (versioned: version 2 guards a list of runner caches) and writing it to the run
+// folder. Every field is declared here; `lockguard run` fills them, `status` reads them.
 // Invariant: the report is data about paths and digests; it never carries file contents or env values.
 
 import type { ChildEnd } from './child.js';
@@ -17,8 +18,26 @@ export interface WithheldEntry {
   readonly reason: string;
 }
 
+/** One runner cache the run guarded. */
+export interface GuardedCacheReport {
+  readonly runner: string;
+  readonly cacheDir: string;
+  /** How the cache dir was chosen: `--cache-dir`, `TURBO_CACHE_DIR`, `default`, ... */
+  readonly source: string;
+  /** The command itself starts this runner (else the workspace's configuration put it on the list). */
+  readonly started: boolean;
+}
+
+/** A task the runner's summary shows restoring or saving after the move. */
+export interface TaskAfterMoveReport {
+  readonly task: string;
+  readonly key: string;
+  readonly action: 'restored' | 'saved';
+  readonly at: number;
+}
+
 export interface RunReport {
-  readonly version: 1;
+  readonly version: 2;
   readonly run: string;
   readonly root: string;
   readonly command: readonly string[];
@@ -28,9 +47,20 @@ export interface RunReport {
   readonly exit: ChildEnd;
   readonly exitCode: number;
   readonly moved: (Omit<MoveRecord, 'at'> & { readonly at: string }) | null;
+  /** The runner the command starts (its summary is read first), else the first guarded one, else 'none'. */
+  readonly runner: string;
+  readonly caches: readonly GuardedCacheReport[];
   readonly withheld: readonly WithheldEntry[];
+  /** Entries this run saved before the move: kept, they are correct. */
+  readonly keptBeforeMove: number;
+  readonly tasksAfterMove: readonly TaskAfterMoveReport[];
+  /** The remote-cache switch lines printed before the command, if any. */
+  readonly remote: readonly string[];
+  /** The remote gates of the run (where each forwarded, what it passed and refused); absent without one. */
+  readonly remoteGate?: Readonly<Record<string, unknown>>;
+  /** Per moved lockfile, which projects' slices changed (run/slice-report.ts sliceMoveJson). */
+  readonly slices: readonly Readonly<Record<string, unknown>>[];
   readonly notes: readonly string[];
-  readonly [extra: string]: unknown;
 }
 
 export interface ReportInput {
@@ -40,15 +70,21 @@ export interface ReportInput {
   readonly exit: ChildEnd;
   readonly exitCode: number;
   readonly move: MoveRecord | undefined;
-  readonly withheld?: readonly WithheldEntry[];
-  readonly notes?: readonly string[];
-  readonly extra?: Readonly<Record<string, unknown>>;
+  readonly runner: string;
+  readonly caches: readonly GuardedCacheReport[];
+  readonly withheld: readonly WithheldEntry[];
+  readonly keptBeforeMove: number;
+  readonly tasksAfterMove: readonly TaskAfterMoveReport[];
+  readonly remote: readonly string[];
+  readonly remoteGate?: Readonly<Record<string, unknown>>;
+  readonly slices: readonly Readonly<Record<string, unknown>>[];
+  readonly notes: readonly string[];
 }
 
 export function buildReport(input: ReportInput): RunReport {
   const { record } = input.run;
   return {
-    version: 1,
+    version: 2,
     run: record.id,
     root: record.root,
     command: input.command,
@@ -58,9 +94,15 @@ export function buildReport(input: ReportInput): RunReport {
     exit: input.exit,
     exitCode: input.exitCode,
     moved: input.move === undefined ? null : { ...input.move, at: new Date(input.move.at).toISOString() },
-    withheld: input.withheld ?? [],
-    notes: input.notes ?? [],
-    ...input.extra,
+    runner: input.runner,
+    caches: input.caches,
+    withheld: input.withheld,
+    keptBeforeMove: input.keptBeforeMove,
+    tasksAfterMove: input.tasksAfterMove,
+    remote: input.remote,
+    ...(input.remoteGate === undefined ? {} : { remoteGate: input.remoteGate }),
+    slices: input.slices,
+    notes: input.notes,
   };
 }
 

@@ -4,18 +4,23 @@
 // Owns: the run's FingerprintWatch, the moment of the move (earliest evidence: a hook report or a file
 // event that led to it, or the moved file's ctime), the `moved` events, and ending the live marker.
 // Invariants: every verdict comes from the table re-checked through the watch; once moved, stays moved;
-// the live marker is removed however the run ends (stop() is idempotent).
+// the live marker stays until `close()` records the run finished (after the final check and the withholding
+// pass): a guard that dies before leaves a dead marker, and the next lockguard command finishes the run
+// (run/recovery.ts). stop() and close() are idempotent.
 
-import { statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkspaceFingerprints } from '../core/fingerprints.js';
 import { FingerprintWatch } from '../core/watch.js';
 import { watchSignals, type Signals, type SignalSource } from './fs-signals.js';
-import { appendEvent, createRun, readEvents, type Policy, type RunHandle } from './ledger.js';
+import { appendEvent, createRun, scanEvents, type Policy, type RunHandle } from './ledger.js';
+import { fsFault } from '../core/fs-fault.js';
+import { ledgerFolder } from './ledger-fs.js';
 import { registerLive, unregisterLive, processStart } from './live.js';
 import { currentDigest, type MovedFile } from './verdict.js';
 
-export type Evidence = SignalSource | 'exit';
+/** `gate`: the remote gate re-checked the table before forwarding a restore or an upload. */
+export type Evidence = SignalSource | 'exit' | 'gate';
 
 export interface MoveRecord {
   /** Earliest evidence of the move, epoch ms. */
@@ -31,6 +36,7 @@ export class GuardSession {
   #signals: Signals | undefined;
   #move: MoveRecord | undefined;
   #stopped = false;
+  #closed = false;
   /** Install markers an early check found absent, and when: a move only if the final check agrees. */
   readonly #tentative = new Map<string, number>();
 
@@ -38,7 +44,18 @@ export class GuardSession {
     this.table = table;
     this.run = createRun({ kind: 'run', table, policy, command });
     this.watch = new FingerprintWatch(table.root, table, table.at);
-    registerLive(table.root, { dir: this.run.dir, id: this.run.record.id, pid: process.pid, pidStart: processStart(process.pid), policy });
+    try {
+      const live = ledgerFolder(table.root, ['live'], true) ?? table.root;
+      try {
+        registerLive(table.root, { dir: this.run.dir, id: this.run.record.id, pid: process.pid, pidStart: processStart(process.pid), policy });
+      } catch (error) {
+        throw fsFault(error, live, 'write the live marker in');
+      }
+    } catch (error) {
+      // No marker, no run: a run that cannot be found later must not be left as if it had started.
+      rmSync(this.run.dir, { recursive: true, force: true });
+      throw error;
+    }
   }
 
   /** Begin listening for early evidence (file events, hook reports). */
@@ -60,12 +77,29 @@ export class GuardSession {
     return this.#move;
   }
 
-  /** Stop listening and drop the live marker. */
+  /** Stop listening (the live marker stays until close()). */
   stop(): void {
     if (this.#stopped) return;
     this.#stopped = true;
     this.#signals?.stop();
+  }
+
+  /**
+   * The run is finished: its final check and withholding pass are recorded. Appends the `finished` event,
+   * then drops the live marker. Returns false when the event could not be written (a full or read-only
+   * disk): the marker then stays, and the next lockguard command finishes the run again (idempotent).
+   */
+  close(): boolean {
+    if (this.#closed) return true;
+    this.stop();
+    try {
+      appendEvent(this.run, { type: 'finished', by: 'run' });
+    } catch {
+      return false;
+    }
+    this.#closed = true;
     unregisterLive(this.table.root, this.run.record.id);
+    return true;
   }
 
   /**
@@ -109,8 +143,12 @@ export class GuardSession {
    */
   #moment(signalAt: number, files: readonly MovedFile[]): number {
     const write = Math.min(signalAt, ...files.map((file) => this.#ctimeOf(file.path)));
-    const hooks = readEvents(this.run.dir).filter((event) => event.type === 'hook' && event.t <= write);
-    const start = hooks.length > 0 ? Math.max(...hooks.map((event) => event.t)) : write;
+    let start = write;
+    let latest = -Infinity;
+    scanEvents(this.run.dir, (event) => {
+      if (event.t <= write && event.t > latest) latest = event.t;
+    }, ['hook']);
+    if (Number.isFinite(latest)) start = latest;
     return Math.max(start, this.table.at);
   }
 

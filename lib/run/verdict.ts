@@ -2,7 +2,8 @@
 //
 // Owns: judging a ledger run (snapshot or guarded run) against the files now, and recording the verdict.
 // Invariants: the verdict comes from the table re-checked through FingerprintWatch, never from a hook or
-// a cache; once a run recorded a move it stays moved even if the bytes come back.
+// a cache; once a run recorded a move it stays moved even if the bytes come back. Recording the verdict
+// is best effort: a ledger that cannot be written (full, read-only, not ours) never hides the verdict.
 
 import { join } from 'node:path';
 import type { FileDigest } from '../core/digest.js';
@@ -11,7 +12,8 @@ import { normalizeBytes } from '../core/entries.js';
 import { readEntry, realFileSystem, type FileSystem } from '../core/file-probe.js';
 import type { WorkspaceFingerprints } from '../core/fingerprints.js';
 import { FingerprintWatch, type Move, type MoveKind } from '../core/watch.js';
-import { appendEvent, readEvents, type RunHandle, type RunRecord } from './ledger.js';
+import { isLockguardError, type LockguardError } from '../core/errors.js';
+import { appendEvent, scanEvents, type RunHandle, type RunRecord } from './ledger.js';
 
 export interface MovedFile {
   readonly path: string;
@@ -28,6 +30,11 @@ export interface Verdict {
   /** True when the save may happen: nothing the run's keys folded has moved. */
   readonly save: boolean;
   readonly moved: readonly MovedFile[];
+}
+
+/** A verdict and, when it could not be recorded in the run's events, why (the verdict stands). */
+export interface RecordedVerdict extends Verdict {
+  readonly unrecorded?: LockguardError;
 }
 
 /** A table as the ledger recorded it: no kept bytes, so racy re-reads compare digests. */
@@ -52,30 +59,68 @@ export function currentDigest(root: string, move: Pick<Move, 'path'>, record: Ru
   return fileDigest(bytes);
 }
 
-/** Moves recorded by earlier checks of this run (they stay moves). */
-export function recordedMoves(dir: string): MovedFile[] {
+const DIGEST = /^[0-9a-f]{64}$/;
+const KINDS = new Set(['rewritten', 'appeared', 'went']);
+
+function digestOrNull(value: unknown): FileDigest | null {
+  return typeof value === 'string' && DIGEST.test(value) ? (value as FileDigest) : null;
+}
+
+/**
+ * Moves recorded by earlier checks of this run (they stay moves), read streaming. Only paths of the run's
+ * own table count (a forged line naming another path is ignored), so the result is bounded by the table.
+ */
+export function recordedMoves(dir: string, record?: RunRecord): MovedFile[] {
+  const known = record === undefined ? undefined : new Set(record.entries.map((entry) => entry.path));
   const moves = new Map<string, MovedFile>();
-  for (const event of readEvents(dir)) {
-    if (event.type !== 'moved' || !Array.isArray(event['files'])) continue;
-    for (const file of event['files'] as MovedFile[]) if (typeof file?.path === 'string' && !moves.has(file.path)) moves.set(file.path, file);
-  }
+  scanEvents(dir, (event) => {
+    if (!Array.isArray(event['files'])) return;
+    for (const file of event['files'] as Partial<MovedFile>[]) {
+      if (typeof file?.path !== 'string' || moves.has(file.path) || (known !== undefined && !known.has(file.path))) continue;
+      if (known === undefined && moves.size >= 1000) continue;
+      const kind = typeof file.kind === 'string' && KINDS.has(file.kind) ? file.kind : 'rewritten';
+      moves.set(file.path, { path: file.path, kind: kind as MoveKind, was: digestOrNull(file.was), now: digestOrNull(file.now) });
+    }
+  }, ['moved']);
   return [...moves.values()];
 }
 
-/** Re-check a recorded run's table now, record the verdict in its events, and return it. */
-export function verifyRun(run: RunHandle, options: { fs?: FileSystem } = {}): Verdict {
+/** The moment of the run's first recorded move (epoch ms), when a check recorded one. */
+export function recordedMoveAt(dir: string): number | undefined {
+  let at: number | undefined;
+  scanEvents(dir, (event) => {
+    const moment = event['movedAt'];
+    if (at === undefined && typeof moment === 'number' && Number.isFinite(moment)) at = moment;
+    else if (at === undefined) at = event.t;
+  }, ['moved']);
+  return at;
+}
+
+/** The table's entries that moved now, against what the run read (not recorded). */
+export function movesNow(run: RunHandle, options: { fs?: FileSystem } = {}): MovedFile[] {
   const { record } = run;
   const watch = new FingerprintWatch(record.root, tableOf(record), record.at, options.fs === undefined ? {} : { fs: options.fs });
   watch.wrote();
   watch.moved();
-  const earlier = recordedMoves(run.dir);
-  const fresh = watch
-    .moves()
-    .filter((move) => !earlier.some((file) => file.path === move.path))
-    .map((move) => ({ path: move.path, kind: move.kind, was: move.was, now: currentDigest(record.root, move, record, options.fs) }));
-  if (fresh.length > 0) appendEvent(run, { type: 'moved', evidence: 'verify', files: fresh });
+  return watch.moves().map((move) => ({ path: move.path, kind: move.kind, was: move.was, now: currentDigest(record.root, move, record, options.fs) }));
+}
+
+/**
+ * Re-check a recorded run's table now, record the verdict in its events (best effort), and return it.
+ * When the ledger cannot be written, the verdict stands and `unrecorded` says why.
+ */
+export function verifyRun(run: RunHandle, options: { fs?: FileSystem } = {}): RecordedVerdict {
+  const { record } = run;
+  const earlier = recordedMoves(run.dir, record);
+  const fresh = movesNow(run, options).filter((move) => !earlier.some((file) => file.path === move.path));
   const moved = [...earlier, ...fresh];
   const verdict: Verdict = { run: record.id, scope: record.scope, key: record.key, save: moved.length === 0, moved };
-  appendEvent(run, { type: 'verify', save: verdict.save, moved: moved.map((file) => file.path) });
+  try {
+    if (fresh.length > 0) appendEvent(run, { type: 'moved', evidence: 'verify', files: fresh });
+    appendEvent(run, { type: 'verify', save: verdict.save, moved: moved.map((file) => file.path) });
+  } catch (error) {
+    if (!isLockguardError(error)) throw error;
+    return { ...verdict, unrecorded: error };
+  }
   return verdict;
 }

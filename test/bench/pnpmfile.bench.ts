@@ -13,19 +13,21 @@ import { isolatedEnv, lockguardPackage, pnpmCommand, PNPM_VERSIONS, writeTarball
 import { writeTree } from '../helpers/workspace.js';
 import { sideBySide, type BenchRow, type BenchContext } from './harness.js';
 
-type Variant = 'plugin' | 'none' | 'trivial';
+/** none: lockguard installed, no pnpmfile (what `lockguard init` sets up on pnpm 11+); bare: no lockguard at all. */
+type Variant = 'plugin' | 'none' | 'trivial' | 'bare';
 
 const PNPMFILES: Record<Variant, string | null> = {
   plugin: PNPMFILE_SHIM,
   none: null,
   trivial: 'module.exports = { hooks: { updateConfig: (config) => config } }\n',
+  bare: null,
 };
 
 function workspace(base: string, version: PnpmVersion, variant: Variant, lockguard: string, depX: string): () => (args: readonly string[]) => void {
   const root = join(base, `pnpm${version}-${variant}`);
   mkdirSync(root, { recursive: true });
   writeTree(root, {
-    'package.json': `${JSON.stringify({ name: 'root', private: true, scripts: { noop: 'true' }, devDependencies: { lockguard: `link:${lockguard}` } }, null, 2)}\n`,
+    'package.json': `${JSON.stringify({ name: 'root', private: true, scripts: { noop: 'true' }, ...(variant === 'bare' ? {} : { devDependencies: { lockguard: `link:${lockguard}` } }) }, null, 2)}\n`,
     'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
     '.pnpmfile.cjs': PNPMFILES[variant],
     packages: {
@@ -79,6 +81,7 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       plugin: workspace(ctx.tmp, version, 'plugin', lockguard, depX)(),
       none: workspace(ctx.tmp, version, 'none', lockguard, depX)(),
       trivial: workspace(ctx.tmp, version, 'trivial', lockguard, depX)(),
+      bare: workspace(ctx.tmp, version, 'bare', lockguard, depX)(),
     };
     for (const [label, args] of [
       ['pnpm install (no-op)', ['install']],
@@ -95,6 +98,11 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
         baselineMs: trivial,
         note: "lockguard's own share, beyond what any pnpmfile costs",
       });
+      if (version === 12) {
+        // The setup `lockguard init` gives pnpm 11+: lockguard installed, no pnpmfile.
+        const [initSetup, bare] = await sideBySide(() => runners.none(args), () => runners.bare(args), ctx.runs);
+        rows.push({ group: 'pnpm 12, default setup, outside a run', subject: `${label}, lockguard installed as lockguard init sets it up (no pnpmfile)`, subjectMs: initSetup, baseline: `${label}, no lockguard`, baselineMs: bare, goal: 1.15 });
+      }
     }
   }
   return rows;

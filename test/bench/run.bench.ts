@@ -43,6 +43,23 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
     { group: 'run', subject: 'lockguard run -- true', subjectMs: guardedMs ?? Number.NaN, baseline: 'true', baselineMs: trueMs ?? Number.NaN, note: 'the whole wrapper (Node start, table read, pre-run check, ledger, spawn, final check) over the bare child' },
   );
 
+  // (a2) guarding every configured runner cache: turbo and nx both configured; against the same run guarding
+  // none (--runner none: no resolution, no listing, as lockguard 0.1 did for `true`).
+  const both = turboExample(join(ctx.tmp, 'turbo-and-nx'), tools, { 'nx.json': '{"targetDefaults":{"build":{"cache":true}}}\n' });
+  const bothOptions = { cwd: both, env: tools.env };
+  const guardsBoth: ProcessSpec = { command: process.execPath, args: [BIN, 'run', '--', 'true'], options: bothOptions };
+  const guardsNone: ProcessSpec = { command: process.execPath, args: [BIN, 'run', '--runner', 'none', '--', 'true'], options: bothOptions };
+  mustPass(guardsBoth);
+  const [bothMs, noneMs] = processRotation([guardsBoth, guardsNone], ctx.runs);
+  rows.push({
+    group: 'run',
+    subject: 'lockguard run -- true, turbo and nx configured (both caches resolved and listed)',
+    subjectMs: bothMs ?? Number.NaN,
+    baseline: 'lockguard run --runner none -- true (no runner cache)',
+    baselineMs: noneMs ?? Number.NaN,
+    note: `guarding every configured cache costs ${((bothMs ?? 0) - (noneMs ?? 0)).toFixed(1)} ms (goal: at most 2 ms)`,
+  });
+
   const turbo: ProcessSpec = { command: 'turbo', args: ['run', 'build'], options };
   const wrapped: ProcessSpec = { command: process.execPath, args: [BIN, 'run', '--', 'turbo', 'run', 'build'], options };
 
@@ -55,7 +72,7 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   const verifyLabel = `lockguard verify (pnpm, ${(statSync(lockfile).size / 1e6).toFixed(2)} MB lockfile, as in the cli rows)`;
   if (hasValgrind()) {
     // Counted at once: instruction counts do not depend on the load.
-    const [nodeCount, runCount, verifyCount, wrappedCount] = await Promise.all([node, guarded, verify, wrapped].map(countInstructions));
+    const [nodeCount, runCount, verifyCount, wrappedCount, bothCount, noneCount] = await Promise.all([node, guarded, verify, wrapped, guardsBoth, guardsNone].map(countInstructions));
     const note = 'valgrind --tool=callgrind, one run each; the child (`true`) is not traced; counts do not depend on the load';
     rows.push(
       { group: 'run', subject: `lockguard run -- true (${small})`, subjectMs: runCount ?? Number.NaN, baseline: 'node -e 0', baselineMs: nodeCount ?? Number.NaN, goal: 1.6, unit: 'instructions', note },
@@ -69,6 +86,15 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
         note: 'what knowing turbo adds to the wrapper: runner detection, cache listing before and after, the withholding pass; turbo itself (a child) is not traced',
       },
       { group: 'cli', subject: verifyLabel, subjectMs: verifyCount ?? Number.NaN, baseline: 'node -e 0', baselineMs: nodeCount ?? Number.NaN, goal: 1.3, unit: 'instructions' },
+      {
+        group: 'run',
+        subject: 'lockguard run -- true, turbo and nx configured',
+        subjectMs: bothCount ?? Number.NaN,
+        baseline: 'lockguard run --runner none -- true',
+        baselineMs: noneCount ?? Number.NaN,
+        unit: 'instructions',
+        note: `resolving and listing both caches: ${(((bothCount ?? 0) - (noneCount ?? 0)) / 1e6).toFixed(1)} M instructions`,
+      },
     );
   } else {
     const note = 'skipped: valgrind is not installed (apt-get install valgrind)';

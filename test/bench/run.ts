@@ -2,7 +2,8 @@
 // machine it ran on.
 //
 // Settings: LOCKGUARD_BENCH_RUNS (samples per measurement, default 15), LOCKGUARD_BENCH_FIXTURES (the
-// real lockfiles; default ../shared/fixtures/lockfiles next to the repo, skipped when absent).
+// real lockfiles; default ../shared/fixtures/lockfiles next to the repo, skipped when absent),
+// LOCKGUARD_BENCH_ONLY (comma-separated module names, e.g. `run,pnpmfile`; default all).
 // Invariants: writes only under its own temp folder, removed at the end; a failing module is reported
 // and the others still run (exit code 1 then).
 
@@ -15,7 +16,9 @@ import * as precheck from './precheck.bench.js';
 import * as run from './run.bench.js';
 import * as withhold from './withhold.bench.js';
 import * as slices from './slices.bench.js';
+import * as slicesYarnBun from './slices-yarn-bun.bench.js';
 import * as pnpmfile from './pnpmfile.bench.js';
+import * as remoteGate from './remote-gate.bench.js';
 import { formatTable, machineLine, type BenchContext, type BenchRow } from './harness.js';
 
 interface BenchModule {
@@ -30,7 +33,9 @@ const MODULES: readonly BenchModule[] = [
   { name: 'run', bench: run.bench },
   { name: 'precheck', bench: precheck.bench },
   { name: 'slices', bench: slices.bench },
+  { name: 'slices-yarn-bun', bench: slicesYarnBun.bench },
   { name: 'pnpmfile', bench: pnpmfile.bench },
+  { name: 'remote-gate', bench: remoteGate.bench },
 ];
 
 function fixturesDir(): string | undefined {
@@ -52,7 +57,8 @@ async function runAll(): Promise<number> {
   let failed = false;
   const started = performance.now();
   try {
-    for (const module of MODULES) {
+    const only = (process.env['LOCKGUARD_BENCH_ONLY'] ?? '').split(',').filter((name) => name !== '');
+    for (const module of MODULES.filter((candidate) => only.length === 0 || only.includes(candidate.name))) {
       const moduleTmp = join(tmp, module.name);
       const ctx: BenchContext = { tmp: moduleTmp, fixturesDir: fixturesDir(), runs: runsSetting() };
       try {

@@ -32,8 +32,8 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   const bare = (): void => {
     for (const name of readdirSync(cache.dir)) if (name.endsWith('.tar.zst')) lstatSync(join(cache.dir, name));
   };
-  const pass = (): void => {
-    const result = withhold(cache, before, { ...window, runId: 'bench' });
+  const pass = async (): Promise<void> => {
+    const result = await withhold(cache, before, { ...window, runId: 'bench' });
     if (result.withheld.length !== 0) throw new Error('the bench cache changed under the pass');
   };
   const [subjectMs, baselineMs] = await sideBySide(pass, bare, ctx.runs);
@@ -46,9 +46,9 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   };
   writeFresh();
   let n = 0;
-  const withholding = (): void => {
+  const withholding = async (): Promise<void> => {
     const runId = `bench-${n++}`;
-    const result = withhold(cache, before, { movedAt: 0, runStartedAt: 0, runEndedAt: Date.now() + 1000, runId });
+    const result = await withhold(cache, before, { movedAt: 0, runStartedAt: 0, runEndedAt: Date.now() + 1000, runId });
     if (result.withheld.length !== fresh.length) throw new Error(`expected ${fresh.length} withheld, got ${result.withheld.length}`);
     restore(root, runId);
   };

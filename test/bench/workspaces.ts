@@ -53,10 +53,11 @@ export function mustRun(argv: readonly string[], cwd: string, env: Record<string
 }
 
 /** A copy of examples/turbo-monorepo/, installed with pnpm 10 (frozen, offline), its turbo cache warmed. */
-export function turboExample(base: string, tools: BenchTools): string {
+export function turboExample(base: string, tools: BenchTools, extra: Readonly<Record<string, string>> = {}): string {
   const root = join(base, 'turbo-monorepo');
   const source = join(REPO, 'examples', 'turbo-monorepo');
   cpSync(source, root, { recursive: true, filter: (path) => !/[/\\](node_modules|\.turbo|dist|\.lockguard)$/.test(path) });
+  for (const [name, text] of Object.entries(extra)) writeFileSync(join(root, name), text);
   mustRun(['pnpm', 'install', '--frozen-lockfile', '--offline'], root, tools.env);
   mustRun(['turbo', 'run', 'build'], root, tools.env);
   return root;

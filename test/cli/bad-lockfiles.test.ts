@@ -257,7 +257,8 @@ describe('what pnpm and npm accept is accepted', () => {
       for (const argv of [['key'], ['key', '--projects'], ['snapshot']]) assert.equal((await cli(argv, root)).code, 0, argv.join(' '));
       const marker = JSON.parse(NPM_LOCK) as { packages: Record<string, unknown> };
       delete marker.packages[''];
-      mkdirSync(join(root, 'node_modules'), { recursive: true });
+      // npm installs the packages' folders (the pre-run check looks for them) and writes its marker in its own layout.
+      for (const folder of ['node_modules/b', 'node_modules/is-number']) mkdirSync(join(root, folder), { recursive: true });
       writeFileSync(join(root, 'node_modules/.package-lock.json'), JSON.stringify(marker, null, 2));
       assert.deepEqual(checkInstall(readWorkspaceFingerprints(root)), { ok: true, checked: 'npm' });
       assert.equal((await cli(['run', '--', 'true'], root)).code, 0);

@@ -34,3 +34,22 @@ test('doctor fails (exit 1) on a broken lockfile and a ledger that is a file, an
   assert.match(result.stdout, /FAIL\s+ledger/);
   assert.match(result.stdout, /fix: /);
 });
+
+test('doctor on yarn berry, yarn v1 and bun workspaces: what refuse can stop, the install check, turbo\'s packageManager pin', async (t) => {
+  const berry = tempWorkspace(t, { 'package.json': '{"name":"root","workspaces":["packages/*"]}', 'yarn.lock': '__metadata:\n  version: 8\n  cacheKey: 10c0\n', 'turbo.json': '{}' });
+  const berryChecks = JSON.parse((await cli(['doctor', '--json'], berry)).stdout) as (Check & { detail: string })[];
+  const find = (checks: (Check & { detail: string })[], name: string) => checks.find((check) => check.check === name);
+  assert.equal(find(berryChecks, 'yarn')?.level, 'ok');
+  assert.match(find(berryChecks, 'yarn')?.detail ?? '', /YARN_ENABLE_IMMUTABLE_INSTALLS/);
+  assert.equal(find(berryChecks, 'install')?.level, 'warn', 'no .yarn/install-state.gz: nothing installed');
+  assert.equal(find(berryChecks, 'turbo')?.level, 'warn', 'turbo.json without packageManager');
+  const classic = tempWorkspace(t, { 'package.json': '{"name":"root","packageManager":"yarn@1.22.22"}', 'yarn.lock': '# yarn lockfile v1\n\n', 'turbo.json': '{}' });
+  const classicChecks = JSON.parse((await cli(['doctor', '--json'], classic)).stdout) as (Check & { detail: string })[];
+  assert.equal(find(classicChecks, 'yarn')?.level, 'warn');
+  assert.equal(find(classicChecks, 'turbo'), undefined, 'pinned: no turbo warning');
+  const bun = tempWorkspace(t, { 'package.json': '{"name":"root"}', 'bun.lockb': Buffer.from([0, 1, 2]) });
+  const bunChecks = JSON.parse((await cli(['doctor', '--json'], bun)).stdout) as (Check & { detail: string })[];
+  assert.equal(find(bunChecks, 'bun')?.level, 'warn');
+  assert.equal(find(bunChecks, 'slices')?.level, 'warn', 'bun.lockb has no slices');
+  assert.equal(fs.existsSync(join(bun, '.lockguard')), false, 'doctor is read-only');
+});

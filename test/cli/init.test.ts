@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { EXIT } from '../../lib/cli/exit-codes.js';
 import { PNPMFILE_SHIM } from '../../lib/integrations/pnpmfile/shim.js';
+import { HOOK_SCRIPT } from '../../lib/integrations/npm/scripts.js';
 import { cli } from '../helpers/cli.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
@@ -49,7 +51,7 @@ test('init --npm-scripts adds lockguard hook to the root scripts of an npm works
     const result = await cli(['init', '--npm-scripts'], root);
     assert.equal(result.code, EXIT.ok, result.stderr);
     const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    assert.deepEqual(manifest.scripts, { preinstall: 'lockguard hook', postinstall: 'lockguard hook' });
+    assert.deepEqual(manifest.scripts, { preinstall: HOOK_SCRIPT, postinstall: HOOK_SCRIPT });
     assert.equal(readFileSync(join(root, 'package-lock.json'), 'utf8'), lock);
     assert.equal(existsSync(join(root, '.pnpmfile.cjs')), false);
   }
@@ -72,5 +74,16 @@ test('init refuses a .pnpmfile.cjs that is a folder or a FIFO, without blocking 
     const result = await cli(['init'], root);
     assert.equal(result.code, EXIT.usage, make);
     assert.match(result.stderr, /\.pnpmfile\.cjs/, make);
+  }
+});
+
+test('init in a yarn or bun workspace writes nothing and says why', async (t) => {
+  for (const [lockfile, text, word] of [['yarn.lock', '__metadata:\n  version: 8\n', 'yarn'], ['bun.lock', '{\n  "lockfileVersion": 1,\n}\n', 'bun']] as const) {
+    const root = tempWorkspace(t, { 'package.json': '{"name":"root"}', [lockfile]: text });
+    const before = fs.readdirSync(root).sort();
+    const result = await cli(['init'], root);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, new RegExp(`This is a ${word} workspace: nothing to write`));
+    assert.deepEqual(fs.readdirSync(root).sort(), before);
   }
 });

@@ -17,7 +17,7 @@ test('lockguard quarantine list and restore', async (t) => {
     assert.equal(empty.code, 0);
     assert.match(empty.stdout, /No withheld/);
   }
-  quarantine(root, 'run-1', [{ runner: 'turbo', key: 'abc', task: 'b#build', cacheDir, paths: ['abc.tar.zst'], reason: 'test' }]);
+  await quarantine(root, 'run-1', [{ runner: 'turbo', key: 'abc', task: 'b#build', cacheDir, paths: ['abc.tar.zst'], reason: 'test' }]);
   {
     const listed = await cli(['quarantine', 'list', '--json'], root);
     assert.equal(listed.code, 0);

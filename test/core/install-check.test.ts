@@ -92,10 +92,55 @@ test('store folder names follow pnpm (scopes, peers, file: specs; hashed ones ar
 test('npm: .package-lock.json must equal the lockfile minus the root entry', (t) => {
   const lock = { name: 'r', lockfileVersion: 3, requires: true, packages: { '': { name: 'r' }, 'node_modules/dep': { version: '7.0.0' }, 'node_modules/opt': { version: '1.0.0', optional: true } } };
   const hidden = { name: 'r', lockfileVersion: 3, requires: true, packages: { 'node_modules/dep': { version: '7.0.0' } } };
-  const root = tempWorkspace(t, { 'package.json': '{}', 'package-lock.json': JSON.stringify(lock), node_modules: { '.package-lock.json': JSON.stringify(hidden) } });
+  const root = tempWorkspace(t, { 'package.json': '{}', 'package-lock.json': JSON.stringify(lock), node_modules: { '.package-lock.json': JSON.stringify(hidden), dep: { 'package.json': '{}' } } });
   assert.equal(checkInstall(readWorkspaceFingerprints(root)).ok, true, 'a skipped optional package is fine');
   lock.packages['node_modules/dep'].version = '6.0.0';
   fs.writeFileSync(join(root, 'package-lock.json'), JSON.stringify(lock));
   const verdict = checkInstall(readWorkspaceFingerprints(root));
   assert.equal(!verdict.ok && verdict.reason, 'lockfile-differs');
+});
+
+const NPM_LOCK = {
+  name: 'root',
+  lockfileVersion: 3,
+  requires: true,
+  packages: {
+    '': { name: 'root', dependencies: { dep: '1.0.0', '@s/x': '2.0.0' } },
+    'node_modules/dep': { version: '1.0.0', resolved: 'https://registry.example/dep-1.0.0.tgz', integrity: 'sha512-a' },
+    'node_modules/@s/x': { version: '2.0.0', resolved: 'https://registry.example/x-2.0.0.tgz', integrity: 'sha512-b' },
+    'node_modules/@s/x/node_modules/dep': { version: '0.9.0', resolved: 'https://registry.example/dep-0.9.0.tgz', integrity: 'sha512-c' },
+  },
+};
+
+function npmTree(lock: typeof NPM_LOCK = NPM_LOCK): Record<string, unknown> {
+  const { '': _root, ...installed } = lock.packages;
+  return {
+    'package.json': '{"name":"root"}',
+    'package-lock.json': JSON.stringify(lock, null, 2),
+    node_modules: {
+      '.package-lock.json': JSON.stringify({ ...lock, packages: installed }, null, 2),
+      dep: { 'package.json': '{}' },
+      '@s': { x: { 'package.json': '{}', node_modules: { dep: { 'package.json': '{}' } } } },
+    },
+  };
+}
+
+test('npm: the installed tree holds the lockfile; a deleted package folder (also nested) is caught', (t) => {
+  const root = tempWorkspace(t, npmTree() as never);
+  assert.deepEqual(checkInstall(readWorkspaceFingerprints(root)), { ok: true, checked: 'npm' });
+  fs.rmSync(join(root, 'node_modules/@s/x/node_modules/dep'), { recursive: true });
+  const verdict = checkInstall(readWorkspaceFingerprints(root));
+  assert.equal(verdict.ok, false);
+  assert.equal(verdict.ok === false && verdict.reason, 'package-missing');
+  assert.match(verdict.ok === false ? verdict.detail : '', /node_modules\/@s\/x\/node_modules\/dep is missing/);
+});
+
+test('npm: a lockfile edit names the field that differs (resolved, not "another version")', (t) => {
+  const root = tempWorkspace(t, npmTree() as never);
+  const edited = structuredClone(NPM_LOCK);
+  edited.packages['node_modules/dep'].resolved = 'https://mirror.example/dep-1.0.0.tgz';
+  fs.writeFileSync(join(root, 'package-lock.json'), JSON.stringify(edited, null, 2));
+  const verdict = checkInstall(readWorkspaceFingerprints(root));
+  assert.equal(verdict.ok === false && verdict.reason, 'lockfile-differs');
+  assert.match(verdict.ok === false ? verdict.detail : '', /node_modules\/dep is installed with another "resolved"/);
 });

@@ -50,6 +50,36 @@ for (const tool of ['turbo', 'nx', 'pnpm-pipeline'] as const satisfies readonly 
   });
 }
 
+for (const manager of ['yarn', 'bun'] as const) {
+  const lockfile = manager === 'yarn' ? 'yarn\\.lock' : 'bun\\.lock';
+  test(`lockguard run -- turbo over a ${manager} workspace: b's stale save is withheld; going back rebuilds with the installed version`, (t) => {
+    const s = scenario(t, 'turbo', { manager });
+    {
+      const run = s.sh([process.execPath, BIN, 'run', '--', ...s.runnerArgv()]);
+      assert.equal(run.status, 0, `local run exits 0 under withhold:\n${run.stdout}\n${run.stderr}`);
+      const lines = run.stderr.split('\n').filter((line) => line.startsWith('[lockguard] a task'));
+      assert.equal(lines.length, 1, run.stderr);
+      assert.match(lines[0] ?? '', new RegExp(lockfile));
+      assert.match(lines[0] ?? '', /cache saves? keyed before it (was|were) withheld/);
+      assert.equal(s.out(), '6.0.0', 'the run itself built against the new install');
+      assert.match(run.stderr, new RegExp(`^ {2}${lockfile} moved: the slices? of packages/b changed`, 'm'), 'the slice line names b');
+    }
+    {
+      const status = JSON.parse(s.sh([process.execPath, BIN, 'status', '--json']).stdout) as Status;
+      assert.equal(status.state, 'moved');
+      assert.equal(status.report.runner, 'turbo');
+      assert.ok(status.report.withheld.some((entry) => entry.task === 'b#build'), JSON.stringify(status.report.withheld));
+    }
+    {
+      // Back on S0 with 7.0.0 installed (frozen install): turbo misses b and rebuilds it.
+      s.goBack();
+      s.runner();
+      assert.equal(s.installed(), '7.0.0');
+      assert.equal(s.out(), '7.0.0');
+    }
+  });
+}
+
 test('lockguard run -- pnpm pipeline on a fresh clone: the pipeline\'s own frozen install is no move, and the pre-run check does not refuse it', (t) => {
   const s = scenario(t, 'pnpm-pipeline');
   s.sh(['rm', '-f', join(s.base, 'armed')]);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { isolatedEnv, liveRun, lockguardPackage, spawn, writeTarball, type Spawned } from '../helpers/hooks.js';
 import { tempWorkspace, writeTree } from '../helpers/workspace.js';
+import { HOOK_SCRIPT } from '../../lib/integrations/npm/scripts.js';
 
 interface NpmFixture {
   readonly root: string;
@@ -15,7 +16,7 @@ interface NpmFixture {
   read(path: string): Buffer;
 }
 
-function npmFixture(t: { after(fn: () => void): void }): NpmFixture {
+function npmFixture(t: { after(fn: () => void): void }, options: { lockguard?: boolean } = {}): NpmFixture {
   const base = tempWorkspace(t, {}, 'lockguard-hooks-npm-');
   const root = join(base, 'ws');
   const depX = writeTarball(join(base, 'dep-x-1.0.0.tgz'), 'dep-x', '1.0.0');
@@ -29,9 +30,10 @@ function npmFixture(t: { after(fn: () => void): void }): NpmFixture {
         name: 'root',
         private: true,
         workspaces: ['packages/*'],
-        scripts: { preinstall: 'lockguard hook', postinstall: 'lockguard hook' },
+        // What lockguard init --npm-scripts writes.
+        scripts: { preinstall: HOOK_SCRIPT, postinstall: HOOK_SCRIPT },
         dependencies: { 'dep-x': `file:${depX}` },
-        devDependencies: { lockguard: `file:${lockguard}` },
+        ...(options.lockguard === false ? {} : { devDependencies: { lockguard: `file:${lockguard}` } }),
       },
       null,
       2,
@@ -100,4 +102,29 @@ test('npm: under refuse, npm install that rewrote the lockfile fails right after
     assert.notDeepEqual(fixture.read('package-lock.json'), before);
   }
   assert.deepEqual(lifecycle(run.hookEvents()), ['ci:preinstall', 'ci:postinstall', 'install:preinstall', 'install:postinstall', 'install:preinstall:refused']);
+});
+
+test('npm: the hook scripts are no-ops where lockguard is not installed (npm ci --omit=dev, a checkout without it), and still report where it is', (t) => {
+  {
+    // A checkout whose manifest has the hook scripts but not lockguard (yet): npm install succeeds.
+    const fixture = npmFixture(t, { lockguard: false });
+    const result = fixture.npm(['install']);
+    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    assert.doesNotMatch(result.stderr, /not found|ERR/);
+  }
+  const fixture = npmFixture(t);
+  {
+    // A production image: devDependencies (lockguard) left out; the hooks must not fail with 127.
+    const result = fixture.npm(['ci', '--omit=dev']);
+    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    assert.equal(existsSync(join(fixture.root, 'node_modules', 'lockguard')), false, 'lockguard really is not installed');
+  }
+  {
+    // With lockguard installed again, the same scripts report to a live run.
+    assert.equal(fixture.npm(['ci']).code, 0);
+    const run = liveRun(t, fixture.root, 'flag');
+    const result = fixture.npm(['ci']);
+    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    assert.deepEqual(lifecycle(run.hookEvents()), ['ci:preinstall', 'ci:postinstall']);
+  }
 });

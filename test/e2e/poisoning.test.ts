@@ -5,11 +5,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { scenario, type Tool } from '../helpers/runner-scenario.js';
+import { scenario, type ScenarioManager, type Tool } from '../helpers/runner-scenario.js';
 
-for (const tool of ['turbo', 'nx', 'pnpm-pipeline'] as const satisfies readonly Tool[]) {
-  test(`${tool}: a lockfile rewritten mid-run is replayed stale after going back`, (t) => {
-    const s = scenario(t, tool);
+const CASES: readonly (readonly [Tool, ScenarioManager])[] = [['turbo', 'pnpm'], ['nx', 'pnpm'], ['pnpm-pipeline', 'pnpm'], ['turbo', 'yarn'], ['turbo', 'bun']];
+
+for (const [tool, manager] of CASES) {
+  test(`${tool}${manager === 'pnpm' ? '' : ` over a ${manager} workspace`}: a lockfile rewritten mid-run is replayed stale after going back`, (t) => {
+    const s = scenario(t, tool, { manager });
     const s0 = readFileSync(s.lockfile);
     {
       // Run 1: a installs tiny-dep 6.0.0 into b, b builds against it.

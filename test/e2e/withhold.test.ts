@@ -16,9 +16,9 @@ import { scenario, type Tool } from '../helpers/runner-scenario.js';
 const B_TASK: Record<Tool, string> = { turbo: 'b#build', nx: 'b:build', 'pnpm-pipeline': 'packages/b#build' };
 
 for (const tool of ['turbo', 'nx', 'pnpm-pipeline'] as const satisfies readonly Tool[]) {
-  test(`${tool}: the stale entry is withheld, and going back rebuilds with the installed version`, (t) => {
+  test(`${tool}: the stale entry is withheld, and going back rebuilds with the installed version`, async (t) => {
     const s = scenario(t, tool);
-    const outcome = guardedRun(s, () => s.runner(), 'run-withhold');
+    const outcome = await guardedRun(s, () => s.runner(), 'run-withhold');
     let bKey: string;
     {
       // The lockfile moved during the run; b's save (after the move) is in quarantine, not in the cache.
@@ -54,10 +54,10 @@ for (const tool of ['turbo', 'nx', 'pnpm-pipeline'] as const satisfies readonly 
   });
 }
 
-test('turbo: nothing moved, nothing withheld, every entry hits next time', (t) => {
+test('turbo: nothing moved, nothing withheld, every entry hits next time', async (t) => {
   const s = scenario(t, 'turbo');
   s.sh(['rm', '-f', join(s.base, 'armed')]);
-  const first = guardedRun(s, () => s.runner(), 'run-plain');
+  const first = await guardedRun(s, () => s.runner(), 'run-plain');
   assert.equal(first.movedAt, undefined);
   assert.equal(first.withheld, undefined);
   const keys = (listUnits(first.cache) ?? []).map((unit) => unit.key).sort();
@@ -69,9 +69,9 @@ test('turbo: nothing moved, nothing withheld, every entry hits next time', (t) =
   assert.equal(existsSync(join(s.root, '.lockguard', 'quarantine')), false);
 });
 
-test('nx with HOME outside /tmp: the entry in the shared ~/.nx/<id>/cache is withheld, the task DB there untouched, nx misses after going back', (t) => {
+test('nx with HOME outside /tmp: the entry in the shared ~/.nx/<id>/cache is withheld, the task DB there untouched, nx misses after going back', async (t) => {
   const s = scenario(t, 'nx', { homeOutsideTmp: true });
-  const outcome = guardedRun(s, () => s.runner(), 'run-shared');
+  const outcome = await guardedRun(s, () => s.runner(), 'run-shared');
   assert.equal(outcome.cache.shared, true);
   assert.ok(outcome.cache.dir.startsWith(join(s.env['HOME'] ?? '', '.nx')), outcome.cache.dir);
   assert.match(outcome.cache.dir, /\/\.nx\/[0-9a-f]{16}\/cache$/);

@@ -32,7 +32,7 @@ export function scrubbedEnv(extra: Record<string, string> = {}): Record<string, 
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (value === undefined) continue;
-    if (/^(CI|GITHUB_.*|LOCKGUARD_.*|npm_.*|NPM_.*|PNPM_.*|pnpm_.*|TURBO_.*|NX_.*|NODE_OPTIONS|FORCE_COLOR|NO_COLOR)$/i.test(name)) continue;
+    if (/^(CI|GITHUB_.*|LOCKGUARD_.*|npm_.*|NPM_.*|PNPM_.*|pnpm_.*|YARN_.*|BUN_.*|COREPACK_.*|TURBO_.*|NX_.*|NODE_OPTIONS|FORCE_COLOR|NO_COLOR)$/i.test(name)) continue;
     env[name] = value;
   }
   return { ...env, ...extra };

@@ -17,7 +17,7 @@ export interface GuardedOutcome {
   readonly withheld: WithholdResult | undefined;
 }
 
-export function guardedRun(s: Scenario, run: () => SpawnSyncReturns<string>, runId: string): GuardedOutcome {
+export async function guardedRun(s: Scenario, run: () => SpawnSyncReturns<string>, runId: string): Promise<GuardedOutcome> {
   const argv = s.runnerArgv();
   const cache = resolveCache(detectRunner(argv), s.root, argv, s.env);
   if (cache === undefined) throw new Error(`no runner recognized in ${argv.join(' ')}`);
@@ -30,6 +30,6 @@ export function guardedRun(s: Scenario, run: () => SpawnSyncReturns<string>, run
   if (!moved) return { result, cache, movedAt: undefined, summary: undefined, withheld: undefined };
   const movedAt = statSync(s.lockfile).ctimeMs;
   const summary = tasksAfterMove(cache, { movedAt, runStartedAt });
-  const withheld = withholdAfterRun(cache, before, summary, { movedAt, runStartedAt, runEndedAt, runId });
+  const withheld = await withholdAfterRun(cache, before, summary, { movedAt, runStartedAt, runEndedAt, runId });
   return { result, cache, movedAt, summary, withheld };
 }

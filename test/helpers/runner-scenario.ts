@@ -5,25 +5,34 @@
 // installed tiny-dep version to `packages/b/dist/out.json`. S0 has tiny-dep 7.0.0. The tarballs are made
 // here (tar), HOME/XDG/store live in the temp dir, nothing touches the network.
 // turbo and nx run with pnpm 10 (turbo wants `packageManager`, which pnpm 12 would turn into a two-document
-// lockfile); the pipeline is pnpm 12's own.
+// lockfile); the pipeline is pnpm 12's own. turbo also runs over a yarn 4 workspace (PnP, its default) and a
+// bun 1.4 workspace (`manager`): a#build runs `yarn workspace b add` / `bun add` instead. Inside turbo's
+// strict env mode YARN_* and BUN_* do not reach the tasks, so yarn's offline settings go in .yarnrc.yml
+// and both tools keep their caches under the temp HOME.
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
 import { scrubbedEnv } from './cli.js';
+import { bunBinary } from './tools.js';
 import { tempWorkspace, writeTree } from './workspace.js';
 
 export type Tool = 'turbo' | 'nx' | 'pnpm-pipeline';
+/** The package manager of the scenario's workspace (yarn and bun with turbo only). */
+export type ScenarioManager = 'pnpm' | 'yarn' | 'bun';
 
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const PNPM10 = join(REPO, 'node_modules', 'pnpm10', 'bin', 'pnpm.cjs');
 const PNPM12 = join(REPO, 'node_modules', 'pnpm12', 'pnpm');
+const PNPM1221 = join(REPO, 'node_modules', 'pnpm1221', 'pnpm');
 const BIN = join(REPO, 'node_modules', '.bin');
+const YARN_JS = join(REPO, 'node_modules', '@yarnpkg', 'cli-dist', 'bin', 'yarn.js');
 
 export interface Scenario {
   readonly tool: Tool;
+  readonly manager: ScenarioManager;
   /** The temp folder holding home/, bin/, the arm file and the workspace. */
   readonly base: string;
   readonly root: string;
@@ -54,21 +63,82 @@ function tarball(base: string, version: string): void {
   check(spawnSync('tar', ['-czf', join(base, 'ws', 'vendor', `tiny-dep-${version}.tgz`), '-C', join(base, `src-${version}`), 'package'], { encoding: 'utf8', timeout: 10_000 }), 'tar');
 }
 
-const A_BUILD = `const fs = require('fs'), path = require('path'), cp = require('child_process');
+const INSTALL_SIX: Record<ScenarioManager, string> = {
+  pnpm: `cp.execFileSync('pnpm', ['--filter', 'b', 'add', 'tiny-dep@file:../../vendor/tiny-dep-6.0.0.tgz'], { stdio: 'inherit' });`,
+  yarn: `cp.execFileSync('yarn', ['workspace', 'b', 'add', 'tiny-dep@file:../../vendor/tiny-dep-6.0.0.tgz'], { stdio: 'inherit' });`,
+  bun: `cp.execFileSync('bun', ['add', '../../vendor/tiny-dep-6.0.0.tgz'], { stdio: 'inherit', cwd: path.join('..', 'b') });`,
+};
+
+const aBuild = (manager: ScenarioManager): string => `const fs = require('fs'), path = require('path'), cp = require('child_process');
+// With a wait-for file ("<dir> <count>"), wait (at most 30 s) until <dir> holds <count> files: c's upload.
+const waitFor = path.join(__dirname, 'wait-for');
+if (fs.existsSync(waitFor)) {
+  const [dir, count] = fs.readFileSync(waitFor, 'utf8').trim().split(' ');
+  const files = (d) => { try { return fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => e.isDirectory() ? files(path.join(d, e.name)) : e.name.endsWith('.part') ? [] : [e.name]); } catch { return []; } };
+  const until = Date.now() + 30000;
+  while (files(dir).length < Number(count) && Date.now() < until) cp.execFileSync('sleep', ['0.1']);
+}
+if (process.argv.includes('--wait-only')) process.exit(0);
 const armed = path.join(__dirname, 'armed');
 if (fs.existsSync(armed)) {
   fs.unlinkSync(armed);
-  cp.execFileSync('pnpm', ['--filter', 'b', 'add', 'tiny-dep@file:../../vendor/tiny-dep-6.0.0.tgz'], { stdio: 'inherit' });
+  ${INSTALL_SIX[manager]}
+}
+// Crash tests: after the install, save many more turbo-layout entries (written after the move: all stale).
+const bulk = path.join(__dirname, 'bulk.json');
+if (fs.existsSync(bulk)) {
+  const { dir, count, size } = JSON.parse(fs.readFileSync(bulk, 'utf8'));
+  fs.unlinkSync(bulk);
+  fs.mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < count; i++) {
+    const hash = 'f' + i.toString(16).padStart(15, '0');
+    const body = ('entry ' + i + ' ').repeat(Math.ceil(size / 8)).slice(0, size);
+    fs.writeFileSync(path.join(dir, hash + '.tar.zst'), body);
+    fs.writeFileSync(path.join(dir, hash + '-meta.json'), JSON.stringify({ hash, i }));
+    fs.writeFileSync(path.join(dir, hash + '-manifest.json'), JSON.stringify({ files: [i] }));
+  }
 }
 fs.mkdirSync('dist', { recursive: true });
 fs.writeFileSync('dist/a.txt', 'a');
 `;
 
+const LOCKFILE: Record<ScenarioManager, string> = { pnpm: 'pnpm-lock.yaml', yarn: 'yarn.lock', bun: 'bun.lock' };
+const INSTALL: Record<ScenarioManager, { install: string[]; frozen: string[] }> = {
+  pnpm: { install: ['pnpm', 'install'], frozen: ['pnpm', 'install', '--frozen-lockfile'] },
+  yarn: { install: ['yarn', 'install'], frozen: ['yarn', 'install', '--immutable'] },
+  bun: { install: ['bun', 'install'], frozen: ['bun', 'install', '--frozen-lockfile'] },
+};
+
 const B_BUILD = `node -e "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.json',JSON.stringify({tinyDep:require('tiny-dep')}))"`;
 
+const C_BUILD = `node -e "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/c.txt','c');require('fs').appendFileSync('../../../c-ran','x')"`;
+// The install in plain sight (the plan sees it); it runs on every real build of a, so nothing is armed.
+const VISIBLE_A_BUILD = 'node ../../../a-build.cjs --wait-only && pnpm --filter b add tiny-dep@file:../../vendor/tiny-dep-6.0.0.tgz && node ../../../a-build.cjs';
+
+export interface ScenarioOptions {
+  /** nx shares its cache under ~/.nx/<id>/ only when HOME is not under /tmp. */
+  readonly homeOutsideTmp?: boolean;
+  /** The package manager of the workspace (default pnpm; yarn and bun are built for turbo only). */
+  readonly manager?: ScenarioManager;
+  /** The pnpm the workspace pins and puts on PATH (default: 10 for turbo and nx, 12 for the pipeline). */
+  readonly pnpm?: 10 | 12;
+  /** Root package.json scripts (how people start their runner: `"build": "turbo run build"`). */
+  readonly rootScripts?: Readonly<Record<string, string>>;
+  /** Add package `c`, which depends on nothing (its build appends to `<base>/c-ran` whenever it really runs). */
+  readonly withC?: boolean;
+  /** a's install in its package script (where `lockguard plan` sees it), not hidden in a-build.cjs. */
+  readonly visibleInstall?: boolean;
+  /** With `withC`: this many more leaves like c (`c1`..`cN`), for parallel uploads before the move. */
+  readonly moreLeaves?: number;
+  /** The pipeline with pnpm 12.21.0 (remote task cache) instead of 12.4.2. */
+  readonly pnpm1221?: boolean;
+}
+
 /** Build the scenario workspace, install it (S0) and arm a#build. */
-export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: { homeOutsideTmp?: boolean } = {}): Scenario {
-  const base = tempWorkspace(t, {}, `lockguard-${tool}-`);
+export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: ScenarioOptions = {}): Scenario {
+  const manager = options.manager ?? 'pnpm';
+  if (manager !== 'pnpm' && tool !== 'turbo') throw new Error(`the ${manager} scenario is built for turbo only`);
+  const base = tempWorkspace(t, {}, `lockguard-${tool}-${manager}-`);
   const root = join(base, 'ws');
   // nx shares its cache under ~/.nx/<id>/ only when HOME is not under /tmp (and the repo has an identity).
   const home = options.homeOutsideTmp === true ? realpathSync(mkdtempSync('/var/tmp/lockguard-home-')) : join(base, 'home');
@@ -78,23 +148,35 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: { h
   mkdirSync(home, { recursive: true });
   tarball(base, '6.0.0');
   tarball(base, '7.0.0');
-  const pnpm = tool === 'pnpm-pipeline' ? `exec "${PNPM12}" "$@"` : `exec "${process.execPath}" "${PNPM10}" "$@"`;
+  const pnpmMajor = options.pnpm ?? (tool === 'pnpm-pipeline' ? 12 : 10);
+  const pnpm12 = options.pnpm1221 === true ? PNPM1221 : PNPM12;
+  const pnpm = pnpmMajor === 12 ? `exec "${pnpm12}" "$@"` : `exec "${process.execPath}" "${PNPM10}" "$@"`;
   writeFileSync(join(base, 'bin', 'pnpm'), `#!/bin/sh\n${pnpm}\n`);
   chmodSync(join(base, 'bin', 'pnpm'), 0o755);
-  writeFileSync(join(base, 'a-build.cjs'), A_BUILD);
+  // turbo runs each task through the package manager on PATH.
+  writeFileSync(join(base, 'bin', 'yarn'), `#!/bin/sh\nexec "${process.execPath}" "${YARN_JS}" "$@"\n`);
+  chmodSync(join(base, 'bin', 'yarn'), 0o755);
+  if (manager === 'bun') symlinkSync(bunBinary(), join(base, 'bin', 'bun'));
+  writeFileSync(join(base, 'a-build.cjs'), aBuild(manager));
   const rootManifest: Record<string, unknown> = { name: 'root', private: true };
-  if (tool !== 'pnpm-pipeline') rootManifest['packageManager'] = 'pnpm@10.34.8';
+  const pnpmPin = pnpmMajor === 12 ? 'pnpm@12.4.2' : 'pnpm@10.34.8';
+  if (tool !== 'pnpm-pipeline') rootManifest['packageManager'] = { pnpm: pnpmPin, yarn: 'yarn@4.18.1', bun: 'bun@1.4.5' }[manager];
+  if (manager !== 'pnpm') rootManifest['workspaces'] = ['packages/*'];
+  if (options.rootScripts !== undefined) rootManifest['scripts'] = options.rootScripts;
   if (tool === 'nx') rootManifest['devDependencies'] = { nx: `link:${join(REPO, 'node_modules', 'nx')}` };
   let workspaceYaml = 'packages:\n  - "packages/*"\nupdateNotifier: false\n';
   if (tool === 'pnpm-pipeline') workspaceYaml += 'tasks:\n  build:\n    dependsOn: ["^build"]\n    outputs: ["dist/**"]\npipelines:\n  default: [build]\n';
   writeTree(root, {
     'package.json': `${JSON.stringify(rootManifest, null, 2)}\n`,
-    'pnpm-workspace.yaml': workspaceYaml,
+    ...(manager === 'pnpm' ? { 'pnpm-workspace.yaml': workspaceYaml } : {}),
+    ...(manager === 'yarn' ? { '.yarnrc.yml': 'enableGlobalCache: false\nenableNetwork: false\nenableTelemetry: false\n' } : {}),
     '.gitignore': 'node_modules\n.turbo\n.nx\ndist\n',
     ...(tool === 'turbo' ? { 'turbo.json': JSON.stringify({ tasks: { build: { dependsOn: ['^build'], outputs: ['dist/**'] } } }, null, 2) } : {}),
     ...(tool === 'nx' ? { 'nx.json': JSON.stringify({ targetDefaults: { build: { dependsOn: ['^build'], outputs: ['{projectRoot}/dist'], cache: true } } }, null, 2) } : {}),
     packages: {
-      a: { 'package.json': JSON.stringify({ name: 'a', version: '1.0.0', private: true, scripts: { build: 'node ../../../a-build.cjs' } }, null, 2) },
+      a: { 'package.json': JSON.stringify({ name: 'a', version: '1.0.0', private: true, scripts: { build: options.visibleInstall === true ? VISIBLE_A_BUILD : 'node ../../../a-build.cjs' } }, null, 2) },
+      ...(options.withC === true ? { c: { 'package.json': JSON.stringify({ name: 'c', version: '1.0.0', private: true, scripts: { build: C_BUILD } }, null, 2) } } : {}),
+      ...Object.fromEntries(Array.from({ length: options.moreLeaves ?? 0 }, (_, i) => [`c${i + 1}`, { 'package.json': JSON.stringify({ name: `c${i + 1}`, version: '1.0.0', private: true, scripts: { build: C_BUILD } }, null, 2) }])),
       b: {
         'package.json': JSON.stringify(
           { name: 'b', version: '1.0.0', private: true, dependencies: { a: 'workspace:*', 'tiny-dep': 'file:../../vendor/tiny-dep-7.0.0.tgz' }, scripts: { build: B_BUILD } },
@@ -128,7 +210,7 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: { h
     const [command, ...args] = argv;
     return spawnSync(command ?? 'true', args, { cwd: root, env, encoding: 'utf8', timeout: 90_000 });
   };
-  check(sh(['pnpm', 'install']), 'pnpm install');
+  check(sh(INSTALL[manager].install), INSTALL[manager].install.join(' '));
   if (tool === 'pnpm-pipeline' || options.homeOutsideTmp === true) {
     // The pipeline reads git metadata for its inputs, and nx derives its workspace id from git: S0 is a commit.
     check(sh(['git', 'init', '-q', '.']), 'git init');
@@ -136,8 +218,9 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: { h
     check(sh(['git', 'commit', '-qm', 'S0']), 'git commit');
   }
   const saved = join(base, 'saved');
+  const lockfile = LOCKFILE[manager];
   mkdirSync(saved);
-  copyFileSync(join(root, 'pnpm-lock.yaml'), join(saved, 'pnpm-lock.yaml'));
+  copyFileSync(join(root, lockfile), join(saved, lockfile));
   copyFileSync(join(root, 'packages', 'b', 'package.json'), join(saved, 'b-package.json'));
   const runnerArgv = (): string[] => {
     switch (tool) {
@@ -150,21 +233,22 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: { h
     }
   };
   const arm = (): void => writeFileSync(join(base, 'armed'), '');
-  arm();
+  if (options.visibleInstall !== true) arm();
   return {
     tool,
+    manager,
     base,
     root,
     env,
-    lockfile: join(root, 'pnpm-lock.yaml'),
+    lockfile: join(root, lockfile),
     sh,
     runnerArgv,
     runner: () => check(sh(runnerArgv()), runnerArgv().join(' ')),
     arm,
     goBack() {
-      copyFileSync(join(saved, 'pnpm-lock.yaml'), join(root, 'pnpm-lock.yaml'));
+      copyFileSync(join(saved, lockfile), join(root, lockfile));
       copyFileSync(join(saved, 'b-package.json'), join(root, 'packages', 'b', 'package.json'));
-      check(sh(['pnpm', 'install', '--frozen-lockfile']), 'pnpm install --frozen-lockfile');
+      check(sh(INSTALL[manager].frozen), INSTALL[manager].frozen.join(' '));
       for (const name of ['a', 'b']) rmSync(join(root, 'packages', name, 'dist'), { recursive: true, force: true });
     },
     out() {
@@ -175,7 +259,71 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: { h
       }
     },
     installed() {
+      if (manager === 'yarn') {
+        // PnP: no node_modules; ask Node through yarn's runtime, from b.
+        const result = check(spawnSync('yarn', ['node', '-p', "require('tiny-dep/package.json').version"], { cwd: join(root, 'packages', 'b'), env, encoding: 'utf8', timeout: 60_000 }), 'yarn node');
+        return result.stdout.trim();
+      }
       return (JSON.parse(readFileSync(join(root, 'packages', 'b', 'node_modules', 'tiny-dep', 'package.json'), 'utf8')) as { version: string }).version;
     },
+  };
+}
+
+export interface Machine {
+  readonly base: string;
+  readonly root: string;
+  readonly env: Record<string, string>;
+  sh(argv: readonly string[], extraEnv?: Record<string, string>): SpawnSyncReturns<string>;
+  out(): string | undefined;
+  installed(): string;
+  /** True when c's build really ran here (it appends to `<base>/c-ran`); false when c was restored. */
+  cRan(): boolean;
+}
+
+/**
+ * A second machine for the same repository: a fresh clone of S0 (no node_modules, no local caches, no
+ * ledger), its own HOME and caches, then a frozen install. Same remote: pass its env to `sh`.
+ */
+export function secondMachine(t: Pick<TestContext, 'after'>, s: Scenario): Machine {
+  const base = tempWorkspace(t, {}, `lockguard-${s.tool}-machine2-`);
+  const root = join(base, 'ws');
+  const skip = /[\\/](node_modules|\.lockguard|\.turbo|\.nx|dist)([\\/]|$)/;
+  cpSync(s.root, root, { recursive: true, filter: (source) => !skip.test(source.slice(s.root.length)) });
+  copyFileSync(join(s.base, 'saved', 'pnpm-lock.yaml'), join(root, 'pnpm-lock.yaml'));
+  copyFileSync(join(s.base, 'saved', 'b-package.json'), join(root, 'packages', 'b', 'package.json'));
+  cpSync(join(s.base, 'bin'), join(base, 'bin'), { recursive: true });
+  copyFileSync(join(s.base, 'a-build.cjs'), join(base, 'a-build.cjs'));
+  const home = join(base, 'home');
+  mkdirSync(home, { recursive: true });
+  const env: Record<string, string> = {
+    ...s.env,
+    HOME: home,
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    PATH: (s.env['PATH'] ?? '').replace(join(s.base, 'bin'), join(base, 'bin')),
+  };
+  const sh = (argv: readonly string[], extraEnv: Record<string, string> = {}): SpawnSyncReturns<string> => {
+    const [command, ...args] = argv;
+    return spawnSync(command ?? 'true', args, { cwd: root, env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 90_000 });
+  };
+  check(sh(['pnpm', 'install', '--frozen-lockfile']), 'machine 2: pnpm install --frozen-lockfile');
+  return {
+    base,
+    root,
+    env,
+    sh,
+    out() {
+      try {
+        return (JSON.parse(readFileSync(join(root, 'packages', 'b', 'dist', 'out.json'), 'utf8')) as { tinyDep?: string }).tinyDep;
+      } catch {
+        return undefined;
+      }
+    },
+    installed() {
+      return (JSON.parse(readFileSync(join(root, 'packages', 'b', 'node_modules', 'tiny-dep', 'package.json'), 'utf8')) as { version: string }).version;
+    },
+    cRan: () => existsSync(join(base, 'c-ran')),
   };
 }

@@ -1,13 +1,15 @@
 // The real package managers for end-to-end tests, an isolated offline environment, and local packages.
 //
-// Owns: absolute paths to the pinned pnpm 10 / pnpm 12 in this repo's node_modules and the machine's npm;
-// `isolatedEnv` (HOME, XDG_*, npm cache and pnpm store under a temp dir, no CI, an unreachable registry);
+// Owns: absolute paths to the pinned pnpm 10 / pnpm 12, yarn 4 (@yarnpkg/cli-dist), yarn 1 and bun in this
+// repo's node_modules and the machine's npm; `isolatedEnv` (HOME, XDG_*, npm cache, pnpm store, yarn's
+// global and cache folders, bun's cache under a temp dir, no CI, an unreachable registry, yarn's network
+// off);
 // `packTarballs` (tiny local packages packed with `npm pack`, so every install works with no network).
 // Invariants: every subprocess has a timeout (a hang fails the test, never the suite); nothing here
 // writes outside the temp dirs it is given; nothing reaches a registry (offline, registry on a dead port).
 
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, cpSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scrubbedEnv } from './cli.js';
@@ -15,7 +17,7 @@ import { scrubbedEnv } from './cli.js';
 /** The repo checkout (this file runs from dist/test/helpers/). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-export type ToolName = 'pnpm10' | 'pnpm12' | 'npm';
+export type ToolName = 'pnpm10' | 'pnpm12' | 'npm' | 'yarn' | 'yarn1' | 'bun';
 
 export interface Tool {
   readonly name: ToolName;
@@ -41,6 +43,30 @@ function onPath(name: string): string {
 export const PNPM10: Tool = { name: 'pnpm10', command: process.execPath, prefix: [join(REPO_ROOT, 'node_modules/pnpm10/bin/pnpm.cjs')] };
 export const PNPM12: Tool = { name: 'pnpm12', command: join(REPO_ROOT, 'node_modules/pnpm12/pnpm'), prefix: [] };
 export const NPM: Tool = { name: 'npm', command: onPath('npm'), prefix: [] };
+/** yarn 4 (berry), run through node as its single-file release. */
+export const YARN: Tool = { name: 'yarn', command: process.execPath, prefix: [join(REPO_ROOT, 'node_modules/@yarnpkg/cli-dist/bin/yarn.js')] };
+/** yarn 1.22.22 (classic), the last v1. */
+export const YARN1: Tool = { name: 'yarn1', command: process.execPath, prefix: [join(REPO_ROOT, 'node_modules/yarn1/bin/yarn.js')] };
+export const BUN: Tool = { name: 'bun', command: bunBinary(), prefix: [] };
+
+/**
+ * The bun binary from the npm package. Its postinstall moves the platform package's binary over the
+ * placeholder node_modules/bun/bin/bun.exe; where install scripts did not run (npm ci --ignore-scripts, an
+ * allowScripts policy), the binary is still in @oven/bun-<platform>-<arch>/bin/bun. A file under 1 MB is
+ * the placeholder (a shell script that says the postinstall did not run).
+ */
+export function bunBinary(): string {
+  const arch = process.arch === 'arm64' ? 'aarch64' : process.arch;
+  const candidates = [join(REPO_ROOT, 'node_modules/bun/bin/bun.exe'), ...['', '-baseline', '-musl', '-musl-baseline'].map((variant) => join(REPO_ROOT, `node_modules/@oven/bun-${process.platform}-${arch}${variant}/bin/bun`))];
+  for (const candidate of candidates) {
+    try {
+      if (statSync(candidate).size > 1_000_000) return candidate;
+    } catch {
+      // Not installed here; try the next.
+    }
+  }
+  throw new Error(`no bun binary in node_modules (looked at ${candidates.join(', ')}): run npm ci`);
+}
 
 /** A registry address nothing listens on: a tool that tries the network fails at once instead of fetching. */
 export const DEAD_REGISTRY = 'http://127.0.0.1:9/';
@@ -75,7 +101,23 @@ export function isolatedEnv(tmp: string, options: IsolatedEnvOptions = {}): Reco
     update_notifier: 'false',
     loglevel: 'warn',
   };
-  const env: Record<string, string> = { ...scrubbedEnv(), ...dirs };
+  const env: Record<string, string> = {
+    ...scrubbedEnv(),
+    ...dirs,
+    // yarn berry: its global folder and cache in the temp dir, no network, no telemetry, plain output;
+    // yarn 1 reads YARN_CACHE_FOLDER too. bun: its cache and home in the temp dir, a dead registry.
+    YARN_GLOBAL_FOLDER: join(tmp, 'yarn-global'),
+    YARN_CACHE_FOLDER: join(tmp, 'yarn-cache'),
+    YARN_ENABLE_GLOBAL_CACHE: 'false',
+    YARN_ENABLE_NETWORK: 'false',
+    YARN_ENABLE_TELEMETRY: 'false',
+    YARN_ENABLE_PROGRESS_BARS: 'false',
+    YARN_ENABLE_COLORS: 'false',
+    BUN_INSTALL: join(tmp, 'bun-home'),
+    BUN_INSTALL_CACHE_DIR: join(tmp, 'bun-cache'),
+    BUN_CONFIG_REGISTRY: DEAD_REGISTRY,
+    DO_NOT_TRACK: '1',
+  };
   // npm and pnpm 10 read npm_config_*; pnpm 12 reads pnpm_config_*.
   for (const [name, value] of Object.entries(settings)) {
     env[`npm_config_${name}`] = value;
@@ -92,7 +134,9 @@ export interface ToolResult {
 
 /** The flags that make a tool offline and point pnpm at the store, where the tool takes them as flags. */
 function offlineFlags(tool: Tool, env: Record<string, string>): string[] {
-  if (tool.name === 'npm') return ['--offline'];
+  if (tool.name === 'npm' || tool.name === 'yarn1') return ['--offline'];
+  // yarn berry is offline through YARN_ENABLE_NETWORK; bun installs only file: tarballs here.
+  if (tool.name === 'yarn' || tool.name === 'bun') return [];
   return ['--offline', '--store-dir', env['npm_config_store_dir'] ?? ''];
 }
 

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { appendEvent, createRun, findRun, loadRun, readEvents, ensureLedger, listRunIds, newRunId } from '../../lib/run/ledger.js';
 import { readBlob } from '../../lib/run/blobs.js';
-import { findLiveRuns, registerLive, unregisterLive, processStart } from '../../lib/run/live.js';
+import { findLiveRuns, listMarkers, registerLive, unregisterLive, processStart } from '../../lib/run/live.js';
 import { verifyRun } from '../../lib/run/verdict.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
@@ -92,16 +92,35 @@ test('verify: once a run recorded a move it stays moved, across processes', (t) 
   assert.equal(verifyRun(loadRun(run.dir)).save, false);
 });
 
-test('live markers: found while the process lives, ignored and cleaned when it is gone', (t) => {
+test('live markers: found while the process lives; a dead or untrusted one is no live run, and stays as evidence', (t) => {
   const root = tempWorkspace(t, pnpmTree(LOCK));
   assert.deepEqual(findLiveRuns(root), []);
-  registerLive(root, { dir: join(root, 'x'), id: 'a', pid: process.pid, pidStart: processStart(process.pid), policy: 'refuse' });
-  registerLive(root, { dir: join(root, 'y'), id: 'b', pid: process.pid, pidStart: 1, policy: 'flag' });
+  fs.mkdirSync(join(root, '.lockguard'));
+  const dir = (id: string): string => join(root, '.lockguard', 'runs', id);
+  registerLive(root, { dir: dir('a'), id: 'a', pid: process.pid, pidStart: processStart(process.pid), policy: 'refuse' });
+  registerLive(root, { dir: dir('b'), id: 'b', pid: process.pid, pidStart: 1, policy: 'flag' });
+  registerLive(root, { dir: dir('c'), id: 'c', pid: process.pid, pidStart: null, policy: 'flag' });
+  registerLive(root, { dir: join(root, 'elsewhere'), id: 'd', pid: process.pid, pidStart: processStart(process.pid), policy: 'flag' });
   fs.writeFileSync(join(root, '.lockguard/live/garbage'), 'not json');
   assert.deepEqual(findLiveRuns(root).map((run) => run.id), ['a']);
-  assert.equal(fs.existsSync(join(root, '.lockguard/live/b')), false, 'a reused pid with another start time is not live');
-  unregisterLive(root, 'a');
-  fs.rmSync(join(root, '.lockguard/live/garbage'));
+  {
+    // A reused pid (another start time), a marker with no start time, or one naming a run folder outside the
+    // ledger is never live; the dead one stays until the next command finishes its run.
+    const markers = listMarkers(root);
+    assert.deepEqual(markers.map((m) => [m.name, m.alive, m.run !== undefined]).sort(), [['a', true, true], ['b', false, true], ['c', false, false], ['d', false, false], ['garbage', false, false]]);
+    assert.equal(fs.existsSync(join(root, '.lockguard/live/b')), true);
+  }
+  for (const id of ['a', 'b', 'c', 'd', 'garbage']) unregisterLive(root, id);
   unregisterLive(root, 'none');
   assert.equal(fs.existsSync(join(root, '.lockguard/live')), false, 'the live folder goes with its last marker');
+});
+
+test('a live folder that is a symlink is never read through', (t) => {
+  const root = tempWorkspace(t, pnpmTree(LOCK));
+  const elsewhere = tempWorkspace(t);
+  fs.mkdirSync(join(root, '.lockguard'));
+  fs.writeFileSync(join(elsewhere, 'x'), JSON.stringify({ dir: join(root, '.lockguard', 'runs', 'x'), id: 'x', pid: process.pid, pidStart: processStart(process.pid), policy: 'refuse' }));
+  fs.symlinkSync(elsewhere, join(root, '.lockguard', 'live'));
+  assert.deepEqual(findLiveRuns(root), []);
+  assert.deepEqual(listMarkers(root), []);
 });

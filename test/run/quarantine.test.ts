@@ -1,7 +1,7 @@
 // Quarantine: entries go in whole, come back exactly, and a restore never overwrites.
 
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, lstatSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { listQuarantine, quarantine } from '../../lib/run/quarantine.js';
@@ -18,14 +18,14 @@ function entryTree(cacheDir: string): void {
   symlinkSync('dist/out.json', join(cacheDir, 'tasks', 'ab', 'abcd', 'outputs', 'link'));
 }
 
-test('restore puts an entry back exactly: names, bytes, modes, links', (t) => {
+test('restore puts an entry back exactly: names, bytes, modes, links', async (t) => {
   const root = tempWorkspace(t);
   const cacheDir = join(root, 'cache');
   entryTree(cacheDir);
   const files = ['meta.json', 'outputs/dist/out.json', 'outputs/bin.dat'].map((p) => join(cacheDir, 'tasks', 'ab', 'abcd', p));
   const bytes = files.map((f) => readFileSync(f));
   const modes = files.map((f) => statSync(f).mode);
-  const result = quarantine(root, 'run-1', [{ runner: 'pnpm-pipeline', key: 'abcd', cacheDir, paths: ['tasks/ab/abcd'], reason: 'test' }]);
+  const result = await quarantine(root, 'run-1', [{ runner: 'pnpm-pipeline', key: 'abcd', cacheDir, paths: ['tasks/ab/abcd'], reason: 'test' }]);
   assert.equal(result.moved.length, 1);
   assert.equal(result.moved[0]?.files.filter((f) => f.kind === 'file').length, 3);
   assert.equal(existsSync(join(cacheDir, 'tasks', 'ab', 'abcd')), false);
@@ -53,12 +53,12 @@ test('restore puts an entry back exactly: names, bytes, modes, links', (t) => {
   }
 });
 
-test('a restore into a cache that already holds the entry does not overwrite it', (t) => {
+test('a restore into a cache that already holds the entry does not overwrite it', async (t) => {
   const root = tempWorkspace(t);
   const cacheDir = join(root, 'cache');
   write(join(cacheDir, 'abc.tar.zst'), 'stale');
   write(join(cacheDir, 'abc-meta.json'), 'stale meta');
-  quarantine(root, 'run-2', [{ runner: 'turbo', key: 'abc', cacheDir, paths: ['abc.tar.zst', 'abc-meta.json', 'abc-manifest.json'], reason: 'test' }]);
+  await quarantine(root, 'run-2', [{ runner: 'turbo', key: 'abc', cacheDir, paths: ['abc.tar.zst', 'abc-meta.json', 'abc-manifest.json'], reason: 'test' }]);
   write(join(cacheDir, 'abc.tar.zst'), 'fresh');
   const result = restore(root, 'run-2', { entry: 'abc' });
   assert.deepEqual(result.restored, []);
@@ -68,23 +68,23 @@ test('a restore into a cache that already holds the entry does not overwrite it'
   assert.equal(readFileSync(join(root, '.lockguard', 'quarantine', 'run-2', 'entries', 'turbo', 'abc', 'abc.tar.zst'), 'utf8'), 'stale');
 });
 
-test('an entry changed while in quarantine is not restored', (t) => {
+test('an entry changed while in quarantine is not restored', async (t) => {
   const root = tempWorkspace(t);
   const cacheDir = join(root, 'cache');
   write(join(cacheDir, 'k1.tar.zst'), 'original');
-  quarantine(root, 'run-3', [{ runner: 'turbo', key: 'k1', cacheDir, paths: ['k1.tar.zst'], reason: 'test' }]);
+  await quarantine(root, 'run-3', [{ runner: 'turbo', key: 'k1', cacheDir, paths: ['k1.tar.zst'], reason: 'test' }]);
   writeFileSync(join(root, '.lockguard', 'quarantine', 'run-3', 'entries', 'turbo', 'k1', 'k1.tar.zst'), 'tampered');
   const result = restore(root, 'run-3');
   assert.equal(result.skipped[0]?.reason, 'changed-in-quarantine');
   assert.equal(existsSync(join(cacheDir, 'k1.tar.zst')), false);
 });
 
-test('units that would leave the cache dir or cross a symlink are not moved', (t) => {
+test('units that would leave the cache dir or cross a symlink are not moved', async (t) => {
   const root = tempWorkspace(t, { outside: { 'file.txt': 'keep' } });
   const cacheDir = join(root, 'cache');
   write(join(cacheDir, 'inner', 'x'), 'x');
   symlinkSync(join(root, 'outside'), join(cacheDir, 'linked'));
-  const result = quarantine(root, 'run-4', [
+  const result = await quarantine(root, 'run-4', [
     { runner: 'turbo', key: 'up', cacheDir, paths: ['../outside/file.txt'], reason: 'test' },
     { runner: 'turbo', key: 'abs', cacheDir, paths: [join(root, 'outside', 'file.txt')], reason: 'test' },
     { runner: 'turbo', key: 'via', cacheDir, paths: ['linked/file.txt'], reason: 'test' },
@@ -98,16 +98,31 @@ test('units that would leave the cache dir or cross a symlink are not moved', (t
   assert.ok(existsSync(join(cacheDir, 'inner', 'x')));
 });
 
-test('unknown run, unknown entry and a broken manifest are clear errors', (t) => {
+test('unknown run, unknown entry and a garbage journal are clear, and the files stay', async (t) => {
   const root = tempWorkspace(t);
   assert.throws(() => restore(root, 'nope'), (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_BAD_RUN');
   assert.throws(() => restore(root, '../x'), (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_USAGE');
   const cacheDir = join(root, 'cache');
   write(join(cacheDir, 'k.tar.zst'), 'k');
-  quarantine(root, 'run-5', [{ runner: 'turbo', key: 'k', cacheDir, paths: ['k.tar.zst'], reason: 'test' }]);
+  await quarantine(root, 'run-5', [{ runner: 'turbo', key: 'k', cacheDir, paths: ['k.tar.zst'], reason: 'test' }]);
   assert.throws(() => restore(root, 'run-5', { entry: 'other' }), (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_USAGE');
-  writeFileSync(join(root, '.lockguard', 'quarantine', 'run-5', 'manifest.json'), '{"version":1,');
-  assert.throws(() => restore(root, 'run-5'), (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_BROKEN_LEDGER');
-  assert.match(listQuarantine(root)[0]?.problem ?? '', /not valid JSON/);
+  writeFileSync(join(root, '.lockguard', 'quarantine', 'run-5', 'journal.ndjson'), '{"op":"intent",\nnot json\n');
+  assert.throws(() => restore(root, 'run-5', { entry: 'k' }), (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_USAGE');
+  assert.match(listQuarantine(root)[0]?.problem ?? '', /2 line\(s\) of its journal could not be read/);
   assert.ok(existsSync(join(root, '.lockguard', 'quarantine', 'run-5', 'entries', 'turbo', 'k', 'k.tar.zst')));
+});
+
+test('a lockguard 0.1 manifest (no journal) still lists and restores', async (t) => {
+  const root = tempWorkspace(t);
+  const cacheDir = join(root, 'cache');
+  write(join(cacheDir, 'abc.tar.zst'), 'bytes');
+  await quarantine(root, 'run-6', [{ runner: 'turbo', key: 'abc', cacheDir, paths: ['abc.tar.zst'], reason: 'test' }]);
+  const dir = join(root, '.lockguard', 'quarantine', 'run-6');
+  const [entry] = listQuarantine(root)[0]?.manifest?.entries ?? [];
+  rmSync(join(dir, 'journal.ndjson'));
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ version: 1, run: 'run-6', root, entries: [entry] }));
+  assert.deepEqual(listQuarantine(root)[0]?.manifest?.entries.map((e) => e.key), ['abc']);
+  assert.equal(restore(root, 'run-6').restored.length, 1);
+  assert.equal(readFileSync(join(cacheDir, 'abc.tar.zst'), 'utf8'), 'bytes');
+  assert.ok(listQuarantine(root)[0]?.manifest?.entries[0]?.restoredAt, 'the restore is journaled');
 });

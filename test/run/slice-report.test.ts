@@ -66,7 +66,7 @@ test('verify --json and status --json carry the slice diff of a moved lockfile',
   assert.equal(verdict.slices.length, 1);
   const [move] = verdict.slices;
   assert.equal(move?.lockfile, 'pnpm-lock.yaml');
-  assert.deepEqual(move?.diff.changed.map((change) => [change.importer, change.name]), [['packages/a', 'a'], ['packages/b', 'b']]);
+  assert.deepEqual(move?.diff.changed.map((change) => [change.importer, change.name]), [['packages/b', 'b'], ['packages/a', 'a']]);
   assert.deepEqual(move?.diff.changed[1]?.packages, [{ name: 'is-number', kind: 'changed', from: ['7.0.0'], to: ['6.0.0'] }]);
   assert.equal(move?.diff.unchanged, 2);
   const status = JSON.parse((await cli(['status', '--json'], root)).stdout) as { slices: typeof verdict.slices };

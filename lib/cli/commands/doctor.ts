@@ -9,8 +9,9 @@ import { checkInstall } from '../../core/install-check.js';
 import { isLockguardError } from '../../core/errors.js';
 import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
 import type { Workspace } from '../../core/workspace.js';
+import { effectivePnpm, majorOf } from '../../integrations/package-managers/version.js';
 import { listRunIds, loadRun, runDir } from '../../run/ledger.js';
-import { findLiveRuns } from '../../run/live.js';
+import { listMarkers } from '../../run/live.js';
 import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import { paint, type Io } from '../io.js';
@@ -29,7 +30,8 @@ const help = `Usage: lockguard doctor [options]
 
 Checks that lockguard can do its job here, read-only: Node.js version, the fingerprint table, whether the
 installed tree holds what the lockfile says, the pnpmfile shim (pnpm) or the hook scripts (npm), the pnpm
-version's hooks, and the ledger (broken records, live runs). Exit 0 when nothing fails (warnings allowed),
+version's hooks, what --policy refuse can stop for yarn and bun, turbo's packageManager pin, and the ledger
+(broken records, live runs). Exit 0 when nothing fails (warnings allowed),
 1 when a check fails.
 
 Options:
@@ -71,61 +73,106 @@ function tableChecks(workspace: Workspace): CheckResult[] {
   }
 }
 
-function pnpmVersionOk(declared: unknown): CheckResult | undefined {
-  if (typeof declared !== 'string' || !declared.startsWith('pnpm@')) return undefined;
-  const [major = 0, minor = 0] = declared.slice(5).split('.').map(Number);
-  if (major > 10 || (major === 10 && minor >= 8)) return { check: 'pnpm', level: 'ok', detail: `${declared}: updateConfig runs for every command` };
-  return { check: 'pnpm', level: 'warn', detail: `${declared} has no updateConfig hook for every command: hook reports and refuse work only for installs`, fix: 'Use pnpm 10.8 or newer.' };
+/** The pnpm that runs here (what PATH finds, switched to the packageManager pin by pnpm 9.7+), and what it means for the pnpmfile plugin. */
+function pnpmVersionCheck(root: string, env: Io['env']): { result: CheckResult; major: number | undefined } {
+  const pnpm = effectivePnpm(root, env);
+  const major = majorOf(pnpm.version);
+  if (pnpm.version === undefined) return { result: { check: 'pnpm', level: 'warn', detail: 'no pnpm found on PATH, and none pinned in packageManager', fix: 'Install pnpm, or pin it in packageManager.' }, major };
+  if (pnpm.found.path === undefined) return { result: { check: 'pnpm', level: 'warn', detail: `${pnpm.why}, but no pnpm executable is on PATH`, fix: 'Install pnpm, or enable corepack (corepack enable).' }, major };
+  const [, minor = 0] = pnpm.version.split('.').map(Number);
+  if ((major ?? 0) > 10 || (major === 10 && minor >= 8)) return { result: { check: 'pnpm', level: 'ok', detail: `${pnpm.why} runs here` }, major };
+  return { result: { check: 'pnpm', level: 'warn', detail: `${pnpm.why} runs here: it has no updateConfig hook for every command, so hook reports and refuse work only for installs`, fix: 'Use pnpm 10.8 or newer.' }, major };
 }
 
-function hookChecks(workspace: Workspace): CheckResult[] {
+function hookChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
   const manifest = readJson(join(workspace.root, 'package.json'));
   if (workspace.manager === 'pnpm') {
-    const results: CheckResult[] = [];
-    const version = pnpmVersionOk(manifest?.['packageManager']);
-    if (version !== undefined) results.push(version);
+    const { result, major } = pnpmVersionCheck(workspace.root, env);
+    const results: CheckResult[] = [result];
     let shim = '';
     try {
       shim = readFileSync(join(workspace.root, '.pnpmfile.cjs'), 'utf8');
     } catch {
       // absent: reported below
     }
-    results.push(
-      shim.includes('lockguard/pnpmfile')
-        ? { check: 'pnpmfile', level: 'ok', detail: '.pnpmfile.cjs loads lockguard/pnpmfile' }
-        : { check: 'pnpmfile', level: 'warn', detail: '.pnpmfile.cjs does not load lockguard/pnpmfile: installs are still caught after the fact, but not reported early nor refused at the source', fix: 'Run lockguard init (commit the shim once: pnpm folds its bytes into the lockfile).' },
-    );
+    const costly = major !== undefined && major >= 11;
+    if (shim.includes('lockguard/pnpmfile')) {
+      results.push({ check: 'pnpmfile', level: 'ok', detail: `.pnpmfile.cjs loads lockguard/pnpmfile${costly ? ' (on pnpm 11+ any pnpmfile makes every pnpm command start node helpers: a no-op install about 4x slower)' : ''}` });
+    } else if (costly) {
+      results.push({ check: 'pnpmfile', level: 'ok', detail: 'no lockguard pnpmfile (the pnpm 11+ default: every pnpm command stays fast); lockguard run refuses pnpm install and the install before pnpm run through the environment, and catches pnpm add after the fact', fix: 'Optional: lockguard init --pnpmfile to refuse pnpm add/update/remove at the source too.' });
+    } else {
+      results.push({ check: 'pnpmfile', level: 'warn', detail: '.pnpmfile.cjs does not load lockguard/pnpmfile: installs are still caught after the fact, but not reported early nor refused at the source', fix: 'Run lockguard init (commit the shim once: pnpm folds its bytes into the lockfile).' });
+    }
     return results;
   }
   if (workspace.manager === 'npm') {
     const scripts = (manifest?.['scripts'] ?? {}) as Record<string, unknown>;
-    const hooked = ['preinstall', 'postinstall'].some((name) => typeof scripts[name] === 'string' && (scripts[name] as string).includes('lockguard hook'));
+    const hooked = ['preinstall', 'postinstall'].some((name) => typeof scripts[name] === 'string' && /lockguard(\/npm-hook| hook)/.test(scripts[name] as string));
     return [
       hooked
         ? { check: 'npm-hook', level: 'ok', detail: 'root install scripts report to guarded runs' }
-        : { check: 'npm-hook', level: 'warn', detail: 'no "lockguard hook" in the root preinstall/postinstall: npm installs are caught by file events and the final check only', fix: 'Optional: lockguard init --npm-scripts.' },
+        : { check: 'npm-hook', level: 'warn', detail: 'no lockguard hook in the root preinstall/postinstall: npm installs are caught by file events and the final check only', fix: 'Optional: lockguard init --npm-scripts.' },
+    ];
+  }
+  if (workspace.manager === 'yarn') return [...yarnChecks(workspace), ...turboPinCheck(workspace, manifest)];
+  if (workspace.manager === 'bun') {
+    const lockb = lstatSync(join(workspace.root, 'bun.lockb'), { throwIfNoEntry: false }) !== undefined && lstatSync(join(workspace.root, 'bun.lock'), { throwIfNoEntry: false }) === undefined;
+    return [
+      { check: 'bun', level: 'warn', detail: 'bun has no setting that freezes the lockfile from the environment: under --policy refuse an install inside the run is caught after it (the run fails and withholds), not refused at the source', fix: 'Optional: set [install] frozenLockfile = true in bunfig.toml for CI, where nothing should install.' },
+      ...(lockb ? [{ check: 'slices', level: 'warn' as const, detail: 'bun.lockb is binary: lockguard key --projects needs the text bun.lock', fix: 'bun install --save-text-lockfile (bun 1.2+), then remove bun.lockb.' }] : []),
+      ...turboPinCheck(workspace, manifest),
     ];
   }
   return [];
+}
+
+/** yarn berry or classic, from the lockfile's first lines (no lockfile yet: nothing to say). */
+function yarnChecks(workspace: Workspace): CheckResult[] {
+  let head = '';
+  try {
+    head = readFileSync(join(workspace.root, 'yarn.lock'), 'utf8').slice(0, 2048);
+  } catch {
+    return [];
+  }
+  if (/^__metadata:/m.test(head)) {
+    return [{ check: 'yarn', level: 'ok', detail: 'yarn berry: under --policy refuse, YARN_ENABLE_IMMUTABLE_INSTALLS and lockguard\'s yarn plugin (loaded through YARN_PLUGINS, nothing to commit) refuse installs at the source; inside turbo\'s strict env mode they do not reach the tasks, and a rewrite fails the run after it' }];
+  }
+  return [{ check: 'yarn', level: 'warn', detail: 'yarn v1: nothing refuses an install at the source (no env setting; --frozen-lockfile does not stop workspace installs): under --policy refuse a rewrite fails the run after it', fix: 'Optional: move to yarn berry (yarn set version stable) for refusal at the source.' }];
+}
+
+/** turbo 2 needs `packageManager` in the root package.json to read a yarn or bun workspace. */
+function turboPinCheck(workspace: Workspace, manifest: Record<string, unknown> | undefined): CheckResult[] {
+  const turbo = ['turbo.json', 'turbo.jsonc'].some((name) => lstatSync(join(workspace.root, name), { throwIfNoEntry: false }) !== undefined);
+  if (!turbo || typeof manifest?.['packageManager'] === 'string') return [];
+  return [{ check: 'turbo', level: 'warn', detail: `turbo.json is here but the root package.json has no "packageManager": turbo 2 cannot read this ${workspace.manager} workspace without it`, fix: `Add "packageManager": "${workspace.manager}@<version>" to the root package.json.` }];
 }
 
 function ledgerChecks(root: string): CheckResult[] {
   const dir = join(root, '.lockguard');
   const stats = lstatSync(dir, { throwIfNoEntry: false });
   if (stats === undefined) return [{ check: 'ledger', level: 'ok', detail: 'no runs yet' }];
-  if (!stats.isDirectory()) return [{ check: 'ledger', level: 'fail', detail: `${dir} is not a folder`, fix: 'Move or remove it: lockguard keeps its run records there.' }];
-  const ids = listRunIds(root);
+  if (!stats.isDirectory()) return [{ check: 'ledger', level: 'fail', detail: `${dir} is ${stats.isSymbolicLink() ? 'a symbolic link (never followed)' : 'not a folder'}`, fix: 'Move or remove it: lockguard keeps its run records there.' }];
+  let ids: string[];
+  try {
+    ids = listRunIds(root);
+  } catch (error) {
+    if (!isLockguardError(error)) throw error;
+    return [{ check: 'ledger', level: 'fail', detail: error.message, ...(error.hint === undefined ? {} : { fix: error.hint }) }];
+  }
   const broken: string[] = [];
   for (const id of ids) {
     try {
-      loadRun(runDir(root, id));
+      loadRun(runDir(root, id), root);
     } catch (error) {
       if (!isLockguardError(error)) throw error;
       broken.push(id);
     }
   }
-  const live = findLiveRuns(root);
+  const markers = listMarkers(root);
+  const live = markers.filter((marker) => marker.alive);
+  const dead = markers.length - live.length;
   const results: CheckResult[] = [{ check: 'ledger', level: broken.length === 0 ? 'ok' : 'warn', detail: `${ids.length} runs, ${live.length} live${broken.length === 0 ? '' : `, ${broken.length} unreadable (${broken.slice(0, 3).join(', ')})`}`, ...(broken.length === 0 ? {} : { fix: `Delete the unreadable run folders under ${join(dir, 'runs')}.` }) }];
+  if (dead > 0) results.push({ check: 'ledger', level: 'warn', detail: `${dead} run(s) died before their final check and are not finished yet`, fix: 'Run any workspace command (lockguard status): it finishes them, withholding their unchecked saves restorably.' });
   return results;
 }
 
@@ -135,7 +182,7 @@ export const command: Command = {
   async run(argv, io: Io) {
     const parsed = parse('doctor', argv, { ...DIR_OPTION, json: { type: 'boolean' } });
     const workspace = await workspaceOf(parsed, io);
-    const results = [nodeCheck(), ...tableChecks(workspace), ...hookChecks(workspace), ...ledgerChecks(workspace.root)];
+    const results = [nodeCheck(), ...tableChecks(workspace), ...hookChecks(workspace, io.env), ...ledgerChecks(workspace.root)];
     if (flag(parsed, 'json')) {
       io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     } else {

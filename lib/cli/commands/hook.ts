@@ -10,8 +10,9 @@ import type { Command } from '../main.js';
 
 const help = `Usage: lockguard hook [options]
 
-For the root package.json of an npm workspace (lockguard init --npm-scripts adds it):
-  "preinstall": "lockguard hook", "postinstall": "lockguard hook"
+For the root package.json of an npm workspace. lockguard init --npm-scripts adds the same thing in a form
+that is a no-op where lockguard is not installed (npm ci --omit=dev, a checkout before its first install):
+  "preinstall": "node -e \"try{require.resolve('lockguard/npm-hook')}catch(e){process.exit(0)}require('lockguard/npm-hook')\""
 
 Inside a guarded run (lockguard run), tells the run that an npm command ran its install scripts
 (npm_command and npm_lifecycle_event say which), so it re-checks the lockfile at once. Outside a run it

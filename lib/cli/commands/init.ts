@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { errnoCode, LockguardError } from '../../core/errors.js';
 import { addHookScripts } from '../../integrations/npm/scripts.js';
 import { COMPOSED_PNPMFILE_EXAMPLE, PNPMFILE_SHIM } from '../../integrations/pnpmfile/shim.js';
+import { effectivePnpm, majorOf } from '../../integrations/package-managers/version.js';
 import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -14,16 +15,24 @@ import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
 const help = `Usage: lockguard init [options]
 
-pnpm workspaces: writes .pnpmfile.cjs, a few stable lines that load lockguard/pnpmfile when lockguard is
+pnpm 10 workspaces: writes .pnpmfile.cjs, a few stable lines that load lockguard/pnpmfile when lockguard is
 installed (and do nothing on a fresh clone's first install, before it is). Inside a guarded run the plugin
 reports every pnpm command to the run and, under --policy refuse, stops lockfile rewrites at the source.
 Run "pnpm install" once afterwards (pnpm records the file's checksum in pnpm-lock.yaml) and commit both.
 An existing, different .pnpmfile.cjs is left alone: init prints how to compose it with lockguard's hooks.
+yarn and bun workspaces: nothing to write (a refusing run hands yarn berry lockguard's plugin through the
+environment; yarn v1 and bun have no hooks lockguard uses).
+
+pnpm 11 and newer start node helper processes for any pnpmfile on every command (a no-op install about 4x
+slower), so there init writes nothing by default: lockguard run refuses pnpm install and the install before
+pnpm run through the environment, and catches pnpm add after the fact. --pnpmfile writes the shim anyway,
+for refusing pnpm add/update/remove at the source too.
 
 Options:
 ${DIR_HELP}
-  --npm-scripts        also add "lockguard hook" to the root package.json's preinstall and postinstall
-                       scripts (for npm workspaces; npm install <pkg> runs no root scripts, see lockguard hook --help)
+  --pnpmfile           write .pnpmfile.cjs whatever the pnpm version (--no-pnpmfile: never)
+  --npm-scripts        add lockguard's hook to the root package.json's preinstall and postinstall scripts
+                       (npm workspaces; a no-op where lockguard is not installed, as in npm ci --omit=dev)
   -h, --help           this text
 `;
 
@@ -77,17 +86,40 @@ function addNpmScripts(root: string, io: Io): void {
   io.stdout.write(`package.json: "lockguard hook" added to ${edit.changed.join(' and ')}\n`);
 }
 
+/** The last pnpm major that runs pnpmfile hooks in its own process (a pnpmfile costs it nothing measurable). */
+const PNPMFILE_FREE_UNTIL = 10;
+
 export const command: Command = {
   summary: 'set up the install-time hooks (.pnpmfile.cjs; --npm-scripts for npm)',
   help,
   async run(argv, io: Io) {
-    const parsed = parse('init', argv, { ...DIR_OPTION, 'npm-scripts': { type: 'boolean' } });
+    const parsed = parse('init', argv, { ...DIR_OPTION, 'npm-scripts': { type: 'boolean' }, pnpmfile: { type: 'boolean' }, 'no-pnpmfile': { type: 'boolean' } });
+    if (flag(parsed, 'pnpmfile') && flag(parsed, 'no-pnpmfile')) {
+      throw new LockguardError('ERR_LOCKGUARD_USAGE', 'Expected --pnpmfile or --no-pnpmfile, not both (lockguard init).', { hint: 'lockguard init --help says what each does.' });
+    }
     const workspace = await workspaceOf(parsed, io);
     const npmScripts = flag(parsed, 'npm-scripts');
-    if (workspace.manager === 'pnpm') writePnpmfile(workspace.root, io);
+    if (workspace.manager === 'pnpm') {
+      const major = majorOf(effectivePnpm(workspace.root, io.env).version);
+      const wanted = flag(parsed, 'pnpmfile') || (!flag(parsed, 'no-pnpmfile') && (major === undefined || major <= PNPMFILE_FREE_UNTIL));
+      if (wanted) writePnpmfile(workspace.root, io);
+      else if (!flag(parsed, 'no-pnpmfile')) {
+        io.stdout.write(
+          `pnpm ${major ?? ''} runs here: no .pnpmfile.cjs written (on pnpm 11+ any pnpmfile slows every pnpm command).\n` +
+            '  lockguard run needs nothing more: under --policy refuse it refuses pnpm install and the install before pnpm run\n' +
+            '  through the environment; lockguard init --pnpmfile adds the plugin that refuses pnpm add/update/remove too.\n',
+        );
+      }
+    }
     if (npmScripts) addNpmScripts(workspace.root, io);
-    if (workspace.manager !== 'pnpm' && !npmScripts) {
-      io.stdout.write(`This is a${workspace.manager === 'npm' ? 'n' : ''} ${workspace.manager} workspace: no pnpmfile to write.\n  For npm, lockguard init --npm-scripts adds "lockguard hook" to the root preinstall/postinstall scripts.\n`);
+    if (workspace.manager === 'npm' && !npmScripts) {
+      io.stdout.write(`This is an npm workspace: no pnpmfile to write.\n  lockguard init --npm-scripts adds "lockguard hook" to the root preinstall/postinstall scripts.\n`);
+    }
+    if (workspace.manager === 'yarn' && !npmScripts) {
+      io.stdout.write(`This is a yarn workspace: nothing to write.\n  yarn berry: a refusing run (lockguard run --policy refuse) hands yarn lockguard's plugin and YARN_ENABLE_IMMUTABLE_INSTALLS through the environment, so no file goes into the repository and a fresh clone needs nothing.\n  yarn v1 has no hooks lockguard can use: installs are caught by the table (file events and the final check).\n`);
+    }
+    if (workspace.manager === 'bun' && !npmScripts) {
+      io.stdout.write(`This is a bun workspace: nothing to write.\n  bun has no install hooks lockguard can use: installs are caught by the table (file events and the final check).\n`);
     }
     return EXIT.ok;
   },

@@ -18,9 +18,10 @@ const help = `Usage: lockguard key [options]
 Prints the key of the fingerprint table as it is now: sha256 over the entries' paths and bytes (or
 absence), never stat data, so two machines with the same files print the same key. Records nothing.
 
-With --project, prints one project's lockfile slice digest instead: its importer entry in pnpm-lock.yaml
-(or package-lock.json) and every entry it reaches, so the key changes only when that project's
-dependencies do. --projects prints every project's: digest, importer path, package name.
+With --project, prints one project's lockfile slice digest instead: its importer entry (pnpm-lock.yaml,
+package-lock.json, yarn.lock of yarn berry or v1, or the text bun.lock) and every entry it reaches, so the
+key changes only when that project's dependencies do. --projects prints every project's: digest, importer
+path, package name. Other lockfiles (bun.lockb, pnpm 7's lockfileVersion 5.x) have no slices.
 
 Options:
 ${DIR_HELP}

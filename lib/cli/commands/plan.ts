@@ -28,7 +28,7 @@ pnpm pipeline keys never re-read it).
 Options:
 ${DIR_HELP}
   --json               print {runner, lockfile, tasks: [{id, writer, writeReason, stability, reasons}],
-                       writers, unstable, notes, verdict}
+                       writers, unstable, notes, verdict, packageManager: {name, version, path}}
   -h, --help           this text
 
 Exit codes: 0 every key stable, 1 some keys unstable, 2 error (the runner's dry run failed, bad usage).
@@ -50,7 +50,8 @@ export const command: Command = {
       return code;
     }
     const width = Math.max(8, ...plan.tasks.map((task) => task.id.length));
-    const lines = [`lockguard plan: ${plan.runner}, ${plan.tasks.length} ${plan.tasks.length === 1 ? 'task' : 'tasks'}, lockfile ${plan.lockfile}`];
+    const pm = plan.packageManager;
+    const lines = [`lockguard plan: ${plan.runner}, ${plan.tasks.length} ${plan.tasks.length === 1 ? 'task' : 'tasks'}, lockfile ${plan.lockfile}, ${pm.name} ${pm.version ?? '(version unknown)'}${pm.path === null ? '' : ` (${pm.path})`}`];
     for (const note of plan.notes) lines.push(`  note: ${note}`);
     const writers = plan.tasks.filter((task) => task.writer);
     lines.push(writers.length === 0 ? 'writers: none' : 'writers:');

@@ -1,12 +1,15 @@
 // `lockguard quarantine list|restore`: what guarded runs withheld from the runners' caches, and putting it back.
 
 import { listQuarantine, type QuarantinedEntry } from '../../run/quarantine.js';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { configuredRunners, resolveCache } from '../../integrations/runners/index.js';
 import { restore } from '../../run/quarantine-restore.js';
 import { LockguardError } from '../../core/errors.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../main.js';
+import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
 const help = `Usage: lockguard quarantine list [--run <id>] [--json]
@@ -18,11 +21,13 @@ moves them (never deletes them) into .lockguard/quarantine/<run id>/, with a man
 path, size and sha256.
 
   list      the runs that withheld entries, newest first, and their entries (runner, key, task, size,
-            original paths, restored or not)
+            original paths, restored or not; entries a killed pass left in flight are counted)
   restore   put a run's entries (or one, with --entry) back into the runner's cache, byte for byte under
             their original names. An entry the cache already holds again (the runner rebuilt it under the
             same key) is skipped, never overwritten. Restore only when you know the entry is good, e.g.
-            the lockfile change was reverted and the outputs do not depend on it.
+            the lockfile change was reverted and the outputs do not depend on it. Entries go back only into
+            a cache dir inside the workspace or one its runners use now (set the same TURBO_CACHE_DIR /
+            NX_CACHE_DIRECTORY as the run had).
 
 Options:
 ${DIR_HELP}
@@ -38,6 +43,30 @@ Examples:
   lockguard quarantine list
   lockguard quarantine restore --run 20261130T031500123456Z-run-a1b2c3 --entry 1e20c7866ed9838d
 `;
+
+/**
+ * The cache dirs a restore may write into: inside the workspace, or a cache dir one of its runners
+ * resolves to now (nx's shared ~/.nx/<id>/cache, TURBO_CACHE_DIR, ...), asked only when an entry names a
+ * dir outside the workspace. A journal is a file in the workspace: it must not steer files anywhere else.
+ */
+function cacheDirsOf(root: string, env: Io['env']): (dir: string) => boolean {
+  let resolved: Set<string> | undefined;
+  return (dir) => {
+    const rel = relative(resolve(root), resolve(dir));
+    if (!rel.startsWith('..') && !isAbsolute(rel) && !rel.split(sep).includes('.lockguard')) return true;
+    resolved ??= new Set(
+      configuredRunners(root).flatMap((runner) => {
+        try {
+          const cache = resolveCache(runner, root, [], env);
+          return cache === undefined ? [] : [resolve(cache.dir)];
+        } catch {
+          return [];
+        }
+      }),
+    );
+    return resolved.has(resolve(dir));
+  };
+}
 
 function describe(entry: QuarantinedEntry): string {
   const state = entry.restoredAt === undefined ? `withheld ${entry.withheldAt}` : `restored ${entry.restoredAt}`;
@@ -56,6 +85,9 @@ export const command: Command = {
       });
     }
     const workspace = await workspaceOf(parsed, io);
+    // A guard that died before its final check is finished first (cli/recover.ts).
+    const stopped = await recoverFirst(workspace.root, io, 'lenient', 'quarantine');
+    if (stopped !== undefined) return stopped;
     const runId = stringValue(parsed, 'run');
     const json = flag(parsed, 'json');
     if (action === 'list') {
@@ -65,7 +97,7 @@ export const command: Command = {
         throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `No quarantine for the run "${runId}" in "${workspace.root}/.lockguard/quarantine".`, { hint: 'lockguard quarantine list shows the runs that withheld entries.' });
       }
       if (json) {
-        io.stdout.write(`${JSON.stringify(runs.map((run) => ({ run: run.run, dir: run.dir, entries: run.manifest?.entries ?? null, problem: run.problem ?? null })), null, 2)}\n`);
+        io.stdout.write(`${JSON.stringify(runs.map((run) => ({ run: run.run, dir: run.dir, entries: run.manifest?.entries ?? null, inFlight: run.inFlight ?? 0, problem: run.problem ?? null })), null, 2)}\n`);
         return EXIT.ok;
       }
       if (runs.length === 0) {
@@ -78,7 +110,9 @@ export const command: Command = {
           continue;
         }
         const waiting = run.manifest.entries.filter((entry) => entry.restoredAt === undefined).length;
-        io.stdout.write(`run ${run.run}: ${run.manifest.entries.length} entr${run.manifest.entries.length === 1 ? 'y' : 'ies'}, ${waiting} still withheld\n`);
+        const flight = run.inFlight === undefined ? '' : `, ${run.inFlight} in flight (a pass was killed: the next lockguard command settles them)`;
+        const problem = run.problem === undefined ? '' : ` (${run.problem})`;
+        io.stdout.write(`run ${run.run}: ${run.manifest.entries.length} entr${run.manifest.entries.length === 1 ? 'y' : 'ies'}, ${waiting} still withheld${flight}${problem}\n`);
         for (const entry of run.manifest.entries) io.stdout.write(`${describe(entry)}\n`);
       }
       return EXIT.ok;
@@ -87,7 +121,7 @@ export const command: Command = {
       throw new LockguardError('ERR_LOCKGUARD_USAGE', 'lockguard quarantine restore needs --run <id>.', { hint: 'lockguard quarantine list shows the run ids.' });
     }
     const entry = stringValue(parsed, 'entry');
-    const result = restore(workspace.root, runId, entry === undefined ? {} : { entry });
+    const result = restore(workspace.root, runId, { ...(entry === undefined ? {} : { entry }), allowCacheDir: cacheDirsOf(workspace.root, io.env) });
     if (json) {
       io.stdout.write(`${JSON.stringify({ run: runId, restored: result.restored, skipped: result.skipped.map((s) => ({ key: s.entry.key, runner: s.entry.runner, reason: s.reason, detail: s.detail })) }, null, 2)}\n`);
     } else {

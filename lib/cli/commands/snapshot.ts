@@ -7,6 +7,7 @@ import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../main.js';
+import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, SCOPE_HELP, SCOPE_OPTION, scopeOf, workspaceOf } from '../workspace-option.js';
 
 const help = `Usage: lockguard snapshot [options]
@@ -33,6 +34,9 @@ export const command: Command = {
     // A missing $GITHUB_OUTPUT is refused before anything is recorded (no stray run, no stray verdict).
     if (flag(parsed, 'github-output')) requireGithubFile(io.env, 'GITHUB_OUTPUT');
     const workspace = await workspaceOf(parsed, io);
+    // A guard that died before its final check is finished first (cli/recover.ts).
+    const stopped = await recoverFirst(workspace.root, io, 'lenient', 'snapshot');
+    if (stopped !== undefined) return stopped;
     const table = readWorkspaceFingerprints(workspace.root, { scope: scopeOf(parsed, 'inputs'), manager: workspace.manager });
     const run = createRun({ kind: 'snapshot', table });
     if (flag(parsed, 'github-output')) {
@@ -45,7 +49,8 @@ export const command: Command = {
     } else {
       const present = table.entries.filter((entry) => entry.digest !== null).length;
       io.stdout.write(`run  ${run.record.id}\nkey  ${table.key}\n`);
-      io.stderr.write(`lockguard: snapshot of ${table.scope} (${table.manager}: ${present} files, ${table.entries.length - present} absent) recorded in ${run.dir}\n`);
+      const absent = table.entries.length - present;
+      io.stderr.write(`lockguard: snapshot of ${table.scope} (${table.manager}: ${present} ${present === 1 ? 'file' : 'files'}, ${absent} absent) recorded in ${run.dir}\n`);
     }
     return EXIT.ok;
   },

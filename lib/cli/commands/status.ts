@@ -1,28 +1,86 @@
 // `lockguard status`: the latest run's state and report.
 
-import { findRun, readEvents, readReport } from '../../run/ledger.js';
+import { findRun, latestEvents, readReport, scanEvents, type RunEvent } from '../../run/ledger.js';
+import type { RunReport } from '../../run/report.js';
 import { recordedMoves } from '../../run/verdict.js';
+import { lifeOf, type Life } from '../../run/recovery.js';
 import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../main.js';
+import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
 const help = `Usage: lockguard status [options]
 
 Shows a run (the latest of the workspace, or --run / $LOCKGUARD_RUN): what it read, what moved and when,
-its verdicts, and its report. Reads the ledger only: it does not re-check the files (lockguard verify does).
+its verdicts, whether it is live, finished, or died before its final check, and its report. It does not
+re-check the files (lockguard verify does); like every workspace command it first finishes runs whose
+guard died (their stale saves are withheld, restorably).
 
 Options:
 ${DIR_HELP}
   --run <id|folder>    the run to show
-  --json               print {run, kind, root, scope, key, createdAt, moved, slices, verifies, events, report}
+  --json               print {run, kind, root, scope, key, createdAt, moved, slices, verifies, events (the
+                       latest 1000), report}
 
 When a lockfile moved, says which projects' slices changed and how, comparing the bytes the run read
 (kept in the ledger) with the file as it is now.
   -h, --help           this text
 `;
+
+/** What the human form adds from a guarded run's report: the caches, what was withheld, the notes. */
+function reportLines(report: unknown): string[] {
+  if (report === null || typeof report !== 'object') return [];
+  const r = report as Partial<RunReport>;
+  const lines: string[] = [];
+  if (typeof r.exitCode === 'number') lines.push(`exit     ${r.exitCode}`);
+  if (Array.isArray(r.caches)) {
+    lines.push(r.caches.length === 0 ? 'guarded  no runner cache' : `guarded  ${r.caches.map((cache) => `${cache.runner} (${cache.cacheDir})`).join(', ')}`);
+  }
+  if (Array.isArray(r.withheld) && r.withheld.length > 0) {
+    lines.push(`withheld ${plural(r.withheld.length, 'cache entry', 'cache entries')} into ${[...new Set(r.withheld.map((entry) => entry.to))].join(', ')} (lockguard quarantine list):`);
+    for (const entry of r.withheld.slice(0, SHOWN_ENTRIES)) lines.push(`           ${entry.runner} ${entry.key}${entry.task === null ? '' : ` (${entry.task})`}: ${entry.reason}`);
+    if (r.withheld.length > SHOWN_ENTRIES) lines.push(`           and ${r.withheld.length - SHOWN_ENTRIES} more (lockguard status --json)`);
+  }
+  if (Array.isArray(r.tasksAfterMove)) {
+    const restored = r.tasksAfterMove.filter((task) => task.action === 'restored');
+    if (restored.length > 0) lines.push(`re-run   ${restored.map((task) => task.task).join(', ')} (restored from cache after the move)`);
+  }
+  for (const note of Array.isArray(r.notes) ? r.notes : []) lines.push(`note     ${note}`);
+  return lines;
+}
+
+/** How a guarded run ended: live, finished by itself, finished for a dead guard, or dead and unfinished. */
+function lifeLines(life: Life): string[] {
+  const recovered = (event: RunEvent | undefined): string[] => {
+    if (event === undefined) return [];
+    const withheld = typeof event['withheld'] === 'number' ? event['withheld'] : 0;
+    const since = typeof event['since'] === 'number' ? new Date(event['since']).toISOString() : 'its start';
+    return [`           ${String(event['reason'] ?? 'its guard died')}: ${plural(withheld, 'cache save', 'cache saves')} since ${since} withheld by ${String(event['by'] ?? 'a later command')}`];
+  };
+  switch (life.state) {
+    case 'live':
+      return [`life     live (guard pid ${life.pid})`];
+    case 'finished':
+      return life.by === 'recovery' ? ['life     finished for its dead guard by a later lockguard command:', ...recovered(life.recovery)] : ['life     finished'];
+    case 'dead-unfinished':
+      return [`life     dead, unfinished: its guard${life.pid === undefined ? '' : ` (pid ${life.pid})`} died before its final check; the next lockguard command that can write the ledger finishes it`, ...recovered(life.recovery)];
+    case 'ended':
+      return [];
+  }
+}
+
+function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+/** How many of the latest events `status --json` shows (the log itself may be any size). */
+const EVENTS_SHOWN = 1000;
+
+/** How many withheld entries the human form lists before "and N more". */
+const SHOWN_ENTRIES = 10;
 
 export const command: Command = {
   summary: "show the latest run's state and report",
@@ -30,16 +88,21 @@ export const command: Command = {
   async run(argv, io: Io) {
     const parsed = parse('status', argv, { ...DIR_OPTION, run: { type: 'string' }, json: { type: 'boolean' } });
     const workspace = await workspaceOf(parsed, io);
+    // A guard that died before its final check is finished first (cli/recover.ts).
+    const stopped = await recoverFirst(workspace.root, io, 'lenient', 'status');
+    if (stopped !== undefined) return stopped;
     const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN']);
     const { record } = run;
-    const events = readEvents(run.dir);
-    const moved = recordedMoves(run.dir);
-    const verifies = events.filter((event) => event.type === 'verify');
+    // The log is read streaming (any size): the counts cover all of it, the JSON view its latest events.
+    const moved = recordedMoves(run.dir, record);
+    let verifies = 0;
+    scanEvents(run.dir, () => verifies++, ['verify']);
     const report = readReport(run.dir);
     const state = moved.length > 0 ? 'moved' : 'unmoved';
+    const life = record.kind === 'run' ? lifeOf(workspace.root, run) : undefined;
     const slices = await lockfileMovesAmong(record, moved.map((file) => file.path), workspace.root);
     if (flag(parsed, 'json')) {
-      const data = { run: record.id, dir: run.dir, kind: record.kind, state, root: record.root, manager: record.manager, scope: record.scope, key: record.key, createdAt: new Date(record.at).toISOString(), policy: record.policy ?? null, command: record.command ?? null, moved, slices: slices.map(sliceMoveJson), verifies: verifies.length, events, report: report ?? null };
+      const data = { run: record.id, dir: run.dir, kind: record.kind, state, root: record.root, manager: record.manager, scope: record.scope, key: record.key, createdAt: new Date(record.at).toISOString(), policy: record.policy ?? null, command: record.command ?? null, moved, slices: slices.map(sliceMoveJson), verifies, life: life ?? null, events: latestEvents(run.dir, EVENTS_SHOWN), report: report ?? null };
       io.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
       return EXIT.ok;
     }
@@ -49,13 +112,15 @@ export const command: Command = {
       `table    ${record.manager}, ${record.scope} scope, ${record.entries.length} entries, key ${record.key}`,
     ];
     if (record.command !== undefined) lines.push(`command  ${record.command.join(' ')}`);
+    if (life !== undefined) lines.push(...lifeLines(life));
     if (moved.length === 0) {
-      lines.push(`state    nothing recorded as moved${verifies.length === 0 ? ' (not verified yet)' : ` (verified ${verifies.length}x)`}`);
+      lines.push(`state    nothing recorded as moved${verifies === 0 ? ' (not verified yet)' : ` (verified ${verifies}x)`}`);
     } else {
       lines.push('state    moved:');
       for (const file of moved) lines.push(`           ${file.path} (${file.kind}: ${file.was?.slice(0, 12) ?? 'absent'} -> ${file.now?.slice(0, 12) ?? 'absent'})`);
       for (const move of slices) lines.push(`slices   ${move.text}`);
     }
+    lines.push(...reportLines(report));
     io.stdout.write(`${lines.join('\n')}\n`);
     return EXIT.ok;
   },

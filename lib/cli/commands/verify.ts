@@ -9,6 +9,7 @@ import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import { paint, type Io } from '../io.js';
 import type { Command } from '../main.js';
+import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
 const help = `Usage: lockguard verify [options]
@@ -16,8 +17,11 @@ const help = `Usage: lockguard verify [options]
 Re-checks the fingerprint table a snapshot (or a guarded run) recorded. Exit 0: nothing moved, the cache
 may be saved. Exit 1: something moved (the status line names it), do not save. Exit 2: usage or setup
 error (no snapshot, not a workspace). Once a run has moved it stays moved, even if the bytes come back.
+The verdict is recorded in the run's events; on a ledger that cannot be written (a full or read-only
+disk) it is still printed and still decides the exit code, with a one-line warning.
 
-The run is --run, else $LOCKGUARD_RUN, else the latest snapshot of the workspace.
+The run is --run, else $LOCKGUARD_RUN, else the latest run of the workspace (a snapshot or a guarded run:
+right after "lockguard run", that run). In CI, snapshot --github-output sets $LOCKGUARD_RUN for later steps.
 
 Options:
 ${DIR_HELP}
@@ -39,8 +43,13 @@ export const command: Command = {
     // A missing $GITHUB_OUTPUT is refused before anything is recorded (no stray run, no stray verdict).
     if (flag(parsed, 'github-output')) requireGithubFile(io.env, 'GITHUB_OUTPUT');
     const workspace = await workspaceOf(parsed, io);
-    const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN'], stringValue(parsed, 'run') === undefined && io.env['LOCKGUARD_RUN'] === undefined ? 'snapshot' : undefined);
-    const verdict = verifyRun(run);
+    // A guard that died before its final check is finished first (cli/recover.ts).
+    const stopped = await recoverFirst(workspace.root, io, 'lenient', 'verify');
+    if (stopped !== undefined) return stopped;
+    const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN']);
+    const { unrecorded, ...verdict } = verifyRun(run);
+    // The verdict stands even when it could not be recorded (a full or read-only ledger): one line says so.
+    if (unrecorded !== undefined) io.stderr.write(`lockguard: warning: the verdict was not recorded in the run's events (${unrecorded.message})\n`);
     const slices = verdict.save ? [] : await lockfileMovesAmong(run.record, verdict.moved.map((file) => file.path));
     if (flag(parsed, 'github-output')) {
       appendGithub(io.env, 'GITHUB_OUTPUT', { save: String(verdict.save), moved: verdict.moved.map((file) => file.path).join(',') });

@@ -3,7 +3,7 @@
 // Owns: which projects' slices changed, were added or removed, and how (packages added, removed, or at
 // other versions, plus "entry changed" when a project's own importer entry differs and "content changed"
 // for packages at the same version whose entries differ, such as a new integrity), and how many did not;
-// and the one-line text of it.
+// and the one-line text of it, the projects whose own importer entry changed (the edited ones) first.
 // Invariants: the digests decide what changed (a slice whose digest is equal is unchanged, never walked);
 // only changed projects' closures are walked. Must never: print, or name anything the lockfiles do not.
 
@@ -106,7 +106,10 @@ export function diffSlices(before: LockfileSlices, after: LockfileSlices): Slice
   }
   const now = new Set(after.slices.map((slice) => slice.importer));
   const removed = before.slices.map((slice) => slice.importer).filter((importer) => !now.has(importer));
-  return { lockfile: after.lockfile, changed, added, removed, unchanged };
+  // The projects whose own importer entry changed (the edited ones) first: their dependents only follow them.
+  const edited = changed.filter((change) => change.entryChanged);
+  const through = changed.filter((change) => !change.entryChanged);
+  return { lockfile: after.lockfile, changed: [...edited, ...through], added, removed, unchanged };
 }
 
 const ARROW = '\u2192';
@@ -128,7 +131,9 @@ export function describeChange(change: SliceChange, limit = 3): string {
   if (change.packages.length > limit) parts.push(`+${change.packages.length - limit} more`);
   if (parts.length === 0 && change.contentChanged.length > 0) parts.push(`entries of ${change.contentChanged.slice(0, limit).join(', ')}${change.contentChanged.length > limit ? ', ...' : ''} changed`);
   if (parts.length === 0 && change.entryChanged) parts.push('its importer entry changed');
-  return parts.length === 0 ? change.importer : `${change.importer} (${parts.join('; ')})`;
+  if (parts.length === 0) return change.importer;
+  // A project whose own entry is as it was changed only through what it depends on.
+  return `${change.importer} (${change.entryChanged ? '' : 'through its dependencies: '}${parts.join('; ')})`;
 }
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;

@@ -16,12 +16,15 @@
 // its members' exact texts and the digests of the groups it points into, and the project's digest is
 // sha256("lockguard-slice/1\n" + importer path + "\n" + digest of its group), in hex. Two lockfiles give a project
 // the same digest exactly when everything it reaches is byte-identical (modulo sha256 collisions).
+// yarn berry (yarn-berry.ts), yarn v1 (yarn-classic.ts, importers from the manifests) and text bun.lock
+// (bun-lock.ts, bun-graph.ts): the same definition over their own entries, each format's module saying what a node folds.
 // pnpm lockfileVersion 6.x (pnpm 8): the same definition over @pnpm/lockfile-file's parse, asynchronously
 // (`slicesFromLockfileAsync`, `projectSlicesAsync`); see pnpm-v6.ts for what a v6 slice folds. Other pnpm
 // versions (5.x, 10.x...) are ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE naming the version.
-// Invariants: v9 and npm: one linear pass (text index, then O(V+E)), no full YAML parse, and
-// @pnpm/lockfile-file is never loaded; no file but the lockfile and the projects' package.json files (for
-// names) is read. Must never: echo lockfile contents in errors.
+// Invariants: v9, npm, yarn and bun: one linear pass (text index, then O(V+E)), no full YAML parse, and
+// neither @pnpm/lockfile-file nor any yarn parser is loaded; no file but the lockfile and the projects'
+// package.json files (for names; yarn v1: also for the importers' dependencies, and the folder listings
+// its workspace globs need) is read. Must never: echo lockfile contents in errors.
 
 import { readFileSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
@@ -34,9 +37,13 @@ import { lowerNpm } from './npm-lock.js';
 import { lowerPnpm, type LoweredGraph } from './pnpm-graph.js';
 import { indexPnpmLockfile } from './pnpm-index.js';
 import { indexPnpmV6, isPnpmV6, sniffLockfileVersion } from './pnpm-v6.js';
+import { readBunLock } from './bun-lock.js';
+import { lowerBun } from './bun-graph.js';
+import { indexYarnBerry, lowerYarnBerry } from './yarn-berry.js';
+import { classicWorkspaces, indexYarnClassic, lowerYarnClassic } from './yarn-classic.js';
 
 export type SliceDigest = string & { readonly __brand: 'SliceDigest' };
-export type SliceFormat = 'pnpm' | 'npm';
+export type SliceFormat = 'pnpm' | 'npm' | 'yarn' | 'bun';
 
 export interface ProjectSlice {
   /** The importer path as the lockfile names it: '.' for the root, 'packages/b'. */
@@ -62,7 +69,12 @@ export const SLICE_LOCKFILES: ReadonlyArray<readonly [name: string, format: Slic
   ['pnpm-lock.yaml', 'pnpm'],
   ['package-lock.json', 'npm'],
   ['npm-shrinkwrap.json', 'npm'],
+  ['yarn.lock', 'yarn'],
+  ['bun.lock', 'bun'],
 ];
+
+/** What has slices, for messages: every format named, so a refusal says plainly what would work. */
+export const SLICE_FORMATS_TEXT = 'pnpm-lock.yaml (lockfileVersion 6.x and 9.x), package-lock.json / npm-shrinkwrap.json (v2, v3), yarn.lock (yarn berry and yarn v1) and bun.lock (text)';
 
 export function formatOf(lockfile: string): SliceFormat | undefined {
   return SLICE_LOCKFILES.find(([name]) => lockfile === name || lockfile.endsWith(`/${name}`))?.[1];
@@ -82,9 +94,11 @@ function checkedFormat(bytes: Buffer, options: FromLockfileOptions): SliceFormat
   const absPath = join(options.root, options.lockfile);
   const format = formatOf(options.lockfile);
   if (format === undefined) {
-    throw new LockguardError('ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', `Per-project slices are computed for pnpm-lock.yaml and package-lock.json, not "${absPath}".`, {
+    throw new LockguardError('ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', `Per-project slices are computed for ${SLICE_FORMATS_TEXT}, not "${absPath}".`, {
       path: absPath,
-      hint: 'Use the whole-table key (lockguard key) for this package manager.',
+      hint: options.lockfile.endsWith('bun.lockb')
+        ? 'bun.lockb is binary: let bun write the text lockfile (bun install --save-text-lockfile, bun 1.2+), or use the whole-table key (lockguard key).'
+        : 'Use the whole-table key (lockguard key) for this package manager.',
     });
   }
   checkLockfileShape(absPath, options.lockfile, bytes);
@@ -112,6 +126,8 @@ export function slicesFromLockfile(bytes: Buffer, options: FromLockfileOptions):
 function slicesOfChecked(format: SliceFormat, bytes: Buffer, options: FromLockfileOptions): LockfileSlices {
   const absPath = join(options.root, options.lockfile);
   if (format === 'npm') return finish(format, lowerNpm(bytes, absPath), options);
+  if (format === 'bun') return finish(format, lowerBun(readBunLock(bytes.toString('utf8'), absPath)), options);
+  if (format === 'yarn') return finish(format, lowerYarn(bytes.toString('utf8'), absPath, options.root), options);
   const index = indexPnpmLockfile(bytes, absPath);
   if (!/^9\.\d+$/.test(index.lockfileVersion)) throw unsupportedVersion(absPath, index.lockfileVersion, isPnpmV6(index.lockfileVersion));
   return finish(format, lowerPnpm(index), options);
@@ -123,6 +139,18 @@ export async function slicesFromLockfileAsync(bytes: Buffer, options: FromLockfi
   // Sniffed on the first 4 KiB: lockfileVersion is pnpm's first key (after an env document's few lines).
   if (format !== 'pnpm' || !isPnpmV6(sniffLockfileVersion(bytes.subarray(0, 4096).toString('utf8')))) return slicesOfChecked(format, bytes, options);
   return finish(format, lowerPnpm(await indexPnpmV6(bytes, join(options.root, options.lockfile))), options);
+}
+
+/** yarn.lock: berry (a `__metadata` block) or classic (`# yarn lockfile v1`, workspaces from the manifests). */
+function lowerYarn(text: string, absPath: string, root: string): LoweredGraph {
+  const head = text.slice(0, 2048);
+  if (/^__metadata:/m.test(head)) return lowerYarnBerry(indexYarnBerry(text, absPath));
+  const header = /^# yarn lockfile v1$/m.exec(head)?.[0];
+  if (header !== undefined) return lowerYarnClassic(indexYarnClassic(text, absPath), classicWorkspaces(root), header);
+  throw new LockguardError('ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', `The lockfile at "${absPath}" is neither a yarn berry lockfile (no __metadata block) nor a yarn v1 one (no "# yarn lockfile v1" line).`, {
+    path: absPath,
+    hint: 'Let yarn rewrite it (yarn install), or use the whole-table key (lockguard key).',
+  });
 }
 
 function finish(format: SliceFormat, graph: LoweredGraph, options: FromLockfileOptions): LockfileSlices {
@@ -173,9 +201,16 @@ function lockfileOf(root: string): { readonly name: string; readonly bytes: Buff
     const result = readEntry(realFileSystem, join(root, name));
     if (result.state === 'file') return { name, bytes: result.bytes };
   }
-  throw new LockguardError('ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', `No pnpm-lock.yaml or package-lock.json in "${root}": per-project slices need one of them.`, {
+  const binary = readEntry(realFileSystem, join(root, 'bun.lockb'));
+  if (binary.state === 'file') {
+    throw new LockguardError('ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', `"${join(root, 'bun.lockb')}" is bun's binary lockfile: per-project slices are computed for ${SLICE_FORMATS_TEXT}.`, {
+      path: join(root, 'bun.lockb'),
+      hint: 'Let bun write the text lockfile (bun install --save-text-lockfile, bun 1.2+; then remove bun.lockb), or use the whole-table key (lockguard key).',
+    });
+  }
+  throw new LockguardError('ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', `No lockfile with per-project slices in "${root}": they are computed for ${SLICE_FORMATS_TEXT}.`, {
     path: root,
-    hint: 'Install once (pnpm install / npm install) to write the lockfile, or use the whole-table key (lockguard key).',
+    hint: 'Install once (pnpm install / npm install / yarn install / bun install) to write the lockfile, or use the whole-table key (lockguard key).',
   });
 }
 

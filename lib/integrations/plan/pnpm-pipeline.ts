@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import type { PnpmSettings } from './pnpm-settings.js';
 import { runDry, type SpawnOptions } from './spawn-runner.js';
 import { taskWrite } from './task-writes.js';
-import { planError, scriptsOf, type PlannedTask, type RunnerGraph } from './types.js';
+import { scriptsOf } from '../package-managers/scripts.js';
+import { planError, type PlannedTask, type RunnerGraph } from './types.js';
 
 interface PipelineTask {
   readonly project?: unknown;

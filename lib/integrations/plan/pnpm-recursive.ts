@@ -8,6 +8,7 @@
 // Keys: pnpm caches nothing here; keys (a CI cache around it) are taken before the command.
 // Invariants: no spawn; an unknown selector form is ERR_LOCKGUARD_PLAN naming it.
 
+import { classifyParsed, parseCommand } from '../package-managers/argv.js';
 import { commandWrites } from './command-writes.js';
 import { workspaceProjects, type WorkspaceProject } from './pnpm-projects.js';
 import type { PnpmSettings } from './pnpm-settings.js';
@@ -25,36 +26,26 @@ export interface RecursiveArgs {
 }
 
 /** Parse pnpm argv (without the leading `pnpm`) for a recursive or filtered run; undefined when it is not one. */
-export function recursiveArgs(args: readonly string[], scripts: Readonly<Record<string, string>>): RecursiveArgs | undefined {
+export function recursiveArgs(args: readonly string[]): RecursiveArgs | undefined {
+  const parsed = parseCommand(['pnpm', ...args]);
+  if (parsed === undefined) return undefined;
+  const words = [...parsed.options, ...parsed.rest];
   const filters: string[] = [];
-  let recursive = false;
-  let sorted = true;
-  let includeRoot = false;
-  let i = 0;
-  for (; i < args.length; i++) {
-    const arg = args[i] as string;
-    if (arg === '-r' || arg === '--recursive') recursive = true;
-    else if (arg === '--filter' || arg === '-F') filters.push(args[++i] ?? '');
-    else if (arg.startsWith('--filter=')) filters.push(arg.slice('--filter='.length));
-    else if (arg === '--parallel' || arg === '--no-sort') sorted = false;
-    else if (arg === '-w' || arg === '--workspace-root' || arg === '--include-workspace-root') includeRoot = true;
-    else if (arg.startsWith('-')) continue;
-    else break;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] as string;
+    if (word === '--') break;
+    if (word === '--filter' || word === '-F') filters.push(words[++i] ?? '');
+    else if (word.startsWith('--filter=')) filters.push(word.slice('--filter='.length));
   }
+  const recursive = words.includes('-r') || words.includes('--recursive');
   if (!recursive && filters.length === 0) return undefined;
-  const sub = args[i];
-  if (sub === undefined) return undefined;
-  const rest = args.slice(i + 1).filter((arg) => arg !== '-r' && arg !== '--recursive');
-  if (sub === 'run' || sub === 'run-script') {
-    const script = rest.find((arg) => !arg.startsWith('-'));
-    return script === undefined ? undefined : { filters, recursive, sorted, includeRoot, mode: 'run', target: script };
-  }
-  if (sub === 'exec') return { filters, recursive, sorted, includeRoot, mode: 'exec', target: rest.join(' ') };
-  if (sub === 'test' || sub === 't' || sub === 'start') return { filters, recursive, sorted, includeRoot, mode: 'run', target: sub === 't' ? 'test' : sub };
-  // An implicit script (`pnpm -r build`) when no builtin; installs are planned as plain commands.
-  if (/^(install|i|add|update|up|upgrade|remove|rm|uninstall|un|dedupe|import|dlx|list|ls|why|outdated|publish|pack|pipeline)$/.test(sub)) return undefined;
-  void scripts;
-  return { filters, recursive, sorted, includeRoot, mode: 'run', target: sub };
+  const sorted = !words.includes('--parallel') && !words.includes('--no-sort');
+  const includeRoot = words.some((word) => word === '-w' || word === '--workspace-root' || word === '--include-workspace-root');
+  const cmd = classifyParsed(parsed);
+  if (cmd.effect === 'script' && cmd.script !== undefined) return { filters, recursive, sorted, includeRoot, mode: 'run', target: cmd.script };
+  if (cmd.command === 'exec' && cmd.runs !== undefined) return { filters, recursive, sorted, includeRoot, mode: 'exec', target: cmd.runs.join(' ') };
+  // Installs and every other builtin are planned as plain commands.
+  return undefined;
 }
 
 function matcher(pattern: string): (project: WorkspaceProject) => boolean {

@@ -3,17 +3,21 @@
 //
 // Owns: reading them the way pnpm resolves them, cheaply: env (`pnpm_config_*`, `npm_config_*`), then
 // pnpm-workspace.yaml, then .npmrc, then the default of the pnpm major (`install` since pnpm 11, false
-// before). The major comes from the root package.json `packageManager` (`pnpm@12.4.2`).
+// before). The major is the pnpm that runs here (package-managers/version.ts), else the root package.json
+// `packageManager` pin (`pnpm@12.4.2`).
 // Invariants: line scans only (no YAML parse); a missing file is a value; never spawns pnpm.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { effectivePnpm, majorOf } from '../package-managers/version.js';
 
 export type VerifyDeps = 'install' | 'warn' | 'error' | 'prompt' | 'false';
 
 export interface PnpmSettings {
-  /** The pnpm major from `packageManager`, or undefined when the workspace does not pin one. */
+  /** The major of the pnpm that runs here (else the one `packageManager` pins), or undefined. */
   readonly major: number | undefined;
+  /** The pnpm version that runs here, and where that was read ("node_modules/.bin/pnpm"), when known. */
+  readonly running: { readonly version: string; readonly path: string | undefined } | undefined;
   readonly verifyDepsBeforeRun: VerifyDeps;
   /** Where the value came from, for reasons: "pnpm 12 default", "pnpm-workspace.yaml". */
   readonly source: string;
@@ -48,18 +52,22 @@ export function pnpmMajor(root: string): number | undefined {
 }
 
 export function pnpmSettings(root: string, env: Readonly<Record<string, string | undefined>>): PnpmSettings {
-  const major = pnpmMajor(root);
+  const effective = effectivePnpm(root, env);
+  const running = effective.version === undefined ? undefined : { version: effective.version, path: effective.found.path };
+  const major = majorOf(effective.version) ?? pnpmMajor(root);
+  const settings = (verifyDepsBeforeRun: VerifyDeps, source: string): PnpmSettings => ({ major, running, verifyDepsBeforeRun, source });
   for (const name of ['pnpm_config_verify_deps_before_run', 'npm_config_verify_deps_before_run']) {
     const value = Object.entries(env).find(([key]) => key.toLowerCase() === name)?.[1];
     const parsed = value === undefined ? undefined : normalize(value);
-    if (parsed !== undefined) return { major, verifyDepsBeforeRun: parsed, source: name };
+    if (parsed !== undefined) return settings(parsed, name);
   }
   const yaml = read(join(root, 'pnpm-workspace.yaml'));
   const inYaml = yaml === undefined ? undefined : /^verifyDepsBeforeRun:\s*(.+?)\s*$/m.exec(yaml)?.[1];
-  if (inYaml !== undefined && normalize(inYaml) !== undefined) return { major, verifyDepsBeforeRun: normalize(inYaml) as VerifyDeps, source: 'pnpm-workspace.yaml' };
+  if (inYaml !== undefined && normalize(inYaml) !== undefined) return settings(normalize(inYaml) as VerifyDeps, 'pnpm-workspace.yaml');
   const npmrc = read(join(root, '.npmrc'));
   const inRc = npmrc === undefined ? undefined : /^\s*verify-deps-before-run\s*=\s*(.+?)\s*$/m.exec(npmrc)?.[1];
-  if (inRc !== undefined && normalize(inRc) !== undefined) return { major, verifyDepsBeforeRun: normalize(inRc) as VerifyDeps, source: '.npmrc' };
-  if (major !== undefined && major < 11) return { major, verifyDepsBeforeRun: 'false', source: `pnpm ${major} default` };
-  return { major, verifyDepsBeforeRun: 'install', source: major === undefined ? 'default since pnpm 11 (no pnpm version pinned)' : `pnpm ${major} default` };
+  if (inRc !== undefined && normalize(inRc) !== undefined) return settings(normalize(inRc) as VerifyDeps, '.npmrc');
+  const which = running === undefined ? `pnpm ${major}` : `pnpm ${running.version}`;
+  if (major !== undefined && major < 11) return settings('false', `${which} default`);
+  return settings('install', major === undefined ? 'default since pnpm 11 (no pnpm found or pinned)' : `${which} default`);
 }

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { commandWrites } from './command-writes.js';
 import type { PnpmSettings } from './pnpm-settings.js';
-import { scriptsOf } from './types.js';
+import { scriptsOf } from '../package-managers/scripts.js';
 
 export interface TaskWrite {
   readonly mayWrite: boolean;

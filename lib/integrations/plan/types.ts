@@ -1,11 +1,9 @@
 // The shapes every runner adapter of `lockguard plan` returns, and the small helpers they share.
 //
 // Owns: `RunnerGraph` (the task graph as the runner itself reports it, lowered to core's PlanTask plus
-// where and what each task runs), reading a package's scripts, and the ERR_LOCKGUARD_PLAN error shape.
+// where and what each task runs), and the ERR_LOCKGUARD_PLAN error shape.
 // Invariants: adapters never decide stability (core/key-stability.ts does); they only report the graph.
 
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { LockguardError } from '../../core/errors.js';
 import type { PlanTask } from '../../core/key-stability.js';
 
@@ -27,16 +25,4 @@ export interface RunnerGraph {
 
 export function planError(message: string, hint: string, path?: string): LockguardError {
   return new LockguardError('ERR_LOCKGUARD_PLAN', message, path === undefined ? { hint } : { hint, path });
-}
-
-/** The `scripts` of `<dir>/package.json`; empty when there is none or it is unreadable. */
-export function scriptsOf(dir: string): Record<string, string> {
-  try {
-    const parsed = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: unknown };
-    const scripts = parsed.scripts;
-    if (scripts === null || typeof scripts !== 'object') return {};
-    return Object.fromEntries(Object.entries(scripts).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
-  } catch {
-    return {};
-  }
 }

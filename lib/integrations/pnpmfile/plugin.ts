@@ -13,7 +13,8 @@
 
 import { LockguardError } from '../../core/errors.js';
 import { liveRunsFor, reportToRun, type LiveRun } from '../../run/live.js';
-import { inProcessPnpmMajor, parsePnpmArgs, pnpmArgv, writesLockfile, type PnpmCommand } from './command.js';
+import { classifyCommand, parseCommand } from '../package-managers/argv.js';
+import { inProcessPnpmMajor, pnpmArgv } from './command.js';
 import { rootFromConfig, rootFromCwd } from './root.js';
 
 /** pnpm's config as `updateConfig` receives it (pnpm 10 and 12 differ in fields; we read a few). */
@@ -65,15 +66,29 @@ function liveRuns(root: string, env: PluginContext['env']): LiveRun[] {
   }
 }
 
+/** The command pnpm runs, named as typed, and whether it rewrites the lockfile whatever frozenLockfile says. */
+interface PnpmCommandLine {
+  readonly name: string;
+  readonly rewritesWhenFrozen: boolean;
+}
+
+/** Read pnpm's argv (after the executable) through the one owner of what it means. */
+function pnpmCommandLine(argv: readonly string[]): PnpmCommandLine | undefined {
+  const words = ['pnpm', ...argv];
+  const parsed = parseCommand(words);
+  if (parsed?.typed === undefined) return undefined;
+  return { name: parsed.typed, rewritesWhenFrozen: classifyCommand(words)?.rewritesWhenFrozen === true };
+}
+
 /** Build the hooks for one process: decided now, because pnpm reads which hooks exist at load time. */
 export function createHooks(context: PluginContext): PnpmfileHooks {
   const loadRoot = rootFromCwd(context.cwd);
   const loadRuns = loadRoot === undefined ? [] : liveRuns(loadRoot, context.env);
-  let named: { parsed: PnpmCommand | undefined } | undefined;
-  const commandLine = (): PnpmCommand | undefined => {
+  let named: { parsed: PnpmCommandLine | undefined } | undefined;
+  const commandLine = (): PnpmCommandLine | undefined => {
     if (named === undefined) {
       const argv = context.argv();
-      named = { parsed: argv === undefined ? undefined : parsePnpmArgs(argv) };
+      named = { parsed: argv === undefined ? undefined : pnpmCommandLine(argv) };
     }
     return named.parsed;
   };
@@ -96,7 +111,7 @@ export function createHooks(context: PluginContext): PnpmfileHooks {
       if (!refusing) return config;
       // `add` and friends ignore frozenLockfile (measured in pnpm 10 and 12): refuse them before they start.
       const parsed = commandLine();
-      if (parsed !== undefined && writesLockfile(parsed)) throw refusal(parsed.name, runs, root);
+      if (parsed !== undefined && parsed.rewritesWhenFrozen) throw refusal(parsed.name, runs, root);
       // Stops `pnpm install` (ERR_PNPM_OUTDATED_LOCKFILE) and the auto-install before run/exec.
       config['frozenLockfile'] = true;
       config['verifyDepsBeforeRun'] = 'error';

@@ -1,8 +1,8 @@
 // The runner-cache adapters' surface for `lockguard run`: re-exports plus three dispatchers.
 //
 // Use, around the child:
-//   const runner = flagRunner ?? detectRunner(argv);
-//   const cache = resolveCache(runner, root, argv, env);            // undefined for 'none'
+//   const guard = resolveGuard(argv, root, cwd, flagRunner);          // every configured runner + the command's
+//   const cache = resolveCache(runner, root, argv, env);              // per guarded runner
 //   const plan = remoteCachePlan(runner, remoteMode, mayContainWriter, { argv, env });
 //   const before = cache && cacheState(cache);                        // just before spawning
 //   ...run the child with plan.env / plan.argv, learn movedAt...
@@ -17,10 +17,11 @@ import { resolveTurboCache, turboSummary } from './turbo.js';
 import type { CacheState, RunnerCache, RunnerName, SummaryReading } from './types.js';
 import { withhold, type WithholdOptions, type WithholdResult } from './withhold.js';
 
-export { detectRunner } from './detect.js';
+export { configuredRunners, detectRunner, resolveGuard, runnerOfStep, runnersInCommand, stepsOf, type GuardedRunner, type GuardPlan } from './detect.js';
 export { cacheState, listUnits } from './listing.js';
 export { remoteCachePlan } from './remote.js';
-export { remoteConfigured } from './remote-config.js';
+export { detectRemote, remoteConfigured, TURBO_DEFAULT_API, type RemoteDetection } from './remote-config.js';
+export { pointRunnerAt, type Pointed } from './remote-point.js';
 export { planWithhold, withhold, type WithholdOptions, type WithholdResult } from './withhold.js';
 export { resolveTurboCache, turboSummary } from './turbo.js';
 export { resolveNxCache, nxSummary } from './nx.js';
@@ -61,7 +62,7 @@ export function tasksAfterMove(cache: RunnerCache, options: { movedAt: number; r
 }
 
 /** `withhold` fed with the summary: tasks running across the move, and own keys only for a shared cache. */
-export function withholdAfterRun(cache: RunnerCache, before: CacheState, summary: SummaryReading, options: Omit<WithholdOptions, 'runningAcrossMove' | 'ownKeys' | 'taskOf'>): WithholdResult {
+export function withholdAfterRun(cache: RunnerCache, before: CacheState, summary: SummaryReading, options: Omit<WithholdOptions, 'runningAcrossMove' | 'ownKeys' | 'taskOf'>): Promise<WithholdResult> {
   const taskOf = new Map(summary.tasks.map((task) => [task.key, task.task]));
   return withhold(cache, before, {
     ...options,

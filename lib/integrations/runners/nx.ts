@@ -8,7 +8,8 @@
 //   (`node_modules/.cache/nx` for a lerna repo without nx.json).
 //   Step 3 depends on git and nx internals, so it is asked of the workspace's own nx (one `node` process
 //   requiring `nx/src/utils/cache-directory`, ~350 ms) unless step 3 is impossible (HOME under /tmp, or no
-//   git repo and no cloud id); without an nx to ask, step 4 is assumed and said.
+//   git repo and no cloud id); without an nx to ask, step 4 is assumed and said. The answer is remembered
+//   (nx-memo.ts) under a key of everything it depends on, so a guarded run asks once, not on every run.
 // Entry layout (measured): `<cache>/<hash>/` (the outputs) + `<cache>/terminalOutputs/<hash>`; the
 // `cache_outputs` row in nx's task DB (`.nx/workspace-data/*.db` or `~/.nx/<id>/databases/`) is NOT
 // touched: with the folder gone nx 24 treats the entry as a miss, runs the task and overwrites the row
@@ -18,21 +19,31 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
+import { nxMemoKey, readNxMemo, writeNxMemo } from './nx-memo.js';
 import type { RunnerCache, SummaryReading, TaskAfterMove } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-function nxJsonCacheDirectory(root: string): string | undefined {
+interface NxJson {
+  readonly cacheDirectory?: unknown;
+  readonly tasksRunnerOptions?: { readonly default?: { readonly options?: { readonly cacheDirectory?: unknown } } };
+  readonly nxCloudId?: unknown;
+  readonly nxCloudAccessToken?: unknown;
+}
+
+/** nx.json, read once per resolution (undefined when absent or not JSON). */
+function readNxJson(root: string): NxJson | undefined {
   try {
-    const value = JSON.parse(readFileSync(join(root, 'nx.json'), 'utf8')) as {
-      cacheDirectory?: unknown;
-      tasksRunnerOptions?: { default?: { options?: { cacheDirectory?: unknown } } };
-    };
-    const found = value.cacheDirectory ?? value.tasksRunnerOptions?.default?.options?.cacheDirectory;
-    return typeof found === 'string' && found !== '' ? found : undefined;
+    const value: unknown = JSON.parse(readFileSync(join(root, 'nx.json'), 'utf8'));
+    return value !== null && typeof value === 'object' ? (value as NxJson) : undefined;
   } catch {
     return undefined;
   }
+}
+
+function nxJsonCacheDirectory(nxJson: NxJson | undefined): string | undefined {
+  const found = nxJson?.cacheDirectory ?? nxJson?.tasksRunnerOptions?.default?.options?.cacheDirectory;
+  return typeof found === 'string' && found !== '' ? found : undefined;
 }
 
 const ASK_NX = `
@@ -60,7 +71,7 @@ function askNx(root: string, env: Env): string | undefined {
  * False when nx 24 certainly keeps the cache in the checkout (so nx need not be asked): HOME at or under
  * /tmp (nx refuses a shared root there), or no git repository and no Nx Cloud id (no workspace identity).
  */
-function mayShare(root: string, env: Env): boolean {
+function mayShare(root: string, env: Env, nxJson: NxJson | undefined): boolean {
   const home = env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : undefined;
   if (home !== undefined) {
     let real = home;
@@ -72,12 +83,8 @@ function mayShare(root: string, env: Env): boolean {
     const fromTmp = relative(realpathSync('/tmp'), real);
     if (fromTmp === '' || (!fromTmp.startsWith('..') && !isAbsolute(fromTmp))) return false;
   }
-  try {
-    const nxJson = JSON.parse(readFileSync(join(root, 'nx.json'), 'utf8')) as { nxCloudId?: unknown; nxCloudAccessToken?: unknown };
-    if (nxJson.nxCloudId !== undefined || nxJson.nxCloudAccessToken !== undefined) return true;
-  } catch {
-    // No readable nx.json: the git identity decides.
-  }
+  // An Nx Cloud id is an identity; without one (or without a readable nx.json) the git identity decides.
+  if (nxJson?.nxCloudId !== undefined || nxJson?.nxCloudAccessToken !== undefined) return true;
   for (let dir = root; ; dir = dirname(dir)) {
     if (existsSync(join(dir, '.git'))) return true;
     if (dirname(dir) === dir) return false;
@@ -88,14 +95,19 @@ export function resolveNxCache(root: string, env: Env, options: { askNx?: boolea
   const place = (path: string): string => (isAbsolute(path) ? path : join(root, path));
   const fromEnv = env['NX_CACHE_DIRECTORY'];
   if (fromEnv !== undefined && fromEnv !== '') return { runner: 'nx', root, dir: place(fromEnv), source: 'NX_CACHE_DIRECTORY' };
-  const configured = nxJsonCacheDirectory(root);
+  const nxJson = readNxJson(root);
+  const configured = nxJsonCacheDirectory(nxJson);
   if (configured !== undefined) return { runner: 'nx', root, dir: place(configured), source: 'nx.json cacheDirectory' };
-  if (options.askNx !== false && mayShare(root, env)) {
-    const asked = askNx(root, env);
+  const shareable = mayShare(root, env, nxJson);
+  if (options.askNx !== false && shareable) {
+    const key = nxMemoKey(root, env);
+    const remembered = readNxMemo(root, key);
+    const asked = remembered ?? askNx(root, env);
+    if (asked !== undefined && remembered === undefined) writeNxMemo(root, key, asked);
     if (asked !== undefined) return { runner: 'nx', root, dir: asked, source: "nx's own cache-directory resolution", shared: relative(root, asked).startsWith('..') };
   }
   const lerna = existsSync(join(root, 'lerna.json')) && !existsSync(join(root, 'nx.json'));
-  return { runner: 'nx', root, dir: lerna ? join(root, 'node_modules', '.cache', 'nx') : join(root, '.nx', 'cache'), source: mayShare(root, env) ? 'default (no nx found to ask about a shared ~/.nx/<id>/cache)' : 'default' };
+  return { runner: 'nx', root, dir: lerna ? join(root, 'node_modules', '.cache', 'nx') : join(root, '.nx', 'cache'), source: shareable ? 'default (no nx found to ask about a shared ~/.nx/<id>/cache)' : 'default' };
 }
 
 const CACHE_HIT = new Set(['local-cache', 'local-cache-hit', 'local-cache-kept-existing', 'remote-cache']);

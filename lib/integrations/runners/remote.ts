@@ -8,7 +8,8 @@
 //   passed wins over it (said in the note). A user's own TURBO_CACHE keeps its local part.
 // - nx 24: no write-only switch. `NX_SKIP_REMOTE_CACHE=true` turns remote reads off as well. Under `auto`
 //   with a possible writer it is set anyway: a slower run beats an upload that every CI job would replay.
-// - pnpm pipeline 12.4.2: no remote task cache exists (no such setting in the binary), nothing to change.
+// - pnpm pipeline 12.21: `PNPM_REMOTE_CACHE_PUBLISH=false` keeps remote reads and stops uploads (12.4.2
+//   has no remote task cache: the variable is then inert).
 // Invariants: `on` never changes anything; `auto` changes something only when the run may hold a writer.
 
 import type { RemoteMode, RemotePlan, RunnerName } from './types.js';
@@ -61,6 +62,10 @@ export function remoteCachePlan(
         note: `[lockguard] nx remote cache skipped for this run (NX_SKIP_REMOTE_CACHE=true; nx has no write-only switch, so remote reads are off too): ${why}`,
       };
     case 'pnpm-pipeline':
-      return NOTHING;
+      return {
+        argv: [],
+        env: { PNPM_REMOTE_CACHE_PUBLISH: 'false' },
+        note: `[lockguard] pnpm pipeline remote cache read-only for this run (PNPM_REMOTE_CACHE_PUBLISH=false): ${why}`,
+      };
   }
 }

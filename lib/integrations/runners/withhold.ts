@@ -9,9 +9,11 @@
 // checkout's saves).
 // Invariants: entries present before the run, written before the move, or written outside the run stay;
 // a symlinked entry is never followed and never moved (reported); nothing outside the cache dir moves;
-// nothing is deleted (quarantine is a rename).
+// nothing is deleted (quarantine is a journaled rename, run/quarantine.ts); a stop request (a second
+// signal) or a disk fault ends the pass at a safe point between units, and the result says so.
 
-import { quarantine, type NotMoved, type QuarantinedEntry, type QuarantineUnit } from '../../run/quarantine.js';
+import type { LockguardError } from '../../core/errors.js';
+import { quarantine, type NotMoved, type PassControl, type QuarantinedEntry, type QuarantineUnit } from '../../run/quarantine.js';
 import type { RenameFn } from '../../run/quarantine-move.js';
 import { listUnits, sameIdentity, unitIdentity, unitPaths } from './listing.js';
 import type { CacheState, RunnerCache } from './types.js';
@@ -39,6 +41,8 @@ export interface WithholdOptions {
   /** Key → task name, for the report. */
   readonly taskOf?: ReadonlyMap<string, string>;
   readonly rename?: RenameFn;
+  /** Stop requests and the test seam, between units (run/quarantine.ts). */
+  readonly control?: PassControl;
 }
 
 export interface WithholdResult {
@@ -49,10 +53,14 @@ export interface WithholdResult {
   readonly notMoved: readonly NotMoved[];
   /** The quarantine folder, when anything went there. */
   readonly quarantineDir: string | undefined;
+  /** True when a stop request ended the pass before every unit was moved. */
+  readonly interrupted?: boolean;
+  /** The ledger or disk fault that ended the pass early (the entries it did not reach stay in the cache). */
+  readonly fault?: LockguardError;
 }
 
 /** Decide which entries to withhold, without moving anything (the pass `withhold` applies). */
-export function planWithhold(cache: RunnerCache, before: CacheState, options: Omit<WithholdOptions, 'runId' | 'ledgerRoot' | 'rename'>): { units: QuarantineUnit[]; keptBeforeMove: number; links: NotMoved[] } {
+export function planWithhold(cache: RunnerCache, before: CacheState, options: Omit<WithholdOptions, 'runId' | 'ledgerRoot' | 'rename' | 'control'>): { units: QuarantineUnit[]; keptBeforeMove: number; links: NotMoved[] } {
   const across = new Set(options.runningAcrossMove ?? []);
   const own = options.ownKeys === undefined ? undefined : new Set(options.ownKeys);
   const units: QuarantineUnit[] = [];
@@ -88,13 +96,18 @@ export function planWithhold(cache: RunnerCache, before: CacheState, options: Om
 }
 
 /** Move every entry this run saved under a stale key into `.lockguard/quarantine/<runId>/`. */
-export function withhold(cache: RunnerCache, before: CacheState, options: WithholdOptions): WithholdResult {
+export async function withhold(cache: RunnerCache, before: CacheState, options: WithholdOptions): Promise<WithholdResult> {
   const plan = planWithhold(cache, before, options);
-  const result = quarantine(options.ledgerRoot ?? cache.root, options.runId, plan.units, options.rename === undefined ? {} : { rename: options.rename });
+  const result = await quarantine(options.ledgerRoot ?? cache.root, options.runId, plan.units, {
+    ...(options.rename === undefined ? {} : { rename: options.rename }),
+    ...(options.control === undefined ? {} : { control: options.control }),
+  });
   return {
     withheld: result.moved,
     keptBeforeMove: plan.keptBeforeMove,
     notMoved: [...plan.links, ...result.notMoved],
     quarantineDir: result.moved.length > 0 ? result.dir : undefined,
+    ...(result.interrupted === true ? { interrupted: true } : {}),
+    ...(result.fault === undefined ? {} : { fault: result.fault }),
   };
 }

@@ -64,12 +64,16 @@ test('a dependency change reaches its importer and the importers linking to it, 
   const before = slices(lock('7.0.0'));
   const after = slices(lock('6.0.0'));
   const diff = diffSlices(before, after);
-  assert.deepEqual(diff.changed.map((change) => change.importer), ['packages/a', 'packages/b']);
+  // The edited project first (its own importer entry changed), then the one that only links to it.
+  assert.deepEqual(diff.changed.map((change) => change.importer), ['packages/b', 'packages/a']);
   assert.equal(diff.unchanged, 2);
   for (const change of diff.changed) assert.deepEqual(change.packages, [{ name: 'is-number', kind: 'changed', from: ['7.0.0'], to: ['6.0.0'] }]);
   assert.equal(diff.changed.find((change) => change.importer === 'packages/b')?.entryChanged, true);
   assert.equal(diff.changed.find((change) => change.importer === 'packages/a')?.entryChanged, false);
-  assert.equal(typeof describeSliceDiff(diff), 'string');
+  assert.equal(
+    describeSliceDiff(diff),
+    'pnpm-lock.yaml moved: the slices of 2 projects changed: packages/b (is-number 7.0.0 \u2192 6.0.0), packages/a (through its dependencies: is-number 7.0.0 \u2192 6.0.0); 2 other projects unchanged',
+  );
 });
 
 test('settings fold into every slice; an unused packages entry into none', () => {
@@ -176,10 +180,16 @@ test('projectSlices reads names from package.json; sliceDigest finds a project b
   assert.throws(() => sliceDigest(root, 'nope'), { code: 'ERR_LOCKGUARD_UNKNOWN_PROJECT' });
 });
 
-test('a workspace without a pnpm or npm lockfile, or a yarn lockfile, is ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', (t) => {
+test('a yarn.lock of neither yarn berry nor v1, a binary bun.lockb, no lockfile: ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE, naming what has slices', (t) => {
   const root = tempWorkspace(t, { 'package.json': '{"name":"root"}', 'yarn.lock': '# yarn\n' });
   assert.throws(() => projectSlices(root), { code: 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' });
   assert.throws(() => slicesFromLockfile(Buffer.from('x'), { lockfile: 'yarn.lock', root }), { code: 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' });
+  const lockb = tempWorkspace(t, { 'package.json': '{"name":"root"}', 'bun.lockb': Buffer.from([0x23, 0x21, 0x2f, 0x00, 0x01]) });
+  const formats = /pnpm-lock\.yaml.*package-lock\.json.*yarn\.lock \(yarn berry and yarn v1\) and bun\.lock \(text\)/;
+  assert.throws(() => projectSlices(lockb), (error: Error & { code?: string; hint?: string }) => error.code === 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' && formats.test(error.message) && /--save-text-lockfile/.test(error.hint ?? ''));
+  assert.throws(() => slicesFromLockfile(Buffer.from('x'), { lockfile: 'bun.lockb', root: lockb }), (error: Error & { code?: string }) => error.code === 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' && formats.test(error.message));
+  const none = tempWorkspace(t, { 'package.json': '{"name":"root"}' });
+  assert.throws(() => projectSlices(none), (error: Error & { code?: string }) => error.code === 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' && formats.test(error.message));
 });
 
 test('broken lockfiles are ERR_LOCKGUARD_BROKEN_LOCKFILE and the message never echoes their contents', () => {
@@ -188,6 +198,10 @@ test('broken lockfiles are ERR_LOCKGUARD_BROKEN_LOCKFILE and the message never e
     [`lockfileVersion: '9.0'\nimporters:\n  .:\n${secret}\n`, 'pnpm-lock.yaml'],
     [`{"lockfileVersion": 3, "x": "${secret}" `, 'package-lock.json'],
     [`{"lockfileVersion": 1, "dependencies": {"${secret}": {}}}`, 'package-lock.json'],
+    [`{\n  "lockfileVersion": 1,\n  "workspaces": { ${secret} },\n}\n`, 'bun.lock'],
+    [`{\n  "lockfileVersion": 1,\n  "${secret}": [,\n}\n`, 'bun.lock'],
+    [`__metadata:\n  version: 8\n\n"a@npm:1":\n  dependencies:\n    ${secret}\n`, 'yarn.lock'],
+    [`# yarn lockfile v1\n\n  ${secret} "1"\n`, 'yarn.lock'],
   ] as const) {
     assert.throws(
       () => slices(text, name),

@@ -1,17 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { addHookScripts } from '../../../lib/integrations/npm/scripts.js';
+import { addHookScripts, HOOK_SCRIPT } from '../../../lib/integrations/npm/scripts.js';
 
 test('addHookScripts adds lockguard hook to preinstall and postinstall, keeping indentation and the final newline', () => {
   const edit = addHookScripts('{\n    "name": "root",\n    "scripts": {\n        "build": "tsc"\n    }\n}\n', '/ws/package.json');
   assert.deepEqual(edit.changed, ['preinstall', 'postinstall']);
-  assert.equal(edit.text, '{\n    "name": "root",\n    "scripts": {\n        "build": "tsc",\n        "preinstall": "lockguard hook",\n        "postinstall": "lockguard hook"\n    }\n}\n');
+  const hook = JSON.stringify(HOOK_SCRIPT);
+  assert.equal(edit.text, `{\n    "name": "root",\n    "scripts": {\n        "build": "tsc",\n        "preinstall": ${hook},\n        "postinstall": ${hook}\n    }\n}\n`);
 });
 
-test('addHookScripts puts lockguard hook in front of an existing script, and leaves one that runs it alone', () => {
+test('addHookScripts puts the hook in front of an existing script, upgrades 0.1\'s bare "lockguard hook", and leaves one that runs it alone', () => {
   const edit = addHookScripts(JSON.stringify({ scripts: { preinstall: 'node check.js', postinstall: 'patch-package && lockguard hook' } }), '/ws/package.json');
-  assert.deepEqual(edit.changed, ['preinstall']);
-  assert.deepEqual(JSON.parse(edit.text ?? ''), { scripts: { preinstall: 'lockguard hook && node check.js', postinstall: 'patch-package && lockguard hook' } });
+  assert.deepEqual(edit.changed, ['preinstall', 'postinstall']);
+  assert.deepEqual(JSON.parse(edit.text ?? ''), { scripts: { preinstall: `${HOOK_SCRIPT} && node check.js`, postinstall: `patch-package && ${HOOK_SCRIPT}` } });
   assert.deepEqual(addHookScripts(edit.text ?? '', '/ws/package.json'), { text: undefined, changed: [] });
 });
 

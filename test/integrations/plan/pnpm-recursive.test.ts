@@ -42,18 +42,18 @@ test('selectors: name, name..., ...name, ^, path, !exclusion', (t) => {
 test('ordering passes through projects without the script; --parallel drops it', (t) => {
   const root = chain(t);
   const settings = pnpmSettings(root, {});
-  const sorted = recursiveGraph(root, recursiveArgs(['-r', 'run', 'build'], {}) ?? assert.fail('parsed'), settings, 'pnpm -r run build');
+  const sorted = recursiveGraph(root, recursiveArgs(['-r', 'run', 'build']) ?? assert.fail('parsed'), settings, 'pnpm -r run build');
   assert.deepEqual(sorted.tasks.find((task) => task.id === 'b#build')?.dependsOn, ['a#build']);
   assert.deepEqual(sorted.tasks.find((task) => task.id === 'web#build')?.dependsOn, ['b#build']);
-  const parallel = recursiveGraph(root, recursiveArgs(['-r', '--parallel', 'build'], {}) ?? assert.fail('parsed'), settings, 'pnpm -r --parallel build');
+  const parallel = recursiveGraph(root, recursiveArgs(['-r', '--parallel', 'build']) ?? assert.fail('parsed'), settings, 'pnpm -r --parallel build');
   assert.ok(parallel.tasks.every((task) => task.dependsOn.length === 0));
 });
 
 test('under pnpm 12 the command installs before every task; installs are planned as commands, not runs', (t) => {
   const root = chain(t, 'pnpm@12.4.2');
-  const graph = recursiveGraph(root, recursiveArgs(['--filter', 'c', 'build'], {}) ?? assert.fail('parsed'), pnpmSettings(root, {}), 'pnpm --filter c build');
+  const graph = recursiveGraph(root, recursiveArgs(['--filter', 'c', 'build']) ?? assert.fail('parsed'), pnpmSettings(root, {}), 'pnpm --filter c build');
   assert.equal(graph.tasks[0]?.mayWrite, true);
   assert.deepEqual(graph.tasks[1]?.dependsOn, [graph.tasks[0]?.id]);
-  assert.equal(recursiveArgs(['-r', 'install'], {}), undefined);
-  assert.equal(recursiveArgs(['run', 'build'], {}), undefined);
+  assert.equal(recursiveArgs(['-r', 'install']), undefined);
+  assert.equal(recursiveArgs(['run', 'build']), undefined);
 });

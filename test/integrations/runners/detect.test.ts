@@ -84,7 +84,8 @@ test('remoteCachePlan: per runner, only under off or auto with a writer', () => 
   assert.match(remoteCachePlan('turbo', 'auto', true, { argv: ['turbo', 'run', 'build', '--cache=remote:rw'] }).note ?? '', /--cache flag takes precedence/);
   assert.deepEqual(remoteCachePlan('nx', 'auto', true).env, { NX_SKIP_REMOTE_CACHE: 'true' });
   assert.deepEqual(remoteCachePlan('nx', 'auto', false).env, {});
-  assert.deepEqual(remoteCachePlan('pnpm-pipeline', 'off', true), { argv: [], env: {}, note: undefined });
+  assert.deepEqual(remoteCachePlan('pnpm-pipeline', 'off', true).env, { PNPM_REMOTE_CACHE_PUBLISH: 'false' });
+  assert.deepEqual(remoteCachePlan('pnpm-pipeline', 'auto', false).env, {});
   assert.deepEqual(remoteCachePlan('none', 'off', true).env, {});
 });
 

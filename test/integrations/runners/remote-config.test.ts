@@ -1,35 +1,92 @@
-// Is a remote cache configured? Only then does `lockguard run --remote auto` need a plan and a switch.
+// Which remote each runner would reach, and whether the gate can stand in front of it.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { remoteConfigured } from '../../../lib/integrations/runners/remote-config.js';
+import { detectRemote, remoteConfigured, TURBO_DEFAULT_API } from '../../../lib/integrations/runners/remote-config.js';
+import { pointRunnerAt } from '../../../lib/integrations/runners/remote-point.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 
-test('turbo: env tokens, the repo link, the user token; remoteCache.enabled false wins', (t) => {
+test('turbo: flags > env > .turbo/config.json > user config > turbo.json > the Vercel default; remoteCache.enabled false wins', (t) => {
   const bare = tempWorkspace(t, { 'turbo.json': '{}' });
   const home = tempWorkspace(t, {});
   const env = { HOME: home, XDG_CONFIG_HOME: `${home}/.config` };
-  assert.equal(remoteConfigured('turbo', bare, env), false);
+  assert.deepEqual(detectRemote('turbo', bare, env), { state: 'none', runner: 'turbo' });
   assert.equal(remoteConfigured('turbo', bare, { ...env, TURBO_TOKEN: 'x' }), true);
-  const linked = tempWorkspace(t, { 'turbo.json': '{}', '.turbo': { 'config.json': '{"teamId":"team_1"}' } });
-  assert.equal(remoteConfigured('turbo', linked, env), true);
-  const user = tempWorkspace(t, { '.config': { turborepo: { 'config.json': '{"token":"t"}' } } });
-  assert.equal(remoteConfigured('turbo', bare, { HOME: user, XDG_CONFIG_HOME: `${user}/.config` }), true);
+  assert.deepEqual(detectRemote('turbo', bare, { ...env, TURBO_TOKEN: 'x', TURBO_TEAM: 't' }), { state: 'gateable', runner: 'turbo', protocol: 'turbo-v8', upstream: TURBO_DEFAULT_API, source: "turbo's default remote (Vercel)" });
+  const linked = tempWorkspace(t, { 'turbo.json': '{"remoteCache":{"apiUrl":"http://json.example"}}', '.turbo': { 'config.json': '{"teamId":"team_1","apiUrl":"http://local.example:3000"}' } });
+  assert.equal(detectRemote('turbo', linked, env).state === 'gateable' && (detectRemote('turbo', linked, env) as { upstream: string }).upstream, 'http://local.example:3000');
+  assert.equal((detectRemote('turbo', linked, { ...env, TURBO_API: 'http://env.example' }) as { upstream: string }).upstream, 'http://env.example');
+  const flagged = detectRemote('turbo', linked, { ...env, TURBO_API: 'http://env.example' }, ['turbo', 'run', 'build', '--api=http://flag.example']);
+  assert.deepEqual(flagged, { state: 'gateable', runner: 'turbo', protocol: 'turbo-v8', upstream: 'http://flag.example', source: '--api', apiFlag: true });
+  const jsonOnly = tempWorkspace(t, { 'turbo.json': '{"remoteCache":{"apiUrl":"http://json.example","teamSlug":"t"}}' });
+  assert.equal((detectRemote('turbo', jsonOnly, env) as { upstream: string }).upstream, 'http://json.example');
+  const user = tempWorkspace(t, { '.config': { turborepo: { 'config.json': '{"token":"t","apiUrl":"http://user.example"}' } } });
+  assert.equal((detectRemote('turbo', bare, { HOME: user, XDG_CONFIG_HOME: `${user}/.config` }) as { upstream: string }).upstream, 'http://user.example');
   const off = tempWorkspace(t, { 'turbo.json': '{"remoteCache":{"enabled":false}}' });
-  assert.equal(remoteConfigured('turbo', off, { ...env, TURBO_TOKEN: 'x' }), false);
+  assert.equal(detectRemote('turbo', off, { ...env, TURBO_TOKEN: 'x' }).state, 'none');
 });
 
-test('nx: cloud ids and tokens unless NX_NO_CLOUD, remote-cache packages, an unreadable nx.json counts', (t) => {
+test('turbo: an upstream the gate cannot reach is ungateable, and no value is echoed', (t) => {
+  const root = tempWorkspace(t, { 'turbo.json': '{}' });
+  const base = { HOME: root, TURBO_TOKEN: 'secret-token-value', TURBO_TEAM: 't' };
+  const proxied = detectRemote('turbo', root, { ...base, TURBO_API: 'https://cache.example', HTTPS_PROXY: 'http://proxy:3128' });
+  assert.equal(proxied.state, 'ungateable');
+  assert.equal(detectRemote('turbo', root, { ...base, TURBO_API: 'https://cache.example', HTTPS_PROXY: 'http://proxy:3128', NO_PROXY: '.example' }).state, 'gateable');
+  const creds = detectRemote('turbo', root, { ...base, TURBO_API: 'https://user:pw-secret@cache.example' });
+  assert.equal(creds.state, 'ungateable');
+  assert.ok(!JSON.stringify(creds).includes('pw-secret') && !JSON.stringify(creds).includes('secret-token-value'));
+  assert.equal(detectRemote('turbo', root, { ...base, TURBO_API: 'ftp://cache.example' }).state, 'ungateable');
+  const broken = tempWorkspace(t, { 'turbo.json': '{}', '.turbo': { 'config.json': '{nope' } });
+  assert.equal(detectRemote('turbo', broken, { HOME: root }).state, 'ungateable', 'an unreadable link errs towards configured');
+});
+
+test('nx: Nx Cloud and installed cache plugins are ungateable; the self-hosted server is gateable; skip means none', (t) => {
   const bare = tempWorkspace(t, { 'nx.json': '{"targetDefaults":{}}' });
-  assert.equal(remoteConfigured('nx', bare, {}), false);
-  assert.equal(remoteConfigured('nx', bare, { NX_CLOUD_ACCESS_TOKEN: 'x' }), true);
-  assert.equal(remoteConfigured('nx', bare, { NX_CLOUD_ACCESS_TOKEN: 'x', NX_NO_CLOUD: 'true' }), false);
+  assert.equal(detectRemote('nx', bare, {}).state, 'none');
+  assert.deepEqual(detectRemote('nx', bare, { NX_SELF_HOSTED_REMOTE_CACHE_SERVER: 'http://127.0.0.1:1/base' }), { state: 'gateable', runner: 'nx', protocol: 'nx-v1', upstream: 'http://127.0.0.1:1/base', source: 'NX_SELF_HOSTED_REMOTE_CACHE_SERVER' });
+  assert.equal(detectRemote('nx', bare, { NX_SELF_HOSTED_REMOTE_CACHE_SERVER: 'http://x', NX_SKIP_REMOTE_CACHE: 'true' }).state, 'none');
+  assert.equal(detectRemote('nx', bare, { NX_CLOUD_ACCESS_TOKEN: 'x', NX_SELF_HOSTED_REMOTE_CACHE_SERVER: 'http://x' }).state, 'ungateable', 'cloud wins');
+  assert.equal(detectRemote('nx', bare, { NX_CLOUD_ACCESS_TOKEN: 'x', NX_NO_CLOUD: 'true' }).state, 'none');
   const cloud = tempWorkspace(t, { 'nx.json': '{"nxCloudId":"abc"}' });
-  assert.equal(remoteConfigured('nx', cloud, {}), true);
-  const s3 = tempWorkspace(t, { 'nx.json': '{"plugins":["@nx/s3-cache"]}' });
-  assert.equal(remoteConfigured('nx', s3, { NX_NO_CLOUD: 'true' }), true);
-  const broken = tempWorkspace(t, { 'nx.json': '{not json' });
-  assert.equal(remoteConfigured('nx', broken, {}), true);
-  assert.equal(remoteConfigured('pnpm-pipeline', bare, { TURBO_TOKEN: 'x' }), false);
-  assert.equal(remoteConfigured('none', bare, {}), false);
+  assert.equal(detectRemote('nx', cloud, {}).state, 'ungateable');
+  assert.equal(detectRemote('nx', tempWorkspace(t, { 'nx.json': '{"nxCloudId":"abc","neverConnectToCloud":true}' }), {}).state, 'none');
+  const plugin = tempWorkspace(t, { 'nx.json': '{}', 'package.json': '{"name":"r"}', node_modules: { '@nx': { 's3-cache': { 'package.json': '{"name":"@nx/s3-cache","main":"index.js"}', 'index.js': '' } } } });
+  const withPlugin = detectRemote('nx', plugin, { NX_SELF_HOSTED_REMOTE_CACHE_SERVER: 'http://x' });
+  assert.equal(withPlugin.state, 'ungateable');
+  assert.match((withPlugin as { why: string }).why, /@nx\/s3-cache/);
+  const legacy = tempWorkspace(t, { 'nx.json': '{"tasksRunnerOptions":{"default":{"runner":"nx-remotecache-custom"}}}' });
+  assert.equal(detectRemote('nx', legacy, {}).state, 'ungateable');
+  assert.equal(detectRemote('nx', tempWorkspace(t, { 'nx.json': '{not json' }), {}).state, 'ungateable');
+});
+
+test('pnpm pipeline: PNPM_REMOTE_CACHE_URL with trusted keys; gateable only without a credential for it', (t) => {
+  const keyed = { PNPM_REMOTE_CACHE_URL: 'http://cache.example:8080/base', PNPM_REMOTE_CACHE_TRUSTED_KEYS: '{}' };
+  const plain = tempWorkspace(t, {});
+  assert.equal(detectRemote('pnpm-pipeline', plain, { PNPM_REMOTE_CACHE_URL: 'http://cache.example:8080/base', HOME: plain }).state, 'none', 'no trusted keys: pnpm keeps its remote off');
+  const found = detectRemote('pnpm-pipeline', plain, { ...keyed, HOME: plain });
+  assert.equal(found.state, 'gateable');
+  if (found.state !== 'gateable') return;
+  assert.deepEqual(pointRunnerAt(found, 'http://127.0.0.1:4321', ['pnpm', 'pipeline']).env, { PNPM_REMOTE_CACHE_URL: 'http://127.0.0.1:4321' });
+  // A token for the remote's address (project .npmrc, a parent path; or env): pnpm would not send it to the gate.
+  const withToken = tempWorkspace(t, { '.npmrc': '//cache.example:8080/:_authToken=tok-from-npmrc\n' });
+  const refused = detectRemote('pnpm-pipeline', withToken, { ...keyed, HOME: plain });
+  assert.equal(refused.state, 'ungateable');
+  assert.ok(!JSON.stringify(refused).includes('tok-from-npmrc'));
+  assert.equal(detectRemote('pnpm-pipeline', plain, { ...keyed, HOME: plain, 'pnpm_config_//cache.example:8080/base/:_authToken': 'x' }).state, 'ungateable');
+  const userRc = tempWorkspace(t, { '.npmrc': '//cache.example/:_authToken=${TOKEN}\n' });
+  assert.equal(detectRemote('pnpm-pipeline', plain, { ...keyed, PNPM_REMOTE_CACHE_URL: 'http://cache.example/base', HOME: userRc }).state, 'ungateable', "the user's .npmrc, an env reference counts");
+  assert.equal(detectRemote('none', plain, {}).state, 'none');
+});
+
+test('pointing: turbo keeps token and team, rewrites its own --api; nx gets its server variable', (t) => {
+  const root = tempWorkspace(t, { 'turbo.json': '{}' });
+  const turbo = detectRemote('turbo', root, { TURBO_TOKEN: 'x', HOME: root }, ['turbo', 'run', 'build', '--api', 'http://a.example', '--', '--api', 'keep']);
+  assert.equal(turbo.state, 'gateable');
+  if (turbo.state !== 'gateable') return;
+  const pointed = pointRunnerAt(turbo, 'http://127.0.0.1:5', ['turbo', 'run', 'build', '--api', 'http://a.example', '--', '--api', 'keep']);
+  assert.deepEqual(pointed.env, { TURBO_API: 'http://127.0.0.1:5' });
+  assert.deepEqual(pointed.argv, ['turbo', 'run', 'build', '--api', 'http://127.0.0.1:5', '--', '--api', 'keep']);
+  const nx = detectRemote('nx', tempWorkspace(t, { 'nx.json': '{}' }), { NX_SELF_HOSTED_REMOTE_CACHE_SERVER: 'http://n.example' });
+  if (nx.state !== 'gateable') throw new Error('expected gateable');
+  assert.deepEqual(pointRunnerAt(nx, 'http://127.0.0.1:6', ['nx']).env, { NX_SELF_HOSTED_REMOTE_CACHE_SERVER: 'http://127.0.0.1:6' });
 });

@@ -15,7 +15,7 @@ function turboCache(root: string): RunnerCache {
 
 const HOUR = 3_600_000;
 
-test('turbo: only entries this run wrote at or after the move are withheld, as whole units', (t) => {
+test('turbo: only entries this run wrote at or after the move are withheld, as whole units', async (t) => {
   const root = tempWorkspace(t);
   const cache = turboCache(root);
   turboEntry(cache.dir, 'aaaa000000000001'); // from an earlier run
@@ -25,7 +25,7 @@ test('turbo: only entries this run wrote at or after the move are withheld, as w
   age(join(cache.dir, 'bbbb000000000002.tar.zst'), runStartedAt + 1000);
   const movedAt = runStartedAt + 2000;
   turboEntry(cache.dir, 'cccc000000000003'); // this run, after the move
-  const result = withhold(cache, before, { movedAt, runStartedAt, runEndedAt: Date.now() + 1000, runId: 'r1' });
+  const result = await withhold(cache, before, { movedAt, runStartedAt, runEndedAt: Date.now() + 1000, runId: 'r1' });
   assert.deepEqual(result.withheld.map((entry) => entry.key), ['cccc000000000003']);
   assert.equal(result.keptBeforeMove, 1);
   assert.deepEqual(result.withheld[0]?.paths, ['cccc000000000003.tar.zst', 'cccc000000000003-meta.json', 'cccc000000000003-manifest.json']);
@@ -38,31 +38,31 @@ test('turbo: only entries this run wrote at or after the move are withheld, as w
   assert.equal(readFileSync(join(root, '.lockguard', '.gitignore'), 'utf8'), '*\n');
 });
 
-test('turbo: an entry of a task running across the move is withheld even when written before it', (t) => {
+test('turbo: an entry of a task running across the move is withheld even when written before it', async (t) => {
   const root = tempWorkspace(t);
   const cache = turboCache(root);
   const before = cacheState(cache);
   const runStartedAt = Date.now() - HOUR;
   turboEntry(cache.dir, 'dddd000000000004');
   age(join(cache.dir, 'dddd000000000004.tar.zst'), runStartedAt + 1000);
-  const result = withhold(cache, before, { movedAt: runStartedAt + 5000, runStartedAt, runEndedAt: Date.now() + 1000, runId: 'r2', runningAcrossMove: ['dddd000000000004'] });
+  const result = await withhold(cache, before, { movedAt: runStartedAt + 5000, runStartedAt, runEndedAt: Date.now() + 1000, runId: 'r2', runningAcrossMove: ['dddd000000000004'] });
   assert.deepEqual(result.withheld.map((entry) => entry.key), ['dddd000000000004']);
 });
 
-test('nothing moves when nothing was written after the move, or when the entry predates the run', (t) => {
+test('nothing moves when nothing was written after the move, or when the entry predates the run', async (t) => {
   const root = tempWorkspace(t);
   const cache = turboCache(root);
   const before = cacheState(cache);
   const now = Date.now();
   turboEntry(cache.dir, 'eeee000000000005');
   age(join(cache.dir, 'eeee000000000005.tar.zst'), now - 10 * HOUR); // not in `before`, but older than the run
-  const result = withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r3' });
+  const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r3' });
   assert.deepEqual(result.withheld, []);
   assert.equal(result.quarantineDir, undefined);
   assert.equal(existsSync(join(root, '.lockguard', 'quarantine')), false);
 });
 
-test('a symlinked entry pointing outside the cache is never followed and never moved', (t) => {
+test('a symlinked entry pointing outside the cache is never followed and never moved', async (t) => {
   const root = tempWorkspace(t, { outside: { 'secret.bin': 'outside bytes' } });
   const cache = turboCache(root);
   const before = cacheState(cache);
@@ -70,7 +70,7 @@ test('a symlinked entry pointing outside the cache is never followed and never m
   mkdirSync(cache.dir, { recursive: true });
   symlinkSync(join(root, 'outside', 'secret.bin'), join(cache.dir, 'ffff000000000006.tar.zst'));
   write(join(cache.dir, 'ffff000000000006-meta.json'), '{}');
-  const result = withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r4' });
+  const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r4' });
   assert.deepEqual(result.withheld, []);
   assert.equal(result.notMoved[0]?.reason, 'symlink');
   assert.ok(lstatSync(join(cache.dir, 'ffff000000000006.tar.zst')).isSymbolicLink());
@@ -78,7 +78,7 @@ test('a symlinked entry pointing outside the cache is never followed and never m
   assert.ok(existsSync(join(cache.dir, 'ffff000000000006-meta.json')));
 });
 
-test('a pipeline shard that is a symlink is never listed through', (t) => {
+test('a pipeline shard that is a symlink is never listed through', async (t) => {
   const root = tempWorkspace(t, { outside: {} });
   const cache: RunnerCache = { runner: 'pnpm-pipeline', root, dir: join(root, 'pcache'), source: 'test' };
   const before = cacheState(cache);
@@ -86,25 +86,25 @@ test('a pipeline shard that is a symlink is never listed through', (t) => {
   mkdirSync(join(cache.dir, 'tasks'), { recursive: true });
   symlinkSync(join(root, 'outside-cache', 'tasks', 'ab'), join(cache.dir, 'tasks', 'ab'));
   const now = Date.now();
-  const result = withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r5' });
+  const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r5' });
   assert.deepEqual(result.withheld, []);
   assert.ok(existsSync(join(root, 'outside-cache', 'tasks', 'ab', 'ab' + '0'.repeat(62), 'meta.json')));
 });
 
-test('a missing cache dir is an empty state; a cache dir that is a file is a clear error and nothing moves', (t) => {
+test('a missing cache dir is an empty state; a cache dir that is a file is a clear error and nothing moves', async (t) => {
   const root = tempWorkspace(t);
   const cache = turboCache(root);
   const state = cacheState(cache);
   assert.equal(state.exists, false);
   assert.equal(state.entries.size, 0);
   const now = Date.now();
-  assert.deepEqual(withhold(cache, state, { movedAt: now, runStartedAt: now, runEndedAt: now, runId: 'r6' }).withheld, []);
+  assert.deepEqual((await withhold(cache, state, { movedAt: now, runStartedAt: now, runEndedAt: now, runId: 'r6' })).withheld, []);
   write(join(root, '.turbo', 'cache'), 'not a folder');
   assert.throws(() => cacheState(cache), (error: unknown) => isLockguardError(error) && error.code === 'ERR_LOCKGUARD_IO' && error.path === cache.dir);
   assert.equal(readFileSync(cache.dir, 'utf8'), 'not a folder');
 });
 
-test('nx: the entry folder and its terminal output move together; the task DB is left alone', (t) => {
+test('nx: the entry folder and its terminal output move together; the task DB is left alone', async (t) => {
   const root = tempWorkspace(t);
   const cache: RunnerCache = { runner: 'nx', root, dir: join(root, '.nx', 'cache'), source: 'default' };
   write(join(root, '.nx', 'workspace-data', 'x-v6.db'), 'sqlite bytes');
@@ -112,7 +112,7 @@ test('nx: the entry folder and its terminal output move together; the task DB is
   nxEntry(cache.dir, '13845629775271854330');
   write(join(cache.dir, 'run.json'), '{}');
   const now = Date.now();
-  const result = withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r7' });
+  const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r7' });
   assert.deepEqual(result.withheld.map((entry) => entry.paths), [['13845629775271854330', 'terminalOutputs/13845629775271854330']]);
   assert.equal(existsSync(join(cache.dir, '13845629775271854330')), false);
   assert.equal(existsSync(join(cache.dir, 'terminalOutputs', '13845629775271854330')), false);
@@ -120,19 +120,19 @@ test('nx: the entry folder and its terminal output move together; the task DB is
   assert.equal(readFileSync(join(root, '.nx', 'workspace-data', 'x-v6.db'), 'utf8'), 'sqlite bytes');
 });
 
-test('nx shared cache: with own keys from the summary, a concurrent checkout\'s saves stay', (t) => {
+test('nx shared cache: with own keys from the summary, a concurrent checkout\'s saves stay', async (t) => {
   const root = tempWorkspace(t);
   const cache: RunnerCache = { runner: 'nx', root, dir: join(root, 'home', '.nx', 'abc', 'cache'), source: 'test', shared: true };
   const before = cacheState(cache);
   nxEntry(cache.dir, '111');
   nxEntry(cache.dir, '222');
   const now = Date.now();
-  const result = withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r8', ownKeys: ['111'] });
+  const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r8', ownKeys: ['111'] });
   assert.deepEqual(result.withheld.map((entry) => entry.key), ['111']);
   assert.ok(existsSync(join(cache.dir, '222')));
 });
 
-test('pnpm pipeline: another workspace\'s entries, written in the same window, are untouched', (t) => {
+test('pnpm pipeline: another workspace\'s entries, written in the same window, are untouched', async (t) => {
   const root = tempWorkspace(t, { ws1: {}, ws2: {} });
   const env = { XDG_CACHE_HOME: join(root, 'xdg') };
   const one = resolvePipelineCache(join(root, 'ws1'), env);
@@ -144,13 +144,13 @@ test('pnpm pipeline: another workspace\'s entries, written in the same window, a
   pipelineEntry(one.dir, k1);
   pipelineEntry(two.dir, k2);
   const now = Date.now();
-  const result = withhold(one, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r9', ledgerRoot: join(root, 'ws1') });
+  const result = await withhold(one, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r9', ledgerRoot: join(root, 'ws1') });
   assert.deepEqual(result.withheld.map((entry) => entry.key), [k1]);
   assert.deepEqual(result.withheld[0]?.paths, [`tasks/a1/${k1}`]);
   assert.ok(existsSync(join(two.dir, 'tasks', 'b2', k2, 'meta.json')));
 });
 
-test('EXDEV: rename across file systems falls back to copy, verify, remove, with the same bytes', (t) => {
+test('EXDEV: rename across file systems falls back to copy, verify, remove, with the same bytes', async (t) => {
   const root = tempWorkspace(t);
   const cache: RunnerCache = { runner: 'nx', root, dir: join(root, '.nx', 'cache'), source: 'default' };
   const before = cacheState(cache);
@@ -160,13 +160,13 @@ test('EXDEV: rename across file systems falls back to copy, verify, remove, with
     throw Object.assign(new Error('EXDEV: cross-device link not permitted'), { code: 'EXDEV' });
   };
   const now = Date.now();
-  const result = withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r10', rename: exdev });
+  const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r10', rename: exdev });
   assert.deepEqual(result.withheld.map((entry) => entry.key), ['42']);
   assert.equal(existsSync(join(cache.dir, '42')), false);
   assert.deepEqual(readFileSync(join(root, '.lockguard', 'quarantine', 'r10', 'entries', 'nx', '42', '42', 'packages', 'b', 'dist', 'out.json')), original);
 });
 
-test('a rename that fails midway puts the unit back whole and reports it', (t) => {
+test('a rename that fails midway puts the unit back whole and reports it', async (t) => {
   const root = tempWorkspace(t);
   const cache = turboCache(root);
   const before = cacheState(cache);
@@ -178,14 +178,14 @@ test('a rename that fails midway puts the unit back whole and reports it', (t) =
     renameSync(from, to);
   };
   const now = Date.now();
-  const result = withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r11', rename: flaky });
+  const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r11', rename: flaky });
   assert.deepEqual(result.withheld, []);
   assert.equal(result.notMoved[0]?.reason, 'error');
   for (const suffix of ['.tar.zst', '-meta.json', '-manifest.json']) assert.ok(existsSync(join(cache.dir, `9999000000000009${suffix}`)), suffix);
 });
 
 
-test('corrupt or missing run summaries are notes, never crashes', (t) => {
+test('corrupt or missing run summaries are notes, never crashes', async (t) => {
   const root = tempWorkspace(t, { '.turbo': { runs: { 'x.json': '{not json' } }, '.nx': { cache: { 'run.json': '[[[' } } });
   const now = Date.now();
   const turbo = tasksAfterMove(turboCache(root), { movedAt: now, runStartedAt: now - HOUR });
@@ -212,14 +212,14 @@ test('corrupt or missing run summaries are notes, never crashes', (t) => {
   assert.match(missing.note ?? '', /--summarize/);
 });
 
-test('a symlink inside an nx entry moves as a link: its target outside the cache is never read or moved', (t) => {
+test('a symlink inside an nx entry moves as a link: its target outside the cache is never read or moved', async (t) => {
   const root = tempWorkspace(t, { outside: { 'target.txt': 'outside' } });
   const cache: RunnerCache = { runner: 'nx', root, dir: join(root, '.nx', 'cache'), source: 'default' };
   const before = cacheState(cache);
   nxEntry(cache.dir, '77');
   symlinkSync(join(root, 'outside', 'target.txt'), join(cache.dir, '77', 'link'));
   const now = Date.now();
-  const result = withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r12' });
+  const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r12' });
   const entry = result.withheld[0];
   assert.equal(entry?.files.find((file) => file.path === '77/link')?.kind, 'link');
   assert.equal(entry?.files.find((file) => file.path === '77/link')?.sha256, undefined);

@@ -1,0 +1,185 @@
+// `lockguard run`'s remote gates: one per guarded runner whose remote cache the gate can stand in front
+// of, open for the child's lifetime, deciding each restore and upload from the run's table re-checked at
+// that instant (GuardSession.check, then session.move).
+//
+// Owns: choosing gate or fallback per runner under `--remote auto` (off/on keep their meaning and never
+// open a gate; `--policy flag` reports only, so it never refuses and opens none), the child's env/argv
+// that points each gated runner at its gate, the ledger events of refusals and failures, and the
+// outcome (counts, notes, the fallback lines).
+// Invariants: a gate that cannot start is a fallback (the runner's switch), said in one line, never a
+// silent ungated run; a decision that cannot be made refuses and is said loudly at the end; nothing here
+// writes a header, a token or a query string anywhere (events carry method, path, key).
+
+import { appendEvent, type Policy } from '../run/ledger.js';
+import type { GuardSession } from '../run/session.js';
+import { detectRemote, pointRunnerAt, type RemoteMode, type RunnerName } from '../integrations/runners/index.js';
+import { parseUpstream, startGate, type Gate, type GateEvent, type GateStats } from '../integrations/remote-gate/index.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface RemoteGateInput {
+  readonly runners: readonly RunnerName[];
+  readonly root: string;
+  /** The command the run starts (a turbo `--api` in it is rewritten). */
+  readonly command: readonly string[];
+  readonly env: Env;
+  readonly remote: RemoteMode;
+  readonly policy: Policy;
+  readonly session: GuardSession;
+}
+
+export interface GatedRunner {
+  readonly runner: RunnerName;
+  readonly upstream: string;
+  readonly source: string;
+  readonly gate: Gate;
+}
+
+export interface RemoteGateOutcome {
+  /** Per gated runner: where it forwarded and what it counted. */
+  readonly gates: readonly { readonly runner: RunnerName; readonly upstream: string; readonly source: string; readonly stats: GateStats }[];
+  /** Whole entries refused, over every gate. */
+  readonly refusedUploads: number;
+  /**
+   * The pipeline's blob uploads refused: pnpm 12.21 PUTs a task's blobs (in parallel) before its manifest
+   * and abandons the task's upload when one is refused (measured), so no manifest follows them.
+   */
+  readonly refusedParts: number;
+  readonly refusedRestores: number;
+  /** Lines for the report (and, for decision failures, for stderr). */
+  readonly notes: readonly string[];
+  /** Loud lines to print after the run (lockguard failed to decide and refused). */
+  readonly loud: readonly string[];
+}
+
+export interface RemoteGates {
+  /** Env for the child: every gated runner pointed at its gate. */
+  readonly env: Readonly<Record<string, string>>;
+  /** The command, with a turbo `--api` pointed at its gate. */
+  readonly argv: readonly string[];
+  /** Runners whose remote is gated: the up-front switch must leave them alone. */
+  readonly gated: ReadonlySet<RunnerName>;
+  /** Why each runner with a remote could not be gated (it falls back to its switch). */
+  readonly ungated: ReadonlyMap<RunnerName, string>;
+  readonly active: readonly GatedRunner[];
+  /** Close every gate (after the child exited) and say what they did. */
+  close(): Promise<RemoteGateOutcome>;
+}
+
+function origin(url: string): string {
+  const parsed = parseUpstream(url);
+  return typeof parsed === 'string' ? '(unparsed)' : parsed.origin;
+}
+
+function record(session: GuardSession, runner: RunnerName, event: GateEvent): void {
+  switch (event.type) {
+    case 'refused':
+      appendEvent(session.run, { type: 'remote-refused', runner, kind: event.request.kind, unit: event.request.unit, key: event.request.key, method: event.request.method, status: event.status, reason: event.reason });
+      return;
+    case 'decision-failed':
+      appendEvent(session.run, { type: 'remote-decision-failed', runner, kind: event.request.kind, key: event.request.key, error: event.error });
+      return;
+    case 'upstream-failed':
+      appendEvent(session.run, { type: 'remote-upstream-failed', runner, method: event.method, path: event.path, error: event.error });
+      return;
+    case 'not-forwarded':
+      appendEvent(session.run, { type: 'remote-not-forwarded', runner, method: event.method, path: event.path });
+      return;
+  }
+}
+
+/** Open a gate for every guarded runner that has a gateable remote (under `--remote auto`). */
+export async function openRemoteGates(input: RemoteGateInput): Promise<RemoteGates> {
+  const { session } = input;
+  let env: Record<string, string> = {};
+  let argv: readonly string[] = input.command;
+  const gated = new Set<RunnerName>();
+  const ungated = new Map<RunnerName, string>();
+  const active: GatedRunner[] = [];
+  if (input.remote === 'auto' && input.policy !== 'flag') {
+    for (const runner of input.runners) {
+      const detection = detectRemote(runner, input.root, input.env, input.command);
+      if (detection.state === 'none') continue;
+      if (detection.state === 'ungateable') {
+        ungated.set(runner, detection.why);
+        continue;
+      }
+      const upstream = parseUpstream(detection.upstream);
+      if (typeof upstream === 'string') continue;
+      const decide = (): 'pass' | 'refuse' => {
+        // Once moved, stays moved: no need to look again.
+        if (session.move !== undefined) return 'refuse';
+        session.check('gate', Date.now());
+        return session.move === undefined ? 'pass' : 'refuse';
+      };
+      let gate: Gate;
+      try {
+        gate = await startGate({ protocol: detection.protocol, upstream, decide, onEvent: (event) => record(session, runner, event) });
+      } catch (error) {
+        ungated.set(runner, `the gate could not listen on 127.0.0.1: ${(error as { code?: string }).code ?? 'error'}`);
+        continue;
+      }
+      const pointed = pointRunnerAt(detection, gate.url, argv);
+      env = { ...env, ...pointed.env };
+      argv = pointed.argv;
+      gated.add(runner);
+      active.push({ runner, upstream: detection.upstream, source: detection.source, gate });
+      appendEvent(session.run, { type: 'remote-gate', runner, protocol: detection.protocol, upstream: origin(detection.upstream), source: detection.source, port: gate.port });
+    }
+  }
+  return {
+    env,
+    argv,
+    gated,
+    ungated,
+    active,
+    async close() {
+      await Promise.all(active.map((entry) => entry.gate.close()));
+      const gates = active.map((entry) => ({ runner: entry.runner, upstream: origin(entry.upstream), source: entry.source, stats: entry.gate.stats() }));
+      const notes: string[] = [];
+      const loud: string[] = [];
+      for (const { runner, upstream, stats } of gates) {
+        notes.push(`remote gate (${runner} → ${upstream}): passed ${stats.passed.restore} restores, ${stats.passed.save} uploads, ${stats.passed.other} other; refused ${stats.refused.restore} restores, ${stats.refused.save} uploads${stats.refusedParts > 0 ? ` (+${stats.refusedParts} blobs)` : ''}; upstream failures passed on: ${stats.upstreamFailures}; not forwarded: ${stats.notForwarded}`);
+        if (stats.decisionFailures > 0) {
+          loud.push(`[lockguard] the ${runner} remote cache gate could not re-check the fingerprint table for ${stats.decisionFailures} request(s) and refused them (lockguard status for details)`);
+        }
+      }
+      return {
+        gates,
+        refusedUploads: gates.reduce((sum, gate) => sum + gate.stats.refused.save, 0),
+        refusedParts: gates.reduce((sum, gate) => sum + gate.stats.refusedParts, 0),
+        refusedRestores: gates.reduce((sum, gate) => sum + gate.stats.refused.restore, 0),
+        notes,
+        loud,
+      };
+    },
+  };
+}
+
+const SWITCH_LABEL: Readonly<Record<RunnerName, string>> = { turbo: '[lockguard] turbo ', nx: '[lockguard] nx ', 'pnpm-pipeline': '[lockguard] pnpm pipeline ', none: '' };
+
+/**
+ * The switch lines with, for a runner the gate could not stand in front of, the reason added to its line
+ * (one line per runner), or, when its switch did nothing (no writer in the plan), one line saying that
+ * remote writes stay on and why.
+ */
+export function fallbackLines(gates: RemoteGates, switchLines: readonly string[]): string[] {
+  const lines = [...switchLines];
+  for (const [runner, why] of gates.ungated) {
+    const at = lines.findIndex((line) => SWITCH_LABEL[runner] !== '' && line.startsWith(SWITCH_LABEL[runner]));
+    if (at === -1) lines.push(`[lockguard] ${runner} remote cache cannot be gated (${why}), and the plan shows no task that may install: remote writes stay on`);
+    else lines[at] = `${lines[at]} (the remote gate cannot be used: ${why})`;
+  }
+  return lines;
+}
+
+/** The status line's clause for what the gates refused, or '' when they refused nothing. */
+export function refusedClause(outcome: RemoteGateOutcome): string {
+  const parts: string[] = [];
+  const uploads = outcome.refusedUploads;
+  const restores = outcome.refusedRestores;
+  if (uploads > 0) parts.push(`${uploads} remote upload${uploads === 1 ? '' : 's'} keyed before it ${uploads === 1 ? 'was' : 'were'} refused`);
+  if (outcome.refusedParts > 0) parts.push(`${outcome.refusedParts} remote blob upload${outcome.refusedParts === 1 ? '' : 's'} refused (no manifest followed them)`);
+  if (restores > 0) parts.push(`${restores} remote restore${restores === 1 ? '' : 's'} refused`);
+  return parts.length === 0 ? '' : `; ${parts.join(', ')}`;
+}

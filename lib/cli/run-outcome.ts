@@ -1,0 +1,56 @@
+// What `lockguard run` says and which code it exits with, once the command ended.
+//
+// Owns: the outcome half of the one status line (what was done about a move, per policy, in words that
+// never claim a protection that did not happen, and name the run) and the exit-code rule.
+// Invariants: pure (strings and numbers out); the child's own failure code always wins.
+
+import type { GuardedRunner } from '../integrations/runners/index.js';
+import type { Policy } from '../run/ledger.js';
+import { EXIT } from './exit-codes.js';
+import type { GuardedCache, RunnerOutcome } from './runner-guard.js';
+
+const RUNNER_LABEL: Record<GuardedRunner, string> = { turbo: 'turbo', nx: 'nx', 'pnpm-pipeline': 'pnpm pipeline' };
+
+export function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+function list(words: readonly string[]): string {
+  if (words.length <= 1) return words.join('');
+  return `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
+}
+
+/** What was done about the move, for the status line. */
+/** `refused`: the remote gates' clause (remote-gate-wiring.ts refusedClause), '' when they refused nothing. */
+export function outcomeText(policy: Policy, outcome: RunnerOutcome, guarded: readonly GuardedCache[], runId: string, refused = ''): string {
+  const withheld = outcome.withheldCount;
+  const replayed = outcome.tasksAfterMove.filter((task) => task.action === 'restored').map((task) => task.task);
+  const after = replayed.length === 0 ? '' : `; ${plural(replayed.length, 'task')} restored from cache after it (${replayed.slice(0, 3).join(', ')}${replayed.length > 3 ? ', ...' : ''}): re-run them`;
+  const details = `${refused} (lockguard status --run ${runId} for details)`;
+  const names = list(guarded.map((cache) => RUNNER_LABEL[cache.runner]));
+  const noCache = 'no runner cache is guarded here (no turbo, nx or pnpm pipeline configured), so nothing was withheld; lockguard verify refuses saves keyed on this run';
+  const saves = guarded.length === 0 ? noCache : withheld === 0 ? `the ${names} ${guarded.length === 1 ? 'cache holds' : 'caches hold'} no save from after it, so nothing was withheld` : `${plural(withheld, 'cache save')} keyed before it ${withheld === 1 ? 'was' : 'were'} withheld`;
+  switch (policy) {
+    case 'flag':
+      return `reported only (policy flag), nothing was withheld: outputs built after it are keyed on the old lockfile${after}${details}`;
+    case 'withhold':
+      return `${saves}${after}${details}`;
+    case 'refuse':
+      return `the rewrite was not refused at the source, so the run fails; ${saves}${after}${details}`;
+  }
+}
+
+export function isCi(env: Readonly<Record<string, string | undefined>>): boolean {
+  const value = env['CI'];
+  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
+}
+
+export type FailMode = 'auto' | 'always' | 'never';
+
+/** The run's exit code: the child's own when it failed; 1 for a move under withhold (in CI, or always) or refuse. */
+export function exitCodeOf(childCode: number, moved: boolean, policy: Policy, failMode: FailMode, env: Readonly<Record<string, string | undefined>>): number {
+  if (childCode !== 0 || !moved) return childCode;
+  if (failMode === 'never' && policy !== 'refuse') return childCode;
+  const fail = policy === 'refuse' || (policy === 'withhold' && (failMode === 'always' || (failMode === 'auto' && isCi(env))));
+  return fail ? EXIT.moved : childCode;
+}

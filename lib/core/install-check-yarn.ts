@@ -1,0 +1,218 @@
+// The pre-run check for yarn: berry (2+, PnP and node-modules linkers) and classic (v1).
+//
+// Owns: whether the installed tree holds what yarn.lock says, from the files the table already read, and
+// for berry `.yarn/install-state.gz` (read here: it is no table entry, entries.ts). berry: the state records `lockFileChecksum`, sha512("<install-state version>" + yarn.lock's
+// bytes) (yarn 4.18.1: version 3, read from its bundle and measured): a lockfile edited after the install
+// differs. A package that went: PnP: every zip (and unplugged folder) `.pnp.cjs` maps a package to must
+// be in its folder (one readdir per folder: the cache, `.yarn/unplugged`); node-modules linker: every
+// location `node_modules/.yarn-state.yml` lists must be in its parent folder (one readdir per parent).
+// classic: `node_modules/.yarn-integrity` lists the lockfile entries the last install linked
+// (pattern -> resolved), compared both ways with yarn.lock's. A deleted package folder is not caught for
+// classic: it records no locations, and lists a direct optional dependency skipped for this platform with
+// no folder (measured), so a folder check would refuse healthy trees.
+// Invariants: never parses YAML or the whole install state (a gunzip and a string search); never writes;
+// answers with values; a format it does not know (no checksum in the state) is "nothing checked", never
+// a refusal built on a guess.
+
+import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { dirname, join, posix } from 'node:path';
+import { errnoCode, LockguardError } from './errors.js';
+import { readEntry, realFileSystem } from './file-probe.js';
+import type { WorkspaceFingerprints } from './fingerprints.js';
+import type { InstallCheck } from './install-check.js';
+import { stateChecksum } from './yarn-state.js';
+
+export { stateChecksum };
+
+const LOCK = 'yarn.lock';
+const STATE = '.yarn/install-state.gz';
+const PNP = '.pnp.cjs';
+const PNP_DATA = '.pnp.data.json';
+const NM_STATE = 'node_modules/.yarn-state.yml';
+const INTEGRITY = 'node_modules/.yarn-integrity';
+
+/** 'berry' when the lockfile has yarn 2+'s `__metadata` block, 'classic' for `# yarn lockfile v1`. */
+export function yarnFlavor(lock: Buffer): 'berry' | 'classic' | undefined {
+  const head = lock.subarray(0, 2048).toString('utf8');
+  if (/^__metadata:/m.test(head)) return 'berry';
+  if (head.includes('# yarn lockfile v1')) return 'classic';
+  return undefined;
+}
+
+export function checkYarn(table: WorkspaceFingerprints): InstallCheck {
+  const lock = table.files.get(LOCK);
+  if (lock === undefined) return { ok: true, checked: 'nothing' };
+  const flavor = yarnFlavor(lock);
+  if (flavor === 'berry') return checkBerry(table, lock);
+  if (flavor === 'classic') return checkClassic(table, lock);
+  return { ok: true, checked: 'nothing' };
+}
+
+function refuse(reason: 'not-installed' | 'lockfile-differs' | 'package-missing', detail: string, fix: string): InstallCheck {
+  return { ok: false, reason, lockfile: LOCK, detail, fix };
+}
+
+const BERRY_FIX = 'yarn install --immutable';
+const CLASSIC_FIX = 'yarn install --frozen-lockfile';
+
+// ---- berry ---------------------------------------------------------------------------------------------
+
+function lockChecksum(version: number, lock: Buffer): string {
+  return createHash('sha512').update(String(version)).update(lock).digest('hex');
+}
+
+function checkBerry(table: WorkspaceFingerprints, lock: Buffer): InstallCheck {
+  // The one file the check reads that the table does not (entries.ts says why).
+  const read = readEntry(realFileSystem, join(table.root, STATE));
+  if (read.state === 'absent') return refuse('not-installed', `${STATE} is missing: nothing was installed from this lockfile`, BERRY_FIX);
+  const state = read.bytes;
+  const recorded = stateChecksum(state);
+  if (recorded === undefined) return { ok: true, checked: 'nothing' };
+  // yarn 4 writes version 3; other versions are tried only when it differs (the refusal path).
+  if (recorded !== lockChecksum(3, lock) && ![...Array(20).keys()].some((version) => version !== 3 && recorded === lockChecksum(version, lock))) {
+    return refuse('lockfile-differs', `${LOCK} differs from what the last install resolved (${STATE} records another lockfile)`, BERRY_FIX);
+  }
+  const pnpData = table.files.get(PNP_DATA) ?? table.files.get(PNP);
+  if (pnpData !== undefined) return missingFrom(table.root, pnpLocations(pnpData), BERRY_FIX) ?? { ok: true, checked: 'yarn' };
+  const nmState = table.files.get(NM_STATE);
+  if (nmState !== undefined) return missingFrom(table.root, nmLocations(nmState), BERRY_FIX) ?? { ok: true, checked: 'yarn' };
+  if (nodeLinker(table.files.get('.yarnrc.yml')) === 'pnp') return refuse('package-missing', `${PNP} is missing: Node cannot resolve any package`, BERRY_FIX);
+  return { ok: true, checked: 'yarn' };
+}
+
+/** The `nodeLinker` setting of a .yarnrc.yml ('pnp' when unset, yarn's default). */
+export function nodeLinker(rc: Buffer | undefined): string {
+  const match = rc === undefined ? null : /^nodeLinker:[ \t]*["']?([\w-]+)/m.exec(rc.toString('utf8'));
+  return match?.[1] ?? 'pnp';
+}
+
+const LOCATION = Buffer.from('"packageLocation": "');
+
+/**
+ * Where PnP keeps each installed package, relative to the root: the zip in the cache (virtual paths
+ * resolved as yarn's VirtualFS does) or the unplugged folder; workspaces and links are skipped.
+ */
+export function pnpLocations(bytes: Buffer): string[] {
+  const out = new Set<string>();
+  for (let at = bytes.indexOf(LOCATION); at !== -1; at = bytes.indexOf(LOCATION, at + LOCATION.length)) {
+    const start = at + LOCATION.length;
+    const end = bytes.indexOf(34, start);
+    if (end === -1) break;
+    const location = posix.normalize(resolveVirtual(bytes.subarray(start, end).toString('utf8')));
+    const zip = location.indexOf('.zip/');
+    if (zip !== -1) out.add(location.slice(0, zip + 4));
+    else if (location.includes('.yarn/unplugged/')) out.add(location.replace(/\/node_modules\/.*$/, ''));
+  }
+  return [...out];
+}
+
+function resolveVirtual(location: string): string {
+  const match = /^(.*?__virtual__)\/[^/]+\/(\d+)\/(.*)$/.exec(location);
+  if (match === null) return location;
+  return resolveVirtual(posix.join(posix.dirname(match[1] ?? ''), '../'.repeat(Number(match[2])), match[3] ?? ''));
+}
+
+/** Every `locations:` entry of node_modules/.yarn-state.yml (the root's "" skipped). */
+export function nmLocations(bytes: Buffer): string[] {
+  const out: string[] = [];
+  for (const match of bytes.toString('utf8').matchAll(/^ {4}- "((?:[^"\\]|\\.)*)"$/gm)) {
+    const location = (match[1] ?? '').includes('\\') ? (JSON.parse(`"${match[1] ?? ''}"`) as string) : (match[1] ?? '');
+    if (location !== '') out.push(location);
+  }
+  return out;
+}
+
+/** The first path (relative to `root`) whose entry is not in its folder, as a refusal; one readdir per folder. */
+function missingFrom(root: string, paths: readonly string[], fix: string): InstallCheck | undefined {
+  const byFolder = new Map<string, string[]>();
+  for (const path of paths) {
+    const folder = dirname(path);
+    let names = byFolder.get(folder);
+    if (names === undefined) byFolder.set(folder, (names = []));
+    names.push(path.slice(folder === '.' ? 0 : folder.length + 1));
+  }
+  const missing: string[] = [];
+  for (const [folder, names] of byFolder) {
+    const present = listing(join(root, folder));
+    for (const name of names) if (present === undefined || !present.has(name)) missing.push(folder === '.' ? name : `${folder}/${name}`);
+  }
+  if (missing.length === 0) return undefined;
+  const more = missing.length > 1 ? ` and ${missing.length - 1} more` : '';
+  return { ok: false, reason: 'package-missing', lockfile: LOCK, detail: `${missing[0]}${more} is missing from the installed tree`, fix };
+}
+
+function listing(dir: string): Set<string> | undefined {
+  try {
+    return new Set(readdirSync(dir));
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return undefined;
+    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot list "${dir}" (${errnoCode(error) ?? 'unknown error'}).`, {
+      path: dir,
+      cause: error,
+      hint: 'Check its permissions, or reinstall (yarn install --immutable).',
+    });
+  }
+}
+
+// ---- classic -------------------------------------------------------------------------------------------
+
+/** pattern -> resolved ('' when the entry has none) of a yarn v1 lockfile, by a line scan. */
+export function classicResolutions(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  let patterns: string[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    if (line.charCodeAt(0) !== 32) {
+      patterns = splitPatterns(line.replace(/:\s*$/, ''));
+      for (const pattern of patterns) out.set(pattern, '');
+      continue;
+    }
+    if (line.startsWith('  resolved ')) {
+      const resolved = unquote(line.slice(11).trim());
+      for (const pattern of patterns) out.set(pattern, resolved);
+    }
+  }
+  return out;
+}
+
+/** `"a@^1", a@^2` -> ['a@^1', 'a@^2']. */
+export function splitPatterns(key: string): string[] {
+  const out: string[] = [];
+  for (const part of key.match(/"(?:[^"\\]|\\.)*"|[^,\s][^,]*/g) ?? []) out.push(unquote(part.trim()));
+  return out;
+}
+
+export function unquote(value: string): string {
+  if (!value.startsWith('"')) return value;
+  return value.includes('\\') ? (JSON.parse(value) as string) : value.slice(1, -1);
+}
+
+interface Integrity {
+  readonly lockfileEntries?: unknown;
+}
+
+function checkClassic(table: WorkspaceFingerprints, lock: Buffer): InstallCheck {
+  const marker = table.files.get(INTEGRITY);
+  if (marker === undefined) return refuse('not-installed', `${INTEGRITY} is missing: nothing was installed from this lockfile`, CLASSIC_FIX);
+  let integrity: Integrity;
+  try {
+    integrity = JSON.parse(marker.toString('utf8')) as Integrity;
+  } catch {
+    return refuse('not-installed', `${INTEGRITY} is not valid JSON: yarn cannot tell what it installed`, CLASSIC_FIX);
+  }
+  const entries = integrity?.lockfileEntries;
+  if (entries === null || typeof entries !== 'object' || Array.isArray(entries)) return { ok: true, checked: 'nothing' };
+  const wanted = classicResolutions(lock.toString('utf8'));
+  const installed = entries as Record<string, unknown>;
+  for (const [pattern, resolved] of Object.entries(installed)) {
+    if (!wanted.has(pattern)) return refuse('lockfile-differs', `${pattern} is installed but not in ${LOCK}`, CLASSIC_FIX);
+    if (wanted.get(pattern) !== (typeof resolved === 'string' ? resolved : '')) return refuse('lockfile-differs', `${pattern} is installed from another source than ${LOCK} says`, CLASSIC_FIX);
+  }
+  for (const pattern of wanted.keys()) {
+    if (!Object.hasOwn(installed, pattern)) return refuse('lockfile-differs', `${pattern} is in ${LOCK} but the last install did not link it`, CLASSIC_FIX);
+  }
+  // No folder check: classic records no locations, and a direct optional dependency skipped for this
+  // platform is listed (topLevelPatterns, lockfileEntries) with no folder (measured with yarn 1.22.22).
+  return { ok: true, checked: 'yarn' };
+}

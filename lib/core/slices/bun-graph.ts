@@ -1,0 +1,100 @@
+// A read bun.lock (bun-lock.ts) lowered to the slice graph: workspaces and packages as nodes, dependencies
+// resolved as bun and node do.
+//
+// Owns: resolution (a dependency `d` of the package at key `x/y` is `x/y/d`, else `x/d`, else `d`; of
+// workspace `b`: `b/d`, else `d`; of the root: `d`; a workspace ident is a link to its importer) and each
+// node's own content (bun-lock.ts states the slice). A name no key resolves is no edge.
+// Invariants: O(V + E) map lookups; strings are built only for keys something is nested under; labels are
+// made on demand (only diffs ask).
+
+import type { BunLock, BunPackage } from './bun-lock.js';
+import type { LoweredGraph, NodeLabel } from './pnpm-graph.js';
+
+/** `name@version` -> [name, version]; scoped names keep their `@`. */
+export function splitIdent(ident: string): [string, string] {
+  const at = ident.indexOf('@', 1);
+  return at === -1 ? [ident, ''] : [ident.slice(0, at), ident.slice(at + 1)];
+}
+
+/** The key without its last name: `x/@s/c` -> `x`, `x/dep` -> `x`, `dep` -> '' (a scoped name is two segments). */
+export function parentKey(key: string): string {
+  const cut = key.lastIndexOf('/');
+  if (cut === -1) return '';
+  const before = key.lastIndexOf('/', cut - 1);
+  const segment = key.slice(before + 1, cut);
+  if (segment.startsWith('@')) return before === -1 ? '' : key.slice(0, before);
+  return key.slice(0, cut);
+}
+
+export function lowerBun(lock: BunLock): LoweredGraph {
+  const own: string[] = [];
+  const edges: number[][] = [];
+  // Package labels are made on demand (only diffs ask): undefined until then.
+  const labels: (NodeLabel | undefined)[] = [];
+  const packageAt: (BunPackage | undefined)[] = [];
+  const importers = new Map<string, number>();
+  const importerByFolder = new Map<string, number>();
+  for (const workspace of lock.workspaces) {
+    const id = workspace.path === '' ? '.' : workspace.path;
+    importers.set(id, own.length);
+    importerByFolder.set(workspace.path, own.length);
+    own.push(`bun-workspace\n${workspace.text}\n${lock.globalText}`);
+    edges.push([]);
+    labels.push({ kind: 'importer', id });
+  }
+  const byKey = new Map<string, number>();
+  for (const pkg of lock.packages) {
+    const workspace = /@workspace:(.*)$/.exec(pkg.ident);
+    const linked = workspace === null ? undefined : importerByFolder.get(workspace[1] === '.' ? '' : (workspace[1] ?? ''));
+    if (linked !== undefined) {
+      byKey.set(pkg.key, linked);
+      continue;
+    }
+    byKey.set(pkg.key, own.length);
+    packageAt[own.length] = pkg;
+    own.push(`bun\n${pkg.text}`);
+    edges.push([]);
+    labels.push(undefined);
+  }
+  // From the package at `key` (or a workspace's name), as node looks up: `key/name`, then each parent's.
+  // Only keys something is nested under can hold `key/name`: the rest are skipped without building a string.
+  const parents = new Set<string>();
+  for (const pkg of lock.packages) if (pkg.key.includes('/')) for (let base = parentKey(pkg.key); base !== '' && !parents.has(base); base = parentKey(base)) parents.add(base);
+  const resolve = (key: string, name: string): number | undefined => {
+    let base = key;
+    for (;;) {
+      if (base === '') return byKey.get(name);
+      if (parents.has(base)) {
+        const found = byKey.get(`${base}/${name}`);
+        if (found !== undefined) return found;
+      }
+      base = parentKey(base);
+    }
+  };
+  for (const workspace of lock.workspaces) {
+    const out = edges[importerByFolder.get(workspace.path) as number] as number[];
+    const prefix = workspace.path === '' || workspace.name === undefined ? '' : workspace.name;
+    for (const dep of workspace.deps) {
+      const found = resolve(prefix, dep.name);
+      if (found !== undefined) out.push(found);
+    }
+  }
+  for (const pkg of lock.packages) {
+    const node = byKey.get(pkg.key) as number;
+    if (packageAt[node] !== pkg) continue;
+    const out = edges[node] as number[];
+    for (const dep of pkg.deps) {
+      const found = resolve(pkg.key, dep.name);
+      if (found !== undefined && found !== node) out.push(found);
+    }
+  }
+  const label = (node: number): NodeLabel => {
+    const known = labels[node];
+    if (known !== undefined) return known;
+    const pkg = packageAt[node];
+    if (pkg === undefined) return { kind: 'leaf', ref: '' };
+    const [name, version] = splitIdent(pkg.ident);
+    return (labels[node] = { kind: 'package', name, version });
+  };
+  return { own, edges, label, importers };
+}

@@ -1,0 +1,244 @@
+// The one owner of what a package manager's command line means.
+//
+// Owns: `parseCommand(argv)` (which manager, which command, its options and the words after it) and
+// `classifyCommand(argv)` (does it install, rewrite the lockfile even when frozen, run a script, run another
+// command, target other packages). Every caller asks here: the pre-run check's skip, the plan's writers,
+// the pnpmfile's refusal, the npm hook, runner resolution and the remote decision.
+// Invariants: pure and synchronous, Node-free (the pnpmfile bundle carries it into pnpm's processes); never
+// reads a file (a script's body is the caller's to look up, script-walk.ts does); an argv it cannot read is
+// `undefined`, never a guess.
+
+import { EXECUTABLES, TABLES, type Effect, type Manager } from './tables.js';
+
+export type { Effect, Manager } from './tables.js';
+
+export interface ParsedCommand {
+  readonly manager: Manager;
+  /** The canonical command (`i` → `install`); undefined for a bare invocation (`yarn`, `pnpm -r`). */
+  readonly command: string | undefined;
+  /** The command word as typed (`i`, `build`). */
+  readonly typed: string | undefined;
+  /** Options before the command word. */
+  readonly options: readonly string[];
+  /** Every word after the command word, as typed. */
+  readonly rest: readonly string[];
+}
+
+export interface CommandClass {
+  readonly manager: Manager;
+  readonly command: string | undefined;
+  readonly effect: Effect;
+  /** May rewrite the lockfile: a rewriting command, or an install not told to keep the lockfile. */
+  readonly writesLockfile: boolean;
+  /** Rewrites the lockfile whatever a frozen-lockfile setting says (`pnpm add`, `pnpm install <pkg>`, ...). */
+  readonly rewritesWhenFrozen: boolean;
+  /** An install told to keep the lockfile (`--frozen-lockfile`, `--immutable`, `npm ci`). */
+  readonly frozen: boolean;
+  /** May write the installed tree or the lockfile (any install, frozen ones included). */
+  readonly installs: boolean;
+  /** Installs (or fills the store) before anything runs: it needs no installed tree to start. */
+  readonly preparesTree: boolean;
+  /** The package script it runs (`pnpm run build`, `pnpm build`, `npm test`, `yarn build`, `bun run x`). */
+  readonly script: string | undefined;
+  /** When `script` names no script, what runs instead (`pnpm turbo` runs the turbo binary). */
+  readonly fallback: readonly string[] | undefined;
+  /** The command it runs (`pnpm exec turbo …`, `npx nx …`, `yarn workspace b build` → `yarn build`). */
+  readonly runs: readonly string[] | undefined;
+  /** A shell line it runs (`npx -c '…'`, `pnpm exec --shell-mode …`). */
+  readonly runsLine: string | undefined;
+  /** Targets other packages than the current folder's (`-r`, `--filter`, `-w`, `workspaces foreach`). */
+  readonly elsewhere: boolean;
+  /** pnpm run/exec/<script>: pnpm 11+ installs first when verifyDepsBeforeRun is `install`. */
+  readonly verifiesDepsFirst: boolean;
+}
+
+/** `node …/pnpm.cjs`, `/usr/bin/pnpm.exe`, `.yarn/releases/yarn-4.18.1.cjs` → `pnpm`, `pnpm`, `yarn`. */
+export function executableName(word: string): string {
+  const last = word.slice(Math.max(word.lastIndexOf('/'), word.lastIndexOf('\\')) + 1);
+  const bare = last.replace(/\.(c?js|mjs|exe|cmd|ps1)$/i, '');
+  return /^yarn-\d/.test(bare) ? 'yarn' : bare;
+}
+
+/** Drop a `node <script>` or `corepack` launcher in front of the tool. */
+function stripLauncher(argv: readonly string[]): readonly string[] {
+  const head = argv[0];
+  if (head === undefined) return argv;
+  const name = executableName(head);
+  if ((name === 'node' || name === 'nodejs') && argv[1] !== undefined && !argv[1].startsWith('-')) return argv.slice(1);
+  if (name === 'corepack' && argv[1] !== undefined) return argv.slice(1);
+  return argv;
+}
+
+const RECURSIVE = new Set(['recursive', 'multi', 'm']);
+
+/** Manager, command and words of `argv` (argv[0] is the executable), or undefined when it is no package manager. */
+export function parseCommand(argv: readonly string[]): ParsedCommand | undefined {
+  const words = stripLauncher(argv);
+  const head = words[0];
+  if (head === undefined) return undefined;
+  const known = EXECUTABLES[executableName(head)];
+  if (known === undefined) return undefined;
+  const { manager } = known;
+  const table = TABLES[manager];
+  const args = words.slice(1);
+  if (known.exec === true) {
+    // npx / pnpx / bunx: the words are exec's own.
+    return { manager, command: manager === 'bun' ? 'x' : manager === 'pnpm' ? 'dlx' : 'exec', typed: executableName(head), options: [], rest: args };
+  }
+  const options: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i] as string;
+    if (word === '--') return { manager, command: undefined, typed: undefined, options, rest: args.slice(i + 1) };
+    if (word.startsWith('-')) {
+      options.push(word);
+      if (table.valueOptions.has(word) && i + 1 < args.length) options.push(args[++i] as string);
+      continue;
+    }
+    if (manager === 'pnpm' && RECURSIVE.has(word)) {
+      options.push('-r');
+      continue;
+    }
+    return { manager, command: table.aliases[word] ?? word, typed: word, options, rest: args.slice(i + 1) };
+  }
+  return { manager, command: undefined, typed: undefined, options, rest: [] };
+}
+
+/** The positional words of `words` (option values skipped), stopping at `--`. */
+function positionals(words: readonly string[], valueOptions: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] as string;
+    if (word === '--') break;
+    if (word.startsWith('-')) {
+      if (valueOptions.has(word)) i++;
+      continue;
+    }
+    out.push(word);
+  }
+  return out;
+}
+
+/** The words from the first positional on (the command an `exec` runs), skipping exec's own options. */
+function commandAfterOptions(words: readonly string[], valueOptions: ReadonlySet<string>): string[] | undefined {
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] as string;
+    if (word === '--') return words.length > i + 1 ? words.slice(i + 1) : undefined;
+    if (word.startsWith('-')) {
+      if (valueOptions.has(word)) i++;
+      continue;
+    }
+    return words.slice(i);
+  }
+  return undefined;
+}
+
+function has(words: readonly string[], set: ReadonlySet<string>): boolean {
+  return words.some((word) => set.has(word) || set.has(word.split('=')[0] as string));
+}
+
+/** Options of exec-like commands that take a value (`pnpm dlx --package x`, `npx -p x`, `pnpm exec --filter x`). */
+const EXEC_VALUE_OPTIONS = new Set(['--package', '-p', '--filter', '-F', '--resume-from', '--call', '-c', '--workspace', '-w', '--dir', '-C', '--reporter']);
+const SHELL_MODE = new Set(['-c', '--shell-mode', '--call']);
+/** yarn's `workspaces foreach` options that take a value. */
+const FOREACH_VALUE_OPTIONS = new Set(['--include', '--exclude', '--from', '-j', '--jobs', '--since']);
+const GLOBAL = new Set(['-g', '--global', '--location=global']);
+/** `--help` / `--version` make any command print and exit. */
+const INFO_ONLY = new Set(['--help', '-h', '--version', '-v']);
+
+const NOTHING = {
+  writesLockfile: false,
+  rewritesWhenFrozen: false,
+  frozen: false,
+  installs: false,
+  preparesTree: false,
+  script: undefined,
+  fallback: undefined,
+  runs: undefined,
+  runsLine: undefined,
+  elsewhere: false,
+  verifiesDepsFirst: false,
+} as const;
+
+/** What `argv` does, or undefined when argv[0] is no package manager. */
+export function classifyCommand(argv: readonly string[]): CommandClass | undefined {
+  const parsed = parseCommand(argv);
+  return parsed === undefined ? undefined : classifyParsed(parsed);
+}
+
+export function classifyParsed(parsed: ParsedCommand): CommandClass {
+  const { manager, command, options, rest } = parsed;
+  const table = TABLES[manager];
+  const all = [...options, ...rest];
+  const elsewhere = has(all, table.elsewhereOptions);
+  const base = { manager, command, elsewhere };
+  if (has(options, INFO_ONLY)) return { ...NOTHING, ...base, effect: 'none' };
+  if (command === undefined) return installClass(parsed, table.bare, all);
+
+  // yarn: `workspace <name> <command…>` and `workspaces foreach|run … <command…>` run a yarn command elsewhere.
+  if (manager === 'yarn' && command === 'workspace') {
+    const [, ...inner] = rest;
+    return { ...NOTHING, ...base, effect: 'exec', elsewhere: true, runs: inner.length > 0 ? ['yarn', ...inner] : undefined };
+  }
+  if (manager === 'yarn' && command === 'workspaces') {
+    const [sub, ...inner] = rest;
+    if (sub === 'focus') return { ...installClass(parsed, 'tree', all), elsewhere: true };
+    if (sub === 'foreach' || sub === 'run') {
+      const cmd = sub === 'run' ? inner : commandAfterOptions(inner, FOREACH_VALUE_OPTIONS);
+      return { ...NOTHING, ...base, effect: 'exec', elsewhere: true, runs: cmd === undefined || cmd.length === 0 ? undefined : ['yarn', ...cmd] };
+    }
+    return { ...NOTHING, ...base, effect: 'none' };
+  }
+  if (manager === 'npm' && command === 'audit' && positionals(rest, table.valueOptions)[0] === 'fix') return installClass(parsed, 'rewrites', all);
+
+  const known = table.effects[command];
+  const effect: Effect = known ?? (table.bareIsScript ? 'script' : 'none');
+  switch (effect) {
+    case 'rewrites':
+    case 'installs':
+    case 'tree':
+    case 'store':
+      return installClass(parsed, effect, all);
+    case 'script': {
+      const named = known === undefined ? command : command === 'run' ? positionals(rest, table.valueOptions)[0] : command;
+      if (named === undefined) return { ...NOTHING, ...base, effect: 'none' };
+      // A bare word that is no script runs the binary of that name (pnpm turbo, yarn nx, bun x.ts).
+      const fallback = known === undefined ? [parsed.typed ?? command, ...rest] : undefined;
+      return { ...NOTHING, ...base, effect, script: named, fallback, verifiesDepsFirst: manager === 'pnpm' };
+    }
+    case 'exec': {
+      if (has(rest, SHELL_MODE)) {
+        const line = commandAfterOptions(rest.filter((word) => !SHELL_MODE.has(word)), EXEC_VALUE_OPTIONS);
+        const call = rest.findIndex((word) => word === '-c' || word === '--call');
+        const text = manager === 'npm' && call !== -1 ? rest[call + 1] : line?.join(' ');
+        return { ...NOTHING, ...base, effect, runsLine: text, verifiesDepsFirst: manager === 'pnpm' && command === 'exec' };
+      }
+      return { ...NOTHING, ...base, effect, runs: commandAfterOptions(rest, EXEC_VALUE_OPTIONS), verifiesDepsFirst: manager === 'pnpm' && command === 'exec' };
+    }
+    case 'none':
+      return { ...NOTHING, ...base, effect };
+  }
+}
+
+function installClass(parsed: ParsedCommand, effect: Effect, all: readonly string[]): CommandClass {
+  const { manager, command, rest } = parsed;
+  const table = TABLES[manager];
+  const elsewhere = has(all, table.elsewhereOptions);
+  const base = { ...NOTHING, manager, command, elsewhere };
+  if (effect !== 'rewrites' && effect !== 'installs' && effect !== 'tree' && effect !== 'store') return { ...base, effect };
+  // A global install writes outside the workspace; `--help` prints and exits.
+  if (has(all, GLOBAL) || has(all, INFO_ONLY) || (manager === 'npm' && all.includes('--dry-run'))) return { ...base, effect: 'none' };
+  // `pnpm install <pkg>` (and `bun install <pkg>`) is an add: it rewrites the lockfile under frozenLockfile (measured).
+  const adds = effect === 'installs' && (manager === 'pnpm' || manager === 'bun' || manager === 'npm') && positionals(rest, table.valueOptions).length > 0;
+  const rewrites = effect === 'rewrites' || adds;
+  const frozen = !rewrites && (effect === 'tree' || (effect === 'installs' && has(all, table.frozenOptions) && !has(all, table.unfrozenOptions)));
+  const writesLockfile = rewrites || (effect === 'installs' && !frozen) || (manager === 'npm' && all.includes('--package-lock-only'));
+  return {
+    ...base,
+    effect: adds ? 'rewrites' : effect,
+    writesLockfile,
+    rewritesWhenFrozen: rewrites,
+    frozen,
+    installs: effect !== 'store',
+    preparesTree: true,
+  };
+}

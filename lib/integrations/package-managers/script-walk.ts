@@ -1,0 +1,112 @@
+// Following a command through the package scripts it runs, to every simple command it may start.
+//
+// Owns: `walkCommand(argv, …)`: the command itself, then, for a script runner (`pnpm build`, `npm run x`,
+// `yarn x`, `bun run x`), every simple command of the script's body (npm's pre/post scripts too), through
+// `exec`/`dlx`/`npx`, `sh -c '…'` and `yarn workspace …`, to a fixed depth, each script once.
+// Invariants: reads nothing itself (the caller hands in how to read a folder's scripts); bounded (depth and
+// step count) so a hostile package.json cannot make it loop; a script it cannot see (another package's, under
+// `--filter`) is not followed: the steps list what is known, never a guess.
+
+import { resolve } from 'node:path';
+import { classifyCommand, parseCommand, type CommandClass } from './argv.js';
+import { shellLine, simpleCommands, unwrapCommand } from './shell-line.js';
+
+/** How deep scripts calling scripts are followed. */
+export const MAX_SCRIPT_DEPTH = 8;
+/** At most this many steps are listed for one command (a guard against a script fan-out bomb). */
+export const MAX_STEPS = 512;
+
+export interface Step {
+  /** One simple command, launchers and `VAR=` prefixes removed. */
+  readonly argv: readonly string[];
+  /** The folder it runs in, when known (scripts are looked up there). */
+  readonly dir: string | undefined;
+  /** How it was reached, outermost first: `script "build"`, `pnpm exec`. Empty for the command itself. */
+  readonly via: readonly string[];
+  /** What it does, when it is a package-manager command. */
+  readonly class: CommandClass | undefined;
+}
+
+export interface WalkOptions {
+  /** The folder the command runs in. */
+  readonly cwd: string;
+  /** The scripts of the package in `dir` ({} when there is none or it cannot be read). */
+  readonly scriptsOf: (dir: string) => Readonly<Record<string, string>>;
+}
+
+/** The folder a package-manager command runs its scripts in, or undefined when it targets other packages. */
+function scriptDir(argv: readonly string[], cmd: CommandClass, dir: string | undefined): string | undefined {
+  if (dir === undefined) return undefined;
+  const parsed = parseCommand(argv);
+  const words = parsed === undefined ? [] : [...parsed.options, ...parsed.rest];
+  const named = (names: readonly string[]): string | undefined => {
+    for (let i = 0; i < words.length; i++) {
+      const word = words[i] as string;
+      for (const name of names) {
+        if (word === name) return words[i + 1];
+        if (word.startsWith(`${name}=`)) return word.slice(name.length + 1);
+      }
+    }
+    return undefined;
+  };
+  const moved = cmd.manager === 'pnpm' ? named(['--dir', '-C']) : cmd.manager === 'npm' ? named(['--prefix', '-C']) : named(['--cwd']);
+  if (moved !== undefined) return resolve(dir, moved);
+  // --filter, -r, -w, --workspace: other packages, whose scripts are not read here.
+  return cmd.elsewhere ? undefined : dir;
+}
+
+/**
+ * The first command that really runs (past the scripts and launchers that only lead to it) installs or fills
+ * the store: the pre-run check must not refuse it for a tree it is about to lay out (`"ci": "pnpm install &&
+ * turbo run build"`, `pnpm install`, `npm ci`).
+ */
+export function preparesTreeFirst(steps: readonly Step[]): boolean {
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i] as Step;
+    const next = steps[i + 1];
+    if (step.class?.preparesTree === true) return true;
+    // A step followed by a deeper one only led to it (a script, `npx`, `sh -c`): look at what it led to.
+    if (next !== undefined && next.via.length > step.via.length) continue;
+    return false;
+  }
+  return false;
+}
+
+export function walkCommand(argv: readonly string[], options: WalkOptions): Step[] {
+  const steps: Step[] = [];
+  const seen = new Set<string>();
+  const visit = (words: readonly string[], dir: string | undefined, via: readonly string[], depth: number): void => {
+    if (steps.length >= MAX_STEPS) return;
+    const argvNow = unwrapCommand(words);
+    if (argvNow.length === 0) return;
+    const cmd = classifyCommand(argvNow);
+    steps.push({ argv: argvNow, dir, via, class: cmd });
+    if (depth >= MAX_SCRIPT_DEPTH) return;
+    const line = shellLine(argvNow);
+    if (line !== undefined) {
+      for (const inner of simpleCommands(line)) visit(inner, dir, [...via, 'sh -c'], depth + 1);
+      return;
+    }
+    if (cmd === undefined) return;
+    if (cmd.runs !== undefined) visit(cmd.runs, cmd.manager === 'yarn' && cmd.elsewhere ? undefined : dir, [...via, `${cmd.manager} ${cmd.command ?? ''}`.trim()], depth + 1);
+    if (cmd.runsLine !== undefined) for (const inner of simpleCommands(cmd.runsLine)) visit(inner, dir, [...via, `${cmd.manager} ${cmd.command ?? ''} (shell)`], depth + 1);
+    if (cmd.script === undefined) return;
+    const where = scriptDir(argvNow, cmd, dir);
+    if (where === undefined) return;
+    const scripts = options.scriptsOf(where);
+    const names = cmd.manager === 'npm' ? [`pre${cmd.script}`, cmd.script, `post${cmd.script}`] : [cmd.script];
+    if (scripts[cmd.script] === undefined) {
+      if (cmd.fallback !== undefined) visit(cmd.fallback, where, via, depth + 1);
+      return;
+    }
+    for (const name of names) {
+      const body = scripts[name];
+      const id = `${where}\0${name}`;
+      if (body === undefined || seen.has(id)) continue;
+      seen.add(id);
+      for (const inner of simpleCommands(body)) visit(inner, where, [...via, `script "${name}"`], depth + 1);
+    }
+  };
+  visit(argv, options.cwd, [], 0);
+  return steps;
+}

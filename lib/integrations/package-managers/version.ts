@@ -1,0 +1,115 @@
+// Which version of a package manager actually runs here, not only what `packageManager` pins.
+//
+// Owns: finding the executable the way a shell or a root script would (`<root>/node_modules/.bin` first,
+// then PATH), following its links to the package it belongs to, and reading that package's version; corepack's
+// shims run what `packageManager` pins, so there the pin is the answer.
+// Invariants: a few stats and one small read, no process started; an executable it cannot place (a native
+// binary outside any package) is `undefined` version with its path, never a guess.
+
+import { accessSync, constants, readFileSync, realpathSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import type { Manager } from './tables.js';
+
+export interface RunningVersion {
+  readonly manager: Manager;
+  /** The version that runs, when it could be read. */
+  readonly version: string | undefined;
+  /** The executable found, when one was. */
+  readonly path: string | undefined;
+  /** Where the version came from: the executable's package, or the `packageManager` pin behind corepack. */
+  readonly source: 'package' | 'packageManager' | 'unknown';
+}
+
+/** Package names whose version is the tool's (pnpm 12 ships as `@pnpm/exe.<platform>` too). */
+const PACKAGES: Readonly<Record<Manager, readonly string[]>> = {
+  pnpm: ['pnpm', '@pnpm/exe'],
+  npm: ['npm'],
+  yarn: ['yarn', '@yarnpkg/cli-dist'],
+  bun: ['bun'],
+};
+/** How many folders above the executable its package.json may be (`bin/pnpm.cjs`, `dist/bin/...`). */
+const PACKAGE_DEPTH = 4;
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function pinned(root: string, manager: Manager): string | undefined {
+  try {
+    const declared = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { packageManager?: unknown }).packageManager;
+    if (typeof declared !== 'string' || !declared.startsWith(`${manager}@`)) return undefined;
+    return declared.slice(manager.length + 1).split('+')[0];
+  } catch {
+    return undefined;
+  }
+}
+
+function packageOf(file: string): { name: string; version: string } | undefined {
+  for (let dir = dirname(file), up = 0; up < PACKAGE_DEPTH; dir = dirname(dir), up++) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+      if (typeof manifest.name === 'string' && typeof manifest.version === 'string') return { name: manifest.name, version: manifest.version };
+    } catch {
+      // No manifest at this level: look one up.
+    }
+  }
+  return undefined;
+}
+
+/** The version of `manager` a command started in `root` would run. */
+export function runningVersion(manager: Manager, root: string, env: Readonly<Record<string, string | undefined>>): RunningVersion {
+  const pathKey = Object.keys(env).find((key) => key.toUpperCase() === 'PATH') ?? 'PATH';
+  const dirs = [join(root, 'node_modules', '.bin'), ...(env[pathKey] ?? '').split(delimiter).filter((dir) => dir !== '')];
+  const found = dirs.map((dir) => join(dir, manager)).find(executable);
+  if (found === undefined) return { manager, version: pinned(root, manager), path: undefined, source: pinned(root, manager) === undefined ? 'unknown' : 'packageManager' };
+  let real = found;
+  try {
+    real = realpathSync(found);
+  } catch {
+    // A link that moved under us: judge the path as found.
+  }
+  const owner = packageOf(real);
+  if (owner !== undefined && owner.name === 'corepack') {
+    const pin = pinned(root, manager);
+    return { manager, version: pin, path: found, source: pin === undefined ? 'unknown' : 'packageManager' };
+  }
+  if (owner !== undefined && PACKAGES[manager].some((name) => owner.name === name || owner.name.startsWith(`${name}.`))) return { manager, version: owner.version, path: found, source: 'package' };
+  return { manager, version: undefined, path: found, source: 'unknown' };
+}
+
+/** The major version of a semver string, or undefined. */
+export function majorOf(version: string | undefined): number | undefined {
+  const major = Number(version?.split('.')[0]);
+  return Number.isInteger(major) && major > 0 ? major : undefined;
+}
+
+/** The pnpm version a command here ends up running, and why (for doctor and plan). */
+export interface EffectivePnpm {
+  readonly version: string | undefined;
+  readonly found: RunningVersion;
+  readonly pinned: string | undefined;
+  /** One phrase: "pnpm 12.4.2 (pinned in packageManager; pnpm 10.34.8 on PATH switches to it)". */
+  readonly why: string;
+}
+
+/** pnpm 9.7+ switches to the version `packageManager` pins (managePackageManagerVersions, on by default). */
+const SWITCHES_FROM = [9, 7] as const;
+
+export function effectivePnpm(root: string, env: Readonly<Record<string, string | undefined>>): EffectivePnpm {
+  const found = runningVersion('pnpm', root, env);
+  const pinnedVersion = pinned(root, 'pnpm');
+  const [major = 0, minor = 0] = (found.version ?? '').split('.').map(Number);
+  const switches = found.version !== undefined && (major > SWITCHES_FROM[0] || (major === SWITCHES_FROM[0] && minor >= SWITCHES_FROM[1]));
+  const off = /^(false|0)$/i.test(env['pnpm_config_manage_package_manager_versions'] ?? env['npm_config_manage_package_manager_versions'] ?? '');
+  if (pinnedVersion !== undefined && (found.version === undefined || (switches && !off) || found.version === pinnedVersion)) {
+    const onPath = found.version === undefined || found.version === pinnedVersion ? '' : `; pnpm ${found.version} on PATH switches to it`;
+    return { version: pinnedVersion, found, pinned: pinnedVersion, why: `pnpm ${pinnedVersion} (pinned in packageManager${onPath})` };
+  }
+  if (found.version !== undefined) return { version: found.version, found, pinned: pinnedVersion, why: `pnpm ${found.version} (${found.path ?? 'on PATH'})` };
+  return { version: undefined, found, pinned: pinnedVersion, why: 'no pnpm found or pinned' };
+}

@@ -1,0 +1,77 @@
+// Remembering what the workspace's own nx said its cache dir is, so a guarded run pays for asking nx (one
+// `node` process, ~350 ms) once, not on every run.
+//
+// Owns: `<root>/.lockguard/cache/nx-cache-dir.json`: the answer, keyed by everything nx 24's answer depends
+// on (read from its `cache-directory.js` and `workspace-id.js`): the home dir, the NX_* settings that move
+// it, nx's own version, nx.json's bytes (nxCloudId, cacheDirectory), and the git identity (the `.git` entry
+// and its config, where the remote is; a shallow marker). Any change to those is a new key: nx is asked again.
+// Invariants: a memo is advice only (a key mismatch, a broken or unreadable file is a miss, never an error);
+// written atomically; never holds a token (nx.json and git config are hashed, not copied).
+
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { writeAtomic } from '../../run/atomic.js';
+import { LEDGER_DIR } from '../../run/ledger.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const MEMO = join(LEDGER_DIR, 'cache', 'nx-cache-dir.json');
+const SETTINGS = ['HOME', 'NX_CACHE_DIRECTORY', 'NX_WORKSPACE_DATA_DIRECTORY', 'NX_PROJECT_GRAPH_CACHE_DIRECTORY', 'NX_ALLOW_INSECURE_DIRECTORIES'];
+
+function statKey(path: string): string {
+  const stats = lstatSync(path, { throwIfNoEntry: false });
+  return stats === undefined ? '-' : `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+}
+
+function bytes(path: string): string {
+  try {
+    return createHash('sha256').update(readFileSync(path)).digest('hex');
+  } catch {
+    return '-';
+  }
+}
+
+/** The git entry (`.git` folder or worktree file) at or above `root`, or undefined. */
+function gitEntry(root: string): string | undefined {
+  for (let dir = root; ; dir = dirname(dir)) {
+    if (lstatSync(join(dir, '.git'), { throwIfNoEntry: false }) !== undefined) return join(dir, '.git');
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** Everything nx's answer depends on, as one digest. */
+export function nxMemoKey(root: string, env: Env): string {
+  const git = gitEntry(root);
+  const parts = [
+    root,
+    ...SETTINGS.map((name) => `${name}=${env[name] ?? ''}`),
+    bytes(join(root, 'node_modules', 'nx', 'package.json')),
+    bytes(join(root, 'nx.json')),
+    git ?? '-',
+    git === undefined ? '-' : statKey(git),
+    git === undefined ? '-' : bytes(join(git, 'config')),
+    git === undefined ? '-' : statKey(join(git, 'shallow')),
+  ];
+  return createHash('sha256').update(parts.join('\0')).digest('hex');
+}
+
+export function readNxMemo(root: string, key: string): string | undefined {
+  try {
+    const value = JSON.parse(readFileSync(join(root, MEMO), 'utf8')) as { key?: unknown; cache?: unknown };
+    return value.key === key && typeof value.cache === 'string' ? value.cache : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeNxMemo(root: string, key: string, cache: string): void {
+  try {
+    const ledger = join(root, LEDGER_DIR);
+    if (lstatSync(ledger, { throwIfNoEntry: false })?.isDirectory() !== true) return;
+    mkdirSync(join(ledger, 'cache'), { recursive: true });
+    writeAtomic(join(root, MEMO), `${JSON.stringify({ key, cache })}\n`);
+  } catch {
+    // A memo that cannot be written only means nx is asked again next time.
+  }
+}

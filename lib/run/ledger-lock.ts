@@ -1,0 +1,171 @@
+// Locks on a part of the ledger (a run's quarantine, finishing a dead run), held by a live process.
+//
+// Owns: `<root>/.lockguard/live/.lock-<name>` (JSON: pid, pidStart, t), taking one (O_EXCL), taking over
+// one whose holder is dead (the holder was killed mid-operation: the caller must repair what it left), and
+// listing the locks dead holders left behind.
+// Invariants:
+// - A lock lives in `live/`, so an idle workspace still costs one failed readdir (recovery's fast path).
+// - A holder is live only with a start time that matches (live.ts): a reused pid is a dead holder.
+// - Breaking a dead holder's lock goes through a second O_EXCL "breaker" file, so two processes that both
+//   see the holder dead cannot both take the lock. A lock is released only by the process that holds it.
+
+import { closeSync, lstatSync, openSync, readFileSync, renameSync, rmdirSync, rmSync, writeSync, constants } from 'node:fs';
+import { join } from 'node:path';
+import { errnoCode, LockguardError } from '../core/errors.js';
+import { fsFault } from '../core/fs-fault.js';
+import { ledgerFolder } from './ledger-fs.js';
+import { isAlive, processStart } from './live.js';
+
+export interface LedgerLock {
+  readonly path: string;
+  /** True when a dead holder's lock was taken over: what it was doing may be half done. */
+  readonly tookOver: boolean;
+  release(): void;
+}
+
+interface Holder {
+  readonly pid: number;
+  readonly pidStart: number | null;
+  readonly t: number;
+}
+
+const LOCK_PREFIX = '.lock-';
+const NAME = /^[\w.-]+$/;
+
+function readHolder(path: string): Holder | undefined | 'gone' {
+  let text: string;
+  try {
+    const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    try {
+      text = readFileSync(fd, 'utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return 'gone';
+    return undefined;
+  }
+  try {
+    const value = JSON.parse(text) as Partial<Holder>;
+    if (typeof value.pid !== 'number' || typeof value.t !== 'number') return undefined;
+    return { pid: value.pid, pidStart: typeof value.pidStart === 'number' ? value.pidStart : null, t: value.t };
+  } catch {
+    return undefined;
+  }
+}
+
+function create(path: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+  } catch (error) {
+    if (errnoCode(error) === 'EEXIST') return false;
+    throw fsFault(error, path, 'create the lock');
+  }
+  let written = false;
+  try {
+    writeSync(fd, JSON.stringify({ pid: process.pid, pidStart: processStart(process.pid), t: Date.now() }));
+    written = true;
+  } catch (error) {
+    throw fsFault(error, path, 'write the lock');
+  } finally {
+    closeSync(fd);
+    if (!written) rmSync(path, { force: true });
+  }
+  return true;
+}
+
+function youngerThan(path: string, ms: number): boolean {
+  const stats = lstatSync(path, { throwIfNoEntry: false });
+  return stats !== undefined && Date.now() - stats.mtimeMs < ms;
+}
+
+function mine(path: string): boolean {
+  const holder = readHolder(path);
+  return typeof holder === 'object' && holder.pid === process.pid && holder.pidStart === processStart(process.pid);
+}
+
+/** Remove a dead holder's lock, guarded by a breaker file so only one process breaks it. */
+function breakDead(path: string, seen: Holder | undefined): boolean {
+  const breaker = `${path}.break`;
+  if (!create(breaker)) {
+    const other = readHolder(breaker);
+    if (typeof other === 'object' && isAlive(other.pid, other.pidStart)) return false;
+    // A breaker whose holder died within its few syscalls: remove it and let the caller retry.
+    rmSync(breaker, { force: true });
+    return false;
+  }
+  try {
+    const now = readHolder(path);
+    const same = now === 'gone' || (now === undefined ? seen === undefined : seen !== undefined && now.pid === seen.pid && now.t === seen.t);
+    if (!same) return false;
+    const aside = `${path}.dead.${process.pid}`;
+    try {
+      renameSync(path, aside);
+      rmSync(aside, { force: true });
+    } catch (error) {
+      if (errnoCode(error) !== 'ENOENT') throw fsFault(error, path, 'remove the stale lock');
+    }
+    return true;
+  } finally {
+    rmSync(breaker, { force: true });
+  }
+}
+
+/**
+ * Take the lock `name` of the workspace's ledger. Throws ERR_LOCKGUARD_BUSY when a live process holds it;
+ * takes it over (tookOver) when its holder is dead or the lock is garbage.
+ */
+export function acquireLock(root: string, name: string): LedgerLock {
+  if (!NAME.test(name)) throw new Error(`bad lock name ${name}`);
+  const live = ledgerFolder(root, ['live'], true) ?? join(root, '.lockguard', 'live');
+  const path = join(live, `${LOCK_PREFIX}${name}`);
+  let tookOver = false;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (create(path)) {
+      let released = false;
+      return {
+        path,
+        tookOver,
+        release() {
+          if (released) return;
+          released = true;
+          if (mine(path)) rmSync(path, { force: true });
+          // An idle workspace has no live/ folder (the hooks' fast path is one failed readdir).
+          try {
+            rmdirSync(live);
+          } catch {
+            // Not empty (a live run's marker, another lock) or gone: both fine.
+          }
+        },
+      };
+    }
+    const holder = readHolder(path);
+    if (holder === 'gone') continue;
+    if (holder === undefined && attempt < 4 && youngerThan(path, 1000)) {
+      // Created a moment ago and not written yet (its holder is between two syscalls): wait, then look again.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+      continue;
+    }
+    if (holder !== undefined && isAlive(holder.pid, holder.pidStart)) {
+      throw new LockguardError('ERR_LOCKGUARD_BUSY', `Another lockguard process (pid ${holder.pid}) is working on this part of the ledger ("${path}").`, {
+        path,
+        hint: 'Wait for it to finish, then run the command again.',
+      });
+    }
+    if (breakDead(path, holder)) tookOver = true;
+  }
+  throw new LockguardError('ERR_LOCKGUARD_BUSY', `Could not take the lock "${path}": other lockguard processes keep taking it.`, { path, hint: 'Run the command again.' });
+}
+
+/** Names of the locks in `live/` whose holders are dead (what they were doing needs repair). */
+export function deadLocks(names: readonly string[], live: string): string[] {
+  const out: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(LOCK_PREFIX) || name.endsWith('.break') || name.includes('.dead.')) continue;
+    const holder = readHolder(join(live, name));
+    if (holder === 'gone') continue;
+    if (holder === undefined || !isAlive(holder.pid, holder.pidStart)) out.push(name.slice(LOCK_PREFIX.length));
+  }
+  return out;
+}

@@ -1,0 +1,190 @@
+// Runs that died before they finished: finding them, weighing the evidence, and recording the end.
+//
+// Owns: the ledger side of "a guard that dies is finished later": which runs are dead and unfinished (a
+// live marker whose process is gone, a reused pid, or no start time), the quarantine locks dead holders
+// left (their journals are repaired), what evidence a dead run left (a move it recorded; else a table that
+// no longer holds what it read; else none), whether its command still runs, and the `recovered` and
+// `finished` events. The withholding itself is composed in cli/recover.ts (run/ knows no runner adapter).
+// Invariants:
+// - Cheap when there is nothing to do: one failed readdir of `.lockguard/live/` (the idle workspace).
+// - No health from an absence of evidence: a dead run with neither a recorded move nor a moved table still
+//   had its saves unchecked, so its caller withholds them (since the run started) and says why.
+// - A run is marked finished only once its command is gone too: while an orphaned command still runs, it may
+//   still save, so the run stays unfinished and is finished again (idempotently) by a later command.
+// - A marker is judged only on the host that wrote the run (pids mean nothing on another machine).
+
+import { readdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { errnoCode, isLockguardError } from '../core/errors.js';
+import { readGuard, type GuardRecord } from './guard-record.js';
+import { appendEvent, loadRun, runDir, scanEvents, type RunEvent, type RunHandle } from './ledger.js';
+import { deadLocks } from './ledger-lock.js';
+import { isAlive, listMarkers, pidExists, processStart, unregisterLive, LIVE_DIR } from './live.js';
+import { lockQuarantine } from './quarantine.js';
+import { movesNow, recordedMoveAt, type MovedFile } from './verdict.js';
+
+export type Evidence =
+  /** The run recorded a move before it died: saves since that moment are stale. */
+  | { readonly kind: 'recorded-move'; readonly movedAt: number }
+  /** The table no longer holds what the run read: moved at an unknown moment, so since the run started. */
+  | { readonly kind: 'table-moved'; readonly files: readonly MovedFile[] }
+  /** Neither: the saves were never checked. `problem` when the table could not be re-read at all. */
+  | { readonly kind: 'none'; readonly problem?: string };
+
+export interface DeadRun {
+  /** The run id (the marker's name). */
+  readonly id: string;
+  /** The loaded run, or undefined when its folder is gone or its record broken (`problem`). */
+  readonly run: RunHandle | undefined;
+  readonly problem: string | undefined;
+  /** The guard's pid, for the messages. */
+  readonly pid: number | undefined;
+}
+
+/** Whether anything may need finishing: `live/` exists (an idle workspace has none). */
+export function pendingWork(root: string): boolean {
+  try {
+    return readdirSync(join(root, LIVE_DIR)).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Repair the quarantines whose lock a dead process left (a pass or a restore killed midway). */
+export function repairDeadQuarantines(root: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(root, LIVE_DIR));
+  } catch {
+    return [];
+  }
+  const repaired: string[] = [];
+  for (const name of deadLocks(names, join(root, LIVE_DIR))) {
+    if (!name.startsWith('quarantine-')) continue;
+    const runId = name.slice('quarantine-'.length);
+    try {
+      // Taking a dead holder's lock repairs its journal first (quarantine.ts lockQuarantine).
+      lockQuarantine(root, runId).release();
+      repaired.push(runId);
+    } catch (error) {
+      if (!isLockguardError(error) || error.code !== 'ERR_LOCKGUARD_BUSY') throw error;
+    }
+  }
+  return repaired;
+}
+
+/** The runs of this workspace whose guard is gone and that never recorded their end. */
+export function findDeadRuns(root: string): DeadRun[] {
+  const dead: DeadRun[] = [];
+  // Without /proc (no start times at all here) an untrusted marker whose pid exists cannot be judged dead.
+  const noStartTimes = processStart(process.pid) === null;
+  for (const marker of listMarkers(root)) {
+    if (marker.alive) continue;
+    if (noStartTimes && marker.pid !== undefined && pidExists(marker.pid)) continue;
+    let run: RunHandle | undefined;
+    let problem: string | undefined;
+    try {
+      run = loadRun(runDir(root, marker.name), root);
+    } catch (error) {
+      if (!isLockguardError(error)) throw error;
+      problem = error.message;
+    }
+    if (run !== undefined && run.record.host !== hostname()) continue;
+    if (run !== undefined && run.record.kind !== 'run') problem = 'it is not a guarded run';
+    dead.push({ id: marker.name, run, problem, pid: marker.run?.pid ?? run?.record.pid });
+  }
+  return dead;
+}
+
+/** True when the run recorded its end (`finished`), so only its marker is left to remove. */
+export function isFinished(run: RunHandle): boolean {
+  let finished = false;
+  scanEvents(run.dir, () => (finished = true), ['finished']);
+  return finished;
+}
+
+/** The command the run started, when it still runs (an orphan of the dead guard). */
+export function runningChild(run: RunHandle): number | undefined {
+  let child: { pid: number; pidStart: number | null } | undefined;
+  scanEvents(run.dir, (event) => {
+    if (typeof event['pid'] === 'number') child = { pid: event['pid'], pidStart: typeof event['pidStart'] === 'number' ? event['pidStart'] : null };
+  }, ['child']);
+  return child !== undefined && isAlive(child.pid, child.pidStart) ? child.pid : undefined;
+}
+
+/** What the dead run left to judge its saves by. */
+export function evidenceOf(run: RunHandle): Evidence {
+  const movedAt = recordedMoveAt(run.dir);
+  if (movedAt !== undefined) return { kind: 'recorded-move', movedAt };
+  try {
+    const files = movesNow(run);
+    return files.length > 0 ? { kind: 'table-moved', files } : { kind: 'none' };
+  } catch (error) {
+    if (!isLockguardError(error)) throw error;
+    return { kind: 'none', problem: error.message };
+  }
+}
+
+/** The run's guard record (what it guarded), or why there is none. */
+export function guardOf(run: RunHandle): { record: GuardRecord | undefined; problem: string | undefined } {
+  return readGuard(run.dir);
+}
+
+export interface RecoveryRecord {
+  readonly by: string;
+  readonly reason: string;
+  readonly evidence: Evidence['kind'];
+  /** Saves at or after this moment were withheld (epoch ms). */
+  readonly since: number;
+  readonly withheld: number;
+  readonly quarantine: readonly string[];
+  readonly notes: readonly string[];
+  /** The orphaned command still ran: the run stays unfinished. */
+  readonly childRunning?: number;
+}
+
+/** Record the recovery; with `finished`, the run's end too, and drop its marker. */
+export function recordRecovery(root: string, run: RunHandle, recovery: RecoveryRecord, finished: boolean): void {
+  appendEvent(run, { type: 'recovered', ...recovery });
+  if (!finished) return;
+  appendEvent(run, { type: 'finished', by: 'recovery' });
+  unregisterLive(root, run.record.id);
+}
+
+/** Record a table move found only now (evidence `recovery`), so `verify --run` refuses the run's saves. */
+export function recordMoveFound(run: RunHandle, files: readonly MovedFile[], movedAt: number): void {
+  appendEvent(run, { type: 'moved', evidence: 'recovery', movedAt, files });
+}
+
+/** Drop a marker that names no run we can finish (its folder gone or broken): nothing of it can be judged. */
+export function dropMarker(root: string, id: string): void {
+  try {
+    unregisterLive(root, id);
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT') throw error;
+  }
+}
+
+/** Where a guarded run stands, for `status`. */
+export type Life =
+  | { readonly state: 'live'; readonly pid: number }
+  | { readonly state: 'finished'; readonly by: string; readonly recovery: RunEvent | undefined }
+  /** The guard is gone and the run never recorded its end (the next command that can write finishes it). */
+  | { readonly state: 'dead-unfinished'; readonly pid: number | undefined; readonly recovery: RunEvent | undefined }
+  /** No marker and no end recorded: a run from before runs recorded their end. */
+  | { readonly state: 'ended' };
+
+export function lifeOf(root: string, run: RunHandle): Life {
+  let finished: RunEvent | undefined;
+  let recovery: RunEvent | undefined;
+  scanEvents(run.dir, (event) => {
+    if (event.type === 'finished') finished = event;
+    else recovery = event;
+  }, ['finished', 'recovered']);
+  if (finished !== undefined) return { state: 'finished', by: typeof finished['by'] === 'string' ? finished['by'] : 'run', recovery };
+  const marker = listMarkers(root).find((candidate) => candidate.name === run.record.id);
+  if (marker === undefined) return { state: 'ended' };
+  if (marker.alive && marker.run !== undefined) return { state: 'live', pid: marker.run.pid };
+  return { state: 'dead-unfinished', pid: marker.run?.pid ?? run.record.pid, recovery };
+}

@@ -1,0 +1,116 @@
+// What `run.json` holds, and the check of everything read back from it.
+//
+// Owns: the RunRecord shape and `validateRecord`, which a record must pass before any of its fields is used.
+// Invariants: a record read back names only the table's own workspace-relative entries: every entry path
+// is one of the fixed entries of its package manager (with that kind), or a patch file (`*.patch`) inside
+// the workspace; no absolute path, no `..`, no NUL, no backslash. Its id is its folder's name. Anything
+// else is ERR_LOCKGUARD_BROKEN_LEDGER naming the file: a forged record never steers a read or a move
+// outside the workspace.
+
+import { posix } from 'node:path';
+import type { TableKey } from '../core/digest.js';
+import { baseEntries, type EntryKind, type Scope } from '../core/entries.js';
+import { LockguardError } from '../core/errors.js';
+import type { FingerprintEntry } from '../core/fingerprints.js';
+import type { PackageManager } from '../core/workspace.js';
+
+export type RunKind = 'snapshot' | 'run';
+export type Policy = 'flag' | 'withhold' | 'refuse';
+
+/** What `run.json` holds: the table as read, and who the run is. */
+export interface RunRecord {
+  readonly version: 1;
+  readonly id: string;
+  readonly kind: RunKind;
+  readonly root: string;
+  readonly manager: PackageManager;
+  readonly scope: Scope;
+  /** The read moment (epoch ms). */
+  readonly at: number;
+  readonly key: TableKey;
+  readonly entries: readonly FingerprintEntry[];
+  readonly pid: number;
+  /** Process start time as the kernel counts it (clock ticks since boot), for liveness; null if unknown. */
+  readonly pidStart: number | null;
+  readonly host: string;
+  readonly policy?: Policy;
+  readonly command?: readonly string[];
+}
+
+/** Run folder names: `<UTC stamp>-<kind>-<6 hex>`. */
+// Ids up to 0.1.0 stamped milliseconds (`\d{9}Z`); newer ones microseconds (`\d{12}Z`), so they sort by creation.
+export const RUN_ID = /^\d{8}T(?:\d{9}|\d{12})Z-(snapshot|run)-[0-9a-f]{6}$/;
+
+const MANAGERS: readonly PackageManager[] = ['pnpm', 'npm', 'yarn', 'bun'];
+const DIGEST = /^[0-9a-f]{64}$/;
+
+export function brokenRecord(path: string, problem: string, cause?: unknown): LockguardError {
+  return new LockguardError('ERR_LOCKGUARD_BROKEN_LEDGER', `The lockguard record "${path}" ${problem}.`, {
+    path,
+    cause,
+    hint: `Delete "${posix.dirname(path)}" and take a new snapshot (lockguard snapshot).`,
+  });
+}
+
+/** A clean workspace-relative POSIX path: not empty, not absolute, no `.`/`..` segments, no NUL or backslash. */
+export function isWorkspaceRelative(path: string): boolean {
+  if (path === '' || path.includes('\0') || path.includes('\\') || posix.isAbsolute(path)) return false;
+  if (posix.normalize(path) !== path) return false;
+  return !path.split('/').some((segment) => segment === '..' || segment === '.' || segment === '');
+}
+
+/** Whether `path` may stand in a table of `manager` with `kind`: a fixed entry of that kind, or a patch file. */
+export function isTableEntry(manager: PackageManager, path: string, kind: EntryKind): boolean {
+  if (!isWorkspaceRelative(path)) return false;
+  if (kind === 'patch') return path.endsWith('.patch') && !path.startsWith('.lockguard/') && !path.startsWith('node_modules/');
+  return baseEntries(manager, 'full').some((spec) => spec.path === path && spec.kind === kind);
+}
+
+function finite(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+function entryOk(manager: PackageManager, entry: unknown): boolean {
+  if (entry === null || typeof entry !== 'object') return false;
+  const e = entry as Partial<FingerprintEntry>;
+  if (typeof e.path !== 'string' || typeof e.kind !== 'string' || !isTableEntry(manager, e.path, e.kind as EntryKind)) return false;
+  if (!(e.digest === null || (typeof e.digest === 'string' && DIGEST.test(e.digest)))) return false;
+  if (e.normalize !== undefined && e.normalize !== 'modules-yaml') return false;
+  const id = e.identity;
+  if (id === null) return true;
+  return typeof id === 'object' && id !== undefined && finite(id.ino) && finite(id.dev) && finite(id.size) && finite(id.ctimeMs) && finite(id.mtimeMs);
+}
+
+/** Check a parsed `run.json` (at `path`, in the folder named `folderName`); the record, or a loud error. */
+export function validateRecord(path: string, value: unknown, folderName: string): RunRecord {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw brokenRecord(path, 'is not a JSON object');
+  const record = value as Partial<RunRecord>;
+  if (record.version !== 1) throw brokenRecord(path, `has an unknown version (${typeof record.version === 'number' ? record.version : typeof record.version}); expected 1`);
+  const shapeOk =
+    typeof record.id === 'string' &&
+    (record.kind === 'snapshot' || record.kind === 'run') &&
+    typeof record.root === 'string' &&
+    posix.isAbsolute(record.root) &&
+    !record.root.includes('\0') &&
+    MANAGERS.includes(record.manager as PackageManager) &&
+    (record.scope === 'inputs' || record.scope === 'full') &&
+    finite(record.at) &&
+    typeof record.key === 'string' &&
+    DIGEST.test(record.key) &&
+    Number.isSafeInteger(record.pid) &&
+    (record.pidStart === undefined || record.pidStart === null || finite(record.pidStart)) &&
+    (record.policy === undefined || record.policy === 'flag' || record.policy === 'withhold' || record.policy === 'refuse') &&
+    (record.command === undefined || (Array.isArray(record.command) && record.command.every((word) => typeof word === 'string'))) &&
+    Array.isArray(record.entries);
+  if (!shapeOk) throw brokenRecord(path, 'is missing fields or has fields of the wrong type');
+  if (record.id !== folderName) throw brokenRecord(path, `names the run "${record.id}", but its folder is "${folderName}"`);
+  const manager = record.manager as PackageManager;
+  const bad = (record.entries as unknown[]).findIndex((entry) => !entryOk(manager, entry));
+  if (bad !== -1) throw brokenRecord(path, `lists an entry (number ${bad + 1}) that is not a workspace-relative entry of a ${manager} table (no "..", no absolute path, a known file or a .patch)`);
+  const seen = new Set<string>();
+  for (const entry of record.entries as FingerprintEntry[]) {
+    if (seen.has(entry.path)) throw brokenRecord(path, `lists the entry "${entry.path}" twice`);
+    seen.add(entry.path);
+  }
+  return { ...(record as RunRecord), pidStart: finite(record.pidStart) ? record.pidStart : null };
+}

@@ -1,0 +1,61 @@
+// The layer rule, checked: core ← run ← integrations ← cli, imports pointing down only (type-only and
+// dynamic imports count). `lib/index.ts` is the public surface and may re-export any layer.
+// Reads the TypeScript sources (the repo's lib/), never the build output.
+
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const LIB = fileURLToPath(new URL('../../../lib/', import.meta.url));
+const LAYERS = ['core', 'run', 'integrations', 'cli'] as const;
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sources(path);
+    return /\.c?ts$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** Every module specifier a file names: static imports and re-exports (type-only too) and dynamic import(). */
+export function specifiers(text: string): string[] {
+  const found: string[] = [];
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/[^\n]*/g, '$1');
+  for (const match of code.matchAll(/\b(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?['"]([^'"]+)['"]/g)) found.push(match[1] as string);
+  for (const match of code.matchAll(/\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g)) found.push(match[1] as string);
+  return found;
+}
+
+function layerOf(file: string): (typeof LAYERS)[number] | 'index' | undefined {
+  const top = relative(LIB, file).split(sep)[0];
+  if (top === 'index.ts') return 'index';
+  return LAYERS.find((layer) => layer === top);
+}
+
+test('layers point down only: core imports no run/integrations/cli, run no integrations/cli, integrations no cli', () => {
+  const violations: string[] = [];
+  let checked = 0;
+  for (const file of sources(LIB)) {
+    const from = layerOf(file);
+    if (from === undefined || from === 'index') continue;
+    for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+      if (!spec.startsWith('.')) continue;
+      checked++;
+      const to = layerOf(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+      if (to === undefined || to === 'index') {
+        violations.push(`${relative(LIB, file)} imports ${spec}, outside the layers`);
+        continue;
+      }
+      if (LAYERS.indexOf(to) > LAYERS.indexOf(from)) violations.push(`${relative(LIB, file)} (${from}) imports ${spec} (${to})`);
+    }
+  }
+  assert.ok(checked > 100, `the walk saw the imports (${checked})`);
+  assert.deepEqual(violations, []);
+});
+
+test('the import reader sees type-only, re-export and dynamic imports', () => {
+  const text = "import type { A } from '../cli/a.js';\nexport { b } from '../run/b.js';\nconst c = await import('../integrations/c.js');\n// import x from '../cli/commented.js'\n";
+  assert.deepEqual(specifiers(text), ['../cli/a.js', '../run/b.js', '../integrations/c.js']);
+});

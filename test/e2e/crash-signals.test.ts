@@ -1,0 +1,84 @@
+// SIGINT during the withholding pass of a guarded turbo run (the FIELD-NOTES mutation plus 20,000 stale
+// entries): one signal waits until the pass is done (every stale entry withheld, exit 130); a second one
+// stops at the next safe point between entries (none half moved), and the next lockguard command finishes
+// the rest. A sha256 inventory of cache + quarantine proves nothing lost, split or duplicated.
+
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { cliProcess } from '../helpers/cli.js';
+import { groupGone, inventory, lockguardJson, inventoryDifferences, latestRunDir, spawnGuard, tempOnTmpfs, unitsInFlight } from '../helpers/crash.js';
+import { scenario, type Scenario } from '../helpers/runner-scenario.js';
+
+const BULK = 20_000;
+tempOnTmpfs('2g');
+
+function status(s: Scenario, runId: string): { life: { state: string; by?: string } } {
+  return lockguardJson<{ life: { state: string; by?: string } }>(['status', '--run', runId], s.root, s.env);
+}
+
+async function pausedRun(s: Scenario): Promise<ReturnType<typeof spawnGuard>> {
+  writeFileSync(join(s.base, 'bulk.json'), JSON.stringify({ dir: join(s.root, '.turbo', 'cache'), count: BULK, size: 256 }));
+  const guard = spawnGuard(['run', '--', ...s.runnerArgv()], s.root, { ...s.env, LOCKGUARD_TEST_PAUSE_AFTER_UNITS: '300' });
+  await guard.waitFor(/test seam: the withholding pass pauses after 300 units/, 180_000);
+  return guard;
+}
+
+test('one SIGINT during the withholding pass: the pass completes first, then exit 130', async (t) => {
+  const s = scenario(t, 'turbo');
+  const cacheDir = join(s.root, '.turbo', 'cache');
+  const guard = await pausedRun(s);
+  const before = inventory(cacheDir, s.root);
+  process.kill(guard.pid, 'SIGINT');
+  const end = await guard.exited;
+  await groupGone(guard.pid);
+  assert.equal(end.code, 130, guard.stderr());
+  assert.match(guard.stderr(), /SIGINT: finishing the withholding pass first/);
+  const after = inventory(cacheDir, s.root);
+  assert.deepEqual(inventoryDifferences(before, after), []);
+  // Every stale entry (b's, a's and the 20,000) is withheld: nothing stale is left in the cache.
+  assert.equal(after.inCache, 0, `${after.inCache} files left in the cache`);
+  assert.deepEqual(unitsInFlight(s.root), []);
+  const runId = (latestRunDir(s.root) ?? '').split('/').at(-1) ?? '';
+  assert.deepEqual(status(s, runId).life, { state: 'finished', by: 'run' });
+});
+
+test('two SIGINTs: the pass stops between two entries; the next command withholds the rest', async (t) => {
+  const s = scenario(t, 'turbo');
+  const cacheDir = join(s.root, '.turbo', 'cache');
+  const guard = await pausedRun(s);
+  const before = inventory(cacheDir, s.root);
+  process.kill(guard.pid, 'SIGINT');
+  await guard.waitFor(/SIGINT: finishing the withholding pass first/);
+  process.kill(guard.pid, 'SIGINT');
+  const end = await guard.exited;
+  await groupGone(guard.pid);
+  assert.equal(end.code, 130, guard.stderr());
+  assert.match(guard.stderr(), /SIGINT again: stopping after the current entry/);
+  const runId = (latestRunDir(s.root) ?? '').split('/').at(-1) ?? '';
+  {
+    // Stopped at a safe point: some stale entries are still in the cache, none is half moved.
+    const stopped = inventory(cacheDir, s.root);
+    assert.deepEqual(inventoryDifferences(before, stopped), []);
+    assert.ok(stopped.inCache > 0, 'the pass stopped before the end');
+    assert.deepEqual(unitsInFlight(s.root), []);
+  }
+  {
+    // The next lockguard command finishes the run: the rest is withheld too.
+    const next = cliProcess(['status', '--run', runId], s.root, s.env, 120_000);
+    assert.equal(next.code, 0, next.stderr);
+    assert.match(next.stderr, new RegExp(`run ${runId} did not finish`));
+    const after = inventory(cacheDir, s.root);
+    assert.deepEqual(inventoryDifferences(before, after), []);
+    assert.equal(after.inCache, 0);
+    assert.equal(status(s, runId).life.state, 'finished');
+  }
+  {
+    // Back on S0 the runner rebuilds b with what is installed.
+    s.goBack();
+    const back = cliProcess(['run', '--', ...s.runnerArgv()], s.root, s.env, 120_000);
+    assert.equal(back.code, 0, back.stderr);
+    assert.equal(s.out(), '7.0.0');
+  }
+});

@@ -1,0 +1,167 @@
+// Disk and permission faults in the ledger are setup errors: a full disk (a small tmpfs), a read-only ledger
+// (a read-only bind mount), no permission (an unprivileged user). Each: exit 2 with the path and the fix,
+// never 70, never a stack trace; `verify` still answers (and exits by its verdict) with a one-line warning
+// when it cannot record; a pass a full disk stops mid-quarantine loses nothing, and the next command
+// finishes it once there is room.
+
+import assert from 'node:assert/strict';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
+import { createRun } from '../../lib/run/ledger.js';
+import { cliProcess, scrubbedEnv, type CliResult } from '../helpers/cli.js';
+import { inventory, inventoryDifferences, mountReadOnly, mountTmpfs, resizeTmpfs, unitsInFlight } from '../helpers/crash.js';
+import { scenario } from '../helpers/runner-scenario.js';
+import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
+
+const DIST = fileURLToPath(new URL('../../', import.meta.url));
+
+function assertSetupError(result: CliResult, path: string): void {
+  assert.equal(result.code, 2, `expected exit 2, got ${result.code}\n${result.stderr}`);
+  assert.ok(result.stderr.includes(path), `stderr names ${path}:\n${result.stderr}`);
+  assert.doesNotMatch(result.stderr, /^ {4}at /m, 'no stack trace');
+  assert.doesNotMatch(result.stderr, /internal error/);
+}
+
+async function codeOf(call: () => unknown): Promise<string | undefined> {
+  try {
+    await call();
+  } catch (error) {
+    return (error as { code?: string }).code;
+  }
+  assert.fail('expected the call to throw');
+}
+
+function fill(dir: string): void {
+  try {
+    writeFileSync(join(dir, 'fill'), Buffer.alloc(64 << 20));
+  } catch {
+    // ENOSPC: the disk is full now, which is the point.
+  }
+}
+
+test('ENOSPC in the ledger: snapshot and run exit 2 naming it (ERR_LOCKGUARD_DISK); nothing half written is taken for a run', async (t) => {
+  const root = tempWorkspace(t, pnpmTree());
+  const ledger = join(root, '.lockguard');
+  const unmount = mountTmpfs(t, ledger, 'size=256k');
+  try {
+    fill(ledger);
+    assertSetupError(cliProcess(['snapshot'], root), ledger);
+    assertSetupError(cliProcess(['run', '--no-pre-check', '--', 'true'], root), ledger);
+    assert.equal(await codeOf(() => createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root, { scope: 'inputs' }) })), 'ERR_LOCKGUARD_DISK');
+    // verify finds no run (a failed snapshot left none), and says so plainly.
+    assert.equal(cliProcess(['verify'], root).code, 2);
+  } finally {
+    unmount();
+  }
+});
+
+test('a read-only ledger: verify still answers by its verdict with a warning; snapshot and run exit 2 (ERR_LOCKGUARD_DISK)', async (t) => {
+  const root = tempWorkspace(t, pnpmTree());
+  assert.equal(cliProcess(['snapshot'], root).code, 0);
+  const ledger = join(root, '.lockguard');
+  const unmount = mountReadOnly(t, ledger);
+  try {
+    {
+      const ok = cliProcess(['verify'], root);
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.match(ok.stdout, /nothing moved/);
+      assert.match(ok.stderr, /^lockguard: warning: the verdict was not recorded .*read-only/m);
+    }
+    {
+      writeFileSync(join(root, 'pnpm-lock.yaml'), "lockfileVersion: '9.0'\n# edited\n");
+      const moved = cliProcess(['verify', '--json'], root);
+      assert.equal(moved.code, 1, moved.stderr);
+      assert.equal((JSON.parse(moved.stdout) as { save: boolean }).save, false);
+      assert.equal(moved.stderr.split('\n').filter((line) => line.includes('warning')).length, 1);
+    }
+    assert.equal(cliProcess(['status'], root).code, 0);
+    assertSetupError(cliProcess(['snapshot'], root), ledger);
+    assertSetupError(cliProcess(['run', '--no-pre-check', '--', 'true'], root), ledger);
+    assert.equal(await codeOf(() => createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root, { scope: 'inputs' }) })), 'ERR_LOCKGUARD_DISK');
+  } finally {
+    unmount();
+  }
+});
+
+test('EACCES as an unprivileged user: snapshot and run exit 2 naming the ledger (ERR_LOCKGUARD_ACCESS); verify answers', (t) => {
+  const root = tempWorkspace(t, pnpmTree());
+  assert.equal(cliProcess(['snapshot'], root).code, 0);
+  // The ledger is root's; the user may read the workspace but not write the ledger.
+  for (let dir = root; dir !== dirname(dir); dir = dirname(dir)) {
+    if (dir.startsWith('/tmp/') || dir === root) chmodSync(dir, 0o755);
+  }
+  // What ships, in a folder the unprivileged user can reach (a checkout in a 0700 folder may not be).
+  const shipped = tempWorkspace(t, {}, 'lockguard-shipped-');
+  chmodSync(shipped, 0o755);
+  copyFileSync(join(DIST, 'lockguard.cjs'), join(shipped, 'lockguard.cjs'));
+  cpSync(join(DIST, 'lib'), join(shipped, 'lib'), { recursive: true });
+  writeFileSync(join(shipped, 'package.json'), '{"type":"module"}\n');
+  const asUser = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
+  const spawn = (args: readonly string[]): SpawnSyncReturns<string> => {
+    const [command = process.execPath, ...rest] = [...asUser, process.execPath, ...args];
+    return spawnSync(command, rest, { cwd: root, env: { ...scrubbedEnv(), HOME: shipped }, encoding: 'utf8', timeout: 20_000 });
+  };
+  const cli = (args: readonly string[]): CliResult => {
+    const result = spawn([join(shipped, 'lockguard.cjs'), ...args]);
+    assert.equal(result.signal, null, 'returned in time');
+    return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+  };
+  const ledger = join(root, '.lockguard');
+  assertSetupError(cli(['snapshot']), ledger);
+  assertSetupError(cli(['run', '--no-pre-check', '--', 'true']), ledger);
+  const verify = cli(['verify']);
+  assert.equal(verify.code, 0, verify.stderr);
+  assert.match(verify.stderr, /^lockguard: warning: the verdict was not recorded .*permission denied/m);
+  const script = `import { readWorkspaceFingerprints } from ${JSON.stringify(join(shipped, 'lib', 'core', 'fingerprints.js'))};
+import { createRun } from ${JSON.stringify(join(shipped, 'lib', 'run', 'ledger.js'))};
+try { createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(process.cwd(), { scope: 'inputs' }) }); console.log('no error'); } catch (e) { console.log(e.code); }`;
+  const library = spawn(['--input-type=module', '-e', script]);
+  assert.equal(library.stdout.trim(), 'ERR_LOCKGUARD_ACCESS', library.stderr);
+});
+
+test('ENOSPC in the middle of the withholding pass: exit 2 with the path and the fix, nothing lost; the next command finishes it once there is room', async (t) => {
+  const s = scenario(t, 'turbo');
+  const cacheDir = join(s.root, '.turbo', 'cache');
+  const quarantineDir = join(s.root, '.lockguard', 'quarantine');
+  mkdirSync(quarantineDir, { recursive: true });
+  const unmount = mountTmpfs(t, quarantineDir, 'size=1m');
+  try {
+    // 400 stale entries of 8 KB: about 3 MB to copy into a 1 MB file system (a copy across file systems).
+    writeFileSync(join(s.base, 'bulk.json'), JSON.stringify({ dir: cacheDir, count: 400, size: 8192 }));
+    const guarded = cliProcess(['run', '--', ...s.runnerArgv()], s.root, s.env, 120_000);
+    assertSetupError(guarded, quarantineDir);
+    assert.match(guarded.stderr, /file system is full/);
+    assert.match(guarded.stderr, /the next lockguard command in this workspace withholds them/);
+    const stopped = inventory(cacheDir, s.root);
+    assert.ok(stopped.inCache > 0, 'the pass stopped before the end');
+    assert.deepEqual(stopped.stages, [], 'a copy that hit the full disk is removed, never left as an entry');
+    {
+      // Room again: the next command finishes the run; every entry is where it belongs, once.
+      resizeTmpfs(quarantineDir, '64m');
+      const next = cliProcess(['status'], s.root, s.env, 120_000);
+      assert.equal(next.code, 0, next.stderr);
+      assert.match(next.stderr, /did not finish/);
+      const after = inventory(cacheDir, s.root);
+      assert.deepEqual(inventoryDifferences(stopped, after), []);
+      assert.equal(after.inCache, 0);
+      assert.deepEqual(unitsInFlight(s.root), []);
+    }
+  } finally {
+    unmount();
+  }
+});
+
+test('a run that cannot write its report still prints its verdict and exits as its policy says', (t) => {
+  const root = tempWorkspace(t, pnpmTree());
+  // The command moves the lockfile and puts a non-empty folder where the run's report.json goes.
+  const child = 'mkdir -p "$LOCKGUARD_RUN/report.json/in-the-way" && printf "# rewritten\\n" >> pnpm-lock.yaml';
+  const result = cliProcess(['run', '--no-pre-check', '--fail-on-move', 'always', '--', 'sh', '-c', child], root);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, /^\[lockguard\] a task rewrote pnpm-lock\.yaml/m);
+  assert.match(result.stderr, /^lockguard: warning: the run's report was not written \(Cannot write ".*report\.json"/m);
+  assert.doesNotMatch(result.stderr, /^ {4}at /m);
+});
