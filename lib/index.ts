@@ -1,6 +1,6 @@
 // lockguard's library surface: an explicit list of re-exports, nothing else.
 
-export { LockguardError, type LockguardErrorCode } from './core/errors.js';
+export { LockguardError, type LockguardErrorCode, type TextPosition } from './core/errors.js';
 export type { FileDigest, TableKey } from './core/digest.js';
 export { findWorkspace, detectManager, type Workspace, type PackageManager } from './core/workspace.js';
 export type { Scope, EntryKind, EntrySpec } from './core/entries.js';
