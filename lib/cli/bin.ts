@@ -1,18 +1,20 @@
 #!/usr/bin/env node
-// The executable: a few lines that hand argv and the process's io to main and set the exit code.
-// No top-level await: the bin ships as a CommonJS bundle (dist/lockguard.cjs), which Node loads faster
-// than an ES module graph.
-import { main } from './main.js';
-import { processIo } from './io.js';
+// The executable, dist/lockguard.cjs: a few lines that load the CLI's bundle (dist/cli/main.cjs, built from
+// cli/bundle-entry.ts) with its V8 code cache (bundle-load.ts), hand it argv and the process's io, and set the
+// exit code. It runs only as that bundle (it finds the CLI bundle next to itself).
+// Invariants: no top-level await and no work before the bundle runs; the bundle's two external packages are
+// imported from here (Node's own loader), the only place that can (core/external.ts).
 
-// A closed stdout or stderr (`lockguard doctor | head -1`) is no error of lockguard's: what is left unwritten
-// is dropped, and the command still ends with its own exit code.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
-  });
+import { join } from 'node:path';
+import { compileBundle } from './bundle-load.js';
+import type { Io } from './io.js';
+
+interface CliBundle {
+  main(argv: readonly string[], io: Io): Promise<number>;
+  processIo(): Io;
 }
 
-void main(process.argv.slice(2), processIo()).then((code) => {
+const cli = compileBundle(join(__dirname, 'cli', 'main.cjs')).run((specifier) => import(specifier)) as unknown as CliBundle;
+void cli.main(process.argv.slice(2), cli.processIo()).then((code) => {
   process.exitCode = code;
 });

@@ -12,8 +12,32 @@ export interface Io {
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
 }
 
+/**
+ * The process's own io. Its streams are opened on first use (a `lockguard run` that prints nothing never
+ * builds them), and a closed one (`lockguard doctor | head -1`) is no error of lockguard's: what is left
+ * unwritten is dropped, and the command still ends with its own exit code.
+ */
 export function processIo(): Io {
-  return { cwd: process.cwd(), env: process.env, stdout: process.stdout, stderr: process.stderr };
+  return { cwd: process.cwd(), env: process.env, stdout: lazyStream(() => process.stdout), stderr: lazyStream(() => process.stderr) };
+}
+
+function lazyStream(open: () => NodeJS.WriteStream): Io['stdout'] {
+  let stream: NodeJS.WriteStream | undefined;
+  const get = (): NodeJS.WriteStream => {
+    if (stream === undefined) {
+      stream = open();
+      stream.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+      });
+    }
+    return stream;
+  };
+  return {
+    write: (text: string) => get().write(text),
+    get isTTY() {
+      return get().isTTY === true;
+    },
+  };
 }
 
 export function useColor(io: Io, stream: Io['stdout']): boolean {

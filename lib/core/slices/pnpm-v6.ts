@@ -29,6 +29,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LockguardError } from '../errors.js';
+import { importExternal } from '../external.js';
 import type { PnpmDep, PnpmEntry, PnpmLockIndex } from './pnpm-index.js';
 
 /** True for the lockfile versions this module reads (pnpm 8's '6.0' and '6.1'). */
@@ -118,7 +119,7 @@ function indexFromParsed(lockfile: ParsedLockfile, path: string): PnpmLockIndex 
 
 /** Parse v6 `bytes` with @pnpm/lockfile-file (loaded on first use). `path` only names the file in errors. */
 export async function indexPnpmV6(bytes: Buffer, path: string): Promise<PnpmLockIndex> {
-  const { readWantedLockfile } = await import('@pnpm/lockfile-file');
+  const { readWantedLockfile } = await importExternal('@pnpm/lockfile-file');
   const dir = mkdtempSync(join(tmpdir(), 'lockguard-v6-'));
   let parsed: unknown;
   try {

@@ -6,6 +6,7 @@
 // by its first meaningful line.
 
 import { delimiter, join } from 'node:path';
+import { importExternal } from '../../core/external.js';
 import { planError } from './types.js';
 
 export interface SpawnOptions {
@@ -29,7 +30,7 @@ export async function runDry(argv: readonly string[], options: SpawnOptions): Pr
   const shown = argv.join(' ');
   // execa (loaded here only: it is not on any start-up path) gives the timeout with SIGKILL, the output
   // cap, and a result instead of an exception for a non-zero exit.
-  const { execa } = await import('execa');
+  const { execa } = await importExternal('execa');
   const result = await execa(file, args, {
     cwd: options.root,
     env,
