@@ -1,49 +1,67 @@
-// `npm run build`, after `tsc`: the esbuild bundles, then the V8 code cache of the CLI bundle.
+// `npm run build`, after `tsc`: the esbuild bundles, then the V8 code caches of the CLI's bundles.
 //
 // Owns: what ships as bundles (package.json "files") and how each is built:
-// - dist/lockguard.cjs: the executable, a launcher of a few lines (lib/cli/bin.ts);
-// - dist/cli/main.cjs: the CLI (lib/cli/bundle-entry.ts), @pnpm/lockfile-file and execa left external and
-//   loaded on demand through the launcher (lib/core/external.ts); no `import()` may remain in it (the build
+// - dist/lockguard.cjs: the executable, a launcher of a few lines (lib/cli/bin.ts) that picks one bundle;
+// - dist/cli/<command>.cjs, one per command, and dist/cli/main.cjs (help, --version, an unknown command):
+//   each holds lib/cli/main.ts with a table of its one command, and nothing another command needs; the
+//   command's own on-demand imports are inlined; @pnpm/lockfile-file and execa stay external and are
+//   imported through the launcher (lib/core/external.ts): no `import()` may remain in a bundle (the build
 //   fails on one: code compiled through node:vm cannot import in Node 20);
-// - dist/cli/main.cjs.v8cache: its V8 code cache (scripts/train-code-cache.mjs);
+// - dist/cli/<bundle>.cjs.v8cache: its V8 code cache (scripts/train-code-cache.mjs);
 // - dist/pnpmfile.cjs, dist/npm-hook.cjs, dist/yarn-plugin.cjs: the install-time hooks, plain CommonJS.
-// Invariants: writes only under dist/; the cache is made by the Node that builds (a different V8 rejects it
-// and compiles from source, lib/cli/bundle-load.ts), and a failed training fails the build.
+// Invariants: writes only under dist/; the caches are made by the Node that builds (another V8 rejects them
+// and the bundle is compiled from source, lib/cli/bundle-load.ts); a failed training fails the build.
 
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', absWorkingDir: root };
+const { COMMAND_NAMES } = await import(pathToFileURL(join(dist, 'lib', 'cli', 'command-names.js')).href);
 
-const cli = join(dist, 'cli', 'main.cjs');
+/** The entry of one CLI bundle: main with a table of `name` only (none for the `main` bundle). */
+function entryOf(name) {
+  const table = name === 'main' ? '{}' : `{ ${JSON.stringify(name)}: async () => command }`;
+  return [
+    "import { main } from './main.js';",
+    "export { exitProcess, processIo } from './io.js';",
+    ...(name === 'main' ? [] : [`import { command } from './commands/${name}.js';`]),
+    `export function start(argv, io) { return main(argv, io, ${table}); }`,
+  ].join('\n');
+}
+
+const bundles = ['main', ...COMMAND_NAMES];
 rmSync(join(dist, 'cli'), { recursive: true, force: true });
 await Promise.all([
   build({ ...common, entryPoints: ['dist/lib/cli/bin.js'], outfile: 'dist/lockguard.cjs' }),
-  build({
-    ...common,
-    entryPoints: ['dist/lib/cli/bundle-entry.js'],
-    outfile: 'dist/cli/main.cjs',
-    external: ['@pnpm/lockfile-file', 'execa'],
-    // import.meta.url, computed only when asked (version.ts, refuse-env.ts): a URL per start costs.
-    define: { 'import.meta.url': '__lockguardMeta.url' },
-    banner: { js: "const __lockguardMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
-  }),
+  ...bundles.map((name) =>
+    build({
+      ...common,
+      stdin: { contents: entryOf(name), resolveDir: join(dist, 'lib', 'cli'), sourcefile: `cli-${name}.js` },
+      outfile: `dist/cli/${name}.cjs`,
+      external: ['@pnpm/lockfile-file', 'execa'],
+      // import.meta.url, computed only when asked (version.ts, refuse-env.ts, yarn-state.ts).
+      define: { 'import.meta.url': '__lockguardMeta.url' },
+      banner: { js: "const __lockguardMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
+    }),
+  ),
   build({ ...common, entryPoints: ['dist/lib/integrations/pnpmfile/commonjs.js'], outfile: 'dist/pnpmfile.cjs' }),
   build({ ...common, entryPoints: ['dist/lib/cli/npm-hook-entry.js'], outfile: 'dist/npm-hook.cjs' }),
   build({ ...common, entryPoints: ['dist/lib/integrations/yarn-plugin/commonjs.js'], outfile: 'dist/yarn-plugin.cjs' }),
 ]);
 
-// The one dynamic import left must be core/external.ts's fallback for the ES modules, never reached in the bundle.
-const text = readFileSync(cli, 'utf8');
-const imports = text.match(/\bimport\(/g) ?? [];
-if (imports.length !== 2 || !text.includes('typeof __lockguardImport === "function"')) {
-  throw new Error(`build: ${cli} holds ${imports.length} import() calls; only core/external.ts's two may remain (import through importExternal).`);
+// The only dynamic import left may be core/external.ts's fallback for the ES modules, never reached in a bundle.
+for (const name of bundles) {
+  const file = join(dist, 'cli', `${name}.cjs`);
+  const text = readFileSync(file, 'utf8');
+  const imports = (text.match(/\bimport\(/g) ?? []).length;
+  const external = text.includes('typeof __lockguardImport === "function"');
+  if (imports !== (external ? 2 : 0)) throw new Error(`build: ${file} holds ${imports} import() calls; a bundle may import only through core/external.ts's importExternal.`);
 }
 
-const trained = spawnSync(process.execPath, [join(root, 'scripts', 'train-code-cache.mjs'), cli], { stdio: 'inherit' });
-if (trained.status !== 0) throw new Error(`build: training the code cache of ${cli} failed (exit ${trained.status ?? trained.signal})`);
+const trained = spawnSync(process.execPath, [join(root, 'scripts', 'train-code-cache.mjs'), join(dist, 'cli')], { stdio: 'inherit' });
+if (trained.status !== 0) throw new Error(`build: training the code caches in ${join(dist, 'cli')} failed (exit ${trained.status ?? trained.signal})`);

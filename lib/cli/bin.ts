@@ -1,20 +1,23 @@
 #!/usr/bin/env node
-// The executable, dist/lockguard.cjs: a few lines that load the CLI's bundle (dist/cli/main.cjs, built from
-// cli/bundle-entry.ts) with its V8 code cache (bundle-load.ts), hand it argv and the process's io, and set the
-// exit code. It runs only as that bundle (it finds the CLI bundle next to itself).
-// Invariants: no top-level await and no work before the bundle runs; the bundle's two external packages are
+// The executable, dist/lockguard.cjs: a few lines that pick the bundle of the command argv names
+// (dist/cli/<command>.cjs, or dist/cli/main.cjs for help, the version and an unknown command; built by
+// scripts/build.mjs), load it with its V8 code cache (bundle-load.ts), hand it argv and the process's io, and
+// end the process with the command's exit code (io.ts exitProcess). It runs only as that bundle (it finds the CLI's bundles next to itself).
+// Invariants: no top-level await and no work before the bundle runs; the bundles' two external packages are
 // imported from here (Node's own loader), the only place that can (core/external.ts).
 
 import { join } from 'node:path';
 import { compileBundle } from './bundle-load.js';
+import { commandOf } from './command-names.js';
 import type { Io } from './io.js';
 
 interface CliBundle {
-  main(argv: readonly string[], io: Io): Promise<number>;
+  start(argv: readonly string[], io: Io): Promise<number>;
   processIo(): Io;
+  exitProcess(code: number): void;
 }
 
-const cli = compileBundle(join(__dirname, 'cli', 'main.cjs')).run((specifier) => import(specifier)) as unknown as CliBundle;
-void cli.main(process.argv.slice(2), cli.processIo()).then((code) => {
-  process.exitCode = code;
-});
+const argv = process.argv.slice(2);
+const bundle = join(__dirname, 'cli', `${commandOf(argv) ?? 'main'}.cjs`);
+const cli = compileBundle(bundle).run((specifier) => import(specifier)) as unknown as CliBundle;
+void cli.start(argv, cli.processIo()).then((code) => cli.exitProcess(code));

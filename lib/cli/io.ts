@@ -21,11 +21,27 @@ export function processIo(): Io {
   return { cwd: process.cwd(), env: process.env, stdout: lazyStream(() => process.stdout), stderr: lazyStream(() => process.stderr) };
 }
 
+/** The process's streams that were opened (processIo), to know when all they were given is written. */
+const opened: NodeJS.WriteStream[] = [];
+
+/**
+ * End the process with `code` once the command returned: at once when every opened stream has written all
+ * it was given (always so for files, and for pipes and terminals on Linux, where Node writes them
+ * synchronously), else when the event loop drains. Exiting at once skips tearing the heap down (about a
+ * tenth of `lockguard run`'s own time); nothing is pending then: the child has exited, every file was
+ * written synchronously, every gate and watcher is closed.
+ */
+export function exitProcess(code: number): void {
+  process.exitCode = code;
+  if (opened.every((stream) => stream.writableLength === 0)) process.exit(code);
+}
+
 function lazyStream(open: () => NodeJS.WriteStream): Io['stdout'] {
   let stream: NodeJS.WriteStream | undefined;
   const get = (): NodeJS.WriteStream => {
     if (stream === undefined) {
       stream = open();
+      opened.push(stream);
       stream.on('error', (error: NodeJS.ErrnoException) => {
         if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
       });
