@@ -7,6 +7,7 @@
 //   command's own on-demand imports are inlined; @pnpm/lockfile-file and execa stay external and are
 //   imported through the launcher (lib/core/external.ts): no `import()` may remain in a bundle (the build
 //   fails on one: code compiled through node:vm cannot import in Node 20);
+// - each CLI bundle written as the function expression the launcher compiles (no CommonJS module of its own);
 // - dist/cli/<bundle>.cjs.v8cache: its V8 code cache (scripts/train-code-cache.mjs);
 // - dist/pnpmfile.cjs, dist/npm-hook.cjs, dist/yarn-plugin.cjs: the install-time hooks, plain CommonJS.
 // Invariants: writes only under dist/; the caches are made by the Node that builds (another V8 rejects them
@@ -14,7 +15,7 @@
 
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -55,12 +56,15 @@ await Promise.all([
 ]);
 
 // The only dynamic import left may be core/external.ts's fallback for the ES modules, never reached in a bundle.
+// Each bundle is then written as the script the launcher compiles (lib/cli/bundle-load.ts wrapBundle).
+const { wrapBundle } = await import(pathToFileURL(join(dist, 'lib', 'cli', 'bundle-load.js')).href);
 for (const name of bundles) {
   const file = join(dist, 'cli', `${name}.cjs`);
   const text = readFileSync(file, 'utf8');
   const imports = (text.match(/\bimport\(/g) ?? []).length;
   const external = text.includes('typeof __lockguardImport === "function"');
   if (imports !== (external ? 2 : 0)) throw new Error(`build: ${file} holds ${imports} import() calls; a bundle may import only through core/external.ts's importExternal.`);
+  writeFileSync(file, wrapBundle(text));
 }
 
 const trained = spawnSync(process.execPath, [join(root, 'scripts', 'train-code-cache.mjs'), join(dist, 'cli')], { stdio: 'inherit' });

@@ -51,9 +51,15 @@ export function cachedDataFor(cache: Buffer, source: Buffer): Buffer | undefined
 /** What a bundle is handed besides CommonJS's own five names. */
 export type ImportExternal = (specifier: string) => Promise<unknown>;
 
-// The bundle's scope: CommonJS's five names plus `__lockguardImport` (core/external.ts).
+// The bundle's scope: CommonJS's five names plus `__lockguardImport` (core/external.ts). The build writes each
+// bundle already wrapped (wrapBundle), so its bytes are the script V8 compiles: one string, no copy.
 const HEAD = '(function (exports, require, module, __filename, __dirname, __lockguardImport) {';
 const TAIL = '\n})';
+
+/** What the build writes for a bundle esbuild made: the function expression `compileBundle` compiles. */
+export function wrapBundle(code: string): string {
+  return `${HEAD}${code.replace(/^#!/, '//')}${TAIL}`;
+}
 
 export interface CompiledBundle {
   readonly script: Script;
@@ -74,9 +80,8 @@ export function compileBundle(bundle: string, options: { cache?: boolean } = {})
       cachedData = undefined;
     }
   }
-  // A leading `#!` line stays a comment inside the wrapper only when it is turned into one.
-  const text = source.toString('utf8').replace(/^#!/, '//');
-  const script = new Script(`${HEAD}${text}${TAIL}`, { filename: bundle, ...(cachedData === undefined ? {} : { cachedData }) });
+  const text = source.toString('utf8');
+  const script = new Script(text.startsWith(HEAD) ? text : wrapBundle(text), { filename: bundle, ...(cachedData === undefined ? {} : { cachedData }) });
   return {
     script,
     cacheUsed: cachedData !== undefined && script.cachedDataRejected !== true,
