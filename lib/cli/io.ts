@@ -1,7 +1,10 @@
 // What a command may touch of the outside: argv is passed in, env and streams come through `Io`.
 //
-// Owns: the `Io` shape, color decisions (TTY only, NO_COLOR / FORCE_COLOR honoured) and printing of errors.
-// Invariants: library code never prints; only the CLI does, through these.
+// Owns: the `Io` shape, the process's own io (its streams opened on first use), ending the process once the
+// command returned (`exitProcess`), color decisions (TTY only, NO_COLOR / FORCE_COLOR honoured) and printing
+// of errors.
+// Invariants: library code never prints; only the CLI does, through these; the process never ends before
+// what it printed is written.
 
 import { LockguardError } from '../core/errors.js';
 

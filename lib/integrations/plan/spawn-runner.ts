@@ -2,8 +2,10 @@
 //
 // Owns: spawning argv (no shell) in the workspace root with `<root>/node_modules/.bin` first on PATH (as
 // `pnpm exec` would), collecting stdout, and turning failure into ERR_LOCKGUARD_PLAN naming the command.
-// turbo's Node launcher is skipped for its native binary (turbo-binary.ts), spawned with node:child_process;
-// every other runner goes through execa (loaded only then).
+// turbo's Node launcher is skipped for its native binary (turbo-binary.ts). Where the OS runs the file itself
+// (POSIX: a binary or a script with a shebang), the dry run is spawned with node:child_process: importing
+// execa costs about 135 ms and 340 M instructions here, four Node starts, more than pnpm 12's or turbo's whole
+// dry run. On Windows, where a runner on PATH is a `.cmd` shim that only a shell or execa starts, execa runs it.
 // Invariants: never a hang (timeout, then SIGKILL); never echoes the environment; stderr is quoted only
 // by its first meaningful line; both ways of spawning end in the same verdicts.
 
@@ -37,7 +39,7 @@ interface DryEnd {
   readonly stderr: string;
 }
 
-/** turbo's native binary: node:child_process, the same bounds execa gives the others. */
+/** Where the OS runs the file itself: node:child_process, with the bounds execa gives on Windows. */
 function spawnPlain(file: string, args: readonly string[], cwd: string, env: Record<string, string>, timeoutMs: number): Promise<DryEnd> {
   return new Promise((done) => {
     const child = spawn(file, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], shell: false });
@@ -67,7 +69,7 @@ function spawnPlain(file: string, args: readonly string[], cwd: string, env: Rec
   });
 }
 
-/** Any other runner: execa gives the timeout with SIGKILL, the output cap, and a result for a non-zero exit. */
+/** On Windows: execa starts `.cmd` shims, with the same timeout with SIGKILL, output cap, and a result for a non-zero exit. */
 async function spawnExeca(file: string, args: readonly string[], cwd: string, env: Record<string, string>, timeoutMs: number): Promise<DryEnd> {
   const { execa } = await importExternal('execa');
   const result = await execa(file, args, { cwd, env, extendEnv: false, stdin: 'ignore', reject: false, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: MAX_OUTPUT, stripFinalNewline: false });
@@ -86,7 +88,12 @@ export async function runDry(argv: readonly string[], options: SpawnOptions): Pr
   const shown = argv.join(' ');
   const timeoutMs = options.timeoutMs ?? 120_000;
   const native = turboNativeBinary(file, options.root, env);
-  const end = native !== undefined ? await spawnPlain(native, args, options.root, { ...env, __TURBO_NPM_WRAPPER: '1' }, timeoutMs) : await spawnExeca(file, args, options.root, env, timeoutMs);
+  const end =
+    native !== undefined
+      ? await spawnPlain(native, args, options.root, { ...env, __TURBO_NPM_WRAPPER: '1' }, timeoutMs)
+      : process.platform === 'win32'
+        ? await spawnExeca(file, args, options.root, env, timeoutMs)
+        : await spawnPlain(file, args, options.root, env, timeoutMs);
   if (end.startError !== undefined && !end.timedOut && end.signal === undefined && end.exitCode === undefined) {
     throw planError(`Could not start "${shown}" for the plan: ${end.startError}.`, `Install ${file} in the workspace (or put it on PATH), or run lockguard plan from the workspace root.`, options.root);
   }
