@@ -1,13 +1,14 @@
-// The command table and the one place an exit code is decided.
+// The dispatch from argv to a command and the one place an exit code is decided.
 //
-// Owns: dispatch from argv to a command module (imported on demand, so `verify` never loads what `run`
-// needs), `--help`/`--version`, and turning errors into exit codes.
+// Owns: `-C <dir>`, `--help`/`--version`, choosing the command from the table it is handed (command-table.ts
+// for the ES modules, one entry per CLI bundle, lib/build/bundle.mjs), and turning errors into exit codes.
 // Invariants: returns the exit code, never calls process.exit; a user error prints a message and a fix,
-// never a stack trace.
+// never a stack trace; imports no command (so a bundle holds only the commands its table names).
 
 import { resolve } from 'node:path';
 import { isLockguardError, LockguardError } from '../core/errors.js';
 import { fsFault, isFsFault } from '../core/fs-fault.js';
+import { COMMAND_NAMES, SUMMARIES } from './command-names.js';
 import { printError, type Io } from './io.js';
 import { EXIT } from './exit-codes.js';
 
@@ -17,31 +18,8 @@ export interface Command {
   run(argv: readonly string[], io: Io): Promise<number>;
 }
 
-const COMMANDS: Record<string, () => Promise<Command>> = {
-  snapshot: async () => (await import('./commands/snapshot.js')).command,
-  verify: async () => (await import('./commands/verify.js')).command,
-  key: async () => (await import('./commands/key.js')).command,
-  status: async () => (await import('./commands/status.js')).command,
-  run: async () => (await import('./commands/run.js')).command,
-  doctor: async () => (await import('./commands/doctor.js')).command,
-  quarantine: async () => (await import('./commands/quarantine.js')).command,
-  plan: async () => (await import('./commands/plan.js')).command,
-  init: async () => (await import('./commands/init.js')).command,
-  hook: async () => (await import('./commands/hook.js')).command,
-};
-
-const SUMMARIES: Record<string, string> = {
-  run: 'run a command (turbo, nx, pnpm -r, ...) and guard its cache saves against installs inside it',
-  snapshot: 'record the lockfile fingerprints before a CI job installs, and print the cache key',
-  verify: 'before a cache save: exit 0 if nothing moved since the snapshot, 1 if something did',
-  key: 'print the current cache key of the fingerprint table',
-  status: "show the latest run's state and report",
-  doctor: 'check that this workspace is set up for lockguard (read-only)',
-  quarantine: 'list or restore the cache entries guarded runs withheld',
-  plan: 'before a run: which tasks may rewrite the lockfile, and which keys that makes unstable',
-  init: 'set up the install-time hooks (.pnpmfile.cjs; --npm-scripts for npm)',
-  hook: 'for npm root preinstall/postinstall scripts: report to a guarded run',
-};
+/** The commands `main` may run, each loaded on demand. */
+export type CommandTable = Readonly<Partial<Record<string, () => Promise<Command>>>>;
 
 export function mainHelp(): string {
   const width = Math.max(...Object.keys(SUMMARIES).map((name) => name.length));
@@ -75,7 +53,7 @@ function leadingDir(argv: readonly string[], io: Io): { argv: readonly string[];
   return { argv, io };
 }
 
-export async function main(argvIn: readonly string[], ioIn: Io): Promise<number> {
+export async function main(argvIn: readonly string[], ioIn: Io, commands: CommandTable): Promise<number> {
   let argv: readonly string[];
   let io: Io;
   try {
@@ -97,9 +75,9 @@ export async function main(argvIn: readonly string[], ioIn: Io): Promise<number>
     io.stdout.write(`${await (await import('./version.js')).version()}\n`);
     return EXIT.ok;
   }
-  const load = COMMANDS[name];
+  const load = COMMAND_NAMES.includes(name) ? commands[name] : undefined;
   if (load === undefined) {
-    io.stderr.write(`lockguard: unknown command "${name}".\n  Commands: ${Object.keys(COMMANDS).join(', ')}. Run lockguard --help.\n`);
+    io.stderr.write(`lockguard: unknown command "${name}".\n  Commands: ${COMMAND_NAMES.join(', ')}. Run lockguard --help.\n`);
     return EXIT.usage;
   }
   try {

@@ -29,6 +29,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LockguardError, type TextPosition } from '../errors.js';
+import { importExternal } from '../external.js';
 import { brokenLockfile } from '../lockfile-errors.js';
 import type { PnpmDep, PnpmEntry, PnpmLockIndex } from './pnpm-index.js';
 import { decodePnpmLockfile, yamlDocuments } from './pnpm-yaml-text.js';
@@ -120,7 +121,7 @@ export async function indexPnpmV6(bytes: Buffer, path: string): Promise<PnpmLock
   // what it would expand (an alias bomb) or recurse on without end never reaches it.
   const text = decodePnpmLockfile(bytes, path);
   for (const doc of yamlDocuments(text)) readYamlLines(text, doc, path, () => undefined);
-  const { readWantedLockfile } = await import('@pnpm/lockfile-file');
+  const { readWantedLockfile } = await importExternal('@pnpm/lockfile-file');
   const dir = mkdtempSync(join(tmpdir(), 'lockguard-v6-'));
   let parsed: unknown;
   try {
