@@ -2,7 +2,7 @@
 // in the README's "Library" section, and test/index.test.ts pins the list of values.
 
 // Errors: one class, a stable `code`, a `hint` and the `path`.
-export { LockguardError, type LockguardErrorCode } from './core/errors.js';
+export { LockguardError, type LockguardErrorCode, type TextPosition } from './core/errors.js';
 // Where the table is read from.
 export { findWorkspace, type Workspace, type PackageManager } from './core/workspace.js';
 // The fingerprint table and its parts.
@@ -16,7 +16,23 @@ export { readWorkspaceFingerprints, type FingerprintEntry, type WorkspaceFingerp
 export { FingerprintWatch, RACY_WINDOW_MS, type Logger, type Move, type MoveKind, type WatchOptions } from './core/watch.js';
 export { createSaveGate, type SaveGate, type SaveDecision } from './core/save-gate.js';
 // Per-project keys.
-export { projectSlices, projectSlicesAsync, sliceDigest, slicesFromLockfile, slicesFromLockfileAsync, findSlice, diffSlices, describeSliceDiff, type ProjectSlice, type LockfileSlices, type SliceDigest, type SliceFormat, type SliceDiff, type SliceChange, type PackageChange } from './core/slices/index.js';
+export {
+  projectSlices,
+  projectSlicesAsync,
+  sliceDigest,
+  slicesFromLockfile,
+  slicesFromLockfileAsync,
+  findSlice,
+  diffSlices,
+  describeSliceDiff,
+  type ProjectSlice,
+  type LockfileSlices,
+  type SliceDigest,
+  type SliceFormat,
+  type SliceDiff,
+  type SliceChange,
+  type PackageChange,
+} from './core/slices/index.js';
 // Key stability, and the graph of a runner's own dry run.
 export { classifyKeys, type PlanTask, type TaskGraph, type KeyClass, type KeyClassification, type Destabilizer, type Ordering } from './core/key-stability.js';
 export { planFor, type Plan, type PlanRow, type PlanOptions, type RunnerKind } from './integrations/plan/index.js';

@@ -1,18 +1,23 @@
 #!/usr/bin/env node
-// The executable: a few lines that hand argv and the process's io to main and set the exit code.
-// No top-level await: the bin ships as a CommonJS bundle (dist/lockguard.cjs), which Node loads faster
-// than an ES module graph.
-import { main } from './main.js';
-import { processIo } from './io.js';
+// The executable, dist/lockguard.cjs: a few lines that pick the bundle of the command argv names
+// (dist/cli/<command>.cjs, or dist/cli/main.cjs for help, the version and an unknown command; built by
+// lib/build/bundle.mjs), load it with its V8 code cache (bundle-load.ts), hand it argv and the process's io, and
+// end the process with the command's exit code (io.ts exitProcess). It runs only as that bundle (it finds the CLI's bundles next to itself).
+// Invariants: no top-level await and no work before the bundle runs; the bundles' two external packages are
+// imported from here (Node's own loader), the only place that can (core/external.ts).
 
-// A closed stdout or stderr (`lockguard doctor | head -1`) is no error of lockguard's: what is left unwritten
-// is dropped, and the command still ends with its own exit code.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
-  });
+import { join } from 'node:path';
+import { compileBundle } from './bundle-load.js';
+import { commandOf } from './command-names.js';
+import type { Io } from './io.js';
+
+interface CliBundle {
+  start(argv: readonly string[], io: Io): Promise<number>;
+  processIo(): Io;
+  exitProcess(code: number): void;
 }
 
-void main(process.argv.slice(2), processIo()).then((code) => {
-  process.exitCode = code;
-});
+const argv = process.argv.slice(2);
+const bundle = join(__dirname, 'cli', `${commandOf(argv) ?? 'main'}.cjs`);
+const cli = compileBundle(bundle).run((specifier) => import(specifier)) as unknown as CliBundle;
+void cli.start(argv, cli.processIo()).then((code) => cli.exitProcess(code));

@@ -1,40 +1,21 @@
-// The command table and the one place an exit code is decided.
+// The dispatch from argv to a command and the one place an exit code is decided.
 //
-// Owns: dispatch from argv to a command module (imported on demand, so `verify` never loads what `run`
-// needs), `--help`/`--version`, and turning errors into exit codes.
+// Owns: `-C <dir>`, `--help`/`--version`, choosing the command from the table it is handed (command-table.ts
+// for the ES modules, one entry per CLI bundle, lib/build/bundle.mjs), and turning errors into exit codes.
 // Invariants: returns the exit code, never calls process.exit; a user error prints a message and a fix,
-// never a stack trace.
+// never a stack trace; imports no command (so a bundle holds only the commands its table names).
 
 import { resolve } from 'node:path';
 import { isLockguardError, LockguardError } from '../core/errors.js';
 import { fsFault, isFsFault } from '../core/fs-fault.js';
-import type { Command } from './command.js';
+import type { CommandTable } from './command.js';
+import { COMMAND_NAMES, SUMMARIES } from './command-names.js';
 import { printError, type Io } from './io.js';
 import { EXIT } from './exit-codes.js';
 
-/** One row of the command table: the line `lockguard --help` shows, and the import that loads the module. */
-interface CommandRow {
-  readonly summary: string;
-  load(): Promise<Command>;
-}
-
-// In the order `lockguard --help` lists them.
-const COMMANDS: Record<string, CommandRow> = {
-  run: { summary: 'run a command (turbo, nx, pnpm -r, ...) and guard its cache saves against installs inside it', load: async () => (await import('./commands/run.js')).command },
-  snapshot: { summary: 'record the lockfile fingerprints before a CI job installs, and print the cache key', load: async () => (await import('./commands/snapshot.js')).command },
-  verify: { summary: 'before a cache save: exit 0 if nothing moved since the snapshot, 1 if something did', load: async () => (await import('./commands/verify.js')).command },
-  key: { summary: 'print the current cache key of the fingerprint table', load: async () => (await import('./commands/key.js')).command },
-  status: { summary: "show the latest run's state and report", load: async () => (await import('./commands/status.js')).command },
-  doctor: { summary: 'check that this workspace is set up for lockguard (read-only)', load: async () => (await import('./commands/doctor.js')).command },
-  quarantine: { summary: 'list or restore the cache entries guarded runs withheld', load: async () => (await import('./commands/quarantine.js')).command },
-  plan: { summary: 'before a run: which tasks may rewrite the lockfile, and which keys that makes unstable', load: async () => (await import('./commands/plan.js')).command },
-  init: { summary: 'set up the install-time hooks (.pnpmfile.cjs; --npm-scripts for npm)', load: async () => (await import('./commands/init.js')).command },
-  hook: { summary: 'for npm root preinstall/postinstall scripts: report to a guarded run', load: async () => (await import('./commands/hook.js')).command },
-};
-
 export function mainHelp(): string {
-  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
-  const rows = Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(width)}  ${summary}`);
+  const width = Math.max(...Object.keys(SUMMARIES).map((name) => name.length));
+  const rows = Object.entries(SUMMARIES).map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`);
   return `lockguard: refuse cache saves whose keys folded a lockfile that changed during the run.
 
 Usage: lockguard [-C <dir>] <command> [options]
@@ -64,7 +45,7 @@ function leadingDir(argv: readonly string[], io: Io): { argv: readonly string[];
   return { argv, io };
 }
 
-export async function main(argvIn: readonly string[], ioIn: Io): Promise<number> {
+export async function main(argvIn: readonly string[], ioIn: Io, commands: CommandTable): Promise<number> {
   let argv: readonly string[];
   let io: Io;
   try {
@@ -86,13 +67,13 @@ export async function main(argvIn: readonly string[], ioIn: Io): Promise<number>
     io.stdout.write(`${await (await import('./version.js')).version()}\n`);
     return EXIT.ok;
   }
-  const row = COMMANDS[name];
-  if (row === undefined) {
-    io.stderr.write(`lockguard: unknown command "${name}".\n  Commands: ${Object.keys(COMMANDS).join(', ')}. Run lockguard --help.\n`);
+  const load = COMMAND_NAMES.includes(name) ? commands[name] : undefined;
+  if (load === undefined) {
+    io.stderr.write(`lockguard: unknown command "${name}".\n  Commands: ${COMMAND_NAMES.join(', ')}. Run lockguard --help.\n`);
     return EXIT.usage;
   }
   try {
-    const command = await row.load();
+    const command = await load();
     if (rest.includes('--help') || rest.includes('-h')) {
       const dashDash = rest.indexOf('--');
       const helpAt = Math.max(rest.indexOf('--help'), rest.indexOf('-h'));

@@ -13,7 +13,8 @@
 import { appendEvent, type Policy } from '../run/ledger.js';
 import type { GuardSession } from '../run/session.js';
 import { detectRemote, pointRunnerAt, type RemoteMode, type RunnerName } from '../integrations/runners/index.js';
-import { parseUpstream, startGate, type Gate, type GateEvent, type GateStats } from '../integrations/remote-gate/index.js';
+import type { Gate, GateEvent, GateStats } from '../integrations/remote-gate/index.js';
+import { parseUpstream } from '../integrations/remote-gate/upstream-url.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -114,6 +115,8 @@ export async function openRemoteGates(input: RemoteGateInput): Promise<RemoteGat
       };
       let gate: Gate;
       try {
+        // The HTTP stack is loaded only for a run that has a remote to gate.
+        const { startGate } = await import('../integrations/remote-gate/index.js');
         gate = await startGate({ protocol: detection.protocol, upstream, decide, onEvent: (event) => record(session, runner, event) });
       } catch (error) {
         ungated.set(runner, `the gate could not listen on 127.0.0.1: ${(error as { code?: string }).code ?? 'error'}`);

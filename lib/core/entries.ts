@@ -11,6 +11,7 @@
 // `.yarn-integrity` are byte-identical across installs of one lockfile; bun writes no marker.
 
 import { posix } from 'node:path';
+import { plainJson } from './digest.js';
 import type { PackageManager } from './workspace.js';
 
 /** inputs: what an install reads. full: inputs plus the install-tree markers. */
@@ -132,7 +133,8 @@ function normalizeModulesYaml(bytes: Buffer): Buffer {
     if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
       const copy = { ...(parsed as Record<string, unknown>) };
       delete copy['prunedAt'];
-      return Buffer.from(JSON.stringify(copy));
+      // Not JSON.stringify: a deeply nested file would overflow the stack, and where it does depends on the caller.
+      return Buffer.from(plainJson(copy));
     }
   } catch {
     // Not JSON: fall through to the line filter.

@@ -32,11 +32,19 @@ export type LockguardErrorCode =
   /** Another live lockguard process holds the lock on this part of the ledger. */
   | 'ERR_LOCKGUARD_BUSY';
 
+/** Where in a file a failure is (1-based; columns count UTF-16 code units, as editors and js-yaml do). */
+export interface TextPosition {
+  readonly line: number;
+  readonly column: number;
+}
+
 export interface LockguardErrorOptions {
   /** What the user should do about it; printed after the message. */
   readonly hint?: string;
   /** The path the failure is about, absolute. */
   readonly path?: string;
+  /** Where in the file at `path` (a broken lockfile), as fields: the message only repeats them. */
+  readonly position?: TextPosition;
   readonly cause?: unknown;
 }
 
@@ -44,6 +52,7 @@ export class LockguardError extends Error {
   readonly code: LockguardErrorCode;
   readonly hint: string | undefined;
   readonly path: string | undefined;
+  readonly position: TextPosition | undefined;
 
   constructor(code: LockguardErrorCode, message: string, options: LockguardErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -51,6 +60,7 @@ export class LockguardError extends Error {
     this.code = code;
     this.hint = options.hint;
     this.path = options.path;
+    this.position = options.position;
   }
 }
 

@@ -5,7 +5,9 @@
 // `packages` minus the root entry, naming the field that differs) and that every package the marker lists
 // has its folder (pnpm: one readdir of the virtual store; npm: one readdir per parent folder). yarn and bun:
 // install-check-yarn.ts, install-check-bun.ts. Answers with a value: a mismatch is a verdict, not an error.
-// Invariants: reads only what the table already kept (plus the readdirs above); never parses YAML; never writes.
+// Invariants: reads only what the table already kept (plus the readdirs above); never parses YAML; never writes;
+// compares the lockfile as pnpm and npm read it (a BOM dropped, CRLF as LF); a broken JSON file is refused
+// with a reason, line and column, never with its bytes.
 // Catches what pnpm's own verifyDepsBeforeRun misses (test/core/install-check.test.ts): a lockfile-only edit,
 // and a package folder deleted from node_modules/.pnpm.
 
@@ -13,6 +15,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from './digest.js';
 import { errnoCode, LockguardError } from './errors.js';
+import { parseLockfileJson } from './json-lockfile.js';
 import type { WorkspaceFingerprints } from './fingerprints.js';
 import { startsWith } from './digest.js';
 import { checkBun } from './install-check-bun.js';
@@ -38,11 +41,21 @@ export function checkInstall(table: WorkspaceFingerprints): InstallCheck {
   }
 }
 
+/**
+ * The lockfile's bytes as pnpm reads them and writes its marker: a UTF-8 BOM dropped, CRLF (or a lone CR) as
+ * LF. pnpm 10 and 12 install such a lockfile, leave it as it is, and write the marker in their own layout.
+ */
+function asPnpmWrites(bytes: Buffer): Buffer {
+  const plain = startsWith(bytes, '\u00ef\u00bb\u00bf') ? bytes.subarray(3) : bytes;
+  return plain.includes(13) ? Buffer.from(plain.toString('utf8').replace(/\r\n?/g, '\n')) : plain;
+}
+
 /** pnpm 12's two-document lockfile: the install marker holds only the last (main) document. */
 export function mainDocument(bytes: Buffer): Buffer {
-  if (!startsWith(bytes, '---\n')) return bytes;
-  const second = bytes.indexOf('\n---\n', 3);
-  return second === -1 ? bytes.subarray(4) : bytes.subarray(second + 5);
+  const plain = asPnpmWrites(bytes);
+  if (!startsWith(plain, '---\n')) return plain;
+  const second = plain.indexOf('\n---\n', 3);
+  return second === -1 ? plain.subarray(4) : plain.subarray(second + 5);
 }
 
 function checkPnpm(table: WorkspaceFingerprints): InstallCheck {
@@ -252,16 +265,7 @@ function missingNpmFolders(root: string, paths: readonly string[]): string[] {
 }
 
 function packagesOf(root: string, relPath: string, bytes: Buffer): Record<string, unknown> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bytes.toString('utf8'));
-  } catch (error) {
-    throw new LockguardError('ERR_LOCKGUARD_BROKEN_LOCKFILE', `The lockfile at "${join(root, relPath)}" is broken: it is not valid JSON.`, {
-      path: join(root, relPath),
-      cause: error,
-      hint: `Restore it (git checkout -- ${relPath}), then run npm install to rewrite it.`,
-    });
-  }
-  const packages = (parsed as { packages?: unknown } | null)?.packages;
+  const { value } = parseLockfileJson(bytes, join(root, relPath));
+  const packages = (value as { packages?: unknown } | null)?.packages;
   return packages !== null && typeof packages === 'object' ? (packages as Record<string, unknown>) : {};
 }

@@ -2,7 +2,7 @@
 //
 // Owns: refusing a lockfile that no package manager would accept as it is (empty, merge-conflict markers,
 // no lockfileVersion, not a JSON object: package-lock.json, npm-shrinkwrap.json, bun.lock), with the line
-// where it breaks.
+// where it breaks. A leading UTF-8 BOM and CRLF line breaks are accepted, as pnpm and npm accept them.
 // Invariants: a byte scan, not a parse (the table must not cost a YAML parse, and must accept pnpm 12's
 // two-document form); messages name the path and the line, never the contents.
 
@@ -12,6 +12,7 @@ import { startsWith } from './digest.js';
 // Searched without the leading newline (a needle starting with a frequent byte is several times slower);
 // a hit counts when it starts a line.
 const CONFLICT = [Buffer.from('<<<<<<<'), Buffer.from('>>>>>>>')];
+const BOM = '\u00ef\u00bb\u00bf';
 
 function lineOf(bytes: Buffer, offset: number): number {
   let line = 1;
@@ -31,11 +32,13 @@ export function checkLockfileShape(absPath: string, relPath: string, bytes: Buff
   if (bytes.length === 0) throw broken(absPath, relPath, 'it is empty');
   for (const marker of CONFLICT) {
     for (let at = bytes.indexOf(marker); at !== -1; at = bytes.indexOf(marker, at + 1)) {
-      if (at === 0 || bytes[at - 1] === 10) throw broken(absPath, relPath, `it has merge-conflict markers (line ${lineOf(bytes, at)})`);
+      if (at === 0 || bytes[at - 1] === 10 || bytes[at - 1] === 13 || (at === 3 && startsWith(bytes, BOM))) throw broken(absPath, relPath, `it has merge-conflict markers (line ${lineOf(bytes, at)})`);
     }
   }
   if (relPath.endsWith('pnpm-lock.yaml')) {
-    if (!startsWith(bytes, 'lockfileVersion:') && bytes.indexOf('\nlockfileVersion:') === -1) {
+    // A UTF-8 byte order mark first, and CR line breaks, are read by pnpm as they are (measured: pnpm 10 and 12).
+    const head = startsWith(bytes, BOM) ? bytes.subarray(3) : bytes;
+    if (!startsWith(head, 'lockfileVersion:') && bytes.indexOf('\nlockfileVersion:') === -1 && bytes.indexOf('\rlockfileVersion:') === -1) {
       throw broken(absPath, relPath, 'it has no top-level lockfileVersion');
     }
   } else if (relPath.endsWith('.json') || relPath.endsWith('bun.lock')) {

@@ -1,7 +1,8 @@
 // Workspace discovery: which folder holds the lockfile, and which package manager owns it.
 //
-// Owns: the workspace root (pnpm: `findWorkspaceDir`; npm/yarn/bun: the nearest folder up with a lockfile
-// or a `workspaces` field) and the package-manager guess from the files found there.
+// Owns: the workspace root (pnpm: `findWorkspaceDir`'s rule, its package asked unless the answer is plain;
+// npm/yarn/bun: the nearest folder up with a lockfile or a `workspaces` field) and the package-manager guess
+// from the files found there.
 // Invariants: only lstat and small manifest reads; never opens a lockfile (a FIFO there must reach the
 // table read, which refuses it loudly); missing workspace is a LockguardError naming the folder.
 
@@ -79,15 +80,30 @@ const PNPM_MANIFESTS = [
 ];
 
 /**
- * Whether @pnpm/find-workspace-dir can find anything from `dir`: its env override is set, or one of its
- * manifest names is at or above `dir` (lstat only). Loading it costs about a fifth of a Node start, so
- * npm, yarn and bun workspaces never pay for it; pnpm workspaces still get pnpm's own answer.
+ * pnpm's workspace root as @pnpm/find-workspace-dir finds it (the nearest folder at or above the real
+ * `dir` holding one of its manifest names, which must then be `pnpm-workspace.yaml`), answered here where
+ * the answer is plain: no env override, and the nearest level with any of the names holds exactly
+ * `pnpm-workspace.yaml` as a regular file (not a link, not a folder). Then find-up's walk (stat of each
+ * name, level by level, files only) ends at that level with that file, by construction. `undefined`: no
+ * name at any level (pnpm finds nothing either). 'ask': anything else (a misnamed manifest, a link, the
+ * env override, a real path that `realpath.native` would spell differently): pnpm's package answers, so
+ * its rules and its refusal stay the authority. Loading that package and its async walk cost about a
+ * fifth of a Node start, so npm, yarn and bun workspaces, and plain pnpm ones, never pay for it.
  */
-function mayBePnpmWorkspace(dir: string): boolean {
-  if (process.env['NPM_CONFIG_WORKSPACE_DIR'] || process.env['npm_config_workspace_dir']) return true;
-  for (let at = dir; ; at = dirname(at)) {
-    if (PNPM_MANIFESTS.some((name) => exists(join(at, name)))) return true;
-    if (dirname(at) === at) return false;
+function plainPnpmRoot(real: string): string | undefined | 'ask' {
+  if (process.env['NPM_CONFIG_WORKSPACE_DIR'] || process.env['npm_config_workspace_dir']) return 'ask';
+  for (let at = real; ; at = dirname(at)) {
+    const found = PNPM_MANIFESTS.map((name) => [name, lstatSync(join(at, name), { throwIfNoEntry: false })] as const).filter(([, stats]) => stats !== undefined);
+    if (found.length > 0) {
+      const [name, stats] = found[0] ?? [];
+      if (found.length !== 1 || name !== 'pnpm-workspace.yaml' || stats?.isFile() !== true) return 'ask';
+      try {
+        return realpathSync.native(real) === real ? at : 'ask';
+      } catch {
+        return 'ask';
+      }
+    }
+    if (dirname(at) === at) return undefined;
   }
 }
 
@@ -106,7 +122,8 @@ export async function findWorkspace(start: string): Promise<Workspace> {
   }
   let pnpmRoot: string | undefined;
   try {
-    pnpmRoot = mayBePnpmWorkspace(real) ? await (await import('@pnpm/find-workspace-dir')).findWorkspaceDir(real) : undefined;
+    const plain = plainPnpmRoot(real);
+    pnpmRoot = plain === 'ask' ? await (await import('@pnpm/find-workspace-dir')).findWorkspaceDir(real) : plain;
   } catch (error) {
     throw new LockguardError('ERR_LOCKGUARD_NOT_A_WORKSPACE', `pnpm's workspace manifest near "${real}" is misnamed.`, {
       path: real,

@@ -7,9 +7,10 @@
 // varies between installs of the same lockfile (measured with yarn 4.18.1: 3 of 12 no-op installs right
 // after a fresh install rewrote it, same entries, other order), so its raw bytes are no fingerprint, and
 // reading this one field costs a gunzip of the whole state (42 ms for 2,500 packages, against 2.4 ms to
-// hash its bytes). Invariants: never throws (undefined for anything it cannot read).
+// hash its bytes). node:zlib is loaded on first use only: every guarded run imports the pre-run check, and
+// only yarn berry's needs it. Invariants: never throws (undefined for anything it cannot read).
 
-import { gunzipSync } from 'node:zlib';
+import { createRequire } from 'node:module';
 
 const FIELD = 'lockFileChecksum';
 
@@ -17,6 +18,7 @@ const FIELD = 'lockFileChecksum';
 export function stateChecksum(gz: Buffer): string | undefined {
   let raw: Buffer;
   try {
+    const { gunzipSync } = createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib');
     raw = gunzipSync(gz);
   } catch {
     return undefined;

@@ -129,7 +129,11 @@ export function registerLive(root: string, run: LiveRun): void {
 export function unregisterLive(root: string, id: string): void {
   const dir = path.join(root, LIVE_DIR);
   if (!MARKER_NAME.test(id) || !realFolder(path.join(root, LEDGER_DIR)) || !realFolder(dir)) return;
-  fs.rmSync(path.join(dir, id), { force: true });
+  try {
+    fs.unlinkSync(path.join(dir, id));
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ENOENT') throw error;
+  }
   try {
     fs.rmdirSync(dir);
   } catch {

@@ -63,7 +63,7 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   const [checkMs] = await perOp(check, () => undefined, ctx.runs);
   const pnpmCheckMs = (onMs ?? Number.NaN) - (offMs ?? Number.NaN);
 
-  // Correctness, as FIELD-NOTES reports it: what each check says about two breakages pnpm does not see.
+  // Correctness, as measured with the real pnpm: what each check says about two breakages pnpm does not see.
   const lockPath = join(root, 'pnpm-lock.yaml');
   const edited = lock.toString('utf8').replace('resolution: {directory: vendor/v000, type: directory}', 'resolution: {directory: vendor/v001, type: directory}');
   const store = join(root, 'node_modules', '.pnpm');

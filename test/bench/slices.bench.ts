@@ -3,7 +3,9 @@
 //   (goal <= 1.0x), on the largest real pnpm lockfiles and a synthetic 1,000 importers / 20,000 packages;
 //   peak RSS of both in the note. Two-document files are given to both as their main document (the
 //   baseline refuses the two-document form).
-// - `lockguard plan -- <runner>` vs the runner's own dry run (goal <= 1.2x): turbo, nx, pnpm pipeline.
+// - `lockguard plan -- <runner>` vs the runner's own dry run as the user starts it (`node_modules/.bin/turbo`
+//   is turbo's Node launcher): whole process, goal <= 1.5x for turbo (issue 13), <= 1.2x for nx and pnpm
+//   pipeline; in process (`planFor`), goal <= 1.2x.
 // Writes only under ctx.tmp.
 
 import { spawnSync } from 'node:child_process';
@@ -16,7 +18,8 @@ import { generateLockfile } from './slices-generate.js';
 import { planFor } from '../../lib/integrations/plan/index.js';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const BIN = join(REPO, 'dist', 'lib', 'cli', 'bin.js');
+// The executable users run (dist/lockguard.cjs and the command's bundle with its code cache).
+const BIN = join(REPO, 'dist', 'lockguard.cjs');
 const LOCKFILE_FILE = join(REPO, 'node_modules', '@pnpm', 'lockfile-file');
 const PNPM12 = join(REPO, 'node_modules', 'pnpm12', 'pnpm');
 const MAXRSS = "data:text/javascript,process.on('exit',()=>process.stderr.write('\\nLOCKGUARD_MAXRSS '+process.resourceUsage().maxRSS+'\\n'))";
@@ -109,7 +112,15 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       if (result.status !== 1) throw new Error(`lockguard plan -- ${command.join(' ')} exited ${String(result.status)}: ${result.stderr.slice(0, 300)}`);
     };
     const [subjectMs, baselineMs] = await sideBySide(planOnce, () => run(dry, ws, env), Math.max(1, Math.min(ctx.runs, name === 'nx' ? 3 : ctx.runs)));
-    rows.push({ group: 'plan', subject: `lockguard plan -- ${name} (20 tasks, whole process)`, subjectMs, baseline: `${name} dry run alone`, baselineMs, goal: 1.2, note: 'includes a Node process start' });
+    rows.push({
+      group: 'plan',
+      subject: `lockguard plan -- ${name} (20 tasks, whole process)`,
+      subjectMs,
+      baseline: `${name} dry run alone`,
+      baselineMs,
+      goal: name === 'turbo' ? 1.5 : 1.2,
+      note: name === 'turbo' ? "includes a Node process start; the baseline is node_modules/.bin/turbo (turbo's Node launcher, then its native binary); lockguard runs the native binary itself" : 'includes a Node process start',
+    });
     // In-process, as `lockguard run` calls it: the runner's dry run plus lockguard's own work.
     const [inMs, dryMs] = await sideBySide(() => planFor(command, ws, env), () => run(dry, ws, env), Math.max(1, Math.min(ctx.runs, name === 'nx' ? 3 : ctx.runs)));
     rows.push({ group: 'plan', subject: `planFor(${name}) in process (20 tasks)`, subjectMs: inMs, baseline: `${name} dry run alone`, baselineMs: dryMs, goal: 1.2 });

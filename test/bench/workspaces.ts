@@ -52,7 +52,7 @@ export function turboExample(base: string, tools: BenchTools, extra: Readonly<Re
 export const WIDE = { importers: 18, packages: 300, depsPerImporter: 30 } as const;
 
 /**
- * A pnpm workspace shaped like FIELD-NOTES' measurement: 18 importers, 300 local `file:` packages (each a
+ * A pnpm workspace shaped like a large real monorepo: 18 importers, 300 local `file:` packages (each a
  * folder under vendor/), 30 direct dependencies per importer, a no-op root script; installed with pnpm 10.
  */
 export function wideWorkspace(base: string, tools: BenchTools): string {

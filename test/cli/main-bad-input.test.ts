@@ -99,6 +99,7 @@ describe('something else where the lockfile should be', () => {
     const shipped = tempWorkspace(t, {}, 'lockguard-shipped-');
     chmodSync(shipped, 0o755);
     copyFileSync(join(DIST, 'lockguard.cjs'), join(shipped, 'lockguard.cjs'));
+    cpSync(join(DIST, 'cli'), join(shipped, 'cli'), { recursive: true });
     cpSync(join(DIST, 'lib', 'core'), join(shipped, 'lib', 'core'), { recursive: true });
     writeFileSync(join(shipped, 'package.json'), '{"type":"module"}\n');
     const asUser = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];

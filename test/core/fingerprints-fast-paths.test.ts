@@ -159,13 +159,18 @@ console.log(JSON.stringify({ root: found.root, loaded: cache.some((path) => path
   return JSON.parse(run.stdout) as { loaded: boolean; root: string };
 }
 
-test('@pnpm/find-workspace-dir is loaded for pnpm workspaces only', (t) => {
+test('@pnpm/find-workspace-dir is loaded only where its answer is not plain', (t) => {
   const npm = tempWorkspace(t, { 'package.json': '{"name":"r","workspaces":["packages/*"]}', 'package-lock.json': '{"lockfileVersion":3}' });
   assert.deepEqual(loadsFindWorkspaceDir(npm), { root: npm, loaded: false });
+  // A plain pnpm-workspace.yaml (a regular file, no other manifest name next to it): answered without it.
   const pnpm = tempWorkspace(t, { ...pnpmTree(), packages: { a: { 'package.json': '{"name":"a"}' } } });
-  assert.deepEqual(loadsFindWorkspaceDir(join(pnpm, 'packages/a')), { root: pnpm, loaded: true });
+  assert.deepEqual(loadsFindWorkspaceDir(join(pnpm, 'packages/a')), { root: pnpm, loaded: false });
   // pnpm's own env override still reaches it.
   assert.equal(loadsFindWorkspaceDir(npm, { NPM_CONFIG_WORKSPACE_DIR: pnpm }).loaded, true);
+  // A manifest that is a link: pnpm's package decides.
+  const linked = tempWorkspace(t, { 'package.json': '{"name":"r"}', 'pnpm-lock.yaml': "lockfileVersion: '9.0'\n", 'real.yaml': 'packages: []\n' });
+  symlinkSync('real.yaml', join(linked, 'pnpm-workspace.yaml'));
+  assert.deepEqual(loadsFindWorkspaceDir(linked), { root: linked, loaded: true });
 });
 
 test('a misnamed pnpm workspace manifest is still refused', async (t) => {

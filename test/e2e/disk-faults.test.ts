@@ -84,6 +84,7 @@ test('EACCES as an unprivileged user: snapshot and run exit 2 naming the ledger 
   const shipped = tempWorkspace(t, {}, 'lockguard-shipped-');
   chmodSync(shipped, 0o755);
   copyFileSync(join(DIST, 'lockguard.cjs'), join(shipped, 'lockguard.cjs'));
+  cpSync(join(DIST, 'cli'), join(shipped, 'cli'), { recursive: true });
   cpSync(join(DIST, 'lib'), join(shipped, 'lib'), { recursive: true });
   writeFileSync(join(shipped, 'package.json'), '{"type":"module"}\n');
   const asUser = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];

@@ -3,6 +3,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { COMMANDS } from '../../lib/cli/command-table.js';
 import { main } from '../../lib/cli/main.js';
 import { scrubbedEnv } from './env.js';
 
@@ -19,12 +20,13 @@ export const BIN = fileURLToPath(new URL('../../lockguard.cjs', import.meta.url)
 export async function cli(argv: readonly string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
-  const code = await main(argv, {
+  const io = {
     cwd,
     env,
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
-  });
+  };
+  const code = await main(argv, io, COMMANDS);
   return { code, stdout, stderr };
 }
 

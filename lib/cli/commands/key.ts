@@ -3,6 +3,7 @@
 
 import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
 import { LockguardError } from '../../core/errors.js';
+import { printable } from '../../core/printable.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -55,7 +56,7 @@ export const command: Command = {
       } else if (json) {
         io.stdout.write(`${JSON.stringify(slices.map(row), null, 2)}\n`);
       } else {
-        io.stdout.write(slices.map((slice) => `${slice.digest}  ${slice.importer}${slice.name === undefined ? '' : `  ${slice.name}`}\n`).join(''));
+        io.stdout.write(slices.map((slice) => `${slice.digest}  ${printable(slice.importer)}${slice.name === undefined ? '' : `  ${printable(slice.name)}`}\n`).join(''));
       }
       return EXIT.ok;
     }

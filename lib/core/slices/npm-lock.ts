@@ -8,10 +8,12 @@
 // projects (npm installs no package's devDependencies). A dependency npm did not install (an optional or
 // peer one for another platform) is no edge: it is not in the tree.
 // Own content of a node: its location and its entry as canonical JSON.
-// Must never: read anything but the bytes given; throw on a well-formed lockfile with odd entries.
+// Must never: read anything but the bytes given; echo them in an error (a refusal names a reason, a line and a
+// column: an entry that is not an object, a field lockguard reads in a type npm never writes, a NUL in a location).
 
 import { canonicalJson } from '../digest.js';
-import { LockguardError } from '../errors.js';
+import { jsonValuePosition, parseLockfileJson } from '../json-lockfile.js';
+import { brokenLockfile } from '../lockfile-errors.js';
 import type { LoweredGraph, NodeLabel } from './pnpm-graph.js';
 
 interface NpmEntry {
@@ -25,24 +27,42 @@ interface NpmEntry {
   readonly devDependencies?: Record<string, string>;
 }
 
-function broken(path: string, reason: string): LockguardError {
-  return new LockguardError('ERR_LOCKGUARD_BROKEN_LOCKFILE', `The lockfile at "${path}" is broken: ${reason}.`, {
-    path,
-    hint: 'Restore it (git checkout -- package-lock.json) or let npm rewrite it (npm install).',
-  });
+const isMap = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const STRING_FIELDS = ['name', 'version', 'resolved'] as const;
+const DEPENDENCY_FIELDS = ['dependencies', 'optionalDependencies', 'peerDependencies', 'devDependencies'] as const;
+
+/** What is wrong with one `packages` entry for slicing, and where (a path under it), or undefined. */
+function entryProblem(location: string, entry: unknown): { readonly reason: string; readonly field?: string } | undefined {
+  if (location.includes('\0')) return { reason: 'a package location holds a NUL character' };
+  if (!isMap(entry)) return { reason: location === '' ? 'the root entry ("") of "packages" is not an object' : 'an entry of "packages" is not an object' };
+  for (const field of STRING_FIELDS) if (entry[field] !== undefined && typeof entry[field] !== 'string') return { reason: `an entry's "${field}" is not a string`, field };
+  if (entry['link'] !== undefined && typeof entry['link'] !== 'boolean') return { reason: 'an entry\'s "link" is not true or false', field: 'link' };
+  for (const field of DEPENDENCY_FIELDS) {
+    const group = entry[field];
+    if (group !== undefined && !isRangeMap(group)) return { reason: `an entry's "${field}" is not a map of names to version ranges`, field };
+  }
+  return undefined;
 }
 
-/** The `packages` map of a package-lock, validated enough to walk. */
-export function npmPackages(text: string, path: string): Record<string, NpmEntry> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw broken(path, `it is not valid JSON (${error instanceof Error ? error.message.replace(/ in JSON.*$/, '').slice(0, 60) : 'parse error'})`);
+function isRangeMap(value: unknown): boolean {
+  if (!isMap(value)) return false;
+  for (const name in value) if (typeof value[name] !== 'string') return false;
+  return true;
+}
+
+/** The `packages` map of a package-lock's bytes, each entry checked to have what slicing reads, in the types npm writes. */
+export function npmPackages(bytes: Uint8Array, path: string): Record<string, NpmEntry> {
+  const { text, value } = parseLockfileJson(bytes, path);
+  const packages = isMap(value) ? value['packages'] : undefined;
+  if (!isMap(packages)) {
+    const reason = isMap(value) ? 'it has no "packages" map (lockfileVersion 1 is not supported: run npm install with npm 7 or later to upgrade it)' : 'it is not a JSON object';
+    throw brokenLockfile(path, reason, isMap(value) ? jsonValuePosition(text, ['packages']) : undefined);
   }
-  const packages = (value as { packages?: unknown } | null)?.packages;
-  if (packages === null || typeof packages !== 'object' || Array.isArray(packages)) {
-    throw broken(path, 'it has no "packages" map (lockfileVersion 1 is not supported: run npm install with npm 7 or later to upgrade it)');
+  for (const location of Object.keys(packages)) {
+    const problem = entryProblem(location, packages[location]);
+    if (problem === undefined) continue;
+    const at = ['packages', location, ...(problem.field === undefined ? [] : [problem.field])];
+    throw brokenLockfile(path, problem.reason, jsonValuePosition(text, at) ?? jsonValuePosition(text, ['packages']));
   }
   return packages as Record<string, NpmEntry>;
 }
@@ -73,8 +93,8 @@ function nameAt(location: string, entry: NpmEntry): string {
   return cut === -1 ? location : location.slice(cut + 'node_modules/'.length);
 }
 
-export function lowerNpm(text: string, path: string): LoweredGraph {
-  const packages = npmPackages(text, path);
+export function lowerNpm(bytes: Uint8Array, path: string): LoweredGraph {
+  const packages = npmPackages(bytes, path);
   const locations = Object.keys(packages);
   const nodeOf = new Map<string, number>();
   const own: string[] = [];
@@ -99,7 +119,7 @@ export function lowerNpm(text: string, path: string): LoweredGraph {
     const groups = [entry.dependencies, entry.optionalDependencies, entry.peerDependencies];
     if (isProjectLocation(location)) groups.push(entry.devDependencies);
     for (const group of groups) {
-      if (group === undefined || group === null || typeof group !== 'object') continue;
+      if (group === undefined) continue;
       for (const name of Object.keys(group)) {
         const found = resolveFrom(packages, location, name);
         if (found !== undefined) out.push(nodeOf.get(found) as number);

@@ -1,16 +1,23 @@
 // A text-level index over a pnpm v9 lockfile: importers, packages, snapshots and catalogs, without a YAML
-// parse.
+// parse into objects.
 //
-// Owns: reading pnpm's fixed layout (2-space indentation, one block per entry, block-style dependency maps)
-// into entry texts and dependency references; picking the main document of pnpm 12's two-document form
-// (an env document, `---`, the main one: the env document's importers are pnpm's own binaries, not
-// projects, so it is skipped whole).
-// Invariants: every entry keeps its exact text (the slice digest hashes it); a reference is kept as written
-// (`link:`, alias `name@version`, peer suffixes), resolution happens in pnpm-graph.ts; the only failure is
-// ERR_LOCKGUARD_BROKEN_LOCKFILE naming the path and line, never echoing contents.
-// Must never: parse the whole file as YAML (0.9 s for a 6.9 MB file), or read anything but the bytes given.
+// Owns: reading the entries out of the lines pnpm-yaml.ts reads (which checks the YAML as pnpm would, and
+// refuses what it cannot read faithfully), checking each section has the shape pnpm writes (mappings where
+// pnpm writes mappings, a scalar reference per snapshot dependency, specifier and version per importer
+// dependency), and picking the main document of pnpm 12's two-document form (an env document, `---`, the
+// main one: the env document's importers are pnpm's own binaries, not projects, so it is checked and skipped).
+// Invariants: every entry keeps its exact text (the slice digest hashes it), after the decoding pnpm does (a
+// BOM dropped, CRLF as LF), so two files pnpm reads alike give the same texts; a reference is kept as written
+// (`link:`, alias `name@version`, peer suffixes), resolution happens in pnpm-graph.ts; a failure is
+// ERR_LOCKGUARD_BROKEN_LOCKFILE or _UNSUPPORTED_LOCKFILE naming the path, line and column, never echoing
+// contents. Must never: parse the whole file into objects (0.9 s for a 6.9 MB file), or read anything but
+// the bytes given.
 
-import { LockguardError } from '../errors.js';
+import { brokenLockfile, unsupportedLockfile } from '../lockfile-errors.js';
+import { flowEnd } from './pnpm-yaml-flow.js';
+import { plainTypeAt, unquote } from './pnpm-yaml-scalar.js';
+import { decodePnpmLockfile, yamlDocuments } from './pnpm-yaml-text.js';
+import { readYamlLines, type YamlLine } from './pnpm-yaml.js';
 
 /** One dependency as an entry lists it: `name: ref` (snapshots) or `name: {specifier, version}` (importers). */
 export interface PnpmDep {
@@ -39,99 +46,37 @@ export interface PnpmLockIndex {
   readonly hadEnvDocument: boolean;
 }
 
-function broken(path: string, line: number, reason: string): LockguardError {
-  return new LockguardError('ERR_LOCKGUARD_BROKEN_LOCKFILE', `The lockfile at "${path}" is broken: ${reason} (line ${line}).`, {
-    path,
-    hint: 'Restore it (git checkout -- pnpm-lock.yaml) or let pnpm rewrite it (pnpm install).',
-  });
-}
-
-/** A YAML scalar as pnpm writes it: plain, 'single' ('' escapes a quote) or "double" (JSON escapes). */
-export function unquote(raw: string): string {
-  const text = raw.trim();
-  if (text.length >= 2 && text.startsWith("'") && text.endsWith("'")) return text.slice(1, -1).replaceAll("''", "'");
-  if (text.length >= 2 && text.startsWith('"') && text.endsWith('"')) {
-    try {
-      return JSON.parse(text) as string;
-    } catch {
-      return text.slice(1, -1);
-    }
-  }
-  return text;
-}
-
-/** Split `key: value` / `key:` (key possibly quoted) into [key, value]; value '' when none. */
-function splitKey(body: string): [string, string] | undefined {
-  let end: number;
-  if (body.startsWith("'")) {
-    end = 1;
-    for (;;) {
-      const quote = body.indexOf("'", end);
-      if (quote === -1) return undefined;
-      if (body[quote + 1] === "'") end = quote + 2;
-      else {
-        end = quote + 1;
-        break;
-      }
-    }
-  } else if (body.startsWith('"')) {
-    const quote = body.indexOf('"', 1);
-    if (quote === -1) return undefined;
-    end = quote + 1;
-  } else {
-    const colon = body.indexOf(': ');
-    end = colon === -1 ? (body.endsWith(':') ? body.length - 1 : -1) : colon;
-    if (end === -1) return undefined;
-  }
-  if (body[end] !== ':') return undefined;
-  return [unquote(body.slice(0, end)), body.slice(end + 1).trim()];
-}
-
-/** `{a: 1, 'b': 2}` (flat flow map) -> pairs. pnpm writes dependency maps in block style; this is a net. */
-function flowPairs(value: string): [string, string][] {
-  const inner = value.trim().replace(/^\{/, '').replace(/\}$/, '').trim();
-  if (inner === '') return [];
-  const pairs: [string, string][] = [];
-  for (const part of inner.split(/,\s*/)) {
-    const pair = splitKey(part.trim());
-    if (pair !== undefined) pairs.push([pair[0], unquote(pair[1])]);
-  }
-  return pairs;
-}
-
 interface OpenEntry {
   readonly key: string;
   readonly start: number;
-  /** End of the last non-blank line seen (the entry's text ends there). */
-  end: number;
   readonly deps: PnpmDep[];
+  /** Inside a dependency map that is followed (dependencies, optionalDependencies; devDependencies of importers). */
   group: boolean;
   dep: { name: string; specifier?: string; ref?: string } | undefined;
 }
 
-const startsAt = (text: string, at: number, prefix: string): boolean => text.startsWith(prefix, at);
+// The top-level sections the index reads, as numbers (compared on every line).
+const OTHER = 0;
+const IMPORTERS = 1;
+const PACKAGES = 2;
+const SNAPSHOTS = 3;
+const CATALOGS = 4;
+const SETTINGS = 5;
+const SECTION_NAMES = ['', 'importers', 'packages', 'snapshots', 'catalogs', 'settings'] as const;
+const ENTRY_OF = SECTION_NAMES.map((name) => `an entry of "${name}"`);
 
-/** An unquoted entry header `key:` or `key: {}` read in place; undefined for any other shape. */
-function plainKey(text: string, at: number, lineEnd: number): string | undefined {
-  const first = text.charCodeAt(at);
-  if (first === 39 || first === 34) return undefined;
-  if (text.charCodeAt(lineEnd - 1) === 58 /* : */) {
-    const key = text.slice(at, lineEnd - 1);
-    return key.includes(': ') ? undefined : key;
-  }
-  if (text.endsWith(': {}', lineEnd)) {
-    const key = text.slice(at, lineEnd - 4);
-    return key.includes(': ') ? undefined : key;
-  }
-  return undefined;
-}
+const NON_STRING = 'that YAML reads as a number, boolean, null or date (pnpm quotes those)';
 
-/** Index the lockfile text. `path` only names the file in errors. One pass over the lines, no split. */
-export function indexPnpmLockfile(text: string, path: string): PnpmLockIndex {
-  const docs = documents(text);
-  if (docs.length > 2) throw broken(path, docs[2]?.line ?? 1, `expected one YAML document, or an env document and the main one, found ${docs.length}`);
+/** Index a pnpm lockfile's bytes. `path` (absolute) only names the file in errors. One pass over the lines. */
+export function indexPnpmLockfile(bytes: Uint8Array, path: string): PnpmLockIndex {
+  const text = decodePnpmLockfile(bytes, path);
+  const docs = yamlDocuments(text);
+  if (docs.length > 2) throw brokenLockfile(path, `expected one YAML document, or an env document and the main one, found ${docs.length}`, { line: docs[2]?.line ?? 1, column: 1 });
   const main = docs[docs.length - 1];
-  if (main === undefined) throw broken(path, 1, 'it is empty');
+  if (main === undefined) throw brokenLockfile(path, 'it is empty');
+  // The env document is no project's, but pnpm 12 reads it: it must be sound YAML too.
+  if (docs.length === 2 && docs[0] !== undefined) readYamlLines(text, docs[0], path, () => undefined);
+
   const importers = new Map<string, PnpmEntry>();
   const packages = new Map<string, string>();
   const snapshots = new Map<string, PnpmEntry>();
@@ -139,151 +84,189 @@ export function indexPnpmLockfile(text: string, path: string): PnpmLockIndex {
   let lockfileVersion = '';
   let settingsStart = -1;
   let settingsEnd = -1;
-
-  let section = '';
+  let section = OTHER;
+  const seen = new Set<number>();
+  /** A line whose value must be a mapping, written "key:" with nothing under it yet (YAML reads null there): its depth, line and column. */
+  let awaitingDepth = -1;
+  let awaitingLine = 0;
+  let awaitingColumn = 0;
   let entry: OpenEntry | undefined;
   let catalog = '';
-  let catalogEntry: { key: string; start: number; end: number } | undefined;
+  let catalogEntry: { key: string; start: number } | undefined;
 
+  const shape = (line: YamlLine, reason: string): never => {
+    throw brokenLockfile(path, reason, { line: line.line, column: line.keyAt - line.start + 1 });
+  };
+  /** The key, refused when YAML reads it as another type than a string (pnpm would key the entry by its String()). */
+  const stringKey = (line: YamlLine, what: string): string => {
+    if (!line.keyIsString) shape(line, `${what} ${NON_STRING}`);
+    return line.key as string;
+  };
+  const needsContent = (line: YamlLine): void => {
+    if (line.kind !== 'none') return;
+    awaitingDepth = line.depth;
+    awaitingLine = line.line;
+    awaitingColumn = line.keyAt - line.start + 1;
+  };
+  const noValue = (): never => {
+    throw brokenLockfile(path, 'a mapping has no value (pnpm writes {} for an empty one)', { line: awaitingLine, column: awaitingColumn });
+  };
+  /** A block mapping follows (kind none), or `{}`; anything else where pnpm writes a mapping is refused. */
+  const mapping = (line: YamlLine, what: string): boolean => {
+    if (line.item || line.key === undefined) return shape(line, `expected ${what} as a mapping, found a sequence entry`);
+    if (line.kind === 'none') return true;
+    if (line.kind === 'flow') {
+      // `{}` as pnpm writes it, or with blanks inside.
+      if (line.valueEnd - line.valueAt === 2 || /^\{\s*\}$/.test(text.slice(line.valueAt, line.valueEnd))) return false;
+      throw unsupportedLockfile(path, `a flow mapping for ${what} (pnpm writes it as a block)`, { line: line.line, column: line.valueAt - line.start + 1 });
+    }
+    return shape(line, `expected ${what} as a mapping, found a scalar`);
+  };
+  const scalar = (line: YamlLine, what: string): string => {
+    const kind = line.kind;
+    if (kind === 'plain') {
+      // plainTypeAt's first test, inlined for the common value: it starts with a letter but t, f, n.
+      const code = text.charCodeAt(line.valueAt);
+      const word = ((code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a)) && code !== 0x74 && code !== 0x54 && code !== 0x66 && code !== 0x46 && code !== 0x6e && code !== 0x4e;
+      if (!word && plainTypeAt(text, line.valueAt, line.valueEnd) !== 'string') return shape(line, `${what} ${NON_STRING}`);
+      return text.slice(line.valueAt, line.valueEnd);
+    }
+    if (kind === 'single' || kind === 'double') return unquote(text.slice(line.valueAt, line.valueEnd));
+    return shape(line, `expected ${what} as a single value`);
+  };
   const closeDep = (open: OpenEntry): void => {
     const dep = open.dep;
     if (dep === undefined) return;
     if (dep.ref !== undefined) open.deps.push(dep.specifier === undefined ? { name: dep.name, ref: dep.ref } : { name: dep.name, ref: dep.ref, specifier: dep.specifier });
     open.dep = undefined;
   };
-  const closeEntry = (): void => {
+  /** Close the open entry, whose text ends at `end` (the end of the last content line before the next one). */
+  const closeEntry = (end: number): void => {
     if (entry === undefined) return;
     closeDep(entry);
-    const body = text.slice(entry.start, entry.end);
-    if (section === 'importers') importers.set(entry.key, { key: entry.key, text: body, deps: entry.deps });
-    else if (section === 'snapshots') snapshots.set(entry.key, { key: entry.key, text: body, deps: entry.deps });
-    else if (section === 'packages') packages.set(entry.key, body);
+    const body = text.slice(entry.start, end);
+    if (section === IMPORTERS) importers.set(entry.key, { key: entry.key, text: body, deps: entry.deps });
+    else if (section === SNAPSHOTS) snapshots.set(entry.key, { key: entry.key, text: body, deps: entry.deps });
+    else if (section === PACKAGES) packages.set(entry.key, body);
     entry = undefined;
   };
-  const closeCatalogEntry = (): void => {
-    if (catalogEntry !== undefined) catalogs.set(`${catalog}\0${catalogEntry.key}`, text.slice(catalogEntry.start, catalogEntry.end));
+  const closeCatalogEntry = (end: number): void => {
+    if (catalogEntry !== undefined) catalogs.set(`${catalog}\0${catalogEntry.key}`, text.slice(catalogEntry.start, end));
     catalogEntry = undefined;
   };
+  const closeSettings = (end: number): void => {
+    if (section === SETTINGS) settingsEnd = end;
+  };
+  const flowDeps = (line: YamlLine): [string, string | undefined][] => {
+    const pairs: [string, string | undefined][] = [];
+    flowEnd(text, line.valueAt, line.valueEnd, () => shape(line, 'a dependency map is malformed'), 0, pairs);
+    return pairs;
+  };
+  /** The depths each section's lines are read to (deeper lines are checked by the reader, never visited). */
+  const SECTION_DEPTH = [0, 1, 1, 1, 2, 0];
+  const EVERY_LINE = Number.POSITIVE_INFINITY;
 
-  let no = main.line;
-  for (let pos = main.from; pos < main.to; no++) {
-    let next = text.indexOf('\n', pos);
-    if (next === -1 || next > main.to) next = main.to;
-    let lineEnd = next;
-    if (text.charCodeAt(lineEnd - 1) === 13) lineEnd--;
-    let at = pos;
-    while (text.charCodeAt(at) === 32) at++;
-    const indent = at - pos;
-    const lineStart = pos;
-    pos = next + 1;
-    if (at >= lineEnd || text.charCodeAt(at) === 35 /* # */) continue;
-    if (indent === 0) {
-      closeEntry();
-      closeCatalogEntry();
-      const pair = splitKey(text.slice(at, lineEnd));
-      if (pair === undefined) throw broken(path, no, 'expected a top-level "key:"');
-      section = pair[0];
-      if (section === 'lockfileVersion') lockfileVersion = unquote(pair[1]);
-      if (section === 'settings') settingsStart = lineStart;
-      if (section === 'settings') settingsEnd = lineEnd;
-      continue;
+  // The visitor returns the deepest line it wants to see next: the entries' own keys, the dependencies
+  // inside dependency maps, every line after "key:" whose mapping must not be empty (YAML reads null there).
+  const end = readYamlLines(text, main, path, (line) => {
+    const depth = line.depth;
+    if (awaitingDepth !== -1) {
+      if (depth <= awaitingDepth) noValue();
+      awaitingDepth = -1;
     }
-    if (section === 'settings') {
-      settingsEnd = lineEnd;
-      continue;
+    if (depth === 0) {
+      closeEntry(line.prevEnd);
+      closeCatalogEntry(line.prevEnd);
+      closeSettings(line.prevEnd);
+      section = OTHER;
+      for (let i = 1; i < SECTION_NAMES.length; i++) if (line.keyIs(SECTION_NAMES[i] as string)) section = i;
+      seen.add(section);
+      if (line.keyIs('lockfileVersion')) lockfileVersion = scalar(line, 'lockfileVersion');
+      else if (section !== OTHER && mapping(line, `"${SECTION_NAMES[section]}"`)) needsContent(line);
+      if (section === SETTINGS) [settingsStart, settingsEnd] = [line.start, line.end];
+      return awaitingDepth !== -1 ? EVERY_LINE : SECTION_DEPTH[section];
     }
-    if (section === 'catalogs') {
-      if (indent === 2) {
-        closeCatalogEntry();
-        catalog = splitKey(text.slice(at, lineEnd))?.[0] ?? text.slice(at, lineEnd);
-      } else if (indent === 4) {
-        closeCatalogEntry();
-        catalogEntry = { key: splitKey(text.slice(at, lineEnd))?.[0] ?? text.slice(at, lineEnd), start: lineStart, end: lineEnd };
-      } else if (catalogEntry !== undefined) catalogEntry.end = lineEnd;
-      continue;
+    if (section === CATALOGS) {
+      if (depth === 1) {
+        closeCatalogEntry(line.prevEnd);
+        if (mapping(line, 'a catalog')) needsContent(line);
+        catalog = stringKey(line, 'a catalog name');
+      } else if (depth === 2) {
+        closeCatalogEntry(line.prevEnd);
+        if (mapping(line, 'a catalog entry')) needsContent(line);
+        catalogEntry = { key: stringKey(line, 'a catalog entry name'), start: line.start };
+      }
+      return awaitingDepth !== -1 ? EVERY_LINE : 2;
     }
-    if (section !== 'importers' && section !== 'packages' && section !== 'snapshots') continue;
-    if (indent === 2) {
-      closeEntry();
-      const key = plainKey(text, at, lineEnd) ?? splitKey(text.slice(at, lineEnd))?.[0];
-      if (key === undefined) throw broken(path, no, `expected an entry "key:" in ${section}`);
-      entry = { key, start: lineStart, end: lineEnd, deps: [], group: false, dep: undefined };
-      continue;
+    if (section !== IMPORTERS && section !== PACKAGES && section !== SNAPSHOTS) return awaitingDepth !== -1 ? EVERY_LINE : 0;
+    if (depth === 1) {
+      closeEntry(line.prevEnd);
+      if (mapping(line, ENTRY_OF[section] as string)) needsContent(line);
+      const key = stringKey(line, section === IMPORTERS ? 'an importer path' : 'a package key');
+      if (section === IMPORTERS && key.includes('\0')) shape(line, 'an importer path holds a NUL character');
+      entry = { key, start: line.start, deps: [], group: false, dep: undefined };
+      // A packages entry is folded as text: its lines are only checked, never visited.
+      return awaitingDepth !== -1 ? EVERY_LINE : section === PACKAGES ? 1 : 2;
     }
-    if (entry === undefined) throw broken(path, no, `expected an entry before nested lines in ${section}`);
-    entry.end = lineEnd;
-    if (section === 'packages') continue;
-    if (indent === 4) {
-      closeDep(entry);
-      entry.group = startsAt(text, at, 'dependencies:') || startsAt(text, at, 'optionalDependencies:') || (section === 'importers' && startsAt(text, at, 'devDependencies:'));
-      if (entry.group) {
-        const pair = splitKey(text.slice(at, lineEnd));
-        if (pair !== undefined && pair[1].startsWith('{')) {
-          for (const [name, ref] of flowPairs(pair[1])) entry.deps.push({ name, ref });
-          entry.group = false;
+    // A packages entry's lines (visited only right after its header, for the empty-mapping check) say nothing more.
+    if (section === PACKAGES) return 1;
+    const open = entry as OpenEntry;
+    if (depth === 2 && line.item) return shape(line, `expected an entry of "${SECTION_NAMES[section]}" as a mapping, found a sequence`);
+    if (depth === 2) {
+      closeDep(open);
+      open.group = line.keyIs('dependencies') || line.keyIs('optionalDependencies') || (section === IMPORTERS && line.keyIs('devDependencies'));
+      if (!open.group) return 2;
+      if (line.kind === 'flow') {
+        for (const [name, ref] of flowDeps(line)) {
+          if (ref === undefined) shape(line, 'expected a single value per dependency');
+          if (section === SNAPSHOTS) open.deps.push({ name, ref: ref as string });
+          else shape(line, 'expected specifier and version per importer dependency');
         }
+        open.group = false;
+        return 2;
       }
-      continue;
+      if (line.kind !== 'none') shape(line, 'expected a dependency map');
+      needsContent(line);
+      return EVERY_LINE;
     }
-    if (!entry.group) continue;
-    if (indent === 6 && section === 'snapshots') {
-      // The hot line (`      name: version`): two slices, no intermediate strings.
-      const colon = text.charCodeAt(at) === 39 || text.charCodeAt(at) === 34 ? -1 : text.indexOf(': ', at);
-      if (colon !== -1 && colon < lineEnd) {
-        const ref = text.slice(colon + 2, lineEnd);
-        entry.deps.push({ name: text.slice(at, colon), ref: ref.charCodeAt(0) === 39 || ref.charCodeAt(0) === 34 ? unquote(ref) : ref });
-        continue;
+    if (!open.group) return 2;
+    if (depth === 3) {
+      closeDep(open);
+      if (line.item || line.key === undefined) return shape(line, 'expected "name:" in a dependency map');
+      const name = stringKey(line, 'a dependency name');
+      if (section === SNAPSHOTS) {
+        open.deps.push({ name, ref: scalar(line, 'a dependency reference') });
+        return 3;
       }
-    }
-    if (indent === 6) {
-      closeDep(entry);
-      const pair = splitKey(text.slice(at, lineEnd));
-      if (pair === undefined) throw broken(path, no, 'expected "name:" in a dependency map');
-      if (section === 'snapshots') entry.deps.push({ name: pair[0], ref: unquote(pair[1]) });
-      else if (pair[1].startsWith('{')) {
-        const fields = new Map(flowPairs(pair[1]));
+      if (line.kind === 'flow') {
+        const fields = new Map(flowDeps(line));
         const ref = fields.get('version');
         const specifier = fields.get('specifier');
-        if (ref !== undefined) entry.deps.push(specifier === undefined ? { name: pair[0], ref } : { name: pair[0], ref, specifier });
-      } else entry.dep = { name: pair[0] };
-    } else if (indent === 8 && entry.dep !== undefined) {
-      if (startsAt(text, at, 'version:')) entry.dep.ref = unquote(text.slice(at + 8, lineEnd));
-      else if (startsAt(text, at, 'specifier:')) entry.dep.specifier = unquote(text.slice(at + 10, lineEnd));
+        if (ref !== undefined) open.deps.push(specifier === undefined ? { name, ref } : { name, ref, specifier });
+        return 3;
+      }
+      if (line.kind !== 'none') shape(line, 'expected specifier and version per importer dependency');
+      open.dep = { name };
+      needsContent(line);
+      return EVERY_LINE;
     }
-  }
-  closeEntry();
-  closeCatalogEntry();
-  if (lockfileVersion === '') throw broken(path, main.line, 'the main document has no lockfileVersion');
+    if (depth === 4 && open.dep !== undefined && !line.item) {
+      if (line.keyIs('version')) open.dep.ref = scalar(line, 'a dependency version');
+      else if (line.keyIs('specifier')) open.dep.specifier = scalar(line, 'a dependency specifier');
+    }
+    return 4;
+  });
+  if (awaitingDepth !== -1) noValue();
+  closeEntry(end);
+  closeCatalogEntry(end);
+  closeSettings(end);
+  if (lockfileVersion === '') throw brokenLockfile(path, 'the main document has no lockfileVersion', { line: main.line, column: 1 });
+  // The layout of 9.x (other versions are refused by version, in slices.ts): pnpm always writes `importers:`
+  // (`.: {}` at least), and packages and snapshots both or neither (without snapshots pnpm reads packages in
+  // the pre-9 layout): a file without them lost its lines.
+  const v9 = /^9\.\d+$/.test(lockfileVersion);
+  if (v9 && !seen.has(IMPORTERS)) throw brokenLockfile(path, 'the main document has no importers section', { line: main.line, column: 1 });
+  if (v9 && seen.has(PACKAGES) !== seen.has(SNAPSHOTS)) throw brokenLockfile(path, `the main document has ${seen.has(PACKAGES) ? 'packages but no snapshots' : 'snapshots but no packages'}`, { line: main.line, column: 1 });
   const settingsText = settingsStart === -1 ? '' : text.slice(settingsStart, settingsEnd);
   return { lockfileVersion, settingsText, importers, packages, snapshots, catalogs, hadEnvDocument: docs.length === 2 };
-}
-
-interface DocumentSpan {
-  readonly from: number;
-  readonly to: number;
-  /** 1-based line number of the document's first line. */
-  readonly line: number;
-}
-
-/** The non-empty YAML documents of `text`, split at `---` lines (one regex pass, no line split). */
-function documents(text: string): DocumentSpan[] {
-  const spans: DocumentSpan[] = [];
-  let from = 0;
-  let startLine = 1;
-  let linesBefore = 1;
-  let counted = 0;
-  const lineAt = (offset: number): number => {
-    for (let i = text.indexOf('\n', counted); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) linesBefore++, (counted = i + 1);
-    return linesBefore;
-  };
-  const push = (to: number): void => {
-    if (text.slice(from, to).trim() !== '') spans.push({ from, to, line: startLine });
-  };
-  for (const match of text.matchAll(/^---[ \t]*\r?$/gm)) {
-    push(match.index);
-    from = Math.min(text.length, match.index + match[0].length + 1);
-    startLine = lineAt(match.index) + 1;
-  }
-  push(text.length);
-  return spans;
 }

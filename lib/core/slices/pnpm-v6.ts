@@ -28,8 +28,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LockguardError } from '../errors.js';
+import { LockguardError, type TextPosition } from '../errors.js';
+import { importExternal } from '../external.js';
+import { brokenLockfile } from '../lockfile-errors.js';
 import type { PnpmDep, PnpmEntry, PnpmLockIndex } from './pnpm-index.js';
+import { decodePnpmLockfile, yamlDocuments } from './pnpm-yaml-text.js';
+import { readYamlLines } from './pnpm-yaml.js';
 
 /** True for the lockfile versions this module reads (pnpm 8's '6.0' and '6.1'). */
 export function isPnpmV6(version: string): boolean {
@@ -38,7 +42,7 @@ export function isPnpmV6(version: string): boolean {
 
 /** The first top-level `lockfileVersion:` of a pnpm lockfile's text, unquoted ('' when there is none). */
 export function sniffLockfileVersion(text: string): string {
-  const match = /^lockfileVersion:[ \t]*(.*?)[ \t]*\r?$/m.exec(text);
+  const match = /^\uFEFF?lockfileVersion:[ \t]*(.*?)[ \t]*\r?$/m.exec(text);
   return (match?.[1] ?? '').replace(/^(['"])(.*)\1$/, '$2');
 }
 
@@ -56,12 +60,7 @@ interface ParsedLockfile {
   readonly packages?: Readonly<Record<string, { readonly dependencies?: Refs; readonly optionalDependencies?: Refs }>>;
 }
 
-function broken(path: string, reason: string): LockguardError {
-  return new LockguardError('ERR_LOCKGUARD_BROKEN_LOCKFILE', `The lockfile at "${path}" is broken: ${reason}.`, {
-    path,
-    hint: 'Restore it (git checkout -- pnpm-lock.yaml) or let pnpm rewrite it (pnpm install).',
-  });
-}
+const broken = (path: string, reason: string, position?: TextPosition): LockguardError => brokenLockfile(path, reason, position);
 
 /** JSON with object keys sorted at every level: the folded form of a parsed entry. */
 function canonicalJson(value: unknown): string {
@@ -118,7 +117,11 @@ function indexFromParsed(lockfile: ParsedLockfile, path: string): PnpmLockIndex 
 
 /** Parse v6 `bytes` with @pnpm/lockfile-file (loaded on first use). `path` only names the file in errors. */
 export async function indexPnpmV6(bytes: Buffer, path: string): Promise<PnpmLockIndex> {
-  const { readWantedLockfile } = await import('@pnpm/lockfile-file');
+  // The YAML is checked line by line first, as for v9: what js-yaml would refuse is refused with its line, and
+  // what it would expand (an alias bomb) or recurse on without end never reaches it.
+  const text = decodePnpmLockfile(bytes, path);
+  for (const doc of yamlDocuments(text)) readYamlLines(text, doc, path, () => undefined);
+  const { readWantedLockfile } = await importExternal('@pnpm/lockfile-file');
   const dir = mkdtempSync(join(tmpdir(), 'lockguard-v6-'));
   let parsed: unknown;
   try {
@@ -129,7 +132,7 @@ export async function indexPnpmV6(bytes: Buffer, path: string): Promise<PnpmLock
       // lockfile-file's message quotes the offending lines: keep only js-yaml's "(line:column)".
       const message = error instanceof Error ? error.message : '';
       const at = /\((\d+):(\d+)\)/.exec(message);
-      throw broken(path, `pnpm cannot parse it${at === null ? '' : ` (line ${at[1]}, column ${at[2]})`}`);
+      throw broken(path, 'pnpm cannot parse it', at === null ? undefined : { line: Number(at[1]), column: Number(at[2]) });
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

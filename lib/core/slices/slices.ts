@@ -27,7 +27,7 @@
 // its workspace globs need) is read. Must never: echo lockfile contents in errors.
 
 import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { sha256Of } from '../digest.js';
 import { LockguardError } from '../errors.js';
 import { readEntry, realFileSystem } from '../file-probe.js';
@@ -125,11 +125,10 @@ export function slicesFromLockfile(bytes: Buffer, options: FromLockfileOptions):
 
 function slicesOfChecked(format: SliceFormat, bytes: Buffer, options: FromLockfileOptions): LockfileSlices {
   const absPath = join(options.root, options.lockfile);
-  const text = bytes.toString('utf8');
-  if (format === 'npm') return finish(format, lowerNpm(text, absPath), options);
-  if (format === 'bun') return finish(format, lowerBun(readBunLock(text, absPath)), options);
-  if (format === 'yarn') return finish(format, lowerYarn(text, absPath, options.root), options);
-  const index = indexPnpmLockfile(text, absPath);
+  if (format === 'npm') return finish(format, lowerNpm(bytes, absPath), options);
+  if (format === 'bun') return finish(format, lowerBun(readBunLock(bytes.toString('utf8'), absPath)), options);
+  if (format === 'yarn') return finish(format, lowerYarn(bytes.toString('utf8'), absPath, options.root), options);
+  const index = indexPnpmLockfile(bytes, absPath);
   if (!/^9\.\d+$/.test(index.lockfileVersion)) throw unsupportedVersion(absPath, index.lockfileVersion, isPnpmV6(index.lockfileVersion));
   return finish(format, lowerPnpm(index), options);
 }
@@ -166,10 +165,16 @@ function finish(format: SliceFormat, graph: LoweredGraph, options: FromLockfileO
 }
 
 function packageName(root: string, importer: string): string | undefined {
+  // Only a folder inside the workspace is read: an importer path is lockfile text, and may name anything.
+  if (importer.includes('\0') || importer.startsWith('/')) return undefined;
+  if (importer.includes('..')) {
+    const relative = posix.normalize(importer);
+    if (relative === '..' || relative.startsWith('../')) return undefined;
+  }
   const path = join(root, importer, 'package.json');
-  // A stat first: a missing manifest is common (removed projects, fixtures) and a thrown ENOENT costs more.
-  if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
   try {
+    // A stat first: a missing manifest is common (removed projects, fixtures) and a thrown ENOENT costs more.
+    if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
     const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
     const name = (parsed as { name?: unknown } | null)?.name;
     return typeof name === 'string' && name !== '' ? name : undefined;

@@ -2,10 +2,17 @@
 //
 // Owns: spawning argv (no shell) in the workspace root with `<root>/node_modules/.bin` first on PATH (as
 // `pnpm exec` would), collecting stdout, and turning failure into ERR_LOCKGUARD_PLAN naming the command.
+// turbo's Node launcher is skipped for its native binary (turbo-binary.ts). Where the OS runs the file itself
+// (POSIX: a binary or a script with a shebang), the dry run is spawned with node:child_process: importing
+// execa costs about 135 ms and 340 M instructions here, four Node starts, more than pnpm 12's or turbo's whole
+// dry run. On Windows, where a runner on PATH is a `.cmd` shim that only a shell or execa starts, execa runs it.
 // Invariants: never a hang (timeout, then SIGKILL); never echoes the environment; stderr is quoted only
-// by its first meaningful line.
+// by its first meaningful line; both ways of spawning end in the same verdicts.
 
+import { spawn } from 'node:child_process';
 import { delimiter, join } from 'node:path';
+import { importExternal } from '../../core/external.js';
+import { turboNativeBinary } from './turbo-binary.js';
 import { planError } from './types.js';
 
 /** How long a dry run may take before it is killed (turbo and nx start a daemon-less graph walk). */
@@ -24,8 +31,70 @@ export interface SpawnOptions {
 }
 
 function firstLine(text: string): string {
-  const line = text.split('\n').map((part) => part.replace(ANSI_COLOR, '').trim()).find((part) => part !== '' && !/^(WARNING|Attention|NX\s*$)/.test(part));
+  const line = text
+    .split('\n')
+    .map((part) => part.replace(ANSI_COLOR, '').trim())
+    .find((part) => part !== '' && !/^(WARNING|Attention|NX\s*$)/.test(part));
   return (line ?? '').slice(0, QUOTED_LINE_MAX);
+}
+
+/** How a dry run ended, whichever way it was spawned. */
+interface DryEnd {
+  /** The code of a process that could not start (ENOENT, EACCES, ...). */
+  readonly startError?: string;
+  readonly exitCode: number | undefined;
+  readonly signal: string | undefined;
+  readonly timedOut: boolean;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Where the OS runs the file itself: node:child_process, with the bounds execa gives on Windows. */
+function spawnPlain(file: string, args: readonly string[], cwd: string, env: Record<string, string>, timeoutMs: number): Promise<DryEnd> {
+  return new Promise((done) => {
+    const child = spawn(file, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], shell: false });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let size = 0;
+    let timedOut = false;
+    let startError: string | undefined;
+    const collect =
+      (into: Buffer[]) =>
+      (chunk: Buffer): void => {
+        size += chunk.length;
+        if (size > DRY_RUN_MAX_OUTPUT) child.kill('SIGKILL');
+        else into.push(chunk);
+      };
+    child.stdout.on('data', collect(out));
+    child.stderr.on('data', collect(err));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      startError = error.code ?? 'error';
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      done({
+        ...(startError === undefined ? {} : { startError }),
+        exitCode: startError === undefined ? (code ?? undefined) : undefined,
+        signal: signal ?? undefined,
+        timedOut,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      });
+    });
+  });
+}
+
+/** On Windows: execa starts `.cmd` shims, with the same timeout with SIGKILL, output cap, and a result for a non-zero exit. */
+async function spawnExeca(file: string, args: readonly string[], cwd: string, env: Record<string, string>, timeoutMs: number): Promise<DryEnd> {
+  const { execa } = await importExternal('execa');
+  const result = await execa(file, args, { cwd, env, extendEnv: false, stdin: 'ignore', reject: false, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: DRY_RUN_MAX_OUTPUT, stripFinalNewline: false });
+  const notStarted = result.failed && result.exitCode === undefined && !result.timedOut && result.signal === undefined;
+  const startError = notStarted ? ((result.cause as NodeJS.ErrnoException | undefined)?.code ?? result.shortMessage) : undefined;
+  return { ...(startError === undefined ? {} : { startError }), exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, stdout: result.stdout, stderr: result.stderr };
 }
 
 export async function runDry(argv: readonly string[], options: SpawnOptions): Promise<string> {
@@ -36,26 +105,19 @@ export async function runDry(argv: readonly string[], options: SpawnOptions): Pr
   const pathKey = Object.keys(env).find((key) => key.toUpperCase() === 'PATH') ?? 'PATH';
   env[pathKey] = [join(options.root, 'node_modules', '.bin'), env[pathKey] ?? ''].join(delimiter);
   const shown = argv.join(' ');
-  // execa (loaded here only: it is not on any start-up path) gives the timeout with SIGKILL, the output
-  // cap, and a result instead of an exception for a non-zero exit.
-  const { execa } = await import('execa');
-  const result = await execa(file, args, {
-    cwd: options.root,
-    env,
-    extendEnv: false,
-    stdin: 'ignore',
-    reject: false,
-    timeout: options.timeoutMs ?? DRY_RUN_TIMEOUT_MS,
-    killSignal: 'SIGKILL',
-    maxBuffer: DRY_RUN_MAX_OUTPUT,
-    stripFinalNewline: false,
-  });
-  if (result.failed && result.exitCode === undefined && !result.timedOut && result.signal === undefined) {
-    const code = (result.cause as NodeJS.ErrnoException | undefined)?.code;
-    throw planError(`Could not start "${shown}" for the plan: ${code ?? result.shortMessage}.`, `Install ${file} in the workspace (or put it on PATH), or run lockguard plan from the workspace root.`, options.root);
+  const timeoutMs = options.timeoutMs ?? DRY_RUN_TIMEOUT_MS;
+  const native = turboNativeBinary(file, options.root, env);
+  const end =
+    native !== undefined
+      ? await spawnPlain(native, args, options.root, { ...env, __TURBO_NPM_WRAPPER: '1' }, timeoutMs)
+      : process.platform === 'win32'
+        ? await spawnExeca(file, args, options.root, env, timeoutMs)
+        : await spawnPlain(file, args, options.root, env, timeoutMs);
+  if (end.startError !== undefined && !end.timedOut && end.signal === undefined && end.exitCode === undefined) {
+    throw planError(`Could not start "${shown}" for the plan: ${end.startError}.`, `Install ${file} in the workspace (or put it on PATH), or run lockguard plan from the workspace root.`, options.root);
   }
-  if (result.exitCode === 0 && !result.timedOut) return result.stdout;
-  const why = result.timedOut ? 'was killed (SIGKILL, timed out)' : result.signal !== undefined ? `was killed (${result.signal})` : `exited with ${String(result.exitCode)}`;
-  const detail = firstLine(result.stderr) || firstLine(result.stdout);
+  if (end.exitCode === 0 && !end.timedOut) return end.stdout;
+  const why = end.timedOut ? 'was killed (SIGKILL, timed out)' : end.signal !== undefined ? `was killed (${end.signal})` : `exited with ${String(end.exitCode)}`;
+  const detail = firstLine(end.stderr) || firstLine(end.stdout);
   throw planError(`The runner's dry run "${shown}" ${why}${detail === '' ? '' : `: ${detail}`}.`, 'Run that command yourself to see why; lockguard plan needs it to succeed.', options.root);
 }

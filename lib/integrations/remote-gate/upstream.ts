@@ -1,7 +1,6 @@
-// The one upstream a gate forwards to: parsed once, joined with each request's path.
+// The one upstream a gate forwards to: parsed once (upstream-url.ts), joined with each request's path.
 //
-// Owns: validating the configured remote URL (http or https, a host, no credentials in the URL, no
-// query or fragment), the request options for one forwarded request, and the hop-by-hop header rules.
+// Owns: the request options for one forwarded request, the keep-alive agent, and the hop-by-hop header rules.
 // Invariants: the upstream's base path is kept (`https://host/api` + `/v8/artifacts/h`); headers go
 // through as the client sent them except the hop-by-hop ones and `host`; nothing is added (no credential,
 // no forwarding header). A URL that fails validation is never echoed whole (it may hold a secret).
@@ -9,38 +8,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { Upstream } from './upstream-url.js';
 
-export interface Upstream {
-  readonly protocol: 'http:' | 'https:';
-  readonly hostname: string;
-  readonly port: number;
-  /** The base path without a trailing slash ('' for none). */
-  readonly basePath: string;
-  /** The `host` header the upstream expects (brackets for IPv6, the port when it is not the default). */
-  readonly hostHeader: string;
-  /** `scheme://host:port/base` for notes (never credentials or a query: the URL was refused if it had them). */
-  readonly origin: string;
-}
-
-export type UpstreamProblem = 'not-a-url' | 'scheme' | 'credentials-in-url' | 'query-in-url';
-
-/** Parse the remote the user configured; a problem is a value (the run falls back to the switch). */
-export function parseUpstream(value: string): Upstream | UpstreamProblem {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'not-a-url';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'scheme';
-  if (url.username !== '' || url.password !== '') return 'credentials-in-url';
-  if (url.search !== '' || url.hash !== '') return 'query-in-url';
-  if (url.hostname === '') return 'not-a-url';
-  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-  const basePath = url.pathname.replace(/\/+$/, '');
-  const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  return { protocol: url.protocol, hostname, port, basePath, hostHeader: url.host, origin: `${url.protocol}//${url.host}${basePath}` };
-}
+export { parseUpstream, type Upstream, type UpstreamProblem } from './upstream-url.js';
 
 // RFC 9110 §7.6.1 connection-specific fields, plus `host` (set for the upstream).
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);

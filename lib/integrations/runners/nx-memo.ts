@@ -20,8 +20,13 @@ const MEMO = join(LEDGER_DIR, LEDGER.cache, NX_MEMO_FILE);
 const SETTINGS = ['HOME', 'NX_CACHE_DIRECTORY', 'NX_WORKSPACE_DATA_DIRECTORY', 'NX_PROJECT_GRAPH_CACHE_DIRECTORY', 'NX_ALLOW_INSECURE_DIRECTORIES'];
 
 function statKey(path: string): string {
-  const stats = lstatSync(path, { throwIfNoEntry: false });
-  return stats === undefined ? '-' : `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+  try {
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    return stats === undefined ? '-' : `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+  } catch (error) {
+    // `.git` is a file in a worktree or a submodule (ENOTDIR under it): part of the key, never a failed run.
+    return `!${(error as { code?: string }).code ?? 'error'}`;
+  }
 }
 
 function bytes(path: string): string {

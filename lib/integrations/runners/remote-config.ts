@@ -23,11 +23,11 @@
 // cannot be read errs towards "configured" (a needless switch costs an upload; a missed one can publish
 // a stale entry).
 
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { readdirSync, readFileSync } from 'node:fs';
+import Module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { parseUpstream } from '../remote-gate/upstream.js';
+import { basename, dirname, join } from 'node:path';
+import { parseUpstream } from '../remote-gate/upstream-url.js';
 import { pnpmHasAuthFor } from './npmrc-auth.js';
 import type { GateProtocol } from '../remote-gate/types.js';
 import type { RunnerName } from './types.js';
@@ -153,7 +153,32 @@ function detectTurbo(root: string, env: Env, argv: readonly string[]): RemoteDet
 
 const NX_CACHE_PLUGINS = ['s3', 'shared-fs', 'gcs', 'azure'].flatMap((name) => [`@nx/${name}-cache`, `@nx/powerpack-${name}-cache`]);
 
+/** The folders `require.resolve(name, { paths: [root] })` looks in: every node_modules from root up, then Node's global folders. */
+function lookupFolders(root: string): string[] {
+  const folders: string[] = [];
+  for (let dir = root; ; dir = dirname(dir)) {
+    if (basename(dir) !== 'node_modules') folders.push(join(dir, 'node_modules'));
+    if (dirname(dir) === dir) break;
+  }
+  return [...folders, ...((Module as unknown as { globalPaths?: readonly string[] }).globalPaths ?? [])];
+}
+
+/** Whether some lookup folder's `@nx` scope names one of the plugins (one readdir per folder; most have none). */
+function nxPluginNamed(root: string): boolean {
+  const names = new Set(NX_CACHE_PLUGINS.map((name) => name.slice('@nx/'.length)));
+  return lookupFolders(root).some((folder) => {
+    try {
+      return readdirSync(join(folder, '@nx')).some((name) => names.has(name));
+    } catch {
+      return false;
+    }
+  });
+}
+
 function nxPluginInstalled(root: string): string | undefined {
+  // Resolving eight names the way nx does costs a few hundred system calls; where no lookup folder names
+  // any of them, none resolves.
+  if (!nxPluginNamed(root)) return undefined;
   const require = createRequire(join(root, 'package.json'));
   return NX_CACHE_PLUGINS.find((name) => {
     try {

@@ -38,3 +38,10 @@ test('resolveNxCache takes the remembered answer instead of asking nx again', (t
   assert.equal(cache.dir, join(home, '.nx', 'remembered', 'cache'));
   assert.equal(cache.shared, true);
 });
+
+test('a workspace in a git worktree (.git is a file) has a memo key, not a failed run', (t) => {
+  const root = tempWorkspace(t, { 'nx.json': '{}', '.git': 'gitdir: /somewhere/else/.git/worktrees/w\n', '.lockguard': {} });
+  const key = nxMemoKey(root, { HOME: '/home/someone' });
+  assert.match(key, /^[0-9a-f]{64}$/);
+  assert.equal(nxMemoKey(root, { HOME: '/home/someone' }), key);
+});

@@ -1,6 +1,7 @@
 // Which remote each runner would reach, and whether the gate can stand in front of it.
 
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { detectRemote, remoteConfigured, TURBO_DEFAULT_API } from '../../../lib/integrations/runners/remote-config.js';
 import { pointRunnerAt } from '../../../lib/integrations/runners/remote-point.js';
@@ -89,4 +90,19 @@ test('pointing: turbo keeps token and team, rewrites its own --api; nx gets its 
   const nx = detectRemote('nx', tempWorkspace(t, { 'nx.json': '{}' }), { NX_SELF_HOSTED_REMOTE_CACHE_SERVER: 'http://n.example' });
   if (nx.state !== 'gateable') throw new Error('expected gateable');
   assert.deepEqual(pointRunnerAt(nx, 'http://127.0.0.1:6', ['nx']).env, { NX_SELF_HOSTED_REMOTE_CACHE_SERVER: 'http://127.0.0.1:6' });
+});
+
+test('nx cache plugins: found in an ancestor node_modules too; an @nx scope of other packages is none', (t) => {
+  const server = { NX_SELF_HOSTED_REMOTE_CACHE_SERVER: 'http://127.0.0.1:1' };
+  // A workspace whose @nx scope holds only nx's own packages: the server stays gateable.
+  const others = tempWorkspace(t, { 'nx.json': '{}', 'package.json': '{"name":"r"}', node_modules: { '@nx': { js: { 'package.json': '{"name":"@nx/js"}' }, devkit: { 'package.json': '{"name":"@nx/devkit"}' } } } });
+  assert.equal(detectRemote('nx', others, server).state, 'gateable');
+  // A plugin installed one folder up (a hoisted monorepo root): nx resolves it, so it is ungateable.
+  const outer = tempWorkspace(t, { node_modules: { '@nx': { 'powerpack-gcs-cache': { 'package.json': '{"name":"@nx/powerpack-gcs-cache","main":"index.js"}', 'index.js': '' } } }, app: { 'nx.json': '{}', 'package.json': '{"name":"app"}' } });
+  const found = detectRemote('nx', join(outer, 'app'), server);
+  assert.equal(found.state, 'ungateable');
+  assert.match((found as { why: string }).why, /@nx\/powerpack-gcs-cache/);
+  // A folder named like a plugin that does not resolve (no package.json, no index): not a plugin.
+  const hollow = tempWorkspace(t, { 'nx.json': '{}', 'package.json': '{"name":"r"}', node_modules: { '@nx': { 's3-cache': {} } } });
+  assert.equal(detectRemote('nx', hollow, server).state, 'gateable');
 });

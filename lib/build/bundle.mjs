@@ -1,0 +1,71 @@
+// `npm run build`, after `tsc`: the esbuild bundles, then the V8 code caches of the CLI's bundles.
+//
+// Owns: what ships as bundles (package.json "files") and how each is built:
+// - dist/lockguard.cjs: the executable, a launcher of a few lines (lib/cli/bin.ts) that picks one bundle;
+// - dist/cli/<command>.cjs, one per command, and dist/cli/main.cjs (help, --version, an unknown command):
+//   each holds lib/cli/main.ts with a table of its one command, and nothing another command needs; the
+//   command's own on-demand imports are inlined; @pnpm/lockfile-file and execa stay external and are
+//   imported through the launcher (lib/core/external.ts): no `import()` may remain in a bundle (the build
+//   fails on one: code compiled through node:vm cannot import in Node 20);
+// - each CLI bundle written as the function expression the launcher compiles (no CommonJS module of its own);
+// - dist/cli/<bundle>.cjs.v8cache: its V8 code cache (lib/build/train-code-cache.mjs);
+// - dist/pnpmfile.cjs, dist/npm-hook.cjs, dist/yarn-plugin.cjs: the install-time hooks, plain CommonJS.
+// Invariants: writes only under dist/; the caches are made by the Node that builds (another V8 rejects them
+// and the bundle is compiled from source, lib/cli/bundle-load.ts); a failed training fails the build.
+
+import { build } from 'esbuild';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const dist = join(root, 'dist');
+const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', absWorkingDir: root };
+const { COMMAND_NAMES } = await import(pathToFileURL(join(dist, 'lib', 'cli', 'command-names.js')).href);
+
+/** The entry of one CLI bundle: main with a table of `name` only (none for the `main` bundle). */
+function entryOf(name) {
+  const table = name === 'main' ? '{}' : `{ ${JSON.stringify(name)}: async () => command }`;
+  return [
+    "import { main } from './main.js';",
+    "export { exitProcess, processIo } from './io.js';",
+    ...(name === 'main' ? [] : [`import { command } from './commands/${name}.js';`]),
+    `export function start(argv, io) { return main(argv, io, ${table}); }`,
+  ].join('\n');
+}
+
+const bundles = ['main', ...COMMAND_NAMES];
+rmSync(join(dist, 'cli'), { recursive: true, force: true });
+await Promise.all([
+  build({ ...common, entryPoints: ['dist/lib/cli/bin.js'], outfile: 'dist/lockguard.cjs' }),
+  ...bundles.map((name) =>
+    build({
+      ...common,
+      stdin: { contents: entryOf(name), resolveDir: join(dist, 'lib', 'cli'), sourcefile: `cli-${name}.js` },
+      outfile: `dist/cli/${name}.cjs`,
+      external: ['@pnpm/lockfile-file', 'execa'],
+      // import.meta.url, computed only when asked (version.ts, refuse-env.ts, yarn-state.ts).
+      define: { 'import.meta.url': '__lockguardMeta.url' },
+      banner: { js: "const __lockguardMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
+    }),
+  ),
+  build({ ...common, entryPoints: ['dist/lib/integrations/pnpmfile/commonjs.js'], outfile: 'dist/pnpmfile.cjs' }),
+  build({ ...common, entryPoints: ['dist/lib/cli/npm-hook-entry.js'], outfile: 'dist/npm-hook.cjs' }),
+  build({ ...common, entryPoints: ['dist/lib/integrations/yarn-plugin/commonjs.js'], outfile: 'dist/yarn-plugin.cjs' }),
+]);
+
+// The only dynamic import left may be core/external.ts's fallback for the ES modules, never reached in a bundle.
+// Each bundle is then written as the script the launcher compiles (lib/cli/bundle-load.ts wrapBundle).
+const { wrapBundle } = await import(pathToFileURL(join(dist, 'lib', 'cli', 'bundle-load.js')).href);
+for (const name of bundles) {
+  const file = join(dist, 'cli', `${name}.cjs`);
+  const text = readFileSync(file, 'utf8');
+  const imports = (text.match(/\bimport\(/g) ?? []).length;
+  const external = text.includes('typeof __lockguardImport === "function"');
+  if (imports !== (external ? 2 : 0)) throw new Error(`build: ${file} holds ${imports} import() calls; a bundle may import only through core/external.ts's importExternal.`);
+  writeFileSync(file, wrapBundle(text));
+}
+
+const trained = spawnSync(process.execPath, [join(root, 'lib', 'build', 'train-code-cache.mjs'), join(dist, 'cli')], { stdio: 'inherit' });
+if (trained.status !== 0) throw new Error(`build: training the code caches in ${join(dist, 'cli')} failed (exit ${trained.status ?? trained.signal})`);

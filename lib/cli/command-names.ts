@@ -1,0 +1,30 @@
+// The CLI's command names and their one-line summaries: all the executable (bin.ts) needs to pick a command's
+// bundle, and what `lockguard --help` lists.
+// Invariant: data only; imports nothing (it is in every bundle, the executable's included).
+
+/** Every command, in the order "unknown command" lists them. */
+export const COMMAND_NAMES: readonly string[] = ['snapshot', 'verify', 'key', 'status', 'run', 'doctor', 'quarantine', 'plan', 'init', 'hook'];
+
+/** One line per command, in the order `lockguard --help` lists them. */
+export const SUMMARIES: Readonly<Record<string, string>> = {
+  run: 'run a command (turbo, nx, pnpm -r, ...) and guard its cache saves against installs inside it',
+  snapshot: 'record the lockfile fingerprints before a CI job installs, and print the cache key',
+  verify: 'before a cache save: exit 0 if nothing moved since the snapshot, 1 if something did',
+  key: 'print the current cache key of the fingerprint table',
+  status: "show the latest run's state and report",
+  doctor: 'check that this workspace is set up for lockguard (read-only)',
+  quarantine: 'list or restore the cache entries guarded runs withheld',
+  plan: 'before a run: which tasks may rewrite the lockfile, and which keys that makes unstable',
+  init: 'set up the install-time hooks (.pnpmfile.cjs; --npm-scripts for npm)',
+  hook: 'for npm root preinstall/postinstall scripts: report to a guarded run',
+};
+
+/**
+ * The command `argv` names (after a leading `-C <dir>` / `--dir <dir>` / `--dir=<dir>`), when it is one;
+ * undefined for help, the version, a missing or an unknown command.
+ */
+export function commandOf(argv: readonly string[]): string | undefined {
+  const first = argv[0];
+  const name = first === '-C' || first === '--dir' ? argv[2] : first?.startsWith('--dir=') === true ? argv[1] : first;
+  return name !== undefined && COMMAND_NAMES.includes(name) ? name : undefined;
+}

@@ -1,0 +1,86 @@
+// turbo's native binary, found as turbo's own launcher finds it, so a plan's dry run is one process, not two.
+//
+// Owns: `turboNativeBinary(file, root, env)`. `node_modules/.bin/turbo` is turbo's Node launcher
+// (`turbo/bin/turbo`, turbo 2.11.11): it starts Node (about as long as the whole native dry run) only to
+// spawn the platform binary with the same argv. The launcher's own rules, read from that file:
+// `TURBO_BINARY_PATH` when set and present; else `@turbo/<platform>-<arch>/bin/turbo[.exe]`, then the legacy
+// `turbo-<platform>-<arch>/bin/turbo[.exe]`, resolved from the launcher's folder (platform `windows` for
+// win32, `linux` for android; arch `64` for x64). The binary runs with the launcher's env plus its
+// `__TURBO_NPM_WRAPPER=1` marker, which only matters for signals a wrapper forwards (none here).
+// Invariants: answers only when `file` resolves (as the spawn would: `<root>/node_modules/.bin` first, then
+// PATH) to turbo's launcher and the binary the launcher would pick exists; anything else (another turbo, a
+// missing platform package, which the launcher would try to install, an unsupported platform, Windows'
+// PATHEXT rules) is undefined, and the caller runs `file` as given. Reads a few stats and one package.json.
+
+import { accessSync, constants, existsSync, readFileSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Where a spawn of `file` with `env`'s PATH (`<root>/node_modules/.bin` already first) finds it. */
+function onPath(file: string, root: string, env: Env): string | undefined {
+  if (file.includes('/')) return isAbsolute(file) ? file : resolve(root, file);
+  const pathKey = Object.keys(env).find((key) => key.toUpperCase() === 'PATH') ?? 'PATH';
+  for (const dir of (env[pathKey] ?? '').split(delimiter)) {
+    if (dir === '') continue;
+    const candidate = join(resolve(root, dir), file);
+    if (executable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** True when `launcher` (a real path) is `bin/turbo` of the `turbo` package. */
+function isTurboLauncher(launcher: string): boolean {
+  if (basename(launcher) !== 'turbo' || basename(dirname(launcher)) !== 'bin') return false;
+  try {
+    const manifest = JSON.parse(readFileSync(join(dirname(dirname(launcher)), 'package.json'), 'utf8')) as { name?: unknown; bin?: unknown };
+    const bin = manifest.bin as Record<string, unknown> | undefined;
+    return manifest.name === 'turbo' && typeof bin === 'object' && bin !== null && (bin['turbo'] === './bin/turbo' || bin['turbo'] === 'bin/turbo');
+  } catch {
+    return false;
+  }
+}
+
+/** The launcher's platform and arch words, or undefined where it supports neither. */
+function platformWords(): { platform: string; arch: string } | undefined {
+  const platform = process.platform === 'win32' ? 'windows' : process.platform === 'android' ? 'linux' : process.platform;
+  const arch = process.arch === 'x64' ? '64' : process.arch;
+  return ['darwin', 'linux', 'windows'].includes(platform) && ['64', 'arm64'].includes(arch) ? { platform, arch } : undefined;
+}
+
+/** The native turbo binary the launcher that `file` names would start, or undefined (run `file` itself). */
+export function turboNativeBinary(file: string, root: string, env: Env): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  const found = onPath(file, root, env);
+  if (found === undefined) return undefined;
+  let launcher: string;
+  try {
+    launcher = realpathSync(found);
+  } catch {
+    return undefined;
+  }
+  if (!isTurboLauncher(launcher)) return undefined;
+  const configured = env['TURBO_BINARY_PATH'];
+  if (configured !== undefined && configured !== '') return existsSync(resolve(root, configured)) ? resolve(root, configured) : undefined;
+  const words = platformWords();
+  if (words === undefined) return undefined;
+  const require = createRequire(launcher);
+  for (const candidate of [`@turbo/${words.platform}-${words.arch}/bin/turbo`, `turbo-${words.platform}-${words.arch}/bin/turbo`]) {
+    try {
+      return require.resolve(candidate);
+    } catch {
+      // Not this name: the launcher tries the next.
+    }
+  }
+  return undefined;
+}

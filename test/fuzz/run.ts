@@ -1,0 +1,65 @@
+// `npm run fuzz`: the lockfile fuzz of lockfiles.test.ts, longer, with its counts printed, and the pnpm oracle
+// pass (mutants @pnpm/lockfile-file refuses that lockguard still slices; mutants both read with another reach).
+//
+// Usage: npm run fuzz -- [--seed N] [--count N] [--format pnpm,npm] [--oracle N] [--timeout MS]
+// Settings also from LOCKGUARD_FUZZ_SEED and LOCKGUARD_FUZZ_COUNT. Exit 1 when anything failed: every failure
+// is printed with the seed, format, fixture and index that reproduce it.
+
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { slicesFromLockfile } from '../../lib/core/slices/slices.js';
+import { fixturePath, FORMATS } from './formats.js';
+import { fuzz } from './harness.js';
+import { oracleRun } from './oracle.js';
+
+function integer(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`Expected ${name} to be a non-negative integer, got "${value}"`);
+  return parsed;
+}
+
+const { values } = parseArgs({ options: { seed: { type: 'string' }, count: { type: 'string' }, format: { type: 'string' }, oracle: { type: 'string' }, timeout: { type: 'string' } }, strict: true });
+const seed = integer('--seed', values.seed ?? process.env['LOCKGUARD_FUZZ_SEED'], 1);
+const count = integer('--count', values.count ?? process.env['LOCKGUARD_FUZZ_COUNT'], 1000);
+const oracle = integer('--oracle', values.oracle, 500);
+const formats = values.format?.split(',') ?? FORMATS.map((format) => format.name);
+
+const started = performance.now();
+let done = 0;
+const report = await fuzz({
+  seed,
+  count,
+  formats,
+  callTimeoutMs: integer('--timeout', values.timeout, 30_000),
+  onCase: () => {
+    done++;
+    if (done % 50 === 0) process.stderr.write(`fuzz: ${done}/${count} cases\n`);
+  },
+});
+const seconds = ((performance.now() - started) / 1000).toFixed(0);
+const kinds = (kind: string): number => report.failures.filter((failure) => failure.kind === kind).length;
+process.stdout.write(`lockfile fuzz, seed ${seed}: ${report.cases} mutants (${formats.join(', ')}), ${report.calls} calls in process through main(), ${seconds} s\n`);
+process.stdout.write(`  hangs ${kinds('hang')}, exit 70 ${kinds('exit-70')}, other unexpected exit codes ${kinds('unexpected-code')}, leaks of the planted secret ${kinds('leak')}, harness errors ${kinds('harness-error')}\n`);
+process.stdout.write(`  exit codes: ${Object.entries(report.byCode).map(([code, n]) => `${code}: ${n}`).join(', ')}\n`);
+process.stdout.write(`  mutators: ${Object.entries(report.byMutator).sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, n]) => `${name} ${n}`).join(', ')}\n`);
+for (const failure of report.failures.slice(0, 20)) process.stdout.write(`  FAILED ${JSON.stringify(failure).slice(0, 800)}\n`);
+
+let oracleFailed = false;
+if (oracle > 0 && formats.includes('pnpm')) {
+  const pnpm = FORMATS.find((format) => format.name === 'pnpm');
+  for (const fixture of pnpm?.fixtures ?? []) {
+    const dir = mkdtempSync(join(tmpdir(), 'lockguard-oracle-'));
+    try {
+      const counts = await oracleRun(readFileSync(fixturePath(fixture), 'utf8'), seed, oracle, dir, (bytes, root) => slicesFromLockfile(bytes, { lockfile: 'pnpm-lock.yaml', root, names: false }));
+      const refused = Object.values(counts.acceptedButRefused).reduce((sum, n) => sum + n, 0);
+      process.stdout.write(`pnpm oracle (@pnpm/lockfile-file), ${fixture}: ${counts.tried} mutants; ${counts.rejected} refused by pnpm, of which sliced by lockguard: ${counts.rejectedButSliced}; ${counts.accepted} read by pnpm: ${counts.acceptedSameReach} sliced with pnpm's reach, ${counts.acceptedOtherReach} with another, ${refused} refused by lockguard\n`);
+      oracleFailed ||= counts.rejectedButSliced > 0 || counts.acceptedOtherReach > 0;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}
+process.exitCode = report.failures.length > 0 || oracleFailed ? 1 : 0;

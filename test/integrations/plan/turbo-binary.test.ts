@@ -1,0 +1,61 @@
+// A plan's turbo dry run skips turbo's Node launcher for the native binary the launcher itself would start
+// (lib/integrations/plan/turbo-binary.ts), with the real turbo 2.11.11 installed in this repository; and
+// both ways of spawning give the same plan and the same failures.
+
+import assert from 'node:assert/strict';
+import { chmodSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { delimiter, join } from 'node:path';
+import { test } from 'node:test';
+import { runDry } from '../../../lib/integrations/plan/spawn-runner.js';
+import { turboNativeBinary } from '../../../lib/integrations/plan/turbo-binary.js';
+import { repoRoot } from '../../helpers/fixtures.js';
+import { tempWorkspace } from '../../helpers/workspace.js';
+
+const REPO = repoRoot();
+const LAUNCHER = join(REPO, 'node_modules', 'turbo', 'bin', 'turbo');
+const NATIVE = createRequire(LAUNCHER).resolve(`@turbo/${process.platform}-${process.arch === 'x64' ? '64' : process.arch}/bin/turbo`);
+
+function turboWorkspace(t: Parameters<typeof tempWorkspace>[0]): string {
+  const root = tempWorkspace(t, {
+    'package.json': '{"name":"root","private":true,"packageManager":"pnpm@10.34.8","workspaces":["packages/*"]}\n',
+    'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
+    'turbo.json': '{"tasks":{"build":{"dependsOn":["^build"],"outputs":["dist/**"]}}}\n',
+    packages: { a: { 'package.json': '{"name":"a","scripts":{"build":"node -e 1"}}\n' }, b: { 'package.json': '{"name":"b","dependencies":{"a":"*"},"scripts":{"build":"node -e 1"}}\n' } },
+  });
+  mkdirSync(join(root, 'node_modules', '.bin'), { recursive: true });
+  symlinkSync(LAUNCHER, join(root, 'node_modules', '.bin', 'turbo'));
+  return root;
+}
+
+test("turbo's launcher found on PATH leads to the native binary it would start; anything else is run as given", (t) => {
+  const root = turboWorkspace(t);
+  const env = { PATH: [join(root, 'node_modules', '.bin'), process.env['PATH'] ?? ''].join(delimiter) };
+  assert.equal(turboNativeBinary('turbo', root, env), NATIVE);
+  assert.equal(turboNativeBinary(join(REPO, 'node_modules', '.bin', 'turbo'), root, {}), NATIVE, 'a path to the launcher');
+  // TURBO_BINARY_PATH, as the launcher honours it: when it exists; a missing one is left to the launcher's error.
+  assert.equal(turboNativeBinary('turbo', root, { ...env, TURBO_BINARY_PATH: NATIVE }), NATIVE);
+  assert.equal(turboNativeBinary('turbo', root, { ...env, TURBO_BINARY_PATH: join(root, 'missing') }), undefined);
+  // Not turbo's launcher: a script named turbo, or the native binary itself on PATH.
+  const other = tempWorkspace(t, { bin: { turbo: '#!/bin/sh\necho hi\n' } });
+  chmodSync(join(other, 'bin', 'turbo'), 0o755);
+  assert.equal(turboNativeBinary('turbo', root, { PATH: join(other, 'bin') }), undefined);
+  assert.equal(turboNativeBinary(NATIVE, root, {}), undefined);
+  assert.equal(turboNativeBinary('turbo', root, { PATH: join(root, 'nowhere') }), undefined);
+});
+
+test('the dry run through the native binary prints what the launcher prints; a failing one is ERR_LOCKGUARD_PLAN', async (t) => {
+  const root = turboWorkspace(t);
+  const env = { PATH: process.env['PATH'] ?? '', HOME: root, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' };
+  const viaNative = JSON.parse(await runDry(['turbo', 'run', 'build', '--dry=json'], { root, env })) as { tasks: { taskId: string; hash: string }[] };
+  // The launcher itself (named by its real path, which is no launcher found on PATH by name): the same tasks and hashes.
+  const launcherCopy = join(root, 'launch.sh');
+  writeFileSync(launcherCopy, `#!/bin/sh\nexec "${process.execPath}" "${realpathSync(LAUNCHER)}" "$@"\n`);
+  chmodSync(launcherCopy, 0o755);
+  const viaLauncher = JSON.parse(await runDry([launcherCopy, 'run', 'build', '--dry=json'], { root, env })) as { tasks: { taskId: string; hash: string }[] };
+  const tasks = (dry: typeof viaNative): string[] => dry.tasks.map((task) => `${task.taskId} ${task.hash}`).sort();
+  assert.deepEqual(tasks(viaNative), tasks(viaLauncher));
+  assert.deepEqual(viaNative.tasks.map((task) => task.taskId).sort(), ['a#build', 'b#build']);
+  await assert.rejects(runDry(['turbo', 'run', 'nosuchtask', '--dry=json'], { root, env }), { code: 'ERR_LOCKGUARD_PLAN' });
+  await assert.rejects(runDry(['turbo', 'run', 'build', '--dry=json'], { root, env: { ...env, TURBO_BINARY_PATH: join(root, 'missing') } }), { code: 'ERR_LOCKGUARD_PLAN' });
+});
