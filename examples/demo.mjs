@@ -57,7 +57,14 @@ function step(title) {
 function sh(argv, { quiet = false } = {}) {
   process.stdout.write(`$ ${argv.join(' ')}\n`);
   const result = spawnSync(argv[0], argv.slice(1), { cwd: root, env, encoding: 'utf8', timeout: 120_000 });
-  if (!quiet) process.stdout.write(`${result.stdout.split('\n').filter((line) => line.trim() !== '').map((line) => `  ${line}`).join('\n')}\n`);
+  if (!quiet)
+    process.stdout.write(
+      `${result.stdout
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => `  ${line}`)
+        .join('\n')}\n`,
+    );
   if (result.status !== 0) {
     process.stderr.write(result.stderr);
     throw new Error(`${argv.join(' ')} exited ${result.status ?? result.signal}`);

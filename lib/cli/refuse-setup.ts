@@ -58,9 +58,10 @@ export function refuseSetup(table: WorkspaceFingerprints, callerEnv: Readonly<Re
     case 'yarn':
       return {
         env,
-        warning: env['YARN_PLUGINS'] === undefined || isYarnClassic(table)
-          ? '[lockguard] --policy refuse with yarn 1: nothing stops yarn add or an install at the source; a rewrite fails the run after it.'
-          : "[lockguard] --policy refuse with yarn: installs and yarn add/remove/up are refused at the source through the environment, except inside turbo's strict env mode (turbo strips YARN_*): there a rewrite fails the run after it.",
+        warning:
+          env['YARN_PLUGINS'] === undefined || isYarnClassic(table)
+            ? '[lockguard] --policy refuse with yarn 1: nothing stops yarn add or an install at the source; a rewrite fails the run after it.'
+            : "[lockguard] --policy refuse with yarn: installs and yarn add/remove/up are refused at the source through the environment, except inside turbo's strict env mode (turbo strips YARN_*): there a rewrite fails the run after it.",
       };
     case 'bun':
       return { env, warning: '[lockguard] --policy refuse with bun: bun has no setting the environment can freeze; a rewrite fails the run after it (bunfig.toml install.frozenLockfile = true refuses at the source).' };

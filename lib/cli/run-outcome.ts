@@ -31,7 +31,12 @@ export function outcomeText(policy: Policy, outcome: RunnerOutcome, guarded: rea
   const details = `${refused} (lockguard status --run ${runId} for details)`;
   const names = list(guarded.map((cache) => RUNNER_LABEL[cache.runner]));
   const noCache = 'no runner cache is guarded here (no turbo, nx or pnpm pipeline configured), so nothing was withheld; lockguard verify refuses saves keyed on this run';
-  const saves = guarded.length === 0 ? noCache : withheld === 0 ? `the ${names} ${guarded.length === 1 ? 'cache holds' : 'caches hold'} no save from after it, so nothing was withheld` : `${plural(withheld, 'cache save')} keyed before it ${withheld === 1 ? 'was' : 'were'} withheld`;
+  const saves =
+    guarded.length === 0
+      ? noCache
+      : withheld === 0
+        ? `the ${names} ${guarded.length === 1 ? 'cache holds' : 'caches hold'} no save from after it, so nothing was withheld`
+        : `${plural(withheld, 'cache save')} keyed before it ${withheld === 1 ? 'was' : 'were'} withheld`;
   switch (policy) {
     case 'flag':
       return `reported only (policy flag), nothing was withheld: outputs built after it are keyed on the old lockfile${after}${details}`;

@@ -138,7 +138,7 @@ export async function afterRunners(prepared: RunnerPrepared, policy: Policy, mov
       else notes.push(`${guarded.runner} withholding: ${noteOf(error)}`);
     }
     // A runner the command did not start and that saved nothing in this run has nothing to say.
-    const active = guarded.started || (withheld !== undefined && (withheld.withheld.length > 0 || withheld.keptBeforeMove > 0 || withheld.notMoved.length > 0)) || (summary?.source !== undefined);
+    const active = guarded.started || (withheld !== undefined && (withheld.withheld.length > 0 || withheld.keptBeforeMove > 0 || withheld.notMoved.length > 0)) || summary?.source !== undefined;
     if (active) notes.push(...summaryNotes);
     const left = (withheld?.notMoved ?? []).filter((item) => item.reason === 'interrupted' || (fault !== undefined && item.reason === 'error' && item.detail.startsWith('the pass stopped')));
     for (const item of withheld?.notMoved ?? []) if (!left.includes(item)) notes.push(`not withheld ${item.key}: ${item.detail}`);

@@ -109,7 +109,10 @@ export function patchPaths(text: string): string[] {
       if (value[1] !== undefined) found.add(value[1]);
     }
   }
-  return [...found].map((path) => posix.normalize(path.replaceAll('\\', '/'))).filter(insideRoot).sort();
+  return [...found]
+    .map((path) => posix.normalize(path.replaceAll('\\', '/')))
+    .filter(insideRoot)
+    .sort();
 }
 
 function insideRoot(relPath: string): boolean {
@@ -139,5 +142,10 @@ function normalizeModulesYaml(bytes: Buffer): Buffer {
   } catch {
     // Not JSON: fall through to the line filter.
   }
-  return Buffer.from(text.split('\n').filter((line) => !line.startsWith('prunedAt:')).join('\n'));
+  return Buffer.from(
+    text
+      .split('\n')
+      .filter((line) => !line.startsWith('prunedAt:'))
+      .join('\n'),
+  );
 }

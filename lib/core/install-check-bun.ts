@@ -119,6 +119,10 @@ function readTag(folder: string): string | undefined {
     return readFileSync(join(folder, '.bun-tag'), 'utf8').trim();
   } catch (error) {
     if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return undefined;
-    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot read "${join(folder, '.bun-tag')}" (${errnoCode(error) ?? 'unknown error'}).`, { path: join(folder, '.bun-tag'), cause: error, hint: `Check its permissions, or reinstall (${FIX}).` });
+    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot read "${join(folder, '.bun-tag')}" (${errnoCode(error) ?? 'unknown error'}).`, {
+      path: join(folder, '.bun-tag'),
+      cause: error,
+      hint: `Check its permissions, or reinstall (${FIX}).`,
+    });
   }
 }

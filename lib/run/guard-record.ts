@@ -46,7 +46,6 @@ export interface GuardRecord {
   readonly caches: readonly GuardedCacheRecord[];
 }
 
-
 export function writeGuard(runDir: string, record: GuardRecord): void {
   writeAtomic(posix.join(runDir, RUN_FILES.guard), JSON.stringify(record));
 }

@@ -45,4 +45,3 @@ export const NX_MEMO_FILE = 'nx-cache-dir.json';
 export function ledgerPath(root: string, ...parts: readonly string[]): string {
   return join(root, LEDGER_DIR, ...parts);
 }
-

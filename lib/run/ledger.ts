@@ -64,7 +64,10 @@ let lastMicros = 0;
 export function newRunId(kind: RunKind, clock: () => number = wallMicros): string {
   const micros = Math.max(Math.floor(clock()), Date.now() * 1000, lastMicros + 1);
   lastMicros = micros;
-  const stamp = new Date(Math.floor(micros / 1000)).toISOString().replace(/[-:.]/g, '').replace('Z', `${String(micros % 1000).padStart(3, '0')}Z`);
+  const stamp = new Date(Math.floor(micros / 1000))
+    .toISOString()
+    .replace(/[-:.]/g, '')
+    .replace('Z', `${String(micros % 1000).padStart(3, '0')}Z`);
   return `${stamp}-${kind}-${randomBytes(3).toString('hex')}`;
 }
 
@@ -239,7 +242,10 @@ export function listRunIds(root: string): string[] {
     if (errnoCode(error) === 'ENOENT') return [];
     throw fsFault(error, runs, 'list');
   }
-  return names.filter((name) => RUN_ID.test(name)).sort().reverse();
+  return names
+    .filter((name) => RUN_ID.test(name))
+    .sort()
+    .reverse();
 }
 
 export function runDir(root: string, id: string): string {
@@ -257,10 +263,14 @@ export function findRun(root: string, explicit: string | undefined, fromEnv: str
     const dir = RUN_ID.test(given) ? runDir(root, given) : resolve(given);
     const unset = `Unset ${source === '--run' ? 'the flag' : 'LOCKGUARD_RUN'} to use the latest run, or take a new snapshot.`;
     if (dirname(dir) !== ledgerPath(resolve(root), LEDGER.runs) || !RUN_ID.test(basename(dir))) {
-      throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `${source} names "${given}", which is not in this workspace's ledger: it belongs to the workspace at "${dirname(dirname(dirname(dir)))}" or is no run folder at all, not a run of "${root}" (its runs are in ${ledgerPath(root, LEDGER.runs)}).`, {
-        path: dir,
-        hint: `Run lockguard in the workspace that run belongs to, or: ${unset}`,
-      });
+      throw new LockguardError(
+        'ERR_LOCKGUARD_BAD_RUN',
+        `${source} names "${given}", which is not in this workspace's ledger: it belongs to the workspace at "${dirname(dirname(dirname(dir)))}" or is no run folder at all, not a run of "${root}" (its runs are in ${ledgerPath(root, LEDGER.runs)}).`,
+        {
+          path: dir,
+          hint: `Run lockguard in the workspace that run belongs to, or: ${unset}`,
+        },
+      );
     }
     const there = ledgerFolder(root, [LEDGER.runs, basename(dir)], false);
     if (there === undefined) {

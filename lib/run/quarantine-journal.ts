@@ -18,7 +18,6 @@ import { parseLine, readLedgerFile, scanLines } from './ledger-fs.js';
 import { JOURNAL_FILE, LEDGER_DIR } from './ledger-layout.js';
 import { isSafeRelative, type TreeFile } from './quarantine-move.js';
 
-
 /** The identity of a unit within one run's quarantine. */
 export function unitId(runner: string, key: string): string {
   return `${runner}/${key}`;
@@ -171,7 +170,19 @@ function readLegacyManifest(dir: string): JournalReading {
   let skipped = 0;
   for (const raw of value.entries as Partial<LegacyEntry>[]) {
     const withheldAt = Date.parse(String(raw?.withheldAt));
-    const intent = { op: 'intent', unit: unitId(String(raw?.runner), String(raw?.key)), t: Number.isFinite(withheldAt) ? withheldAt : 0, runner: raw?.runner, key: raw?.key, ...(raw?.task === undefined ? {} : { task: raw.task }), cacheDir: raw?.cacheDir, paths: raw?.paths, files: raw?.files, size: raw?.size, reason: raw?.reason } as Partial<IntentLine>;
+    const intent = {
+      op: 'intent',
+      unit: unitId(String(raw?.runner), String(raw?.key)),
+      t: Number.isFinite(withheldAt) ? withheldAt : 0,
+      runner: raw?.runner,
+      key: raw?.key,
+      ...(raw?.task === undefined ? {} : { task: raw.task }),
+      cacheDir: raw?.cacheDir,
+      paths: raw?.paths,
+      files: raw?.files,
+      size: raw?.size,
+      reason: raw?.reason,
+    } as Partial<IntentLine>;
     if (!intentOk(intent)) {
       skipped++;
       continue;

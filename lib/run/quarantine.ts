@@ -169,7 +169,19 @@ function prepare(unit: QuarantineUnit, now: number): Prepared | NotMoved {
   }
   if (present.length === 0) return { key: unit.key, reason: 'missing', detail: 'the entry is gone from the cache' };
   const size = files.reduce((sum, file) => sum + file.size, 0);
-  const intent: IntentLine = { op: 'intent', unit: unitId(unit.runner, unit.key), t: now, runner: unit.runner, key: unit.key, ...(unit.task === undefined ? {} : { task: unit.task }), cacheDir, paths: present, files, size, reason: unit.reason };
+  const intent: IntentLine = {
+    op: 'intent',
+    unit: unitId(unit.runner, unit.key),
+    t: now,
+    runner: unit.runner,
+    key: unit.key,
+    ...(unit.task === undefined ? {} : { task: unit.task }),
+    cacheDir,
+    paths: present,
+    files,
+    size,
+    reason: unit.reason,
+  };
   return { unit, intent };
 }
 
@@ -244,7 +256,11 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
       }
       if (batch.length === 0) continue;
       try {
-        appendJournal(folder, batch.map((item) => item.intent), true);
+        appendJournal(
+          folder,
+          batch.map((item) => item.intent),
+          true,
+        );
       } catch (error) {
         // No intent on disk: nothing of this batch may move.
         fault = fsFault(error, join(folder, JOURNAL_FILE), 'append to');
@@ -266,7 +282,17 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
         outcomes.push({ op: result.outcome, unit: item.intent.unit, t, ...(result.why === undefined ? {} : { why: result.why }) });
         if (result.outcome === 'done') {
           const { intent } = item;
-          moved.push({ runner: intent.runner, key: intent.key, ...(intent.task === undefined ? {} : { task: intent.task }), cacheDir: intent.cacheDir, paths: intent.paths, files: intent.files, size: intent.size, reason: intent.reason, withheldAt: new Date(t).toISOString() });
+          moved.push({
+            runner: intent.runner,
+            key: intent.key,
+            ...(intent.task === undefined ? {} : { task: intent.task }),
+            cacheDir: intent.cacheDir,
+            paths: intent.paths,
+            files: intent.files,
+            size: intent.size,
+            reason: intent.reason,
+            withheldAt: new Date(t).toISOString(),
+          });
         } else {
           notMoved.push({ key: item.unit.key, reason: 'error', detail: result.why ?? 'not moved' });
           if (result.why?.startsWith('in flight') === true) keepLock = true;
@@ -349,14 +375,23 @@ export function listQuarantine(root: string): QuarantineListing[] {
     throw fsFault(error, base, 'list');
   }
   const out: QuarantineListing[] = [];
-  for (const run of names.filter((name) => RUN_ID.test(name) && !name.startsWith('.')).sort().reverse()) {
+  for (const run of names
+    .filter((name) => RUN_ID.test(name) && !name.startsWith('.'))
+    .sort()
+    .reverse()) {
     const dir = join(base, run);
     try {
       if (safeFolder(base, [run], false) === undefined) continue;
       const reading = readJournal(dir);
       const listed = reading.units.filter((unit) => unit.state === 'withheld' || unit.state === 'restored' || unit.state === 'restoring');
       const inFlight = reading.units.filter((unit) => unit.state === 'moving').length;
-      out.push({ run, dir, manifest: { version: 1, run, root, entries: listed.map(entryOf) }, ...(inFlight > 0 ? { inFlight } : {}), ...(reading.skipped > 0 ? { problem: `${reading.skipped} line(s) of its journal could not be read` } : {}) });
+      out.push({
+        run,
+        dir,
+        manifest: { version: 1, run, root, entries: listed.map(entryOf) },
+        ...(inFlight > 0 ? { inFlight } : {}),
+        ...(reading.skipped > 0 ? { problem: `${reading.skipped} line(s) of its journal could not be read` } : {}),
+      });
     } catch (error) {
       out.push({ run, dir, problem: error instanceof Error ? error.message : String(error) });
     }

@@ -61,9 +61,14 @@ export class GuardSession {
 
   /** Begin listening for early evidence (file events, hook reports). */
   listen(): void {
-    this.#signals = watchSignals(this.table.root, this.table.entries.map((entry) => entry.path), this.run.dir, (source, at) => {
-      this.#safeCheck(source, at);
-    });
+    this.#signals = watchSignals(
+      this.table.root,
+      this.table.entries.map((entry) => entry.path),
+      this.run.dir,
+      (source, at) => {
+        this.#safeCheck(source, at);
+      },
+    );
   }
 
   /** The move, once found. */
@@ -119,9 +124,7 @@ export class GuardSession {
     const found = watch.moves().filter((move) => !known.has(move.path));
     const tentative = evidence === 'exit' ? [] : found.filter((move) => move.kind === 'went' && markers.has(move.path));
     for (const move of tentative) if (!this.#tentative.has(move.path)) this.#tentative.set(move.path, at);
-    const fresh = found
-      .filter((move) => !tentative.includes(move))
-      .map((move) => ({ path: move.path, kind: move.kind, was: move.was, now: currentDigest(this.table.root, move, this.run.record) }));
+    const fresh = found.filter((move) => !tentative.includes(move)).map((move) => ({ path: move.path, kind: move.kind, was: move.was, now: currentDigest(this.table.root, move, this.run.record) }));
     if (fresh.length === 0) return;
     const since = Math.min(at, ...fresh.map((file) => this.#tentative.get(file.path) ?? Infinity));
     // The moment is the first move's; later checks only add the files that moved since.
@@ -146,9 +149,13 @@ export class GuardSession {
     const write = Math.min(signalAt, ...files.map((file) => this.#ctimeOf(file.path)));
     let start = write;
     let latest = -Infinity;
-    scanEvents(this.run.dir, (event) => {
-      if (event.t <= write && event.t > latest) latest = event.t;
-    }, ['hook']);
+    scanEvents(
+      this.run.dir,
+      (event) => {
+        if (event.t <= write && event.t > latest) latest = event.t;
+      },
+      ['hook'],
+    );
     if (Number.isFinite(latest)) start = latest;
     return Math.max(start, this.table.at);
   }

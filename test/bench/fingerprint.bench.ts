@@ -50,7 +50,11 @@ async function tableRow(ctx: BenchContext, subject: string, root: string): Promi
   const table = readWorkspaceFingerprints(root);
   const present = table.entries.filter((entry) => entry.digest !== null).map((entry) => join(root, entry.path));
   const bytes = present.reduce((sum, path) => sum + statSync(path).size, 0);
-  const [subjectMs, baselineMs] = await perOp(() => readWorkspaceFingerprints(root), () => rawReadAndHash(present), ctx.runs);
+  const [subjectMs, baselineMs] = await perOp(
+    () => readWorkspaceFingerprints(root),
+    () => rawReadAndHash(present),
+    ctx.runs,
+  );
   return {
     group: 'table read',
     subject: `readWorkspaceFingerprints: ${subject} (${(bytes / 1e6).toFixed(2)} MB, ${table.entries.length} entries)`,
@@ -83,7 +87,10 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
 
   // (b) moved() after wrote() with nothing changed: stats only. The files were just written, so the read
   // moment is set past the racy window (as if they were old): the watch may not read them.
-  for (const [label, root] of [['pnpm, full scope', bigPnpm], ['npm, full scope', bigNpm]] as const) {
+  for (const [label, root] of [
+    ['pnpm, full scope', bigPnpm],
+    ['npm, full scope', bigNpm],
+  ] as const) {
     const table = readWorkspaceFingerprints(root);
     const watch = new FingerprintWatch(root, table, Date.now() + 2 * RACY_WINDOW_MS + 1000);
     const paths = table.entries.map((entry) => join(root, entry.path));

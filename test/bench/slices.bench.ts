@@ -37,10 +37,14 @@ function peakMb(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): n
   return Math.round(kb / 1024);
 }
 
-
 /** The main document of a (possibly two-document) pnpm lockfile. */
 function mainDocument(text: string): string {
-  return (text.split(/^---[ \t]*$/m).filter((part) => part.trim() !== '').at(-1) ?? '').replace(/^\r?\n/, '');
+  return (
+    text
+      .split(/^---[ \t]*$/m)
+      .filter((part) => part.trim() !== '')
+      .at(-1) ?? ''
+  ).replace(/^\r?\n/, '');
 }
 
 async function sliceRow(name: string, dir: string, ctx: BenchContext, env: NodeJS.ProcessEnv): Promise<BenchRow> {
@@ -48,7 +52,11 @@ async function sliceRow(name: string, dir: string, ctx: BenchContext, env: NodeJ
   writeFileSync(parse, `require(${JSON.stringify(LOCKFILE_FILE)}).readWantedLockfile(process.argv[2], { ignoreIncompatible: false }).then((l) => { if (!l) process.exit(1) })\n`);
   const subject = [BIN, 'key', '--projects'];
   const baseline = [parse, dir];
-  const [subjectMs, baselineMs] = await sideBySide(() => run([process.execPath, ...subject], dir, env), () => run([process.execPath, ...baseline], dir, env), ctx.runs);
+  const [subjectMs, baselineMs] = await sideBySide(
+    () => run([process.execPath, ...subject], dir, env),
+    () => run([process.execPath, ...baseline], dir, env),
+    ctx.runs,
+  );
   const bytes = readFileSync(join(dir, 'pnpm-lock.yaml')).length;
   const note = `${(bytes / 1e6).toFixed(2)} MB; peak RSS ${peakMb(subject, dir, env)} MB vs ${peakMb(baseline, dir, env)} MB`;
   return { group: 'slices', subject: `lockguard key --projects (${name})`, subjectMs, baseline: '@pnpm/lockfile-file parse only', baselineMs, goal: 1.0, note };
@@ -122,7 +130,11 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       note: name === 'turbo' ? "includes a Node process start; the baseline is node_modules/.bin/turbo (turbo's Node launcher, then its native binary); lockguard runs the native binary itself" : 'includes a Node process start',
     });
     // In-process, as `lockguard run` calls it: the runner's dry run plus lockguard's own work.
-    const [inMs, dryMs] = await sideBySide(() => planFor(command, ws, env), () => run(dry, ws, env), Math.max(1, Math.min(ctx.runs, name === 'nx' ? 3 : ctx.runs)));
+    const [inMs, dryMs] = await sideBySide(
+      () => planFor(command, ws, env),
+      () => run(dry, ws, env),
+      Math.max(1, Math.min(ctx.runs, name === 'nx' ? 3 : ctx.runs)),
+    );
     rows.push({ group: 'plan', subject: `planFor(${name}) in process (20 tasks)`, subjectMs: inMs, baseline: `${name} dry run alone`, baselineMs: dryMs, goal: 1.2 });
   }
   return rows;

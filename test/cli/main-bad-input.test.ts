@@ -215,7 +215,13 @@ describe('what verify and status print', () => {
       const verdict = JSON.parse(result.stdout) as { save: boolean; moved: { path: string; kind: string; was: string | null; now: string | null }[] };
       assert.equal(verdict.save, false);
       const was = taken.entries.find((entry) => entry.path === 'pnpm-lock.yaml')?.digest;
-      assert.deepEqual(verdict.moved.map(({ path, kind }) => [path, kind]), [['pnpm-lock.yaml', 'rewritten'], ['.pnpmfile.cjs', 'appeared']]);
+      assert.deepEqual(
+        verdict.moved.map(({ path, kind }) => [path, kind]),
+        [
+          ['pnpm-lock.yaml', 'rewritten'],
+          ['.pnpmfile.cjs', 'appeared'],
+        ],
+      );
       const [lockfile, pnpmfile] = verdict.moved;
       assert.equal(lockfile?.was, was);
       assert.match(lockfile?.now ?? '', /^[0-9a-f]{64}$/);
@@ -243,9 +249,11 @@ describe('what verify and status print', () => {
       assert.match(status.stdout, /^ +pnpm-lock\.yaml \(rewritten: [0-9a-f]{12} -> [0-9a-f]{12}\)$/m);
       const data = JSON.parse((await cli(['status', '--json'], root)).stdout) as { state: string; moved: { path: string }[]; verifies: number };
       assert.equal(data.state, 'moved');
-      assert.deepEqual(data.moved.map((file) => file.path), ['pnpm-lock.yaml']);
+      assert.deepEqual(
+        data.moved.map((file) => file.path),
+        ['pnpm-lock.yaml'],
+      );
       assert.equal(data.verifies, 1);
     }
   });
 });
-

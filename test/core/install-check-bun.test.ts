@@ -6,7 +6,10 @@ import { test } from 'node:test';
 import { installPath, installsHere, keyNames, storeName } from '../../lib/core/install-check-bun.js';
 
 test('bun: keys are install paths (workspace names first), store folders name their package, os/cpu decide what installs here', () => {
-  const workspaces = new Map([['b', 'packages/b'], ['@s/c', 'packages/c']]);
+  const workspaces = new Map([
+    ['b', 'packages/b'],
+    ['@s/c', 'packages/c'],
+  ]);
   assert.equal(installPath('dep', workspaces), 'node_modules/dep');
   assert.equal(installPath('x/dep', workspaces), 'node_modules/x/node_modules/dep');
   assert.equal(installPath('b/dep', workspaces), 'packages/b/node_modules/dep');
@@ -21,4 +24,3 @@ test('bun: keys are install paths (workspace names first), store folders name th
   assert.equal(installsHere({ os: `!${process.platform}` }), false);
   assert.equal(installsHere({ cpu: ['any'] }), true);
 });
-

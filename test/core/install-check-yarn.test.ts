@@ -19,19 +19,23 @@ test('stateChecksum reads lockFileChecksum out of a gzipped v8-serialized instal
 });
 
 test('pnpLocations: cache zips (virtual paths resolved), unplugged folders; workspaces skipped', () => {
-  const pnp = Buffer.from([
-    '"packageLocation": "./",\\',
-    '"packageLocation": "./packages/a/",\\',
-    '"packageLocation": "./.yarn/cache/dep-npm-1.0.0-abc.zip/node_modules/dep/",\\',
-    '"packageLocation": "./.yarn/__virtual__/peer-virtual-0123/0/cache/peer-npm-2.0.0-def.zip/node_modules/peer/",\\',
-    '"packageLocation": "./.yarn/__virtual__/g-virtual-4567/3/home/.yarn/berry/cache/g-npm-1.0.0-10c0.zip/node_modules/g/",\\',
-    '"packageLocation": "./.yarn/unplugged/esbuild-npm-0.1.0-aaa/node_modules/esbuild/",\\',
-  ].join('\n'));
+  const pnp = Buffer.from(
+    [
+      '"packageLocation": "./",\\',
+      '"packageLocation": "./packages/a/",\\',
+      '"packageLocation": "./.yarn/cache/dep-npm-1.0.0-abc.zip/node_modules/dep/",\\',
+      '"packageLocation": "./.yarn/__virtual__/peer-virtual-0123/0/cache/peer-npm-2.0.0-def.zip/node_modules/peer/",\\',
+      '"packageLocation": "./.yarn/__virtual__/g-virtual-4567/3/home/.yarn/berry/cache/g-npm-1.0.0-10c0.zip/node_modules/g/",\\',
+      '"packageLocation": "./.yarn/unplugged/esbuild-npm-0.1.0-aaa/node_modules/esbuild/",\\',
+    ].join('\n'),
+  );
   assert.deepEqual(pnpLocations(pnp).sort(), ['../../home/.yarn/berry/cache/g-npm-1.0.0-10c0.zip', '.yarn/cache/dep-npm-1.0.0-abc.zip', '.yarn/cache/peer-npm-2.0.0-def.zip', '.yarn/unplugged/esbuild-npm-0.1.0-aaa'].sort());
 });
 
 test('nmLocations, nodeLinker, yarnFlavor', () => {
-  const state = Buffer.from('__metadata:\n  version: 1\n  nmMode: classic\n\n"a@workspace:packages/a":\n  locations:\n    - "node_modules/a"\n\n"dep@npm:1.0.0":\n  locations:\n    - "node_modules/dep"\n    - "packages/b/node_modules/dep"\n\n"root@workspace:.":\n  locations:\n    - ""\n');
+  const state = Buffer.from(
+    '__metadata:\n  version: 1\n  nmMode: classic\n\n"a@workspace:packages/a":\n  locations:\n    - "node_modules/a"\n\n"dep@npm:1.0.0":\n  locations:\n    - "node_modules/dep"\n    - "packages/b/node_modules/dep"\n\n"root@workspace:.":\n  locations:\n    - ""\n',
+  );
   assert.deepEqual(nmLocations(state), ['node_modules/a', 'node_modules/dep', 'packages/b/node_modules/dep']);
   assert.equal(nodeLinker(undefined), 'pnp');
   assert.equal(nodeLinker(Buffer.from('enableTelemetry: false\nnodeLinker: "node-modules"\n')), 'node-modules');
@@ -41,7 +45,17 @@ test('nmLocations, nodeLinker, yarnFlavor', () => {
 });
 
 test('classicResolutions: every pattern of an entry maps to its resolved (quoted and plain keys)', () => {
-  const text = '# yarn lockfile v1\n\n\n"@s/a@^1.0.0", "@s/a@^1.1.0":\n  version "1.1.0"\n  resolved "https://r/@s/a-1.1.0.tgz#aa"\n\nb@^2, b@^2.1:\n  version "2.1.0"\n  resolved "https://r/b-2.1.0.tgz#bb"\n  dependencies:\n    "@s/a" "^1.0.0"\n\nlinked@file:../x:\n  version "0.0.0"\n';
-  assert.deepEqual([...classicResolutions(text)], [['@s/a@^1.0.0', 'https://r/@s/a-1.1.0.tgz#aa'], ['@s/a@^1.1.0', 'https://r/@s/a-1.1.0.tgz#aa'], ['b@^2', 'https://r/b-2.1.0.tgz#bb'], ['b@^2.1', 'https://r/b-2.1.0.tgz#bb'], ['linked@file:../x', '']]);
+  const text =
+    '# yarn lockfile v1\n\n\n"@s/a@^1.0.0", "@s/a@^1.1.0":\n  version "1.1.0"\n  resolved "https://r/@s/a-1.1.0.tgz#aa"\n\nb@^2, b@^2.1:\n  version "2.1.0"\n  resolved "https://r/b-2.1.0.tgz#bb"\n  dependencies:\n    "@s/a" "^1.0.0"\n\nlinked@file:../x:\n  version "0.0.0"\n';
+  assert.deepEqual(
+    [...classicResolutions(text)],
+    [
+      ['@s/a@^1.0.0', 'https://r/@s/a-1.1.0.tgz#aa'],
+      ['@s/a@^1.1.0', 'https://r/@s/a-1.1.0.tgz#aa'],
+      ['b@^2', 'https://r/b-2.1.0.tgz#bb'],
+      ['b@^2.1', 'https://r/b-2.1.0.tgz#bb'],
+      ['linked@file:../x', ''],
+    ],
+  );
   assert.deepEqual(splitPatterns('"a@^1", b@2'), ['a@^1', 'b@2']);
 });

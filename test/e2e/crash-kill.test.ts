@@ -119,7 +119,8 @@ async function midPass(t: TestContext, crossFs: boolean): Promise<void> {
   }
 }
 
-async function killMidPass(s: Scenario, env: Record<string, string>, cacheDir: string): Promise<void> {  writeFileSync(join(s.base, 'bulk.json'), JSON.stringify({ dir: cacheDir, count: BULK, size: 512 }));
+async function killMidPass(s: Scenario, env: Record<string, string>, cacheDir: string): Promise<void> {
+  writeFileSync(join(s.base, 'bulk.json'), JSON.stringify({ dir: cacheDir, count: BULK, size: 512 }));
   const guard = spawnGuard(turboArgv(s), s.root, env);
   await guard.waitFor(/test seam: the withholding pass pauses after 300 units/, 180_000);
   const before = inventory(cacheDir, s.root);

@@ -47,7 +47,10 @@ for (const version of PNPM_VERSIONS) {
     assert.match(lines[0] ?? '', /pnpm-lock\.yaml/);
     const { report, events } = status(fixture);
     assert.ok(report.moved?.files.some((file) => file.path === 'pnpm-lock.yaml'));
-    assert.ok(events.some((event) => event.type === 'hook' && event.source === 'pnpmfile' && event.command === 'add'), JSON.stringify(events));
+    assert.ok(
+      events.some((event) => event.type === 'hook' && event.source === 'pnpmfile' && event.command === 'add'),
+      JSON.stringify(events),
+    );
   });
 
   test(`pnpm ${version}: under refuse, add and install after a manifest edit are refused at the source; the lockfile is unchanged`, (t) => {
@@ -78,7 +81,7 @@ for (const version of PNPM_VERSIONS) {
   });
 }
 
-test("pnpm 12: the auto-install before pnpm run is refused at the source under refuse, and reported under flag", (t) => {
+test('pnpm 12: the auto-install before pnpm run is refused at the source under refuse, and reported under flag', (t) => {
   const fixture = pnpmFixture(t, 12);
   const lockfile = fixture.read('pnpm-lock.yaml');
   editManifestOfB(fixture);

@@ -7,7 +7,13 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { scenario, type ScenarioManager, type Tool } from '../helpers/runner-scenario.js';
 
-const CASES: readonly (readonly [Tool, ScenarioManager])[] = [['turbo', 'pnpm'], ['nx', 'pnpm'], ['pnpm-pipeline', 'pnpm'], ['turbo', 'yarn'], ['turbo', 'bun']];
+const CASES: readonly (readonly [Tool, ScenarioManager])[] = [
+  ['turbo', 'pnpm'],
+  ['nx', 'pnpm'],
+  ['pnpm-pipeline', 'pnpm'],
+  ['turbo', 'yarn'],
+  ['turbo', 'bun'],
+];
 
 for (const [tool, manager] of CASES) {
   test(`${tool}${manager === 'pnpm' ? '' : ` over a ${manager} workspace`}: a lockfile rewritten mid-run is replayed stale after going back`, (t) => {

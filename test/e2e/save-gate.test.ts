@@ -24,10 +24,14 @@ let dep6 = '';
 before(() => {
   shared = realpathSync(mkdtempSync(join(tmpdir(), 'lockguard-e2e-')));
   env = isolatedEnv(shared);
-  const tarballs = packTarballs(join(shared, 'tarballs'), [
-    { name: 'dep', version: '7.0.0' },
-    { name: 'dep', version: '6.0.0' },
-  ], env);
+  const tarballs = packTarballs(
+    join(shared, 'tarballs'),
+    [
+      { name: 'dep', version: '7.0.0' },
+      { name: 'dep', version: '6.0.0' },
+    ],
+    env,
+  );
   dep7 = tarballs[0] ?? '';
   dep6 = tarballs[1] ?? '';
 });

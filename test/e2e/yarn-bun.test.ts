@@ -22,10 +22,14 @@ let dep6 = Buffer.alloc(0);
 before(() => {
   shared = realpathSync(mkdtempSync(join(tmpdir(), 'lockguard-yarn-bun-')));
   env = isolatedEnv(shared);
-  const [seven, six] = packTarballs(join(shared, 'tarballs'), [
-    { name: 'dep', version: '7.0.0' },
-    { name: 'dep', version: '6.0.0' },
-  ], env);
+  const [seven, six] = packTarballs(
+    join(shared, 'tarballs'),
+    [
+      { name: 'dep', version: '7.0.0' },
+      { name: 'dep', version: '6.0.0' },
+    ],
+    env,
+  );
   dep7 = readFileSync(seven ?? '');
   dep6 = readFileSync(six ?? '');
 });
@@ -107,7 +111,10 @@ for (const spec of FLAVORS) {
       assert.ok(verdict.moved.includes(spec.lockfile), verdict.moved.join(','));
       assert.match(verdict.result.stderr, new RegExp(`${spec.lockfile.replace('.', '\\.')} moved: the slice of packages/b changed`));
       const now = projects(ws);
-      assert.deepEqual([...now].filter(([importer, digest]) => before.get(importer) !== digest).map(([importer]) => importer), ['packages/b']);
+      assert.deepEqual(
+        [...now].filter(([importer, digest]) => before.get(importer) !== digest).map(([importer]) => importer),
+        ['packages/b'],
+      );
     });
 
     test(`gate: a same-size hand edit of ${spec.lockfile} within the same second gives save=false`, (t) => {

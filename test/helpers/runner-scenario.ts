@@ -180,11 +180,7 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
       ...(options.withC === true ? { c: { 'package.json': JSON.stringify({ name: 'c', version: '1.0.0', private: true, scripts: { build: C_BUILD } }, null, 2) } } : {}),
       ...Object.fromEntries(Array.from({ length: options.moreLeaves ?? 0 }, (_, i) => [`c${i + 1}`, { 'package.json': JSON.stringify({ name: `c${i + 1}`, version: '1.0.0', private: true, scripts: { build: C_BUILD } }, null, 2) }])),
       b: {
-        'package.json': JSON.stringify(
-          { name: 'b', version: '1.0.0', private: true, dependencies: { a: 'workspace:*', 'tiny-dep': 'file:../../vendor/tiny-dep-7.0.0.tgz' }, scripts: { build: B_BUILD } },
-          null,
-          2,
-        ),
+        'package.json': JSON.stringify({ name: 'b', version: '1.0.0', private: true, dependencies: { a: 'workspace:*', 'tiny-dep': 'file:../../vendor/tiny-dep-7.0.0.tgz' }, scripts: { build: B_BUILD } }, null, 2),
       },
     },
   });

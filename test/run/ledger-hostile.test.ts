@@ -98,14 +98,20 @@ describe('forged records', () => {
     await quarantine(root, 'r1', [{ runner: 'turbo', key: 'abc', cacheDir: join(root, 'cache'), paths: ['abc.tar.zst'], reason: 'test' }]);
     const journal = join(root, '.lockguard', 'quarantine', 'r1', 'journal.ndjson');
     // Point the entry at another folder (absolute, outside the workspace), and add lines with ".." paths.
-    const lines = readFileSync(journal, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const forged = lines.map((line) => (line['op'] === 'intent' ? { ...line, cacheDir: target } : line));
     forged.push({ ...lines[0], unit: 'turbo/up', key: 'up', paths: ['../../up'], cacheDir: target, t: 1 });
     writeFileSync(journal, `${forged.map((line) => JSON.stringify(line)).join('\n')}\n`);
     const restored = run(['quarantine', 'restore', '--run', 'r1', '--json'], root);
     const data = JSON.parse(restored.stdout) as { restored: unknown[]; skipped: { reason: string }[] };
     assert.deepEqual(data.restored, []);
-    assert.deepEqual(data.skipped.map((skip) => skip.reason), ['unknown-cache-dir']);
+    assert.deepEqual(
+      data.skipped.map((skip) => skip.reason),
+      ['unknown-cache-dir'],
+    );
     assert.deepEqual(readdirSync(target), [], 'nothing was created outside the workspace');
     assert.match(run(['quarantine', 'list'], root).stdout, /1 line\(s\) of its journal could not be read/);
   });

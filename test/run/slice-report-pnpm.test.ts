@@ -38,8 +38,16 @@ for (const [label, pnpm] of PNPMS) {
     const verify = cliProcess(['verify', '--json'], root, env);
     assert.equal(verify.code, 1);
     const [move] = (JSON.parse(verify.stdout) as { slices: { diff: { changed: { importer: string; packages: { name: string; kind: string }[] }[]; unchanged: number } }[] }).slices;
-    assert.deepEqual(move?.diff.changed.map((change) => change.importer), ['packages/b', 'packages/a'], 'the edited project first');
-    for (const change of move?.diff.changed ?? []) assert.deepEqual(change.packages.map((pkg) => [pkg.name, pkg.kind]), [['is-number', 'changed']]);
+    assert.deepEqual(
+      move?.diff.changed.map((change) => change.importer),
+      ['packages/b', 'packages/a'],
+      'the edited project first',
+    );
+    for (const change of move?.diff.changed ?? [])
+      assert.deepEqual(
+        change.packages.map((pkg) => [pkg.name, pkg.kind]),
+        [['is-number', 'changed']],
+      );
     assert.equal(move?.diff.unchanged, 2);
   });
 }

@@ -104,9 +104,19 @@ function hookChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
     if (shim.includes('lockguard/pnpmfile')) {
       results.push({ check: 'pnpmfile', level: 'ok', detail: `.pnpmfile.cjs loads lockguard/pnpmfile${costly ? ' (on pnpm 11+ any pnpmfile makes every pnpm command start node helpers: a no-op install about 4x slower)' : ''}` });
     } else if (costly) {
-      results.push({ check: 'pnpmfile', level: 'ok', detail: 'no lockguard pnpmfile (the pnpm 11+ default: every pnpm command stays fast); lockguard run refuses pnpm install and the install before pnpm run through the environment, and catches pnpm add after the fact', fix: 'Optional: lockguard init --pnpmfile to refuse pnpm add/update/remove at the source too.' });
+      results.push({
+        check: 'pnpmfile',
+        level: 'ok',
+        detail: 'no lockguard pnpmfile (the pnpm 11+ default: every pnpm command stays fast); lockguard run refuses pnpm install and the install before pnpm run through the environment, and catches pnpm add after the fact',
+        fix: 'Optional: lockguard init --pnpmfile to refuse pnpm add/update/remove at the source too.',
+      });
     } else {
-      results.push({ check: 'pnpmfile', level: 'warn', detail: '.pnpmfile.cjs does not load lockguard/pnpmfile: installs are still caught after the fact, but not reported early nor refused at the source', fix: 'Run lockguard init (commit the shim once: pnpm folds its bytes into the lockfile).' });
+      results.push({
+        check: 'pnpmfile',
+        level: 'warn',
+        detail: '.pnpmfile.cjs does not load lockguard/pnpmfile: installs are still caught after the fact, but not reported early nor refused at the source',
+        fix: 'Run lockguard init (commit the shim once: pnpm folds its bytes into the lockfile).',
+      });
     }
     return results;
   }
@@ -123,7 +133,12 @@ function hookChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
   if (workspace.manager === 'bun') {
     const lockb = lstatSync(join(workspace.root, 'bun.lockb'), { throwIfNoEntry: false }) !== undefined && lstatSync(join(workspace.root, 'bun.lock'), { throwIfNoEntry: false }) === undefined;
     return [
-      { check: 'bun', level: 'warn', detail: 'bun has no setting that freezes the lockfile from the environment: under --policy refuse an install inside the run is caught after it (the run fails and withholds), not refused at the source', fix: 'Optional: set [install] frozenLockfile = true in bunfig.toml for CI, where nothing should install.' },
+      {
+        check: 'bun',
+        level: 'warn',
+        detail: 'bun has no setting that freezes the lockfile from the environment: under --policy refuse an install inside the run is caught after it (the run fails and withholds), not refused at the source',
+        fix: 'Optional: set [install] frozenLockfile = true in bunfig.toml for CI, where nothing should install.',
+      },
       ...(lockb ? [{ check: 'slices', level: 'warn' as const, detail: 'bun.lockb is binary: lockguard key --projects needs the text bun.lock', fix: 'bun install --save-text-lockfile (bun 1.2+), then remove bun.lockb.' }] : []),
       ...turboPinCheck(workspace, manifest),
     ];
@@ -140,16 +155,37 @@ function yarnChecks(workspace: Workspace): CheckResult[] {
     return [];
   }
   if (yarnFlavor(lock) === 'berry') {
-    return [{ check: 'yarn', level: 'ok', detail: 'yarn berry: under --policy refuse, YARN_ENABLE_IMMUTABLE_INSTALLS and lockguard\'s yarn plugin (loaded through YARN_PLUGINS, nothing to commit) refuse installs at the source; inside turbo\'s strict env mode they do not reach the tasks, and a rewrite fails the run after it' }];
+    return [
+      {
+        check: 'yarn',
+        level: 'ok',
+        detail:
+          "yarn berry: under --policy refuse, YARN_ENABLE_IMMUTABLE_INSTALLS and lockguard's yarn plugin (loaded through YARN_PLUGINS, nothing to commit) refuse installs at the source; inside turbo's strict env mode they do not reach the tasks, and a rewrite fails the run after it",
+      },
+    ];
   }
-  return [{ check: 'yarn', level: 'warn', detail: 'yarn v1: nothing refuses an install at the source (no env setting; --frozen-lockfile does not stop workspace installs): under --policy refuse a rewrite fails the run after it', fix: 'Optional: move to yarn berry (yarn set version stable) for refusal at the source.' }];
+  return [
+    {
+      check: 'yarn',
+      level: 'warn',
+      detail: 'yarn v1: nothing refuses an install at the source (no env setting; --frozen-lockfile does not stop workspace installs): under --policy refuse a rewrite fails the run after it',
+      fix: 'Optional: move to yarn berry (yarn set version stable) for refusal at the source.',
+    },
+  ];
 }
 
 /** turbo 2 needs `packageManager` in the root package.json to read a yarn or bun workspace. */
 function turboPinCheck(workspace: Workspace, manifest: Record<string, unknown> | undefined): CheckResult[] {
   const turbo = ['turbo.json', 'turbo.jsonc'].some((name) => lstatSync(join(workspace.root, name), { throwIfNoEntry: false }) !== undefined);
   if (!turbo || typeof manifest?.['packageManager'] === 'string') return [];
-  return [{ check: 'turbo', level: 'warn', detail: `turbo.json is here but the root package.json has no "packageManager": turbo 2 cannot read this ${workspace.manager} workspace without it`, fix: `Add "packageManager": "${workspace.manager}@<version>" to the root package.json.` }];
+  return [
+    {
+      check: 'turbo',
+      level: 'warn',
+      detail: `turbo.json is here but the root package.json has no "packageManager": turbo 2 cannot read this ${workspace.manager} workspace without it`,
+      fix: `Add "packageManager": "${workspace.manager}@<version>" to the root package.json.`,
+    },
+  ];
 }
 
 function ledgerChecks(root: string): CheckResult[] {
@@ -176,8 +212,21 @@ function ledgerChecks(root: string): CheckResult[] {
   const markers = listMarkers(root);
   const live = markers.filter((marker) => marker.alive);
   const dead = markers.length - live.length;
-  const results: CheckResult[] = [{ check: 'ledger', level: broken.length === 0 ? 'ok' : 'warn', detail: `${ids.length} runs, ${live.length} live${broken.length === 0 ? '' : `, ${broken.length} unreadable (${broken.slice(0, 3).join(', ')})`}`, ...(broken.length === 0 ? {} : { fix: `Delete the unreadable run folders under ${join(dir, LEDGER.runs)}.` }) }];
-  if (dead > 0) results.push({ check: 'ledger', level: 'warn', detail: `${dead} run(s) died before their final check and are not finished yet`, fix: 'Run any workspace command (lockguard status): it finishes them, withholding their unchecked saves restorably.' });
+  const results: CheckResult[] = [
+    {
+      check: 'ledger',
+      level: broken.length === 0 ? 'ok' : 'warn',
+      detail: `${ids.length} runs, ${live.length} live${broken.length === 0 ? '' : `, ${broken.length} unreadable (${broken.slice(0, 3).join(', ')})`}`,
+      ...(broken.length === 0 ? {} : { fix: `Delete the unreadable run folders under ${join(dir, LEDGER.runs)}.` }),
+    },
+  ];
+  if (dead > 0)
+    results.push({
+      check: 'ledger',
+      level: 'warn',
+      detail: `${dead} run(s) died before their final check and are not finished yet`,
+      fix: 'Run any workspace command (lockguard status): it finishes them, withholding their unchecked saves restorably.',
+    });
   return results;
 }
 

@@ -115,7 +115,9 @@ export const command: Command = {
       io.stdout.write(`This is an npm workspace: no pnpmfile to write.\n  lockguard init --npm-scripts adds "lockguard hook" to the root preinstall/postinstall scripts.\n`);
     }
     if (workspace.manager === 'yarn' && !npmScripts) {
-      io.stdout.write(`This is a yarn workspace: nothing to write.\n  yarn berry: a refusing run (lockguard run --policy refuse) hands yarn lockguard's plugin and YARN_ENABLE_IMMUTABLE_INSTALLS through the environment, so no file goes into the repository and a fresh clone needs nothing.\n  yarn v1 has no hooks lockguard can use: installs are caught by the table (file events and the final check).\n`);
+      io.stdout.write(
+        `This is a yarn workspace: nothing to write.\n  yarn berry: a refusing run (lockguard run --policy refuse) hands yarn lockguard's plugin and YARN_ENABLE_IMMUTABLE_INSTALLS through the environment, so no file goes into the repository and a fresh clone needs nothing.\n  yarn v1 has no hooks lockguard can use: installs are caught by the table (file events and the final check).\n`,
+      );
     }
     if (workspace.manager === 'bun' && !npmScripts) {
       io.stdout.write(`This is a bun workspace: nothing to write.\n  bun has no install hooks lockguard can use: installs are caught by the table (file events and the final check).\n`);

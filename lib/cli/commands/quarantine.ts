@@ -97,7 +97,13 @@ export const command: Command = {
         throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `No quarantine for the run "${runId}" in "${workspace.root}/.lockguard/quarantine".`, { hint: 'lockguard quarantine list shows the runs that withheld entries.' });
       }
       if (json) {
-        io.stdout.write(`${JSON.stringify(runs.map((run) => ({ run: run.run, dir: run.dir, entries: run.manifest?.entries ?? null, inFlight: run.inFlight ?? 0, problem: run.problem ?? null })), null, 2)}\n`);
+        io.stdout.write(
+          `${JSON.stringify(
+            runs.map((run) => ({ run: run.run, dir: run.dir, entries: run.manifest?.entries ?? null, inFlight: run.inFlight ?? 0, problem: run.problem ?? null })),
+            null,
+            2,
+          )}\n`,
+        );
         return EXIT.ok;
       }
       if (runs.length === 0) {

@@ -49,7 +49,12 @@ export const command: Command = {
     const { unrecorded, ...verdict } = verifyRun(run);
     // The verdict stands even when it could not be recorded (a full or read-only ledger): one line says so.
     if (unrecorded !== undefined) io.stderr.write(`lockguard: warning: the verdict was not recorded in the run's events (${unrecorded.message})\n`);
-    const slices = verdict.save ? [] : await lockfileMovesAmong(run.record, verdict.moved.map((file) => file.path));
+    const slices = verdict.save
+      ? []
+      : await lockfileMovesAmong(
+          run.record,
+          verdict.moved.map((file) => file.path),
+        );
     if (flag(parsed, 'github-output')) {
       appendGithub(io.env, 'GITHUB_OUTPUT', { save: String(verdict.save), moved: verdict.moved.map((file) => file.path).join(',') });
     }

@@ -95,7 +95,16 @@ function writerTask(step: Step, settings: PnpmSettings, index: number): PlannedT
 /** A command that starts no task graph: one uncached task, a writer when its command line installs. */
 function commandGraph(argv: readonly string[], root: string, settings: PnpmSettings): RunnerGraph {
   const verdict = commandWrites(argv.map(quoteWord).join(' '), { scripts: scriptsOf(root), pnpmRunInstalls: settings.verifyDepsBeforeRun === 'install' });
-  const task: PlannedTask = { id: argv.join(' '), dependsOn: [], mayWrite: verdict.writes, ...(verdict.writes ? { writeReason: `runs ${verdict.reason ?? 'an install'}` } : {}), cached: false, foldsFingerprint: false, directory: '.', command: argv.join(' ') };
+  const task: PlannedTask = {
+    id: argv.join(' '),
+    dependsOn: [],
+    mayWrite: verdict.writes,
+    ...(verdict.writes ? { writeReason: `runs ${verdict.reason ?? 'an install'}` } : {}),
+    cached: false,
+    foldsFingerprint: false,
+    directory: '.',
+    command: argv.join(' '),
+  };
   return { runner: 'command', tasks: [task], notes: [] };
 }
 

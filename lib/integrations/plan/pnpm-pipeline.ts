@@ -35,7 +35,11 @@ export function uncachedPipelineTasks(root: string): Set<string> {
   let current = '';
   for (const line of text.split('\n')) {
     if (/^\S/.test(line)) inTasks = /^tasks:\s*$/.test(line);
-    else if (inTasks && /^ {2}\S/.test(line)) current = line.trim().replace(/:.*$/, '').replace(/^['"]|['"]$/g, '');
+    else if (inTasks && /^ {2}\S/.test(line))
+      current = line
+        .trim()
+        .replace(/:.*$/, '')
+        .replace(/^['"]|['"]$/g, '');
     else if (inTasks && /^ {4}cache:\s*false\s*$/.test(line)) found.add(current);
   }
   return found;

@@ -153,7 +153,7 @@ export function nxSummary(cache: RunnerCache, options: { movedAt: number; runSta
     const end = time(task?.endTime);
     if (typeof task?.taskId !== 'string' || typeof task.hash !== 'string' || start === undefined || end === undefined) continue;
     own.push(task.hash);
-      first = Math.min(first, start);
+    first = Math.min(first, start);
     if (start < options.movedAt && end > options.movedAt) across.push(task.hash);
     const status = task.cacheStatus;
     if (typeof status === 'string' && CACHE_HIT.has(status) && start >= options.movedAt) tasks.push({ task: task.taskId, key: task.hash, action: 'restored', at: start });

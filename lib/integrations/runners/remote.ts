@@ -24,7 +24,10 @@ function hasFlag(argv: readonly string[], name: string): boolean {
 
 /** A TURBO_CACHE value with remote writes removed (`remote:rw` → `remote:r`, `remote:w` dropped). */
 function withoutRemoteWrites(value: string, remoteOff: boolean): string {
-  const parts = value.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const parts = value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
   const kept = parts.flatMap((part) => {
     const [where, access = ''] = part.split(':');
     if (where !== 'remote') return [part];
@@ -35,12 +38,7 @@ function withoutRemoteWrites(value: string, remoteOff: boolean): string {
   return kept.length === 0 ? 'local:rw' : kept.join(',');
 }
 
-export function remoteCachePlan(
-  runner: RunnerName,
-  mode: RemoteMode,
-  mayContainWriter: boolean,
-  context: { argv?: readonly string[]; env?: Readonly<Record<string, string | undefined>> } = {},
-): RemotePlan {
+export function remoteCachePlan(runner: RunnerName, mode: RemoteMode, mayContainWriter: boolean, context: { argv?: readonly string[]; env?: Readonly<Record<string, string | undefined>> } = {}): RemotePlan {
   if (mode === 'on' || runner === 'none') return NOTHING;
   if (mode === 'auto' && !mayContainWriter) return NOTHING;
   const why = mode === 'off' ? '--remote=off' : 'this run may rewrite the lockfile';

@@ -54,7 +54,11 @@ test('under refuse, lockguard hook fails npm install only when the lockfile was 
   }
   assert.deepEqual(
     run.hookEvents().map((event) => [event['command'], event['refused'] ?? false]),
-    [['install', false], ['ci', false], ['install', true]],
+    [
+      ['install', false],
+      ['ci', false],
+      ['install', true],
+    ],
   );
 });
 

@@ -78,7 +78,10 @@ test('init refuses a .pnpmfile.cjs that is a folder or a FIFO, without blocking 
 });
 
 test('init in a yarn or bun workspace writes nothing and says why', async (t) => {
-  for (const [lockfile, text, word] of [['yarn.lock', '__metadata:\n  version: 8\n', 'yarn'], ['bun.lock', '{\n  "lockfileVersion": 1,\n}\n', 'bun']] as const) {
+  for (const [lockfile, text, word] of [
+    ['yarn.lock', '__metadata:\n  version: 8\n', 'yarn'],
+    ['bun.lock', '{\n  "lockfileVersion": 1,\n}\n', 'bun'],
+  ] as const) {
     const root = tempWorkspace(t, { 'package.json': '{"name":"root"}', [lockfile]: text });
     const before = fs.readdirSync(root).sort();
     const result = await cli(['init'], root);

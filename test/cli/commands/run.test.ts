@@ -61,7 +61,10 @@ test('a move under withhold: one status line, 0 locally, 1 where CI is set; the 
   assert.match(lines[0] ?? '', /pnpm-lock\.yaml/);
   const status = JSON.parse(cliProcess(['status', '--json'], root).stdout) as { state: string; report: { moved: { files: { path: string }[] } } };
   assert.equal(status.state, 'moved');
-  assert.deepEqual(status.report.moved.files.map((file) => file.path), ['pnpm-lock.yaml']);
+  assert.deepEqual(
+    status.report.moved.files.map((file) => file.path),
+    ['pnpm-lock.yaml'],
+  );
   // verify refuses the run's saves
   const runDir = (JSON.parse(cliProcess(['status', '--json'], root).stdout) as { dir: string }).dir;
   assert.equal(cliProcess(['verify', '--run', runDir], root).code, 1);

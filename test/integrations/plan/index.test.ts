@@ -51,7 +51,7 @@ function fieldNotes(t: Parameters<typeof tempWorkspace>[0], options: Options = {
     'nx.json': JSON.stringify({ targetDefaults: { build: { dependsOn: ['^build'], cache: true } } }),
     packages: {
       a: { 'package.json': JSON.stringify({ name: 'a', version: '1.0.0', scripts: { build: options.aBuild ?? 'pnpm --filter b add is-number@6.0.0' } }) },
-      b: { 'package.json': JSON.stringify({ name: 'b', version: '1.0.0', dependencies: { a: 'workspace:*' }, scripts: { build: 'node -e "require(\'fs\').mkdirSync(\'dist\',{recursive:true})"' } }) },
+      b: { 'package.json': JSON.stringify({ name: 'b', version: '1.0.0', dependencies: { a: 'workspace:*' }, scripts: { build: "node -e \"require('fs').mkdirSync('dist',{recursive:true})\"" } }) },
     },
     home: {},
     ...options.extra,
@@ -151,14 +151,20 @@ test('pnpm -r run build: ordered by workspace topology; under pnpm 12 the run it
     assert.deepEqual(result.json?.unstable, ['b#build']);
     // The real pnpm agrees on the order: a before b.
     const real = spawnSync(process.execPath, [PNPM10, '-r', '--reporter=ndjson', 'exec', 'node', '-e', 'console.log("ORDER "+require("./package.json").name)'], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
-    assert.deepEqual(real.stdout.split('\n').filter((line) => line.startsWith('ORDER ')), ['ORDER a', 'ORDER b']);
+    assert.deepEqual(
+      real.stdout.split('\n').filter((line) => line.startsWith('ORDER ')),
+      ['ORDER a', 'ORDER b'],
+    );
   }
   {
     // A filter to b alone, nothing installs in b: stable.
     const { root, env } = fieldNotes(t, { packageManager: 'pnpm@10.34.8' });
     const result = plan(root, env, ['pnpm', '--filter', 'b', 'run', 'build']);
     assert.equal(result.code, 0);
-    assert.deepEqual(result.json?.tasks.map((task) => task.id), ['b#build']);
+    assert.deepEqual(
+      result.json?.tasks.map((task) => task.id),
+      ['b#build'],
+    );
   }
   {
     // pnpm 12 default verifyDepsBeforeRun: install: the run's own check writes before every task.

@@ -27,7 +27,7 @@ test('without lockguard installed the shim exports empty hooks (a fresh clone in
   assert.deepEqual(JSON.parse(result.stdout), { extensible: true, hooks: [] });
 });
 
-test("with lockguard installed, require() of the ESM plugin hands pnpm a namespace whose hooks is the plugin", (t) => {
+test('with lockguard installed, require() of the ESM plugin hands pnpm a namespace whose hooks is the plugin', (t) => {
   const root = tempWorkspace(t, { '.pnpmfile.cjs': PNPMFILE_SHIM });
   const lockguard = lockguardPackage(root);
   mkdirSync(join(root, 'node_modules'));
