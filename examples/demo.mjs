@@ -1,6 +1,6 @@
 // `npm run demo`: lockguard's main job on a bundled example, offline, in temp copies.
 //
-// The turbo story (FIELD-NOTES): in examples/turbo-monorepo/, a's build runs `pnpm add` (it rewrites
+// The turbo story (the poisoning scenario of lib/README.md): in examples/turbo-monorepo/, a's build runs `pnpm add` (it rewrites
 // pnpm-lock.yaml mid-run) and b (which depends on a) builds against the new install. turbo keyed b before
 // the rewrite, so it files b's output under the OLD lockfile's key.
 // Half 1, WITHOUT lockguard: after going back to the old lockfile and a frozen install, turbo replays the
@@ -57,7 +57,14 @@ function step(title) {
 function sh(argv, { quiet = false } = {}) {
   process.stdout.write(`$ ${argv.join(' ')}\n`);
   const result = spawnSync(argv[0], argv.slice(1), { cwd: root, env, encoding: 'utf8', timeout: 120_000 });
-  if (!quiet) process.stdout.write(result.stdout.split('\n').filter((line) => line.trim() !== '').map((line) => `  ${line}`).join('\n') + '\n');
+  if (!quiet)
+    process.stdout.write(
+      `${result.stdout
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => `  ${line}`)
+        .join('\n')}\n`,
+    );
   if (result.status !== 0) {
     process.stderr.write(result.stderr);
     throw new Error(`${argv.join(' ')} exited ${result.status ?? result.signal}`);
@@ -108,7 +115,7 @@ try {
   freshCopy('with');
   poisonedRun(() => {
     const run = sh(['lockguard', 'run', '--', 'turbo', 'run', 'build', '--summarize', '--output-logs=new-only']);
-    for (const line of run.stderr.split('\n').filter((text) => text.startsWith('[lockguard]') || /^  \S+ moved: /.test(text))) console.log(`  ${color(33, line)}`);
+    for (const line of run.stderr.split('\n').filter((text) => text.startsWith('[lockguard]') || /^ {2}\S+ moved: /.test(text))) console.log(`  ${color(33, line)}`);
   });
   step('What lockguard withheld (restorable, never deleted)');
   sh(['lockguard', 'quarantine', 'list']);

@@ -29,7 +29,13 @@ export function parse(command: string, argv: readonly string[], options: Options
 /** Validate an enumerated setting from a flag or the environment: `Expected X to be "a" or "b", got "c"`. */
 export function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
-  const list = allowed.length === 1 ? `"${allowed[0]}"` : `${allowed.slice(0, -1).map((a) => `"${a}"`).join(', ')} or "${allowed.at(-1)}"`;
+  const list =
+    allowed.length === 1
+      ? `"${allowed[0]}"`
+      : `${allowed
+          .slice(0, -1)
+          .map((a) => `"${a}"`)
+          .join(', ')} or "${allowed.at(-1)}"`;
   throw new LockguardError('ERR_LOCKGUARD_BAD_SETTING', `Expected ${name} to be ${list}, got "${value}".`, {
     hint: `Set ${name} to one of ${list}.`,
   });

@@ -3,7 +3,7 @@
 // that command, so a command never loads what another needs.
 // Invariant: one entry per name in command-names.ts.
 
-import type { CommandTable } from './main.js';
+import type { CommandTable } from './command.js';
 
 export const COMMANDS: CommandTable = {
   snapshot: async () => (await import('./commands/snapshot.js')).command,

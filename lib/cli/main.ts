@@ -8,18 +8,10 @@
 import { resolve } from 'node:path';
 import { isLockguardError, LockguardError } from '../core/errors.js';
 import { fsFault, isFsFault } from '../core/fs-fault.js';
+import type { CommandTable } from './command.js';
 import { COMMAND_NAMES, SUMMARIES } from './command-names.js';
 import { printError, type Io } from './io.js';
 import { EXIT } from './exit-codes.js';
-
-export interface Command {
-  readonly summary: string;
-  readonly help: string;
-  run(argv: readonly string[], io: Io): Promise<number>;
-}
-
-/** The commands `main` may run, each loaded on demand. */
-export type CommandTable = Readonly<Partial<Record<string, () => Promise<Command>>>>;
 
 export function mainHelp(): string {
   const width = Math.max(...Object.keys(SUMMARIES).map((name) => name.length));

@@ -13,10 +13,13 @@ import type { Io } from './io.js';
 
 export const PAUSE_SEAM = 'LOCKGUARD_TEST_PAUSE_AFTER_UNITS';
 export const CHILD_SEAM = 'LOCKGUARD_TEST_PAUSE_AFTER_CHILD';
+/** How long a paused pass waits for the test's signal before it goes on by itself. */
+const SEAM_WAIT_MS = 60_000;
+const SEAM_POLL_MS = 20;
 
 async function waitForSignal(interrupts: Interrupts): Promise<void> {
-  const until = Date.now() + 60_000;
-  while (interrupts.signal === undefined && Date.now() < until) await new Promise((done) => setTimeout(done, 20));
+  const until = Date.now() + SEAM_WAIT_MS;
+  while (interrupts.signal === undefined && Date.now() < until) await new Promise((done) => setTimeout(done, SEAM_POLL_MS));
 }
 
 /** The seam after the child: pause before the final check when LOCKGUARD_TEST_PAUSE_AFTER_CHILD is set. */

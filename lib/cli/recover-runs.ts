@@ -45,7 +45,7 @@ export async function finishDeadRuns(root: string, io: Io, interrupts: Interrupt
       io.stderr.write(`lockguard: removed the live marker "${dead.id}", which names no guarded run of this workspace (${dead.problem ?? 'unreadable'}).\n`);
       continue;
     }
-    let lock;
+    let lock: ReturnType<typeof acquireLock>;
     try {
       lock = acquireLock(root, `finish-${dead.id}`);
     } catch (error) {

@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkspaceFingerprints } from '../core/fingerprints.js';
+import { yarnFlavor } from '../core/install-check-yarn.js';
 import { refuseEnv } from '../integrations/package-managers/refuse-env.js';
 
 export interface RefuseSetup {
@@ -19,7 +20,7 @@ export interface RefuseSetup {
 /** yarn 1's lockfile starts with its comment header; berry's has `__metadata:`. */
 function isYarnClassic(table: WorkspaceFingerprints): boolean {
   const bytes = table.files.get('yarn.lock');
-  return bytes !== undefined && bytes.subarray(0, 2048).includes('# yarn lockfile v1');
+  return bytes !== undefined && yarnFlavor(bytes) === 'classic';
 }
 
 function npmHookInstalled(root: string): boolean {
@@ -57,9 +58,10 @@ export function refuseSetup(table: WorkspaceFingerprints, callerEnv: Readonly<Re
     case 'yarn':
       return {
         env,
-        warning: env['YARN_PLUGINS'] === undefined || isYarnClassic(table)
-          ? '[lockguard] --policy refuse with yarn 1: nothing stops yarn add or an install at the source; a rewrite fails the run after it.'
-          : "[lockguard] --policy refuse with yarn: installs and yarn add/remove/up are refused at the source through the environment, except inside turbo's strict env mode (turbo strips YARN_*): there a rewrite fails the run after it.",
+        warning:
+          env['YARN_PLUGINS'] === undefined || isYarnClassic(table)
+            ? '[lockguard] --policy refuse with yarn 1: nothing stops yarn add or an install at the source; a rewrite fails the run after it.'
+            : "[lockguard] --policy refuse with yarn: installs and yarn add/remove/up are refused at the source through the environment, except inside turbo's strict env mode (turbo strips YARN_*): there a rewrite fails the run after it.",
       };
     case 'bun':
       return { env, warning: '[lockguard] --policy refuse with bun: bun has no setting the environment can freeze; a rewrite fails the run after it (bunfig.toml install.frozenLockfile = true refuses at the source).' };

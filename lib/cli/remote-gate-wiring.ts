@@ -142,7 +142,9 @@ export async function openRemoteGates(input: RemoteGateInput): Promise<RemoteGat
       const notes: string[] = [];
       const loud: string[] = [];
       for (const { runner, upstream, stats } of gates) {
-        notes.push(`remote gate (${runner} → ${upstream}): passed ${stats.passed.restore} restores, ${stats.passed.save} uploads, ${stats.passed.other} other; refused ${stats.refused.restore} restores, ${stats.refused.save} uploads${stats.refusedParts > 0 ? ` (+${stats.refusedParts} blobs)` : ''}; upstream failures passed on: ${stats.upstreamFailures}; not forwarded: ${stats.notForwarded}`);
+        notes.push(
+          `remote gate (${runner} → ${upstream}): passed ${stats.passed.restore} restores, ${stats.passed.save} uploads, ${stats.passed.other} other; refused ${stats.refused.restore} restores, ${stats.refused.save} uploads${stats.refusedParts > 0 ? ` (+${stats.refusedParts} blobs)` : ''}; upstream failures passed on: ${stats.upstreamFailures}; not forwarded: ${stats.notForwarded}`,
+        );
         if (stats.decisionFailures > 0) {
           loud.push(`[lockguard] the ${runner} remote cache gate could not re-check the fingerprint table for ${stats.decisionFailures} request(s) and refused them (lockguard status for details)`);
         }

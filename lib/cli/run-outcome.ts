@@ -9,6 +9,8 @@ import type { Policy } from '../run/ledger.js';
 import { EXIT } from './exit-codes.js';
 import type { GuardedCache, RunnerOutcome } from './runner-guard.js';
 
+/** How many restored tasks the status line names before it says "...". */
+const TASKS_NAMED = 3;
 const RUNNER_LABEL: Record<GuardedRunner, string> = { turbo: 'turbo', nx: 'nx', 'pnpm-pipeline': 'pnpm pipeline' };
 
 export function plural(count: number, word: string): string {
@@ -25,11 +27,16 @@ function list(words: readonly string[]): string {
 export function outcomeText(policy: Policy, outcome: RunnerOutcome, guarded: readonly GuardedCache[], runId: string, refused = ''): string {
   const withheld = outcome.withheldCount;
   const replayed = outcome.tasksAfterMove.filter((task) => task.action === 'restored').map((task) => task.task);
-  const after = replayed.length === 0 ? '' : `; ${plural(replayed.length, 'task')} restored from cache after it (${replayed.slice(0, 3).join(', ')}${replayed.length > 3 ? ', ...' : ''}): re-run them`;
+  const after = replayed.length === 0 ? '' : `; ${plural(replayed.length, 'task')} restored from cache after it (${replayed.slice(0, TASKS_NAMED).join(', ')}${replayed.length > TASKS_NAMED ? ', ...' : ''}): re-run them`;
   const details = `${refused} (lockguard status --run ${runId} for details)`;
   const names = list(guarded.map((cache) => RUNNER_LABEL[cache.runner]));
   const noCache = 'no runner cache is guarded here (no turbo, nx or pnpm pipeline configured), so nothing was withheld; lockguard verify refuses saves keyed on this run';
-  const saves = guarded.length === 0 ? noCache : withheld === 0 ? `the ${names} ${guarded.length === 1 ? 'cache holds' : 'caches hold'} no save from after it, so nothing was withheld` : `${plural(withheld, 'cache save')} keyed before it ${withheld === 1 ? 'was' : 'were'} withheld`;
+  const saves =
+    guarded.length === 0
+      ? noCache
+      : withheld === 0
+        ? `the ${names} ${guarded.length === 1 ? 'cache holds' : 'caches hold'} no save from after it, so nothing was withheld`
+        : `${plural(withheld, 'cache save')} keyed before it ${withheld === 1 ? 'was' : 'were'} withheld`;
   switch (policy) {
     case 'flag':
       return `reported only (policy flag), nothing was withheld: outputs built after it are keyed on the old lockfile${after}${details}`;

@@ -8,7 +8,6 @@
 // cache dir, a corrupt summary) becomes a note in the report, never a lost run result; a stop request (a
 // second signal) or a disk fault ends the passes at a safe point between entries, and the outcome says so.
 
-import { join } from 'node:path';
 import { isLockguardError } from '../core/errors.js';
 import {
   cacheState,
@@ -27,6 +26,7 @@ import {
 } from '../integrations/runners/index.js';
 import type { LockguardError } from '../core/errors.js';
 import type { Policy } from '../run/ledger.js';
+import { ledgerPath } from '../run/ledger-layout.js';
 import type { PassControl } from '../run/quarantine.js';
 import type { MoveRecord } from '../run/session.js';
 
@@ -72,7 +72,7 @@ export interface RunnerOutcome {
 }
 
 function inLedger(path: string, root: string): boolean {
-  const ledger = join(root, '.lockguard');
+  const ledger = ledgerPath(root);
   return path === ledger || path.startsWith(`${ledger}/`);
 }
 
@@ -138,7 +138,7 @@ export async function afterRunners(prepared: RunnerPrepared, policy: Policy, mov
       else notes.push(`${guarded.runner} withholding: ${noteOf(error)}`);
     }
     // A runner the command did not start and that saved nothing in this run has nothing to say.
-    const active = guarded.started || (withheld !== undefined && (withheld.withheld.length > 0 || withheld.keptBeforeMove > 0 || withheld.notMoved.length > 0)) || (summary?.source !== undefined);
+    const active = guarded.started || (withheld !== undefined && (withheld.withheld.length > 0 || withheld.keptBeforeMove > 0 || withheld.notMoved.length > 0)) || summary?.source !== undefined;
     if (active) notes.push(...summaryNotes);
     const left = (withheld?.notMoved ?? []).filter((item) => item.reason === 'interrupted' || (fault !== undefined && item.reason === 'error' && item.detail.startsWith('the pass stopped')));
     for (const item of withheld?.notMoved ?? []) if (!left.includes(item)) notes.push(`not withheld ${item.key}: ${item.detail}`);

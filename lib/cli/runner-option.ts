@@ -7,14 +7,14 @@ export const RUNNER_OPTIONS: Options = { runner: { type: 'string' }, remote: { t
 
 export const RUNNER_HELP =
   '  --runner turbo|nx|pnpm-pipeline|none\n' +
-  '                       guard only this runner\'s cache (none: no runner cache); default: every runner the\n' +
+  "                       guard only this runner's cache (none: no runner cache); default: every runner the\n" +
   '                       workspace is configured for (turbo.json, nx.json, pnpm-workspace.yaml tasks) plus any\n' +
   '                       the command starts, also through root scripts, npx, pnpm exec and sh -c\n' +
   '  --remote auto|off|on the remote cache (also $LOCKGUARD_REMOTE): auto (default) gates it: lockguard\n' +
-  '                       serves the runner\'s cache protocol on 127.0.0.1 for this run, forwards to your\n' +
+  "                       serves the runner's cache protocol on 127.0.0.1 for this run, forwards to your\n" +
   '                       remote, and refuses restores and uploads once the lockfile moved; where it\n' +
   '                       cannot (Nx Cloud, nx cache plugins, a proxy, a pnpm remote with a token) it\n' +
-  '                       turns remote writes off with the runner\'s own switch when the plan shows a task\n' +
+  "                       turns remote writes off with the runner's own switch when the plan shows a task\n" +
   '                       that may install, and says so; off: remote writes off always; on: untouched';
 
 /** `--runner` when given (validated), else undefined (the workspace and the command decide). */

@@ -2,7 +2,7 @@
 //
 // Owns: the list of entries (workspace-relative POSIX paths with their kind), the patch files a lockfile
 // or workspace manifest names, and the normalization of install markers that carry volatile fields.
-// Invariants: entries never leave the workspace root (seed: a file outside it is not watched); hoisted
+// Invariants: entries never leave the workspace root (the watch's promise 5, lib/README.md: a file outside it is not watched); hoisted
 // links and `.pnpm-workspace-state-v1.json` are never entries (they change on every install).
 // yarn is one manager for berry (2+) and classic (v1): each flavour's files are absent in the other's
 // workspace, and an absent entry costs one lstat. Measured with yarn 4.18.1, yarn 1.22.22 and bun 1.4.5
@@ -109,7 +109,10 @@ export function patchPaths(text: string): string[] {
       if (value[1] !== undefined) found.add(value[1]);
     }
   }
-  return [...found].map((path) => posix.normalize(path.replaceAll('\\', '/'))).filter(insideRoot).sort();
+  return [...found]
+    .map((path) => posix.normalize(path.replaceAll('\\', '/')))
+    .filter(insideRoot)
+    .sort();
 }
 
 function insideRoot(relPath: string): boolean {
@@ -139,5 +142,10 @@ function normalizeModulesYaml(bytes: Buffer): Buffer {
   } catch {
     // Not JSON: fall through to the line filter.
   }
-  return Buffer.from(text.split('\n').filter((line) => !line.startsWith('prunedAt:')).join('\n'));
+  return Buffer.from(
+    text
+      .split('\n')
+      .filter((line) => !line.startsWith('prunedAt:'))
+      .join('\n'),
+  );
 }

@@ -187,7 +187,10 @@ export function yarnPatchPaths(bytes: Buffer): string[] {
       found.add(path);
     }
   }
-  return [...found].map((path) => posix.normalize(path)).filter((path) => path !== '' && !path.startsWith('../') && path !== '..' && !posix.isAbsolute(path)).sort();
+  return [...found]
+    .map((path) => posix.normalize(path))
+    .filter((path) => path !== '' && !path.startsWith('../') && path !== '..' && !posix.isAbsolute(path))
+    .sort();
 }
 
 function safeDecode(text: string): string {

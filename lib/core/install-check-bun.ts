@@ -19,7 +19,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode, LockguardError } from './errors.js';
 import type { WorkspaceFingerprints } from './fingerprints.js';
-import type { InstallCheck } from './install-check.js';
+import type { InstallCheck } from './install-verdict.js';
 import { readBunLock, type BunLock } from './slices/bun-lock.js';
 
 const LOCK = 'bun.lock';
@@ -119,6 +119,10 @@ function readTag(folder: string): string | undefined {
     return readFileSync(join(folder, '.bun-tag'), 'utf8').trim();
   } catch (error) {
     if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return undefined;
-    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot read "${join(folder, '.bun-tag')}" (${errnoCode(error) ?? 'unknown error'}).`, { path: join(folder, '.bun-tag'), cause: error, hint: `Check its permissions, or reinstall (${FIX}).` });
+    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot read "${join(folder, '.bun-tag')}" (${errnoCode(error) ?? 'unknown error'}).`, {
+      path: join(folder, '.bun-tag'),
+      cause: error,
+      hint: `Check its permissions, or reinstall (${FIX}).`,
+    });
   }
 }

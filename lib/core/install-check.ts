@@ -20,17 +20,7 @@ import type { WorkspaceFingerprints } from './fingerprints.js';
 import { startsWith } from './digest.js';
 import { checkBun } from './install-check-bun.js';
 import { checkYarn } from './install-check-yarn.js';
-
-export type InstallCheck =
-  | { readonly ok: true; readonly checked: 'pnpm' | 'npm' | 'yarn' | 'bun' | 'nothing' }
-  | {
-      readonly ok: false;
-      readonly reason: 'not-installed' | 'lockfile-differs' | 'package-missing';
-      readonly lockfile: string;
-      readonly detail: string;
-      /** The frozen install that makes the tree hold the lockfile again (`pnpm install --frozen-lockfile`). */
-      readonly fix?: string;
-    };
+import type { InstallCheck } from './install-verdict.js';
 
 const PNPM_LOCK = 'pnpm-lock.yaml';
 const PNPM_MARKER = 'node_modules/.pnpm/lock.yaml';
@@ -154,12 +144,15 @@ export function storeFolderName(depPath: string): string | undefined {
   return name;
 }
 
+/** The marker's `snapshots:` section, one key per package it installed. */
+const SNAPSHOTS = '\nsnapshots:\n';
+
 function snapshotKeys(marker: Buffer): string[] {
   const text = marker.toString('utf8');
-  const start = text.indexOf('\nsnapshots:\n');
+  const start = text.indexOf(SNAPSHOTS);
   if (start === -1) return [];
   const keys: string[] = [];
-  for (const match of text.slice(start + 12).matchAll(/^ {2}(\S[^\n]*?):(?: \{\})?$/gm)) {
+  for (const match of text.slice(start + SNAPSHOTS.length).matchAll(/^ {2}(\S[^\n]*?):(?: \{\})?$/gm)) {
     const raw = match[1];
     if (raw !== undefined) keys.push(raw.replace(/^'(.*)'$/, '$1'));
   }

@@ -1,9 +1,9 @@
-// Which up-front cache keys a task graph may make stale: the stability gate of the design card.
+// Which up-front cache keys a task graph may make stale: the stability gate (lib/README.md "Key stability").
 //
 // Owns: `classifyKeys(graph)`: for every task, whether the key a runner takes before the run starts is
 // stable (nothing in the run can move what it names) or unstable, with the writers that make it so.
 //
-// THE RULE (seeds/fingerprint-watch.md): "the stability gate classes every reader after an uncached
+// THE RULE: "the stability gate classes every reader after an uncached
 // writer, and every non-folding reader after a cached one, unstable". Read here as:
 // - a *writer* is a task that may write a fingerprinted file (its command installs: `mayWrite`);
 // - a *reader* is every other task (and a writer is a reader of the writers before it);

@@ -43,7 +43,10 @@ export function checkLockfileShape(absPath: string, relPath: string, bytes: Buff
     }
   } else if (relPath.endsWith('.json') || relPath.endsWith('bun.lock')) {
     const text = bytes.subarray(0, 4096).toString('utf8').trimStart();
-    const tail = bytes.subarray(Math.max(0, bytes.length - 64)).toString('utf8').trimEnd();
+    const tail = bytes
+      .subarray(Math.max(0, bytes.length - 64))
+      .toString('utf8')
+      .trimEnd();
     if (!text.startsWith('{') || !tail.endsWith('}')) throw broken(absPath, relPath, 'it is not a JSON object');
     if (bytes.indexOf('"lockfileVersion"') === -1) throw broken(absPath, relPath, 'it has no "lockfileVersion"');
   }

@@ -5,6 +5,7 @@
 // read as a line of its own in `lockguard key --projects`).
 // Invariant: text without control characters comes back unchanged (the same string).
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this regex's purpose.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** `text` with every control character written as \u{hex}. */

@@ -1,6 +1,6 @@
 // FingerprintWatch: has a fingerprinted file moved since the run read it?
 //
-// Owns: the answer for the rest of a run, per the seed card (`seeds/fingerprint-watch.md`), and the run's
+// Owns: the answer for the rest of a run, as lib/README.md "The watch's promises" states it, and the run's
 // one status line.
 // Invariants:
 // - Zero cost without a writer: before the first `wrote()`, `moved()` makes no syscall.
@@ -102,8 +102,7 @@ export class FingerprintWatch {
     const was = entry.identity;
     const seen = now.identity;
     if (entry.normalize === undefined && seen.size !== was.size) return 'rewritten';
-    const untouched =
-      seen.ino === was.ino && seen.dev === was.dev && seen.ctimeMs === was.ctimeMs && seen.size === was.size && seen.ctimeMs < this.#racyFrom;
+    const untouched = seen.ino === was.ino && seen.dev === was.dev && seen.ctimeMs === was.ctimeMs && seen.size === was.size && seen.ctimeMs < this.#racyFrom;
     if (untouched) return undefined;
     return this.#sameBytes(entry, absPath) ? undefined : 'rewritten';
   }

@@ -10,12 +10,15 @@ import { join } from 'node:path';
 import { fileDigest, type FileDigest } from '../core/digest.js';
 import { isLockguardError } from '../core/errors.js';
 import { writeAtomic } from './atomic.js';
-import { LEDGER_DIR, ledgerFolder, readLedgerFile } from './ledger-fs.js';
+import { ledgerFolder, readLedgerFile } from './ledger-fs.js';
+import { LEDGER, ledgerPath } from './ledger-layout.js';
 
 const DIGEST = /^[0-9a-f]{64}$/;
+/** The largest blob read back (a lockfile; the largest real ones are tens of MB). */
+const MAX_BLOB_BYTES = 1 << 30;
 
 export function saveBlob(root: string, digest: FileDigest, bytes: Uint8Array): void {
-  const folder = ledgerFolder(root, ['blobs'], true) ?? join(root, LEDGER_DIR, 'blobs');
+  const folder = ledgerFolder(root, [LEDGER.blobs], true) ?? ledgerPath(root, LEDGER.blobs);
   const path = join(folder, digest);
   if (lstatSync(path, { throwIfNoEntry: false }) !== undefined) return;
   writeAtomic(path, bytes);
@@ -25,9 +28,9 @@ export function saveBlob(root: string, digest: FileDigest, bytes: Uint8Array): v
 export function readBlob(root: string, digest: FileDigest): Buffer | undefined {
   if (!DIGEST.test(digest)) return undefined;
   try {
-    const folder = ledgerFolder(root, ['blobs'], false);
+    const folder = ledgerFolder(root, [LEDGER.blobs], false);
     if (folder === undefined) return undefined;
-    const bytes = readLedgerFile(join(folder, digest), 1 << 30);
+    const bytes = readLedgerFile(join(folder, digest), MAX_BLOB_BYTES);
     return bytes !== undefined && fileDigest(bytes) === digest ? bytes : undefined;
   } catch (error) {
     if (isLockguardError(error)) return undefined;

@@ -9,6 +9,7 @@
 
 import { watch, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { RUN_FILES } from './ledger-layout.js';
 
 export type SignalSource = 'fs-event' | 'hook';
 
@@ -47,7 +48,7 @@ export function watchSignals(root: string, entryPaths: readonly string[], runDir
     }
   };
   for (const folder of folders) add(folder, 'fs-event');
-  add(runDir, 'hook', 'events.ndjson');
+  add(runDir, 'hook', RUN_FILES.events);
   return {
     stop() {
       if (timer !== undefined) clearTimeout(timer);

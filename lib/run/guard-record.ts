@@ -15,8 +15,9 @@
 import { posix } from 'node:path';
 import { writeAtomic } from './atomic.js';
 import { parseLine, readLedgerFile } from './ledger-fs.js';
+import { LEDGER_DIR, RUN_FILES } from './ledger-layout.js';
 
-/** Stat identity of an entry's primary path: inode, size, mtime, ctime (integrations/runners/types.ts). */
+/** Stat identity of a cache entry's primary path: inode, size, mtime, ctime (integrations/runners/listing.ts takes it). */
 export type RecordedIdentity = readonly [ino: number, size: number, mtimeMs: number, ctimeMs: number];
 
 export interface GuardedCacheRecord {
@@ -45,16 +46,14 @@ export interface GuardRecord {
   readonly caches: readonly GuardedCacheRecord[];
 }
 
-export const GUARD_FILE = 'guard.json';
-
 export function writeGuard(runDir: string, record: GuardRecord): void {
-  writeAtomic(posix.join(runDir, GUARD_FILE), JSON.stringify(record));
+  writeAtomic(posix.join(runDir, RUN_FILES.guard), JSON.stringify(record));
 }
 
 const PLAIN = /^[\w.-]+$/;
 
 function absolutePath(value: unknown): value is string {
-  return typeof value === 'string' && posix.isAbsolute(value) && posix.normalize(value) === value && !value.includes('\0') && !value.split('/').includes('.lockguard');
+  return typeof value === 'string' && posix.isAbsolute(value) && posix.normalize(value) === value && !value.includes('\0') && !value.split('/').includes(LEDGER_DIR);
 }
 
 function identityOk(value: unknown): boolean {
@@ -84,10 +83,13 @@ function cacheOk(value: unknown): value is GuardedCacheRecord {
   );
 }
 
+/** The largest guard record read back (a listing of every cache entry's identity before the run). */
+const MAX_GUARD_BYTES = 512 << 20;
+
 /** The run's guard record, or undefined when it has none or it is not valid (`problem` says which). */
 export function readGuard(runDir: string): { record: GuardRecord | undefined; problem: string | undefined } {
-  const path = posix.join(runDir, GUARD_FILE);
-  const bytes = readLedgerFile(path, 512 << 20);
+  const path = posix.join(runDir, RUN_FILES.guard);
+  const bytes = readLedgerFile(path, MAX_GUARD_BYTES);
   if (bytes === undefined) return { record: undefined, problem: 'it recorded no guarded caches: it guarded no runner cache, or its guard died before it started its command' };
   const value = parseLine(bytes) as Partial<GuardRecord> | undefined;
   if (value === undefined || value === null || typeof value !== 'object' || value.version !== 1 || typeof value.runStartedAt !== 'number' || !Array.isArray(value.caches) || !value.caches.every(cacheOk)) {

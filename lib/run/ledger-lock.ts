@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { errnoCode, LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
 import { ledgerFolder } from './ledger-fs.js';
+import { LEDGER, ledgerPath } from './ledger-layout.js';
 import { isAlive, processStart } from './live.js';
 
 export interface LedgerLock {
@@ -30,6 +31,11 @@ interface Holder {
 }
 
 const LOCK_PREFIX = '.lock-';
+/** Tries to take a lock: a dead holder's lock is taken over on a later try. */
+const LOCK_TRIES = 5;
+/** A lock file younger than this with no holder written yet is being written: wait and look again. */
+const UNWRITTEN_GRACE_MS = 1000;
+const UNWRITTEN_WAIT_MS = 50;
 const NAME = /^[\w.-]+$/;
 
 function readHolder(path: string): Holder | undefined | 'gone' {
@@ -118,10 +124,10 @@ function breakDead(path: string, seen: Holder | undefined): boolean {
  */
 export function acquireLock(root: string, name: string): LedgerLock {
   if (!NAME.test(name)) throw new Error(`bad lock name ${name}`);
-  const live = ledgerFolder(root, ['live'], true) ?? join(root, '.lockguard', 'live');
+  const live = ledgerFolder(root, [LEDGER.live], true) ?? ledgerPath(root, LEDGER.live);
   const path = join(live, `${LOCK_PREFIX}${name}`);
   let tookOver = false;
-  for (let attempt = 0; attempt < 5; attempt++) {
+  for (let attempt = 0; attempt < LOCK_TRIES; attempt++) {
     if (create(path)) {
       let released = false;
       return {
@@ -142,9 +148,9 @@ export function acquireLock(root: string, name: string): LedgerLock {
     }
     const holder = readHolder(path);
     if (holder === 'gone') continue;
-    if (holder === undefined && attempt < 4 && youngerThan(path, 1000)) {
+    if (holder === undefined && attempt < LOCK_TRIES - 1 && youngerThan(path, UNWRITTEN_GRACE_MS)) {
       // Created a moment ago and not written yet (its holder is between two syscalls): wait, then look again.
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, UNWRITTEN_WAIT_MS);
       continue;
     }
     if (holder !== undefined && isAlive(holder.pid, holder.pidStart)) {

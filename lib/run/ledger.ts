@@ -20,11 +20,11 @@ import { fsFault } from '../core/fs-fault.js';
 import type { WorkspaceFingerprints } from '../core/fingerprints.js';
 import { appendLine, createEmpty, writeAtomic } from './atomic.js';
 import { saveBlob } from './blobs.js';
-import { LEDGER_DIR, ledgerFolder, parseLine, readLedgerFile, scanLines, tailLines } from './ledger-fs.js';
+import { ledgerFolder, parseLine, readLedgerFile, scanLines, tailLines } from './ledger-fs.js';
+import { LEDGER, ledgerPath, RUN_FILES } from './ledger-layout.js';
 import { processStart } from './live.js';
 import { brokenRecord, RUN_ID, validateRecord, type Policy, type RunKind, type RunRecord } from './run-record.js';
 
-export { LEDGER_DIR } from './ledger-fs.js';
 export type { Policy, RunKind, RunRecord } from './run-record.js';
 
 /** One line of `events.ndjson`. */
@@ -41,9 +41,9 @@ export interface RunHandle {
 
 /** `<root>/.lockguard` with `runs/`, created with its `.gitignore`; refuses a file or link standing there. */
 export function ensureLedger(root: string): string {
-  const dir = join(root, LEDGER_DIR);
+  const dir = ledgerPath(root);
   const fresh = ledgerFolder(root, [], false) === undefined;
-  ledgerFolder(root, ['runs'], true);
+  ledgerFolder(root, [LEDGER.runs], true);
   if (fresh) writeAtomic(join(dir, '.gitignore'), '*\n');
   return dir;
 }
@@ -64,7 +64,10 @@ let lastMicros = 0;
 export function newRunId(kind: RunKind, clock: () => number = wallMicros): string {
   const micros = Math.max(Math.floor(clock()), Date.now() * 1000, lastMicros + 1);
   lastMicros = micros;
-  const stamp = new Date(Math.floor(micros / 1000)).toISOString().replace(/[-:.]/g, '').replace('Z', `${String(micros % 1000).padStart(3, '0')}Z`);
+  const stamp = new Date(Math.floor(micros / 1000))
+    .toISOString()
+    .replace(/[-:.]/g, '')
+    .replace('Z', `${String(micros % 1000).padStart(3, '0')}Z`);
   return `${stamp}-${kind}-${randomBytes(3).toString('hex')}`;
 }
 
@@ -79,7 +82,7 @@ export function createRun(options: CreateRunOptions): RunHandle {
   const { table } = options;
   const ledger = ensureLedger(table.root);
   const id = newRunId(options.kind);
-  const dir = join(ledger, 'runs', id);
+  const dir = join(ledger, LEDGER.runs, id);
   try {
     mkdirSync(dir);
   } catch (error) {
@@ -108,8 +111,8 @@ export function createRun(options: CreateRunOptions): RunHandle {
       const bytes = table.files.get(entry.path);
       if (entry.kind === 'lockfile' && entry.digest !== null && bytes !== undefined) saveBlob(table.root, entry.digest, bytes);
     }
-    createEmpty(join(dir, 'events.ndjson'));
-    writeAtomic(join(dir, 'run.json'), `${JSON.stringify(record, null, 2)}\n`);
+    createEmpty(join(dir, RUN_FILES.events));
+    writeAtomic(join(dir, RUN_FILES.record), `${JSON.stringify(record, null, 2)}\n`);
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
@@ -120,7 +123,7 @@ export function createRun(options: CreateRunOptions): RunHandle {
 /** Append one event line. Faults are setup errors (a full or read-only disk), never a crash. */
 export function appendEvent(run: RunHandle | string, event: Omit<RunEvent, 't'> & { t?: number }): void {
   const dir = typeof run === 'string' ? run : run.dir;
-  appendLine(join(dir, 'events.ndjson'), { t: Date.now(), ...event });
+  appendLine(join(dir, RUN_FILES.events), { t: Date.now(), ...event });
 }
 
 function asEvent(value: unknown): RunEvent | undefined {
@@ -134,7 +137,7 @@ function asEvent(value: unknown): RunEvent | undefined {
 export function scanEvents(dir: string, visit: (event: RunEvent) => void, types?: readonly string[]): void {
   const only = types?.map((type) => Buffer.from(`"type":${JSON.stringify(type)}`));
   scanLines(
-    join(dir, 'events.ndjson'),
+    join(dir, RUN_FILES.events),
     (line) => {
       const event = asEvent(parseLine(line));
       if (event !== undefined && (types === undefined || types.includes(event.type))) visit(event);
@@ -143,9 +146,12 @@ export function scanEvents(dir: string, visit: (event: RunEvent) => void, types?
   );
 }
 
+/** How much of the log's end `latestEvents` reads. */
+const LATEST_EVENTS_WINDOW = 8 << 20;
+
 /** The latest events of the run (at most `limit`, from at most the last 8 MB of its log), in order: cheap on any log. */
 export function latestEvents(dir: string, limit: number): RunEvent[] {
-  const lines = tailLines(join(dir, 'events.ndjson'), 8 << 20) ?? [];
+  const lines = tailLines(join(dir, RUN_FILES.events), LATEST_EVENTS_WINDOW) ?? [];
   const events: RunEvent[] = [];
   for (const line of lines) {
     const event = asEvent(parseLine(line));
@@ -170,11 +176,11 @@ export function readEvents(dir: string, types?: readonly string[], limit = 10_00
 }
 
 export function writeReport(dir: string, report: unknown): void {
-  writeAtomic(join(dir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
+  writeAtomic(join(dir, RUN_FILES.report), `${JSON.stringify(report, null, 2)}\n`);
 }
 
 export function readReport(dir: string): unknown {
-  const path = join(dir, 'report.json');
+  const path = join(dir, RUN_FILES.report);
   const bytes = readLedgerFile(path);
   if (bytes === undefined) return undefined;
   try {
@@ -192,14 +198,14 @@ export function loadRun(dir: string, root?: string): RunHandle {
   const id = basename(dir);
   if (root !== undefined) {
     if (resolve(dir) !== runDir(root, id) || !RUN_ID.test(id)) {
-      throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `"${dir}" is not a run folder of the workspace at "${root}" (expected ${join(root, LEDGER_DIR, 'runs', '<run id>')}).`, {
+      throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `"${dir}" is not a run folder of the workspace at "${root}" (expected ${ledgerPath(root, LEDGER.runs, '<run id>')}).`, {
         path: dir,
         hint: 'Name the run by its id (lockguard status shows it), or run lockguard in the workspace the run belongs to.',
       });
     }
-    if (ledgerFolder(root, ['runs', id], false) === undefined) return noRun(dir);
+    if (ledgerFolder(root, [LEDGER.runs, id], false) === undefined) return noRun(dir);
   }
-  const path = join(dir, 'run.json');
+  const path = join(dir, RUN_FILES.record);
   const bytes = readLedgerFile(path);
   if (bytes === undefined) return noRun(dir);
   let value: unknown;
@@ -227,7 +233,7 @@ function noRun(dir: string): never {
 
 /** Run ids under `<root>/.lockguard/runs`, newest first. */
 export function listRunIds(root: string): string[] {
-  const runs = ledgerFolder(root, ['runs'], false);
+  const runs = ledgerFolder(root, [LEDGER.runs], false);
   if (runs === undefined) return [];
   let names: string[];
   try {
@@ -236,11 +242,14 @@ export function listRunIds(root: string): string[] {
     if (errnoCode(error) === 'ENOENT') return [];
     throw fsFault(error, runs, 'list');
   }
-  return names.filter((name) => RUN_ID.test(name)).sort().reverse();
+  return names
+    .filter((name) => RUN_ID.test(name))
+    .sort()
+    .reverse();
 }
 
 export function runDir(root: string, id: string): string {
-  return join(resolve(root), LEDGER_DIR, 'runs', id);
+  return ledgerPath(resolve(root), LEDGER.runs, id);
 }
 
 /**
@@ -253,13 +262,17 @@ export function findRun(root: string, explicit: string | undefined, fromEnv: str
     const source = explicit !== undefined ? '--run' : 'LOCKGUARD_RUN';
     const dir = RUN_ID.test(given) ? runDir(root, given) : resolve(given);
     const unset = `Unset ${source === '--run' ? 'the flag' : 'LOCKGUARD_RUN'} to use the latest run, or take a new snapshot.`;
-    if (dirname(dir) !== join(resolve(root), LEDGER_DIR, 'runs') || !RUN_ID.test(basename(dir))) {
-      throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `${source} names "${given}", which is not in this workspace's ledger: it belongs to the workspace at "${dirname(dirname(dirname(dir)))}" or is no run folder at all, not a run of "${root}" (its runs are in ${join(root, LEDGER_DIR, 'runs')}).`, {
-        path: dir,
-        hint: `Run lockguard in the workspace that run belongs to, or: ${unset}`,
-      });
+    if (dirname(dir) !== ledgerPath(resolve(root), LEDGER.runs) || !RUN_ID.test(basename(dir))) {
+      throw new LockguardError(
+        'ERR_LOCKGUARD_BAD_RUN',
+        `${source} names "${given}", which is not in this workspace's ledger: it belongs to the workspace at "${dirname(dirname(dirname(dir)))}" or is no run folder at all, not a run of "${root}" (its runs are in ${ledgerPath(root, LEDGER.runs)}).`,
+        {
+          path: dir,
+          hint: `Run lockguard in the workspace that run belongs to, or: ${unset}`,
+        },
+      );
     }
-    const there = ledgerFolder(root, ['runs', basename(dir)], false);
+    const there = ledgerFolder(root, [LEDGER.runs, basename(dir)], false);
     if (there === undefined) {
       throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `${source} names "${given}", which is not a run folder (missing).`, { path: dir, hint: unset });
     }
@@ -268,11 +281,11 @@ export function findRun(root: string, explicit: string | undefined, fromEnv: str
   for (const id of listRunIds(root)) {
     if (kind !== undefined && !id.includes(`-${kind}-`)) continue;
     // A folder still being created (its record is written last) is no run yet.
-    if (lstatSync(join(runDir(root, id), 'run.json'), { throwIfNoEntry: false }) === undefined) continue;
+    if (lstatSync(join(runDir(root, id), RUN_FILES.record), { throwIfNoEntry: false }) === undefined) continue;
     return loadRun(runDir(root, id), root);
   }
-  throw new LockguardError('ERR_LOCKGUARD_NO_SNAPSHOT', `No lockguard ${kind ?? 'run'} found in "${join(root, LEDGER_DIR)}".`, {
-    path: join(root, LEDGER_DIR),
+  throw new LockguardError('ERR_LOCKGUARD_NO_SNAPSHOT', `No lockguard ${kind ?? 'run'} found in "${ledgerPath(root)}".`, {
+    path: ledgerPath(root),
     hint: kind === 'snapshot' || kind === undefined ? 'Take one first: lockguard snapshot (at the start of the job).' : 'Start one with lockguard run -- <command>.',
   });
 }

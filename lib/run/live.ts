@@ -7,7 +7,8 @@
 // recorded): a marker whose process is gone is a run that died unfinished, kept as evidence until the
 // next workspace command finishes that run (run/recovery.ts) and removes it.
 // Invariants:
-// - Node builtins only, tiny: the pnpmfile plugin (dist/pnpmfile.cjs) bundles it and runs inside pnpm.
+// - Node builtins (and the ledger's names, ledger-layout.ts) only, tiny: the pnpmfile plugin
+//   (dist/pnpmfile.cjs) bundles it and runs inside pnpm.
 // - Outside any run it costs one failed readdir (`live/` is removed when its last marker goes).
 // - A marker is trusted only with a start time and a run folder `<root>/.lockguard/runs/<its name>`; a
 //   garbage or untrusted marker is never a live run.
@@ -17,6 +18,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { LEDGER, LEDGER_DIR, RUN_FILES } from './ledger-layout.js';
 
 export type LivePolicy = 'flag' | 'withhold' | 'refuse';
 
@@ -40,16 +42,19 @@ export interface Marker {
   readonly pid: number | undefined;
 }
 
-export const LIVE_DIR = path.join('.lockguard', 'live');
+export const LIVE_DIR = path.join(LEDGER_DIR, LEDGER.live);
 
 const MARKER_NAME = /^[\w.-]+$/;
+/** proc(5): `starttime` is field 22 of /proc/<pid>/stat, the 20th after the command name (0-based: 19). */
+const STARTTIME_AFTER_COMM = 19;
 
 /** Kernel start time of a pid (Linux /proc, clock ticks since boot), or null where unknown. */
 export function processStart(pid: number): number | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const start = Number(fields[19]);
+    // Fields after the command name (which may hold spaces and parentheses): `) <state> <ppid> ...`.
+    const fields = stat.slice(stat.lastIndexOf(')') + ') '.length).split(' ');
+    const start = Number(fields[STARTTIME_AFTER_COMM]);
     return Number.isFinite(start) ? start : null;
   } catch {
     return null;
@@ -82,7 +87,7 @@ function parseMarker(root: string, name: string, text: string): LiveRun | undefi
     const value = JSON.parse(text) as Partial<LiveRun>;
     const policyOk = value.policy === 'flag' || value.policy === 'withhold' || value.policy === 'refuse';
     if (typeof value.dir !== 'string' || value.id !== name || typeof value.pid !== 'number' || typeof value.pidStart !== 'number' || !policyOk) return undefined;
-    if (path.resolve(value.dir) !== path.join(path.resolve(root), '.lockguard', 'runs', name)) return undefined;
+    if (path.resolve(value.dir) !== path.join(path.resolve(root), LEDGER_DIR, LEDGER.runs, name)) return undefined;
     return { dir: value.dir, id: value.id, pid: value.pid, pidStart: value.pidStart, policy: value.policy as LivePolicy };
   } catch {
     return undefined;
@@ -111,7 +116,7 @@ export function pidExists(pid: number): boolean {
 /** Mark a run live in its workspace (the caller has checked `.lockguard` is a real folder). */
 export function registerLive(root: string, run: LiveRun): void {
   const dir = path.join(root, LIVE_DIR);
-  const ledger = path.join(root, '.lockguard');
+  const ledger = path.join(root, LEDGER_DIR);
   if (!realFolder(ledger)) throw Object.assign(new Error(`"${ledger}" is not a folder`), { code: 'ENOTDIR', path: ledger });
   if (!realFolder(dir)) fs.mkdirSync(dir);
   if (!realFolder(dir)) throw Object.assign(new Error(`"${dir}" is not a folder`), { code: 'ENOTDIR', path: dir });
@@ -123,7 +128,7 @@ export function registerLive(root: string, run: LiveRun): void {
 /** Remove a run's marker, and `live/` itself when it is empty (so idle workspaces cost one failed readdir). */
 export function unregisterLive(root: string, id: string): void {
   const dir = path.join(root, LIVE_DIR);
-  if (!MARKER_NAME.test(id) || !realFolder(path.join(root, '.lockguard')) || !realFolder(dir)) return;
+  if (!MARKER_NAME.test(id) || !realFolder(path.join(root, LEDGER_DIR)) || !realFolder(dir)) return;
   try {
     fs.unlinkSync(path.join(dir, id));
   } catch (error) {
@@ -145,7 +150,7 @@ export function listMarkers(root: string): Marker[] {
   } catch {
     return [];
   }
-  if (!realFolder(path.join(root, '.lockguard')) || !realFolder(dir)) return [];
+  if (!realFolder(path.join(root, LEDGER_DIR)) || !realFolder(dir)) return [];
   const markers: Marker[] = [];
   for (const name of names) {
     if (name.startsWith('.') || !MARKER_NAME.test(name)) continue;
@@ -190,10 +195,10 @@ export function liveRunsFor(root: string, env: Readonly<Record<string, string | 
 /** Append one event line to a run's log; false when the run folder is gone or not reachable without a link (never throws). */
 export function reportToRun(run: Pick<LiveRun, 'dir'>, event: Readonly<Record<string, unknown>>): boolean {
   const runs = path.dirname(run.dir);
-  if (path.basename(runs) !== 'runs' || !realFolder(path.dirname(runs)) || !realFolder(runs) || !realFolder(run.dir)) return false;
+  if (path.basename(runs) !== LEDGER.runs || !realFolder(path.dirname(runs)) || !realFolder(runs) || !realFolder(run.dir)) return false;
   let fd: number | undefined;
   try {
-    fd = fs.openSync(path.join(run.dir, 'events.ndjson'), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW);
+    fd = fs.openSync(path.join(run.dir, RUN_FILES.events), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW);
     fs.writeSync(fd, `${JSON.stringify({ t: Date.now(), ...event })}\n`);
     return true;
   } catch {

@@ -15,9 +15,8 @@ import { join, posix } from 'node:path';
 import { LockguardError } from '../core/errors.js';
 import { appendText } from './atomic.js';
 import { parseLine, readLedgerFile, scanLines } from './ledger-fs.js';
+import { JOURNAL_FILE, LEDGER_DIR } from './ledger-layout.js';
 import { isSafeRelative, type TreeFile } from './quarantine-move.js';
-
-export const JOURNAL = 'journal.ndjson';
 
 /** The identity of a unit within one run's quarantine. */
 export function unitId(runner: string, key: string): string {
@@ -84,7 +83,7 @@ export function intentOk(value: Partial<IntentLine>): value is IntentLine {
   if (typeof value.runner !== 'string' || !PLAIN.test(value.runner) || typeof value.key !== 'string' || !PLAIN.test(value.key)) return false;
   if (value.unit !== unitId(value.runner, value.key) || typeof value.t !== 'number' || typeof value.reason !== 'string') return false;
   const dir = value.cacheDir;
-  if (typeof dir !== 'string' || !posix.isAbsolute(dir) || posix.normalize(dir) !== dir || dir.includes('\0') || dir.split('/').includes('.lockguard')) return false;
+  if (typeof dir !== 'string' || !posix.isAbsolute(dir) || posix.normalize(dir) !== dir || dir.includes('\0') || dir.split('/').includes(LEDGER_DIR)) return false;
   if (!Array.isArray(value.paths) || value.paths.length === 0 || !value.paths.every((path) => typeof path === 'string' && isSafeRelative(path))) return false;
   return Array.isArray(value.files) && value.files.every(fileOk) && typeof value.size === 'number' && (value.task === undefined || typeof value.task === 'string');
 }
@@ -110,7 +109,7 @@ function next(state: UnitState, op: OutcomeOp): UnitState {
 export function readJournal(dir: string): JournalReading {
   const units = new Map<string, { intent: IntentLine; state: UnitState; withheldAt?: number; restoredAt?: number; why?: string }>();
   let skipped = 0;
-  const found = scanLines(join(dir, JOURNAL), (line) => {
+  const found = scanLines(join(dir, JOURNAL_FILE), (line) => {
     const value = parseLine(line) as Partial<JournalLine> | undefined;
     if (value === undefined || value === null || typeof value !== 'object' || typeof value.unit !== 'string' || typeof value.t !== 'number') {
       skipped++;
@@ -171,7 +170,19 @@ function readLegacyManifest(dir: string): JournalReading {
   let skipped = 0;
   for (const raw of value.entries as Partial<LegacyEntry>[]) {
     const withheldAt = Date.parse(String(raw?.withheldAt));
-    const intent = { op: 'intent', unit: unitId(String(raw?.runner), String(raw?.key)), t: Number.isFinite(withheldAt) ? withheldAt : 0, runner: raw?.runner, key: raw?.key, ...(raw?.task === undefined ? {} : { task: raw.task }), cacheDir: raw?.cacheDir, paths: raw?.paths, files: raw?.files, size: raw?.size, reason: raw?.reason } as Partial<IntentLine>;
+    const intent = {
+      op: 'intent',
+      unit: unitId(String(raw?.runner), String(raw?.key)),
+      t: Number.isFinite(withheldAt) ? withheldAt : 0,
+      runner: raw?.runner,
+      key: raw?.key,
+      ...(raw?.task === undefined ? {} : { task: raw.task }),
+      cacheDir: raw?.cacheDir,
+      paths: raw?.paths,
+      files: raw?.files,
+      size: raw?.size,
+      reason: raw?.reason,
+    } as Partial<IntentLine>;
     if (!intentOk(intent)) {
       skipped++;
       continue;
@@ -193,5 +204,5 @@ export function brokenJournal(path: string, problem: string, cause?: unknown): L
 /** Append journal lines in one write; `sync` makes them durable before the caller moves anything. */
 export function appendJournal(dir: string, lines: readonly JournalLine[], sync: boolean): void {
   if (lines.length === 0) return;
-  appendText(join(dir, JOURNAL), lines.map((line) => `${JSON.stringify(line)}\n`).join(''), { create: true, fsync: sync });
+  appendText(join(dir, JOURNAL_FILE), lines.map((line) => `${JSON.stringify(line)}\n`).join(''), { create: true, fsync: sync });
 }

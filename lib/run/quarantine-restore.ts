@@ -101,7 +101,11 @@ export function restore(root: string, runId: string, options: RestoreOptions = {
         if (why === undefined) ready.push(unit);
         else skipped.push({ entry: entryOf(unit), ...why });
       }
-      appendJournal(dir, ready.map((unit) => ({ op: 'restore', unit: unit.intent.unit, t: now() })), true);
+      appendJournal(
+        dir,
+        ready.map((unit) => ({ op: 'restore', unit: unit.intent.unit, t: now() })),
+        true,
+      );
       const outcomes: OutcomeLine[] = [];
       for (const unit of ready) {
         const { intent } = unit;

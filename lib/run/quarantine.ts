@@ -25,7 +25,8 @@ import { basename, join, resolve } from 'node:path';
 import { errnoCode, isLockguardError, LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
 import { ensureLedger } from './ledger.js';
-import { LEDGER_DIR, ledgerFolder, safeFolder } from './ledger-fs.js';
+import { ledgerFolder, safeFolder } from './ledger-fs.js';
+import { JOURNAL_FILE, LEDGER, ledgerPath } from './ledger-layout.js';
 import { acquireLock, type LedgerLock } from './ledger-lock.js';
 import { appendJournal, readJournal, unitId, type IntentLine, type JournalUnit, type OutcomeLine } from './quarantine-journal.js';
 import { crossedLink, filesUnder, isSafeRelative, moveTree, recordTree, type RenameFn, type TreeFile } from './quarantine-move.js';
@@ -102,7 +103,7 @@ const RUN_ID = /^[\w.-]+$/;
 const BATCH = 256;
 
 export function quarantineRoot(root: string): string {
-  return join(root, LEDGER_DIR, 'quarantine');
+  return ledgerPath(root, LEDGER.quarantine);
 }
 
 export function quarantineDir(root: string, runId: string): string {
@@ -116,7 +117,7 @@ export function quarantineDir(root: string, runId: string): string {
 export function quarantineFolder(root: string, runId: string, create: boolean): string | undefined {
   quarantineDir(root, runId);
   if (create) ensureLedger(root);
-  return ledgerFolder(root, ['quarantine', runId], create);
+  return ledgerFolder(root, [LEDGER.quarantine, runId], create);
 }
 
 /** An entry's folder inside its run's quarantine folder. */
@@ -168,7 +169,19 @@ function prepare(unit: QuarantineUnit, now: number): Prepared | NotMoved {
   }
   if (present.length === 0) return { key: unit.key, reason: 'missing', detail: 'the entry is gone from the cache' };
   const size = files.reduce((sum, file) => sum + file.size, 0);
-  const intent: IntentLine = { op: 'intent', unit: unitId(unit.runner, unit.key), t: now, runner: unit.runner, key: unit.key, ...(unit.task === undefined ? {} : { task: unit.task }), cacheDir, paths: present, files, size, reason: unit.reason };
+  const intent: IntentLine = {
+    op: 'intent',
+    unit: unitId(unit.runner, unit.key),
+    t: now,
+    runner: unit.runner,
+    key: unit.key,
+    ...(unit.task === undefined ? {} : { task: unit.task }),
+    cacheDir,
+    paths: present,
+    files,
+    size,
+    reason: unit.reason,
+  };
   return { unit, intent };
 }
 
@@ -243,10 +256,14 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
       }
       if (batch.length === 0) continue;
       try {
-        appendJournal(folder, batch.map((item) => item.intent), true);
+        appendJournal(
+          folder,
+          batch.map((item) => item.intent),
+          true,
+        );
       } catch (error) {
         // No intent on disk: nothing of this batch may move.
-        fault = fsFault(error, join(folder, 'journal.ndjson'), 'append to');
+        fault = fsFault(error, join(folder, JOURNAL_FILE), 'append to');
         for (const item of batch) notMoved.push({ key: item.unit.key, reason: 'error', detail: fault.message });
         break;
       }
@@ -265,7 +282,17 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
         outcomes.push({ op: result.outcome, unit: item.intent.unit, t, ...(result.why === undefined ? {} : { why: result.why }) });
         if (result.outcome === 'done') {
           const { intent } = item;
-          moved.push({ runner: intent.runner, key: intent.key, ...(intent.task === undefined ? {} : { task: intent.task }), cacheDir: intent.cacheDir, paths: intent.paths, files: intent.files, size: intent.size, reason: intent.reason, withheldAt: new Date(t).toISOString() });
+          moved.push({
+            runner: intent.runner,
+            key: intent.key,
+            ...(intent.task === undefined ? {} : { task: intent.task }),
+            cacheDir: intent.cacheDir,
+            paths: intent.paths,
+            files: intent.files,
+            size: intent.size,
+            reason: intent.reason,
+            withheldAt: new Date(t).toISOString(),
+          });
         } else {
           notMoved.push({ key: item.unit.key, reason: 'error', detail: result.why ?? 'not moved' });
           if (result.why?.startsWith('in flight') === true) keepLock = true;
@@ -284,7 +311,7 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
       } catch (error) {
         // The moves happened; their outcomes are not on disk. Keep the lock: the next command repairs.
         keepLock = true;
-        fault = fault ?? fsFault(error, join(folder, 'journal.ndjson'), 'append to');
+        fault = fault ?? fsFault(error, join(folder, JOURNAL_FILE), 'append to');
       }
     }
   } finally {
@@ -338,7 +365,7 @@ export interface QuarantineListing {
 
 /** Every quarantine folder of the workspace, newest run id first. A broken record is listed with its problem. */
 export function listQuarantine(root: string): QuarantineListing[] {
-  const base = ledgerFolder(root, ['quarantine'], false);
+  const base = ledgerFolder(root, [LEDGER.quarantine], false);
   if (base === undefined) return [];
   let names: string[];
   try {
@@ -348,14 +375,23 @@ export function listQuarantine(root: string): QuarantineListing[] {
     throw fsFault(error, base, 'list');
   }
   const out: QuarantineListing[] = [];
-  for (const run of names.filter((name) => RUN_ID.test(name) && !name.startsWith('.')).sort().reverse()) {
+  for (const run of names
+    .filter((name) => RUN_ID.test(name) && !name.startsWith('.'))
+    .sort()
+    .reverse()) {
     const dir = join(base, run);
     try {
       if (safeFolder(base, [run], false) === undefined) continue;
       const reading = readJournal(dir);
       const listed = reading.units.filter((unit) => unit.state === 'withheld' || unit.state === 'restored' || unit.state === 'restoring');
       const inFlight = reading.units.filter((unit) => unit.state === 'moving').length;
-      out.push({ run, dir, manifest: { version: 1, run, root, entries: listed.map(entryOf) }, ...(inFlight > 0 ? { inFlight } : {}), ...(reading.skipped > 0 ? { problem: `${reading.skipped} line(s) of its journal could not be read` } : {}) });
+      out.push({
+        run,
+        dir,
+        manifest: { version: 1, run, root, entries: listed.map(entryOf) },
+        ...(inFlight > 0 ? { inFlight } : {}),
+        ...(reading.skipped > 0 ? { problem: `${reading.skipped} line(s) of its journal could not be read` } : {}),
+      });
     } catch (error) {
       out.push({ run, dir, problem: error instanceof Error ? error.message : String(error) });
     }

@@ -107,9 +107,13 @@ export function isFinished(run: RunHandle): boolean {
 /** The command the run started, when it still runs (an orphan of the dead guard). */
 export function runningChild(run: RunHandle): number | undefined {
   let child: { pid: number; pidStart: number | null } | undefined;
-  scanEvents(run.dir, (event) => {
-    if (typeof event['pid'] === 'number') child = { pid: event['pid'], pidStart: typeof event['pidStart'] === 'number' ? event['pidStart'] : null };
-  }, ['child']);
+  scanEvents(
+    run.dir,
+    (event) => {
+      if (typeof event['pid'] === 'number') child = { pid: event['pid'], pidStart: typeof event['pidStart'] === 'number' ? event['pidStart'] : null };
+    },
+    ['child'],
+  );
   return child !== undefined && isAlive(child.pid, child.pidStart) ? child.pid : undefined;
 }
 
@@ -178,10 +182,14 @@ export type Life =
 export function lifeOf(root: string, run: RunHandle): Life {
   let finished: RunEvent | undefined;
   let recovery: RunEvent | undefined;
-  scanEvents(run.dir, (event) => {
-    if (event.type === 'finished') finished = event;
-    else recovery = event;
-  }, ['finished', 'recovered']);
+  scanEvents(
+    run.dir,
+    (event) => {
+      if (event.type === 'finished') finished = event;
+      else recovery = event;
+    },
+    ['finished', 'recovered'],
+  );
   if (finished !== undefined) return { state: 'finished', by: typeof finished['by'] === 'string' ? finished['by'] : 'run', recovery };
   const marker = listMarkers(root).find((candidate) => candidate.name === run.record.id);
   if (marker === undefined) return { state: 'ended' };

@@ -7,6 +7,7 @@
 import type { ChildEnd } from './child.js';
 import { writeReport, type Policy, type RunHandle } from './ledger.js';
 import type { MoveRecord } from './session.js';
+import type { SliceMoveJson } from './slice-report.js';
 
 /** One withheld cache entry (filled by the runner integrations). */
 export interface WithheldEntry {
@@ -36,6 +37,28 @@ export interface TaskAfterMoveReport {
   readonly at: number;
 }
 
+/** What one remote gate counted (integrations/remote-gate serves it; the report records it as is). */
+export interface GateStats {
+  readonly passed: { readonly restore: number; readonly save: number; readonly other: number };
+  readonly refused: { readonly restore: number; readonly save: number };
+  readonly refusedParts: number;
+  /** Requests whose upstream failed (refused, reset, timed out) and were passed on as such. */
+  readonly upstreamFailures: number;
+  /** Decisions that threw: refused, and reported. */
+  readonly decisionFailures: number;
+  /** Requests outside the protocol's paths, answered 404 without reaching the upstream. */
+  readonly notForwarded: number;
+  /** Keys of the refused entries, in order (restores and saves). */
+  readonly refusedKeys: readonly { readonly kind: 'restore' | 'save'; readonly key: string }[];
+}
+
+/** The remote gates of a run: where each forwarded, what it passed and refused. */
+export interface RemoteGateReport {
+  readonly gates: readonly { readonly runner: string; readonly upstream: string; readonly source: string; readonly stats: GateStats }[];
+  /** Totals over every gate: whole entries refused, blob uploads refused, restores refused. */
+  readonly refused: { readonly uploads: number; readonly blobs: number; readonly restores: number };
+}
+
 export interface RunReport {
   readonly version: 2;
   readonly run: string;
@@ -56,30 +79,18 @@ export interface RunReport {
   readonly tasksAfterMove: readonly TaskAfterMoveReport[];
   /** The remote-cache switch lines printed before the command, if any. */
   readonly remote: readonly string[];
-  /** The remote gates of the run (where each forwarded, what it passed and refused); absent without one. */
-  readonly remoteGate?: Readonly<Record<string, unknown>>;
+  /** The remote gates of the run (`lockguard run` always fills it; `gates` is empty when none stood). */
+  readonly remoteGate?: RemoteGateReport;
   /** Per moved lockfile, which projects' slices changed (run/slice-report.ts sliceMoveJson). */
-  readonly slices: readonly Readonly<Record<string, unknown>>[];
+  readonly slices: readonly SliceMoveJson[];
   readonly notes: readonly string[];
 }
 
-export interface ReportInput {
+/** What `lockguard run` hands buildReport: the report's fields less those the run record and the clock give. */
+export type ReportInput = Omit<RunReport, 'version' | 'run' | 'root' | 'startedAt' | 'endedAt' | 'moved'> & {
   readonly run: RunHandle;
-  readonly command: readonly string[];
-  readonly policy: Policy;
-  readonly exit: ChildEnd;
-  readonly exitCode: number;
   readonly move: MoveRecord | undefined;
-  readonly runner: string;
-  readonly caches: readonly GuardedCacheReport[];
-  readonly withheld: readonly WithheldEntry[];
-  readonly keptBeforeMove: number;
-  readonly tasksAfterMove: readonly TaskAfterMoveReport[];
-  readonly remote: readonly string[];
-  readonly remoteGate?: Readonly<Record<string, unknown>>;
-  readonly slices: readonly Readonly<Record<string, unknown>>[];
-  readonly notes: readonly string[];
-}
+};
 
 export function buildReport(input: ReportInput): RunReport {
   const { record } = input.run;

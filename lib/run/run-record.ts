@@ -13,6 +13,7 @@ import { baseEntries, type EntryKind, type Scope } from '../core/entries.js';
 import { LockguardError } from '../core/errors.js';
 import type { FingerprintEntry } from '../core/fingerprints.js';
 import type { PackageManager } from '../core/workspace.js';
+import { LEDGER_DIR } from './ledger-layout.js';
 
 export type RunKind = 'snapshot' | 'run';
 export type Policy = 'flag' | 'withhold' | 'refuse';
@@ -62,7 +63,7 @@ export function isWorkspaceRelative(path: string): boolean {
 /** Whether `path` may stand in a table of `manager` with `kind`: a fixed entry of that kind, or a patch file. */
 export function isTableEntry(manager: PackageManager, path: string, kind: EntryKind): boolean {
   if (!isWorkspaceRelative(path)) return false;
-  if (kind === 'patch') return path.endsWith('.patch') && !path.startsWith('.lockguard/') && !path.startsWith('node_modules/');
+  if (kind === 'patch') return path.endsWith('.patch') && !path.startsWith(`${LEDGER_DIR}/`) && !path.startsWith('node_modules/');
   return baseEntries(manager, 'full').some((spec) => spec.path === path && spec.kind === kind);
 }
 

@@ -16,6 +16,7 @@ import { watchSignals, type Signals, type SignalSource } from './fs-signals.js';
 import { appendEvent, createRun, scanEvents, type Policy, type RunHandle } from './ledger.js';
 import { fsFault } from '../core/fs-fault.js';
 import { ledgerFolder } from './ledger-fs.js';
+import { LEDGER } from './ledger-layout.js';
 import { registerLive, unregisterLive, processStart } from './live.js';
 import { currentDigest, type MovedFile } from './verdict.js';
 
@@ -45,7 +46,7 @@ export class GuardSession {
     this.run = createRun({ kind: 'run', table, policy, command });
     this.watch = new FingerprintWatch(table.root, table, table.at);
     try {
-      const live = ledgerFolder(table.root, ['live'], true) ?? table.root;
+      const live = ledgerFolder(table.root, [LEDGER.live], true) ?? table.root;
       try {
         registerLive(table.root, { dir: this.run.dir, id: this.run.record.id, pid: process.pid, pidStart: processStart(process.pid), policy });
       } catch (error) {
@@ -60,9 +61,14 @@ export class GuardSession {
 
   /** Begin listening for early evidence (file events, hook reports). */
   listen(): void {
-    this.#signals = watchSignals(this.table.root, this.table.entries.map((entry) => entry.path), this.run.dir, (source, at) => {
-      this.#safeCheck(source, at);
-    });
+    this.#signals = watchSignals(
+      this.table.root,
+      this.table.entries.map((entry) => entry.path),
+      this.run.dir,
+      (source, at) => {
+        this.#safeCheck(source, at);
+      },
+    );
   }
 
   /** The move, once found. */
@@ -118,9 +124,7 @@ export class GuardSession {
     const found = watch.moves().filter((move) => !known.has(move.path));
     const tentative = evidence === 'exit' ? [] : found.filter((move) => move.kind === 'went' && markers.has(move.path));
     for (const move of tentative) if (!this.#tentative.has(move.path)) this.#tentative.set(move.path, at);
-    const fresh = found
-      .filter((move) => !tentative.includes(move))
-      .map((move) => ({ path: move.path, kind: move.kind, was: move.was, now: currentDigest(this.table.root, move, this.run.record) }));
+    const fresh = found.filter((move) => !tentative.includes(move)).map((move) => ({ path: move.path, kind: move.kind, was: move.was, now: currentDigest(this.table.root, move, this.run.record) }));
     if (fresh.length === 0) return;
     const since = Math.min(at, ...fresh.map((file) => this.#tentative.get(file.path) ?? Infinity));
     // The moment is the first move's; later checks only add the files that moved since.
@@ -145,9 +149,13 @@ export class GuardSession {
     const write = Math.min(signalAt, ...files.map((file) => this.#ctimeOf(file.path)));
     let start = write;
     let latest = -Infinity;
-    scanEvents(this.run.dir, (event) => {
-      if (event.t <= write && event.t > latest) latest = event.t;
-    }, ['hook']);
+    scanEvents(
+      this.run.dir,
+      (event) => {
+        if (event.t <= write && event.t > latest) latest = event.t;
+      },
+      ['hook'],
+    );
     if (Number.isFinite(latest)) start = latest;
     return Math.max(start, this.table.at);
   }

@@ -81,7 +81,16 @@ function gap(lockfile: string, was: FileDigest, now: FileDigest | null, reason: 
 }
 
 /** A move as plain JSON data (null for what is missing), for `--json` outputs and reports. */
-export function sliceMoveJson(move: SliceMove): Record<string, unknown> {
+export interface SliceMoveJson {
+  readonly lockfile: string;
+  readonly was: FileDigest;
+  readonly now: FileDigest | null;
+  readonly text: string;
+  readonly gap: SliceMoveGap | null;
+  readonly diff: SliceDiff | null;
+}
+
+export function sliceMoveJson(move: SliceMove): SliceMoveJson {
   return { lockfile: move.lockfile, was: move.was, now: move.now, text: move.text, gap: move.gap ?? null, diff: move.diff ?? null };
 }
 

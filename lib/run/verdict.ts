@@ -61,6 +61,8 @@ export function currentDigest(root: string, move: Pick<Move, 'path'>, record: Ru
 
 const DIGEST = /^[0-9a-f]{64}$/;
 const KINDS = new Set(['rewritten', 'appeared', 'went']);
+/** Without the run's table to check paths against, at most this many recorded moves are kept. */
+const MOVES_WITHOUT_TABLE_MAX = 1000;
 
 function digestOrNull(value: unknown): FileDigest | null {
   return typeof value === 'string' && DIGEST.test(value) ? (value as FileDigest) : null;
@@ -73,26 +75,34 @@ function digestOrNull(value: unknown): FileDigest | null {
 export function recordedMoves(dir: string, record?: RunRecord): MovedFile[] {
   const known = record === undefined ? undefined : new Set(record.entries.map((entry) => entry.path));
   const moves = new Map<string, MovedFile>();
-  scanEvents(dir, (event) => {
-    if (!Array.isArray(event['files'])) return;
-    for (const file of event['files'] as Partial<MovedFile>[]) {
-      if (typeof file?.path !== 'string' || moves.has(file.path) || (known !== undefined && !known.has(file.path))) continue;
-      if (known === undefined && moves.size >= 1000) continue;
-      const kind = typeof file.kind === 'string' && KINDS.has(file.kind) ? file.kind : 'rewritten';
-      moves.set(file.path, { path: file.path, kind: kind as MoveKind, was: digestOrNull(file.was), now: digestOrNull(file.now) });
-    }
-  }, ['moved']);
+  scanEvents(
+    dir,
+    (event) => {
+      if (!Array.isArray(event['files'])) return;
+      for (const file of event['files'] as Partial<MovedFile>[]) {
+        if (typeof file?.path !== 'string' || moves.has(file.path) || (known !== undefined && !known.has(file.path))) continue;
+        if (known === undefined && moves.size >= MOVES_WITHOUT_TABLE_MAX) continue;
+        const kind = typeof file.kind === 'string' && KINDS.has(file.kind) ? file.kind : 'rewritten';
+        moves.set(file.path, { path: file.path, kind: kind as MoveKind, was: digestOrNull(file.was), now: digestOrNull(file.now) });
+      }
+    },
+    ['moved'],
+  );
   return [...moves.values()];
 }
 
 /** The moment of the run's first recorded move (epoch ms), when a check recorded one. */
 export function recordedMoveAt(dir: string): number | undefined {
   let at: number | undefined;
-  scanEvents(dir, (event) => {
-    const moment = event['movedAt'];
-    if (at === undefined && typeof moment === 'number' && Number.isFinite(moment)) at = moment;
-    else if (at === undefined) at = event.t;
-  }, ['moved']);
+  scanEvents(
+    dir,
+    (event) => {
+      const moment = event['movedAt'];
+      if (at === undefined && typeof moment === 'number' && Number.isFinite(moment)) at = moment;
+      else if (at === undefined) at = event.t;
+    },
+    ['moved'],
+  );
   return at;
 }
 

@@ -11,7 +11,8 @@ import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSy
 import { join, relative } from 'node:path';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { FingerprintWatch, RACY_WINDOW_MS } from '../../lib/core/watch.js';
-import { BIN, scrubbedEnv } from '../helpers/cli.js';
+import { BIN } from '../helpers/cli.js';
+import { scrubbedEnv } from '../helpers/env.js';
 import { writeSyntheticWorkspace } from './generate.js';
 import { perOp, processSideBySide, type BenchContext, type BenchRow } from './harness.js';
 
@@ -49,7 +50,11 @@ async function tableRow(ctx: BenchContext, subject: string, root: string): Promi
   const table = readWorkspaceFingerprints(root);
   const present = table.entries.filter((entry) => entry.digest !== null).map((entry) => join(root, entry.path));
   const bytes = present.reduce((sum, path) => sum + statSync(path).size, 0);
-  const [subjectMs, baselineMs] = await perOp(() => readWorkspaceFingerprints(root), () => rawReadAndHash(present), ctx.runs);
+  const [subjectMs, baselineMs] = await perOp(
+    () => readWorkspaceFingerprints(root),
+    () => rawReadAndHash(present),
+    ctx.runs,
+  );
   return {
     group: 'table read',
     subject: `readWorkspaceFingerprints: ${subject} (${(bytes / 1e6).toFixed(2)} MB, ${table.entries.length} entries)`,
@@ -82,7 +87,10 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
 
   // (b) moved() after wrote() with nothing changed: stats only. The files were just written, so the read
   // moment is set past the racy window (as if they were old): the watch may not read them.
-  for (const [label, root] of [['pnpm, full scope', bigPnpm], ['npm, full scope', bigNpm]] as const) {
+  for (const [label, root] of [
+    ['pnpm, full scope', bigPnpm],
+    ['npm, full scope', bigNpm],
+  ] as const) {
     const table = readWorkspaceFingerprints(root);
     const watch = new FingerprintWatch(root, table, Date.now() + 2 * RACY_WINDOW_MS + 1000);
     const paths = table.entries.map((entry) => join(root, entry.path));

@@ -74,7 +74,12 @@ export function repeatFor(fn: () => unknown, targetMs = 20): { inner: number; ru
   fn();
   const once = Math.max(performance.now() - start, 0.001);
   const inner = Math.max(1, Math.min(10_000, Math.round(targetMs / once)));
-  return { inner, run: () => { for (let i = 0; i < inner; i++) fn(); } };
+  return {
+    inner,
+    run: () => {
+      for (let i = 0; i < inner; i++) fn();
+    },
+  };
 }
 
 /** `sideBySide` per operation for fast synchronous functions: each sample repeats them (see repeatFor). */
@@ -111,7 +116,11 @@ export function processMedian(spec: ProcessSpec, runs: number): number {
 
 /** `sideBySide` for whole processes: median wall times of `a` and `b`, alternating. */
 export function processSideBySide(a: ProcessSpec, b: ProcessSpec, runs: number): Promise<[number, number]> {
-  return sideBySide(() => timeProcess(a), () => timeProcess(b), runs);
+  return sideBySide(
+    () => timeProcess(a),
+    () => timeProcess(b),
+    runs,
+  );
 }
 
 /**

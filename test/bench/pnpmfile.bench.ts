@@ -9,7 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { PNPMFILE_SHIM } from '../../lib/integrations/pnpmfile/shim.js';
-import { isolatedEnv, lockguardPackage, pnpmCommand, PNPM_VERSIONS, writeTarball, type PnpmVersion } from '../helpers/hooks.js';
+import { lockguardPackage, pnpmCommand, PNPM_VERSIONS, writeTarball, type PnpmVersion } from '../helpers/hooks.js';
+import { isolatedEnv } from '../helpers/env.js';
 import { writeTree } from '../helpers/workspace.js';
 import { sideBySide, type BenchRow, type BenchContext } from './harness.js';
 
@@ -35,7 +36,7 @@ function workspace(base: string, version: PnpmVersion, variant: Variant, lockgua
       b: { 'package.json': '{"name":"b","version":"1.0.0"}\n' },
     },
   });
-  const env = isolatedEnv(join(base, `home-${version}`));
+  const env = isolatedEnv(join(base, `home-${version}`), { offline: false });
   const [file, prefix] = pnpmCommand(version);
   const run = (args: readonly string[]): void => {
     const result = spawnSync(file, [...prefix, ...args], { cwd: root, env, stdio: 'ignore', timeout: 120_000 });
@@ -87,9 +88,17 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       ['pnpm install (no-op)', ['install']],
       ['pnpm run noop', ['run', 'noop']],
     ] as const) {
-      const [plugin, none] = await sideBySide(() => runners.plugin(args), () => runners.none(args), ctx.runs);
+      const [plugin, none] = await sideBySide(
+        () => runners.plugin(args),
+        () => runners.none(args),
+        ctx.runs,
+      );
       rows.push({ group: `pnpmfile plugin, outside a run (pnpm ${version})`, subject: `${label}, lockguard shim + plugin`, subjectMs: plugin, baseline: `${label}, no pnpmfile`, baselineMs: none, goal: 1.05 });
-      const [plugin2, trivial] = await sideBySide(() => runners.plugin(args), () => runners.trivial(args), ctx.runs);
+      const [plugin2, trivial] = await sideBySide(
+        () => runners.plugin(args),
+        () => runners.trivial(args),
+        ctx.runs,
+      );
       rows.push({
         group: `pnpmfile plugin, outside a run (pnpm ${version})`,
         subject: `${label}, lockguard shim + plugin`,
@@ -100,8 +109,19 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       });
       if (version === 12) {
         // The setup `lockguard init` gives pnpm 11+: lockguard installed, no pnpmfile.
-        const [initSetup, bare] = await sideBySide(() => runners.none(args), () => runners.bare(args), ctx.runs);
-        rows.push({ group: 'pnpm 12, default setup, outside a run', subject: `${label}, lockguard installed as lockguard init sets it up (no pnpmfile)`, subjectMs: initSetup, baseline: `${label}, no lockguard`, baselineMs: bare, goal: 1.15 });
+        const [initSetup, bare] = await sideBySide(
+          () => runners.none(args),
+          () => runners.bare(args),
+          ctx.runs,
+        );
+        rows.push({
+          group: 'pnpm 12, default setup, outside a run',
+          subject: `${label}, lockguard installed as lockguard init sets it up (no pnpmfile)`,
+          subjectMs: initSetup,
+          baseline: `${label}, no lockguard`,
+          baselineMs: bare,
+          goal: 1.15,
+        });
       }
     }
   }

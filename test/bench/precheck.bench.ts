@@ -51,7 +51,12 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
 
   const table = readWorkspaceFingerprints(root);
   const lock = readFileSync(join(root, 'pnpm-lock.yaml'));
-  const packages = (lock.toString('utf8').split('\nsnapshots:\n')[1]?.match(/^ {2}\S/gm) ?? []).length;
+  const packages = (
+    lock
+      .toString('utf8')
+      .split('\nsnapshots:\n')[1]
+      ?.match(/^ {2}\S/gm) ?? []
+  ).length;
   const check = (): void => {
     const verdict = checkInstall(readWorkspaceFingerprints(root));
     if (!verdict.ok) throw new Error(`the pre-run check fails on the installed workspace: ${verdict.detail}`);
@@ -63,7 +68,7 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   const [checkMs] = await perOp(check, () => undefined, ctx.runs);
   const pnpmCheckMs = (onMs ?? Number.NaN) - (offMs ?? Number.NaN);
 
-  // Correctness, as FIELD-NOTES reports it: what each check says about two breakages pnpm does not see.
+  // Correctness, as measured with the real pnpm: what each check says about two breakages pnpm does not see.
   const lockPath = join(root, 'pnpm-lock.yaml');
   const edited = lock.toString('utf8').replace('resolution: {directory: vendor/v000, type: directory}', 'resolution: {directory: vendor/v001, type: directory}');
   const store = join(root, 'node_modules', '.pnpm');
@@ -71,8 +76,20 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   const verdictNotes = [
     edited === lock.toString('utf8')
       ? 'lockfile-only edit: not made (no v000 resolution in the expected layout)'
-      : verdicts('lockfile-only edit (v000 resolved to another folder)', pnpmOn, guard, () => writeFileSync(lockPath, edited), () => writeFileSync(lockPath, lock)),
-    verdicts(`node_modules/.pnpm/${victim} deleted`, pnpmOn, guard, () => renameSync(join(store, victim), join(ctx.tmp, 'victim')), () => renameSync(join(ctx.tmp, 'victim'), join(store, victim))),
+      : verdicts(
+          'lockfile-only edit (v000 resolved to another folder)',
+          pnpmOn,
+          guard,
+          () => writeFileSync(lockPath, edited),
+          () => writeFileSync(lockPath, lock),
+        ),
+    verdicts(
+      `node_modules/.pnpm/${victim} deleted`,
+      pnpmOn,
+      guard,
+      () => renameSync(join(store, victim), join(ctx.tmp, 'victim')),
+      () => renameSync(join(ctx.tmp, 'victim'), join(store, victim)),
+    ),
   ];
 
   const shape = `${WIDE.importers} importers, ${packages} packages, pnpm 10 install`;
@@ -105,7 +122,16 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       note: `callgrind, node --single-threaded, one run each: lockguard run -- true ${mega(guardCount)} on / ${mega(noCheckCount)} off (the table read happens either way); pnpm run noop ${mega(onCount)} on / ${mega(offCount)} off (pnpm's fast path: no manifest newer than its last check)`,
     });
   } else {
-    rows.push({ group: 'pre-run check', subject: 'pre-check on minus off, instructions', subjectMs: Number.NaN, baseline: 'pnpm verifyDepsBeforeRun=error minus false', baselineMs: Number.NaN, goal: 1, unit: 'instructions', note: 'skipped: valgrind is not installed (apt-get install valgrind)' });
+    rows.push({
+      group: 'pre-run check',
+      subject: 'pre-check on minus off, instructions',
+      subjectMs: Number.NaN,
+      baseline: 'pnpm verifyDepsBeforeRun=error minus false',
+      baselineMs: Number.NaN,
+      goal: 1,
+      unit: 'instructions',
+      note: 'skipped: valgrind is not installed (apt-get install valgrind)',
+    });
   }
   return rows;
 }

@@ -55,11 +55,24 @@ async function freePort(): Promise<number> {
 async function turboServer(dir: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const child = spawn(process.execPath, [join(REPO, 'node_modules', 'turborepo-remote-cache', 'dist', 'cli.js')], {
-    env: { PATH: process.env['PATH'] ?? '', STORAGE_PROVIDER: 'local', STORAGE_PATH: join(dir, 'trc'), STORAGE_PATH_USE_TMP_FOLDER: 'false', TURBO_TOKEN: TOKEN, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', BODY_LIMIT: String(300 * 1024 * 1024) },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      STORAGE_PROVIDER: 'local',
+      STORAGE_PATH: join(dir, 'trc'),
+      STORAGE_PATH_USE_TMP_FOLDER: 'false',
+      TURBO_TOKEN: TOKEN,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      BODY_LIMIT: String(300 * 1024 * 1024),
+    },
     stdio: ['ignore', 'ignore', 'ignore'],
   });
   for (let i = 0; i < 300; i++) {
-    const ok = await fetch(`http://127.0.0.1:${port}/v8/artifacts/status?slug=x`, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/v8/artifacts/status?slug=x`, { headers: { authorization: `Bearer ${TOKEN}` } }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return { url: `http://127.0.0.1:${port}`, child };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -128,11 +141,13 @@ async function streamBig(url: string, size: number): Promise<void> {
     body.pipe(req);
   });
   await new Promise<void>((resolve, reject) => {
-    http.get(`${url}/v8/artifacts/big?slug=x`, { headers: { authorization: `Bearer ${TOKEN}` }, agent: false }, (res) => {
-      let got = 0;
-      res.on('data', (chunk: Buffer) => (got += chunk.length));
-      res.on('end', () => (got === size ? resolve() : reject(new Error(`GET ${got} of ${size}`))));
-    }).on('error', reject);
+    http
+      .get(`${url}/v8/artifacts/big?slug=x`, { headers: { authorization: `Bearer ${TOKEN}` }, agent: false }, (res) => {
+        let got = 0;
+        res.on('data', (chunk: Buffer) => (got += chunk.length));
+        res.on('end', () => (got === size ? resolve() : reject(new Error(`GET ${got} of ${size}`))));
+      })
+      .on('error', reject);
   });
 }
 
@@ -155,7 +170,15 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
     rmSync(join(ctx.tmp, 'big-store'), { recursive: true, force: true });
     const growthMb = (usage.maxRssKb - usage.rssStartKb) / 1024;
     process.stderr.write(`bench: 200MB rss growth ${((usage.maxRssKb - usage.rssStartKb) / 1024).toFixed(1)} MB\n`);
-    rows.push({ group: 'remote gate', subject: '200 MB artifact up and down through the gate: gate RSS growth (MB)', subjectMs: growthMb, baseline: 'goal 64 MB', baselineMs: 64, goal: 1, note: `RSS at start ${Math.round(usage.rssStartKb / 1024)} MB, peak ${Math.round(usage.maxRssKb / 1024)} MB; ${Math.round(ms)} ms for 400 MB` });
+    rows.push({
+      group: 'remote gate',
+      subject: '200 MB artifact up and down through the gate: gate RSS growth (MB)',
+      subjectMs: growthMb,
+      baseline: 'goal 64 MB',
+      baselineMs: 64,
+      goal: 1,
+      note: `RSS at start ${Math.round(usage.rssStartKb / 1024)} MB, peak ${Math.round(usage.maxRssKb / 1024)} MB; ${Math.round(ms)} ms for 400 MB`,
+    });
   }
   {
     // The decision before each request (GuardSession.check through a fresh watch) vs one wrote(); moved().
@@ -167,10 +190,14 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       session.check('gate', Date.now());
       return session.move === undefined ? 'pass' : 'refuse';
     };
-    const [subjectMs, baselineMs] = await perOp(decide, () => {
-      watch.wrote();
-      return watch.moved();
-    }, ctx.runs);
+    const [subjectMs, baselineMs] = await perOp(
+      decide,
+      () => {
+        watch.wrote();
+        return watch.moved();
+      },
+      ctx.runs,
+    );
     session.stop();
     rows.push({ group: 'remote gate', subject: 'the re-check before each upload or restore (per request)', subjectMs, baseline: 'one wrote(); moved()', baselineMs, goal: 2 });
   }
@@ -189,7 +216,15 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       const order = i % 2 === 0 ? (['direct', 'gated'] as const) : (['gated', 'direct'] as const);
       for (const mode of order) warm[mode].push(turboRun(root, tools.env, mode === 'direct' ? server.url : gate.url, 'warm'));
     }
-    const warmRow: BenchRow = { group: 'remote gate', subject: `turbo warm run through the gate (${PACKAGES} restores of 256 KB)`, subjectMs: median(warm.gated), baseline: 'straight to turborepo-remote-cache', baselineMs: median(warm.direct), goal: 1.05, note: `samples gated ${warm.gated.map(Math.round).join('/')} direct ${warm.direct.map(Math.round).join('/')} ms` };
+    const warmRow: BenchRow = {
+      group: 'remote gate',
+      subject: `turbo warm run through the gate (${PACKAGES} restores of 256 KB)`,
+      subjectMs: median(warm.gated),
+      baseline: 'straight to turborepo-remote-cache',
+      baselineMs: median(warm.direct),
+      goal: 1.05,
+      note: `samples gated ${warm.gated.map(Math.round).join('/')} direct ${warm.direct.map(Math.round).join('/')} ms`,
+    };
     rows.push(warmRow);
     process.stderr.write(`bench: ${JSON.stringify(warmRow)}\n`);
     const cold = { direct: [] as number[], gated: [] as number[] };
@@ -197,7 +232,15 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       const order = i % 2 === 0 ? (['direct', 'gated'] as const) : (['gated', 'direct'] as const);
       for (const mode of order) cold[mode].push(turboRun(root, tools.env, mode === 'direct' ? server.url : gate.url, `cold-${i}-${mode}`));
     }
-    const coldRow: BenchRow = { group: 'remote gate', subject: `turbo cold run through the gate (${PACKAGES} uploads of 256 KB)`, subjectMs: median(cold.gated), baseline: 'straight to turborepo-remote-cache', baselineMs: median(cold.direct), goal: 1.05, note: `samples gated ${cold.gated.map(Math.round).join('/')} direct ${cold.direct.map(Math.round).join('/')} ms` };
+    const coldRow: BenchRow = {
+      group: 'remote gate',
+      subject: `turbo cold run through the gate (${PACKAGES} uploads of 256 KB)`,
+      subjectMs: median(cold.gated),
+      baseline: 'straight to turborepo-remote-cache',
+      baselineMs: median(cold.direct),
+      goal: 1.05,
+      note: `samples gated ${cold.gated.map(Math.round).join('/')} direct ${cold.direct.map(Math.round).join('/')} ms`,
+    };
     rows.push(coldRow);
     process.stderr.write(`bench: ${JSON.stringify(coldRow)}\n`);
   } finally {

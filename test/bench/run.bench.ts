@@ -64,12 +64,34 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   const [guardedMs, trueMs, nodeMs] = processRotation([guarded, bare, node], ctx.runs);
   const small = 'examples/turbo-monorepo, installed';
   rows.push(
-    { group: 'run', subject: `lockguard run -- true (${small})`, subjectMs: guardedMs ?? Number.NaN, baseline: 'node -e 0', baselineMs: nodeMs ?? Number.NaN, goal: 1.3, ...(caCerts ? { note: 'NODE_EXTRA_CA_CERTS is set here, as on this machine: every Node start, lockguard\'s too, parses that CA bundle' } : {}) },
-    { group: 'run', subject: 'lockguard run -- true', subjectMs: guardedMs ?? Number.NaN, baseline: 'true', baselineMs: trueMs ?? Number.NaN, note: 'the whole wrapper (Node start, table read, pre-run check, ledger, spawn, final check) over the bare child' },
+    {
+      group: 'run',
+      subject: `lockguard run -- true (${small})`,
+      subjectMs: guardedMs ?? Number.NaN,
+      baseline: 'node -e 0',
+      baselineMs: nodeMs ?? Number.NaN,
+      goal: 1.3,
+      ...(caCerts ? { note: "NODE_EXTRA_CA_CERTS is set here, as on this machine: every Node start, lockguard's too, parses that CA bundle" } : {}),
+    },
+    {
+      group: 'run',
+      subject: 'lockguard run -- true',
+      subjectMs: guardedMs ?? Number.NaN,
+      baseline: 'true',
+      baselineMs: trueMs ?? Number.NaN,
+      note: 'the whole wrapper (Node start, table read, pre-run check, ledger, spawn, final check) over the bare child',
+    },
   );
   if (caCerts) {
     const [plainRunMs, plainNodeMs] = processRotation([withoutCaCerts(guarded), withoutCaCerts(node)], ctx.runs);
-    rows.push({ group: 'run', subject: `lockguard run -- true, without NODE_EXTRA_CA_CERTS`, subjectMs: plainRunMs ?? Number.NaN, baseline: 'node -e 0, without it', baselineMs: plainNodeMs ?? Number.NaN, note: 'the same processes where no extra CA bundle is set (most machines): a Node start is about half as long, lockguard\'s own share the same' });
+    rows.push({
+      group: 'run',
+      subject: `lockguard run -- true, without NODE_EXTRA_CA_CERTS`,
+      subjectMs: plainRunMs ?? Number.NaN,
+      baseline: 'node -e 0, without it',
+      baselineMs: plainNodeMs ?? Number.NaN,
+      note: "the same processes where no extra CA bundle is set (most machines): a Node start is about half as long, lockguard's own share the same",
+    });
   }
 
   // (a2) guarding every configured runner cache: turbo and nx both configured; against the same run guarding
@@ -129,7 +151,15 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
     if (caCerts) {
       const plain = 'without NODE_EXTRA_CA_CERTS (most machines)';
       rows.push(
-        { group: 'run', subject: `lockguard run -- true, ${plain}`, subjectMs: plainRun ?? Number.NaN, baseline: 'node -e 0, without it', baselineMs: plainNode ?? Number.NaN, unit: 'instructions', note: `lockguard's own share: ${(((plainRun ?? 0) - (plainNode ?? 0)) / 1e6).toFixed(0)} M instructions (with the CA bundle: ${(((runCount ?? 0) - (nodeCount ?? 0)) / 1e6).toFixed(0)} M)` },
+        {
+          group: 'run',
+          subject: `lockguard run -- true, ${plain}`,
+          subjectMs: plainRun ?? Number.NaN,
+          baseline: 'node -e 0, without it',
+          baselineMs: plainNode ?? Number.NaN,
+          unit: 'instructions',
+          note: `lockguard's own share: ${(((plainRun ?? 0) - (plainNode ?? 0)) / 1e6).toFixed(0)} M instructions (with the CA bundle: ${(((runCount ?? 0) - (nodeCount ?? 0)) / 1e6).toFixed(0)} M)`,
+        },
         { group: 'cli', subject: `lockguard verify, ${plain}`, subjectMs: plainVerify ?? Number.NaN, baseline: 'node -e 0, without it', baselineMs: plainNode ?? Number.NaN, unit: 'instructions' },
       );
     }
@@ -159,6 +189,8 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   mustPass(nx);
   mustPass(nx, /read the output from the cache/);
   mustPass(nxWrapped, /read the output from the cache/);
-  rows.push(overheadRow('a warm nx run-many -t build (NX_DAEMON=false, 2/2 hits)', nxWrapped, nx, { ...node, options: nxOptions }, ctx.runs, 'nx 24.0.6; an nx run takes over a second here, so its own spread is larger than the overhead measured'));
+  rows.push(
+    overheadRow('a warm nx run-many -t build (NX_DAEMON=false, 2/2 hits)', nxWrapped, nx, { ...node, options: nxOptions }, ctx.runs, 'nx 24.0.6; an nx run takes over a second here, so its own spread is larger than the overhead measured'),
+  );
   return rows;
 }

@@ -38,13 +38,15 @@ function workspace(ctx: BenchContext, name: string, file: string, text: string):
 
 async function row(ctx: BenchContext, name: string, dir: string, file: string): Promise<BenchRow> {
   const parse = join(ctx.tmp, `parse-only-${file}.cjs`);
-  const body = file === 'yarn.lock'
-    ? `require(${JSON.stringify(PARSERS)}).parseSyml(require('fs').readFileSync(process.argv[2], 'utf8'))`
-    : `JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8').replace(/,(\\s*[}\\]])/g, '$1'))`;
+  const body = file === 'yarn.lock' ? `require(${JSON.stringify(PARSERS)}).parseSyml(require('fs').readFileSync(process.argv[2], 'utf8'))` : `JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8').replace(/,(\\s*[}\\]])/g, '$1'))`;
   writeFileSync(parse, `${body}\n`);
   const subject = [BIN, 'key', '--projects'];
   const baseline = [parse, join(dir, file)];
-  const [subjectMs, baselineMs] = await sideBySide(() => run([process.execPath, ...subject], dir), () => run([process.execPath, ...baseline], dir), ctx.runs);
+  const [subjectMs, baselineMs] = await sideBySide(
+    () => run([process.execPath, ...subject], dir),
+    () => run([process.execPath, ...baseline], dir),
+    ctx.runs,
+  );
   const bytes = readFileSync(join(dir, file)).length;
   const note = `${(bytes / 1e6).toFixed(2)} MB; peak RSS ${peakMb(subject, dir)} MB vs ${peakMb(baseline, dir)} MB`;
   return { group: 'slices', subject: `lockguard key --projects (${name})`, subjectMs, baseline: file === 'yarn.lock' ? '@yarnpkg/parsers parseSyml only' : 'JSON.parse of bun.lock, trailing commas stripped', baselineMs, goal: 1.0, note };

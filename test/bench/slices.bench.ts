@@ -10,8 +10,9 @@
 
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isolatedEnv } from '../helpers/env.js';
 import { sideBySide, type BenchContext, type BenchRow } from './harness.js';
 import { generateLockfile } from './slices-generate.js';
 import { planFor } from '../../lib/integrations/plan/index.js';
@@ -36,17 +37,14 @@ function peakMb(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): n
   return Math.round(kb / 1024);
 }
 
-function isolatedEnv(tmp: string): NodeJS.ProcessEnv {
-  const home = join(tmp, 'home');
-  mkdirSync(home, { recursive: true });
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!/^(CI|LOCKGUARD_.*|npm_.*|PNPM_.*|pnpm_.*|TURBO_.*|NX_.*|NODE_OPTIONS)$/i.test(key)) env[key] = value;
-  return { ...env, HOME: home, XDG_CACHE_HOME: join(home, '.cache'), XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.data'), PATH: [join(REPO, 'node_modules', '.bin'), process.env['PATH'] ?? ''].join(delimiter), NX_DAEMON: 'false', NX_NO_CLOUD: 'true', TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' };
-}
-
 /** The main document of a (possibly two-document) pnpm lockfile. */
 function mainDocument(text: string): string {
-  return (text.split(/^---[ \t]*$/m).filter((part) => part.trim() !== '').at(-1) ?? '').replace(/^\r?\n/, '');
+  return (
+    text
+      .split(/^---[ \t]*$/m)
+      .filter((part) => part.trim() !== '')
+      .at(-1) ?? ''
+  ).replace(/^\r?\n/, '');
 }
 
 async function sliceRow(name: string, dir: string, ctx: BenchContext, env: NodeJS.ProcessEnv): Promise<BenchRow> {
@@ -54,7 +52,11 @@ async function sliceRow(name: string, dir: string, ctx: BenchContext, env: NodeJ
   writeFileSync(parse, `require(${JSON.stringify(LOCKFILE_FILE)}).readWantedLockfile(process.argv[2], { ignoreIncompatible: false }).then((l) => { if (!l) process.exit(1) })\n`);
   const subject = [BIN, 'key', '--projects'];
   const baseline = [parse, dir];
-  const [subjectMs, baselineMs] = await sideBySide(() => run([process.execPath, ...subject], dir, env), () => run([process.execPath, ...baseline], dir, env), ctx.runs);
+  const [subjectMs, baselineMs] = await sideBySide(
+    () => run([process.execPath, ...subject], dir, env),
+    () => run([process.execPath, ...baseline], dir, env),
+    ctx.runs,
+  );
   const bytes = readFileSync(join(dir, 'pnpm-lock.yaml')).length;
   const note = `${(bytes / 1e6).toFixed(2)} MB; peak RSS ${peakMb(subject, dir, env)} MB vs ${peakMb(baseline, dir, env)} MB`;
   return { group: 'slices', subject: `lockguard key --projects (${name})`, subjectMs, baseline: '@pnpm/lockfile-file parse only', baselineMs, goal: 1.0, note };
@@ -91,7 +93,7 @@ function fieldNotesWorkspace(ctx: BenchContext, packageManager: string | undefin
 }
 
 export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
-  const env = isolatedEnv(ctx.tmp);
+  const env = isolatedEnv(ctx.tmp, { settings: 'home', path: [join(REPO, 'node_modules', '.bin')] });
   const rows: BenchRow[] = [];
   if (ctx.fixturesDir !== undefined) {
     const lockfiles = ctx.fixturesDir; // run.ts hands the lockfiles folder itself
@@ -128,7 +130,11 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       note: name === 'turbo' ? "includes a Node process start; the baseline is node_modules/.bin/turbo (turbo's Node launcher, then its native binary); lockguard runs the native binary itself" : 'includes a Node process start',
     });
     // In-process, as `lockguard run` calls it: the runner's dry run plus lockguard's own work.
-    const [inMs, dryMs] = await sideBySide(() => planFor(command, ws, env), () => run(dry, ws, env), Math.max(1, Math.min(ctx.runs, name === 'nx' ? 3 : ctx.runs)));
+    const [inMs, dryMs] = await sideBySide(
+      () => planFor(command, ws, env),
+      () => run(dry, ws, env),
+      Math.max(1, Math.min(ctx.runs, name === 'nx' ? 3 : ctx.runs)),
+    );
     rows.push({ group: 'plan', subject: `planFor(${name}) in process (20 tasks)`, subjectMs: inMs, baseline: `${name} dry run alone`, baselineMs: dryMs, goal: 1.2 });
   }
   return rows;

@@ -57,6 +57,13 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   return [
     { group: 'withhold', subject: `withholding pass, ${ENTRIES} turbo entries, none withheld`, subjectMs, baseline: `readdir + one lstat per entry`, baselineMs, goal: 1.5 },
     { group: 'withhold', subject: `before-run listing (cacheState), ${ENTRIES} turbo entries`, subjectMs: listingMs, baseline: `readdir + one lstat per entry`, baselineMs: bareListing, goal: 1.5 },
-    { group: 'withhold', subject: `withholding pass, ${ENTRIES} entries, 100 withheld (+ restore)`, subjectMs: withheldMs, baseline: `readdir + one lstat per entry`, baselineMs: bareAgain, note: 'moves 300 files into quarantine with sha256, then restores them' },
+    {
+      group: 'withhold',
+      subject: `withholding pass, ${ENTRIES} entries, 100 withheld (+ restore)`,
+      subjectMs: withheldMs,
+      baseline: `readdir + one lstat per entry`,
+      baselineMs: bareAgain,
+      note: 'moves 300 files into quarantine with sha256, then restores them',
+    },
   ];
 }

@@ -11,7 +11,7 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { scrubbedEnv } from '../helpers/cli.js';
+import { isolatedEnv } from '../helpers/env.js';
 
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 export const PNPM10 = join(REPO, 'node_modules', 'pnpm10', 'bin', 'pnpm.cjs');
@@ -23,24 +23,10 @@ export interface BenchTools {
 
 /** Isolated HOME, XDG folders, pnpm store and a `pnpm` (10) shim, all under `base`. */
 export function benchTools(base: string): BenchTools {
-  const home = join(base, 'home');
   mkdirSync(join(base, 'bin'), { recursive: true });
-  mkdirSync(home, { recursive: true });
   writeFileSync(join(base, 'bin', 'pnpm'), `#!/bin/sh\nexec "${process.execPath}" "${PNPM10}" "$@"\n`);
   chmodSync(join(base, 'bin', 'pnpm'), 0o755);
-  const env = scrubbedEnv({
-    HOME: home,
-    XDG_CACHE_HOME: join(home, '.cache'),
-    XDG_DATA_HOME: join(home, '.local', 'share'),
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_STATE_HOME: join(home, '.local', 'state'),
-    npm_config_store_dir: join(base, 'store'),
-    npm_config_offline: 'true',
-    PATH: `${join(base, 'bin')}:${join(REPO, 'node_modules', '.bin')}:${process.env['PATH'] ?? ''}`,
-    TURBO_TELEMETRY_DISABLED: '1',
-    TURBO_NO_UPDATE_NOTIFIER: '1',
-    DO_NOT_TRACK: '1',
-  });
+  const env = isolatedEnv(base, { path: [join(base, 'bin'), join(REPO, 'node_modules', '.bin')] });
   return { env };
 }
 
@@ -66,7 +52,7 @@ export function turboExample(base: string, tools: BenchTools, extra: Readonly<Re
 export const WIDE = { importers: 18, packages: 300, depsPerImporter: 30 } as const;
 
 /**
- * A pnpm workspace shaped like FIELD-NOTES' measurement: 18 importers, 300 local `file:` packages (each a
+ * A pnpm workspace shaped like a large real monorepo: 18 importers, 300 local `file:` packages (each a
  * folder under vendor/), 30 direct dependencies per importer, a no-op root script; installed with pnpm 10.
  */
 export function wideWorkspace(base: string, tools: BenchTools): string {

@@ -6,7 +6,8 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { EXIT } from '../../lib/cli/exit-codes.js';
-import { BIN, cli, scrubbedEnv } from '../helpers/cli.js';
+import { BIN, cli } from '../helpers/cli.js';
+import { scrubbedEnv } from '../helpers/env.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 test('-C <dir> / --dir <dir> before the command runs it in that folder; -C alone is a usage error', async (t) => {
@@ -14,7 +15,11 @@ test('-C <dir> / --dir <dir> before the command runs it in that folder; -C alone
   const elsewhere = tempWorkspace(t, {});
   const here = await cli(['key'], root);
   assert.equal(here.code, EXIT.ok, here.stderr);
-  for (const argv of [['-C', root, 'key'], ['--dir', join(root, 'packages', 'b'), 'key'], [`--dir=${root}`, 'key']]) {
+  for (const argv of [
+    ['-C', root, 'key'],
+    ['--dir', join(root, 'packages', 'b'), 'key'],
+    [`--dir=${root}`, 'key'],
+  ]) {
     const result = await cli(argv, elsewhere);
     assert.equal(result.code, EXIT.ok, `${argv.join(' ')}: ${result.stderr}`);
     assert.equal(result.stdout, here.stdout, argv.join(' '));
@@ -24,7 +29,7 @@ test('-C <dir> / --dir <dir> before the command runs it in that folder; -C alone
   assert.match(missing.stderr, /-C needs a folder/);
 });
 
-test('a closed stdout is no crash: no EPIPE stack, the exit code is the command\'s own', async (t) => {
+test("a closed stdout is no crash: no EPIPE stack, the exit code is the command's own", async (t) => {
   const root = tempWorkspace(t, pnpmTree());
   const child = spawn(process.execPath, [BIN, '--help'], { cwd: root, env: scrubbedEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   // The reader goes away before lockguard writes anything.

@@ -13,7 +13,7 @@ import { appendEvent, createRun, type Policy, type RunHandle } from '../../lib/r
 import { processStart, registerLive } from '../../lib/run/live.js';
 import { cli } from '../helpers/cli.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
-import { turboEntry } from '../integrations/runners/fixtures.js';
+import { turboEntry } from '../helpers/runner-caches.js';
 
 function deadPid(): number {
   return Number(spawnSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout.trim());

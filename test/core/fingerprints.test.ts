@@ -107,26 +107,42 @@ test('npm, yarn and bun workspaces get their own entries', (t) => {
       ['node_modules/.yarn-integrity', 'install-marker'],
     ],
   );
-  assert.deepEqual(readWorkspaceFingerprints(yarn, { scope: 'inputs' }).entries.map((entry) => entry.path), ['yarn.lock', '.yarnrc.yml', '.yarnrc']);
+  assert.deepEqual(
+    readWorkspaceFingerprints(yarn, { scope: 'inputs' }).entries.map((entry) => entry.path),
+    ['yarn.lock', '.yarnrc.yml', '.yarnrc'],
+  );
   const bun = tempWorkspace(t, { 'package.json': '{}', 'bun.lock': '{\n  "lockfileVersion": 1,\n}\n' });
-  assert.deepEqual(readWorkspaceFingerprints(bun).entries.map((entry) => entry.path), ['bun.lock', 'bun.lockb', 'bunfig.toml']);
+  assert.deepEqual(
+    readWorkspaceFingerprints(bun).entries.map((entry) => entry.path),
+    ['bun.lock', 'bun.lockb', 'bunfig.toml'],
+  );
 });
 
-test('yarn berry patch files named by yarn.lock are entries (~/ is the root, other paths the workspace\'s); bun\'s from bun.lock and package.json', (t) => {
+test("yarn berry patch files named by yarn.lock are entries (~/ is the root, other paths the workspace's); bun's from bun.lock and package.json", (t) => {
   const yarn = tempWorkspace(t, {
     'package.json': '{}',
     'yarn.lock': `__metadata:\n  version: 8\n\n"x@patch:x@npm%3A1.0.0#~/.yarn/patches/x.patch::version=1.0.0&hash=1":\n  resolution: "x@patch:x@npm%3A1.0.0#~/.yarn/patches/x.patch::version=1.0.0&hash=1"\n\n"y@patch:y@npm%3A1.0.0#./p/y.patch::locator=b%40workspace%3Apackages%2Fb":\n  resolution: "y@patch:y@npm%3A1.0.0#./p/y.patch::version=1.0.0&hash=2&locator=b%40workspace%3Apackages%2Fb"\n\n"z@patch:z@npm%3A1.0.0#optional!builtin<compat/z>":\n  version: 1.0.0\n`,
     '.yarn': { patches: { 'x.patch': 'diff\n' } },
   });
-  const patches = readWorkspaceFingerprints(yarn, { scope: 'inputs' }).entries.filter((entry) => entry.kind === 'patch').map((entry) => [entry.path, entry.digest === null ? 'absent' : 'file']);
-  assert.deepEqual(patches, [['.yarn/patches/x.patch', 'file'], ['packages/b/p/y.patch', 'absent']]);
+  const patches = readWorkspaceFingerprints(yarn, { scope: 'inputs' })
+    .entries.filter((entry) => entry.kind === 'patch')
+    .map((entry) => [entry.path, entry.digest === null ? 'absent' : 'file']);
+  assert.deepEqual(patches, [
+    ['.yarn/patches/x.patch', 'file'],
+    ['packages/b/p/y.patch', 'absent'],
+  ]);
   const bun = tempWorkspace(t, {
     'package.json': '{"patchedDependencies":{"a@1.0.0":"patches/a.patch"}}',
     'bun.lock': '{\n  "lockfileVersion": 1,\n  "workspaces": {\n  },\n  "patchedDependencies": {\n    "b@1.0.0": "patches/b.patch",\n  },\n  "packages": {\n    "c": ["c@1.0.0", "", {}, "sha512-x"],\n  }\n}\n',
     patches: { 'b.patch': 'diff\n' },
   });
-  const bunPatches = readWorkspaceFingerprints(bun, { scope: 'inputs' }).entries.filter((entry) => entry.kind === 'patch').map((entry) => [entry.path, entry.digest === null ? 'absent' : 'file']);
-  assert.deepEqual(bunPatches, [['patches/a.patch', 'absent'], ['patches/b.patch', 'file']]);
+  const bunPatches = readWorkspaceFingerprints(bun, { scope: 'inputs' })
+    .entries.filter((entry) => entry.kind === 'patch')
+    .map((entry) => [entry.path, entry.digest === null ? 'absent' : 'file']);
+  assert.deepEqual(bunPatches, [
+    ['patches/a.patch', 'absent'],
+    ['patches/b.patch', 'file'],
+  ]);
 });
 
 test('a broken lockfile is refused with the path and the line, never its contents', (t) => {

@@ -63,7 +63,7 @@ test('a package folder deleted from node_modules/.pnpm is caught', (t) => {
 });
 
 test('orphans the marker still lists after `pnpm add` do not fail the check', (t) => {
-  const marker = LOCK.replace("\nsnapshots:\n", "\n  old@1.0.0:\n    resolution: {integrity: sha512-z}\n\nsnapshots:\n");
+  const marker = LOCK.replace('\nsnapshots:\n', '\n  old@1.0.0:\n    resolution: {integrity: sha512-z}\n\nsnapshots:\n');
   const root = tempWorkspace(t, installed(LOCK, marker));
   assert.equal(checkInstall(readWorkspaceFingerprints(root)).ok, true);
 });

@@ -69,7 +69,10 @@ test('zero cost without a writer, seen by strace: no syscall touches the workspa
   const end = trace.findIndex((line) => line.includes('/lockguard-marker-end'));
   const after = trace.findIndex((line) => line.includes('/lockguard-marker-after'));
   assert.ok(start !== -1 && end > start && after > end, 'markers found in order');
-  assert.deepEqual(trace.slice(start + 1, end).filter((line) => line.includes(root)), []);
+  assert.deepEqual(
+    trace.slice(start + 1, end).filter((line) => line.includes(root)),
+    [],
+  );
   // The same trace proves the check after wrote() does touch the files (the test can fail).
   assert.ok(trace.slice(end + 1, after).some((line) => line.includes(join(root, 'pnpm-lock.yaml'))));
 });

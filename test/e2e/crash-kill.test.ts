@@ -1,4 +1,4 @@
-// kill -9 of the guard at each stage of a guarded turbo run with a mutation (the FIELD-NOTES scenario:
+// kill -9 of the guard at each stage of a guarded turbo run with a mutation (the poisoning scenario:
 // a#build runs `pnpm add`, b#build saves its output under a key that folded the old lockfile):
 // while the child runs, after it exited (before the final check), and in the middle of a withholding pass
 // over 20,000 entries, on one file system and with the cache on a tmpfs (copies across file systems).
@@ -119,7 +119,8 @@ async function midPass(t: TestContext, crossFs: boolean): Promise<void> {
   }
 }
 
-async function killMidPass(s: Scenario, env: Record<string, string>, cacheDir: string): Promise<void> {  writeFileSync(join(s.base, 'bulk.json'), JSON.stringify({ dir: cacheDir, count: BULK, size: 512 }));
+async function killMidPass(s: Scenario, env: Record<string, string>, cacheDir: string): Promise<void> {
+  writeFileSync(join(s.base, 'bulk.json'), JSON.stringify({ dir: cacheDir, count: BULK, size: 512 }));
   const guard = spawnGuard(turboArgv(s), s.root, env);
   await guard.waitFor(/test seam: the withholding pass pauses after 300 units/, 180_000);
   const before = inventory(cacheDir, s.root);

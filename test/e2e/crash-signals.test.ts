@@ -1,4 +1,4 @@
-// SIGINT during the withholding pass of a guarded turbo run (the FIELD-NOTES mutation plus 20,000 stale
+// SIGINT during the withholding pass of a guarded turbo run (the poisoning scenario's install plus 20,000 stale
 // entries): one signal waits until the pass is done (every stale entry withheld, exit 130); a second one
 // stops at the next safe point between entries (none half moved), and the next lockguard command finishes
 // the rest. A sha256 inventory of cache + quarantine proves nothing lost, split or duplicated.

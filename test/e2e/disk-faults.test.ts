@@ -12,28 +12,14 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { createRun } from '../../lib/run/ledger.js';
-import { cliProcess, scrubbedEnv, type CliResult } from '../helpers/cli.js';
+import { cliProcess, type CliResult } from '../helpers/cli.js';
+import { scrubbedEnv } from '../helpers/env.js';
+import { assertSetupError, codeOf } from '../helpers/errors.js';
 import { inventory, inventoryDifferences, mountReadOnly, mountTmpfs, resizeTmpfs, unitsInFlight } from '../helpers/crash.js';
 import { scenario } from '../helpers/runner-scenario.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 const DIST = fileURLToPath(new URL('../../', import.meta.url));
-
-function assertSetupError(result: CliResult, path: string): void {
-  assert.equal(result.code, 2, `expected exit 2, got ${result.code}\n${result.stderr}`);
-  assert.ok(result.stderr.includes(path), `stderr names ${path}:\n${result.stderr}`);
-  assert.doesNotMatch(result.stderr, /^ {4}at /m, 'no stack trace');
-  assert.doesNotMatch(result.stderr, /internal error/);
-}
-
-async function codeOf(call: () => unknown): Promise<string | undefined> {
-  try {
-    await call();
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-  assert.fail('expected the call to throw');
-}
 
 function fill(dir: string): void {
   try {

@@ -7,7 +7,8 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { BIN } from '../helpers/cli.js';
-import { editManifestOfB, isolatedEnv, PNPM_VERSIONS, pnpmCommand, pnpmFixture, spawn, writeTarball, type PnpmFixture, type Spawned } from '../helpers/hooks.js';
+import { editManifestOfB, PNPM_VERSIONS, pnpmCommand, pnpmFixture, spawn, writeTarball, type PnpmFixture, type Spawned } from '../helpers/hooks.js';
+import { isolatedEnv } from '../helpers/env.js';
 import { tempWorkspace, writeTree } from '../helpers/workspace.js';
 
 interface Report {
@@ -46,7 +47,10 @@ for (const version of PNPM_VERSIONS) {
     assert.match(lines[0] ?? '', /pnpm-lock\.yaml/);
     const { report, events } = status(fixture);
     assert.ok(report.moved?.files.some((file) => file.path === 'pnpm-lock.yaml'));
-    assert.ok(events.some((event) => event.type === 'hook' && event.source === 'pnpmfile' && event.command === 'add'), JSON.stringify(events));
+    assert.ok(
+      events.some((event) => event.type === 'hook' && event.source === 'pnpmfile' && event.command === 'add'),
+      JSON.stringify(events),
+    );
   });
 
   test(`pnpm ${version}: under refuse, add and install after a manifest edit are refused at the source; the lockfile is unchanged`, (t) => {
@@ -77,7 +81,7 @@ for (const version of PNPM_VERSIONS) {
   });
 }
 
-test("pnpm 12: the auto-install before pnpm run is refused at the source under refuse, and reported under flag", (t) => {
+test('pnpm 12: the auto-install before pnpm run is refused at the source under refuse, and reported under flag', (t) => {
   const fixture = pnpmFixture(t, 12);
   const lockfile = fixture.read('pnpm-lock.yaml');
   editManifestOfB(fixture);
@@ -101,7 +105,7 @@ test('npm: lockguard run -- npm install <tarball> reports the move with no lifec
   const root = join(base, 'ws');
   const depX = writeTarball(join(base, 'dep-x-1.0.0.tgz'), 'dep-x', '1.0.0');
   const depY = writeTarball(join(base, 'dep-y-1.0.0.tgz'), 'dep-y', '1.0.0');
-  const env = isolatedEnv(join(base, 'home'));
+  const env = isolatedEnv(join(base, 'home'), { offline: false });
   mkdirSync(root);
   writeTree(root, {
     'package.json': `${JSON.stringify({ name: 'root', private: true, workspaces: ['packages/*'], dependencies: { 'dep-x': `file:${depX}` } }, null, 2)}\n`,

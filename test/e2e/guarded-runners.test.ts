@@ -1,4 +1,4 @@
-// The FIELD-NOTES scenario through `lockguard run -- <runner>` itself (the real bin), for turbo, nx and
+// The poisoning scenario (test/helpers/runner-scenario.ts) through `lockguard run -- <runner>` itself (the real bin), for turbo, nx and
 // pnpm pipeline: the status line names the lockfile and the withheld saves, the report lists b's entry in
 // quarantine, and going back to S0 plus a frozen install makes the runner miss and rebuild 7.0.0.
 
@@ -36,7 +36,10 @@ for (const tool of ['turbo', 'nx', 'pnpm-pipeline'] as const satisfies readonly 
       assert.equal(status.state, 'moved');
       assert.equal(status.report.runner, tool);
       assert.ok(status.report.moved?.files.some((file) => file.path === 'pnpm-lock.yaml'));
-      assert.ok(status.report.withheld.some((entry) => entry.task === B_TASK[tool]), JSON.stringify(status.report.withheld));
+      assert.ok(
+        status.report.withheld.some((entry) => entry.task === B_TASK[tool]),
+        JSON.stringify(status.report.withheld),
+      );
       const listed = s.sh([process.execPath, BIN, 'quarantine', 'list']);
       assert.equal(listed.status, 0, listed.stderr);
     }
@@ -68,7 +71,10 @@ for (const manager of ['yarn', 'bun'] as const) {
       const status = JSON.parse(s.sh([process.execPath, BIN, 'status', '--json']).stdout) as Status;
       assert.equal(status.state, 'moved');
       assert.equal(status.report.runner, 'turbo');
-      assert.ok(status.report.withheld.some((entry) => entry.task === 'b#build'), JSON.stringify(status.report.withheld));
+      assert.ok(
+        status.report.withheld.some((entry) => entry.task === 'b#build'),
+        JSON.stringify(status.report.withheld),
+      );
     }
     {
       // Back on S0 with 7.0.0 installed (frozen install): turbo misses b and rebuilds it.
@@ -80,7 +86,7 @@ for (const manager of ['yarn', 'bun'] as const) {
   });
 }
 
-test('lockguard run -- pnpm pipeline on a fresh clone: the pipeline\'s own frozen install is no move, and the pre-run check does not refuse it', (t) => {
+test("lockguard run -- pnpm pipeline on a fresh clone: the pipeline's own frozen install is no move, and the pre-run check does not refuse it", (t) => {
   const s = scenario(t, 'pnpm-pipeline');
   s.sh(['rm', '-f', join(s.base, 'armed')]);
   for (const dir of ['node_modules', 'packages/a/node_modules', 'packages/b/node_modules']) rmSync(join(s.root, dir), { recursive: true, force: true });

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { isolatedEnv, liveRun, lockguardPackage, spawn, writeTarball, type Spawned } from '../helpers/hooks.js';
+import { liveRun, lockguardPackage, spawn, writeTarball, type Spawned } from '../helpers/hooks.js';
+import { isolatedEnv } from '../helpers/env.js';
 import { tempWorkspace, writeTree } from '../helpers/workspace.js';
 import { HOOK_SCRIPT } from '../../lib/integrations/npm/scripts.js';
 
@@ -22,7 +23,7 @@ function npmFixture(t: { after(fn: () => void): void }, options: { lockguard?: b
   const depX = writeTarball(join(base, 'dep-x-1.0.0.tgz'), 'dep-x', '1.0.0');
   const depY = writeTarball(join(base, 'dep-y-1.0.0.tgz'), 'dep-y', '1.0.0');
   const lockguard = lockguardPackage(base);
-  const env = isolatedEnv(join(base, 'home'));
+  const env = isolatedEnv(join(base, 'home'), { offline: false });
   mkdirSync(root);
   writeTree(root, {
     'package.json': `${JSON.stringify(

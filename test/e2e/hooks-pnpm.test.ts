@@ -91,7 +91,10 @@ for (const version of PNPM_VERSIONS) {
       assert.deepEqual(fixture.read('packages/b/package.json'), manifestOfB);
       assert.equal(existsSync(join(fixture.root, 'packages', 'b', 'node_modules', 'dep-y')), false);
     }
-    const refused = run.hookEvents().filter((event) => event['refused'] === true).map((event) => event['command']);
+    const refused = run
+      .hookEvents()
+      .filter((event) => event['refused'] === true)
+      .map((event) => event['command']);
     assert.deepEqual(refused, ['install', 'install', 'run', 'exec', 'add']);
   });
 
@@ -111,7 +114,11 @@ for (const version of PNPM_VERSIONS) {
     }
     {
       // With the plugin loaded: install, run and add work as without it, and nothing is written for lockguard.
-      for (const args of [['install', '--frozen-lockfile'], ['--filter', 'b', 'run', 'noop'], ['--filter', 'b', 'add', fixture.depY]]) {
+      for (const args of [
+        ['install', '--frozen-lockfile'],
+        ['--filter', 'b', 'run', 'noop'],
+        ['--filter', 'b', 'add', fixture.depY],
+      ]) {
         const result = fixture.pnpm(args);
         assert.equal(result.code, 0, output(result));
       }

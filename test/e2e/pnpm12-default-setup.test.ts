@@ -59,7 +59,7 @@ test('pnpm 12 without a pnpmfile: init writes none; under refuse, install and ru
   }
 });
 
-test('pnpm 12 without a pnpmfile, inside a turbo task (strict env mode): the env freeze does not reach a task\'s own pnpm install; the run fails after the rewrite and withholds', (t) => {
+test("pnpm 12 without a pnpmfile, inside a turbo task (strict env mode): the env freeze does not reach a task's own pnpm install; the run fails after the rewrite and withholds", (t) => {
   const s = scenario(t, 'turbo', { pnpm: 12, rootScripts: { build: 'turbo run build' } });
   // a#build edits b's manifest, then runs a plain pnpm install (turbo strips pnpm_config_frozen_lockfile from tasks).
   writeFileSync(

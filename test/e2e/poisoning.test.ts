@@ -1,4 +1,4 @@
-// The FIELD-NOTES scenario WITHOUT lockguard, with the real runners: proof that the poisoning is real.
+// The poisoning scenario (test/helpers/runner-scenario.ts) WITHOUT lockguard, with the real runners: proof that the poisoning is real.
 // a#build rewrites the lockfile (adds tiny-dep 6.0.0 to b); b#build, keyed up front on S0, saves 6.0.0.
 // Back on S0 with 7.0.0 really installed, the runner replays 6.0.0 from its cache.
 
@@ -7,7 +7,13 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { scenario, type ScenarioManager, type Tool } from '../helpers/runner-scenario.js';
 
-const CASES: readonly (readonly [Tool, ScenarioManager])[] = [['turbo', 'pnpm'], ['nx', 'pnpm'], ['pnpm-pipeline', 'pnpm'], ['turbo', 'yarn'], ['turbo', 'bun']];
+const CASES: readonly (readonly [Tool, ScenarioManager])[] = [
+  ['turbo', 'pnpm'],
+  ['nx', 'pnpm'],
+  ['pnpm-pipeline', 'pnpm'],
+  ['turbo', 'yarn'],
+  ['turbo', 'bun'],
+];
 
 for (const [tool, manager] of CASES) {
   test(`${tool}${manager === 'pnpm' ? '' : ` over a ${manager} workspace`}: a lockfile rewritten mid-run is replayed stale after going back`, (t) => {

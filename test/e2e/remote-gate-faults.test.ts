@@ -54,9 +54,15 @@ test('turbo --cache-workers=8: nine parallel uploads before the move all pass, n
   assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
   assert.match(run.stderr, /\d+ remote uploads? keyed before it (was|were) refused/);
   const dir = join(s.root, '.turbo', 'runs');
-  const newest = readdirSync(dir).map((name) => join(dir, name)).sort((x, y) => statSync(y).mtimeMs - statSync(x).mtimeMs)[0] ?? '';
+  const newest =
+    readdirSync(dir)
+      .map((name) => join(dir, name))
+      .sort((x, y) => statSync(y).mtimeMs - statSync(x).mtimeMs)[0] ?? '';
   const tasks = (JSON.parse(readFileSync(newest, 'utf8')) as { tasks: { taskId: string; hash: string }[] }).tasks;
-  const leaves = tasks.filter((task) => /^c\d*#build$/.test(task.taskId)).map((task) => task.hash).sort();
+  const leaves = tasks
+    .filter((task) => /^c\d*#build$/.test(task.taskId))
+    .map((task) => task.hash)
+    .sort();
   assert.equal(leaves.length, 9);
   assert.deepEqual(server.keys().sort(), leaves, 'exactly the nine leaves reached the server');
 });

@@ -1,6 +1,6 @@
 // The remote gate in front of pnpm 12.21.0's pipeline remote task cache (signed v8, no slug), with
 // signing keys made here and the spec server's v8 routes as the remote (turborepo-remote-cache answers
-// the pipeline's slug-less requests 400). The FIELD-NOTES scenario plus `c`: c's blobs and signed manifest
+// the pipeline's slug-less requests 400). The poisoning scenario (test/helpers/runner-scenario.ts) plus `c`: c's blobs and signed manifest
 // pass before the move; a's and b's manifests after it are refused; a second machine restores c and
 // rebuilds b against 7.0.0. The gate serves a remote without a token; with a token in .npmrc (keyed by
 // the remote's address, which pnpm would not send to the gate) the run falls back to pnpm's read-only
@@ -50,10 +50,14 @@ test('remote gate, pnpm 12.21 pipeline: c passes before the move, a and b are re
   }
   {
     // The server got c's three files and nothing of a or b (their blobs were refused with their manifests).
-    const puts = readFileSync(log, 'utf8').split('\n').filter((line) => line.includes('"PUT"'));
+    const puts = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"PUT"'));
     assert.equal(puts.length, 3, puts.join('\n'));
     assert.equal(server.keys().length, 3);
-    const ledger = readdirSync(join(s.root, '.lockguard', 'runs')).map((id) => readFileSync(join(s.root, '.lockguard', 'runs', id, 'events.ndjson'), 'utf8') + readFileSync(join(s.root, '.lockguard', 'runs', id, 'report.json'), 'utf8')).join('\n');
+    const ledger = readdirSync(join(s.root, '.lockguard', 'runs'))
+      .map((id) => readFileSync(join(s.root, '.lockguard', 'runs', id, 'events.ndjson'), 'utf8') + readFileSync(join(s.root, '.lockguard', 'runs', id, 'report.json'), 'utf8'))
+      .join('\n');
     assert.match(ledger, /"type":"remote-refused"/);
   }
   {
@@ -66,7 +70,7 @@ test('remote gate, pnpm 12.21 pipeline: c passes before the move, a and b are re
   }
 });
 
-test('pnpm 12.21 pipeline with a token for its remote: not gated, pnpm\'s read-only switch instead, in one line', async (t) => {
+test("pnpm 12.21 pipeline with a token for its remote: not gated, pnpm's read-only switch instead, in one line", async (t) => {
   const s = scenario(t, 'pnpm-pipeline', { withC: true, visibleInstall: true, pnpm1221: true });
   const log = join(s.base, 'server.ndjson');
   const server = await startSpecCache(t, s.base, 'v8', TOKEN, log);

@@ -1,5 +1,5 @@
 // The remote gate end to end: `lockguard run` (the real bin) in front of a real remote cache, with the
-// real runner as the client. The FIELD-NOTES scenario plus a package `c` that depends on nothing and
+// real runner as the client. The poisoning scenario (test/helpers/runner-scenario.ts) plus a package `c` that depends on nothing and
 // uploads before a's install: after the guarded run the server holds c's artifact and neither a's nor
 // b's (both keyed on the old lockfile, uploaded after the move); a second machine (fresh clone of S0,
 // frozen install, empty local cache, same remote) restores c and rebuilds b against what it installed.
@@ -26,7 +26,10 @@ function lockguardRun(s: Scenario, env: Record<string, string>, extra: readonly 
 function taskHashes(s: Scenario, env: Record<string, string>): Map<string, string> {
   if (s.tool === 'turbo') {
     const dir = join(s.root, '.turbo', 'runs');
-    const newest = readdirSync(dir).map((name) => join(dir, name)).sort((x, y) => statSync(y).mtimeMs - statSync(x).mtimeMs)[0] ?? '';
+    const newest =
+      readdirSync(dir)
+        .map((name) => join(dir, name))
+        .sort((x, y) => statSync(y).mtimeMs - statSync(x).mtimeMs)[0] ?? '';
     const summary = JSON.parse(readFileSync(newest, 'utf8')) as { tasks: { taskId: string; hash: string }[] };
     return new Map(summary.tasks.map((task) => [task.taskId, task.hash]));
   }
@@ -37,7 +40,9 @@ function taskHashes(s: Scenario, env: Record<string, string>): Map<string, strin
 /** Every file lockguard wrote for the run (ledger, report), concatenated. */
 function ledgerText(root: string): string {
   const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)]));
-  return walk(join(root, '.lockguard')).map((file) => readFileSync(file, 'latin1')).join('\n');
+  return walk(join(root, '.lockguard'))
+    .map((file) => readFileSync(file, 'latin1'))
+    .join('\n');
 }
 
 interface Setup {
@@ -52,10 +57,7 @@ async function setup(t: TestContext, tool: 'turbo' | 'nx', visibleInstall = fals
   const server = tool === 'turbo' ? await startTurboRemoteCache(t, s.base, TOKEN) : await startSpecCache(t, s.base, 'nx-v1', TOKEN);
   // a's build waits until the server holds one entry: c's upload happens before a's install.
   writeFileSync(join(s.base, 'wait-for'), `${server.storage} 1`);
-  const env =
-    tool === 'turbo'
-      ? { ...s.env, TURBO_API: server.url, TURBO_TOKEN: TOKEN, TURBO_TEAM: 'acme' }
-      : { ...s.env, NX_SELF_HOSTED_REMOTE_CACHE_SERVER: server.url, NX_SELF_HOSTED_REMOTE_CACHE_ACCESS_TOKEN: TOKEN };
+  const env = tool === 'turbo' ? { ...s.env, TURBO_API: server.url, TURBO_TOKEN: TOKEN, TURBO_TEAM: 'acme' } : { ...s.env, NX_SELF_HOSTED_REMOTE_CACHE_SERVER: server.url, NX_SELF_HOSTED_REMOTE_CACHE_ACCESS_TOKEN: TOKEN };
   const ids = tool === 'turbo' ? { a: 'a#build', b: 'b#build', c: 'c#build' } : { a: 'a:build', b: 'b:build', c: 'c:build' };
   return { s, server, env, ids };
 }
@@ -93,7 +95,9 @@ for (const tool of ['turbo', 'nx'] as const) {
       const text = ledgerText(s.root);
       assert.ok(!text.includes(TOKEN), 'no token in the ledger or the report');
       assert.ok(!/slug=|teamId=|Bearer/i.test(text), 'no query string or auth header in the ledger');
-      const status = JSON.parse(spawnSync(process.execPath, [BIN, 'status', '--json'], { cwd: s.root, env, encoding: 'utf8' }).stdout) as { report: { remoteGate: { refused: { uploads: number }; gates: { stats: { refusedKeys: { kind: string; key: string }[] } }[] } } };
+      const status = JSON.parse(spawnSync(process.execPath, [BIN, 'status', '--json'], { cwd: s.root, env, encoding: 'utf8' }).stdout) as {
+        report: { remoteGate: { refused: { uploads: number }; gates: { stats: { refusedKeys: { kind: string; key: string }[] } }[] } };
+      };
       const refused = status.report.remoteGate.gates.flatMap((gate) => gate.stats.refusedKeys.filter((entry) => entry.kind === 'save').map((entry) => entry.key)).sort();
       assert.equal(status.report.remoteGate.refused.uploads, refused.length);
       const stale = [taskHashes(s, env).get(ids.a), taskHashes(s, env).get(ids.b)];
@@ -105,7 +109,7 @@ for (const tool of ['turbo', 'nx'] as const) {
       const m = secondMachine(t, s);
       const again = m.sh(s.runnerArgv(), tool === 'turbo' ? { TURBO_API: server.url, TURBO_TOKEN: TOKEN, TURBO_TEAM: 'acme' } : { NX_SELF_HOSTED_REMOTE_CACHE_SERVER: server.url, NX_SELF_HOSTED_REMOTE_CACHE_ACCESS_TOKEN: TOKEN });
       assert.equal(again.status, 0, `${again.stdout}\n${again.stderr}`);
-      assert.equal(m.cRan(), false, "c was restored from the remote, not rebuilt");
+      assert.equal(m.cRan(), false, 'c was restored from the remote, not rebuilt');
       assert.equal(readFileSync(join(m.root, 'packages', 'c', 'dist', 'c.txt'), 'utf8'), 'c');
       assert.equal(m.installed(), '7.0.0');
       assert.equal(m.out(), '7.0.0', 'b was rebuilt against what machine 2 installed');

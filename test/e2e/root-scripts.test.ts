@@ -1,4 +1,4 @@
-// The FIELD-NOTES scenario started the way most repositories start their runner: a root script
+// The poisoning scenario (test/helpers/runner-scenario.ts) started the way most repositories start their runner: a root script
 // (`"build": "turbo run build"`, `"build": "nx run-many -t build"`) run as `pnpm run build`, `pnpm build` or
 // `npm run build`, with the real pnpm 10 and 12, turbo and nx. The stale entry is withheld and the runner then
 // rebuilds with what is installed; with a remote configured, the remote decision applies through the script.
@@ -44,7 +44,10 @@ for (const [tool, pnpm, start] of CASES) {
       const status = JSON.parse(s.sh([process.execPath, BIN, 'status', '--json']).stdout) as Status;
       assert.equal(status.report.runner, tool, 'the script was followed to the runner');
       assert.ok(status.report.caches.some((cache) => cache.runner === tool && cache.started));
-      assert.ok(status.report.withheld.some((entry) => entry.task === B_TASK[tool]), JSON.stringify(status.report.withheld));
+      assert.ok(
+        status.report.withheld.some((entry) => entry.task === B_TASK[tool]),
+        JSON.stringify(status.report.withheld),
+      );
       // verify with no --run judges this run (the latest of the workspace), not a missing snapshot.
       const verify = s.sh([process.execPath, BIN, 'verify']);
       assert.equal(verify.status, 1, `${verify.stdout}\n${verify.stderr}`);
@@ -65,7 +68,10 @@ test('a runner started through a script the command does not show (node build.js
   assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
   assert.match(run.stderr, /cache saves? keyed before it (was|were) withheld/);
   const status = JSON.parse(s.sh([process.execPath, BIN, 'status', '--json']).stdout) as Status;
-  assert.deepEqual(status.report.caches.map((cache) => [cache.runner, cache.started]), [['turbo', false]]);
+  assert.deepEqual(
+    status.report.caches.map((cache) => [cache.runner, cache.started]),
+    [['turbo', false]],
+  );
   assert.ok(status.report.withheld.some((entry) => entry.task === null || entry.task === 'b#build'));
   s.goBack();
   s.runner();
@@ -95,7 +101,12 @@ test('with a remote cache configured, --remote auto applies through the root scr
   assert.doesNotMatch(`${run.stdout}${run.stderr}`, /planted-token-value/);
   // off keeps its meaning: the runner's own switch, through the script too.
   const s2 = scenario(t, 'turbo', { rootScripts: { build: SCRIPT.turbo } });
-  const off = spawnSync(process.execPath, [BIN, 'run', '--remote', 'off', '--', 'pnpm', 'build'], { cwd: s2.root, env: { ...s2.env, TURBO_API: 'http://127.0.0.1:9', TURBO_TOKEN: 'planted-token-value', TURBO_TEAM: 'team' }, encoding: 'utf8', timeout: 120_000 });
+  const off = spawnSync(process.execPath, [BIN, 'run', '--remote', 'off', '--', 'pnpm', 'build'], {
+    cwd: s2.root,
+    env: { ...s2.env, TURBO_API: 'http://127.0.0.1:9', TURBO_TOKEN: 'planted-token-value', TURBO_TEAM: 'team' },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   assert.match(off.stderr, /\[lockguard\] turbo remote cache off for this run \(TURBO_CACHE=local:rw\)/, off.stderr);
   assert.doesNotMatch(`${off.stdout}${off.stderr}`, /planted-token-value/);
 });

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { cliProcess } from '../helpers/cli.js';
 import { snapshotStep, verifyStep } from '../helpers/gate.js';
-import { cloneWorkspace, isolatedEnv, mustRun, NPM, packTarballs, PNPM10, PNPM12, type Tool } from '../helpers/tools.js';
+import { cloneWorkspace, mustRun, NPM, packTarballs, PNPM10, PNPM12, type Tool } from '../helpers/tools.js';
+import { isolatedEnv } from '../helpers/env.js';
 import { tempWorkspace, writeTree } from '../helpers/workspace.js';
 
 let shared = '';
@@ -23,10 +24,14 @@ let dep6 = '';
 before(() => {
   shared = realpathSync(mkdtempSync(join(tmpdir(), 'lockguard-e2e-')));
   env = isolatedEnv(shared);
-  const tarballs = packTarballs(join(shared, 'tarballs'), [
-    { name: 'dep', version: '7.0.0' },
-    { name: 'dep', version: '6.0.0' },
-  ], env);
+  const tarballs = packTarballs(
+    join(shared, 'tarballs'),
+    [
+      { name: 'dep', version: '7.0.0' },
+      { name: 'dep', version: '6.0.0' },
+    ],
+    env,
+  );
   dep7 = tarballs[0] ?? '';
   dep6 = tarballs[1] ?? '';
 });

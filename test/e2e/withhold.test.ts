@@ -1,4 +1,4 @@
-// The FIELD-NOTES scenario WITH the withholding pass, as `lockguard run` applies it (test/helpers/
+// The poisoning scenario (test/helpers/runner-scenario.ts) WITH the withholding pass, as `lockguard run` applies it (test/helpers/
 // guarded-run.ts): the entry b saved under S0's key goes to quarantine; back on S0 the runner misses and
 // rebuilds b against what is installed (7.0.0). Then the quarantine restore refuses to overwrite the
 // fresh entry the rebuild saved under the same key.

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cliProcess } from '../helpers/cli.js';
 import { snapshotStep, verifyStep } from '../helpers/gate.js';
-import { isolatedEnv, packTarballs } from '../helpers/tools.js';
+import { packTarballs } from '../helpers/tools.js';
+import { isolatedEnv } from '../helpers/env.js';
 import { FLAVORS, freshYarnBunClone, installTemplate, type YarnBunWorkspace } from '../helpers/yarn-bun.js';
 
 let shared = '';
@@ -21,10 +22,14 @@ let dep6 = Buffer.alloc(0);
 before(() => {
   shared = realpathSync(mkdtempSync(join(tmpdir(), 'lockguard-yarn-bun-')));
   env = isolatedEnv(shared);
-  const [seven, six] = packTarballs(join(shared, 'tarballs'), [
-    { name: 'dep', version: '7.0.0' },
-    { name: 'dep', version: '6.0.0' },
-  ], env);
+  const [seven, six] = packTarballs(
+    join(shared, 'tarballs'),
+    [
+      { name: 'dep', version: '7.0.0' },
+      { name: 'dep', version: '6.0.0' },
+    ],
+    env,
+  );
   dep7 = readFileSync(seven ?? '');
   dep6 = readFileSync(six ?? '');
 });
@@ -106,7 +111,10 @@ for (const spec of FLAVORS) {
       assert.ok(verdict.moved.includes(spec.lockfile), verdict.moved.join(','));
       assert.match(verdict.result.stderr, new RegExp(`${spec.lockfile.replace('.', '\\.')} moved: the slice of packages/b changed`));
       const now = projects(ws);
-      assert.deepEqual([...now].filter(([importer, digest]) => before.get(importer) !== digest).map(([importer]) => importer), ['packages/b']);
+      assert.deepEqual(
+        [...now].filter(([importer, digest]) => before.get(importer) !== digest).map(([importer]) => importer),
+        ['packages/b'],
+      );
     });
 
     test(`gate: a same-size hand edit of ${spec.lockfile} within the same second gives save=false`, (t) => {

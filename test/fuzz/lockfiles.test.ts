@@ -7,7 +7,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cliProcess, scrubbedEnv } from '../helpers/cli.js';
+import { cliProcess } from '../helpers/cli.js';
+import { scrubbedEnv } from '../helpers/env.js';
 import { formatNamed } from './formats.js';
 import { casesOf, fuzz, runCase, type CaseResult } from './harness.js';
 

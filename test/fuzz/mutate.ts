@@ -28,7 +28,26 @@ export function random(seed: number): Random {
   return { next, int: (n) => Math.floor(next() * n), pick: (items) => items[Math.floor(next() * items.length)] as (typeof items)[number] };
 }
 
-export type MutatorName = 'truncate' | 'flip' | 'delete' | 'insert' | 'indent' | 'tab' | 'duplicate-line' | 'duplicate-entry' | 'nul' | 'deep' | 'deep-indent' | 'bom' | 'crlf' | 'lone-cr' | 'conflict' | 'alias' | 'alias-bomb' | 'invalid-utf8' | 'swap-lines';
+export type MutatorName =
+  | 'truncate'
+  | 'flip'
+  | 'delete'
+  | 'insert'
+  | 'indent'
+  | 'tab'
+  | 'duplicate-line'
+  | 'duplicate-entry'
+  | 'nul'
+  | 'deep'
+  | 'deep-indent'
+  | 'bom'
+  | 'crlf'
+  | 'lone-cr'
+  | 'conflict'
+  | 'alias'
+  | 'alias-bomb'
+  | 'invalid-utf8'
+  | 'swap-lines';
 
 /** Characters a flip or an insertion draws from: structure-heavy, so the damage lands on syntax. */
 const STRUCTURAL = [...' :\'"{}[],-#\t\n&*!|>@%?`\\/.0123456789abcXYZ'];
@@ -58,7 +77,7 @@ const MUTATORS: Record<MutatorName, Mutator> = {
   insert: (text, rng, { at }) => text.slice(0, at) + rng.pick(STRUCTURAL) + text.slice(at),
   indent: (text, rng, { at }) => {
     const [start] = lineBounds(text, at);
-    return rng.int(2) === 0 ? text.slice(0, start) + ' ' + text.slice(start) : text.slice(0, start) + text.slice(start).replace(/^ /, '');
+    return rng.int(2) === 0 ? `${text.slice(0, start)} ${text.slice(start)}` : text.slice(0, start) + text.slice(start).replace(/^ /, '');
   },
   tab: (text, _rng, { at }) => {
     const [start] = lineBounds(text, at);

@@ -43,8 +43,17 @@ const seconds = ((performance.now() - started) / 1000).toFixed(0);
 const kinds = (kind: string): number => report.failures.filter((failure) => failure.kind === kind).length;
 process.stdout.write(`lockfile fuzz, seed ${seed}: ${report.cases} mutants (${formats.join(', ')}), ${report.calls} calls in process through main(), ${seconds} s\n`);
 process.stdout.write(`  hangs ${kinds('hang')}, exit 70 ${kinds('exit-70')}, other unexpected exit codes ${kinds('unexpected-code')}, leaks of the planted secret ${kinds('leak')}, harness errors ${kinds('harness-error')}\n`);
-process.stdout.write(`  exit codes: ${Object.entries(report.byCode).map(([code, n]) => `${code}: ${n}`).join(', ')}\n`);
-process.stdout.write(`  mutators: ${Object.entries(report.byMutator).sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, n]) => `${name} ${n}`).join(', ')}\n`);
+process.stdout.write(
+  `  exit codes: ${Object.entries(report.byCode)
+    .map(([code, n]) => `${code}: ${n}`)
+    .join(', ')}\n`,
+);
+process.stdout.write(
+  `  mutators: ${Object.entries(report.byMutator)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, n]) => `${name} ${n}`)
+    .join(', ')}\n`,
+);
 for (const failure of report.failures.slice(0, 20)) process.stdout.write(`  FAILED ${JSON.stringify(failure).slice(0, 800)}\n`);
 
 let oracleFailed = false;
@@ -55,7 +64,9 @@ if (oracle > 0 && formats.includes('pnpm')) {
     try {
       const counts = await oracleRun(readFileSync(fixturePath(fixture), 'utf8'), seed, oracle, dir, (bytes, root) => slicesFromLockfile(bytes, { lockfile: 'pnpm-lock.yaml', root, names: false }));
       const refused = Object.values(counts.acceptedButRefused).reduce((sum, n) => sum + n, 0);
-      process.stdout.write(`pnpm oracle (@pnpm/lockfile-file), ${fixture}: ${counts.tried} mutants; ${counts.rejected} refused by pnpm, of which sliced by lockguard: ${counts.rejectedButSliced}; ${counts.accepted} read by pnpm: ${counts.acceptedSameReach} sliced with pnpm's reach, ${counts.acceptedOtherReach} with another, ${refused} refused by lockguard\n`);
+      process.stdout.write(
+        `pnpm oracle (@pnpm/lockfile-file), ${fixture}: ${counts.tried} mutants; ${counts.rejected} refused by pnpm, of which sliced by lockguard: ${counts.rejectedButSliced}; ${counts.accepted} read by pnpm: ${counts.acceptedSameReach} sliced with pnpm's reach, ${counts.acceptedOtherReach} with another, ${refused} refused by lockguard\n`,
+      );
       oracleFailed ||= counts.rejectedButSliced > 0 || counts.acceptedOtherReach > 0;
     } finally {
       rmSync(dir, { recursive: true, force: true });

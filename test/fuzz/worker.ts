@@ -8,7 +8,11 @@ import { runCase, type CaseSpec } from './harness.js';
 const port = parentPort;
 if (port === null) throw new Error('test/fuzz/worker.ts runs as a worker thread');
 port.on('message', (spec: CaseSpec) => {
-  runCase(spec, (argv, cwd, env) => cli(argv, cwd, env), (label) => port.postMessage({ type: 'call', label })).then(
+  runCase(
+    spec,
+    (argv, cwd, env) => cli(argv, cwd, env),
+    (label) => port.postMessage({ type: 'call', label }),
+  ).then(
     (result) => port.postMessage({ type: 'done', result }),
     (error: unknown) => port.postMessage({ type: 'error', message: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
   );

@@ -1,10 +1,11 @@
 // Running lockguard's CLI in tests: in-process through `main` (fast, exact exit codes), or as a real
-// subprocess of the built bin with a scrubbed environment.
+// subprocess of the built bin with a scrubbed environment (env.ts).
 
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { COMMANDS } from '../../lib/cli/command-table.js';
 import { main } from '../../lib/cli/main.js';
+import { scrubbedEnv } from './env.js';
 
 export interface CliResult {
   readonly code: number;
@@ -27,17 +28,6 @@ export async function cli(argv: readonly string[], cwd: string, env: Record<stri
   };
   const code = await main(argv, io, COMMANDS);
   return { code, stdout, stderr };
-}
-
-/** Environment variables a subprocess test must not inherit (they would change lockguard's or a tool's behaviour). */
-export function scrubbedEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (value === undefined) continue;
-    if (/^(CI|GITHUB_.*|LOCKGUARD_.*|npm_.*|NPM_.*|PNPM_.*|pnpm_.*|YARN_.*|BUN_.*|COREPACK_.*|TURBO_.*|NX_.*|NODE_OPTIONS|FORCE_COLOR|NO_COLOR)$/i.test(name)) continue;
-    env[name] = value;
-  }
-  return { ...env, ...extra };
 }
 
 /** Run the built bin as a real process (timeout-guarded: a hang fails the test, never the suite). */

@@ -251,7 +251,9 @@ export function fileIncludes(path: string, text: string): boolean {
 export function latestRunDir(root: string): string | undefined {
   const runs = join(root, '.lockguard', 'runs');
   if (!existsSync(runs)) return undefined;
-  const ids = readdirSync(runs).filter((name) => name.includes('-run-')).sort();
+  const ids = readdirSync(runs)
+    .filter((name) => name.includes('-run-'))
+    .sort();
   const id = ids.at(-1);
   return id === undefined ? undefined : join(runs, id);
 }

@@ -1,10 +1,9 @@
-// Real-tool fixtures for the install-time hook tests: local package tarballs (no network), an isolated
-// environment for pnpm/npm/turbo, a pnpm workspace set up the way a user has lockguard (root devDependency
-// `link:` to a copy of this worktree's built package, the shim as .pnpmfile.cjs), and a live run created as
-// `lockguard run` creates it.
+// Real-tool fixtures for the install-time hook tests: local package tarballs (no network), a pnpm workspace
+// set up the way a user has lockguard (root devDependency `link:` to a copy of this worktree's built package,
+// the shim as .pnpmfile.cjs), and a live run created as `lockguard run` creates it.
 //
-// Invariants: everything lives under the test's temp folder (HOME, XDG_*, stores, caches); every spawn has
-// a timeout; nothing is written into the repository.
+// Invariants: everything lives under the test's temp folder (HOME, XDG_*, stores, caches: env.ts); every
+// spawn has a timeout; nothing is written into the repository.
 
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,7 +14,7 @@ import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { PNPMFILE_SHIM } from '../../lib/integrations/pnpmfile/shim.js';
 import { createRun, readEvents, type Policy, type RunEvent } from '../../lib/run/ledger.js';
 import { processStart, registerLive, unregisterLive } from '../../lib/run/live.js';
-import { scrubbedEnv } from './cli.js';
+import { isolatedEnv } from './env.js';
 import { tempWorkspace, writeTree, type Tree } from './workspace.js';
 
 /** This worktree: the package a test workspace links as its `lockguard` devDependency. */
@@ -84,29 +83,6 @@ export function writeTarball(path: string, name: string, version: string): strin
   return path;
 }
 
-/** An environment with HOME, XDG_*, caches and stores under `home`, and no caller settings. */
-export function isolatedEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
-  mkdirSync(home, { recursive: true });
-  return scrubbedEnv({
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_CACHE_HOME: join(home, '.cache'),
-    XDG_DATA_HOME: join(home, '.local', 'share'),
-    XDG_STATE_HOME: join(home, '.local', 'state'),
-    npm_config_store_dir: join(home, 'store'),
-    pnpm_config_store_dir: join(home, 'store'),
-    npm_config_cache: join(home, 'npm-cache'),
-    npm_config_update_notifier: 'false',
-    pnpm_config_update_notifier: 'false',
-    npm_config_audit: 'false',
-    npm_config_fund: 'false',
-    TURBO_TELEMETRY_DISABLED: '1',
-    TURBO_NO_UPDATE_NOTIFIER: '1',
-    DO_NOT_TRACK: '1',
-    ...extra,
-  });
-}
-
 /** The command line that runs pnpm `version` (pnpm 10 is JS, pnpm 12 a native binary). */
 export function pnpmCommand(version: PnpmVersion): [string, string[]] {
   return version === 10 ? [process.execPath, [join(MODULES, 'pnpm10', 'bin', 'pnpm.cjs')]] : [join(MODULES, 'pnpm12', 'pnpm'), []];
@@ -145,7 +121,7 @@ export function pnpmFixture(t: { after(fn: () => void): void }, version: PnpmVer
   const root = join(base, 'ws');
   const depX = writeTarball(join(base, 'dep-x-1.0.0.tgz'), 'dep-x', '1.0.0');
   const depY = writeTarball(join(base, 'dep-y-1.0.0.tgz'), 'dep-y', '1.0.0');
-  const env = isolatedEnv(join(base, 'home'));
+  const env = isolatedEnv(join(base, 'home'), { offline: false });
   const lockguard = lockguardPackage(base);
   const tree: Tree = {
     'package.json': `${JSON.stringify({ name: 'root', private: true, devDependencies: { lockguard: `link:${lockguard}` } }, null, 2)}\n`,

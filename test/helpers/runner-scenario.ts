@@ -1,4 +1,4 @@
-// The FIELD-NOTES poisoning scenario as a real workspace, for turbo, nx and pnpm pipeline.
+// The poisoning scenario (lib/README.md) as a real workspace, for turbo, nx and pnpm pipeline.
 //
 // `a#build` runs `pnpm --filter b add tiny-dep@<6.0.0 tarball>` (once: only while the `armed` file next to
 // the workspace exists, so a later rebuild does not install again); `b#build` depends on a and writes the
@@ -15,7 +15,7 @@ import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, re
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
-import { scrubbedEnv } from './cli.js';
+import { homeEnv, isolatedEnv } from './env.js';
 import { bunBinary } from './tools.js';
 import { tempWorkspace, writeTree } from './workspace.js';
 
@@ -28,6 +28,8 @@ const PNPM10 = join(REPO, 'node_modules', 'pnpm10', 'bin', 'pnpm.cjs');
 const PNPM12 = join(REPO, 'node_modules', 'pnpm12', 'pnpm');
 const PNPM1221 = join(REPO, 'node_modules', 'pnpm1221', 'pnpm');
 const BIN = join(REPO, 'node_modules', '.bin');
+/** One setup step or runner invocation (an install, a turbo or nx run) may take this long before it fails the test. */
+const STEP_TIMEOUT_MS = 90_000;
 const YARN_JS = join(REPO, 'node_modules', '@yarnpkg', 'cli-dist', 'bin', 'yarn.js');
 
 export interface Scenario {
@@ -178,37 +180,28 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
       ...(options.withC === true ? { c: { 'package.json': JSON.stringify({ name: 'c', version: '1.0.0', private: true, scripts: { build: C_BUILD } }, null, 2) } } : {}),
       ...Object.fromEntries(Array.from({ length: options.moreLeaves ?? 0 }, (_, i) => [`c${i + 1}`, { 'package.json': JSON.stringify({ name: `c${i + 1}`, version: '1.0.0', private: true, scripts: { build: C_BUILD } }, null, 2) }])),
       b: {
-        'package.json': JSON.stringify(
-          { name: 'b', version: '1.0.0', private: true, dependencies: { a: 'workspace:*', 'tiny-dep': 'file:../../vendor/tiny-dep-7.0.0.tgz' }, scripts: { build: B_BUILD } },
-          null,
-          2,
-        ),
+        'package.json': JSON.stringify({ name: 'b', version: '1.0.0', private: true, dependencies: { a: 'workspace:*', 'tiny-dep': 'file:../../vendor/tiny-dep-7.0.0.tgz' }, scripts: { build: B_BUILD } }, null, 2),
       },
     },
   });
-  const env = scrubbedEnv({
-    HOME: home,
-    XDG_CACHE_HOME: join(home, '.cache'),
-    XDG_DATA_HOME: join(home, '.local', 'share'),
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_STATE_HOME: join(home, '.local', 'state'),
-    PATH: `${join(base, 'bin')}:${BIN}:${process.env['PATH'] ?? ''}`,
-    TURBO_TELEMETRY_DISABLED: '1',
-    TURBO_NO_UPDATE_NOTIFIER: '1',
-    DO_NOT_TRACK: '1',
-    NX_DAEMON: 'false',
-    NX_NO_CLOUD: 'true',
-    NX_TUI: 'false',
-    NX_ISOLATE_PLUGINS: 'false',
-    GIT_AUTHOR_NAME: 'lockguard-test',
-    GIT_AUTHOR_EMAIL: 'test@lockguard.invalid',
-    GIT_COMMITTER_NAME: 'lockguard-test',
-    GIT_COMMITTER_EMAIL: 'test@lockguard.invalid',
-    GIT_CONFIG_NOSYSTEM: '1',
+  // Settings under HOME, not in the env: the installs inside turbo's tasks must find the same store.
+  const env = isolatedEnv(base, {
+    home,
+    settings: 'home',
+    path: [join(base, 'bin'), BIN],
+    extra: {
+      NX_TUI: 'false',
+      NX_ISOLATE_PLUGINS: 'false',
+      GIT_AUTHOR_NAME: 'lockguard-test',
+      GIT_AUTHOR_EMAIL: 'test@lockguard.invalid',
+      GIT_COMMITTER_NAME: 'lockguard-test',
+      GIT_COMMITTER_EMAIL: 'test@lockguard.invalid',
+      GIT_CONFIG_NOSYSTEM: '1',
+    },
   });
   const sh = (argv: readonly string[]): SpawnSyncReturns<string> => {
     const [command, ...args] = argv;
-    return spawnSync(command ?? 'true', args, { cwd: root, env, encoding: 'utf8', timeout: 90_000 });
+    return spawnSync(command ?? 'true', args, { cwd: root, env, encoding: 'utf8', timeout: STEP_TIMEOUT_MS });
   };
   check(sh(INSTALL[manager].install), INSTALL[manager].install.join(' '));
   if (tool === 'pnpm-pipeline' || options.homeOutsideTmp === true) {
@@ -293,20 +286,14 @@ export function secondMachine(t: Pick<TestContext, 'after'>, s: Scenario): Machi
   copyFileSync(join(s.base, 'saved', 'b-package.json'), join(root, 'packages', 'b', 'package.json'));
   cpSync(join(s.base, 'bin'), join(base, 'bin'), { recursive: true });
   copyFileSync(join(s.base, 'a-build.cjs'), join(base, 'a-build.cjs'));
-  const home = join(base, 'home');
-  mkdirSync(home, { recursive: true });
   const env: Record<string, string> = {
     ...s.env,
-    HOME: home,
-    XDG_CACHE_HOME: join(home, '.cache'),
-    XDG_DATA_HOME: join(home, '.local', 'share'),
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_STATE_HOME: join(home, '.local', 'state'),
+    ...homeEnv(join(base, 'home')),
     PATH: (s.env['PATH'] ?? '').replace(join(s.base, 'bin'), join(base, 'bin')),
   };
   const sh = (argv: readonly string[], extraEnv: Record<string, string> = {}): SpawnSyncReturns<string> => {
     const [command, ...args] = argv;
-    return spawnSync(command ?? 'true', args, { cwd: root, env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 90_000 });
+    return spawnSync(command ?? 'true', args, { cwd: root, env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: STEP_TIMEOUT_MS });
   };
   check(sh(['pnpm', 'install', '--frozen-lockfile']), 'machine 2: pnpm install --frozen-lockfile');
   return {

@@ -1,9 +1,7 @@
 // The real package managers for end-to-end tests, an isolated offline environment, and local packages.
 //
 // Owns: absolute paths to the pinned pnpm 10 / pnpm 12, yarn 4 (@yarnpkg/cli-dist), yarn 1 and bun in this
-// repo's node_modules and the machine's npm; `isolatedEnv` (HOME, XDG_*, npm cache, pnpm store, yarn's
-// global and cache folders, bun's cache under a temp dir, no CI, an unreachable registry, yarn's network
-// off);
+// repo's node_modules and the machine's npm (their environment: env.ts isolatedEnv);
 // `packTarballs` (tiny local packages packed with `npm pack`, so every install works with no network).
 // Invariants: every subprocess has a timeout (a hang fails the test, never the suite); nothing here
 // writes outside the temp dirs it is given; nothing reaches a registry (offline, registry on a dead port).
@@ -12,7 +10,6 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants, cpSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { scrubbedEnv } from './cli.js';
 
 /** The repo checkout (this file runs from dist/test/helpers/). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -66,64 +63,6 @@ export function bunBinary(): string {
     }
   }
   throw new Error(`no bun binary in node_modules (looked at ${candidates.join(', ')}): run npm ci`);
-}
-
-/** A registry address nothing listens on: a tool that tries the network fails at once instead of fetching. */
-export const DEAD_REGISTRY = 'http://127.0.0.1:9/';
-
-export interface IsolatedEnvOptions {
-  /** The pnpm store; share one per test file to keep installs cheap. Default: `<tmp>/store`. */
-  readonly storeDir?: string;
-}
-
-/**
- * scrubbedEnv() with everything a package manager reads from the user moved under `tmp`: HOME, XDG_*,
- * the npm cache and the pnpm store; offline, no CI, an unreachable registry, no audit/fund/update checks.
- */
-export function isolatedEnv(tmp: string, options: IsolatedEnvOptions = {}): Record<string, string> {
-  const home = join(tmp, 'home');
-  const storeDir = options.storeDir ?? join(tmp, 'store');
-  const dirs = {
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_CACHE_HOME: join(home, '.cache'),
-    XDG_DATA_HOME: join(home, '.local/share'),
-    XDG_STATE_HOME: join(home, '.local/state'),
-  };
-  for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
-  const settings: Record<string, string> = {
-    cache: join(tmp, 'npm-cache'),
-    store_dir: storeDir,
-    offline: 'true',
-    registry: DEAD_REGISTRY,
-    audit: 'false',
-    fund: 'false',
-    update_notifier: 'false',
-    loglevel: 'warn',
-  };
-  const env: Record<string, string> = {
-    ...scrubbedEnv(),
-    ...dirs,
-    // yarn berry: its global folder and cache in the temp dir, no network, no telemetry, plain output;
-    // yarn 1 reads YARN_CACHE_FOLDER too. bun: its cache and home in the temp dir, a dead registry.
-    YARN_GLOBAL_FOLDER: join(tmp, 'yarn-global'),
-    YARN_CACHE_FOLDER: join(tmp, 'yarn-cache'),
-    YARN_ENABLE_GLOBAL_CACHE: 'false',
-    YARN_ENABLE_NETWORK: 'false',
-    YARN_ENABLE_TELEMETRY: 'false',
-    YARN_ENABLE_PROGRESS_BARS: 'false',
-    YARN_ENABLE_COLORS: 'false',
-    BUN_INSTALL: join(tmp, 'bun-home'),
-    BUN_INSTALL_CACHE_DIR: join(tmp, 'bun-cache'),
-    BUN_CONFIG_REGISTRY: DEAD_REGISTRY,
-    DO_NOT_TRACK: '1',
-  };
-  // npm and pnpm 10 read npm_config_*; pnpm 12 reads pnpm_config_*.
-  for (const [name, value] of Object.entries(settings)) {
-    env[`npm_config_${name}`] = value;
-    env[`pnpm_config_${name}`] = value;
-  }
-  return env;
 }
 
 export interface ToolResult {

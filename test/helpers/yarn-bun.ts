@@ -3,7 +3,7 @@
 // into a template by the real tool, and fresh clones of it.
 //
 // Invariants: offline (local tarballs through file: ranges, yarn's network off, a dead registry); HOME,
-// XDG_*, yarn's global folder and bun's cache in temp dirs (tools.ts isolatedEnv); each clone has its own
+// XDG_*, yarn's global folder and bun's cache in temp dirs (env.ts isolatedEnv); each clone has its own
 // yarn berry cache (`.yarn/cache` inside it), so deleting a package from one clone touches no other.
 
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -27,7 +27,9 @@ export interface FlavorSpec {
   argv(args: readonly string[]): string[];
 }
 
-const argvOf = (tool: Tool) => (args: readonly string[]): string[] => [tool.command, ...tool.prefix, ...args, ...(tool.name === 'yarn1' ? ['--offline'] : [])];
+const argvOf =
+  (tool: Tool) =>
+  (args: readonly string[]): string[] => [tool.command, ...tool.prefix, ...args, ...(tool.name === 'yarn1' ? ['--offline'] : [])];
 
 export const FLAVORS: readonly FlavorSpec[] = [
   { flavor: 'yarn-pnp', tool: YARN, lockfile: 'yarn.lock', packageManager: 'yarn@4.18.1', frozen: ['install', '--immutable'], addSix: ['workspace', 'b', 'add', 'dep@file:../../vendor/dep-6.0.0.tgz'], argv: argvOf(YARN) },
@@ -77,7 +79,8 @@ export function installTemplate(spec: FlavorSpec, dir: string, env: Record<strin
 export function freshYarnBunClone(t: Pick<TestContext, 'after'>, spec: FlavorSpec, template: string, env: Record<string, string>): YarnBunWorkspace {
   const root = tempWorkspace(t, {}, `lockguard-${spec.flavor}-`);
   cloneWorkspace(template, root);
-  for (const path of ['.pnp.cjs', '.pnp.loader.mjs', '.yarn/install-state.gz', '.yarn/cache', '.yarn/unplugged', 'packages/a/node_modules', 'packages/b/node_modules', 'packages/c/node_modules']) rmSync(join(root, path), { recursive: true, force: true });
+  for (const path of ['.pnp.cjs', '.pnp.loader.mjs', '.yarn/install-state.gz', '.yarn/cache', '.yarn/unplugged', 'packages/a/node_modules', 'packages/b/node_modules', 'packages/c/node_modules'])
+    rmSync(join(root, path), { recursive: true, force: true });
   const own = cloneEnv(spec, root, env);
   return {
     spec,

@@ -77,7 +77,10 @@ test('a torn last event line (a run killed mid-append) is skipped, the rest kept
   const run = createRun({ kind: 'run', table: readWorkspaceFingerprints(root), policy: 'withhold' });
   appendEvent(run, { type: 'hook', source: 'pnpmfile' });
   fs.appendFileSync(join(run.dir, 'events.ndjson'), '{"t":1,"type":"ho');
-  assert.deepEqual(readEvents(run.dir).map((event) => event.type), ['hook']);
+  assert.deepEqual(
+    readEvents(run.dir).map((event) => event.type),
+    ['hook'],
+  );
 });
 
 test('verify: once a run recorded a move it stays moved, across processes', (t) => {
@@ -87,7 +90,10 @@ test('verify: once a run recorded a move it stays moved, across processes', (t) 
   fs.writeFileSync(join(root, 'pnpm-lock.yaml'), `${LOCK}# edited\n`);
   const moved = verifyRun(run);
   assert.equal(moved.save, false);
-  assert.deepEqual(moved.moved.map((file) => [file.path, file.kind]), [['pnpm-lock.yaml', 'rewritten']]);
+  assert.deepEqual(
+    moved.moved.map((file) => [file.path, file.kind]),
+    [['pnpm-lock.yaml', 'rewritten']],
+  );
   fs.writeFileSync(join(root, 'pnpm-lock.yaml'), LOCK);
   assert.equal(verifyRun(loadRun(run.dir)).save, false);
 });
@@ -102,12 +108,21 @@ test('live markers: found while the process lives; a dead or untrusted one is no
   registerLive(root, { dir: dir('c'), id: 'c', pid: process.pid, pidStart: null, policy: 'flag' });
   registerLive(root, { dir: join(root, 'elsewhere'), id: 'd', pid: process.pid, pidStart: processStart(process.pid), policy: 'flag' });
   fs.writeFileSync(join(root, '.lockguard/live/garbage'), 'not json');
-  assert.deepEqual(findLiveRuns(root).map((run) => run.id), ['a']);
+  assert.deepEqual(
+    findLiveRuns(root).map((run) => run.id),
+    ['a'],
+  );
   {
     // A reused pid (another start time), a marker with no start time, or one naming a run folder outside the
     // ledger is never live; the dead one stays until the next command finishes its run.
     const markers = listMarkers(root);
-    assert.deepEqual(markers.map((m) => [m.name, m.alive, m.run !== undefined]).sort(), [['a', true, true], ['b', false, true], ['c', false, false], ['d', false, false], ['garbage', false, false]]);
+    assert.deepEqual(markers.map((m) => [m.name, m.alive, m.run !== undefined]).sort(), [
+      ['a', true, true],
+      ['b', false, true],
+      ['c', false, false],
+      ['d', false, false],
+      ['garbage', false, false],
+    ]);
     assert.equal(fs.existsSync(join(root, '.lockguard/live/b')), true);
   }
   for (const id of ['a', 'b', 'c', 'd', 'garbage']) unregisterLive(root, id);

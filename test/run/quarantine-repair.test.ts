@@ -15,7 +15,7 @@ import { repairQuarantine } from '../../lib/run/quarantine-repair.js';
 import { restore } from '../../lib/run/quarantine-restore.js';
 import { listQuarantine, quarantine, quarantineLockName } from '../../lib/run/quarantine.js';
 import { tempWorkspace } from '../helpers/workspace.js';
-import { turboEntry, write } from '../integrations/runners/fixtures.js';
+import { turboEntry, write } from '../helpers/runner-caches.js';
 
 const PATHS = (key: string): string[] => [`${key}.tar.zst`, `${key}-meta.json`, `${key}-manifest.json`];
 
@@ -120,7 +120,7 @@ test('a restore cut short is undone (the entry whole in quarantine again), then 
   assert.deepEqual(where(cache, home, key), ['C-', 'C-', 'C-']);
 });
 
-test('restore from a partial journal: a dead holder\'s lock is taken over, its units settled, then all put back', async (t) => {
+test("restore from a partial journal: a dead holder's lock is taken over, its units settled, then all put back", async (t) => {
   const root = tempWorkspace(t);
   const cache = join(root, 'cache');
   const keys = ['1111000000000001', '2222000000000002', '3333000000000003'];
@@ -129,7 +129,9 @@ test('restore from a partial journal: a dead holder\'s lock is taken over, its u
   // A pass moved the first entry, announced the other two, moved half of the second, and was killed.
   await quarantine(root, 'r3', [{ runner: 'turbo', key: keys[0] ?? '', cacheDir: cache, paths: PATHS(keys[0] ?? ''), reason: 'test' }]);
   const dir = join(root, '.lockguard', 'quarantine', 'r3');
-  const intents = keys.slice(1).map((key): IntentLine => ({ op: 'intent', unit: unitId('turbo', key), t: Date.now(), runner: 'turbo', key, cacheDir: cache, paths: PATHS(key), files: PATHS(key).flatMap((path) => recordTree(cache, path)), size: 1, reason: 'test' }));
+  const intents = keys
+    .slice(1)
+    .map((key): IntentLine => ({ op: 'intent', unit: unitId('turbo', key), t: Date.now(), runner: 'turbo', key, cacheDir: cache, paths: PATHS(key), files: PATHS(key).flatMap((path) => recordTree(cache, path)), size: 1, reason: 'test' }));
   appendJournal(dir, intents, true);
   mkdirSync(join(dir, 'entries', 'turbo', keys[1] ?? ''), { recursive: true });
   renameSync(join(cache, `${keys[1]}.tar.zst`), join(dir, 'entries', 'turbo', keys[1] ?? '', `${keys[1]}.tar.zst`));
@@ -138,7 +140,11 @@ test('restore from a partial journal: a dead holder\'s lock is taken over, its u
   assert.equal(listQuarantine(root)[0]?.inFlight, 2);
   const result = restore(root, 'r3');
   assert.deepEqual(result.restored.map((entry) => entry.key).sort(), keys.slice(0, 2));
-  assert.deepEqual(keys.flatMap((key) => PATHS(key).map((path) => readFileSync(join(cache, path)))), bytes, 'every byte back under its name');
+  assert.deepEqual(
+    keys.flatMap((key) => PATHS(key).map((path) => readFileSync(join(cache, path)))),
+    bytes,
+    'every byte back under its name',
+  );
   assert.equal(existsSync(join(root, '.lockguard', 'live', `.lock-${quarantineLockName('r3')}`)), false);
 });
 

@@ -8,7 +8,7 @@ import { listQuarantine, quarantine } from '../../lib/run/quarantine.js';
 import { restore } from '../../lib/run/quarantine-restore.js';
 import { isLockguardError } from '../../lib/core/errors.js';
 import { tempWorkspace } from '../helpers/workspace.js';
-import { write } from '../integrations/runners/fixtures.js';
+import { write } from '../helpers/runner-caches.js';
 
 function entryTree(cacheDir: string): void {
   write(join(cacheDir, 'tasks', 'ab', 'abcd', 'meta.json'), '{"version":2}');
@@ -33,14 +33,23 @@ test('restore puts an entry back exactly: names, bytes, modes, links', async (t)
     // Listed with its manifest.
     const [listing] = listQuarantine(root);
     assert.equal(listing?.run, 'run-1');
-    assert.deepEqual(listing?.manifest?.entries.map((e) => e.key), ['abcd']);
+    assert.deepEqual(
+      listing?.manifest?.entries.map((e) => e.key),
+      ['abcd'],
+    );
   }
   {
     // Back, byte for byte.
     const back = restore(root, 'run-1');
     assert.equal(back.restored.length, 1);
-    assert.deepEqual(files.map((f) => readFileSync(f)), bytes);
-    assert.deepEqual(files.map((f) => statSync(f).mode), modes);
+    assert.deepEqual(
+      files.map((f) => readFileSync(f)),
+      bytes,
+    );
+    assert.deepEqual(
+      files.map((f) => statSync(f).mode),
+      modes,
+    );
     assert.equal(readlinkSync(join(cacheDir, 'tasks', 'ab', 'abcd', 'outputs', 'link')), 'dist/out.json');
     assert.equal(existsSync(join(root, '.lockguard', 'quarantine', 'run-1', 'entries', 'pnpm-pipeline', 'abcd')), false);
   }
@@ -92,7 +101,10 @@ test('units that would leave the cache dir or cross a symlink are not moved', as
     { runner: 'turbo', key: '../bad', cacheDir, paths: ['inner/x'], reason: 'test' },
   ]);
   assert.deepEqual(result.moved, []);
-  assert.deepEqual(result.notMoved.map((n) => n.reason), ['outside-cache-dir', 'outside-cache-dir', 'symlink', 'symlink', 'outside-cache-dir']);
+  assert.deepEqual(
+    result.notMoved.map((n) => n.reason),
+    ['outside-cache-dir', 'outside-cache-dir', 'symlink', 'symlink', 'outside-cache-dir'],
+  );
   assert.equal(readFileSync(join(root, 'outside', 'file.txt'), 'utf8'), 'keep');
   assert.ok(lstatSync(join(cacheDir, 'linked')).isSymbolicLink());
   assert.ok(existsSync(join(cacheDir, 'inner', 'x')));
@@ -100,14 +112,26 @@ test('units that would leave the cache dir or cross a symlink are not moved', as
 
 test('unknown run, unknown entry and a garbage journal are clear, and the files stay', async (t) => {
   const root = tempWorkspace(t);
-  assert.throws(() => restore(root, 'nope'), (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_BAD_RUN');
-  assert.throws(() => restore(root, '../x'), (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_USAGE');
+  assert.throws(
+    () => restore(root, 'nope'),
+    (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_BAD_RUN',
+  );
+  assert.throws(
+    () => restore(root, '../x'),
+    (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_USAGE',
+  );
   const cacheDir = join(root, 'cache');
   write(join(cacheDir, 'k.tar.zst'), 'k');
   await quarantine(root, 'run-5', [{ runner: 'turbo', key: 'k', cacheDir, paths: ['k.tar.zst'], reason: 'test' }]);
-  assert.throws(() => restore(root, 'run-5', { entry: 'other' }), (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_USAGE');
+  assert.throws(
+    () => restore(root, 'run-5', { entry: 'other' }),
+    (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_USAGE',
+  );
   writeFileSync(join(root, '.lockguard', 'quarantine', 'run-5', 'journal.ndjson'), '{"op":"intent",\nnot json\n');
-  assert.throws(() => restore(root, 'run-5', { entry: 'k' }), (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_USAGE');
+  assert.throws(
+    () => restore(root, 'run-5', { entry: 'k' }),
+    (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_USAGE',
+  );
   assert.match(listQuarantine(root)[0]?.problem ?? '', /2 line\(s\) of its journal could not be read/);
   assert.ok(existsSync(join(root, '.lockguard', 'quarantine', 'run-5', 'entries', 'turbo', 'k', 'k.tar.zst')));
 });
@@ -121,7 +145,10 @@ test('a lockguard 0.1 manifest (no journal) still lists and restores', async (t)
   const [entry] = listQuarantine(root)[0]?.manifest?.entries ?? [];
   rmSync(join(dir, 'journal.ndjson'));
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ version: 1, run: 'run-6', root, entries: [entry] }));
-  assert.deepEqual(listQuarantine(root)[0]?.manifest?.entries.map((e) => e.key), ['abc']);
+  assert.deepEqual(
+    listQuarantine(root)[0]?.manifest?.entries.map((e) => e.key),
+    ['abc'],
+  );
   assert.equal(restore(root, 'run-6').restored.length, 1);
   assert.equal(readFileSync(join(cacheDir, 'abc.tar.zst'), 'utf8'), 'bytes');
   assert.ok(listQuarantine(root)[0]?.manifest?.entries[0]?.restoredAt, 'the restore is journaled');

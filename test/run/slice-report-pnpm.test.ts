@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cliProcess, scrubbedEnv } from '../helpers/cli.js';
+import { cliProcess } from '../helpers/cli.js';
+import { isolatedEnv } from '../helpers/env.js';
 import { repoRoot } from '../helpers/fixtures.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
@@ -28,8 +29,7 @@ for (const [label, pnpm] of PNPMS) {
       },
       home: {},
     });
-    const home = join(root, 'home');
-    const env = scrubbedEnv({ HOME: home, XDG_CACHE_HOME: join(home, 'cache'), XDG_DATA_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), npm_config_store_dir: join(home, 'store'), pnpm_config_store_dir: join(home, 'store') });
+    const env = isolatedEnv(join(root, 'home'));
     const pm = (...args: string[]) => spawnSync(pnpm[0] as string, [...pnpm.slice(1), ...args, '--offline'], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
     assert.equal(pm('install').status, 0, 'first install');
     assert.equal(cliProcess(['snapshot'], root, env).code, 0);
@@ -38,8 +38,16 @@ for (const [label, pnpm] of PNPMS) {
     const verify = cliProcess(['verify', '--json'], root, env);
     assert.equal(verify.code, 1);
     const [move] = (JSON.parse(verify.stdout) as { slices: { diff: { changed: { importer: string; packages: { name: string; kind: string }[] }[]; unchanged: number } }[] }).slices;
-    assert.deepEqual(move?.diff.changed.map((change) => change.importer), ['packages/b', 'packages/a'], 'the edited project first');
-    for (const change of move?.diff.changed ?? []) assert.deepEqual(change.packages.map((pkg) => [pkg.name, pkg.kind]), [['is-number', 'changed']]);
+    assert.deepEqual(
+      move?.diff.changed.map((change) => change.importer),
+      ['packages/b', 'packages/a'],
+      'the edited project first',
+    );
+    for (const change of move?.diff.changed ?? [])
+      assert.deepEqual(
+        change.packages.map((pkg) => [pkg.name, pkg.kind]),
+        [['is-number', 'changed']],
+      );
     assert.equal(move?.diff.unchanged, 2);
   });
 }

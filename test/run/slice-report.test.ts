@@ -66,7 +66,13 @@ test('verify --json and status --json carry the slice diff of a moved lockfile',
   assert.equal(verdict.slices.length, 1);
   const [move] = verdict.slices;
   assert.equal(move?.lockfile, 'pnpm-lock.yaml');
-  assert.deepEqual(move?.diff.changed.map((change) => [change.importer, change.name]), [['packages/b', 'b'], ['packages/a', 'a']]);
+  assert.deepEqual(
+    move?.diff.changed.map((change) => [change.importer, change.name]),
+    [
+      ['packages/b', 'b'],
+      ['packages/a', 'a'],
+    ],
+  );
   assert.deepEqual(move?.diff.changed[1]?.packages, [{ name: 'is-number', kind: 'changed', from: ['7.0.0'], to: ['6.0.0'] }]);
   assert.equal(move?.diff.unchanged, 2);
   const status = JSON.parse((await cli(['status', '--json'], root)).stdout) as { slices: typeof verdict.slices };
@@ -82,7 +88,10 @@ test('describeLockfileMove: undefined while unmoved; gaps when the old bytes are
   assert.equal(await describeLockfileMove(record, root), undefined);
   writeFileSync(join(root, 'pnpm-lock.yaml'), readFileSync(join(root, 'pnpm-lock.yaml'), 'utf8').replace('sha512-seven', 'sha512-other'));
   const moved = await describeLockfileMove(record, root);
-  assert.deepEqual(moved?.diff?.changed.map((change) => change.contentChanged), [['is-number'], ['is-number']]);
+  assert.deepEqual(
+    moved?.diff?.changed.map((change) => change.contentChanged),
+    [['is-number'], ['is-number']],
+  );
   writeFileSync(join(root, 'pnpm-lock.yaml'), `${lock('7.0.0')}<<<<<<< HEAD\n`);
   assert.equal((await describeLockfileMove(record, root))?.gap, 'lockfile-unreadable');
   rmSync(join(root, 'pnpm-lock.yaml'));
@@ -106,7 +115,10 @@ test('a pnpm 8 lockfile (v6) that moved: verify --json carries its slice diff to
   assert.equal(verify.code, 1);
   const [move] = (JSON.parse(verify.stdout) as { slices: { gap: string | null; diff: { changed: { importer: string; packages: unknown[] }[]; unchanged: number } }[] }).slices;
   assert.equal(move?.gap, null);
-  assert.deepEqual(move?.diff.changed.map((change) => change.importer), ['packages/app', 'packages/lib']);
+  assert.deepEqual(
+    move?.diff.changed.map((change) => change.importer),
+    ['packages/app', 'packages/lib'],
+  );
   assert.deepEqual(move?.diff.changed[0]?.packages, [{ name: 'ms', kind: 'changed', from: ['2.1.2'], to: ['2.1.3'] }]);
   assert.equal(move?.diff.unchanged, 2);
 });

@@ -6,6 +6,7 @@
 import { lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkInstall } from '../../core/install-check.js';
+import { yarnFlavor } from '../../core/install-check-yarn.js';
 import { isLockguardError } from '../../core/errors.js';
 import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
 import type { Workspace } from '../../core/workspace.js';
@@ -14,8 +15,9 @@ import { listRunIds, loadRun, runDir } from '../../run/ledger.js';
 import { listMarkers } from '../../run/live.js';
 import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
+import { LEDGER, ledgerPath } from '../../run/ledger-layout.js';
 import { paint, type Io } from '../io.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
 export type CheckLevel = 'ok' | 'warn' | 'fail';
@@ -73,6 +75,9 @@ function tableChecks(workspace: Workspace): CheckResult[] {
   }
 }
 
+/** pnpm runs the pnpmfile's updateConfig hook for every command from 10.8 on. */
+const UPDATE_CONFIG_SINCE = { major: 10, minor: 8 } as const;
+
 /** The pnpm that runs here (what PATH finds, switched to the packageManager pin by pnpm 9.7+), and what it means for the pnpmfile plugin. */
 function pnpmVersionCheck(root: string, env: Io['env']): { result: CheckResult; major: number | undefined } {
   const pnpm = effectivePnpm(root, env);
@@ -80,7 +85,7 @@ function pnpmVersionCheck(root: string, env: Io['env']): { result: CheckResult; 
   if (pnpm.version === undefined) return { result: { check: 'pnpm', level: 'warn', detail: 'no pnpm found on PATH, and none pinned in packageManager', fix: 'Install pnpm, or pin it in packageManager.' }, major };
   if (pnpm.found.path === undefined) return { result: { check: 'pnpm', level: 'warn', detail: `${pnpm.why}, but no pnpm executable is on PATH`, fix: 'Install pnpm, or enable corepack (corepack enable).' }, major };
   const [, minor = 0] = pnpm.version.split('.').map(Number);
-  if ((major ?? 0) > 10 || (major === 10 && minor >= 8)) return { result: { check: 'pnpm', level: 'ok', detail: `${pnpm.why} runs here` }, major };
+  if ((major ?? 0) > UPDATE_CONFIG_SINCE.major || (major === UPDATE_CONFIG_SINCE.major && minor >= UPDATE_CONFIG_SINCE.minor)) return { result: { check: 'pnpm', level: 'ok', detail: `${pnpm.why} runs here` }, major };
   return { result: { check: 'pnpm', level: 'warn', detail: `${pnpm.why} runs here: it has no updateConfig hook for every command, so hook reports and refuse work only for installs`, fix: 'Use pnpm 10.8 or newer.' }, major };
 }
 
@@ -99,9 +104,19 @@ function hookChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
     if (shim.includes('lockguard/pnpmfile')) {
       results.push({ check: 'pnpmfile', level: 'ok', detail: `.pnpmfile.cjs loads lockguard/pnpmfile${costly ? ' (on pnpm 11+ any pnpmfile makes every pnpm command start node helpers: a no-op install about 4x slower)' : ''}` });
     } else if (costly) {
-      results.push({ check: 'pnpmfile', level: 'ok', detail: 'no lockguard pnpmfile (the pnpm 11+ default: every pnpm command stays fast); lockguard run refuses pnpm install and the install before pnpm run through the environment, and catches pnpm add after the fact', fix: 'Optional: lockguard init --pnpmfile to refuse pnpm add/update/remove at the source too.' });
+      results.push({
+        check: 'pnpmfile',
+        level: 'ok',
+        detail: 'no lockguard pnpmfile (the pnpm 11+ default: every pnpm command stays fast); lockguard run refuses pnpm install and the install before pnpm run through the environment, and catches pnpm add after the fact',
+        fix: 'Optional: lockguard init --pnpmfile to refuse pnpm add/update/remove at the source too.',
+      });
     } else {
-      results.push({ check: 'pnpmfile', level: 'warn', detail: '.pnpmfile.cjs does not load lockguard/pnpmfile: installs are still caught after the fact, but not reported early nor refused at the source', fix: 'Run lockguard init (commit the shim once: pnpm folds its bytes into the lockfile).' });
+      results.push({
+        check: 'pnpmfile',
+        level: 'warn',
+        detail: '.pnpmfile.cjs does not load lockguard/pnpmfile: installs are still caught after the fact, but not reported early nor refused at the source',
+        fix: 'Run lockguard init (commit the shim once: pnpm folds its bytes into the lockfile).',
+      });
     }
     return results;
   }
@@ -118,7 +133,12 @@ function hookChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
   if (workspace.manager === 'bun') {
     const lockb = lstatSync(join(workspace.root, 'bun.lockb'), { throwIfNoEntry: false }) !== undefined && lstatSync(join(workspace.root, 'bun.lock'), { throwIfNoEntry: false }) === undefined;
     return [
-      { check: 'bun', level: 'warn', detail: 'bun has no setting that freezes the lockfile from the environment: under --policy refuse an install inside the run is caught after it (the run fails and withholds), not refused at the source', fix: 'Optional: set [install] frozenLockfile = true in bunfig.toml for CI, where nothing should install.' },
+      {
+        check: 'bun',
+        level: 'warn',
+        detail: 'bun has no setting that freezes the lockfile from the environment: under --policy refuse an install inside the run is caught after it (the run fails and withholds), not refused at the source',
+        fix: 'Optional: set [install] frozenLockfile = true in bunfig.toml for CI, where nothing should install.',
+      },
       ...(lockb ? [{ check: 'slices', level: 'warn' as const, detail: 'bun.lockb is binary: lockguard key --projects needs the text bun.lock', fix: 'bun install --save-text-lockfile (bun 1.2+), then remove bun.lockb.' }] : []),
       ...turboPinCheck(workspace, manifest),
     ];
@@ -128,27 +148,48 @@ function hookChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
 
 /** yarn berry or classic, from the lockfile's first lines (no lockfile yet: nothing to say). */
 function yarnChecks(workspace: Workspace): CheckResult[] {
-  let head = '';
+  let lock: Buffer;
   try {
-    head = readFileSync(join(workspace.root, 'yarn.lock'), 'utf8').slice(0, 2048);
+    lock = readFileSync(join(workspace.root, 'yarn.lock'));
   } catch {
     return [];
   }
-  if (/^__metadata:/m.test(head)) {
-    return [{ check: 'yarn', level: 'ok', detail: 'yarn berry: under --policy refuse, YARN_ENABLE_IMMUTABLE_INSTALLS and lockguard\'s yarn plugin (loaded through YARN_PLUGINS, nothing to commit) refuse installs at the source; inside turbo\'s strict env mode they do not reach the tasks, and a rewrite fails the run after it' }];
+  if (yarnFlavor(lock) === 'berry') {
+    return [
+      {
+        check: 'yarn',
+        level: 'ok',
+        detail:
+          "yarn berry: under --policy refuse, YARN_ENABLE_IMMUTABLE_INSTALLS and lockguard's yarn plugin (loaded through YARN_PLUGINS, nothing to commit) refuse installs at the source; inside turbo's strict env mode they do not reach the tasks, and a rewrite fails the run after it",
+      },
+    ];
   }
-  return [{ check: 'yarn', level: 'warn', detail: 'yarn v1: nothing refuses an install at the source (no env setting; --frozen-lockfile does not stop workspace installs): under --policy refuse a rewrite fails the run after it', fix: 'Optional: move to yarn berry (yarn set version stable) for refusal at the source.' }];
+  return [
+    {
+      check: 'yarn',
+      level: 'warn',
+      detail: 'yarn v1: nothing refuses an install at the source (no env setting; --frozen-lockfile does not stop workspace installs): under --policy refuse a rewrite fails the run after it',
+      fix: 'Optional: move to yarn berry (yarn set version stable) for refusal at the source.',
+    },
+  ];
 }
 
 /** turbo 2 needs `packageManager` in the root package.json to read a yarn or bun workspace. */
 function turboPinCheck(workspace: Workspace, manifest: Record<string, unknown> | undefined): CheckResult[] {
   const turbo = ['turbo.json', 'turbo.jsonc'].some((name) => lstatSync(join(workspace.root, name), { throwIfNoEntry: false }) !== undefined);
   if (!turbo || typeof manifest?.['packageManager'] === 'string') return [];
-  return [{ check: 'turbo', level: 'warn', detail: `turbo.json is here but the root package.json has no "packageManager": turbo 2 cannot read this ${workspace.manager} workspace without it`, fix: `Add "packageManager": "${workspace.manager}@<version>" to the root package.json.` }];
+  return [
+    {
+      check: 'turbo',
+      level: 'warn',
+      detail: `turbo.json is here but the root package.json has no "packageManager": turbo 2 cannot read this ${workspace.manager} workspace without it`,
+      fix: `Add "packageManager": "${workspace.manager}@<version>" to the root package.json.`,
+    },
+  ];
 }
 
 function ledgerChecks(root: string): CheckResult[] {
-  const dir = join(root, '.lockguard');
+  const dir = ledgerPath(root);
   const stats = lstatSync(dir, { throwIfNoEntry: false });
   if (stats === undefined) return [{ check: 'ledger', level: 'ok', detail: 'no runs yet' }];
   if (!stats.isDirectory()) return [{ check: 'ledger', level: 'fail', detail: `${dir} is ${stats.isSymbolicLink() ? 'a symbolic link (never followed)' : 'not a folder'}`, fix: 'Move or remove it: lockguard keeps its run records there.' }];
@@ -171,13 +212,25 @@ function ledgerChecks(root: string): CheckResult[] {
   const markers = listMarkers(root);
   const live = markers.filter((marker) => marker.alive);
   const dead = markers.length - live.length;
-  const results: CheckResult[] = [{ check: 'ledger', level: broken.length === 0 ? 'ok' : 'warn', detail: `${ids.length} runs, ${live.length} live${broken.length === 0 ? '' : `, ${broken.length} unreadable (${broken.slice(0, 3).join(', ')})`}`, ...(broken.length === 0 ? {} : { fix: `Delete the unreadable run folders under ${join(dir, 'runs')}.` }) }];
-  if (dead > 0) results.push({ check: 'ledger', level: 'warn', detail: `${dead} run(s) died before their final check and are not finished yet`, fix: 'Run any workspace command (lockguard status): it finishes them, withholding their unchecked saves restorably.' });
+  const results: CheckResult[] = [
+    {
+      check: 'ledger',
+      level: broken.length === 0 ? 'ok' : 'warn',
+      detail: `${ids.length} runs, ${live.length} live${broken.length === 0 ? '' : `, ${broken.length} unreadable (${broken.slice(0, 3).join(', ')})`}`,
+      ...(broken.length === 0 ? {} : { fix: `Delete the unreadable run folders under ${join(dir, LEDGER.runs)}.` }),
+    },
+  ];
+  if (dead > 0)
+    results.push({
+      check: 'ledger',
+      level: 'warn',
+      detail: `${dead} run(s) died before their final check and are not finished yet`,
+      fix: 'Run any workspace command (lockguard status): it finishes them, withholding their unchecked saves restorably.',
+    });
   return results;
 }
 
 export const command: Command = {
-  summary: 'check that this workspace is set up for lockguard',
   help,
   async run(argv, io: Io) {
     const parsed = parse('doctor', argv, { ...DIR_OPTION, json: { type: 'boolean' } });

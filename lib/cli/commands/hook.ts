@@ -6,13 +6,13 @@ import { npmLifecycleHook } from '../../integrations/npm/hook.js';
 import { parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import { paint, type Io } from '../io.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 
 const help = `Usage: lockguard hook [options]
 
 For the root package.json of an npm workspace. lockguard init --npm-scripts adds the same thing in a form
 that is a no-op where lockguard is not installed (npm ci --omit=dev, a checkout before its first install):
-  "preinstall": "node -e \"try{require.resolve('lockguard/npm-hook')}catch(e){process.exit(0)}require('lockguard/npm-hook')\""
+  "preinstall": "node -e "try{require.resolve('lockguard/npm-hook')}catch(e){process.exit(0)}require('lockguard/npm-hook')""
 
 Inside a guarded run (lockguard run), tells the run that an npm command ran its install scripts
 (npm_command and npm_lifecycle_event say which), so it re-checks the lockfile at once. Outside a run it
@@ -29,7 +29,6 @@ Options:
 `;
 
 export const command: Command = {
-  summary: 'npm root preinstall/postinstall: report to a guarded run',
   help,
   async run(argv, io: Io) {
     const parsed = parse('hook', argv, { dir: { type: 'string', short: 'C' } });

@@ -10,7 +10,7 @@ import { effectivePnpm, majorOf } from '../../integrations/package-managers/vers
 import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
 const help = `Usage: lockguard init [options]
@@ -90,7 +90,6 @@ function addNpmScripts(root: string, io: Io): void {
 const PNPMFILE_FREE_UNTIL = 10;
 
 export const command: Command = {
-  summary: 'set up the install-time hooks (.pnpmfile.cjs; --npm-scripts for npm)',
   help,
   async run(argv, io: Io) {
     const parsed = parse('init', argv, { ...DIR_OPTION, 'npm-scripts': { type: 'boolean' }, pnpmfile: { type: 'boolean' }, 'no-pnpmfile': { type: 'boolean' } });
@@ -116,7 +115,9 @@ export const command: Command = {
       io.stdout.write(`This is an npm workspace: no pnpmfile to write.\n  lockguard init --npm-scripts adds "lockguard hook" to the root preinstall/postinstall scripts.\n`);
     }
     if (workspace.manager === 'yarn' && !npmScripts) {
-      io.stdout.write(`This is a yarn workspace: nothing to write.\n  yarn berry: a refusing run (lockguard run --policy refuse) hands yarn lockguard's plugin and YARN_ENABLE_IMMUTABLE_INSTALLS through the environment, so no file goes into the repository and a fresh clone needs nothing.\n  yarn v1 has no hooks lockguard can use: installs are caught by the table (file events and the final check).\n`);
+      io.stdout.write(
+        `This is a yarn workspace: nothing to write.\n  yarn berry: a refusing run (lockguard run --policy refuse) hands yarn lockguard's plugin and YARN_ENABLE_IMMUTABLE_INSTALLS through the environment, so no file goes into the repository and a fresh clone needs nothing.\n  yarn v1 has no hooks lockguard can use: installs are caught by the table (file events and the final check).\n`,
+      );
     }
     if (workspace.manager === 'bun' && !npmScripts) {
       io.stdout.write(`This is a bun workspace: nothing to write.\n  bun has no install hooks lockguard can use: installs are caught by the table (file events and the final check).\n`);

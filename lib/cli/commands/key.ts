@@ -7,7 +7,7 @@ import { printable } from '../../core/printable.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { DIR_HELP, DIR_OPTION, SCOPE_HELP, SCOPE_OPTION, scopeOf, workspaceOf } from '../workspace-option.js';
 
 const help = `Usage: lockguard key [options]
@@ -35,7 +35,6 @@ ${SCOPE_HELP}
 `;
 
 export const command: Command = {
-  summary: 'print the current cache key',
   help,
   async run(argv, io: Io) {
     const parsed = parse('key', argv, { ...DIR_OPTION, ...SCOPE_OPTION, json: { type: 'boolean' }, project: { type: 'string' }, projects: { type: 'boolean' } });

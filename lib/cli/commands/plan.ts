@@ -6,7 +6,7 @@ import { LockguardError } from '../../core/errors.js';
 import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import { paint, type Io } from '../io.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
 const help = `Usage: lockguard plan [options] -- <runner command>
@@ -35,7 +35,6 @@ Exit codes: 0 every key stable, 1 some keys unstable, 2 error (the runner's dry 
 `;
 
 export const command: Command = {
-  summary: 'before a run: which tasks may rewrite the lockfile, and which keys that makes unstable',
   help,
   async run(argv, io: Io) {
     const parsed = parse('plan', argv, { ...DIR_OPTION, json: { type: 'boolean' } }, true);

@@ -8,7 +8,8 @@ import { LockguardError } from '../../core/errors.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import type { Command } from '../main.js';
+import { LEDGER_DIR } from '../../run/ledger-layout.js';
+import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
@@ -53,7 +54,7 @@ function cacheDirsOf(root: string, env: Io['env']): (dir: string) => boolean {
   let resolved: Set<string> | undefined;
   return (dir) => {
     const rel = relative(resolve(root), resolve(dir));
-    if (!rel.startsWith('..') && !isAbsolute(rel) && !rel.split(sep).includes('.lockguard')) return true;
+    if (!rel.startsWith('..') && !isAbsolute(rel) && !rel.split(sep).includes(LEDGER_DIR)) return true;
     resolved ??= new Set(
       configuredRunners(root).flatMap((runner) => {
         try {
@@ -74,7 +75,6 @@ function describe(entry: QuarantinedEntry): string {
 }
 
 export const command: Command = {
-  summary: 'list or restore the cache entries guarded runs withheld',
   help,
   async run(argv, io: Io) {
     const parsed = parse('quarantine', argv, { ...DIR_OPTION, run: { type: 'string' }, entry: { type: 'string' }, json: { type: 'boolean' } }, true);
@@ -97,7 +97,13 @@ export const command: Command = {
         throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `No quarantine for the run "${runId}" in "${workspace.root}/.lockguard/quarantine".`, { hint: 'lockguard quarantine list shows the runs that withheld entries.' });
       }
       if (json) {
-        io.stdout.write(`${JSON.stringify(runs.map((run) => ({ run: run.run, dir: run.dir, entries: run.manifest?.entries ?? null, inFlight: run.inFlight ?? 0, problem: run.problem ?? null })), null, 2)}\n`);
+        io.stdout.write(
+          `${JSON.stringify(
+            runs.map((run) => ({ run: run.run, dir: run.dir, entries: run.manifest?.entries ?? null, inFlight: run.inFlight ?? 0, problem: run.problem ?? null })),
+            null,
+            2,
+          )}\n`,
+        );
         return EXIT.ok;
       }
       if (runs.length === 0) {

@@ -34,7 +34,7 @@ import { recoverFirst } from '../recover.js';
 import { writeGuard } from '../../run/guard-record.js';
 import { processStart } from '../../run/live.js';
 import type { Interrupts } from '../../run/interrupts.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { refuseSetup } from '../refuse-setup.js';
 import { afterRunners, prepareRunners, type RunnerPrepared } from '../runner-guard.js';
 import { remoteOf, runnerOverride, RUNNER_HELP, RUNNER_OPTIONS } from '../runner-option.js';
@@ -168,7 +168,6 @@ function preCheck(table: WorkspaceFingerprints, workspace: Workspace): void {
 }
 
 export const command: Command = {
-  summary: 'run a command (turbo, nx, pnpm -r, ...) and guard its cache saves',
   help,
   async run(argv, io: Io) {
     const { options, childArgv, parsed } = optionsOf(argv, io);
@@ -201,7 +200,13 @@ export const command: Command = {
     try {
       let gateOutcome: RemoteGateOutcome;
       try {
-        const remoteSwitch = await mayContainWriter(guard.runners.filter((runner) => !gates.gated.has(runner)), options.remote, childArgv, workspace.root, io.env);
+        const remoteSwitch = await mayContainWriter(
+          guard.runners.filter((runner) => !gates.gated.has(runner)),
+          options.remote,
+          childArgv,
+          workspace.root,
+          io.env,
+        );
         prepared = prepareRunners(guard, workspace.root, gates.argv, io.env, options.remote, (runner) => !gates.gated.has(runner) && remoteSwitch(runner));
         for (const line of fallbackLines(gates, prepared.announce)) io.stderr.write(`${line}\n`);
         // What this run guards is on disk before the child can save anything (run/guard-record.ts); a run
@@ -272,10 +277,23 @@ async function finishRun(f: Finishing): Promise<number> {
   recordOrWarn(io, "the run's exit event", () => appendEvent(session.run, { type: 'exit', code, child: end }));
 
   const withheld = outcome.caches.flatMap((cache) =>
-    (cache.withheld?.withheld ?? []).map((entry) => ({ runner: entry.runner, key: entry.key, task: entry.task ?? null, from: entry.paths.map((path) => `${entry.cacheDir}/${path}`), to: cache.withheld?.quarantineDir ?? '', reason: entry.reason })),
+    (cache.withheld?.withheld ?? []).map((entry) => ({
+      runner: entry.runner,
+      key: entry.key,
+      task: entry.task ?? null,
+      from: entry.paths.map((path) => `${entry.cacheDir}/${path}`),
+      to: cache.withheld?.quarantineDir ?? '',
+      reason: entry.reason,
+    })),
   );
   if (withheld.length > 0) recordOrWarn(io, 'the withheld event', () => appendEvent(session.run, { type: 'withheld', count: withheld.length, quarantine: [...new Set(withheld.map((entry) => entry.to))] }));
-  const slices = move === undefined ? [] : await lockfileMovesAmong(session.run.record, move.files.map((file) => file.path));
+  const slices =
+    move === undefined
+      ? []
+      : await lockfileMovesAmong(
+          session.run.record,
+          move.files.map((file) => file.path),
+        );
   recordOrWarn(io, "the run's report", () =>
     saveReport(
       session.run,

@@ -6,7 +6,7 @@ import { createRun } from '../../run/ledger.js';
 import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, SCOPE_HELP, SCOPE_OPTION, scopeOf, workspaceOf } from '../workspace-option.js';
 
@@ -27,7 +27,6 @@ ${SCOPE_HELP}
 `;
 
 export const command: Command = {
-  summary: 'record the fingerprint table and print the cache key',
   help,
   async run(argv, io: Io) {
     const parsed = parse('snapshot', argv, { ...DIR_OPTION, ...SCOPE_OPTION, 'github-output': { type: 'boolean' }, json: { type: 'boolean' } });

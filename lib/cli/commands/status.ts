@@ -8,7 +8,7 @@ import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
@@ -83,7 +83,6 @@ const EVENTS_SHOWN = 1000;
 const SHOWN_ENTRIES = 10;
 
 export const command: Command = {
-  summary: "show the latest run's state and report",
   help,
   async run(argv, io: Io) {
     const parsed = parse('status', argv, { ...DIR_OPTION, run: { type: 'string' }, json: { type: 'boolean' } });
@@ -100,9 +99,31 @@ export const command: Command = {
     const report = readReport(run.dir);
     const state = moved.length > 0 ? 'moved' : 'unmoved';
     const life = record.kind === 'run' ? lifeOf(workspace.root, run) : undefined;
-    const slices = await lockfileMovesAmong(record, moved.map((file) => file.path), workspace.root);
+    const slices = await lockfileMovesAmong(
+      record,
+      moved.map((file) => file.path),
+      workspace.root,
+    );
     if (flag(parsed, 'json')) {
-      const data = { run: record.id, dir: run.dir, kind: record.kind, state, root: record.root, manager: record.manager, scope: record.scope, key: record.key, createdAt: new Date(record.at).toISOString(), policy: record.policy ?? null, command: record.command ?? null, moved, slices: slices.map(sliceMoveJson), verifies, life: life ?? null, events: latestEvents(run.dir, EVENTS_SHOWN), report: report ?? null };
+      const data = {
+        run: record.id,
+        dir: run.dir,
+        kind: record.kind,
+        state,
+        root: record.root,
+        manager: record.manager,
+        scope: record.scope,
+        key: record.key,
+        createdAt: new Date(record.at).toISOString(),
+        policy: record.policy ?? null,
+        command: record.command ?? null,
+        moved,
+        slices: slices.map(sliceMoveJson),
+        verifies,
+        life: life ?? null,
+        events: latestEvents(run.dir, EVENTS_SHOWN),
+        report: report ?? null,
+      };
       io.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
       return EXIT.ok;
     }

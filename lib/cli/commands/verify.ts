@@ -8,7 +8,7 @@ import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import { paint, type Io } from '../io.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
@@ -36,7 +36,6 @@ package-lock.json), comparing the bytes the run read with the file now.
 `;
 
 export const command: Command = {
-  summary: 'exit 0 if nothing moved since the snapshot, 1 if something did',
   help,
   async run(argv, io: Io) {
     const parsed = parse('verify', argv, { ...DIR_OPTION, run: { type: 'string' }, 'github-output': { type: 'boolean' }, json: { type: 'boolean' } });
@@ -50,7 +49,12 @@ export const command: Command = {
     const { unrecorded, ...verdict } = verifyRun(run);
     // The verdict stands even when it could not be recorded (a full or read-only ledger): one line says so.
     if (unrecorded !== undefined) io.stderr.write(`lockguard: warning: the verdict was not recorded in the run's events (${unrecorded.message})\n`);
-    const slices = verdict.save ? [] : await lockfileMovesAmong(run.record, verdict.moved.map((file) => file.path));
+    const slices = verdict.save
+      ? []
+      : await lockfileMovesAmong(
+          run.record,
+          verdict.moved.map((file) => file.path),
+        );
     if (flag(parsed, 'github-output')) {
       appendGithub(io.env, 'GITHUB_OUTPUT', { save: String(verdict.save), moved: verdict.moved.map((file) => file.path).join(',') });
     }

@@ -215,8 +215,8 @@ function workspaceBlock(lines: readonly string[], start: number, end: number): B
 /** Read bun.lock's text (`path` only names the file in errors). */
 export function readBunLock(text: string, path: string): BunLock {
   const lines = text.split('\n');
-  let at = lines.findIndex((line) => line === '  "packages": {');
-  const wsAt = lines.findIndex((line) => line === '  "workspaces": {');
+  let at = lines.indexOf('  "packages": {');
+  const wsAt = lines.indexOf('  "workspaces": {');
   if (at === -1 || wsAt === -1 || wsAt > at) return readWhole(text, path);
   const header: string[] = [];
   const workspaces: BunWorkspace[] = [];

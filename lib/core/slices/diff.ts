@@ -152,7 +152,7 @@ export function describeSliceDiff(diff: SliceDiff, projectLimit = 4): string {
   }
   if (diff.added.length > 0) parts.push(`${plural(diff.added.length, 'project', 'projects')} added (${diff.added.slice(0, projectLimit).join(', ')}${diff.added.length > projectLimit ? ', ...' : ''})`);
   if (diff.removed.length > 0) parts.push(`${plural(diff.removed.length, 'project', 'projects')} removed (${diff.removed.slice(0, projectLimit).join(', ')}${diff.removed.length > projectLimit ? ', ...' : ''})`);
-  if (parts.length === 0) parts.push('no project\'s slice changed');
+  if (parts.length === 0) parts.push("no project's slice changed");
   const touched = diff.changed.length + diff.added.length + diff.removed.length;
   const rest = touched === 0 ? `${plural(diff.unchanged, 'project', 'projects')} unchanged` : `${diff.unchanged} other ${diff.unchanged === 1 ? 'project' : 'projects'} unchanged`;
   return `${diff.lockfile} moved: ${parts.join('; ')}; ${rest}`;

@@ -98,6 +98,12 @@ function digestComponent(graph: SliceGraph, members: readonly number[], componen
     for (let r = 1; r < kids.length; r++) if (kids[r] !== kids[w - 1]) kids[w++] = kids[r] as string;
     kids.length = w;
   }
-  const own = members.length === 1 ? (graph.own[members[0] as number] as string) : members.map((member) => graph.own[member] as string).sort().join('\n\u0000');
+  const own =
+    members.length === 1
+      ? (graph.own[members[0] as number] as string)
+      : members
+          .map((member) => graph.own[member] as string)
+          .sort()
+          .join('\n\u0000');
   return sha256Of(`lockguard-slice-scc/1\n${own}\n>\n${kids.join('\n')}\n`, 'base64');
 }

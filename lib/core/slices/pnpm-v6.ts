@@ -64,12 +64,14 @@ const broken = (path: string, reason: string, position?: TextPosition): Lockguar
 
 /** JSON with object keys sorted at every level: the folded form of a parsed entry. */
 function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) => {
-    if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner;
-    const sorted: Record<string, unknown> = {};
-    for (const key of Object.keys(inner).sort()) sorted[key] = (inner as Record<string, unknown>)[key];
-    return sorted;
-  }) ?? 'null';
+  return (
+    JSON.stringify(value, (_key, inner: unknown) => {
+      if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner;
+      const sorted: Record<string, unknown> = {};
+      for (const key of Object.keys(inner).sort()) sorted[key] = (inner as Record<string, unknown>)[key];
+      return sorted;
+    }) ?? 'null'
+  );
 }
 
 const isMap = (value: unknown): value is Refs => value !== null && typeof value === 'object' && !Array.isArray(value);

@@ -137,4 +137,3 @@ export function flowEnd(text: string, at: number, end: number, fail: Fail, depth
   }
   return i;
 }
-

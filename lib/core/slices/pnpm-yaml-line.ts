@@ -8,7 +8,7 @@
 // here keeps state across lines but `found`, which the reader reads before the next call.
 
 import { flowEnd } from './pnpm-yaml-flow.js';
-import { isBlank, nextStop, plainEnd, SPACE, singleQuoteEnd, doubleQuoteEnd, skipBlanks, startProblem, trailing, unquote, type Fail } from './pnpm-yaml-scalar.js';
+import { isBlank, nextStop, plainEnd, SPACE, singleQuoteEnd, doubleQuoteEnd, skipBlanks, startProblem, trailing, type Fail } from './pnpm-yaml-scalar.js';
 
 /** How a line's value is written. */
 export type ValueKind = 'none' | 'plain' | 'single' | 'double' | 'flow' | 'block';
@@ -124,4 +124,3 @@ export function readKey(text: string, at: number, end: number, fail: Fail): bool
   }
   return false;
 }
-

@@ -68,12 +68,12 @@ const SIMPLE: Record<string, string> = { '0': '\0', a: '\x07', b: '\b', t: '\t',
 
 function decodeDouble(body: string): string {
   if (!body.includes('\\')) return body;
-  return body.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)/g, (_match, escape: string) => {
-    if (escape.length > 1) {
-      const code = Number.parseInt(escape.slice(1), 16);
+  return body.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)/g, (_match, sequence: string) => {
+    if (sequence.length > 1) {
+      const code = Number.parseInt(sequence.slice(1), 16);
       return code <= 0x10ffff ? String.fromCodePoint(code) : '\uFFFD';
     }
-    return SIMPLE[escape] ?? escape;
+    return SIMPLE[sequence] ?? sequence;
   });
 }
 
@@ -249,7 +249,7 @@ export function nextStop(text: string, at: number, end: number): number {
   let colon = text.indexOf(':', at);
   if (colon === -1 || colon > end) colon = end;
   const hash = nextHash(text, at);
-  return hash < colon ? hash : colon;
+  return Math.min(hash, colon);
 }
 
 /**
@@ -269,4 +269,3 @@ export function plainEnd(text: string, at: number, end: number, fail: Fail): num
   while (stop > at && isBlank(text.charCodeAt(stop - 1))) stop--;
   return stop;
 }
-

@@ -17,6 +17,7 @@ export interface DocumentSpan {
 }
 
 // js-yaml's "non-printable characters" (C0 controls but tab and line breaks, DEL, C1 but NEL, U+FFFE/FFFF).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this regex's purpose.
 const NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]/;
 
 /** The lockfile's text as pnpm reads it, line breaks normalized to "\n"; throws for invalid UTF-8 or a non-printable character. */
@@ -56,7 +57,10 @@ export function yamlDocuments(text: string): DocumentSpan[] {
   let counted = 0;
   let linesBefore = 1;
   const lineAt = (offset: number): number => {
-    for (let i = text.indexOf('\n', counted); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) linesBefore++, (counted = i + 1);
+    for (let i = text.indexOf('\n', counted); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+      linesBefore++;
+      counted = i + 1;
+    }
     return linesBefore;
   };
   const push = (to: number): void => {
@@ -70,4 +74,3 @@ export function yamlDocuments(text: string): DocumentSpan[] {
   push(text.length);
   return spans;
 }
-

@@ -203,6 +203,7 @@ class Blocks {
 }
 
 /** The depth a visitor asked for (none: every line). */
+// biome-ignore lint/suspicious/noConfusingVoidType: a visitor may return nothing (keep visiting) or the depth it wants next.
 const wanted = (asked: number | void): number => (typeof asked === 'number' ? asked : Number.POSITIVE_INFINITY);
 
 /**
@@ -213,6 +214,7 @@ const wanted = (asked: number | void): number => (typeof asked === 'number' ? as
  * (`prevEnd`, visited or not). Returns the end of the document's last content line. `simple: false` reads
  * every line by the general path (for tests).
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: a visitor may return nothing (keep visiting) or the depth it wants next.
 export function readYamlLines(text: string, doc: DocumentSpan, path: string, visit: (line: YamlLine) => number | void, options: { readonly simple?: boolean } = {}): number {
   resetHash();
   // The simple shapes' shortcut (on unless told otherwise: a test reads every line both ways and compares).
@@ -320,7 +322,10 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
       if (code === 0x2d && (content + 1 === lineEnd || isBlank(text.charCodeAt(content + 1)))) throw fail('unsupported', 'a sequence nested on one line ("- - ")', content);
       if (!readKey(text, content, lineEnd, fail)) {
         readValue(text, content, lineEnd, fail, depth);
-        if (found.kind === 'block') (scalarParent = indent), (scalarDepth = depth + 1);
+        if (found.kind === 'block') {
+          scalarParent = indent;
+          scalarDepth = depth + 1;
+        }
         if (depth <= want) {
           line.set(lineNo, lineStart, found.end, depth, true, false, content, content, found.kind, found.at, found.end, undefined);
           line.prevEnd = lastEnd;
@@ -337,8 +342,14 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
       depth = top;
       const decoded = blocks.addKey(text, depth, content, keyEnd, fail);
       readValue(text, after, lineEnd, fail, depth);
-      if (found.kind === 'none') (opener = content - lineStart), (openerIsKey = true);
-      if (found.kind === 'block') (scalarParent = content - lineStart), (scalarDepth = depth + 1);
+      if (found.kind === 'none') {
+        opener = content - lineStart;
+        openerIsKey = true;
+      }
+      if (found.kind === 'block') {
+        scalarParent = content - lineStart;
+        scalarDepth = depth + 1;
+      }
       const end = found.kind === 'none' ? after : found.end;
       if (depth <= want) {
         line.set(lineNo, lineStart, end, depth, true, true, content, keyEnd, found.kind, found.at, found.end, decoded);
@@ -359,7 +370,10 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
       if (kind !== undefined) {
         const decoded = blocks.addKey(text, depth, at, keyEnd, fail);
         const valueAt = kind === 'none' ? lineEnd : keyEnd + 2;
-        if (kind === 'none') (opener = indent), (openerIsKey = true);
+        if (kind === 'none') {
+          opener = indent;
+          openerIsKey = true;
+        }
         if (depth <= want) {
           line.set(lineNo, lineStart, lineEnd, depth, false, true, at, keyEnd, kind, valueAt, lineEnd, decoded);
           line.keyIsString = blocks.keyType === 'string';
@@ -379,8 +393,14 @@ export function readYamlLines(text: string, doc: DocumentSpan, path: string, vis
     const after = found.after;
     const decoded = blocks.addKey(text, depth, at, keyEnd, fail);
     readValue(text, after, lineEnd, fail, depth);
-    if (found.kind === 'none') (opener = indent), (openerIsKey = true);
-    if (found.kind === 'block') (scalarParent = indent), (scalarDepth = depth + 1);
+    if (found.kind === 'none') {
+      opener = indent;
+      openerIsKey = true;
+    }
+    if (found.kind === 'block') {
+      scalarParent = indent;
+      scalarDepth = depth + 1;
+    }
     const end = found.kind === 'none' ? after : found.end;
     if (depth <= want) {
       line.set(lineNo, lineStart, end, depth, false, true, at, keyEnd, found.kind, found.at, found.end, decoded);

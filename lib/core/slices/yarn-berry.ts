@@ -143,7 +143,7 @@ export function lowerYarnBerry(index: YarnBerryIndex): LoweredGraph {
       if (ranges === undefined) byName.set(name, (ranges = new Map()));
       ranges.set(range, node);
     }
-    const [name, reference] = splitDescriptor(entry.resolution);
+    const [, reference] = splitDescriptor(entry.resolution);
     if (reference.startsWith('workspace:')) {
       const folder = reference.slice('workspace:'.length) || '.';
       importers.set(folder, node);

@@ -127,7 +127,12 @@ function workspaceGlobs(manifest: Manifest | undefined): string[] {
 
 function segmentMatches(glob: string, name: string): boolean {
   if (glob === '*') return true;
-  const pattern = new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '[^/]*').replaceAll('?', '[^/]')}$`);
+  const pattern = new RegExp(
+    `^${glob
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replaceAll('*', '[^/]*')
+      .replaceAll('?', '[^/]')}$`,
+  );
   return pattern.test(name);
 }
 

@@ -26,7 +26,7 @@ export interface HookOutcome {
 
 /** Lockfiles of `run` whose bytes differ now from what the run read (unreadable run: none). */
 function rewrittenLockfiles(root: string, run: LiveRun): string[] {
-  let entries;
+  let entries: ReturnType<typeof loadRun>['record']['entries'];
   try {
     entries = loadRun(run.dir).record.entries;
   } catch {

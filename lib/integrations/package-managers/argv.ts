@@ -207,7 +207,10 @@ export function classifyParsed(parsed: ParsedCommand): CommandClass {
     }
     case 'exec': {
       if (has(rest, SHELL_MODE)) {
-        const line = commandAfterOptions(rest.filter((word) => !SHELL_MODE.has(word)), EXEC_VALUE_OPTIONS);
+        const line = commandAfterOptions(
+          rest.filter((word) => !SHELL_MODE.has(word)),
+          EXEC_VALUE_OPTIONS,
+        );
         const call = rest.findIndex((word) => word === '-c' || word === '--call');
         const text = manager === 'npm' && call !== -1 ? rest[call + 1] : line?.join(' ');
         return { ...NOTHING, ...base, effect, runsLine: text, verifiesDepsFirst: manager === 'pnpm' && command === 'exec' };

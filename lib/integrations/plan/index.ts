@@ -92,15 +92,27 @@ function writerTask(step: Step, settings: PnpmSettings, index: number): PlannedT
  * order; each runner among them contributes its own dry-run graph, each install outside them an uncached
  * writer; everything later runs after everything earlier (a script's `&&` chain). No runner: one task.
  */
+/** A command that starts no task graph: one uncached task, a writer when its command line installs. */
+function commandGraph(argv: readonly string[], root: string, settings: PnpmSettings): RunnerGraph {
+  const verdict = commandWrites(argv.map(quoteWord).join(' '), { scripts: scriptsOf(root), pnpmRunInstalls: settings.verifyDepsBeforeRun === 'install' });
+  const task: PlannedTask = {
+    id: argv.join(' '),
+    dependsOn: [],
+    mayWrite: verdict.writes,
+    ...(verdict.writes ? { writeReason: `runs ${verdict.reason ?? 'an install'}` } : {}),
+    cached: false,
+    foldsFingerprint: false,
+    directory: '.',
+    command: argv.join(' '),
+  };
+  return { runner: 'command', tasks: [task], notes: [] };
+}
+
 async function graphFor(argv: readonly string[], root: string, env: Readonly<Record<string, string | undefined>>, settings: PnpmSettings, options: PlanOptions): Promise<RunnerGraph> {
   const spawnOptions = { root, env, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) };
   const pnpmWorkspace = detectManager(root) === 'pnpm';
   const steps = walkCommand(argv, { cwd: root, scriptsOf });
-  if (!steps.some((step) => graphStep(step) !== undefined)) {
-    const verdict = commandWrites(argv.map(quoteWord).join(' '), { scripts: scriptsOf(root), pnpmRunInstalls: settings.verifyDepsBeforeRun === 'install' });
-    const task: PlannedTask = { id: argv.join(' '), dependsOn: [], mayWrite: verdict.writes, ...(verdict.writes ? { writeReason: `runs ${verdict.reason ?? 'an install'}` } : {}), cached: false, foldsFingerprint: false, directory: '.', command: argv.join(' ') };
-    return { runner: 'command', tasks: [task], notes: [] };
-  }
+  if (!steps.some((step) => graphStep(step) !== undefined)) return commandGraph(argv, root, settings);
   const tasks: PlannedTask[] = [];
   const notes: string[] = [];
   let kind: RunnerKind | undefined;
@@ -165,11 +177,14 @@ export async function planFor(argv: readonly string[], root: string, env: Readon
   return { runner: graph.runner, lockfile, tasks, writers: classes.writers, unstable: classes.unstable, notes: graph.notes, verdict: verdictLine(classes.tasks.length, classes.writers, classes.unstable, lockfile), packageManager };
 }
 
+/** How many writers the plan's verdict line names before it counts the rest. */
+const WRITERS_NAMED = 3;
+
 function verdictLine(total: number, writers: readonly string[], unstable: readonly string[], lockfile: string): string {
   const all = total === 1 ? 'the one task key is' : `all ${total} task keys are`;
   if (writers.length === 0) return `${all} stable: no task may rewrite ${lockfile}`;
   const may = writers.length === 1 ? '1 task may' : `${writers.length} tasks may`;
   if (unstable.length === 0) return `${all} stable: ${may} rewrite ${lockfile}, and every key after ${writers.length === 1 ? 'it' : 'them'} folds the fingerprint`;
-  const shown = writers.slice(0, 3).join(', ') + (writers.length > 3 ? `, and ${writers.length - 3} more` : '');
+  const shown = writers.slice(0, WRITERS_NAMED).join(', ') + (writers.length > WRITERS_NAMED ? `, and ${writers.length - WRITERS_NAMED} more` : '');
   return `${unstable.length} of ${total} task ${total === 1 ? 'key' : 'keys'} unstable: ${shown} may rewrite ${lockfile} during the run, and keys taken before it would name the old lockfile`;
 }

@@ -4,7 +4,7 @@
 // Owns: reading `tasks.tasks` (id, target, projectRoot, cache) and `tasks.dependencies` (ids or {id}),
 // and each task's command from the project graph: `nx:run-script` (metadata.scriptContent, started with
 // the package manager's run) and `nx:run-commands` (options.command / options.commands).
-// Keys: nx hashes every task up front and never re-keys after a write (FIELD-NOTES): no key folds the
+// Keys: nx hashes every task up front and never re-keys after a write (test/e2e/poisoning.test.ts): no key folds the
 // fingerprint as the watch sees it. Other executors run no command lockguard can read: not writers.
 
 import type { PnpmSettings } from './pnpm-settings.js';

@@ -4,7 +4,7 @@
 // RunnerGraph, each task's command from its project's package.json, and `cache: false` from the
 // `tasks:` section of pnpm-workspace.yaml (a line scan).
 // Keys: the pipeline keys every task up front after one frozen install and never re-checks
-// (FIELD-NOTES): no key folds the fingerprint as the watch sees it. Its own install is frozen: no writer.
+// (test/e2e/poisoning.test.ts): no key folds the fingerprint as the watch sees it. Its own install is frozen: no writer.
 // Tasks see `pnpm_config_verify_deps_before_run=false`, so a nested `pnpm run` does not install.
 
 import { readFileSync } from 'node:fs';
@@ -35,7 +35,11 @@ export function uncachedPipelineTasks(root: string): Set<string> {
   let current = '';
   for (const line of text.split('\n')) {
     if (/^\S/.test(line)) inTasks = /^tasks:\s*$/.test(line);
-    else if (inTasks && /^ {2}\S/.test(line)) current = line.trim().replace(/:.*$/, '').replace(/^['"]|['"]$/g, '');
+    else if (inTasks && /^ {2}\S/.test(line))
+      current = line
+        .trim()
+        .replace(/:.*$/, '')
+        .replace(/^['"]|['"]$/g, '');
     else if (inTasks && /^ {4}cache:\s*false\s*$/.test(line)) found.add(current);
   }
   return found;

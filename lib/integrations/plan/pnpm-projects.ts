@@ -6,7 +6,7 @@
 // `workspace:` or `link:`/`file:` to another project, or names another project by its package name.
 // Invariants: read-only; a project without a name is named by its path; the root is a project ('.').
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { join, posix } from 'node:path';
 
 export interface WorkspaceProject {
@@ -61,7 +61,7 @@ function folders(root: string, maxDepth: number): string[] {
   const out: string[] = [];
   const walk = (rel: string, depth: number): void => {
     if (depth > maxDepth) return;
-    let entries;
+    let entries: Dirent[];
     try {
       entries = readdirSync(join(root, rel), { withFileTypes: true });
     } catch {
@@ -87,12 +87,15 @@ function manifest(root: string, dir: string): Record<string, unknown> | undefine
   }
 }
 
+/** How deep a `**` glob of pnpm-workspace.yaml is followed (node_modules and dot folders are never entered). */
+const DEEP_GLOB_MAX_DEPTH = 12;
+
 export function workspaceProjects(root: string): WorkspaceProject[] {
   const globs = workspaceGlobs(root);
   const include = globs.filter((glob) => !glob.startsWith('!')).map(globRegex);
   const exclude = globs.filter((glob) => glob.startsWith('!')).map((glob) => globRegex(glob.slice(1)));
   const deep = globs.some((glob) => glob.includes('**'));
-  const maxDepth = deep ? 12 : Math.max(1, ...globs.map((glob) => glob.split('/').length));
+  const maxDepth = deep ? DEEP_GLOB_MAX_DEPTH : Math.max(1, ...globs.map((glob) => glob.split('/').length));
   const dirs = ['.', ...folders(root, maxDepth).filter((dir) => include.some((re) => re.test(dir)) && !exclude.some((re) => re.test(dir)))];
   const found = dirs.map((dir) => ({ dir, data: manifest(root, dir) })).filter((entry) => entry.data !== undefined || entry.dir === '.');
   const byName = new Map<string, string>();

@@ -50,7 +50,11 @@ export function recursiveArgs(args: readonly string[]): RecursiveArgs | undefine
 
 function matcher(pattern: string): (project: WorkspaceProject) => boolean {
   if (pattern.startsWith('./') || pattern.startsWith('{') || pattern === '.') {
-    const dir = pattern.replace(/^\{|\}$/g, '').replace(/^\.\//, '').replace(/\/$/, '') || '.';
+    const dir =
+      pattern
+        .replace(/^\{|\}$/g, '')
+        .replace(/^\.\//, '')
+        .replace(/\/$/, '') || '.';
     return (project) => project.dir === dir || (dir !== '.' && project.dir.startsWith(`${dir}/`));
   }
   if (/[[\]]/.test(pattern)) throw planError(`lockguard plan cannot read the pnpm filter "${pattern}" (changed-since selectors need git).`, 'Plan with a name, path or ... selector, or without --filter.');
@@ -107,7 +111,8 @@ export function recursiveGraph(root: string, args: RecursiveArgs, settings: Pnpm
   const installsFirst = settings.verifyDepsBeforeRun === 'install';
   const gate = `(${label}: verify deps before run)`;
   const tasks: PlannedTask[] = [];
-  if (installsFirst) tasks.push({ id: gate, dependsOn: [], mayWrite: true, writeReason: `pnpm installs before running (verifyDepsBeforeRun: install, ${settings.source})`, cached: false, foldsFingerprint: false, directory: '.', command: label });
+  if (installsFirst)
+    tasks.push({ id: gate, dependsOn: [], mayWrite: true, writeReason: `pnpm installs before running (verifyDepsBeforeRun: install, ${settings.source})`, cached: false, foldsFingerprint: false, directory: '.', command: label });
   for (const project of projects.filter(has)) {
     // The nearest selected projects with the task, through selected projects without it.
     const deps = new Set<string>();
@@ -127,7 +132,16 @@ export function recursiveGraph(root: string, args: RecursiveArgs, settings: Pnpm
     if (installsFirst) deps.add(gate);
     const command = args.mode === 'exec' ? args.target : project.scripts[args.target];
     const verdict = command === undefined ? { writes: false, reason: undefined } : commandWrites(command, { scripts: project.scripts, pnpmRunInstalls: installsFirst });
-    tasks.push({ id: idOf(project), dependsOn: [...deps].sort(), mayWrite: verdict.writes, ...(verdict.writes ? { writeReason: `runs ${verdict.reason ?? 'an install'}` } : {}), cached: false, foldsFingerprint: false, directory: project.dir, command });
+    tasks.push({
+      id: idOf(project),
+      dependsOn: [...deps].sort(),
+      mayWrite: verdict.writes,
+      ...(verdict.writes ? { writeReason: `runs ${verdict.reason ?? 'an install'}` } : {}),
+      cached: false,
+      foldsFingerprint: false,
+      directory: project.dir,
+      command,
+    });
   }
   return { runner: 'pnpm-recursive', tasks, notes: installsFirst ? [`pnpm run installs first (verifyDepsBeforeRun: install, ${settings.source})`] : [] };
 }

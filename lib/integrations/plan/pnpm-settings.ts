@@ -32,7 +32,10 @@ function read(path: string): string | undefined {
 }
 
 function normalize(value: string): VerifyDeps | undefined {
-  const text = value.trim().replace(/^['"]|['"]$/g, '').toLowerCase();
+  const text = value
+    .trim()
+    .replace(/^['"]|['"]$/g, '')
+    .toLowerCase();
   if (text === 'install' || text === 'warn' || text === 'error' || text === 'prompt') return text;
   if (text === 'false') return 'false';
   return undefined;

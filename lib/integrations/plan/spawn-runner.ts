@@ -15,17 +15,27 @@ import { importExternal } from '../../core/external.js';
 import { turboNativeBinary } from './turbo-binary.js';
 import { planError } from './types.js';
 
+/** How long a dry run may take before it is killed (turbo and nx start a daemon-less graph walk). */
+const DRY_RUN_TIMEOUT_MS = 120_000;
+/** The most a dry run may print (a 1,000-project JSON plan is a few MB). */
+const DRY_RUN_MAX_OUTPUT = 256 * 1024 * 1024;
+/** The longest stderr line quoted in an error. */
+const QUOTED_LINE_MAX = 200;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes start with ESC.
+const ANSI_COLOR = /\u001b\[[0-9;]*m/g;
+
 export interface SpawnOptions {
   readonly root: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly timeoutMs?: number;
 }
 
-const MAX_OUTPUT = 256 * 1024 * 1024;
-
 function firstLine(text: string): string {
-  const line = text.split('\n').map((part) => part.replace(/\u001b\[[0-9;]*m/g, '').trim()).find((part) => part !== '' && !/^(WARNING|Attention|NX\s*$)/.test(part));
-  return (line ?? '').slice(0, 200);
+  const line = text
+    .split('\n')
+    .map((part) => part.replace(ANSI_COLOR, '').trim())
+    .find((part) => part !== '' && !/^(WARNING|Attention|NX\s*$)/.test(part));
+  return (line ?? '').slice(0, QUOTED_LINE_MAX);
 }
 
 /** How a dry run ended, whichever way it was spawned. */
@@ -48,11 +58,13 @@ function spawnPlain(file: string, args: readonly string[], cwd: string, env: Rec
     let size = 0;
     let timedOut = false;
     let startError: string | undefined;
-    const collect = (into: Buffer[]) => (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > MAX_OUTPUT) child.kill('SIGKILL');
-      else into.push(chunk);
-    };
+    const collect =
+      (into: Buffer[]) =>
+      (chunk: Buffer): void => {
+        size += chunk.length;
+        if (size > DRY_RUN_MAX_OUTPUT) child.kill('SIGKILL');
+        else into.push(chunk);
+      };
     child.stdout.on('data', collect(out));
     child.stderr.on('data', collect(err));
     const timer = setTimeout(() => {
@@ -64,7 +76,14 @@ function spawnPlain(file: string, args: readonly string[], cwd: string, env: Rec
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
-      done({ ...(startError === undefined ? {} : { startError }), exitCode: startError === undefined ? (code ?? undefined) : undefined, signal: signal ?? undefined, timedOut, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+      done({
+        ...(startError === undefined ? {} : { startError }),
+        exitCode: startError === undefined ? (code ?? undefined) : undefined,
+        signal: signal ?? undefined,
+        timedOut,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      });
     });
   });
 }
@@ -72,7 +91,7 @@ function spawnPlain(file: string, args: readonly string[], cwd: string, env: Rec
 /** On Windows: execa starts `.cmd` shims, with the same timeout with SIGKILL, output cap, and a result for a non-zero exit. */
 async function spawnExeca(file: string, args: readonly string[], cwd: string, env: Record<string, string>, timeoutMs: number): Promise<DryEnd> {
   const { execa } = await importExternal('execa');
-  const result = await execa(file, args, { cwd, env, extendEnv: false, stdin: 'ignore', reject: false, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: MAX_OUTPUT, stripFinalNewline: false });
+  const result = await execa(file, args, { cwd, env, extendEnv: false, stdin: 'ignore', reject: false, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: DRY_RUN_MAX_OUTPUT, stripFinalNewline: false });
   const notStarted = result.failed && result.exitCode === undefined && !result.timedOut && result.signal === undefined;
   const startError = notStarted ? ((result.cause as NodeJS.ErrnoException | undefined)?.code ?? result.shortMessage) : undefined;
   return { ...(startError === undefined ? {} : { startError }), exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, stdout: result.stdout, stderr: result.stderr };
@@ -86,7 +105,7 @@ export async function runDry(argv: readonly string[], options: SpawnOptions): Pr
   const pathKey = Object.keys(env).find((key) => key.toUpperCase() === 'PATH') ?? 'PATH';
   env[pathKey] = [join(options.root, 'node_modules', '.bin'), env[pathKey] ?? ''].join(delimiter);
   const shown = argv.join(' ');
-  const timeoutMs = options.timeoutMs ?? 120_000;
+  const timeoutMs = options.timeoutMs ?? DRY_RUN_TIMEOUT_MS;
   const native = turboNativeBinary(file, options.root, env);
   const end =
     native !== undefined

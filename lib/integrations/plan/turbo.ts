@@ -3,7 +3,7 @@
 // Owns: reading turbo 2's dry-run JSON (`tasks[]`: taskId, command, directory, dependencies,
 // resolvedTaskDefinition.cache) into a RunnerGraph.
 // Keys: turbo hashes each task once, up front, from the lockfile as parsed at the start, and never
-// re-keys after a write (FIELD-NOTES): no task's key folds the fingerprint as the watch sees it.
+// re-keys after a write (test/e2e/poisoning.test.ts): no task's key folds the fingerprint as the watch sees it.
 // Tasks whose script does not exist (`<NONEXISTENT>`) run nothing and write nothing.
 
 import type { PnpmSettings } from './pnpm-settings.js';

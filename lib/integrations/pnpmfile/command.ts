@@ -28,10 +28,13 @@ export function pnpmArgv(argv: readonly string[] = process.argv, ppid: number = 
  * helpers, where this is undefined): read from the package.json above its entry script. Read only inside a
  * refusing run, to decide whether `afterAllResolved` may be registered.
  */
+/** pnpm's package.json sits at most this many folders above its entry script (bin/pnpm.cjs, dist/pnpm.cjs). */
+const PNPM_MANIFEST_LEVELS = 3;
+
 export function inProcessPnpmMajor(argv: readonly string[] = process.argv): number | undefined {
   const entry = argv[1];
   if (argv.length < 2 || entry === undefined) return undefined;
-  for (let dir = dirname(entry), up = 0; up < 3; dir = dirname(dir), up++) {
+  for (let dir = dirname(entry), up = 0; up < PNPM_MANIFEST_LEVELS; dir = dirname(dir), up++) {
     try {
       const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
       if (typeof manifest.version === 'string' && typeof manifest.name === 'string' && manifest.name.includes('pnpm')) {

@@ -24,16 +24,13 @@ export function withLockguard(userHooks: PnpmfileHooks = {}, plugin: PnpmfileHoo
   const ourConfig = plugin.updateConfig;
   const theirConfig = userHooks.updateConfig;
   if (ourConfig !== undefined) {
-    hooks['updateConfig'] =
-      theirConfig === undefined ? ourConfig : (config: PnpmConfig): unknown => then(theirConfig(config), (next) => ourConfig(next as PnpmConfig));
+    hooks['updateConfig'] = theirConfig === undefined ? ourConfig : (config: PnpmConfig): unknown => then(theirConfig(config), (next) => ourConfig(next as PnpmConfig));
   }
   const ourResolved = plugin.afterAllResolved;
   const theirResolved = userHooks.afterAllResolved as Hook | undefined;
   if (ourResolved !== undefined) {
     hooks['afterAllResolved'] =
-      theirResolved === undefined
-        ? ourResolved
-        : (lockfile: unknown, context: unknown): unknown => then(ourResolved(lockfile, context), () => (theirResolved as (l: unknown, c: unknown) => unknown)(lockfile, context));
+      theirResolved === undefined ? ourResolved : (lockfile: unknown, context: unknown): unknown => then(ourResolved(lockfile, context), () => (theirResolved as (l: unknown, c: unknown) => unknown)(lockfile, context));
   }
   return { hooks: hooks as PnpmfileHooks };
 }

@@ -44,13 +44,12 @@ export function processContext(): PluginContext {
 
 function refusal(command: string | undefined, runs: readonly LiveRun[], root: string): LockguardError {
   const what = command === undefined ? 'this pnpm command' : `"pnpm ${command}"`;
-  const ids = runs.filter((run) => run.policy === 'refuse').map((run) => run.id).join(', ');
+  const ids = runs
+    .filter((run) => run.policy === 'refuse')
+    .map((run) => run.id)
+    .join(', ');
   const hint = 'Run it before or after the guarded run, or guard the run with --policy withhold.';
-  const error = new LockguardError(
-    'ERR_LOCKGUARD_REFUSED',
-    `lockguard refused ${what}: it would rewrite pnpm-lock.yaml in "${root}" during a guarded run under the refuse policy (${ids}) [ERR_LOCKGUARD_REFUSED].`,
-    { path: root, hint },
-  );
+  const error = new LockguardError('ERR_LOCKGUARD_REFUSED', `lockguard refused ${what}: it would rewrite pnpm-lock.yaml in "${root}" during a guarded run under the refuse policy (${ids}) [ERR_LOCKGUARD_REFUSED].`, { path: root, hint });
   // pnpm prints the message (pnpm 10: and the hint, not our code; hence the code in the message) or the
   // stack (pnpm 12): make the stack the message and the fix, no frames.
   error.stack = `${error.name}: ${error.message}\n${hint}`;

@@ -2,7 +2,7 @@
 // the refusal each client takes calmly.
 //
 // Owns: the mapping (method, path) → restore | save | other and its key, per protocol, and the refusal
-// status per kind. Measured (FIELD-NOTES "Remote caches on the wire"):
+// status per kind. Measured with the real clients (test/e2e/remote-gate*.test.ts pin it; lib/README.md):
 // - turbo 2.11 (v8): `GET /v8/artifacts/status`, one `GET /v8/artifacts/:hash` per task before any task
 //   runs, `PUT /v8/artifacts/:hash` after each task, `POST /v8/artifacts/events`; HEAD and
 //   `POST /v8/artifacts` only under `--dry`. A GET 404 is a silent miss; any 4xx on a PUT is one warning.

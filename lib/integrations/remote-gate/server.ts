@@ -50,6 +50,11 @@ export interface Gate {
 }
 
 const MAX_PATH_IN_EVENT = 200;
+/** The most of an error's message an event keeps, for an upstream failure and for a decision that threw (an error code is kept instead where there is one). */
+const UPSTREAM_ERROR_MAX = 120;
+const DECISION_ERROR_MAX = 200;
+/** An upstream request idle this long fails as ETIMEDOUT (default of `idleTimeoutMs`). */
+const IDLE_TIMEOUT_MS = 300_000;
 
 function pathOnly(raw: string): string {
   const at = raw.indexOf('?');
@@ -78,7 +83,7 @@ function resetClient(socket: Socket | null): void {
 export async function startGate(options: GateOptions): Promise<Gate> {
   const adapter = protocolAdapter(options.protocol);
   const agent = upstreamAgent(options.upstream, options.tls ?? {});
-  const idleMs = options.idleTimeoutMs ?? 300_000;
+  const idleMs = options.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
   const sockets = new Set<Socket>();
   const passed = { restore: 0, save: 0, other: 0 };
   const refused = { restore: 0, save: 0 };
@@ -120,7 +125,7 @@ export async function startGate(options: GateOptions): Promise<Gate> {
       if (failed || clientGone) return;
       failed = true;
       upstreamFailures++;
-      tell({ type: 'upstream-failed', method: req.method ?? '', path: shortPath(path), error: (error as { code?: string }).code ?? error.message.slice(0, 120) });
+      tell({ type: 'upstream-failed', method: req.method ?? '', path: shortPath(path), error: (error as { code?: string }).code ?? error.message.slice(0, UPSTREAM_ERROR_MAX) });
       // Before the answer started, and after: the client's connection breaks, as the upstream's did.
       resetClient(req.socket);
     };
@@ -173,7 +178,7 @@ export async function startGate(options: GateOptions): Promise<Gate> {
       decision = 'refuse';
       reason = 'decision-failed';
       decisionFailures++;
-      tell({ type: 'decision-failed', request, error: error instanceof Error ? `${error.name}: ${(error as { code?: string }).code ?? error.message.slice(0, 200)}` : 'non-error thrown' });
+      tell({ type: 'decision-failed', request, error: error instanceof Error ? `${error.name}: ${(error as { code?: string }).code ?? error.message.slice(0, DECISION_ERROR_MAX)}` : 'non-error thrown' });
     }
     if (decision === 'pass') {
       passed[classified.kind]++;

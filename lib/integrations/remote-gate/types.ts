@@ -49,16 +49,5 @@ export type GateEvent =
   | { readonly type: 'not-forwarded'; readonly method: string; readonly path: string };
 
 /** Counters a run reports. `refused.save` counts whole entries; `refusedParts` the pipeline's blobs. */
-export interface GateStats {
-  readonly passed: { readonly restore: number; readonly save: number; readonly other: number };
-  readonly refused: { readonly restore: number; readonly save: number };
-  readonly refusedParts: number;
-  /** Requests whose upstream failed (refused, reset, timed out) and were passed on as such. */
-  readonly upstreamFailures: number;
-  /** Decisions that threw: refused, and reported. */
-  readonly decisionFailures: number;
-  /** Requests outside the protocol's paths, answered 404 without reaching the upstream. */
-  readonly notForwarded: number;
-  /** Keys of the refused entries, in order (restores and saves). */
-  readonly refusedKeys: readonly { readonly kind: 'restore' | 'save'; readonly key: string }[];
-}
+/** What one gate counted; declared with the run report, which records it (run/report.ts). */
+export type { GateStats } from '../../run/report.js';

@@ -6,7 +6,7 @@
 //   an entry's bytes, never follows a link (a linked entry is recorded as 'link').
 // - A missing cache dir is a value (an empty state); an unreadable one is a LockguardError naming it.
 
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode, LockguardError } from '../../core/errors.js';
 import type { CacheState, CacheUnit, RunnerCache, UnitIdentity } from './types.js';
@@ -45,14 +45,17 @@ function names(dir: string): string[] | undefined {
   }
 }
 
+/** A turbo entry's archive: `<hash>.tar.zst`. */
+const TURBO_ARCHIVE = '.tar.zst';
+
 function turboUnits(list: readonly string[]): CacheUnit[] {
   // One pass, no regex on the common path: `<hash>.tar.zst` names the entry; meta/manifest without an
   // archive (a torn save) still make an entry.
   const keys = new Set<string>();
   const orphans = new Map<string, string>();
   for (const name of list) {
-    if (name.endsWith('.tar.zst')) {
-      const key = name.slice(0, -8);
+    if (name.endsWith(TURBO_ARCHIVE)) {
+      const key = name.slice(0, -TURBO_ARCHIVE.length);
       if (HEX.test(key)) keys.add(key);
     } else {
       const match = TURBO_SIDE_FILE.exec(name);
@@ -114,7 +117,7 @@ export function unitPaths(cache: RunnerCache, unit: CacheUnit): string[] {
 
 /** lstat identity of a unit's primary path; 'link' for a symlink (never followed); undefined when gone. */
 export function unitIdentity(cache: RunnerCache, unit: CacheUnit): UnitIdentity | 'link' | undefined {
-  let stats;
+  let stats: Stats | undefined;
   try {
     // Plain concatenation: `primary` is a clean relative name from the listing (join's normalizing costs
     // more than the lstat on a 10,000-entry cache).
@@ -137,6 +140,11 @@ export function cacheState(cache: RunnerCache, now: () => number = Date.now): Ca
     if (identity !== undefined) entries.set(unit.key, identity);
   }
   return { dir: cache.dir, exists: units !== undefined, takenAt, entries };
+}
+
+/** When the entry was written: its primary path's mtime. */
+export function writtenAtOf(identity: UnitIdentity): number {
+  return identity[2];
 }
 
 export function sameIdentity(a: UnitIdentity | 'link' | undefined, b: UnitIdentity | 'link' | undefined): boolean {

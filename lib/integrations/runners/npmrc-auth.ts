@@ -49,7 +49,12 @@ function authValue(upstream: string, root: string, env: Env): string | undefined
   const home = env['HOME'] ?? homedir();
   const configHome = env['XDG_CONFIG_HOME'] !== undefined && env['XDG_CONFIG_HOME'] !== '' ? env['XDG_CONFIG_HOME'] : join(home, '.config');
   // Highest precedence first: env, the project's .npmrc, pnpm's global rc, the user's .npmrc.
-  const sources = [new Map(Object.entries(env).flatMap(([name, value]) => (name.startsWith('pnpm_config_') && value !== undefined ? [[name.slice('pnpm_config_'.length), value]] : []))), rcLines(join(root, '.npmrc')), rcLines(join(configHome, 'pnpm', 'rc')), rcLines(join(home, '.npmrc'))];
+  const sources = [
+    new Map(Object.entries(env).flatMap(([name, value]) => (name.startsWith('pnpm_config_') && value !== undefined ? [[name.slice('pnpm_config_'.length), value]] : []))),
+    rcLines(join(root, '.npmrc')),
+    rcLines(join(configHome, 'pnpm', 'rc')),
+    rcLines(join(home, '.npmrc')),
+  ];
   for (const prefix of prefixes) {
     for (const values of sources) {
       for (const name of [':_authToken', ':_auth', ':_password']) {
@@ -60,7 +65,6 @@ function authValue(upstream: string, root: string, env: Env): string | undefined
   }
   return undefined;
 }
-
 
 /** True when pnpm would find a credential for `url` (any value, expanded or not). */
 export function pnpmHasAuthFor(url: string, root: string, env: Env): boolean {

@@ -12,11 +12,11 @@ import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeAtomic } from '../../run/atomic.js';
-import { LEDGER_DIR } from '../../run/ledger.js';
+import { LEDGER, LEDGER_DIR, ledgerPath, NX_MEMO_FILE } from '../../run/ledger-layout.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const MEMO = join(LEDGER_DIR, 'cache', 'nx-cache-dir.json');
+const MEMO = join(LEDGER_DIR, LEDGER.cache, NX_MEMO_FILE);
 const SETTINGS = ['HOME', 'NX_CACHE_DIRECTORY', 'NX_WORKSPACE_DATA_DIRECTORY', 'NX_PROJECT_GRAPH_CACHE_DIRECTORY', 'NX_ALLOW_INSECURE_DIRECTORIES'];
 
 function statKey(path: string): string {
@@ -72,9 +72,9 @@ export function readNxMemo(root: string, key: string): string | undefined {
 
 export function writeNxMemo(root: string, key: string, cache: string): void {
   try {
-    const ledger = join(root, LEDGER_DIR);
+    const ledger = ledgerPath(root);
     if (lstatSync(ledger, { throwIfNoEntry: false })?.isDirectory() !== true) return;
-    mkdirSync(join(ledger, 'cache'), { recursive: true });
+    mkdirSync(join(ledger, LEDGER.cache), { recursive: true });
     writeAtomic(join(root, MEMO), `${JSON.stringify({ key, cache })}\n`);
   } catch {
     // A memo that cannot be written only means nx is asked again next time.

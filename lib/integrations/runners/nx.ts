@@ -53,11 +53,14 @@ const m = req(req.resolve('nx/src/utils/cache-directory'));
 process.stdout.write(JSON.stringify({ cache: m.cacheDir }));
 `;
 
+/** How long the workspace's nx may take to say where its cache is (it loads its config and plugins). */
+const ASK_NX_TIMEOUT_MS = 15_000;
+
 /** The cache dir the workspace's own nx computes, or undefined when there is no nx to ask. */
 function askNx(root: string, env: Env): string | undefined {
   const clean: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) clean[name] = value;
-  const result = spawnSync(process.execPath, ['-e', ASK_NX], { cwd: root, env: { ...clean, NX_DAEMON: 'false' }, encoding: 'utf8', timeout: 15_000 });
+  const result = spawnSync(process.execPath, ['-e', ASK_NX], { cwd: root, env: { ...clean, NX_DAEMON: 'false' }, encoding: 'utf8', timeout: ASK_NX_TIMEOUT_MS });
   if (result.status !== 0) return undefined;
   try {
     const value = JSON.parse(result.stdout) as { cache?: unknown };
@@ -150,7 +153,7 @@ export function nxSummary(cache: RunnerCache, options: { movedAt: number; runSta
     const end = time(task?.endTime);
     if (typeof task?.taskId !== 'string' || typeof task.hash !== 'string' || start === undefined || end === undefined) continue;
     own.push(task.hash);
-      first = Math.min(first, start);
+    first = Math.min(first, start);
     if (start < options.movedAt && end > options.movedAt) across.push(task.hash);
     const status = task.cacheStatus;
     if (typeof status === 'string' && CACHE_HIT.has(status) && start >= options.movedAt) tasks.push({ task: task.taskId, key: task.hash, action: 'restored', at: start });

@@ -123,9 +123,7 @@ function detectTurbo(root: string, env: Env, argv: readonly string[]): RemoteDet
   const remoteCache = typeof turboJsonc === 'object' ? (turboJsonc['remoteCache'] as Record<string, unknown> | undefined) : undefined;
   if (remoteCache !== undefined && typeof remoteCache === 'object' && remoteCache['enabled'] === false) return { state: 'none', runner: 'turbo' };
   const local = readJson(join(root, '.turbo', 'config.json'));
-  const configDir = set(env, 'TURBO_CONFIG_DIR_PATH')
-    ? (env['TURBO_CONFIG_DIR_PATH'] as string)
-    : join(set(env, 'XDG_CONFIG_HOME') ? (env['XDG_CONFIG_HOME'] as string) : join(env['HOME'] ?? homedir(), '.config'), 'turborepo');
+  const configDir = set(env, 'TURBO_CONFIG_DIR_PATH') ? (env['TURBO_CONFIG_DIR_PATH'] as string) : join(set(env, 'XDG_CONFIG_HOME') ? (env['XDG_CONFIG_HOME'] as string) : join(env['HOME'] ?? homedir(), '.config'), 'turborepo');
   const user = readJson(join(configDir, 'config.json'));
   const remoteObject = remoteCache !== undefined && typeof remoteCache === 'object' ? remoteCache : 'absent';
   const configured =
@@ -197,7 +195,11 @@ function detectNx(root: string, env: Env, argv: readonly string[]): RemoteDetect
   const object = typeof nxJson === 'object' ? nxJson : {};
   const cloudOff = env['NX_NO_CLOUD'] === 'true' || object['neverConnectToCloud'] === true;
   const runners = Object.values((object['tasksRunnerOptions'] as Record<string, { runner?: unknown }> | undefined) ?? {}).map((entry) => (typeof entry?.runner === 'string' ? entry.runner : ''));
-  const cloud = ['NX_CLOUD_ACCESS_TOKEN', 'NX_CLOUD_AUTH_TOKEN', 'NX_CLOUD_ID'].some((name) => set(env, name)) || object['nxCloudId'] !== undefined || object['nxCloudAccessToken'] !== undefined || runners.some((runner) => runner === 'nx-cloud' || runner === '@nrwl/nx-cloud');
+  const cloud =
+    ['NX_CLOUD_ACCESS_TOKEN', 'NX_CLOUD_AUTH_TOKEN', 'NX_CLOUD_ID'].some((name) => set(env, name)) ||
+    object['nxCloudId'] !== undefined ||
+    object['nxCloudAccessToken'] !== undefined ||
+    runners.some((runner) => runner === 'nx-cloud' || runner === '@nrwl/nx-cloud');
   if (cloud && !cloudOff) return { state: 'ungateable', runner: 'nx', why: "Nx Cloud is reached from inside nx's own process" };
   const custom = runners.find((runner) => runner !== '' && runner !== 'nx/tasks-runners/default' && runner !== 'nx-cloud' && runner !== '@nrwl/nx-cloud');
   if (custom !== undefined) return { state: 'ungateable', runner: 'nx', why: `the tasks runner ${custom} reaches its cache from inside nx's own process` };

@@ -1,7 +1,7 @@
 // Remote caches cannot be recalled after upload: turning remote writes off up front, per runner.
 //
 // Owns: `remoteCachePlan`, the env/argv applied to the child and the one line that says so.
-// The trade-offs, per runner (measured; see docs-proposal/caches.md):
+// The trade-offs, per runner (measured with the real runners: test/e2e/root-scripts.test.ts, remote-gate*.test.ts):
 // - turbo 2.11: `TURBO_CACHE=local:rw,remote:r` keeps remote reads and local writes and stops uploads.
 //   Cost: nothing the run builds reaches teammates/CI until a run without a writer. An env var rather than
 //   `--cache=…`, so `npx turbo`/`pnpm turbo` wrappers need no argv surgery; a `--cache` flag the user
@@ -24,7 +24,10 @@ function hasFlag(argv: readonly string[], name: string): boolean {
 
 /** A TURBO_CACHE value with remote writes removed (`remote:rw` → `remote:r`, `remote:w` dropped). */
 function withoutRemoteWrites(value: string, remoteOff: boolean): string {
-  const parts = value.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const parts = value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
   const kept = parts.flatMap((part) => {
     const [where, access = ''] = part.split(':');
     if (where !== 'remote') return [part];
@@ -35,12 +38,7 @@ function withoutRemoteWrites(value: string, remoteOff: boolean): string {
   return kept.length === 0 ? 'local:rw' : kept.join(',');
 }
 
-export function remoteCachePlan(
-  runner: RunnerName,
-  mode: RemoteMode,
-  mayContainWriter: boolean,
-  context: { argv?: readonly string[]; env?: Readonly<Record<string, string | undefined>> } = {},
-): RemotePlan {
+export function remoteCachePlan(runner: RunnerName, mode: RemoteMode, mayContainWriter: boolean, context: { argv?: readonly string[]; env?: Readonly<Record<string, string | undefined>> } = {}): RemotePlan {
   if (mode === 'on' || runner === 'none') return NOTHING;
   if (mode === 'auto' && !mayContainWriter) return NOTHING;
   const why = mode === 'off' ? '--remote=off' : 'this run may rewrite the lockfile';

@@ -33,7 +33,7 @@ function readTurboJson(root: string): { cacheDir?: unknown } | undefined {
     } catch {
       continue;
     }
-    const stripped = text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (match, str: string | undefined) => str ?? '');
+    const stripped = text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_match, str: string | undefined) => str ?? '');
     try {
       const value: unknown = JSON.parse(stripped.replace(/,(\s*[}\]])/g, '$1'));
       return value !== null && typeof value === 'object' ? (value as { cacheDir?: unknown }) : undefined;

@@ -3,6 +3,8 @@
 // Owns: the vocabulary between the runner adapters, the withholding pass and `lockguard run`.
 // Invariant: types only; nothing here touches the file system.
 
+import type { RecordedIdentity } from '../../run/guard-record.js';
+
 export type RunnerName = 'turbo' | 'nx' | 'pnpm-pipeline' | 'none';
 export const RUNNER_NAMES: readonly RunnerName[] = ['turbo', 'nx', 'pnpm-pipeline', 'none'];
 
@@ -29,8 +31,8 @@ export interface CacheUnit {
   readonly primary: string;
 }
 
-/** Stat identity of an entry's primary path: inode, size, mtime, ctime. */
-export type UnitIdentity = readonly [ino: number, size: number, mtimeMs: number, ctimeMs: number];
+/** Stat identity of an entry's primary path: inode, size, mtime, ctime (as the guard record keeps it). */
+export type UnitIdentity = RecordedIdentity;
 
 /** The cheap listing taken before the command: entry keys and the stat identity of each primary path. */
 export interface CacheState {

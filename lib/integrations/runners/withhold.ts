@@ -15,7 +15,7 @@
 import type { LockguardError } from '../../core/errors.js';
 import { quarantine, type NotMoved, type PassControl, type QuarantinedEntry, type QuarantineUnit } from '../../run/quarantine.js';
 import type { RenameFn } from '../../run/quarantine-move.js';
-import { listUnits, sameIdentity, unitIdentity, unitPaths } from './listing.js';
+import { listUnits, sameIdentity, unitIdentity, unitPaths, writtenAtOf } from './listing.js';
 import type { CacheState, RunnerCache } from './types.js';
 
 /**
@@ -75,7 +75,7 @@ export function planWithhold(cache: RunnerCache, before: CacheState, options: Om
       links.push({ key: unit.key, reason: 'symlink', detail: `"${cache.dir}/${unit.primary}" is a symlink; never followed, never moved` });
       continue;
     }
-    const writtenAt = now[2];
+    const writtenAt = writtenAtOf(now);
     if (writtenAt < options.runStartedAt - COARSE_CLOCK_MS || writtenAt > options.runEndedAt + COARSE_CLOCK_MS) continue;
     const acrossMove = across.has(unit.key);
     if (writtenAt < options.movedAt && !acrossMove) {

@@ -28,8 +28,19 @@ test('--projects --json on a v6 lockfile lists every importer with its name and 
   const all = await cli(['key', '--projects', '--json'], root);
   assert.equal(all.code, 0, all.stderr);
   const rows = JSON.parse(all.stdout) as Row[];
-  assert.deepEqual(rows.map((row) => [row.importer, row.name]), [['.', 'root'], ['packages/app', '@w/app'], ['packages/lib', '@w/lib'], ['packages/tool', '@w/tool']]);
-  assert.deepEqual(rows.map((row) => row.digest), (await projectSlicesAsync(root)).slices.map((slice) => slice.digest));
+  assert.deepEqual(
+    rows.map((row) => [row.importer, row.name]),
+    [
+      ['.', 'root'],
+      ['packages/app', '@w/app'],
+      ['packages/lib', '@w/lib'],
+      ['packages/tool', '@w/tool'],
+    ],
+  );
+  assert.deepEqual(
+    rows.map((row) => row.digest),
+    (await projectSlicesAsync(root)).slices.map((slice) => slice.digest),
+  );
   // The bundled bin (lockfile-file stays external, imported on demand) prints the same.
   const bin = cliProcess(['key', '--projects', '--json'], root);
   assert.equal(bin.code, 0, bin.stderr);
@@ -44,7 +55,10 @@ test('a version bump in one closure moves only the slices that reach it, through
   const before = JSON.parse((await cli(['key', '--projects', '--json'], root)).stdout) as Row[];
   writeFileSync(join(root, 'pnpm-lock.yaml'), LOCK.replaceAll('/ms@2.1.2:', '/ms@2.1.3:').replaceAll('ms: 2.1.2', 'ms: 2.1.3'));
   const after = JSON.parse((await cli(['key', '--projects', '--json'], root)).stdout) as Row[];
-  assert.deepEqual(before.map((row, i) => row.digest !== after[i]?.digest), [false, true, true, false]);
+  assert.deepEqual(
+    before.map((row, i) => row.digest !== after[i]?.digest),
+    [false, true, true, false],
+  );
 });
 
 test('a broken v6 lockfile and an unknown lockfile version: exit 2 naming the path, no stack; the library codes', async (t) => {

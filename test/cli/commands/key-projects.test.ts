@@ -49,7 +49,14 @@ test('--projects --json lists every importer with its name and digest; --project
   const all = await cli(['key', '--projects', '--json'], root);
   assert.equal(all.code, 0);
   const rows = JSON.parse(all.stdout) as { importer: string; name: string | null; digest: string }[];
-  assert.deepEqual(rows.map((row) => [row.importer, row.name]), [['.', 'root'], ['packages/a', 'a'], ['packages/b', 'b']]);
+  assert.deepEqual(
+    rows.map((row) => [row.importer, row.name]),
+    [
+      ['.', 'root'],
+      ['packages/a', 'a'],
+      ['packages/b', 'b'],
+    ],
+  );
   const byName = await cli(['key', '--project', 'b'], root);
   const byPath = await cli(['key', '--project', 'packages/b'], join(root, 'packages'));
   assert.equal(byName.code, 0);
@@ -66,7 +73,10 @@ test('the table key is untouched by the new flags, and a dependency change moves
   const before = JSON.parse((await cli(['key', '--projects', '--json'], root)).stdout) as { digest: string }[];
   writeFileSync(join(root, 'pnpm-lock.yaml'), readFileSync(join(root, 'pnpm-lock.yaml'), 'utf8').replace('sha512-seven', 'sha512-other'));
   const after = JSON.parse((await cli(['key', '--projects', '--json'], root)).stdout) as { digest: string }[];
-  assert.deepEqual(before.map((row, i) => row.digest !== after[i]?.digest), [false, true, true]);
+  assert.deepEqual(
+    before.map((row, i) => row.digest !== after[i]?.digest),
+    [false, true, true],
+  );
   assert.notEqual((await cli(['key'], root)).stdout, table.stdout);
 });
 

@@ -7,7 +7,7 @@ import { closureDigests } from '../../../lib/core/slices/merkle.js';
 
 function random(seed: number): () => number {
   let state = seed;
-  return () => ((state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  return () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
 }
 
 function reaches(edges: number[][], from: number, to: number): boolean {
@@ -40,7 +40,10 @@ test('an added edge changes the digests of the nodes that reach its source, and 
   const own = ['a', 'b', 'c', 'd'];
   const before = closureDigests({ own, edges: [[1], [], [3], []] });
   const after = closureDigests({ own, edges: [[1], [2], [3], []] });
-  assert.deepEqual([0, 1, 2, 3].map((i) => before[i] !== after[i]), [true, true, false, false]);
+  assert.deepEqual(
+    [0, 1, 2, 3].map((i) => before[i] !== after[i]),
+    [true, true, false, false],
+  );
 });
 
 test('a cycle of a thousand nodes and a chain of a hundred thousand do not overflow the stack', () => {

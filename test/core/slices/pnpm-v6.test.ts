@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { diffSlices, slicesFromLockfile, slicesFromLockfileAsync, type LockfileSlices } from '../../../lib/core/slices/index.js';
 import { repoRoot } from '../../helpers/fixtures.js';
-import { parseWithPnpm, pnpmReach } from './reach.js';
+import { parseWithPnpm, pnpmReach } from '../../helpers/slices-reach.js';
 
 const ROOT = '/nonexistent/lockguard-v6';
 const fixture = (name: string): string => readFileSync(join(repoRoot(), 'test', 'core', 'slices', 'fixtures', name, 'pnpm-lock.yaml'), 'utf8');
@@ -23,14 +23,20 @@ const digests = (result: LockfileSlices): Map<string, string> => new Map(result.
 
 function changed(before: LockfileSlices, after: LockfileSlices): string[] {
   const old = digests(before);
-  return after.slices.filter((slice) => old.get(slice.importer) !== slice.digest).map((slice) => slice.importer).sort();
+  return after.slices
+    .filter((slice) => old.get(slice.importer) !== slice.digest)
+    .map((slice) => slice.importer)
+    .sort();
 }
 
 async function reachersOf(text: string, node: string): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'lockguard-v6-reach-'));
   try {
     const reach = pnpmReach(await parseWithPnpm(dir, text));
-    return [...reach].filter(([, nodes]) => nodes.has(node)).map(([id]) => id).sort();
+    return [...reach]
+      .filter(([, nodes]) => nodes.has(node))
+      .map(([id]) => id)
+      .sort();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -42,7 +48,10 @@ for (const name of ['pnpm8-registry', 'pnpm8-file-tarballs']) {
     const result = await slices(text);
     const dir = mkdtempSync(join(tmpdir(), 'lockguard-v6-ids-'));
     const parsed = await parseWithPnpm(dir, text).finally(() => rmSync(dir, { recursive: true, force: true }));
-    assert.deepEqual(result.slices.map((slice) => slice.importer), Object.keys(parsed.importers).sort());
+    assert.deepEqual(
+      result.slices.map((slice) => slice.importer),
+      Object.keys(parsed.importers).sort(),
+    );
     assert.equal(new Set(result.slices.map((slice) => slice.digest)).size, result.slices.length);
     assert.throws(() => slicesFromLockfile(Buffer.from(text), { lockfile: 'pnpm-lock.yaml', root: ROOT }), { code: 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' });
     // Same bytes, same digests; a comment (same parse) keeps them too.
@@ -75,7 +84,10 @@ for (const name of ['pnpm8-registry', 'pnpm8-file-tarballs']) {
 
 /** The lockfile-file depPath of a v6 `packages` block: `/name@1.0.0(...)` -> `name@1.0.0(...)`; `file:x` -> `name@file:x`. */
 function parsedKeyOf(block: string): string {
-  const header = (block.split('\n')[0] ?? '').trim().replace(/:$/, '').replace(/^'(.*)'$/, '$1');
+  const header = (block.split('\n')[0] ?? '')
+    .trim()
+    .replace(/:$/, '')
+    .replace(/^'(.*)'$/, '$1');
   if (header.startsWith('/')) return header.slice(1);
   const name = /\n {4}name: (\S+)/.exec(block)?.[1] ?? '';
   return `${name}@${header}`;
@@ -90,7 +102,10 @@ test('pnpm8-registry: a version bump of a transitive package (ms 2.1.2 -> 2.1.3)
   assert.deepEqual(expected, ['packages/app', 'packages/lib']);
   assert.deepEqual(changed(before, after), expected);
   const diff = diffSlices(before, after);
-  assert.deepEqual(diff.changed.map((change) => change.importer), expected);
+  assert.deepEqual(
+    diff.changed.map((change) => change.importer),
+    expected,
+  );
   for (const change of diff.changed) assert.deepEqual(change.packages, [{ name: 'ms', kind: 'changed', from: ['2.1.2'], to: ['2.1.3'] }]);
   assert.equal(diff.unchanged, 2);
 });
@@ -98,16 +113,16 @@ test('pnpm8-registry: a version bump of a transitive package (ms 2.1.2 -> 2.1.3)
 test('a single-project v6 lockfile (top-level dependencies, no importers) has the slice "."', async () => {
   const text = "lockfileVersion: '6.0'\n\ndependencies:\n  ms:\n    specifier: ^2.1.2\n    version: 2.1.2\n\npackages:\n\n  /ms@2.1.2:\n    resolution: {integrity: sha512-a}\n    dev: false\n";
   const result = await slices(text);
-  assert.deepEqual(result.slices.map((slice) => slice.importer), ['.']);
+  assert.deepEqual(
+    result.slices.map((slice) => slice.importer),
+    ['.'],
+  );
   assert.notEqual(digests(await slices(text.replace('sha512-a', 'sha512-b'))).get('.'), digests(result).get('.'));
 });
 
 test('a broken v6 lockfile is ERR_LOCKGUARD_BROKEN_LOCKFILE naming the path, never echoing its contents', async () => {
   const secret = 'npm_SECRETtokenVALUE123';
-  for (const text of [
-    `lockfileVersion: '6.0'\n\nimporters:\n  .:\n    dependencies: [${secret}\n  bad: {\n`,
-    `lockfileVersion: '6.0'\n\npackages:\n\n  /ms@2.1.2:\n    resolution: {integrity: ${secret}}\n  - ${secret}\n`,
-  ]) {
+  for (const text of [`lockfileVersion: '6.0'\n\nimporters:\n  .:\n    dependencies: [${secret}\n  bad: {\n`, `lockfileVersion: '6.0'\n\npackages:\n\n  /ms@2.1.2:\n    resolution: {integrity: ${secret}}\n  - ${secret}\n`]) {
     await assert.rejects(slices(text), (error: Error & { code?: string; path?: string }) => {
       assert.equal(error.code, 'ERR_LOCKGUARD_BROKEN_LOCKFILE');
       assert.equal(error.path, join(ROOT, 'pnpm-lock.yaml'));

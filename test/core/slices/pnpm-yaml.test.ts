@@ -19,9 +19,15 @@ function reading(bytes: Buffer, simple: boolean): string[] {
   try {
     const text = decodePnpmLockfile(bytes, '/w/pnpm-lock.yaml');
     for (const doc of yamlDocuments(text)) {
-      readYamlLines(text, doc, '/w/pnpm-lock.yaml', (line) => {
-        out.push(`${line.line} ${line.depth} ${line.item} ${line.key ?? '-'} ${line.kind} ${line.valueAt} ${line.valueEnd} ${line.end}`);
-      }, { simple });
+      readYamlLines(
+        text,
+        doc,
+        '/w/pnpm-lock.yaml',
+        (line) => {
+          out.push(`${line.line} ${line.depth} ${line.item} ${line.key ?? '-'} ${line.kind} ${line.valueAt} ${line.valueEnd} ${line.end}`);
+        },
+        { simple },
+      );
     }
   } catch (error) {
     const { code, position } = error as { code?: string; position?: { line: number; column: number } };
@@ -61,6 +67,16 @@ test('bounds: nesting deeper than 64 levels is refused; an alias bomb is refused
   assert.equal(reading(Buffer.from(deep), true).at(-1), 'refused ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE 66:129');
   const flow = `lockfileVersion: '9.0'\nx: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`;
   assert.equal(reading(Buffer.from(flow), true).at(-1), 'refused ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE 2:68');
-  const bomb = ["lockfileVersion: '9.0'", 'a: &a [x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 20 }, (_, i) => `b${i}: &b${i} [${Array(9).fill(i === 0 ? '*a' : `*b${i - 1}`).join(', ')}]`)].join('\n');
+  const bomb = [
+    "lockfileVersion: '9.0'",
+    'a: &a [x, x, x, x, x, x, x, x, x]',
+    ...Array.from(
+      { length: 20 },
+      (_, i) =>
+        `b${i}: &b${i} [${Array(9)
+          .fill(i === 0 ? '*a' : `*b${i - 1}`)
+          .join(', ')}]`,
+    ),
+  ].join('\n');
   assert.equal(reading(Buffer.from(bomb), true).at(-1), 'refused ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE 2:4');
 });

@@ -65,15 +65,15 @@ test('a dependency change reaches its importer and the importers linking to it, 
   const after = slices(lock('6.0.0'));
   const diff = diffSlices(before, after);
   // The edited project first (its own importer entry changed), then the one that only links to it.
-  assert.deepEqual(diff.changed.map((change) => change.importer), ['packages/b', 'packages/a']);
+  assert.deepEqual(
+    diff.changed.map((change) => change.importer),
+    ['packages/b', 'packages/a'],
+  );
   assert.equal(diff.unchanged, 2);
   for (const change of diff.changed) assert.deepEqual(change.packages, [{ name: 'is-number', kind: 'changed', from: ['7.0.0'], to: ['6.0.0'] }]);
   assert.equal(diff.changed.find((change) => change.importer === 'packages/b')?.entryChanged, true);
   assert.equal(diff.changed.find((change) => change.importer === 'packages/a')?.entryChanged, false);
-  assert.equal(
-    describeSliceDiff(diff),
-    'pnpm-lock.yaml moved: the slices of 2 projects changed: packages/b (is-number 7.0.0 \u2192 6.0.0), packages/a (through its dependencies: is-number 7.0.0 \u2192 6.0.0); 2 other projects unchanged',
-  );
+  assert.equal(describeSliceDiff(diff), 'pnpm-lock.yaml moved: the slices of 2 projects changed: packages/b (is-number 7.0.0 \u2192 6.0.0), packages/a (through its dependencies: is-number 7.0.0 \u2192 6.0.0); 2 other projects unchanged');
 });
 
 test('settings fold into every slice; an unused packages entry into none', () => {
@@ -85,15 +85,18 @@ test('settings fold into every slice; an unused packages entry into none', () =>
 });
 
 test('a catalog entry folds into the slices of the importers whose specifier uses it', () => {
-  const withCatalog = (range: string): string =>
-    lock('7.0.0', `\ncatalogs:\n  default:\n    left-pad:\n      specifier: ${range}\n      version: 1.3.0\n`).replace('specifier: ^1.3.0', "specifier: 'catalog:'");
+  const withCatalog = (range: string): string => lock('7.0.0', `\ncatalogs:\n  default:\n    left-pad:\n      specifier: ${range}\n      version: 1.3.0\n`).replace('specifier: ^1.3.0', "specifier: 'catalog:'");
   const diff = diffSlices(slices(withCatalog('^1.3.0')), slices(withCatalog('~1.3.0')));
-  assert.deepEqual(diff.changed.map((change) => change.importer), ['.']);
+  assert.deepEqual(
+    diff.changed.map((change) => change.importer),
+    ['.'],
+  );
   assert.deepEqual(diff.changed[0]?.packages, []);
 });
 
 test('the env document of a two-document lockfile is skipped; three documents are refused', () => {
-  const env = "---\nlockfileVersion: '9.0'\n\nimporters:\n\n  .:\n    packageManagerDependencies:\n      pnpm:\n        specifier: 12.4.2\n        version: 12.4.2\n\npackages:\n\n  pnpm@12.4.2:\n    resolution: {integrity: sha512-x}\n\nsnapshots:\n\n  pnpm@12.4.2: {}\n\n---\n";
+  const env =
+    "---\nlockfileVersion: '9.0'\n\nimporters:\n\n  .:\n    packageManagerDependencies:\n      pnpm:\n        specifier: 12.4.2\n        version: 12.4.2\n\npackages:\n\n  pnpm@12.4.2:\n    resolution: {integrity: sha512-x}\n\nsnapshots:\n\n  pnpm@12.4.2: {}\n\n---\n";
   assert.deepEqual(slices(env + lock('7.0.0')).slices, slices(lock('7.0.0')).slices);
   assert.throws(() => slices(`${env}${lock('7.0.0')}---\nlockfileVersion: '9.0'\n`), { code: 'ERR_LOCKGUARD_BROKEN_LOCKFILE' });
 });
@@ -138,7 +141,13 @@ snapshots:
 `;
   const base = slices(text);
   const labels = base.graph.own.map((_, node) => base.graph.label(node));
-  assert.deepEqual(labels.filter((label) => label.kind === 'package').map((label) => label.kind === 'package' && `${label.name}@${label.version}`).sort(), ['ghost@9.0.0', 'host@2.0.0', 'left-pad@1.3.0', 'plugin@1.0.0']);
+  assert.deepEqual(
+    labels
+      .filter((label) => label.kind === 'package')
+      .map((label) => label.kind === 'package' && `${label.name}@${label.version}`)
+      .sort(),
+    ['ghost@9.0.0', 'host@2.0.0', 'left-pad@1.3.0', 'plugin@1.0.0'],
+  );
   assert.deepEqual(labels.filter((label) => label.kind === 'package' && label.missing === true).length, 1);
   const changed = diffSlices(base, slices(text.replace('sha512-h}', 'sha512-h2}')));
   assert.deepEqual(changed.changed[0]?.contentChanged, ['host']);
@@ -162,7 +171,10 @@ const npmLock = (nested: string) =>
 
 test('npm: a nested copy shadows the hoisted one for its project (and the projects linking to it) only', () => {
   const diff = diffSlices(slices(npmLock('6.0.0'), 'package-lock.json'), slices(npmLock('6.0.1'), 'package-lock.json'));
-  assert.deepEqual(diff.changed.map((change) => change.importer), ['packages/a', 'packages/b']);
+  assert.deepEqual(
+    diff.changed.map((change) => change.importer),
+    ['packages/a', 'packages/b'],
+  );
   assert.deepEqual(diff.changed[1]?.packages, [{ name: 'is-number', kind: 'changed', from: ['6.0.0'], to: ['6.0.1'] }]);
   assert.equal(diff.unchanged, 2);
 });
@@ -174,7 +186,15 @@ test('projectSlices reads names from package.json; sliceDigest finds a project b
     packages: { a: { 'package.json': '{"name":"@x/a"}' }, b: { 'package.json': '{"name":"@x/b"}' } },
   });
   const result = projectSlices(root);
-  assert.deepEqual(result.slices.map((slice) => [slice.importer, slice.name]), [['.', 'root'], ['packages/a', '@x/a'], ['packages/b', '@x/b'], ['packages/c', undefined]]);
+  assert.deepEqual(
+    result.slices.map((slice) => [slice.importer, slice.name]),
+    [
+      ['.', 'root'],
+      ['packages/a', '@x/a'],
+      ['packages/b', '@x/b'],
+      ['packages/c', undefined],
+    ],
+  );
   assert.equal(sliceDigest(root, '@x/b'), findSlice(result.slices, 'packages/b')?.digest);
   assert.equal(sliceDigest(root, './packages/b/'), findSlice(result.slices, '@x/b')?.digest);
   assert.throws(() => sliceDigest(root, 'nope'), { code: 'ERR_LOCKGUARD_UNKNOWN_PROJECT' });
@@ -186,10 +206,19 @@ test('a yarn.lock of neither yarn berry nor v1, a binary bun.lockb, no lockfile:
   assert.throws(() => slicesFromLockfile(Buffer.from('x'), { lockfile: 'yarn.lock', root }), { code: 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' });
   const lockb = tempWorkspace(t, { 'package.json': '{"name":"root"}', 'bun.lockb': Buffer.from([0x23, 0x21, 0x2f, 0x00, 0x01]) });
   const formats = /pnpm-lock\.yaml.*package-lock\.json.*yarn\.lock \(yarn berry and yarn v1\) and bun\.lock \(text\)/;
-  assert.throws(() => projectSlices(lockb), (error: Error & { code?: string; hint?: string }) => error.code === 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' && formats.test(error.message) && /--save-text-lockfile/.test(error.hint ?? ''));
-  assert.throws(() => slicesFromLockfile(Buffer.from('x'), { lockfile: 'bun.lockb', root: lockb }), (error: Error & { code?: string }) => error.code === 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' && formats.test(error.message));
+  assert.throws(
+    () => projectSlices(lockb),
+    (error: Error & { code?: string; hint?: string }) => error.code === 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' && formats.test(error.message) && /--save-text-lockfile/.test(error.hint ?? ''),
+  );
+  assert.throws(
+    () => slicesFromLockfile(Buffer.from('x'), { lockfile: 'bun.lockb', root: lockb }),
+    (error: Error & { code?: string }) => error.code === 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' && formats.test(error.message),
+  );
   const none = tempWorkspace(t, { 'package.json': '{"name":"root"}' });
-  assert.throws(() => projectSlices(none), (error: Error & { code?: string }) => error.code === 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' && formats.test(error.message));
+  assert.throws(
+    () => projectSlices(none),
+    (error: Error & { code?: string }) => error.code === 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' && formats.test(error.message),
+  );
 });
 
 test('broken lockfiles are ERR_LOCKGUARD_BROKEN_LOCKFILE and the message never echoes their contents', () => {

@@ -146,7 +146,7 @@ test('parseCommand: aliases resolve, option values are not commands, launchers a
   assert.equal(classifyCommand(['npm', 'exec', '-c', 'turbo run build'])?.runsLine, 'turbo run build');
 });
 
-test('scripts are followed to a bounded depth, each once, and another package\'s scripts are not read', (t) => {
+test("scripts are followed to a bounded depth, each once, and another package's scripts are not read", (t) => {
   const root = tempWorkspace(t, { 'package.json': JSON.stringify({ scripts: { a: 'pnpm run b', b: 'pnpm run a && nx build', loop: 'npm run loop' } }) });
   const steps = walkCommand(['pnpm', 'run', 'a'], { cwd: root, scriptsOf: () => ({ a: 'pnpm run b', b: 'pnpm run a && nx build' }) });
   assert.ok(steps.some((step) => step.argv[0] === 'nx'));

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { refuseEnv, yarnPluginPath, YARN_PLUGIN_FILE } from '../../../lib/integrations/package-managers/refuse-env.js';
 
-test('yarn: immutable installs and the plugin, appended to the user\'s own YARN_PLUGINS', () => {
+test("yarn: immutable installs and the plugin, appended to the user's own YARN_PLUGINS", () => {
   assert.deepEqual(refuseEnv('yarn', {}, { yarnPlugin: '/p/yarn-plugin.cjs' }), { YARN_ENABLE_IMMUTABLE_INSTALLS: 'true', YARN_PLUGINS: '/p/yarn-plugin.cjs' });
   assert.deepEqual(refuseEnv('yarn', { YARN_PLUGINS: '/mine.cjs' }, { yarnPlugin: '/p/yarn-plugin.cjs' }).YARN_PLUGINS, '/mine.cjs;/p/yarn-plugin.cjs');
   assert.deepEqual(refuseEnv('yarn', { YARN_PLUGINS: '/mine.cjs;/p/yarn-plugin.cjs' }, { yarnPlugin: '/p/yarn-plugin.cjs' }).YARN_PLUGINS, '/mine.cjs;/p/yarn-plugin.cjs', 'a nested run does not add it twice');

@@ -10,10 +10,46 @@ import { tempWorkspace } from '../../helpers/workspace.js';
 const writes = (line: string, scripts: Record<string, string> = {}, pnpmRunInstalls = false): boolean => commandWrites(line, { scripts, pnpmRunInstalls }).writes;
 
 test('installs are writers; frozen installs, dlx and npx are not', () => {
-  for (const line of ['pnpm install', 'pnpm i', 'pnpm --filter b add is-number@6.0.0', 'pnpm -F b update', 'pnpm remove x', 'pnpm dedupe', 'pnpm install --no-frozen-lockfile', 'npm install', 'npm i left-pad', 'npm update', 'npm uninstall x', 'yarn', 'yarn install', 'yarn add x', 'yarn up x', 'yarn remove x', 'bun install', 'bun add x', 'CI=1 pnpm install', 'node build.js && pnpm add x', 'cross-env A=1 npm install']) {
+  for (const line of [
+    'pnpm install',
+    'pnpm i',
+    'pnpm --filter b add is-number@6.0.0',
+    'pnpm -F b update',
+    'pnpm remove x',
+    'pnpm dedupe',
+    'pnpm install --no-frozen-lockfile',
+    'npm install',
+    'npm i left-pad',
+    'npm update',
+    'npm uninstall x',
+    'yarn',
+    'yarn install',
+    'yarn add x',
+    'yarn up x',
+    'yarn remove x',
+    'bun install',
+    'bun add x',
+    'CI=1 pnpm install',
+    'node build.js && pnpm add x',
+    'cross-env A=1 npm install',
+  ]) {
     assert.equal(writes(line), true, line);
   }
-  for (const line of ['pnpm install --frozen-lockfile', 'pnpm i --frozen-lockfile', 'yarn install --immutable', 'yarn --frozen-lockfile', 'bun install --frozen-lockfile', 'npm ci', 'pnpm dlx create-x', 'npx tsc', 'node -e "pnpm install"', 'echo npm install', 'tsc -b', 'pnpm run build', 'pnpm exec tsc']) {
+  for (const line of [
+    'pnpm install --frozen-lockfile',
+    'pnpm i --frozen-lockfile',
+    'yarn install --immutable',
+    'yarn --frozen-lockfile',
+    'bun install --frozen-lockfile',
+    'npm ci',
+    'pnpm dlx create-x',
+    'npx tsc',
+    'node -e "pnpm install"',
+    'echo npm install',
+    'tsc -b',
+    'pnpm run build',
+    'pnpm exec tsc',
+  ]) {
     assert.equal(writes(line), false, line);
   }
 });

@@ -28,7 +28,10 @@ test('workspace globs, exclusions and workspace edges', (t) => {
 
 test('selectors: name, name..., ...name, ^, path, !exclusion', (t) => {
   const projects = workspaceProjects(chain(t));
-  const pick = (...filters: string[]) => selectProjects(projects, { filters, recursive: false, sorted: true, includeRoot: false, mode: 'run', target: 'build' }).map((p) => p.name).sort();
+  const pick = (...filters: string[]) =>
+    selectProjects(projects, { filters, recursive: false, sorted: true, includeRoot: false, mode: 'run', target: 'build' })
+      .map((p) => p.name)
+      .sort();
   assert.deepEqual(pick('b'), ['b']);
   assert.deepEqual(pick('b...'), ['a', 'b', 'mid']);
   assert.deepEqual(pick('b^...'), ['a', 'mid']);

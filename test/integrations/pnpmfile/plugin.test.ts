@@ -34,7 +34,10 @@ test('a flag run hears about every command and its config comes back untouched',
   const config = { lockfileDir: root };
   assert.equal(hooks.updateConfig?.(config), config);
   assert.deepEqual(config, { lockfileDir: root });
-  assert.deepEqual(run.hookEvents().map(({ t: _t, ...event }) => event), [{ type: 'hook', source: 'pnpmfile', hook: 'updateConfig', command: 'add', pid: 4242 }]);
+  assert.deepEqual(
+    run.hookEvents().map(({ t: _t, ...event }) => event),
+    [{ type: 'hook', source: 'pnpmfile', hook: 'updateConfig', command: 'add', pid: 4242 }],
+  );
 });
 
 test('the root comes from the config pnpm passes when the cwd is outside the workspace', (t) => {

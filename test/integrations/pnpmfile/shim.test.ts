@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { PNPMFILE_SHIM } from '../../../lib/integrations/pnpmfile/shim.js';
 import { lockguardPackage, spawn } from '../../helpers/hooks.js';
-import { scrubbedEnv } from '../../helpers/cli.js';
+import { scrubbedEnv } from '../../helpers/env.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 
 // What pnpm sees: the export's keys (hooks by name) and whether pnpm < 10.8 could assign `filename` onto it.
@@ -27,7 +27,7 @@ test('without lockguard installed the shim exports empty hooks (a fresh clone in
   assert.deepEqual(JSON.parse(result.stdout), { extensible: true, hooks: [] });
 });
 
-test("with lockguard installed, require() of the ESM plugin hands pnpm a namespace whose hooks is the plugin", (t) => {
+test('with lockguard installed, require() of the ESM plugin hands pnpm a namespace whose hooks is the plugin', (t) => {
   const root = tempWorkspace(t, { '.pnpmfile.cjs': PNPMFILE_SHIM });
   const lockguard = lockguardPackage(root);
   mkdirSync(join(root, 'node_modules'));

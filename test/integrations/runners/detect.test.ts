@@ -89,7 +89,7 @@ test('remoteCachePlan: per runner, only under off or auto with a writer', () => 
   assert.deepEqual(remoteCachePlan('none', 'off', true).env, {});
 });
 
-test('turbo in a linked git worktree: the default cache is the main worktree\'s, shared', (t) => {
+test("turbo in a linked git worktree: the default cache is the main worktree's, shared", (t) => {
   const base = tempWorkspace(t, {
     main: { '.git': { worktrees: { wt: { commondir: '../..\n' } } }, mono: { 'turbo.json': '{}' } },
     wt: { '.git': 'gitdir: ../main/.git/worktrees/wt\n', mono: { 'turbo.json': '{}' } },

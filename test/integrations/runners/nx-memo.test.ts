@@ -2,7 +2,7 @@
 // guarded run in an nx workspace asks nx (a ~350 ms node process) once, not on every run.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { nxMemoKey, readNxMemo, writeNxMemo } from '../../../lib/integrations/runners/nx-memo.js';

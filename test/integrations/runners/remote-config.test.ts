@@ -44,7 +44,13 @@ test('turbo: an upstream the gate cannot reach is ungateable, and no value is ec
 test('nx: Nx Cloud and installed cache plugins are ungateable; the self-hosted server is gateable; skip means none', (t) => {
   const bare = tempWorkspace(t, { 'nx.json': '{"targetDefaults":{}}' });
   assert.equal(detectRemote('nx', bare, {}).state, 'none');
-  assert.deepEqual(detectRemote('nx', bare, { NX_SELF_HOSTED_REMOTE_CACHE_SERVER: 'http://127.0.0.1:1/base' }), { state: 'gateable', runner: 'nx', protocol: 'nx-v1', upstream: 'http://127.0.0.1:1/base', source: 'NX_SELF_HOSTED_REMOTE_CACHE_SERVER' });
+  assert.deepEqual(detectRemote('nx', bare, { NX_SELF_HOSTED_REMOTE_CACHE_SERVER: 'http://127.0.0.1:1/base' }), {
+    state: 'gateable',
+    runner: 'nx',
+    protocol: 'nx-v1',
+    upstream: 'http://127.0.0.1:1/base',
+    source: 'NX_SELF_HOSTED_REMOTE_CACHE_SERVER',
+  });
   assert.equal(detectRemote('nx', bare, { NX_SELF_HOSTED_REMOTE_CACHE_SERVER: 'http://x', NX_SKIP_REMOTE_CACHE: 'true' }).state, 'none');
   assert.equal(detectRemote('nx', bare, { NX_CLOUD_ACCESS_TOKEN: 'x', NX_SELF_HOSTED_REMOTE_CACHE_SERVER: 'http://x' }).state, 'ungateable', 'cloud wins');
   assert.equal(detectRemote('nx', bare, { NX_CLOUD_ACCESS_TOKEN: 'x', NX_NO_CLOUD: 'true' }).state, 'none');
@@ -98,7 +104,10 @@ test('nx cache plugins: found in an ancestor node_modules too; an @nx scope of o
   const others = tempWorkspace(t, { 'nx.json': '{}', 'package.json': '{"name":"r"}', node_modules: { '@nx': { js: { 'package.json': '{"name":"@nx/js"}' }, devkit: { 'package.json': '{"name":"@nx/devkit"}' } } } });
   assert.equal(detectRemote('nx', others, server).state, 'gateable');
   // A plugin installed one folder up (a hoisted monorepo root): nx resolves it, so it is ungateable.
-  const outer = tempWorkspace(t, { node_modules: { '@nx': { 'powerpack-gcs-cache': { 'package.json': '{"name":"@nx/powerpack-gcs-cache","main":"index.js"}', 'index.js': '' } } }, app: { 'nx.json': '{}', 'package.json': '{"name":"app"}' } });
+  const outer = tempWorkspace(t, {
+    node_modules: { '@nx': { 'powerpack-gcs-cache': { 'package.json': '{"name":"@nx/powerpack-gcs-cache","main":"index.js"}', 'index.js': '' } } },
+    app: { 'nx.json': '{}', 'package.json': '{"name":"app"}' },
+  });
   const found = detectRemote('nx', join(outer, 'app'), server);
   assert.equal(found.state, 'ungateable');
   assert.match((found as { why: string }).why, /@nx\/powerpack-gcs-cache/);

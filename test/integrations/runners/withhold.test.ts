@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { cacheState, resolvePipelineCache, tasksAfterMove, withhold, type RunnerCache } from '../../../lib/integrations/runners/index.js';
 import { isLockguardError } from '../../../lib/core/errors.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
-import { age, nxEntry, pipelineEntry, turboEntry, write } from './fixtures.js';
+import { age, nxEntry, pipelineEntry, turboEntry, write } from '../../helpers/runner-caches.js';
 
 function turboCache(root: string): RunnerCache {
   return { runner: 'turbo', root, dir: join(root, '.turbo', 'cache'), source: 'default', summaries: join(root, '.turbo', 'runs') };
@@ -26,7 +26,10 @@ test('turbo: only entries this run wrote at or after the move are withheld, as w
   const movedAt = runStartedAt + 2000;
   turboEntry(cache.dir, 'cccc000000000003'); // this run, after the move
   const result = await withhold(cache, before, { movedAt, runStartedAt, runEndedAt: Date.now() + 1000, runId: 'r1' });
-  assert.deepEqual(result.withheld.map((entry) => entry.key), ['cccc000000000003']);
+  assert.deepEqual(
+    result.withheld.map((entry) => entry.key),
+    ['cccc000000000003'],
+  );
   assert.equal(result.keptBeforeMove, 1);
   assert.deepEqual(result.withheld[0]?.paths, ['cccc000000000003.tar.zst', 'cccc000000000003-meta.json', 'cccc000000000003-manifest.json']);
   for (const suffix of ['.tar.zst', '-meta.json', '-manifest.json']) {
@@ -46,7 +49,10 @@ test('turbo: an entry of a task running across the move is withheld even when wr
   turboEntry(cache.dir, 'dddd000000000004');
   age(join(cache.dir, 'dddd000000000004.tar.zst'), runStartedAt + 1000);
   const result = await withhold(cache, before, { movedAt: runStartedAt + 5000, runStartedAt, runEndedAt: Date.now() + 1000, runId: 'r2', runningAcrossMove: ['dddd000000000004'] });
-  assert.deepEqual(result.withheld.map((entry) => entry.key), ['dddd000000000004']);
+  assert.deepEqual(
+    result.withheld.map((entry) => entry.key),
+    ['dddd000000000004'],
+  );
 });
 
 test('nothing moves when nothing was written after the move, or when the entry predates the run', async (t) => {
@@ -82,13 +88,13 @@ test('a pipeline shard that is a symlink is never listed through', async (t) => 
   const root = tempWorkspace(t, { outside: {} });
   const cache: RunnerCache = { runner: 'pnpm-pipeline', root, dir: join(root, 'pcache'), source: 'test' };
   const before = cacheState(cache);
-  pipelineEntry(join(root, 'outside-cache'), 'ab' + '0'.repeat(62));
+  pipelineEntry(join(root, 'outside-cache'), `ab${'0'.repeat(62)}`);
   mkdirSync(join(cache.dir, 'tasks'), { recursive: true });
   symlinkSync(join(root, 'outside-cache', 'tasks', 'ab'), join(cache.dir, 'tasks', 'ab'));
   const now = Date.now();
   const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r5' });
   assert.deepEqual(result.withheld, []);
-  assert.ok(existsSync(join(root, 'outside-cache', 'tasks', 'ab', 'ab' + '0'.repeat(62), 'meta.json')));
+  assert.ok(existsSync(join(root, 'outside-cache', 'tasks', 'ab', `ab${'0'.repeat(62)}`, 'meta.json')));
 });
 
 test('a missing cache dir is an empty state; a cache dir that is a file is a clear error and nothing moves', async (t) => {
@@ -100,7 +106,10 @@ test('a missing cache dir is an empty state; a cache dir that is a file is a cle
   const now = Date.now();
   assert.deepEqual((await withhold(cache, state, { movedAt: now, runStartedAt: now, runEndedAt: now, runId: 'r6' })).withheld, []);
   write(join(root, '.turbo', 'cache'), 'not a folder');
-  assert.throws(() => cacheState(cache), (error: unknown) => isLockguardError(error) && error.code === 'ERR_LOCKGUARD_IO' && error.path === cache.dir);
+  assert.throws(
+    () => cacheState(cache),
+    (error: unknown) => isLockguardError(error) && error.code === 'ERR_LOCKGUARD_IO' && error.path === cache.dir,
+  );
   assert.equal(readFileSync(cache.dir, 'utf8'), 'not a folder');
 });
 
@@ -113,14 +122,17 @@ test('nx: the entry folder and its terminal output move together; the task DB is
   write(join(cache.dir, 'run.json'), '{}');
   const now = Date.now();
   const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r7' });
-  assert.deepEqual(result.withheld.map((entry) => entry.paths), [['13845629775271854330', 'terminalOutputs/13845629775271854330']]);
+  assert.deepEqual(
+    result.withheld.map((entry) => entry.paths),
+    [['13845629775271854330', 'terminalOutputs/13845629775271854330']],
+  );
   assert.equal(existsSync(join(cache.dir, '13845629775271854330')), false);
   assert.equal(existsSync(join(cache.dir, 'terminalOutputs', '13845629775271854330')), false);
   assert.ok(existsSync(join(cache.dir, 'run.json')));
   assert.equal(readFileSync(join(root, '.nx', 'workspace-data', 'x-v6.db'), 'utf8'), 'sqlite bytes');
 });
 
-test('nx shared cache: with own keys from the summary, a concurrent checkout\'s saves stay', async (t) => {
+test("nx shared cache: with own keys from the summary, a concurrent checkout's saves stay", async (t) => {
   const root = tempWorkspace(t);
   const cache: RunnerCache = { runner: 'nx', root, dir: join(root, 'home', '.nx', 'abc', 'cache'), source: 'test', shared: true };
   const before = cacheState(cache);
@@ -128,11 +140,14 @@ test('nx shared cache: with own keys from the summary, a concurrent checkout\'s 
   nxEntry(cache.dir, '222');
   const now = Date.now();
   const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r8', ownKeys: ['111'] });
-  assert.deepEqual(result.withheld.map((entry) => entry.key), ['111']);
+  assert.deepEqual(
+    result.withheld.map((entry) => entry.key),
+    ['111'],
+  );
   assert.ok(existsSync(join(cache.dir, '222')));
 });
 
-test('pnpm pipeline: another workspace\'s entries, written in the same window, are untouched', async (t) => {
+test("pnpm pipeline: another workspace's entries, written in the same window, are untouched", async (t) => {
   const root = tempWorkspace(t, { ws1: {}, ws2: {} });
   const env = { XDG_CACHE_HOME: join(root, 'xdg') };
   const one = resolvePipelineCache(join(root, 'ws1'), env);
@@ -145,7 +160,10 @@ test('pnpm pipeline: another workspace\'s entries, written in the same window, a
   pipelineEntry(two.dir, k2);
   const now = Date.now();
   const result = await withhold(one, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r9', ledgerRoot: join(root, 'ws1') });
-  assert.deepEqual(result.withheld.map((entry) => entry.key), [k1]);
+  assert.deepEqual(
+    result.withheld.map((entry) => entry.key),
+    [k1],
+  );
   assert.deepEqual(result.withheld[0]?.paths, [`tasks/a1/${k1}`]);
   assert.ok(existsSync(join(two.dir, 'tasks', 'b2', k2, 'meta.json')));
 });
@@ -161,7 +179,10 @@ test('EXDEV: rename across file systems falls back to copy, verify, remove, with
   };
   const now = Date.now();
   const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r10', rename: exdev });
-  assert.deepEqual(result.withheld.map((entry) => entry.key), ['42']);
+  assert.deepEqual(
+    result.withheld.map((entry) => entry.key),
+    ['42'],
+  );
   assert.equal(existsSync(join(cache.dir, '42')), false);
   assert.deepEqual(readFileSync(join(root, '.lockguard', 'quarantine', 'r10', 'entries', 'nx', '42', '42', 'packages', 'b', 'dist', 'out.json')), original);
 });
@@ -184,7 +205,6 @@ test('a rename that fails midway puts the unit back whole and reports it', async
   for (const suffix of ['.tar.zst', '-meta.json', '-manifest.json']) assert.ok(existsSync(join(cache.dir, `9999000000000009${suffix}`)), suffix);
 });
 
-
 test('corrupt or missing run summaries are notes, never crashes', async (t) => {
   const root = tempWorkspace(t, { '.turbo': { runs: { 'x.json': '{not json' } }, '.nx': { cache: { 'run.json': '[[[' } } });
   const now = Date.now();
@@ -198,11 +218,7 @@ test('corrupt or missing run summaries are notes, never crashes', async (t) => {
   const id = `${now}-abc`;
   write(
     join(root, 'p', 'runs', id, 'events.ndjson'),
-    [
-      JSON.stringify({ event: 'taskStarted', task: 'packages/b#build', key: 'k1', at: now + 10 }),
-      '{torn',
-      JSON.stringify({ event: 'taskFinished', task: 'packages/b#build', status: 'passed', cache: 'miss', at: now + 20 }),
-    ].join('\n'),
+    [JSON.stringify({ event: 'taskStarted', task: 'packages/b#build', key: 'k1', at: now + 10 }), '{torn', JSON.stringify({ event: 'taskFinished', task: 'packages/b#build', status: 'passed', cache: 'miss', at: now + 20 })].join('\n'),
   );
   const reading = tasksAfterMove(pipeline, { movedAt: now, runStartedAt: now - 1 });
   assert.deepEqual(reading.tasks, [{ task: 'packages/b#build', key: 'k1', action: 'saved', at: now + 20 }]);

@@ -96,10 +96,11 @@ export function npmReach(packages: Record<string, NpmEntry>): Map<string, Set<st
       if (entry.link === true && entry.resolved !== undefined) next.push(entry.resolved);
       else {
         const groups = [entry.dependencies, entry.optionalDependencies, entry.peerDependencies, ...(isProject(loc) ? [entry.devDependencies] : [])];
-        for (const group of groups) for (const name of Object.keys(group ?? {})) {
-          const found = find(loc, name);
-          if (found !== undefined) next.push(found);
-        }
+        for (const group of groups)
+          for (const name of Object.keys(group ?? {})) {
+            const found = find(loc, name);
+            if (found !== undefined) next.push(found);
+          }
       }
       for (const n of next) if (!seen.has(n) && n in packages) seen.add(n), todo.push(n);
     }

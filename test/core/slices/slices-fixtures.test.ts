@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { diffSlices, slicesFromLockfile, type LockfileSlices } from '../../../lib/core/slices/index.js';
 import { fixturesDir, fixtureTable } from '../../helpers/fixtures.js';
-import { mainDocument, npmReach, parseWithPnpm, pnpmReach, type NpmEntry } from './reach.js';
+import { mainDocument, npmReach, parseWithPnpm, pnpmReach, type NpmEntry } from '../../helpers/slices-reach.js';
 
 const rows = fixtureTable().filter((row) => row.format.startsWith('pnpm') || row.format.startsWith('npm'));
 const lockfiles = fixturesDir();
@@ -22,7 +22,10 @@ function slicesOf(row: (typeof rows)[number], text: string): LockfileSlices {
 
 function changedImporters(before: LockfileSlices, after: LockfileSlices): string[] {
   const old = new Map(before.slices.map((slice) => [slice.importer, slice.digest]));
-  return after.slices.filter((slice) => old.get(slice.importer) !== slice.digest).map((slice) => slice.importer).sort();
+  return after.slices
+    .filter((slice) => old.get(slice.importer) !== slice.digest)
+    .map((slice) => slice.importer)
+    .sort();
 }
 
 /** The reached target that splits the importers most evenly (reached by some, not all). */
@@ -90,7 +93,10 @@ for (const row of rows) {
       const text = readFileSync(join(lockfiles, row.lockfile), 'utf8');
       const parsed = await parseWithPnpm(tempDir(t), text);
       const result = slicesOf(row, text);
-      assert.deepEqual(result.slices.map((slice) => slice.importer), Object.keys(parsed.importers).sort());
+      assert.deepEqual(
+        result.slices.map((slice) => slice.importer),
+        Object.keys(parsed.importers).sort(),
+      );
       // Only the main document counts: the same file without its env document gives the same slices.
       assert.deepEqual(slicesOf(row, mainDocument(text)).slices, result.slices);
       assert.equal(text !== mainDocument(text), row.documents === 2);
@@ -104,7 +110,10 @@ for (const row of rows) {
       const key = target.slice('pkg:'.length);
       const before = slicesOf(row, text);
       const after = slicesOf(row, touchSnapshot(mainDocument(text), key));
-      const expected = [...reach].filter(([, nodes]) => nodes.has(target)).map(([id]) => id).sort();
+      const expected = [...reach]
+        .filter(([, nodes]) => nodes.has(target))
+        .map(([id]) => id)
+        .sort();
       assert.ok(expected.length > 0);
       assert.deepEqual(changedImporters(before, after), expected);
       const diff = diffSlices(before, after);
@@ -131,7 +140,10 @@ for (const row of rows) {
       const version = other === undefined ? '0.0.0-lockguard-test' : other.slice(dep.length + 1);
       const before = slicesOf(row, text);
       const after = slicesOf(row, setImporterVersion(text, id, dep, version));
-      const expected = [...reach].filter(([, nodes]) => nodes.has(target)).map(([importer]) => importer).sort();
+      const expected = [...reach]
+        .filter(([, nodes]) => nodes.has(target))
+        .map(([importer]) => importer)
+        .sort();
       assert.deepEqual(changedImporters(before, after), expected);
       const change = diffSlices(before, after).changed.find((candidate) => candidate.importer === id);
       assert.equal(change?.entryChanged, true);
@@ -148,7 +160,10 @@ for (const row of rows) {
       entry.version = `${was}-lockguard-test`;
       const before = slicesOf(row, text);
       const after = slicesOf(row, JSON.stringify(lock, null, 2));
-      const expected = [...reach].filter(([, nodes]) => nodes.has(target)).map(([id]) => id).sort();
+      const expected = [...reach]
+        .filter(([, nodes]) => nodes.has(target))
+        .map(([id]) => id)
+        .sort();
       assert.ok(expected.length > 0 && expected.length < reach.size);
       assert.deepEqual(changedImporters(before, after), expected);
       const name = target.slice(target.lastIndexOf('node_modules/') + 'node_modules/'.length);

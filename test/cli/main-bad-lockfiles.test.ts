@@ -192,7 +192,10 @@ describe('what pnpm refuses, slices refuse (line and column named)', () => {
   ];
   for (const [what, text, position] of cases) {
     test(`${what}: ERR_LOCKGUARD_BROKEN_LOCKFILE at ${position.line}:${position.column}, exit 2, nothing printed from it`, async (t) => {
-      const bytes = what === 'invalid UTF-8' ? Buffer.concat([Buffer.from(PNPM_LOCK.slice(0, PNPM_LOCK.indexOf('deprecated: u') + 13)), Buffer.from([0xc3, 0x28]), Buffer.from(PNPM_LOCK.slice(PNPM_LOCK.indexOf('deprecated: u') + 13))]) : Buffer.from(text);
+      const bytes =
+        what === 'invalid UTF-8'
+          ? Buffer.concat([Buffer.from(PNPM_LOCK.slice(0, PNPM_LOCK.indexOf('deprecated: u') + 13)), Buffer.from([0xc3, 0x28]), Buffer.from(PNPM_LOCK.slice(PNPM_LOCK.indexOf('deprecated: u') + 13))])
+          : Buffer.from(text);
       const root = tempWorkspace(t, pnpmTree(PNPM_LOCK));
       const results = await everyCommand(root, 'pnpm-lock.yaml', bytes, PNPM_LOCK);
       assertNoCrashNoLeak(results);
@@ -205,9 +208,20 @@ describe('what pnpm refuses, slices refuse (line and column named)', () => {
   }
 
   test('YAML anchors and aliases (pnpm never writes them; an alias bomb must not expand): ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', async (t) => {
-    const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`)].join('\n');
+    const bomb = [
+      'a: &a ["x","x","x","x","x","x","x","x","x"]',
+      ...Array.from(
+        { length: 8 },
+        (_, i) =>
+          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`,
+      ),
+    ].join('\n');
     const root = tempWorkspace(t, pnpmTree(PNPM_LOCK));
-    for (const bad of [PNPM_LOCK.replace('\nimporters:', `\n${bomb}\n\nimporters:`), PNPM_LOCK.replace('        version: 7.0.0', '        version: &v 7.0.0').replace('        version: 1.3.0', '        version: *v'), PNPM_LOCK.replace("lockfileVersion: '9.0'", "lockfileVersion: '6.0'").replace('\nimporters:', `\n${bomb}\n\nimporters:`)]) {
+    for (const bad of [
+      PNPM_LOCK.replace('\nimporters:', `\n${bomb}\n\nimporters:`),
+      PNPM_LOCK.replace('        version: 7.0.0', '        version: &v 7.0.0').replace('        version: 1.3.0', '        version: *v'),
+      PNPM_LOCK.replace("lockfileVersion: '9.0'", "lockfileVersion: '6.0'").replace('\nimporters:', `\n${bomb}\n\nimporters:`),
+    ]) {
       const results = await everyCommand(root, 'pnpm-lock.yaml', bad, PNPM_LOCK);
       assertNoCrashNoLeak(results);
       assert.equal(results['key --projects']?.code, 2);
@@ -221,8 +235,9 @@ describe('what pnpm refuses, slices refuse (line and column named)', () => {
     const result = await cli(['key', '--projects'], root);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout.split('\n').filter((line) => line !== '').length, 3, 'one line per importer');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the assertion is that no ESC reaches the terminal.
     assert.doesNotMatch(result.stdout, /\u001b/);
-    assert.match(result.stdout, /packages\/b\\u\{a\}0+  forged\\u\{1b\}\[31m/);
+    assert.match(result.stdout, /packages\/b\\u\{a\}0+ {2}forged\\u\{1b\}\[31m/);
   });
 });
 
@@ -240,7 +255,7 @@ describe('what pnpm and npm accept is accepted', () => {
       assert.deepEqual(slicesFromLockfile(bytes, { lockfile: 'pnpm-lock.yaml', root }).slices, plain.slices);
       writeFileSync(join(root, 'pnpm-lock.yaml'), bytes);
       for (const argv of [['key'], ['key', '--projects'], ['snapshot']]) assert.equal((await cli(argv, root)).code, 0, argv.join(' '));
-      // pnpm 10 and 12 install such a lockfile and write their marker in their own layout (FIELD-NOTES).
+      // pnpm 10 and 12 install such a lockfile and write their marker in their own layout (test/e2e/hooks-pnpm.test.ts installs them).
       mkdirSync(join(root, 'node_modules/.pnpm/is-number@7.0.0'), { recursive: true });
       mkdirSync(join(root, 'node_modules/.pnpm/left-pad@1.3.0'), { recursive: true });
       writeFileSync(join(root, 'node_modules/.pnpm/lock.yaml'), PNPM_LOCK);
@@ -283,12 +298,15 @@ describe('the slice promise holds on odd but valid bytes', () => {
     assert.equal(digest(NPM_LOCK.replace('"version": "7.0.0",', '"version": "6.0.0",\n      "version": "7.0.0",')), digest(NPM_LOCK));
   });
 
-  test('pnpm: 4-space indentation (pnpm reads it) gives the same graph as pnpm\'s own layout', (t) => {
+  test("pnpm: 4-space indentation (pnpm reads it) gives the same graph as pnpm's own layout", (t) => {
     const root = tempWorkspace(t, pnpmTree(PNPM_LOCK));
     const wide = PNPM_LOCK.replace(/^( +)/gm, (spaces) => spaces + spaces);
     const a = slicesFromLockfile(Buffer.from(PNPM_LOCK), { lockfile: 'pnpm-lock.yaml', root });
     const b = slicesFromLockfile(Buffer.from(wide), { lockfile: 'pnpm-lock.yaml', root });
-    assert.deepEqual(b.slices.map((s) => s.importer), a.slices.map((s) => s.importer));
+    assert.deepEqual(
+      b.slices.map((s) => s.importer),
+      a.slices.map((s) => s.importer),
+    );
     assert.deepEqual(b.graph.edges, a.graph.edges);
   });
 });

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cli } from '../helpers/cli.js';
-import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
+import { cli } from '../../helpers/cli.js';
+import { pnpmTree, tempWorkspace } from '../../helpers/workspace.js';
 
 const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";
 
@@ -35,7 +35,7 @@ test('doctor fails (exit 1) on a broken lockfile and a ledger that is a file, an
   assert.match(result.stdout, /fix: /);
 });
 
-test('doctor on yarn berry, yarn v1 and bun workspaces: what refuse can stop, the install check, turbo\'s packageManager pin', async (t) => {
+test("doctor on yarn berry, yarn v1 and bun workspaces: what refuse can stop, the install check, turbo's packageManager pin", async (t) => {
   const berry = tempWorkspace(t, { 'package.json': '{"name":"root","workspaces":["packages/*"]}', 'yarn.lock': '__metadata:\n  version: 8\n  cacheKey: 10c0\n', 'turbo.json': '{}' });
   const berryChecks = JSON.parse((await cli(['doctor', '--json'], berry)).stdout) as (Check & { detail: string })[];
   const find = (checks: (Check & { detail: string })[], name: string) => checks.find((check) => check.check === name);

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { slicesFromLockfile, type LockfileSlices } from '../../../lib/core/slices/index.js';
 import { repoRoot } from '../../helpers/fixtures.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
-import { bunReach, parseBunLock, parseSyml, yarnBerryReach, yarnClassicReach } from './reach-yarn-bun.js';
+import { bunReach, parseBunLock, parseSyml, yarnBerryReach, yarnClassicReach } from '../../helpers/slices-reach-yarn-bun.js';
 
 const FIXTURES = join(repoRoot(), 'test', 'fixtures', 'lockfiles');
 
@@ -27,7 +27,10 @@ function ourReach(slices: LockfileSlices, name: (own: string) => string): Map<st
 
 function changed(before: LockfileSlices, after: LockfileSlices): string[] {
   const old = new Map(before.slices.map((slice) => [slice.importer, slice.digest]));
-  return after.slices.filter((slice) => old.get(slice.importer) !== slice.digest).map((slice) => slice.importer).sort();
+  return after.slices
+    .filter((slice) => old.get(slice.importer) !== slice.digest)
+    .map((slice) => slice.importer)
+    .sort();
 }
 
 /** The reached node that splits the importers most evenly. */
@@ -46,7 +49,7 @@ function splitter(reach: Map<string, Set<string>>, accept: (node: string) => boo
 
 const berryName = (own: string): string => /^ {2}resolution: "?(.*?)"?$/m.exec(own)?.[1] ?? own.replace(/^leaf\n/, '');
 
-test('yarn berry (jest): one slice per workspace, each reaching what yarn\'s own parser says', () => {
+test("yarn berry (jest): one slice per workspace, each reaching what yarn's own parser says", () => {
   const text = readFileSync(join(FIXTURES, 'yarn-berry-jest', 'yarn.lock'), 'utf8');
   const ours = slicesFromLockfile(Buffer.from(text), { lockfile: 'yarn.lock', root: join(FIXTURES, 'yarn-berry-jest'), names: false });
   assert.equal(ours.format, 'yarn');
@@ -59,7 +62,7 @@ test('yarn berry (jest): one slice per workspace, each reaching what yarn\'s own
   assert.equal(new Set(ours.slices.map((slice) => slice.digest)).size, 71, 'distinct workspaces have distinct slices');
 });
 
-test('yarn berry (jest): changing one entry\'s checksum changes exactly the slices that reach it', () => {
+test("yarn berry (jest): changing one entry's checksum changes exactly the slices that reach it", () => {
   const text = readFileSync(join(FIXTURES, 'yarn-berry-jest', 'yarn.lock'), 'utf8');
   const root = join(FIXTURES, 'yarn-berry-jest');
   const oracle = yarnBerryReach(parseSyml(text));
@@ -71,12 +74,15 @@ test('yarn berry (jest): changing one entry\'s checksum changes exactly the slic
   assert.notEqual(edited, text);
   const before = slicesFromLockfile(Buffer.from(text), { lockfile: 'yarn.lock', root, names: false });
   const after = slicesFromLockfile(Buffer.from(edited), { lockfile: 'yarn.lock', root, names: false });
-  const expected = [...oracle].filter(([, nodes]) => nodes.has(target)).map(([importer]) => importer).sort();
+  const expected = [...oracle]
+    .filter(([, nodes]) => nodes.has(target))
+    .map(([importer]) => importer)
+    .sort();
   assert.ok(expected.length > 0 && expected.length < oracle.size);
   assert.deepEqual(changed(before, after), expected);
 });
 
-test('yarn berry (jest): a dependency range moved to another entry changes exactly the dependents\' slices', () => {
+test("yarn berry (jest): a dependency range moved to another entry changes exactly the dependents' slices", () => {
   const text = readFileSync(join(FIXTURES, 'yarn-berry-jest', 'yarn.lock'), 'utf8');
   const root = join(FIXTURES, 'yarn-berry-jest');
   // jest-util's entry: point one of its dependencies at a descriptor the lockfile lacks (a leaf).
@@ -87,7 +93,10 @@ test('yarn berry (jest): a dependency range moved to another entry changes exact
   const before = slicesFromLockfile(Buffer.from(text), { lockfile: 'yarn.lock', root, names: false });
   const after = slicesFromLockfile(Buffer.from(edited), { lockfile: 'yarn.lock', root, names: false });
   const oracle = yarnBerryReach(parseSyml(text));
-  const expected = [...oracle].filter(([, nodes]) => nodes.has('jest-util@workspace:packages/jest-util')).map(([importer]) => importer).sort();
+  const expected = [...oracle]
+    .filter(([, nodes]) => nodes.has('jest-util@workspace:packages/jest-util'))
+    .map(([importer]) => importer)
+    .sort();
   assert.ok(expected.includes('packages/jest-util') && expected.length < oracle.size);
   assert.deepEqual(changed(before, after), expected);
   // The new leaf is reached exactly from there: the oracle agrees on the edited file too.
@@ -95,12 +104,15 @@ test('yarn berry (jest): a dependency range moved to another entry changes exact
   for (const [importer, nodes] of yarnBerryReach(parseSyml(edited))) assert.deepEqual([...(reach.get(importer) ?? [])].sort(), [...nodes].sort(), importer);
 });
 
-test('yarn v1 (webpack): the root reaches what yarn\'s own parser says, from package.json', () => {
+test("yarn v1 (webpack): the root reaches what yarn's own parser says, from package.json", () => {
   const root = join(FIXTURES, 'yarn-v1-webpack');
   const text = readFileSync(join(root, 'yarn.lock'), 'utf8');
   const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
   const ours = slicesFromLockfile(Buffer.from(text), { lockfile: 'yarn.lock', root });
-  assert.deepEqual(ours.slices.map((slice) => [slice.importer, slice.name]), [['.', 'webpack']]);
+  assert.deepEqual(
+    ours.slices.map((slice) => [slice.importer, slice.name]),
+    [['.', 'webpack']],
+  );
   const deps = { ...manifest['dependencies'], ...manifest['devDependencies'], ...manifest['optionalDependencies'] };
   const oracle = yarnClassicReach(parseSyml(text), new Map([['.', { name: 'webpack', deps }]]));
   const reach = ourReach(ours, (own) => (own.startsWith('yarn-v1-workspace\n') ? `workspace ${own.split('\n')[1] ?? ''}` : own.startsWith('leaf\n') ? own.slice(5) : patternsOf(own)));
@@ -111,10 +123,13 @@ test('yarn v1 (webpack): the root reaches what yarn\'s own parser says, from pac
 /** The sorted patterns of a v1 entry's own text (its key line). */
 function patternsOf(own: string): string {
   const key = (own.split('\n')[1] ?? '').replace(/:$/, '');
-  return (key.match(/"(?:[^"\\]|\\.)*"|[^,\s][^,]*/g) ?? []).map((part) => part.trim().replace(/^"(.*)"$/, '$1')).sort().join(', ');
+  return (key.match(/"(?:[^"\\]|\\.)*"|[^,\s][^,]*/g) ?? [])
+    .map((part) => part.trim().replace(/^"(.*)"$/, '$1'))
+    .sort()
+    .join(', ');
 }
 
-test('yarn v1 workspaces: importers come from the manifests\' globs, links to other workspaces are followed', (t) => {
+test("yarn v1 workspaces: importers come from the manifests' globs, links to other workspaces are followed", (t) => {
   const lock = `# THIS IS AN AUTOGENERATED FILE. DO NOT EDIT THIS FILE DIRECTLY.
 # yarn lockfile v1
 
@@ -140,7 +155,15 @@ left-pad@^1.3.0:
     },
   });
   const before = slicesFromLockfile(Buffer.from(lock), { lockfile: 'yarn.lock', root });
-  assert.deepEqual(before.slices.map((slice) => [slice.importer, slice.name]), [['.', 'root'], ['packages/a', 'a'], ['packages/b', 'b'], ['packages/c', 'c']]);
+  assert.deepEqual(
+    before.slices.map((slice) => [slice.importer, slice.name]),
+    [
+      ['.', 'root'],
+      ['packages/a', 'a'],
+      ['packages/b', 'b'],
+      ['packages/c', 'c'],
+    ],
+  );
   const after = slicesFromLockfile(Buffer.from(lock.replace('left-pad-1.3.0.tgz#5b8a', 'left-pad-1.3.0.tgz#5b8b')), { lockfile: 'yarn.lock', root });
   // left-pad is a's (dev) dependency, and b links a: exactly a and b move.
   assert.deepEqual(changed(before, after), ['packages/a', 'packages/b']);
@@ -233,7 +256,10 @@ const BUN_LOCK = `{
 test('bun.lock: workspaces reach what a walk over bun.lock as JSON reaches (nested keys, scoped names, workspace links)', () => {
   const ours = slicesFromLockfile(Buffer.from(BUN_LOCK), { lockfile: 'bun.lock', root: '/nonexistent', names: false });
   assert.equal(ours.format, 'bun');
-  assert.deepEqual(ours.slices.map((slice) => slice.importer), ['.', 'packages/a', 'packages/b', 'packages/c']);
+  assert.deepEqual(
+    ours.slices.map((slice) => slice.importer),
+    ['.', 'packages/a', 'packages/b', 'packages/c'],
+  );
   const reach = ourReach(ours, bunKeyOf(ours));
   for (const [importer, nodes] of bunIds(BUN_LOCK)) assert.deepEqual([...(reach.get(importer) ?? [])].sort(), [...nodes].sort(), importer);
   assert.deepEqual([...(bunReach(parseBunLock(BUN_LOCK)).get('packages/b') ?? [])].sort(), ['b/dep', 'dep', 'workspace packages/a', 'workspace packages/b']);
@@ -246,7 +272,10 @@ test('bun.lock: workspaces reach what a walk over bun.lock as JSON reaches (nest
   assert.deepEqual(changed(ours, overrides), []);
   // The same package hoisted under another key (dep 7.0.0 moves from `dep` to `a/dep`, 6.0.0 up to `dep`):
   // what each workspace reaches is the same packages, so no slice moves... except where the reach changed.
-  const rehoisted = BUN_LOCK.replace('"dep": ["dep@7.0.0", "", {}, "sha512-seven=="],', '"dep": ["dep@6.0.0", "", {}, "sha512-six=="],').replace('"b/dep": ["dep@6.0.0", "", {}, "sha512-six=="],', '"a/dep": ["dep@7.0.0", "", {}, "sha512-seven=="],\n\n    "@t/u/dep": ["dep@7.0.0", "", {}, "sha512-seven=="],');
+  const rehoisted = BUN_LOCK.replace('"dep": ["dep@7.0.0", "", {}, "sha512-seven=="],', '"dep": ["dep@6.0.0", "", {}, "sha512-six=="],').replace(
+    '"b/dep": ["dep@6.0.0", "", {}, "sha512-six=="],',
+    '"a/dep": ["dep@7.0.0", "", {}, "sha512-seven=="],\n\n    "@t/u/dep": ["dep@7.0.0", "", {}, "sha512-seven=="],',
+  );
   const moved = slicesFromLockfile(Buffer.from(rehoisted), { lockfile: 'bun.lock', root: '/nonexistent', names: false });
   for (const [importer, nodes] of bunIds(rehoisted)) assert.deepEqual([...(ourReach(moved, bunKeyOf(moved)).get(importer) ?? [])].sort(), [...nodes].sort(), importer);
   assert.deepEqual(changed(ours, moved), [], 'every workspace reaches the same tuples as before');

@@ -57,7 +57,10 @@ async function spec(t: TestContext, protocol: 'nx-v1' | 'v8') {
   t.after(() => server.close());
   const requests = (): { method: string; path: string; status: number }[] => {
     try {
-      return (require_text(log)).split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { method: string; path: string; status: number });
+      return require_text(log)
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as { method: string; path: string; status: number });
     } catch {
       return [];
     }
@@ -76,14 +79,17 @@ async function rawServer(t: TestContext, handler: http.RequestListener): Promise
     handler(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, closed: () => closed };
 }
 
-test('spec server: the status codes of nx\'s OpenAPI spec (and the v8 routes)', async (t) => {
+test("spec server: the status codes of nx's OpenAPI spec (and the v8 routes)", async (t) => {
   const { server } = await spec(t, 'nx-v1');
   const auth = { authorization: `Bearer ${TOKEN}` };
   const url = `${server.url}/v1/cache/123`;
@@ -115,7 +121,11 @@ test('forwards as sent: auth, query, x-artifact headers both ways, status, base 
     });
   });
   const { gate } = await gateFor(t, 'turbo-v8', `${upstream.url}/api`);
-  const put = await request(`${gate.url}/v8/artifacts/abc123?slug=acme&teamId=team_1`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'x-artifact-tag': 'sig-out', 'content-type': 'application/octet-stream' }, body: Buffer.from('tarball') });
+  const put = await request(`${gate.url}/v8/artifacts/abc123?slug=acme&teamId=team_1`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${TOKEN}`, 'x-artifact-tag': 'sig-out', 'content-type': 'application/octet-stream' },
+    body: Buffer.from('tarball'),
+  });
   assert.equal(put.status, 202);
   const get = await request(`${gate.url}/v8/artifacts/abc123?slug=acme`, { headers: { authorization: `Bearer ${TOKEN}` } });
   assert.equal(get.status, 200);
@@ -128,7 +138,11 @@ test('forwards as sent: auth, query, x-artifact headers both ways, status, base 
 });
 
 test('refusals: turbo PUT 403, nx PUT 409, GETs 404; the body is drained, the upstream never asked', async (t) => {
-  for (const [protocol, prefix, putStatus] of [['turbo-v8', '/v8/artifacts/', 403], ['nx-v1', '/v1/cache/', 409], ['pnpm-pipeline-v8', '/v8/artifacts/', 403]] as const) {
+  for (const [protocol, prefix, putStatus] of [
+    ['turbo-v8', '/v8/artifacts/', 403],
+    ['nx-v1', '/v1/cache/', 409],
+    ['pnpm-pipeline-v8', '/v8/artifacts/', 403],
+  ] as const) {
     const { server, requests } = await spec(t, protocol === 'nx-v1' ? 'nx-v1' : 'v8');
     const { gate, events } = await gateFor(t, protocol, server.url, () => 'refuse');
     const body = Buffer.alloc(3 * 1024 * 1024, 7);
@@ -143,7 +157,7 @@ test('refusals: turbo PUT 403, nx PUT 409, GETs 404; the body is drained, the up
   }
 });
 
-test('a decision that throws refuses and is reported; a path not the protocol\'s, a foreign Host or an absolute-form target is 404 and never forwarded', async (t) => {
+test("a decision that throws refuses and is reported; a path not the protocol's, a foreign Host or an absolute-form target is 404 and never forwarded", async (t) => {
   const { server, requests } = await spec(t, 'nx-v1');
   const { gate, events } = await gateFor(t, 'nx-v1', server.url, () => {
     throw new Error('EACCES on pnpm-lock.yaml');
@@ -157,10 +171,13 @@ test('a decision that throws refuses and is reported; a path not the protocol\'s
   }
   assert.equal((await request(`${gate.url}/v1/cache/8`, { headers: { host: 'evil.example:80', authorization: `Bearer ${TOKEN}` } })).status, 404, 'foreign Host');
   const absolute = await new Promise<number>((resolve, reject) => {
-    http.request({ host: '127.0.0.1', port: gate.port, path: `${server.url}/v1/cache/8`, agent: false }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    }).on('error', reject).end();
+    http
+      .request({ host: '127.0.0.1', port: gate.port, path: `${server.url}/v1/cache/8`, agent: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      })
+      .on('error', reject)
+      .end();
   });
   assert.equal(absolute, 404, 'absolute-form target');
   assert.deepEqual(requests(), [], 'nothing reached the upstream');
@@ -201,7 +218,7 @@ test('upstream faults pass through: refused connection and reset mid-body reset 
   }
 });
 
-test('a slow upstream: the client\'s timeout decides, the gate drops the upstream request and nothing hangs', async (t) => {
+test("a slow upstream: the client's timeout decides, the gate drops the upstream request and nothing hangs", async (t) => {
   const slow = await rawServer(t, (req) => {
     req.resume();
   });
@@ -267,14 +284,16 @@ test('a 200 MB artifact streams through both ways, byte for byte, without the ga
   const got = createHash('sha256');
   let received = 0;
   await new Promise<void>((resolve, reject) => {
-    http.get(`${gate.url}/v8/artifacts/big?slug=x`, { headers: { authorization: `Bearer ${TOKEN}` }, agent: false }, (res) => {
-      res.on('data', (piece: Buffer) => {
-        received += piece.length;
-        got.update(piece);
-      });
-      res.on('end', resolve);
-      res.on('error', reject);
-    }).on('error', reject);
+    http
+      .get(`${gate.url}/v8/artifacts/big?slug=x`, { headers: { authorization: `Bearer ${TOKEN}` }, agent: false }, (res) => {
+        res.on('data', (piece: Buffer) => {
+          received += piece.length;
+          got.update(piece);
+        });
+        res.on('end', resolve);
+        res.on('error', reject);
+      })
+      .on('error', reject);
   });
   assert.equal(received, size);
   assert.equal(got.digest('hex'), sent.digest('hex'));

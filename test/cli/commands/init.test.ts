@@ -4,11 +4,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { EXIT } from '../../lib/cli/exit-codes.js';
-import { PNPMFILE_SHIM } from '../../lib/integrations/pnpmfile/shim.js';
-import { HOOK_SCRIPT } from '../../lib/integrations/npm/scripts.js';
-import { cli } from '../helpers/cli.js';
-import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
+import { EXIT } from '../../../lib/cli/exit-codes.js';
+import { PNPMFILE_SHIM } from '../../../lib/integrations/pnpmfile/shim.js';
+import { HOOK_SCRIPT } from '../../../lib/integrations/npm/scripts.js';
+import { cli } from '../../helpers/cli.js';
+import { pnpmTree, tempWorkspace } from '../../helpers/workspace.js';
 
 test('init writes the shim as .pnpmfile.cjs in a pnpm workspace, and a second init changes nothing', async (t) => {
   const root = tempWorkspace(t, { ...pnpmTree(), packages: { b: { 'package.json': '{"name":"b"}\n' } } });
@@ -78,7 +78,10 @@ test('init refuses a .pnpmfile.cjs that is a folder or a FIFO, without blocking 
 });
 
 test('init in a yarn or bun workspace writes nothing and says why', async (t) => {
-  for (const [lockfile, text, word] of [['yarn.lock', '__metadata:\n  version: 8\n', 'yarn'], ['bun.lock', '{\n  "lockfileVersion": 1,\n}\n', 'bun']] as const) {
+  for (const [lockfile, text, word] of [
+    ['yarn.lock', '__metadata:\n  version: 8\n', 'yarn'],
+    ['bun.lock', '{\n  "lockfileVersion": 1,\n}\n', 'bun'],
+  ] as const) {
     const root = tempWorkspace(t, { 'package.json': '{"name":"root"}', [lockfile]: text });
     const before = fs.readdirSync(root).sort();
     const result = await cli(['init'], root);

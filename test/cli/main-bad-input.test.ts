@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { findWorkspace, LOCKFILES } from '../../lib/core/workspace.js';
 import { findRun, loadRun } from '../../lib/run/ledger.js';
-import { cli, cliProcess, scrubbedEnv, type CliResult } from '../helpers/cli.js';
+import { cli, cliProcess, type CliResult } from '../helpers/cli.js';
+import { scrubbedEnv } from '../helpers/env.js';
+import { assertSetupError, codeOf } from '../helpers/errors.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 const TIMEOUT_MS = 10_000;
@@ -21,24 +23,6 @@ function run(argv: readonly string[], cwd: string, env: Record<string, string> =
   const result = cliProcess(argv, cwd, env, TIMEOUT_MS);
   assert.equal(result.signal, null, `lockguard ${argv.join(' ')} did not return within ${TIMEOUT_MS} ms`);
   return result;
-}
-
-/** Exit 2, the path named on stderr, no stack trace. */
-function assertSetupError(result: CliResult, path: string): void {
-  assert.equal(result.code, 2, `expected exit 2, got ${result.code}\n${result.stderr}`);
-  assert.ok(result.stderr.includes(path), `stderr names ${path}:\n${result.stderr}`);
-  assert.doesNotMatch(result.stderr, /^ {4}at /m, 'no stack trace');
-  assert.match(result.stderr, /^lockguard: /);
-}
-
-/** The `code` a library call throws with. */
-async function codeOf(call: () => unknown): Promise<string | undefined> {
-  try {
-    await call();
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-  assert.fail('expected the call to throw');
 }
 
 const inputs = { scope: 'inputs' } as const;
@@ -231,7 +215,13 @@ describe('what verify and status print', () => {
       const verdict = JSON.parse(result.stdout) as { save: boolean; moved: { path: string; kind: string; was: string | null; now: string | null }[] };
       assert.equal(verdict.save, false);
       const was = taken.entries.find((entry) => entry.path === 'pnpm-lock.yaml')?.digest;
-      assert.deepEqual(verdict.moved.map(({ path, kind }) => [path, kind]), [['pnpm-lock.yaml', 'rewritten'], ['.pnpmfile.cjs', 'appeared']]);
+      assert.deepEqual(
+        verdict.moved.map(({ path, kind }) => [path, kind]),
+        [
+          ['pnpm-lock.yaml', 'rewritten'],
+          ['.pnpmfile.cjs', 'appeared'],
+        ],
+      );
       const [lockfile, pnpmfile] = verdict.moved;
       assert.equal(lockfile?.was, was);
       assert.match(lockfile?.now ?? '', /^[0-9a-f]{64}$/);
@@ -259,9 +249,11 @@ describe('what verify and status print', () => {
       assert.match(status.stdout, /^ +pnpm-lock\.yaml \(rewritten: [0-9a-f]{12} -> [0-9a-f]{12}\)$/m);
       const data = JSON.parse((await cli(['status', '--json'], root)).stdout) as { state: string; moved: { path: string }[]; verifies: number };
       assert.equal(data.state, 'moved');
-      assert.deepEqual(data.moved.map((file) => file.path), ['pnpm-lock.yaml']);
+      assert.deepEqual(
+        data.moved.map((file) => file.path),
+        ['pnpm-lock.yaml'],
+      );
       assert.equal(data.verifies, 1);
     }
   });
 });
-

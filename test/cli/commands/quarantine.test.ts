@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { quarantine } from '../../lib/run/quarantine.js';
-import { cli } from '../helpers/cli.js';
-import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
-import { write } from '../integrations/runners/fixtures.js';
+import { quarantine } from '../../../lib/run/quarantine.js';
+import { cli } from '../../helpers/cli.js';
+import { pnpmTree, tempWorkspace } from '../../helpers/workspace.js';
+import { write } from '../../helpers/runner-caches.js';
 
 test('lockguard quarantine list and restore', async (t) => {
   const root = tempWorkspace(t, pnpmTree());

@@ -1,13 +1,14 @@
 // `lockguard plan` against the real runners' own graphs (turbo 2.11 --dry=json, nx 24 --graph=stdout,
-// pnpm 12 pipeline --dry-run --json, pnpm -r from the workspace), on the FIELD-NOTES workspace:
+// pnpm 12 pipeline --dry-run --json, pnpm -r from the workspace), on the poisoning scenario's workspace:
 // a#build installs (`pnpm --filter b add is-number@6.0.0`), b#build depends on a.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { cliProcess, scrubbedEnv } from '../../helpers/cli.js';
+import { cliProcess } from '../../helpers/cli.js';
+import { isolatedEnv } from '../../helpers/env.js';
 import { repoRoot } from '../../helpers/fixtures.js';
 import { tempWorkspace, type Tree } from '../../helpers/workspace.js';
 
@@ -50,24 +51,12 @@ function fieldNotes(t: Parameters<typeof tempWorkspace>[0], options: Options = {
     'nx.json': JSON.stringify({ targetDefaults: { build: { dependsOn: ['^build'], cache: true } } }),
     packages: {
       a: { 'package.json': JSON.stringify({ name: 'a', version: '1.0.0', scripts: { build: options.aBuild ?? 'pnpm --filter b add is-number@6.0.0' } }) },
-      b: { 'package.json': JSON.stringify({ name: 'b', version: '1.0.0', dependencies: { a: 'workspace:*' }, scripts: { build: 'node -e "require(\'fs\').mkdirSync(\'dist\',{recursive:true})"' } }) },
+      b: { 'package.json': JSON.stringify({ name: 'b', version: '1.0.0', dependencies: { a: 'workspace:*' }, scripts: { build: "node -e \"require('fs').mkdirSync('dist',{recursive:true})\"" } }) },
     },
     home: {},
     ...options.extra,
   });
-  const home = join(root, 'home');
-  const env = scrubbedEnv({
-    HOME: home,
-    XDG_CACHE_HOME: join(home, '.cache'),
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_DATA_HOME: join(home, '.local', 'share'),
-    XDG_STATE_HOME: join(home, '.local', 'state'),
-    PATH: [BIN, process.env['PATH'] ?? ''].join(delimiter),
-    NX_DAEMON: 'false',
-    NX_NO_CLOUD: 'true',
-    TURBO_TELEMETRY_DISABLED: '1',
-    DO_NOT_TRACK: '1',
-  });
+  const env = isolatedEnv(root, { settings: 'home', path: [BIN] });
   return { root, env };
 }
 
@@ -162,14 +151,20 @@ test('pnpm -r run build: ordered by workspace topology; under pnpm 12 the run it
     assert.deepEqual(result.json?.unstable, ['b#build']);
     // The real pnpm agrees on the order: a before b.
     const real = spawnSync(process.execPath, [PNPM10, '-r', '--reporter=ndjson', 'exec', 'node', '-e', 'console.log("ORDER "+require("./package.json").name)'], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
-    assert.deepEqual(real.stdout.split('\n').filter((line) => line.startsWith('ORDER ')), ['ORDER a', 'ORDER b']);
+    assert.deepEqual(
+      real.stdout.split('\n').filter((line) => line.startsWith('ORDER ')),
+      ['ORDER a', 'ORDER b'],
+    );
   }
   {
     // A filter to b alone, nothing installs in b: stable.
     const { root, env } = fieldNotes(t, { packageManager: 'pnpm@10.34.8' });
     const result = plan(root, env, ['pnpm', '--filter', 'b', 'run', 'build']);
     assert.equal(result.code, 0);
-    assert.deepEqual(result.json?.tasks.map((task) => task.id), ['b#build']);
+    assert.deepEqual(
+      result.json?.tasks.map((task) => task.id),
+      ['b#build'],
+    );
   }
   {
     // pnpm 12 default verifyDepsBeforeRun: install: the run's own check writes before every task.

@@ -5,8 +5,9 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { BIN, cliProcess, scrubbedEnv } from '../helpers/cli.js';
-import { pnpmTree, tempWorkspace, waitFor } from '../helpers/workspace.js';
+import { BIN, cliProcess } from '../../helpers/cli.js';
+import { scrubbedEnv } from '../../helpers/env.js';
+import { pnpmTree, tempWorkspace, waitFor } from '../../helpers/workspace.js';
 
 const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";
 /** A workspace whose "install" is in step with its lockfile, so the pre-run check passes. */
@@ -60,7 +61,10 @@ test('a move under withhold: one status line, 0 locally, 1 where CI is set; the 
   assert.match(lines[0] ?? '', /pnpm-lock\.yaml/);
   const status = JSON.parse(cliProcess(['status', '--json'], root).stdout) as { state: string; report: { moved: { files: { path: string }[] } } };
   assert.equal(status.state, 'moved');
-  assert.deepEqual(status.report.moved.files.map((file) => file.path), ['pnpm-lock.yaml']);
+  assert.deepEqual(
+    status.report.moved.files.map((file) => file.path),
+    ['pnpm-lock.yaml'],
+  );
   // verify refuses the run's saves
   const runDir = (JSON.parse(cliProcess(['status', '--json'], root).stdout) as { dir: string }).dir;
   assert.equal(cliProcess(['verify', '--run', runDir], root).code, 1);

@@ -10,31 +10,17 @@ import { describe, test } from 'node:test';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { createRun, findRun, loadRun } from '../../lib/run/ledger.js';
 import { quarantine } from '../../lib/run/quarantine.js';
-import { BIN, cliProcess, scrubbedEnv, type CliResult } from '../helpers/cli.js';
+import { BIN, cliProcess, type CliResult } from '../helpers/cli.js';
+import { scrubbedEnv } from '../helpers/env.js';
+import { assertSetupError, codeOf } from '../helpers/errors.js';
 import { mountTmpfs } from '../helpers/crash.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
-import { write } from '../integrations/runners/fixtures.js';
+import { write } from '../helpers/runner-caches.js';
 
 function run(argv: readonly string[], cwd: string): CliResult {
   const result = cliProcess(argv, cwd, scrubbedEnv(), 20_000);
   assert.equal(result.signal, null, `lockguard ${argv.join(' ')} did not return in time`);
   return result;
-}
-
-function assertSetupError(result: CliResult, path: string): void {
-  assert.equal(result.code, 2, `expected exit 2, got ${result.code}\n${result.stderr}`);
-  assert.ok(result.stderr.includes(path), `stderr names ${path}:\n${result.stderr}`);
-  assert.doesNotMatch(result.stderr, /^ {4}at /m, 'no stack trace');
-  assert.doesNotMatch(result.stderr, /internal error/);
-}
-
-async function codeOf(call: () => unknown): Promise<string | undefined> {
-  try {
-    await call();
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-  assert.fail('expected the call to throw');
 }
 
 describe('links and files where the ledger keeps its folders', () => {
@@ -112,14 +98,20 @@ describe('forged records', () => {
     await quarantine(root, 'r1', [{ runner: 'turbo', key: 'abc', cacheDir: join(root, 'cache'), paths: ['abc.tar.zst'], reason: 'test' }]);
     const journal = join(root, '.lockguard', 'quarantine', 'r1', 'journal.ndjson');
     // Point the entry at another folder (absolute, outside the workspace), and add lines with ".." paths.
-    const lines = readFileSync(journal, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const forged = lines.map((line) => (line['op'] === 'intent' ? { ...line, cacheDir: target } : line));
     forged.push({ ...lines[0], unit: 'turbo/up', key: 'up', paths: ['../../up'], cacheDir: target, t: 1 });
     writeFileSync(journal, `${forged.map((line) => JSON.stringify(line)).join('\n')}\n`);
     const restored = run(['quarantine', 'restore', '--run', 'r1', '--json'], root);
     const data = JSON.parse(restored.stdout) as { restored: unknown[]; skipped: { reason: string }[] };
     assert.deepEqual(data.restored, []);
-    assert.deepEqual(data.skipped.map((skip) => skip.reason), ['unknown-cache-dir']);
+    assert.deepEqual(
+      data.skipped.map((skip) => skip.reason),
+      ['unknown-cache-dir'],
+    );
     assert.deepEqual(readdirSync(target), [], 'nothing was created outside the workspace');
     assert.match(run(['quarantine', 'list'], root).stdout, /1 line\(s\) of its journal could not be read/);
   });

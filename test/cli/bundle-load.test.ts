@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { cachedDataFor, cacheHeader, cachePathOf, compileBundle } from '../../lib/cli/bundle-load.js';
 import { COMMAND_NAMES } from '../../lib/cli/command-names.js';
 import { EXIT } from '../../lib/cli/exit-codes.js';
-import { BIN, cli, scrubbedEnv } from '../helpers/cli.js';
+import { BIN, cli } from '../helpers/cli.js';
+import { scrubbedEnv } from '../helpers/env.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 const CLI = fileURLToPath(new URL('../../cli/', import.meta.url));
@@ -34,7 +35,7 @@ const LOADER = fileURLToPath(new URL('../../lib/cli/bundle-load.js', import.meta
  * What a fresh process gets from `file` (a process compiles each source once, as the executable does: a
  * second compile in the same process would come from V8's in-memory cache and never look at the file's).
  */
-function valueOf(file: string): { value: unknown; cacheUsed: boolean } {
+function compiledValueOf(file: string): { value: unknown; cacheUsed: boolean } {
   const script = `const { compileBundle } = await import(${JSON.stringify(LOADER)});
 const compiled = compileBundle(${JSON.stringify(file)});
 const value = compiled.run(async () => undefined).value;
@@ -49,16 +50,16 @@ test('every command has its bundle, and this Node takes every cache the build ma
   for (const name of ['main', ...COMMAND_NAMES]) {
     assert.ok(files.includes(`${name}.cjs`), `dist/cli/${name}.cjs`);
     assert.ok(files.includes(`${name}.cjs.v8cache`), `dist/cli/${name}.cjs.v8cache`);
-    assert.equal(valueOf(join(CLI, `${name}.cjs`)).cacheUsed, true, `${name}: the cache was made by this V8 from these bytes`);
+    assert.equal(compiledValueOf(join(CLI, `${name}.cjs`)).cacheUsed, true, `${name}: the cache was made by this V8 from these bytes`);
   }
 });
 
 test('never stale: a bundle that changed (same length) compiles from source and runs its new code', (t) => {
   const dir = tempWorkspace(t, {});
   const file = bundleWithCache(dir, 'module.exports.value = "one";\n');
-  assert.deepEqual(valueOf(file), { value: 'one', cacheUsed: true });
+  assert.deepEqual(compiledValueOf(file), { value: 'one', cacheUsed: true });
   writeFileSync(file, 'module.exports.value = "two";\n');
-  assert.deepEqual(valueOf(file), { value: 'two', cacheUsed: false });
+  assert.deepEqual(compiledValueOf(file), { value: 'two', cacheUsed: false });
 });
 
 test('a cache of another V8, a torn or garbage cache file, or one V8 rejects: compiled from source, the same result', (t) => {
@@ -76,9 +77,9 @@ test('a cache of another V8, a torn or garbage cache file, or one V8 rejects: co
   const data = Buffer.from(cache.subarray(header.length + source.length));
   data.fill(0xab, 4, 8);
   writeFileSync(cachePathOf(file), Buffer.concat([Buffer.from(header, 'latin1'), source, data]));
-  assert.deepEqual(valueOf(file), { value: 42, cacheUsed: false });
+  assert.deepEqual(compiledValueOf(file), { value: 42, cacheUsed: false });
   writeFileSync(cachePathOf(file), 'garbage');
-  assert.deepEqual(valueOf(file), { value: 42, cacheUsed: false });
+  assert.deepEqual(compiledValueOf(file), { value: 42, cacheUsed: false });
 });
 
 test('the executable routes -C <dir>, --dir=<dir>, help, the version and an unknown command to the right bundle', async (t) => {
@@ -86,7 +87,11 @@ test('the executable routes -C <dir>, --dir=<dir>, help, the version and an unkn
   const elsewhere = tempWorkspace(t, {});
   const run = (argv: readonly string[]) => spawnSync(process.execPath, [BIN, ...argv], { cwd: elsewhere, env: scrubbedEnv(), encoding: 'utf8', timeout: 20_000 });
   const key = (await cli(['key'], root)).stdout;
-  for (const argv of [['-C', root, 'key'], ['--dir', root, 'key'], [`--dir=${root}`, 'key']]) {
+  for (const argv of [
+    ['-C', root, 'key'],
+    ['--dir', root, 'key'],
+    [`--dir=${root}`, 'key'],
+  ]) {
     const result = run(argv);
     assert.equal(result.status, EXIT.ok, result.stderr);
     assert.equal(result.stdout, key, argv.join(' '));
@@ -102,7 +107,9 @@ test('the executable routes -C <dir>, --dir=<dir>, help, the version and an unkn
 
 test('output larger than a pipe holds arrives whole before the process ends', async (t) => {
   const importers = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`packages/p${i}`, {}]));
-  const lockfile = `lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n${Object.keys(importers).map((path) => `\n  ${path}: {}\n`).join('')}`;
+  const lockfile = `lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n${Object.keys(importers)
+    .map((path) => `\n  ${path}: {}\n`)
+    .join('')}`;
   const root = tempWorkspace(t, { ...pnpmTree(lockfile) });
   const expected = await cli(['key', '--projects', '--json'], root);
   assert.equal(expected.code, EXIT.ok, expected.stderr);

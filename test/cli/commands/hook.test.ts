@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { EXIT } from '../../lib/cli/exit-codes.js';
-import { cli } from '../helpers/cli.js';
-import { liveRun } from '../helpers/hooks.js';
-import { tempWorkspace } from '../helpers/workspace.js';
+import { EXIT } from '../../../lib/cli/exit-codes.js';
+import { cli } from '../../helpers/cli.js';
+import { liveRun } from '../../helpers/hooks.js';
+import { tempWorkspace } from '../../helpers/workspace.js';
 
 const LOCK = '{"name":"root","lockfileVersion":3,"requires":true,"packages":{"":{"name":"root"}}}\n';
 
@@ -54,7 +54,11 @@ test('under refuse, lockguard hook fails npm install only when the lockfile was 
   }
   assert.deepEqual(
     run.hookEvents().map((event) => [event['command'], event['refused'] ?? false]),
-    [['install', false], ['ci', false], ['install', true]],
+    [
+      ['install', false],
+      ['ci', false],
+      ['install', true],
+    ],
   );
 });
 
