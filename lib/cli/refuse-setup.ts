@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkspaceFingerprints } from '../core/fingerprints.js';
-import { yarnFlavor } from '../core/install-check-yarn.js';
+import { yarnFlavor } from '../core/yarn-flavor.js';
 import { refuseEnv } from '../integrations/package-managers/refuse-env.js';
 
 export interface RefuseSetup {

@@ -14,6 +14,7 @@ import { baseEntries, normalizeBytes, patchPaths, type EntryKind, type EntrySpec
 import { checkLockfileShape } from './lockfile-shape.js';
 import { missing, readEntry, realFileSystem, type FileSystem, type StatIdentity } from './file-probe.js';
 import { detectManager, type PackageManager } from './workspace.js';
+import { yarnFlavor } from './yarn-flavor.js';
 import { startsWith } from './digest.js';
 
 export interface FingerprintEntry {
@@ -167,6 +168,8 @@ export function patchBlocks(bytes: Buffer): string {
  * 152 us to search for `patch:`); only lines that hold `@patch:` are read.
  */
 export function yarnPatchPaths(bytes: Buffer): string[] {
+  // yarn v1 has no `patch:` protocol, and each of its `resolved` lines holds a `#`: nothing to find there.
+  if (yarnFlavor(bytes) === 'classic') return [];
   const found = new Set<string>();
   for (let at = bytes.indexOf(35); at !== -1; at = bytes.indexOf(35, at + 1)) {
     const start = bytes.lastIndexOf(10, at) + 1;

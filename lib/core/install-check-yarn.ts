@@ -21,6 +21,7 @@ import { errnoCode, LockguardError } from './errors.js';
 import { readEntry, realFileSystem } from './file-probe.js';
 import type { WorkspaceFingerprints } from './fingerprints.js';
 import type { InstallCheck } from './install-verdict.js';
+import { yarnFlavor } from './yarn-flavor.js';
 import { stateChecksum } from './yarn-state.js';
 
 export { stateChecksum };
@@ -31,17 +32,6 @@ const PNP = '.pnp.cjs';
 const PNP_DATA = '.pnp.data.json';
 const NM_STATE = 'node_modules/.yarn-state.yml';
 const INTEGRITY = 'node_modules/.yarn-integrity';
-
-/** How far into yarn.lock its flavour shows: berry's `__metadata:` block and v1's comment header both open the file. */
-const YARN_HEADER_BYTES = 2048;
-
-/** 'berry' when the lockfile has yarn 2+'s `__metadata` block, 'classic' for `# yarn lockfile v1`. */
-export function yarnFlavor(lock: Buffer): 'berry' | 'classic' | undefined {
-  const head = lock.subarray(0, YARN_HEADER_BYTES).toString('utf8');
-  if (/^__metadata:/m.test(head)) return 'berry';
-  if (head.includes('# yarn lockfile v1')) return 'classic';
-  return undefined;
-}
 
 export function checkYarn(table: WorkspaceFingerprints): InstallCheck {
   const lock = table.files.get(LOCK);

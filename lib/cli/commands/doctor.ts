@@ -6,7 +6,7 @@
 import { lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkInstall } from '../../core/install-check.js';
-import { yarnFlavor } from '../../core/install-check-yarn.js';
+import { yarnFlavor } from '../../core/yarn-flavor.js';
 import { isLockguardError } from '../../core/errors.js';
 import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
 import type { Workspace } from '../../core/workspace.js';
