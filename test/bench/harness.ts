@@ -23,6 +23,8 @@ export interface BenchRow {
   note?: string;
   /** What subjectMs/baselineMs hold: wall milliseconds (default) or counted instructions (callgrind). */
   unit?: 'ms' | 'instructions';
+  /** Samples taken in pairs (subject, baseline, alternating): the median of the pair ratios, which a machine whose speed drifts between pairs moves less than the ratio of the two medians. */
+  pairRatio?: number;
 }
 
 export interface BenchContext {
@@ -171,7 +173,12 @@ function ms(value: number, unit: BenchRow['unit'] = 'ms'): string {
 }
 
 export function ratioOf(row: BenchRow): number {
-  return row.subjectMs / row.baselineMs;
+  return row.pairRatio ?? row.subjectMs / row.baselineMs;
+}
+
+/** The median of subject[i] / baseline[i] over samples taken in pairs. */
+export function medianPairRatio(subject: readonly number[], baseline: readonly number[]): number {
+  return median(subject.map((value, i) => value / (baseline[i] ?? Number.NaN)));
 }
 
 export function verdictOf(row: BenchRow): string {
