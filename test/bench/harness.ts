@@ -130,6 +130,11 @@ export function processSideBySide(a: ProcessSpec, b: ProcessSpec, runs: number):
  * once, the starting process rotating from sample to sample.
  */
 export function processRotation(specs: readonly ProcessSpec[], runs: number): number[] {
+  return processSamples(specs, runs).map(median);
+}
+
+/** Every sample of `processRotation` (index-aligned: sample i of each spec was taken in the same round). */
+export function processSamples(specs: readonly ProcessSpec[], runs: number): number[][] {
   for (const spec of specs) timeProcess(spec);
   const times: number[][] = specs.map(() => []);
   for (let i = 0; i < runs; i++) {
@@ -139,7 +144,7 @@ export function processRotation(specs: readonly ProcessSpec[], runs: number): nu
       if (spec !== undefined) times[k]?.push(timeProcess(spec));
     }
   }
-  return times.map(median);
+  return times;
 }
 
 /** Whether `valgrind` runs here (instruction counts need it). */
