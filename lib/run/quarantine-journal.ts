@@ -23,18 +23,38 @@ export function unitId(runner: string, key: string): string {
   return `${runner}/${key}`;
 }
 
-export interface IntentLine {
-  readonly op: 'intent';
-  readonly unit: string;
-  readonly t: number;
+/** What a unit is, as its intent records it and as a listing shows it. */
+export interface UnitRecord {
   readonly runner: string;
   readonly key: string;
   readonly task?: string;
   readonly cacheDir: string;
+  /** The paths that move, relative to `cacheDir` (POSIX). */
   readonly paths: readonly string[];
+  /** Every file below them as recorded before the move. */
   readonly files: readonly TreeFile[];
   readonly size: number;
   readonly reason: string;
+}
+
+export interface IntentLine extends UnitRecord {
+  readonly op: 'intent';
+  readonly unit: string;
+  readonly t: number;
+}
+
+/** The unit's record out of its intent line (the journal's own fields left behind). */
+export function unitRecord(intent: IntentLine): UnitRecord {
+  return {
+    runner: intent.runner,
+    key: intent.key,
+    ...(intent.task === undefined ? {} : { task: intent.task }),
+    cacheDir: intent.cacheDir,
+    paths: intent.paths,
+    files: intent.files,
+    size: intent.size,
+    reason: intent.reason,
+  };
 }
 
 export type OutcomeOp = 'done' | 'undone' | 'restore' | 'restored' | 'unrestored';

@@ -28,7 +28,7 @@ import { ensureLedger } from './ledger.js';
 import { ledgerFolder, safeFolder } from './ledger-fs.js';
 import { JOURNAL_FILE, LEDGER, ledgerPath } from './ledger-layout.js';
 import { acquireLock, type LedgerLock } from './ledger-lock.js';
-import { appendJournal, readJournal, unitId, type IntentLine, type JournalUnit, type OutcomeLine } from './quarantine-journal.js';
+import { appendJournal, readJournal, unitId, unitRecord, type IntentLine, type JournalUnit, type OutcomeLine, type UnitRecord } from './quarantine-journal.js';
 import { crossedLink, filesUnder, isSafeRelative, moveTree, recordTree, type RenameFn, type TreeFile } from './quarantine-move.js';
 import { repairQuarantine, settleUnit } from './quarantine-repair.js';
 
@@ -45,17 +45,7 @@ export interface QuarantineUnit {
   readonly task?: string;
 }
 
-export interface QuarantinedEntry {
-  readonly runner: string;
-  readonly key: string;
-  readonly task?: string;
-  readonly cacheDir: string;
-  /** The paths that moved, relative to `cacheDir` (POSIX). */
-  readonly paths: readonly string[];
-  /** Every file below them as recorded before the move. */
-  readonly files: readonly TreeFile[];
-  readonly size: number;
-  readonly reason: string;
+export interface QuarantinedEntry extends UnitRecord {
   readonly withheldAt: string;
   readonly restoredAt?: string;
 }
@@ -281,18 +271,7 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
         const t = now();
         outcomes.push({ op: result.outcome, unit: item.intent.unit, t, ...(result.why === undefined ? {} : { why: result.why }) });
         if (result.outcome === 'done') {
-          const { intent } = item;
-          moved.push({
-            runner: intent.runner,
-            key: intent.key,
-            ...(intent.task === undefined ? {} : { task: intent.task }),
-            cacheDir: intent.cacheDir,
-            paths: intent.paths,
-            files: intent.files,
-            size: intent.size,
-            reason: intent.reason,
-            withheldAt: new Date(t).toISOString(),
-          });
+          moved.push({ ...unitRecord(item.intent), withheldAt: new Date(t).toISOString() });
         } else {
           notMoved.push({ key: item.unit.key, reason: 'error', detail: result.why ?? 'not moved' });
           if (result.why?.startsWith('in flight') === true) keepLock = true;
@@ -337,17 +316,9 @@ function checkUnit(unit: QuarantineUnit): NotMoved | undefined {
 
 /** A journal unit as a listed entry. */
 export function entryOf(unit: JournalUnit): QuarantinedEntry {
-  const { intent } = unit;
   return {
-    runner: intent.runner,
-    key: intent.key,
-    ...(intent.task === undefined ? {} : { task: intent.task }),
-    cacheDir: intent.cacheDir,
-    paths: intent.paths,
-    files: intent.files,
-    size: intent.size,
-    reason: intent.reason,
-    withheldAt: new Date(unit.withheldAt ?? intent.t).toISOString(),
+    ...unitRecord(unit.intent),
+    withheldAt: new Date(unit.withheldAt ?? unit.intent.t).toISOString(),
     ...(unit.restoredAt === undefined ? {} : { restoredAt: new Date(unit.restoredAt).toISOString() }),
   };
 }
