@@ -6,8 +6,9 @@
 // Invariants: a few stats and one small read, no process started; an executable it cannot place (a native
 // binary outside any package) is `undefined` version with its path, never a guess.
 
-import { accessSync, constants, readFileSync, realpathSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { readFileSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { isExecutable, pathDirs } from './on-path.js';
 import type { Manager } from './tables.js';
 
 export interface RunningVersion {
@@ -29,15 +30,6 @@ const PACKAGES: Readonly<Record<Manager, readonly string[]>> = {
 };
 /** How many folders above the executable its package.json may be (`bin/pnpm.cjs`, `dist/bin/...`). */
 const PACKAGE_DEPTH = 4;
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function pinned(root: string, manager: Manager): string | undefined {
   try {
@@ -63,9 +55,8 @@ function packageOf(file: string): { name: string; version: string } | undefined 
 
 /** The version of `manager` a command started in `root` would run. */
 export function runningVersion(manager: Manager, root: string, env: Readonly<Record<string, string | undefined>>): RunningVersion {
-  const pathKey = Object.keys(env).find((key) => key.toUpperCase() === 'PATH') ?? 'PATH';
-  const dirs = [join(root, 'node_modules', '.bin'), ...(env[pathKey] ?? '').split(delimiter).filter((dir) => dir !== '')];
-  const found = dirs.map((dir) => join(dir, manager)).find(executable);
+  const dirs = [join(root, 'node_modules', '.bin'), ...pathDirs(env)];
+  const found = dirs.map((dir) => join(dir, manager)).find(isExecutable);
   if (found === undefined) return { manager, version: pinned(root, manager), path: undefined, source: pinned(root, manager) === undefined ? 'unknown' : 'packageManager' };
   let real = found;
   try {

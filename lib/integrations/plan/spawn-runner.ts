@@ -12,6 +12,7 @@
 import { spawn } from 'node:child_process';
 import { delimiter, join } from 'node:path';
 import { importExternal } from '../../core/external.js';
+import { pathKeyOf } from '../package-managers/on-path.js';
 import { turboNativeBinary } from './turbo-binary.js';
 import { planError } from './types.js';
 
@@ -102,7 +103,7 @@ export async function runDry(argv: readonly string[], options: SpawnOptions): Pr
   if (file === undefined) throw planError('Expected a runner command after "--".', 'lockguard plan -- turbo run build');
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(options.env)) if (value !== undefined) env[key] = value;
-  const pathKey = Object.keys(env).find((key) => key.toUpperCase() === 'PATH') ?? 'PATH';
+  const pathKey = pathKeyOf(env);
   env[pathKey] = [join(options.root, 'node_modules', '.bin'), env[pathKey] ?? ''].join(delimiter);
   const shown = argv.join(' ');
   const timeoutMs = options.timeoutMs ?? DRY_RUN_TIMEOUT_MS;

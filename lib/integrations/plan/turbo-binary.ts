@@ -12,29 +12,19 @@
 // missing platform package, which the launcher would try to install, an unsupported platform, Windows'
 // PATHEXT rules) is undefined, and the caller runs `file` as given. Reads a few stats and one package.json.
 
-import { accessSync, constants, existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { isExecutable, pathDirs } from '../package-managers/on-path.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Where a spawn of `file` with `env`'s PATH (`<root>/node_modules/.bin` already first) finds it. */
 function onPath(file: string, root: string, env: Env): string | undefined {
   if (file.includes('/')) return isAbsolute(file) ? file : resolve(root, file);
-  const pathKey = Object.keys(env).find((key) => key.toUpperCase() === 'PATH') ?? 'PATH';
-  for (const dir of (env[pathKey] ?? '').split(delimiter)) {
-    if (dir === '') continue;
+  for (const dir of pathDirs(env)) {
     const candidate = join(resolve(root, dir), file);
-    if (executable(candidate)) return candidate;
+    if (isExecutable(candidate)) return candidate;
   }
   return undefined;
 }
