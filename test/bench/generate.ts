@@ -10,6 +10,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { prng } from '../helpers/prng.js';
 
 export interface SyntheticOptions {
   /** Workspace projects (importers besides the root). */
@@ -21,18 +22,6 @@ export interface SyntheticOptions {
   /** Dependencies per package in `snapshots` (default 3). */
   readonly depsPerPackage?: number;
   readonly seed?: number;
-}
-
-/** A small deterministic PRNG (mulberry32); slices-generate.ts uses it too. */
-export function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface Pkg {

@@ -6,7 +6,7 @@
 //
 // Deterministic for a seed; writes nothing itself.
 
-import { prng } from './generate.js';
+import { prng } from '../helpers/prng.js';
 
 export interface YarnBunGenerateOptions {
   readonly workspaces?: number;

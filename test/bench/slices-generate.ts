@@ -4,7 +4,7 @@
 //
 // Deterministic for a seed; writes nothing itself (the caller writes the text where it wants).
 
-import { prng } from './generate.js';
+import { prng } from '../helpers/prng.js';
 
 export interface GenerateOptions {
   readonly importers?: number;

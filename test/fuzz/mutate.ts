@@ -1,21 +1,11 @@
 // Seeded mutants of real lockfiles: what a bad disk, a bad merge, a bad hand edit or a hostile commit leaves.
 //
-// Owns: the seeded generator, the mutators (each a pure function of the text and the generator) and
+// Owns: the mutators (each a pure function of the text and a generator seeded through test/helpers/prng.ts) and
 // `mutant`, which plants a secret near where the damage is and then applies one mutator.
 // Invariants: deterministic (the same seed, fixture and index give the same bytes); a mutant is bytes, not
 // text (a BOM, invalid UTF-8 and NULs are kept as they are).
 
-/** mulberry32: small, fast, good enough to spread mutations; the same seed gives the same sequence. */
-export function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../helpers/prng.js';
 
 export interface Random {
   readonly next: () => number;
