@@ -17,7 +17,8 @@ import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { FingerprintWatch } from '../../lib/core/watch.js';
 import { GuardSession } from '../../lib/run/session.js';
 import { median, medianPairRatio, perOp, type BenchContext, type BenchRow } from './harness.js';
-import { benchTools, mustRun, REPO } from './workspaces.js';
+import { benchTools, mustRun } from './workspaces.js';
+import { startTurboRemoteCache } from '../helpers/cache-servers.js';
 
 const TOKEN = 'bench-token';
 const PACKAGES = 200;
@@ -39,44 +40,6 @@ function waitLine(child: ChildProcess, pattern: RegExp): Promise<RegExpExecArray
     });
     child.on('exit', (code) => reject(new Error(`exited ${code}: ${seen}`)));
   });
-}
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
-
-async function turboServer(dir: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(REPO, 'node_modules', 'turborepo-remote-cache', 'dist', 'cli.js')], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      STORAGE_PROVIDER: 'local',
-      STORAGE_PATH: join(dir, 'trc'),
-      STORAGE_PATH_USE_TMP_FOLDER: 'false',
-      TURBO_TOKEN: TOKEN,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      BODY_LIMIT: String(300 * 1024 * 1024),
-    },
-    stdio: ['ignore', 'ignore', 'ignore'],
-  });
-  for (let i = 0; i < 300; i++) {
-    const ok = await fetch(`http://127.0.0.1:${port}/v8/artifacts/status?slug=x`, { headers: { authorization: `Bearer ${TOKEN}` } }).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return { url: `http://127.0.0.1:${port}`, child };
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('turborepo-remote-cache did not start');
 }
 
 /** 200 packages, each build writing 256 KB of random bytes to dist/ (incompressible: 256 KB artifacts). */
@@ -201,7 +164,9 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
     session.stop();
     rows.push({ group: 'remote gate', subject: 'the re-check before each upload or restore (per request)', subjectMs, baseline: 'one wrote(); moved()', baselineMs, goal: 2 });
   }
-  const server = await turboServer(ctx.tmp);
+  // The test helpers' server, with the bench's own cleanup in place of a test context.
+  const stops: (() => void)[] = [];
+  const server = await startTurboRemoteCache({ after: (stop) => void stops.push(stop as () => void) }, ctx.tmp, TOKEN, { bodyLimit: 300 * 1024 * 1024 });
   const gate = await startGateProcess('turbo-v8', server.url, root);
   // A cold 200-task turbo run takes 15-60 s here: three samples each side. A warm one restores in well
   // under a second, and its ratio is the one near its goal: eleven samples each side.
@@ -213,43 +178,31 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
     // uploads into an empty namespace). Rows are printed as they come: a loaded machine makes this slow.
     turboRun(root, tools.env, server.url, 'warm');
     turboRun(root, tools.env, gate.url, 'warm');
-    const warm = { direct: [] as number[], gated: [] as number[] };
-    for (let i = 0; i < warmRuns; i++) {
-      const order = i % 2 === 0 ? (['direct', 'gated'] as const) : (['gated', 'direct'] as const);
-      for (const mode of order) warm[mode].push(turboRun(root, tools.env, mode === 'direct' ? server.url : gate.url, 'warm'));
-    }
-    const warmRow: BenchRow = {
-      group: 'remote gate',
-      subject: `turbo warm run through the gate (${PACKAGES} restores of 256 KB)`,
-      subjectMs: median(warm.gated),
-      baseline: 'straight to turborepo-remote-cache',
-      baselineMs: median(warm.direct),
-      pairRatio: medianPairRatio(warm.gated, warm.direct),
-      goal: 1.05,
-      note: `ratio: median of the pair ratios (ratio of the medians ${(median(warm.gated) / median(warm.direct)).toFixed(2)}×); samples gated ${warm.gated.map(Math.round).join('/')} direct ${warm.direct.map(Math.round).join('/')} ms`,
+    // One row per kind: samples taken in pairs, alternating which side goes first.
+    const pairedRow = (kind: 'warm' | 'cold', pairs: number, what: string): void => {
+      const samples = { direct: [] as number[], gated: [] as number[] };
+      for (let i = 0; i < pairs; i++) {
+        const order = i % 2 === 0 ? (['direct', 'gated'] as const) : (['gated', 'direct'] as const);
+        for (const mode of order) samples[mode].push(turboRun(root, tools.env, mode === 'direct' ? server.url : gate.url, kind === 'warm' ? 'warm' : `cold-${i}-${mode}`));
+      }
+      const row: BenchRow = {
+        group: 'remote gate',
+        subject: `turbo ${kind} run through the gate (${what})`,
+        subjectMs: median(samples.gated),
+        baseline: 'straight to turborepo-remote-cache',
+        baselineMs: median(samples.direct),
+        pairRatio: medianPairRatio(samples.gated, samples.direct),
+        goal: 1.05,
+        note: `ratio: median of the pair ratios (ratio of the medians ${(median(samples.gated) / median(samples.direct)).toFixed(2)}×); samples gated ${samples.gated.map(Math.round).join('/')} direct ${samples.direct.map(Math.round).join('/')} ms`,
+      };
+      rows.push(row);
+      process.stderr.write(`bench: ${JSON.stringify(row)}\n`);
     };
-    rows.push(warmRow);
-    process.stderr.write(`bench: ${JSON.stringify(warmRow)}\n`);
-    const cold = { direct: [] as number[], gated: [] as number[] };
-    for (let i = 0; i < runs; i++) {
-      const order = i % 2 === 0 ? (['direct', 'gated'] as const) : (['gated', 'direct'] as const);
-      for (const mode of order) cold[mode].push(turboRun(root, tools.env, mode === 'direct' ? server.url : gate.url, `cold-${i}-${mode}`));
-    }
-    const coldRow: BenchRow = {
-      group: 'remote gate',
-      subject: `turbo cold run through the gate (${PACKAGES} uploads of 256 KB)`,
-      subjectMs: median(cold.gated),
-      baseline: 'straight to turborepo-remote-cache',
-      baselineMs: median(cold.direct),
-      pairRatio: medianPairRatio(cold.gated, cold.direct),
-      goal: 1.05,
-      note: `ratio: median of the pair ratios (ratio of the medians ${(median(cold.gated) / median(cold.direct)).toFixed(2)}×); samples gated ${cold.gated.map(Math.round).join('/')} direct ${cold.direct.map(Math.round).join('/')} ms`,
-    };
-    rows.push(coldRow);
-    process.stderr.write(`bench: ${JSON.stringify(coldRow)}\n`);
+    pairedRow('warm', warmRuns, `${PACKAGES} restores of 256 KB`);
+    pairedRow('cold', runs, `${PACKAGES} uploads of 256 KB`);
   } finally {
     await gate.end().catch(() => undefined);
-    server.child.kill('SIGKILL');
+    for (const stop of stops) stop();
   }
   return rows;
 }

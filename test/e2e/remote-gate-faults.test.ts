@@ -5,33 +5,20 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { startTurboRemoteCache } from '../helpers/cache-servers.js';
+import { freePort, startTurboRemoteCache } from '../helpers/cache-servers.js';
 import { BIN } from '../helpers/cli.js';
 import { scenario } from '../helpers/runner-scenario.js';
 
 const TOKEN = 'lg-planted-token-faults-31aa';
 
-/** A loopback port with nothing listening on it (bound, closed). */
-async function deadPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 9;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 for (const tool of ['turbo', 'nx'] as const) {
   test(`${tool}: an upstream that refuses connections ends the same through the gate as without it`, async (t) => {
     const s = scenario(t, tool);
     s.sh(['rm', '-f', join(s.base, 'armed')]);
-    const url = `http://127.0.0.1:${await deadPort()}`;
+    const url = `http://127.0.0.1:${await freePort()}`;
     const env = tool === 'turbo' ? { ...s.env, TURBO_API: url, TURBO_TOKEN: TOKEN, TURBO_TEAM: 'acme' } : { ...s.env, NX_SELF_HOSTED_REMOTE_CACHE_SERVER: url, NX_SELF_HOSTED_REMOTE_CACHE_ACCESS_TOKEN: TOKEN };
     const plain = spawnSync(s.runnerArgv()[0] ?? '', s.runnerArgv().slice(1), { cwd: s.root, env, encoding: 'utf8', timeout: 120_000 });
     for (const dir of ['.turbo', '.nx']) s.sh(['rm', '-rf', dir]);

@@ -33,6 +33,22 @@ function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)]));
 }
 
+/** The handle of a server listening on `port` whose stored entries are the files `files` lists. */
+function serverAt(port: number, storage: string, files: () => string[], child: ChildProcess, stop: () => void): CacheServer {
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    storage,
+    keys: () => files().map((file) => file.slice(file.lastIndexOf('/') + 1)),
+    size: (key) => {
+      const file = files().find((candidate) => candidate.endsWith(`/${key}`));
+      return file === undefined ? undefined : statSync(file).size;
+    },
+    process: child,
+    stop,
+  };
+}
+
 function started(t: Pick<TestContext, 'after'>, child: ChildProcess, storage: string, match: RegExp, what: string): Promise<CacheServer> {
   let stopped = false;
   const stop = (): void => {
@@ -54,20 +70,7 @@ function started(t: Pick<TestContext, 'after'>, child: ChildProcess, storage: st
       clearTimeout(timer);
       child.stdout?.off('data', onData);
       child.stdout?.resume();
-      const port = Number(found[1]);
-      const files = (): string[] => walk(storage).filter((file) => !file.endsWith('.headers.json') && !file.endsWith('.part'));
-      resolve({
-        url: `http://127.0.0.1:${port}`,
-        port,
-        storage,
-        keys: () => files().map((file) => file.slice(file.lastIndexOf('/') + 1)),
-        size: (key) => {
-          const file = files().find((candidate) => candidate.endsWith(`/${key}`));
-          return file === undefined ? undefined : statSync(file).size;
-        },
-        process: child,
-        stop,
-      });
+      resolve(serverAt(Number(found[1]), storage, () => walk(storage).filter((file) => !file.endsWith('.headers.json') && !file.endsWith('.part')), child, stop));
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', (chunk: Buffer) => (seen += chunk.toString()));
@@ -78,8 +81,8 @@ function started(t: Pick<TestContext, 'after'>, child: ChildProcess, storage: st
   });
 }
 
-/** A free loopback port (listen on 0, close, hand it over: turborepo-remote-cache needs a PORT). */
-async function freePort(): Promise<number> {
+/** A free loopback port (listen on 0, close, hand it over: turborepo-remote-cache needs a PORT); nothing listens on it until then. */
+export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');
   return new Promise((resolve) => {
     const server = createServer();
@@ -127,19 +130,13 @@ export async function startTurboRemoteCache(t: Pick<TestContext, 'after'>, dir: 
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const files = (): string[] => walk(storage);
-  return {
-    url: `http://127.0.0.1:${port}`,
+  return serverAt(
     port,
     storage,
-    keys: () => files().map((file) => file.slice(file.lastIndexOf('/') + 1)),
-    size: (key) => {
-      const file = files().find((candidate) => candidate.endsWith(`/${key}`));
-      return file === undefined ? undefined : statSync(file).size;
-    },
-    process: child,
-    stop: () => child.kill('SIGKILL'),
-  };
+    () => walk(storage),
+    child,
+    () => child.kill('SIGKILL'),
+  );
 }
 
 /** The spec server as a child process: nx's self-hosted API or the pipeline's v8. */
