@@ -62,6 +62,8 @@ export interface RemoteGates {
   readonly gated: ReadonlySet<RunnerName>;
   /** Why each runner with a remote could not be gated (it falls back to its switch). */
   readonly ungated: ReadonlyMap<RunnerName, string>;
+  /** Under `--remote auto`: the runners configured for a remote cache, gated or not (detected once per run). */
+  readonly withRemote: ReadonlySet<RunnerName>;
   readonly active: readonly GatedRunner[];
   /** Close every gate (after the child exited) and say what they did. */
   close(): Promise<RemoteGateOutcome>;
@@ -97,10 +99,14 @@ export async function openRemoteGates(input: RemoteGateInput): Promise<RemoteGat
   const gated = new Set<RunnerName>();
   const ungated = new Map<RunnerName, string>();
   const active: GatedRunner[] = [];
-  if (input.remote === 'auto' && input.policy !== 'flag') {
+  const withRemote = new Set<RunnerName>();
+  if (input.remote === 'auto') {
     for (const runner of input.runners) {
       const detection = detectRemote(runner, input.root, input.env, input.command);
       if (detection.state === 'none') continue;
+      withRemote.add(runner);
+      // `flag` withholds nothing, so it opens no gate either (its switch stays as the plan decides).
+      if (input.policy === 'flag') continue;
       if (detection.state === 'ungateable') {
         ungated.set(runner, detection.why);
         continue;
@@ -135,6 +141,7 @@ export async function openRemoteGates(input: RemoteGateInput): Promise<RemoteGat
     argv,
     gated,
     ungated,
+    withRemote,
     active,
     async close() {
       await Promise.all(active.map((entry) => entry.gate.close()));

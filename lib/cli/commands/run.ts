@@ -17,7 +17,7 @@ import { isLockguardError, LockguardError } from '../../core/errors.js';
 import { readWorkspaceFingerprints, type WorkspaceFingerprints } from '../../core/fingerprints.js';
 import { statusLine } from '../../core/watch.js';
 import type { Workspace } from '../../core/workspace.js';
-import { remoteConfigured, resolveGuard, runnersInCommand, stepsOf, type GuardPlan, type GuardedRunner, type RemoteMode } from '../../integrations/runners/index.js';
+import { resolveGuard, runnersInCommand, stepsOf, type GuardPlan, type GuardedRunner, type RemoteMode } from '../../integrations/runners/index.js';
 import { preparesTreeFirst } from '../../integrations/package-managers/script-walk.js';
 import { runChild, type ChildEnd } from '../../run/child.js';
 import { appendEvent, findRun, type Policy } from '../../run/ledger.js';
@@ -110,9 +110,9 @@ function splitArgv(argv: readonly string[]): { options: string[]; command: strin
  * some guarded runner has a remote cache configured (otherwise there is no upload to stop); the plan comes
  * from the runners' own dry runs through the same walk, and any doubt (no plan in time, an error) is "may".
  */
-async function mayContainWriter(runners: readonly GuardedRunner[], remote: RemoteMode, command: readonly string[], root: string, env: Io['env']): Promise<(runner: GuardedRunner) => boolean> {
+async function mayContainWriter(runners: readonly GuardedRunner[], remote: RemoteMode, withRemote: ReadonlySet<string>, command: readonly string[], root: string, env: Io['env']): Promise<(runner: GuardedRunner) => boolean> {
   if (remote !== 'auto') return () => true;
-  const configured = runners.filter((runner) => remoteConfigured(runner, root, env));
+  const configured = runners.filter((runner) => withRemote.has(runner));
   if (configured.length === 0) return () => false;
   let writer = true;
   try {
@@ -203,6 +203,7 @@ export const command: Command = {
         const remoteSwitch = await mayContainWriter(
           guard.runners.filter((runner) => !gates.gated.has(runner)),
           options.remote,
+          gates.withRemote,
           childArgv,
           workspace.root,
           io.env,

@@ -20,7 +20,7 @@ import { withhold, type WithholdOptions, type WithholdResult } from './withhold.
 export { configuredRunners, detectRunner, resolveGuard, runnerOfStep, runnersInCommand, stepsOf, type GuardedRunner, type GuardPlan } from './detect.js';
 export { cacheState, listUnits } from './listing.js';
 export { remoteCachePlan } from './remote.js';
-export { detectRemote, remoteConfigured, TURBO_DEFAULT_API, type RemoteDetection } from './remote-config.js';
+export { detectRemote, TURBO_DEFAULT_API, type RemoteDetection } from './remote-config.js';
 export { pointRunnerAt, type Pointed } from './remote-point.js';
 export { planWithhold, withhold, type WithholdOptions, type WithholdResult } from './withhold.js';
 export { resolveTurboCache, turboSummary } from './turbo.js';

@@ -236,8 +236,3 @@ export function detectRemote(runner: RunnerName, root: string, env: Env, argv: r
       return { state: 'none', runner };
   }
 }
-
-/** True when the runner may reach a remote cache from this workspace (gateable or not). */
-export function remoteConfigured(runner: RunnerName, root: string, env: Env): boolean {
-  return detectRemote(runner, root, env).state !== 'none';
-}

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { detectRemote, remoteConfigured, TURBO_DEFAULT_API } from '../../../lib/integrations/runners/remote-config.js';
+import { detectRemote, TURBO_DEFAULT_API } from '../../../lib/integrations/runners/remote-config.js';
 import { pointRunnerAt } from '../../../lib/integrations/runners/remote-point.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 
@@ -12,7 +12,7 @@ test('turbo: flags > env > .turbo/config.json > user config > turbo.json > the V
   const home = tempWorkspace(t, {});
   const env = { HOME: home, XDG_CONFIG_HOME: `${home}/.config` };
   assert.deepEqual(detectRemote('turbo', bare, env), { state: 'none', runner: 'turbo' });
-  assert.equal(remoteConfigured('turbo', bare, { ...env, TURBO_TOKEN: 'x' }), true);
+  assert.notEqual(detectRemote('turbo', bare, { ...env, TURBO_TOKEN: 'x' }).state, 'none');
   assert.deepEqual(detectRemote('turbo', bare, { ...env, TURBO_TOKEN: 'x', TURBO_TEAM: 't' }), { state: 'gateable', runner: 'turbo', protocol: 'turbo-v8', upstream: TURBO_DEFAULT_API, source: "turbo's default remote (Vercel)" });
   const linked = tempWorkspace(t, { 'turbo.json': '{"remoteCache":{"apiUrl":"http://json.example"}}', '.turbo': { 'config.json': '{"teamId":"team_1","apiUrl":"http://local.example:3000"}' } });
   assert.equal(detectRemote('turbo', linked, env).state === 'gateable' && (detectRemote('turbo', linked, env) as { upstream: string }).upstream, 'http://local.example:3000');
