@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { errnoCode, LockguardError } from './errors.js';
 import type { WorkspaceFingerprints } from './fingerprints.js';
 import type { InstallCheck } from './install-verdict.js';
-import { readBunLock, type BunLock } from './slices/bun-lock.js';
+import { bunInfo, bunIntegrity, readBunLock, type BunLock } from './slices/bun-lock.js';
 
 const LOCK = 'bun.lock';
 const FIX = 'bun install --frozen-lockfile';
@@ -34,7 +34,11 @@ export function checkBun(table: WorkspaceFingerprints): InstallCheck {
   } catch {
     return { ok: true, checked: 'nothing' };
   }
-  const wanted = lock.packages.filter((pkg) => pkg.integrity !== undefined && installsHere(pkg.info));
+  const wanted: { readonly key: string; readonly integrity: string }[] = [];
+  for (const pkg of lock.packages) {
+    const integrity = bunIntegrity(pkg);
+    if (integrity !== undefined && installsHere(bunInfo(pkg))) wanted.push({ key: pkg.key, integrity });
+  }
   const store = join(table.root, 'node_modules', '.bun');
   const storeFolders = list(store);
   if (storeFolders === undefined && list(join(table.root, 'node_modules')) === undefined && wanted.length > 0) {
@@ -49,7 +53,7 @@ export function checkBun(table: WorkspaceFingerprints): InstallCheck {
       const tag = readTag(join(store, folder, 'node_modules', name));
       if (tag !== undefined) tags.add(tag);
     }
-    for (const pkg of wanted) if (!tags.has(pkg.integrity as string)) missing.push(pkg.key);
+    for (const pkg of wanted) if (!tags.has(pkg.integrity)) missing.push(pkg.key);
   } else {
     const workspaceDir = new Map<string, string>();
     for (const workspace of lock.workspaces) if (workspace.name !== undefined) workspaceDir.set(workspace.name, workspace.path);

@@ -26,6 +26,8 @@ export function parentKey(key: string): string {
   return key.slice(0, cut);
 }
 
+const NO_EDGES: number[] = [];
+
 export function lowerBun(lock: BunLock): LoweredGraph {
   const own: string[] = [];
   const edges: number[][] = [];
@@ -41,19 +43,23 @@ export function lowerBun(lock: BunLock): LoweredGraph {
     own.push(`bun-workspace\n${workspace.text}\n${lock.globalText}`);
     edges.push([]);
     labels.push({ kind: 'importer', id });
+    packageAt.push(undefined);
   }
   const byKey = new Map<string, number>();
   for (const pkg of lock.packages) {
-    const workspace = /@workspace:(.*)$/.exec(pkg.ident);
-    const linked = workspace === null ? undefined : importerByFolder.get(workspace[1] === '.' ? '' : (workspace[1] ?? ''));
+    const workspace = pkg.ident.indexOf('@workspace:');
+    const folder = workspace === -1 ? undefined : pkg.ident.slice(workspace + 11);
+    const linked = folder === undefined ? undefined : importerByFolder.get(folder === '.' ? '' : folder);
     if (linked !== undefined) {
       byKey.set(pkg.key, linked);
       continue;
     }
     byKey.set(pkg.key, own.length);
-    packageAt[own.length] = pkg;
+    // Pushed, index-aligned with `own` (an assignment past the end would make the array sparse).
+    packageAt.push(pkg);
     own.push(`bun\n${pkg.text}`);
-    edges.push([]);
+    // A package's edges are made below, and only where it has dependencies.
+    edges.push(NO_EDGES);
     labels.push(undefined);
   }
   // From the package at `key` (or a workspace's name), as node looks up: `key/name`, then each parent's.
@@ -74,17 +80,21 @@ export function lowerBun(lock: BunLock): LoweredGraph {
   for (const workspace of lock.workspaces) {
     const out = edges[importerByFolder.get(workspace.path) as number] as number[];
     const prefix = workspace.path === '' || workspace.name === undefined ? '' : workspace.name;
-    for (const dep of workspace.deps) {
-      const found = resolve(prefix, dep.name);
+    for (const name of workspace.deps) {
+      const found = resolve(prefix, name);
       if (found !== undefined) out.push(found);
     }
   }
   for (const pkg of lock.packages) {
     const node = byKey.get(pkg.key) as number;
     if (packageAt[node] !== pkg) continue;
-    const out = edges[node] as number[];
-    for (const dep of pkg.deps) {
-      const found = resolve(pkg.key, dep.name);
+    if (pkg.deps.length === 0) continue;
+    const out: number[] = [];
+    edges[node] = out;
+    // A top-level key nothing is nested under looks its dependencies up at the top only.
+    const chained = parents.has(pkg.key) || parentKey(pkg.key) !== '';
+    for (const name of pkg.deps) {
+      const found = chained ? resolve(pkg.key, name) : byKey.get(name);
       if (found !== undefined && found !== node) out.push(found);
     }
   }

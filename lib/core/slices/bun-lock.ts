@@ -1,6 +1,7 @@
 // bun's text lockfile (bun.lock, bun 1.2+): read into workspaces and packages (bun-graph.ts lowers them).
 //
-// Owns: `readBunLock` (JSONC with trailing commas, in the fixed layout bun writes: one package a line).
+// Owns: `readBunLock` (JSONC with trailing commas, in the fixed layout bun writes: one package a line), and
+// `bunIntegrity` / `bunInfo`, read from a package's text when the pre-run check asks (slices never do).
 // Layout: top-level `lockfileVersion`, `configVersion`, `workspaces` (folder -> {name, version,
 // dependencies, devDependencies, optionalDependencies, peerDependencies}), maybe `trustedDependencies`,
 // `patchedDependencies`, `overrides`, `catalog(s)`, then `packages`: key -> tuple. A key is the package's
@@ -13,36 +14,33 @@
 // its tuple's exact text, without the key: a package bun hoists elsewhere (its key goes from `dep` to
 // `c/dep` when another workspace takes another version) is the same package, and the slices of its
 // dependents stay. Not folded: `overrides` and catalogs (their effect shows in the tuples they resolve).
-// Invariants: one pass over the lines; a package line that is not one JSON array on one line (a layout bun
-// does not write) sends the whole file through a full JSONC parse, with each package's text then its
-// canonical JSON (so one file always takes one path). Errors are ERR_LOCKGUARD_BROKEN_LOCKFILE naming the
+// Invariants: one pass over the lines, the packages block read in place (no split of the whole file, one
+// scan a line for its dependency maps, strings read to the next quote on lines with no backslash); a
+// package line that is not one JSON array on one line (a layout bun does not write) sends the whole file
+// through a full JSONC parse, with each package's text then its canonical JSON (so one file always takes
+// one path). Errors are ERR_LOCKGUARD_BROKEN_LOCKFILE naming the
 // path and line, never quoting contents.
 
 import { canonicalJson } from '../digest.js';
 import { LockguardError } from '../errors.js';
-
-export interface BunDep {
-  readonly name: string;
-  readonly range: string;
-}
 
 export interface BunWorkspace {
   /** Folder relative to the root ('' for the root, as bun.lock names it). */
   readonly path: string;
   readonly name: string | undefined;
   readonly text: string;
-  readonly deps: readonly BunDep[];
+  /** Names of its dependencies, devDependencies, optionalDependencies and peerDependencies. */
+  readonly deps: readonly string[];
 }
 
 export interface BunPackage {
   readonly key: string;
   /** The tuple's first element: `name@version`, `name@workspace:path`, `name@<tarball path>`. */
   readonly ident: string;
-  /** The tuple's exact text (canonical JSON when the file was read whole). */
+  /** The tuple's exact text (canonical JSON when the file was read whole): `bunIntegrity`, `bunInfo` read it. */
   readonly text: string;
-  readonly info: Readonly<Record<string, unknown>> | undefined;
-  readonly integrity: string | undefined;
-  readonly deps: readonly BunDep[];
+  /** Names of its dependencies, optionalDependencies and peerDependencies. */
+  readonly deps: readonly string[];
 }
 
 export interface BunLock {
@@ -84,28 +82,42 @@ export function parseJsonc(text: string): unknown {
 
 const isMap = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-function depsOf(maps: readonly unknown[]): BunDep[] {
-  const deps: BunDep[] = [];
-  for (const map of maps) {
-    if (!isMap(map)) continue;
-    for (const [name, range] of Object.entries(map)) deps.push({ name, range: typeof range === 'string' ? range : '' });
-  }
+function depsOf(maps: readonly unknown[]): string[] {
+  const deps: string[] = [];
+  for (const map of maps) if (isMap(map)) for (const name of Object.keys(map)) deps.push(name);
   return deps;
 }
 
-function packageOf(key: string, tuple: unknown, text: string): BunPackage {
-  const items = Array.isArray(tuple) ? (tuple as unknown[]) : [];
-  const ident = typeof items[0] === 'string' ? items[0] : '';
-  const info = items.slice(1).find(isMap);
-  const last = items.length > 1 ? items[items.length - 1] : undefined;
-  const integrity = typeof last === 'string' && /^sha\d+-/.test(last) ? last : undefined;
-  return { key, ident, text, info, integrity, deps: info === undefined ? [] : depsOf([info['dependencies'], info['optionalDependencies'], info['peerDependencies']]) };
+const INTEGRITY = /^sha\d+-/;
+
+/** The package's integrity: the tuple's last element when it is `sha<n>-...` (either layout). */
+export function bunIntegrity(pkg: BunPackage): string | undefined {
+  const text = pkg.text;
+  if (!text.endsWith('"]')) return undefined;
+  const open = text.lastIndexOf('"', text.length - 3);
+  if (open === -1) return undefined;
+  let before = open - 1;
+  while (text.charCodeAt(before) === 32) before--;
+  if (text.charCodeAt(before) !== 44) return undefined;
+  let value = text.slice(open + 1, text.length - 2);
+  if (value.includes('\\')) {
+    try {
+      value = JSON.parse(`"${value}"`) as string;
+    } catch {
+      return undefined;
+    }
+  }
+  return INTEGRITY.test(value) ? value : undefined;
 }
 
-function workspaceOf(path: string, value: unknown, text: string): BunWorkspace {
-  const entry = isMap(value) ? value : {};
-  const name = typeof entry['name'] === 'string' ? entry['name'] : undefined;
-  return { path, name, text, deps: depsOf([entry['dependencies'], entry['devDependencies'], entry['optionalDependencies'], entry['peerDependencies']]) };
+/** The package's info object (`os`, `cpu`, dependencies...), only where it names `os` or `cpu`: the pre-run check asks. */
+export function bunInfo(pkg: BunPackage): Readonly<Record<string, unknown>> | undefined {
+  if (!pkg.text.includes('"os":') && !pkg.text.includes('"cpu":')) return undefined;
+  try {
+    return (JSON.parse(pkg.text) as unknown[]).slice(1).find(isMap);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The JSON string literal starting at `at` (a `"`): [value, index after it], or undefined. */
@@ -130,51 +142,88 @@ function stringAt(text: string, at: number): [string, number] | undefined {
   }
 }
 
+/** The dependency maps of a package's info object, by the text before `ependencies": {` (one scan a line finds them all). */
+const DEP_FIELDS = ['"d', '"optionalD', '"peerD'];
+
+/**
+ * The names of the flat `"name": "range"` objects of `dependencies`, `optionalDependencies` and
+ * `peerDependencies` in a tuple's text with no backslash in it (the first map of each); false if one is not
+ * that shape. Names are read in place: a string ends at the next quote.
+ */
+function plainDepNames(text: string, into: string[]): boolean {
+  let seen = 0;
+  for (let at = text.indexOf('ependencies": {'); at !== -1; at = text.indexOf('ependencies": {', at + 15)) {
+    let field = -1;
+    for (let f = 0; f < DEP_FIELDS.length; f++) {
+      const head = DEP_FIELDS[f] as string;
+      if (text.startsWith(head, at - head.length)) field = f;
+    }
+    if (field === -1 || (seen & (1 << field)) !== 0) continue;
+    seen |= 1 << field;
+    let pos = at + 15;
+    for (;;) {
+      while (text.charCodeAt(pos) === 32) pos++;
+      if (text.charCodeAt(pos) === 125) break;
+      if (text.charCodeAt(pos) !== 34) return false;
+      const nameEnd = text.indexOf('"', pos + 1);
+      // `"name": "range"`: the range opens two characters after the name's closing quote.
+      if (nameEnd === -1 || text.charCodeAt(nameEnd + 1) !== 58 || text.charCodeAt(nameEnd + 2) !== 32 || text.charCodeAt(nameEnd + 3) !== 34) return false;
+      const rangeEnd = text.indexOf('"', nameEnd + 4);
+      if (rangeEnd === -1) return false;
+      into.push(text.slice(pos + 1, nameEnd));
+      pos = rangeEnd + 1;
+      if (text.charCodeAt(pos) === 44) pos++;
+    }
+  }
+  return true;
+}
+
 const DEP_HEADS = ['"dependencies": {', '"optionalDependencies": {', '"peerDependencies": {'];
 
-/** The `"name": "range"` pairs of the flat object after `head` (`"<field>": {`) in a tuple's text. */
-function flatPairs(text: string, head: string, into: BunDep[]): boolean {
-  let at = text.indexOf(head);
-  if (at === -1) return true;
-  at += head.length;
-  for (;;) {
-    while (text.charCodeAt(at) === 32) at++;
-    if (text.charCodeAt(at) === 125) return true;
-    const name = stringAt(text, at);
-    if (name === undefined || text.charCodeAt(name[1]) !== 58 || text.charCodeAt(name[1] + 1) !== 32) return false;
-    const range = stringAt(text, name[1] + 2);
-    if (range === undefined) return false;
-    into.push({ name: name[0], range: range[0] });
-    at = range[1];
-    if (text.charCodeAt(at) === 44) at++;
+/** plainDepNames for a text with escapes: each string read by stringAt. */
+function escapedDepNames(text: string, into: string[]): boolean {
+  for (const head of DEP_HEADS) {
+    let at = text.indexOf(head);
+    if (at === -1) continue;
+    at += head.length;
+    for (;;) {
+      while (text.charCodeAt(at) === 32) at++;
+      if (text.charCodeAt(at) === 125) break;
+      const name = stringAt(text, at);
+      if (name === undefined || text.charCodeAt(name[1]) !== 58 || text.charCodeAt(name[1] + 1) !== 32) return false;
+      const range = stringAt(text, name[1] + 2);
+      if (range === undefined) return false;
+      into.push(name[0]);
+      at = range[1];
+      if (text.charCodeAt(at) === 44) at++;
+    }
   }
+  return true;
 }
 
 /** A package line as bun writes it (`    "key": [ ... ],`), read without a JSON parse; undefined if it is not. */
 function packageLine(line: string): BunPackage | undefined {
   if (!line.startsWith('    "')) return undefined;
-  const key = stringAt(line, 4);
-  if (key === undefined || !line.startsWith(': [', key[1])) return undefined;
   const end = line.endsWith('],') ? line.length - 1 : line.endsWith(']') ? line.length : -1;
   if (end === -1) return undefined;
+  const deps: string[] = [];
+  if (!line.includes('\\')) {
+    // Most lines hold no backslash: their strings end at the next quote.
+    const keyEnd = line.indexOf('"', 5);
+    if (keyEnd === -1 || !line.startsWith('": ["', keyEnd)) return undefined;
+    const text = line.slice(keyEnd + 3, end);
+    const identEnd = text.indexOf('"', 2);
+    if (identEnd === -1 || !plainDepNames(text, deps)) return undefined;
+    return { key: line.slice(5, keyEnd), ident: text.slice(2, identEnd), text, deps };
+  }
+  const key = stringAt(line, 4);
+  if (key === undefined || !line.startsWith(': [', key[1])) return undefined;
   const text = line.slice(key[1] + 2, end);
   const ident = stringAt(text, 1);
-  if (ident === undefined) return undefined;
-  const deps: BunDep[] = [];
-  for (const head of DEP_HEADS) if (!flatPairs(text, head, deps)) return undefined;
-  const tail = text.lastIndexOf(', "sha');
-  const integrity = tail === -1 ? undefined : stringAt(text, tail + 2)?.[0];
-  // os/cpu only matter to the pre-run check, and only some packages have them: parsed where present.
-  let info: Record<string, unknown> | undefined;
-  if (text.includes('"os": ') || text.includes('"cpu": ')) {
-    try {
-      info = (JSON.parse(text) as unknown[]).slice(1).find(isMap);
-    } catch {
-      return undefined;
-    }
-  }
-  return { key: key[0], ident: ident[0], text, info, integrity: integrity !== undefined && /^sha\d+-/.test(integrity) ? integrity : undefined, deps };
+  if (ident === undefined || !escapedDepNames(text, deps)) return undefined;
+  return { key: key[0], ident: ident[0], text, deps };
 }
+
 const WORKSPACE_HEAD = /^ {4}"(?:[^"\\]|\\.)*": \{(\},?)?$/;
 
 const WORKSPACE_DEPS = new Set(['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies']);
@@ -186,7 +235,7 @@ function workspaceBlock(lines: readonly string[], start: number, end: number): B
   if (path === undefined) return undefined;
   let name: string | undefined;
   let group: string | undefined;
-  const deps: BunDep[] = [];
+  const deps: string[] = [];
   for (let i = start + 1; i < end; i++) {
     const line = lines[i] ?? '';
     if (line.startsWith('      "')) {
@@ -204,7 +253,7 @@ function workspaceBlock(lines: readonly string[], start: number, end: number): B
       const dep = stringAt(line, 8);
       const range = dep === undefined ? undefined : stringAt(line, dep[1] + 2);
       if (dep === undefined || range === undefined) return undefined;
-      deps.push({ name: dep[0], range: range[0] });
+      deps.push(dep[0]);
     } else if (line !== '      },' && line !== '      }') {
       return undefined;
     }
@@ -212,41 +261,62 @@ function workspaceBlock(lines: readonly string[], start: number, end: number): B
   return { path: path[0], name, text: lines.slice(start, end + 1).join('\n'), deps };
 }
 
+const WORKSPACES_LINE = '\n  "workspaces": {\n';
+const PACKAGES_LINE = '\n  "packages": {\n';
+
 /** Read bun.lock's text (`path` only names the file in errors). */
 export function readBunLock(text: string, path: string): BunLock {
-  const lines = text.split('\n');
-  let at = lines.indexOf('  "packages": {');
+  const packagesAt = text.indexOf(PACKAGES_LINE);
+  const workspacesAt = text.indexOf(WORKSPACES_LINE);
+  if (packagesAt === -1 || workspacesAt === -1 || workspacesAt > packagesAt) return readWhole(text, path);
+  // Everything before the packages block is a few lines a workspace: read as lines.
+  const lines = text.slice(0, packagesAt + 1).split('\n');
   const wsAt = lines.indexOf('  "workspaces": {');
-  if (at === -1 || wsAt === -1 || wsAt > at) return readWhole(text, path);
   const header: string[] = [];
   const workspaces: BunWorkspace[] = [];
   // Workspaces: `    "<path>": {` ... `    },`
   let i = 0;
   for (; i < wsAt; i++) header.push(lines[i] ?? '');
-  for (i = wsAt + 1; i < at && lines[i] !== '  },'; i++) {
+  for (i = wsAt + 1; i < lines.length && lines[i] !== '  },'; i++) {
     const head = WORKSPACE_HEAD.exec(lines[i] ?? '');
     if (head === null) return readWhole(text, path);
     const start = i;
-    if (head[1] === undefined) while (i < at && lines[i] !== '    },' && lines[i] !== '    }') i++;
+    if (head[1] === undefined) while (i < lines.length && lines[i] !== '    },' && lines[i] !== '    }') i++;
     const workspace = workspaceBlock(lines, start, i);
     if (workspace === undefined) return readWhole(text, path);
     workspaces.push(workspace);
   }
-  for (i++; i < at; i++) header.push(lines[i] ?? '');
+  for (i++; i < lines.length; i++) header.push(lines[i] ?? '');
+  // Packages: one a line, read in place (no split of the whole file).
   const packages: BunPackage[] = [];
-  for (at++; at < lines.length; at++) {
-    const line = lines[at] ?? '';
+  let at = packagesAt + PACKAGES_LINE.length;
+  for (;;) {
+    if (at >= text.length) return readWhole(text, path);
+    let eol = text.indexOf('\n', at);
+    if (eol === -1) eol = text.length;
+    const line = text.slice(at, eol);
+    at = eol + 1;
     if (line === '') continue;
-    if (line === '  }' || line === '  },') {
-      at++;
-      break;
-    }
+    if (line === '  }' || line === '  },') break;
     const pkg = packageLine(line);
     if (pkg === undefined) return readWhole(text, path);
     packages.push(pkg);
   }
-  for (; at < lines.length; at++) header.push(lines[at] ?? '');
+  header.push(text.slice(at));
   return finish(header.join('\n'), workspaces, packages, path);
+}
+
+function packageOf(key: string, tuple: unknown, text: string): BunPackage {
+  const items = Array.isArray(tuple) ? (tuple as unknown[]) : [];
+  const ident = typeof items[0] === 'string' ? items[0] : '';
+  const info = items.slice(1).find(isMap);
+  return { key, ident, text, deps: info === undefined ? [] : depsOf([info['dependencies'], info['optionalDependencies'], info['peerDependencies']]) };
+}
+
+function workspaceOf(path: string, value: unknown, text: string): BunWorkspace {
+  const entry = isMap(value) ? value : {};
+  const name = typeof entry['name'] === 'string' ? entry['name'] : undefined;
+  return { path, name, text, deps: depsOf([entry['dependencies'], entry['devDependencies'], entry['optionalDependencies'], entry['peerDependencies']]) };
 }
 
 /** The fallback: the whole file through the JSONC parse; texts become canonical JSON. */

@@ -1,7 +1,8 @@
 // One Merkle pass over a dependency graph: every node's closure digest in O(V + E).
 //
 // Owns: the graph shape every lockfile format is lowered to (`SliceGraph`), Tarjan's strongly connected
-// components (iterative: real lockfiles have cycles and deep chains), and the digest of each component.
+// components (iterative, over typed arrays: the edges flattened once, a component's members one run of
+// Tarjan's stack; real lockfiles have cycles and deep chains), and the digest of each component.
 // Definition: a component's digest is sha256 (base64) over "lockguard-slice-scc/1", the sorted own texts of
 // its members, and the sorted, de-duplicated digests of the components its members point into (one hash
 // per component: own texts are not hashed separately). Every node in a
@@ -22,56 +23,77 @@ export interface SliceGraph {
 /** The closure digest of every node (index-aligned with `graph.own`). */
 export function closureDigests(graph: SliceGraph): string[] {
   const n = graph.own.length;
+  // The edges as one flat list (CSR): node i's targets are targets[offsets[i] .. offsets[i + 1]).
+  const offsets = new Int32Array(n + 1);
+  let total = 0;
+  for (let node = 0; node < n; node++) {
+    offsets[node] = total;
+    total += graph.edges[node]?.length ?? 0;
+  }
+  offsets[n] = total;
+  const targets = new Int32Array(total);
+  for (let node = 0, at = 0; node < n; node++) {
+    const out = graph.edges[node];
+    if (out !== undefined) for (let e = 0; e < out.length; e++) targets[at++] = out[e] as number;
+  }
   const index = new Int32Array(n).fill(-1);
   const low = new Int32Array(n);
   const onStack = new Uint8Array(n);
   const component = new Int32Array(n).fill(-1);
   const componentDigest: string[] = [];
-  const stack: number[] = [];
+  // Tarjan's stack: a component's members are one run at its top.
+  const stack = new Int32Array(n);
+  let top = 0;
+  // The explicit call stack: a node and the position of its next edge.
+  const frameNode = new Int32Array(n);
+  const frameEdge = new Int32Array(n);
+  let depth = 0;
   let counter = 0;
-  // Explicit call stack: [node, next edge position].
-  const frames: number[] = [];
+  const kids: string[] = [];
 
   for (let root = 0; root < n; root++) {
     if (index[root] !== -1) continue;
-    frames.push(root, 0);
-    while (frames.length > 0) {
-      const at = frames.length - 2;
-      const node = frames[at] as number;
-      let edge = frames[at + 1] as number;
-      if (edge === 0 && index[node] === -1) {
-        index[node] = low[node] = counter++;
-        stack.push(node);
-        onStack[node] = 1;
-      }
-      const out = graph.edges[node] ?? [];
+    index[root] = low[root] = counter++;
+    stack[top++] = root;
+    onStack[root] = 1;
+    frameNode[0] = root;
+    frameEdge[0] = offsets[root] as number;
+    depth = 1;
+    while (depth > 0) {
+      const node = frameNode[depth - 1] as number;
+      let edge = frameEdge[depth - 1] as number;
+      const end = offsets[node + 1] as number;
       let descended = false;
-      while (edge < out.length) {
-        const next = out[edge] as number;
-        edge++;
+      while (edge < end) {
+        const next = targets[edge++] as number;
         if (index[next] === -1) {
-          frames[at + 1] = edge;
-          frames.push(next, 0);
+          frameEdge[depth - 1] = edge;
+          index[next] = low[next] = counter++;
+          stack[top++] = next;
+          onStack[next] = 1;
+          frameNode[depth] = next;
+          frameEdge[depth] = offsets[next] as number;
+          depth++;
           descended = true;
           break;
         }
         if (onStack[next] === 1 && (index[next] as number) < (low[node] as number)) low[node] = index[next] as number;
       }
       if (descended) continue;
-      frames.length = at;
+      depth--;
       if (low[node] === index[node]) {
-        const members: number[] = [];
-        for (;;) {
-          const member = stack.pop() as number;
-          onStack[member] = 0;
-          component[member] = componentDigest.length;
-          members.push(member);
-          if (member === node) break;
+        let first = top - 1;
+        while (stack[first] !== node) first--;
+        const self = componentDigest.length;
+        for (let i = first; i < top; i++) {
+          onStack[stack[i] as number] = 0;
+          component[stack[i] as number] = self;
         }
-        componentDigest.push(digestComponent(graph, members, component, componentDigest));
+        componentDigest.push(digestComponent(graph.own, stack, first, top, offsets, targets, component, componentDigest, kids));
+        top = first;
       }
-      if (frames.length > 0) {
-        const parent = frames[frames.length - 2] as number;
+      if (depth > 0) {
+        const parent = frameNode[depth - 1] as number;
         if ((low[node] as number) < (low[parent] as number)) low[parent] = low[node] as number;
       }
     }
@@ -81,14 +103,15 @@ export function closureDigests(graph: SliceGraph): string[] {
   return out;
 }
 
-// Children of a finished component are all in earlier components (Tarjan emits in reverse topological
-// order), so their digests exist.
-function digestComponent(graph: SliceGraph, members: readonly number[], component: Int32Array, done: readonly string[]): string {
+// The component is stack[first .. top). Children of a finished component are all in earlier components
+// (Tarjan emits in reverse topological order), so their digests exist. `kids` is scratch space.
+function digestComponent(own: readonly string[], stack: Int32Array, first: number, top: number, offsets: Int32Array, targets: Int32Array, component: Int32Array, done: readonly string[], kids: string[]): string {
   const self = done.length;
-  const kids: string[] = [];
-  for (const member of members) {
-    for (const next of graph.edges[member] ?? []) {
-      const other = component[next] as number;
+  kids.length = 0;
+  for (let i = first; i < top; i++) {
+    const member = stack[i] as number;
+    for (let e = offsets[member] as number, end = offsets[member + 1] as number; e < end; e++) {
+      const other = component[targets[e] as number] as number;
       if (other !== self) kids.push(done[other] as string);
     }
   }
@@ -98,12 +121,13 @@ function digestComponent(graph: SliceGraph, members: readonly number[], componen
     for (let r = 1; r < kids.length; r++) if (kids[r] !== kids[w - 1]) kids[w++] = kids[r] as string;
     kids.length = w;
   }
-  const own =
-    members.length === 1
-      ? (graph.own[members[0] as number] as string)
-      : members
-          .map((member) => graph.own[member] as string)
-          .sort()
-          .join('\n\u0000');
-  return sha256Of(`lockguard-slice-scc/1\n${own}\n>\n${kids.join('\n')}\n`, 'base64');
+  let text: string;
+  if (top - first === 1) {
+    text = own[stack[first] as number] as string;
+  } else {
+    const members: string[] = [];
+    for (let i = first; i < top; i++) members.push(own[stack[i] as number] as string);
+    text = members.sort().join('\n\u0000');
+  }
+  return sha256Of(`lockguard-slice-scc/1\n${text}\n>\n${kids.join('\n')}\n`, 'base64');
 }
