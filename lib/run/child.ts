@@ -1,7 +1,8 @@
 // Running the wrapped command: argv exactly (no shell), stdio inherited, signals forwarded, code returned.
 //
-// Owns: spawning, forwarding SIGINT/SIGTERM/SIGHUP to the child while it lives, and mapping its end to an
-// exit code (its own code; 128+n for signal n; 127 not found; 126 not executable).
+// Owns: spawning, forwarding SIGINT/SIGTERM/SIGHUP (or the signals the caller names) to the child while it
+// lives, and mapping its end to an exit code (its own code; 128+n for signal n; 127 not found; 126 not
+// executable).
 // Invariants: plain node:child_process (execa's import alone costs more than lockguard's whole check, and a
 // wrapper's start-up is on every run's path); never a shell; listeners removed when the child ends; the
 // caller learns the pid at once (`onSpawn`), so a run can record it before the child can do anything.
@@ -23,6 +24,8 @@ export interface ChildOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Told the child's pid once it is spawned (a run records it: a dead guard's command may live on). */
   readonly onSpawn?: (pid: number) => void;
+  /** The signals forwarded to the child while it lives (default FORWARDED_SIGNALS); the others are only held. */
+  readonly forward?: readonly NodeJS.Signals[];
 }
 
 export function runChild(argv: readonly string[], options: ChildOptions): Promise<ChildEnd> {
@@ -34,9 +37,10 @@ export function runChild(argv: readonly string[], options: ChildOptions): Promis
     const forward = (signal: NodeJS.Signals): void => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     };
-    for (const signal of FORWARDED_SIGNALS) process.on(signal, forward);
+    const forwarded = options.forward ?? FORWARDED_SIGNALS;
+    for (const signal of forwarded) process.on(signal, forward);
     const done = (end: ChildEnd): void => {
-      for (const signal of FORWARDED_SIGNALS) process.off(signal, forward);
+      for (const signal of forwarded) process.off(signal, forward);
       resolve(end);
     };
     child.once('error', (error) => {

@@ -178,7 +178,16 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   // (c) around turbo with a warm cache: both must be full cache hits.
   mustPass(turbo, /FULL TURBO/);
   mustPass(wrapped, /FULL TURBO/);
-  rows.push(overheadRow('a warm turbo run build (2/2 hits)', wrapped, turbo, node, ctx.runs, "turbo 2.11 as the repo's node_modules/.bin/turbo (its Node launcher, then the native binary)"));
+  rows.push(
+    overheadRow(
+      'a warm turbo run build (2/2 hits)',
+      wrapped,
+      turbo,
+      node,
+      ctx.runs,
+      "turbo 2.11 as the repo's node_modules/.bin/turbo: bare, its Node launcher, then the native binary; wrapped, lockguard starts the native binary in the launcher's place",
+    ),
+  );
   mustPass(turbo, /FULL TURBO/);
 
   // (c2) around nx with a warm cache and no daemon: the example with nx configured and installed (a link to

@@ -17,7 +17,7 @@ import { isLockguardError, LockguardError } from '../../core/errors.js';
 import { readWorkspaceFingerprints, type WorkspaceFingerprints } from '../../core/fingerprints.js';
 import { statusLine } from '../../core/watch.js';
 import type { Workspace } from '../../core/workspace.js';
-import { resolveGuard, runnersInCommand, stepsOf, type GuardPlan, type GuardedRunner, type RemoteMode } from '../../integrations/runners/index.js';
+import { directTurboStart, resolveGuard, runnersInCommand, stepsOf, type GuardPlan, type GuardedRunner, type RemoteMode } from '../../integrations/runners/index.js';
 import { preparesTreeFirst } from '../../integrations/package-managers/script-walk.js';
 import { runChild, type ChildEnd } from '../../run/child.js';
 import { appendEvent, findRun, type Policy } from '../../run/ledger.js';
@@ -214,9 +214,13 @@ export const command: Command = {
         // that guards no runner cache has nothing a later command could withhold, and writes nothing.
         if (prepared.caches.length > 0) writeGuard(session.run.dir, guardRecordOf(prepared.caches, runStartedAt));
         session.listen();
-        end = await runChild(prepared.argv, {
+        const childEnv = { ...io.env, ...prepared.env, ...gates.env, ...refuse?.env, LOCKGUARD_RUN: session.run.dir };
+        // turbo's Node launcher would only start turbo's native binary: the run starts it in its place.
+        const direct = directTurboStart(prepared.argv, io.cwd, childEnv);
+        end = await runChild(direct?.argv ?? prepared.argv, {
           cwd: io.cwd,
-          env: { ...io.env, ...prepared.env, ...gates.env, ...refuse?.env, LOCKGUARD_RUN: session.run.dir },
+          env: direct?.env ?? childEnv,
+          ...(direct === undefined ? {} : { forward: direct.forward }),
           onSpawn: (pid) => recordOrWarn(io, "the child's pid", () => appendEvent(session.run, { type: 'child', pid, pidStart: processStart(pid) })),
         });
       } finally {

@@ -1,6 +1,6 @@
 // Finding a command as a spawn would: the PATH variable (whatever its case, as on Windows) and whether a
 // file there may be executed. Used by the "which pnpm runs here" answer (version.ts) and by the plan's
-// lookup of turbo's native binary (plan/turbo-binary.ts).
+// lookup of turbo's native binary (runners/turbo-binary.ts).
 // Invariant: stats only; never spawns.
 
 import { accessSync, constants } from 'node:fs';

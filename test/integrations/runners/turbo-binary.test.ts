@@ -1,5 +1,5 @@
 // A plan's turbo dry run skips turbo's Node launcher for the native binary the launcher itself would start
-// (lib/integrations/plan/turbo-binary.ts), with the real turbo 2.11.11 installed in this repository; and
+// (lib/integrations/runners/turbo-binary.ts), with the real turbo 2.11.11 installed in this repository; and
 // both ways of spawning give the same plan and the same failures.
 
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
 import { runDry } from '../../../lib/integrations/plan/spawn-runner.js';
-import { turboNativeBinary } from '../../../lib/integrations/plan/turbo-binary.js';
+import { directTurboStart, turboNativeBinary } from '../../../lib/integrations/runners/turbo-binary.js';
 import { repoRoot } from '../../helpers/fixtures.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 
@@ -58,4 +58,26 @@ test('the dry run through the native binary prints what the launcher prints; a f
   assert.deepEqual(viaNative.tasks.map((task) => task.taskId).sort(), ['a#build', 'b#build']);
   await assert.rejects(runDry(['turbo', 'run', 'nosuchtask', '--dry=json'], { root, env }), { code: 'ERR_LOCKGUARD_PLAN' });
   await assert.rejects(runDry(['turbo', 'run', 'build', '--dry=json'], { root, env: { ...env, TURBO_BINARY_PATH: join(root, 'missing') } }), { code: 'ERR_LOCKGUARD_PLAN' });
+});
+
+test("a guarded run's start in the launcher's place: the binary, the launcher's marker, SIGTERM and SIGHUP forwarded; turbo 2 only", (t) => {
+  const root = turboWorkspace(t);
+  const env = { PATH: [join(root, 'node_modules', '.bin'), process.env['PATH'] ?? ''].join(delimiter), KEEP: 'x' };
+  assert.deepEqual(directTurboStart(['turbo', 'run', 'build', '--filter=a'], root, env), {
+    argv: [NATIVE, 'run', 'build', '--filter=a'],
+    env: { ...env, __TURBO_NPM_WRAPPER: '1' },
+    forward: ['SIGTERM', 'SIGHUP'],
+  });
+  // Anything not named turbo is not looked up; a turbo that is no launcher, or no command, is run as given.
+  assert.equal(directTurboStart(['true'], root, env), undefined);
+  assert.equal(directTurboStart([], root, env), undefined);
+  assert.equal(directTurboStart([NATIVE, 'run', 'build'], root, env), undefined);
+  // Another major version's launcher was not read: run as given.
+  const three = tempWorkspace(t, {
+    node_modules: { turbo: { 'package.json': '{"name":"turbo","version":"3.0.0","bin":{"turbo":"./bin/turbo"}}\n', bin: { turbo: '#!/bin/sh\nexit 0\n' } } },
+  });
+  chmodSync(join(three, 'node_modules', 'turbo', 'bin', 'turbo'), 0o755);
+  mkdirSync(join(three, 'node_modules', '.bin'));
+  symlinkSync('../turbo/bin/turbo', join(three, 'node_modules', '.bin', 'turbo'));
+  assert.equal(directTurboStart(['turbo', 'run', 'build'], three, { PATH: join(three, 'node_modules', '.bin'), TURBO_BINARY_PATH: NATIVE }), undefined);
 });

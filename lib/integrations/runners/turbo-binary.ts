@@ -1,0 +1,100 @@
+// turbo's native binary, found as turbo's own launcher finds it: a plan's dry run and a guarded run start
+// one process, not two.
+//
+// Owns: `turboNativeBinary(file, root, env)` and `directTurboStart(argv, cwd, env)`. `node_modules/.bin/turbo`
+// is turbo's Node launcher (`turbo/bin/turbo`, turbo 2.11.11): it starts Node (about as long as a whole warm
+// `turbo run build`) only to spawn the platform binary with the same argv. The launcher's own rules, read
+// from that file: `TURBO_BINARY_PATH` when set and present; else `@turbo/<platform>-<arch>/bin/turbo[.exe]`,
+// then the legacy `turbo-<platform>-<arch>/bin/turbo[.exe]`, resolved from the launcher's folder (platform
+// `windows` for win32, `linux` for android; arch `64` for x64). It spawns the binary with stdio inherited and
+// the env plus `__TURBO_NPM_WRAPPER=1` (turbo then counts a SIGTERM or SIGHUP that reaches it from the
+// process group and again from the wrapper as one), forwards SIGTERM and SIGHUP, leaves SIGINT to the
+// process group (on POSIX it forwards nothing on SIGINT), and ends as the binary ended. A guarded run does
+// exactly that in the launcher's place.
+// Invariants: answers only when `file` resolves (as the spawn would: `<root>/node_modules/.bin` first, then
+// PATH) to the launcher of turbo 2 (the version whose launcher was read) and the binary the launcher would
+// pick exists; anything else (another turbo, another major version, a missing platform package, which the
+// launcher would try to install, an unsupported platform, Windows' PATHEXT rules and its Ctrl-C pipe) is
+// undefined, and the caller runs `file` as given. Reads a few stats and one package.json.
+
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { isExecutable, pathDirs } from '../package-managers/on-path.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Where a spawn of `file` with `env`'s PATH (`<root>/node_modules/.bin` already first) finds it. */
+function onPath(file: string, root: string, env: Env): string | undefined {
+  if (file.includes('/')) return isAbsolute(file) ? file : resolve(root, file);
+  for (const dir of pathDirs(env)) {
+    const candidate = join(resolve(root, dir), file);
+    if (isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** True when `launcher` (a real path) is `bin/turbo` of the `turbo` package. */
+function isTurboLauncher(launcher: string): boolean {
+  if (basename(launcher) !== 'turbo' || basename(dirname(launcher)) !== 'bin') return false;
+  try {
+    const manifest = JSON.parse(readFileSync(join(dirname(dirname(launcher)), 'package.json'), 'utf8')) as { name?: unknown; version?: unknown; bin?: unknown };
+    const bin = manifest.bin as Record<string, unknown> | undefined;
+    const major = typeof manifest.version === 'string' ? manifest.version.split('.')[0] : undefined;
+    return manifest.name === 'turbo' && major === '2' && typeof bin === 'object' && bin !== null && (bin['turbo'] === './bin/turbo' || bin['turbo'] === 'bin/turbo');
+  } catch {
+    return false;
+  }
+}
+
+/** The launcher's platform and arch words, or undefined where it supports neither. */
+function platformWords(): { platform: string; arch: string } | undefined {
+  const platform = process.platform === 'win32' ? 'windows' : process.platform === 'android' ? 'linux' : process.platform;
+  const arch = process.arch === 'x64' ? '64' : process.arch;
+  return ['darwin', 'linux', 'windows'].includes(platform) && ['64', 'arm64'].includes(arch) ? { platform, arch } : undefined;
+}
+
+/** The native turbo binary the launcher that `file` names would start, or undefined (run `file` itself). */
+export function turboNativeBinary(file: string, root: string, env: Env): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  const found = onPath(file, root, env);
+  if (found === undefined) return undefined;
+  let launcher: string;
+  try {
+    launcher = realpathSync(found);
+  } catch {
+    return undefined;
+  }
+  if (!isTurboLauncher(launcher)) return undefined;
+  const configured = env['TURBO_BINARY_PATH'];
+  if (configured !== undefined && configured !== '') return existsSync(resolve(root, configured)) ? resolve(root, configured) : undefined;
+  const words = platformWords();
+  if (words === undefined) return undefined;
+  const require = createRequire(launcher);
+  for (const candidate of [`@turbo/${words.platform}-${words.arch}/bin/turbo`, `turbo-${words.platform}-${words.arch}/bin/turbo`]) {
+    try {
+      return require.resolve(candidate);
+    } catch {
+      // Not this name: the launcher tries the next.
+    }
+  }
+  return undefined;
+}
+
+/** How a guarded run starts `argv` in the launcher's place: the binary, the launcher's env marker, the signals it forwards. */
+export interface DirectStart {
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The signals the launcher forwards to the binary (SIGINT reaches turbo from the process group only). */
+  readonly forward: readonly NodeJS.Signals[];
+}
+
+/** `argv` started as turbo's launcher would start it (its native binary), or undefined: run `argv` as given. */
+export function directTurboStart(argv: readonly string[], cwd: string, env: Env): DirectStart | undefined {
+  const [file, ...args] = argv;
+  // Only a command named turbo can be its launcher: nothing else pays for the PATH lookup.
+  if (file === undefined || basename(file) !== 'turbo') return undefined;
+  const native = turboNativeBinary(file, cwd, env);
+  if (native === undefined) return undefined;
+  return { argv: [native, ...args], env: { ...env, __TURBO_NPM_WRAPPER: '1' }, forward: ['SIGTERM', 'SIGHUP'] };
+}
