@@ -24,6 +24,7 @@ import { ledgerFolder, parseLine, readLedgerFile, scanLines, tailLines } from '.
 import { LEDGER, ledgerPath, RUN_FILES } from './ledger-layout.js';
 import { processStart } from './live.js';
 import { brokenRecord, RUN_ID, validateRecord, type Policy, type RunKind, type RunRecord } from './run-record.js';
+import { isoTime } from '../core/iso-time.js';
 
 export type { Policy, RunKind, RunRecord } from './run-record.js';
 
@@ -69,8 +70,7 @@ let lastMicros = 0;
 export function newRunId(kind: RunKind, clock: () => number = wallMicros): string {
   const micros = Math.max(Math.floor(clock()), Date.now() * 1000, lastMicros + 1);
   lastMicros = micros;
-  const stamp = new Date(Math.floor(micros / 1000))
-    .toISOString()
+  const stamp = isoTime(Math.floor(micros / 1000))
     .replace(/[-:.]/g, '')
     .replace('Z', `${String(micros % 1000).padStart(3, '0')}Z`);
   return `${stamp}-${kind}-${randomBytes(3).toString('hex')}`;

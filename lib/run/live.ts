@@ -50,16 +50,23 @@ const STARTTIME_AFTER_COMM = 19;
 
 /** Kernel start time of a pid (Linux /proc, clock ticks since boot), or null where unknown. */
 export function processStart(pid: number): number | null {
+  // This process's own start time never changes: read once (the run record and the live marker both ask).
+  if (pid === process.pid && ownStart !== undefined) return ownStart;
+  let start: number | null = null;
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces and parentheses): `) <state> <ppid> ...`.
     const fields = stat.slice(stat.lastIndexOf(')') + ') '.length).split(' ');
-    const start = Number(fields[STARTTIME_AFTER_COMM]);
-    return Number.isFinite(start) ? start : null;
+    const value = Number(fields[STARTTIME_AFTER_COMM]);
+    start = Number.isFinite(value) ? value : null;
   } catch {
-    return null;
+    start = null;
   }
+  if (pid === process.pid) ownStart = start;
+  return start;
 }
+
+let ownStart: number | null | undefined;
 
 /** Whether `pid` is the process that started at `pidStart`. Without a start time nothing is trusted as live. */
 export function isAlive(pid: number, pidStart: number | null): boolean {

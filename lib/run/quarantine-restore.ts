@@ -14,6 +14,7 @@ import { appendJournal, readJournal, type JournalUnit, type OutcomeLine } from '
 import { crossedLink, filesUnder, moveTree, recordTree, treeDifferences, type RenameFn, type TreeFile } from './quarantine-move.js';
 import { settleUnit } from './quarantine-repair.js';
 import { entryHome, entryOf, lockQuarantine, quarantineFolder, quarantineRoot, type QuarantinedEntry } from './quarantine.js';
+import { isoTime } from '../core/iso-time.js';
 
 export type SkipReason = 'already-in-cache' | 'already-restored' | 'changed-in-quarantine' | 'symlink-in-the-way' | 'in-flight' | 'unknown-cache-dir' | 'error';
 
@@ -46,7 +47,7 @@ function noQuarantine(root: string, runId: string, dir: string): never {
 /** Why `unit` cannot be restored now, or undefined when it can. */
 function blocker(dir: string, unit: JournalUnit, allow: (dir: string) => boolean): { reason: SkipReason; detail: string } | undefined {
   const { intent } = unit;
-  if (unit.state === 'restored') return { reason: 'already-restored', detail: `restored at ${new Date(unit.restoredAt ?? 0).toISOString()}` };
+  if (unit.state === 'restored') return { reason: 'already-restored', detail: `restored at ${isoTime(unit.restoredAt ?? 0)}` };
   if (unit.state !== 'withheld') return { reason: 'in-flight', detail: 'a pass or restore left it in flight and it could not be settled; see lockguard quarantine list' };
   if (!allow(intent.cacheDir)) return { reason: 'unknown-cache-dir', detail: `"${intent.cacheDir}" is neither inside the workspace nor a cache dir its runners use now; not restored there` };
   const home = join(dir, entryHome(intent.runner, intent.key));

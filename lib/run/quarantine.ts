@@ -31,6 +31,7 @@ import { acquireLock, type LedgerLock } from './ledger-lock.js';
 import { appendJournal, readJournal, unitId, unitRecord, type IntentLine, type JournalUnit, type OutcomeLine, type UnitRecord } from './quarantine-journal.js';
 import { crossedLink, filesUnder, isSafeRelative, moveTree, recordTree, type RenameFn, type TreeFile } from './quarantine-move.js';
 import { repairQuarantine, settleUnit } from './quarantine-repair.js';
+import { isoTime } from '../core/iso-time.js';
 
 /** One cache entry to withhold: every path of it moves, or none does. */
 export interface QuarantineUnit {
@@ -271,7 +272,7 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
         const t = now();
         outcomes.push({ op: result.outcome, unit: item.intent.unit, t, ...(result.why === undefined ? {} : { why: result.why }) });
         if (result.outcome === 'done') {
-          moved.push({ ...unitRecord(item.intent), withheldAt: new Date(t).toISOString() });
+          moved.push({ ...unitRecord(item.intent), withheldAt: isoTime(t) });
         } else {
           notMoved.push({ key: item.unit.key, reason: 'error', detail: result.why ?? 'not moved' });
           if (result.why?.startsWith('in flight') === true) keepLock = true;
@@ -318,8 +319,8 @@ function checkUnit(unit: QuarantineUnit): NotMoved | undefined {
 export function entryOf(unit: JournalUnit): QuarantinedEntry {
   return {
     ...unitRecord(unit.intent),
-    withheldAt: new Date(unit.withheldAt ?? unit.intent.t).toISOString(),
-    ...(unit.restoredAt === undefined ? {} : { restoredAt: new Date(unit.restoredAt).toISOString() }),
+    withheldAt: isoTime(unit.withheldAt ?? unit.intent.t),
+    ...(unit.restoredAt === undefined ? {} : { restoredAt: isoTime(unit.restoredAt) }),
   };
 }
 

@@ -8,6 +8,7 @@ import type { ChildEnd } from './child.js';
 import { writeReport, type Policy, type RunHandle } from './ledger.js';
 import type { MoveRecord } from './session.js';
 import type { SliceMoveJson } from './slice-report.js';
+import { isoTime } from '../core/iso-time.js';
 
 /** One withheld cache entry (filled by the runner integrations). */
 export interface WithheldEntry {
@@ -100,11 +101,11 @@ export function buildReport(input: ReportInput): RunReport {
     root: record.root,
     command: input.command,
     policy: input.policy,
-    startedAt: new Date(record.at).toISOString(),
-    endedAt: new Date().toISOString(),
+    startedAt: isoTime(record.at),
+    endedAt: isoTime(Date.now()),
     exit: input.exit,
     exitCode: input.exitCode,
-    moved: input.move === undefined ? null : { ...input.move, at: new Date(input.move.at).toISOString() },
+    moved: input.move === undefined ? null : { ...input.move, at: isoTime(input.move.at) },
     runner: input.runner,
     caches: input.caches,
     withheld: input.withheld,

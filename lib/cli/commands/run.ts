@@ -52,7 +52,9 @@ const help = `Usage: lockguard run [options] -- <command> [args...]
 Runs <command> (no shell: argv passed exactly, stdio inherited, SIGINT/SIGTERM/SIGHUP forwarded) and guards
 it: reads the fingerprint table first (lockfile, workspace manifest, pnpmfile, patches, install markers),
 notices installs inside the run (pnpmfile/npm hook reports, file events, and a final check after the command
-exits), and applies the policy when the table moved.
+exits), and applies the policy when the table moved. A command that is turbo 2's Node launcher
+(node_modules/.bin/turbo) starts the native binary that launcher would start, as it would, one Node start
+sooner.
 
 It guards every runner cache the workspace is configured for (turbo.json, nx.json, tasks/pipelines in
 pnpm-workspace.yaml), however the command starts the runner: directly, through a root script (pnpm build,

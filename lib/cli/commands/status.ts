@@ -11,6 +11,7 @@ import type { Io } from '../io.js';
 import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
+import { isoTime } from '../../core/iso-time.js';
 
 const help = `Usage: lockguard status [options]
 
@@ -57,7 +58,7 @@ function lifeLines(life: Life): string[] {
   const recovered = (event: RunEvent | undefined): string[] => {
     if (event === undefined) return [];
     const withheld = typeof event['withheld'] === 'number' ? event['withheld'] : 0;
-    const since = typeof event['since'] === 'number' ? new Date(event['since']).toISOString() : 'its start';
+    const since = typeof event['since'] === 'number' ? isoTime(event['since']) : 'its start';
     return [`           ${String(event['reason'] ?? 'its guard died')}: ${plural(withheld, 'cache save', 'cache saves')} since ${since} withheld by ${String(event['by'] ?? 'a later command')}`];
   };
   switch (life.state) {
@@ -114,7 +115,7 @@ export const command: Command = {
         manager: record.manager,
         scope: record.scope,
         key: record.key,
-        createdAt: new Date(record.at).toISOString(),
+        createdAt: isoTime(record.at),
         policy: record.policy ?? null,
         command: record.command ?? null,
         moved,
@@ -129,7 +130,7 @@ export const command: Command = {
     }
     const lines = [
       `run      ${record.id} (${record.kind}${record.policy === undefined ? '' : `, policy ${record.policy}`})`,
-      `started  ${new Date(record.at).toISOString()}`,
+      `started  ${isoTime(record.at)}`,
       `table    ${record.manager}, ${record.scope} scope, ${record.entries.length} entries, key ${record.key}`,
     ];
     if (record.command !== undefined) lines.push(`command  ${record.command.join(' ')}`);
