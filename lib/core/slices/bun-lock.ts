@@ -228,17 +228,35 @@ const WORKSPACE_HEAD = /^ {4}"(?:[^"\\]|\\.)*": \{(\},?)?$/;
 
 const WORKSPACE_DEPS = new Set(['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies']);
 
-/** A workspace's block, lines `start`..`end`, in bun's layout: `      "name": "x",` and dependency maps. */
-function workspaceBlock(lines: readonly string[], start: number, end: number): BunWorkspace | undefined {
+/**
+ * A workspace's block, lines `start`..`end` (its text starts at offset `from` of the file), in bun's layout:
+ * `      "name": "x",` and dependency maps. Lines with no backslash are read in place (a string ends at the next
+ * quote); the block's text is the file's own span of those lines.
+ */
+function workspaceBlock(text: string, lines: readonly string[], start: number, end: number, from: number): BunWorkspace | undefined {
   const head = lines[start] ?? '';
   const path = stringAt(head, 4);
   if (path === undefined) return undefined;
   let name: string | undefined;
   let group: string | undefined;
   const deps: string[] = [];
+  let length = head.length;
+  for (let i = start + 1; i <= end; i++) length += 1 + (lines[i]?.length ?? 0);
   for (let i = start + 1; i < end; i++) {
     const line = lines[i] ?? '';
-    if (line.startsWith('      "')) {
+    if (line.startsWith('        "') && group !== undefined) {
+      // A dependency: `        "<name>": "<range>",`.
+      if (!line.includes('\\')) {
+        const nameEnd = line.indexOf('"', 9);
+        if (nameEnd === -1 || !line.startsWith('": "', nameEnd) || line.indexOf('"', nameEnd + 4) === -1) return undefined;
+        deps.push(line.slice(9, nameEnd));
+        continue;
+      }
+      const dep = stringAt(line, 8);
+      const range = dep === undefined ? undefined : stringAt(line, dep[1] + 2);
+      if (dep === undefined || range === undefined) return undefined;
+      deps.push(dep[0]);
+    } else if (line.startsWith('      "')) {
       const field = stringAt(line, 6);
       if (field === undefined) return undefined;
       if (line.endsWith('{')) {
@@ -249,16 +267,11 @@ function workspaceBlock(lines: readonly string[], start: number, end: number): B
         if (line.endsWith('[')) return undefined;
         if (field[0] === 'name') name = stringAt(line, field[1] + 2)?.[0];
       }
-    } else if (line.startsWith('        "') && group !== undefined) {
-      const dep = stringAt(line, 8);
-      const range = dep === undefined ? undefined : stringAt(line, dep[1] + 2);
-      if (dep === undefined || range === undefined) return undefined;
-      deps.push(dep[0]);
     } else if (line !== '      },' && line !== '      }') {
       return undefined;
     }
   }
-  return { path: path[0], name, text: lines.slice(start, end + 1).join('\n'), deps };
+  return { path: path[0], name, text: text.slice(from, from + length), deps };
 }
 
 const WORKSPACES_LINE = '\n  "workspaces": {\n';
@@ -276,13 +289,23 @@ export function readBunLock(text: string, path: string): BunLock {
   const workspaces: BunWorkspace[] = [];
   // Workspaces: `    "<path>": {` ... `    },`
   let i = 0;
-  for (; i < wsAt; i++) header.push(lines[i] ?? '');
+  // The offset of line i in the file, kept as the lines are walked.
+  let offset = 0;
+  for (; i < wsAt; i++) {
+    header.push(lines[i] ?? '');
+    offset += (lines[i]?.length ?? 0) + 1;
+  }
+  offset += (lines[i]?.length ?? 0) + 1;
   for (i = wsAt + 1; i < lines.length && lines[i] !== '  },'; i++) {
     const head = WORKSPACE_HEAD.exec(lines[i] ?? '');
     if (head === null) return readWhole(text, path);
     const start = i;
-    if (head[1] === undefined) while (i < lines.length && lines[i] !== '    },' && lines[i] !== '    }') i++;
-    const workspace = workspaceBlock(lines, start, i);
+    const from = offset;
+    if (head[1] === undefined) {
+      while (i < lines.length && lines[i] !== '    },' && lines[i] !== '    }') offset += (lines[i++]?.length ?? 0) + 1;
+    }
+    offset += (lines[i]?.length ?? 0) + 1;
+    const workspace = workspaceBlock(text, lines, start, i, from);
     if (workspace === undefined) return readWhole(text, path);
     workspaces.push(workspace);
   }

@@ -17,6 +17,16 @@ const LOCK = `{
         "x": "^1.0.0",
       },
     },
+    "packages/e": {
+      "name": "e",
+      "dependencies": {
+        "d\\u0040x": "1",
+        "q": "1",
+      },
+      "devDependencies": {
+        "p": "*",
+      },
+    },
   },
   "packages": {
     "x": ["x@1.0.0", "", { "optionalDependencies": { "o": "1" }, "dependencies": { "d": "^1", "e": "2" }, "peerDependencies": { "p": "*" }, "peerDependenciesMeta": { "p": { "optional": true } }, "optionalPeers": ["p"], "bin": { "x": "dependencies.js" } }, "sha512-x=="],
@@ -59,7 +69,16 @@ test('package lines: dependency names, integrity and platform info are what bun.
   assert.deepEqual(ours(lock), oracle(LOCK));
   assert.deepEqual(lock.packages.find((pkg) => pkg.key === 'o')?.deps, ['d@x', 'q'], 'escaped names are decoded');
   assert.equal(bunIntegrity(lock.packages.find((pkg) => pkg.key === 'o') as never), 'sha512-o+==', 'an escaped integrity is decoded');
-  assert.deepEqual(lock.workspaces[0]?.deps, ['x']);
+  assert.deepEqual(
+    lock.workspaces.map((workspace) => [workspace.path, workspace.name, workspace.deps]),
+    [
+      ['', 'root', ['x']],
+      ['packages/e', 'e', ['d@x', 'q', 'p']],
+    ],
+  );
+  // A workspace's text is its block as the file has it.
+  assert.ok(LOCK.includes(`\n${lock.workspaces[1]?.text}\n`));
+  assert.ok(lock.workspaces[1]?.text.startsWith('    "packages/e": {') && lock.workspaces[1]?.text.endsWith('    },'));
 });
 
 test('the same file in a layout bun does not write is read whole, with the same names, integrities and info', () => {
@@ -68,6 +87,10 @@ test('the same file in a layout bun does not write is read whole, with the same 
   const lock = readBunLock(reflowed, '/w/bun.lock');
   assert.ok(lock.packages[0]?.text.startsWith('["x@1.0.0","",{'), 'read whole: canonical JSON');
   assert.deepEqual(ours(lock), oracle(LOCK));
+  assert.deepEqual(
+    lock.workspaces.map((workspace) => workspace.deps),
+    [['x'], ['d@x', 'q', 'p']],
+  );
 });
 
 test('a package line that is not one flat dependency map in bun layout sends the file through the whole read', () => {
