@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { delimiter, join } from 'node:path';
 import { importExternal } from '../../core/external.js';
 import { pathKeyOf } from '../package-managers/on-path.js';
-import { turboNativeBinary } from '../runners/turbo-binary.js';
+import { turboNative } from '../runners/turbo-binary.js';
 import { planError } from './types.js';
 
 /** How long a dry run may take before it is killed (turbo and nx start a daemon-less graph walk). */
@@ -107,10 +107,10 @@ export async function runDry(argv: readonly string[], options: SpawnOptions): Pr
   env[pathKey] = [join(options.root, 'node_modules', '.bin'), env[pathKey] ?? ''].join(delimiter);
   const shown = argv.join(' ');
   const timeoutMs = options.timeoutMs ?? DRY_RUN_TIMEOUT_MS;
-  const native = turboNativeBinary(file, options.root, env);
+  const native = turboNative(file, options.root, env);
   const end =
     native !== undefined
-      ? await spawnPlain(native, args, options.root, { ...env, __TURBO_NPM_WRAPPER: '1' }, timeoutMs)
+      ? await spawnPlain(native.binary, args, options.root, { ...env, ...native.env }, timeoutMs)
       : process.platform === 'win32'
         ? await spawnExeca(file, args, options.root, env, timeoutMs)
         : await spawnPlain(file, args, options.root, env, timeoutMs);

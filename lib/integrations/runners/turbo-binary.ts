@@ -1,26 +1,29 @@
 // turbo's native binary, found as turbo's own launcher finds it: a plan's dry run and a guarded run start
 // one process, not two.
 //
-// Owns: `turboNativeBinary(file, root, env)` and `directTurboStart(argv, cwd, env)`. `node_modules/.bin/turbo`
-// is turbo's Node launcher (`turbo/bin/turbo`, turbo 2.11.11): it starts Node (about as long as a whole warm
-// `turbo run build`) only to spawn the platform binary with the same argv. The launcher's own rules, read
-// from that file: `TURBO_BINARY_PATH` when set and present; else `@turbo/<platform>-<arch>/bin/turbo[.exe]`,
-// then the legacy `turbo-<platform>-<arch>/bin/turbo[.exe]`, resolved from the launcher's folder (platform
-// `windows` for win32, `linux` for android; arch `64` for x64). It spawns the binary with stdio inherited and
-// the env plus `__TURBO_NPM_WRAPPER=1` (turbo then counts a SIGTERM or SIGHUP that reaches it from the
-// process group and again from the wrapper as one), forwards SIGTERM and SIGHUP, leaves SIGINT to the
-// process group (on POSIX it forwards nothing on SIGINT), and ends as the binary ended. A guarded run does
-// exactly that in the launcher's place.
+// Owns: `turboNative(file, root, env)` and `directTurboStart(argv, cwd, env)`. `node_modules/.bin/turbo`
+// is turbo's Node launcher (`turbo/bin/turbo`, turbo 2.11.11; installed by pnpm, `.bin/turbo` is a shell
+// shim that sets NODE_PATH and starts the launcher with node: package-managers/pnpm-bin-shim.ts). The
+// launcher starts Node (about as long as a whole warm `turbo run build`) only to spawn the platform binary
+// with the same argv. Its own rules, read from that file: `TURBO_BINARY_PATH` when set and present; else
+// `@turbo/<platform>-<arch>/bin/turbo[.exe]`, then the legacy `turbo-<platform>-<arch>/bin/turbo[.exe]`,
+// resolved from the launcher's folder (platform `windows` for win32, `linux` for android; arch `64` for
+// x64). It spawns the binary with stdio inherited and its env (a shim's NODE_PATH included) plus
+// `__TURBO_NPM_WRAPPER=1` (turbo then counts a SIGTERM or SIGHUP that reaches it from the process group and
+// again from the wrapper as one), forwards SIGTERM and SIGHUP, leaves SIGINT to the process group (on POSIX
+// it forwards nothing on SIGINT), and ends as the binary ended. A guarded run does exactly that in the
+// launcher's place.
 // Invariants: answers only when `file` resolves (as the spawn would: `<root>/node_modules/.bin` first, then
 // PATH) to the launcher of turbo 2 (the version whose launcher was read) and the binary the launcher would
 // pick exists; anything else (another turbo, another major version, a missing platform package, which the
 // launcher would try to install, an unsupported platform, Windows' PATHEXT rules and its Ctrl-C pipe) is
-// undefined, and the caller runs `file` as given. Reads a few stats and one package.json.
+// undefined, and the caller runs `file` as given. Reads a few stats, one package.json and at most one shim.
 
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { isExecutable, pathDirs } from '../package-managers/on-path.js';
+import { readPnpmBinShim, shimNodePath } from '../package-managers/pnpm-bin-shim.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -54,18 +57,35 @@ function platformWords(): { platform: string; arch: string } | undefined {
   return ['darwin', 'linux', 'windows'].includes(platform) && ['64', 'arm64'].includes(arch) ? { platform, arch } : undefined;
 }
 
-/** The native turbo binary the launcher that `file` names would start, or undefined (run `file` itself). */
-export function turboNativeBinary(file: string, root: string, env: Env): string | undefined {
+/** The binary turbo's launcher would start, and what its start adds to the environment. */
+export interface TurboNative {
+  readonly binary: string;
+  /** The launcher's `__TURBO_NPM_WRAPPER=1`, and NODE_PATH as a pnpm shim in front of the launcher sets it. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** The binary the launcher that `file` names would start (directly, or through pnpm's .bin shim), or undefined (run `file` itself). */
+export function turboNative(file: string, root: string, env: Env): TurboNative | undefined {
   if (process.platform === 'win32') return undefined;
   const found = onPath(file, root, env);
   if (found === undefined) return undefined;
+  // pnpm's node_modules/.bin/turbo is a shell script that sets NODE_PATH and starts the launcher with node.
+  const shim = readPnpmBinShim(found);
   let launcher: string;
   try {
-    launcher = realpathSync(found);
+    launcher = realpathSync(shim?.target ?? found);
   } catch {
     return undefined;
   }
   if (!isTurboLauncher(launcher)) return undefined;
+  const binary = binaryOf(launcher, root, env);
+  if (binary === undefined) return undefined;
+  const nodePath = shim === undefined ? undefined : shimNodePath(shim, env['NODE_PATH']);
+  return { binary, env: { ...(nodePath === undefined ? {} : { NODE_PATH: nodePath }), __TURBO_NPM_WRAPPER: '1' } };
+}
+
+/** The binary path by the launcher's own rules: TURBO_BINARY_PATH, then the platform packages. */
+function binaryOf(launcher: string, root: string, env: Env): string | undefined {
   const configured = env['TURBO_BINARY_PATH'];
   if (configured !== undefined && configured !== '') return existsSync(resolve(root, configured)) ? resolve(root, configured) : undefined;
   const words = platformWords();
@@ -94,7 +114,7 @@ export function directTurboStart(argv: readonly string[], cwd: string, env: Env)
   const [file, ...args] = argv;
   // Only a command named turbo can be its launcher: nothing else pays for the PATH lookup.
   if (file === undefined || basename(file) !== 'turbo') return undefined;
-  const native = turboNativeBinary(file, cwd, env);
+  const native = turboNative(file, cwd, env);
   if (native === undefined) return undefined;
-  return { argv: [native, ...args], env: { ...env, __TURBO_NPM_WRAPPER: '1' }, forward: ['SIGTERM', 'SIGHUP'] };
+  return { argv: [native.binary, ...args], env: { ...env, ...native.env }, forward: ['SIGTERM', 'SIGHUP'] };
 }

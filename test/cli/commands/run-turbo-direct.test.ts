@@ -1,8 +1,10 @@
 // `lockguard run -- turbo ...` starts turbo's native binary in its Node launcher's place
 // (integrations/runners/turbo-binary.ts), as a real process with the real turbo 2 launcher installed in this
 // repository: the binary's parent is lockguard itself, and what the binary sees (argv, the launcher's
-// `__TURBO_NPM_WRAPPER` marker, the signals that reach it, how its end becomes the exit code) is what it sees
-// through the launcher. The "native binary" is a script named by TURBO_BINARY_PATH, as the launcher allows.
+// `__TURBO_NPM_WRAPPER` marker, NODE_PATH, the signals that reach it, how its end becomes the exit code) is
+// what it sees through the launcher: with `.bin/turbo` a symlink (npm, bun, yarn) and the shell shim the real
+// pnpm 10 and 12 write (which sets NODE_PATH). The "native binary" is a script named by TURBO_BINARY_PATH, as
+// the launcher allows; the pnpm workspaces install a copy of the real launcher as a local `file:` package.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -10,8 +12,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSy
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
 import { BIN } from '../../helpers/cli.js';
-import { scrubbedEnv } from '../../helpers/env.js';
+import { isolatedEnv, scrubbedEnv } from '../../helpers/env.js';
 import { repoRoot } from '../../helpers/fixtures.js';
+import { mustRun, PNPM10, PNPM12, type Tool } from '../../helpers/tools.js';
 import { pnpmTree, tempWorkspace, waitFor } from '../../helpers/workspace.js';
 
 const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";
@@ -19,7 +22,7 @@ const LAUNCHER_PACKAGE = realpathSync(join(repoRoot(), 'node_modules', 'turbo'))
 
 // Records its parent, the marker and its argv; counts the signals that reach it; ends with 4, or 9 on SIGTERM.
 const FAKE_BINARY = `#!/bin/sh
-echo "$PPID $__TURBO_NPM_WRAPPER $*" > "$OUT/start"
+echo "$PPID $__TURBO_NPM_WRAPPER \\"$NODE_PATH\\" $*" > "$OUT/start"
 trap 'echo INT >> "$OUT/signals"' INT
 trap 'echo TERM >> "$OUT/signals"; exit 9' TERM
 : > "$OUT/ready"
@@ -27,7 +30,7 @@ while [ ! -f "$OUT/stop" ]; do sleep 0.05; done
 exit 4
 `;
 
-function turboWorkspace(t: Parameters<typeof tempWorkspace>[0]): { root: string; env: Record<string, string> } {
+function turboWorkspace(t: Parameters<typeof tempWorkspace>[0]): { root: string; env: Record<string, string>; viaLauncher: string[] } {
   const root = tempWorkspace(t, { ...pnpmTree(LOCK), node_modules: { '.pnpm': { 'lock.yaml': LOCK } }, 'turbo.json': '{"tasks":{"build":{}}}\n', 'fake-turbo': FAKE_BINARY });
   chmodSync(join(root, 'fake-turbo'), 0o755);
   symlinkSync(LAUNCHER_PACKAGE, join(root, 'node_modules', 'turbo'));
@@ -37,20 +40,40 @@ function turboWorkspace(t: Parameters<typeof tempWorkspace>[0]): { root: string;
   writeFileSync(join(root, 'launch-turbo.sh'), `#!/bin/sh\nexec "${process.execPath}" "${join(LAUNCHER_PACKAGE, 'bin', 'turbo')}" "$@"\n`);
   chmodSync(join(root, 'launch-turbo.sh'), 0o755);
   const env = scrubbedEnv({ PATH: [join(root, 'node_modules', '.bin'), process.env['PATH'] ?? ''].join(delimiter), TURBO_BINARY_PATH: join(root, 'fake-turbo'), OUT: root });
-  return { root, env };
+  return { root, env, viaLauncher: ['./launch-turbo.sh'] };
+}
+
+/** turbo as pnpm installs it: `.bin/turbo` is pnpm's shell shim (NODE_PATH, then node on the launcher). */
+function pnpmTurboWorkspace(t: Parameters<typeof tempWorkspace>[0], tool: Tool): { root: string; env: Record<string, string>; viaLauncher: string[] } {
+  const launcher = readFileSync(join(LAUNCHER_PACKAGE, 'bin', 'turbo'), 'utf8');
+  const root = tempWorkspace(t, {
+    'package.json': '{"name":"root","private":true,"devDependencies":{"turbo":"file:vendor/turbo"}}\n',
+    'pnpm-workspace.yaml': 'packages: []\n',
+    'turbo.json': '{"tasks":{"build":{}}}\n',
+    'fake-turbo': FAKE_BINARY,
+    vendor: { turbo: { 'package.json': '{"name":"turbo","version":"2.11.11","bin":{"turbo":"./bin/turbo"}}\n', bin: { turbo: launcher } } },
+  });
+  chmodSync(join(root, 'fake-turbo'), 0o755);
+  chmodSync(join(root, 'vendor', 'turbo', 'bin', 'turbo'), 0o755);
+  const installEnv = isolatedEnv(join(root, '.tmp'));
+  mustRun(tool, ['install'], root, installEnv);
+  const env = { ...installEnv, PATH: [join(root, 'node_modules', '.bin'), process.env['PATH'] ?? ''].join(delimiter), TURBO_BINARY_PATH: join(root, 'fake-turbo'), OUT: root };
+  // The shim started by sh (a command no guarded run takes for turbo's launcher): shim, launcher, binary.
+  return { root, env, viaLauncher: ['sh', join(root, 'node_modules', '.bin', 'turbo')] };
 }
 
 interface Seen {
   readonly parentIsLockguard: boolean;
   readonly marker: string;
+  readonly nodePath: string;
   readonly args: string;
   readonly signals: string;
   readonly code: number | null;
 }
 
 /** Start `lockguard run -- <command> run build`, send SIGINT then SIGTERM to lockguard alone, and report what the binary saw. */
-async function guardedRun(root: string, env: Record<string, string>, command: string): Promise<Seen> {
-  const child = spawn(process.execPath, [BIN, 'run', '--runner', 'none', '--', command, 'run', 'build'], { cwd: root, env, stdio: 'ignore' });
+async function guardedRun(root: string, env: Record<string, string>, command: readonly string[]): Promise<Seen> {
+  const child = spawn(process.execPath, [BIN, 'run', '--runner', 'none', '--', ...command, 'run', 'build'], { cwd: root, env, stdio: 'ignore' });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   try {
     await waitFor(() => existsSync(join(root, 'ready')), 15_000, 'the binary to start');
@@ -58,25 +81,35 @@ async function guardedRun(root: string, env: Record<string, string>, command: st
     child.kill('SIGINT');
     child.kill('SIGTERM');
     const code = await exited;
-    const [ppid = '', marker = '', ...args] = readFileSync(join(root, 'start'), 'utf8').trim().split(' ');
-    return { parentIsLockguard: Number(ppid) === child.pid, marker, args: args.join(' '), signals: readFileSync(join(root, 'signals'), 'utf8'), code };
+    const [, ppid = '', marker = '', nodePath = '', args = ''] = /^(\d+) (\S*) "([^"]*)" (.*)$/.exec(readFileSync(join(root, 'start'), 'utf8').trim()) ?? [];
+    return { parentIsLockguard: Number(ppid) === child.pid, marker, nodePath, args, signals: readFileSync(join(root, 'signals'), 'utf8'), code };
   } finally {
     child.kill('SIGKILL');
   }
 }
 
-test("the native binary runs as lockguard's own child and sees what it sees through turbo's launcher", { timeout: 60_000 }, async (t) => {
-  const direct = turboWorkspace(t);
-  const seenDirect = await guardedRun(direct.root, direct.env, 'turbo');
-  const launched = turboWorkspace(t);
-  const seenLaunched = await guardedRun(launched.root, launched.env, './launch-turbo.sh');
-  assert.equal(seenDirect.parentIsLockguard, true, 'no launcher in between');
-  assert.equal(seenLaunched.parentIsLockguard, false, 'the launcher is its parent');
-  const { parentIsLockguard: _a, ...direct_ } = seenDirect;
-  const { parentIsLockguard: _b, ...launched_ } = seenLaunched;
-  assert.deepEqual(direct_, { marker: '1', args: 'run build', signals: 'TERM\n', code: 9 });
-  assert.deepEqual(launched_, direct_);
-});
+const LAYOUTS = [
+  { name: 'a symlink', make: (t: Parameters<typeof tempWorkspace>[0]) => turboWorkspace(t) },
+  { name: "pnpm 10's shim", make: (t: Parameters<typeof tempWorkspace>[0]) => pnpmTurboWorkspace(t, PNPM10) },
+  { name: "pnpm 12's shim", make: (t: Parameters<typeof tempWorkspace>[0]) => pnpmTurboWorkspace(t, PNPM12) },
+];
+
+for (const layout of LAYOUTS) {
+  test(`.bin/turbo as ${layout.name}: the native binary runs as lockguard's own child and sees what it sees through the launcher`, { timeout: 120_000 }, async (t) => {
+    const direct = layout.make(t);
+    const seenDirect = await guardedRun(direct.root, direct.env, ['turbo']);
+    const launched = layout.make(t);
+    const seenLaunched = await guardedRun(launched.root, launched.env, launched.viaLauncher);
+    assert.equal(seenDirect.parentIsLockguard, true, 'no launcher in between');
+    assert.equal(seenLaunched.parentIsLockguard, false, 'the launcher is its parent');
+    const { parentIsLockguard: _a, ...direct_ } = seenDirect;
+    const { parentIsLockguard: _b, ...launched_ } = seenLaunched;
+    assert.deepEqual({ ...direct_, nodePath: undefined }, { marker: '1', nodePath: undefined, args: 'run build', signals: 'TERM\n', code: 9 });
+    // The same NODE_PATH (a shim's folders, in this workspace's own paths) as through the shim.
+    assert.deepEqual({ ...launched_, nodePath: launched_.nodePath.replaceAll(launched.root, '<root>') }, { ...direct_, nodePath: direct_.nodePath.replaceAll(direct.root, '<root>') });
+    if (layout.name !== 'a symlink') assert.match(direct_.nodePath, /node_modules\/\.pnpm/);
+  });
+}
 
 test('a binary that ends by itself: its code comes back, as through the launcher', { timeout: 30_000 }, async (t) => {
   const { root, env } = turboWorkspace(t);
@@ -84,5 +117,5 @@ test('a binary that ends by itself: its code comes back, as through the launcher
   const child = spawn(process.execPath, [BIN, 'run', '--runner', 'none', '--', 'turbo', 'run', 'build'], { cwd: root, env, stdio: 'ignore' });
   const code = await new Promise<number | null>((resolve) => child.on('exit', (value) => resolve(value)));
   assert.equal(code, 4);
-  assert.match(readFileSync(join(root, 'start'), 'utf8'), / 1 run build\n$/);
+  assert.match(readFileSync(join(root, 'start'), 'utf8'), / 1 "" run build\n$/);
 });

@@ -8,11 +8,12 @@ import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
 import { runDry } from '../../../lib/integrations/plan/spawn-runner.js';
-import { directTurboStart, turboNativeBinary } from '../../../lib/integrations/runners/turbo-binary.js';
+import { directTurboStart, turboNative } from '../../../lib/integrations/runners/turbo-binary.js';
 import { repoRoot } from '../../helpers/fixtures.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 
 const REPO = repoRoot();
+const nativeOf = (...args: Parameters<typeof turboNative>): string | undefined => turboNative(...args)?.binary;
 const LAUNCHER = join(REPO, 'node_modules', 'turbo', 'bin', 'turbo');
 const NATIVE = createRequire(LAUNCHER).resolve(`@turbo/${process.platform}-${process.arch === 'x64' ? '64' : process.arch}/bin/turbo`);
 
@@ -31,17 +32,17 @@ function turboWorkspace(t: Parameters<typeof tempWorkspace>[0]): string {
 test("turbo's launcher found on PATH leads to the native binary it would start; anything else is run as given", (t) => {
   const root = turboWorkspace(t);
   const env = { PATH: [join(root, 'node_modules', '.bin'), process.env['PATH'] ?? ''].join(delimiter) };
-  assert.equal(turboNativeBinary('turbo', root, env), NATIVE);
-  assert.equal(turboNativeBinary(join(REPO, 'node_modules', '.bin', 'turbo'), root, {}), NATIVE, 'a path to the launcher');
+  assert.equal(nativeOf('turbo', root, env), NATIVE);
+  assert.equal(nativeOf(join(REPO, 'node_modules', '.bin', 'turbo'), root, {}), NATIVE, 'a path to the launcher');
   // TURBO_BINARY_PATH, as the launcher honours it: when it exists; a missing one is left to the launcher's error.
-  assert.equal(turboNativeBinary('turbo', root, { ...env, TURBO_BINARY_PATH: NATIVE }), NATIVE);
-  assert.equal(turboNativeBinary('turbo', root, { ...env, TURBO_BINARY_PATH: join(root, 'missing') }), undefined);
+  assert.equal(nativeOf('turbo', root, { ...env, TURBO_BINARY_PATH: NATIVE }), NATIVE);
+  assert.equal(nativeOf('turbo', root, { ...env, TURBO_BINARY_PATH: join(root, 'missing') }), undefined);
   // Not turbo's launcher: a script named turbo, or the native binary itself on PATH.
   const other = tempWorkspace(t, { bin: { turbo: '#!/bin/sh\necho hi\n' } });
   chmodSync(join(other, 'bin', 'turbo'), 0o755);
-  assert.equal(turboNativeBinary('turbo', root, { PATH: join(other, 'bin') }), undefined);
-  assert.equal(turboNativeBinary(NATIVE, root, {}), undefined);
-  assert.equal(turboNativeBinary('turbo', root, { PATH: join(root, 'nowhere') }), undefined);
+  assert.equal(nativeOf('turbo', root, { PATH: join(other, 'bin') }), undefined);
+  assert.equal(nativeOf(NATIVE, root, {}), undefined);
+  assert.equal(nativeOf('turbo', root, { PATH: join(root, 'nowhere') }), undefined);
 });
 
 test('the dry run through the native binary prints what the launcher prints; a failing one is ERR_LOCKGUARD_PLAN', async (t) => {
