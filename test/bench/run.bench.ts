@@ -1,14 +1,15 @@
 // Benchmarks of the guarded run as a whole process (issues 3, 4 and 13), on real installed workspaces:
 // (a) `lockguard run -- true` (turbo configured; the pre-run check passes) vs `true` and vs `node -e 0`,
-//     sampled together (goal: within 1.3× `node -e 0`, issue 13);
+//     sampled together in rounds; the goal's ratio is the median of the rounds' ratios (goal: within 1.3×
+//     `node -e 0`, issue 13);
 // (b) instruction counts under callgrind (repeatable on a loaded machine, unlike wall time): `lockguard run
 //     -- true` (goal 1.3×) and `lockguard verify` (goal 1.3×) vs `node -e 0`; where the environment sets
 //     NODE_EXTRA_CA_CERTS (which makes every Node start parse a CA bundle: about 400 M instructions, most of
 //     `node -e 0` here), the same counts without it, since most machines have none; skipped with a note
 //     when valgrind is not installed;
 // (c) around a warm `turbo run build` and a warm `nx run-many -t build` (NX_DAEMON=false), full cache hits:
-//     what the wrapper adds (wrapped minus bare, medians of samples taken together) against what a Node
-//     start costs (`node -e 0` in the same rotation): goal ≤ 1.15× (issue 13).
+//     what the wrapper adds (wrapped minus bare, round by round) against what a Node start costs (`node -e 0`
+//     in the same round), the median of the rounds' ratios: goal ≤ 1.15× (issue 13).
 // Invariants: writes only under ctx.tmp; every subject's exit code is checked once before it is timed;
 // reports, never asserts.
 
@@ -35,17 +36,20 @@ function withoutCaCerts(spec: ProcessSpec): ProcessSpec {
   return { ...spec, options: { ...spec.options, env } };
 }
 
-/** Wrapped vs bare vs `node -e 0`, sampled together: the wrapper's share against a Node start. */
+/** Wrapped vs bare vs `node -e 0`, sampled together: the wrapper's share against a Node start, round by round. */
 function overheadRow(name: string, wrapped: ProcessSpec, bare: ProcessSpec, node: ProcessSpec, runs: number, note: string): BenchRow {
-  const [wrappedMs = Number.NaN, bareMs = Number.NaN, nodeMs = Number.NaN] = processRotation([wrapped, bare, node], runs);
+  const [wrappedSamples = [], bareSamples = [], nodeSamples = []] = processSamples([wrapped, bare, node], runs);
+  const [wrappedMs, bareMs, nodeMs] = [median(wrappedSamples), median(bareSamples), median(nodeSamples)];
+  const added = wrappedSamples.map((value, i) => value - (bareSamples[i] ?? Number.NaN));
   return {
     group: 'run',
     subject: `what lockguard run adds around ${name} (wrapped minus bare)`,
-    subjectMs: wrappedMs - bareMs,
+    subjectMs: median(added),
     baseline: 'node -e 0',
     baselineMs: nodeMs,
+    pairRatio: medianPairRatio(added, nodeSamples),
     goal: 1.15,
-    note: `${note}; wrapped ${wrappedMs.toFixed(0)} ms, bare ${bareMs.toFixed(0)} ms`,
+    note: `${note}; wrapped ${wrappedMs.toFixed(0)} ms, bare ${bareMs.toFixed(0)} ms; ratio: median of the rounds' (wrapped - bare) / node -e 0`,
   };
 }
 
@@ -60,18 +64,21 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   const caCerts = tools.env['NODE_EXTRA_CA_CERTS'] !== undefined;
   mustPass(guarded);
 
-  // (a) wall time, three processes sampled together.
-  const [guardedMs, trueMs, nodeMs] = processRotation([guarded, bare, node], ctx.runs);
+  // (a) wall time, three processes sampled together; the goal's ratio is the median of the rounds' ratios (a
+  // round's samples are taken back to back, so a machine whose speed drifts moves both alike).
+  const [guardedSamples = [], trueSamples = [], nodeSamples = []] = processSamples([guarded, bare, node], ctx.runs);
+  const [guardedMs, trueMs, nodeMs] = [median(guardedSamples), median(trueSamples), median(nodeSamples)];
   const small = 'examples/turbo-monorepo, installed';
   rows.push(
     {
       group: 'run',
       subject: `lockguard run -- true (${small})`,
-      subjectMs: guardedMs ?? Number.NaN,
+      subjectMs: guardedMs,
       baseline: 'node -e 0',
-      baselineMs: nodeMs ?? Number.NaN,
+      baselineMs: nodeMs,
+      pairRatio: medianPairRatio(guardedSamples, nodeSamples),
       goal: 1.3,
-      ...(caCerts ? { note: "NODE_EXTRA_CA_CERTS is set here, as on this machine: every Node start, lockguard's too, parses that CA bundle" } : {}),
+      note: `ratio: median of the rounds' ratios (ratio of the medians ${(guardedMs / nodeMs).toFixed(2)}×)${caCerts ? "; NODE_EXTRA_CA_CERTS is set here, as on this machine: every Node start, lockguard's too, parses that CA bundle" : ''}`,
     },
     {
       group: 'run',
