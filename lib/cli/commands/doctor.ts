@@ -4,13 +4,15 @@
 // Invariants: never writes (not even the ledger); one failing check never hides the others.
 
 import { lstatSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { checkInstall } from '../../core/install-check.js';
 import { yarnFlavor } from '../../core/yarn-flavor.js';
 import { isLockguardError } from '../../core/errors.js';
 import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
 import type { Workspace } from '../../core/workspace.js';
+import { pathKeyOf } from '../../integrations/package-managers/on-path.js';
 import { effectivePnpm, majorOf } from '../../integrations/package-managers/version.js';
+import { turboNative } from '../../integrations/runners/turbo-binary.js';
 import { listRunIds, loadRun, runDir } from '../../run/ledger.js';
 import { listMarkers } from '../../run/live.js';
 import { flag, parse } from '../args.js';
@@ -32,7 +34,8 @@ const help = `Usage: lockguard doctor [options]
 
 Checks that lockguard can do its job here, read-only: Node.js version, the fingerprint table, whether the
 installed tree holds what the lockfile says, the pnpmfile shim (pnpm) or the hook scripts (npm), the pnpm
-version's hooks, what --policy refuse can stop for yarn and bun, turbo's packageManager pin, and the ledger
+version's hooks, what --policy refuse can stop for yarn and bun, turbo's packageManager pin and which turbo
+binary lockguard run starts (node_modules/.bin first on PATH, as in a package script), and the ledger
 (broken records, live runs). Exit 0 when nothing fails (warnings allowed),
 1 when a check fails.
 
@@ -188,6 +191,15 @@ function turboPinCheck(workspace: Workspace, manifest: Record<string, unknown> |
   ];
 }
 
+/** Where turbo is configured: the native binary `lockguard run -- turbo` starts in the launcher's place, if any. */
+function turboStartCheck(root: string, env: Io['env']): CheckResult[] {
+  if (!['turbo.json', 'turbo.jsonc'].some((name) => lstatSync(join(root, name), { throwIfNoEntry: false }) !== undefined)) return [];
+  const key = pathKeyOf(env);
+  const native = turboNative('turbo', root, { ...env, [key]: [join(root, 'node_modules', '.bin'), env[key] ?? ''].join(delimiter) });
+  if (native === undefined) return [{ check: 'turbo-bin', level: 'ok', detail: "turbo here is not turbo 2's launcher with its platform binary (or not installed): lockguard run starts the command as given" }];
+  return [{ check: 'turbo-bin', level: 'ok', detail: `lockguard run -- turbo starts ${native.binary} itself, as turbo's launcher would (one Node start fewer)` }];
+}
+
 function ledgerChecks(root: string): CheckResult[] {
   const dir = ledgerPath(root);
   const stats = lstatSync(dir, { throwIfNoEntry: false });
@@ -235,7 +247,7 @@ export const command: Command = {
   async run(argv, io: Io) {
     const parsed = parse('doctor', argv, { ...DIR_OPTION, json: { type: 'boolean' } });
     const workspace = await workspaceOf(parsed, io);
-    const results = [nodeCheck(), ...tableChecks(workspace), ...hookChecks(workspace, io.env), ...ledgerChecks(workspace.root)];
+    const results = [nodeCheck(), ...tableChecks(workspace), ...hookChecks(workspace, io.env), ...turboStartCheck(workspace.root, io.env), ...ledgerChecks(workspace.root)];
     if (flag(parsed, 'json')) {
       io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     } else {

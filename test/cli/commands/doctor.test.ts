@@ -2,9 +2,11 @@
 
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cli } from '../../helpers/cli.js';
+import { repoRoot } from '../../helpers/fixtures.js';
 import { pnpmTree, tempWorkspace } from '../../helpers/workspace.js';
 
 const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";
@@ -52,4 +54,21 @@ test("doctor on yarn berry, yarn v1 and bun workspaces: what refuse can stop, th
   assert.equal(find(bunChecks, 'bun')?.level, 'warn');
   assert.equal(find(bunChecks, 'slices')?.level, 'warn', 'bun.lockb has no slices');
   assert.equal(fs.existsSync(join(bun, '.lockguard')), false, 'doctor is read-only');
+});
+
+test('doctor says which turbo binary lockguard run starts where turbo is configured: the native one, or the command as given', async (t) => {
+  const launcherPackage = fs.realpathSync(join(repoRoot(), 'node_modules', 'turbo'));
+  const native = createRequire(join(launcherPackage, 'bin', 'turbo')).resolve(`@turbo/${process.platform}-${process.arch === 'x64' ? '64' : process.arch}/bin/turbo`);
+  const installed = tempWorkspace(t, { ...pnpmTree(LOCK), 'turbo.json': '{}' });
+  fs.mkdirSync(join(installed, 'node_modules', '.bin'), { recursive: true });
+  fs.symlinkSync(launcherPackage, join(installed, 'node_modules', 'turbo'));
+  fs.symlinkSync('../turbo/bin/turbo', join(installed, 'node_modules', '.bin', 'turbo'));
+  const env = { PATH: '/usr/bin:/bin' };
+  const detail = (checks: (Check & { detail: string })[]): string | undefined => checks.find((check) => check.check === 'turbo-bin')?.detail;
+  const onInstalled = JSON.parse((await cli(['doctor', '--json'], installed, env)).stdout) as (Check & { detail: string })[];
+  assert.equal(detail(onInstalled), `lockguard run -- turbo starts ${native} itself, as turbo's launcher would (one Node start fewer)`);
+  const bare = tempWorkspace(t, { ...pnpmTree(LOCK), 'turbo.json': '{}' });
+  assert.match(detail(JSON.parse((await cli(['doctor', '--json'], bare, env)).stdout) as (Check & { detail: string })[]) ?? '', /starts the command as given/);
+  const none = tempWorkspace(t, pnpmTree(LOCK));
+  assert.equal(detail(JSON.parse((await cli(['doctor', '--json'], none, env)).stdout) as (Check & { detail: string })[]), undefined, 'no turbo.json: nothing said');
 });
