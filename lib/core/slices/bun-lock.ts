@@ -122,37 +122,26 @@ export function bunInfo(pkg: BunPackage): Readonly<Record<string, unknown>> | un
 
 /** The JSON string literal starting at `at` (a `"`): [value, index after it], or undefined. */
 function stringAt(text: string, at: number): [string, number] | undefined {
-  if (text.charCodeAt(at) !== 34) return undefined;
-  let end = at + 1;
-  let escaped = false;
-  for (; end < text.length; end++) {
-    const c = text.charCodeAt(end);
-    if (c === 92) {
-      escaped = true;
-      end++;
-    } else if (c === 34) break;
-  }
-  if (end >= text.length) return undefined;
-  const raw = text.slice(at + 1, end);
-  if (!escaped) return [raw, end + 1];
-  try {
-    return [JSON.parse(text.slice(at, end + 1)) as string, end + 1];
-  } catch {
-    return undefined;
-  }
+  const end = stringEnd(text, at, true);
+  if (end === -1) return undefined;
+  const raw = text.slice(at + 1, end - 1);
+  if (!raw.includes('\\')) return [raw, end];
+  const value = jsonString(text.slice(at, end));
+  return value === undefined ? undefined : [value, end];
 }
 
 /** The dependency maps of a package's info object, by the text before `ependencies": {` (one scan a line finds them all). */
 const DEP_FIELDS = ['"d', '"optionalD', '"peerD'];
+const DEP_TAIL = 'ependencies": {';
 
 /**
  * The names of the flat `"name": "range"` objects of `dependencies`, `optionalDependencies` and
- * `peerDependencies` in a tuple's text with no backslash in it (the first map of each); false if one is not
- * that shape. Names are read in place: a string ends at the next quote.
+ * `peerDependencies` in a tuple's text (the first map of each); false if one is not that shape. In a text
+ * with no backslash (`escaped` false) a string ends at the next quote; otherwise each is read as a JSON string.
  */
-function plainDepNames(text: string, into: string[]): boolean {
+function depNames(text: string, into: string[], escaped: boolean): boolean {
   let seen = 0;
-  for (let at = text.indexOf('ependencies": {'); at !== -1; at = text.indexOf('ependencies": {', at + 15)) {
+  for (let at = text.indexOf(DEP_TAIL); at !== -1; at = text.indexOf(DEP_TAIL, at + DEP_TAIL.length)) {
     let field = -1;
     for (let f = 0; f < DEP_FIELDS.length; f++) {
       const head = DEP_FIELDS[f] as string;
@@ -160,45 +149,51 @@ function plainDepNames(text: string, into: string[]): boolean {
     }
     if (field === -1 || (seen & (1 << field)) !== 0) continue;
     seen |= 1 << field;
-    let pos = at + 15;
+    let pos = at + DEP_TAIL.length;
     for (;;) {
       while (text.charCodeAt(pos) === 32) pos++;
       if (text.charCodeAt(pos) === 125) break;
-      if (text.charCodeAt(pos) !== 34) return false;
-      const nameEnd = text.indexOf('"', pos + 1);
       // `"name": "range"`: the range opens two characters after the name's closing quote.
-      if (nameEnd === -1 || text.charCodeAt(nameEnd + 1) !== 58 || text.charCodeAt(nameEnd + 2) !== 32 || text.charCodeAt(nameEnd + 3) !== 34) return false;
-      const rangeEnd = text.indexOf('"', nameEnd + 4);
+      const nameEnd = stringEnd(text, pos, escaped);
+      if (nameEnd === -1 || text.charCodeAt(nameEnd) !== 58 || text.charCodeAt(nameEnd + 1) !== 32) return false;
+      const rangeEnd = stringEnd(text, nameEnd + 2, escaped);
       if (rangeEnd === -1) return false;
-      into.push(text.slice(pos + 1, nameEnd));
-      pos = rangeEnd + 1;
+      if (escaped) {
+        const name = jsonString(text.slice(pos, nameEnd));
+        if (name === undefined || jsonString(text.slice(nameEnd + 2, rangeEnd)) === undefined) return false;
+        into.push(name);
+      } else {
+        into.push(text.slice(pos + 1, nameEnd - 1));
+      }
+      pos = rangeEnd;
       if (text.charCodeAt(pos) === 44) pos++;
     }
   }
   return true;
 }
 
-const DEP_HEADS = ['"dependencies": {', '"optionalDependencies": {', '"peerDependencies": {'];
-
-/** plainDepNames for a text with escapes: each string read by stringAt. */
-function escapedDepNames(text: string, into: string[]): boolean {
-  for (const head of DEP_HEADS) {
-    let at = text.indexOf(head);
-    if (at === -1) continue;
-    at += head.length;
-    for (;;) {
-      while (text.charCodeAt(at) === 32) at++;
-      if (text.charCodeAt(at) === 125) break;
-      const name = stringAt(text, at);
-      if (name === undefined || text.charCodeAt(name[1]) !== 58 || text.charCodeAt(name[1] + 1) !== 32) return false;
-      const range = stringAt(text, name[1] + 2);
-      if (range === undefined) return false;
-      into.push(name[0]);
-      at = range[1];
-      if (text.charCodeAt(at) === 44) at++;
-    }
+/** The index after the JSON string starting at `at` (a `"`), or -1; with no backslash in the text it ends at the next quote. */
+function stringEnd(text: string, at: number, escaped: boolean): number {
+  if (text.charCodeAt(at) !== 34) return -1;
+  if (!escaped) {
+    const end = text.indexOf('"', at + 1);
+    return end === -1 ? -1 : end + 1;
   }
-  return true;
+  for (let i = at + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 92) i++;
+    else if (c === 34) return i + 1;
+  }
+  return -1;
+}
+
+/** A JSON string literal's value, or undefined when it is not one. */
+function jsonString(literal: string): string | undefined {
+  try {
+    return JSON.parse(literal) as string;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A package line as bun writes it (`    "key": [ ... ],`), read without a JSON parse; undefined if it is not. */
@@ -213,14 +208,14 @@ function packageLine(line: string): BunPackage | undefined {
     if (keyEnd === -1 || !line.startsWith('": ["', keyEnd)) return undefined;
     const text = line.slice(keyEnd + 3, end);
     const identEnd = text.indexOf('"', 2);
-    if (identEnd === -1 || !plainDepNames(text, deps)) return undefined;
+    if (identEnd === -1 || !depNames(text, deps, false)) return undefined;
     return { key: line.slice(5, keyEnd), ident: text.slice(2, identEnd), text, deps };
   }
   const key = stringAt(line, 4);
   if (key === undefined || !line.startsWith(': [', key[1])) return undefined;
   const text = line.slice(key[1] + 2, end);
   const ident = stringAt(text, 1);
-  if (ident === undefined || !escapedDepNames(text, deps)) return undefined;
+  if (ident === undefined || !depNames(text, deps, true)) return undefined;
   return { key: key[0], ident: ident[0], text, deps };
 }
 
