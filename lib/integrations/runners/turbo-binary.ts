@@ -69,8 +69,9 @@ export function turboNative(file: string, root: string, env: Env): TurboNative |
   if (process.platform === 'win32') return undefined;
   const found = onPath(file, root, env);
   if (found === undefined) return undefined;
-  // pnpm's node_modules/.bin/turbo is a shell script that sets NODE_PATH and starts the launcher with node.
-  const shim = readPnpmBinShim(found);
+  // pnpm's node_modules/.bin/turbo is a shell script that sets NODE_PATH and starts the launcher with node
+  // (read only for a command named turbo: the plan's other runners pay nothing for it).
+  const shim = basename(found) === 'turbo' ? readPnpmBinShim(found) : undefined;
   let launcher: string;
   try {
     launcher = realpathSync(shim?.target ?? found);
