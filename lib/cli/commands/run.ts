@@ -53,8 +53,9 @@ Runs <command> (no shell: argv passed exactly, stdio inherited, SIGINT/SIGTERM/S
 it: reads the fingerprint table first (lockfile, workspace manifest, pnpmfile, patches, install markers),
 notices installs inside the run (pnpmfile/npm hook reports, file events, and a final check after the command
 exits), and applies the policy when the table moved. A command that is turbo 2's Node launcher
-(node_modules/.bin/turbo) starts the native binary that launcher would start, as it would, one Node start
-sooner.
+(node_modules/.bin/turbo, or pnpm's shim of it) starts the native binary that launcher would start, one Node
+start sooner, with the launcher's rules (its env marker and NODE_PATH; SIGTERM and SIGHUP forwarded, SIGINT
+left to the process group).
 
 It guards every runner cache the workspace is configured for (turbo.json, nx.json, tasks/pipelines in
 pnpm-workspace.yaml), however the command starts the runner: directly, through a root script (pnpm build,
