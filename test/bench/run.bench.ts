@@ -18,7 +18,7 @@ import { statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN } from '../helpers/cli.js';
 import { writeSyntheticWorkspace } from './generate.js';
-import { countInstructions, hasValgrind, median, medianPairRatio, processRotation, processSamples, type BenchContext, type BenchRow, type ProcessSpec } from './harness.js';
+import { countInstructions, hasValgrind, median, medianPairRatio, processSamples, type BenchContext, type BenchRow, type ProcessSpec } from './harness.js';
 import { benchTools, REPO, turboExample } from './workspaces.js';
 
 function mustPass(spec: ProcessSpec, expect?: RegExp): string {
@@ -83,20 +83,21 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
     {
       group: 'run',
       subject: 'lockguard run -- true',
-      subjectMs: guardedMs ?? Number.NaN,
+      subjectMs: guardedMs,
       baseline: 'true',
-      baselineMs: trueMs ?? Number.NaN,
+      baselineMs: trueMs,
       note: 'the whole wrapper (Node start, table read, pre-run check, ledger, spawn, final check) over the bare child',
     },
   );
   if (caCerts) {
-    const [plainRunMs, plainNodeMs] = processRotation([withoutCaCerts(guarded), withoutCaCerts(node)], ctx.runs);
+    const [plainRun = [], plainNode = []] = processSamples([withoutCaCerts(guarded), withoutCaCerts(node)], ctx.runs);
     rows.push({
       group: 'run',
       subject: `lockguard run -- true, without NODE_EXTRA_CA_CERTS`,
-      subjectMs: plainRunMs ?? Number.NaN,
+      subjectMs: median(plainRun),
       baseline: 'node -e 0, without it',
-      baselineMs: plainNodeMs ?? Number.NaN,
+      baselineMs: median(plainNode),
+      pairRatio: medianPairRatio(plainRun, plainNode),
       note: "the same processes where no extra CA bundle is set (most machines): a Node start is about half as long, lockguard's own share the same",
     });
   }
