@@ -7,18 +7,16 @@
 // alternate; cold samples upload into a fresh team namespace each, warm ones restore from one filled once.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { FingerprintWatch } from '../../lib/core/watch.js';
 import { GuardSession } from '../../lib/run/session.js';
 import { median, medianPairRatio, perOp, type BenchContext, type BenchRow } from './harness.js';
 import { benchTools, mustRun } from './workspaces.js';
-import { startTurboRemoteCache } from '../helpers/cache-servers.js';
+import { artifactBody, startTurboRemoteCache } from '../helpers/cache-servers.js';
 
 const TOKEN = 'bench-token';
 const PACKAGES = 200;
@@ -84,17 +82,7 @@ async function startGateProcess(protocol: string, upstream: string, root: string
 }
 
 async function streamBig(url: string, size: number): Promise<void> {
-  const block = Buffer.alloc(1 << 20);
-  createHash('sha256').update('x').digest().copy(block);
-  let sent = 0;
-  const body = new Readable({
-    read() {
-      if (sent >= size) return void this.push(null);
-      const piece = block.subarray(0, Math.min(block.length, size - sent));
-      sent += piece.length;
-      this.push(piece);
-    },
-  });
+  const body = artifactBody(size);
   await new Promise<void>((resolve, reject) => {
     const req = http.request(`${url}/v8/artifacts/big?slug=x`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-length': size }, agent: false }, (res) => {
       res.resume();

@@ -6,8 +6,10 @@
 // (and the spec server also exits when its stdin closes); start-up waits are bounded.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
 import { REPO_ROOT } from './tools.js';
@@ -144,4 +146,20 @@ export function startSpecCache(t: Pick<TestContext, 'after'>, dir: string, proto
   const storage = join(dir, `${protocol}-storage`);
   const child = spawn(process.execPath, [SPEC_SERVER, protocol, storage, token, ...(log === undefined ? [] : [log])], { stdio: ['pipe', 'pipe', 'pipe'] });
   return started(t, child, storage, /listening (\d+)/, `spec cache server (${protocol})`);
+}
+
+/** A `size`-byte artifact body made as it is read (never held whole), each piece handed to `onPiece` as it goes. */
+export function artifactBody(size: number, onPiece: (piece: Buffer) => void = () => undefined): Readable {
+  const chunk = createHash('sha256').update('seed').digest();
+  const block = Buffer.concat(Array.from({ length: 2048 }, (_, i) => Buffer.concat([chunk, Buffer.from([i & 255])])));
+  let produced = 0;
+  return new Readable({
+    read() {
+      if (produced >= size) return void this.push(null);
+      const piece = block.subarray(0, Math.min(block.length, size - produced));
+      produced += piece.length;
+      onPiece(piece);
+      this.push(piece);
+    },
+  });
 }

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { test, type TestContext } from 'node:test';
 import { parseUpstream, startGate, type Decision, type GateEvent, type GateProtocol, type Upstream } from '../../../lib/integrations/remote-gate/index.js';
+import { artifactBody } from '../../helpers/cache-servers.js';
 import { startSpecServer } from '../../helpers/spec-cache-server.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 
@@ -265,19 +266,8 @@ test('a 200 MB artifact streams through both ways, byte for byte, without the ga
   const { server } = await spec(t, 'v8');
   const { gate } = await gateFor(t, 'turbo-v8', server.url);
   const size = 200 * 1024 * 1024;
-  const chunk = createHash('sha256').update('seed').digest();
-  const block = Buffer.concat(Array.from({ length: 2048 }, (_, i) => Buffer.concat([chunk, Buffer.from([i & 255])])));
-  let produced = 0;
   const sent = createHash('sha256');
-  const body = new Readable({
-    read() {
-      if (produced >= size) return void this.push(null);
-      const piece = block.subarray(0, Math.min(block.length, size - produced));
-      produced += piece.length;
-      sent.update(piece);
-      this.push(piece);
-    },
-  });
+  const body = artifactBody(size, (piece) => sent.update(piece));
   const before = process.memoryUsage().rss;
   const put = await request(`${gate.url}/v8/artifacts/big?slug=x`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-length': size }, body });
   assert.equal(put.status, 202);
