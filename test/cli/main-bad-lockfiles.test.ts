@@ -247,37 +247,46 @@ describe('what pnpm and npm accept is accepted', () => {
     ['CRLF line breaks', (text) => Buffer.from(text.replaceAll('\n', '\r\n'))],
     ['a BOM and CRLF', (text) => Buffer.from(`\uFEFF${text.replaceAll('\n', '\r\n')}`)],
   ];
+  // Each manager's lockfile, its tree, and the marker its install writes in its own layout (pnpm 10 and 12:
+  // test/e2e/hooks-pnpm.test.ts installs them; npm also installs the packages' folders the check looks for).
+  const managers = [
+    {
+      manager: 'pnpm',
+      lockfile: 'pnpm-lock.yaml',
+      text: PNPM_LOCK,
+      tree: () => pnpmTree(PNPM_LOCK),
+      install(root: string): void {
+        for (const folder of ['node_modules/.pnpm/is-number@7.0.0', 'node_modules/.pnpm/left-pad@1.3.0']) mkdirSync(join(root, folder), { recursive: true });
+        writeFileSync(join(root, 'node_modules/.pnpm/lock.yaml'), PNPM_LOCK);
+      },
+    },
+    {
+      manager: 'npm',
+      lockfile: 'package-lock.json',
+      text: NPM_LOCK,
+      tree: () => npmTree(NPM_LOCK),
+      install(root: string): void {
+        const marker = JSON.parse(NPM_LOCK) as { packages: Record<string, unknown> };
+        delete marker.packages[''];
+        for (const folder of ['node_modules/b', 'node_modules/is-number']) mkdirSync(join(root, folder), { recursive: true });
+        writeFileSync(join(root, 'node_modules/.package-lock.json'), JSON.stringify(marker, null, 2));
+      },
+    },
+  ] as const;
   for (const [what, variant] of variants) {
-    test(`pnpm, ${what}: every command works; the slices equal the plain file's; the pre-run check passes against pnpm's marker`, async (t) => {
-      const root = tempWorkspace(t, pnpmTree(PNPM_LOCK));
-      const bytes = variant(PNPM_LOCK);
-      const plain = slicesFromLockfile(Buffer.from(PNPM_LOCK), { lockfile: 'pnpm-lock.yaml', root });
-      assert.deepEqual(slicesFromLockfile(bytes, { lockfile: 'pnpm-lock.yaml', root }).slices, plain.slices);
-      writeFileSync(join(root, 'pnpm-lock.yaml'), bytes);
-      for (const argv of [['key'], ['key', '--projects'], ['snapshot']]) assert.equal((await cli(argv, root)).code, 0, argv.join(' '));
-      // pnpm 10 and 12 install such a lockfile and write their marker in their own layout (test/e2e/hooks-pnpm.test.ts installs them).
-      mkdirSync(join(root, 'node_modules/.pnpm/is-number@7.0.0'), { recursive: true });
-      mkdirSync(join(root, 'node_modules/.pnpm/left-pad@1.3.0'), { recursive: true });
-      writeFileSync(join(root, 'node_modules/.pnpm/lock.yaml'), PNPM_LOCK);
-      assert.deepEqual(checkInstall(readWorkspaceFingerprints(root)), { ok: true, checked: 'pnpm' });
-      assert.equal((await cli(['run', '--', 'true'], root)).code, 0);
-    });
-
-    test(`npm, ${what}: every command works; the slices equal the plain file's; the pre-run check passes against npm's marker`, async (t) => {
-      const root = tempWorkspace(t, npmTree(NPM_LOCK));
-      const bytes = variant(NPM_LOCK);
-      const plain = slicesFromLockfile(Buffer.from(NPM_LOCK), { lockfile: 'package-lock.json', root });
-      assert.deepEqual(slicesFromLockfile(bytes, { lockfile: 'package-lock.json', root }).slices, plain.slices);
-      writeFileSync(join(root, 'package-lock.json'), bytes);
-      for (const argv of [['key'], ['key', '--projects'], ['snapshot']]) assert.equal((await cli(argv, root)).code, 0, argv.join(' '));
-      const marker = JSON.parse(NPM_LOCK) as { packages: Record<string, unknown> };
-      delete marker.packages[''];
-      // npm installs the packages' folders (the pre-run check looks for them) and writes its marker in its own layout.
-      for (const folder of ['node_modules/b', 'node_modules/is-number']) mkdirSync(join(root, folder), { recursive: true });
-      writeFileSync(join(root, 'node_modules/.package-lock.json'), JSON.stringify(marker, null, 2));
-      assert.deepEqual(checkInstall(readWorkspaceFingerprints(root)), { ok: true, checked: 'npm' });
-      assert.equal((await cli(['run', '--', 'true'], root)).code, 0);
-    });
+    for (const { manager, lockfile, text, tree, install } of managers) {
+      test(`${manager}, ${what}: every command works; the slices equal the plain file's; the pre-run check passes against ${manager}'s marker`, async (t) => {
+        const root = tempWorkspace(t, tree());
+        const bytes = variant(text);
+        const plain = slicesFromLockfile(Buffer.from(text), { lockfile, root });
+        assert.deepEqual(slicesFromLockfile(bytes, { lockfile, root }).slices, plain.slices);
+        writeFileSync(join(root, lockfile), bytes);
+        for (const argv of [['key'], ['key', '--projects'], ['snapshot']]) assert.equal((await cli(argv, root)).code, 0, argv.join(' '));
+        install(root);
+        assert.deepEqual(checkInstall(readWorkspaceFingerprints(root)), { ok: true, checked: manager });
+        assert.equal((await cli(['run', '--', 'true'], root)).code, 0);
+      });
+    }
   }
 });
 
