@@ -50,6 +50,34 @@ export function closureDigests(graph: SliceGraph): string[] {
   let depth = 0;
   let counter = 0;
   const kids: string[] = [];
+  // The digest of the component stack[first .. top). Its children are all in earlier components (Tarjan emits
+  // in reverse topological order), so their digests exist; `kids` is scratch space.
+  const digestOf = (first: number, top: number): string => {
+    const self = componentDigest.length;
+    kids.length = 0;
+    for (let i = first; i < top; i++) {
+      const member = stack[i] as number;
+      for (let e = offsets[member] as number, end = offsets[member + 1] as number; e < end; e++) {
+        const other = component[targets[e] as number] as number;
+        if (other !== self) kids.push(componentDigest[other] as string);
+      }
+    }
+    if (kids.length > 1) {
+      kids.sort();
+      let w = 1;
+      for (let r = 1; r < kids.length; r++) if (kids[r] !== kids[w - 1]) kids[w++] = kids[r] as string;
+      kids.length = w;
+    }
+    let text: string;
+    if (top - first === 1) {
+      text = graph.own[stack[first] as number] as string;
+    } else {
+      const members: string[] = [];
+      for (let i = first; i < top; i++) members.push(graph.own[stack[i] as number] as string);
+      text = members.sort().join('\n\u0000');
+    }
+    return sha256Of(`lockguard-slice-scc/1\n${text}\n>\n${kids.join('\n')}\n`, 'base64');
+  };
 
   for (let root = 0; root < n; root++) {
     if (index[root] !== -1) continue;
@@ -89,7 +117,7 @@ export function closureDigests(graph: SliceGraph): string[] {
           onStack[stack[i] as number] = 0;
           component[stack[i] as number] = self;
         }
-        componentDigest.push(digestComponent(graph.own, stack, first, top, offsets, targets, component, componentDigest, kids));
+        componentDigest.push(digestOf(first, top));
         top = first;
       }
       if (depth > 0) {
@@ -101,33 +129,4 @@ export function closureDigests(graph: SliceGraph): string[] {
   const out: string[] = new Array<string>(n);
   for (let node = 0; node < n; node++) out[node] = componentDigest[component[node] as number] as string;
   return out;
-}
-
-// The component is stack[first .. top). Children of a finished component are all in earlier components
-// (Tarjan emits in reverse topological order), so their digests exist. `kids` is scratch space.
-function digestComponent(own: readonly string[], stack: Int32Array, first: number, top: number, offsets: Int32Array, targets: Int32Array, component: Int32Array, done: readonly string[], kids: string[]): string {
-  const self = done.length;
-  kids.length = 0;
-  for (let i = first; i < top; i++) {
-    const member = stack[i] as number;
-    for (let e = offsets[member] as number, end = offsets[member + 1] as number; e < end; e++) {
-      const other = component[targets[e] as number] as number;
-      if (other !== self) kids.push(done[other] as string);
-    }
-  }
-  if (kids.length > 1) {
-    kids.sort();
-    let w = 1;
-    for (let r = 1; r < kids.length; r++) if (kids[r] !== kids[w - 1]) kids[w++] = kids[r] as string;
-    kids.length = w;
-  }
-  let text: string;
-  if (top - first === 1) {
-    text = own[stack[first] as number] as string;
-  } else {
-    const members: string[] = [];
-    for (let i = first; i < top; i++) members.push(own[stack[i] as number] as string);
-    text = members.sort().join('\n\u0000');
-  }
-  return sha256Of(`lockguard-slice-scc/1\n${text}\n>\n${kids.join('\n')}\n`, 'base64');
 }
