@@ -12,7 +12,7 @@ import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
 import type { Workspace } from '../../core/workspace.js';
 import { pathKeyOf } from '../../integrations/package-managers/on-path.js';
 import { effectivePnpm, majorOf } from '../../integrations/package-managers/version.js';
-import { turboNative } from '../../integrations/runners/turbo-binary.js';
+import { turboNative } from '../../integrations/runners/index.js';
 import { listRunIds, loadRun, runDir } from '../../run/ledger.js';
 import { listMarkers } from '../../run/live.js';
 import { flag, parse } from '../args.js';

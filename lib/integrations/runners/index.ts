@@ -24,7 +24,7 @@ export { detectRemote, TURBO_DEFAULT_API, type RemoteDetection } from './remote-
 export { pointRunnerAt, type Pointed } from './remote-point.js';
 export { planWithhold, withhold, type WithholdOptions, type WithholdResult } from './withhold.js';
 export { resolveTurboCache, turboSummary } from './turbo.js';
-export { directTurboStart, type DirectStart } from './turbo-binary.js';
+export { directTurboStart, turboNative, type DirectStart, type TurboNative } from './turbo-binary.js';
 export { resolveNxCache, nxSummary } from './nx.js';
 export { resolvePipelineCache, pipelineSummary, pipelineFolderName } from './pnpm-pipeline.js';
 export { RUNNER_NAMES, REMOTE_MODES } from './types.js';
