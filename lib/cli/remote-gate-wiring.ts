@@ -1,6 +1,6 @@
 // `lockguard run`'s remote gates: one per guarded runner whose remote cache the gate can stand in front
 // of, open for the child's lifetime, deciding each restore and upload from the run's table re-checked at
-// that instant (GuardSession.check, then session.move).
+// that instant (GuardSession.admits).
 //
 // Owns: choosing gate or fallback per runner under `--remote auto` (off/on keep their meaning and never
 // open a gate; `--policy flag` reports only, so it never refuses and opens none), the child's env/argv
@@ -113,12 +113,7 @@ export async function openRemoteGates(input: RemoteGateInput): Promise<RemoteGat
       }
       const upstream = parseUpstream(detection.upstream);
       if (typeof upstream === 'string') continue;
-      const decide = (): 'pass' | 'refuse' => {
-        // Once moved, stays moved: no need to look again.
-        if (session.move !== undefined) return 'refuse';
-        session.check('gate', Date.now());
-        return session.move === undefined ? 'pass' : 'refuse';
-      };
+      const decide = (): 'pass' | 'refuse' => (session.admits() ? 'pass' : 'refuse');
       let gate: Gate;
       try {
         // The HTTP stack is loaded only for a run that has a remote to gate.

@@ -4,14 +4,15 @@
 // Owns: the run's FingerprintWatch, the moment of the move (earliest evidence: a hook report or a file
 // event that led to it, or the moved file's ctime), the `moved` events, and ending the live marker.
 // Invariants: every verdict comes from the table re-checked through the watch; once moved, stays moved;
-// the live marker stays until `close()` records the run finished (after the final check and the withholding
+// an early check commits a move only once the file has held still for SETTLE_MS (a file caught mid-write,
+// such as npm's truncate-then-write of its hidden lockfile, is a suspect, not a move); the live marker stays until `close()` records the run finished (after the final check and the withholding
 // pass): a guard that dies before leaves a dead marker, and the next lockguard command finishes the run
 // (run/recovery.ts). stop() and close() are idempotent.
 
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkspaceFingerprints } from '../core/fingerprints.js';
-import { FingerprintWatch } from '../core/watch.js';
+import { FingerprintWatch, type Move } from '../core/watch.js';
 import { watchSignals, type Signals, type SignalSource } from './fs-signals.js';
 import { appendEvent, createRun, scanEvents, type Policy, type RunHandle } from './ledger.js';
 import { fsFault } from '../core/fs-fault.js';
@@ -30,6 +31,22 @@ export interface MoveRecord {
   readonly files: readonly MovedFile[];
 }
 
+/**
+ * How long a file an early check found different must hold still (same size, ctime and inode) before the
+ * difference counts: a writer that truncates and then writes (npm's hidden lockfile, `package-lock.json`)
+ * shows an empty or partial file for a moment, and that moment is not a move.
+ */
+export const SETTLE_MS = 100;
+
+interface Suspect {
+  /** When it was first seen different, and by what evidence: the move's moment if it is confirmed. */
+  readonly at: number;
+  readonly evidence: Evidence;
+  /** The file's stat signature when last seen, and since when it has held it. */
+  readonly signature: string;
+  readonly since: number;
+}
+
 export class GuardSession {
   readonly run: RunHandle;
   readonly table: WorkspaceFingerprints;
@@ -40,6 +57,9 @@ export class GuardSession {
   #closed = false;
   /** Install markers an early check found absent, and when: a move only if the final check agrees. */
   readonly #tentative = new Map<string, number>();
+  /** Files an early check found different that have not yet held still for SETTLE_MS. */
+  readonly #suspects = new Map<string, Suspect>();
+  #confirm: NodeJS.Timeout | undefined;
 
   constructor(table: WorkspaceFingerprints, policy: Policy, command: readonly string[]) {
     this.table = table;
@@ -76,6 +96,18 @@ export class GuardSession {
     return this.#move;
   }
 
+  /**
+   * A remote gate's decision for one request, from the table re-checked at this instant: false once the
+   * run moved, and false while a file seen different has not held still yet (it may be mid-write: the
+   * request is refused, and the run counts as moved only if the difference stays).
+   */
+  admits(): boolean {
+    // Once moved, stays moved: no need to look again.
+    if (this.#move !== undefined) return false;
+    this.check('gate', Date.now());
+    return this.#move === undefined && this.#suspects.size === 0;
+  }
+
   /** The final check: after the command exited. Throws what the table read cannot establish. */
   finish(): MoveRecord | undefined {
     this.stop();
@@ -88,6 +120,8 @@ export class GuardSession {
     if (this.#stopped) return;
     this.#stopped = true;
     this.#signals?.stop();
+    if (this.#confirm !== undefined) clearTimeout(this.#confirm);
+    this.#confirm = undefined;
   }
 
   /**
@@ -109,27 +143,79 @@ export class GuardSession {
   }
 
   /**
-   * Re-check the table. Early checks (on a signal) use a fresh watch each time and commit what they find,
-   * except an install marker that is merely absent: installs such as `npm ci` delete node_modules and
-   * write it back, and a marker gone for a moment is not yet a move (no tree built from other bytes). It is
-   * remembered, and counts if the final check still finds it gone or different. The final check (on exit)
-   * is the run's own watch, and everything it finds counts. Once the run recorded a move it stays moved.
+   * Re-check the table. Early checks (on a signal) use a fresh watch each time, and what they find counts
+   * only once it holds still: a file caught mid-write (empty, or half its bytes) is a suspect, re-checked
+   * SETTLE_MS later, and a move if it still differs with the same size, ctime and inode; the moment is when
+   * it was first seen. An install marker that is merely absent is remembered and counts only if the final
+   * check still finds it gone or different: installs such as `npm ci` delete node_modules and write it back,
+   * and a marker gone for a moment is no tree built from other bytes. The final check (on exit) is the run's
+   * own watch, and everything it finds counts. Once the run recorded a move it stays moved.
    */
   check(evidence: Evidence, at: number): void {
-    const watch = evidence === 'exit' ? this.watch : new FingerprintWatch(this.table.root, this.table, this.table.at);
+    const final = evidence === 'exit';
+    const watch = final ? this.watch : new FingerprintWatch(this.table.root, this.table, this.table.at);
     watch.wrote();
-    if (watch.moved() === undefined) return;
     const known = new Set(this.#move?.files.map((file) => file.path));
+    const found = watch.moved() === undefined ? [] : watch.moves().filter((move) => !known.has(move.path));
+    if (final) {
+      this.#commit(evidence, at, found);
+      return;
+    }
     const markers = new Set(this.table.entries.filter((entry) => entry.kind === 'install-marker').map((entry) => entry.path));
-    const found = watch.moves().filter((move) => !known.has(move.path));
-    const tentative = evidence === 'exit' ? [] : found.filter((move) => move.kind === 'went' && markers.has(move.path));
-    for (const move of tentative) if (!this.#tentative.has(move.path)) this.#tentative.set(move.path, at);
-    const fresh = found.filter((move) => !tentative.includes(move)).map((move) => ({ path: move.path, kind: move.kind, was: move.was, now: currentDigest(this.table.root, move, this.run.record) }));
+    const now = Date.now();
+    const settled: Move[] = [];
+    const still = new Set<string>();
+    for (const move of found) {
+      if (move.kind === 'went' && markers.has(move.path)) {
+        if (!this.#tentative.has(move.path)) this.#tentative.set(move.path, at);
+        continue;
+      }
+      still.add(move.path);
+      const signature = this.#signatureOf(move.path);
+      const seen = this.#suspects.get(move.path);
+      if (seen !== undefined && seen.signature === signature && now - seen.since >= SETTLE_MS) {
+        settled.push(move);
+        continue;
+      }
+      const since = seen !== undefined && seen.signature === signature ? seen.since : now;
+      this.#suspects.set(move.path, { at: seen?.at ?? at, evidence: seen?.evidence ?? evidence, signature, since });
+    }
+    // A suspect that holds the read's bytes again was caught mid-write: it never moved.
+    for (const path of this.#suspects.keys()) if (!still.has(path)) this.#suspects.delete(path);
+    if (settled.length > 0) this.#commit(this.#suspects.get(settled[0]?.path ?? '')?.evidence ?? evidence, at, settled);
+    this.#scheduleConfirm();
+  }
+
+  /** Record `found` as the run's move (or add to it), with the earliest evidence any check had of each file. */
+  #commit(evidence: Evidence, at: number, found: readonly Move[]): void {
+    const fresh = found.map((move) => ({ path: move.path, kind: move.kind, was: move.was, now: currentDigest(this.table.root, move, this.run.record) }));
     if (fresh.length === 0) return;
-    const since = Math.min(at, ...fresh.map((file) => this.#tentative.get(file.path) ?? Infinity));
+    const since = Math.min(at, ...fresh.map((file) => Math.min(this.#tentative.get(file.path) ?? Infinity, this.#suspects.get(file.path)?.at ?? Infinity)));
+    for (const move of found) this.#suspects.delete(move.path);
     // The moment is the first move's; later checks only add the files that moved since.
     this.#move = this.#move === undefined ? { at: this.#moment(since, fresh), evidence, files: fresh } : { ...this.#move, files: [...this.#move.files, ...fresh] };
     appendEvent(this.run, { type: 'moved', evidence, movedAt: this.#move.at, files: fresh });
+  }
+
+  /** While suspects remain and the session listens, look again once they could have held still. */
+  #scheduleConfirm(): void {
+    if (this.#stopped || this.#suspects.size === 0 || this.#confirm !== undefined) return;
+    const [first] = this.#suspects.values();
+    this.#confirm = setTimeout(() => {
+      this.#confirm = undefined;
+      this.#safeCheck(first?.evidence ?? 'fs-event', first?.at ?? Date.now());
+    }, SETTLE_MS);
+    this.#confirm.unref();
+  }
+
+  /** Size, ctime and inode, following links (as the watch does); `absent` when there is nothing. */
+  #signatureOf(path: string): string {
+    try {
+      const stat = statSync(join(this.table.root, path));
+      return `${stat.size}:${stat.ctimeMs}:${stat.ino}:${stat.dev}`;
+    } catch {
+      return 'absent';
+    }
   }
 
   #safeCheck(evidence: Evidence, at: number): void {

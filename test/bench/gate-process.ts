@@ -15,11 +15,7 @@ const session = new GuardSession(readWorkspaceFingerprints(root), 'withhold', ['
 const gate = await startGate({
   protocol: protocol as GateProtocol,
   upstream,
-  decide: () => {
-    if (session.move !== undefined) return 'refuse';
-    session.check('gate', Date.now());
-    return session.move === undefined ? 'pass' : 'refuse';
-  },
+  decide: (): 'pass' | 'refuse' => (session.admits() ? 'pass' : 'refuse'),
 });
 const rssStartKb = process.resourceUsage().maxRSS;
 process.stdout.write(`listening ${gate.port}\n`);

@@ -132,15 +132,11 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
     });
   }
   {
-    // The decision before each request (GuardSession.check through a fresh watch) vs one wrote(); moved().
+    // The decision before each request (GuardSession.admits: a check through a fresh watch) vs one wrote(); moved().
     const table = readWorkspaceFingerprints(root);
     const session = new GuardSession(table, 'withhold', ['bench']);
     const watch = new FingerprintWatch(root, table, table.at);
-    const decide = (): string => {
-      if (session.move !== undefined) return 'refuse';
-      session.check('gate', Date.now());
-      return session.move === undefined ? 'pass' : 'refuse';
-    };
+    const decide = (): string => (session.admits() ? 'pass' : 'refuse');
     const [subjectMs, baselineMs] = await perOp(
       decide,
       () => {

@@ -1,0 +1,111 @@
+// GuardSession's early checks: a file caught mid-write is a suspect, not a move; a difference that holds
+// still is a move dated by its first sighting; the final check decides the rest. Real files, a real
+// ledger, and `lockguard run` around a writer that truncates and then writes (as npm writes its hidden
+// lockfile), which a CI machine once caught between the two.
+
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
+import { GuardSession, SETTLE_MS } from '../../lib/run/session.js';
+import { readEvents } from '../../lib/run/ledger.js';
+import { cliProcess } from '../helpers/cli.js';
+import { sleep, tempWorkspace, waitFor } from '../helpers/workspace.js';
+
+const HIDDEN = 'node_modules/.package-lock.json';
+const LOCK = `${JSON.stringify({ name: 'root', lockfileVersion: 3, requires: true, packages: { '': { name: 'root' } } }, null, 2)}\n`;
+const HIDDEN_BYTES = `${JSON.stringify({ name: 'root', lockfileVersion: 3, requires: true, packages: {} }, null, 2)}\n`;
+
+/** An npm workspace whose install is in step with its lockfile. */
+function npmWorkspace(t: Parameters<typeof tempWorkspace>[0]): string {
+  return tempWorkspace(t, {
+    'package.json': '{"name":"root","private":true}\n',
+    'package-lock.json': LOCK,
+    node_modules: { '.package-lock.json': HIDDEN_BYTES },
+  });
+}
+
+/** The session's move, read through a call (so an earlier `assert.equal(move, undefined)` narrows nothing). */
+const moveOf = (guard: GuardSession) => guard.move;
+
+function session(t: { after(fn: () => void): void }, root: string): GuardSession {
+  const guard = new GuardSession(readWorkspaceFingerprints(root), 'withhold', ['test']);
+  t.after(() => guard.close());
+  return guard;
+}
+
+test('a marker caught empty mid-write, then holding its old bytes again, is no move; a gate refuses only meanwhile', async (t) => {
+  const root = npmWorkspace(t);
+  const guard = session(t, root);
+  const path = join(root, HIDDEN);
+  fs.truncateSync(path, 0);
+  guard.check('fs-event', Date.now());
+  assert.equal(guard.move, undefined, 'an empty file seen once is a suspect');
+  assert.equal(guard.admits(), false, 'a request while it may be mid-write is refused');
+  fs.writeFileSync(path, HIDDEN_BYTES);
+  await sleep(SETTLE_MS + 50);
+  assert.equal(guard.admits(), true);
+  assert.equal(guard.finish(), undefined);
+  assert.deepEqual(
+    readEvents(guard.run.dir).filter((event) => event.type === 'moved'),
+    [],
+  );
+});
+
+test('a lockfile that holds other bytes is a move once it held still, dated by the first sighting, before the command ends', async (t) => {
+  const root = npmWorkspace(t);
+  const guard = session(t, root);
+  fs.appendFileSync(join(root, 'package-lock.json'), ' ');
+  const first = Date.now();
+  guard.check('fs-event', first);
+  assert.equal(guard.move, undefined);
+  // The session looks again by itself once the file could have held still.
+  await waitFor(() => guard.move !== undefined, 5_000, 'the confirmation');
+  const move = moveOf(guard);
+  assert.deepEqual(
+    move?.files.map((file) => [file.path, file.kind]),
+    [['package-lock.json', 'rewritten']],
+  );
+  assert.equal(move?.evidence, 'fs-event');
+  assert.ok((move?.at ?? Infinity) <= first, 'the moment is the first sighting (or the write before it)');
+  // Written back: still moved (every key taken meanwhile folded the other bytes).
+  fs.writeFileSync(join(root, 'package-lock.json'), LOCK);
+  assert.equal(guard.finish()?.files.length, 1);
+  assert.equal(guard.admits(), false);
+});
+
+test('a file still changing at every look is left to the final check, which counts it', (t) => {
+  const root = npmWorkspace(t);
+  const guard = session(t, root);
+  const path = join(root, 'package-lock.json');
+  for (let i = 0; i < 3; i++) {
+    fs.appendFileSync(path, ' '.repeat(i + 1));
+    guard.check('fs-event', Date.now());
+    assert.equal(guard.move, undefined);
+  }
+  guard.stop();
+  const move = guard.finish();
+  assert.deepEqual(
+    move?.files.map((file) => file.path),
+    ['package-lock.json'],
+  );
+  assert.equal(move?.evidence, 'exit');
+});
+
+/** A child that rewrites `file` three times, truncating first and writing `bytes` 80 ms later. */
+function slowWriter(file: string, bytes: string): string[] {
+  const script = `const fs = require('fs'); const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+for (let i = 0; i < 3; i++) { const fd = fs.openSync(${JSON.stringify(file)}, 'w'); pause(80); fs.writeSync(fd, ${JSON.stringify(bytes)}); fs.closeSync(fd); pause(80); }`;
+  return ['run', '--', process.execPath, '-e', script];
+}
+
+test('lockguard run: a writer that truncates and then writes the same bytes reports nothing; other bytes are reported', (t) => {
+  const root = npmWorkspace(t);
+  const same = cliProcess(slowWriter(HIDDEN, HIDDEN_BYTES), root, undefined, 30_000);
+  assert.equal(same.code, 0, same.stderr);
+  assert.doesNotMatch(same.stderr, /\[lockguard\] a task/);
+  const other = cliProcess(slowWriter(HIDDEN, HIDDEN_BYTES.replace('root', 'moved')), root, undefined, 30_000);
+  assert.equal(other.code, 0, other.stderr);
+  assert.match(other.stderr, /\[lockguard\] a task rewrote node_modules\/\.package-lock\.json/);
+});
