@@ -3,7 +3,7 @@
 // Invariant: data only; imports nothing (it is in every bundle, the executable's included).
 
 /** Every command, in the order "unknown command" lists them. */
-export const COMMAND_NAMES: readonly string[] = ['snapshot', 'verify', 'key', 'status', 'run', 'doctor', 'quarantine', 'plan', 'init', 'hook'];
+export const COMMAND_NAMES: readonly string[] = ['snapshot', 'verify', 'key', 'status', 'run', 'doctor', 'quarantine', 'prune', 'plan', 'init', 'hook'];
 
 /** One line per command, in the order `lockguard --help` lists them. */
 export const SUMMARIES: Readonly<Record<string, string>> = {
@@ -14,6 +14,7 @@ export const SUMMARIES: Readonly<Record<string, string>> = {
   status: "show the latest run's state and report",
   doctor: 'check that this workspace is set up for lockguard (read-only)',
   quarantine: 'list or restore the cache entries guarded runs withheld',
+  prune: 'remove old finished runs from the ledger (.lockguard/runs), keeping what is still needed',
   plan: 'before a run: which tasks may rewrite the lockfile, and which keys that makes unstable',
   init: 'set up the install-time hooks (.pnpmfile.cjs; --npm-scripts for npm)',
   hook: 'for npm root preinstall/postinstall scripts: report to a guarded run',

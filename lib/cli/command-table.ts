@@ -13,6 +13,7 @@ export const COMMANDS: CommandTable = {
   run: async () => (await import('./commands/run.js')).command,
   doctor: async () => (await import('./commands/doctor.js')).command,
   quarantine: async () => (await import('./commands/quarantine.js')).command,
+  prune: async () => (await import('./commands/prune.js')).command,
   plan: async () => (await import('./commands/plan.js')).command,
   init: async () => (await import('./commands/init.js')).command,
   hook: async () => (await import('./commands/hook.js')).command,

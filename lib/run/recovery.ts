@@ -2,7 +2,7 @@
 //
 // Owns: the ledger side of "a guard that dies is finished later": which runs are dead and unfinished (a
 // live marker whose process is gone, a reused pid, or no start time), the quarantine locks dead holders
-// left (their journals are repaired), what evidence a dead run left (a move it recorded; else a table that
+// left (their journals are repaired) and a dead prune's lock (released: nothing to repair), what evidence a dead run left (a move it recorded; else a table that
 // no longer holds what it read; else none), whether its command still runs, and the `recovered` and
 // `finished` events. The withholding itself is composed in cli/recover.ts (run/ knows no runner adapter).
 // Invariants:
@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { errnoCode, isLockguardError } from '../core/errors.js';
 import { readGuard, type GuardRecord } from './guard-record.js';
 import { appendEvent, loadRun, runDir, scanEvents, type RunEvent, type RunHandle } from './ledger.js';
-import { deadLocks } from './ledger-lock.js';
+import { acquireLock, deadLocks } from './ledger-lock.js';
 import { isAlive, listMarkers, pidExists, processStart, unregisterLive, LIVE_DIR } from './live.js';
 import { lockQuarantine } from './quarantine.js';
 import { movesNow, recordedMoveAt, type MovedFile } from './verdict.js';
@@ -61,6 +61,12 @@ export function repairDeadQuarantines(root: string): string[] {
   }
   const repaired: string[] = [];
   for (const name of deadLocks(names, join(root, LIVE_DIR))) {
+    if (name === 'prune') {
+      // A killed prune needs no repair (what it set aside is no run; the next prune deletes it): the lock
+      // goes, so live/ can go too and the idle fast path stays one failed readdir.
+      releaseDeadLock(root, name);
+      continue;
+    }
     if (!name.startsWith('quarantine-')) continue;
     const runId = name.slice('quarantine-'.length);
     try {
@@ -72,6 +78,14 @@ export function repairDeadQuarantines(root: string): string[] {
     }
   }
   return repaired;
+}
+
+function releaseDeadLock(root: string, name: string): void {
+  try {
+    acquireLock(root, name).release();
+  } catch (error) {
+    if (!isLockguardError(error) || error.code !== 'ERR_LOCKGUARD_BUSY') throw error;
+  }
 }
 
 /** The runs of this workspace whose guard is gone and that never recorded their end. */

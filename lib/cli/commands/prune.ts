@@ -1,0 +1,119 @@
+// `lockguard prune`: remove old finished runs from the ledger (run/prune.ts decides and removes).
+
+import { LockguardError } from '../../core/errors.js';
+import { pruneLedger, type PruneResult } from '../../run/prune.js';
+import { flag, parse, stringValue } from '../args.js';
+import { EXIT } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import type { Command } from '../command.js';
+import { recoverFirst } from '../recover.js';
+import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
+
+export const DEFAULT_KEEP = 50;
+
+const help = `Usage: lockguard prune [--keep <n>] [--dry-run] [options]
+
+Every "lockguard run" and "lockguard snapshot" leaves a folder in .lockguard/runs/ (its record, events and
+report, some 20 KB), and nothing removes them by itself: they are what "verify --run" and "status --run"
+read. prune removes the older ones, and the lockfile copies in .lockguard/blobs/ that only they kept.
+
+Always kept, whatever --keep says: the newest snapshot and the newest guarded run; runs that are live, or
+died and are not finished yet; runs whose withheld cache entries are in quarantine (lockguard quarantine
+list: restore or keep them, prune never deletes them); the run $LOCKGUARD_RUN names; and runs whose record
+cannot be read (each named in a warning: look, then remove its folder by hand).
+
+A kill at any moment loses nothing that is kept: a run leaves the ledger by one rename before it is
+deleted, and the next prune finishes what a killed one began. Like every workspace command, prune first
+finishes runs whose guard died.
+
+Options:
+${DIR_HELP}
+  --keep <n>           how many of the newest runs to keep (default ${DEFAULT_KEEP}; 0 keeps only the above)
+  --dry-run            say what would be removed; remove nothing
+  --json               print {dryRun, removed: [{id, bytes, stranded}], kept: [{id, reason, problem?}],
+                       blobs: {removed, bytes, kept, why?}, finished}
+  -h, --help           this text
+
+Exit code: 0; 2 for a bad --keep or a ledger that cannot be changed (the message names the path).
+
+Examples:
+  lockguard prune --dry-run
+  lockguard prune --keep 200
+`;
+
+export const command: Command = {
+  help,
+  async run(argv, io: Io) {
+    const parsed = parse('prune', argv, { ...DIR_OPTION, keep: { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } });
+    const keep = keepOf(stringValue(parsed, 'keep'));
+    const workspace = await workspaceOf(parsed, io);
+    const stopped = await recoverFirst(workspace.root, io, 'lenient', 'prune');
+    if (stopped !== undefined) return stopped;
+    const named = io.env['LOCKGUARD_RUN'];
+    const result = pruneLedger(workspace.root, { keep, dryRun: flag(parsed, 'dry-run'), ...(named === undefined || named === '' ? {} : { named }) });
+    if (flag(parsed, 'json')) {
+      io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    for (const run of result.kept) {
+      if (run.reason === 'unreadable') io.stderr.write(`lockguard: warning: kept run ${run.id}: ${run.problem ?? 'it has no record yet'}\n`);
+    }
+    if (result.blobs.why !== undefined) io.stderr.write(`lockguard: warning: kept every lockfile copy: ${result.blobs.why}\n`);
+    io.stdout.write(`${summary(result)}\n`);
+    return EXIT.ok;
+  },
+};
+
+function keepOf(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_KEEP;
+  if (/^\d{1,9}$/.test(value)) return Number(value);
+  throw new LockguardError('ERR_LOCKGUARD_USAGE', `Expected --keep to be a whole number of runs (0 or more), got "${value}" (lockguard prune).`, {
+    hint: `lockguard prune --keep ${DEFAULT_KEEP} keeps the newest ${DEFAULT_KEEP} runs.`,
+  });
+}
+
+/** `lockguard: removed 132 runs (2.4 MB) and 3 lockfile copies (1.1 MB); kept 52: the newest 50, 2 live` */
+function summary(result: PruneResult): string {
+  const runBytes = result.removed.reduce((sum, run) => sum + run.bytes, 0);
+  const counts = new Map<string, number>();
+  for (const run of result.kept) {
+    // The newest snapshot and the newest guarded run are named as such.
+    const reason = run.reason === 'newest-of-kind' ? (run.id.includes('-snapshot-') ? 'newest-snapshot' : 'newest-run') : run.reason;
+    counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  }
+  const why = [...counts].map(([reason, count]) => keptPhrase(reason, count)).join(', ');
+  const kept = result.kept.length === 0 ? 'no run kept' : `kept ${plural(result.kept.length, 'run', 'runs')}${why === '' ? '' : `: ${why}`}`;
+  const verb = result.dryRun ? 'would remove' : 'removed';
+  if (result.removed.length === 0 && result.blobs.removed === 0) return `lockguard: nothing to prune; ${kept}`;
+  const blobs = result.blobs.removed === 0 ? '' : ` and ${plural(result.blobs.removed, 'lockfile copy', 'lockfile copies')} (${size(result.blobs.bytes)})`;
+  return `lockguard: ${verb} ${plural(result.removed.length, 'run', 'runs')} (${size(runBytes)})${blobs}; ${kept}`;
+}
+
+function keptPhrase(reason: string, count: number): string {
+  switch (reason) {
+    case 'newest':
+      return `the newest ${count}`;
+    case 'newest-snapshot':
+      return 'the newest snapshot';
+    case 'newest-run':
+      return 'the newest guarded run';
+    case 'live':
+      return `${count} live or unfinished`;
+    case 'quarantine':
+      return `${count} with withheld entries in quarantine`;
+    case 'named':
+      return `${count} named by LOCKGUARD_RUN`;
+    default:
+      return `${count} unreadable`;
+  }
+}
+
+function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
