@@ -8,6 +8,7 @@
 //     blobs/<sha256>         lockfile bytes by digest (blobs.ts)
 //     quarantine/<run id>/   the entries a run withheld, and journal.ndjson (quarantine*.ts)
 //     cache/                 memos that only save time (nx's resolved cache dir: integrations/runners/nx-memo.ts)
+//     runs/.pruned-<id>, blobs/.pruned-<sha256>   set aside by `lockguard prune` before deletion (prune.ts)
 //
 // Owns: the names only. Reaching them safely (never through a link) is ledger-fs.ts's; live.ts reaches
 // `live/` on its own (it is bundled into the pnpmfile and imports no other ledger module but this one).
@@ -34,6 +35,9 @@ export const RUN_FILES = {
   report: 'report.json',
   guard: 'guard.json',
 } as const;
+
+/** The prefix of a run folder or blob `lockguard prune` set aside (in `runs/` or `blobs/`) before deleting it. */
+export const PRUNED_PREFIX = '.pruned-';
 
 /** A run's quarantine journal, in `quarantine/<run id>/`. */
 export const JOURNAL_FILE = 'journal.ndjson';

@@ -19,6 +19,7 @@ import * as slices from './slices.bench.js';
 import * as slicesYarnBun from './slices-yarn-bun.bench.js';
 import * as pnpmfile from './pnpmfile.bench.js';
 import * as remoteGate from './remote-gate.bench.js';
+import * as prune from './prune.bench.js';
 import { formatTable, machineLine, type BenchContext, type BenchRow } from './harness.js';
 
 interface BenchModule {
@@ -36,6 +37,7 @@ const MODULES: readonly BenchModule[] = [
   { name: 'slices-yarn-bun', bench: slicesYarnBun.bench },
   { name: 'pnpmfile', bench: pnpmfile.bench },
   { name: 'remote-gate', bench: remoteGate.bench },
+  { name: 'prune', bench: prune.bench },
 ];
 
 function fixturesDir(): string | undefined {

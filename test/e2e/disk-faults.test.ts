@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -45,7 +45,7 @@ test('ENOSPC in the ledger: snapshot and run exit 2 naming it (ERR_LOCKGUARD_DIS
   }
 });
 
-test('a read-only ledger: verify still answers by its verdict with a warning; snapshot and run exit 2 (ERR_LOCKGUARD_DISK)', async (t) => {
+test('a read-only ledger: verify still answers by its verdict with a warning; snapshot, run and prune exit 2 (ERR_LOCKGUARD_DISK)', async (t) => {
   const root = tempWorkspace(t, pnpmTree());
   assert.equal(cliProcess(['snapshot'], root).code, 0);
   const ledger = join(root, '.lockguard');
@@ -67,13 +67,18 @@ test('a read-only ledger: verify still answers by its verdict with a warning; sn
     assert.equal(cliProcess(['status'], root).code, 0);
     assertSetupError(cliProcess(['snapshot'], root), ledger);
     assertSetupError(cliProcess(['run', '--no-pre-check', '--', 'true'], root), ledger);
+    // prune can remove nothing from a read-only ledger: it says so with the path, and the run stays.
+    const runs = readdirSync(join(ledger, 'runs'));
+    assertSetupError(cliProcess(['prune', '--keep', '0'], root), ledger);
+    assert.match(cliProcess(['prune', '--keep', '0'], root).stderr, /read-only/);
+    assert.deepEqual(readdirSync(join(ledger, 'runs')), runs);
     assert.equal(await codeOf(() => createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root, { scope: 'inputs' }) })), 'ERR_LOCKGUARD_DISK');
   } finally {
     unmount();
   }
 });
 
-test('EACCES as an unprivileged user: snapshot and run exit 2 naming the ledger (ERR_LOCKGUARD_ACCESS); verify answers', (t) => {
+test('EACCES as an unprivileged user: snapshot, run and prune exit 2 naming the ledger (ERR_LOCKGUARD_ACCESS); verify answers', (t) => {
   const root = tempWorkspace(t, pnpmTree());
   assert.equal(cliProcess(['snapshot'], root).code, 0);
   // The ledger is root's; the user may read the workspace but not write the ledger.
@@ -100,6 +105,13 @@ test('EACCES as an unprivileged user: snapshot and run exit 2 naming the ledger 
   const ledger = join(root, '.lockguard');
   assertSetupError(cli(['snapshot']), ledger);
   assertSetupError(cli(['run', '--no-pre-check', '--', 'true']), ledger);
+  {
+    const runs = readdirSync(join(ledger, 'runs'));
+    const prune = cli(['prune', '--keep', '0']);
+    assertSetupError(prune, ledger);
+    assert.match(prune.stderr, /permission denied|EACCES/i);
+    assert.deepEqual(readdirSync(join(ledger, 'runs')), runs, 'nothing removed');
+  }
   const verify = cli(['verify']);
   assert.equal(verify.code, 0, verify.stderr);
   assert.match(verify.stderr, /^lockguard: warning: the verdict was not recorded .*permission denied/m);

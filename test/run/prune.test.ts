@@ -9,7 +9,8 @@ import { test } from 'node:test';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { createRun, listRunIds, newRunId, type RunKind } from '../../lib/run/ledger.js';
 import { processStart, registerLive } from '../../lib/run/live.js';
-import { PRUNED_PREFIX, pruneLedger } from '../../lib/run/prune.js';
+import { PRUNED_PREFIX } from '../../lib/run/ledger-layout.js';
+import { pruneLedger } from '../../lib/run/prune.js';
 import { codeOf } from '../helpers/errors.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 

@@ -92,7 +92,7 @@ function summary(result: PruneResult): string {
 function keptPhrase(reason: string, count: number): string {
   switch (reason) {
     case 'newest':
-      return `the newest ${count}`;
+      return count === 1 ? 'the newest run' : `the newest ${count}`;
     case 'newest-snapshot':
       return 'the newest snapshot';
     case 'newest-run':
