@@ -29,6 +29,8 @@ import { loadRun, runDir } from './ledger.js';
 import { listMarkers } from './live.js';
 import { RUN_ID, type RunRecord } from './run-record.js';
 
+/** How many of the newest runs `lockguard prune` keeps unless told otherwise. */
+export const DEFAULT_KEEP = 50;
 /** A run folder with no record this much older than the prune is a creation that was killed. */
 const STRANDED_AFTER_MS = 60 * 60 * 1000;
 /** How long to wait for the record of a run created during the prune before keeping every blob. */

@@ -3,34 +3,20 @@
 // unreadable one is kept, and one rename per run, so a kill never leaves half a run). In process, the
 // ledger rebuilt before each sample, samples in pairs; no goal was set for it.
 
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
-import { createRun } from '../../lib/run/ledger.js';
 import { pruneLedger } from '../../lib/run/prune.js';
+import { cloneRuns } from '../helpers/ledger-runs.js';
 import { median, type BenchContext, type BenchRow } from './harness.js';
 
 const RUNS = 3000;
 const KEEP = 50;
 const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";
 
-/** `RUNS` run folders cloned from one real run, oldest first; returns their ids. */
+/** A fresh ledger of `RUNS` runs; returns their ids, oldest first. */
 function buildLedger(root: string): string[] {
   rmSync(join(root, '.lockguard'), { recursive: true, force: true });
-  const template = createRun({ kind: 'run', table: readWorkspaceFingerprints(root) });
-  const files = readdirSync(template.dir).map((name) => [name, readFileSync(join(template.dir, name), 'utf8')] as const);
-  const base = Date.now() - RUNS * 1000;
-  const ids: string[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const stamp = new Date(base + i * 1000).toISOString().replace(/[-:.]/g, '').replace('Z', '000Z');
-    const id = `${stamp}-run-${i.toString(16).padStart(6, '0')}`;
-    const dir = join(root, '.lockguard', 'runs', id);
-    mkdirSync(dir);
-    for (const [name, text] of files) writeFileSync(join(dir, name), text.replaceAll(template.record.id, id));
-    ids.push(id);
-  }
-  rmSync(template.dir, { recursive: true });
-  return ids;
+  return cloneRuns(root, RUNS);
 }
 
 export async function bench(ctx: BenchContext): Promise<BenchRow[]> {

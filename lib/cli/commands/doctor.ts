@@ -18,6 +18,7 @@ import { listMarkers } from '../../run/live.js';
 import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import { LEDGER, ledgerPath } from '../../run/ledger-layout.js';
+import { DEFAULT_KEEP } from '../../run/prune.js';
 import { paint, type Io } from '../io.js';
 import type { Command } from '../command.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
@@ -200,6 +201,9 @@ function turboStartCheck(root: string, env: Io['env']): CheckResult[] {
   return [{ check: 'turbo-bin', level: 'ok', detail: `lockguard run -- turbo starts ${native.binary} itself, as turbo's launcher would (one Node start fewer)` }];
 }
 
+/** More runs than this and doctor suggests `lockguard prune`. */
+const PRUNE_HINT_AT = 10 * DEFAULT_KEEP;
+
 function ledgerChecks(root: string): CheckResult[] {
   const dir = ledgerPath(root);
   const stats = lstatSync(dir, { throwIfNoEntry: false });
@@ -232,6 +236,13 @@ function ledgerChecks(root: string): CheckResult[] {
       ...(broken.length === 0 ? {} : { fix: `Delete the unreadable run folders under ${join(dir, LEDGER.runs)}.` }),
     },
   ];
+  if (ids.length > PRUNE_HINT_AT)
+    results.push({
+      check: 'ledger',
+      level: 'warn',
+      detail: `${ids.length} runs in ${join(dir, LEDGER.runs)}: lockguard never removes one by itself`,
+      fix: `lockguard prune removes all but the newest ${DEFAULT_KEEP} and the runs still needed (--dry-run shows what would go).`,
+    });
   if (dead > 0)
     results.push({
       check: 'ledger',

@@ -1,15 +1,13 @@
 // `lockguard prune`: remove old finished runs from the ledger (run/prune.ts decides and removes).
 
 import { LockguardError } from '../../core/errors.js';
-import { pruneLedger, type PruneResult } from '../../run/prune.js';
+import { DEFAULT_KEEP, pruneLedger, type PruneResult } from '../../run/prune.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
-
-export const DEFAULT_KEEP = 50;
 
 const help = `Usage: lockguard prune [--keep <n>] [--dry-run] [options]
 

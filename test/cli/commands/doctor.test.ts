@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { cli } from '../../helpers/cli.js';
 import { repoRoot } from '../../helpers/fixtures.js';
+import { cloneRuns } from '../../helpers/ledger-runs.js';
 import { pnpmTree, tempWorkspace } from '../../helpers/workspace.js';
 
 const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";
@@ -35,6 +36,18 @@ test('doctor fails (exit 1) on a broken lockfile and a ledger that is a file, an
   assert.match(result.stdout, /FAIL\s+table/);
   assert.match(result.stdout, /FAIL\s+ledger/);
   assert.match(result.stdout, /fix: /);
+});
+
+test('doctor suggests lockguard prune once the ledger holds over 500 runs, and not before', async (t) => {
+  const root = tempWorkspace(t, pnpmTree(LOCK));
+  cloneRuns(root, 500);
+  const few = await cli(['doctor'], root);
+  assert.doesNotMatch(few.stdout, /lockguard prune/);
+  assert.match(few.stdout, /ok\s+ledger\s+500 runs/);
+  cloneRuns(root, 1);
+  const many = await cli(['doctor'], root);
+  assert.equal(many.code, 0, many.stderr);
+  assert.match(many.stdout, /warn\s+ledger\s+501 runs in .*never removes one by itself\n\s+fix: lockguard prune removes all but the newest 50/);
 });
 
 test("doctor on yarn berry, yarn v1 and bun workspaces: what refuse can stop, the install check, turbo's packageManager pin", async (t) => {

@@ -8,11 +8,11 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
-import { readWorkspaceFingerprints } from '../../../lib/core/fingerprints.js';
-import { createRun, listRunIds } from '../../../lib/run/ledger.js';
+import { listRunIds } from '../../../lib/run/ledger.js';
 import { BIN, cliProcess } from '../../helpers/cli.js';
 import { scrubbedEnv } from '../../helpers/env.js';
 import { assertSetupError } from '../../helpers/errors.js';
+import { cloneRuns } from '../../helpers/ledger-runs.js';
 import { pnpmTree, tempWorkspace } from '../../helpers/workspace.js';
 
 const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";
@@ -32,24 +32,6 @@ function files(dir: string, skip: readonly string[] = []): Map<string, string> {
   };
   walk(dir);
   return out;
-}
-
-/** `count` run folders cloned from one real run, each with its own id, oldest first (ids sort by time). */
-function manyRuns(root: string, count: number): string[] {
-  const template = createRun({ kind: 'run', table: readWorkspaceFingerprints(root) });
-  const base = Date.now() - count * 1000;
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const stamp = new Date(base + i * 1000).toISOString().replace(/[-:.]/g, '').replace('Z', '000Z');
-    const id = `${stamp}-run-${i.toString(16).padStart(6, '0')}`;
-    const dir = join(root, '.lockguard', 'runs', id);
-    fs.mkdirSync(dir);
-    fs.writeFileSync(join(dir, 'run.json'), fs.readFileSync(join(template.dir, 'run.json'), 'utf8').replaceAll(template.record.id, id));
-    fs.writeFileSync(join(dir, 'events.ndjson'), `${JSON.stringify({ t: base + i * 1000, type: 'started' })}\n`);
-    ids.push(id);
-  }
-  fs.rmSync(template.dir, { recursive: true });
-  return ids;
 }
 
 test('prune says what it removed and kept; verify and status still answer from the runs it kept', (t) => {
@@ -102,7 +84,7 @@ test('bad flags exit 2 with the fix; no ledger is nothing to prune; outside a wo
 
 test('kill -9 in the middle of a prune: every run is whole or gone, nothing kept is lost, nothing else is touched; the next prune finishes', { timeout: 120_000 }, async (t) => {
   const root = tempWorkspace(t, installed());
-  const ids = manyRuns(root, 3000);
+  const ids = cloneRuns(root, 3000);
   const ledger = join(root, '.lockguard');
   const keep = 10;
   const newest = ids.slice(-keep);
@@ -148,7 +130,7 @@ test('kill -9 in the middle of a prune: every run is whole or gone, nothing kept
 
 test('a garbage record is kept and named in a warning, never printed', (t) => {
   const root = tempWorkspace(t, installed());
-  const ids = manyRuns(root, 3);
+  const ids = cloneRuns(root, 3);
   const secret = 'npm_Zq9SECRETtokenDoNotLeak0123456789';
   fs.writeFileSync(join(root, '.lockguard', 'runs', ids[0] ?? '', 'run.json'), `{"token":"${secret}"`);
   const result = cliProcess(['prune', '--keep', '0'], root);
@@ -161,7 +143,7 @@ test('a garbage record is kept and named in a warning, never printed', (t) => {
 
 test("a file where the lock's folder belongs: exit 2 naming it, nothing removed", (t) => {
   const root = tempWorkspace(t, installed());
-  manyRuns(root, 3);
+  cloneRuns(root, 3);
   // A file where live/ (the lock's folder) belongs.
   fs.writeFileSync(join(root, '.lockguard', 'live'), 'not a folder');
   assertSetupError(cliProcess(['prune', '--keep', '0'], root), join(root, '.lockguard', 'live'));
