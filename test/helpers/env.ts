@@ -1,6 +1,6 @@
 // The one environment every subprocess of a test gets.
 //
-// Owns: which of the developer's variables a test never inherits (`scrubbedEnv`: CI, GITHUB_*, LOCKGUARD_*,
+// Owns: the pinned npm first on PATH (NPM_BIN), which of the developer's variables a test never inherits (`scrubbedEnv`: CI, GITHUB_*, LOCKGUARD_*,
 // npm_*/pnpm_* settings, YARN_*, BUN_*, COREPACK_*, TURBO_*, NX_*, NODE_OPTIONS, colour switches), and the
 // isolated environment (`isolatedEnv`): HOME and XDG_* under a temp dir, no telemetry or update checks, and
 // (by default) every package manager's cache, store and global folder under it too, offline, with an
@@ -10,6 +10,14 @@
 
 import { mkdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * `npm` and `npx` of the npm pinned in devDependencies (links into node_modules/npm, committed in
+ * test/npm-bin/): first on every test subprocess's PATH, so a test never runs the machine's npm, whatever
+ * version that is (a machine whose npm upgrade failed has npm 10).
+ */
+export const NPM_BIN = fileURLToPath(new URL('../../../test/npm-bin', import.meta.url));
 
 /** Variables a subprocess test must not inherit: each would change lockguard's or a tool's behaviour. */
 const NEVER_INHERITED = /^(CI|GITHUB_.*|LOCKGUARD_.*|npm_.*|NPM_.*|PNPM_.*|pnpm_.*|YARN_.*|BUN_.*|COREPACK_.*|TURBO_.*|NX_.*|NODE_OPTIONS|FORCE_COLOR|NO_COLOR)$/i;
@@ -21,6 +29,7 @@ export function scrubbedEnv(extra: Record<string, string> = {}): Record<string, 
     if (value === undefined || NEVER_INHERITED.test(name)) continue;
     env[name] = value;
   }
+  env['PATH'] = [NPM_BIN, env['PATH'] ?? ''].join(delimiter);
   return { ...env, ...extra };
 }
 

@@ -1,14 +1,14 @@
 // The real package managers for end-to-end tests, an isolated offline environment, and local packages.
 //
 // Owns: absolute paths to the pinned pnpm 10 / pnpm 12, yarn 4 (@yarnpkg/cli-dist), yarn 1 and bun in this
-// repo's node_modules and the machine's npm (their environment: env.ts isolatedEnv);
+// repo's node_modules and the pinned npm (their environment: env.ts isolatedEnv);
 // `packTarballs` (tiny local packages packed with `npm pack`, so every install works with no network).
 // Invariants: every subprocess has a timeout (a hang fails the test, never the suite); nothing here
 // writes outside the temp dirs it is given; nothing reaches a registry (offline, registry on a dead port).
 
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, cpSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { cpSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repo checkout (this file runs from dist/test/helpers/). */
@@ -24,22 +24,10 @@ export interface Tool {
   readonly prefix: readonly string[];
 }
 
-function onPath(name: string): string {
-  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here; keep looking.
-    }
-  }
-  throw new Error(`${name} is not on PATH: the end-to-end tests need the machine's ${name}`);
-}
-
 export const PNPM10: Tool = { name: 'pnpm10', command: process.execPath, prefix: [join(REPO_ROOT, 'node_modules/pnpm10/bin/pnpm.cjs')] };
 export const PNPM12: Tool = { name: 'pnpm12', command: join(REPO_ROOT, 'node_modules/pnpm12/pnpm'), prefix: [] };
-export const NPM: Tool = { name: 'npm', command: onPath('npm'), prefix: [] };
+/** The npm pinned in devDependencies (what `npm` on a test's PATH is too: env.ts NPM_BIN). */
+export const NPM: Tool = { name: 'npm', command: process.execPath, prefix: [join(REPO_ROOT, 'node_modules/npm/bin/npm-cli.js')] };
 /** yarn 4 (berry), run through node as its single-file release. */
 export const YARN: Tool = { name: 'yarn', command: process.execPath, prefix: [join(REPO_ROOT, 'node_modules/@yarnpkg/cli-dist/bin/yarn.js')] };
 /** yarn 1.22.22 (classic), the last v1. */

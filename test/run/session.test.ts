@@ -93,10 +93,10 @@ test('a file still changing at every look is left to the final check, which coun
   assert.equal(move?.evidence, 'exit');
 });
 
-/** A child that rewrites `file` three times, truncating first and writing `bytes` 80 ms later. */
+/** A child that rewrites `file` three times, truncating first and writing `bytes` 60 ms later. */
 function slowWriter(file: string, bytes: string): string[] {
   const script = `const fs = require('fs'); const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-for (let i = 0; i < 3; i++) { const fd = fs.openSync(${JSON.stringify(file)}, 'w'); pause(80); fs.writeSync(fd, ${JSON.stringify(bytes)}); fs.closeSync(fd); pause(80); }`;
+for (let i = 0; i < 3; i++) { const fd = fs.openSync(${JSON.stringify(file)}, 'w'); pause(60); fs.writeSync(fd, ${JSON.stringify(bytes)}); fs.closeSync(fd); pause(80); }`;
   return ['run', '--', process.execPath, '-e', script];
 }
 
