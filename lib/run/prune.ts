@@ -7,7 +7,8 @@
 // prune finishes whatever a killed one left aside.
 // Invariants:
 // - Never removed: the newest `keep` runs; the newest run of each kind (verify and status find it); a run
-//   with a live marker (live, or dead and not yet finished); a run with a quarantine folder (its withheld
+//   with a live marker (live, or dead and not yet finished) or whose recording process still runs here (a
+//   run between its record and its marker); a run with a quarantine folder (its withheld
 //   entries, and the guard.json a restore checks, stay together); a run whose record cannot be read (it
 //   is reported, never judged), except a folder with no record at all whose id is over an hour old (a
 //   creation killed before its record: no command ever saw it as a run).
@@ -19,6 +20,7 @@
 //   holds the ledger lock `prune`, so two prunes never interleave.
 
 import { lstatSync, readdirSync, renameSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { errnoCode, isLockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
@@ -26,7 +28,7 @@ import { acquireLock } from './ledger-lock.js';
 import { ledgerFolder } from './ledger-fs.js';
 import { LEDGER, PRUNED_PREFIX, RUN_FILES } from './ledger-layout.js';
 import { loadRun, runDir } from './ledger.js';
-import { listMarkers } from './live.js';
+import { isAlive, listMarkers } from './live.js';
 import { RUN_ID, type RunRecord } from './run-record.js';
 
 /** How many of the newest runs `lockguard prune` keeps unless told otherwise. */
@@ -111,8 +113,13 @@ function prune(root: string, runs: string, options: PruneOptions): PruneResult {
   candidates.forEach((candidate, index) => {
     const { id } = candidate;
     const stranded = candidate.record === undefined && candidate.problem === undefined && now - idTime(id) > STRANDED_AFTER_MS;
-    const reason: KeptReason | undefined =
-      index < options.keep ? 'newest' : newestOfKind.has(id) ? 'newest-of-kind' : live.has(id) ? 'live' : quarantined.has(id) ? 'quarantine' : id === named ? 'named' : candidate.record === undefined && !stranded ? 'unreadable' : undefined;
+    const reason = keptFor(candidate, stranded, {
+      newest: index < options.keep,
+      newestOfKind: newestOfKind.has(id),
+      live: live.has(id),
+      quarantined: quarantined.has(id),
+      named: id === named,
+    });
     if (reason !== undefined) {
       kept.push({ id, reason, ...(candidate.problem === undefined ? {} : { problem: candidate.problem }) });
       return;
@@ -122,6 +129,25 @@ function prune(root: string, runs: string, options: PruneOptions): PruneResult {
   if (!dryRun) for (const run of removed) removeRun(runs, run.id);
   const blobs = pruneBlobs(root, runs, blobFolder, new Set(ids), candidates, new Set(removed.map((run) => run.id)), options);
   return { dryRun, removed, kept, blobs, finished };
+}
+
+/** The first reason a run is kept, or undefined when it goes. */
+function keptFor(candidate: Candidate, stranded: boolean, is: { newest: boolean; newestOfKind: boolean; live: boolean; quarantined: boolean; named: boolean }): KeptReason | undefined {
+  if (is.newest) return 'newest';
+  if (is.newestOfKind) return 'newest-of-kind';
+  if (is.live || runsHere(candidate.record)) return 'live';
+  if (is.quarantined) return 'quarantine';
+  if (is.named) return 'named';
+  if (candidate.record === undefined && !stranded) return 'unreadable';
+  return undefined;
+}
+
+/**
+ * Whether the process that wrote the record still runs on this host: a run between its record and its live
+ * marker (it is starting), or one still finishing, is not removed under it.
+ */
+function runsHere(record: RunRecord | undefined): boolean {
+  return record !== undefined && record.host === hostname() && isAlive(record.pid, record.pidStart);
 }
 
 /** Delete what a killed prune renamed aside in `runs/` (those runs had already left the ledger). */

@@ -1,6 +1,6 @@
 // Many runs in a ledger, fast: folders cloned from one real run of the workspace, each with its own id.
 //
-// Owns: `cloneRuns` (for prune's tests and bench, and doctor's). Invariant: every clone is a run any command
+// Owns: `cloneRuns` (for prune's tests and bench, and doctor's) and `exited`. Invariant: every clone is a run any command
 // reads as real (its record names its own id); ids sort by the time they spell, one second apart, oldest
 // first, ending a second before now.
 
@@ -9,9 +9,19 @@ import { join } from 'node:path';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { createRun } from '../../lib/run/ledger.js';
 
-/** `count` guarded-run folders in `root`'s ledger; returns their ids, oldest first. */
+/**
+ * Make a run's record say its process has exited (no start time: never taken for live), as a run written
+ * by a `lockguard` process that ended reads; a record written in the test's own process names a live pid.
+ */
+export function exited(dir: string): void {
+  const path = join(dir, 'run.json');
+  writeFileSync(path, `${JSON.stringify({ ...(JSON.parse(readFileSync(path, 'utf8')) as object), pidStart: null }, null, 2)}\n`);
+}
+
+/** `count` guarded-run folders in `root`'s ledger, written by an exited process; returns their ids, oldest first. */
 export function cloneRuns(root: string, count: number): string[] {
   const template = createRun({ kind: 'run', table: readWorkspaceFingerprints(root) });
+  exited(template.dir);
   const files = readdirSync(template.dir).map((name) => [name, readFileSync(join(template.dir, name), 'utf8')] as const);
   const base = Date.now() - (count + 1) * 1000;
   const ids: string[] = [];

@@ -12,6 +12,7 @@ import { processStart, registerLive } from '../../lib/run/live.js';
 import { PRUNED_PREFIX } from '../../lib/run/ledger-layout.js';
 import { pruneLedger } from '../../lib/run/prune.js';
 import { codeOf } from '../helpers/errors.js';
+import { exited } from '../helpers/ledger-runs.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 const LOCK_A = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";
@@ -32,9 +33,12 @@ function files(dir: string): Map<string, string> {
   return out;
 }
 
+/** A run as a lockguard process that has ended leaves it. */
 function run(root: string, kind: RunKind, lockfile: string): string {
   fs.writeFileSync(join(root, 'pnpm-lock.yaml'), lockfile);
-  return createRun({ kind, table: readWorkspaceFingerprints(root) }).record.id;
+  const handle = createRun({ kind, table: readWorkspaceFingerprints(root) });
+  exited(handle.dir);
+  return handle.record.id;
 }
 
 /** A run id stamped `minutesAgo` before now (newRunId never goes back in time). */
@@ -124,6 +128,18 @@ test('keeps the newest, the newest of each kind, live, quarantined, named and un
     [named, quarantined],
   );
   assert.deepEqual(fs.readdirSync(join(ledger, 'blobs')).sort(), [sha(LOCK_A), sha(LOCK_B)].sort(), 'the live run still names LOCK_A');
+});
+
+test('a run whose recording process still runs here is kept as live, marker or not (it may be starting)', (t) => {
+  const root = tempWorkspace(t, pnpmTree(LOCK_A));
+  // Written by this process, which is alive: between its record and its marker, as far as prune can tell.
+  const starting = createRun({ kind: 'run', table: readWorkspaceFingerprints(root) }).record.id;
+  const ended = run(root, 'run', LOCK_A);
+  for (let i = 0; i < 2; i++) run(root, 'run', LOCK_A);
+  const result = pruneLedger(root, { keep: 1 });
+  assert.equal(result.kept.find((run) => run.id === starting)?.reason, 'live');
+  assert.ok(result.removed.some((run) => run.id === ended));
+  assert.ok(listRunIds(root).includes(starting));
 });
 
 test('a dry run changes nothing and names exactly what the prune then removes', (t) => {

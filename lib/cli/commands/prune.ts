@@ -15,8 +15,8 @@ Every "lockguard run" and "lockguard snapshot" leaves a folder in .lockguard/run
 report, some 20 KB), and nothing removes them by itself: they are what "verify --run" and "status --run"
 read. prune removes the older ones, and the lockfile copies in .lockguard/blobs/ that only they kept.
 
-Always kept, whatever --keep says: the newest snapshot and the newest guarded run; runs that are live, or
-died and are not finished yet; runs whose withheld cache entries are in quarantine (lockguard quarantine
+Always kept, whatever --keep says: the newest snapshot and the newest guarded run; runs that are live (or
+whose lockguard process still runs), or died and are not finished yet; runs whose withheld cache entries are in quarantine (lockguard quarantine
 list: restore or keep them, prune never deletes them); the run $LOCKGUARD_RUN names; and runs whose record
 cannot be read (each named in a warning: look, then remove its folder by hand).
 
