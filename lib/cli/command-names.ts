@@ -13,7 +13,7 @@ export const SUMMARIES: Readonly<Record<string, string>> = {
   key: 'print the current cache key of the fingerprint table',
   status: "show the latest run's state and report",
   doctor: 'check that this workspace is set up for lockguard (read-only)',
-  quarantine: 'list or restore the cache entries guarded runs withheld',
+  quarantine: 'list, restore or drop the cache entries guarded runs withheld',
   prune: 'remove old finished runs from the ledger (.lockguard/runs), keeping what is still needed',
   plan: 'before a run: which tasks may rewrite the lockfile, and which keys that makes unstable',
   init: 'set up the install-time hooks (.pnpmfile.cjs; --npm-scripts for npm)',

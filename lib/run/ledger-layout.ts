@@ -9,6 +9,7 @@
 //     quarantine/<run id>/   the entries a run withheld, and journal.ndjson (quarantine*.ts)
 //     cache/                 memos that only save time (nx's resolved cache dir: integrations/runners/nx-memo.ts)
 //     runs/.pruned-<id>, blobs/.pruned-<sha256>   set aside by `lockguard prune` before deletion (prune.ts)
+//     quarantine/.dropped-<id>                      set aside by `quarantine drop` before deletion (quarantine-drop.ts)
 //
 // Owns: the names only. Reaching them safely (never through a link) is ledger-fs.ts's; live.ts reaches
 // `live/` on its own (it is bundled into the pnpmfile and imports no other ledger module but this one).
@@ -38,6 +39,9 @@ export const RUN_FILES = {
 
 /** The prefix of a run folder or blob `lockguard prune` set aside (in `runs/` or `blobs/`) before deleting it. */
 export const PRUNED_PREFIX = '.pruned-';
+
+/** The prefix of a run's quarantine `lockguard quarantine drop` set aside (in `quarantine/`) before deleting it. */
+export const DROPPED_PREFIX = '.dropped-';
 
 /** A run's quarantine journal, in `quarantine/<run id>/`. */
 export const JOURNAL_FILE = 'journal.ndjson';

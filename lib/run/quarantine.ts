@@ -5,7 +5,7 @@
 // unit's paths or none), and listing. Restoring lives in quarantine-restore.ts, settling units a killed
 // pass left in flight in quarantine-repair.ts.
 // Invariants:
-// - Never deletes: quarantine is a rename (copy to a stage name + verify + rename + remove the source, only
+// - Never deletes (a drop on request is quarantine-drop.ts): quarantine is a rename (copy to a stage name + verify + rename + remove the source, only
 //   across file systems).
 // - Write-ahead: each batch of units is recorded as intents and fsync'd before any of them moves; each
 //   unit's outcome follows its move. A kill at any moment leaves every moved byte named in the journal, and
@@ -98,7 +98,8 @@ export function quarantineRoot(root: string): string {
 }
 
 export function quarantineDir(root: string, runId: string): string {
-  if (!RUN_ID.test(runId)) {
+  // `.`, `..` and the names set aside (`.dropped-…`) are no run: a run id never starts with a dot.
+  if (!RUN_ID.test(runId) || runId.startsWith('.')) {
     throw new LockguardError('ERR_LOCKGUARD_USAGE', `"${runId}" is not a lockguard run id.`, { hint: 'lockguard quarantine list shows the run ids.' });
   }
   return join(quarantineRoot(root), runId);

@@ -3,6 +3,7 @@
 import { listQuarantine, type QuarantinedEntry } from '../../run/quarantine.js';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { configuredRunners, resolveCache } from '../../integrations/runners/index.js';
+import { dropQuarantine } from '../../run/quarantine-drop.js';
 import { restore } from '../../run/quarantine-restore.js';
 import { LockguardError } from '../../core/errors.js';
 import { flag, parse, stringValue } from '../args.js';
@@ -15,11 +16,12 @@ import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
 const help = `Usage: lockguard quarantine list [--run <id>] [--json]
        lockguard quarantine restore --run <id> [--entry <key>] [--json]
+       lockguard quarantine drop --run <id> [--json]
 
 When a task rewrites the lockfile during "lockguard run", the cache entries the runner saved afterwards
 were keyed on the old lockfile: the runner would replay them whenever the tree goes back to it. lockguard
-moves them (never deletes them) into .lockguard/quarantine/<run id>/, with a manifest of every file's
-path, size and sha256.
+moves them (it never deletes them by itself) into .lockguard/quarantine/<run id>/, with a manifest of
+every file's path, size and sha256.
 
   list      the runs that withheld entries, newest first, and their entries (runner, key, task, size,
             original paths, restored or not; entries a killed pass left in flight are counted)
@@ -29,10 +31,14 @@ path, size and sha256.
             the lockfile change was reverted and the outputs do not depend on it. Entries go back only into
             a cache dir inside the workspace or one its runners use now (set the same TURBO_CACHE_DIR /
             NX_CACHE_DIRECTORY as the run had).
+  drop      delete a run's quarantine (every entry it withheld) once you know you will not restore it:
+            the runner rebuilds them under the new lockfile's keys. Refused while the run's guard is live
+            or another lockguard works on that quarantine; a pass a kill left half done is settled first.
+            The run's record can then go too (lockguard prune).
 
 Options:
 ${DIR_HELP}
-  --run <id>           the run (see list); required for restore
+  --run <id>           the run (see list); required for restore and drop
   --entry <key>        restore one entry: its key (or runner:key)
   --json               print the data as JSON
   -h, --help           this text
@@ -43,6 +49,7 @@ skipped entries the cache already holds are not failures.
 Examples:
   lockguard quarantine list
   lockguard quarantine restore --run 20261130T031500123456Z-run-a1b2c3 --entry 1e20c7866ed9838d
+  lockguard quarantine drop --run 20261130T031500123456Z-run-a1b2c3
 `;
 
 /**
@@ -79,9 +86,9 @@ export const command: Command = {
   async run(argv, io: Io) {
     const parsed = parse('quarantine', argv, { ...DIR_OPTION, run: { type: 'string' }, entry: { type: 'string' }, json: { type: 'boolean' } }, true);
     const [action, extra] = parsed.positionals;
-    if ((action !== 'list' && action !== 'restore') || extra !== undefined) {
-      throw new LockguardError('ERR_LOCKGUARD_USAGE', `Expected "list" or "restore" after lockguard quarantine, got ${action === undefined ? 'nothing' : `"${[action, extra].filter(Boolean).join(' ')}"`}.`, {
-        hint: 'lockguard quarantine --help explains both.',
+    if ((action !== 'list' && action !== 'restore' && action !== 'drop') || extra !== undefined) {
+      throw new LockguardError('ERR_LOCKGUARD_USAGE', `Expected "list", "restore" or "drop" after lockguard quarantine, got ${action === undefined ? 'nothing' : `"${[action, extra].filter(Boolean).join(' ')}"`}.`, {
+        hint: 'lockguard quarantine --help explains them.',
       });
     }
     const workspace = await workspaceOf(parsed, io);
@@ -124,7 +131,17 @@ export const command: Command = {
       return EXIT.ok;
     }
     if (runId === undefined) {
-      throw new LockguardError('ERR_LOCKGUARD_USAGE', 'lockguard quarantine restore needs --run <id>.', { hint: 'lockguard quarantine list shows the run ids.' });
+      throw new LockguardError('ERR_LOCKGUARD_USAGE', `lockguard quarantine ${action} needs --run <id>.`, { hint: 'lockguard quarantine list shows the run ids.' });
+    }
+    if (action === 'drop') {
+      if (stringValue(parsed, 'entry') !== undefined) throw new LockguardError('ERR_LOCKGUARD_USAGE', "--entry goes with restore: drop removes a run's whole quarantine.", { hint: 'lockguard quarantine drop --run <id>' });
+      const dropped = dropQuarantine(workspace.root, runId);
+      if (json) io.stdout.write(`${JSON.stringify(dropped, null, 2)}\n`);
+      else
+        io.stdout.write(
+          `dropped the quarantine of ${runId}: ${dropped.withheld} withheld entr${dropped.withheld === 1 ? 'y' : 'ies'} deleted${dropped.restored === 0 ? '' : ` (${dropped.restored} restored before, their record with it)`}\n`,
+        );
+      return EXIT.ok;
     }
     const entry = stringValue(parsed, 'entry');
     const result = restore(workspace.root, runId, { ...(entry === undefined ? {} : { entry }), allowCacheDir: cacheDirsOf(workspace.root, io.env) });

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { quarantine } from '../../../lib/run/quarantine.js';
+import { acquireLock } from '../../../lib/run/ledger-lock.js';
+import { processStart, registerLive, unregisterLive } from '../../../lib/run/live.js';
+import { quarantine, quarantineLockName } from '../../../lib/run/quarantine.js';
 import { cli } from '../../helpers/cli.js';
 import { pnpmTree, tempWorkspace } from '../../helpers/workspace.js';
 import { write } from '../../helpers/runner-caches.js';
@@ -48,4 +50,62 @@ test('lockguard quarantine: usage errors teach, --help explains', async (t) => {
   assert.equal(help.code, 0);
   assert.match(help.stdout, /never overwritten/);
   assert.equal(existsSync(join(root, '.lockguard')), false);
+});
+
+test("lockguard quarantine drop deletes a run's withheld entries, leaves the rest, and the run can then be pruned", async (t) => {
+  const root = tempWorkspace(t, pnpmTree());
+  const cacheDir = join(root, '.turbo', 'cache');
+  write(join(cacheDir, 'abc.tar.zst'), 'bytes');
+  write(join(cacheDir, 'def.tar.zst'), 'other');
+  await quarantine(root, 'run-1', [{ runner: 'turbo', key: 'abc', task: 'b#build', cacheDir, paths: ['abc.tar.zst'], reason: 'test' }]);
+  await quarantine(root, 'run-2', [{ runner: 'turbo', key: 'def', task: 'c#build', cacheDir, paths: ['def.tar.zst'], reason: 'test' }]);
+  const noRun = await cli(['quarantine', 'drop'], root);
+  assert.equal(noRun.code, 2);
+  assert.match(noRun.stderr, /drop needs --run/);
+  const dropped = await cli(['quarantine', 'drop', '--run', 'run-1'], root);
+  assert.equal(dropped.code, 0, dropped.stderr);
+  assert.match(dropped.stdout, /^dropped the quarantine of run-1: 1 withheld entry deleted\n$/);
+  const listed = JSON.parse((await cli(['quarantine', 'list', '--json'], root)).stdout) as { run: string }[];
+  assert.deepEqual(
+    listed.map((run) => run.run),
+    ['run-2'],
+  );
+  assert.deepEqual(readdirSync(join(root, '.lockguard', 'quarantine')), ['run-2']);
+  assert.equal(existsSync(join(cacheDir, 'abc.tar.zst')), false, 'the entry is not put back');
+  assert.equal((await cli(['quarantine', 'restore', '--run', 'run-1'], root)).code, 2);
+  assert.equal((await cli(['quarantine', 'drop', '--run', 'run-1'], root)).code, 2, 'twice is no quarantine');
+  assert.equal(existsSync(join(root, '.lockguard', 'live')), false, 'the lock is released');
+});
+
+test('lockguard quarantine drop: names that are no run, a set-aside leftover, a live run, a held lock', async (t) => {
+  const root = tempWorkspace(t, pnpmTree());
+  const cacheDir = join(root, '.turbo', 'cache');
+  write(join(cacheDir, 'abc.tar.zst'), 'bytes');
+  await quarantine(root, 'run-1', [{ runner: 'turbo', key: 'abc', cacheDir, paths: ['abc.tar.zst'], reason: 'test' }]);
+  const ledger = join(root, '.lockguard');
+  for (const name of ['..', '.', '.dropped-run-1', '../runs', 'run-1/..']) {
+    const result = await cli(['quarantine', 'drop', '--run', name], root);
+    assert.equal(result.code, 2, `${name}: ${result.stderr}`);
+    assert.equal((await cli(['quarantine', 'restore', '--run', name], root)).code, 2, `restore ${name}`);
+    assert.ok(existsSync(join(ledger, 'quarantine', 'run-1', 'journal.ndjson')), `${name}: nothing dropped`);
+  }
+  // What a killed drop left aside is finished by the next one.
+  mkdirSync(join(ledger, 'quarantine', '.dropped-run-0', 'entries'), { recursive: true });
+  // A live run (this process) is refused; its quarantine stays.
+  registerLive(root, { dir: join(ledger, 'runs', 'run-1'), id: 'run-1', pid: process.pid, pidStart: processStart(process.pid), policy: 'withhold' });
+  const live = await cli(['quarantine', 'drop', '--run', 'run-1'], root);
+  assert.equal(live.code, 2);
+  assert.match(live.stderr, /still live/);
+  unregisterLive(root, 'run-1');
+  // Another process working on it holds its lock: refused, nothing changed.
+  const lock = acquireLock(root, quarantineLockName('run-1'));
+  const busy = await cli(['quarantine', 'drop', '--run', 'run-1'], root);
+  lock.release();
+  assert.equal(busy.code, 2);
+  assert.match(busy.stderr, /Another lockguard process/);
+  assert.ok(existsSync(join(ledger, 'quarantine', 'run-1', 'journal.ndjson')));
+  const done = await cli(['quarantine', 'drop', '--run', 'run-1', '--json'], root);
+  assert.equal(done.code, 0, done.stderr);
+  assert.deepEqual(JSON.parse(done.stdout), { run: 'run-1', withheld: 1, restored: 0, finished: 1 });
+  assert.deepEqual(readdirSync(join(ledger, 'quarantine')), []);
 });
