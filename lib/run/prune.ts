@@ -19,10 +19,10 @@
 // - Touches nothing outside `.lockguard/runs` and `.lockguard/blobs`; never follows a link (ledger-fs.ts);
 //   holds the ledger lock `prune`, so two prunes never interleave.
 
-import { lstatSync, readdirSync, renameSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
+import { lstatSync, renameSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { errnoCode, isLockguardError } from '../core/errors.js';
+import { isLockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
 import { acquireLock } from './ledger-lock.js';
 import { ledgerFolder } from './ledger-fs.js';
@@ -30,6 +30,7 @@ import { LEDGER, PRUNED_PREFIX, RUN_FILES } from './ledger-layout.js';
 import { loadRun, runDir } from './ledger.js';
 import { isAlive, listMarkers } from './live.js';
 import { RUN_ID, type RunRecord } from './run-record.js';
+import { finishSetAside, listFolder, removeTree, setAsideAndDelete } from './set-aside.js';
 
 /** How many of the newest runs `lockguard prune` keeps unless told otherwise. */
 export const DEFAULT_KEEP = 50;
@@ -88,9 +89,9 @@ function prune(root: string, runs: string, options: PruneOptions): PruneResult {
   const blobFolder = ledgerFolder(root, [LEDGER.blobs], false);
   const now = options.now ?? Date.now();
   const live = new Set(listMarkers(root).map((marker) => marker.name));
-  const quarantined = new Set(names(ledgerFolder(root, [LEDGER.quarantine], false)));
-  const listed = names(runs);
-  const finished = dryRun ? 0 : finishAside(runs, listed);
+  const quarantined = new Set(listFolder(ledgerFolder(root, [LEDGER.quarantine], false)));
+  const listed = listFolder(runs);
+  const finished = dryRun ? 0 : finishSetAside(runs, PRUNED_PREFIX);
   const ids = listed
     .filter((name) => RUN_ID.test(name))
     .sort()
@@ -126,7 +127,7 @@ function prune(root: string, runs: string, options: PruneOptions): PruneResult {
     }
     removed.push({ id, bytes: folderBytes(join(runs, id)), stranded });
   });
-  if (!dryRun) for (const run of removed) removeRun(runs, run.id);
+  if (!dryRun) for (const run of removed) setAsideAndDelete(runs, run.id, PRUNED_PREFIX);
   const blobs = pruneBlobs(root, runs, blobFolder, new Set(ids), candidates, new Set(removed.map((run) => run.id)), options);
   return { dryRun, removed, kept, blobs, finished };
 }
@@ -150,17 +151,6 @@ function runsHere(record: RunRecord | undefined): boolean {
   return record !== undefined && record.host === hostname() && isAlive(record.pid, record.pidStart);
 }
 
-/** Delete what a killed prune renamed aside in `runs/` (those runs had already left the ledger). */
-function finishAside(runs: string, listed: readonly string[]): number {
-  let count = 0;
-  for (const name of listed) {
-    if (!name.startsWith(PRUNED_PREFIX)) continue;
-    removeFolder(join(runs, name));
-    count++;
-  }
-  return count;
-}
-
 function read(root: string, id: string): Candidate {
   const folder = lstatSync(runDir(root, id), { throwIfNoEntry: false });
   if (folder === undefined || !folder.isDirectory()) return { id, record: undefined, problem: `"${runDir(root, id)}" is not a folder (a link or a file where a run belongs)` };
@@ -174,36 +164,6 @@ function read(root: string, id: string): Candidate {
   }
 }
 
-function removeRun(runs: string, id: string): void {
-  const from = join(runs, id);
-  const aside = join(runs, `${PRUNED_PREFIX}${id}`);
-  try {
-    renameSync(from, aside);
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return;
-    throw fsFault(error, from, 'move aside');
-  }
-  removeFolder(aside);
-}
-
-/**
- * Delete a run folder set aside: its files one unlink each, then the folder (run folders are flat; anything
- * else inside goes through `remove`). Half the syscalls of a recursive rm, which tries the folder first.
- */
-function removeFolder(folder: string): void {
-  try {
-    for (const entry of readdirSync(folder, { withFileTypes: true })) {
-      const path = join(folder, entry.name);
-      if (entry.isDirectory()) remove(path);
-      else unlinkSync(path);
-    }
-    rmdirSync(folder);
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return;
-    throw fsFault(error, folder, 'delete');
-  }
-}
-
 /**
  * Blobs no run left in the ledger names. Set aside first; then the runs created since the first listing
  * are read (waiting briefly for a record being written) and whatever they name is put back; the rest is
@@ -211,7 +171,7 @@ function removeFolder(folder: string): void {
  */
 function pruneBlobs(root: string, runs: string, folder: string | undefined, listed: ReadonlySet<string>, candidates: readonly Candidate[], removed: ReadonlySet<string>, options: PruneOptions): PruneResult['blobs'] {
   if (folder === undefined) return { removed: 0, bytes: 0, kept: 0 };
-  const all = names(folder);
+  const all = listFolder(folder);
   const present = all.filter((name) => DIGEST.test(name));
   const unread = candidates.find((candidate) => !removed.has(candidate.id) && candidate.record === undefined);
   const named = new Set<string>();
@@ -224,7 +184,7 @@ function pruneBlobs(root: string, runs: string, folder: string | undefined, list
     const digest = name.slice(PRUNED_PREFIX.length);
     if (dryRun) continue;
     if (named.has(digest) && !present.includes(digest)) putBack(folder, digest);
-    else if (unread === undefined) remove(join(folder, name));
+    else if (unread === undefined) removeTree(join(folder, name));
   }
   if (unread !== undefined) {
     return { removed: 0, bytes: 0, kept: present.length, why: `the record of run ${unread.id} cannot be read, so which lockfile copies it needs is unknown` };
@@ -243,7 +203,7 @@ function pruneBlobs(root: string, runs: string, folder: string | undefined, list
       continue;
     }
     const size = fileBytes(join(folder, `${PRUNED_PREFIX}${digest}`));
-    remove(join(folder, `${PRUNED_PREFIX}${digest}`));
+    removeTree(join(folder, `${PRUNED_PREFIX}${digest}`));
     deleted++;
     deletedBytes += size;
   }
@@ -253,7 +213,7 @@ function pruneBlobs(root: string, runs: string, folder: string | undefined, list
 /** The digests the runs created since `listed` name, or `unknown` when one's record did not appear in time. */
 function newRunsNamed(root: string, runs: string, listed: ReadonlySet<string>): Set<string> | 'unknown' {
   const named = new Set<string>();
-  for (const id of names(runs)) {
+  for (const id of listFolder(runs)) {
     if (!RUN_ID.test(id) || listed.has(id)) continue;
     const deadline = Date.now() + RECORD_WAIT_MS;
     let candidate = read(root, id);
@@ -287,28 +247,9 @@ function putBack(folder: string, digest: string): void {
   }
 }
 
-/** Delete a file or a folder (links inside are removed, never followed). */
-function remove(path: string): void {
-  try {
-    rmSync(path, { recursive: true, force: true });
-  } catch (error) {
-    throw fsFault(error, path, 'delete');
-  }
-}
-
-function names(folder: string | undefined): string[] {
-  if (folder === undefined) return [];
-  try {
-    return readdirSync(folder);
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return [];
-    throw fsFault(error, folder, 'list');
-  }
-}
-
 /** The bytes of the files directly in a run folder (run folders are flat; a link counts as itself). */
 function folderBytes(folder: string): number {
-  return names(folder).reduce((sum, name) => sum + fileBytes(join(folder, name)), 0);
+  return listFolder(folder).reduce((sum, name) => sum + fileBytes(join(folder, name)), 0);
 }
 
 function fileBytes(path: string): number {

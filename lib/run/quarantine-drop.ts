@@ -11,14 +11,13 @@
 //   listed. Links inside are removed, never followed; a link where the folder belongs is refused
 //   (ledger-fs.ts).
 
-import { readdirSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { errnoCode, LockguardError } from '../core/errors.js';
-import { fsFault } from '../core/fs-fault.js';
+import { dirname } from 'node:path';
+import { LockguardError } from '../core/errors.js';
 import { ledgerFolder } from './ledger-fs.js';
-import { DROPPED_PREFIX, LEDGER } from './ledger-layout.js';
+import { DROPPED_PREFIX, LEDGER, ledgerPath } from './ledger-layout.js';
 import { listMarkers } from './live.js';
 import { listQuarantine, lockQuarantine, quarantineFolder } from './quarantine.js';
+import { finishSetAside, setAsideAndDelete } from './set-aside.js';
 
 export interface DropResult {
   readonly run: string;
@@ -33,7 +32,7 @@ export interface DropResult {
 export function dropQuarantine(root: string, runId: string): DropResult {
   const folder = quarantineFolder(root, runId, false);
   if (folder === undefined) {
-    throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `No quarantine for the run "${runId}" in "${join(root, '.lockguard', LEDGER.quarantine)}".`, {
+    throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `No quarantine for the run "${runId}" in "${ledgerPath(root, LEDGER.quarantine)}".`, {
       hint: 'lockguard quarantine list shows the runs that withheld entries.',
     });
   }
@@ -46,46 +45,12 @@ export function dropQuarantine(root: string, runId: string): DropResult {
   }
   const lock = lockQuarantine(root, runId);
   try {
-    const finished = finishDropped(root);
+    const finished = finishSetAside(ledgerFolder(root, [LEDGER.quarantine], false), DROPPED_PREFIX);
     const listing = listQuarantine(root).find((run) => run.run === runId);
     const entries = listing?.manifest?.entries ?? [];
-    const aside = join(folder, '..', `${DROPPED_PREFIX}${runId}`);
-    try {
-      renameSync(folder, aside);
-    } catch (error) {
-      throw fsFault(error, folder, 'move aside');
-    }
-    remove(aside);
+    setAsideAndDelete(dirname(folder), runId, DROPPED_PREFIX);
     return { run: runId, withheld: entries.filter((entry) => entry.restoredAt === undefined).length, restored: entries.filter((entry) => entry.restoredAt !== undefined).length, finished };
   } finally {
     lock.release();
-  }
-}
-
-/** Delete the folders a killed drop set aside (they had already left the ledger). */
-function finishDropped(root: string): number {
-  const base = ledgerFolder(root, [LEDGER.quarantine], false);
-  if (base === undefined) return 0;
-  let names: string[];
-  try {
-    names = readdirSync(base);
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return 0;
-    throw fsFault(error, base, 'list');
-  }
-  let count = 0;
-  for (const name of names) {
-    if (!name.startsWith(DROPPED_PREFIX)) continue;
-    remove(join(base, name));
-    count++;
-  }
-  return count;
-}
-
-function remove(path: string): void {
-  try {
-    rmSync(path, { recursive: true, force: true });
-  } catch (error) {
-    throw fsFault(error, path, 'delete');
   }
 }

@@ -229,6 +229,19 @@ test('links where the ledger keeps runs or copies: refused before anything is re
   assert.equal(result.kept.find((run) => run.id === linked)?.reason, 'unreadable');
   assert.deepEqual([...files(outside).keys()].sort(), ['keep.txt', 'run.json']);
   fs.unlinkSync(join(ledger, 'runs', linked));
+  // Set-aside names planted as links to the outside: the links go, what they point at stays.
+  fs.symlinkSync(outside, join(ledger, 'runs', `${PRUNED_PREFIX}${linked}`));
+  fs.symlinkSync(join(outside, 'keep.txt'), join(ledger, 'blobs', `${PRUNED_PREFIX}${sha('x')}`));
+  assert.equal(pruneLedger(root, { keep: 0 }).finished, 1);
+  assert.deepEqual([...files(outside).keys()].sort(), ['keep.txt', 'run.json']);
+  assert.deepEqual(
+    fs.readdirSync(join(ledger, 'runs')).filter((name) => name.startsWith('.')),
+    [],
+  );
+  assert.deepEqual(
+    fs.readdirSync(join(ledger, 'blobs')).filter((name) => name.startsWith('.')),
+    [],
+  );
   // `blobs` a link: refused with the path, and no run removed.
   for (let i = 0; i < 3; i++) run(root, 'run', LOCK_A);
   const runsBefore = listRunIds(root);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { acquireLock } from '../../../lib/run/ledger-lock.js';
@@ -89,8 +89,11 @@ test('lockguard quarantine drop: names that are no run, a set-aside leftover, a 
     assert.equal((await cli(['quarantine', 'restore', '--run', name], root)).code, 2, `restore ${name}`);
     assert.ok(existsSync(join(ledger, 'quarantine', 'run-1', 'journal.ndjson')), `${name}: nothing dropped`);
   }
-  // What a killed drop left aside is finished by the next one.
+  // What a killed drop left aside is finished by the next one; one planted as a link to the outside goes
+  // as a link, its target untouched.
   mkdirSync(join(ledger, 'quarantine', '.dropped-run-0', 'entries'), { recursive: true });
+  const outside = tempWorkspace(t, { 'mine.txt': 'mine' });
+  symlinkSync(outside, join(ledger, 'quarantine', '.dropped-run-9'));
   // A live run (this process) is refused; its quarantine stays.
   registerLive(root, { dir: join(ledger, 'runs', 'run-1'), id: 'run-1', pid: process.pid, pidStart: processStart(process.pid), policy: 'withhold' });
   const live = await cli(['quarantine', 'drop', '--run', 'run-1'], root);
@@ -106,6 +109,7 @@ test('lockguard quarantine drop: names that are no run, a set-aside leftover, a 
   assert.ok(existsSync(join(ledger, 'quarantine', 'run-1', 'journal.ndjson')));
   const done = await cli(['quarantine', 'drop', '--run', 'run-1', '--json'], root);
   assert.equal(done.code, 0, done.stderr);
-  assert.deepEqual(JSON.parse(done.stdout), { run: 'run-1', withheld: 1, restored: 0, finished: 1 });
+  assert.deepEqual(JSON.parse(done.stdout), { run: 'run-1', withheld: 1, restored: 0, finished: 2 });
   assert.deepEqual(readdirSync(join(ledger, 'quarantine')), []);
+  assert.equal(readFileSync(join(outside, 'mine.txt'), 'utf8'), 'mine');
 });
