@@ -16,7 +16,8 @@
 //   shows a marker or (after its withholding pass) a quarantine folder.
 // - A blob is deleted only when no run left in the ledger names it, every such run's record was read, and
 //   no run created during the prune names it either (they are listed again after the blobs are set aside).
-// - Touches nothing outside `.lockguard/runs` and `.lockguard/blobs`; never follows a link (ledger-fs.ts);
+// - Touches nothing outside `.lockguard/runs` and `.lockguard/blobs`; never follows a link (ledger-fs.ts;
+//   set-aside.ts deletes a link as a link);
 //   holds the ledger lock `prune`, so two prunes never interleave.
 
 import { lstatSync, renameSync } from 'node:fs';
