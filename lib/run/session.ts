@@ -203,7 +203,8 @@ export class GuardSession {
     const [first] = this.#suspects.values();
     this.#confirm = setTimeout(() => {
       this.#confirm = undefined;
-      this.#safeCheck(first?.evidence ?? 'fs-event', first?.at ?? Date.now());
+      // Each suspect keeps its own first sighting; a file first seen different now is dated now.
+      this.#safeCheck(first?.evidence ?? 'fs-event', Date.now());
     }, SETTLE_MS);
     this.#confirm.unref();
   }
