@@ -12,13 +12,14 @@ import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 const help = `Usage: lockguard prune [--keep <n>] [--dry-run] [options]
 
 Every "lockguard run" and "lockguard snapshot" leaves a folder in .lockguard/runs/ (its record, events and
-report, some 20 KB), and nothing removes them by itself: they are what "verify --run" and "status --run"
+report, some 3-20 KB), and nothing removes them by itself: they are what "verify --run" and "status --run"
 read. prune removes the older ones, and the lockfile copies in .lockguard/blobs/ that only they kept.
 
-Always kept, whatever --keep says: the newest snapshot and the newest guarded run; runs that are live (or
-whose lockguard process still runs), or died and are not finished yet; runs whose withheld cache entries are in quarantine (lockguard quarantine
-list: restore or keep them, prune never deletes them); the run $LOCKGUARD_RUN names; and runs whose record
-cannot be read (each named in a warning: look, then remove its folder by hand).
+Always kept, whatever --keep says: the newest snapshot and the newest guarded run; runs that are live
+(or whose lockguard process still runs), or died and are not finished yet; runs whose withheld cache
+entries are in quarantine (prune never deletes those: lockguard quarantine restore or drop them); the run
+$LOCKGUARD_RUN names; and runs whose record cannot be read (each named in a warning: look, then remove
+its folder by hand).
 
 A kill at any moment loses nothing that is kept: a run leaves the ledger by one rename before it is
 deleted, and the next prune finishes what a killed one began. Like every workspace command, prune first
