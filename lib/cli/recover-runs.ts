@@ -11,7 +11,7 @@ import { isLockguardError, type LockguardError } from '../core/errors.js';
 import { tasksAfterMove, withholdAfterRun, type SummaryReading } from '../integrations/runners/index.js';
 import type { Interrupts } from '../run/interrupts.js';
 import { acquireLock } from '../run/ledger-lock.js';
-import { dropMarker, evidenceOf, findDeadRuns, guardOf, isFinished, recordMoveFound, recordRecovery, repairDeadQuarantines, runningChild, type Evidence, type RecoveryRecord } from '../run/recovery.js';
+import { dropMarker, evidenceOf, findDeadRuns, guardOf, isFinished, recordMoveFound, recordRecovery, repairDeadLocks, runningChild, type Evidence, type RecoveryRecord } from '../run/recovery.js';
 import type { RunHandle } from '../run/ledger.js';
 import { cacheOfRecord } from './guard-file.js';
 import type { Io } from './io.js';
@@ -37,7 +37,7 @@ function evidenceText(evidence: Evidence): string {
 
 /** Finish every dead, unfinished run of the workspace (the caller holds signals and handles what is thrown). */
 export async function finishDeadRuns(root: string, io: Io, interrupts: Interrupts, by: string): Promise<void> {
-  repairDeadQuarantines(root);
+  repairDeadLocks(root);
   for (const dead of findDeadRuns(root)) {
     if (interrupts.stopRequested()) return;
     if (dead.run === undefined || dead.problem !== undefined) {

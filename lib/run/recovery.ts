@@ -2,7 +2,7 @@
 //
 // Owns: the ledger side of "a guard that dies is finished later": which runs are dead and unfinished (a
 // live marker whose process is gone, a reused pid, or no start time), the quarantine locks dead holders
-// left (their journals are repaired) and a dead prune's lock (released: nothing to repair), what evidence a dead run left (a move it recorded; else a table that
+// left (their journals are repaired) and the other locks they left (released: nothing to repair), what evidence a dead run left (a move it recorded; else a table that
 // no longer holds what it read; else none), whether its command still runs, and the `recovered` and
 // `finished` events. The withholding itself is composed in cli/recover.ts (run/ knows no runner adapter).
 // Invariants:
@@ -51,8 +51,17 @@ export function pendingWork(root: string): boolean {
   }
 }
 
-/** Repair the quarantines whose lock a dead process left (a pass or a restore killed midway). */
-export function repairDeadQuarantines(root: string): string[] {
+/**
+ * Settle the locks dead processes left in `live/`. A quarantine lock is taken over, which repairs that
+ * quarantine's journal first (a pass or a restore killed midway); any other lock guards work that needs no
+ * repair (a killed prune's set-aside names are no run; a run whose finish was killed keeps its marker and
+ * is finished again), so it is released: otherwise `live/` would stay and every later command would leave
+ * the idle fast path. Returns the runs whose quarantine was repaired.
+ */
+/** A lock name lockguard takes, and a run id a quarantine lock names: no leading dot, no path. */
+const LOCK_NAME = /^[\w-][\w.-]*$/;
+
+export function repairDeadLocks(root: string): string[] {
   let names: string[];
   try {
     names = readdirSync(join(root, LIVE_DIR));
@@ -61,15 +70,14 @@ export function repairDeadQuarantines(root: string): string[] {
   }
   const repaired: string[] = [];
   for (const name of deadLocks(names, join(root, LIVE_DIR))) {
-    if (name === 'prune') {
-      // A killed prune needs no repair (what it set aside is no run; the next prune deletes it): the lock
-      // goes, so live/ can go too and the idle fast path stays one failed readdir.
-      releaseDeadLock(root, name);
-      continue;
-    }
-    if (!name.startsWith('quarantine-')) continue;
-    const runId = name.slice('quarantine-'.length);
+    const runId = name.startsWith('quarantine-') ? name.slice('quarantine-'.length) : undefined;
+    // A planted name that no lockguard process takes (`.lock-quarantine-..`, spaces) is left alone.
+    if (!LOCK_NAME.test(name) || (runId !== undefined && !LOCK_NAME.test(runId))) continue;
     try {
+      if (runId === undefined) {
+        acquireLock(root, name).release();
+        continue;
+      }
       // Taking a dead holder's lock repairs its journal first (quarantine.ts lockQuarantine).
       lockQuarantine(root, runId).release();
       repaired.push(runId);
@@ -78,14 +86,6 @@ export function repairDeadQuarantines(root: string): string[] {
     }
   }
   return repaired;
-}
-
-function releaseDeadLock(root: string, name: string): void {
-  try {
-    acquireLock(root, name).release();
-  } catch (error) {
-    if (!isLockguardError(error) || error.code !== 'ERR_LOCKGUARD_BUSY') throw error;
-  }
 }
 
 /** The runs of this workspace whose guard is gone and that never recorded their end. */

@@ -129,3 +129,22 @@ test('a marker whose run is no guarded run of this workspace is dropped, and sai
   assert.match(status.stderr, /removed the live marker .* which names no guarded run/);
   assert.equal(existsSync(join(root, '.lockguard', 'live')), false);
 });
+
+test('locks dead processes left that need no repair are released (the idle fast path comes back); planted names are left alone', async (t) => {
+  const root = tempWorkspace(t, pnpmTree());
+  createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root, { scope: 'inputs' }) });
+  const live = join(root, '.lockguard', 'live');
+  mkdirSync(live);
+  const dead = JSON.stringify({ pid: deadPid(), pidStart: 1, t: Date.now() - 60_000 });
+  // A killed prune, and a finish killed after its run's marker went.
+  for (const name of ['prune', 'finish-20261201T000000000000Z-run-abcdef']) writeFileSync(join(live, `.lock-${name}`), dead);
+  const status = await cli(['status'], root);
+  assert.equal(status.code, 0, status.stderr);
+  assert.equal(existsSync(live), false, 'live/ is gone: the next command is one failed readdir again');
+  // Names no lockguard process takes: no command fails on them, and they stay for a human to look at.
+  mkdirSync(live);
+  for (const name of ['quarantine-..', 'a b', '.hidden']) writeFileSync(join(live, `.lock-${name}`), dead);
+  const again = await cli(['status'], root);
+  assert.equal(again.code, 0, again.stderr);
+  assert.deepEqual(readdirSync(live).sort(), ['.lock-.hidden', '.lock-a b', '.lock-quarantine-..']);
+});
