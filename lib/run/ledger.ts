@@ -70,10 +70,23 @@ let lastMicros = 0;
 export function newRunId(kind: RunKind, clock: () => number = wallMicros): string {
   const micros = Math.max(Math.floor(clock()), Date.now() * 1000, lastMicros + 1);
   lastMicros = micros;
+  return runIdAt(kind, micros, randomBytes(3).toString('hex'));
+}
+
+/** The run id stamped `micros` (epoch microseconds) with the 6-hex-digit `suffix` (tests build old ids with it). */
+export function runIdAt(kind: RunKind, micros: number, suffix: string): string {
   const stamp = isoTime(Math.floor(micros / 1000))
     .replace(/[-:.]/g, '')
     .replace('Z', `${String(micros % 1000).padStart(3, '0')}Z`);
-  return `${stamp}-${kind}-${randomBytes(3).toString('hex')}`;
+  return `${stamp}-${kind}-${suffix}`;
+}
+
+/** The creation time a run id spells, epoch ms (0 when it spells none). */
+export function runIdTime(id: string): number {
+  const match = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})/.exec(id);
+  if (match === null) return 0;
+  const [, y, mo, d, h, mi, s, ms] = match.map(Number) as [number, number, number, number, number, number, number, number];
+  return Date.UTC(y, mo - 1, d, h, mi, s, ms);
 }
 
 export interface CreateRunOptions {

@@ -28,7 +28,7 @@ import { fsFault } from '../core/fs-fault.js';
 import { acquireLock } from './ledger-lock.js';
 import { ledgerFolder } from './ledger-fs.js';
 import { LEDGER, PRUNED_PREFIX, RUN_FILES } from './ledger-layout.js';
-import { loadRun, runDir } from './ledger.js';
+import { loadRun, runDir, runIdTime } from './ledger.js';
 import { isAlive, listMarkers } from './live.js';
 import { RUN_ID, type RunRecord } from './run-record.js';
 import { finishSetAside, listFolder, removeTree, setAsideAndDelete } from './set-aside.js';
@@ -114,7 +114,7 @@ function prune(root: string, runs: string, options: PruneOptions): PruneResult {
   const removed: { id: string; bytes: number; stranded: boolean }[] = [];
   candidates.forEach((candidate, index) => {
     const { id } = candidate;
-    const stranded = candidate.record === undefined && candidate.problem === undefined && now - idTime(id) > STRANDED_AFTER_MS;
+    const stranded = candidate.record === undefined && candidate.problem === undefined && now - runIdTime(id) > STRANDED_AFTER_MS;
     const reason = keptFor(candidate, stranded, {
       newest: index < options.keep,
       newestOfKind: newestOfKind.has(id),
@@ -255,12 +255,4 @@ function folderBytes(folder: string): number {
 
 function fileBytes(path: string): number {
   return lstatSync(path, { throwIfNoEntry: false })?.size ?? 0;
-}
-
-/** The creation time a run id spells (its UTC stamp), epoch ms. */
-function idTime(id: string): number {
-  const match = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})/.exec(id);
-  if (match === null) return 0;
-  const [, y, mo, d, h, mi, s, ms] = match.map(Number) as [number, number, number, number, number, number, number, number];
-  return Date.UTC(y, mo - 1, d, h, mi, s, ms);
 }

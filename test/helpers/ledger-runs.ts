@@ -7,7 +7,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
-import { createRun } from '../../lib/run/ledger.js';
+import { createRun, runIdAt } from '../../lib/run/ledger.js';
 
 /**
  * Make a run's record say its process has exited (no start time: never taken for live), as a run written
@@ -26,8 +26,7 @@ export function cloneRuns(root: string, count: number): string[] {
   const base = Date.now() - (count + 1) * 1000;
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const stamp = new Date(base + i * 1000).toISOString().replace(/[-:.]/g, '').replace('Z', '000Z');
-    const id = `${stamp}-run-${i.toString(16).padStart(6, '0')}`;
+    const id = runIdAt('run', (base + i * 1000) * 1000, i.toString(16).padStart(6, '0'));
     const dir = join(root, '.lockguard', 'runs', id);
     mkdirSync(dir);
     for (const [name, text] of files) writeFileSync(join(dir, name), text.replaceAll(template.record.id, id));

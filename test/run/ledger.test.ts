@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
-import { appendEvent, createRun, findRun, loadRun, readEvents, ensureLedger, listRunIds, newRunId } from '../../lib/run/ledger.js';
+import { appendEvent, createRun, findRun, loadRun, readEvents, ensureLedger, listRunIds, newRunId, runIdAt, runIdTime } from '../../lib/run/ledger.js';
 import { readBlob } from '../../lib/run/blobs.js';
 import { findLiveRuns, listMarkers, registerLive, unregisterLive, processStart } from '../../lib/run/live.js';
 import { verifyRun } from '../../lib/run/verdict.js';
@@ -138,4 +138,16 @@ test('a live folder that is a symlink is never read through', (t) => {
   fs.symlinkSync(elsewhere, join(root, '.lockguard', 'live'));
   assert.deepEqual(findLiveRuns(root), []);
   assert.deepEqual(listMarkers(root), []);
+});
+
+test('runIdTime reads back the time runIdAt and newRunId stamp (to the millisecond); no stamp is 0', () => {
+  for (const ms of [0, 1_796_138_556_160, Date.UTC(2026, 11, 31, 23, 59, 59, 999)]) {
+    const id = runIdAt('snapshot', ms * 1000 + 123, 'abcdef');
+    assert.match(id, /^\d{8}T\d{12}Z-snapshot-abcdef$/);
+    assert.equal(runIdTime(id), ms);
+  }
+  // Never before now (an earlier test in this process may have pushed the ids' clock ahead, never back).
+  const before = Date.now();
+  assert.ok(runIdTime(newRunId('run')) >= before);
+  assert.equal(runIdTime('not-a-run'), 0);
 });

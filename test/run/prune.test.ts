@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
-import { createRun, listRunIds, newRunId, type RunKind } from '../../lib/run/ledger.js';
+import { createRun, listRunIds, newRunId, runIdAt, type RunKind } from '../../lib/run/ledger.js';
 import { processStart, registerLive } from '../../lib/run/live.js';
 import { PRUNED_PREFIX } from '../../lib/run/ledger-layout.js';
 import { pruneLedger } from '../../lib/run/prune.js';
@@ -43,8 +43,7 @@ function run(root: string, kind: RunKind, lockfile: string): string {
 
 /** A run id stamped `minutesAgo` before now (newRunId never goes back in time). */
 function idAgo(minutesAgo: number): string {
-  const stamp = new Date(Date.now() - minutesAgo * 60_000).toISOString().replace(/[-:.]/g, '').replace('Z', '000Z');
-  return `${stamp}-run-${createHash('sha256').update(String(Math.random())).digest('hex').slice(0, 6)}`;
+  return runIdAt('run', (Date.now() - minutesAgo * 60_000) * 1000, createHash('sha256').update(String(Math.random())).digest('hex').slice(0, 6));
 }
 
 /** A run folder with an id stamped `minutesAgo` before now and no record (a creation killed half way). */
