@@ -2,9 +2,10 @@
 //
 // Invariants: never writes into the repo, never chdirs; a `null` leaf is "do not create".
 
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import type { TestContext } from 'node:test';
 
 export interface Tree {
@@ -54,4 +55,23 @@ export async function waitFor(condition: () => boolean, timeoutMs = 15_000, what
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(20);
   }
+}
+
+/**
+ * Every file under `dir` by relative path, with its sha256 (a link as `link:<its target>`, never followed),
+ * leaving out the paths under `skip` (relative prefixes): an inventory to prove what a command touched.
+ */
+export function fileDigests(dir: string, skip: readonly string[] = []): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (at: string): void => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      const path = join(at, entry.name);
+      const rel = relative(dir, path);
+      if (skip.some((prefix) => rel === prefix || rel.startsWith(`${prefix}/`))) continue;
+      if (entry.isDirectory()) walk(path);
+      else out.set(rel, entry.isSymbolicLink() ? `link:${readlinkSync(path)}` : createHash('sha256').update(readFileSync(path)).digest('hex'));
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return out;
 }

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { createRun, listRunIds, newRunId, runIdAt, type RunKind } from '../../lib/run/ledger.js';
@@ -13,25 +13,11 @@ import { PRUNED_PREFIX } from '../../lib/run/ledger-layout.js';
 import { pruneLedger } from '../../lib/run/prune.js';
 import { codeOf } from '../helpers/errors.js';
 import { exited } from '../helpers/ledger-runs.js';
-import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
+import { fileDigests, pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 const LOCK_A = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";
 const LOCK_B = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n# b\n";
 const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
-
-/** Every file under `dir`, by relative path, with its sha256 (links as their target text). */
-function files(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (at: string): void => {
-    for (const entry of fs.readdirSync(at, { withFileTypes: true })) {
-      const path = join(at, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else out.set(relative(dir, path), entry.isSymbolicLink() ? `link:${fs.readlinkSync(path)}` : createHash('sha256').update(fs.readFileSync(path)).digest('hex'));
-    }
-  };
-  if (fs.existsSync(dir)) walk(dir);
-  return out;
-}
 
 /** A run as a lockguard process that has ended leaves it. */
 function run(root: string, kind: RunKind, lockfile: string): string {
@@ -70,7 +56,7 @@ test('keeps the newest, the newest of each kind, live, quarantined, named and un
   fs.mkdirSync(join(root, '.lockguard', 'quarantine', quarantined), { recursive: true });
   fs.writeFileSync(join(root, '.lockguard', 'runs', broken, 'run.json'), '{not json');
   const ledger = join(root, '.lockguard');
-  const before = files(ledger);
+  const before = fileDigests(ledger);
 
   const result = pruneLedger(root, { keep: 2, named });
   const reasons = Object.fromEntries(result.kept.map((run) => [run.id, run.reason]));
@@ -100,7 +86,7 @@ test('keeps the newest, the newest of each kind, live, quarantined, named and un
   assert.equal(result.blobs.removed, 0);
   assert.match(result.blobs.why ?? '', new RegExp(`${young}|${broken}`));
   // Everything kept is byte for byte what it was; nothing else in the ledger changed.
-  const after = files(ledger);
+  const after = fileDigests(ledger);
   for (const [path, digest] of after) assert.equal(before.get(path), digest, path);
   const gone = [...before.keys()].filter((path) => !after.has(path));
   const removedIds = new Set(result.removed.map((run) => run.id));
@@ -146,9 +132,9 @@ test('a dry run changes nothing and names exactly what the prune then removes', 
   for (let i = 0; i < 4; i++) run(root, 'run', LOCK_A);
   for (let i = 0; i < 3; i++) run(root, 'run', LOCK_B);
   const ledger = join(root, '.lockguard');
-  const before = files(ledger);
+  const before = fileDigests(ledger);
   const dry = pruneLedger(root, { keep: 2, dryRun: true });
-  assert.deepEqual(files(ledger), before);
+  assert.deepEqual(fileDigests(ledger), before);
   assert.equal(dry.dryRun, true);
   assert.equal(dry.removed.length, 5);
   assert.deepEqual(dry.blobs, { removed: 1, bytes: LOCK_A.length, kept: 1 });
@@ -226,13 +212,13 @@ test('links where the ledger keeps runs or copies: refused before anything is re
   fs.symlinkSync(outside, join(ledger, 'runs', linked));
   const result = pruneLedger(root, { keep: 0 });
   assert.equal(result.kept.find((run) => run.id === linked)?.reason, 'unreadable');
-  assert.deepEqual([...files(outside).keys()].sort(), ['keep.txt', 'run.json']);
+  assert.deepEqual([...fileDigests(outside).keys()].sort(), ['keep.txt', 'run.json']);
   fs.unlinkSync(join(ledger, 'runs', linked));
   // Set-aside names planted as links to the outside: the links go, what they point at stays.
   fs.symlinkSync(outside, join(ledger, 'runs', `${PRUNED_PREFIX}${linked}`));
   fs.symlinkSync(join(outside, 'keep.txt'), join(ledger, 'blobs', `${PRUNED_PREFIX}${sha('x')}`));
   assert.equal(pruneLedger(root, { keep: 0 }).finished, 1);
-  assert.deepEqual([...files(outside).keys()].sort(), ['keep.txt', 'run.json']);
+  assert.deepEqual([...fileDigests(outside).keys()].sort(), ['keep.txt', 'run.json']);
   assert.deepEqual(
     fs.readdirSync(join(ledger, 'runs')).filter((name) => name.startsWith('.')),
     [],

@@ -4,35 +4,18 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { listRunIds } from '../../../lib/run/ledger.js';
 import { BIN, cliProcess } from '../../helpers/cli.js';
 import { scrubbedEnv } from '../../helpers/env.js';
 import { assertSetupError } from '../../helpers/errors.js';
 import { cloneRuns } from '../../helpers/ledger-runs.js';
-import { pnpmTree, tempWorkspace } from '../../helpers/workspace.js';
+import { fileDigests, pnpmTree, tempWorkspace } from '../../helpers/workspace.js';
 
 const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";
 const installed = () => ({ ...pnpmTree(LOCK), node_modules: { '.pnpm': { 'lock.yaml': LOCK } } });
-
-/** Every file under `dir` but `skip` (relative prefixes), with its sha256. */
-function files(dir: string, skip: readonly string[] = []): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (at: string): void => {
-    for (const entry of fs.readdirSync(at, { withFileTypes: true })) {
-      const path = join(at, entry.name);
-      const rel = relative(dir, path);
-      if (skip.some((prefix) => rel === prefix || rel.startsWith(`${prefix}/`))) continue;
-      if (entry.isDirectory()) walk(path);
-      else out.set(rel, createHash('sha256').update(fs.readFileSync(path)).digest('hex'));
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 test('prune says what it removed and kept; verify and status still answer from the runs it kept', (t) => {
   const root = tempWorkspace(t, installed());
@@ -88,8 +71,8 @@ test('kill -9 in the middle of a prune: every run is whole or gone, nothing kept
   const ledger = join(root, '.lockguard');
   const keep = 10;
   const newest = ids.slice(-keep);
-  const before = files(ledger);
-  const outside = files(root, ['.lockguard/runs', '.lockguard/blobs', '.lockguard/live']);
+  const before = fileDigests(ledger);
+  const outside = fileDigests(root, ['.lockguard/runs', '.lockguard/blobs', '.lockguard/live']);
   const runs = join(ledger, 'runs');
   let midway = false;
   for (let attempt = 0; attempt < 5 && !midway; attempt++) {
@@ -109,13 +92,13 @@ test('kill -9 in the middle of a prune: every run is whole or gone, nothing kept
   }
   assert.ok(midway, 'a kill landed in the middle of a prune');
   // Every run folder left is whole (byte for byte what it was); the newest are all there.
-  const after = files(ledger);
+  const after = fileDigests(ledger);
   for (const [path, digest] of after) {
     if (path.startsWith('runs/.pruned-') || path.startsWith('live/')) continue;
     assert.equal(before.get(path), digest, `${path} is what it was`);
   }
   for (const id of newest) assert.ok(fs.existsSync(join(runs, id, 'run.json')), `kept ${id}`);
-  assert.deepEqual(files(root, ['.lockguard/runs', '.lockguard/blobs', '.lockguard/live']), outside, 'nothing outside was touched');
+  assert.deepEqual(fileDigests(root, ['.lockguard/runs', '.lockguard/blobs', '.lockguard/live']), outside, 'nothing outside was touched');
   // The next prune finishes: only the newest are left, nothing set aside, no lock, no live/.
   const finish = cliProcess(['prune', '--keep', String(keep)], root, scrubbedEnv(), 60_000);
   assert.equal(finish.code, 0, finish.stderr);
