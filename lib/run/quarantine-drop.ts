@@ -12,19 +12,22 @@
 //   (ledger-fs.ts).
 
 import { dirname } from 'node:path';
-import { LockguardError } from '../core/errors.js';
+import { isLockguardError, LockguardError } from '../core/errors.js';
 import { ledgerFolder } from './ledger-fs.js';
 import { DROPPED_PREFIX, LEDGER, ledgerPath } from './ledger-layout.js';
 import { listMarkers } from './live.js';
-import { listQuarantine, lockQuarantine, quarantineFolder } from './quarantine.js';
+import { lockQuarantine, quarantineFolder } from './quarantine.js';
+import { readJournal } from './quarantine-journal.js';
 import { finishSetAside, setAsideAndDelete } from './set-aside.js';
 
 export interface DropResult {
   readonly run: string;
-  /** Entries the journal listed as withheld (not restored) when it was dropped. */
-  readonly withheld: number;
-  /** Entries already restored (their record goes with the folder). */
-  readonly restored: number;
+  /** Entries the journal listed as withheld (not restored) when it was dropped; null when it was unreadable. */
+  readonly withheld: number | null;
+  /** Entries already restored (their record goes with the folder); null when the journal was unreadable. */
+  readonly restored: number | null;
+  /** Lines of the journal that could not be read (torn or forged): entries they named went uncounted. */
+  readonly unreadableLines: number;
   /** Folders a killed drop had set aside, deleted now. */
   readonly finished: number;
 }
@@ -46,11 +49,21 @@ export function dropQuarantine(root: string, runId: string): DropResult {
   const lock = lockQuarantine(root, runId);
   try {
     const finished = finishSetAside(ledgerFolder(root, [LEDGER.quarantine], false), DROPPED_PREFIX);
-    const listing = listQuarantine(root).find((run) => run.run === runId);
-    const entries = listing?.manifest?.entries ?? [];
+    const counts = countUnits(folder);
     setAsideAndDelete(dirname(folder), runId, DROPPED_PREFIX);
-    return { run: runId, withheld: entries.filter((entry) => entry.restoredAt === undefined).length, restored: entries.filter((entry) => entry.restoredAt !== undefined).length, finished };
+    return { run: runId, ...counts, finished };
   } finally {
     lock.release();
+  }
+}
+
+/** What this run's journal says was withheld and restored; a journal that cannot be read is no reason to keep it. */
+function countUnits(folder: string): { withheld: number | null; restored: number | null; unreadableLines: number } {
+  try {
+    const { units, skipped } = readJournal(folder);
+    return { withheld: units.filter((unit) => unit.state === 'withheld').length, restored: units.filter((unit) => unit.state === 'restored').length, unreadableLines: skipped };
+  } catch (error) {
+    if (!isLockguardError(error)) throw error;
+    return { withheld: null, restored: null, unreadableLines: 0 };
   }
 }

@@ -3,7 +3,7 @@
 import { listQuarantine, type QuarantinedEntry } from '../../run/quarantine.js';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { configuredRunners, resolveCache } from '../../integrations/runners/index.js';
-import { dropQuarantine } from '../../run/quarantine-drop.js';
+import { dropQuarantine, type DropResult } from '../../run/quarantine-drop.js';
 import { restore } from '../../run/quarantine-restore.js';
 import { LockguardError } from '../../core/errors.js';
 import { flag, parse, stringValue } from '../args.js';
@@ -137,10 +137,7 @@ export const command: Command = {
       if (stringValue(parsed, 'entry') !== undefined) throw new LockguardError('ERR_LOCKGUARD_USAGE', "--entry goes with restore: drop removes a run's whole quarantine.", { hint: 'lockguard quarantine drop --run <id>' });
       const dropped = dropQuarantine(workspace.root, runId);
       if (json) io.stdout.write(`${JSON.stringify(dropped, null, 2)}\n`);
-      else
-        io.stdout.write(
-          `dropped the quarantine of ${runId}: ${dropped.withheld} withheld entr${dropped.withheld === 1 ? 'y' : 'ies'} deleted${dropped.restored === 0 ? '' : ` (${dropped.restored} restored before, their record with it)`}\n`,
-        );
+      else io.stdout.write(`${dropLine(runId, dropped)}\n`);
       return EXIT.ok;
     }
     const entry = stringValue(parsed, 'entry');
@@ -155,3 +152,11 @@ export const command: Command = {
     return result.skipped.some((s) => s.reason === 'error' || s.reason === 'changed-in-quarantine') ? EXIT.moved : EXIT.ok;
   },
 };
+
+/** `dropped the quarantine of <run>: 2 withheld entries deleted (1 restored before, their record with it)` */
+function dropLine(runId: string, dropped: DropResult): string {
+  if (dropped.withheld === null) return `dropped the quarantine of ${runId}: its journal was unreadable, so its entries were deleted uncounted`;
+  const restored = dropped.restored === null || dropped.restored === 0 ? '' : ` (${dropped.restored} restored before, their record with it)`;
+  const torn = dropped.unreadableLines === 0 ? '' : `; ${dropped.unreadableLines} line(s) of its journal could not be read, so entries they named went uncounted`;
+  return `dropped the quarantine of ${runId}: ${dropped.withheld} withheld entr${dropped.withheld === 1 ? 'y' : 'ies'} deleted${restored}${torn}`;
+}

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { acquireLock } from '../../../lib/run/ledger-lock.js';
@@ -109,7 +109,21 @@ test('lockguard quarantine drop: names that are no run, a set-aside leftover, a 
   assert.ok(existsSync(join(ledger, 'quarantine', 'run-1', 'journal.ndjson')));
   const done = await cli(['quarantine', 'drop', '--run', 'run-1', '--json'], root);
   assert.equal(done.code, 0, done.stderr);
-  assert.deepEqual(JSON.parse(done.stdout), { run: 'run-1', withheld: 1, restored: 0, finished: 2 });
+  assert.deepEqual(JSON.parse(done.stdout), { run: 'run-1', withheld: 1, restored: 0, unreadableLines: 0, finished: 2 });
   assert.deepEqual(readdirSync(join(ledger, 'quarantine')), []);
   assert.equal(readFileSync(join(outside, 'mine.txt'), 'utf8'), 'mine');
+  // A garbage journal is no reason to keep a quarantine: dropped, said uncounted, never printed.
+  mkdirSync(join(ledger, 'quarantine', 'run-2'));
+  writeFileSync(join(ledger, 'quarantine', 'run-2', 'journal.ndjson'), '\u0000garbage{secret-token-1234');
+  const garbage = await cli(['quarantine', 'drop', '--run', 'run-2'], root);
+  assert.equal(garbage.code, 0, garbage.stderr);
+  assert.match(garbage.stdout, /0 withheld entries deleted; 1 line\(s\) of its journal could not be read/);
+  assert.doesNotMatch(`${garbage.stdout}${garbage.stderr}`, /secret-token/);
+  assert.deepEqual(readdirSync(join(ledger, 'quarantine')), []);
+  // A journal that is no file at all: dropped, said uncounted.
+  mkdirSync(join(ledger, 'quarantine', 'run-3', 'journal.ndjson'), { recursive: true });
+  const folder = await cli(['quarantine', 'drop', '--run', 'run-3'], root);
+  assert.equal(folder.code, 0, folder.stderr);
+  assert.match(folder.stdout, /its journal was unreadable, so its entries were deleted uncounted/);
+  assert.deepEqual(readdirSync(join(ledger, 'quarantine')), []);
 });
