@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { inProcessPnpmMajor, pnpmArgv } from '../../../lib/integrations/pnpmfile/command.js';
 import { PACKAGE_ROOT } from '../../helpers/hooks.js';
@@ -7,8 +7,12 @@ import { PACKAGE_ROOT } from '../../helpers/hooks.js';
 test("pnpmArgv reads this process's argv when it has one (pnpm 10), else the parent's command line (pnpm 12 helpers)", () => {
   assert.deepEqual(pnpmArgv(['node', '/x/pnpm.cjs', '--filter', 'b', 'add']), ['--filter', 'b', 'add']);
   // A helper process has only [node]: its parent's /proc cmdline is read (here: this test process itself).
-  const own = pnpmArgv(['node'], process.pid);
-  assert.deepEqual(own, [...process.execArgv, ...process.argv.slice(1)]);
+  // The cmdline holds the script as typed; Node 22+ resolves process.argv[1] to an absolute path.
+  const own = pnpmArgv(['node'], process.pid) ?? [];
+  const script = process.execArgv.length;
+  assert.deepEqual(own.slice(0, script), process.execArgv);
+  assert.equal(resolve(own[script] ?? ''), process.argv[1]);
+  assert.deepEqual(own.slice(script + 1), process.argv.slice(2));
   assert.equal(pnpmArgv(['node'], 2 ** 30), undefined);
 });
 
