@@ -1,7 +1,7 @@
 // pnpm 12 with the setup `lockguard init` gives it: no pnpmfile (any pnpmfile makes every pnpm 12 command
 // start node helpers). What `lockguard run --policy refuse` still refuses at the source through the child's
-// environment, measured with the real pnpm 12.4.2, and what it catches after the fact. This is the README's
-// refuse matrix for the default pnpm 12 setup.
+// environment, measured with the real pnpm 12.4.2, and what it catches after the fact. This is the
+// refuse matrix of lib/integrations/pnpmfile/README.md for the default pnpm 12 setup.
 
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

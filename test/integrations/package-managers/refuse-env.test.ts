@@ -1,5 +1,6 @@
 // refuseEnv: what a refusing run adds to its child's env, per package manager (the measured rows of the
-// README's refuse matrix); and lockguard's yarn plugin file is found from the module tree and the bundle.
+// refuse matrices in lib/integrations/pnpmfile/README.md and lib/integrations/yarn-plugin/README.md); and
+// lockguard's yarn plugin file is found from the module tree and the bundle.
 
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
