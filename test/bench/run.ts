@@ -1,13 +1,14 @@
-// `npm run bench`: runs every bench module (an explicit list), then prints one markdown table and the
-// machine it ran on.
+// `npm run bench`: runs every bench module (an explicit list), prints one markdown table and the machine it
+// ran on, and writes each module's rows into test/bench/README.md's generated part (report.ts).
 //
 // Settings: LOCKGUARD_BENCH_RUNS (samples per measurement, default 15), LOCKGUARD_BENCH_FIXTURES (the
 // real lockfiles; default ../shared/fixtures/lockfiles next to the repo, skipped when absent),
-// LOCKGUARD_BENCH_ONLY (comma-separated module names, e.g. `run,pnpmfile`; default all).
-// Invariants: writes only under its own temp folder, removed at the end; a failing module is reported
-// and the others still run (exit code 1 then).
+// LOCKGUARD_BENCH_ONLY (comma-separated module names, e.g. `run,pnpmfile`; default all: then the page's
+// generated part is rewritten whole, else only those modules' blocks), LOCKGUARD_BENCH_WRITE=0 (print only).
+// Invariants: writes only under its own temp folder, removed at the end, and test/bench/README.md; a failing
+// module is reported (and its block says so) and the others still run (exit code 1 then).
 
-import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +22,7 @@ import * as pnpmfile from './pnpmfile.bench.js';
 import * as remoteGate from './remote-gate.bench.js';
 import * as prune from './prune.bench.js';
 import { formatTable, machineLine, type BenchContext, type BenchRow } from './harness.js';
+import { type ModuleResult, updatePage } from './report.js';
 
 interface BenchModule {
   readonly name: string;
@@ -40,9 +42,10 @@ const MODULES: readonly BenchModule[] = [
   { name: 'prune', bench: prune.bench },
 ];
 
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
 function fixturesDir(): string | undefined {
   const configured = process.env['LOCKGUARD_BENCH_FIXTURES'];
-  const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
   const dir = configured !== undefined && configured !== '' ? resolve(configured) : join(repoRoot, '..', 'shared', 'fixtures', 'lockfiles');
   return existsSync(dir) ? dir : undefined;
 }
@@ -54,28 +57,55 @@ function runsSetting(): number {
 }
 
 async function runAll(): Promise<number> {
+  const only = (process.env['LOCKGUARD_BENCH_ONLY'] ?? '').split(',').filter((name) => name !== '');
+  const unknown = only.filter((name) => !MODULES.some((module) => module.name === name));
+  if (unknown.length > 0) {
+    process.stderr.write(`bench: expected LOCKGUARD_BENCH_ONLY to name modules of ${MODULES.map((module) => module.name).join(', ')}, got "${unknown.join(',')}"\n`);
+    return 2;
+  }
   const tmp = realpathSync(mkdtempSync(join(tmpdir(), 'lockguard-bench-')));
   const rows: BenchRow[] = [];
+  const results: ModuleResult[] = [];
   let failed = false;
   const started = performance.now();
   try {
-    const only = (process.env['LOCKGUARD_BENCH_ONLY'] ?? '').split(',').filter((name) => name !== '');
     for (const module of MODULES.filter((candidate) => only.length === 0 || only.includes(candidate.name))) {
       const moduleTmp = join(tmp, module.name);
       const ctx: BenchContext = { tmp: moduleTmp, fixturesDir: fixturesDir(), runs: runsSetting() };
+      let moduleRows: BenchRow[] | undefined;
       try {
         process.stderr.write(`bench: ${module.name}...\n`);
-        rows.push(...(await module.bench(ctx)));
+        moduleRows = await module.bench(ctx);
+        rows.push(...moduleRows);
       } catch (error) {
         failed = true;
         process.stderr.write(`bench: ${module.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       }
+      results.push({ module: module.name, rows: moduleRows, at: new Date().toISOString(), machine: machineLine(), samples: runsSetting() });
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
   process.stdout.write(`${formatTable(rows)}\n\nMachine: ${machineLine()}; ${runsSetting()} samples per row, medians; ${((performance.now() - started) / 1000).toFixed(0)} s in all.\n`);
+  if (process.env['LOCKGUARD_BENCH_WRITE'] !== '0') writeResults(results, only.length === 0);
   return failed ? 1 : 0;
+}
+
+/** Writes the results into test/bench/README.md (atomically: a stage file in the same folder, then rename). */
+function writeResults(results: readonly ModuleResult[], full: boolean): void {
+  const page = join(repoRoot, 'test', 'bench', 'README.md');
+  const stage = `${page}.bench-${process.pid}`;
+  writeFileSync(
+    stage,
+    updatePage(
+      readFileSync(page, 'utf8'),
+      results,
+      full,
+      MODULES.map((module) => module.name),
+    ),
+  );
+  renameSync(stage, page);
+  process.stderr.write(`bench: wrote ${full ? 'every module' : results.map((result) => result.module).join(', ')} into test/bench/README.md\n`);
 }
 
 process.exitCode = await runAll();
