@@ -67,8 +67,12 @@ the run saved at or after the move (or by a task running across it) is withheld:
 Before the command, the pre-run check refuses to start (exit 3) when the installed tree does not hold what
 the lockfile says (pnpm: node_modules/.pnpm/lock.yaml and the virtual store; npm: .package-lock.json):
 every key would fold the lockfile while outputs are built from another tree. Skipped for install commands
-and pnpm pipeline (they install first). For pnpm pipeline, which runs its own frozen install before keying
-its tasks, the inputs scope is guarded.
+and pnpm pipeline (they install first).
+
+A move is a change to what the runners' keys fold: the inputs (lockfile, workspace manifest, pnpmfiles,
+patches), never node_modules. An install that changes only the install markers (a first or frozen install
+on a fresh clone) is reported ("installed: ...; no input changed"), never withheld, failed or refused, unless
+the tree then no longer holds what the lockfile says. A move seen while the command runs is said at once.
 
 Options:
 ${DIR_HELP}
@@ -338,6 +342,7 @@ async function finishRun(f: Finishing): Promise<number> {
     const done = outcomeText(options.policy, outcome, prepared.caches, runId, refusedClause(f.gateOutcome));
     io.stderr.write(`${paint(io, io.stderr, 'yellow', move.tree === undefined ? statusLine(move.files, done) : treeLine({ files: move.files, tree: move.tree }, done))}\n`);
     for (const slice of slices) io.stderr.write(`  ${slice.text}\n`);
+    io.stderr.write(`  ${judgedText(session.judged, cacheNames)}\n`);
   } else if (session.installed.length > 0) {
     // An install that left every input as it was (a first or frozen install on a fresh clone): said, not withheld.
     io.stderr.write(`${installedLine(session.installed)}\n  ${judgedText(session.judged, cacheNames)}\n`);

@@ -17,6 +17,9 @@ const help = `Usage: lockguard verify [options]
 Re-checks the fingerprint table a snapshot (or a guarded run) recorded. Exit 0: nothing moved, the cache
 may be saved. Exit 1: something moved (the status line names it), do not save. Exit 2: usage or setup
 error (no snapshot, not a workspace). Once a run has moved it stays moved, even if the bytes come back.
+The line says when ("since the snapshot"; for a guarded run "during run <id>" for what its own checks saw,
+"since run <id>" for what changed after it) and the scope judged: a snapshot's own (--scope full counts the
+install markers), a guarded run's inputs (what the runners' keys fold).
 The verdict is recorded in the run's events; on a ledger that cannot be written (a full or read-only
 disk) it is still printed and still decides the exit code, with a one-line warning.
 
