@@ -22,6 +22,7 @@ import { FingerprintWatch, type Move } from '../core/watch.js';
 import { watchSignals, type Signals, type SignalSource } from './fs-signals.js';
 import { appendEvent, createRun, scanEvents, type Policy, type RunHandle } from './ledger.js';
 import { fsFault } from '../core/fs-fault.js';
+import { isLockguardError } from '../core/errors.js';
 import { ledgerFolder } from './ledger-fs.js';
 import { LEDGER } from './ledger-layout.js';
 import { registerLive, unregisterLive, processStart } from './live.js';
@@ -259,7 +260,12 @@ export class GuardSession {
   #recordInstalled(install: readonly Move[]): void {
     if (install.length === 0) return;
     this.#installed = install.map((move) => ({ path: move.path, kind: move.kind, was: move.was, now: currentDigest(this.table.root, move, this.run.record) }));
-    appendEvent(this.run, { type: 'installed', files: this.#installed });
+    try {
+      appendEvent(this.run, { type: 'installed', files: this.#installed });
+    } catch (error) {
+      // Only says what an install did (the report has it too): a full or read-only ledger never hides the verdict.
+      if (!isLockguardError(error)) throw error;
+    }
   }
 
   #detected(move: MoveRecord): void {
