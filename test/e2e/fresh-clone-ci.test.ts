@@ -14,6 +14,7 @@ import { BIN } from '../helpers/cli.js';
 import { scenario, type Scenario } from '../helpers/runner-scenario.js';
 
 const CI_BUILD = 'pnpm install --frozen-lockfile && turbo run build';
+const NX_CI_BUILD = 'pnpm install --frozen-lockfile && nx run-many -t build --output-style=static';
 const INSTALLED = '[lockguard] installed: node_modules/.pnpm/lock.yaml and node_modules/.modules.yaml created; no input changed, so nothing was withheld or refused';
 const JUDGED = '  judged on inputs: the turbo cache (runner keys fold the lockfile and what an install reads, not the install tree)';
 
@@ -24,7 +25,7 @@ interface Status {
 /** The scenario as a fresh clone: nothing installed, no turbo cache, and a#build installs nothing. */
 function freshClone(s: Scenario): void {
   rmSync(join(s.base, 'armed'), { force: true });
-  for (const folder of ['node_modules', 'packages/a/node_modules', 'packages/b/node_modules', '.turbo']) rmSync(join(s.root, folder), { recursive: true, force: true });
+  for (const folder of ['node_modules', 'packages/a/node_modules', 'packages/b/node_modules', '.turbo', '.nx']) rmSync(join(s.root, folder), { recursive: true, force: true });
   assert.equal(existsSync(join(s.root, 'node_modules')), false);
 }
 
@@ -87,3 +88,19 @@ for (const [shape, start] of [
     }
   });
 }
+
+test('fresh clone, CI=1 lockguard run -- pnpm run ci:build (root script with nx): the install is reported, nothing is withheld, exit 0, nx replays', (t) => {
+  const s = scenario(t, 'nx', { rootScripts: { 'ci:build': NX_CI_BUILD } });
+  freshClone(s);
+  const run = spawnSync(process.execPath, [BIN, 'run', '--', 'pnpm', 'run', 'ci:build'], { cwd: s.root, env: { ...s.env, CI: '1' }, encoding: 'utf8', timeout: 120_000 });
+  assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+  const lines = run.stderr.split('\n').filter((line) => line.startsWith('[lockguard]') || line.startsWith('  judged'));
+  assert.deepEqual(lines, [INSTALLED, '  judged on inputs: the nx cache (runner keys fold the lockfile and what an install reads, not the install tree)']);
+  assert.equal(s.out(), '7.0.0');
+  const status = JSON.parse(s.sh([process.execPath, BIN, 'status', '--json']).stdout) as Status;
+  assert.deepEqual(status.report.withheld, []);
+  // The saves were kept: nx restores b from its cache.
+  const again = s.sh(['nx', 'run-many', '-t', 'build', '--output-style=static']);
+  assert.equal(again.status, 0, again.stderr);
+  assert.match(again.stdout, /\[(local cache|existing outputs match the cache, left as is)\]/);
+});
