@@ -103,4 +103,10 @@ test('fresh clone, CI=1 lockguard run -- pnpm run ci:build (root script with nx)
   const again = s.sh(['nx', 'run-many', '-t', 'build', '--output-style=static']);
   assert.equal(again.status, 0, again.stderr);
   assert.match(again.stdout, /\[(local cache|existing outputs match the cache, left as is)\]/);
+  // nx's keys do not fold the markers: with both edited, b is still a hit (a miss would rebuild it).
+  appendFileSync(join(s.root, 'node_modules', '.pnpm', 'lock.yaml'), '# edited\n');
+  appendFileSync(join(s.root, 'node_modules', '.modules.yaml'), '\n');
+  const edited = s.sh(['nx', 'run-many', '-t', 'build', '--output-style=static']);
+  assert.equal(edited.status, 0, edited.stderr);
+  assert.match(edited.stdout, /b:build[^\n]*\[(local cache|existing outputs match the cache, left as is)\]|\[(local cache|existing outputs match the cache, left as is)\][^\n]*b:build/);
 });
