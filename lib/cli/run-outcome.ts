@@ -11,7 +11,7 @@ import type { GuardedCache, RunnerOutcome } from './runner-guard.js';
 
 /** How many restored tasks the status line names before it says "...". */
 const TASKS_NAMED = 3;
-const RUNNER_LABEL: Record<GuardedRunner, string> = { turbo: 'turbo', nx: 'nx', 'pnpm-pipeline': 'pnpm pipeline' };
+export const RUNNER_LABEL: Record<GuardedRunner, string> = { turbo: 'turbo', nx: 'nx', 'pnpm-pipeline': 'pnpm pipeline' };
 
 export function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;

@@ -29,6 +29,7 @@ import type { Policy } from '../run/ledger.js';
 import { ledgerPath } from '../run/ledger-layout.js';
 import type { PassControl } from '../run/quarantine.js';
 import type { MoveRecord } from '../run/session.js';
+import { withholdReasons } from './verdict-words.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -128,7 +129,7 @@ export async function afterRunners(prepared: RunnerPrepared, policy: Policy, mov
     }
     try {
       const reading = summary ?? { source: undefined, tasks: [], runningAcrossMove: [], ownKeys: undefined, note: undefined };
-      if (policy !== 'flag') withheld = await withholdAfterRun(guarded.cache, guarded.before, reading, { movedAt: move.at, runId, ...window, ...(control === undefined ? {} : { control }) });
+      if (policy !== 'flag') withheld = await withholdAfterRun(guarded.cache, guarded.before, reading, { movedAt: move.at, runId, reasons: withholdReasons(move), ...window, ...(control === undefined ? {} : { control }) });
       if (withheld?.interrupted === true) interrupted = true;
       if (withheld?.fault !== undefined) fault = withheld.fault;
     } catch (error) {

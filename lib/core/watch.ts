@@ -121,13 +121,21 @@ export class FingerprintWatch {
 }
 
 /** `[lockguard] a task rewrote pnpm-lock.yaml during the run, which every key folds: <outcome>` */
-export function statusLine(moves: readonly Move[], outcome: string): string {
-  const kinds = new Set(moves.map((move) => move.kind));
-  const verb = kinds.size > 1 ? 'changed' : kinds.has('appeared') ? 'created' : kinds.has('went') ? 'removed' : 'rewrote';
-  return `[lockguard] a task ${verb} ${listPaths(moves.map((move) => move.path))} during the run, which every key folds: ${outcome}`;
+export function statusLine(moves: readonly Pick<Move, 'path' | 'kind'>[], outcome: string): string {
+  return `[lockguard] a task ${movedVerb(moves, 'active')} ${listPaths(moves.map((move) => move.path))} during the run, which every key folds: ${outcome}`;
 }
 
-function listPaths(paths: readonly string[]): string {
+/** What happened to `moves`, as a verb: `rewrote`/`rewritten`, `created`, `removed`, `changed` (a mix). */
+export function movedVerb(moves: readonly Pick<Move, 'kind'>[], voice: 'active' | 'passive'): string {
+  const kinds = new Set(moves.map((move) => move.kind));
+  if (kinds.size > 1) return 'changed';
+  if (kinds.has('appeared')) return 'created';
+  if (kinds.has('went')) return 'removed';
+  return voice === 'active' ? 'rewrote' : 'rewritten';
+}
+
+/** `a`, `a and b`, `a, b and c`, `a, b and 3 more`. */
+export function listPaths(paths: readonly string[]): string {
   if (paths.length <= 2) return paths.join(' and ');
   if (paths.length === 3) return `${paths[0]}, ${paths[1]} and ${paths[2]}`;
   return `${paths[0]}, ${paths[1]} and ${paths.length - 2} more`;

@@ -18,6 +18,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { errnoCode, LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
 import type { WorkspaceFingerprints } from '../core/fingerprints.js';
+import type { Scope } from '../core/entries.js';
 import { appendLine, createEmpty, writeAtomic } from './atomic.js';
 import { saveBlob } from './blobs.js';
 import { ledgerFolder, parseLine, readLedgerFile, scanLines, tailLines } from './ledger-fs.js';
@@ -94,6 +95,8 @@ export interface CreateRunOptions {
   readonly table: WorkspaceFingerprints;
   readonly policy?: Policy;
   readonly command?: readonly string[];
+  /** The scope the run's verdict judges, when narrower than the table (run-record.ts `judged`). */
+  readonly judged?: Scope;
 }
 
 export function createRun(options: CreateRunOptions): RunHandle {
@@ -113,6 +116,7 @@ export function createRun(options: CreateRunOptions): RunHandle {
     root: table.root,
     manager: table.manager,
     scope: table.scope,
+    ...(options.judged === undefined || options.judged === table.scope ? {} : { judged: options.judged }),
     at: table.at,
     key: table.key,
     entries: table.entries,

@@ -8,6 +8,7 @@ import type { ChildEnd } from './child.js';
 import { writeReport, type Policy, type RunHandle } from './ledger.js';
 import type { MoveRecord } from './session.js';
 import type { SliceMoveJson } from './slice-report.js';
+import type { MovedFile } from './verdict.js';
 import { isoTime } from '../core/iso-time.js';
 
 /** One withheld cache entry (filled by the runner integrations). */
@@ -84,6 +85,10 @@ export interface RunReport {
   readonly remoteGate?: RemoteGateReport;
   /** Per moved lockfile, which projects' slices changed (run/slice-report.ts sliceMoveJson). */
   readonly slices: readonly SliceMoveJson[];
+  /** Install markers the run's final check found changed: what an install did (never a move by itself). */
+  readonly installed?: readonly MovedFile[];
+  /** Which scope the guarded caches were judged on, in one line (`judged on inputs: the turbo cache (…)`). */
+  readonly judged?: string;
   readonly notes: readonly string[];
 }
 
@@ -114,6 +119,8 @@ export function buildReport(input: ReportInput): RunReport {
     remote: input.remote,
     ...(input.remoteGate === undefined ? {} : { remoteGate: input.remoteGate }),
     slices: input.slices,
+    ...(input.installed === undefined ? {} : { installed: input.installed }),
+    ...(input.judged === undefined ? {} : { judged: input.judged }),
     notes: input.notes,
   };
 }

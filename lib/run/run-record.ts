@@ -26,6 +26,12 @@ export interface RunRecord {
   readonly root: string;
   readonly manager: PackageManager;
   readonly scope: Scope;
+  /**
+   * The scope its verdict judges, when narrower than the table read: a guarded run reads the full table (the
+   * pre-run check and the report need the install markers) but judges on the inputs, which are what the
+   * runners' keys fold. Absent: `scope` (snapshots, and runs recorded before the field existed).
+   */
+  readonly judged?: Scope;
   /** The read moment (epoch ms). */
   readonly at: number;
   readonly key: TableKey;
@@ -36,6 +42,11 @@ export interface RunRecord {
   readonly host: string;
   readonly policy?: Policy;
   readonly command?: readonly string[];
+}
+
+/** The scope a run's verdict judges (`judged`, else the scope of the table it read). */
+export function judgedScope(record: Pick<RunRecord, 'scope' | 'judged'>): Scope {
+  return record.judged ?? record.scope;
 }
 
 /** Run folder names: `<UTC stamp>-<kind>-<6 hex>`. */
@@ -95,6 +106,7 @@ export function validateRecord(path: string, value: unknown, folderName: string)
     !record.root.includes('\0') &&
     MANAGERS.includes(record.manager as PackageManager) &&
     (record.scope === 'inputs' || record.scope === 'full') &&
+    (record.judged === undefined || record.judged === 'inputs' || record.judged === record.scope) &&
     finite(record.at) &&
     typeof record.key === 'string' &&
     DIGEST.test(record.key) &&

@@ -2,8 +2,12 @@
 // and the final, authoritative check after the command ends.
 //
 // Owns: the run's FingerprintWatch, the moment of the move (earliest evidence: a hook report or a file
-// event that led to it, or the moved file's ctime), the `moved` events, and ending the live marker.
-// Invariants: every verdict comes from the table re-checked through the watch; once moved, stays moved;
+// event that led to it, or the moved file's ctime), the `moved` and `installed` events, and ending the live
+// marker.
+// Invariants: every verdict comes from the table re-checked through the watch; a move is a change to what
+// the run's keys fold (the judged scope: a runner's keys fold the inputs, so an install that leaves every
+// input as it was, such as a first or frozen install on a fresh clone, is reported as `installed`, never a
+// move; the install markers it rewrote still date a move that comes with it); once moved, stays moved;
 // an early check commits a move only once the file has held still for SETTLE_MS (a file caught mid-write,
 // such as npm's truncate-then-write of its hidden lockfile, is a suspect, not a move); the live marker stays until `close()` records the run finished (after the final check and the withholding
 // pass): a guard that dies before leaves a dead marker, and the next lockguard command finishes the run
@@ -11,11 +15,14 @@
 
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { WorkspaceFingerprints } from '../core/fingerprints.js';
+import { inScope, type Scope } from '../core/entries.js';
+import { readWorkspaceFingerprints, type WorkspaceFingerprints } from '../core/fingerprints.js';
+import { checkInstall } from '../core/install-check.js';
 import { FingerprintWatch, type Move } from '../core/watch.js';
 import { watchSignals, type Signals, type SignalSource } from './fs-signals.js';
 import { appendEvent, createRun, scanEvents, type Policy, type RunHandle } from './ledger.js';
 import { fsFault } from '../core/fs-fault.js';
+import { isLockguardError } from '../core/errors.js';
 import { ledgerFolder } from './ledger-fs.js';
 import { LEDGER } from './ledger-layout.js';
 import { registerLive, unregisterLive, processStart } from './live.js';
@@ -29,6 +36,11 @@ export interface MoveRecord {
   readonly at: number;
   readonly evidence: Evidence;
   readonly files: readonly MovedFile[];
+  /**
+   * Set when no judged entry moved but the install tree changed and no longer holds what the lockfile says
+   * (`npm install --no-save`, a marker deleted): outputs were built from a tree the keys do not name.
+   */
+  readonly tree?: { readonly lockfile: string; readonly detail: string };
 }
 
 /**
@@ -47,12 +59,26 @@ interface Suspect {
   readonly since: number;
 }
 
+export interface SessionOptions {
+  /** The scope a move is judged on (default: the table's own). Entries outside it are reported, never moves. */
+  readonly judged?: Scope;
+}
+
 export class GuardSession {
   readonly run: RunHandle;
   readonly table: WorkspaceFingerprints;
   readonly watch: FingerprintWatch;
+  /** The scope a move is judged on: the table's entries outside it (install markers) only say what an install did. */
+  readonly judged: Scope;
   #signals: Signals | undefined;
   #move: MoveRecord | undefined;
+  /** What the final check found changed outside the judged scope (an install that left every input as it was). */
+  #installed: readonly MovedFile[] = [];
+  /** Called once, when a check during the command first records the move. */
+  #onDetect: ((move: MoveRecord) => void) | undefined;
+  /** Entries outside the judged scope an early check saw changed, by their stat signature then. */
+  readonly #installSeen = new Map<string, string>();
+  readonly #judgedPaths: ReadonlySet<string>;
   #stopped = false;
   #closed = false;
   /** Install markers an early check found absent, and when: a move only if the final check agrees. */
@@ -61,9 +87,11 @@ export class GuardSession {
   readonly #suspects = new Map<string, Suspect>();
   #confirm: NodeJS.Timeout | undefined;
 
-  constructor(table: WorkspaceFingerprints, policy: Policy, command: readonly string[]) {
+  constructor(table: WorkspaceFingerprints, policy: Policy, command: readonly string[], options: SessionOptions = {}) {
     this.table = table;
-    this.run = createRun({ kind: 'run', table, policy, command });
+    this.judged = options.judged ?? table.scope;
+    this.#judgedPaths = new Set(table.entries.filter((entry) => inScope(entry.kind, this.judged)).map((entry) => entry.path));
+    this.run = createRun({ kind: 'run', table, policy, command, judged: this.judged });
     this.watch = new FingerprintWatch(table.root, table, table.at);
     try {
       const live = ledgerFolder(table.root, [LEDGER.live], true) ?? table.root;
@@ -79,16 +107,21 @@ export class GuardSession {
     }
   }
 
-  /** Begin listening for early evidence (file events, hook reports). */
+  /** Call `listener` once, when a check during the command first records the move (not the final check). */
+  onDetect(listener: (move: MoveRecord) => void): void {
+    this.#onDetect = listener;
+  }
+
+  /** What the final check found changed outside the judged scope (install markers), with old/new digests. */
+  get installed(): readonly MovedFile[] {
+    return this.#installed;
+  }
+
+  /** Begin listening for early evidence (file events, hook reports) on the entries a move is judged on. */
   listen(): void {
-    this.#signals = watchSignals(
-      this.table.root,
-      this.table.entries.map((entry) => entry.path),
-      this.run.dir,
-      (source, at) => {
-        this.#safeCheck(source, at);
-      },
-    );
+    this.#signals = watchSignals(this.table.root, [...this.#judgedPaths], this.run.dir, (source, at) => {
+      this.#safeCheck(source, at);
+    });
   }
 
   /** The move, once found. */
@@ -156,11 +189,22 @@ export class GuardSession {
     const watch = final ? this.watch : new FingerprintWatch(this.table.root, this.table, this.table.at);
     watch.wrote();
     const known = new Set(this.#move?.files.map((file) => file.path));
-    const found = watch.moved() === undefined ? [] : watch.moves().filter((move) => !known.has(move.path));
+    const all = watch.moved() === undefined ? [] : watch.moves();
+    const found = all.filter((move) => this.#judgedPaths.has(move.path) && !known.has(move.path));
+    // Outside the judged scope (install markers): what an install did, and evidence of when, never a move.
+    const install = all.filter((move) => !this.#judgedPaths.has(move.path));
     if (final) {
-      this.#commit(evidence, at, found);
+      // Only install markers changed: harmless when the tree holds what the (unchanged) lockfile says.
+      const tree = found.length === 0 && this.#move === undefined && install.length > 0 ? this.#treeProblem() : undefined;
+      if (tree === undefined) {
+        this.#commit(evidence, at, found, install);
+        this.#recordInstalled(install);
+      } else {
+        this.#commit(evidence, at, install, [], tree);
+      }
       return;
     }
+    for (const move of install) if (!this.#installSeen.has(move.path)) this.#installSeen.set(move.path, this.#signatureOf(move.path));
     const markers = new Set(this.table.entries.filter((entry) => entry.kind === 'install-marker').map((entry) => entry.path));
     const now = Date.now();
     const settled: Move[] = [];
@@ -182,19 +226,54 @@ export class GuardSession {
     }
     // A suspect that holds the read's bytes again was caught mid-write: it never moved.
     for (const path of this.#suspects.keys()) if (!still.has(path)) this.#suspects.delete(path);
-    if (settled.length > 0) this.#commit(this.#suspects.get(settled[0]?.path ?? '')?.evidence ?? evidence, at, settled);
+    const first = this.#move === undefined;
+    if (settled.length > 0) this.#commit(this.#suspects.get(settled[0]?.path ?? '')?.evidence ?? evidence, at, settled, install);
+    if (first && this.#move !== undefined) this.#detected(this.#move);
     this.#scheduleConfirm();
   }
 
-  /** Record `found` as the run's move (or add to it), with the earliest evidence any check had of each file. */
-  #commit(evidence: Evidence, at: number, found: readonly Move[]): void {
+  /**
+   * Record `found` as the run's move (or add to it), with the earliest evidence any check had of each file.
+   * `install`: entries outside the judged scope changed in the same check; those an earlier check had not
+   * already seen so (a first install before the move) were written by this install and date it too.
+   */
+  #commit(evidence: Evidence, at: number, found: readonly Move[], install: readonly Move[], tree?: MoveRecord['tree']): void {
     const fresh = found.map((move) => ({ path: move.path, kind: move.kind, was: move.was, now: currentDigest(this.table.root, move, this.run.record) }));
     if (fresh.length === 0) return;
     const since = Math.min(at, ...fresh.map((file) => Math.min(this.#tentative.get(file.path) ?? Infinity, this.#suspects.get(file.path)?.at ?? Infinity)));
     for (const move of found) this.#suspects.delete(move.path);
+    const sameInstall = install.filter((move) => this.#installSeen.get(move.path) !== this.#signatureOf(move.path)).map((move) => move.path);
     // The moment is the first move's; later checks only add the files that moved since.
-    this.#move = this.#move === undefined ? { at: this.#moment(since, fresh), evidence, files: fresh } : { ...this.#move, files: [...this.#move.files, ...fresh] };
-    appendEvent(this.run, { type: 'moved', evidence, movedAt: this.#move.at, files: fresh });
+    this.#move =
+      this.#move === undefined ? { at: this.#moment(since, [...fresh.map((file) => file.path), ...sameInstall]), evidence, files: fresh, ...(tree === undefined ? {} : { tree }) } : { ...this.#move, files: [...this.#move.files, ...fresh] };
+    appendEvent(this.run, { type: 'moved', evidence, movedAt: this.#move.at, files: fresh, ...(tree === undefined ? {} : { tree }) });
+  }
+
+  /** After an install that changed only markers: why the tree no longer holds the lockfile, or undefined (it does). */
+  #treeProblem(): MoveRecord['tree'] {
+    const now = readWorkspaceFingerprints(this.table.root, { scope: 'full', manager: this.table.manager });
+    const verdict = checkInstall(now);
+    return verdict.ok ? undefined : { lockfile: verdict.lockfile, detail: verdict.detail };
+  }
+
+  /** The final check's install-only changes: kept for the report and recorded as an `installed` event. */
+  #recordInstalled(install: readonly Move[]): void {
+    if (install.length === 0) return;
+    this.#installed = install.map((move) => ({ path: move.path, kind: move.kind, was: move.was, now: currentDigest(this.table.root, move, this.run.record) }));
+    try {
+      appendEvent(this.run, { type: 'installed', files: this.#installed });
+    } catch (error) {
+      // Only says what an install did (the report has it too): a full or read-only ledger never hides the verdict.
+      if (!isLockguardError(error)) throw error;
+    }
+  }
+
+  #detected(move: MoveRecord): void {
+    try {
+      this.#onDetect?.(move);
+    } catch {
+      // Saying it early is a courtesy; the final line after the command is the verdict.
+    }
   }
 
   /** While suspects remain and the session listens, look again once they could have held still. */
@@ -232,8 +311,8 @@ export class GuardSession {
    * the latest hook report at or before it: that package-manager command began the install, and a task
    * that finished while it was linking packages may have built against a half-new tree.
    */
-  #moment(signalAt: number, files: readonly MovedFile[]): number {
-    const write = Math.min(signalAt, ...files.map((file) => this.#ctimeOf(file.path)));
+  #moment(signalAt: number, paths: readonly string[]): number {
+    const write = Math.min(signalAt, ...paths.map((path) => this.#ctimeOf(path)));
     let start = write;
     let latest = -Infinity;
     scanEvents(

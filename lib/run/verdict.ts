@@ -8,12 +8,13 @@
 import { join } from 'node:path';
 import type { FileDigest } from '../core/digest.js';
 import { fileDigest } from '../core/digest.js';
-import { normalizeBytes } from '../core/entries.js';
+import { inScope, normalizeBytes } from '../core/entries.js';
 import { readEntry, realFileSystem, type FileSystem } from '../core/file-probe.js';
 import type { WorkspaceFingerprints } from '../core/fingerprints.js';
 import { FingerprintWatch, type Move, type MoveKind } from '../core/watch.js';
 import { isLockguardError, type LockguardError } from '../core/errors.js';
 import { appendEvent, scanEvents, type RunHandle, type RunRecord } from './ledger.js';
+import { judgedScope } from './run-record.js';
 
 export interface MovedFile {
   readonly path: string;
@@ -25,6 +26,7 @@ export interface MovedFile {
 
 export interface Verdict {
   readonly run: string;
+  /** The scope the verdict judged (a guarded run's: inputs, what the runners' keys fold). */
   readonly scope: RunRecord['scope'];
   readonly key: RunRecord['key'];
   /** True when the save may happen: nothing the run's keys folded has moved. */
@@ -35,16 +37,23 @@ export interface Verdict {
 /** A verdict and, when it could not be recorded in the run's events, why (the verdict stands). */
 export interface RecordedVerdict extends Verdict {
   readonly unrecorded?: LockguardError;
+  /** The moved paths a guarded run's own checks recorded while its command ran (the rest moved since). */
+  readonly duringRun: readonly string[];
 }
 
-/** A table as the ledger recorded it: no kept bytes, so racy re-reads compare digests. */
+/**
+ * A table as the ledger recorded it, narrowed to the entries its verdict judges (a guarded run's install
+ * markers are in its record for the report, never in its verdict); no kept bytes, so racy re-reads compare
+ * digests.
+ */
 export function tableOf(record: RunRecord): WorkspaceFingerprints {
+  const scope = judgedScope(record);
   return {
     root: record.root,
     manager: record.manager,
-    scope: record.scope,
+    scope,
     at: record.at,
-    entries: record.entries,
+    entries: scope === record.scope ? record.entries : record.entries.filter((entry) => inScope(entry.kind, scope)),
     files: new Map(),
     key: record.key,
   };
@@ -68,12 +77,16 @@ function digestOrNull(value: unknown): FileDigest | null {
   return typeof value === 'string' && DIGEST.test(value) ? (value as FileDigest) : null;
 }
 
+/** Evidence a guarded run's own checks record (session.ts); `verify` and `recovery` found a move only later. */
+const LATER_EVIDENCE = new Set(['verify', 'recovery']);
+
 /**
  * Moves recorded by earlier checks of this run (they stay moves), read streaming. Only paths of the run's
  * own table count (a forged line naming another path is ignored), so the result is bounded by the table.
+ * `duringRun`, when given, receives the paths a guarded run's own checks recorded (while its command ran).
  */
-export function recordedMoves(dir: string, record?: RunRecord): MovedFile[] {
-  const known = record === undefined ? undefined : new Set(record.entries.map((entry) => entry.path));
+export function recordedMoves(dir: string, record?: RunRecord, duringRun?: Set<string>): MovedFile[] {
+  const known = record === undefined ? undefined : new Set(tableOf(record).entries.map((entry) => entry.path));
   const moves = new Map<string, MovedFile>();
   scanEvents(
     dir,
@@ -84,6 +97,7 @@ export function recordedMoves(dir: string, record?: RunRecord): MovedFile[] {
         if (known === undefined && moves.size >= MOVES_WITHOUT_TABLE_MAX) continue;
         const kind = typeof file.kind === 'string' && KINDS.has(file.kind) ? file.kind : 'rewritten';
         moves.set(file.path, { path: file.path, kind: kind as MoveKind, was: digestOrNull(file.was), now: digestOrNull(file.now) });
+        if (duringRun !== undefined && record?.kind === 'run' && !LATER_EVIDENCE.has(String(event['evidence']))) duringRun.add(file.path);
       }
     },
     ['moved'],
@@ -121,16 +135,18 @@ export function movesNow(run: RunHandle, options: { fs?: FileSystem } = {}): Mov
  */
 export function verifyRun(run: RunHandle, options: { fs?: FileSystem } = {}): RecordedVerdict {
   const { record } = run;
-  const earlier = recordedMoves(run.dir, record);
+  const during = new Set<string>();
+  const earlier = recordedMoves(run.dir, record, during);
   const fresh = movesNow(run, options).filter((move) => !earlier.some((file) => file.path === move.path));
   const moved = [...earlier, ...fresh];
-  const verdict: Verdict = { run: record.id, scope: record.scope, key: record.key, save: moved.length === 0, moved };
+  const verdict: Verdict = { run: record.id, scope: judgedScope(record), key: record.key, save: moved.length === 0, moved };
+  const duringRun = [...during];
   try {
     if (fresh.length > 0) appendEvent(run, { type: 'moved', evidence: 'verify', files: fresh });
     appendEvent(run, { type: 'verify', save: verdict.save, moved: moved.map((file) => file.path) });
   } catch (error) {
     if (!isLockguardError(error)) throw error;
-    return { ...verdict, unrecorded: error };
+    return { ...verdict, duringRun, unrecorded: error };
   }
-  return verdict;
+  return { ...verdict, duringRun };
 }

@@ -102,7 +102,22 @@ for (const tool of [PNPM10, PNPM12]) {
       const snap = snapshotStep(root, env);
       mustRun(tool, ['install', '--frozen-lockfile'], root, env);
       assert.ok(existsSync(join(root, 'node_modules/.pnpm/lock.yaml')));
-      assert.equal(verifyStep(root, env, snap).save, 'true');
+      const verdict = verifyStep(root, env, snap);
+      assert.equal(verdict.save, 'true');
+      assert.equal(verdict.result.stdout, `lockguard: nothing moved since ${snap.run} (judged on inputs): the cache may be saved\n`);
+    });
+
+    test('a CI node_modules cache judged with --scope full: the same frozen install on a fresh clone counts the markers (save=false)', (t) => {
+      const root = freshClone(t, tpl);
+      const snap = snapshotStep(root, env, ['--scope', 'full']);
+      mustRun(tool, ['install', '--frozen-lockfile'], root, env);
+      const verdict = verifyStep(root, env, snap);
+      assert.equal(verdict.save, 'false');
+      assert.deepEqual(verdict.moved, ['node_modules/.pnpm/lock.yaml', 'node_modules/.modules.yaml']);
+      assert.deepEqual(
+        verdict.result.stderr.split('\n').filter((line) => line.startsWith('[lockguard]')),
+        ['[lockguard] node_modules/.pnpm/lock.yaml and node_modules/.modules.yaml were created since the snapshot, which its key folds (full scope): the cache save is refused (lockguard status for details)'],
+      );
     });
 
     test('a no-op install gives save=true', (t) => {

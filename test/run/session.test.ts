@@ -104,8 +104,65 @@ test('lockguard run: a writer that truncates and then writes the same bytes repo
   const root = npmWorkspace(t);
   const same = cliProcess(slowWriter(HIDDEN, HIDDEN_BYTES), root, undefined, 30_000);
   assert.equal(same.code, 0, same.stderr);
-  assert.doesNotMatch(same.stderr, /\[lockguard\] a task/);
+  assert.equal(same.stderr, '', 'nothing changed: nothing said');
+  // The hidden lockfile in other bytes that still agree with package-lock.json: an install, no move.
   const other = cliProcess(slowWriter(HIDDEN, HIDDEN_BYTES.replace('root', 'moved')), root, undefined, 30_000);
   assert.equal(other.code, 0, other.stderr);
-  assert.match(other.stderr, /\[lockguard\] a task rewrote node_modules\/\.package-lock\.json/);
+  assert.ok(other.stderr.split('\n').includes('[lockguard] installed: node_modules/.package-lock.json rewritten; no input changed, so nothing was withheld or refused'), other.stderr);
+  // The lockfile itself, written the same way in other bytes: a move.
+  const lock = cliProcess(slowWriter('package-lock.json', LOCK.replace('root', 'moved')), root, undefined, 30_000);
+  assert.equal(lock.code, 0, lock.stderr);
+  assert.match(lock.stderr, /\[lockguard\] a task rewrote package-lock\.json during the run, which every key folds: /);
+});
+
+test('judged on inputs: a marker rewritten by an install that leaves the lockfile as it was is no move; the gate admits; the final check says what it did', async (t) => {
+  const root = npmWorkspace(t);
+  const guard = new GuardSession(readWorkspaceFingerprints(root), 'withhold', ['test'], { judged: 'inputs' });
+  t.after(() => guard.close());
+  let detected = 0;
+  guard.onDetect(() => detected++);
+  fs.writeFileSync(join(root, HIDDEN), HIDDEN_BYTES.replace('root', 'moved'));
+  guard.check('fs-event', Date.now());
+  await sleep(SETTLE_MS + 50);
+  assert.equal(guard.admits(), true, 'an install marker is no reason to refuse a request');
+  assert.equal(guard.finish(), undefined);
+  assert.equal(detected, 0);
+  assert.deepEqual(
+    guard.installed.map((file) => [file.path, file.kind]),
+    [[HIDDEN, 'rewritten']],
+  );
+  assert.deepEqual(
+    readEvents(guard.run.dir)
+      .map((event) => event.type)
+      .filter((type) => type === 'moved' || type === 'installed'),
+    ['installed'],
+  );
+});
+
+test('judged on inputs: a marker gone at the end leaves a tree that does not hold the lockfile: a move, with why', (t) => {
+  const root = npmWorkspace(t);
+  const guard = new GuardSession(readWorkspaceFingerprints(root), 'withhold', ['test'], { judged: 'inputs' });
+  t.after(() => guard.close());
+  fs.rmSync(join(root, HIDDEN));
+  const move = guard.finish();
+  assert.deepEqual(
+    move?.files.map((file) => [file.path, file.kind]),
+    [[HIDDEN, 'went']],
+  );
+  assert.equal(move?.tree?.lockfile, 'package-lock.json');
+});
+
+test('judged on inputs: a lockfile move seen while the command runs is said once, through onDetect', async (t) => {
+  const root = npmWorkspace(t);
+  const guard = new GuardSession(readWorkspaceFingerprints(root), 'withhold', ['test'], { judged: 'inputs' });
+  t.after(() => guard.close());
+  const seen: string[][] = [];
+  guard.onDetect((move) => seen.push(move.files.map((file) => file.path)));
+  fs.appendFileSync(join(root, 'package-lock.json'), ' ');
+  guard.check('fs-event', Date.now());
+  await waitFor(() => guard.move !== undefined, 5_000, 'the confirmation');
+  fs.appendFileSync(join(root, 'package-lock.json'), ' ');
+  guard.check('fs-event', Date.now());
+  guard.finish();
+  assert.deepEqual(seen, [['package-lock.json']]);
 });

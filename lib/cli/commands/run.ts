@@ -38,7 +38,8 @@ import type { Command } from '../command.js';
 import { refuseSetup } from '../refuse-setup.js';
 import { afterRunners, prepareRunners, type RunnerPrepared } from '../runner-guard.js';
 import { remoteOf, runnerOverride, RUNNER_HELP, RUNNER_OPTIONS } from '../runner-option.js';
-import { exitCodeOf, outcomeText, type FailMode } from '../run-outcome.js';
+import { exitCodeOf, outcomeText, RUNNER_LABEL, type FailMode } from '../run-outcome.js';
+import { detectionLine, installedLine, judgedText, treeLine } from '../verdict-words.js';
 import { fallbackLines, openRemoteGates, refusedClause, type RemoteGateOutcome, type RemoteGates } from '../remote-gate-wiring.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
@@ -66,8 +67,12 @@ the run saved at or after the move (or by a task running across it) is withheld:
 Before the command, the pre-run check refuses to start (exit 3) when the installed tree does not hold what
 the lockfile says (pnpm: node_modules/.pnpm/lock.yaml and the virtual store; npm: .package-lock.json):
 every key would fold the lockfile while outputs are built from another tree. Skipped for install commands
-and pnpm pipeline (they install first). For pnpm pipeline, which runs its own frozen install before keying
-its tasks, the inputs scope is guarded.
+and pnpm pipeline (they install first).
+
+A move is a change to what the runners' keys fold: the inputs (lockfile, workspace manifest, pnpmfiles,
+patches), never node_modules. An install that changes only the install markers (a first or frozen install
+on a fresh clone) is reported ("installed: ...; no input changed"), never withheld, failed or refused, unless
+the tree then no longer holds what the lockfile says. A move seen while the command runs is said at once.
 
 Options:
 ${DIR_HELP}
@@ -190,7 +195,11 @@ export const command: Command = {
     const refuse = options.policy === 'refuse' ? refuseSetup(table, io.env) : undefined;
     if (refuse?.warning !== undefined) io.stderr.write(`${paint(io, io.stderr, 'yellow', refuse.warning)}\n`);
 
-    const session = new GuardSession(table, options.policy, childArgv);
+    // A move is a change to what the runners' keys fold: the inputs (turbo, nx and pnpm pipeline key on the
+    // lockfile and manifests, never on node_modules). The install markers are read for the pre-run check and
+    // say what an install did; they never withhold, fail or refuse (a CI cache of node_modules is judged by
+    // snapshot --scope full and verify).
+    const session = new GuardSession(table, options.policy, childArgv, { judged: 'inputs' });
     // The remote gate, where it can stand: restores and uploads decided at the request, no up-front switch.
     const gates = await openRemoteGates({ runners: guard.runners, root: workspace.root, command: childArgv, env: io.env, remote: options.remote, policy: options.policy, session });
     let end: ChildEnd;
@@ -216,6 +225,8 @@ export const command: Command = {
         // What this run guards is on disk before the child can save anything (run/guard-record.ts); a run
         // that guards no runner cache has nothing a later command could withhold, and writes nothing.
         if (prepared.caches.length > 0) writeGuard(session.run.dir, guardRecordOf(prepared.caches, runStartedAt));
+        const guardedCount = prepared.caches.length;
+        session.onDetect((move) => io.stderr.write(`${paint(io, io.stderr, 'yellow', detectionLine(move, options.policy, guardedCount))}\n`));
         session.listen();
         const childEnv = { ...io.env, ...prepared.env, ...gates.env, ...refuse?.env, LOCKGUARD_RUN: session.run.dir };
         // turbo's Node launcher would only start turbo's native binary: the run starts it in its place.
@@ -302,6 +313,7 @@ async function finishRun(f: Finishing): Promise<number> {
           session.run.record,
           move.files.map((file) => file.path),
         );
+  const cacheNames = prepared.caches.map((guarded) => RUNNER_LABEL[guarded.runner]);
   recordOrWarn(io, "the run's report", () =>
     saveReport(
       session.run,
@@ -320,13 +332,20 @@ async function finishRun(f: Finishing): Promise<number> {
         remote: fallbackLines(f.gates, prepared.announce),
         remoteGate: { gates: f.gateOutcome.gates, refused: { uploads: f.gateOutcome.refusedUploads, blobs: f.gateOutcome.refusedParts, restores: f.gateOutcome.refusedRestores } },
         slices: slices.map(sliceMoveJson),
+        installed: session.installed,
+        judged: judgedText(session.judged, cacheNames),
         notes: [...outcome.notes, ...f.gateOutcome.notes],
       }),
     ),
   );
   if (move !== undefined) {
-    io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(move.files, outcomeText(options.policy, outcome, prepared.caches, runId, refusedClause(f.gateOutcome))))}\n`);
+    const done = outcomeText(options.policy, outcome, prepared.caches, runId, refusedClause(f.gateOutcome));
+    io.stderr.write(`${paint(io, io.stderr, 'yellow', move.tree === undefined ? statusLine(move.files, done) : treeLine({ files: move.files, tree: move.tree }, done))}\n`);
     for (const slice of slices) io.stderr.write(`  ${slice.text}\n`);
+    io.stderr.write(`  ${judgedText(session.judged, cacheNames)}\n`);
+  } else if (session.installed.length > 0) {
+    // An install that left every input as it was (a first or frozen install on a fresh clone): said, not withheld.
+    io.stderr.write(`${installedLine(session.installed)}\n  ${judgedText(session.judged, cacheNames)}\n`);
   }
   if (outcome.fault !== undefined) {
     printError(io, outcome.fault);

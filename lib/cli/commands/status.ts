@@ -10,6 +10,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
+import { installedText } from '../verdict-words.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 import { isoTime } from '../../core/iso-time.js';
 
@@ -40,6 +41,8 @@ function reportLines(report: unknown): string[] {
   if (Array.isArray(r.caches)) {
     lines.push(r.caches.length === 0 ? 'guarded  no runner cache' : `guarded  ${r.caches.map((cache) => `${cache.runner} (${cache.cacheDir})`).join(', ')}`);
   }
+  if (typeof r.judged === 'string') lines.push(`judged   ${r.judged.replace(/^judged /, '')}`);
+  if (Array.isArray(r.installed) && r.installed.length > 0) lines.push(`install  ${installedText(r.installed, r.moved !== null && r.moved !== undefined).replace(/^installed: /, '')}`);
   if (Array.isArray(r.withheld) && r.withheld.length > 0) {
     lines.push(`withheld ${plural(r.withheld.length, 'cache entry', 'cache entries')} into ${[...new Set(r.withheld.map((entry) => entry.to))].join(', ')} (lockguard quarantine list):`);
     for (const entry of r.withheld.slice(0, SHOWN_ENTRIES)) lines.push(`           ${entry.runner} ${entry.key}${entry.task === null ? '' : ` (${entry.task})`}: ${entry.reason}`);
@@ -131,7 +134,7 @@ export const command: Command = {
     const lines = [
       `run      ${record.id} (${record.kind}${record.policy === undefined ? '' : `, policy ${record.policy}`})`,
       `started  ${isoTime(record.at)}`,
-      `table    ${record.manager}, ${record.scope} scope, ${record.entries.length} entries, key ${record.key}`,
+      `table    ${record.manager}, ${record.scope} scope${record.judged === undefined ? '' : ` (judged on ${record.judged})`}, ${record.entries.length} entries, key ${record.key}`,
     ];
     if (record.command !== undefined) lines.push(`command  ${record.command.join(' ')}`);
     if (life !== undefined) lines.push(...lifeLines(life));

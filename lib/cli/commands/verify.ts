@@ -1,6 +1,5 @@
 // `lockguard verify`: may the cache be saved? Re-checks a recorded run's table now.
 
-import { statusLine } from '../../core/watch.js';
 import { appendGithub, requireGithubFile } from '../../integrations/github.js';
 import { findRun } from '../../run/ledger.js';
 import { verifyRun } from '../../run/verdict.js';
@@ -10,6 +9,7 @@ import { EXIT } from '../exit-codes.js';
 import { paint, type Io } from '../io.js';
 import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
+import { verifyLine } from '../verdict-words.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
 const help = `Usage: lockguard verify [options]
@@ -17,6 +17,9 @@ const help = `Usage: lockguard verify [options]
 Re-checks the fingerprint table a snapshot (or a guarded run) recorded. Exit 0: nothing moved, the cache
 may be saved. Exit 1: something moved (the status line names it), do not save. Exit 2: usage or setup
 error (no snapshot, not a workspace). Once a run has moved it stays moved, even if the bytes come back.
+The line says when ("since the snapshot"; for a guarded run "during run <id>" for what its own checks saw,
+"since run <id>" for what changed after it) and the scope judged: a snapshot's own (--scope full counts the
+install markers), a guarded run's inputs (what the runners' keys fold).
 The verdict is recorded in the run's events; on a ledger that cannot be written (a full or read-only
 disk) it is still printed and still decides the exit code, with a one-line warning.
 
@@ -46,7 +49,7 @@ export const command: Command = {
     const stopped = await recoverFirst(workspace.root, io, 'lenient', 'verify');
     if (stopped !== undefined) return stopped;
     const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN']);
-    const { unrecorded, ...verdict } = verifyRun(run);
+    const { unrecorded, duringRun, ...verdict } = verifyRun(run);
     // The verdict stands even when it could not be recorded (a full or read-only ledger): one line says so.
     if (unrecorded !== undefined) io.stderr.write(`lockguard: warning: the verdict was not recorded in the run's events (${unrecorded.message})\n`);
     const slices = verdict.save
@@ -61,9 +64,9 @@ export const command: Command = {
     if (flag(parsed, 'json')) {
       io.stdout.write(`${JSON.stringify({ ...verdict, slices: slices.map(sliceMoveJson) }, null, 2)}\n`);
     } else if (verdict.save) {
-      io.stdout.write(`lockguard: nothing moved since ${verdict.run}: the cache may be saved\n`);
+      io.stdout.write(`lockguard: nothing moved since ${verdict.run} (judged on ${verdict.scope}): the cache may be saved\n`);
     } else {
-      io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(verdict.moved, 'the cache save is refused (lockguard status for details)'))}\n`);
+      io.stderr.write(`${paint(io, io.stderr, 'yellow', verifyLine(verdict.moved, new Set(duringRun), run.record.kind, verdict.run, verdict.scope))}\n`);
       for (const move of slices) io.stderr.write(`  ${move.text}\n`);
     }
     return verdict.save ? EXIT.ok : EXIT.moved;

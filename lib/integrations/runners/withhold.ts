@@ -40,6 +40,8 @@ export interface WithholdOptions {
   readonly ownKeys?: readonly string[];
   /** Key → task name, for the report. */
   readonly taskOf?: ReadonlyMap<string, string>;
+  /** Why an entry is withheld, in words naming what moved (default: the lockfile): saved after the move, or running across it. */
+  readonly reasons?: { readonly after: string; readonly across: string };
   readonly rename?: RenameFn;
   /** Stop requests and the test seam, between units (run/quarantine.ts). */
   readonly control?: PassControl;
@@ -88,7 +90,7 @@ export function planWithhold(cache: RunnerCache, before: CacheState, options: Om
       key: unit.key,
       cacheDir: cache.dir,
       paths: unitPaths(cache, unit),
-      reason: writtenAt >= options.movedAt ? 'saved at or after the move, under a key that folded the old lockfile' : 'its task was running when the lockfile moved',
+      reason: writtenAt >= options.movedAt ? (options.reasons?.after ?? 'saved at or after the move, under a key that folded the old lockfile') : (options.reasons?.across ?? 'its task was running when the lockfile moved'),
       ...(task === undefined ? {} : { task }),
     });
   }
