@@ -126,3 +126,25 @@ for (const tool of ['turbo', 'nx'] as const) {
     assert.deepEqual(server.keys(), [hashes.get(ids.c)]);
   });
 }
+
+for (const how of ['TURBO_PREFLIGHT=true', 'turbo.json remoteCache.preflight'] as const) {
+  test(`remote gate, turbo with preflight (${how}): c's upload before the move reaches the server, a's after it is refused, the server never receives a stale one`, async (t) => {
+    const { s, server, env: base, ids } = await setup(t, 'turbo');
+    const env = how === 'TURBO_PREFLIGHT=true' ? { ...base, TURBO_PREFLIGHT: 'true' } : base;
+    if (how !== 'TURBO_PREFLIGHT=true') {
+      const file = join(s.root, 'turbo.json');
+      writeFileSync(file, JSON.stringify({ ...(JSON.parse(readFileSync(file, 'utf8')) as object), remoteCache: { preflight: true } }));
+    }
+    const run = lockguardRun(s, env);
+    assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+    const lines = run.stderr.split('\n').filter((line: string) => line.startsWith('[lockguard] a task'));
+    assert.equal(lines.length, 1, run.stderr);
+    assert.match(lines[0] ?? '', /1 remote upload keyed before it was refused/);
+    // turborepo-remote-cache 2.12.0 answers no OPTIONS: without the gate's own answer turbo drops its token
+    // and c's upload fails with 400 ("failed to contact remote cache").
+    assert.doesNotMatch(run.stdout + run.stderr, /failed to contact remote cache/);
+    const hashes = taskHashes(s, base);
+    assert.deepEqual(server.keys(), [hashes.get(ids.c)], 'the server holds c and nothing keyed on the old lockfile');
+    assert.ok(!ledgerText(s.root).includes(TOKEN), 'no token in the ledger');
+  });
+}
