@@ -12,6 +12,7 @@ import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 import { isoTime } from '../../core/iso-time.js';
+import { redactArgv, redactRecord, redactText } from '../../core/redact.js';
 
 const help = `Usage: lockguard status [options]
 
@@ -125,7 +126,8 @@ export const command: Command = {
         events: latestEvents(run.dir, EVENTS_SHOWN),
         report: report ?? null,
       };
-      io.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+      // Redacted as printed too (core/redact.ts): a record from an older lockguard, or a forged one.
+      io.stdout.write(`${JSON.stringify(redactRecord(data), null, 2)}\n`);
       return EXIT.ok;
     }
     const lines = [
@@ -133,7 +135,7 @@ export const command: Command = {
       `started  ${isoTime(record.at)}`,
       `table    ${record.manager}, ${record.scope} scope, ${record.entries.length} entries, key ${record.key}`,
     ];
-    if (record.command !== undefined) lines.push(`command  ${record.command.join(' ')}`);
+    if (record.command !== undefined) lines.push(`command  ${redactArgv(record.command).join(' ')}`);
     if (life !== undefined) lines.push(...lifeLines(life));
     if (moved.length === 0) {
       lines.push(`state    nothing recorded as moved${verifies === 0 ? ' (not verified yet)' : ` (verified ${verifies}x)`}`);
@@ -143,7 +145,7 @@ export const command: Command = {
       for (const move of slices) lines.push(`slices   ${move.text}`);
     }
     lines.push(...reportLines(report));
-    io.stdout.write(`${lines.join('\n')}\n`);
+    io.stdout.write(`${redactText(lines.join('\n'))}\n`);
     return EXIT.ok;
   },
 };

@@ -1,5 +1,6 @@
 // `lockguard verify`: may the cache be saved? Re-checks a recorded run's table now.
 
+import { redactRecord, redactText } from '../../core/redact.js';
 import { statusLine } from '../../core/watch.js';
 import { appendGithub, requireGithubFile } from '../../integrations/github.js';
 import { findRun } from '../../run/ledger.js';
@@ -59,12 +60,12 @@ export const command: Command = {
       appendGithub(io.env, 'GITHUB_OUTPUT', { save: String(verdict.save), moved: verdict.moved.map((file) => file.path).join(',') });
     }
     if (flag(parsed, 'json')) {
-      io.stdout.write(`${JSON.stringify({ ...verdict, slices: slices.map(sliceMoveJson) }, null, 2)}\n`);
+      io.stdout.write(`${JSON.stringify(redactRecord({ ...verdict, slices: slices.map(sliceMoveJson) }), null, 2)}\n`);
     } else if (verdict.save) {
       io.stdout.write(`lockguard: nothing moved since ${verdict.run}: the cache may be saved\n`);
     } else {
       io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(verdict.moved, 'the cache save is refused (lockguard status for details)'))}\n`);
-      for (const move of slices) io.stderr.write(`  ${move.text}\n`);
+      for (const move of slices) io.stderr.write(`  ${redactText(move.text)}\n`);
     }
     return verdict.save ? EXIT.ok : EXIT.moved;
   },
