@@ -2,7 +2,8 @@
 //
 // Owns: which words of a command line and which parts of a text are secrets, and the marker that
 // replaces them (`***`, the rest kept readable). Three functions, each used everywhere its kind of value is
-// written or printed: `redactArgv` (a command line), `redactText` (any string: lockfile values, lines),
+// written or printed: `redactArgv` (a command line), `redactText` (any string: lockfile values, lines;
+// `redactLabel` for a package name that may be a URL cut at its userinfo's `@`),
 // `redactRecord` (a JSON value about to be recorded or printed: `command` arrays as argv, every string as text).
 // The rules (README "What lockguard records"):
 // - A secret name is one whose words (split on anything but letters and digits, and at camelCase humps)
@@ -58,6 +59,15 @@ export function redactText(text: string): string {
         return isSecretName(name) || QUERY_ONLY.has(name.toLowerCase()) ? `${sep}${name}=${SECRET_MARKER}` : whole;
       }),
     );
+}
+
+/**
+ * A name from a lockfile label, which a reader may have cut at the `@` that ended a URL's userinfo (the
+ * key `https://user:pass@host/t.tgz` read as name `https://user:pass`, version `host/t.tgz`): redacted
+ * as the URL it was cut from.
+ */
+export function redactLabel(name: string): string {
+  return name.includes('://') ? redactText(`${name}@`).slice(0, -1) : redactText(name);
 }
 
 /** `--name=value`, `-n=value`, `NAME=value`, `npm_config_//host/:_authToken=value`: a name, then `=`. */

@@ -8,7 +8,7 @@
 // only changed projects' closures are walked; the line never carries a URL's credentials (core/redact.ts).
 // Must never: print, or name anything the lockfiles do not.
 
-import { redactText } from '../redact.js';
+import { redactLabel, redactText } from '../redact.js';
 import type { LoweredGraph } from './pnpm-graph.js';
 import type { LockfileSlices } from './slices.js';
 
@@ -117,13 +117,14 @@ export function diffSlices(before: LockfileSlices, after: LockfileSlices): Slice
 const ARROW = '\u2192';
 
 function describePackage(change: PackageChange): string {
+  const name = redactLabel(change.name);
   switch (change.kind) {
     case 'added':
-      return `+${change.name} ${change.to.join(', ')}`;
+      return `+${name} ${change.to.join(', ')}`;
     case 'removed':
-      return `-${change.name} ${change.from.join(', ')}`;
+      return `-${name} ${change.from.join(', ')}`;
     case 'changed':
-      return `${change.name} ${change.from.join(', ')} ${ARROW} ${change.to.join(', ')}`;
+      return `${name} ${change.from.join(', ')} ${ARROW} ${change.to.join(', ')}`;
   }
 }
 
