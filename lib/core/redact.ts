@@ -97,8 +97,8 @@ export function redactArgv(argv: readonly string[]): string[] {
 }
 
 /**
- * A copy of a JSON value fit to record or print: every `command` (an array of strings) through
- * `redactArgv`, every other string through `redactText`. Objects and arrays are copied only where
+ * A copy of a JSON value fit to record or print: every `command` (an array of strings, or one line of
+ * them joined by spaces) through `redactArgv`, every other string through `redactText`. Objects and arrays are copied only where
  * something changed.
  */
 export function redactRecord<T>(value: T): T {
@@ -106,7 +106,7 @@ export function redactRecord<T>(value: T): T {
 }
 
 function walk(value: unknown, key: string | undefined): unknown {
-  if (typeof value === 'string') return redactText(value);
+  if (typeof value === 'string') return key === 'command' ? redactArgv(value.split(' ')).join(' ') : redactText(value);
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
     if (key === 'command' && value.every((word) => typeof word === 'string')) {

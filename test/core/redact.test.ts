@@ -120,6 +120,7 @@ test('records: command arrays as argv, every other string as text, the rest unto
   const redacted = redactRecord(record);
   assert.deepEqual(redacted, { version: 1, command: ['turbo', '--token', '***'], nested: [{ command: ['TURBO_TOKEN=***'] }, { text: 'https://***@h/x' }], n: 3, ok: true, none: null });
   assert.ok(JSON.stringify(record).includes(S), 'the input is not changed (the child gets its argv exactly)');
+  assert.deepEqual(redactRecord({ command: `turbo run build --token ${S} --filter=web` }), { command: 'turbo run build --token *** --filter=web' }, 'a command line as one string');
   const clean = { command: ['true'], entries: [{ path: 'pnpm-lock.yaml', digest: 'ab' }] };
   assert.equal(redactRecord(clean), clean);
 });

@@ -4,7 +4,8 @@
 // b's (both keyed on the old lockfile, uploaded after the move); a second machine (fresh clone of S0,
 // frozen install, empty local cache, same remote) restores c and rebuilds b against what it installed.
 // turbo 2.11.11 against turborepo-remote-cache 2.12.0; nx 24.0.6 against the spec server (nx's
-// self-hosted API). A planted token never reaches lockguard's output, ledger or report.
+// self-hosted API). A planted token never reaches lockguard's output, ledger or report. turbo with its preflight
+// (`TURBO_PREFLIGHT=true`, turbo.json `remoteCache.preflight`) gets c's upload through and a's refused.
 
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';

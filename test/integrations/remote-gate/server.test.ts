@@ -1,6 +1,7 @@
 // The gate in process, against the spec server and fault servers on loopback: forwarding as the client
 // sent it, refusals per protocol, paths it never forwards, upstream faults passed on, clients that go
-// away, a 200 MB artifact streamed both ways, and a planted token that never reaches events or stats.
+// away, a 200 MB artifact streamed both ways, a planted token that never reaches events or stats, and turbo's
+// preflight (the Location pointed back at the gate; refused, or answered without the upstream, once moved).
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
