@@ -149,3 +149,17 @@ for (const how of ['TURBO_PREFLIGHT=true', 'turbo.json remoteCache.preflight'] a
     assert.ok(!ledgerText(s.root).includes(TOKEN), 'no token in the ledger');
   });
 }
+
+test("remote gate, turbo with preflight against a remote whose answer names itself in Location: turbo is sent back to the gate, so a's stale upload never reaches the remote", async (t) => {
+  const s = scenario(t, 'turbo', { withC: true });
+  const server = await startSpecCache(t, s.base, 'v8-preflight', TOKEN);
+  writeFileSync(join(s.base, 'wait-for'), `${server.storage} 1`);
+  const env = { ...s.env, TURBO_API: server.url, TURBO_TOKEN: TOKEN, TURBO_TEAM: 'acme', TURBO_PREFLIGHT: 'true' };
+  const run = lockguardRun(s, env);
+  assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+  assert.match(run.stderr, /1 remote upload keyed before it was refused/);
+  const hashes = taskHashes(s, env);
+  // The remote's storage, inventoried: c's artifact (uploaded before the move) and nothing keyed on the old lockfile.
+  assert.deepEqual(server.keys().sort(), [hashes.get('c#build')], `stored: ${server.keys().join(', ')}`);
+  assert.ok(!ledgerText(s.root).includes(TOKEN), 'no token in the ledger');
+});
