@@ -28,7 +28,8 @@ ${DIR_HELP}
                        latest 1000), report}
 
 When a lockfile moved, says which projects' slices changed and how, comparing the bytes the run read
-(kept in the ledger) with the file as it is now.
+(kept in the ledger) with the file as it is now. Credentials in the command and in lockfile URLs (token,
+secret, password and auth options, URL userinfo, ?_authToken= and the like) are shown as ***.
   -h, --help           this text
 `;
 
