@@ -192,3 +192,21 @@ for (const format of FORMATS) {
     assert.ok(written.filter((path) => /(run|report)\.json$|events\.ndjson$/.test(path)).length >= 5, 'both runs recorded');
   });
 }
+
+test('a record an older lockguard wrote (the command, an event and the report holding secrets) is printed redacted by status and status --json', (t) => {
+  const root = tempWorkspace(t, { ...manifests(false), 'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n', [B_MANIFEST]: manifest(OLD), 'pnpm-lock.yaml': FORMATS[0]?.lock(OLD, '7.0.0') ?? '' });
+  const snapshot = cliProcess(['snapshot'], root);
+  assert.equal(snapshot.code, 0, snapshot.stderr);
+  const id = /^run {2}(\S+)$/m.exec(snapshot.stdout)?.[1] ?? '';
+  const dir = join(root, '.lockguard', 'runs', id);
+  const record = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(join(dir, 'run.json'), JSON.stringify({ ...record, command: ['turbo', 'run', 'build', ...ARGV] }));
+  writeFileSync(join(dir, 'events.ndjson'), `${JSON.stringify({ t: 1, type: 'nested', command: ARGV, pid: 1 })}\n`);
+  writeFileSync(join(dir, 'report.json'), JSON.stringify({ version: 2, command: ARGV, notes: [`fetched ${OLD}`] }));
+  for (const argv of [['status'], ['status', '--json']]) {
+    const shown = cliProcess(argv, root);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /--token(=| )\*\*\*/);
+    assert.ok(!`${shown.stdout}${shown.stderr}`.includes(MARK), `lockguard ${argv.join(' ')} printed a secret:\n${shown.stdout}`);
+  }
+});
