@@ -12,6 +12,9 @@ import { closeSync, constants, fstatSync, fsyncSync, openSync, readSync, renameS
 import { basename, dirname, join } from 'node:path';
 import { fsFault } from '../core/fs-fault.js';
 
+/** The mode of ledger files that may hold a command or a lockfile's bytes (run.json, events, report, blobs). */
+export const PRIVATE = 0o600;
+
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 function writeAll(fd: number, data: string | Uint8Array): void {
@@ -33,11 +36,12 @@ export function syncFolder(path: string): void {
   }
 }
 
-export function writeAtomic(path: string, data: string | Uint8Array, options: { fsync?: boolean } = {}): void {
+/** `mode`: the new file's permissions (default 0644; 0600 for what may hold a command or a lockfile's bytes). */
+export function writeAtomic(path: string, data: string | Uint8Array, options: { fsync?: boolean; mode?: number } = {}): void {
   const stage = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.stage`);
   let fd: number | undefined;
   try {
-    fd = openSync(stage, CREATE_FLAGS, 0o644);
+    fd = openSync(stage, CREATE_FLAGS, options.mode ?? 0o644);
     writeAll(fd, data);
     if (options.fsync === true) fsyncSync(fd);
     closeSync(fd);
@@ -51,9 +55,9 @@ export function writeAtomic(path: string, data: string | Uint8Array, options: { 
 }
 
 /** Create an empty file; refused when anything (a link included) is already there. */
-export function createEmpty(path: string): void {
+export function createEmpty(path: string, mode = 0o644): void {
   try {
-    closeSync(openSync(path, CREATE_FLAGS, 0o644));
+    closeSync(openSync(path, CREATE_FLAGS, mode));
   } catch (error) {
     throw fsFault(error, path, 'create');
   }

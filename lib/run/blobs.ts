@@ -9,7 +9,7 @@ import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileDigest, type FileDigest } from '../core/digest.js';
 import { isLockguardError } from '../core/errors.js';
-import { writeAtomic } from './atomic.js';
+import { PRIVATE, writeAtomic } from './atomic.js';
 import { ledgerFolder, readLedgerFile } from './ledger-fs.js';
 import { LEDGER, ledgerPath } from './ledger-layout.js';
 
@@ -21,7 +21,8 @@ export function saveBlob(root: string, digest: FileDigest, bytes: Uint8Array): v
   const folder = ledgerFolder(root, [LEDGER.blobs], true) ?? ledgerPath(root, LEDGER.blobs);
   const path = join(folder, digest);
   if (lstatSync(path, { throwIfNoEntry: false }) !== undefined) return;
-  writeAtomic(path, bytes);
+  // A copy of the lockfile, credentials in its URLs included: for this user only.
+  writeAtomic(path, bytes, { mode: PRIVATE });
 }
 
 /** The bytes whose digest is `digest`, or undefined when not kept, corrupt, or not reachable without a link. */

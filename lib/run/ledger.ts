@@ -10,6 +10,8 @@
 //   naming the path (ENOSPC, EROFS, EACCES, ...), never a crash.
 // - The event log is read streaming, in bounded memory, whatever its size.
 // - The ledger folder holds a `.gitignore` of `*` from its creation.
+// - What may hold a command (`run.json`, `events.ndjson`, `report.json`) is redacted as it is recorded
+//   (core/redact.ts) and written mode 0600.
 
 import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
@@ -19,13 +21,14 @@ import { errnoCode, LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
 import type { WorkspaceFingerprints } from '../core/fingerprints.js';
 import type { Scope } from '../core/entries.js';
-import { appendLine, createEmpty, writeAtomic } from './atomic.js';
+import { appendLine, createEmpty, PRIVATE, writeAtomic } from './atomic.js';
 import { saveBlob } from './blobs.js';
 import { ledgerFolder, parseLine, readLedgerFile, scanLines, tailLines } from './ledger-fs.js';
 import { LEDGER, ledgerPath, RUN_FILES } from './ledger-layout.js';
 import { processStart } from './live.js';
 import { brokenRecord, RUN_ID, validateRecord, type Policy, type RunKind, type RunRecord } from './run-record.js';
 import { isoTime } from '../core/iso-time.js';
+import { redactArgv, redactRecord } from '../core/redact.js';
 
 export type { Policy, RunKind, RunRecord } from './run-record.js';
 
@@ -124,7 +127,8 @@ export function createRun(options: CreateRunOptions): RunHandle {
     pidStart: processStart(process.pid),
     host: hostname(),
     ...(options.policy === undefined ? {} : { policy: options.policy }),
-    ...(options.command === undefined ? {} : { command: options.command }),
+    // Recorded redacted (core/redact.ts): the child gets its argv exactly, the ledger never a credential.
+    ...(options.command === undefined ? {} : { command: redactArgv(options.command) }),
   };
   try {
     // The lockfiles' bytes first (a later process says how they moved), the record last: a run folder
@@ -133,8 +137,8 @@ export function createRun(options: CreateRunOptions): RunHandle {
       const bytes = table.files.get(entry.path);
       if (entry.kind === 'lockfile' && entry.digest !== null && bytes !== undefined) saveBlob(table.root, entry.digest, bytes);
     }
-    createEmpty(join(dir, RUN_FILES.events));
-    writeAtomic(join(dir, RUN_FILES.record), `${JSON.stringify(record, null, 2)}\n`);
+    createEmpty(join(dir, RUN_FILES.events), PRIVATE);
+    writeAtomic(join(dir, RUN_FILES.record), `${JSON.stringify(record, null, 2)}\n`, { mode: PRIVATE });
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
@@ -145,7 +149,7 @@ export function createRun(options: CreateRunOptions): RunHandle {
 /** Append one event line. Faults are setup errors (a full or read-only disk), never a crash. */
 export function appendEvent(run: RunHandle | string, event: Omit<RunEvent, 't'> & { t?: number }): void {
   const dir = typeof run === 'string' ? run : run.dir;
-  appendLine(join(dir, RUN_FILES.events), { t: Date.now(), ...event });
+  appendLine(join(dir, RUN_FILES.events), redactRecord({ t: Date.now(), ...event }));
 }
 
 function asEvent(value: unknown): RunEvent | undefined {
@@ -198,7 +202,7 @@ export function readEvents(dir: string, types?: readonly string[], limit = 10_00
 }
 
 export function writeReport(dir: string, report: unknown): void {
-  writeAtomic(join(dir, RUN_FILES.report), `${JSON.stringify(report, null, 2)}\n`);
+  writeAtomic(join(dir, RUN_FILES.report), `${JSON.stringify(redactRecord(report), null, 2)}\n`, { mode: PRIVATE });
 }
 
 export function readReport(dir: string): unknown {

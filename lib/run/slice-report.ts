@@ -5,13 +5,15 @@
 // `verify`, `status` and the run report.
 // Invariants: a report never throws for what it cannot tell: old bytes not kept, a lockfile now gone or
 // broken, a format without slices; each is a value with a `reason` and a plainer line. Never echoes
-// lockfile contents; never writes; names from the lockfile reach the line with control characters escaped.
+// lockfile contents; never writes; names from the lockfile reach the line with control characters escaped
+// and credentials redacted (core/redact.ts), in the line and in the diff's data alike.
 
 import { join } from 'node:path';
 import { fileDigest, type FileDigest } from '../core/digest.js';
 import { isLockguardError } from '../core/errors.js';
 import { readEntry, realFileSystem } from '../core/file-probe.js';
 import { printable } from '../core/printable.js';
+import { redactLabel, redactRecord } from '../core/redact.js';
 import { describeSliceDiff, diffSlices, type SliceDiff } from '../core/slices/diff.js';
 import { formatOf, slicesFromLockfileAsync } from '../core/slices/slices.js';
 import { readBlob } from './blobs.js';
@@ -68,12 +70,22 @@ async function describeOne(root: string, lockfile: string, was: FileDigest): Pro
   try {
     const before = await slicesFromLockfileAsync(oldBytes, { lockfile, root, names: false });
     const after = await slicesFromLockfileAsync(nowBytes, { lockfile, root });
-    const diff = diffSlices(before, after);
+    // Names and versions may hold URLs with credentials (a tarball's `?_authToken=`): redacted as recorded.
+    const diff = redactDiff(diffSlices(before, after));
     return { lockfile, was, now, diff, gap: undefined, text: printable(describeSliceDiff(diff)) };
   } catch (error) {
     if (!isLockguardError(error)) throw error;
     return gap(lockfile, was, now, 'lockfile-unreadable', `${lockfile} moved and its new bytes cannot be sliced (${error.code})`);
   }
+}
+
+/** The diff fit to record and print: every value through the redactor, package names as labels. */
+function redactDiff(diff: SliceDiff): SliceDiff {
+  const redacted = redactRecord(diff);
+  return {
+    ...redacted,
+    changed: redacted.changed.map((change) => ({ ...change, packages: change.packages.map((pkg) => ({ ...pkg, name: redactLabel(pkg.name) })), contentChanged: change.contentChanged.map(redactLabel) })),
+  };
 }
 
 function gap(lockfile: string, was: FileDigest, now: FileDigest | null, reason: SliceMoveGap, text: string): SliceMove {

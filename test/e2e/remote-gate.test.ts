@@ -4,7 +4,8 @@
 // b's (both keyed on the old lockfile, uploaded after the move); a second machine (fresh clone of S0,
 // frozen install, empty local cache, same remote) restores c and rebuilds b against what it installed.
 // turbo 2.11.11 against turborepo-remote-cache 2.12.0; nx 24.0.6 against the spec server (nx's
-// self-hosted API). A planted token never reaches lockguard's output, ledger or report.
+// self-hosted API). A planted token never reaches lockguard's output, ledger or report. turbo with its preflight
+// (`TURBO_PREFLIGHT=true`, turbo.json `remoteCache.preflight`) gets c's upload through and a's refused.
 
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
@@ -126,3 +127,39 @@ for (const tool of ['turbo', 'nx'] as const) {
     assert.deepEqual(server.keys(), [hashes.get(ids.c)]);
   });
 }
+
+for (const how of ['TURBO_PREFLIGHT=true', 'turbo.json remoteCache.preflight'] as const) {
+  test(`remote gate, turbo with preflight (${how}): c's upload before the move reaches the server, a's after it is refused, the server never receives a stale one`, async (t) => {
+    const { s, server, env: base, ids } = await setup(t, 'turbo');
+    const env = how === 'TURBO_PREFLIGHT=true' ? { ...base, TURBO_PREFLIGHT: 'true' } : base;
+    if (how !== 'TURBO_PREFLIGHT=true') {
+      const file = join(s.root, 'turbo.json');
+      writeFileSync(file, JSON.stringify({ ...(JSON.parse(readFileSync(file, 'utf8')) as object), remoteCache: { preflight: true } }));
+    }
+    const run = lockguardRun(s, env);
+    assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+    const lines = run.stderr.split('\n').filter((line: string) => line.startsWith('[lockguard] a task'));
+    assert.equal(lines.length, 1, run.stderr);
+    assert.match(lines[0] ?? '', /1 remote upload keyed before it was refused/);
+    // turborepo-remote-cache 2.12.0 answers no OPTIONS: without the gate's own answer turbo drops its token
+    // and c's upload fails with 400 ("failed to contact remote cache").
+    assert.doesNotMatch(run.stdout + run.stderr, /failed to contact remote cache/);
+    const hashes = taskHashes(s, base);
+    assert.deepEqual(server.keys(), [hashes.get(ids.c)], 'the server holds c and nothing keyed on the old lockfile');
+    assert.ok(!ledgerText(s.root).includes(TOKEN), 'no token in the ledger');
+  });
+}
+
+test("remote gate, turbo with preflight against a remote whose answer names itself in Location: turbo is sent back to the gate, so a's stale upload never reaches the remote", async (t) => {
+  const s = scenario(t, 'turbo', { withC: true });
+  const server = await startSpecCache(t, s.base, 'v8-preflight', TOKEN);
+  writeFileSync(join(s.base, 'wait-for'), `${server.storage} 1`);
+  const env = { ...s.env, TURBO_API: server.url, TURBO_TOKEN: TOKEN, TURBO_TEAM: 'acme', TURBO_PREFLIGHT: 'true' };
+  const run = lockguardRun(s, env);
+  assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+  assert.match(run.stderr, /1 remote upload keyed before it was refused/);
+  const hashes = taskHashes(s, env);
+  // The remote's storage, inventoried: c's artifact (uploaded before the move) and nothing keyed on the old lockfile.
+  assert.deepEqual(server.keys().sort(), [hashes.get('c#build')], `stored: ${server.keys().join(', ')}`);
+  assert.ok(!ledgerText(s.root).includes(TOKEN), 'no token in the ledger');
+});

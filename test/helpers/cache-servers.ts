@@ -141,8 +141,8 @@ export async function startTurboRemoteCache(t: Pick<TestContext, 'after'>, dir: 
   );
 }
 
-/** The spec server as a child process: nx's self-hosted API or the pipeline's v8. */
-export function startSpecCache(t: Pick<TestContext, 'after'>, dir: string, protocol: 'nx-v1' | 'v8', token: string, log?: string): Promise<CacheServer> {
+/** The spec server as a child process: nx's self-hosted API, the pipeline's v8, or v8 with a preflight of its own. */
+export function startSpecCache(t: Pick<TestContext, 'after'>, dir: string, protocol: 'nx-v1' | 'v8' | 'v8-preflight', token: string, log?: string): Promise<CacheServer> {
   const storage = join(dir, `${protocol}-storage`);
   const child = spawn(process.execPath, [SPEC_SERVER, protocol, storage, token, ...(log === undefined ? [] : [log])], { stdio: ['pipe', 'pipe', 'pipe'] });
   return started(t, child, storage, /listening (\d+)/, `spec cache server (${protocol})`);

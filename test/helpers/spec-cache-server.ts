@@ -8,6 +8,8 @@
 // stored; GET 200 (octet-stream), 401, 403 is not used for reads, 404 when absent.
 // v8 (`/v8/artifacts/{hash}`): GET 200/404, PUT 202 (stored, or overwritten), HEAD 200/404, 401 without
 // the token; `x-artifact-*` request headers are kept with the entry and sent back on GET.
+// v8-preflight: v8, and an `OPTIONS` on an artifact answered as a remote with a preflight answers it (200,
+// its own absolute URL as `Location`, the asked headers allowed): what turbo's preflight then follows.
 // Bodies stream to and from disk (a 200 MB entry is never in memory). Run as a script, it prints
 // `listening <port>` and serves until killed: e2e tests start it as a child, because the runner commands
 // they drive block the test process.
@@ -19,7 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export interface SpecServerOptions {
-  readonly protocol: 'nx-v1' | 'v8';
+  readonly protocol: 'nx-v1' | 'v8' | 'v8-preflight';
   readonly dir: string;
   /** Bearer token required (absent: no auth). */
   readonly token?: string;
@@ -60,10 +62,14 @@ export function specHandler(options: SpecServerOptions): http.RequestListener {
     };
     const base = path.slice(0, path.lastIndexOf('/') + 1);
     if (path.includes('/../')) return drainThen(404);
-    if (options.protocol === 'v8' && path === '/v8/artifacts/status') return drainThen(200, '{"status":"enabled"}');
+    if (options.protocol !== 'nx-v1' && path === '/v8/artifacts/status') return drainThen(200, '{"status":"enabled"}');
     const hash = path.slice(base.length);
     // A base path before the prefix is allowed (nx keeps the one in its URL).
     if (!base.endsWith(prefix) || !HASH.test(hash)) return drainThen(404);
+    if (options.protocol === 'v8-preflight' && req.method === 'OPTIONS') {
+      const { port } = req.socket.address() as AddressInfo;
+      return finish(200, '', { location: `http://127.0.0.1:${port}${req.url ?? ''}`, 'access-control-allow-headers': String(req.headers['access-control-request-headers'] ?? ''), 'access-control-allow-methods': 'GET, HEAD, PUT, POST' });
+    }
     const auth = req.headers['authorization'];
     const bearer = typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : undefined;
     const readOnly = options.readOnlyToken !== undefined && bearer === options.readOnlyToken;
@@ -125,11 +131,11 @@ export async function startSpecServer(options: SpecServerOptions): Promise<SpecS
   };
 }
 
-// As a script: `node spec-cache-server.js <nx-v1|v8> <dir> [token] [log]`.
+// As a script: `node spec-cache-server.js <nx-v1|v8|v8-preflight> <dir> [token] [log]`.
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const [protocol, dir, token, log] = process.argv.slice(2);
-  if ((protocol !== 'nx-v1' && protocol !== 'v8') || dir === undefined) {
-    process.stderr.write('usage: spec-cache-server <nx-v1|v8> <dir> [token] [log]\n');
+  if ((protocol !== 'nx-v1' && protocol !== 'v8' && protocol !== 'v8-preflight') || dir === undefined) {
+    process.stderr.write('usage: spec-cache-server <nx-v1|v8|v8-preflight> <dir> [token] [log]\n');
     process.exit(2);
   }
   const server = await startSpecServer({ protocol, dir, ...(token === undefined || token === '' ? {} : { token }), ...(log === undefined ? {} : { log }) });

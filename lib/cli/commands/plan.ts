@@ -3,6 +3,7 @@
 
 import { planFor } from '../../integrations/plan/index.js';
 import { LockguardError } from '../../core/errors.js';
+import { redactRecord, redactText } from '../../core/redact.js';
 import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import { paint, type Io } from '../io.js';
@@ -45,7 +46,7 @@ export const command: Command = {
     const plan = await planFor(parsed.positionals, workspace.root, io.env);
     const code = plan.unstable.length === 0 ? EXIT.ok : EXIT.moved;
     if (flag(parsed, 'json')) {
-      io.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
+      io.stdout.write(`${JSON.stringify(redactRecord(plan), null, 2)}\n`);
       return code;
     }
     const width = Math.max(8, ...plan.tasks.map((task) => task.id.length));
@@ -58,7 +59,7 @@ export const command: Command = {
     const unstable = plan.tasks.filter((task) => task.stability === 'unstable');
     if (unstable.length > 0) lines.push('unstable:');
     for (const task of unstable) lines.push(`  ${task.id.padEnd(width)}  ${task.reasons[0] ?? ''}${task.reasons.length > 1 ? ` (+${task.reasons.length - 1} more)` : ''}`);
-    io.stdout.write(`${lines.join('\n')}\n`);
+    io.stdout.write(`${redactText(lines.join('\n'))}\n`);
     const verdict = `verdict: ${plan.verdict}`;
     io.stdout.write(`${plan.unstable.length === 0 ? paint(io, io.stdout, 'green', verdict) : paint(io, io.stdout, 'yellow', verdict)}\n`);
     return code;

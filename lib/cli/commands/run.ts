@@ -15,6 +15,7 @@ import { checkInstall } from '../../core/install-check.js';
 import { constants } from 'node:os';
 import { isLockguardError, LockguardError } from '../../core/errors.js';
 import { readWorkspaceFingerprints, type WorkspaceFingerprints } from '../../core/fingerprints.js';
+import { redactText } from '../../core/redact.js';
 import { statusLine } from '../../core/watch.js';
 import type { Workspace } from '../../core/workspace.js';
 import { directTurboStart, resolveGuard, runnersInCommand, stepsOf, type GuardPlan, type GuardedRunner, type RemoteMode } from '../../integrations/runners/index.js';
@@ -284,7 +285,7 @@ async function finishRun(f: Finishing): Promise<number> {
   const { io, session, options, end, prepared, guard } = f;
   const runId = session.run.record.id;
   const runEndedAt = Date.now();
-  if (end.kind === 'failed') io.stderr.write(`lockguard: cannot run "${f.childArgv[0]}" (${end.reason === 'not-found' ? 'command not found' : end.reason}).\n`);
+  if (end.kind === 'failed') io.stderr.write(`lockguard: cannot run "${redactText(f.childArgv[0] ?? '')}" (${end.reason === 'not-found' ? 'command not found' : end.reason}).\n`);
   await pauseAfterChild(io, f.interrupts);
   const move = session.finish();
   const outcome = await afterRunners(prepared, options.policy, move, runId, { runStartedAt: f.runStartedAt, runEndedAt }, passControl(io, f.interrupts));
@@ -341,7 +342,7 @@ async function finishRun(f: Finishing): Promise<number> {
   if (move !== undefined) {
     const done = outcomeText(options.policy, outcome, prepared.caches, runId, refusedClause(f.gateOutcome));
     io.stderr.write(`${paint(io, io.stderr, 'yellow', move.tree === undefined ? statusLine(move.files, done) : treeLine({ files: move.files, tree: move.tree }, done))}\n`);
-    for (const slice of slices) io.stderr.write(`  ${slice.text}\n`);
+    for (const slice of slices) io.stderr.write(`  ${redactText(slice.text)}\n`);
     io.stderr.write(`  ${judgedText(session.judged, cacheNames)}\n`);
   } else if (session.installed.length > 0) {
     // An install that left every input as it was (a first or frozen install on a fresh clone): said, not withheld.

@@ -13,6 +13,7 @@ import { recoverFirst } from '../recover.js';
 import { installedText } from '../verdict-words.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 import { isoTime } from '../../core/iso-time.js';
+import { redactArgv, redactRecord, redactText } from '../../core/redact.js';
 
 const help = `Usage: lockguard status [options]
 
@@ -28,7 +29,8 @@ ${DIR_HELP}
                        latest 1000), report}
 
 When a lockfile moved, says which projects' slices changed and how, comparing the bytes the run read
-(kept in the ledger) with the file as it is now.
+(kept in the ledger) with the file as it is now. Credentials in the command and in lockfile URLs (token,
+secret, password and auth options, URL userinfo, ?_authToken= and the like) are shown as ***.
   -h, --help           this text
 `;
 
@@ -128,7 +130,8 @@ export const command: Command = {
         events: latestEvents(run.dir, EVENTS_SHOWN),
         report: report ?? null,
       };
-      io.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+      // Redacted as printed too (core/redact.ts): a record from an older lockguard, or a forged one.
+      io.stdout.write(`${JSON.stringify(redactRecord(data), null, 2)}\n`);
       return EXIT.ok;
     }
     const lines = [
@@ -136,7 +139,7 @@ export const command: Command = {
       `started  ${isoTime(record.at)}`,
       `table    ${record.manager}, ${record.scope} scope${record.judged === undefined ? '' : ` (judged on ${record.judged})`}, ${record.entries.length} entries, key ${record.key}`,
     ];
-    if (record.command !== undefined) lines.push(`command  ${record.command.join(' ')}`);
+    if (record.command !== undefined) lines.push(`command  ${redactArgv(record.command).join(' ')}`);
     if (life !== undefined) lines.push(...lifeLines(life));
     if (moved.length === 0) {
       lines.push(`state    nothing recorded as moved${verifies === 0 ? ' (not verified yet)' : ` (verified ${verifies}x)`}`);
@@ -146,7 +149,7 @@ export const command: Command = {
       for (const move of slices) lines.push(`slices   ${move.text}`);
     }
     lines.push(...reportLines(report));
-    io.stdout.write(`${lines.join('\n')}\n`);
+    io.stdout.write(`${redactText(lines.join('\n'))}\n`);
     return EXIT.ok;
   },
 };

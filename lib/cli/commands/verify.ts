@@ -1,5 +1,6 @@
 // `lockguard verify`: may the cache be saved? Re-checks a recorded run's table now.
 
+import { redactRecord, redactText } from '../../core/redact.js';
 import { appendGithub, requireGithubFile } from '../../integrations/github.js';
 import { findRun } from '../../run/ledger.js';
 import { verifyRun } from '../../run/verdict.js';
@@ -62,12 +63,12 @@ export const command: Command = {
       appendGithub(io.env, 'GITHUB_OUTPUT', { save: String(verdict.save), moved: verdict.moved.map((file) => file.path).join(',') });
     }
     if (flag(parsed, 'json')) {
-      io.stdout.write(`${JSON.stringify({ ...verdict, slices: slices.map(sliceMoveJson) }, null, 2)}\n`);
+      io.stdout.write(`${JSON.stringify(redactRecord({ ...verdict, slices: slices.map(sliceMoveJson) }), null, 2)}\n`);
     } else if (verdict.save) {
       io.stdout.write(`lockguard: nothing moved since ${verdict.run} (judged on ${verdict.scope}): the cache may be saved\n`);
     } else {
       io.stderr.write(`${paint(io, io.stderr, 'yellow', verifyLine(verdict.moved, new Set(duringRun), run.record.kind, verdict.run, verdict.scope))}\n`);
-      for (const move of slices) io.stderr.write(`  ${move.text}\n`);
+      for (const move of slices) io.stderr.write(`  ${redactText(move.text)}\n`);
     }
     return verdict.save ? EXIT.ok : EXIT.moved;
   },

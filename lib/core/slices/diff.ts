@@ -5,8 +5,10 @@
 // for packages at the same version whose entries differ, such as a new integrity), and how many did not;
 // and the one-line text of it, the projects whose own importer entry changed (the edited ones) first.
 // Invariants: the digests decide what changed (a slice whose digest is equal is unchanged, never walked);
-// only changed projects' closures are walked. Must never: print, or name anything the lockfiles do not.
+// only changed projects' closures are walked; the line never carries a URL's credentials (core/redact.ts).
+// Must never: print, or name anything the lockfiles do not.
 
+import { redactLabel, redactText } from '../redact.js';
 import type { LoweredGraph } from './pnpm-graph.js';
 import type { LockfileSlices } from './slices.js';
 
@@ -115,13 +117,14 @@ export function diffSlices(before: LockfileSlices, after: LockfileSlices): Slice
 const ARROW = '\u2192';
 
 function describePackage(change: PackageChange): string {
+  const name = redactLabel(change.name);
   switch (change.kind) {
     case 'added':
-      return `+${change.name} ${change.to.join(', ')}`;
+      return `+${name} ${change.to.join(', ')}`;
     case 'removed':
-      return `-${change.name} ${change.from.join(', ')}`;
+      return `-${name} ${change.from.join(', ')}`;
     case 'changed':
-      return `${change.name} ${change.from.join(', ')} ${ARROW} ${change.to.join(', ')}`;
+      return `${name} ${change.from.join(', ')} ${ARROW} ${change.to.join(', ')}`;
   }
 }
 
@@ -155,5 +158,5 @@ export function describeSliceDiff(diff: SliceDiff, projectLimit = 4): string {
   if (parts.length === 0) parts.push("no project's slice changed");
   const touched = diff.changed.length + diff.added.length + diff.removed.length;
   const rest = touched === 0 ? `${plural(diff.unchanged, 'project', 'projects')} unchanged` : `${diff.unchanged} other ${diff.unchanged === 1 ? 'project' : 'projects'} unchanged`;
-  return `${diff.lockfile} moved: ${parts.join('; ')}; ${rest}`;
+  return redactText(`${diff.lockfile} moved: ${parts.join('; ')}; ${rest}`);
 }

@@ -5,14 +5,16 @@
 // status per kind. Measured with the real clients (test/e2e/remote-gate*.test.ts pin it; lib/README.md):
 // - turbo 2.11 (v8): `GET /v8/artifacts/status`, one `GET /v8/artifacts/:hash` per task before any task
 //   runs, `PUT /v8/artifacts/:hash` after each task, `POST /v8/artifacts/events`; HEAD and
-//   `POST /v8/artifacts` only under `--dry`. A GET 404 is a silent miss; any 4xx on a PUT is one warning.
+//   `POST /v8/artifacts` only under `--dry`; under preflight an `OPTIONS` on the same path before each
+//   (preflight.ts). A GET 404 is a silent miss; any 4xx on a PUT is one warning.
 // - nx 24 (self-hosted v1): `GET|PUT /v1/cache/:hash` (decimal hashes). Only 404 on a GET is calm (any other
 //   answer fails the whole run) and only 403/409 on a PUT ("not stored"; 5xx/reset is retried, then fails).
 // - pnpm 12.21 pipeline (v8, no slug, signed): a `GET` on the task key just before each task (then GETs of
 //   the blobs its manifest names); after the task, `PUT`s of content-addressed blobs and last the signed
 //   manifest under the task key. A 404 on any GET is a miss with a warning (a missing blob: rebuild).
 //   The manifest is told from a blob by its key: the task key is the one GET'd before the task ran.
-// Invariants: an adapter never looks at headers, bodies or the query string; a path it does not know is
+// Invariants: an adapter never looks at headers, bodies or the query string (the server reads a preflight's
+// `Access-Control-Request-Method` and asks `classify` about that method); a path it does not know is
 // `undefined` (the server answers 404 and never contacts the upstream); keys are plain tokens (no `/`, no
 // dot segments, no percent-escapes).
 
@@ -24,6 +26,11 @@ export interface ProtocolAdapter {
   readonly protocol: GateProtocol;
   /** The request's reading, or undefined when the path is not the protocol's. `path` has no query. */
   classify(method: string, path: string): Classified | undefined;
+  /**
+   * Whether the client may send a CORS-style preflight (`OPTIONS` naming the method it will send in
+   * `Access-Control-Request-Method`): the server reads that one header and asks `classify` about the method.
+   */
+  readonly preflight: boolean;
   /** Status and body for a refused request of this kind. */
   refusal(kind: 'restore' | 'save'): { readonly status: number; readonly body: string; readonly type: string };
 }
@@ -45,6 +52,8 @@ const v8Error = (code: string, message: string): { status: number; body: string;
 function turboV8(): ProtocolAdapter {
   return {
     protocol: 'turbo-v8',
+    // turbo 2.11 under `TURBO_PREFLIGHT=true`: `OPTIONS` before every GET, PUT and events POST (preflight.ts).
+    preflight: true,
     classify(method, path) {
       if (path === '/v8/artifacts/status' && method === 'GET') return OTHER;
       if (path === '/v8/artifacts/events' && method === 'POST') return OTHER;
@@ -57,8 +66,6 @@ function turboV8(): ProtocolAdapter {
           return { kind: 'restore', key, unit: 'entry' };
         case 'PUT':
           return { kind: 'save', key, unit: 'entry' };
-        case 'OPTIONS':
-          return OTHER;
         default:
           return undefined;
       }
@@ -72,6 +79,7 @@ function turboV8(): ProtocolAdapter {
 function nxV1(): ProtocolAdapter {
   return {
     protocol: 'nx-v1',
+    preflight: false,
     classify(method, path) {
       const key = tail(path, '/v1/cache/');
       if (key === undefined) return undefined;
@@ -90,6 +98,7 @@ function pipelineV8(): ProtocolAdapter {
   const asked = new Set<string>();
   return {
     protocol: 'pnpm-pipeline-v8',
+    preflight: false,
     classify(method, path) {
       if (path === '/v8/artifacts/status' && method === 'GET') return OTHER;
       const key = tail(path, '/v8/artifacts/');

@@ -15,11 +15,18 @@
 //   shorter than the clients' own (see `idleTimeoutMs`); a client that goes away aborts its upstream request.
 // - A refused upload's body is read and discarded as it streams (never buffered), then answered, so the
 //   client sees a status and not a broken pipe.
+// - A preflight (`OPTIONS`, turbo's; preflight.ts) never sends the client anywhere but the gate: before the
+//   move it is forwarded and the upstream's `Location` is pointed back at the gate (or dropped), and where
+//   the upstream has no preflight (not 2xx) the gate answers it; once the request it announces would be
+//   refused, the gate answers it without asking the upstream, and refuses the request when it comes.
+// - After the move, a request on the protocol's paths that the gate does not understand (a preflight
+//   announcing a method the protocol has no reading for) is refused, never forwarded; before it, it passes.
 // - Nothing here records a header value or a query string: events and stats carry method, path, key.
 
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type https from 'node:https';
+import { gateLocation, ownPreflightHeaders } from './preflight.js';
 import { protocolAdapter } from './protocols.js';
 import { forwardHeaders, upstreamAgent, upstreamRequest, type Upstream } from './upstream.js';
 import type { Decide, Decision, GateEvent, GateProtocol, GateRequest, GateStats } from './types.js';
@@ -55,6 +62,8 @@ const UPSTREAM_ERROR_MAX = 120;
 const DECISION_ERROR_MAX = 200;
 /** An upstream request idle this long fails as ETIMEDOUT (default of `idleTimeoutMs`). */
 const IDLE_TIMEOUT_MS = 300_000;
+/** The methods a preflight may announce (anything else is a request the gate does not understand). */
+const PREFLIGHT_TARGETS: readonly string[] = ['GET', 'HEAD', 'PUT', 'POST'];
 
 function pathOnly(raw: string): string {
   const at = raw.indexOf('?');
@@ -102,22 +111,33 @@ export async function startGate(options: GateOptions): Promise<Gate> {
     }
   };
 
-  /** Read and discard the request body, then answer: the client sees a status, not a broken pipe. */
-  const answerAfterBody = (req: http.IncomingMessage, res: http.ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void => {
-    const send = (): void => {
-      if (res.headersSent || res.destroyed) return;
-      res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
-      res.end(body);
+  /** Read and discard the request body, then `send`: the client sees a status, not a broken pipe. */
+  const afterBody = (req: http.IncomingMessage, res: http.ServerResponse, send: () => void): void => {
+    const once = (): void => {
+      if (!res.headersSent && !res.destroyed) send();
     };
     req.on('error', () => undefined);
-    if (req.readableEnded || req.complete) send();
+    if (req.readableEnded || req.complete) once();
     else {
-      req.on('end', send);
+      req.on('end', once);
       req.resume();
     }
   };
 
-  const forward = (req: http.IncomingMessage, res: http.ServerResponse, path: string): void => {
+  const answerAfterBody = (req: http.IncomingMessage, res: http.ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void =>
+    afterBody(req, res, () => {
+      res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    });
+
+  /** The preflight's own answer: the client comes back to the URL it asked (the gate's). */
+  const answerPreflight = (req: http.IncomingMessage, res: http.ServerResponse): void =>
+    afterBody(req, res, () => {
+      res.writeHead(200, ownPreflightHeaders(req.headers['access-control-request-headers']));
+      res.end();
+    });
+
+  const forward = (req: http.IncomingMessage, res: http.ServerResponse, path: string, preflight = false): void => {
     const up = upstreamRequest(options.upstream, agent, req.method ?? 'GET', req.url ?? '/', req.headers);
     let failed = false;
     let clientGone = false;
@@ -134,7 +154,20 @@ export async function startGate(options: GateOptions): Promise<Gate> {
     up.on('response', (upRes) => {
       upRes.on('error', fail);
       upRes.on('aborted', () => fail(Object.assign(new Error('upstream aborted the answer'), { code: 'ECONNRESET' })));
-      res.writeHead(upRes.statusCode ?? 502, upRes.statusMessage, responseHeaders(upRes.headers));
+      const status = upRes.statusCode ?? 502;
+      const headers = responseHeaders(upRes.headers);
+      if (preflight) {
+        // An upstream without a preflight of its own: the gate answers it (else turbo drops its token).
+        if (status < 200 || status > 299) {
+          upRes.resume();
+          answerPreflight(req, res);
+          return;
+        }
+        const location = typeof headers['location'] === 'string' ? gateLocation(headers['location'], options.upstream, path, `http://127.0.0.1:${port}`, known) : undefined;
+        if (location === undefined) delete headers['location'];
+        else headers['location'] = location;
+      }
+      res.writeHead(status, upRes.statusMessage, headers);
       upRes.pipe(res);
     });
     // The client went away (timeout, Ctrl-C, reset): drop its upstream request too.
@@ -150,17 +183,55 @@ export async function startGate(options: GateOptions): Promise<Gate> {
     req.pipe(up);
   };
 
+  /** A path the protocol serves under some method (for a preflight, which names the method in a header). */
+  const known = (path: string): boolean => PREFLIGHT_TARGETS.some((method) => adapter.classify(method, path) !== undefined);
+
+  const notForward = (req: http.IncomingMessage, res: http.ServerResponse, method: string, path: string, status: number, body: string, type?: string): void => {
+    notForwarded++;
+    tell({ type: 'not-forwarded', method, path: shortPath(path) });
+    answerAfterBody(req, res, status, body, type);
+  };
+
+  /** Asked about a request the gate will not count (a preflight): a throw refuses, silently (the request that follows is decided and counted). */
+  const admits = (request: GateRequest): boolean => {
+    try {
+      return options.decide(request) === 'pass';
+    } catch {
+      return false;
+    }
+  };
+
+  const handlePreflight = (req: http.IncomingMessage, res: http.ServerResponse, path: string): void => {
+    const announced = String(req.headers['access-control-request-method'] ?? '').toUpperCase();
+    const target = PREFLIGHT_TARGETS.includes(announced) ? adapter.classify(announced, path) : undefined;
+    const key = target?.key ?? 'preflight';
+    // What is not understood is judged as an upload would be: it passes only while uploads pass.
+    const request: GateRequest = { protocol: options.protocol, method: 'OPTIONS', path, kind: target?.kind === 'restore' ? 'restore' : 'save', key, unit: target?.unit ?? 'entry', at: Date.now() };
+    if (target?.kind === 'other' || admits(request)) {
+      passed.other++;
+      forward(req, res, path, true);
+    } else if (target === undefined) {
+      const { status, body, type } = adapter.refusal('save');
+      notForward(req, res, 'OPTIONS', path, status, body, type);
+    } else {
+      // Once the request it announces would be refused: the upstream is not asked, and turbo comes back.
+      answerPreflight(req, res);
+    }
+  };
+
   const handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const method = req.method ?? '';
     const raw = req.url ?? '';
     const path = pathOnly(raw);
     const host = (req.headers['host'] ?? '').toLowerCase();
     const ours = host === `127.0.0.1:${port}` || host === `localhost:${port}`;
+    if (method === 'OPTIONS' && adapter.preflight && ours && raw.startsWith('/') && known(path)) {
+      handlePreflight(req, res, path);
+      return;
+    }
     const classified = raw.startsWith('/') && ours ? adapter.classify(method, path) : undefined;
     if (classified === undefined) {
-      notForwarded++;
-      tell({ type: 'not-forwarded', method, path: shortPath(raw.startsWith('/') ? path : '(absolute-form)') });
-      answerAfterBody(req, res, 404, 'Not a cache path lockguard forwards.\n');
+      notForward(req, res, method, raw.startsWith('/') ? path : '(absolute-form)', 404, 'Not a cache path lockguard forwards.\n');
       return;
     }
     if (classified.kind === 'other' || classified.key === undefined) {

@@ -1,0 +1,129 @@
+// The one owner of redaction: what lockguard prints or records never carries a credential.
+//
+// Owns: which words of a command line and which parts of a text are secrets, and the marker that
+// replaces them (`***`, the rest kept readable). Three functions, each used everywhere its kind of value is
+// written or printed: `redactArgv` (a command line), `redactText` (any string: lockfile values, lines;
+// `redactLabel` for a package name that may be a URL cut at its userinfo's `@`),
+// `redactRecord` (a JSON value about to be recorded or printed: `command` arrays as argv, every string as text).
+// The rules (README "What lockguard records"):
+// - A secret name is one whose words (split on anything but letters and digits, and at camelCase humps)
+//   include token(s), secret(s), password(s), passwd, auth, authorization, oauth, credential(s), apikey,
+//   privatekey (also spelled api-key, private_key, ...), sig, signature or jwt. A word rule, not a
+//   substring rule: `--author`, `--filter=token-utils` (the name is `filter`), `--tokenizer` stay.
+// - argv: a word `name=value` with a secret name keeps the name (`--token=***`, `TURBO_TOKEN=***`,
+//   `--//registry.example/:_authToken=***`); an option `--name` with a secret name replaces the next word
+//   unless that starts with `-`. Every other word is redacted as text (`--api=https://***@host`).
+// - text: URL userinfo (`https://user:pass@host` → `https://***@host`; a bare `git@` is kept) and the
+//   values of query parameters with a secret name or named `key` (`?_authToken=***`, `&sig=***`,
+//   `X-Amz-Signature=***`).
+// Invariants: pure, no dependencies, never throws; idempotent (redacting twice changes nothing more);
+// a string with none of `@ ? & ;` and no secret-named pair is returned as is (the cheap path).
+// What the child receives is never redacted: only copies that are recorded or printed.
+
+export const SECRET_MARKER = '***';
+
+const SECRET_WORDS = new Set(['token', 'tokens', 'secret', 'secrets', 'password', 'passwords', 'passwd', 'auth', 'authorization', 'oauth', 'credential', 'credentials', 'apikey', 'privatekey', 'sig', 'signature', 'jwt']);
+/** Query parameter names that are secrets though not secret names for options (`key=`: Google's API keys). */
+const QUERY_ONLY = new Set(['key']);
+
+/** The words of a name: `npm_config__authToken` → npm, config, auth, token; plus each adjacent pair joined (`api-key` → apikey). */
+function nameWords(name: string): string[] {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== '');
+  const pairs = words.slice(1).map((word, i) => `${words[i]}${word}`);
+  return [...words, ...pairs];
+}
+
+/** Whether an option, variable or parameter name says it holds a secret (the word rule above). */
+export function isSecretName(name: string): boolean {
+  return nameWords(name).some((word) => SECRET_WORDS.has(word));
+}
+
+const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^/\s?#]*)@/gi;
+const QUERY = /\?[^\s#]*/g;
+// A value ends where a URL's query does, and before what closes it in a line (`)`, `,`, quotes, brackets).
+const PARAM = /([?&;])([^=&;#\s]*)=([^&;#\s)"'\]}>,]*)/g;
+const CHEAP = /[@?&;]/;
+
+/** A text with URL userinfo and secret query values replaced by the marker. */
+export function redactText(text: string): string {
+  if (!CHEAP.test(text)) return text;
+  return text
+    .replace(URL_USERINFO, (whole, scheme: string, userinfo: string) => (userinfo === 'git' || userinfo === SECRET_MARKER ? whole : `${scheme}${SECRET_MARKER}@`))
+    .replace(QUERY, (query) =>
+      query.replace(PARAM, (whole, sep: string, name: string, value: string) => {
+        if (value === '' || value === SECRET_MARKER) return whole;
+        return isSecretName(name) || QUERY_ONLY.has(name.toLowerCase()) ? `${sep}${name}=${SECRET_MARKER}` : whole;
+      }),
+    );
+}
+
+/**
+ * A name from a lockfile label, which a reader may have cut at the `@` that ended a URL's userinfo (the
+ * key `https://user:pass@host/t.tgz` read as name `https://user:pass`, version `host/t.tgz`): redacted
+ * as the URL it was cut from.
+ */
+export function redactLabel(name: string): string {
+  return name.includes('://') ? redactText(`${name}@`).slice(0, -1) : redactText(name);
+}
+
+/** `--name=value`, `-n=value`, `NAME=value`, `npm_config_//host/:_authToken=value`: a name, then `=`. */
+const PAIR = /^([^=\s]+)=/;
+
+/** A command line as it may be recorded or printed: secret values replaced (see the rules above). */
+export function redactArgv(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  let hideNext = false;
+  for (const word of argv) {
+    if (hideNext && !word.startsWith('-')) {
+      out.push(SECRET_MARKER);
+      hideNext = false;
+      continue;
+    }
+    hideNext = false;
+    const pair = PAIR.exec(word);
+    if (pair !== null) {
+      const name = pair[1] as string;
+      out.push(isSecretName(name) ? `${name}=${SECRET_MARKER}` : redactText(word));
+      continue;
+    }
+    if (word.startsWith('-') && isSecretName(word)) hideNext = true;
+    out.push(redactText(word));
+  }
+  return out;
+}
+
+/**
+ * A copy of a JSON value fit to record or print: every `command` (an array of strings, or one line of
+ * them joined by spaces) through `redactArgv`, every other string through `redactText`. Objects and arrays are copied only where
+ * something changed.
+ */
+export function redactRecord<T>(value: T): T {
+  return walk(value, undefined) as T;
+}
+
+function walk(value: unknown, key: string | undefined): unknown {
+  if (typeof value === 'string') return key === 'command' ? redactArgv(value.split(' ')).join(' ') : redactText(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    if (key === 'command' && value.every((word) => typeof word === 'string')) {
+      const redacted = redactArgv(value as string[]);
+      return redacted.every((word, i) => word === value[i]) ? value : redacted;
+    }
+    let copy: unknown[] | undefined;
+    value.forEach((item, i) => {
+      const next = walk(item, undefined);
+      if (next !== item) (copy ??= [...value])[i] = next;
+    });
+    return copy ?? value;
+  }
+  let copy: Record<string, unknown> | undefined;
+  for (const [name, item] of Object.entries(value)) {
+    const next = walk(item, name);
+    if (next !== item) (copy ??= { ...(value as Record<string, unknown>) })[name] = next;
+  }
+  return copy ?? value;
+}
