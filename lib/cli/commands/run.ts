@@ -17,7 +17,7 @@ import { isLockguardError, LockguardError } from '../../core/errors.js';
 import { readWorkspaceFingerprints, type WorkspaceFingerprints } from '../../core/fingerprints.js';
 import { statusLine } from '../../core/watch.js';
 import type { Workspace } from '../../core/workspace.js';
-import { directTurboStart, resolveGuard, runnersInCommand, stepsOf, type GuardPlan, type GuardedRunner, type RemoteMode } from '../../integrations/runners/index.js';
+import { directTurboStart, resolveGuard, runnersInCommand, stepsOf, withholdScope, type GuardPlan, type GuardedRunner, type RemoteMode } from '../../integrations/runners/index.js';
 import { preparesTreeFirst } from '../../integrations/package-managers/script-walk.js';
 import { runChild, type ChildEnd } from '../../run/child.js';
 import { appendEvent, findRun, type Policy } from '../../run/ledger.js';
@@ -36,7 +36,7 @@ import { processStart } from '../../run/live.js';
 import type { Interrupts } from '../../run/interrupts.js';
 import type { Command } from '../command.js';
 import { refuseSetup } from '../refuse-setup.js';
-import { afterRunners, prepareRunners, type RunnerPrepared } from '../runner-guard.js';
+import { afterRunners, prepareRunners, scopeReport, type RunnerPrepared } from '../runner-guard.js';
 import { remoteOf, runnerOverride, RUNNER_HELP, RUNNER_OPTIONS } from '../runner-option.js';
 import { exitCodeOf, outcomeText, type FailMode } from '../run-outcome.js';
 import { fallbackLines, openRemoteGates, refusedClause, type RemoteGateOutcome, type RemoteGates } from '../remote-gate-wiring.js';
@@ -276,7 +276,16 @@ async function finishRun(f: Finishing): Promise<number> {
   if (end.kind === 'failed') io.stderr.write(`lockguard: cannot run "${f.childArgv[0]}" (${end.reason === 'not-found' ? 'command not found' : end.reason}).\n`);
   await pauseAfterChild(io, f.interrupts);
   const move = session.finish();
-  const outcome = await afterRunners(prepared, options.policy, move, runId, { runStartedAt: f.runStartedAt, runEndedAt }, passControl(io, f.interrupts));
+  const slices =
+    move === undefined
+      ? []
+      : await lockfileMovesAmong(
+          session.run.record,
+          move.files.map((file) => file.path),
+        );
+  // Which saves after the move to withhold: per project where the slices are exact, else all (and why).
+  const scope = move === undefined ? undefined : withholdScope({ root: session.table.root, manager: session.table.manager, moved: move.files, slices });
+  const outcome = await afterRunners(prepared, options.policy, move, runId, { runStartedAt: f.runStartedAt, runEndedAt }, passControl(io, f.interrupts), scope);
   const complete = !outcome.interrupted && outcome.fault === undefined;
   let code = exitCodeOf(end.code, move !== undefined, options.policy, options.failMode, io.env);
   if (outcome.fault !== undefined && (code === 0 || code === EXIT.moved)) code = EXIT.usage;
@@ -295,13 +304,6 @@ async function finishRun(f: Finishing): Promise<number> {
     })),
   );
   if (withheld.length > 0) recordOrWarn(io, 'the withheld event', () => appendEvent(session.run, { type: 'withheld', count: withheld.length, quarantine: [...new Set(withheld.map((entry) => entry.to))] }));
-  const slices =
-    move === undefined
-      ? []
-      : await lockfileMovesAmong(
-          session.run.record,
-          move.files.map((file) => file.path),
-        );
   recordOrWarn(io, "the run's report", () =>
     saveReport(
       session.run,
@@ -316,6 +318,7 @@ async function finishRun(f: Finishing): Promise<number> {
         caches: prepared.caches.map((guarded) => ({ runner: guarded.runner, cacheDir: guarded.cache.dir, source: guarded.cache.source, started: guarded.started })),
         withheld,
         keptBeforeMove: outcome.keptBeforeMove,
+        ...(scope === undefined ? {} : { withholdScope: scopeReport(scope, outcome) }),
         tasksAfterMove: outcome.tasksAfterMove,
         remote: fallbackLines(f.gates, prepared.announce),
         remoteGate: { gates: f.gateOutcome.gates, refused: { uploads: f.gateOutcome.refusedUploads, blobs: f.gateOutcome.refusedParts, restores: f.gateOutcome.refusedRestores } },

@@ -1,0 +1,122 @@
+// Withhold what moved, not everything (integrations/runners/affected.ts), with the real pnpm 10 and turbo
+// through `lockguard run`: the poisoning scenario (test/helpers/runner-scenario.ts) plus c, which depends on
+// nothing and saves only after a's install rewrote the lockfile, and d, which depends on b. The install moves
+// only b's slice (and so d's): b's and d's saves are withheld, a's and c's kept, and the next run restores
+// them (turbo says cache hit) and rebuilds b with what is installed. A root-importer change, a hoisted layout
+// and a turbo.json that orders tasks across packages (without a run summary) withhold every save after the move.
+
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { BIN } from '../helpers/cli.js';
+import { scenario, type Scenario, type ScenarioOptions } from '../helpers/runner-scenario.js';
+
+interface Status {
+  report: {
+    withheld: { task: string | null; key: string }[];
+    withholdScope?: { kind: string; reasons: string[]; kept: { runner: string; key: string; task: string }[] };
+  };
+}
+
+const STATUS = /^\[lockguard\] a task rewrote (.+) during the run, which every key folds: (.*)$/;
+
+/**
+ * The status line of a guarded run, split: the moved files (in the order the checks found them, so as a
+ * set) and the rest of the line, which the tests assert exactly.
+ */
+function guarded(s: Scenario, argv: readonly string[] = ['turbo', 'run', 'build', '--summarize']): { moved: string[]; line: string; runId: string; stderr: string } {
+  const run = s.sh([process.execPath, BIN, 'run', '--', ...argv]);
+  assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+  const lines = run.stderr.split('\n').filter((line) => line.startsWith('[lockguard] a task'));
+  assert.equal(lines.length, 1, run.stderr);
+  const runId = /--run (\S+) for details\)$/.exec(lines[0] ?? '')?.[1];
+  const parts = STATUS.exec(lines[0] ?? '');
+  assert.ok(runId !== undefined && parts !== null, lines[0]);
+  const moved = (parts[1] ?? '').replace(' and ', ', ').split(', ').sort();
+  return { moved, line: parts[2] ?? '', runId, stderr: run.stderr };
+}
+
+const ADDED = ['node_modules/.modules.yaml', 'node_modules/.pnpm/lock.yaml', 'pnpm-lock.yaml'];
+
+function status(s: Scenario): Status {
+  return JSON.parse(s.sh([process.execPath, BIN, 'status', '--json']).stdout) as Status;
+}
+
+const PRECISE: ScenarioOptions = { withC: true, cAfterMove: true, withDependent: true };
+
+for (const summarize of [true, false]) {
+  test(`turbo, pnpm 10${summarize ? ' (--summarize)' : " (no run summary: the entries' manifests)"}: only b's and its dependent's saves are withheld, the unrelated c's is kept and restored next time`, (t) => {
+    const s = scenario(t, 'turbo', PRECISE);
+    const argv = summarize ? ['turbo', 'run', 'build', '--summarize'] : ['turbo', 'run', 'build'];
+    {
+      // a's install moved only b's slice (d's through b): b and d withheld, a and c (saved after the move) kept.
+      const { moved, line, runId, stderr } = guarded(s, argv);
+      assert.deepEqual(moved, ADDED);
+      assert.equal(line, `2 cache saves keyed before it were withheld (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices did not move) (lockguard status --run ${runId} for details)`);
+      assert.match(stderr, /pnpm-lock\.yaml moved: the slices of 2 projects changed: packages\/b \(tiny-dep .*\), packages\/d \(through its dependencies: tiny-dep .*\); 3 other projects unchanged/);
+      const report = status(s).report;
+      assert.deepEqual(report.withheld.map((entry) => entry.task).sort(), ['b#build', 'd#build']);
+      assert.equal(report.withholdScope?.kind, 'projects');
+      assert.deepEqual(report.withholdScope?.kept.map((entry) => entry.task).sort(), ['a#build', 'c#build']);
+      assert.equal(readFileSync(join(s.base, 'c-ran'), 'utf8'), 'x');
+    }
+    {
+      // Back on S0: turbo restores a's and c's kept entries (cache hit; c does not run) and rebuilds b with 7.0.0.
+      s.goBack();
+      const next = s.sh([...argv, '--output-logs=hash-only']);
+      assert.equal(next.status, 0, `${next.stdout}\n${next.stderr}`);
+      assert.match(next.stdout, /c:build: cache hit, suppressing logs/);
+      assert.match(next.stdout, /a:build: cache hit, suppressing logs/);
+      assert.match(next.stdout, /b:build: cache miss, executing/);
+      assert.match(next.stdout, /d:build: cache miss, executing/);
+      assert.equal(readFileSync(join(s.base, 'c-ran'), 'utf8'), 'x', 'c was restored, not rebuilt');
+      assert.equal(s.installed(), '7.0.0');
+      assert.equal(s.out(), '7.0.0');
+    }
+  });
+}
+
+test("turbo, pnpm 10: a change to the root importer's slice withholds every save after the move, and the line says why", (t) => {
+  const s = scenario(t, 'turbo', { ...PRECISE, install: ['pnpm', 'add', '-w', '-D', 'tiny-dep@file:{root}/vendor/tiny-dep-6.0.0.tgz'] });
+  const { moved, line, runId } = guarded(s);
+  assert.deepEqual(moved, ['node_modules/.pnpm/lock.yaml', 'pnpm-lock.yaml']);
+  assert.equal(
+    line,
+    `4 cache saves keyed before it were withheld, every save after it: the root importer's slice moved, and the root's node_modules and bins reach every project (its node_modules/.bin is on every package script's PATH; turbo folds its dependencies into every task's key) (lockguard status --run ${runId} for details)`,
+  );
+  const report = status(s).report;
+  assert.deepEqual(report.withheld.map((entry) => entry.task).sort(), ['a#build', 'b#build', 'c#build', 'd#build']);
+  assert.equal(report.withholdScope?.kind, 'all');
+  assert.deepEqual(report.withholdScope?.kept, []);
+});
+
+test('turbo, pnpm 10 with node-linker=hoisted: every save after the move is withheld, and the line says why', (t) => {
+  const s = scenario(t, 'turbo', { ...PRECISE, npmrc: 'node-linker=hoisted\n' });
+  const { moved, line, runId } = guarded(s);
+  assert.ok(moved.includes('pnpm-lock.yaml'), moved.join(', '));
+  assert.equal(
+    line,
+    `4 cache saves keyed before it were withheld, every save after it: node-linker=hoisted puts packages where every project resolves them, so no project's slice bounds what it built (lockguard status --run ${runId} for details)`,
+  );
+  assert.deepEqual(
+    status(s)
+      .report.withheld.map((entry) => entry.task)
+      .sort(),
+    ['a#build', 'b#build', 'c#build', 'd#build'],
+  );
+});
+
+test("turbo, pnpm 10, no run summary, and turbo.json orders c after another package's task: c's save is withheld too", (t) => {
+  const s = scenario(t, 'turbo', PRECISE);
+  const turboJson = join(s.root, 'turbo.json');
+  const config = JSON.parse(readFileSync(turboJson, 'utf8')) as { tasks: Record<string, unknown> };
+  config.tasks['c#build'] = { dependsOn: ['b#build'], outputs: ['dist/**'] };
+  writeFileSync(turboJson, JSON.stringify(config, null, 2));
+  const { line } = guarded(s, ['turbo', 'run', 'build']);
+  assert.ok(
+    line.startsWith(`4 cache saves keyed before it were withheld (4 not mapped to a project: turbo.json names other packages' tasks in dependsOn, and no run summary shows the task graph: pass --summarize) (lockguard status --run `),
+    line,
+  );
+  assert.ok(existsSync(join(s.base, 'c-ran')));
+});
