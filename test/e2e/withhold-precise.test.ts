@@ -10,6 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { BIN } from '../helpers/cli.js';
+import { groupGone, latestRunDir, spawnGuard } from '../helpers/crash.js';
 import { scenario, type Scenario, type ScenarioOptions } from '../helpers/runner-scenario.js';
 
 interface Status {
@@ -119,4 +120,32 @@ test("turbo, pnpm 10, no run summary, and turbo.json orders c after another pack
     line,
   );
   assert.ok(existsSync(join(s.base, 'c-ran')));
+});
+
+test('a guard killed before its final check: the next lockguard command finishes its run with the same per-project judgement', async (t) => {
+  const s = scenario(t, 'turbo', PRECISE);
+  const guard = spawnGuard(['run', '--', 'turbo', 'run', 'build', '--summarize'], s.root, { ...s.env, LOCKGUARD_TEST_PAUSE_AFTER_CHILD: '1' });
+  await guard.waitFor(/test seam: paused after the child exited/, 120_000);
+  process.kill(guard.pid, 'SIGKILL');
+  await guard.exited;
+  await groupGone(guard.pid);
+  const dead = (latestRunDir(s.root) ?? '').split('/').at(-1) ?? '';
+  {
+    // The next guarded run finishes it first: b's and d's saves withheld, a's and c's kept, as the run itself would have.
+    const next = s.sh([process.execPath, BIN, 'run', '--', 'true']);
+    assert.equal(next.status, 0, next.stderr);
+    const line = next.stderr.split('\n').find((candidate) => candidate.startsWith(`[lockguard] run ${dead} did not finish`)) ?? '';
+    assert.equal(
+      line.replace(/\(pid \d+\)/, '(pid N)'),
+      `[lockguard] run ${dead} did not finish: its guard (pid N) died before its final check, and it had recorded a move of the table: 2 cache saves it made since the move it recorded were withheld (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices did not move), restorably (lockguard quarantine list --run ${dead})`,
+    );
+  }
+  {
+    s.goBack();
+    const back = s.sh([...s.runnerArgv(), '--output-logs=hash-only']);
+    assert.equal(back.status, 0, back.stderr);
+    assert.match(back.stdout, /c:build: cache hit, suppressing logs/);
+    assert.match(back.stdout, /b:build: cache miss, executing/);
+    assert.equal(s.out(), '7.0.0');
+  }
 });
