@@ -6,7 +6,8 @@
 // and a turbo.json that orders tasks across packages (without a run summary) withhold every save after the move.
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { BIN } from '../helpers/cli.js';
@@ -46,14 +47,21 @@ function status(s: Scenario): Status {
 
 const PRECISE: ScenarioOptions = { withC: true, cAfterMove: true, withDependent: true };
 
-for (const summarize of [true, false]) {
-  test(`turbo, pnpm 10${summarize ? ' (--summarize)' : " (no run summary: the entries' manifests)"}: only b's and its dependent's saves are withheld, the unrelated c's is kept and restored next time`, (t) => {
-    const s = scenario(t, 'turbo', PRECISE);
+const CASES: ReadonlyArray<readonly [pnpm: 10 | 12, summarize: boolean]> = [
+  [10, true],
+  [10, false],
+  [12, true],
+];
+
+for (const [pnpm, summarize] of CASES) {
+  test(`turbo, pnpm ${pnpm}${summarize ? ' (--summarize)' : " (no run summary: the entries' manifests)"}: only b's and its dependent's saves are withheld, the unrelated c's is kept and restored next time`, (t) => {
+    const s = scenario(t, 'turbo', { ...PRECISE, pnpm });
     const argv = summarize ? ['turbo', 'run', 'build', '--summarize'] : ['turbo', 'run', 'build'];
     {
       // a's install moved only b's slice (d's through b): b and d withheld, a and c (saved after the move) kept.
       const { moved, line, runId, stderr } = guarded(s, argv);
-      assert.deepEqual(moved, ADDED);
+      if (pnpm === 10) assert.deepEqual(moved, ADDED);
+      else assert.ok(moved.includes('pnpm-lock.yaml'), moved.join(', '));
       assert.equal(line, `2 cache saves keyed before it were withheld (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices did not move) (lockguard status --run ${runId} for details)`);
       assert.match(stderr, /pnpm-lock\.yaml moved: the slices of 2 projects changed: packages\/b \(tiny-dep .*\), packages\/d \(through its dependencies: tiny-dep .*\); 3 other projects unchanged/);
       const report = status(s).report;
@@ -149,3 +157,26 @@ test('a guard killed before its final check: the next lockguard command finishes
     assert.equal(s.out(), '7.0.0');
   }
 });
+
+for (const pnpm of [10, 12] as const) {
+  test(`pnpm ${pnpm} puts the workspace root's node_modules/.bin on a package script's PATH: the root importer's slice counts for every project`, (t) => {
+    const s = scenario(t, 'turbo', { withC: true, pnpm });
+    const src = join(s.base, 'rootbin', 'package');
+    mkdirSync(src, { recursive: true });
+    writeFileSync(join(src, 'package.json'), JSON.stringify({ name: 'rootbin', version: '1.0.0', bin: { rootbin: 'cli.js' } }));
+    writeFileSync(join(src, 'cli.js'), '#!/usr/bin/env node\nconsole.log("rootbin ran");\n');
+    assert.equal(spawnSync('tar', ['-czf', join(s.root, 'vendor', 'rootbin-1.0.0.tgz'), '-C', join(s.base, 'rootbin'), 'package']).status, 0);
+    const add = s.sh(['pnpm', 'add', '-w', '-D', 'rootbin@file:vendor/rootbin-1.0.0.tgz']);
+    assert.equal(add.status, 0, add.stderr);
+    const manifest = join(s.root, 'packages', 'c', 'package.json');
+    const c = JSON.parse(readFileSync(manifest, 'utf8')) as { scripts: Record<string, string> };
+    c.scripts['which'] = 'echo "PATH=$PATH" && rootbin';
+    writeFileSync(manifest, JSON.stringify(c, null, 2));
+    // c declares no dependency on rootbin; its script still finds the root's bin, through the root's .bin on PATH.
+    const run = s.sh(['pnpm', '--filter', 'c', 'run', 'which']);
+    assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+    assert.match(run.stdout, /rootbin ran/);
+    const path = /^PATH=(\S+)$/m.exec(run.stdout)?.[1]?.split(':') ?? [];
+    assert.ok(path.includes(join(s.root, 'node_modules', '.bin')), path.join('\n'));
+  });
+}
