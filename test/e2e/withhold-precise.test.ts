@@ -7,9 +7,10 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { startTurboRemoteCache } from '../helpers/cache-servers.js';
 import { BIN } from '../helpers/cli.js';
 import { groupGone, latestRunDir, spawnGuard } from '../helpers/crash.js';
 import { scenario, type Scenario, type ScenarioOptions } from '../helpers/runner-scenario.js';
@@ -180,3 +181,24 @@ for (const pnpm of [10, 12] as const) {
     assert.ok(path.includes(join(s.root, 'node_modules', '.bin')), path.join('\n'));
   });
 }
+
+test('with the remote gate (turborepo-remote-cache): the gate refuses every upload after the move, kept saves too, and the line says so', async (t) => {
+  const s = scenario(t, 'turbo', PRECISE);
+  const server = await startTurboRemoteCache(t, s.base, 'lg-token-precise');
+  const env = { ...s.env, TURBO_API: server.url, TURBO_TOKEN: 'lg-token-precise', TURBO_TEAM: 'acme' };
+  const run = spawnSync(process.execPath, [BIN, 'run', '--', 'turbo', 'run', 'build', '--summarize'], { cwd: s.root, env, encoding: 'utf8', timeout: 120_000 });
+  assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+  const line = run.stderr.split('\n').find((candidate) => candidate.startsWith('[lockguard] a task')) ?? '';
+  const rest = STATUS.exec(line)?.[2] ?? '';
+  // Locally per project; at the gate every upload after the move (turbo stops uploading at its first refusal).
+  assert.match(
+    rest,
+    /^2 cache saves keyed before it were withheld \(b#build, d#build, whose projects' slices moved\); 2 kept \(a#build, c#build: their projects' slices did not move\); [12] remote uploads? keyed before it (was|were) refused \(the gate refuses every upload after the move, of kept saves too: at the request it cannot tell whose entry it is\) \(lockguard status --run \S+ for details\)$/,
+  );
+  // Nothing keyed on the old lockfile after the move reached the remote: neither b's nor d's entry.
+  const hashes = new Map(
+    (JSON.parse(readFileSync(join(s.root, '.turbo', 'runs', readdirSync(join(s.root, '.turbo', 'runs'))[0] ?? ''), 'utf8')) as { tasks: { taskId: string; hash: string }[] }).tasks.map((task) => [task.taskId, task.hash]),
+  );
+  const stored = server.keys().join('\n');
+  for (const task of ['b#build', 'd#build']) assert.ok(!stored.includes(hashes.get(task) ?? 'missing'), `${task} is not on the remote`);
+});

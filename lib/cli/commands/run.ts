@@ -61,7 +61,9 @@ It guards every runner cache the workspace is configured for (turbo.json, nx.jso
 pnpm-workspace.yaml), however the command starts the runner: directly, through a root script (pnpm build,
 pnpm run build, npm run build, yarn build, bun run build), sh -c, npx, pnpm exec or pnpm dlx. Every cache entry
 the run saved at or after the move (or by a task running across it) is withheld: moved into
-.lockguard/quarantine/<run>/ (lockguard quarantine list|restore).
+.lockguard/quarantine/<run>/ (lockguard quarantine list|restore). With pnpm's isolated layout and turbo, only
+the entries of tasks whose project's lockfile slice moved (or a dependency's) are; the others stay, and the
+line says which (the root importer's slice, any other input, or another layout: every entry, and why).
 
 Before the command, the pre-run check refuses to start (exit 3) when the installed tree does not hold what
 the lockfile says (pnpm: node_modules/.pnpm/lock.yaml and the virtual store; npm: .package-lock.json):
@@ -328,7 +330,7 @@ async function finishRun(f: Finishing): Promise<number> {
     ),
   );
   if (move !== undefined) {
-    io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(move.files, outcomeText(options.policy, outcome, prepared.caches, runId, refusedClause(f.gateOutcome))))}\n`);
+    io.stderr.write(`${paint(io, io.stderr, 'yellow', statusLine(move.files, outcomeText(options.policy, outcome, prepared.caches, runId, refusedClause(f.gateOutcome, outcome.spared))))}\n`);
     for (const slice of slices) io.stderr.write(`  ${slice.text}\n`);
   }
   if (outcome.fault !== undefined) {
