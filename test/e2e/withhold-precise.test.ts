@@ -160,25 +160,44 @@ test('a guard killed before its final check: the next lockguard command finishes
 });
 
 for (const pnpm of [10, 12] as const) {
-  test(`pnpm ${pnpm} puts the workspace root's node_modules/.bin on a package script's PATH: the root importer's slice counts for every project`, (t) => {
+  test(`pnpm ${pnpm} puts the workspace root's node_modules/.bin on a package script's PATH, and turbo folds the root's dependencies into every task's hash: the root importer's slice counts for every project`, (t) => {
     const s = scenario(t, 'turbo', { withC: true, pnpm });
     const src = join(s.base, 'rootbin', 'package');
     mkdirSync(src, { recursive: true });
     writeFileSync(join(src, 'package.json'), JSON.stringify({ name: 'rootbin', version: '1.0.0', bin: { rootbin: 'cli.js' } }));
     writeFileSync(join(src, 'cli.js'), '#!/usr/bin/env node\nconsole.log("rootbin ran");\n');
     assert.equal(spawnSync('tar', ['-czf', join(s.root, 'vendor', 'rootbin-1.0.0.tgz'), '-C', join(s.base, 'rootbin'), 'package']).status, 0);
-    const add = s.sh(['pnpm', 'add', '-w', '-D', 'rootbin@file:vendor/rootbin-1.0.0.tgz']);
-    assert.equal(add.status, 0, add.stderr);
+    const hashes = (): Map<string, string> => {
+      const dry = s.sh(['turbo', 'run', 'build', '--dry=json']);
+      assert.equal(dry.status, 0, dry.stderr);
+      const plan = JSON.parse(dry.stdout) as { globalCacheInputs: { hashOfExternalDependencies: string }; tasks: { taskId: string; hash: string }[] };
+      // The global hash's external dependencies (the root's, from the lockfile) as one more "task".
+      return new Map([['(global)', plan.globalCacheInputs.hashOfExternalDependencies], ...plan.tasks.map((task): [string, string] => [task.taskId, task.hash])]);
+    };
     const manifest = join(s.root, 'packages', 'c', 'package.json');
     const c = JSON.parse(readFileSync(manifest, 'utf8')) as { scripts: Record<string, string> };
     c.scripts['which'] = 'echo "PATH=$PATH" && rootbin';
     writeFileSync(manifest, JSON.stringify(c, null, 2));
+    const s0 = hashes();
+    const add = s.sh(['pnpm', 'add', '-w', '-D', 'rootbin@file:vendor/rootbin-1.0.0.tgz']);
+    assert.equal(add.status, 0, add.stderr);
+    // turbo folds the root's dependencies into its global hash, so into every task's: a root devDependency changes all.
+    const withRoot = hashes();
+    for (const [task, hash] of s0) assert.notEqual(withRoot.get(task), hash, task);
     // c declares no dependency on rootbin; its script still finds the root's bin, through the root's .bin on PATH.
     const run = s.sh(['pnpm', '--filter', 'c', 'run', 'which']);
     assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
     assert.match(run.stdout, /rootbin ran/);
     const path = /^PATH=(\S+)$/m.exec(run.stdout)?.[1]?.split(':') ?? [];
     assert.ok(path.includes(join(s.root, 'node_modules', '.bin')), path.join('\n'));
+    // And b's dependency changes b's hash only (nothing depends on b here): c's and a's stay.
+    const bMoved = s.sh(['pnpm', '--filter', 'b', 'add', 'tiny-dep@file:../../vendor/tiny-dep-6.0.0.tgz']);
+    assert.equal(bMoved.status, 0, bMoved.stderr);
+    const after = hashes();
+    assert.deepEqual(
+      [...after].filter(([task, hash]) => withRoot.get(task) !== hash).map(([task]) => task),
+      ['b#build'],
+    );
   });
 }
 
@@ -201,4 +220,10 @@ test('with the remote gate (turborepo-remote-cache): the gate refuses every uplo
   );
   const stored = server.keys().join('\n');
   for (const task of ['b#build', 'd#build']) assert.ok(!stored.includes(hashes.get(task) ?? 'missing'), `${task} is not on the remote`);
+});
+
+test('nx: its entries are not mapped to projects, so every save after the move is withheld, and the line says why', (t) => {
+  const s = scenario(t, 'nx', { withC: true, cAfterMove: true });
+  const { line, runId } = guarded(s, s.runnerArgv());
+  assert.equal(line, `3 cache saves keyed before it were withheld, every save after it: nx's cache entries are not mapped to projects here (lockguard status --run ${runId} for details)`);
 });
