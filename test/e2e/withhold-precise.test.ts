@@ -70,6 +70,8 @@ for (const [pnpm, summarize] of CASES) {
       assert.equal(report.withholdScope?.kind, 'projects');
       assert.deepEqual(report.withholdScope?.kept.map((entry) => entry.task).sort(), ['a#build', 'c#build']);
       assert.equal(readFileSync(join(s.base, 'c-ran'), 'utf8'), 'x');
+      const human = s.sh([process.execPath, BIN, 'status']).stdout;
+      assert.match(human, /^kept {5}2 cache saves after the move, their projects' slices did not move:$/m, human);
     }
     {
       // Back on S0: turbo restores a's and c's kept entries (cache hit; c does not run) and rebuilds b with 7.0.0.
@@ -115,6 +117,8 @@ test('turbo, pnpm 10 with node-linker=hoisted: every save after the move is with
       .sort(),
     ['a#build', 'b#build', 'c#build', 'd#build'],
   );
+  const human = s.sh([process.execPath, BIN, 'status']).stdout;
+  assert.match(human, /^scope {4}every save after the move \(turbo: node-linker=hoisted puts packages where every project resolves them/m, human);
 });
 
 test("turbo, pnpm 10, no run summary, and turbo.json orders c after another package's task: c's save is withheld too", (t) => {

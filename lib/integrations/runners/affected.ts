@@ -29,6 +29,7 @@ import { join } from 'node:path';
 import { pnpmMarkerHolds } from '../../core/install-check.js';
 import type { PackageManager } from '../../core/workspace.js';
 import { isLockguardError } from '../../core/errors.js';
+import { printable } from '../../core/printable.js';
 import type { RunHandle } from '../../run/ledger.js';
 import { lockfileMovesAmong, type SliceMove } from '../../run/slice-report.js';
 import { movesNow, recordedMoves, type MovedFile } from '../../run/verdict.js';
@@ -245,7 +246,8 @@ export interface ScopedPass {
 const NAMED = 3;
 
 function names(tasks: readonly string[]): string {
-  const sorted = [...tasks].sort();
+  // Task names come from package names and the runner's summary: control characters are escaped.
+  const sorted = tasks.map(printable).sort();
   return `${sorted.slice(0, NAMED).join(', ')}${sorted.length > NAMED ? ', ...' : ''}`;
 }
 
