@@ -17,14 +17,14 @@ import { isLockguardError, LockguardError } from '../../core/errors.js';
 import { readWorkspaceFingerprints, type WorkspaceFingerprints } from '../../core/fingerprints.js';
 import { statusLine } from '../../core/watch.js';
 import type { Workspace } from '../../core/workspace.js';
-import { directTurboStart, resolveGuard, runnersInCommand, stepsOf, withholdScope, type GuardPlan, type GuardedRunner, type RemoteMode } from '../../integrations/runners/index.js';
+import { directTurboStart, resolveGuard, runnersInCommand, stepsOf, withholdScope, type GuardPlan, type GuardedRunner, type RemoteMode, type WithholdScope } from '../../integrations/runners/index.js';
 import { preparesTreeFirst } from '../../integrations/package-managers/script-walk.js';
 import { runChild, type ChildEnd } from '../../run/child.js';
 import { appendEvent, findRun, type Policy } from '../../run/ledger.js';
 import { liveRunsFor } from '../../run/live.js';
 import { buildReport, saveReport } from '../../run/report.js';
 import { GuardSession } from '../../run/session.js';
-import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
+import { lockfileMovesAmong, sliceMoveJson, type SliceMove } from '../../run/slice-report.js';
 import { oneOf, parse, stringValue, flag } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import { paint, printError, type Io } from '../io.js';
@@ -278,15 +278,27 @@ async function finishRun(f: Finishing): Promise<number> {
   if (end.kind === 'failed') io.stderr.write(`lockguard: cannot run "${f.childArgv[0]}" (${end.reason === 'not-found' ? 'command not found' : end.reason}).\n`);
   await pauseAfterChild(io, f.interrupts);
   const move = session.finish();
-  const slices =
+  // Which saves after the move to withhold: per project where the slices are exact, else all (and why). A
+  // ledger problem reading the slices never stops the pass: it withholds every save, then is thrown as before.
+  let slices: SliceMove[] = [];
+  let sliceProblem: LockguardError | undefined;
+  if (move !== undefined) {
+    try {
+      slices = await lockfileMovesAmong(
+        session.run.record,
+        move.files.map((file) => file.path),
+      );
+    } catch (error) {
+      if (!isLockguardError(error)) throw error;
+      sliceProblem = error;
+    }
+  }
+  const scope: WithholdScope | undefined =
     move === undefined
-      ? []
-      : await lockfileMovesAmong(
-          session.run.record,
-          move.files.map((file) => file.path),
-        );
-  // Which saves after the move to withhold: per project where the slices are exact, else all (and why).
-  const scope = move === undefined ? undefined : withholdScope({ root: session.table.root, manager: session.table.manager, moved: move.files, slices });
+      ? undefined
+      : sliceProblem !== undefined
+        ? { kind: 'all', reason: `the slices cannot be compared (${sliceProblem.code})` }
+        : withholdScope({ root: session.table.root, manager: session.table.manager, moved: move.files, slices });
   const outcome = await afterRunners(prepared, options.policy, move, runId, { runStartedAt: f.runStartedAt, runEndedAt }, passControl(io, f.interrupts), scope);
   const complete = !outcome.interrupted && outcome.fault === undefined;
   let code = exitCodeOf(end.code, move !== undefined, options.policy, options.failMode, io.env);
@@ -306,6 +318,7 @@ async function finishRun(f: Finishing): Promise<number> {
     })),
   );
   if (withheld.length > 0) recordOrWarn(io, 'the withheld event', () => appendEvent(session.run, { type: 'withheld', count: withheld.length, quarantine: [...new Set(withheld.map((entry) => entry.to))] }));
+  if (sliceProblem !== undefined) throw sliceProblem;
   recordOrWarn(io, "the run's report", () =>
     saveReport(
       session.run,

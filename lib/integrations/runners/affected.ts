@@ -272,13 +272,13 @@ export function scopeClause(passes: readonly ScopedPass[]): string {
     const whose = movedCount === 1 ? "whose project's slice moved" : "whose projects' slices moved";
     inner.push(tasks.length > 0 ? `${names(tasks)}, ${whose}` : `${movedCount} ${whose}`);
   }
-  if (unmappedCount > 0) inner.push(`${unmappedCount} not mapped to a project: ${[...new Set(unmapped.map((item) => item.reason))].join('; ')}`);
+  if (unmappedCount > 0) inner.push(`${unmappedCount} not mapped to a project: ${printable([...new Set(unmapped.map((item) => item.reason))].join('; '))}`);
   if (inner.length > 0) parts.push(` (${inner.join('; ')})`);
   if (spared.length > 0) parts.push(`; ${spared.length} kept (${names(spared)}: ${spared.length === 1 ? "its project's slice did" : "their projects' slices did"} not move)`);
   const reasons = [...new Set(conservative.map((pass) => (pass.scope.kind === 'all' ? pass.scope.reason : '')))];
   if (reasons.length > 0) {
     const label = precise.length > 0 ? ` ${[...new Set(conservative.map((pass) => pass.runner))].join(' and ')}` : '';
-    parts.push(`${precise.length > 0 ? ';' : ','} every${label} save after it: ${reasons.join('; ')}`);
+    parts.push(`${precise.length > 0 ? ';' : ','} every${label} save after it: ${printable(reasons.join('; '))}`);
   }
   return parts.join('');
 }
