@@ -8,7 +8,7 @@
 // recovery is recorded), so the run stays unfinished and a later command finishes it.
 
 import { isLockguardError, type LockguardError } from '../core/errors.js';
-import { tasksAfterMove, withholdAfterRun, type SummaryReading } from '../integrations/runners/index.js';
+import { recordedRunScope, scopeClause, tasksAfterMove, withholdAfterRun, type ScopedPass, type SummaryReading } from '../integrations/runners/index.js';
 import type { Interrupts } from '../run/interrupts.js';
 import { acquireLock } from '../run/ledger-lock.js';
 import { dropMarker, evidenceOf, findDeadRuns, guardOf, isFinished, recordMoveFound, recordRecovery, repairDeadLocks, runningChild, type Evidence, type RecoveryRecord } from '../run/recovery.js';
@@ -78,6 +78,9 @@ async function finishOne(root: string, io: Io, run: RunHandle, pid: number | und
   const notes: string[] = [];
   if (guard.record === undefined && guard.problem !== undefined) notes.push(guard.problem);
   let withheld = 0;
+  const passes: ScopedPass[] = [];
+  // The same per-project judgement as the run's own pass would have made (integrations/runners/affected.ts).
+  const scope = policy === 'flag' ? undefined : await recordedRunScope(run, evidence.kind);
   const quarantine = new Set<string>();
   let complete = true;
   let fault: LockguardError | undefined;
@@ -99,8 +102,11 @@ async function finishOne(root: string, io: Io, run: RunHandle, pid: number | und
         summary = noSummary(isLockguardError(error) ? error.message : String(error));
       }
       try {
-        const result = await withholdAfterRun(shapes.cache, shapes.before, summary, { movedAt: since, runStartedAt, runEndedAt: Date.now(), runId: id, control: passControl(io, interrupts) });
+        const result = await withholdAfterRun(shapes.cache, shapes.before, summary, { movedAt: since, runStartedAt, runEndedAt: Date.now(), runId: id, control: passControl(io, interrupts), ...(scope === undefined ? {} : { scope }) });
         withheld += result.withheld.length;
+        passes.push({ runner: recorded.runner, withheld: result.withheld, spared: result.spared, scope: result.scope });
+        for (const kept of result.spared.slice(0, NOTES_SHOWN)) notes.push(`kept ${kept.task} (${kept.key}): its project's slice did not move`);
+        if (result.scope.kind === 'all' && result.withheld.length > 0) notes.push(`${recorded.runner}: every save since ${evidence.kind === 'recorded-move' ? 'the move' : 'the run started'} was withheld: ${result.scope.reason}`);
         if (result.quarantineDir !== undefined) quarantine.add(result.quarantineDir);
         if (result.interrupted === true) complete = false;
         if (result.fault !== undefined) {
@@ -134,7 +140,7 @@ async function finishOne(root: string, io: Io, run: RunHandle, pid: number | und
       ? 'its policy was flag, so nothing was withheld'
       : guard.record === undefined
         ? `nothing was withheld (${guard.problem ?? 'no guarded caches'})`
-        : `${plural(withheld, 'cache save')} it made since ${moment} ${withheld === 1 ? 'was' : 'were'} withheld, restorably (lockguard quarantine list --run ${id})`;
+        : `${plural(withheld, 'cache save')} it made since ${moment} ${withheld === 1 ? 'was' : 'were'} withheld${scopeClause(passes)}, restorably (lockguard quarantine list --run ${id})`;
   const tail = child !== undefined ? `; its command (pid ${child}) still runs: what it saves from now on is withheld by the next lockguard command` : !complete ? '; not finished yet: the next lockguard command goes on' : '';
   io.stderr.write(`[lockguard] run ${id} did not finish: ${died}, and ${evidenceText(evidence)}: ${what}${tail}\n`);
   if (fault !== undefined) throw fault;

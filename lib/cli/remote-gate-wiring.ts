@@ -180,12 +180,19 @@ export function fallbackLines(gates: RemoteGates, switchLines: readonly string[]
   return lines;
 }
 
-/** The status line's clause for what the gates refused, or '' when they refused nothing. */
-export function refusedClause(outcome: RemoteGateOutcome): string {
+/**
+ * The status line's clause for what the gates refused, or '' when they refused nothing. `keptLocally`: saves
+ * after the move the local pass kept (their projects' slices did not move). The gate decides at the request,
+ * by hash, and cannot tell then whose entry it is (turbo writes the entry's manifest after its upload starts,
+ * its summary at the end, and the body is zstd), so it refuses every upload after the move: the clause says
+ * so when the local pass kept some (turbo 2.11 also stops uploading for the run at its first refusal).
+ */
+export function refusedClause(outcome: RemoteGateOutcome, keptLocally = 0): string {
   const parts: string[] = [];
   const uploads = outcome.refusedUploads;
   const restores = outcome.refusedRestores;
-  if (uploads > 0) parts.push(`${uploads} remote upload${uploads === 1 ? '' : 's'} keyed before it ${uploads === 1 ? 'was' : 'were'} refused`);
+  const every = keptLocally > 0 ? ' (the gate refuses every upload after the move, of kept saves too: at the request it cannot tell whose entry it is)' : '';
+  if (uploads > 0) parts.push(`${uploads} remote upload${uploads === 1 ? '' : 's'} keyed before it ${uploads === 1 ? 'was' : 'were'} refused${every}`);
   if (outcome.refusedParts > 0) parts.push(`${outcome.refusedParts} remote blob upload${outcome.refusedParts === 1 ? '' : 's'} refused (no manifest followed them)`);
   if (restores > 0) parts.push(`${restores} remote restore${restores === 1 ? '' : 's'} refused`);
   return parts.length === 0 ? '' : `; ${parts.join(', ')}`;

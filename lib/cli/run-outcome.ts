@@ -34,9 +34,9 @@ export function outcomeText(policy: Policy, outcome: RunnerOutcome, guarded: rea
   const saves =
     guarded.length === 0
       ? noCache
-      : withheld === 0
+      : withheld === 0 && (outcome.spared ?? 0) === 0
         ? `the ${names} ${guarded.length === 1 ? 'cache holds' : 'caches hold'} no save from after it, so nothing was withheld`
-        : `${plural(withheld, 'cache save')} keyed before it ${withheld === 1 ? 'was' : 'were'} withheld`;
+        : `${withheld === 0 ? 'no cache save keyed before it was withheld' : `${plural(withheld, 'cache save')} keyed before it ${withheld === 1 ? 'was' : 'were'} withheld`}${outcome.scopeClause ?? ''}`;
   switch (policy) {
     case 'flag':
       return `reported only (policy flag), nothing was withheld: outputs built after it are keyed on the old lockfile${after}${details}`;

@@ -13,6 +13,7 @@ import {
   cacheState,
   remoteCachePlan,
   resolveCache,
+  scopeClause,
   tasksAfterMove,
   withholdAfterRun,
   type CacheState,
@@ -21,11 +22,13 @@ import {
   type RemoteMode,
   type RunnerCache,
   type SummaryReading,
+  type ScopedWithholdResult,
   type TaskAfterMove,
-  type WithholdResult,
+  type WithholdScope,
 } from '../integrations/runners/index.js';
 import type { LockguardError } from '../core/errors.js';
 import type { Policy } from '../run/ledger.js';
+import type { WithholdScopeReport } from '../run/report.js';
 import { ledgerPath } from '../run/ledger-layout.js';
 import type { PassControl } from '../run/quarantine.js';
 import type { MoveRecord } from '../run/session.js';
@@ -55,7 +58,7 @@ export interface RunnerPrepared {
 export interface CacheOutcome {
   readonly runner: GuardedRunner;
   readonly cacheDir: string;
-  readonly withheld: WithholdResult | undefined;
+  readonly withheld: ScopedWithholdResult | undefined;
   readonly summary: SummaryReading | undefined;
 }
 
@@ -64,6 +67,10 @@ export interface RunnerOutcome {
   /** Every entry withheld, across caches. */
   readonly withheldCount: number;
   readonly keptBeforeMove: number;
+  /** Saves after the move kept because their projects' slices did not move, across caches. */
+  readonly spared?: number;
+  /** The status line's words on what was judged per project and what was not (affected.ts scopeClause). */
+  readonly scopeClause?: string;
   readonly tasksAfterMove: readonly TaskAfterMove[];
   readonly notes: readonly string[];
   /** True when a stop request ended the withholding before every stale entry moved. */
@@ -105,10 +112,19 @@ export function prepareRunners(plan: GuardPlan, root: string, command: readonly 
 }
 
 /** After the command: per guarded cache, the runner's summary and (unless `flag`) the withholding pass. */
-export async function afterRunners(prepared: RunnerPrepared, policy: Policy, move: MoveRecord | undefined, runId: string, window: { runStartedAt: number; runEndedAt: number }, control?: PassControl): Promise<RunnerOutcome> {
+/** `scope`: which saves after the move to withhold (integrations/runners/affected.ts); without it, all of them. */
+export async function afterRunners(
+  prepared: RunnerPrepared,
+  policy: Policy,
+  move: MoveRecord | undefined,
+  runId: string,
+  window: { runStartedAt: number; runEndedAt: number },
+  control?: PassControl,
+  scope?: WithholdScope,
+): Promise<RunnerOutcome> {
   const notes = [...prepared.notes];
   const outcomes: CacheOutcome[] = [];
-  if (move === undefined) return { caches: outcomes, withheldCount: 0, keptBeforeMove: 0, tasksAfterMove: [], notes, interrupted: false, fault: undefined };
+  if (move === undefined) return { caches: outcomes, withheldCount: 0, keptBeforeMove: 0, spared: 0, scopeClause: '', tasksAfterMove: [], notes, interrupted: false, fault: undefined };
   let interrupted = false;
   let fault: LockguardError | undefined;
   for (const guarded of prepared.caches) {
@@ -119,7 +135,7 @@ export async function afterRunners(prepared: RunnerPrepared, policy: Policy, mov
       continue;
     }
     let summary: SummaryReading | undefined;
-    let withheld: WithholdResult | undefined;
+    let withheld: ScopedWithholdResult | undefined;
     const summaryNotes: string[] = [];
     try {
       summary = tasksAfterMove(guarded.cache, { movedAt: move.at, runStartedAt: window.runStartedAt });
@@ -129,7 +145,15 @@ export async function afterRunners(prepared: RunnerPrepared, policy: Policy, mov
     }
     try {
       const reading = summary ?? { source: undefined, tasks: [], runningAcrossMove: [], ownKeys: undefined, note: undefined };
-      if (policy !== 'flag') withheld = await withholdAfterRun(guarded.cache, guarded.before, reading, { movedAt: move.at, runId, reasons: withholdReasons(move), ...window, ...(control === undefined ? {} : { control }) });
+      if (policy !== 'flag')
+        withheld = await withholdAfterRun(guarded.cache, guarded.before, reading, {
+          movedAt: move.at,
+          runId,
+          reasons: withholdReasons(move),
+          ...window,
+          ...(control === undefined ? {} : { control }),
+          ...(scope === undefined ? {} : { scope }),
+        });
       if (withheld?.interrupted === true) interrupted = true;
       if (withheld?.fault !== undefined) fault = withheld.fault;
     } catch (error) {
@@ -150,9 +174,18 @@ export async function afterRunners(prepared: RunnerPrepared, policy: Policy, mov
     caches: outcomes,
     withheldCount: outcomes.reduce((sum, outcome) => sum + (outcome.withheld?.withheld.length ?? 0), 0),
     keptBeforeMove: outcomes.reduce((sum, outcome) => sum + (outcome.withheld?.keptBeforeMove ?? 0), 0),
+    spared: outcomes.reduce((sum, outcome) => sum + (outcome.withheld?.spared.length ?? 0), 0),
+    scopeClause: scopeClause(outcomes.flatMap((outcome) => (outcome.withheld === undefined ? [] : [{ runner: outcome.runner, ...outcome.withheld, withheld: outcome.withheld.withheld }]))),
     tasksAfterMove: outcomes.flatMap((outcome) => outcome.summary?.tasks ?? []),
     notes,
     interrupted,
     fault,
   };
+}
+
+/** The report's record of the pass's scope: kept entries per cache, or why every save after the move went. */
+export function scopeReport(scope: WithholdScope, outcome: RunnerOutcome): WithholdScopeReport {
+  const reasons = outcome.caches.flatMap((cache) => (cache.withheld?.scope.kind === 'all' ? [`${cache.runner}: ${cache.withheld.scope.reason}`] : []));
+  const kept = outcome.caches.flatMap((cache) => (cache.withheld?.spared ?? []).map((entry) => ({ runner: cache.runner, key: entry.key, task: entry.task })));
+  return { kind: scope.kind === 'projects' && reasons.length === 0 ? 'projects' : 'all', reasons: scope.kind === 'all' && reasons.length === 0 ? [scope.reason] : reasons, kept };
 }

@@ -116,6 +116,12 @@ function sections(text: string): Sections {
   return out;
 }
 
+/** True when pnpm's install marker holds everything the lockfile wants (as the pre-run check judges it). */
+export function pnpmMarkerHolds(lockfile: Buffer, marker: Buffer): boolean {
+  const wanted = mainDocument(lockfile);
+  return wanted.equals(marker) || firstMissing(wanted, marker) === undefined;
+}
+
 /**
  * What the lockfile wants that the install marker does not hold, or undefined: every section but
  * packages/snapshots must match exactly, and every wanted package/snapshot entry must be in the marker as is.
@@ -159,17 +165,24 @@ function snapshotKeys(marker: Buffer): string[] {
   return keys;
 }
 
-function skippedOf(modulesYaml: Buffer | undefined): Set<string> {
-  if (modulesYaml === undefined) return new Set();
+/** What `.modules.yaml` says the check needs: the skipped packages, and whether the linker is hoisted. */
+function modulesOf(modulesYaml: Buffer | undefined): { skipped: Set<string>; hoisted: boolean } {
+  if (modulesYaml === undefined) return { skipped: new Set(), hoisted: false };
   try {
-    const parsed = JSON.parse(modulesYaml.toString('utf8')) as { skipped?: unknown; virtualStoreDir?: unknown };
-    return new Set(Array.isArray(parsed.skipped) ? parsed.skipped.filter((item): item is string => typeof item === 'string') : []);
+    const parsed = JSON.parse(modulesYaml.toString('utf8')) as { skipped?: unknown; nodeLinker?: unknown };
+    return { skipped: new Set(Array.isArray(parsed.skipped) ? parsed.skipped.filter((item): item is string => typeof item === 'string') : []), hoisted: parsed.nodeLinker === 'hoisted' };
   } catch {
-    return new Set();
+    return { skipped: new Set(), hoisted: false };
   }
 }
 
+/**
+ * The virtual store's folders the marker lists that are missing. With `node-linker=hoisted` pnpm keeps no
+ * virtual store (packages sit in node_modules as npm's do): nothing to check there (measured with pnpm 10).
+ */
 function missingStoreFolders(root: string, marker: Buffer, modulesYaml: Buffer | undefined): string[] {
+  const { skipped, hoisted } = modulesOf(modulesYaml);
+  if (hoisted) return [];
   const store = join(root, 'node_modules', '.pnpm');
   let present: Set<string>;
   try {
@@ -182,7 +195,6 @@ function missingStoreFolders(root: string, marker: Buffer, modulesYaml: Buffer |
       hint: 'Check its permissions, or reinstall (pnpm install --frozen-lockfile).',
     });
   }
-  const skipped = skippedOf(modulesYaml);
   const missing: string[] = [];
   let hashed = 0;
   for (const key of snapshotKeys(marker)) {

@@ -61,6 +61,13 @@ export interface RemoteGateReport {
   readonly refused: { readonly uploads: number; readonly blobs: number; readonly restores: number };
 }
 
+export interface WithholdScopeReport {
+  readonly kind: 'projects' | 'all';
+  /** Why every save after the move was withheld (one per cache judged so), empty when all were judged per project. */
+  readonly reasons: readonly string[];
+  readonly kept: readonly { readonly runner: string; readonly key: string; readonly task: string }[];
+}
+
 export interface RunReport {
   readonly version: 2;
   readonly run: string;
@@ -78,6 +85,11 @@ export interface RunReport {
   readonly withheld: readonly WithheldEntry[];
   /** Entries this run saved before the move: kept, they are correct. */
   readonly keptBeforeMove: number;
+  /**
+   * Which saves after the move were withheld: only those of projects whose slice moved (`kept`: the others,
+   * kept in the cache), or all of them, with the reason (integrations/runners/affected.ts).
+   */
+  readonly withholdScope?: WithholdScopeReport;
   readonly tasksAfterMove: readonly TaskAfterMoveReport[];
   /** The remote-cache switch lines printed before the command, if any. */
   readonly remote: readonly string[];
@@ -115,6 +127,7 @@ export function buildReport(input: ReportInput): RunReport {
     caches: input.caches,
     withheld: input.withheld,
     keptBeforeMove: input.keptBeforeMove,
+    ...(input.withholdScope === undefined ? {} : { withholdScope: input.withholdScope }),
     tasksAfterMove: input.tasksAfterMove,
     remote: input.remote,
     ...(input.remoteGate === undefined ? {} : { remoteGate: input.remoteGate }),

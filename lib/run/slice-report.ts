@@ -32,6 +32,8 @@ export interface SliceMove {
   readonly diff: SliceDiff | undefined;
   /** Set when `diff` is undefined: what was missing. */
   readonly gap: SliceMoveGap | undefined;
+  /** Every project of the lockfile now (importer path and package name), when it was sliced: to map a task's folder to its slice. */
+  readonly projects?: readonly { readonly importer: string; readonly name: string | undefined }[];
   /** One line: "pnpm-lock.yaml moved: the slice of packages/b changed (is-number 7.0.0 → 6.0.0); 543 other projects unchanged". */
   readonly text: string;
 }
@@ -72,7 +74,8 @@ async function describeOne(root: string, lockfile: string, was: FileDigest): Pro
     const after = await slicesFromLockfileAsync(nowBytes, { lockfile, root });
     // Names and versions may hold URLs with credentials (a tarball's `?_authToken=`): redacted as recorded.
     const diff = redactDiff(diffSlices(before, after));
-    return { lockfile, was, now, diff, gap: undefined, text: printable(describeSliceDiff(diff)) };
+    const projects = after.slices.map((slice) => ({ importer: slice.importer, name: slice.name }));
+    return { lockfile, was, now, diff, gap: undefined, projects, text: printable(describeSliceDiff(diff)) };
   } catch (error) {
     if (!isLockguardError(error)) throw error;
     return gap(lockfile, was, now, 'lockfile-unreadable', `${lockfile} moved and its new bytes cannot be sliced (${error.code})`);

@@ -68,6 +68,17 @@ test('orphans the marker still lists after `pnpm add` do not fail the check', (t
   assert.equal(checkInstall(readWorkspaceFingerprints(root)).ok, true);
 });
 
+test('node-linker=hoisted keeps no virtual store: its folders are not asked for, the marker still is', (t) => {
+  // pnpm 10 with node-linker=hoisted writes node_modules/.pnpm/lock.yaml but no package folders beside it.
+  const tree = installed(LOCK);
+  const hoisted = { ...tree, node_modules: { '.modules.yaml': '{"skipped":[],"nodeLinker":"hoisted"}', '.pnpm': { 'lock.yaml': LOCK }, dep: { 'package.json': '{}' } } };
+  const root = tempWorkspace(t, hoisted);
+  assert.deepEqual(checkInstall(readWorkspaceFingerprints(root)), { ok: true, checked: 'pnpm' });
+  // The isolated layout with the same folders missing is refused.
+  fs.writeFileSync(join(root, 'node_modules/.modules.yaml'), '{"skipped":[],"nodeLinker":"isolated"}');
+  assert.equal(checkInstall(readWorkspaceFingerprints(root)).ok, false);
+});
+
 test('nothing installed: not-installed', (t) => {
   const root = tempWorkspace(t, pnpmTree(LOCK));
   const verdict = checkInstall(readWorkspaceFingerprints(root));

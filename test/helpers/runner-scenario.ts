@@ -71,7 +71,7 @@ const INSTALL_SIX: Record<ScenarioManager, string> = {
   bun: `cp.execFileSync('bun', ['add', '../../vendor/tiny-dep-6.0.0.tgz'], { stdio: 'inherit', cwd: path.join('..', 'b') });`,
 };
 
-const aBuild = (manager: ScenarioManager): string => `const fs = require('fs'), path = require('path'), cp = require('child_process');
+const aBuild = (manager: ScenarioManager, install?: readonly string[]): string => `const fs = require('fs'), path = require('path'), cp = require('child_process');
 // With a wait-for file ("<dir> <count>"), wait (at most 30 s) until <dir> holds <count> files: c's upload.
 const waitFor = path.join(__dirname, 'wait-for');
 if (fs.existsSync(waitFor)) {
@@ -84,7 +84,7 @@ if (process.argv.includes('--wait-only')) process.exit(0);
 const armed = path.join(__dirname, 'armed');
 if (fs.existsSync(armed)) {
   fs.unlinkSync(armed);
-  ${INSTALL_SIX[manager]}
+  ${install === undefined ? INSTALL_SIX[manager] : `cp.execFileSync(${JSON.stringify(install[0])}, ${JSON.stringify(install.slice(1))}, { stdio: 'inherit' });`}
 }
 // Crash tests: after the install, save many more turbo-layout entries (written after the move: all stale).
 const bulk = path.join(__dirname, 'bulk.json');
@@ -114,6 +114,9 @@ const INSTALL: Record<ScenarioManager, { install: string[]; frozen: string[] }> 
 const B_BUILD = `node -e "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.json',JSON.stringify({tinyDep:require('tiny-dep')}))"`;
 
 const C_BUILD = `node -e "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/c.txt','c');require('fs').appendFileSync('../../../c-ran','x')"`;
+// c's build that starts at once but saves only after a's install rewrote the lockfile (at most 60 s): its save is after the move.
+const C_AFTER_MOVE_BUILD = `node -e "const fs=require('fs'),cp=require('child_process');const until=Date.now()+60000;while(!fs.readFileSync('../../pnpm-lock.yaml','utf8').includes('tiny-dep-6.0.0')&&Date.now()<until)cp.execFileSync('sleep',['0.1']);fs.mkdirSync('dist',{recursive:true});fs.writeFileSync('dist/c.txt','c');fs.appendFileSync('../../../c-ran','x')"`;
+const D_BUILD = `node -e "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/d.txt','d')"`;
 // The install in plain sight (the plan sees it); it runs on every real build of a, so nothing is armed.
 const VISIBLE_A_BUILD = 'node ../../../a-build.cjs --wait-only && pnpm --filter b add tiny-dep@file:../../vendor/tiny-dep-6.0.0.tgz && node ../../../a-build.cjs';
 
@@ -134,6 +137,14 @@ export interface ScenarioOptions {
   readonly moreLeaves?: number;
   /** The pipeline with pnpm 12.21.0 (remote task cache) instead of 12.4.2. */
   readonly pnpm1221?: boolean;
+  /** With `withC`: c's build saves only after a's install rewrote the lockfile (pnpm workspaces). */
+  readonly cAfterMove?: boolean;
+  /** Add package `d`, which depends on b (a workspace dependency): its slice holds b's. */
+  readonly withDependent?: boolean;
+  /** What a#build runs in place of `pnpm --filter b add tiny-dep@6` (argv; `{root}` is the workspace root). */
+  readonly install?: readonly string[];
+  /** The workspace's `.npmrc` (e.g. `node-linker=hoisted\n`). */
+  readonly npmrc?: string;
 }
 
 /** Build the scenario workspace, install it (S0) and arm a#build. */
@@ -159,7 +170,13 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
   writeFileSync(join(base, 'bin', 'yarn'), `#!/bin/sh\nexec "${process.execPath}" "${YARN_JS}" "$@"\n`);
   chmodSync(join(base, 'bin', 'yarn'), 0o755);
   if (manager === 'bun') symlinkSync(bunBinary(), join(base, 'bin', 'bun'));
-  writeFileSync(join(base, 'a-build.cjs'), aBuild(manager));
+  writeFileSync(
+    join(base, 'a-build.cjs'),
+    aBuild(
+      manager,
+      options.install?.map((word) => word.replaceAll('{root}', root)),
+    ),
+  );
   const rootManifest: Record<string, unknown> = { name: 'root', private: true };
   const pnpmPin = pnpmMajor === 12 ? 'pnpm@12.4.2' : 'pnpm@10.34.8';
   if (tool !== 'pnpm-pipeline') rootManifest['packageManager'] = { pnpm: pnpmPin, yarn: 'yarn@4.18.1', bun: 'bun@1.4.5' }[manager];
@@ -171,13 +188,15 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
   writeTree(root, {
     'package.json': `${JSON.stringify(rootManifest, null, 2)}\n`,
     ...(manager === 'pnpm' ? { 'pnpm-workspace.yaml': workspaceYaml } : {}),
+    ...(options.npmrc === undefined ? {} : { '.npmrc': options.npmrc }),
     ...(manager === 'yarn' ? { '.yarnrc.yml': 'enableGlobalCache: false\nenableNetwork: false\nenableTelemetry: false\n' } : {}),
     '.gitignore': 'node_modules\n.turbo\n.nx\ndist\n',
     ...(tool === 'turbo' ? { 'turbo.json': JSON.stringify({ tasks: { build: { dependsOn: ['^build'], outputs: ['dist/**'] } } }, null, 2) } : {}),
     ...(tool === 'nx' ? { 'nx.json': JSON.stringify({ targetDefaults: { build: { dependsOn: ['^build'], outputs: ['{projectRoot}/dist'], cache: true } } }, null, 2) } : {}),
     packages: {
       a: { 'package.json': JSON.stringify({ name: 'a', version: '1.0.0', private: true, scripts: { build: options.visibleInstall === true ? VISIBLE_A_BUILD : 'node ../../../a-build.cjs' } }, null, 2) },
-      ...(options.withC === true ? { c: { 'package.json': JSON.stringify({ name: 'c', version: '1.0.0', private: true, scripts: { build: C_BUILD } }, null, 2) } } : {}),
+      ...(options.withC === true ? { c: { 'package.json': JSON.stringify({ name: 'c', version: '1.0.0', private: true, scripts: { build: options.cAfterMove === true ? C_AFTER_MOVE_BUILD : C_BUILD } }, null, 2) } } : {}),
+      ...(options.withDependent === true ? { d: { 'package.json': JSON.stringify({ name: 'd', version: '1.0.0', private: true, dependencies: { b: 'workspace:*' }, scripts: { build: D_BUILD } }, null, 2) } } : {}),
       ...Object.fromEntries(Array.from({ length: options.moreLeaves ?? 0 }, (_, i) => [`c${i + 1}`, { 'package.json': JSON.stringify({ name: `c${i + 1}`, version: '1.0.0', private: true, scripts: { build: C_BUILD } }, null, 2) }])),
       b: {
         'package.json': JSON.stringify({ name: 'b', version: '1.0.0', private: true, dependencies: { a: 'workspace:*', 'tiny-dep': 'file:../../vendor/tiny-dep-7.0.0.tgz' }, scripts: { build: B_BUILD } }, null, 2),

@@ -18,14 +18,14 @@ import { readWorkspaceFingerprints, type WorkspaceFingerprints } from '../../cor
 import { redactText } from '../../core/redact.js';
 import { statusLine } from '../../core/watch.js';
 import type { Workspace } from '../../core/workspace.js';
-import { directTurboStart, resolveGuard, runnersInCommand, stepsOf, type GuardPlan, type GuardedRunner, type RemoteMode } from '../../integrations/runners/index.js';
+import { directTurboStart, resolveGuard, runnersInCommand, stepsOf, withholdScope, type GuardPlan, type GuardedRunner, type RemoteMode, type WithholdScope } from '../../integrations/runners/index.js';
 import { preparesTreeFirst } from '../../integrations/package-managers/script-walk.js';
 import { runChild, type ChildEnd } from '../../run/child.js';
 import { appendEvent, findRun, type Policy } from '../../run/ledger.js';
 import { liveRunsFor } from '../../run/live.js';
 import { buildReport, saveReport } from '../../run/report.js';
 import { GuardSession } from '../../run/session.js';
-import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
+import { lockfileMovesAmong, sliceMoveJson, type SliceMove } from '../../run/slice-report.js';
 import { oneOf, parse, stringValue, flag } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import { paint, printError, type Io } from '../io.js';
@@ -37,7 +37,7 @@ import { processStart } from '../../run/live.js';
 import type { Interrupts } from '../../run/interrupts.js';
 import type { Command } from '../command.js';
 import { refuseSetup } from '../refuse-setup.js';
-import { afterRunners, prepareRunners, type RunnerPrepared } from '../runner-guard.js';
+import { afterRunners, prepareRunners, scopeReport, type RunnerPrepared } from '../runner-guard.js';
 import { remoteOf, runnerOverride, RUNNER_HELP, RUNNER_OPTIONS } from '../runner-option.js';
 import { exitCodeOf, outcomeText, RUNNER_LABEL, type FailMode } from '../run-outcome.js';
 import { detectionLine, installedLine, judgedText, treeLine } from '../verdict-words.js';
@@ -63,7 +63,9 @@ It guards every runner cache the workspace is configured for (turbo.json, nx.jso
 pnpm-workspace.yaml), however the command starts the runner: directly, through a root script (pnpm build,
 pnpm run build, npm run build, yarn build, bun run build), sh -c, npx, pnpm exec or pnpm dlx. Every cache entry
 the run saved at or after the move (or by a task running across it) is withheld: moved into
-.lockguard/quarantine/<run>/ (lockguard quarantine list|restore).
+.lockguard/quarantine/<run>/ (lockguard quarantine list|restore). With pnpm's isolated layout and turbo, only
+the entries of tasks whose project's lockfile slice moved (or a dependency's) are; the others stay, and the
+line says which (the root importer's slice, any other input, or another layout: every entry, and why).
 
 Before the command, the pre-run check refuses to start (exit 3) when the installed tree does not hold what
 the lockfile says (pnpm: node_modules/.pnpm/lock.yaml and the virtual store; npm: .package-lock.json):
@@ -288,7 +290,28 @@ async function finishRun(f: Finishing): Promise<number> {
   if (end.kind === 'failed') io.stderr.write(`lockguard: cannot run "${redactText(f.childArgv[0] ?? '')}" (${end.reason === 'not-found' ? 'command not found' : end.reason}).\n`);
   await pauseAfterChild(io, f.interrupts);
   const move = session.finish();
-  const outcome = await afterRunners(prepared, options.policy, move, runId, { runStartedAt: f.runStartedAt, runEndedAt }, passControl(io, f.interrupts));
+  // Which saves after the move to withhold: per project where the slices are exact, else all (and why). A
+  // ledger problem reading the slices never stops the pass: it withholds every save, then is thrown as before.
+  let slices: SliceMove[] = [];
+  let sliceProblem: LockguardError | undefined;
+  if (move !== undefined) {
+    try {
+      slices = await lockfileMovesAmong(
+        session.run.record,
+        move.files.map((file) => file.path),
+      );
+    } catch (error) {
+      if (!isLockguardError(error)) throw error;
+      sliceProblem = error;
+    }
+  }
+  const scope: WithholdScope | undefined =
+    move === undefined
+      ? undefined
+      : sliceProblem !== undefined
+        ? { kind: 'all', reason: `the slices cannot be compared (${sliceProblem.code})` }
+        : withholdScope({ root: session.table.root, manager: session.table.manager, moved: move.files, slices });
+  const outcome = await afterRunners(prepared, options.policy, move, runId, { runStartedAt: f.runStartedAt, runEndedAt }, passControl(io, f.interrupts), scope);
   const complete = !outcome.interrupted && outcome.fault === undefined;
   let code = exitCodeOf(end.code, move !== undefined, options.policy, options.failMode, io.env);
   if (outcome.fault !== undefined && (code === 0 || code === EXIT.moved)) code = EXIT.usage;
@@ -307,14 +330,8 @@ async function finishRun(f: Finishing): Promise<number> {
     })),
   );
   if (withheld.length > 0) recordOrWarn(io, 'the withheld event', () => appendEvent(session.run, { type: 'withheld', count: withheld.length, quarantine: [...new Set(withheld.map((entry) => entry.to))] }));
-  const slices =
-    move === undefined
-      ? []
-      : await lockfileMovesAmong(
-          session.run.record,
-          move.files.map((file) => file.path),
-        );
   const cacheNames = prepared.caches.map((guarded) => RUNNER_LABEL[guarded.runner]);
+  if (sliceProblem !== undefined) throw sliceProblem;
   recordOrWarn(io, "the run's report", () =>
     saveReport(
       session.run,
@@ -329,6 +346,7 @@ async function finishRun(f: Finishing): Promise<number> {
         caches: prepared.caches.map((guarded) => ({ runner: guarded.runner, cacheDir: guarded.cache.dir, source: guarded.cache.source, started: guarded.started })),
         withheld,
         keptBeforeMove: outcome.keptBeforeMove,
+        ...(scope === undefined ? {} : { withholdScope: scopeReport(scope, outcome) }),
         tasksAfterMove: outcome.tasksAfterMove,
         remote: fallbackLines(f.gates, prepared.announce),
         remoteGate: { gates: f.gateOutcome.gates, refused: { uploads: f.gateOutcome.refusedUploads, blobs: f.gateOutcome.refusedParts, restores: f.gateOutcome.refusedRestores } },
@@ -340,7 +358,7 @@ async function finishRun(f: Finishing): Promise<number> {
     ),
   );
   if (move !== undefined) {
-    const done = outcomeText(options.policy, outcome, prepared.caches, runId, refusedClause(f.gateOutcome));
+    const done = outcomeText(options.policy, outcome, prepared.caches, runId, refusedClause(f.gateOutcome, outcome.spared));
     io.stderr.write(`${paint(io, io.stderr, 'yellow', move.tree === undefined ? statusLine(move.files, done) : treeLine({ files: move.files, tree: move.tree }, done))}\n`);
     for (const slice of slices) io.stderr.write(`  ${redactText(slice.text)}\n`);
     io.stderr.write(`  ${judgedText(session.judged, cacheNames)}\n`);

@@ -1,5 +1,6 @@
 // `lockguard status`: the latest run's state and report.
 
+import { printable } from '../../core/printable.js';
 import { findRun, latestEvents, readReport, scanEvents, type RunEvent } from '../../run/ledger.js';
 import type { RunReport } from '../../run/report.js';
 import { recordedMoves } from '../../run/verdict.js';
@@ -49,6 +50,14 @@ function reportLines(report: unknown): string[] {
     lines.push(`withheld ${plural(r.withheld.length, 'cache entry', 'cache entries')} into ${[...new Set(r.withheld.map((entry) => entry.to))].join(', ')} (lockguard quarantine list):`);
     for (const entry of r.withheld.slice(0, SHOWN_ENTRIES)) lines.push(`           ${entry.runner} ${entry.key}${entry.task === null ? '' : ` (${entry.task})`}: ${entry.reason}`);
     if (r.withheld.length > SHOWN_ENTRIES) lines.push(`           and ${r.withheld.length - SHOWN_ENTRIES} more (lockguard status --json)`);
+  }
+  const scope = r.withholdScope;
+  if (scope !== undefined && scope !== null && typeof scope === 'object' && Array.isArray(scope.kept) && Array.isArray(scope.reasons)) {
+    // Which saves after the move were judged per project (integrations/runners/affected.ts), and which not.
+    for (const reason of scope.reasons.slice(0, SHOWN_ENTRIES)) lines.push(`scope    every save after the move (${printable(String(reason))})`);
+    if (scope.kept.length > 0) lines.push(`kept     ${plural(scope.kept.length, 'cache save', 'cache saves')} after the move, their projects' slices did not move:`);
+    for (const entry of scope.kept.slice(0, SHOWN_ENTRIES)) lines.push(`           ${printable(`${String(entry.runner)} ${String(entry.key)} (${String(entry.task)})`)}`);
+    if (scope.kept.length > SHOWN_ENTRIES) lines.push(`           and ${scope.kept.length - SHOWN_ENTRIES} more (lockguard status --json)`);
   }
   if (Array.isArray(r.tasksAfterMove)) {
     const restored = r.tasksAfterMove.filter((task) => task.action === 'restored');

@@ -7,7 +7,8 @@
 //   const before = cache && cacheState(cache);                        // just before spawning
 //   ...run the child with plan.env / plan.argv, learn movedAt...
 //   const summary = tasksAfterMove(cache, { movedAt, runStartedAt });
-//   const result = withholdAfterRun(cache, before, summary, { movedAt, runStartedAt, runEndedAt, runId });
+//   const scope = withholdScope({ root, manager, moved, slices });    // per project where slices are exact
+//   const result = withholdAfterRun(cache, before, summary, { movedAt, runStartedAt, runEndedAt, runId, scope });
 // Invariant: dispatch only; each runner's knowledge lives in its own module.
 
 import { unreachable } from '../../core/errors.js';
@@ -15,10 +16,12 @@ import { nxSummary, resolveNxCache } from './nx.js';
 import { pipelineSummary, resolvePipelineCache } from './pnpm-pipeline.js';
 import { resolveTurboCache, turboSummary } from './turbo.js';
 import type { CacheState, RunnerCache, RunnerName, SummaryReading } from './types.js';
+import { entryScope, type ScopeJudged, type WithholdScope } from './affected.js';
 import { withhold, type WithholdOptions, type WithholdResult } from './withhold.js';
 
 export { configuredRunners, detectRunner, resolveGuard, runnerOfStep, runnersInCommand, stepsOf, type GuardedRunner, type GuardPlan } from './detect.js';
 export { cacheState, listUnits } from './listing.js';
+export { entryScope, recordedRunScope, scopeClause, withholdScope, type EntryScope, type ScopedPass, type ScopeJudged, type WithholdScope } from './affected.js';
 export { remoteCachePlan } from './remote.js';
 export { detectRemote, TURBO_DEFAULT_API, type RemoteDetection } from './remote-config.js';
 export { pointRunnerAt, type Pointed } from './remote-point.js';
@@ -62,13 +65,30 @@ export function tasksAfterMove(cache: RunnerCache, options: { movedAt: number; r
   }
 }
 
-/** `withhold` fed with the summary: tasks running across the move, and own keys only for a shared cache. */
-export function withholdAfterRun(cache: RunnerCache, before: CacheState, summary: SummaryReading, options: Omit<WithholdOptions, 'runningAcrossMove' | 'ownKeys' | 'taskOf'>): Promise<WithholdResult> {
+/** A withholding pass's result with the scope it was judged on (every save after the move, and why, or per project). */
+export interface ScopedWithholdResult extends WithholdResult {
+  readonly scope: ScopeJudged;
+}
+
+/**
+ * `withhold` fed with the summary: tasks running across the move, own keys only for a shared cache, and
+ * the entries the scope spares (affected.ts; without a scope, every save after the move).
+ */
+export async function withholdAfterRun(
+  cache: RunnerCache,
+  before: CacheState,
+  summary: SummaryReading,
+  options: Omit<WithholdOptions, 'runningAcrossMove' | 'ownKeys' | 'taskOf' | 'spare'> & { readonly scope?: WithholdScope },
+): Promise<ScopedWithholdResult> {
+  const { scope, ...rest } = options;
   const taskOf = new Map(summary.tasks.map((task) => [task.key, task.task]));
-  return withhold(cache, before, {
-    ...options,
+  const entries = scope === undefined ? undefined : entryScope(cache, scope, summary);
+  const result = await withhold(cache, before, {
+    ...rest,
     runningAcrossMove: summary.runningAcrossMove,
     taskOf,
     ...(cache.shared === true && summary.ownKeys !== undefined ? { ownKeys: summary.ownKeys } : {}),
+    ...(entries?.kind === 'projects' ? { spare: (key: string) => entries.spare(key) } : {}),
   });
+  return { ...result, scope: entries === undefined ? { kind: 'all', reason: 'no scope was given' } : entries.kind === 'all' ? { kind: 'all', reason: entries.reason } : entries.judged() };
 }

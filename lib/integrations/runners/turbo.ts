@@ -6,12 +6,13 @@
 // cache is the main worktree's `.turbo/cache` (shared with every worktree).
 // Entry layout: `<hash>.tar.zst` + `<hash>-meta.json` + `<hash>-manifest.json`, written when the task ends.
 // Invariants: never runs turbo; a missing or corrupt summary is a note, never an error. The summary's
-// task hashes are used to limit withholding only when the cache is shared (a linked worktree).
+// task hashes are used to limit withholding only when the cache is shared (a linked worktree); its task
+// graph (each task's `directory` and `dependencies`) tells which entries a move touched (affected.ts).
 
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { errnoCode } from '../../core/errors.js';
-import type { RunnerCache, SummaryReading, TaskAfterMove } from './types.js';
+import type { RunnerCache, SummaryReading, TaskAfterMove, TaskNode } from './types.js';
 
 function flagValue(argv: readonly string[], name: string): string | undefined {
   let value: string | undefined;
@@ -24,12 +25,12 @@ function flagValue(argv: readonly string[], name: string): string | undefined {
   return value;
 }
 
-/** turbo.json / turbo.jsonc with `//` and block comments removed (strings kept). */
-function readTurboJson(root: string): { cacheDir?: unknown } | undefined {
+/** A folder's turbo.json / turbo.jsonc with `//` and block comments removed (strings kept); undefined when absent or not JSON. */
+export function readTurboJson(dir: string): { cacheDir?: unknown; tasks?: unknown; pipeline?: unknown } | undefined {
   for (const name of ['turbo.json', 'turbo.jsonc']) {
     let text: string;
     try {
-      text = readFileSync(join(root, name), 'utf8');
+      text = readFileSync(join(dir, name), 'utf8');
     } catch {
       continue;
     }
@@ -86,6 +87,8 @@ function mainWorktreeRoot(root: string): string | undefined {
 interface TurboTask {
   taskId?: unknown;
   hash?: unknown;
+  directory?: unknown;
+  dependencies?: unknown;
   cache?: { status?: unknown };
   execution?: { startTime?: unknown; endTime?: unknown };
 }
@@ -120,6 +123,7 @@ export function turboSummary(cache: RunnerCache, options: { movedAt: number; run
   const tasks: TaskAfterMove[] = [];
   const across: string[] = [];
   const own: string[] = [];
+  const graph = new Map<string, TaskNode>();
   let first = Number.POSITIVE_INFINITY;
   const notes: string[] = [];
   for (const file of files) {
@@ -141,6 +145,9 @@ export function turboSummary(cache: RunnerCache, options: { movedAt: number; run
       const end = task?.execution?.endTime;
       if (typeof name !== 'string' || typeof key !== 'string' || typeof start !== 'number' || typeof end !== 'number') continue;
       own.push(key);
+      if (typeof task.directory === 'string' && Array.isArray(task.dependencies)) {
+        graph.set(key, { task: name, directory: task.directory, dependsOn: task.dependencies.filter((dep): dep is string => typeof dep === 'string') });
+      }
       first = Math.min(first, start);
       const status = task.cache?.status;
       if (start < options.movedAt && end > options.movedAt) across.push(key);
@@ -148,5 +155,13 @@ export function turboSummary(cache: RunnerCache, options: { movedAt: number; run
       else if (status === 'MISS' && end >= options.movedAt) tasks.push({ task: name, key, action: 'saved', at: end });
     }
   }
-  return { source: files.at(-1), tasks, runningAcrossMove: across, ...(Number.isFinite(first) ? { firstTaskAt: first } : {}), ownKeys: notes.length === 0 ? own : undefined, note: notes.length === 0 ? undefined : notes.join(' ') };
+  return {
+    source: files.at(-1),
+    tasks,
+    runningAcrossMove: across,
+    ...(Number.isFinite(first) ? { firstTaskAt: first } : {}),
+    ownKeys: notes.length === 0 ? own : undefined,
+    ...(notes.length === 0 ? { graph } : {}),
+    note: notes.length === 0 ? undefined : notes.join(' '),
+  };
 }

@@ -51,6 +51,15 @@ export interface TaskAfterMove {
   readonly at: number;
 }
 
+/** One task of the runner's graph, as its summary lists it: for per-project withholding (affected.ts). */
+export interface TaskNode {
+  readonly task: string;
+  /** The task's package folder, relative to the workspace root ('' for the root). */
+  readonly directory: string;
+  /** The task ids it depends on directly. */
+  readonly dependsOn: readonly string[];
+}
+
 /** What the runner's own summary of this run says. */
 export interface SummaryReading {
   /** The summary file read, or undefined when none was found for this run. */
@@ -66,6 +75,8 @@ export interface SummaryReading {
    * every key and is no stale-key move.
    */
   readonly firstTaskAt?: number;
+  /** Key → the task's place in the graph, when the summary lists every task's folder and dependencies (turbo). */
+  readonly graph?: ReadonlyMap<string, TaskNode>;
   /** A human line when the summary was missing, stale or unreadable. */
   readonly note: string | undefined;
 }

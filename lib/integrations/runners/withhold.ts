@@ -6,7 +6,8 @@
 // changed), it was written (mtime) between the run's start and end, and either at or after the move, or
 // by a task the runner's summary shows running across the move. When the summary lists this run's own
 // keys, only those are candidates (a shared cache, e.g. nx's `~/.nx/<id>/cache`, may take a concurrent
-// checkout's saves).
+// checkout's saves). A candidate `spare` keeps stays in the cache (its project's slice did not move:
+// affected.ts decides, and anything it cannot establish is withheld).
 // Invariants: entries present before the run, written before the move, or written outside the run stay;
 // a symlinked entry is never followed and never moved (reported); nothing outside the cache dir moves;
 // nothing is deleted (quarantine is a journaled rename, run/quarantine.ts); a stop request (a second
@@ -42,6 +43,8 @@ export interface WithholdOptions {
   readonly taskOf?: ReadonlyMap<string, string>;
   /** Why an entry is withheld, in words naming what moved (default: the lockfile): saved after the move, or running across it. */
   readonly reasons?: { readonly after: string; readonly across: string };
+  /** A candidate this keeps is kept: its project's slice did not move (affected.ts); its task names it. */
+  readonly spare?: (key: string) => { readonly keep: boolean; readonly task?: string };
   readonly rename?: RenameFn;
   /** Stop requests and the test seam, between units (run/quarantine.ts). */
   readonly control?: PassControl;
@@ -51,6 +54,8 @@ export interface WithholdResult {
   readonly withheld: readonly QuarantinedEntry[];
   /** Entries this run wrote before the move (kept, correct). */
   readonly keptBeforeMove: number;
+  /** Entries written after the move but kept: their projects' slices did not move (affected.ts). */
+  readonly spared: readonly { readonly key: string; readonly task: string }[];
   /** Entries that could not be moved, with why (symlinks, races, permissions): nothing of them was lost. */
   readonly notMoved: readonly NotMoved[];
   /** The quarantine folder, when anything went there. */
@@ -62,11 +67,16 @@ export interface WithholdResult {
 }
 
 /** Decide which entries to withhold, without moving anything (the pass `withhold` applies). */
-export function planWithhold(cache: RunnerCache, before: CacheState, options: Omit<WithholdOptions, 'runId' | 'ledgerRoot' | 'rename' | 'control'>): { units: QuarantineUnit[]; keptBeforeMove: number; links: NotMoved[] } {
+export function planWithhold(
+  cache: RunnerCache,
+  before: CacheState,
+  options: Omit<WithholdOptions, 'runId' | 'ledgerRoot' | 'rename' | 'control'>,
+): { units: QuarantineUnit[]; keptBeforeMove: number; spared: { key: string; task: string }[]; links: NotMoved[] } {
   const across = new Set(options.runningAcrossMove ?? []);
   const own = options.ownKeys === undefined ? undefined : new Set(options.ownKeys);
   const units: QuarantineUnit[] = [];
   const links: NotMoved[] = [];
+  const spared: { key: string; task: string }[] = [];
   let keptBeforeMove = 0;
   for (const unit of listUnits(cache) ?? []) {
     const was = before.entries.get(unit.key);
@@ -84,7 +94,12 @@ export function planWithhold(cache: RunnerCache, before: CacheState, options: Om
       keptBeforeMove++;
       continue;
     }
-    const task = options.taskOf?.get(unit.key);
+    const verdict = options.spare?.(unit.key);
+    const task = options.taskOf?.get(unit.key) ?? verdict?.task;
+    if (verdict?.keep === true) {
+      spared.push({ key: unit.key, task: task ?? unit.key });
+      continue;
+    }
     units.push({
       runner: cache.runner,
       key: unit.key,
@@ -94,7 +109,7 @@ export function planWithhold(cache: RunnerCache, before: CacheState, options: Om
       ...(task === undefined ? {} : { task }),
     });
   }
-  return { units, keptBeforeMove, links };
+  return { units, keptBeforeMove, spared, links };
 }
 
 /** Move every entry this run saved under a stale key into `.lockguard/quarantine/<runId>/`. */
@@ -107,6 +122,7 @@ export async function withhold(cache: RunnerCache, before: CacheState, options: 
   return {
     withheld: result.moved,
     keptBeforeMove: plan.keptBeforeMove,
+    spared: plan.spared,
     notMoved: [...plan.links, ...result.notMoved],
     quarantineDir: result.moved.length > 0 ? result.dir : undefined,
     ...(result.interrupted === true ? { interrupted: true } : {}),

@@ -1,0 +1,305 @@
+// Withhold what moved, not everything: which projects a move touched, and which cache entries are theirs.
+//
+// Owns: the scope of a withholding pass (`withholdScope`: every save after the move, with the reason, or
+// only those of the projects whose lockfile slice moved) and, per runner cache, which entries that scope
+// spares (`entryScope`). The same two calls decide for `lockguard run` and for a dead run finished later
+// (cli/runner-guard.ts, cli/recover-runs.ts), so both paths withhold the same entries.
+// The scope is per project only where the slices are exact for the layout, which is measured, not assumed:
+// - pnpm's isolated linker (node_modules/.modules.yaml: `nodeLinker: isolated`, no public hoisting): a
+//   project resolves its own node_modules, then the root's. So the root importer's slice counts for every
+//   project: pnpm 10.34.8 and 12.4.2 put `<root>/node_modules/.bin` on every package script's PATH (measured:
+//   a root devDependency's bin runs from `pnpm --filter c run x`), and turbo 2.11 folds the root's external
+//   dependencies into its global hash (measured: every task's hash changes with a root devDependency, only
+//   b's with b's). A project's slice includes its workspace dependencies' (link: edges), so dependents follow.
+// - Only the lockfile (with the install markers that mirror it) may have moved: pnpm-workspace.yaml, a
+//   pnpmfile or a patch counts for every project. The lockfile must have moved once (the state the run's
+//   first check recorded is the one now: an intermediate state is not kept, so it cannot be diffed) and the
+//   installed tree must hold it now (`node_modules/.pnpm/lock.yaml`).
+// - npm, yarn, bun, hoisted pnpm, public hoisting: every save after the move, and the reason says why.
+// Entries: turbo's are mapped to a task by its run summary (folder and task graph, so a task depending on
+// an affected one is affected) or, without one, by the files its `-manifest.json` lists (paths from the
+// workspace root, so under the package's folder) when turbo.json orders tasks only along package
+// dependencies (`^task`, same-package tasks). nx and pnpm pipeline entries are not mapped: every save.
+// Root tasks are affected by any move (they may read every package). Anything unknown is affected.
+// Invariants: never withholds less than the conservative pass would when in doubt; reads only on the move
+// path (a few small files); never throws for what it cannot read (that is a reason, and everything is withheld).
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pnpmMarkerHolds } from '../../core/install-check.js';
+import type { PackageManager } from '../../core/workspace.js';
+import { isLockguardError } from '../../core/errors.js';
+import { printable } from '../../core/printable.js';
+import type { RunHandle } from '../../run/ledger.js';
+import { lockfileMovesAmong, type SliceMove } from '../../run/slice-report.js';
+import { movesNow, recordedMoves, type MovedFile } from '../../run/verdict.js';
+import { readTurboJson } from './turbo.js';
+import type { RunnerCache, SummaryReading, TaskNode } from './types.js';
+
+export interface Project {
+  readonly importer: string;
+  readonly name: string | undefined;
+}
+
+/** Which saves after the move a pass withholds. */
+export type WithholdScope = { readonly kind: 'all'; readonly reason: string } | { readonly kind: 'projects'; readonly affected: ReadonlySet<string>; readonly projects: readonly Project[] };
+
+/** One candidate's verdict: kept (its project's slice did not move) or withheld, with the task when known. */
+export interface SpareVerdict {
+  readonly keep: boolean;
+  readonly task?: string;
+}
+
+/**
+ * Per cache: every candidate withheld (and why), or a verdict per entry; `judged()` after the pass says how
+ * many were withheld only because they could not be mapped to a project, and why.
+ */
+export type EntryScope = { readonly kind: 'all'; readonly reason: string } | { readonly kind: 'projects'; spare(key: string): SpareVerdict; judged(): ScopeJudged };
+
+const LOCKFILE = 'pnpm-lock.yaml';
+const TREE_MARKER = 'node_modules/.pnpm/lock.yaml';
+const MODULES = 'node_modules/.modules.yaml';
+const MARKERS = new Set([TREE_MARKER, MODULES]);
+
+const MANAGER_REASON: Record<Exclude<PackageManager, 'pnpm'>, string> = {
+  npm: "npm hoists packages into the root node_modules, where every project resolves them, so no project's slice bounds what it built",
+  yarn: "yarn's slices are not established as exact for its layouts, so no project's slice is taken to bound what it built",
+  bun: "bun's slices are not established as exact for its layouts, so no project's slice is taken to bound what it built",
+};
+
+function read(root: string, path: string): Buffer | undefined {
+  try {
+    return readFileSync(join(root, path));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why pnpm's layout here lets a project reach packages outside its slice, or undefined when it does not. */
+function layoutReason(root: string): string | undefined {
+  const bytes = read(root, MODULES);
+  let modules: { nodeLinker?: unknown; publicHoistPattern?: unknown; shamefullyHoist?: unknown };
+  try {
+    modules = JSON.parse(bytes?.toString('utf8') ?? '') as typeof modules;
+  } catch {
+    return `${MODULES} cannot be read, so the layout is not known`;
+  }
+  if (modules?.nodeLinker !== 'isolated') return `node-linker=${typeof modules?.nodeLinker === 'string' ? modules.nodeLinker : '(not recorded)'} puts packages where every project resolves them, so no project's slice bounds what it built`;
+  const hoisted = Array.isArray(modules.publicHoistPattern) && modules.publicHoistPattern.length > 0;
+  if (hoisted || modules.shamefullyHoist === true) return "public-hoist-pattern (or shamefully-hoist) puts packages in the root node_modules, where every project resolves them, so no project's slice bounds what it built";
+  return undefined;
+}
+
+/**
+ * The scope of the pass after a move: `moved` is every table entry the run recorded moving (its `now` as
+ * first recorded), `slices` the lockfile's slice diff now (run/slice-report.ts).
+ */
+export function withholdScope(input: { root: string; manager: PackageManager; moved: readonly MovedFile[]; slices: readonly SliceMove[] }): WithholdScope {
+  const all = (reason: string): WithholdScope => ({ kind: 'all', reason });
+  if (input.manager !== 'pnpm') return all(MANAGER_REASON[input.manager]);
+  const other = input.moved.find((file) => file.path !== LOCKFILE && !MARKERS.has(file.path));
+  if (other !== undefined) return all(`${other.path} moved, which every project's install reads`);
+  const lockfile = input.moved.find((file) => file.path === LOCKFILE);
+  if (lockfile === undefined) return all('the installed tree moved without the lockfile, so which projects it touched is not known');
+  const slice = input.slices.find((move) => move.lockfile === LOCKFILE);
+  if (slice === undefined) return all(`${LOCKFILE} moved and came back, so what was built in between is not known`);
+  if (slice.now !== lockfile.now) return all(`${LOCKFILE} moved more than once, and the states in between are not kept`);
+  if (slice.diff === undefined || slice.projects === undefined) return all(`the slices of ${LOCKFILE} cannot be compared (${slice.gap ?? 'unknown'})`);
+  const layout = layoutReason(input.root);
+  if (layout !== undefined) return all(layout);
+  const lockBytes = read(input.root, LOCKFILE);
+  const tree = read(input.root, TREE_MARKER);
+  if (lockBytes === undefined || tree === undefined || !pnpmMarkerHolds(lockBytes, tree)) return all(`the installed tree does not hold what ${LOCKFILE} says now, so which projects it touched is not known`);
+  const affected = new Set([...slice.diff.changed.map((change) => change.importer), ...slice.diff.added, ...slice.diff.removed]);
+  if (affected.has('.')) {
+    return all("the root importer's slice moved, and the root's node_modules and bins reach every project (its node_modules/.bin is on every package script's PATH; turbo folds its dependencies into every task's key)");
+  }
+  return { kind: 'projects', affected, projects: slice.projects };
+}
+
+/** The project a workspace-relative path belongs to: the longest importer folder that holds it ('.' holds all). */
+function projectOfPath(projects: readonly Project[], path: string): Project | undefined {
+  let best: Project | undefined;
+  let length = -1;
+  for (const project of projects) {
+    const dir = project.importer;
+    const at = dir === '.' ? 0 : path === dir || path.startsWith(`${dir}/`) ? dir.length : -1;
+    if (at > length) {
+      best = project;
+      length = at;
+    }
+  }
+  return best;
+}
+
+/** The files a turbo entry's `-manifest.json` lists (workspace-relative), or undefined. */
+function manifestFiles(cache: RunnerCache, key: string): string[] | undefined {
+  const bytes = read(cache.dir, `${key}-manifest.json`);
+  try {
+    const parsed = JSON.parse(bytes?.toString('utf8') ?? '') as { files?: unknown };
+    if (parsed?.files === null || typeof parsed?.files !== 'object') return undefined;
+    return Object.keys(parsed.files as object);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The task a turbo log path names (`packages/c/.turbo/turbo-build.log` → build), or undefined. */
+function taskOfLog(files: readonly string[]): string | undefined {
+  for (const file of files) {
+    const match = /(?:^|\/)\.turbo\/turbo-([^/]+)\.log$/.exec(file);
+    if (match?.[1] !== undefined) return match[1];
+  }
+  return undefined;
+}
+
+/** True when every `dependsOn` of the turbo configs is `^task` or a same-package `task` (no `pkg#task`). */
+function turboOrdersByPackages(root: string, projects: readonly Project[]): boolean {
+  for (const project of projects) {
+    const dir = project.importer === '.' ? root : join(root, project.importer);
+    const config = readTurboJson(dir);
+    if (config === undefined) {
+      if (project.importer === '.') return false;
+      continue;
+    }
+    for (const tasks of [config.tasks, config.pipeline]) {
+      if (tasks === undefined) continue;
+      if (tasks === null || typeof tasks !== 'object') return false;
+      for (const definition of Object.values(tasks as Record<string, unknown>)) {
+        const dependsOn = (definition as { dependsOn?: unknown } | null)?.dependsOn;
+        if (dependsOn === undefined) continue;
+        if (!Array.isArray(dependsOn) || dependsOn.some((dep) => typeof dep !== 'string' || dep.includes('#'))) return false;
+      }
+    }
+  }
+  return true;
+}
+
+const NOT_MAPPED: Record<Exclude<RunnerCache['runner'], 'turbo'>, string> = {
+  nx: "nx's cache entries are not mapped to projects here",
+  'pnpm-pipeline': "pnpm pipeline's cache entries are not mapped to projects here",
+};
+
+/** Which of a cache's candidate entries the scope spares (each with the task it is of, for the report). */
+export function entryScope(cache: RunnerCache, scope: WithholdScope, summary: SummaryReading): EntryScope {
+  if (scope.kind === 'all') return scope;
+  if (cache.runner !== 'turbo') return { kind: 'all', reason: NOT_MAPPED[cache.runner] };
+  const { affected, projects } = scope;
+  const hit = (project: Project | undefined): boolean => project === undefined || project.importer === '.' || affected.has(project.importer);
+  const graph = summary.graph ?? new Map<string, TaskNode>();
+  const byTask = new Map([...graph.values()].map((node) => [node.task, node]));
+  const memo = new Map<string, boolean>();
+  /** A task is affected when its project is, or any task it depends on (a dependency missing from the graph counts). */
+  const affectedTask = (node: TaskNode, path: ReadonlySet<string>): boolean => {
+    const known = memo.get(node.task);
+    if (known !== undefined) return known;
+    if (path.has(node.task)) return true;
+    const next = new Set(path).add(node.task);
+    const directory = node.directory === '' ? '.' : node.directory;
+    const result =
+      hit(projects.find((project) => project.importer === directory)) ||
+      node.dependsOn.some((dep) => {
+        const depNode = byTask.get(dep);
+        return depNode === undefined || affectedTask(depNode, next);
+      });
+    memo.set(node.task, result);
+    return result;
+  };
+  const unmapped = new Map<string, number>();
+  const unknown = (reason: string, task?: string): SpareVerdict => {
+    unmapped.set(reason, (unmapped.get(reason) ?? 0) + 1);
+    return { keep: false, ...(task === undefined ? {} : { task }) };
+  };
+  let ordered: boolean | undefined;
+  return {
+    kind: 'projects',
+    spare(key) {
+      const node = graph.get(key);
+      if (node !== undefined) return { keep: !affectedTask(node, new Set()), task: node.task };
+      // Not in a summary: the entry's own files say whose it is, when the task graph follows packages.
+      const files = manifestFiles(cache, key);
+      if (files === undefined || files.length === 0) return unknown('turbo wrote no -manifest.json for them');
+      const owners = new Set(files.map((file) => projectOfPath(projects, file)));
+      const [owner] = owners;
+      const task = owners.size === 1 && owner !== undefined ? `${owner.name ?? owner.importer}#${taskOfLog(files) ?? '?'}` : undefined;
+      ordered ??= turboOrdersByPackages(cache.root, projects);
+      if (!ordered) return unknown("turbo.json names other packages' tasks in dependsOn, and no run summary shows the task graph: pass --summarize", task);
+      if (task === undefined) return unknown('their files span more than one project', task);
+      return { keep: !hit(owner), task };
+    },
+    judged: () => ({ kind: 'projects', unmapped: [...unmapped].map(([reason, count]) => ({ reason, count })) }),
+  };
+}
+
+/** The scope a pass was judged on, as its result carries it (`unmapped`: withheld only for want of a project). */
+export type ScopeJudged = { readonly kind: 'all'; readonly reason: string } | { readonly kind: 'projects'; readonly unmapped: readonly { readonly reason: string; readonly count: number }[] };
+
+/** What `scopeClause` reads of one cache's pass. */
+export interface ScopedPass {
+  readonly runner: string;
+  readonly withheld: readonly { readonly task?: string }[];
+  readonly spared: readonly { readonly task: string }[];
+  readonly scope: ScopeJudged;
+}
+
+/** How many task names a clause lists before "...". */
+const NAMED = 3;
+
+function names(tasks: readonly string[]): string {
+  // Task names come from package names and the runner's summary: control characters are escaped.
+  const sorted = tasks.map(printable).sort();
+  return `${sorted.slice(0, NAMED).join(', ')}${sorted.length > NAMED ? ', ...' : ''}`;
+}
+
+/**
+ * The status line's words on the scope, after "N cache saves keyed before it were withheld":
+ * ` (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices did
+ * not move)`, or `, every save after it: <reason>`; '' when nothing was withheld or kept.
+ */
+export function scopeClause(passes: readonly ScopedPass[]): string {
+  const precise = passes.filter((pass) => pass.scope.kind === 'projects');
+  const unmapped = precise.flatMap((pass) => (pass.scope.kind === 'projects' ? pass.scope.unmapped : []));
+  const unmappedCount = unmapped.reduce((sum, item) => sum + item.count, 0);
+  const withheldCount = precise.reduce((sum, pass) => sum + pass.withheld.length, 0);
+  const movedCount = Math.max(0, withheldCount - unmappedCount);
+  const spared = precise.flatMap((pass) => pass.spared.map((entry) => entry.task));
+  const conservative = passes.filter((pass) => pass.scope.kind === 'all' && pass.withheld.length > 0);
+  const parts: string[] = [];
+  const inner: string[] = [];
+  if (movedCount > 0) {
+    // Without unmapped ones, the named tasks are exactly those whose slices moved.
+    const tasks = unmappedCount === 0 ? precise.flatMap((pass) => pass.withheld.flatMap((entry) => (entry.task === undefined ? [] : [entry.task]))) : [];
+    const whose = movedCount === 1 ? "whose project's slice moved" : "whose projects' slices moved";
+    inner.push(tasks.length > 0 ? `${names(tasks)}, ${whose}` : `${movedCount} ${whose}`);
+  }
+  if (unmappedCount > 0) inner.push(`${unmappedCount} not mapped to a project: ${printable([...new Set(unmapped.map((item) => item.reason))].join('; '))}`);
+  if (inner.length > 0) parts.push(` (${inner.join('; ')})`);
+  if (spared.length > 0) parts.push(`; ${spared.length} kept (${names(spared)}: ${spared.length === 1 ? "its project's slice did" : "their projects' slices did"} not move)`);
+  const reasons = [...new Set(conservative.map((pass) => (pass.scope.kind === 'all' ? pass.scope.reason : '')))];
+  if (reasons.length > 0) {
+    const label = precise.length > 0 ? ` ${[...new Set(conservative.map((pass) => pass.runner))].join(' and ')}` : '';
+    parts.push(`${precise.length > 0 ? ';' : ','} every${label} save after it: ${printable(reasons.join('; '))}`);
+  }
+  return parts.join('');
+}
+
+/**
+ * The scope for a run finished after its guard died (cli/recover-runs.ts), judged as `lockguard run` judges
+ * its own: the moves it recorded (each with the state first seen) plus what differs now, and the slices now.
+ * With no evidence of what moved, every save since it started.
+ */
+export async function recordedRunScope(run: RunHandle, evidence: 'recorded-move' | 'table-moved' | 'none'): Promise<WithholdScope> {
+  if (evidence === 'none') return { kind: 'all', reason: 'nothing shows what moved' };
+  try {
+    const recorded = recordedMoves(run.dir, run.record);
+    const moved = [...recorded, ...movesNow(run).filter((file) => !recorded.some((known) => known.path === file.path))];
+    const slices = await lockfileMovesAmong(
+      run.record,
+      moved.map((file) => file.path),
+    );
+    return withholdScope({ root: run.record.root, manager: run.record.manager, moved, slices });
+  } catch (error) {
+    if (!isLockguardError(error)) throw error;
+    return { kind: 'all', reason: `what moved cannot be read now (${error.code})` };
+  }
+}
