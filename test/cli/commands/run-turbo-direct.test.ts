@@ -159,3 +159,29 @@ test("the wrapped command's PATH: node_modules/.bin from the current folder up t
   ]);
   assert.deepEqual([run(join(root, 'packages', 'b'), 'root-only').which, run(root, 'which-bin').which], ['root-only', 'root']);
 });
+
+/** The commands (argv, space-joined) every process of the traced tree executed, in order. */
+function tracedExecs(argv: readonly string[], cwd: string, env: Record<string, string>, out: string): string[] {
+  const traced = spawnSync('strace', ['-f', '-qq', '-e', 'trace=execve', '-s', '200', '-o', out, ...argv], { cwd, env, encoding: 'utf8', timeout: 60_000 });
+  // The fake binary ends with 4 (its stop file is there): the command's code, through pnpm and lockguard.
+  assert.equal(traced.status, 4, traced.stderr);
+  return readFileSync(out, 'utf8')
+    .split('\n')
+    .filter((line) => line.includes('execve(') && !line.includes('= -1'))
+    .map((line) => (/execve\("[^"]*", \[(.*?)\]/.exec(line)?.[1] ?? '').replaceAll('"', ''));
+}
+
+test('lockguard run -- pnpm build starts nothing but pnpm build itself (no pnpm --version, no dry run): the same processes as pnpm build alone', { timeout: 120_000 }, (t) => {
+  assert.equal(spawnSync('strace', ['-V']).status, 0, 'strace is required for this test (.ci/run installs it)');
+  const { root, env } = turboWorkspace(t);
+  writeFileSync(join(root, 'package.json'), '{"name":"root","private":true,"packageManager":"pnpm@10.34.8","scripts":{"build":"turbo run build"}}\n');
+  writeFileSync(join(root, 'stop'), '');
+  const pnpm = [process.execPath, PNPM10.prefix[0] as string];
+  const alone = tracedExecs([...pnpm, 'build'], root, env, join(root, '..', `${root.split('/').pop()}.alone.strace`));
+  const guarded = tracedExecs([process.execPath, BIN, 'run', '--no-pre-check', '--', ...pnpm, 'build'], root, env, join(root, '..', `${root.split('/').pop()}.guarded.strace`));
+  assert.ok(
+    alone.some((line) => line.startsWith('sh, -c, turbo run build')),
+    alone.join('\n'),
+  );
+  assert.deepEqual(guarded.slice(1), alone, 'after lockguard itself, exactly the processes of pnpm build alone');
+});
