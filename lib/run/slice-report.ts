@@ -2,7 +2,8 @@
 // content-addressed in the ledger, blobs.ts) and the file as it is now.
 //
 // Owns: `describeLockfileMoves` / `describeLockfileMove` (structured diff plus one line of text), for
-// `verify`, `status` and the run report.
+// `verify`, `status` and the run report; reading them back from a report (`reportedSliceMoves`: status shows
+// what the run saw, not the file as it is later).
 // Invariants: a report never throws for what it cannot tell: old bytes not kept, a lockfile now gone or
 // broken, a format without slices; each is a value with a `reason` and a plainer line. Never echoes
 // lockfile contents; never writes; names from the lockfile reach the line with control characters escaped
@@ -107,6 +108,31 @@ export interface SliceMoveJson {
 
 export function sliceMoveJson(move: SliceMove): SliceMoveJson {
   return { lockfile: move.lockfile, was: move.was, now: move.now, text: move.text, gap: move.gap ?? null, diff: move.diff ?? null };
+}
+
+/**
+ * The slice moves a run's report recorded (what its lockfile did during the run, whatever the file holds
+ * now), or undefined when there is no report or it holds no readable list. A report is ledger data, not
+ * trusted: each item must have the fields a move has, and its text is escaped again.
+ */
+export function reportedSliceMoves(report: unknown): SliceMoveJson[] | undefined {
+  const slices = report !== null && typeof report === 'object' ? (report as { slices?: unknown }).slices : undefined;
+  if (!Array.isArray(slices)) return undefined;
+  const moves: SliceMoveJson[] = [];
+  for (const item of slices as unknown[]) {
+    if (item === null || typeof item !== 'object') return undefined;
+    const move = item as Partial<Record<keyof SliceMoveJson, unknown>>;
+    if (typeof move.lockfile !== 'string' || typeof move.text !== 'string' || typeof move.was !== 'string') return undefined;
+    moves.push({
+      lockfile: printable(move.lockfile),
+      was: move.was as FileDigest,
+      now: typeof move.now === 'string' ? (move.now as FileDigest) : null,
+      text: printable(move.text),
+      gap: typeof move.gap === 'string' ? (move.gap as SliceMoveGap) : null,
+      diff: move.diff !== null && typeof move.diff === 'object' ? (move.diff as SliceDiff) : null,
+    });
+  }
+  return moves;
 }
 
 /** The moves of the lockfiles among `movedPaths` (cheap when none of them is a lockfile: no read at all). */

@@ -1,13 +1,14 @@
 // The real package managers for end-to-end tests, an isolated offline environment, and local packages.
 //
 // Owns: absolute paths to the pinned pnpm 10 / pnpm 12, yarn 4 (@yarnpkg/cli-dist), yarn 1 and bun in this
-// repo's node_modules and the pinned npm (their environment: env.ts isolatedEnv);
+// repo's node_modules and the pinned npm (their environment: env.ts isolatedEnv), and pnpm 10/12 linked into a
+// workspace's node_modules/.bin (`linkPnpmBin`);
 // `packTarballs` (tiny local packages packed with `npm pack`, so every install works with no network).
 // Invariants: every subprocess has a timeout (a hang fails the test, never the suite); nothing here
 // writes outside the temp dirs it is given; nothing reaches a registry (offline, registry on a dead port).
 
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -33,6 +34,14 @@ export const YARN: Tool = { name: 'yarn', command: process.execPath, prefix: [jo
 /** yarn 1.22.22 (classic), the last v1. */
 export const YARN1: Tool = { name: 'yarn1', command: process.execPath, prefix: [join(REPO_ROOT, 'node_modules/yarn1/bin/yarn.js')] };
 export const BUN: Tool = { name: 'bun', command: bunBinary(), prefix: [] };
+
+/** The pinned pnpm 10 or 12 linked as `<root>/node_modules/.bin/pnpm` (what a root script and lockguard find first); its path. */
+export function linkPnpmBin(root: string, tool: 'pnpm10' | 'pnpm12'): string {
+  const bin = join(root, 'node_modules', '.bin');
+  mkdirSync(bin, { recursive: true });
+  symlinkSync(tool === 'pnpm10' ? (PNPM10.prefix[0] as string) : PNPM12.command, join(bin, 'pnpm'));
+  return join(bin, 'pnpm');
+}
 
 /**
  * The bun binary from the npm package. Its postinstall moves the platform package's binary over the

@@ -122,3 +122,28 @@ test('a pnpm 8 lockfile (v6) that moved: verify --json carries its slice diff to
   assert.deepEqual(move?.diff.changed[0]?.packages, [{ name: 'ms', kind: 'changed', from: ['2.1.2'], to: ['2.1.3'] }]);
   assert.equal(move?.diff.unchanged, 2);
 });
+
+test("status shows the slice line of the run's report after the lockfile is back", async (t) => {
+  const root = await snapshotted(t);
+  // A run whose command moves the lockfile (b's is-number 7.0.0 -> 6.0.0); afterwards the file is put back.
+  const moving = `require('fs').writeFileSync('pnpm-lock.yaml', ${JSON.stringify(lock('6.0.0'))})`;
+  const run = await cli(['run', '--no-pre-check', '--', process.execPath, '-e', moving], root);
+  const line = 'slices   pnpm-lock.yaml moved: the slices of 2 projects changed: packages/b (is-number 7.0.0 \u2192 6.0.0), packages/a (through its dependencies: is-number 7.0.0 \u2192 6.0.0); 2 other projects unchanged';
+  assert.equal(
+    (await cli(['status'], root)).stdout.split('\n').find((text) => text.startsWith('slices ')),
+    line,
+    run.stderr,
+  );
+  writeFileSync(join(root, 'pnpm-lock.yaml'), lock('7.0.0'));
+  const status = await cli(['status'], root);
+  assert.equal(
+    status.stdout.split('\n').find((text) => text.startsWith('slices ')),
+    line,
+    status.stdout,
+  );
+  const json = JSON.parse((await cli(['status', '--json'], root)).stdout) as { slices: { text: string }[] };
+  assert.deepEqual(
+    json.slices.map((move) => move.text),
+    [line.slice('slices   '.length)],
+  );
+});

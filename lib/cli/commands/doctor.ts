@@ -35,7 +35,8 @@ const help = `Usage: lockguard doctor [options]
 
 Checks that lockguard can do its job here, read-only: Node.js version, the fingerprint table, whether the
 installed tree holds what the lockfile says, the pnpmfile shim (pnpm) or the hook scripts (npm), the pnpm
-version's hooks, what --policy refuse can stop for yarn and bun, turbo's packageManager pin and which turbo
+that runs (the one on PATH, or the packageManager pin it switches to unless managePackageManagerVersions or
+pmOnFail says not to) and its hooks, what --policy refuse can stop for yarn and bun, turbo's packageManager pin and which turbo
 binary lockguard run starts (node_modules/.bin first on PATH, as in a package script), and the ledger
 (broken records, live runs, and past 500 runs a hint to lockguard prune). Exit 0 when nothing fails
 (warnings allowed), 1 when a check fails.
@@ -82,7 +83,7 @@ function tableChecks(workspace: Workspace): CheckResult[] {
 /** pnpm runs the pnpmfile's updateConfig hook for every command from 10.8 on. */
 const UPDATE_CONFIG_SINCE = { major: 10, minor: 8 } as const;
 
-/** The pnpm that runs here (what PATH finds, switched to the packageManager pin by pnpm 9.7+), and what it means for the pnpmfile plugin. */
+/** The pnpm that runs here (what PATH finds, switched to the packageManager pin by pnpm 9.7+ unless its settings say not to), and what it means for the pnpmfile plugin. */
 function pnpmVersionCheck(root: string, env: Io['env']): { result: CheckResult; major: number | undefined } {
   const pnpm = effectivePnpm(root, env);
   const major = majorOf(pnpm.version);

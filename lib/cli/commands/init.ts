@@ -68,7 +68,21 @@ function writePnpmfile(root: string, io: Io): void {
     });
   }
   writeFileSync(path, PNPMFILE_SHIM, { flag: 'wx' });
-  io.stdout.write(`wrote .pnpmfile.cjs\n  next: add lockguard as a root devDependency, run "pnpm install" once, commit .pnpmfile.cjs and pnpm-lock.yaml.\n`);
+  const add = declaresLockguard(root) ? '' : 'add lockguard as a root devDependency (pnpm add -D -w lockguard), ';
+  io.stdout.write(`wrote .pnpmfile.cjs\n  next: ${add}run "pnpm install" once (it records the file's checksum in pnpm-lock.yaml), commit .pnpmfile.cjs and pnpm-lock.yaml.\n`);
+}
+
+/** Whether the root package.json already depends on lockguard (a devDependency, or any other kind). */
+function declaresLockguard(root: string): boolean {
+  try {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
+    return ['devDependencies', 'dependencies', 'optionalDependencies'].some((field) => {
+      const deps = manifest[field];
+      return typeof deps === 'object' && deps !== null && Object.hasOwn(deps, 'lockguard');
+    });
+  } catch {
+    return false;
+  }
 }
 
 function addNpmScripts(root: string, io: Io): void {

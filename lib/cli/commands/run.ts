@@ -19,6 +19,7 @@ import { redactText } from '../../core/redact.js';
 import { statusLine } from '../../core/watch.js';
 import type { Workspace } from '../../core/workspace.js';
 import { directTurboStart, resolveGuard, runnersInCommand, stepsOf, withholdScope, type GuardPlan, type GuardedRunner, type RemoteMode, type WithholdScope } from '../../integrations/runners/index.js';
+import { withWorkspaceBins } from '../../integrations/package-managers/on-path.js';
 import { preparesTreeFirst } from '../../integrations/package-managers/script-walk.js';
 import { runChild, type ChildEnd } from '../../run/child.js';
 import { appendEvent, findRun, type Policy } from '../../run/ledger.js';
@@ -51,8 +52,9 @@ const REMOTE_PLAN_TIMEOUT_MS = 15_000;
 
 const help = `Usage: lockguard run [options] -- <command> [args...]
 
-Runs <command> (no shell: argv passed exactly, stdio inherited, SIGINT/SIGTERM/SIGHUP forwarded) and guards
-it: reads the fingerprint table first (lockfile, workspace manifest, pnpmfile, patches, install markers),
+Runs <command> (no shell: argv passed exactly, stdio inherited, SIGINT/SIGTERM/SIGHUP forwarded; the
+node_modules/.bin folders from the current folder up to the workspace root first on PATH, nearest first, as
+package scripts and npx have them) and guards it: reads the fingerprint table first (lockfile, workspace manifest, pnpmfile, patches, install markers),
 notices installs inside the run (pnpmfile/npm hook reports, file events, and a final check after the command
 exits), and applies the policy when the table moved. A command that is turbo 2's Node launcher
 (node_modules/.bin/turbo, or pnpm's shim of it) starts the native binary that launcher would start, one Node
@@ -163,7 +165,7 @@ async function joinOuterRun(workspace: Workspace, childArgv: readonly string[], 
   const outer = findRun(workspace.root, undefined, named);
   if (!liveRunsFor(workspace.root, io.env).some((run) => run.id === outer.record.id)) return undefined;
   appendEvent(outer, { type: 'nested', command: childArgv, pid: process.pid });
-  const end = await runChild(childArgv, { cwd: io.cwd, env: io.env });
+  const end = await runChild(childArgv, { cwd: io.cwd, env: withWorkspaceBins(io.env, io.cwd, workspace.root) });
   if (end.kind === 'failed') io.stderr.write(`lockguard: cannot run "${childArgv[0]}" (${end.reason}).\n`);
   return end.code;
 }
@@ -231,7 +233,8 @@ export const command: Command = {
         const guardedCount = prepared.caches.length;
         session.onDetect((move) => io.stderr.write(`${paint(io, io.stderr, 'yellow', detectionLine(move, options.policy, guardedCount))}\n`));
         session.listen();
-        const childEnv = { ...io.env, ...prepared.env, ...gates.env, ...refuse?.env, LOCKGUARD_RUN: session.run.dir };
+        // The workspace's node_modules/.bin folders first on PATH, as package scripts and npx have them.
+        const childEnv = { ...withWorkspaceBins(io.env, io.cwd, workspace.root), ...prepared.env, ...gates.env, ...refuse?.env, LOCKGUARD_RUN: session.run.dir };
         // turbo's Node launcher would only start turbo's native binary: the run starts it in its place.
         const direct = directTurboStart(prepared.argv, io.cwd, childEnv);
         end = await runChild(direct?.argv ?? prepared.argv, {

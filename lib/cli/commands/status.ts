@@ -5,7 +5,7 @@ import { findRun, latestEvents, readReport, scanEvents, type RunEvent } from '..
 import type { RunReport } from '../../run/report.js';
 import { recordedMoves } from '../../run/verdict.js';
 import { lifeOf, type Life } from '../../run/recovery.js';
-import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
+import { lockfileMovesAmong, reportedSliceMoves, sliceMoveJson } from '../../run/slice-report.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -29,9 +29,10 @@ ${DIR_HELP}
   --json               print {run, kind, root, scope, key, createdAt, moved, slices, verifies, events (the
                        latest 1000), report}
 
-When a lockfile moved, says which projects' slices changed and how, comparing the bytes the run read
-(kept in the ledger) with the file as it is now. Credentials in the command and in lockfile URLs (token,
-secret, password and auth options, URL userinfo, ?_authToken= and the like) are shown as ***.
+When a lockfile moved, says which projects' slices changed and how: a finished run's as its report
+recorded them (what the run saw, even if the file is back since); otherwise comparing the bytes the run
+read (kept in the ledger) with the file as it is now. Credentials in the command and in lockfile URLs
+(token, secret, password and auth options, URL userinfo, ?_authToken= and the like) are shown as ***.
   -h, --help           this text
 `;
 
@@ -114,11 +115,17 @@ export const command: Command = {
     const report = readReport(run.dir);
     const state = moved.length > 0 ? 'moved' : 'unmoved';
     const life = record.kind === 'run' ? lifeOf(workspace.root, run) : undefined;
-    const slices = await lockfileMovesAmong(
-      record,
-      moved.map((file) => file.path),
-      workspace.root,
-    );
+    // A finished run's report says how its lockfile moved during the run (the file may be back since);
+    // a run without one (live, a snapshot) is compared with the file as it is now.
+    const slices =
+      reportedSliceMoves(report) ??
+      (
+        await lockfileMovesAmong(
+          record,
+          moved.map((file) => file.path),
+          workspace.root,
+        )
+      ).map(sliceMoveJson);
     if (flag(parsed, 'json')) {
       const data = {
         run: record.id,
@@ -133,7 +140,7 @@ export const command: Command = {
         policy: record.policy ?? null,
         command: record.command ?? null,
         moved,
-        slices: slices.map(sliceMoveJson),
+        slices,
         verifies,
         life: life ?? null,
         events: latestEvents(run.dir, EVENTS_SHOWN),

@@ -2,8 +2,11 @@
 //
 // Owns: which projects' slices changed, were added or removed, and how (packages added, removed, or at
 // other versions, plus "entry changed" when a project's own importer entry differs and "content changed"
-// for packages at the same version whose entries differ, such as a new integrity), and how many did not;
-// and the one-line text of it, the projects whose own importer entry changed (the edited ones) first.
+// for packages at the same version whose entries differ, such as a new integrity or peer suffix), and how many
+// did not; and the one-line text of it, the projects whose own importer entry changed (the edited ones)
+// first, and in each project its own dependencies' changes first (a dependency added that was already
+// reached through others included), then other version changes, then packages reached or no longer
+// reached; same-version entry churn (peer suffixes) only counted after them.
 // Invariants: the digests decide what changed (a slice whose digest is equal is unchanged, never walked);
 // only changed projects' closures are walked; the line never carries a URL's credentials (core/redact.ts).
 // Must never: print, or name anything the lockfiles do not.
@@ -19,6 +22,8 @@ export interface PackageChange {
   readonly from: readonly string[];
   /** Versions after (empty when removed), sorted. */
   readonly to: readonly string[];
+  /** A dependency of the project itself changed (the change the edit made; else reached through others). */
+  readonly direct?: true;
 }
 
 export interface SliceChange {
@@ -72,6 +77,25 @@ function closureOf(graph: LoweredGraph, start: number): Closure {
   return { versions, owns };
 }
 
+/** The project's own dependencies: package name -> versions (links to other projects left out). */
+function directOf(graph: LoweredGraph, node: number): Map<string, Set<string>> {
+  const direct = new Map<string, Set<string>>();
+  for (const next of graph.edges[node] ?? []) {
+    const label = graph.label(next);
+    if (label.kind !== 'package') continue;
+    let set = direct.get(label.name);
+    if (set === undefined) direct.set(label.name, (set = new Set()));
+    set.add(label.version);
+  }
+  return direct;
+}
+
+/** Rank of a change in the line: the project's own dependencies first, then other version changes, then packages reached or no longer reached. */
+function rank(change: PackageChange): number {
+  if (change.direct === true) return 0;
+  return change.kind === 'changed' ? 1 : 2;
+}
+
 const sorted = (set: Set<string> | undefined): string[] => [...(set ?? [])].sort();
 const sameSet = (a: Set<string> | undefined, b: Set<string> | undefined): boolean => a !== undefined && b !== undefined && a.size === b.size && [...a].every((x) => b.has(x));
 
@@ -82,15 +106,29 @@ function changeOf(before: LockfileSlices, after: LockfileSlices, importer: strin
   const now = closureOf(after.graph, newNode);
   const packages: PackageChange[] = [];
   const contentChanged: string[] = [];
-  for (const pkg of [...new Set([...was.versions.keys(), ...now.versions.keys()])].sort()) {
+  const entryChanged = before.graph.own[oldNode] !== after.graph.own[newNode];
+  // The project's own dependencies, read only when its entry changed (else they are as they were).
+  const directWas = entryChanged ? directOf(before.graph, oldNode) : undefined;
+  const directNow = entryChanged ? directOf(after.graph, newNode) : undefined;
+  const names = new Set([...was.versions.keys(), ...now.versions.keys(), ...(directWas?.keys() ?? []), ...(directNow?.keys() ?? [])]);
+  for (const pkg of [...names].sort()) {
     const from = was.versions.get(pkg);
     const to = now.versions.get(pkg);
-    if (from === undefined) packages.push({ name: pkg, kind: 'added', from: [], to: sorted(to) });
-    else if (to === undefined) packages.push({ name: pkg, kind: 'removed', from: sorted(from), to: [] });
-    else if (!sameSet(from, to)) packages.push({ name: pkg, kind: 'changed', from: sorted(from), to: sorted(to) });
+    const ownWas = directWas?.get(pkg);
+    const ownNow = directNow?.get(pkg);
+    const direct = directWas !== undefined && (ownWas !== undefined || ownNow !== undefined) && !(ownWas !== undefined && ownNow !== undefined && sameSet(ownWas, ownNow));
+    const mark = direct ? ({ direct: true } as const) : {};
+    if (from === undefined) packages.push({ name: pkg, kind: 'added', from: [], to: sorted(to), ...mark });
+    else if (to === undefined) packages.push({ name: pkg, kind: 'removed', from: sorted(from), to: [], ...mark });
+    else if (!sameSet(from, to)) packages.push({ name: pkg, kind: 'changed', from: sorted(from), to: sorted(to), ...mark });
+    // Still reached at the same versions, but now (or no longer) a dependency of the project itself.
+    else if (direct && ownWas === undefined) packages.push({ name: pkg, kind: 'added', from: [], to: sorted(ownNow), direct: true });
+    else if (direct && ownNow === undefined) packages.push({ name: pkg, kind: 'removed', from: sorted(ownWas), to: [], direct: true });
+    else if (direct) packages.push({ name: pkg, kind: 'changed', from: sorted(ownWas), to: sorted(ownNow), direct: true });
     else if (!sameSet(was.owns.get(pkg), now.owns.get(pkg))) contentChanged.push(pkg);
   }
-  const entryChanged = before.graph.own[oldNode] !== after.graph.own[newNode];
+  // Stable: by rank, then by name.
+  packages.sort((a, b) => rank(a) - rank(b));
   return { importer, name, entryChanged, packages, contentChanged };
 }
 

@@ -50,6 +50,8 @@ export interface CommandClass {
   readonly elsewhere: boolean;
   /** pnpm run/exec/<script>: pnpm 11+ installs first when verifyDepsBeforeRun is `install`. */
   readonly verifiesDepsFirst: boolean;
+  /** The words pnpm appends to the script it runs (every word after the script name: `pnpm build --filter x`). */
+  readonly forwarded: readonly string[] | undefined;
 }
 
 /** `node …/pnpm.cjs`, `/usr/bin/pnpm.exe`, `.yarn/releases/yarn-4.18.1.cjs` → `pnpm`, `pnpm`, `yarn`. */
@@ -101,6 +103,16 @@ export function parseCommand(argv: readonly string[]): ParsedCommand | undefined
     return { manager, command: table.aliases[word] ?? word, typed: word, options, rest: args.slice(i + 1) };
   }
   return { manager, command: undefined, typed: undefined, options, rest: [] };
+}
+
+/** The index of the first positional word of `words` (option values skipped), or `words.length`; `--` counts as one. */
+function firstPositional(words: readonly string[], valueOptions: ReadonlySet<string>): number {
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] as string;
+    if (word === '--' || !word.startsWith('-')) return i;
+    if (valueOptions.has(word)) i++;
+  }
+  return words.length;
 }
 
 /** The positional words of `words` (option values skipped), stopping at `--`. */
@@ -157,7 +169,31 @@ const NOTHING = {
   runsLine: undefined,
   elsewhere: false,
   verifiesDepsFirst: false,
+  forwarded: undefined,
 } as const;
+
+/**
+ * The words the manager itself reads as its options. pnpm hands every word after the script or command name
+ * to that script or command untouched (pnpm 10 and 12, measured: `pnpm build --filter x` and `pnpm run build
+ * -r` run the root script with `--filter x` / `-r` appended, never a recursive run); `pnpm --filter x build`
+ * and `pnpm run --filter x build` are filtered. Other managers: every word (npm reads `-w` after the script).
+ */
+export function managerWords(parsed: ParsedCommand): readonly string[] {
+  const { manager, command, options, rest } = parsed;
+  if (manager !== 'pnpm' || command === undefined) return [...options, ...rest];
+  const effect = TABLES.pnpm.effects[command] ?? 'script';
+  if (effect === 'script') return command === 'run' ? [...options, ...rest.slice(0, firstPositional(rest, TABLES.pnpm.valueOptions))] : options;
+  if (effect === 'exec') return [...options, ...rest.slice(0, firstPositional(rest, EXEC_VALUE_OPTIONS))];
+  return [...options, ...rest];
+}
+
+/** What pnpm appends to the script `parsed` runs: the words after the script name. */
+function forwardedWords(parsed: ParsedCommand): readonly string[] | undefined {
+  if (parsed.manager !== 'pnpm') return undefined;
+  if (parsed.command !== 'run') return parsed.rest;
+  const at = firstPositional(parsed.rest, TABLES.pnpm.valueOptions);
+  return parsed.rest.slice(at + 1);
+}
 
 /** What `argv` does, or undefined when argv[0] is no package manager. */
 export function classifyCommand(argv: readonly string[]): CommandClass | undefined {
@@ -169,7 +205,7 @@ export function classifyParsed(parsed: ParsedCommand): CommandClass {
   const { manager, command, options, rest } = parsed;
   const table = TABLES[manager];
   const all = [...options, ...rest];
-  const elsewhere = has(all, table.elsewhereOptions);
+  const elsewhere = has(managerWords(parsed), table.elsewhereOptions);
   const base = { manager, command, elsewhere };
   if (has(options, INFO_ONLY)) return { ...NOTHING, ...base, effect: 'none' };
   if (command === undefined) return installClass(parsed, table.bare, all);
@@ -203,7 +239,7 @@ export function classifyParsed(parsed: ParsedCommand): CommandClass {
       if (named === undefined) return { ...NOTHING, ...base, effect: 'none' };
       // A bare word that is no script runs the binary of that name (pnpm turbo, yarn nx, bun x.ts).
       const fallback = known === undefined ? [parsed.typed ?? command, ...rest] : undefined;
-      return { ...NOTHING, ...base, effect, script: named, fallback, verifiesDepsFirst: manager === 'pnpm' };
+      return { ...NOTHING, ...base, effect, script: named, fallback, verifiesDepsFirst: manager === 'pnpm', forwarded: forwardedWords(parsed) };
     }
     case 'exec': {
       if (has(rest, SHELL_MODE)) {
@@ -225,7 +261,7 @@ export function classifyParsed(parsed: ParsedCommand): CommandClass {
 function installClass(parsed: ParsedCommand, effect: Effect, all: readonly string[]): CommandClass {
   const { manager, command, rest } = parsed;
   const table = TABLES[manager];
-  const elsewhere = has(all, table.elsewhereOptions);
+  const elsewhere = has(managerWords(parsed), table.elsewhereOptions);
   const base = { ...NOTHING, manager, command, elsewhere };
   if (effect !== 'rewrites' && effect !== 'installs' && effect !== 'tree' && effect !== 'store') return { ...base, effect };
   // A global install writes outside the workspace; `--help` prints and exits.

@@ -1,10 +1,11 @@
 // Finding a command as a spawn would: the PATH variable (whatever its case, as on Windows) and whether a
 // file there may be executed. Used by the "which pnpm runs here" answer (version.ts) and by the plan's
-// lookup of turbo's native binary (runners/turbo-binary.ts).
-// Invariant: stats only; never spawns.
+// lookup of turbo's native binary (runners/turbo-binary.ts); and the PATH a wrapped command gets
+// (`withWorkspaceBins`): the workspace's `node_modules/.bin` folders first, as package scripts and npx have them.
+// Invariant: stats only; never spawns; `withWorkspaceBins` touches no file at all (strings only).
 
 import { accessSync, constants } from 'node:fs';
-import { delimiter } from 'node:path';
+import { delimiter, dirname, join, relative, resolve } from 'node:path';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -26,4 +27,25 @@ export function isExecutable(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * `env` with the `node_modules/.bin` folders of `cwd` and each folder above it up to the workspace `root`
+ * put before its PATH, nearest first: what pnpm (10 and 12: the package's, then the root's) and npm (every
+ * folder up) give package scripts and `exec`, so `lockguard run -- turbo …` finds a workspace's turbo as
+ * `pnpm exec turbo …` does. A `cwd` outside `root` gets its own folder's only.
+ */
+export function withWorkspaceBins(env: Env, cwd: string, root: string): Record<string, string | undefined> {
+  const dirs: string[] = [];
+  const top = resolve(root);
+  let dir = resolve(cwd);
+  const inside = !relative(top, dir).startsWith('..');
+  for (;;) {
+    dirs.push(join(dir, 'node_modules', '.bin'));
+    if (!inside || dir === top || dirname(dir) === dir) break;
+    dir = dirname(dir);
+  }
+  const key = pathKeyOf(env);
+  const current = env[key];
+  return { ...env, [key]: current === undefined || current === '' ? dirs.join(delimiter) : [...dirs, current].join(delimiter) };
 }

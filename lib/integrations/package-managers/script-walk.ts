@@ -2,14 +2,15 @@
 //
 // Owns: `walkCommand(argv, …)`: the command itself, then, for a script runner (`pnpm build`, `npm run x`,
 // `yarn x`, `bun run x`), every simple command of the script's body (npm's pre/post scripts too), through
-// `exec`/`dlx`/`npx`, `sh -c '…'` and `yarn workspace …`, to a fixed depth, each script once.
+// `exec`/`dlx`/`npx`, `sh -c '…'` and `yarn workspace …`, to a fixed depth, each script once; pnpm's
+// forwarded words (`pnpm build --filter x`) appended to the script's body, as pnpm runs it.
 // Invariants: reads nothing itself (the caller hands in how to read a folder's scripts); bounded (depth and
 // step count) so a hostile package.json cannot make it loop; a script it cannot see (another package's, under
 // `--filter`) is not followed: the steps list what is known, never a guess.
 
 import { resolve } from 'node:path';
-import { classifyCommand, parseCommand, type CommandClass } from './argv.js';
-import { shellLine, simpleCommands, unwrapCommand } from './shell-line.js';
+import { classifyCommand, managerWords, parseCommand, type CommandClass } from './argv.js';
+import { quoteWord, shellLine, simpleCommands, unwrapCommand } from './shell-line.js';
 
 /** How deep scripts calling scripts are followed. */
 export const MAX_SCRIPT_DEPTH = 8;
@@ -38,7 +39,7 @@ export interface WalkOptions {
 function scriptDir(argv: readonly string[], cmd: CommandClass, dir: string | undefined): string | undefined {
   if (dir === undefined) return undefined;
   const parsed = parseCommand(argv);
-  const words = parsed === undefined ? [] : [...parsed.options, ...parsed.rest];
+  const words = parsed === undefined ? [] : managerWords(parsed);
   const named = (names: readonly string[]): string | undefined => {
     for (let i = 0; i < words.length; i++) {
       const word = words[i] as string;
@@ -104,7 +105,9 @@ export function walkCommand(argv: readonly string[], options: WalkOptions): Step
       const id = `${where}\0${name}`;
       if (body === undefined || seen.has(id)) continue;
       seen.add(id);
-      for (const inner of simpleCommands(body)) visit(inner, where, [...via, `script "${name}"`], depth + 1);
+      // pnpm appends the words after the script name to the script it runs (the main one, not pre/post).
+      const line = name === cmd.script && cmd.forwarded !== undefined && cmd.forwarded.length > 0 ? `${body} ${cmd.forwarded.map(quoteWord).join(' ')}` : body;
+      for (const inner of simpleCommands(line)) visit(inner, where, [...via, `script "${name}"`], depth + 1);
     }
   };
   visit(argv, options.cwd, [], 0);

@@ -1,9 +1,14 @@
 // Reading a script's command line the way a POSIX shell splits it, far enough to know what it runs.
 //
-// Owns: splitting a line into simple commands (`&&`, `||`, `;`, `|`, `&`, parentheses), quote removal, and
+// Owns: quoting a word for a line (`quoteWord`), splitting a line into simple commands (`&&`, `||`, `;`, `|`, `&`, parentheses), quote removal, and
 // dropping what only sets up a command (`VAR=value` prefixes, `env`, `cross-env`, `time`, `exec`, `command`).
 // Invariants: pure; no expansion (`$VAR`, globs and substitutions stay words): a command it cannot read is
 // simply not recognized later, never guessed.
+
+/** `word` as one shell word: single-quoted when it holds blanks, quotes or backslashes. */
+export function quoteWord(word: string): string {
+  return /[\s"'\\]/.test(word) ? `'${word.replaceAll("'", "'\\''")}'` : word;
+}
 
 /** Split a command line into simple commands of words (quotes removed; no expansion). */
 export function simpleCommands(line: string): string[][] {

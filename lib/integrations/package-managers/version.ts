@@ -2,13 +2,15 @@
 //
 // Owns: finding the executable the way a shell or a root script would (`<root>/node_modules/.bin` first,
 // then PATH), following its links to the package it belongs to, and reading that package's version; corepack's
-// shims run what `packageManager` pins, so there the pin is the answer.
-// Invariants: a few stats and one small read, no process started; an executable it cannot place (a native
+// shims run what `packageManager` pins, so there the pin is the answer; and whether that pnpm switches to the
+// pin (`effectivePnpm`: pnpm 9.7+ does unless told not to, in settings that differ by major).
+// Invariants: a few stats and small reads (the settings files only when a switch is in question), no process started; an executable it cannot place (a native
 // binary outside any package) is `undefined` version with its path, never a guess.
 
 import { readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isExecutable, pathDirs } from './on-path.js';
+import { envSetting, npmrcSetting, workspaceYamlSetting } from './pnpm-config.js';
 import type { Manager } from './tables.js';
 
 export interface RunningVersion {
@@ -79,7 +81,7 @@ export function majorOf(version: string | undefined): number | undefined {
   return Number.isInteger(major) && major > 0 ? major : undefined;
 }
 
-/** The pnpm version a command here ends up running, and why (for doctor and plan). */
+/** The pnpm version a command here ends up running, and why (for doctor, init and plan). */
 export interface EffectivePnpm {
   readonly version: string | undefined;
   readonly found: RunningVersion;
@@ -91,16 +93,44 @@ export interface EffectivePnpm {
 /** pnpm 9.7+ switches to the version `packageManager` pins (managePackageManagerVersions, on by default). */
 const SWITCHES_FROM = [9, 7] as const;
 
+/**
+ * Where the pnpm that was found is told not to switch to the pin, or undefined when it switches. Measured
+ * (pnpm 10.34.8, 12.4.2): pnpm 10 reads `managePackageManagerVersions` in pnpm-workspace.yaml first (it wins
+ * over the others), then `npm_config_manage_package_manager_versions`, then .npmrc's
+ * `manage-package-manager-versions` (not `pnpm_config_*`); only the word `false` turns it off. pnpm 12
+ * ignores both files' `managePackageManagerVersions` and reads the env variable under either prefix, or
+ * `pmOnFail` `ignore`/`warn` (env `pnpm_config_pm_on_fail`, pnpm-workspace.yaml).
+ */
+function switchOff(root: string, env: Readonly<Record<string, string | undefined>>, major: number): string | undefined {
+  const off = (value: string | undefined): boolean => value?.toLowerCase() === 'false';
+  if (major <= 10) {
+    const inYaml = workspaceYamlSetting(root, 'managePackageManagerVersions');
+    if (inYaml !== undefined) return off(inYaml) ? 'managePackageManagerVersions: false in pnpm-workspace.yaml' : undefined;
+    const inEnv = envSetting(env, ['npm_config_manage_package_manager_versions']);
+    if (inEnv !== undefined) return off(inEnv.value) ? `${inEnv.name}=false` : undefined;
+    return off(npmrcSetting(root, 'manage-package-manager-versions')) ? 'manage-package-manager-versions=false in .npmrc' : undefined;
+  }
+  const inEnv = envSetting(env, ['pnpm_config_manage_package_manager_versions', 'npm_config_manage_package_manager_versions']);
+  if (inEnv !== undefined && off(inEnv.value)) return `${inEnv.name}=false`;
+  const onFail = envSetting(env, ['pnpm_config_pm_on_fail']);
+  if (onFail !== undefined) return /^(ignore|warn)$/.test(onFail.value) ? `${onFail.name}=${onFail.value}` : undefined;
+  const inYaml = workspaceYamlSetting(root, 'pmOnFail');
+  return inYaml !== undefined && /^(ignore|warn)$/.test(inYaml) ? `pmOnFail: ${inYaml} in pnpm-workspace.yaml` : undefined;
+}
+
 export function effectivePnpm(root: string, env: Readonly<Record<string, string | undefined>>): EffectivePnpm {
   const found = runningVersion('pnpm', root, env);
   const pinnedVersion = pinned(root, 'pnpm');
   const [major = 0, minor = 0] = (found.version ?? '').split('.').map(Number);
   const switches = found.version !== undefined && (major > SWITCHES_FROM[0] || (major === SWITCHES_FROM[0] && minor >= SWITCHES_FROM[1]));
-  const off = /^(false|0)$/i.test(env['pnpm_config_manage_package_manager_versions'] ?? env['npm_config_manage_package_manager_versions'] ?? '');
-  if (pinnedVersion !== undefined && (found.version === undefined || (switches && !off) || found.version === pinnedVersion)) {
+  // Read the settings only when they decide something: a pnpm that would switch to a pin other than itself.
+  const off = pinnedVersion !== undefined && switches && found.version !== pinnedVersion ? switchOff(root, env, major) : undefined;
+  if (pinnedVersion !== undefined && (found.version === undefined || (switches && off === undefined) || found.version === pinnedVersion)) {
     const onPath = found.version === undefined || found.version === pinnedVersion ? '' : `; pnpm ${found.version} on PATH switches to it`;
     return { version: pinnedVersion, found, pinned: pinnedVersion, why: `pnpm ${pinnedVersion} (pinned in packageManager${onPath})` };
   }
-  if (found.version !== undefined) return { version: found.version, found, pinned: pinnedVersion, why: `pnpm ${found.version} (${found.path ?? 'on PATH'})` };
+  const where = found.path ?? 'on PATH';
+  if (found.version !== undefined && off !== undefined) return { version: found.version, found, pinned: pinnedVersion, why: `pnpm ${found.version} (${where}; ${off}: it does not switch to pnpm ${pinnedVersion}, the packageManager pin)` };
+  if (found.version !== undefined) return { version: found.version, found, pinned: pinnedVersion, why: `pnpm ${found.version} (${where})` };
   return { version: undefined, found, pinned: pinnedVersion, why: 'no pnpm found or pinned' };
 }

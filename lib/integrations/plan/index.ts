@@ -17,6 +17,7 @@ import { existsSync } from 'node:fs';
 import { parseCommand } from '../package-managers/argv.js';
 import { runningVersion } from '../package-managers/version.js';
 import { walkCommand, type Step } from '../package-managers/script-walk.js';
+import { quoteWord } from '../package-managers/shell-line.js';
 import { scriptsOf } from '../package-managers/scripts.js';
 import { runnerOfStep } from '../runners/detect.js';
 import { commandWrites } from './command-writes.js';
@@ -153,10 +154,6 @@ async function graphFor(argv: readonly string[], root: string, env: Readonly<Rec
     }
   }
   return { runner: kind ?? 'command', tasks, notes };
-}
-
-function quoteWord(word: string): string {
-  return /[\s"'\\]/.test(word) ? `'${word.replaceAll("'", "'\\''")}'` : word;
 }
 
 /** Plan `argv` (a runner command) in the workspace at `root`. */

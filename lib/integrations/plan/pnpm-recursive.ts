@@ -8,7 +8,7 @@
 // Keys: pnpm caches nothing here; keys (a CI cache around it) are taken before the command.
 // Invariants: no spawn; an unknown selector form is ERR_LOCKGUARD_PLAN naming it.
 
-import { classifyParsed, parseCommand } from '../package-managers/argv.js';
+import { classifyParsed, managerWords, parseCommand } from '../package-managers/argv.js';
 import { commandWrites } from './command-writes.js';
 import { workspaceProjects, type WorkspaceProject } from './pnpm-projects.js';
 import type { PnpmSettings } from './pnpm-settings.js';
@@ -29,7 +29,8 @@ export interface RecursiveArgs {
 export function recursiveArgs(args: readonly string[]): RecursiveArgs | undefined {
   const parsed = parseCommand(['pnpm', ...args]);
   if (parsed === undefined) return undefined;
-  const words = [...parsed.options, ...parsed.rest];
+  // pnpm's own words only: what follows the script name is the script's (`pnpm build --filter x` runs the root script).
+  const words = managerWords(parsed);
   const filters: string[] = [];
   for (let i = 0; i < words.length; i++) {
     const word = words[i] as string;

@@ -1,7 +1,7 @@
 // The pnpm settings a plan needs: which pnpm major the workspace runs, and the effective
 // `verifyDepsBeforeRun` (whether `pnpm run` / `pnpm exec` install first).
 //
-// Owns: reading them the way pnpm resolves them, cheaply: env (`pnpm_config_*`, `npm_config_*`), then
+// Owns: reading them the way pnpm resolves them, cheaply (package-managers/pnpm-config.ts): env (`pnpm_config_*`, `npm_config_*`), then
 // pnpm-workspace.yaml, then .npmrc, then the default of the pnpm major (`install` since pnpm 11, false
 // before). The major is the pnpm that runs here (package-managers/version.ts), else the root package.json
 // `packageManager` pin (`pnpm@12.4.2`).
@@ -9,6 +9,7 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { envSetting, npmrcSetting, workspaceYamlSetting } from '../package-managers/pnpm-config.js';
 import { effectivePnpm, majorOf } from '../package-managers/version.js';
 
 export type VerifyDeps = 'install' | 'warn' | 'error' | 'prompt' | 'false';
@@ -59,16 +60,11 @@ export function pnpmSettings(root: string, env: Readonly<Record<string, string |
   const running = effective.version === undefined ? undefined : { version: effective.version, path: effective.found.path };
   const major = majorOf(effective.version) ?? pnpmMajor(root);
   const settings = (verifyDepsBeforeRun: VerifyDeps, source: string): PnpmSettings => ({ major, running, verifyDepsBeforeRun, source });
-  for (const name of ['pnpm_config_verify_deps_before_run', 'npm_config_verify_deps_before_run']) {
-    const value = Object.entries(env).find(([key]) => key.toLowerCase() === name)?.[1];
-    const parsed = value === undefined ? undefined : normalize(value);
-    if (parsed !== undefined) return settings(parsed, name);
-  }
-  const yaml = read(join(root, 'pnpm-workspace.yaml'));
-  const inYaml = yaml === undefined ? undefined : /^verifyDepsBeforeRun:\s*(.+?)\s*$/m.exec(yaml)?.[1];
+  const fromEnv = envSetting(env, ['pnpm_config_verify_deps_before_run', 'npm_config_verify_deps_before_run']);
+  if (fromEnv !== undefined && normalize(fromEnv.value) !== undefined) return settings(normalize(fromEnv.value) as VerifyDeps, fromEnv.name);
+  const inYaml = workspaceYamlSetting(root, 'verifyDepsBeforeRun');
   if (inYaml !== undefined && normalize(inYaml) !== undefined) return settings(normalize(inYaml) as VerifyDeps, 'pnpm-workspace.yaml');
-  const npmrc = read(join(root, '.npmrc'));
-  const inRc = npmrc === undefined ? undefined : /^\s*verify-deps-before-run\s*=\s*(.+?)\s*$/m.exec(npmrc)?.[1];
+  const inRc = npmrcSetting(root, 'verify-deps-before-run');
   if (inRc !== undefined && normalize(inRc) !== undefined) return settings(normalize(inRc) as VerifyDeps, '.npmrc');
   const which = running === undefined ? `pnpm ${major}` : `pnpm ${running.version}`;
   if (major !== undefined && major < 11) return settings('false', `${which} default`);

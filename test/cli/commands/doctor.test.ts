@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { cli } from '../../helpers/cli.js';
 import { repoRoot } from '../../helpers/fixtures.js';
 import { cloneRuns } from '../../helpers/ledger-runs.js';
+import { linkPnpmBin } from '../../helpers/tools.js';
 import { pnpmTree, tempWorkspace } from '../../helpers/workspace.js';
 
 const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";
@@ -84,4 +85,26 @@ test('doctor says which turbo binary lockguard run starts where turbo is configu
   assert.match(detail(JSON.parse((await cli(['doctor', '--json'], bare, env)).stdout) as (Check & { detail: string })[]) ?? '', /starts the command as given/);
   const none = tempWorkspace(t, pnpmTree(LOCK));
   assert.equal(detail(JSON.parse((await cli(['doctor', '--json'], none, env)).stdout) as (Check & { detail: string })[]), undefined, 'no turbo.json: nothing said');
+});
+
+test('doctor and plan name the pnpm that runs: pnpm 10 itself where .npmrc turns managePackageManagerVersions off, else the pin it switches to', async (t) => {
+  for (const npmrc of [undefined, 'manage-package-manager-versions=false\n']) {
+    const root = tempWorkspace(t, { ...pnpmTree(LOCK), 'package.json': '{"name":"root","private":true,"packageManager":"pnpm@12.4.2"}\n', ...(npmrc === undefined ? {} : { '.npmrc': npmrc }) });
+    const bin = linkPnpmBin(root, 'pnpm10');
+    const doctor = await cli(['doctor'], root, { PATH: '' });
+    const plan = await cli(['plan', '--', 'true'], root, { PATH: '' });
+    if (npmrc === undefined) {
+      assert.equal(
+        doctor.stdout.split('\n').find((line) => line.startsWith('ok    pnpm ')),
+        'ok    pnpm      pnpm 12.4.2 (pinned in packageManager; pnpm 10.34.8 on PATH switches to it) runs here',
+      );
+      assert.equal(plan.stdout.split('\n')[0], `lockguard plan: command, 1 task, lockfile pnpm-lock.yaml, pnpm 12.4.2 (${bin})`);
+    } else {
+      assert.equal(
+        doctor.stdout.split('\n').find((line) => line.startsWith('ok    pnpm ')),
+        `ok    pnpm      pnpm 10.34.8 (${bin}; manage-package-manager-versions=false in .npmrc: it does not switch to pnpm 12.4.2, the packageManager pin) runs here`,
+      );
+      assert.equal(plan.stdout.split('\n')[0], `lockguard plan: command, 1 task, lockfile pnpm-lock.yaml, pnpm 10.34.8 (${bin})`);
+    }
+  }
 });

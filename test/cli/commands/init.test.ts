@@ -8,6 +8,7 @@ import { EXIT } from '../../../lib/cli/exit-codes.js';
 import { PNPMFILE_SHIM } from '../../../lib/integrations/pnpmfile/shim.js';
 import { HOOK_SCRIPT } from '../../../lib/integrations/npm/scripts.js';
 import { cli } from '../../helpers/cli.js';
+import { linkPnpmBin } from '../../helpers/tools.js';
 import { pnpmTree, tempWorkspace } from '../../helpers/workspace.js';
 
 test('init writes the shim as .pnpmfile.cjs in a pnpm workspace, and a second init changes nothing', async (t) => {
@@ -89,4 +90,41 @@ test('init in a yarn or bun workspace writes nothing and says why', async (t) =>
     assert.match(result.stdout, new RegExp(`This is a ${word} workspace: nothing to write`));
     assert.deepEqual(fs.readdirSync(root).sort(), before);
   }
+});
+
+/** A pnpm workspace pinned to pnpm 12.4.2 with the real pnpm 10 in node_modules/.bin (what a root script finds first). */
+function pnpm10PinnedTo12(t: Parameters<typeof tempWorkspace>[0], extra: Record<string, string> = {}): string {
+  const root = tempWorkspace(t, { ...pnpmTree(), 'package.json': '{"name":"root","private":true,"packageManager":"pnpm@12.4.2"}\n', ...extra });
+  linkPnpmBin(root, 'pnpm10');
+  return root;
+}
+
+test('init decides on the pnpm that runs: the pin where pnpm 10 switches to it, pnpm 10 itself where managePackageManagerVersions is off', async (t) => {
+  {
+    const root = pnpm10PinnedTo12(t);
+    const result = await cli(['init'], root, { PATH: '' });
+    assert.equal(result.code, EXIT.ok, result.stderr);
+    assert.equal(result.stdout.split('\n')[0], 'pnpm 12 runs here: no .pnpmfile.cjs written (on pnpm 11+ any pnpmfile slows every pnpm command).');
+    assert.equal(existsSync(join(root, '.pnpmfile.cjs')), false);
+  }
+  for (const extra of [{ '.npmrc': 'manage-package-manager-versions=false\n' }, { 'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\nmanagePackageManagerVersions: false\n' }]) {
+    const root = pnpm10PinnedTo12(t, extra);
+    const result = await cli(['init'], root, { PATH: '' });
+    assert.equal(result.code, EXIT.ok, result.stderr);
+    assert.equal(readFileSync(join(root, '.pnpmfile.cjs'), 'utf8'), PNPMFILE_SHIM, JSON.stringify(extra));
+  }
+});
+
+test('init names the next steps: adding lockguard only where the root does not depend on it yet', async (t) => {
+  const next = async (manifest: object): Promise<string | undefined> => {
+    const root = tempWorkspace(t, { ...pnpmTree(), 'package.json': JSON.stringify(manifest) });
+    const result = await cli(['init'], root);
+    assert.equal(result.code, EXIT.ok, result.stderr);
+    return result.stdout.split('\n').find((line) => line.startsWith('  next:'));
+  };
+  assert.equal(
+    await next({ name: 'root', private: true }),
+    '  next: add lockguard as a root devDependency (pnpm add -D -w lockguard), run "pnpm install" once (it records the file\'s checksum in pnpm-lock.yaml), commit .pnpmfile.cjs and pnpm-lock.yaml.',
+  );
+  assert.equal(await next({ name: 'root', private: true, devDependencies: { lockguard: '^0.1.0' } }), '  next: run "pnpm install" once (it records the file\'s checksum in pnpm-lock.yaml), commit .pnpmfile.cjs and pnpm-lock.yaml.');
 });

@@ -7,7 +7,7 @@
 // the launcher allows; the pnpm workspaces install a copy of the real launcher as a local `file:` package.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
@@ -118,4 +118,70 @@ test('a binary that ends by itself: its code comes back, as through the launcher
   const code = await new Promise<number | null>((resolve) => child.on('exit', (value) => resolve(value)));
   assert.equal(code, 4);
   assert.match(readFileSync(join(root, 'start'), 'utf8'), / 1 "" run build\n$/);
+});
+
+test('started as node_modules/.bin/lockguard with turbo only in node_modules/.bin (not on PATH): turbo is found, as npx and package scripts find it', { timeout: 30_000 }, async (t) => {
+  const { root, env } = turboWorkspace(t);
+  symlinkSync(BIN, join(root, 'node_modules', '.bin', 'lockguard'));
+  writeFileSync(join(root, 'stop'), '');
+  const bare = { ...env, PATH: scrubbedEnv()['PATH'] ?? '' };
+  assert.equal(
+    bare.PATH.split(delimiter).some((dir) => existsSync(join(dir, 'turbo'))),
+    false,
+    'no turbo on PATH',
+  );
+  const child = spawn(join(root, 'node_modules', '.bin', 'lockguard'), ['run', '--runner', 'none', '--', 'turbo', 'run', 'build'], { cwd: root, env: bare, stdio: 'ignore' });
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (value) => resolve(value)));
+  assert.equal(code, 4, 'the binary ran (not 127, command not found)');
+  const [, ppid] = /^(\d+) /.exec(readFileSync(join(root, 'start'), 'utf8')) ?? [];
+  assert.equal(Number(ppid), child.pid, "turbo's native binary, started in the launcher's place");
+});
+
+test("the wrapped command's PATH: node_modules/.bin from the current folder up to the workspace root, nearest first, then PATH", { timeout: 30_000 }, async (t) => {
+  const which = (label: string): string => `#!/bin/sh\necho ${label} > "$OUT/which"\necho "$PATH" > "$OUT/path"\n`;
+  const root = tempWorkspace(t, {
+    ...pnpmTree(LOCK),
+    node_modules: { '.pnpm': { 'lock.yaml': LOCK }, '.bin': { 'which-bin': which('root'), 'root-only': which('root-only') } },
+    packages: { b: { 'package.json': '{"name":"b"}\n', node_modules: { '.bin': { 'which-bin': which('b') } } } },
+  });
+  for (const file of ['node_modules/.bin/which-bin', 'node_modules/.bin/root-only', 'packages/b/node_modules/.bin/which-bin']) chmodSync(join(root, file), 0o755);
+  const run = (cwd: string, command: string): { code: number | null; which: string; path: string } => {
+    const result = spawnSync(process.execPath, [BIN, 'run', '--runner', 'none', '--no-pre-check', '--', command], { cwd, env: scrubbedEnv({ OUT: root }), encoding: 'utf8', timeout: 20_000 });
+    return { code: result.status, which: readFileSync(join(root, 'which'), 'utf8').trim(), path: readFileSync(join(root, 'path'), 'utf8').trim() };
+  };
+  const inB = run(join(root, 'packages', 'b'), 'which-bin');
+  assert.deepEqual([inB.code, inB.which], [0, 'b']);
+  assert.deepEqual(inB.path.split(delimiter).slice(0, 4), [
+    join(root, 'packages', 'b', 'node_modules', '.bin'),
+    join(root, 'packages', 'node_modules', '.bin'),
+    join(root, 'node_modules', '.bin'),
+    ...(scrubbedEnv()['PATH'] ?? '').split(delimiter).slice(0, 1),
+  ]);
+  assert.deepEqual([run(join(root, 'packages', 'b'), 'root-only').which, run(root, 'which-bin').which], ['root-only', 'root']);
+});
+
+/** The commands (argv, space-joined) every process of the traced tree executed, in order. */
+function tracedExecs(argv: readonly string[], cwd: string, env: Record<string, string>, out: string): string[] {
+  const traced = spawnSync('strace', ['-f', '-qq', '-e', 'trace=execve', '-s', '200', '-o', out, ...argv], { cwd, env, encoding: 'utf8', timeout: 60_000 });
+  // The fake binary ends with 4 (its stop file is there): the command's code, through pnpm and lockguard.
+  assert.equal(traced.status, 4, traced.stderr);
+  return readFileSync(out, 'utf8')
+    .split('\n')
+    .filter((line) => line.includes('execve(') && !line.includes('= -1'))
+    .map((line) => (/execve\("[^"]*", \[(.*?)\]/.exec(line)?.[1] ?? '').replaceAll('"', ''));
+}
+
+test('lockguard run -- pnpm build starts nothing but pnpm build itself (no pnpm --version, no dry run): the same processes as pnpm build alone', { timeout: 120_000 }, (t) => {
+  assert.equal(spawnSync('strace', ['-V']).status, 0, 'strace is required for this test (.ci/run installs it)');
+  const { root, env } = turboWorkspace(t);
+  writeFileSync(join(root, 'package.json'), '{"name":"root","private":true,"packageManager":"pnpm@10.34.8","scripts":{"build":"turbo run build"}}\n');
+  writeFileSync(join(root, 'stop'), '');
+  const pnpm = [process.execPath, PNPM10.prefix[0] as string];
+  const alone = tracedExecs([...pnpm, 'build'], root, env, join(root, '..', `${root.split('/').pop()}.alone.strace`));
+  const guarded = tracedExecs([process.execPath, BIN, 'run', '--no-pre-check', '--', ...pnpm, 'build'], root, env, join(root, '..', `${root.split('/').pop()}.guarded.strace`));
+  assert.ok(
+    alone.some((line) => line.startsWith('sh, -c, turbo run build')),
+    alone.join('\n'),
+  );
+  assert.deepEqual(guarded.slice(1), alone, 'after lockguard itself, exactly the processes of pnpm build alone');
 });

@@ -70,10 +70,104 @@ test('a dependency change reaches its importer and the importers linking to it, 
     ['packages/b', 'packages/a'],
   );
   assert.equal(diff.unchanged, 2);
-  for (const change of diff.changed) assert.deepEqual(change.packages, [{ name: 'is-number', kind: 'changed', from: ['7.0.0'], to: ['6.0.0'] }]);
+  // b's own dependency changed; a reaches it through b.
+  assert.deepEqual(
+    diff.changed.map((change) => change.packages),
+    [[{ name: 'is-number', kind: 'changed', from: ['7.0.0'], to: ['6.0.0'], direct: true }], [{ name: 'is-number', kind: 'changed', from: ['7.0.0'], to: ['6.0.0'] }]],
+  );
   assert.equal(diff.changed.find((change) => change.importer === 'packages/b')?.entryChanged, true);
   assert.equal(diff.changed.find((change) => change.importer === 'packages/a')?.entryChanged, false);
   assert.equal(describeSliceDiff(diff), 'pnpm-lock.yaml moved: the slices of 2 projects changed: packages/b (is-number 7.0.0 \u2192 6.0.0), packages/a (through its dependencies: is-number 7.0.0 \u2192 6.0.0); 2 other projects unchanged');
+});
+
+/** packages/app: its own dependencies (aa-tool, semver, zod) and what aa-tool reaches (a peer-suffixed chain). */
+function appLock(options: { readonly semver: boolean; readonly zod: string; readonly beta: string; readonly peer: string }): string {
+  const semver = options.semver ? '\n      semver:\n        specifier: 7.5.4\n        version: 7.5.4' : '';
+  return `lockfileVersion: '9.0'
+
+importers:
+
+  .: {}
+
+  packages/app:
+    dependencies:
+      aa-tool:
+        specifier: 1.0.0
+        version: 1.0.0(react@${options.peer})${semver}
+      zod:
+        specifier: ${options.zod}
+        version: ${options.zod}
+
+  packages/other: {}
+
+packages:
+
+  aa-tool@1.0.0:
+    resolution: {integrity: sha512-aa}
+
+  alpha@1.0.0:
+    resolution: {integrity: sha512-alpha}
+
+  beta@1.0.0:
+    resolution: {integrity: sha512-beta1}
+
+  beta@1.1.0:
+    resolution: {integrity: sha512-beta2}
+
+  react@18.2.0:
+    resolution: {integrity: sha512-r1}
+
+  react@18.3.0:
+    resolution: {integrity: sha512-r2}
+
+  semver@7.5.4:
+    resolution: {integrity: sha512-semver}
+
+  zod@3.22.0:
+    resolution: {integrity: sha512-z1}
+
+  zod@3.23.0:
+    resolution: {integrity: sha512-z2}
+
+snapshots:
+
+  aa-tool@1.0.0(react@${options.peer}):
+    dependencies:
+      alpha: 1.0.0(react@${options.peer})
+      beta: ${options.beta}
+      semver: 7.5.4
+
+  alpha@1.0.0(react@${options.peer}):
+    dependencies:
+      react: ${options.peer}
+
+  beta@${options.beta}: {}
+
+  react@${options.peer}: {}
+
+  semver@7.5.4: {}
+
+  zod@${options.zod}: {}
+`;
+}
+
+test("a project's own changes come first, a dependency it newly declares is named though others reached it, peer churn after", () => {
+  const before = slices(appLock({ semver: false, zod: '3.22.0', beta: '1.0.0', peer: '18.2.0' }));
+  const after = slices(appLock({ semver: true, zod: '3.23.0', beta: '1.1.0', peer: '18.2.0' }));
+  const diff = diffSlices(before, after);
+  assert.deepEqual(diff.changed[0]?.packages, [
+    { name: 'semver', kind: 'added', from: [], to: ['7.5.4'], direct: true },
+    { name: 'zod', kind: 'changed', from: ['3.22.0'], to: ['3.23.0'], direct: true },
+    { name: 'beta', kind: 'changed', from: ['1.0.0'], to: ['1.1.0'] },
+  ]);
+  assert.equal(describeSliceDiff(diff), 'pnpm-lock.yaml moved: the slice of packages/app changed (+semver 7.5.4; zod 3.22.0 \u2192 3.23.0; beta 1.0.0 \u2192 1.1.0); 2 other projects unchanged');
+  // Only semver added (already reached through aa-tool): named, not "its importer entry changed".
+  const added = diffSlices(before, slices(appLock({ semver: true, zod: '3.22.0', beta: '1.0.0', peer: '18.2.0' })));
+  assert.equal(describeSliceDiff(added), 'pnpm-lock.yaml moved: the slice of packages/app changed (+semver 7.5.4); 2 other projects unchanged');
+  // A peer moving: react's version change first, the same-version peer-suffixed entries (aa-tool, alpha) after it.
+  const peer = diffSlices(before, slices(appLock({ semver: false, zod: '3.22.0', beta: '1.0.0', peer: '18.3.0' })));
+  assert.deepEqual(peer.changed[0]?.packages, [{ name: 'react', kind: 'changed', from: ['18.2.0'], to: ['18.3.0'] }]);
+  assert.deepEqual(peer.changed[0]?.contentChanged, ['aa-tool', 'alpha']);
 });
 
 test('settings fold into every slice; an unused packages entry into none', () => {

@@ -51,6 +51,12 @@ const TABLE: ReadonlyArray<readonly [string, Row]> = [
   ['pnpm build', { ...no, refuses: false, runner: 'turbo' }],
   ['pnpm run add', { ...no, refuses: false }],
   ['pnpm --filter add run build', { ...no, refuses: false }],
+  // Words after the script name are the script's (pnpm 10 and 12 run the root script: test/integrations/plan/index.test.ts).
+  ['pnpm build --filter b', { ...no, refuses: false, runner: 'turbo' }],
+  ['pnpm build -r', { ...no, refuses: false, runner: 'turbo' }],
+  ['pnpm run build --filter=b', { ...no, refuses: false, runner: 'turbo' }],
+  ['pnpm run -r build', { ...no, refuses: false }],
+  ['pnpm exec turbo run build --filter b', { ...no, refuses: false, runner: 'turbo' }],
   ['pnpm exec true', { ...no, refuses: false }],
   ['pnpm exec turbo run build', { ...no, refuses: false, runner: 'turbo' }],
   ['pnpm dlx turbo run build', { ...no, refuses: false, runner: 'turbo' }],
@@ -132,6 +138,20 @@ test('every caller reads a command line the same way (table)', async (t) => {
 test('pnpm run / exec / <script> are writers when verifyDepsBeforeRun is install; pnpm dlx and npm run are not', () => {
   for (const line of ['pnpm run build', 'pnpm build', 'pnpm exec tsc', 'pnpm test', 'pnpm -r run build']) assert.equal(commandWrites(line, { scripts: {}, pnpmRunInstalls: true }).writes, true, line);
   for (const line of ['pnpm dlx tsc', 'npm run build', 'npx tsc']) assert.equal(commandWrites(line, { scripts: {}, pnpmRunInstalls: true }).writes, false, line);
+});
+
+test('pnpm: the words after the script or command name are forwarded to it, never read as pnpm options', () => {
+  const build = classifyCommand(['pnpm', 'build', '--filter', '@acme/api...']);
+  assert.deepEqual([build?.script, build?.elsewhere, build?.forwarded], ['build', false, ['--filter', '@acme/api...']]);
+  const run = classifyCommand(['pnpm', 'run', '--filter', 'b', 'build', '-r']);
+  assert.deepEqual([run?.script, run?.elsewhere, run?.forwarded], ['build', true, ['-r']]);
+  assert.equal(classifyCommand(['pnpm', '--filter', 'b', 'build'])?.elsewhere, true);
+  assert.equal(classifyCommand(['pnpm', 'exec', 'turbo', '-C', 'x'])?.elsewhere, false);
+  assert.equal(classifyCommand(['pnpm', 'install', '--filter', 'b'])?.elsewhere, true, "an install's words are pnpm's");
+  assert.equal(classifyCommand(['npm', 'run', 'build', '-w', 'b'])?.elsewhere, true, 'npm reads -w after the script name');
+  // The walker appends them to the script's body, as pnpm runs it.
+  const steps = walkCommand(['pnpm', 'build', '--filter', "it's b"], { cwd: '/w', scriptsOf: () => ({ build: 'turbo run build' }) });
+  assert.deepEqual(steps.at(-1)?.argv, ['turbo', 'run', 'build', '--filter', "it's b"]);
 });
 
 test('parseCommand: aliases resolve, option values are not commands, launchers are seen through', () => {

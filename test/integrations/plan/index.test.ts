@@ -174,3 +174,32 @@ test('pnpm -r run build: ordered by workspace topology; under pnpm 12 the run it
     assert.deepEqual(result.json?.unstable.sort(), ['a#build', 'b#build']);
   }
 });
+
+test('pnpm build --filter b runs the root script with --filter b appended (pnpm 10 and 12): the plan is turbo run build --filter b', (t) => {
+  const { root, env } = fieldNotes(t, {
+    packageManager: 'pnpm@10.34.8',
+    aBuild: 'node -e 1',
+    extra: { 'package.json': JSON.stringify({ name: 'root', private: true, packageManager: 'pnpm@10.34.8', scripts: { build: 'turbo run build', echo: 'node -e "console.log(process.argv.slice(1).join(\' \'))" ROOT' } }) },
+  });
+  // What the real pnpm does with words after a script name: hands them to the root script, no recursive run.
+  const quiet = { ...env, npm_config_verify_deps_before_run: 'false', pnpm_config_verify_deps_before_run: 'false', npm_config_manage_package_manager_versions: 'false', pnpm_config_manage_package_manager_versions: 'false' };
+  for (const [name, argv] of [
+    ['pnpm 10', [process.execPath, PNPM10]],
+    ['pnpm 12', [PNPM12]],
+  ] as const) {
+    const real = spawnSync(argv[0], [...argv.slice(1), 'echo', '--filter', 'b...'], { cwd: root, env: quiet, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(
+      real.stdout.split('\n').find((line) => line.startsWith('ROOT')),
+      'ROOT --filter b...',
+      `${name}: ${real.stdout}${real.stderr}`,
+    );
+  }
+  const through = plan(root, env, ['pnpm', 'build', '--filter', 'b']);
+  const direct = plan(root, env, ['turbo', 'run', 'build', '--filter', 'b']);
+  assert.equal(through.json?.runner, 'turbo', through.stderr);
+  assert.deepEqual(
+    through.json?.tasks.map((task) => task.id),
+    direct.json?.tasks.map((task) => task.id),
+  );
+  assert.deepEqual(direct.json?.tasks.map((task) => task.id).sort(), ['a#build', 'b#build']);
+});
