@@ -21,8 +21,8 @@ import {
   type RemoteMode,
   type RunnerCache,
   type SummaryReading,
+  type RunnerWithholdResult,
   type TaskAfterMove,
-  type WithholdResult,
 } from '../integrations/runners/index.js';
 import type { LockguardError } from '../core/errors.js';
 import type { Policy } from '../run/ledger.js';
@@ -49,12 +49,14 @@ export interface RunnerPrepared {
   readonly notes: string[];
   /** Lines to print before the child starts (the remote-cache switch). */
   readonly announce: readonly string[];
+  /** The environment the command runs with (the caller's plus `env`), for a runner asked after it. */
+  readonly runEnv: Env;
 }
 
 export interface CacheOutcome {
   readonly runner: GuardedRunner;
   readonly cacheDir: string;
-  readonly withheld: WithholdResult | undefined;
+  readonly withheld: RunnerWithholdResult | undefined;
   readonly summary: SummaryReading | undefined;
 }
 
@@ -69,6 +71,8 @@ export interface RunnerOutcome {
   readonly interrupted: boolean;
   /** The disk or ledger fault that ended the withholding early (what it did not reach stays in the cache). */
   readonly fault: LockguardError | undefined;
+  /** Runner versions lockguard cannot withhold from (nx older than 20): why, and the stale entries left. */
+  readonly unguarded: readonly { readonly runner: GuardedRunner; readonly why: string; readonly left: number }[];
 }
 
 function inLedger(path: string, root: string): boolean {
@@ -100,14 +104,14 @@ export function prepareRunners(plan: GuardPlan, root: string, command: readonly 
     extraArgv.push(...switched.argv);
     if (switched.note !== undefined) announce.push(switched.note);
   }
-  return { plan, caches, argv: [...command, ...extraArgv], env: extraEnv, notes, announce };
+  return { plan, caches, argv: [...command, ...extraArgv], env: extraEnv, notes, announce, runEnv: { ...env, ...extraEnv } };
 }
 
 /** After the command: per guarded cache, the runner's summary and (unless `flag`) the withholding pass. */
 export async function afterRunners(prepared: RunnerPrepared, policy: Policy, move: MoveRecord | undefined, runId: string, window: { runStartedAt: number; runEndedAt: number }, control?: PassControl): Promise<RunnerOutcome> {
   const notes = [...prepared.notes];
   const outcomes: CacheOutcome[] = [];
-  if (move === undefined) return { caches: outcomes, withheldCount: 0, keptBeforeMove: 0, tasksAfterMove: [], notes, interrupted: false, fault: undefined };
+  if (move === undefined) return { caches: outcomes, withheldCount: 0, keptBeforeMove: 0, tasksAfterMove: [], notes, interrupted: false, fault: undefined, unguarded: [] };
   let interrupted = false;
   let fault: LockguardError | undefined;
   for (const guarded of prepared.caches) {
@@ -118,7 +122,7 @@ export async function afterRunners(prepared: RunnerPrepared, policy: Policy, mov
       continue;
     }
     let summary: SummaryReading | undefined;
-    let withheld: WithholdResult | undefined;
+    let withheld: RunnerWithholdResult | undefined;
     const summaryNotes: string[] = [];
     try {
       summary = tasksAfterMove(guarded.cache, { movedAt: move.at, runStartedAt: window.runStartedAt });
@@ -128,7 +132,7 @@ export async function afterRunners(prepared: RunnerPrepared, policy: Policy, mov
     }
     try {
       const reading = summary ?? { source: undefined, tasks: [], runningAcrossMove: [], ownKeys: undefined, note: undefined };
-      if (policy !== 'flag') withheld = await withholdAfterRun(guarded.cache, guarded.before, reading, { movedAt: move.at, runId, ...window, ...(control === undefined ? {} : { control }) });
+      if (policy !== 'flag') withheld = await withholdAfterRun(guarded.cache, guarded.before, reading, { movedAt: move.at, runId, ...window, ...(control === undefined ? {} : { control }) }, prepared.runEnv);
       if (withheld?.interrupted === true) interrupted = true;
       if (withheld?.fault !== undefined) fault = withheld.fault;
     } catch (error) {
@@ -153,5 +157,6 @@ export async function afterRunners(prepared: RunnerPrepared, policy: Policy, mov
     notes,
     interrupted,
     fault,
+    unguarded: outcomes.flatMap((outcome) => (outcome.withheld?.unguarded === undefined ? [] : [{ runner: outcome.runner, ...outcome.withheld.unguarded }])),
   };
 }

@@ -12,10 +12,11 @@
 
 import { unreachable } from '../../core/errors.js';
 import { nxSummary, resolveNxCache } from './nx.js';
+import { withholdNx, type RunnerWithholdResult } from './nx-withhold.js';
 import { pipelineSummary, resolvePipelineCache } from './pnpm-pipeline.js';
 import { resolveTurboCache, turboSummary } from './turbo.js';
 import type { CacheState, RunnerCache, RunnerName, SummaryReading } from './types.js';
-import { withhold, type WithholdOptions, type WithholdResult } from './withhold.js';
+import { withhold, type WithholdOptions } from './withhold.js';
 
 export { configuredRunners, detectRunner, resolveGuard, runnerOfStep, runnersInCommand, stepsOf, type GuardedRunner, type GuardPlan } from './detect.js';
 export { cacheState, listUnits } from './listing.js';
@@ -26,6 +27,8 @@ export { planWithhold, withhold, type WithholdOptions, type WithholdResult } fro
 export { resolveTurboCache, turboSummary } from './turbo.js';
 export { directTurboStart, turboNative, type DirectStart, type TurboNative } from './turbo-binary.js';
 export { resolveNxCache, nxSummary } from './nx.js';
+export { NX_GUARDED_MAJORS, nxSupport, nxVersionAt, type NxSupport } from './nx-task-db.js';
+export type { RunnerWithholdResult } from './nx-withhold.js';
 export { resolvePipelineCache, pipelineSummary, pipelineFolderName } from './pnpm-pipeline.js';
 export { RUNNER_NAMES, REMOTE_MODES } from './types.js';
 export type { CacheState, CacheUnit, RemoteMode, RemotePlan, RunnerCache, RunnerName, SummaryReading, TaskAfterMove, UnitIdentity } from './types.js';
@@ -62,13 +65,18 @@ export function tasksAfterMove(cache: RunnerCache, options: { movedAt: number; r
   }
 }
 
-/** `withhold` fed with the summary: tasks running across the move, and own keys only for a shared cache. */
-export function withholdAfterRun(cache: RunnerCache, before: CacheState, summary: SummaryReading, options: Omit<WithholdOptions, 'runningAcrossMove' | 'ownKeys' | 'taskOf'>): Promise<WithholdResult> {
+/**
+ * `withhold` fed with the summary: tasks running across the move, and own keys only for a shared cache.
+ * nx goes through its per-version pass (nx-withhold.ts); `env` is what the runner ran with (default: this
+ * process's), for the workspace's nx when its task DB must be updated.
+ */
+export function withholdAfterRun(cache: RunnerCache, before: CacheState, summary: SummaryReading, options: Omit<WithholdOptions, 'runningAcrossMove' | 'ownKeys' | 'taskOf'>, env: Env = process.env): Promise<RunnerWithholdResult> {
   const taskOf = new Map(summary.tasks.map((task) => [task.key, task.task]));
-  return withhold(cache, before, {
+  const fed: WithholdOptions = {
     ...options,
     runningAcrossMove: summary.runningAcrossMove,
     taskOf,
     ...(cache.shared === true && summary.ownKeys !== undefined ? { ownKeys: summary.ownKeys } : {}),
-  });
+  };
+  return cache.runner === 'nx' ? withholdNx(cache, before, fed, env) : withhold(cache, before, fed);
 }
