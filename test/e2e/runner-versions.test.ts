@@ -1,0 +1,75 @@
+// The poisoning scenario (test/helpers/runner-scenario.ts) on every pinned runner version besides the
+// default ones (nx 24.0.6 and turbo 2.11.11 run it in poisoning.test.ts and guarded-runners.test.ts): nx
+// 20.8.4, 21.6.11, 22.6.3, 23.0.2, turbo 2.0.14 and 2.5.8 (test/helpers/runner-versions.ts). One workspace
+// per version: first the control without lockguard (the runner replays b's stale 6.0.0 after going back),
+// then, from an empty runner cache and task DB, `lockguard run -- <runner>` (the real bin): b's save is
+// withheld, and after going back the runner really rebuilds b with what is installed (7.0.0), never a
+// `[local cache]` / cache hit with nothing restored. These are the README's "Supported runner versions".
+
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { BIN } from '../helpers/cli.js';
+import { scenario, type Tool } from '../helpers/runner-scenario.js';
+import { NX_VERSIONS, TURBO_VERSIONS, type RunnerVersion } from '../helpers/runner-versions.js';
+
+interface Case {
+  readonly tool: Extract<Tool, 'nx' | 'turbo'>;
+  readonly runner: RunnerVersion;
+}
+
+const CASES: readonly Case[] = [
+  ...NX_VERSIONS.filter((runner) => runner.pkg !== 'nx').map((runner) => ({ tool: 'nx' as const, runner })),
+  ...TURBO_VERSIONS.filter((runner) => runner.pkg !== 'turbo').map((runner) => ({ tool: 'turbo' as const, runner })),
+];
+
+/** b's line in the runner's output: nx `> nx run b:build  [local cache]`, turbo `b:build: cache hit, replaying logs <hash>`. */
+function bRestored(tool: Case['tool'], stdout: string): boolean {
+  return tool === 'nx' ? /nx run b:build\s+\[(local|remote) cache\]/.test(stdout) : /b:build: cache hit/.test(stdout);
+}
+
+for (const { tool, runner } of CASES) {
+  test(`${tool} ${runner.version}: without lockguard the stale b is replayed; with lockguard it is withheld and rebuilt with the installed version`, (t) => {
+    const s = scenario(t, tool, tool === 'nx' ? { nxPackage: runner.pkg } : { turboPackage: runner.pkg });
+    const version = s.sh([tool, '--version']);
+    assert.match(version.stdout, new RegExp(runner.version.replaceAll('.', '\\.')), `the ${tool} on PATH is ${runner.version}:\n${version.stdout}`);
+    {
+      // Control: the runner alone keys b on S0 before a installs 6.0.0, and replays it after going back.
+      s.runner();
+      assert.equal(s.out(), '6.0.0');
+      s.goBack();
+      const replay = s.runner();
+      assert.equal(s.installed(), '7.0.0');
+      assert.ok(bRestored(tool, replay.stdout), `b is a cache hit:\n${replay.stdout}`);
+      assert.equal(s.out(), '6.0.0', 'the stale output is replayed');
+    }
+    // Start over: an empty runner cache and task DB, a#build armed again.
+    for (const dir of ['.nx', '.turbo']) rmSync(join(s.root, dir), { recursive: true, force: true });
+    s.arm();
+    {
+      const run = s.sh([process.execPath, BIN, 'run', '--', ...s.runnerArgv()]);
+      assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+      const lines = run.stderr.split('\n').filter((line) => line.startsWith('[lockguard] a task'));
+      assert.equal(lines.length, 1, run.stderr);
+      assert.match(lines[0] ?? '', /\d+ cache saves? keyed before it (was|were) withheld/);
+      assert.doesNotMatch(lines[0] ?? '', /left in the cache|cannot be guarded/);
+      assert.equal(s.out(), '6.0.0', 'the run itself built against the new install');
+    }
+    {
+      s.goBack();
+      const rebuild = s.runner();
+      assert.equal(s.installed(), '7.0.0');
+      assert.ok(!bRestored(tool, rebuild.stdout), `b is not a cache hit after the withholding:\n${rebuild.stdout}`);
+      assert.match(rebuild.stdout, tool === 'nx' ? /> nx run b:build\s*\n/ : /b:build: cache miss, executing/);
+      assert.equal(s.out(), '7.0.0', 'b was rebuilt with what is installed');
+    }
+    {
+      // The rebuilt entry is a plain hit again (the task DB row was rewritten by nx itself).
+      s.sh(['rm', '-rf', join(s.root, 'packages', 'b', 'dist')]);
+      const again = s.runner();
+      assert.ok(bRestored(tool, again.stdout), again.stdout);
+      assert.equal(s.out(), '7.0.0');
+    }
+  });
+}
