@@ -1,6 +1,6 @@
 // The poisoning scenario (test/helpers/runner-scenario.ts) on every pinned runner version besides the
 // default ones (nx 24.0.6 and turbo 2.11.11 run it in poisoning.test.ts and guarded-runners.test.ts): nx
-// 20.8.4, 21.6.11, 22.6.3, 23.0.2, turbo 2.0.14 and 2.5.8 (test/helpers/runner-versions.ts). One workspace
+// 20.8.4, 21.6.11, 22.6.3, 23.0.2, turbo 2.0.14 and 2.5.8, pnpm 12.21.0's pipeline (test/helpers/runner-versions.ts). One workspace
 // per version: first the control without lockguard (the runner replays b's stale 6.0.0 after going back),
 // then, from an empty runner cache and task DB, `lockguard run -- <runner>` (the real bin): b's save is
 // withheld, and after going back the runner really rebuilds b with what is installed (7.0.0), never a
@@ -11,28 +11,43 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { BIN } from '../helpers/cli.js';
-import { scenario, type Tool } from '../helpers/runner-scenario.js';
-import { NX_VERSIONS, TURBO_VERSIONS, type RunnerVersion } from '../helpers/runner-versions.js';
+import { resolvePipelineCache } from '../../lib/integrations/runners/index.js';
+import { scenario, type ScenarioOptions, type Tool } from '../helpers/runner-scenario.js';
+import { NX_VERSIONS, PNPM_1221, TURBO_VERSIONS, type RunnerVersion } from '../helpers/runner-versions.js';
 
 interface Case {
-  readonly tool: Extract<Tool, 'nx' | 'turbo'>;
+  readonly tool: Tool;
   readonly runner: RunnerVersion;
 }
 
 const CASES: readonly Case[] = [
   ...NX_VERSIONS.filter((runner) => runner.pkg !== 'nx').map((runner) => ({ tool: 'nx' as const, runner })),
   ...TURBO_VERSIONS.filter((runner) => runner.pkg !== 'turbo').map((runner) => ({ tool: 'turbo' as const, runner })),
+  // pnpm 12.4.2's pipeline runs it in withhold.test.ts and guarded-runners.test.ts.
+  { tool: 'pnpm-pipeline', runner: PNPM_1221 },
 ];
 
-/** b's line in the runner's output: nx `> nx run b:build  [local cache]`, turbo `b:build: cache hit, replaying logs <hash>`. */
-function bRestored(tool: Case['tool'], stdout: string): boolean {
+/**
+ * b restored from the cache, as the runner prints it: nx `> nx run b:build  [local cache]`, turbo
+ * `b:build: cache hit, replaying logs <hash>`; the pipeline names no task: `2 passed (2 from cache)`.
+ */
+function bRestored(tool: Tool, stdout: string): boolean {
+  if (tool === 'pnpm-pipeline') return /2 passed \(2 from cache\)/.test(stdout);
   return tool === 'nx' ? /nx run b:build\s+\[(local|remote) cache\]/.test(stdout) : /b:build: cache hit/.test(stdout);
+}
+
+/** What says b really ran: nx's task header without a cache tag, turbo's miss, the pipeline's `(0 from cache)`. */
+const B_RAN: Record<Tool, RegExp> = { nx: /> nx run b:build\s*\n/, turbo: /b:build: cache miss, executing/, 'pnpm-pipeline': /2 passed \(0 from cache\)/ };
+
+function options(tool: Tool, runner: RunnerVersion): ScenarioOptions {
+  if (tool === 'nx') return { nxPackage: runner.pkg };
+  return tool === 'turbo' ? { turboPackage: runner.pkg } : { pnpm1221: true };
 }
 
 for (const { tool, runner } of CASES) {
   test(`${tool} ${runner.version}: without lockguard the stale b is replayed; with lockguard it is withheld and rebuilt with the installed version`, (t) => {
-    const s = scenario(t, tool, tool === 'nx' ? { nxPackage: runner.pkg } : { turboPackage: runner.pkg });
-    const version = s.sh([tool, '--version']);
+    const s = scenario(t, tool, options(tool, runner));
+    const version = s.sh([tool === 'pnpm-pipeline' ? 'pnpm' : tool, '--version']);
     assert.match(version.stdout, new RegExp(runner.version.replaceAll('.', '\\.')), `the ${tool} on PATH is ${runner.version}:\n${version.stdout}`);
     {
       // Control: the runner alone keys b on S0 before a installs 6.0.0, and replays it after going back.
@@ -45,7 +60,7 @@ for (const { tool, runner } of CASES) {
       assert.equal(s.out(), '6.0.0', 'the stale output is replayed');
     }
     // Start over: an empty runner cache and task DB, a#build armed again.
-    for (const dir of ['.nx', '.turbo']) rmSync(join(s.root, dir), { recursive: true, force: true });
+    for (const dir of [join(s.root, '.nx'), join(s.root, '.turbo'), resolvePipelineCache(s.root, s.env).dir]) rmSync(dir, { recursive: true, force: true });
     s.arm();
     {
       const run = s.sh([process.execPath, BIN, 'run', '--', ...s.runnerArgv()]);
@@ -61,7 +76,7 @@ for (const { tool, runner } of CASES) {
       const rebuild = s.runner();
       assert.equal(s.installed(), '7.0.0');
       assert.ok(!bRestored(tool, rebuild.stdout), `b is not a cache hit after the withholding:\n${rebuild.stdout}`);
-      assert.match(rebuild.stdout, tool === 'nx' ? /> nx run b:build\s*\n/ : /b:build: cache miss, executing/);
+      assert.match(rebuild.stdout, B_RAN[tool]);
       assert.equal(s.out(), '7.0.0', 'b was rebuilt with what is installed');
     }
     {

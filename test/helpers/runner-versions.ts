@@ -1,7 +1,7 @@
 // The runner versions the suite installs (pinned devDependencies, most as npm aliases) and how a test
 // workspace gets one of them, offline.
 //
-// Owns: `NX_VERSIONS` / `TURBO_VERSIONS` (the folder in this repo's node_modules and the version it holds:
+// Owns: `NX_VERSIONS` / `TURBO_VERSIONS` / `PNPM_1221` (the folder in this repo's node_modules and the version it holds:
 // the README's "Supported runner versions" table is proved on exactly these) and `nxInstallation(pkg, into)`.
 // Why a copy for nx: nx's bin treats itself as the workspace's local nx only when `nx` resolved from three
 // folders above its own (real) path is itself, and nx requires itself by name (`nx/src/...`); an aliased
@@ -32,6 +32,8 @@ function installed(pkg: string): RunnerVersion {
 export const NX_VERSIONS: readonly RunnerVersion[] = ['nx20', 'nx21', 'nx22', 'nx23', 'nx'].map(installed);
 /** turbo 2.0, 2.5 and 2.11 (the launcher of 2.0 and 2.5 finds `turbo-linux-64`, 2.11's `@turbo/linux-64`). */
 export const TURBO_VERSIONS: readonly RunnerVersion[] = ['turbo20', 'turbo25', 'turbo'].map(installed);
+/** pnpm 12.21.0 (the standalone exe) for the pipeline; 12.4.2 (`pnpm12`) is the scenario's default. */
+export const PNPM_1221: RunnerVersion = installed('pnpm1221');
 
 /** Symlink every package of `from` (a node_modules folder) into `into` that is not there yet (scopes merged). */
 function linkPackages(from: string, into: string): void {
