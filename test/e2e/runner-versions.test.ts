@@ -1,6 +1,6 @@
 // The poisoning scenario (test/helpers/runner-scenario.ts) on every pinned runner version besides the
 // default ones (nx 24.0.6 and turbo 2.11.11 run it in poisoning.test.ts and guarded-runners.test.ts): nx
-// 20.8.4, 21.6.11, 22.6.3, 23.0.2, turbo 2.0.14 and 2.5.8, pnpm 12.21.0's pipeline (test/helpers/runner-versions.ts). One workspace
+// 20.8.4, 21.6.11, 22.6.3, 23.3.2, turbo 2.0.14 and 2.5.8, pnpm 12.21.0's pipeline (test/helpers/runner-versions.ts). One workspace
 // per version: first the control without lockguard (the runner replays b's stale 6.0.0 after going back),
 // then, from an empty runner cache and task DB, `lockguard run -- <runner>` (the real bin): b's save is
 // withheld, and after going back the runner really rebuilds b with what is installed (7.0.0), never a
@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import { BIN } from '../helpers/cli.js';
 import { resolvePipelineCache } from '../../lib/integrations/runners/index.js';
 import { scenario, type ScenarioOptions, type Tool } from '../helpers/runner-scenario.js';
-import { NX_VERSIONS, PNPM_1221, TURBO_VERSIONS, type RunnerVersion } from '../helpers/runner-versions.js';
+import { installed, NX_PACKAGES, PNPM_1221, TURBO_PACKAGES, type RunnerVersion } from '../helpers/runner-versions.js';
 
 interface Case {
   readonly tool: Tool;
@@ -21,10 +21,10 @@ interface Case {
 }
 
 const CASES: readonly Case[] = [
-  ...NX_VERSIONS.filter((runner) => runner.pkg !== 'nx').map((runner) => ({ tool: 'nx' as const, runner })),
-  ...TURBO_VERSIONS.filter((runner) => runner.pkg !== 'turbo').map((runner) => ({ tool: 'turbo' as const, runner })),
+  ...NX_PACKAGES.filter((pkg) => pkg !== 'nx').map((pkg) => ({ tool: 'nx' as const, runner: installed(pkg) })),
+  ...TURBO_PACKAGES.filter((pkg) => pkg !== 'turbo').map((pkg) => ({ tool: 'turbo' as const, runner: installed(pkg) })),
   // pnpm 12.4.2's pipeline runs it in withhold.test.ts and guarded-runners.test.ts.
-  { tool: 'pnpm-pipeline', runner: PNPM_1221 },
+  { tool: 'pnpm-pipeline', runner: installed(PNPM_1221) },
 ];
 
 /**

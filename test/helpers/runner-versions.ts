@@ -1,7 +1,7 @@
 // The runner versions the suite installs (pinned devDependencies, most as npm aliases) and how a test
 // workspace gets one of them, offline.
 //
-// Owns: `NX_VERSIONS` / `TURBO_VERSIONS` / `PNPM_1221` (the folder in this repo's node_modules and the version it holds:
+// Owns: `NX_PACKAGES` / `TURBO_PACKAGES` / `PNPM_1221` (folders in this repo's node_modules; `installed` reads the version each holds:
 // the README's "Supported runner versions" table is proved on exactly these) and `nxInstallation(pkg, into)`.
 // Why a copy for nx: nx's bin treats itself as the workspace's local nx only when `nx` resolved from three
 // folders above its own (real) path is itself, and nx requires itself by name (`nx/src/...`); an aliased
@@ -23,17 +23,18 @@ export interface RunnerVersion {
   readonly version: string;
 }
 
-function installed(pkg: string): RunnerVersion {
+/** The version installed under `node_modules/<pkg>` (read when asked: a scenario needs only its own runner). */
+export function installed(pkg: string): RunnerVersion {
   const manifest = JSON.parse(readFileSync(join(MODULES, pkg, 'package.json'), 'utf8')) as { version: string };
   return { pkg, version: manifest.version };
 }
 
 /** nx 20 to 24, one pinned version each (package.json devDependencies). */
-export const NX_VERSIONS: readonly RunnerVersion[] = ['nx20', 'nx21', 'nx22', 'nx23', 'nx'].map(installed);
+export const NX_PACKAGES: readonly string[] = ['nx20', 'nx21', 'nx22', 'nx23', 'nx'];
 /** turbo 2.0, 2.5 and 2.11 (the launcher of 2.0 and 2.5 finds `turbo-linux-64`, 2.11's `@turbo/linux-64`). */
-export const TURBO_VERSIONS: readonly RunnerVersion[] = ['turbo20', 'turbo25', 'turbo'].map(installed);
+export const TURBO_PACKAGES: readonly string[] = ['turbo20', 'turbo25', 'turbo'];
 /** pnpm 12.21.0 (the standalone exe) for the pipeline; 12.4.2 (`pnpm12`) is the scenario's default. */
-export const PNPM_1221: RunnerVersion = installed('pnpm1221');
+export const PNPM_1221 = 'pnpm1221';
 
 /** Symlink every package of `from` (a node_modules folder) into `into` that is not there yet (scopes merged). */
 function linkPackages(from: string, into: string): void {

@@ -2,7 +2,7 @@
 //
 // Owns: `nxVersionAt(root)` (the nx that `require('nx')` finds from the workspace root), `nxSupport`
 // (how a withheld entry becomes a miss on that version) and `markNotReplayable` (the task-DB step).
-// Measured with the real nx (test/e2e/runner-versions.test.ts; 20.8.4, 21.6.11, 22.6.3, 23.0.2, 24.0.6):
+// Measured with the real nx (test/e2e/runner-versions.test.ts: 20.8.4, 21.6.11, 22.6.3, 23.3.2, 24.0.6; 23.0.2 by hand):
 // - nx 20 to 23 answer a local hit from the `cache_outputs` row of their task DB (SQLite under
 //   `.nx/workspace-data/` or `~/.nx/<id>/databases/`) alone: with the entry's folder and terminal output
 //   gone they print `[local cache]` and restore nothing. A row whose `code` is not 0 is a miss (nx replays
