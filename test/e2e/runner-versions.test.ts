@@ -1,6 +1,6 @@
 // The poisoning scenario (test/helpers/runner-scenario.ts) on every pinned runner version besides the
 // default ones (nx 24.0.6 and turbo 2.11.11 run it in poisoning.test.ts and guarded-runners.test.ts): nx
-// 20.8.4, 21.6.11, 22.6.3, 23.3.2, turbo 2.0.14 and 2.5.8, pnpm 12.21.0's pipeline (test/helpers/runner-versions.ts). One workspace
+// 20.8.4, 21.6.11, 22.6.3, 23.0.0, turbo 2.0.14 and 2.5.8, pnpm 12.21.0's pipeline (test/helpers/runner-versions.ts). One workspace
 // per version: first the control without lockguard (the runner replays b's stale 6.0.0 after going back),
 // then, from an empty runner cache and task DB, `lockguard run -- <runner>` (the real bin): b's save is
 // withheld, and after going back the runner really rebuilds b with what is installed (7.0.0), never a

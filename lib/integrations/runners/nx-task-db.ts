@@ -2,12 +2,14 @@
 //
 // Owns: `nxVersionAt(root)` (the nx that `require('nx')` finds from the workspace root), `nxSupport`
 // (how a withheld entry becomes a miss on that version) and `markNotReplayable` (the task-DB step).
-// Measured with the real nx (test/e2e/runner-versions.test.ts: 20.8.4, 21.6.11, 22.6.3, 23.3.2, 24.0.6; 23.0.2 by hand):
+// Measured with the real nx (test/e2e/runner-versions.test.ts: 20.8.4, 21.6.11, 22.6.3, 23.0.0, 24.0.6; 23.0.2 and 23.3.2 by hand):
 // - nx 20 to 23 answer a local hit from the `cache_outputs` row of their task DB (SQLite under
 //   `.nx/workspace-data/` or `~/.nx/<id>/databases/`) alone: with the entry's folder and terminal output
 //   gone they print `[local cache]` and restore nothing. A row whose `code` is not 0 is a miss (nx replays
 //   only successful results unless NX_CACHE_FAILURES=true): the task runs and nx overwrites the row.
-// - nx 24 misses once the folder is gone (no DB step needed).
+// - nx 24 misses once the folder is gone (no DB step needed); so does 23.3.2 (its DB is `-v4.db`, 23.0.x's
+//   `-v3.db`). Which 23.x release changed it was not measured: every 23 gets the DB step, which is harmless
+//   where the folder alone would do (a row with code 1 is a miss there too).
 // So on 20 to 23 the rows of the entries about to be withheld get code 1 first, written by the workspace's
 // own nx (`NxCache.applyRemoteCacheResults`, the write nx itself makes after a remote hit: nx's own SQLite
 // engine, locking and schema; Node 20 has no node:sqlite and lockguard takes no SQLite dependency), with
