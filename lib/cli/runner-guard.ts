@@ -146,6 +146,7 @@ export async function afterRunners(prepared: RunnerPrepared, policy: Policy, mov
     if (active) notes.push(...summaryNotes);
     const left = (withheld?.notMoved ?? []).filter((item) => item.reason === 'interrupted' || (fault !== undefined && item.reason === 'error' && item.detail.startsWith('the pass stopped')));
     for (const item of withheld?.notMoved ?? []) if (!left.includes(item)) notes.push(`not withheld ${item.key}: ${item.detail}`);
+    if (withheld?.unguarded !== undefined) notes.push(`${guarded.runner}: ${withheld.unguarded.why}; ${withheld.unguarded.left} stale entries left in "${guarded.cache.dir}" (nothing was moved)`);
     if (left.length > 0) notes.push(`${guarded.runner}: ${left.length} stale entries not withheld yet (the pass was stopped); the next lockguard command in this workspace withholds them`);
     outcomes.push({ runner: guarded.runner, cacheDir: guarded.cache.dir, withheld, summary });
   }
