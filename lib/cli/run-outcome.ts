@@ -31,12 +31,14 @@ export function outcomeText(policy: Policy, outcome: RunnerOutcome, guarded: rea
   const details = `${refused} (lockguard status --run ${runId} for details)`;
   const names = list(guarded.map((cache) => RUNNER_LABEL[cache.runner]));
   const noCache = 'no runner cache is guarded here (no turbo, nx or pnpm pipeline configured), so nothing was withheld; lockguard verify refuses saves keyed on this run';
+  // A runner version lockguard cannot guard is said first, with what it left, and never counted as withheld.
+  const cannot = outcome.unguarded.map((item) => `${item.why}: ${plural(item.left, 'cache save')} keyed before it ${item.left === 1 ? 'was' : 'were'} left in the cache, and it may replay ${item.left === 1 ? 'it' : 'them'}; `).join('');
   const saves =
     guarded.length === 0
       ? noCache
       : withheld === 0 && (outcome.spared ?? 0) === 0
-        ? `the ${names} ${guarded.length === 1 ? 'cache holds' : 'caches hold'} no save from after it, so nothing was withheld`
-        : `${withheld === 0 ? 'no cache save keyed before it was withheld' : `${plural(withheld, 'cache save')} keyed before it ${withheld === 1 ? 'was' : 'were'} withheld`}${outcome.scopeClause ?? ''}`;
+        ? `${cannot}${cannot === '' ? `the ${names} ${guarded.length === 1 ? 'cache holds' : 'caches hold'} no save from after it, so ` : ''}nothing was withheld`
+        : `${cannot}${withheld === 0 ? 'no cache save keyed before it was withheld' : `${plural(withheld, 'cache save')} keyed before it ${withheld === 1 ? 'was' : 'were'} withheld`}${outcome.scopeClause ?? ''}`;
   switch (policy) {
     case 'flag':
       return `reported only (policy flag), nothing was withheld: outputs built after it are keyed on the old lockfile${after}${details}`;

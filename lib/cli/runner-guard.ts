@@ -53,6 +53,8 @@ export interface RunnerPrepared {
   readonly notes: string[];
   /** Lines to print before the child starts (the remote-cache switch). */
   readonly announce: readonly string[];
+  /** The environment the command runs with (the caller's plus `env`), for a runner asked after it. */
+  readonly runEnv: Env;
 }
 
 export interface CacheOutcome {
@@ -77,6 +79,8 @@ export interface RunnerOutcome {
   readonly interrupted: boolean;
   /** The disk or ledger fault that ended the withholding early (what it did not reach stays in the cache). */
   readonly fault: LockguardError | undefined;
+  /** Runner versions lockguard cannot withhold from (nx older than 20): why, and the stale entries left. */
+  readonly unguarded: readonly { readonly runner: GuardedRunner; readonly why: string; readonly left: number }[];
 }
 
 function inLedger(path: string, root: string): boolean {
@@ -108,7 +112,7 @@ export function prepareRunners(plan: GuardPlan, root: string, command: readonly 
     extraArgv.push(...switched.argv);
     if (switched.note !== undefined) announce.push(switched.note);
   }
-  return { plan, caches, argv: [...command, ...extraArgv], env: extraEnv, notes, announce };
+  return { plan, caches, argv: [...command, ...extraArgv], env: extraEnv, notes, announce, runEnv: { ...env, ...extraEnv } };
 }
 
 /** After the command: per guarded cache, the runner's summary and (unless `flag`) the withholding pass. */
@@ -124,7 +128,7 @@ export async function afterRunners(
 ): Promise<RunnerOutcome> {
   const notes = [...prepared.notes];
   const outcomes: CacheOutcome[] = [];
-  if (move === undefined) return { caches: outcomes, withheldCount: 0, keptBeforeMove: 0, spared: 0, scopeClause: '', tasksAfterMove: [], notes, interrupted: false, fault: undefined };
+  if (move === undefined) return { caches: outcomes, withheldCount: 0, keptBeforeMove: 0, spared: 0, scopeClause: '', tasksAfterMove: [], notes, interrupted: false, fault: undefined, unguarded: [] };
   let interrupted = false;
   let fault: LockguardError | undefined;
   for (const guarded of prepared.caches) {
@@ -146,14 +150,20 @@ export async function afterRunners(
     try {
       const reading = summary ?? { source: undefined, tasks: [], runningAcrossMove: [], ownKeys: undefined, note: undefined };
       if (policy !== 'flag')
-        withheld = await withholdAfterRun(guarded.cache, guarded.before, reading, {
-          movedAt: move.at,
-          runId,
-          reasons: withholdReasons(move),
-          ...window,
-          ...(control === undefined ? {} : { control }),
-          ...(scope === undefined ? {} : { scope }),
-        });
+        withheld = await withholdAfterRun(
+          guarded.cache,
+          guarded.before,
+          reading,
+          {
+            movedAt: move.at,
+            runId,
+            reasons: withholdReasons(move),
+            ...window,
+            ...(control === undefined ? {} : { control }),
+            ...(scope === undefined ? {} : { scope }),
+          },
+          prepared.runEnv,
+        );
       if (withheld?.interrupted === true) interrupted = true;
       if (withheld?.fault !== undefined) fault = withheld.fault;
     } catch (error) {
@@ -167,6 +177,7 @@ export async function afterRunners(
     if (active) notes.push(...summaryNotes);
     const left = (withheld?.notMoved ?? []).filter((item) => item.reason === 'interrupted' || (fault !== undefined && item.reason === 'error' && item.detail.startsWith('the pass stopped')));
     for (const item of withheld?.notMoved ?? []) if (!left.includes(item)) notes.push(`not withheld ${item.key}: ${item.detail}`);
+    if (withheld?.unguarded !== undefined) notes.push(`${guarded.runner}: ${withheld.unguarded.why}; ${withheld.unguarded.left} stale entries left in "${guarded.cache.dir}" (nothing was moved)`);
     if (left.length > 0) notes.push(`${guarded.runner}: ${left.length} stale entries not withheld yet (the pass was stopped); the next lockguard command in this workspace withholds them`);
     outcomes.push({ runner: guarded.runner, cacheDir: guarded.cache.dir, withheld, summary });
   }
@@ -180,6 +191,7 @@ export async function afterRunners(
     notes,
     interrupted,
     fault,
+    unguarded: outcomes.flatMap((outcome) => (outcome.withheld?.unguarded === undefined ? [] : [{ runner: outcome.runner, ...outcome.withheld.unguarded }])),
   };
 }
 

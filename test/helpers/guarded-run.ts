@@ -30,6 +30,6 @@ export async function guardedRun(s: Scenario, run: () => SpawnSyncReturns<string
   if (!moved) return { result, cache, movedAt: undefined, summary: undefined, withheld: undefined };
   const movedAt = statSync(s.lockfile).ctimeMs;
   const summary = tasksAfterMove(cache, { movedAt, runStartedAt });
-  const withheld = await withholdAfterRun(cache, before, summary, { movedAt, runStartedAt, runEndedAt, runId });
+  const withheld = await withholdAfterRun(cache, before, summary, { movedAt, runStartedAt, runEndedAt, runId }, s.env);
   return { result, cache, movedAt, summary, withheld };
 }

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
 import { homeEnv, isolatedEnv } from './env.js';
+import { nxInstallation } from './runner-versions.js';
 import { bunBinary } from './tools.js';
 import { tempWorkspace, writeTree } from './workspace.js';
 
@@ -145,6 +146,10 @@ export interface ScenarioOptions {
   readonly install?: readonly string[];
   /** The workspace's `.npmrc` (e.g. `node-linker=hoisted\n`). */
   readonly npmrc?: string;
+  /** The nx the workspace installs: a folder of this repo's node_modules (`nx22` = the `npm:nx@22.6.3` alias; default `nx`). */
+  readonly nxPackage?: string;
+  /** The turbo on PATH: a folder of this repo's node_modules (`turbo20` = the `npm:turbo@2.0.14` alias; default `turbo`). */
+  readonly turboPackage?: string;
 }
 
 /** Build the scenario workspace, install it (S0) and arm a#build. */
@@ -170,6 +175,11 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
   writeFileSync(join(base, 'bin', 'yarn'), `#!/bin/sh\nexec "${process.execPath}" "${YARN_JS}" "$@"\n`);
   chmodSync(join(base, 'bin', 'yarn'), 0o755);
   if (manager === 'bun') symlinkSync(bunBinary(), join(base, 'bin', 'bun'));
+  // The runner versions on PATH by name (not node_modules/.bin, where one alias's bin may shadow another's).
+  const nxPackage = options.nxPackage === undefined || options.nxPackage === 'nx' ? join(REPO, 'node_modules', 'nx') : nxInstallation(options.nxPackage, join(base, 'nx-install'));
+  writeFileSync(join(base, 'bin', 'nx'), `#!/bin/sh\nexec "${process.execPath}" "${join(nxPackage, (JSON.parse(readFileSync(join(nxPackage, 'package.json'), 'utf8')) as { bin: { nx: string } }).bin.nx)}" "$@"\n`);
+  chmodSync(join(base, 'bin', 'nx'), 0o755);
+  symlinkSync(join(REPO, 'node_modules', options.turboPackage ?? 'turbo', 'bin', 'turbo'), join(base, 'bin', 'turbo'));
   writeFileSync(
     join(base, 'a-build.cjs'),
     aBuild(
@@ -182,7 +192,7 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
   if (tool !== 'pnpm-pipeline') rootManifest['packageManager'] = { pnpm: pnpmPin, yarn: 'yarn@4.18.1', bun: 'bun@1.4.5' }[manager];
   if (manager !== 'pnpm') rootManifest['workspaces'] = ['packages/*'];
   if (options.rootScripts !== undefined) rootManifest['scripts'] = options.rootScripts;
-  if (tool === 'nx') rootManifest['devDependencies'] = { nx: `link:${join(REPO, 'node_modules', 'nx')}` };
+  if (tool === 'nx') rootManifest['devDependencies'] = { nx: `link:${nxPackage}` };
   let workspaceYaml = 'packages:\n  - "packages/*"\nupdateNotifier: false\n';
   if (tool === 'pnpm-pipeline') workspaceYaml += 'tasks:\n  build:\n    dependsOn: ["^build"]\n    outputs: ["dist/**"]\npipelines:\n  default: [build]\n';
   writeTree(root, {

@@ -12,7 +12,7 @@ import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
 import type { Workspace } from '../../core/workspace.js';
 import { pathKeyOf } from '../../integrations/package-managers/on-path.js';
 import { effectivePnpm, majorOf } from '../../integrations/package-managers/version.js';
-import { turboNative } from '../../integrations/runners/index.js';
+import { NX_GUARDED_MAJORS, nxSupport, nxVersionAt, turboNative } from '../../integrations/runners/index.js';
 import { listRunIds, loadRun, runDir } from '../../run/ledger.js';
 import { listMarkers } from '../../run/live.js';
 import { flag, parse } from '../args.js';
@@ -37,7 +37,8 @@ Checks that lockguard can do its job here, read-only: Node.js version, the finge
 installed tree holds what the lockfile says, the pnpmfile shim (pnpm) or the hook scripts (npm), the pnpm
 that runs (the one on PATH, or the packageManager pin it switches to unless managePackageManagerVersions or
 pmOnFail says not to) and its hooks, what --policy refuse can stop for yarn and bun, turbo's packageManager pin and which turbo
-binary lockguard run starts (node_modules/.bin first on PATH, as in a package script), and the ledger
+binary lockguard run starts (node_modules/.bin first on PATH, as in a package script), whether lockguard can
+withhold entries from the installed nx (nx 20 to 24; read from node_modules/nx/package.json), and the ledger
 (broken records, live runs, and past 500 runs a hint to lockguard prune). Exit 0 when nothing fails
 (warnings allowed), 1 when a check fails.
 
@@ -202,6 +203,26 @@ function turboStartCheck(root: string, env: Io['env']): CheckResult[] {
   return [{ check: 'turbo-bin', level: 'ok', detail: `lockguard run -- turbo starts ${native.binary} itself, as turbo's launcher would (one Node start fewer)` }];
 }
 
+/** Where nx is configured or installed: can lockguard withhold entries from this version (nx-task-db.ts)? */
+function nxVersionCheck(root: string, env: Io['env']): CheckResult[] {
+  const configured = lstatSync(join(root, 'nx.json'), { throwIfNoEntry: false }) !== undefined;
+  const version = nxVersionAt(root);
+  if (version === undefined) {
+    if (!configured) return [];
+    return [{ check: 'nx', level: 'warn', detail: 'nx.json is here but no nx is installed (node_modules/nx): lockguard cannot tell which nx runs', fix: 'Install the workspace (nx as a root devDependency).' }];
+  }
+  const support = nxSupport(version, env);
+  const range = `nx ${NX_GUARDED_MAJORS.first} to ${NX_GUARDED_MAJORS.last}`;
+  if (support.kind === 'unguarded') {
+    const fix = env['NX_CACHE_FAILURES'] === 'true' && Number(version.split('.')[0]) >= NX_GUARDED_MAJORS.first ? 'Unset NX_CACHE_FAILURES where lockguard guards the run.' : `Upgrade nx to ${range} (nx migrate).`;
+    return [{ check: 'nx', level: 'fail', detail: `${support.why ?? `nx ${version} cannot be guarded`}: lockguard run moves none of its stale entries, and nx may replay them`, fix }];
+  }
+  if (support.why !== undefined) return [{ check: 'nx', level: 'warn', detail: support.why, fix: `Check it with a guarded run, or pin nx to ${range}.` }];
+  const how =
+    support.kind === 'task-db' ? "its task DB answers hits by itself, so lockguard first marks a withheld entry's row not replayable (through this nx), then moves the entry" : "a withheld entry's folder leaving the cache is a miss";
+  return [{ check: 'nx', level: 'ok', detail: `nx ${version} is guarded: ${how}` }];
+}
+
 /** More runs than this and doctor suggests `lockguard prune`. */
 const PRUNE_HINT_AT = 10 * DEFAULT_KEEP;
 
@@ -259,7 +280,7 @@ export const command: Command = {
   async run(argv, io: Io) {
     const parsed = parse('doctor', argv, { ...DIR_OPTION, json: { type: 'boolean' } });
     const workspace = await workspaceOf(parsed, io);
-    const results = [nodeCheck(), ...tableChecks(workspace), ...hookChecks(workspace, io.env), ...turboStartCheck(workspace.root, io.env), ...ledgerChecks(workspace.root)];
+    const results = [nodeCheck(), ...tableChecks(workspace), ...hookChecks(workspace, io.env), ...turboStartCheck(workspace.root, io.env), ...nxVersionCheck(workspace.root, io.env), ...ledgerChecks(workspace.root)];
     if (flag(parsed, 'json')) {
       io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     } else {

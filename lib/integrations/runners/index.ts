@@ -13,11 +13,12 @@
 
 import { unreachable } from '../../core/errors.js';
 import { nxSummary, resolveNxCache } from './nx.js';
+import { withholdNx, type RunnerWithholdResult } from './nx-withhold.js';
 import { pipelineSummary, resolvePipelineCache } from './pnpm-pipeline.js';
 import { resolveTurboCache, turboSummary } from './turbo.js';
 import type { CacheState, RunnerCache, RunnerName, SummaryReading } from './types.js';
 import { entryScope, type ScopeJudged, type WithholdScope } from './affected.js';
-import { withhold, type WithholdOptions, type WithholdResult } from './withhold.js';
+import { withhold, type WithholdOptions } from './withhold.js';
 
 export { configuredRunners, detectRunner, resolveGuard, runnerOfStep, runnersInCommand, stepsOf, type GuardedRunner, type GuardPlan } from './detect.js';
 export { cacheState, listUnits } from './listing.js';
@@ -29,6 +30,8 @@ export { planWithhold, withhold, type WithholdOptions, type WithholdResult } fro
 export { resolveTurboCache, turboSummary } from './turbo.js';
 export { directTurboStart, turboNative, type DirectStart, type TurboNative } from './turbo-binary.js';
 export { resolveNxCache, nxSummary } from './nx.js';
+export { NX_GUARDED_MAJORS, nxSupport, nxVersionAt, type NxSupport } from './nx-task-db.js';
+export type { RunnerWithholdResult } from './nx-withhold.js';
 export { resolvePipelineCache, pipelineSummary, pipelineFolderName } from './pnpm-pipeline.js';
 export { RUNNER_NAMES, REMOTE_MODES } from './types.js';
 export type { CacheState, CacheUnit, RemoteMode, RemotePlan, RunnerCache, RunnerName, SummaryReading, TaskAfterMove, UnitIdentity } from './types.js';
@@ -66,29 +69,33 @@ export function tasksAfterMove(cache: RunnerCache, options: { movedAt: number; r
 }
 
 /** A withholding pass's result with the scope it was judged on (every save after the move, and why, or per project). */
-export interface ScopedWithholdResult extends WithholdResult {
+export interface ScopedWithholdResult extends RunnerWithholdResult {
   readonly scope: ScopeJudged;
 }
 
 /**
  * `withhold` fed with the summary: tasks running across the move, own keys only for a shared cache, and
- * the entries the scope spares (affected.ts; without a scope, every save after the move).
+ * the entries the scope spares (affected.ts; without a scope, every save after the move). nx goes through
+ * its per-version pass (nx-withhold.ts); `env` is what the runner ran with (default: this process's), for
+ * the workspace's nx when its task DB must be updated.
  */
 export async function withholdAfterRun(
   cache: RunnerCache,
   before: CacheState,
   summary: SummaryReading,
   options: Omit<WithholdOptions, 'runningAcrossMove' | 'ownKeys' | 'taskOf' | 'spare'> & { readonly scope?: WithholdScope },
+  env: Env = process.env,
 ): Promise<ScopedWithholdResult> {
   const { scope, ...rest } = options;
   const taskOf = new Map(summary.tasks.map((task) => [task.key, task.task]));
   const entries = scope === undefined ? undefined : entryScope(cache, scope, summary);
-  const result = await withhold(cache, before, {
+  const fed: WithholdOptions = {
     ...rest,
     runningAcrossMove: summary.runningAcrossMove,
     taskOf,
     ...(cache.shared === true && summary.ownKeys !== undefined ? { ownKeys: summary.ownKeys } : {}),
     ...(entries?.kind === 'projects' ? { spare: (key: string) => entries.spare(key) } : {}),
-  });
+  };
+  const result = cache.runner === 'nx' ? await withholdNx(cache, before, fed, env) : await withhold(cache, before, fed);
   return { ...result, scope: entries === undefined ? { kind: 'all', reason: 'no scope was given' } : entries.kind === 'all' ? { kind: 'all', reason: entries.reason } : entries.judged() };
 }

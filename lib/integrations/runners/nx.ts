@@ -1,4 +1,4 @@
-// nx 24: where its local cache is, and what its `run.json` says about the tasks after a move.
+// nx (20 to 24): where its local cache is, and what its `run.json` says about the tasks after a move.
 //
 // Owns: resolving the cache dir as nx 24.0.6 does (read from its `cache-directory.js`):
 //   1. `NX_CACHE_DIRECTORY` (relative to the root), else 2. nx.json `cacheDirectory` (or
@@ -10,10 +10,9 @@
 //   requiring `nx/src/utils/cache-directory`, ~350 ms) unless step 3 is impossible (HOME under /tmp, or no
 //   git repo and no cloud id); without an nx to ask, step 4 is assumed and said. The answer is remembered
 //   (nx-memo.ts) under a key of everything it depends on, so a guarded run asks once, not on every run.
-// Entry layout (measured): `<cache>/<hash>/` (the outputs) + `<cache>/terminalOutputs/<hash>`; the
-// `cache_outputs` row in nx's task DB (`.nx/workspace-data/*.db` or `~/.nx/<id>/databases/`) is NOT
-// touched: with the folder gone nx 24 treats the entry as a miss, runs the task and overwrites the row
-// (tested in test/e2e). So no SQLite access is needed (Node 20 has no node:sqlite).
+// Entry layout (measured, nx 20 to 24): `<cache>/<hash>/` (the outputs) + `<cache>/terminalOutputs/<hash>`,
+// plus a `cache_outputs` row in nx's task DB (`.nx/workspace-data/*.db` or `~/.nx/<id>/databases/`). With
+// the folder gone nx 24 misses; nx 20 to 23 need the row marked first (nx-task-db.ts, nx-withhold.ts).
 // Invariants: never writes anything of nx's; a missing or corrupt run.json is a note, never an error.
 
 import { spawnSync } from 'node:child_process';

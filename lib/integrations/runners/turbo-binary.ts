@@ -8,7 +8,7 @@
 // with the same argv. Its own rules, read from that file: `TURBO_BINARY_PATH` when set and present; else
 // `@turbo/<platform>-<arch>/bin/turbo[.exe]`, then the legacy `turbo-<platform>-<arch>/bin/turbo[.exe]`,
 // resolved from the launcher's folder (platform `windows` for win32, `linux` for android; arch `64` for
-// x64). It spawns the binary with stdio inherited and its env (a shim's NODE_PATH included) plus
+// x64); a launcher before 2.8.18 differs (olderLauncher) and runs as given. It spawns the binary with stdio inherited and its env (a shim's NODE_PATH included) plus
 // `__TURBO_NPM_WRAPPER=1` (turbo then counts a SIGTERM or SIGHUP that reaches it from the process group and
 // again from the wrapper as one), forwards SIGTERM and SIGHUP, leaves SIGINT to the process group (on POSIX
 // it forwards nothing on SIGINT), and ends as the binary ended. A guarded run does exactly that in the
@@ -37,17 +37,29 @@ function onPath(file: string, root: string, env: Env): string | undefined {
   return undefined;
 }
 
-/** True when `launcher` (a real path) is `bin/turbo` of the `turbo` package. */
-function isTurboLauncher(launcher: string): boolean {
-  if (basename(launcher) !== 'turbo' || basename(dirname(launcher)) !== 'bin') return false;
+/** The version when `launcher` (a real path) is `bin/turbo` of the `turbo` 2 package, else undefined. */
+function turboLauncherVersion(launcher: string): string | undefined {
+  if (basename(launcher) !== 'turbo' || basename(dirname(launcher)) !== 'bin') return undefined;
   try {
     const manifest = JSON.parse(readFileSync(join(dirname(dirname(launcher)), 'package.json'), 'utf8')) as { name?: unknown; version?: unknown; bin?: unknown };
     const bin = manifest.bin as Record<string, unknown> | undefined;
-    const major = typeof manifest.version === 'string' ? manifest.version.split('.')[0] : undefined;
-    return manifest.name === 'turbo' && major === '2' && typeof bin === 'object' && bin !== null && (bin['turbo'] === './bin/turbo' || bin['turbo'] === 'bin/turbo');
+    const version = typeof manifest.version === 'string' ? manifest.version : undefined;
+    const ok = manifest.name === 'turbo' && version?.split('.')[0] === '2' && typeof bin === 'object' && bin !== null && (bin['turbo'] === './bin/turbo' || bin['turbo'] === 'bin/turbo');
+    return ok ? version : undefined;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/**
+ * True for a launcher older than 2.8.18 (read from 2.0.14's and 2.5.8's): it looks for the legacy
+ * `turbo-<platform>-<arch>` package only, runs the binary with `execFileSync` (no `__TURBO_NPM_WRAPPER`, no
+ * signal forwarding). Its start is not the one this module imitates, so such a launcher runs as given (and
+ * where both platform packages are installed, it is never handed the newer binary).
+ */
+function olderLauncher(version: string): boolean {
+  const [, minor = 0, patch = 0] = version.split(/[.-]/).map(Number);
+  return minor < 8 || (minor === 8 && patch < 18);
 }
 
 /** The launcher's platform and arch words, or undefined where it supports neither. */
@@ -78,7 +90,8 @@ export function turboNative(file: string, root: string, env: Env): TurboNative |
   } catch {
     return undefined;
   }
-  if (!isTurboLauncher(launcher)) return undefined;
+  const version = turboLauncherVersion(launcher);
+  if (version === undefined || olderLauncher(version)) return undefined;
   const binary = binaryOf(launcher, root, env);
   if (binary === undefined) return undefined;
   const nodePath = shim === undefined ? undefined : shimNodePath(shim, env['NODE_PATH']);

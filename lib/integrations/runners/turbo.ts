@@ -4,7 +4,8 @@
 // beats turbo.json's `cacheDir`, which beats `.turbo/cache`; relative paths are from the workspace root),
 // and reading `.turbo/runs/<id>.json` (written with `--summarize`). In a linked git worktree the default
 // cache is the main worktree's `.turbo/cache` (shared with every worktree).
-// Entry layout: `<hash>.tar.zst` + `<hash>-meta.json` + `<hash>-manifest.json`, written when the task ends.
+// Entry layout: `<hash>.tar.zst` + `<hash>-meta.json` (+ `<hash>-manifest.json` on 2.11.11; 2.0.14 and 2.5.8
+// write none), written when the task ends; the same cache dir and `.turbo/runs/` summaries from 2.0.14 on.
 // Invariants: never runs turbo; a missing or corrupt summary is a note, never an error. The summary's
 // task hashes are used to limit withholding only when the cache is shared (a linked worktree); its task
 // graph (each task's `directory` and `dependencies`) tells which entries a move touched (affected.ts).

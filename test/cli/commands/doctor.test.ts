@@ -108,3 +108,34 @@ test('doctor and plan name the pnpm that runs: pnpm 10 itself where .npmrc turns
     }
   }
 });
+
+test("doctor's nx check: a guarded nx (20 to 23 through its task DB, 24 by the folder) passes; an nx it cannot guard fails, named, with the fix", async (t) => {
+  const nxCheck = async (root: string, env: Record<string, string> = {}): Promise<(Check & { detail: string; fix?: string }) | undefined> =>
+    (JSON.parse((await cli(['doctor', '--json'], root, env)).stdout) as (Check & { detail: string; fix?: string })[]).find((check) => check.check === 'nx');
+  const linked = (pkg: string): string => {
+    const root = tempWorkspace(t, { ...pnpmTree(LOCK), 'nx.json': '{}\n' });
+    fs.mkdirSync(join(root, 'node_modules'));
+    fs.symlinkSync(join(repoRoot(), 'node_modules', pkg), join(root, 'node_modules', 'nx'));
+    return root;
+  };
+  const nx22 = linked('nx22');
+  const on22 = await nxCheck(nx22);
+  assert.equal(on22?.level, 'ok');
+  assert.match(on22?.detail ?? '', /^nx 22\.6\.3 is guarded: its task DB answers hits by itself, so lockguard first marks/);
+  const on24 = await nxCheck(linked('nx'));
+  assert.equal(on24?.level, 'ok');
+  assert.match(on24?.detail ?? '', /^nx 24\.0\.6 is guarded: a withheld entry's folder leaving the cache is a miss$/);
+  // NX_CACHE_FAILURES=true makes nx 22 replay a row marked failed: not guardable, and the fix says which setting.
+  const failures = await nxCheck(nx22, { NX_CACHE_FAILURES: 'true' });
+  assert.equal(failures?.level, 'fail');
+  assert.equal(failures?.fix, 'Unset NX_CACHE_FAILURES where lockguard guards the run.');
+  // An nx older than 20 (its package.json is what doctor reads): fails, exit 1, with the upgrade.
+  const old = tempWorkspace(t, { ...pnpmTree(LOCK), 'nx.json': '{}\n', node_modules: { nx: { 'package.json': '{"name":"nx","version":"19.8.15"}' } } });
+  const result = await cli(['doctor'], old);
+  assert.equal(result.code, 1);
+  assert.match(result.stdout, /FAIL\s+nx\s+nx 19\.8\.15 is older than lockguard can guard \(nx 20 to 24\): lockguard run moves none of its stale entries, and nx may replay them/);
+  assert.match(result.stdout, /fix: Upgrade nx to nx 20 to 24 \(nx migrate\)\./);
+  // nx.json with no nx installed: a warning; no nx at all: nothing said.
+  assert.equal((await nxCheck(tempWorkspace(t, { ...pnpmTree(LOCK), 'nx.json': '{}\n' })))?.level, 'warn');
+  assert.equal(await nxCheck(tempWorkspace(t, pnpmTree(LOCK))), undefined);
+});

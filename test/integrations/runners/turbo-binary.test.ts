@@ -82,3 +82,14 @@ test("a guarded run's start in the launcher's place: the binary, the launcher's 
   symlinkSync('../turbo/bin/turbo', join(three, 'node_modules', '.bin', 'turbo'));
   assert.equal(directTurboStart(['turbo', 'run', 'build'], three, { PATH: join(three, 'node_modules', '.bin'), TURBO_BINARY_PATH: NATIVE }), undefined);
 });
+
+test("a turbo launcher before 2.8.18 (2.0.14, 2.5.8) runs as given: it finds only turbo-<platform>-<arch> and starts it without the newer launcher's env marker and signal forwarding", () => {
+  for (const pkg of ['turbo20', 'turbo25']) {
+    const launcher = join(REPO, 'node_modules', pkg, 'bin', 'turbo');
+    // 2.11's @turbo/<platform> package resolves from there too (hoisted): it must not be started in place of the older turbo.
+    assert.ok(createRequire(launcher).resolve(`@turbo/${process.platform}-${process.arch === 'x64' ? '64' : process.arch}/bin/turbo`));
+    assert.equal(nativeOf(launcher, REPO, {}), undefined, pkg);
+    assert.equal(directTurboStart([launcher, 'run', 'build'], REPO, {}), undefined, pkg);
+  }
+  assert.equal(nativeOf(LAUNCHER, REPO, {}), NATIVE, '2.11.11 still starts its binary directly');
+});

@@ -1,0 +1,50 @@
+// The withholding pass for nx, per version (nx-task-db.ts says what each version needs).
+//
+// Owns: `withholdNx`: plan as every runner (withhold.ts planWithhold), then by the workspace's nx version:
+// nx 24 (and newer) moves the entries; nx 20 to 23 first mark their task-DB rows not replayable and move
+// only the entries whose rows were marked; an nx lockguard cannot guard (older than 20, or
+// NX_CACHE_FAILURES=true) moves nothing and says so in `unguarded`, so no line claims a withholding.
+// Invariants: the version is read only here, after a move (never on a run without one); a failed marking
+// leaves every entry in place, each reported as not withheld with why.
+
+import { markNotReplayable, nxSupport, nxVersionAt, type NxSupport } from './nx-task-db.js';
+import type { CacheState, RunnerCache } from './types.js';
+import { planWithhold, withhold, type WithholdOptions, type WithholdResult } from './withhold.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** A pass's result, plus what lockguard could not do on this runner version. */
+export interface RunnerWithholdResult extends WithholdResult {
+  /** Set when this runner version cannot be guarded: why, and how many stale entries were left in the cache. */
+  readonly unguarded?: { readonly why: string; readonly left: number };
+  /** The nx version the pass was judged on (nx caches only). */
+  readonly runnerVersion?: string;
+}
+
+export async function withholdNx(cache: RunnerCache, before: CacheState, options: WithholdOptions, env: Env): Promise<RunnerWithholdResult> {
+  const support: NxSupport = nxSupport(nxVersionAt(cache.root), env);
+  const version = support.version === undefined ? {} : { runnerVersion: support.version };
+  if (support.kind === 'folder') return { ...(await withhold(cache, before, options)), ...version };
+  const plan = planWithhold(cache, before, options);
+  const keys = plan.units.map((unit) => unit.key);
+  if (support.kind === 'unguarded') {
+    return {
+      withheld: [],
+      keptBeforeMove: plan.keptBeforeMove,
+      spared: plan.spared,
+      notMoved: plan.links,
+      quarantineDir: undefined,
+      unguarded: { why: support.why ?? `nx ${support.version} cannot be guarded`, left: keys.length },
+      ...version,
+    };
+  }
+  const failed = markNotReplayable(cache.root, cache.dir, keys, env);
+  if (failed !== undefined) {
+    const detail = `nx ${support.version} answers hits from its task DB, and ${failed}: left in the cache (moving it would make nx restore nothing)`;
+    return { withheld: [], keptBeforeMove: plan.keptBeforeMove, spared: plan.spared, notMoved: [...plan.links, ...keys.map((key) => ({ key, reason: 'error' as const, detail }))], quarantineDir: undefined, ...version };
+  }
+  // Only the marked entries may move (one written since the plan would be a hit with nothing restored);
+  // the plan above already counted the entries kept from before the move.
+  const result = await withhold(cache, before, { ...options, ownKeys: keys });
+  return { ...result, keptBeforeMove: plan.keptBeforeMove, ...version };
+}
