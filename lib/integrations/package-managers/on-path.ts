@@ -9,6 +9,9 @@ import { delimiter, dirname, join, relative, resolve } from 'node:path';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** What execvp searches when the environment has no PATH (glibc's _CS_PATH). */
+const DEFAULT_PATH = '/bin:/usr/bin';
+
 /** The name `env` spells PATH with (`Path` on Windows), `PATH` when it has none. */
 export function pathKeyOf(env: Env): string {
   return Object.keys(env).find((key) => key.toUpperCase() === 'PATH') ?? 'PATH';
@@ -47,5 +50,7 @@ export function withWorkspaceBins(env: Env, cwd: string, root: string): Record<s
   }
   const key = pathKeyOf(env);
   const current = env[key];
-  return { ...env, [key]: current === undefined || current === '' ? dirs.join(delimiter) : [...dirs, current].join(delimiter) };
+  // No PATH at all: a spawn would search the C library's default path (execvp), so it stays after the bins.
+  const rest = current === undefined ? DEFAULT_PATH : current;
+  return { ...env, [key]: rest === '' ? dirs.join(delimiter) : [...dirs, rest].join(delimiter) };
 }
