@@ -13,7 +13,6 @@
 
 import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errnoCode, LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
@@ -22,6 +21,7 @@ import { appendLine, createEmpty, writeAtomic } from './atomic.js';
 import { saveBlob } from './blobs.js';
 import { ledgerFolder, parseLine, readLedgerFile, scanLines, tailLines } from './ledger-fs.js';
 import { LEDGER, ledgerPath, RUN_FILES } from './ledger-layout.js';
+import { machineStamp } from './trust.js';
 import { processStart } from './live.js';
 import { brokenRecord, RUN_ID, validateRecord, type Policy, type RunKind, type RunRecord } from './run-record.js';
 import { isoTime } from '../core/iso-time.js';
@@ -118,7 +118,7 @@ export function createRun(options: CreateRunOptions): RunHandle {
     entries: table.entries,
     pid: process.pid,
     pidStart: processStart(process.pid),
-    host: hostname(),
+    ...machineStamp(),
     ...(options.policy === undefined ? {} : { policy: options.policy }),
     ...(options.command === undefined ? {} : { command: options.command }),
   };

@@ -19,6 +19,7 @@ import { listMarkers } from './live.js';
 import { lockQuarantine, quarantineFolder } from './quarantine.js';
 import { readJournal } from './quarantine-journal.js';
 import { finishSetAside, setAsideAndDelete } from './set-aside.js';
+import type { TrustedPlaces } from './trust.js';
 
 export interface DropResult {
   readonly run: string;
@@ -32,7 +33,8 @@ export interface DropResult {
   readonly finished: number;
 }
 
-export function dropQuarantine(root: string, runId: string): DropResult {
+/** Drop a run's quarantine; a dead holder's half-done work is repaired first, only inside `places` (trust.ts). */
+export function dropQuarantine(root: string, runId: string, places: TrustedPlaces): DropResult {
   const folder = quarantineFolder(root, runId, false);
   if (folder === undefined) {
     throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `No quarantine for the run "${runId}" in "${ledgerPath(root, LEDGER.quarantine)}".`, {
@@ -46,7 +48,7 @@ export function dropQuarantine(root: string, runId: string): DropResult {
       hint: 'Wait for it to finish, then drop its quarantine.',
     });
   }
-  const lock = lockQuarantine(root, runId);
+  const lock = lockQuarantine(root, runId, places);
   try {
     const finished = finishSetAside(ledgerFolder(root, [LEDGER.quarantine], false), DROPPED_PREFIX);
     const counts = countUnits(folder);

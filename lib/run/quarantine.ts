@@ -32,6 +32,7 @@ import { appendJournal, readJournal, unitId, unitRecord, type IntentLine, type J
 import { crossedLink, filesUnder, isSafeRelative, moveTree, recordTree, type RenameFn, type TreeFile } from './quarantine-move.js';
 import { repairQuarantine, settleUnit } from './quarantine-repair.js';
 import { isoTime } from '../core/iso-time.js';
+import { machineStamp, trustedPlaces, type TrustedPlaces } from './trust.js';
 
 /** One cache entry to withhold: every path of it moves, or none does. */
 export interface QuarantineUnit {
@@ -122,12 +123,15 @@ export function quarantineLockName(runId: string): string {
   return `quarantine-${runId}`;
 }
 
-/** Take a run's quarantine lock; a dead holder's half-done work is repaired first. */
-export function lockQuarantine(root: string, runId: string): LedgerLock {
+/**
+ * Take a run's quarantine lock; a dead holder's half-done work is repaired first, only inside `places` (the
+ * caches the caller vouches for now: trust.ts). A lock not made on this machine is ERR_LOCKGUARD_FOREIGN.
+ */
+export function lockQuarantine(root: string, runId: string, places: TrustedPlaces): LedgerLock {
   const lock = acquireLock(root, quarantineLockName(runId));
   if (lock.tookOver) {
     const dir = quarantineFolder(root, runId, false);
-    if (dir !== undefined) repairQuarantine(dir);
+    if (dir !== undefined) repairQuarantine(dir, places);
   }
   return lock;
 }
@@ -173,6 +177,7 @@ function prepare(unit: QuarantineUnit, now: number): Prepared | NotMoved {
     files,
     size,
     reason: unit.reason,
+    ...machineStamp(),
   };
   return { unit, intent };
 }
@@ -187,7 +192,7 @@ function makeHome(dir: string, runner: string, key: string, made: Set<string>): 
 }
 
 /** Move one prepared unit into quarantine; undefined when it moved, else why not (the unit then stays whole in the cache). */
-function moveUnit(dir: string, prepared: Prepared, rename: RenameFn | undefined, made: Set<string>): { outcome: OutcomeLine['op']; why?: string; fault?: LockguardError } {
+function moveUnit(dir: string, prepared: Prepared, rename: RenameFn | undefined, made: Set<string>, places: TrustedPlaces): { outcome: OutcomeLine['op']; why?: string; fault?: LockguardError } {
   const { intent } = prepared;
   const home = join(dir, entryHome(intent.runner, intent.key));
   const done: string[] = [];
@@ -208,7 +213,7 @@ function moveUnit(dir: string, prepared: Prepared, rename: RenameFn | undefined,
         break;
       }
     }
-    const settled = settleUnit(dir, intent, 'withhold');
+    const settled = settleUnit(dir, intent, 'withhold', places);
     const fault = isLockguardError(error) && (error.code === 'ERR_LOCKGUARD_DISK' || error.code === 'ERR_LOCKGUARD_ACCESS') ? error : undefined;
     const why = error instanceof Error ? error.message : String(error);
     if (settled === 'withheld') return { outcome: 'done', ...(fault === undefined ? {} : { fault }) };
@@ -227,7 +232,12 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
   const notMoved: NotMoved[] = [];
   if (units.length === 0) return { dir, moved, notMoved };
   const folder = quarantineFolder(root, runId, true) ?? dir;
-  const lock = lockQuarantine(root, runId);
+  // The caller vouches for the caches its units name (resolved now); a dead pass's repair stays inside them.
+  const places = trustedPlaces(
+    root,
+    units.map((unit) => ({ runner: unit.runner, dir: resolve(unit.cacheDir) })),
+  );
+  const lock = lockQuarantine(root, runId, places);
   const control = options.control;
   const now = (): number => (options.now?.() ?? new Date()).getTime();
   let count = 0;
@@ -269,7 +279,7 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
           notMoved.push({ key: item.unit.key, reason: fault === undefined ? 'interrupted' : 'error', detail: why });
           continue;
         }
-        const result = moveUnit(folder, item, options.rename, made);
+        const result = moveUnit(folder, item, options.rename, made, places);
         const t = now();
         outcomes.push({ op: result.outcome, unit: item.intent.unit, t, ...(result.why === undefined ? {} : { why: result.why }) });
         if (result.outcome === 'done') {

@@ -123,11 +123,13 @@ describe('forged records', () => {
     mkdirSync(join(root, '.lockguard', 'live'));
     writeFileSync(join(root, '.lockguard', 'live', taken.run), JSON.stringify({ dir: outside, id: taken.run, pid: process.pid, pidStart: 1, policy: 'refuse' }));
     writeFileSync(join(root, '.lockguard', 'live', 'x'), JSON.stringify({ dir: join(root, '.lockguard', 'runs', 'x'), id: 'x', pid: process.pid, policy: 'refuse' }));
-    // Neither is reported to (a hook would write through them); the next command drops both markers.
+    // Neither is reported to (a hook would write through them); neither carries this machine's host and
+    // boot, so both are foreign: left as they are and reported, nothing recovered from them.
     const status = run(['status'], root);
     assert.equal(status.code, 0, status.stderr);
     assert.deepEqual(readdirSync(outside), []);
-    assert.equal(existsSync(join(root, '.lockguard', 'live')), false);
+    assert.deepEqual(readdirSync(join(root, '.lockguard', 'live')).sort(), [taken.run, 'x'].sort());
+    assert.match(status.stderr, /lockguard: warning: \.lockguard\/ holds 2 records not made on this machine \(live\/\S+, live\/x\): lockguard repairs and recovers nothing from it/);
   });
 });
 

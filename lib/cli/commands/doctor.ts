@@ -15,6 +15,7 @@ import { effectivePnpm, majorOf } from '../../integrations/package-managers/vers
 import { turboNative } from '../../integrations/runners/index.js';
 import { listRunIds, loadRun, runDir } from '../../run/ledger.js';
 import { listMarkers } from '../../run/live.js';
+import { foreignClaims, foreignLine } from '../../run/trust.js';
 import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import { LEDGER, ledgerPath } from '../../run/ledger-layout.js';
@@ -227,7 +228,8 @@ function ledgerChecks(root: string): CheckResult[] {
   }
   const markers = listMarkers(root);
   const live = markers.filter((marker) => marker.alive);
-  const dead = markers.length - live.length;
+  const dead = markers.filter((marker) => !marker.alive && !marker.foreign).length;
+  const foreign = foreignClaims(root);
   const results: CheckResult[] = [
     {
       check: 'ledger',
@@ -242,6 +244,13 @@ function ledgerChecks(root: string): CheckResult[] {
       level: 'warn',
       detail: `${ids.length} runs in ${join(dir, LEDGER.runs)}: lockguard never removes one by itself`,
       fix: `lockguard prune removes all but the newest ${DEFAULT_KEEP} and the runs still needed (--dry-run shows what would go).`,
+    });
+  if (foreign.length > 0)
+    results.push({
+      check: 'ledger',
+      level: 'fail',
+      detail: foreignLine(foreign) ?? '',
+      fix: `Remove ${dir} (or, if you copied it from another machine on purpose, the foreign files under ${join(dir, LEDGER.live)}).`,
     });
   if (dead > 0)
     results.push({
