@@ -78,7 +78,9 @@ export function cacheOfRecord(record: GuardedCacheRecord, workspace: string, pla
   const trusted = trustedCache(places.trusted(), record.dir, runner);
   const cache = trusted === undefined ? undefined : places.list().find((candidate) => candidate.runner === runner && resolve(candidate.dir) === trusted.dir);
   if (cache === undefined) {
-    return { problem: `${runner}: "${record.dir}" is not a ${runner} cache this workspace is configured for now, so it was left alone: the saves the run made there stay unchecked (clear that cache if you did not set it on purpose for that run)` };
+    return {
+      problem: `${runner}: "${record.dir}" is not a ${runner} cache this workspace is configured for now, so it was left alone: the saves the run made there stay unchecked (clear that cache if you did not set it on purpose for that run)`,
+    };
   }
   return { cache, before: { dir: cache.dir, exists: record.before.exists, takenAt: record.before.takenAt, entries: new Map(record.before.entries) } };
 }

@@ -69,6 +69,10 @@ export interface RunnerOutcome {
   readonly interrupted: boolean;
   /** The disk or ledger fault that ended the withholding early (what it did not reach stays in the cache). */
   readonly fault: LockguardError | undefined;
+  /** Stale entries a stopped or failed pass did not withhold (they stay in the cache until the next command). */
+  readonly staleLeft: number;
+  /** Guarded caches whose pass never started (stopped or failed before them): their stale entries are uncounted. */
+  readonly cachesNotReached: number;
 }
 
 function inLedger(path: string, root: string): boolean {
@@ -107,13 +111,16 @@ export function prepareRunners(plan: GuardPlan, root: string, command: readonly 
 export async function afterRunners(prepared: RunnerPrepared, policy: Policy, move: MoveRecord | undefined, runId: string, window: { runStartedAt: number; runEndedAt: number }, control?: PassControl): Promise<RunnerOutcome> {
   const notes = [...prepared.notes];
   const outcomes: CacheOutcome[] = [];
-  if (move === undefined) return { caches: outcomes, withheldCount: 0, keptBeforeMove: 0, tasksAfterMove: [], notes, interrupted: false, fault: undefined };
+  if (move === undefined) return { caches: outcomes, withheldCount: 0, keptBeforeMove: 0, tasksAfterMove: [], notes, interrupted: false, fault: undefined, staleLeft: 0, cachesNotReached: 0 };
   let interrupted = false;
   let fault: LockguardError | undefined;
+  let staleLeft = 0;
+  let cachesNotReached = 0;
   for (const guarded of prepared.caches) {
     if (policy !== 'flag' && (interrupted || fault !== undefined || control?.stopRequested?.() === true)) {
       // Stopped at a safe point: this cache's pass never started (the next lockguard command runs it).
       interrupted = interrupted || fault === undefined;
+      cachesNotReached++;
       outcomes.push({ runner: guarded.runner, cacheDir: guarded.cache.dir, withheld: undefined, summary: undefined });
       continue;
     }
@@ -140,8 +147,10 @@ export async function afterRunners(prepared: RunnerPrepared, policy: Policy, mov
     // A runner the command did not start and that saved nothing in this run has nothing to say.
     const active = guarded.started || (withheld !== undefined && (withheld.withheld.length > 0 || withheld.keptBeforeMove > 0 || withheld.notMoved.length > 0)) || summary?.source !== undefined;
     if (active) notes.push(...summaryNotes);
-    const left = (withheld?.notMoved ?? []).filter((item) => item.reason === 'interrupted' || (fault !== undefined && item.reason === 'error' && item.detail.startsWith('the pass stopped')));
+    // Under a fault, every entry the pass could not move (the one it failed on included) stays in the cache.
+    const left = (withheld?.notMoved ?? []).filter((item) => item.reason === 'interrupted' || (withheld?.fault !== undefined && item.reason === 'error'));
     for (const item of withheld?.notMoved ?? []) if (!left.includes(item)) notes.push(`not withheld ${item.key}: ${item.detail}`);
+    staleLeft += left.length;
     if (left.length > 0) notes.push(`${guarded.runner}: ${left.length} stale entries not withheld yet (the pass was stopped); the next lockguard command in this workspace withholds them`);
     outcomes.push({ runner: guarded.runner, cacheDir: guarded.cache.dir, withheld, summary });
   }
@@ -153,5 +162,7 @@ export async function afterRunners(prepared: RunnerPrepared, policy: Policy, mov
     notes,
     interrupted,
     fault,
+    staleLeft,
+    cachesNotReached,
   };
 }

@@ -175,10 +175,14 @@ export function acquireLock(root: string, name: string): LedgerLock {
 }
 
 function foreignLock(path: string): LockguardError {
-  return new LockguardError('ERR_LOCKGUARD_FOREIGN', `The lock "${path}" was not made on this machine since it last booted (another host, an earlier boot, an older lockguard, or a committed or copied ledger); lockguard neither waits for it nor repairs what it names.`, {
-    path,
-    hint: `${FOREIGN_ADVICE[0]?.toUpperCase() ?? ''}${FOREIGN_ADVICE.slice(1)}; or remove just that lock once you know no lockguard on another machine uses this ledger.`,
-  });
+  return new LockguardError(
+    'ERR_LOCKGUARD_FOREIGN',
+    `The lock "${path}" was not made on this machine since it last booted (another host, an earlier boot, an older lockguard, or a committed or copied ledger); lockguard neither waits for it nor repairs what it names.`,
+    {
+      path,
+      hint: `${FOREIGN_ADVICE[0]?.toUpperCase() ?? ''}${FOREIGN_ADVICE.slice(1)}; or remove just that lock once you know no lockguard on another machine uses this ledger.`,
+    },
+  );
 }
 
 /** Names of the locks in `live/` whose holders died on this machine (what they were doing needs repair); foreign locks are not listed. */

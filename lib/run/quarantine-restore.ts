@@ -53,8 +53,13 @@ function blocker(dir: string, unit: JournalUnit, places: TrustedPlaces): { reaso
   const { intent } = unit;
   if (unit.state === 'restored') return { reason: 'already-restored', detail: `restored at ${isoTime(unit.restoredAt ?? 0)}` };
   if (unit.state !== 'withheld') return { reason: 'in-flight', detail: 'a pass or restore left it in flight and it could not be settled; see lockguard quarantine list' };
-  if (!madeOnThisHost(intent)) return { reason: 'foreign', detail: `its record was not made on this host (another machine, lockguard 0.1, or a committed ledger); not restored: its files are in "${join(dir, entryHome(intent.runner, intent.key))}" if you know they are good` };
-  if (trustedCache(places, intent.cacheDir, intent.runner) === undefined) return { reason: 'unknown-cache-dir', detail: `"${intent.cacheDir}" is not a ${intent.runner} cache this workspace is configured for now; not restored there (set the same TURBO_CACHE_DIR / NX_CACHE_DIRECTORY as the run had)` };
+  if (!madeOnThisHost(intent))
+    return {
+      reason: 'foreign',
+      detail: `its record was not made on this host (another machine, lockguard 0.1, or a committed ledger); not restored: its files are in "${join(dir, entryHome(intent.runner, intent.key))}" if you know they are good`,
+    };
+  if (trustedCache(places, intent.cacheDir, intent.runner) === undefined)
+    return { reason: 'unknown-cache-dir', detail: `"${intent.cacheDir}" is not a ${intent.runner} cache this workspace is configured for now; not restored there (set the same TURBO_CACHE_DIR / NX_CACHE_DIRECTORY as the run had)` };
   try {
     safeFolder(dir, ['entries', intent.runner, intent.key], false);
   } catch (error) {

@@ -231,7 +231,15 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
   const moved: QuarantinedEntry[] = [];
   const notMoved: NotMoved[] = [];
   if (units.length === 0) return { dir, moved, notMoved };
-  const folder = quarantineFolder(root, runId, true) ?? dir;
+  let folder: string;
+  try {
+    folder = quarantineFolder(root, runId, true) ?? dir;
+  } catch (error) {
+    // A full or read-only disk before anything moved: every unit stays in the cache, counted as such.
+    if (!isLockguardError(error) || (error.code !== 'ERR_LOCKGUARD_DISK' && error.code !== 'ERR_LOCKGUARD_ACCESS')) throw error;
+    for (const unit of units) notMoved.push({ key: unit.key, reason: 'error', detail: `the pass stopped: ${error.message}` });
+    return { dir, moved, notMoved, fault: error };
+  }
   // The caller vouches for the caches its units name (resolved now); a dead pass's repair stays inside them.
   const places = trustedPlaces(
     root,
@@ -266,7 +274,7 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
       } catch (error) {
         // No intent on disk: nothing of this batch may move.
         fault = fsFault(error, join(folder, JOURNAL_FILE), 'append to');
-        for (const item of batch) notMoved.push({ key: item.unit.key, reason: 'error', detail: fault.message });
+        for (const item of batch) notMoved.push({ key: item.unit.key, reason: 'error', detail: `the pass stopped: ${fault.message}` });
         break;
       }
       const outcomes: OutcomeLine[] = [];

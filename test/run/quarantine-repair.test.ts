@@ -137,7 +137,21 @@ test("restore from a partial journal: a dead holder's lock is taken over, its un
   const dir = join(root, '.lockguard', 'quarantine', 'r3');
   const intents = keys
     .slice(1)
-    .map((key): IntentLine => ({ op: 'intent', unit: unitId('turbo', key), t: Date.now(), runner: 'turbo', key, cacheDir: cache, paths: PATHS(key), files: PATHS(key).flatMap((path) => recordTree(cache, path)), size: 1, reason: 'test', ...machineStamp() }));
+    .map(
+      (key): IntentLine => ({
+        op: 'intent',
+        unit: unitId('turbo', key),
+        t: Date.now(),
+        runner: 'turbo',
+        key,
+        cacheDir: cache,
+        paths: PATHS(key),
+        files: PATHS(key).flatMap((path) => recordTree(cache, path)),
+        size: 1,
+        reason: 'test',
+        ...machineStamp(),
+      }),
+    );
   appendJournal(dir, intents, true);
   mkdirSync(join(dir, 'entries', 'turbo', keys[1] ?? ''), { recursive: true });
   renameSync(join(cache, `${keys[1]}.tar.zst`), join(dir, 'entries', 'turbo', keys[1] ?? '', `${keys[1]}.tar.zst`));
