@@ -135,23 +135,21 @@ test("restore from a partial journal: a dead holder's lock is taken over, its un
   // A pass moved the first entry, announced the other two, moved half of the second, and was killed.
   await quarantine(root, 'r3', [{ runner: 'turbo', key: keys[0] ?? '', cacheDir: cache, paths: PATHS(keys[0] ?? ''), reason: 'test' }]);
   const dir = join(root, '.lockguard', 'quarantine', 'r3');
-  const intents = keys
-    .slice(1)
-    .map(
-      (key): IntentLine => ({
-        op: 'intent',
-        unit: unitId('turbo', key),
-        t: Date.now(),
-        runner: 'turbo',
-        key,
-        cacheDir: cache,
-        paths: PATHS(key),
-        files: PATHS(key).flatMap((path) => recordTree(cache, path)),
-        size: 1,
-        reason: 'test',
-        ...machineStamp(),
-      }),
-    );
+  const intents = keys.slice(1).map(
+    (key): IntentLine => ({
+      op: 'intent',
+      unit: unitId('turbo', key),
+      t: Date.now(),
+      runner: 'turbo',
+      key,
+      cacheDir: cache,
+      paths: PATHS(key),
+      files: PATHS(key).flatMap((path) => recordTree(cache, path)),
+      size: 1,
+      reason: 'test',
+      ...machineStamp(),
+    }),
+  );
   appendJournal(dir, intents, true);
   mkdirSync(join(dir, 'entries', 'turbo', keys[1] ?? ''), { recursive: true });
   renameSync(join(cache, `${keys[1]}.tar.zst`), join(dir, 'entries', 'turbo', keys[1] ?? '', `${keys[1]}.tar.zst`));
