@@ -5,7 +5,8 @@
 // unit's paths or none), and listing. Restoring lives in quarantine-restore.ts, settling units a killed
 // pass left in flight in quarantine-repair.ts.
 // Invariants:
-// - Never deletes (a drop on request is quarantine-drop.ts): quarantine is a rename (copy to a stage name + verify + rename + remove the source, only
+// - Never deletes a withheld entry (a drop on request is quarantine-drop.ts; a pass that moved nothing
+//   removes its own empty quarantine folder): quarantine is a rename (copy to a stage name + verify + rename + remove the source, only
 //   across file systems).
 // - Write-ahead: each batch of units is recorded as intents and fsync'd before any of them moves; each
 //   unit's outcome follows its move. A kill at any moment leaves every moved byte named in the journal, and
@@ -21,12 +22,13 @@
 // makes the pass await `pause()` once after that many units, so a test can kill or signal it mid-pass.
 
 import { lstatSync, readdirSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { errnoCode, isLockguardError, LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
 import { ensureLedger } from './ledger.js';
 import { ledgerFolder, safeFolder } from './ledger-fs.js';
-import { JOURNAL_FILE, LEDGER, ledgerPath } from './ledger-layout.js';
+import { DROPPED_PREFIX, JOURNAL_FILE, LEDGER, ledgerPath } from './ledger-layout.js';
+import { setAsideAndDelete } from './set-aside.js';
 import { acquireLock, type LedgerLock } from './ledger-lock.js';
 import { appendJournal, readJournal, unitId, unitRecord, type IntentLine, type JournalUnit, type OutcomeLine, type UnitRecord } from './quarantine-journal.js';
 import { crossedLink, filesUnder, isSafeRelative, moveTree, recordTree, type RenameFn, type TreeFile } from './quarantine-move.js';
@@ -314,6 +316,9 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
       }
     }
   } finally {
+    // A pass that withheld nothing (every entry gone to a concurrent run, or never there) leaves no
+    // quarantine behind: an empty one would keep its run from `lockguard prune` for nothing.
+    if (!keepLock && moved.length === 0 && fault === undefined && !interrupted) dropIfEmpty(folder, runId);
     if (!keepLock) lock.release();
   }
   // Units of batches the pass never reached (stopped, or a fault): not moved, nothing recorded for them.
@@ -321,6 +326,18 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
     notMoved.push({ key: unit.key, reason: fault === undefined ? 'interrupted' : 'error', detail: fault === undefined ? 'the pass was stopped (a second signal) before this unit' : `the pass stopped: ${fault.message}` });
   }
   return { dir: folder, moved, notMoved, ...(interrupted ? { interrupted } : {}), ...(fault === undefined ? {} : { fault }) };
+}
+
+/** Remove a run's quarantine folder that holds nothing (no unit ever moved: only folders and the journal). */
+function dropIfEmpty(folder: string, runId: string): void {
+  try {
+    if (!readJournal(folder).units.every((unit) => unit.state === 'not-moved')) return;
+    const onlyFolders = (dir: string): boolean => readdirSync(dir, { withFileTypes: true }).every((entry) => (entry.isDirectory() ? onlyFolders(join(dir, entry.name)) : dir === folder && entry.name === JOURNAL_FILE && entry.isFile()));
+    if (!onlyFolders(folder)) return;
+    setAsideAndDelete(dirname(folder), runId, DROPPED_PREFIX);
+  } catch {
+    // Left as it is: it holds nothing, and `quarantine drop` removes it.
+  }
 }
 
 function checkUnit(unit: QuarantineUnit): NotMoved | undefined {

@@ -1,7 +1,7 @@
 // Quarantine: entries go in whole, come back exactly, and a restore never overwrites.
 
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, lstatSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { listQuarantine, quarantine } from '../../lib/run/quarantine.js';
@@ -164,4 +164,34 @@ test('a lockguard 0.1 manifest (no journal) still lists, but is not restored: no
   assert.match(result.skipped[0]?.detail ?? '', /entries\/turbo\/abc/, 'says where its files are');
   assert.equal(existsSync(join(cacheDir, 'abc.tar.zst')), false);
   assert.equal(readFileSync(join(dir, 'entries', 'turbo', 'abc', 'abc.tar.zst'), 'utf8'), 'bytes');
+});
+
+test('a pass that lost every entry to a concurrent run leaves no quarantine behind (nothing pins its run against prune)', async (t) => {
+  const root = tempWorkspace(t);
+  const cacheDir = join(root, 'cache');
+  write(join(cacheDir, 'gone1.tar.zst'), 'one');
+  write(join(cacheDir, 'gone2.tar.zst'), 'two');
+  // A concurrent run takes each entry between this pass's intent and its move (the rename finds nothing).
+  const rename = (from: string, to: string): void => {
+    rmSync(from, { force: true });
+    renameSync(from, to);
+  };
+  const result = await quarantine(
+    root,
+    'run-lost',
+    ['gone1', 'gone2'].map((key) => ({ runner: 'turbo', key, cacheDir, paths: [`${key}.tar.zst`], reason: 'test' })),
+    { rename },
+  );
+  assert.deepEqual(result.moved, []);
+  assert.equal(result.notMoved.length, 2);
+  assert.equal(existsSync(join(root, '.lockguard', 'quarantine', 'run-lost')), false, 'no empty quarantine left');
+  assert.deepEqual(listQuarantine(root), []);
+  // Entries already gone before the pass: no folder either.
+  await quarantine(root, 'run-none', [{ runner: 'turbo', key: 'never', cacheDir, paths: ['never.tar.zst'], reason: 'test' }]);
+  assert.equal(existsSync(join(root, '.lockguard', 'quarantine', 'run-none')), false);
+  // A quarantine that holds something stays, even when a later pass for the same run moved nothing.
+  write(join(cacheDir, 'kept.tar.zst'), 'kept');
+  await quarantine(root, 'run-kept', [{ runner: 'turbo', key: 'kept', cacheDir, paths: ['kept.tar.zst'], reason: 'test' }]);
+  await quarantine(root, 'run-kept', [{ runner: 'turbo', key: 'gone3', cacheDir, paths: ['gone3.tar.zst'], reason: 'test' }]);
+  assert.ok(existsSync(join(root, '.lockguard', 'quarantine', 'run-kept', 'entries', 'turbo', 'kept', 'kept.tar.zst')));
 });
