@@ -16,6 +16,7 @@ import { turboNative } from '../../integrations/runners/index.js';
 import { listRunIds, loadRun, runDir } from '../../run/ledger.js';
 import { listMarkers } from '../../run/live.js';
 import { foreignClaims, foreignLine } from '../../run/trust.js';
+import { ledgerTracked } from '../../integrations/git.js';
 import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import { LEDGER, ledgerPath } from '../../run/ledger-layout.js';
@@ -205,7 +206,7 @@ function turboStartCheck(root: string, env: Io['env']): CheckResult[] {
 /** More runs than this and doctor suggests `lockguard prune`. */
 const PRUNE_HINT_AT = 10 * DEFAULT_KEEP;
 
-function ledgerChecks(root: string): CheckResult[] {
+function ledgerChecks(root: string, env: Io['env']): CheckResult[] {
   const dir = ledgerPath(root);
   const stats = lstatSync(dir, { throwIfNoEntry: false });
   if (stats === undefined) return [{ check: 'ledger', level: 'ok', detail: 'no runs yet' }];
@@ -245,6 +246,14 @@ function ledgerChecks(root: string): CheckResult[] {
       detail: `${ids.length} runs in ${join(dir, LEDGER.runs)}: lockguard never removes one by itself`,
       fix: `lockguard prune removes all but the newest ${DEFAULT_KEEP} and the runs still needed (--dry-run shows what would go).`,
     });
+  const tracked = ledgerTracked(root, env, false);
+  if (tracked > 0)
+    results.push({
+      check: 'ledger',
+      level: 'warn',
+      detail: `the repository tracks ${tracked} file(s) under .lockguard/ (a committed ledger is someone else's records)`,
+      fix: 'git rm -r --cached .lockguard, then lockguard init (it adds .lockguard/ to .gitignore).',
+    });
   if (foreign.length > 0)
     results.push({
       check: 'ledger',
@@ -267,7 +276,7 @@ export const command: Command = {
   async run(argv, io: Io) {
     const parsed = parse('doctor', argv, { ...DIR_OPTION, json: { type: 'boolean' } });
     const workspace = await workspaceOf(parsed, io);
-    const results = [nodeCheck(), ...tableChecks(workspace), ...hookChecks(workspace, io.env), ...turboStartCheck(workspace.root, io.env), ...ledgerChecks(workspace.root)];
+    const results = [nodeCheck(), ...tableChecks(workspace), ...hookChecks(workspace, io.env), ...turboStartCheck(workspace.root, io.env), ...ledgerChecks(workspace.root, io.env)];
     if (flag(parsed, 'json')) {
       io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     } else {
