@@ -39,8 +39,8 @@ Checks that lockguard can do its job here, read-only: Node.js version, the finge
 installed tree holds what the lockfile says, the pnpmfile shim (pnpm) or the hook scripts (npm), the pnpm
 version's hooks, what --policy refuse can stop for yarn and bun, turbo's packageManager pin and which turbo
 binary lockguard run starts (node_modules/.bin first on PATH, as in a package script), and the ledger
-(broken records, live runs, and past 500 runs a hint to lockguard prune). Exit 0 when nothing fails
-(warnings allowed), 1 when a check fails.
+(broken records, live runs, records not made on this machine, ledger files git tracks, and past 500
+runs a hint to lockguard prune). Exit 0 when nothing fails (warnings allowed), 1 when a check fails.
 
 Options:
 ${DIR_HELP}
