@@ -21,7 +21,7 @@ import { appendLine, createEmpty, writeAtomic } from './atomic.js';
 import { saveBlob } from './blobs.js';
 import { ledgerFolder, parseLine, readLedgerFile, scanLines, tailLines } from './ledger-fs.js';
 import { LEDGER, ledgerPath, RUN_FILES } from './ledger-layout.js';
-import { machineStamp } from './trust.js';
+import { machineStamp, thisMachine } from './trust.js';
 import { processStart } from './live.js';
 import { brokenRecord, RUN_ID, validateRecord, type Policy, type RunKind, type RunRecord } from './run-record.js';
 import { isoTime } from '../core/iso-time.js';
@@ -270,9 +270,13 @@ export function runDir(root: string, id: string): string {
   return ledgerPath(resolve(root), LEDGER.runs, id);
 }
 
+/** How far in the future a run id may be stamped and still be taken for the latest run (clock adjustments). */
+const FUTURE_SLACK_MS = 10 * 60 * 1000;
+
 /**
  * Resolve which run a command means: an explicit `--run` (id or folder), else `LOCKGUARD_RUN`, else the
- * latest run of `kind` in the workspace. A run that belongs to another workspace is refused.
+ * latest run of `kind` in the workspace that this host recorded and whose id is not stamped in the future
+ * (a committed ledger cannot offer itself as the latest run). A run that belongs to another workspace is refused.
  */
 export function findRun(root: string, explicit: string | undefined, fromEnv: string | undefined, kind?: RunKind): RunHandle {
   const given = explicit ?? fromEnv;
@@ -296,11 +300,17 @@ export function findRun(root: string, explicit: string | undefined, fromEnv: str
     }
     return loadRun(dir, root);
   }
+  const future = Date.now() + FUTURE_SLACK_MS;
   for (const id of listRunIds(root)) {
     if (kind !== undefined && !id.includes(`-${kind}-`)) continue;
+    // A run stamped in the future was not made by this clock (a committed ledger's bait for "the latest run").
+    if (runIdTime(id) > future) continue;
     // A folder still being created (its record is written last) is no run yet.
     if (lstatSync(join(runDir(root, id), RUN_FILES.record), { throwIfNoEntry: false }) === undefined) continue;
-    return loadRun(runDir(root, id), root);
+    const run = loadRun(runDir(root, id), root);
+    // The latest run is this host's own: one another machine (or a pull request) recorded is never it.
+    if (run.record.host !== thisMachine().host) continue;
+    return run;
   }
   throw new LockguardError('ERR_LOCKGUARD_NO_SNAPSHOT', `No lockguard ${kind ?? 'run'} found in "${ledgerPath(root)}".`, {
     path: ledgerPath(root),
