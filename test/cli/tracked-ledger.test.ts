@@ -1,15 +1,10 @@
 // `snapshot`, `run` and `doctor` warn (one stderr line, never failing) when git tracks files under
-// `.lockguard/`, and say nothing when it does not; the answer is remembered under the git index's identity
-// (no git process while the index is unchanged), and asked again once the index changes.
+// `.lockguard/`, and say nothing when it does not (integrations/git.ts answers; test/integrations/git.test.ts).
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { ledgerTracked } from '../../lib/integrations/git.js';
 import { cliProcess } from '../helpers/cli.js';
-import { scrubbedEnv } from '../helpers/env.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 const TRACKED =
@@ -52,26 +47,4 @@ test('tracked ledger files: snapshot, run and doctor warn in one line; untracked
   const after = cliProcess(['snapshot'], root);
   assert.equal(after.code, 0, after.stderr);
   assert.doesNotMatch(after.stderr, /tracks/);
-});
-
-test('the answer is remembered under the index identity: no git process while the index is unchanged', (t) => {
-  const root = tempWorkspace(t, pnpmTree());
-  git(root, 'init', '-q', '.');
-  git(root, 'add', '-A');
-  git(root, 'commit', '-q', '-m', 'S0');
-  assert.equal(cliProcess(['snapshot'], root).code, 0);
-  git(root, 'add', '-f', '.lockguard');
-  const env = scrubbedEnv();
-  const tracked = ledgerTracked(root, env);
-  assert.ok(tracked > 0);
-  assert.ok(existsSync(join(root, '.lockguard', 'cache', 'git-index.json')));
-  // With no git on PATH the remembered answer still comes back: it was not asked again.
-  assert.equal(ledgerTracked(root, { ...env, PATH: '/nonexistent' }), tracked);
-  // A changed index is a miss: without git to ask, the answer is "nothing known" (0), never an error.
-  writeFileSync(join(root, 'new.txt'), 'x');
-  git(root, 'add', 'new.txt');
-  assert.equal(ledgerTracked(root, { ...env, PATH: '/nonexistent' }), 0);
-  // No repository at all: 0.
-  const bare = tempWorkspace(t, pnpmTree());
-  assert.equal(ledgerTracked(bare, env), 0);
 });
