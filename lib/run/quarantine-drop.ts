@@ -4,7 +4,8 @@
 // (`quarantine/<id>` to `quarantine/.dropped-<id>`, a name no command lists), then deleting it; finishing what
 // a killed drop set aside.
 // Invariants:
-// - Only on request, one run at a time, never for a run whose guard is live (it may still withhold) and
+// - Only on request, one run at a time, never for a run whose guard is live (it may still withhold) or whose
+//   marker is foreign (trust.ts: it may be live on another host), and
 //   never while another process holds the run's quarantine lock; a dead holder's half-done pass or restore
 //   is repaired first (quarantine.ts lockQuarantine), so no unit is dropped half in the cache.
 // - A kill at any moment leaves the quarantine whole and listed, or out of the ledger: never half of it
@@ -41,7 +42,14 @@ export function dropQuarantine(root: string, runId: string, places: TrustedPlace
       hint: 'lockguard quarantine list shows the runs that withheld entries.',
     });
   }
-  const live = listMarkers(root).find((marker) => marker.name === runId && marker.alive);
+  const marker = listMarkers(root).find((candidate) => candidate.name === runId);
+  if (marker?.foreign === true) {
+    throw new LockguardError('ERR_LOCKGUARD_FOREIGN', `The run "${runId}" has a live marker not made on this machine since it last booted: lockguard cannot tell whether it still withholds (on another host) or died.`, {
+      path: folder,
+      hint: 'If no other machine uses this workspace, remove .lockguard/ (it was not made here), or that marker, then drop again.',
+    });
+  }
+  const live = marker?.alive === true ? marker : undefined;
   if (live !== undefined) {
     throw new LockguardError('ERR_LOCKGUARD_BUSY', `The run "${runId}" is still live (guard pid ${live.pid ?? '?'}): it may withhold more entries.`, {
       path: folder,
