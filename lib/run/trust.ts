@@ -156,6 +156,8 @@ export function foreignClaims(root: string): ForeignClaim[] {
   let names: string[];
   try {
     names = readdirSync(dir);
+    // Never through a link: a `live` (or `.lockguard`) that is one is the ledger-fs check's to refuse.
+    if (!realFolder(join(root, LEDGER_DIR)) || !realFolder(dir)) return [];
   } catch {
     return [];
   }
@@ -170,6 +172,10 @@ export function foreignClaims(root: string): ForeignClaim[] {
     if (!madeHere(claim)) out.push({ name, kind: lock ? 'lock' : 'marker' });
   }
   return out;
+}
+
+function realFolder(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
 }
 
 /** A lock's content names a holder (a pid): then it claims work that may need repair. */

@@ -97,3 +97,11 @@ test('locks: another boot of this host, another host, or no fields: foreign (nev
   );
   assert.equal(foreignLine([]), undefined);
 });
+
+test('foreign claims are never read through a link: a live/ that is one lists nothing', (t) => {
+  const root = tempWorkspace(t);
+  const outside = tempWorkspace(t, { 'private-name': JSON.stringify({ pid: 1 }) }, 'lockguard-outside-');
+  mkdirSync(join(root, '.lockguard'));
+  symlinkSync(outside, join(root, '.lockguard', 'live'));
+  assert.deepEqual(foreignClaims(root), []);
+});
