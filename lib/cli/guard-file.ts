@@ -36,32 +36,37 @@ export function guardRecordOf(caches: readonly GuardedCache[], runStartedAt: num
   };
 }
 
-/** The caches a record read back may name: every configured runner's (and `runners`'), as it resolves now. */
+/**
+ * The caches a record read back may name: every configured runner's, and those of the runners a record names
+ * (resolved on first use, once per runner: nx may be asked where its cache is, only when a record needs it).
+ */
 export class PlacesNow {
-  private caches: RunnerCache[] | undefined;
-  private places: TrustedPlaces | undefined;
+  private readonly resolved = new Map<RunnerName, RunnerCache | undefined>();
   private readonly root: string;
   private readonly env: Io['env'];
-  private readonly runners: readonly RunnerName[];
 
-  constructor(root: string, env: Io['env'], runners: readonly RunnerName[] = []) {
+  constructor(root: string, env: Io['env']) {
     this.root = root;
     this.env = env;
-    this.runners = runners;
   }
 
-  /** Resolved on first use (nx may be asked where its cache is: only when a record needs it). */
-  list(): readonly RunnerCache[] {
-    this.caches ??= cachesNow(this.root, this.env, [...configuredRunners(this.root), ...this.runners]);
-    return this.caches;
+  /** The caches of the configured runners plus `named` (unknown names are ignored), as they resolve now. */
+  list(named: readonly string[] = []): RunnerCache[] {
+    const runners = new Set<RunnerName>([...configuredRunners(this.root), ...named.filter((name): name is RunnerName => RUNNER_NAMES.includes(name as RunnerName) && name !== 'none')]);
+    const out: RunnerCache[] = [];
+    for (const runner of runners) {
+      if (!this.resolved.has(runner)) this.resolved.set(runner, cachesNow(this.root, this.env, [runner])[0]);
+      const cache = this.resolved.get(runner);
+      if (cache !== undefined) out.push(cache);
+    }
+    return out;
   }
 
-  trusted(): TrustedPlaces {
-    this.places ??= trustedPlaces(
+  trusted(named: readonly string[] = []): TrustedPlaces {
+    return trustedPlaces(
       this.root,
-      this.list().map((cache) => ({ runner: cache.runner, dir: resolve(cache.dir) })),
+      this.list(named).map((cache) => ({ runner: cache.runner, dir: resolve(cache.dir) })),
     );
-    return this.places;
   }
 }
 
@@ -75,8 +80,8 @@ export function cacheOfRecord(record: GuardedCacheRecord, workspace: string, pla
   const runner = record.runner as RunnerName;
   if (!RUNNER_NAMES.includes(runner) || runner === 'none') return { problem: `${record.runner}: not a runner lockguard knows; its cache "${record.dir}" was left alone` };
   if (record.root !== resolve(workspace)) return { problem: `${runner}: the record names another workspace ("${record.root}"); its cache "${record.dir}" was left alone` };
-  const trusted = trustedCache(places.trusted(), record.dir, runner);
-  const cache = trusted === undefined ? undefined : places.list().find((candidate) => candidate.runner === runner && resolve(candidate.dir) === trusted.dir);
+  const trusted = trustedCache(places.trusted([runner]), record.dir, runner);
+  const cache = trusted === undefined ? undefined : places.list([runner]).find((candidate) => candidate.runner === runner && resolve(candidate.dir) === trusted.dir);
   if (cache === undefined) {
     return {
       problem: `${runner}: "${record.dir}" is not a ${runner} cache this workspace is configured for now, so it was left alone: the saves the run made there stay unchecked (clear that cache if you did not set it on purpose for that run)`,

@@ -38,8 +38,9 @@ function evidenceText(evidence: Evidence): string {
 /** Finish every dead, unfinished run of the workspace (the caller holds signals and handles what is thrown). */
 export async function finishDeadRuns(root: string, io: Io, interrupts: Interrupts, by: string): Promise<void> {
   // What a record may name: the caches this workspace is configured for, as they resolve now (run/trust.ts).
-  const places = new PlacesNow(root, io.env, RUNNER_NAMES);
-  repairDeadLocks(root, () => places.trusted());
+  const places = new PlacesNow(root, io.env);
+  // A journal may name any runner: a dead pass's repair is offered every runner's cache as it resolves now.
+  repairDeadLocks(root, () => places.trusted(RUNNER_NAMES));
   for (const dead of findDeadRuns(root)) {
     if (interrupts.stopRequested()) return;
     if (dead.run === undefined || dead.problem !== undefined) {

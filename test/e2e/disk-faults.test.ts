@@ -177,7 +177,7 @@ test('a read-only quarantine/: the status line says the pass failed and how many
     assertSetupError(guarded, quarantineDir);
     assert.match(
       guarded.stderr,
-      /^\[lockguard\] a task rewrote pnpm-lock\.yaml, node_modules\/\.pnpm\/lock\.yaml and node_modules\/\.modules\.yaml during the run, which every key folds: the withholding pass failed: the file system under \.lockguard is read-only: 0 cache saves withheld, 202 stale cache saves stay in the cache; fix that \(see below\) and the next lockguard command in this workspace withholds them \(lockguard status --run \S+ for details\)$/m,
+      /^\[lockguard\] a task rewrote \S.* during the run, which every key folds: the withholding pass failed: the file system under \.lockguard is read-only: 0 cache saves withheld, 202 stale cache saves stay in the cache; fix that \(see below\) and the next lockguard command in this workspace withholds them \(lockguard status --run \S+ for details\)$/m,
     );
     assert.doesNotMatch(guarded.stderr, /nothing was withheld|holds no save/);
     assert.equal(inventory(cacheDir, s.root).inQuarantine, 0);

@@ -110,13 +110,13 @@ export const command: Command = {
     }
     if (action === 'drop') {
       if (stringValue(parsed, 'entry') !== undefined) throw new LockguardError('ERR_LOCKGUARD_USAGE', "--entry goes with restore: drop removes a run's whole quarantine.", { hint: 'lockguard quarantine drop --run <id>' });
-      const dropped = dropQuarantine(workspace.root, runId, new PlacesNow(workspace.root, io.env, RUNNER_NAMES).trusted());
+      const dropped = dropQuarantine(workspace.root, runId, new PlacesNow(workspace.root, io.env).trusted(RUNNER_NAMES));
       if (json) io.stdout.write(`${JSON.stringify(dropped, null, 2)}\n`);
       else io.stdout.write(`${dropLine(runId, dropped)}\n`);
       return EXIT.ok;
     }
     const entry = stringValue(parsed, 'entry');
-    const result = restore(workspace.root, runId, { ...(entry === undefined ? {} : { entry }), places: new PlacesNow(workspace.root, io.env, RUNNER_NAMES).trusted() });
+    const result = restore(workspace.root, runId, { ...(entry === undefined ? {} : { entry }), places: new PlacesNow(workspace.root, io.env).trusted(RUNNER_NAMES) });
     if (json) {
       io.stdout.write(`${JSON.stringify({ run: runId, restored: result.restored, skipped: result.skipped.map((s) => ({ key: s.entry.key, runner: s.entry.runner, reason: s.reason, detail: s.detail })) }, null, 2)}\n`);
     } else {
