@@ -8,12 +8,12 @@
 // recovery is recorded), so the run stays unfinished and a later command finishes it.
 
 import { isLockguardError, type LockguardError } from '../core/errors.js';
-import { recordedRunScope, scopeClause, tasksAfterMove, withholdAfterRun, type ScopedPass, type SummaryReading } from '../integrations/runners/index.js';
+import { RUNNER_NAMES, recordedRunScope, scopeClause, tasksAfterMove, withholdAfterRun, type ScopedPass, type SummaryReading } from '../integrations/runners/index.js';
 import type { Interrupts } from '../run/interrupts.js';
 import { acquireLock } from '../run/ledger-lock.js';
 import { dropMarker, evidenceOf, findDeadRuns, guardOf, isFinished, recordMoveFound, recordRecovery, repairDeadLocks, runningChild, type Evidence, type RecoveryRecord } from '../run/recovery.js';
 import type { RunHandle } from '../run/ledger.js';
-import { cacheOfRecord } from './guard-file.js';
+import { cacheOfRecord, PlacesNow } from './guard-file.js';
 import type { Io } from './io.js';
 import { passControl } from './pass-control.js';
 import { plural } from './run-outcome.js';
@@ -37,7 +37,10 @@ function evidenceText(evidence: Evidence): string {
 
 /** Finish every dead, unfinished run of the workspace (the caller holds signals and handles what is thrown). */
 export async function finishDeadRuns(root: string, io: Io, interrupts: Interrupts, by: string): Promise<void> {
-  repairDeadLocks(root);
+  // What a record may name: the caches this workspace is configured for, as they resolve now (run/trust.ts).
+  const places = new PlacesNow(root, io.env);
+  // A journal may name any runner: a dead pass's repair is offered every runner's cache as it resolves now.
+  repairDeadLocks(root, () => places.trusted(RUNNER_NAMES));
   for (const dead of findDeadRuns(root)) {
     if (interrupts.stopRequested()) return;
     if (dead.run === undefined || dead.problem !== undefined) {
@@ -54,14 +57,14 @@ export async function finishDeadRuns(root: string, io: Io, interrupts: Interrupt
       throw error;
     }
     try {
-      await finishOne(root, io, dead.run, dead.pid, interrupts, by);
+      await finishOne(root, io, dead.run, dead.pid, interrupts, by, places);
     } finally {
       lock.release();
     }
   }
 }
 
-async function finishOne(root: string, io: Io, run: RunHandle, pid: number | undefined, interrupts: Interrupts, by: string): Promise<void> {
+async function finishOne(root: string, io: Io, run: RunHandle, pid: number | undefined, interrupts: Interrupts, by: string, places: PlacesNow): Promise<void> {
   const id = run.record.id;
   if (isFinished(run)) {
     // It died after recording its end, before dropping its marker: nothing left to do.
@@ -90,9 +93,9 @@ async function finishOne(root: string, io: Io, run: RunHandle, pid: number | und
         complete = false;
         break;
       }
-      const shapes = cacheOfRecord(recorded);
-      if (shapes === undefined) {
-        notes.push(`${recorded.runner}: not a runner lockguard knows; its cache "${recorded.dir}" was left alone`);
+      const shapes = cacheOfRecord(recorded, root, places);
+      if ('problem' in shapes) {
+        notes.push(shapes.problem);
         continue;
       }
       let summary: SummaryReading;

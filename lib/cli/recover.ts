@@ -10,12 +10,15 @@
 // - A dead run's saves since the move it recorded, else since it started, are withheld, restorably (a
 //   journaled quarantine under the dead run's id), and the reason is recorded and printed. Under `flag`
 //   nothing is withheld (the run only ever reported).
+// - A marker or lock in `live/` not made on this machine (run/trust.ts) is left as it is and reported in
+//   one warning line, every time, with what to do.
 // - Signals are held while it works (a second one stops at the next safe point; the command then exits
 //   128+n without doing its own work).
 
 import { constants } from 'node:os';
 import { isLockguardError, type LockguardError } from '../core/errors.js';
 import { pendingWork } from '../run/recovery.js';
+import { foreignClaims, foreignLine } from '../run/trust.js';
 import type { Io } from './io.js';
 import { holdForQuarantine } from './pass-control.js';
 
@@ -38,6 +41,8 @@ export async function recoverFirst(root: string, io: Io, mode: RecoveryMode, by:
   } finally {
     interrupts.release();
   }
+  const foreign = foreignLine(foreignClaims(root));
+  if (foreign !== undefined) io.stderr.write(`lockguard: warning: ${foreign}\n`);
   const signal = interrupts.signal;
   return signal === undefined ? undefined : 128 + (constants.signals[signal] ?? 0);
 }

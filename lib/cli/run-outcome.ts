@@ -36,9 +36,11 @@ export function outcomeText(policy: Policy, outcome: RunnerOutcome, guarded: rea
   const saves =
     guarded.length === 0
       ? noCache
-      : withheld === 0 && (outcome.spared ?? 0) === 0
-        ? `${cannot}${cannot === '' ? `the ${names} ${guarded.length === 1 ? 'cache holds' : 'caches hold'} no save from after it, so ` : ''}nothing was withheld`
-        : `${cannot}${withheld === 0 ? 'no cache save keyed before it was withheld' : `${plural(withheld, 'cache save')} keyed before it ${withheld === 1 ? 'was' : 'were'} withheld`}${outcome.scopeClause ?? ''}`;
+      : outcome.fault !== undefined || outcome.interrupted
+        ? cutShort(outcome)
+        : withheld === 0 && (outcome.spared ?? 0) === 0
+          ? `${cannot}${cannot === '' ? `the ${names} ${guarded.length === 1 ? 'cache holds' : 'caches hold'} no save from after it, so ` : ''}nothing was withheld`
+          : `${cannot}${withheld === 0 ? 'no cache save keyed before it was withheld' : `${plural(withheld, 'cache save')} keyed before it ${withheld === 1 ? 'was' : 'were'} withheld`}${outcome.scopeClause ?? ''}`;
   switch (policy) {
     case 'flag':
       return `reported only (policy flag), nothing was withheld: outputs built after it are keyed on the old lockfile${after}${details}`;
@@ -47,6 +49,23 @@ export function outcomeText(policy: Policy, outcome: RunnerOutcome, guarded: rea
     case 'refuse':
       return `the rewrite was not refused at the source, so the run fails; ${saves}${after}${details}`;
   }
+}
+
+/** A pass a fault or a second signal cut short: what it withheld, what stays in the cache, and what happens next. */
+function cutShort(outcome: RunnerOutcome): string {
+  const why =
+    outcome.fault === undefined
+      ? 'was stopped by a signal'
+      : outcome.fault.code === 'ERR_LOCKGUARD_DISK'
+        ? `failed: ${/read-only/.test(outcome.fault.message) ? 'the file system under .lockguard is read-only' : 'the file system under .lockguard is full'}`
+        : outcome.fault.code === 'ERR_LOCKGUARD_ACCESS'
+          ? 'failed: permission denied under .lockguard'
+          : 'failed: the ledger could not take the entries';
+  const left = outcome.staleLeft;
+  const stay = `${plural(left, 'stale cache save')} ${left === 1 ? 'stays' : 'stay'} in the cache`;
+  const unreached = outcome.cachesNotReached === 0 ? '' : ` (and ${plural(outcome.cachesNotReached, 'cache')} not checked yet)`;
+  const next = outcome.fault === undefined ? 'the next lockguard command in this workspace withholds them' : 'fix that (see below) and the next lockguard command in this workspace withholds them';
+  return `the withholding pass ${why}: ${plural(outcome.withheldCount, 'cache save')} withheld, ${stay}${unreached}; ${next}`;
 }
 
 export function isCi(env: Readonly<Record<string, string | undefined>>): boolean {

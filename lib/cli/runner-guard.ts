@@ -81,6 +81,10 @@ export interface RunnerOutcome {
   readonly fault: LockguardError | undefined;
   /** Runner versions lockguard cannot withhold from (nx older than 20): why, and the stale entries left. */
   readonly unguarded: readonly { readonly runner: GuardedRunner; readonly why: string; readonly left: number }[];
+  /** Stale entries a stopped or failed pass did not withhold (they stay in the cache until the next command). */
+  readonly staleLeft: number;
+  /** Guarded caches whose pass never started (stopped or failed before them): their stale entries are uncounted. */
+  readonly cachesNotReached: number;
 }
 
 function inLedger(path: string, root: string): boolean {
@@ -128,13 +132,16 @@ export async function afterRunners(
 ): Promise<RunnerOutcome> {
   const notes = [...prepared.notes];
   const outcomes: CacheOutcome[] = [];
-  if (move === undefined) return { caches: outcomes, withheldCount: 0, keptBeforeMove: 0, spared: 0, scopeClause: '', tasksAfterMove: [], notes, interrupted: false, fault: undefined, unguarded: [] };
+  if (move === undefined) return { caches: outcomes, withheldCount: 0, keptBeforeMove: 0, spared: 0, scopeClause: '', tasksAfterMove: [], notes, interrupted: false, fault: undefined, unguarded: [], staleLeft: 0, cachesNotReached: 0 };
   let interrupted = false;
   let fault: LockguardError | undefined;
+  let staleLeft = 0;
+  let cachesNotReached = 0;
   for (const guarded of prepared.caches) {
     if (policy !== 'flag' && (interrupted || fault !== undefined || control?.stopRequested?.() === true)) {
       // Stopped at a safe point: this cache's pass never started (the next lockguard command runs it).
       interrupted = interrupted || fault === undefined;
+      cachesNotReached++;
       outcomes.push({ runner: guarded.runner, cacheDir: guarded.cache.dir, withheld: undefined, summary: undefined });
       continue;
     }
@@ -175,9 +182,11 @@ export async function afterRunners(
     // A runner the command did not start and that saved nothing in this run has nothing to say.
     const active = guarded.started || (withheld !== undefined && (withheld.withheld.length > 0 || withheld.keptBeforeMove > 0 || withheld.notMoved.length > 0)) || summary?.source !== undefined;
     if (active) notes.push(...summaryNotes);
-    const left = (withheld?.notMoved ?? []).filter((item) => item.reason === 'interrupted' || (fault !== undefined && item.reason === 'error' && item.detail.startsWith('the pass stopped')));
+    // Under a fault, every entry the pass could not move (the one it failed on included) stays in the cache.
+    const left = (withheld?.notMoved ?? []).filter((item) => item.reason === 'interrupted' || (withheld?.fault !== undefined && item.reason === 'error'));
     for (const item of withheld?.notMoved ?? []) if (!left.includes(item)) notes.push(`not withheld ${item.key}: ${item.detail}`);
     if (withheld?.unguarded !== undefined) notes.push(`${guarded.runner}: ${withheld.unguarded.why}; ${withheld.unguarded.left} stale entries left in "${guarded.cache.dir}" (nothing was moved)`);
+    staleLeft += left.length;
     if (left.length > 0) notes.push(`${guarded.runner}: ${left.length} stale entries not withheld yet (the pass was stopped); the next lockguard command in this workspace withholds them`);
     outcomes.push({ runner: guarded.runner, cacheDir: guarded.cache.dir, withheld, summary });
   }
@@ -192,6 +201,8 @@ export async function afterRunners(
     interrupted,
     fault,
     unguarded: outcomes.flatMap((outcome) => (outcome.withheld?.unguarded === undefined ? [] : [{ runner: outcome.runner, ...outcome.withheld.unguarded }])),
+    staleLeft,
+    cachesNotReached,
   };
 }
 

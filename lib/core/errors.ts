@@ -30,7 +30,9 @@ export type LockguardErrorCode =
   /** Something under `.lockguard/` is a symlink (or a file where a folder belongs): never followed. */
   | 'ERR_LOCKGUARD_UNSAFE_LEDGER'
   /** Another live lockguard process holds the lock on this part of the ledger. */
-  | 'ERR_LOCKGUARD_BUSY';
+  | 'ERR_LOCKGUARD_BUSY'
+  /** A lock or record under `.lockguard/` was not made on this machine since it last booted: never acted on. */
+  | 'ERR_LOCKGUARD_FOREIGN';
 
 /** Where in a file a failure is (1-based; columns count UTF-16 code units, as editors and js-yaml do). */
 export interface TextPosition {

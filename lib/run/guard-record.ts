@@ -9,13 +9,16 @@
 // and that rests on timing (how fast the child starts, and the scheduler), which cannot be proven; one small
 // file before the spawn costs a fraction of a millisecond, so the record is always there before any save.
 // Invariants: the shapes are structural (run/ knows no runner adapter); anything read back is validated
-// (absolute, normalized cache dirs, never inside `.lockguard`; plain keys), and an invalid record reads as
-// none (the recovery then withholds nothing it cannot name, and says so).
+// (absolute, normalized cache dirs, never inside `.lockguard`; plain keys; made on this machine since it
+// last booted, trust.ts), and an invalid record reads as none (the recovery then withholds nothing it cannot
+// name, and says so). A valid record only names caches: what is touched is the cache as it resolves now
+// (trust.ts trustedCache, applied by the CLI's recovery).
 
 import { posix } from 'node:path';
 import { writeAtomic } from './atomic.js';
 import { parseLine, readLedgerFile } from './ledger-fs.js';
 import { LEDGER_DIR, RUN_FILES } from './ledger-layout.js';
+import { machineStamp, madeHere } from './trust.js';
 
 /** Stat identity of a cache entry's primary path: inode, size, mtime, ctime (integrations/runners/listing.ts takes it). */
 export type RecordedIdentity = readonly [ino: number, size: number, mtimeMs: number, ctimeMs: number];
@@ -41,13 +44,16 @@ export interface GuardedCacheRecord {
 
 export interface GuardRecord {
   readonly version: 1;
+  /** Where it was written (trust.ts): a record not made on this machine since it last booted is never acted on. */
+  readonly host?: string;
+  readonly boot?: string | null;
   /** Just before the child was spawned (epoch ms). */
   readonly runStartedAt: number;
   readonly caches: readonly GuardedCacheRecord[];
 }
 
 export function writeGuard(runDir: string, record: GuardRecord): void {
-  writeAtomic(posix.join(runDir, RUN_FILES.guard), JSON.stringify(record));
+  writeAtomic(posix.join(runDir, RUN_FILES.guard), JSON.stringify({ ...record, ...machineStamp() }));
 }
 
 const PLAIN = /^[\w.-]+$/;
@@ -95,5 +101,6 @@ export function readGuard(runDir: string): { record: GuardRecord | undefined; pr
   if (value === undefined || value === null || typeof value !== 'object' || value.version !== 1 || typeof value.runStartedAt !== 'number' || !Array.isArray(value.caches) || !value.caches.every(cacheOk)) {
     return { record: undefined, problem: `its record of guarded caches "${path}" is not valid` };
   }
+  if (!madeHere(value)) return { record: undefined, problem: `its record of guarded caches "${path}" was not made on this machine since it last booted; nothing it names was touched` };
   return { record: value as GuardRecord, problem: undefined };
 }

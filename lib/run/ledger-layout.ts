@@ -7,7 +7,8 @@
 //     live/.lock-<name>      a ledger lock (ledger-lock.ts)
 //     blobs/<sha256>         lockfile bytes by digest (blobs.ts)
 //     quarantine/<run id>/   the entries a run withheld, and journal.ndjson (quarantine*.ts)
-//     cache/                 memos that only save time (nx's resolved cache dir: integrations/runners/nx-memo.ts)
+//     cache/                 memos that only save time (nx's resolved cache dir: integrations/runners/nx-memo.ts;
+//                            whether git tracks ledger files: integrations/git.ts)
 //     runs/.pruned-<id>, blobs/.pruned-<sha256>   set aside by `lockguard prune` before deletion (prune.ts)
 //     quarantine/.dropped-<id>                      set aside by `quarantine drop` before deletion (quarantine-drop.ts)
 //
@@ -48,6 +49,9 @@ export const JOURNAL_FILE = 'journal.ndjson';
 
 /** nx's resolved cache dir, in `cache/`. */
 export const NX_MEMO_FILE = 'nx-cache-dir.json';
+
+/** Whether git tracks ledger files, under the git index's identity, in `cache/` (integrations/git.ts). */
+export const GIT_MEMO_FILE = 'git-index.json';
 
 /** `<root>/.lockguard/<parts...>` as a plain path (no checks: ledger-fs.ts checks what it reaches). */
 export function ledgerPath(root: string, ...parts: readonly string[]): string {

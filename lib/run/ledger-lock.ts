@@ -1,11 +1,16 @@
 // Locks on a part of the ledger (a run's quarantine, finishing a dead run), held by a live process.
 //
-// Owns: `<root>/.lockguard/live/.lock-<name>` (JSON: pid, pidStart, t), taking one (O_EXCL), taking over
-// one whose holder is dead (the holder was killed mid-operation: the caller must repair what it left), and
-// listing the locks dead holders left behind.
+// Owns: `<root>/.lockguard/live/.lock-<name>` (JSON: pid, pidStart, t, host, boot), taking one (O_EXCL),
+// taking over one whose holder is dead (the holder was killed mid-operation: the caller must repair what it
+// left), and listing the locks dead holders left behind.
 // Invariants:
 // - A lock lives in `live/`, so an idle workspace still costs one failed readdir (recovery's fast path).
 // - A holder is live only with a start time that matches (live.ts): a reused pid is a dead holder.
+// - A holder is dead *on this machine* only when the lock was made here since the last boot (trust.ts
+//   madeHere): a lock from another host or boot, or one without those fields (older or forged), is foreign:
+//   never taken over, never listed as dead; taking it is ERR_LOCKGUARD_FOREIGN (nothing it names is
+//   repaired). A lock with no holder written (killed between its two syscalls) never began its work: it is
+//   broken without asking for repair.
 // - Breaking a dead holder's lock goes through a second O_EXCL "breaker" file, so two processes that both
 //   see the holder dead cannot both take the lock. A lock is released only by the process that holds it.
 
@@ -16,6 +21,7 @@ import { fsFault } from '../core/fs-fault.js';
 import { ledgerFolder } from './ledger-fs.js';
 import { LEDGER, ledgerPath } from './ledger-layout.js';
 import { isAlive, processStart } from './live.js';
+import { FOREIGN_ADVICE, machineStamp, madeHere } from './trust.js';
 
 export interface LedgerLock {
   readonly path: string;
@@ -28,6 +34,8 @@ interface Holder {
   readonly pid: number;
   readonly pidStart: number | null;
   readonly t: number;
+  /** Made on this host since its last boot. */
+  readonly here: boolean;
 }
 
 const LOCK_PREFIX = '.lock-';
@@ -54,7 +62,7 @@ function readHolder(path: string): Holder | undefined | 'gone' {
   try {
     const value = JSON.parse(text) as Partial<Holder>;
     if (typeof value.pid !== 'number' || typeof value.t !== 'number') return undefined;
-    return { pid: value.pid, pidStart: typeof value.pidStart === 'number' ? value.pidStart : null, t: value.t };
+    return { pid: value.pid, pidStart: typeof value.pidStart === 'number' ? value.pidStart : null, t: value.t, here: madeHere(value) };
   } catch {
     return undefined;
   }
@@ -70,7 +78,7 @@ function create(path: string): boolean {
   }
   let written = false;
   try {
-    writeSync(fd, JSON.stringify({ pid: process.pid, pidStart: processStart(process.pid), t: Date.now() }));
+    writeSync(fd, JSON.stringify({ pid: process.pid, pidStart: processStart(process.pid), t: Date.now(), ...machineStamp() }));
     written = true;
   } catch (error) {
     throw fsFault(error, path, 'write the lock');
@@ -96,7 +104,7 @@ function breakDead(path: string, seen: Holder | undefined): boolean {
   const breaker = `${path}.break`;
   if (!create(breaker)) {
     const other = readHolder(breaker);
-    if (typeof other === 'object' && isAlive(other.pid, other.pidStart)) return false;
+    if (typeof other === 'object' && (!other.here || isAlive(other.pid, other.pidStart))) return false;
     // A breaker whose holder died within its few syscalls: remove it and let the caller retry.
     rmSync(breaker, { force: true });
     return false;
@@ -153,24 +161,37 @@ export function acquireLock(root: string, name: string): LedgerLock {
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, UNWRITTEN_WAIT_MS);
       continue;
     }
+    if (holder !== undefined && !holder.here) throw foreignLock(path);
     if (holder !== undefined && isAlive(holder.pid, holder.pidStart)) {
       throw new LockguardError('ERR_LOCKGUARD_BUSY', `Another lockguard process (pid ${holder.pid}) is working on this part of the ledger ("${path}").`, {
         path,
         hint: 'Wait for it to finish, then run the command again.',
       });
     }
-    if (breakDead(path, holder)) tookOver = true;
+    // A lock with no holder written never began its work: nothing to repair.
+    if (breakDead(path, holder) && holder !== undefined) tookOver = true;
   }
   throw new LockguardError('ERR_LOCKGUARD_BUSY', `Could not take the lock "${path}": other lockguard processes keep taking it.`, { path, hint: 'Run the command again.' });
 }
 
-/** Names of the locks in `live/` whose holders are dead (what they were doing needs repair). */
+function foreignLock(path: string): LockguardError {
+  return new LockguardError(
+    'ERR_LOCKGUARD_FOREIGN',
+    `The lock "${path}" was not made on this machine since it last booted (another host, an earlier boot, an older lockguard, or a committed or copied ledger); lockguard neither waits for it nor repairs what it names.`,
+    {
+      path,
+      hint: `${FOREIGN_ADVICE[0]?.toUpperCase() ?? ''}${FOREIGN_ADVICE.slice(1)}; or remove just that lock once you know no lockguard on another machine uses this ledger.`,
+    },
+  );
+}
+
+/** Names of the locks in `live/` whose holders died on this machine (what they were doing needs repair); foreign locks are not listed. */
 export function deadLocks(names: readonly string[], live: string): string[] {
   const out: string[] = [];
   for (const name of names) {
     if (!name.startsWith(LOCK_PREFIX) || name.endsWith('.break') || name.includes('.dead.')) continue;
     const holder = readHolder(join(live, name));
-    if (holder === 'gone') continue;
+    if (holder === 'gone' || (holder !== undefined && !holder.here)) continue;
     if (holder === undefined || !isAlive(holder.pid, holder.pidStart)) out.push(name.slice(LOCK_PREFIX.length));
   }
   return out;

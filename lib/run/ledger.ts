@@ -15,7 +15,6 @@
 
 import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errnoCode, LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
@@ -25,6 +24,7 @@ import { appendLine, createEmpty, PRIVATE, writeAtomic } from './atomic.js';
 import { saveBlob } from './blobs.js';
 import { ledgerFolder, parseLine, readLedgerFile, scanLines, tailLines } from './ledger-fs.js';
 import { LEDGER, ledgerPath, RUN_FILES } from './ledger-layout.js';
+import { machineStamp, thisMachine } from './trust.js';
 import { processStart } from './live.js';
 import { brokenRecord, RUN_ID, validateRecord, type Policy, type RunKind, type RunRecord } from './run-record.js';
 import { isoTime } from '../core/iso-time.js';
@@ -125,7 +125,7 @@ export function createRun(options: CreateRunOptions): RunHandle {
     entries: table.entries,
     pid: process.pid,
     pidStart: processStart(process.pid),
-    host: hostname(),
+    ...machineStamp(),
     ...(options.policy === undefined ? {} : { policy: options.policy }),
     // Recorded redacted (core/redact.ts): the child gets its argv exactly, the ledger never a credential.
     ...(options.command === undefined ? {} : { command: redactArgv(options.command) }),
@@ -278,9 +278,13 @@ export function runDir(root: string, id: string): string {
   return ledgerPath(resolve(root), LEDGER.runs, id);
 }
 
+/** How far in the future a run id may be stamped and still be taken for the latest run (clock adjustments). */
+const FUTURE_SLACK_MS = 10 * 60 * 1000;
+
 /**
  * Resolve which run a command means: an explicit `--run` (id or folder), else `LOCKGUARD_RUN`, else the
- * latest run of `kind` in the workspace. A run that belongs to another workspace is refused.
+ * latest run of `kind` in the workspace that this host recorded and whose id is not stamped in the future
+ * (a committed ledger cannot offer itself as the latest run). A run that belongs to another workspace is refused.
  */
 export function findRun(root: string, explicit: string | undefined, fromEnv: string | undefined, kind?: RunKind): RunHandle {
   const given = explicit ?? fromEnv;
@@ -304,11 +308,17 @@ export function findRun(root: string, explicit: string | undefined, fromEnv: str
     }
     return loadRun(dir, root);
   }
+  const future = Date.now() + FUTURE_SLACK_MS;
   for (const id of listRunIds(root)) {
     if (kind !== undefined && !id.includes(`-${kind}-`)) continue;
+    // A run stamped in the future was not made by this clock (a committed ledger's bait for "the latest run").
+    if (runIdTime(id) > future) continue;
     // A folder still being created (its record is written last) is no run yet.
     if (lstatSync(join(runDir(root, id), RUN_FILES.record), { throwIfNoEntry: false }) === undefined) continue;
-    return loadRun(runDir(root, id), root);
+    const run = loadRun(runDir(root, id), root);
+    // The latest run is this host's own: one another machine (or a pull request) recorded is never it.
+    if (run.record.host !== thisMachine().host) continue;
+    return run;
   }
   throw new LockguardError('ERR_LOCKGUARD_NO_SNAPSHOT', `No lockguard ${kind ?? 'run'} found in "${ledgerPath(root)}".`, {
     path: ledgerPath(root),

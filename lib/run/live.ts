@@ -1,14 +1,17 @@
 // Live runs: how a hook inside a guarded run finds the run(s) it belongs to, cheaply, and how the next
 // lockguard command finds the runs that died before they finished.
 //
-// Owns: the markers under `<root>/.lockguard/live/<run id>` (JSON: dir, id, pid, pidStart, policy), their
-// liveness (pid plus kernel start time, so a reused pid is not a live run), and the hook report line.
+// Owns: the markers under `<root>/.lockguard/live/<run id>` (JSON: dir, id, pid, pidStart, policy, host,
+// boot), their liveness (pid plus kernel start time, so a reused pid is not a live run), and the hook report
+// line.
 // A marker stays from the run's start until the run is finished (its final check and withholding pass
 // recorded): a marker whose process is gone is a run that died unfinished, kept as evidence until the
 // next workspace command finishes that run (run/recovery.ts) and removes it.
 // Invariants:
-// - Node builtins (and the ledger's names, ledger-layout.ts) only, tiny: the pnpmfile plugin
+// - Node builtins (and the ledger's names, ledger-layout.ts, and trust.ts) only, tiny: the pnpmfile plugin
 //   (dist/pnpmfile.cjs) bundles it and runs inside pnpm.
+// - A marker not made on this machine since it last booted (trust.ts madeHere: another host or boot, no
+//   such fields, forged) is foreign: never a live run, never a dead one (nothing recovers from it).
 // - Outside any run it costs one failed readdir (`live/` is removed when its last marker goes).
 // - A marker is trusted only with a start time and a run folder `<root>/.lockguard/runs/<its name>`; a
 //   garbage or untrusted marker is never a live run.
@@ -19,6 +22,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LEDGER, LEDGER_DIR, RUN_FILES } from './ledger-layout.js';
+import { machineStamp, madeHere } from './trust.js';
 
 export type LivePolicy = 'flag' | 'withhold' | 'refuse';
 
@@ -40,6 +44,8 @@ export interface Marker {
   readonly alive: boolean;
   /** The pid the marker names, even when the marker is not trusted. */
   readonly pid: number | undefined;
+  /** Not made on this machine since it last booted: neither live nor dead here (nothing recovers from it). */
+  readonly foreign: boolean;
 }
 
 export const LIVE_DIR = path.join(LEDGER_DIR, LEDGER.live);
@@ -101,13 +107,18 @@ function parseMarker(root: string, name: string, text: string): LiveRun | undefi
   }
 }
 
-function rawPid(text: string): number | undefined {
+function rawValue(text: string): { pid?: unknown } | undefined {
   try {
-    const pid = (JSON.parse(text) as { pid?: unknown }).pid;
-    return typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+    const value = JSON.parse(text) as unknown;
+    return value !== null && typeof value === 'object' ? (value as { pid?: unknown }) : undefined;
   } catch {
     return undefined;
   }
+}
+
+function rawPid(value: { pid?: unknown } | undefined): number | undefined {
+  const pid = value?.pid;
+  return typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
 }
 
 /** Whether a process with this pid exists (no start time to tell a reused pid apart). */
@@ -128,7 +139,7 @@ export function registerLive(root: string, run: LiveRun): void {
   if (!realFolder(dir)) fs.mkdirSync(dir);
   if (!realFolder(dir)) throw Object.assign(new Error(`"${dir}" is not a folder`), { code: 'ENOTDIR', path: dir });
   const stage = path.join(dir, `.${run.id}.${process.pid}.stage`);
-  fs.writeFileSync(stage, JSON.stringify(run), { flag: 'wx' });
+  fs.writeFileSync(stage, JSON.stringify({ ...run, ...machineStamp() }), { flag: 'wx' });
   fs.renameSync(stage, path.join(dir, run.id));
 }
 
@@ -172,8 +183,10 @@ export function listMarkers(root: string): Marker[] {
     } catch {
       continue;
     }
-    const run = parseMarker(root, name, text);
-    markers.push({ name, run, alive: run !== undefined && isAlive(run.pid, run.pidStart), pid: run?.pid ?? rawPid(text) });
+    const raw = rawValue(text);
+    const foreign = !madeHere(raw);
+    const run = foreign ? undefined : parseMarker(root, name, text);
+    markers.push({ name, run, alive: run !== undefined && isAlive(run.pid, run.pidStart), pid: run?.pid ?? rawPid(raw), foreign });
   }
   return markers;
 }

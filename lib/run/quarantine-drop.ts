@@ -4,7 +4,8 @@
 // (`quarantine/<id>` to `quarantine/.dropped-<id>`, a name no command lists), then deleting it; finishing what
 // a killed drop set aside.
 // Invariants:
-// - Only on request, one run at a time, never for a run whose guard is live (it may still withhold) and
+// - Only on request, one run at a time, never for a run whose guard is live (it may still withhold) or whose
+//   marker is foreign (trust.ts: it may be live on another host), and
 //   never while another process holds the run's quarantine lock; a dead holder's half-done pass or restore
 //   is repaired first (quarantine.ts lockQuarantine), so no unit is dropped half in the cache.
 // - A kill at any moment leaves the quarantine whole and listed, or out of the ledger: never half of it
@@ -19,6 +20,7 @@ import { listMarkers } from './live.js';
 import { lockQuarantine, quarantineFolder } from './quarantine.js';
 import { readJournal } from './quarantine-journal.js';
 import { finishSetAside, setAsideAndDelete } from './set-aside.js';
+import type { TrustedPlaces } from './trust.js';
 
 export interface DropResult {
   readonly run: string;
@@ -32,21 +34,29 @@ export interface DropResult {
   readonly finished: number;
 }
 
-export function dropQuarantine(root: string, runId: string): DropResult {
+/** Drop a run's quarantine; a dead holder's half-done work is repaired first, only inside `places` (trust.ts). */
+export function dropQuarantine(root: string, runId: string, places: TrustedPlaces): DropResult {
   const folder = quarantineFolder(root, runId, false);
   if (folder === undefined) {
     throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `No quarantine for the run "${runId}" in "${ledgerPath(root, LEDGER.quarantine)}".`, {
       hint: 'lockguard quarantine list shows the runs that withheld entries.',
     });
   }
-  const live = listMarkers(root).find((marker) => marker.name === runId && marker.alive);
+  const marker = listMarkers(root).find((candidate) => candidate.name === runId);
+  if (marker?.foreign === true) {
+    throw new LockguardError('ERR_LOCKGUARD_FOREIGN', `The run "${runId}" has a live marker not made on this machine since it last booted: lockguard cannot tell whether it still withholds (on another host) or died.`, {
+      path: folder,
+      hint: 'If no other machine uses this workspace, remove .lockguard/ (it was not made here), or that marker, then drop again.',
+    });
+  }
+  const live = marker?.alive === true ? marker : undefined;
   if (live !== undefined) {
     throw new LockguardError('ERR_LOCKGUARD_BUSY', `The run "${runId}" is still live (guard pid ${live.pid ?? '?'}): it may withhold more entries.`, {
       path: folder,
       hint: 'Wait for it to finish, then drop its quarantine.',
     });
   }
-  const lock = lockQuarantine(root, runId);
+  const lock = lockQuarantine(root, runId, places);
   try {
     const finished = finishSetAside(ledgerFolder(root, [LEDGER.quarantine], false), DROPPED_PREFIX);
     const counts = countUnits(folder);

@@ -7,8 +7,10 @@
 // - A unit moves only after its intent line is on disk (fsync): a kill or a power cut at any moment leaves
 //   every moved byte named by an intent. Outcomes are appended after the move; a unit with an intent and no
 //   outcome is "in flight", and repair (quarantine-repair.ts) settles it from where its files are.
-// - Read streaming; torn or garbage lines are skipped, a line that names a path outside its cache dir or a
-//   key that is not a plain name is never trusted (so a forged journal cannot steer a restore).
+// - Read streaming; torn or garbage lines are skipped, a line that names a path outside its cache dir, a
+//   path that is not a file of its key, or a key that is not a plain name is never trusted. A valid intent
+//   still only *names* a cache dir: repair and restore act only in a cache the workspace is configured for
+//   now (trust.ts trustedCache).
 // - A legacy `manifest.json` (lockguard 0.1) is read when there is no journal.
 
 import { join, posix } from 'node:path';
@@ -41,6 +43,9 @@ export interface IntentLine extends UnitRecord {
   readonly op: 'intent';
   readonly unit: string;
   readonly t: number;
+  /** Where the intent was written (trust.ts); absent before 0.2. A restore asks for this host. */
+  readonly host?: string;
+  readonly boot?: string | null;
 }
 
 /** The unit's record out of its intent line (the journal's own fields left behind). */
@@ -104,7 +109,10 @@ export function intentOk(value: Partial<IntentLine>): value is IntentLine {
   if (value.unit !== unitId(value.runner, value.key) || typeof value.t !== 'number' || typeof value.reason !== 'string') return false;
   const dir = value.cacheDir;
   if (typeof dir !== 'string' || !posix.isAbsolute(dir) || posix.normalize(dir) !== dir || dir.includes('\0') || dir.split('/').includes(LEDGER_DIR)) return false;
-  if (!Array.isArray(value.paths) || value.paths.length === 0 || !value.paths.every((path) => typeof path === 'string' && isSafeRelative(path))) return false;
+  // Each path's last component starts with the unit's key (the runners' layouts, quarantine.ts checkUnit).
+  const key = value.key;
+  if (!Array.isArray(value.paths) || value.paths.length === 0 || !value.paths.every((path) => typeof path === 'string' && isSafeRelative(path) && posix.basename(path).startsWith(key))) return false;
+  if ((value.host !== undefined && typeof value.host !== 'string') || (value.boot !== undefined && value.boot !== null && typeof value.boot !== 'string')) return false;
   return Array.isArray(value.files) && value.files.every(fileOk) && typeof value.size === 'number' && (value.task === undefined || typeof value.task === 'string');
 }
 

@@ -15,11 +15,17 @@
 // Invariants: never deletes bytes that exist nowhere else: a copy is removed only when a complete, verified
 // copy (equal to the record) stays on the other side; a file that is neither ours nor the record's is
 // never touched; a link on the way is never crossed (such a unit stays in flight and is reported).
+// - The trust rule (trust.ts): a unit is settled only when its cache dir is one of the trusted places the
+//   caller hands in (the caches the workspace is configured for now), exactly; else it stays in flight.
+// - In the cache, only regular files (bytes equal to the record's sha256) and the folders holding them are
+//   removed: a link, a FIFO, a socket or a device carries no bytes to compare, so knowing its path proves
+//   nothing, and a unit whose cache side holds one stays in flight.
 
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { safeFolder } from './ledger-fs.js';
 import { appendJournal, readJournal, type IntentLine, type OutcomeLine, type UnitState } from './quarantine-journal.js';
+import { trustedCache, type TrustedPlaces } from './trust.js';
 import { crossedLink, filesUnder, isPartOf, moveTree, recordIfThere, stageOf, treeDifferences, type TreeFile } from './quarantine-move.js';
 
 export type Direction = 'withhold' | 'restore';
@@ -36,16 +42,35 @@ function remove(base: string, rel: string): void {
   rmSync(join(base, rel), { recursive: true, force: true });
 }
 
+/** Whether the cache side of a path holds only regular files and folders (what can be proven ours by its bytes). */
+function provable(cache: string, rel: string): boolean {
+  const now = recordIfThere(cache, rel);
+  return now === undefined || now.every((file) => file.kind === 'file' || file.kind === 'dir');
+}
+
+/** The unit's home in quarantine reached without a link (or not there yet). */
+function homeReachable(dir: string, intent: IntentLine): boolean {
+  try {
+    safeFolder(dir, ['entries', intent.runner, intent.key], false);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Bring one unit to a settled state from where its files are; returns the state it ends in ('moving' when
  * it could not be settled: a link on the way, a file that is neither side's, or a move that failed).
  */
-export function settleUnit(dir: string, intent: IntentLine, direction: Direction): UnitState {
+export function settleUnit(dir: string, intent: IntentLine, direction: Direction, places: TrustedPlaces): UnitState {
   const home = join(dir, 'entries', intent.runner, intent.key);
-  const cache = intent.cacheDir;
+  const trusted = trustedCache(places, intent.cacheDir, intent.runner);
+  if (trusted === undefined || !homeReachable(dir, intent)) return 'moving';
+  const cache = trusted.dir;
   const where = new Map<string, Where>();
   for (const path of intent.paths) {
     if (crossedLink(home, path) !== undefined || crossedLink(cache, path) !== undefined) return 'moving';
+    if (!provable(cache, path)) return 'moving';
     for (const side of [home, cache]) rmSync(stageOf(join(side, path)), { recursive: true, force: true });
     const recorded = filesUnder(intent.files, path);
     where.set(path, { q: judge(recorded, recordIfThere(home, path)), c: judge(recorded, recordIfThere(cache, path)) });
@@ -101,8 +126,8 @@ export interface RepairResult {
   readonly stuck: readonly string[];
 }
 
-/** Settle every unit of the quarantine folder `dir` that has an intent and no outcome; append the outcomes. */
-export function repairQuarantine(dir: string): RepairResult {
+/** Settle every unit of the quarantine folder `dir` that has an intent and no outcome, inside `places`; append the outcomes. */
+export function repairQuarantine(dir: string, places: TrustedPlaces): RepairResult {
   const reading = readJournal(dir);
   if (reading.source !== 'journal') return { settled: 0, stuck: [] };
   const outcomes: OutcomeLine[] = [];
@@ -110,7 +135,7 @@ export function repairQuarantine(dir: string): RepairResult {
   for (const unit of reading.units) {
     if (unit.state !== 'moving' && unit.state !== 'restoring') continue;
     const direction: Direction = unit.state === 'moving' ? 'withhold' : 'restore';
-    const state = settleUnit(dir, unit.intent, direction);
+    const state = settleUnit(dir, unit.intent, direction, places);
     const t = Date.now();
     if (state === 'moving') stuck.push(unit.intent.unit);
     else if (direction === 'withhold') outcomes.push({ op: state === 'withheld' ? 'done' : 'undone', unit: unit.intent.unit, t, why: 'settled by repair after an interrupted pass' });

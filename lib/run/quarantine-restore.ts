@@ -6,6 +6,9 @@
 // in flight is settled first: the lock's takeover repairs it, quarantine-repair.ts).
 // Invariants: never overwrites, never deletes; an entry that changed in quarantine stays there; a restore
 // killed midway is settled by the next command (finished when every path reached the cache, else undone).
+// Trust (trust.ts): an entry goes back only into a cache the workspace is configured for now, named exactly
+// by its record, and only when that record was made on this host (a legacy or foreign record is refused,
+// with where its files are).
 
 import { lstatSync, mkdirSync, rmdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,21 +16,22 @@ import { errnoCode, LockguardError } from '../core/errors.js';
 import { appendJournal, readJournal, type JournalUnit, type OutcomeLine } from './quarantine-journal.js';
 import { crossedLink, filesUnder, moveTree, recordTree, treeDifferences, type RenameFn, type TreeFile } from './quarantine-move.js';
 import { settleUnit } from './quarantine-repair.js';
+import { safeFolder } from './ledger-fs.js';
+import { madeOnThisHost, trustedCache, type TrustedPlaces } from './trust.js';
 import { entryHome, entryOf, lockQuarantine, quarantineFolder, quarantineRoot, type QuarantinedEntry } from './quarantine.js';
 import { isoTime } from '../core/iso-time.js';
 
-export type SkipReason = 'already-in-cache' | 'already-restored' | 'changed-in-quarantine' | 'symlink-in-the-way' | 'in-flight' | 'unknown-cache-dir' | 'error';
+export type SkipReason = 'already-in-cache' | 'already-restored' | 'changed-in-quarantine' | 'symlink-in-the-way' | 'in-flight' | 'unknown-cache-dir' | 'foreign' | 'error';
 
 export interface RestoreOptions {
   readonly entry?: string;
   readonly rename?: RenameFn;
   readonly now?: () => Date;
   /**
-   * Whether entries may go back into this cache dir. The journal lives in the workspace and names its
-   * cache dirs itself, so a caller that restores for a user (the CLI) vouches for them: a forged journal must
-   * not create files anywhere else. Default: every dir.
+   * The caches entries may go back into (trust.ts): the journal lives in the workspace and names its cache
+   * dirs itself, so only a cache the workspace is configured for now, named exactly, receives anything.
    */
-  readonly allowCacheDir?: (dir: string) => boolean;
+  readonly places: TrustedPlaces;
 }
 
 export interface RestoreResult {
@@ -45,11 +49,22 @@ function noQuarantine(root: string, runId: string, dir: string): never {
 }
 
 /** Why `unit` cannot be restored now, or undefined when it can. */
-function blocker(dir: string, unit: JournalUnit, allow: (dir: string) => boolean): { reason: SkipReason; detail: string } | undefined {
+function blocker(dir: string, unit: JournalUnit, places: TrustedPlaces): { reason: SkipReason; detail: string } | undefined {
   const { intent } = unit;
   if (unit.state === 'restored') return { reason: 'already-restored', detail: `restored at ${isoTime(unit.restoredAt ?? 0)}` };
   if (unit.state !== 'withheld') return { reason: 'in-flight', detail: 'a pass or restore left it in flight and it could not be settled; see lockguard quarantine list' };
-  if (!allow(intent.cacheDir)) return { reason: 'unknown-cache-dir', detail: `"${intent.cacheDir}" is neither inside the workspace nor a cache dir its runners use now; not restored there` };
+  if (!madeOnThisHost(intent))
+    return {
+      reason: 'foreign',
+      detail: `its record was not made on this host (another machine, lockguard 0.1, or a committed ledger); not restored: its files are in "${join(dir, entryHome(intent.runner, intent.key))}" if you know they are good`,
+    };
+  if (trustedCache(places, intent.cacheDir, intent.runner) === undefined)
+    return { reason: 'unknown-cache-dir', detail: `"${intent.cacheDir}" is not a ${intent.runner} cache this workspace is configured for now; not restored there (set the same TURBO_CACHE_DIR / NX_CACHE_DIRECTORY as the run had)` };
+  try {
+    safeFolder(dir, ['entries', intent.runner, intent.key], false);
+  } catch (error) {
+    return { reason: 'symlink-in-the-way', detail: error instanceof Error ? error.message : String(error) };
+  }
   const home = join(dir, entryHome(intent.runner, intent.key));
   const inCache = intent.paths.find((p) => crossedLink(intent.cacheDir, p) === undefined && exists(join(intent.cacheDir, p)));
   if (inCache !== undefined) return { reason: 'already-in-cache', detail: `"${join(intent.cacheDir, inCache)}" exists; not overwritten` };
@@ -76,10 +91,10 @@ function exists(path: string): boolean {
 }
 
 /** Put a run's quarantined entries (or the one whose key is `entry`) back where they were, never overwriting. */
-export function restore(root: string, runId: string, options: RestoreOptions = {}): RestoreResult {
+export function restore(root: string, runId: string, options: RestoreOptions): RestoreResult {
   const dir = quarantineFolder(root, runId, false);
   if (dir === undefined) return noQuarantine(root, runId, join(quarantineRoot(root), runId));
-  const lock = lockQuarantine(root, runId);
+  const lock = lockQuarantine(root, runId, options.places);
   try {
     const reading = readJournal(dir);
     if (reading.source === 'none') return noQuarantine(root, runId, dir);
@@ -98,7 +113,7 @@ export function restore(root: string, runId: string, options: RestoreOptions = {
     for (let start = 0; start < chosen.length; start += BATCH) {
       const ready: JournalUnit[] = [];
       for (const unit of chosen.slice(start, start + BATCH)) {
-        const why = blocker(dir, unit, options.allowCacheDir ?? (() => true));
+        const why = blocker(dir, unit, options.places);
         if (why === undefined) ready.push(unit);
         else skipped.push({ entry: entryOf(unit), ...why });
       }
@@ -124,7 +139,7 @@ export function restore(root: string, runId: string, options: RestoreOptions = {
           restored.push(entryOf({ ...unit, state: 'restored', restoredAt: t }));
         } catch (error) {
           // Back into quarantine what already reached the cache (settled from where the files are).
-          const state = settleUnit(dir, intent, 'restore');
+          const state = settleUnit(dir, intent, 'restore', options.places);
           const detail = error instanceof Error ? error.message : String(error);
           if (state === 'restored') {
             const t = now();

@@ -5,7 +5,8 @@
 // unit's paths or none), and listing. Restoring lives in quarantine-restore.ts, settling units a killed
 // pass left in flight in quarantine-repair.ts.
 // Invariants:
-// - Never deletes (a drop on request is quarantine-drop.ts): quarantine is a rename (copy to a stage name + verify + rename + remove the source, only
+// - Never deletes a withheld entry (a drop on request is quarantine-drop.ts; a pass that moved nothing
+//   removes its own empty quarantine folder): quarantine is a rename (copy to a stage name + verify + rename + remove the source, only
 //   across file systems).
 // - Write-ahead: each batch of units is recorded as intents and fsync'd before any of them moves; each
 //   unit's outcome follows its move. A kill at any moment leaves every moved byte named in the journal, and
@@ -21,17 +22,19 @@
 // makes the pass await `pause()` once after that many units, so a test can kill or signal it mid-pass.
 
 import { lstatSync, readdirSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { errnoCode, isLockguardError, LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
 import { ensureLedger } from './ledger.js';
 import { ledgerFolder, safeFolder } from './ledger-fs.js';
-import { JOURNAL_FILE, LEDGER, ledgerPath } from './ledger-layout.js';
+import { DROPPED_PREFIX, JOURNAL_FILE, LEDGER, ledgerPath } from './ledger-layout.js';
+import { setAsideAndDelete } from './set-aside.js';
 import { acquireLock, type LedgerLock } from './ledger-lock.js';
 import { appendJournal, readJournal, unitId, unitRecord, type IntentLine, type JournalUnit, type OutcomeLine, type UnitRecord } from './quarantine-journal.js';
 import { crossedLink, filesUnder, isSafeRelative, moveTree, recordTree, type RenameFn, type TreeFile } from './quarantine-move.js';
 import { repairQuarantine, settleUnit } from './quarantine-repair.js';
 import { isoTime } from '../core/iso-time.js';
+import { machineStamp, trustedPlaces, type TrustedPlaces } from './trust.js';
 
 /** One cache entry to withhold: every path of it moves, or none does. */
 export interface QuarantineUnit {
@@ -122,12 +125,15 @@ export function quarantineLockName(runId: string): string {
   return `quarantine-${runId}`;
 }
 
-/** Take a run's quarantine lock; a dead holder's half-done work is repaired first. */
-export function lockQuarantine(root: string, runId: string): LedgerLock {
+/**
+ * Take a run's quarantine lock; a dead holder's half-done work is repaired first, only inside `places` (the
+ * caches the caller vouches for now: trust.ts). A lock not made on this machine is ERR_LOCKGUARD_FOREIGN.
+ */
+export function lockQuarantine(root: string, runId: string, places: TrustedPlaces): LedgerLock {
   const lock = acquireLock(root, quarantineLockName(runId));
   if (lock.tookOver) {
     const dir = quarantineFolder(root, runId, false);
-    if (dir !== undefined) repairQuarantine(dir);
+    if (dir !== undefined) repairQuarantine(dir, places);
   }
   return lock;
 }
@@ -173,6 +179,7 @@ function prepare(unit: QuarantineUnit, now: number): Prepared | NotMoved {
     files,
     size,
     reason: unit.reason,
+    ...machineStamp(),
   };
   return { unit, intent };
 }
@@ -187,7 +194,7 @@ function makeHome(dir: string, runner: string, key: string, made: Set<string>): 
 }
 
 /** Move one prepared unit into quarantine; undefined when it moved, else why not (the unit then stays whole in the cache). */
-function moveUnit(dir: string, prepared: Prepared, rename: RenameFn | undefined, made: Set<string>): { outcome: OutcomeLine['op']; why?: string; fault?: LockguardError } {
+function moveUnit(dir: string, prepared: Prepared, rename: RenameFn | undefined, made: Set<string>, places: TrustedPlaces): { outcome: OutcomeLine['op']; why?: string; fault?: LockguardError } {
   const { intent } = prepared;
   const home = join(dir, entryHome(intent.runner, intent.key));
   const done: string[] = [];
@@ -208,7 +215,7 @@ function moveUnit(dir: string, prepared: Prepared, rename: RenameFn | undefined,
         break;
       }
     }
-    const settled = settleUnit(dir, intent, 'withhold');
+    const settled = settleUnit(dir, intent, 'withhold', places);
     const fault = isLockguardError(error) && (error.code === 'ERR_LOCKGUARD_DISK' || error.code === 'ERR_LOCKGUARD_ACCESS') ? error : undefined;
     const why = error instanceof Error ? error.message : String(error);
     if (settled === 'withheld') return { outcome: 'done', ...(fault === undefined ? {} : { fault }) };
@@ -226,8 +233,21 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
   const moved: QuarantinedEntry[] = [];
   const notMoved: NotMoved[] = [];
   if (units.length === 0) return { dir, moved, notMoved };
-  const folder = quarantineFolder(root, runId, true) ?? dir;
-  const lock = lockQuarantine(root, runId);
+  let folder: string;
+  try {
+    folder = quarantineFolder(root, runId, true) ?? dir;
+  } catch (error) {
+    // A full or read-only disk before anything moved: every unit stays in the cache, counted as such.
+    if (!isLockguardError(error) || (error.code !== 'ERR_LOCKGUARD_DISK' && error.code !== 'ERR_LOCKGUARD_ACCESS')) throw error;
+    for (const unit of units) notMoved.push({ key: unit.key, reason: 'error', detail: `the pass stopped: ${error.message}` });
+    return { dir, moved, notMoved, fault: error };
+  }
+  // The caller vouches for the caches its units name (resolved now); a dead pass's repair stays inside them.
+  const places = trustedPlaces(
+    root,
+    units.map((unit) => ({ runner: unit.runner, dir: resolve(unit.cacheDir) })),
+  );
+  const lock = lockQuarantine(root, runId, places);
   const control = options.control;
   const now = (): number => (options.now?.() ?? new Date()).getTime();
   let count = 0;
@@ -256,7 +276,7 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
       } catch (error) {
         // No intent on disk: nothing of this batch may move.
         fault = fsFault(error, join(folder, JOURNAL_FILE), 'append to');
-        for (const item of batch) notMoved.push({ key: item.unit.key, reason: 'error', detail: fault.message });
+        for (const item of batch) notMoved.push({ key: item.unit.key, reason: 'error', detail: `the pass stopped: ${fault.message}` });
         break;
       }
       const outcomes: OutcomeLine[] = [];
@@ -269,7 +289,7 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
           notMoved.push({ key: item.unit.key, reason: fault === undefined ? 'interrupted' : 'error', detail: why });
           continue;
         }
-        const result = moveUnit(folder, item, options.rename, made);
+        const result = moveUnit(folder, item, options.rename, made, places);
         const t = now();
         outcomes.push({ op: result.outcome, unit: item.intent.unit, t, ...(result.why === undefined ? {} : { why: result.why }) });
         if (result.outcome === 'done') {
@@ -296,6 +316,9 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
       }
     }
   } finally {
+    // A pass that withheld nothing (every entry gone to a concurrent run, or never there) leaves no
+    // quarantine behind: an empty one would keep its run from `lockguard prune` for nothing.
+    if (!keepLock && moved.length === 0 && fault === undefined && !interrupted) dropIfEmpty(folder, runId);
     if (!keepLock) lock.release();
   }
   // Units of batches the pass never reached (stopped, or a fault): not moved, nothing recorded for them.
@@ -303,6 +326,18 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
     notMoved.push({ key: unit.key, reason: fault === undefined ? 'interrupted' : 'error', detail: fault === undefined ? 'the pass was stopped (a second signal) before this unit' : `the pass stopped: ${fault.message}` });
   }
   return { dir: folder, moved, notMoved, ...(interrupted ? { interrupted } : {}), ...(fault === undefined ? {} : { fault }) };
+}
+
+/** Remove a run's quarantine folder that holds nothing (no unit ever moved: only folders and the journal). */
+function dropIfEmpty(folder: string, runId: string): void {
+  try {
+    if (!readJournal(folder).units.every((unit) => unit.state === 'not-moved')) return;
+    const onlyFolders = (dir: string): boolean => readdirSync(dir, { withFileTypes: true }).every((entry) => (entry.isDirectory() ? onlyFolders(join(dir, entry.name)) : dir === folder && entry.name === JOURNAL_FILE && entry.isFile()));
+    if (!onlyFolders(folder)) return;
+    setAsideAndDelete(dirname(folder), runId, DROPPED_PREFIX);
+  } catch {
+    // Left as it is: it holds nothing, and `quarantine drop` removes it.
+  }
 }
 
 function checkUnit(unit: QuarantineUnit): NotMoved | undefined {

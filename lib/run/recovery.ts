@@ -11,10 +11,11 @@
 //   had its saves unchecked, so its caller withholds them (since the run started) and says why.
 // - A run is marked finished only once its command is gone too: while an orphaned command still runs, it may
 //   still save, so the run stays unfinished and is finished again (idempotently) by a later command.
-// - A marker is judged only on the host that wrote the run (pids mean nothing on another machine).
+// - A marker, a lock and a run record are judged only when made on this machine since it last booted
+//   (trust.ts: pids mean nothing on another machine or boot); a foreign one is left and reported, never
+//   recovered. Repairs stay inside the trusted places the caller hands in.
 
 import { readdirSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { errnoCode, isLockguardError } from '../core/errors.js';
 import { readGuard, type GuardRecord } from './guard-record.js';
@@ -23,6 +24,7 @@ import { acquireLock, deadLocks } from './ledger-lock.js';
 import { isAlive, listMarkers, pidExists, processStart, unregisterLive, LIVE_DIR } from './live.js';
 import { lockQuarantine } from './quarantine.js';
 import { movesNow, recordedMoveAt, type MovedFile } from './verdict.js';
+import { madeHere, type TrustedPlaces } from './trust.js';
 
 export type Evidence =
   /** The run recorded a move before it died: saves since that moment are stale. */
@@ -61,7 +63,7 @@ export function pendingWork(root: string): boolean {
 /** A lock name lockguard takes, and a run id a quarantine lock names: no leading dot, no path. */
 const LOCK_NAME = /^[\w-][\w.-]*$/;
 
-export function repairDeadLocks(root: string): string[] {
+export function repairDeadLocks(root: string, places: () => TrustedPlaces): string[] {
   let names: string[];
   try {
     names = readdirSync(join(root, LIVE_DIR));
@@ -79,10 +81,11 @@ export function repairDeadLocks(root: string): string[] {
         continue;
       }
       // Taking a dead holder's lock repairs its journal first (quarantine.ts lockQuarantine).
-      lockQuarantine(root, runId).release();
+      lockQuarantine(root, runId, places()).release();
       repaired.push(runId);
     } catch (error) {
-      if (!isLockguardError(error) || error.code !== 'ERR_LOCKGUARD_BUSY') throw error;
+      // BUSY: its holder came back to life (another process took it); FOREIGN: made elsewhere, reported.
+      if (!isLockguardError(error) || (error.code !== 'ERR_LOCKGUARD_BUSY' && error.code !== 'ERR_LOCKGUARD_FOREIGN')) throw error;
     }
   }
   return repaired;
@@ -94,7 +97,8 @@ export function findDeadRuns(root: string): DeadRun[] {
   // Without /proc (no start times at all here) an untrusted marker whose pid exists cannot be judged dead.
   const noStartTimes = processStart(process.pid) === null;
   for (const marker of listMarkers(root)) {
-    if (marker.alive) continue;
+    // A foreign marker is neither live nor dead here: nothing recovers from it (trust.ts; reported).
+    if (marker.alive || marker.foreign) continue;
     if (noStartTimes && marker.pid !== undefined && pidExists(marker.pid)) continue;
     let run: RunHandle | undefined;
     let problem: string | undefined;
@@ -104,7 +108,8 @@ export function findDeadRuns(root: string): DeadRun[] {
       if (!isLockguardError(error)) throw error;
       problem = error.message;
     }
-    if (run !== undefined && run.record.host !== hostname()) continue;
+    // The run's record must be this machine's too: a marker only means something with the run it names.
+    if (run !== undefined && !madeHere(run.record)) continue;
     if (run !== undefined && run.record.kind !== 'run') problem = 'it is not a guarded run';
     dead.push({ id: marker.name, run, problem, pid: marker.run?.pid ?? run?.record.pid });
   }
@@ -191,7 +196,9 @@ export type Life =
   /** The guard is gone and the run never recorded its end (the next command that can write finishes it). */
   | { readonly state: 'dead-unfinished'; readonly pid: number | undefined; readonly recovery: RunEvent | undefined }
   /** No marker and no end recorded: a run from before runs recorded their end. */
-  | { readonly state: 'ended' };
+  | { readonly state: 'ended' }
+  /** Its marker was not made on this machine since it last booted: nothing here judges or finishes it. */
+  | { readonly state: 'foreign' };
 
 export function lifeOf(root: string, run: RunHandle): Life {
   let finished: RunEvent | undefined;
@@ -207,6 +214,7 @@ export function lifeOf(root: string, run: RunHandle): Life {
   if (finished !== undefined) return { state: 'finished', by: typeof finished['by'] === 'string' ? finished['by'] : 'run', recovery };
   const marker = listMarkers(root).find((candidate) => candidate.name === run.record.id);
   if (marker === undefined) return { state: 'ended' };
+  if (marker.foreign || !madeHere(run.record)) return { state: 'foreign' };
   if (marker.alive && marker.run !== undefined) return { state: 'live', pid: marker.run.pid };
   return { state: 'dead-unfinished', pid: marker.run?.pid ?? run.record.pid, recovery };
 }

@@ -40,6 +40,8 @@ export interface RunRecord {
   /** Process start time as the kernel counts it (clock ticks since boot), for liveness; null if unknown. */
   readonly pidStart: number | null;
   readonly host: string;
+  /** The boot the run was made in (trust.ts): with `host`, what ties the record to this machine. Absent before 0.2. */
+  readonly boot?: string | null;
   readonly policy?: Policy;
   readonly command?: readonly string[];
 }
@@ -112,6 +114,7 @@ export function validateRecord(path: string, value: unknown, folderName: string)
     DIGEST.test(record.key) &&
     Number.isSafeInteger(record.pid) &&
     (record.pidStart === undefined || record.pidStart === null || finite(record.pidStart)) &&
+    (record.boot === undefined || record.boot === null || typeof record.boot === 'string') &&
     (record.policy === undefined || record.policy === 'flag' || record.policy === 'withhold' || record.policy === 'refuse') &&
     (record.command === undefined || (Array.isArray(record.command) && record.command.every((word) => typeof word === 'string'))) &&
     Array.isArray(record.entries);

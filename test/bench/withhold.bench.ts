@@ -6,6 +6,7 @@
 import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheState, withhold, type RunnerCache } from '../../lib/integrations/runners/index.js';
+import { trustedPlaces } from '../../lib/run/trust.js';
 import { restore } from '../../lib/run/quarantine-restore.js';
 import { sideBySide, type BenchContext, type BenchRow } from './harness.js';
 
@@ -50,7 +51,7 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
     const runId = `bench-${n++}`;
     const result = await withhold(cache, before, { movedAt: 0, runStartedAt: 0, runEndedAt: Date.now() + 1000, runId });
     if (result.withheld.length !== fresh.length) throw new Error(`expected ${fresh.length} withheld, got ${result.withheld.length}`);
-    restore(root, runId);
+    restore(root, runId, { places: trustedPlaces(root, [{ runner: 'turbo', dir: cache.dir }]) });
   };
   const [withheldMs, bareAgain] = await sideBySide(withholding, bare, Math.max(3, Math.ceil(ctx.runs / 2)));
   rmSync(root, { recursive: true, force: true });

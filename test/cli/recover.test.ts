@@ -11,6 +11,7 @@ import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { writeGuard } from '../../lib/run/guard-record.js';
 import { appendEvent, createRun, type Policy, type RunHandle } from '../../lib/run/ledger.js';
 import { processStart, registerLive } from '../../lib/run/live.js';
+import { machineStamp } from '../../lib/run/trust.js';
 import { cli } from '../helpers/cli.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 import { turboEntry } from '../helpers/runner-caches.js';
@@ -114,7 +115,7 @@ test('its command still runs (an orphan of the dead guard): saves so far are wit
 
 test('a dead run another live process is finishing is left to it, and status shows it dead and unfinished', async (t) => {
   const { root, run, cache } = deadRun(t, 'withhold');
-  writeFileSync(join(root, '.lockguard', 'live', `.lock-finish-${run.record.id}`), JSON.stringify({ pid: process.pid, pidStart: processStart(process.pid), t: Date.now() }));
+  writeFileSync(join(root, '.lockguard', 'live', `.lock-finish-${run.record.id}`), JSON.stringify({ pid: process.pid, pidStart: processStart(process.pid), t: Date.now(), ...machineStamp() }));
   const status = await cli(['status', '--run', run.record.id], root);
   assert.equal(status.code, 0);
   assert.match(status.stdout, /^life {5}dead, unfinished: its guard \(pid \d+\) died before its final check/m);
@@ -135,7 +136,7 @@ test('locks dead processes left that need no repair are released (the idle fast 
   createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root, { scope: 'inputs' }) });
   const live = join(root, '.lockguard', 'live');
   mkdirSync(live);
-  const dead = JSON.stringify({ pid: deadPid(), pidStart: 1, t: Date.now() - 60_000 });
+  const dead = JSON.stringify({ pid: deadPid(), pidStart: 1, t: Date.now() - 60_000, ...machineStamp() });
   // A killed prune, and a finish killed after its run's marker went.
   for (const name of ['prune', 'finish-20261201T000000000000Z-run-abcdef']) writeFileSync(join(live, `.lock-${name}`), dead);
   const status = await cli(['status'], root);

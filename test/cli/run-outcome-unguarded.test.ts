@@ -9,7 +9,7 @@ import type { GuardedCache, RunnerOutcome } from '../../lib/cli/runner-guard.js'
 const NX: GuardedCache = { runner: 'nx', cache: { runner: 'nx', root: '/w', dir: '/w/.nx/cache', source: 'default' }, before: { dir: '/w/.nx/cache', exists: true, takenAt: 0, entries: new Map() }, started: true };
 
 function outcome(withheldCount: number, unguarded: RunnerOutcome['unguarded']): RunnerOutcome {
-  return { caches: [], withheldCount, keptBeforeMove: 0, tasksAfterMove: [], notes: [], interrupted: false, fault: undefined, unguarded };
+  return { caches: [], withheldCount, keptBeforeMove: 0, tasksAfterMove: [], notes: [], interrupted: false, fault: undefined, unguarded, staleLeft: 0, cachesNotReached: 0 };
 }
 
 test('an nx older than 20: the line names it and what was left, and claims no withholding', () => {

@@ -137,6 +137,14 @@ test('ENOSPC in the middle of the withholding pass: exit 2 with the path and the
     assert.match(guarded.stderr, /the next lockguard command in this workspace withholds them/);
     const stopped = inventory(cacheDir, s.root);
     assert.ok(stopped.inCache > 0, 'the pass stopped before the end');
+    // The status line says what happened: the pass failed, how many saves it withheld, how many stay.
+    const line =
+      /^\[lockguard\] a task rewrote pnpm-lock\.yaml\S* .*during the run, which every key folds: the withholding pass failed: the file system under \.lockguard is full: (\d+) cache saves? withheld, (\d+) stale cache saves? stays? in the cache; fix that \(see below\) and the next lockguard command in this workspace withholds them \(lockguard status --run \S+ for details\)$/m.exec(
+        guarded.stderr,
+      );
+    assert.ok(line !== null, guarded.stderr);
+    assert.doesNotMatch(guarded.stderr, /nothing was withheld/);
+    assert.ok(Number(line[1]) > 0 && Number(line[2]) > 0, 'the pass stopped part way');
     assert.deepEqual(stopped.stages, [], 'a copy that hit the full disk is removed, never left as an entry');
     {
       // Room again: the next command finishes the run; every entry is where it belongs, once.
@@ -144,6 +152,8 @@ test('ENOSPC in the middle of the withholding pass: exit 2 with the path and the
       const next = cliProcess(['status'], s.root, s.env, 120_000);
       assert.equal(next.code, 0, next.stderr);
       assert.match(next.stderr, /did not finish/);
+      // What the line said stays in the cache is what the next command withholds.
+      assert.match(next.stderr, new RegExp(`: ${line[2]} cache saves it made since the move it recorded were withheld`));
       const after = inventory(cacheDir, s.root);
       assert.deepEqual(inventoryDifferences(stopped, after), []);
       assert.equal(after.inCache, 0);
@@ -152,6 +162,32 @@ test('ENOSPC in the middle of the withholding pass: exit 2 with the path and the
   } finally {
     unmount();
   }
+});
+
+test('a read-only quarantine/: the status line says the pass failed and how many stale saves stay in the cache, never "nothing was withheld"', async (t) => {
+  const s = scenario(t, 'turbo');
+  const cacheDir = join(s.root, '.turbo', 'cache');
+  const quarantineDir = join(s.root, '.lockguard', 'quarantine');
+  mkdirSync(quarantineDir, { recursive: true });
+  const unmount = mountReadOnly(t, quarantineDir);
+  try {
+    // 200 bulk entries, plus the scenario's own two saved after the move: 202 stale saves.
+    writeFileSync(join(s.base, 'bulk.json'), JSON.stringify({ dir: cacheDir, count: 200, size: 64 }));
+    const guarded = cliProcess(['run', '--', ...s.runnerArgv()], s.root, s.env, 120_000);
+    assertSetupError(guarded, quarantineDir);
+    assert.match(
+      guarded.stderr,
+      /^\[lockguard\] a task rewrote \S.* during the run, which every key folds: the withholding pass failed: the file system under \.lockguard is read-only: 0 cache saves withheld, 202 stale cache saves stay in the cache; fix that \(see below\) and the next lockguard command in this workspace withholds them \(lockguard status --run \S+ for details\)$/m,
+    );
+    assert.doesNotMatch(guarded.stderr, /nothing was withheld|holds no save/);
+    assert.equal(inventory(cacheDir, s.root).inQuarantine, 0);
+  } finally {
+    unmount();
+  }
+  // Writable again: the next command withholds exactly the 202 the line said stay.
+  const next = cliProcess(['status'], s.root, s.env, 120_000);
+  assert.equal(next.code, 0, next.stderr);
+  assert.match(next.stderr, /: 202 cache saves it made since the move it recorded were withheld/);
 });
 
 test('a run that cannot write its report still prints its verdict and exits as its policy says', (t) => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { listUnits } from '../../lib/integrations/runners/index.js';
 import { listQuarantine } from '../../lib/run/quarantine.js';
+import { trustedPlaces } from '../../lib/run/trust.js';
 import { restore } from '../../lib/run/quarantine-restore.js';
 import { guardedRun } from '../helpers/guarded-run.js';
 import { scenario, type Tool } from '../helpers/runner-scenario.js';
@@ -46,7 +47,7 @@ for (const tool of ['turbo', 'nx', 'pnpm-pipeline'] as const satisfies readonly 
     }
     {
       // The rebuild saved a fresh entry under the same key: restoring the stale one does not overwrite it.
-      const result = restore(s.root, 'run-withhold', { entry: bKey });
+      const result = restore(s.root, 'run-withhold', { entry: bKey, places: trustedPlaces(s.root, [{ runner: outcome.cache.runner, dir: outcome.cache.dir }]) });
       assert.deepEqual(result.restored, []);
       assert.equal(result.skipped[0]?.reason, 'already-in-cache');
       assert.ok(readdirSync(join(s.root, '.lockguard', 'quarantine', 'run-withhold', 'entries', tool, bKey)).length > 0);

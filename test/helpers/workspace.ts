@@ -3,7 +3,7 @@
 // Invariants: never writes into the repo, never chdirs; a `null` leaf is "do not create".
 
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import type { TestContext } from 'node:test';
@@ -58,18 +58,23 @@ export async function waitFor(condition: () => boolean, timeoutMs = 15_000, what
 }
 
 /**
- * Every file under `dir` by relative path, with its sha256 (a link as `link:<its target>`, never followed),
+ * Every file under `dir` by relative path, with its sha256 (a link as `link:<its target>`, never followed; a
+ * FIFO, socket or device as its kind and inode, never opened; with `dirs`, every folder as `dir:<inode>`),
  * leaving out the paths under `skip` (relative prefixes): an inventory to prove what a command touched.
  */
-export function fileDigests(dir: string, skip: readonly string[] = []): Map<string, string> {
+export function fileDigests(dir: string, skip: readonly string[] = [], options: { dirs?: boolean } = {}): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (at: string): void => {
     for (const entry of readdirSync(at, { withFileTypes: true })) {
       const path = join(at, entry.name);
       const rel = relative(dir, path);
       if (skip.some((prefix) => rel === prefix || rel.startsWith(`${prefix}/`))) continue;
-      if (entry.isDirectory()) walk(path);
-      else out.set(rel, entry.isSymbolicLink() ? `link:${readlinkSync(path)}` : createHash('sha256').update(readFileSync(path)).digest('hex'));
+      if (entry.isDirectory()) {
+        if (options.dirs === true) out.set(rel, `dir:${lstatSync(path).ino}`);
+        walk(path);
+      } else if (entry.isSymbolicLink()) out.set(rel, `link:${readlinkSync(path)}`);
+      else if (entry.isFile()) out.set(rel, createHash('sha256').update(readFileSync(path)).digest('hex'));
+      else out.set(rel, `${entry.isFIFO() ? 'fifo' : entry.isSocket() ? 'socket' : 'device'}:${lstatSync(path).ino}`);
     }
   };
   if (existsSync(dir)) walk(dir);

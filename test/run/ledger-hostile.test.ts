@@ -8,7 +8,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
-import { createRun, findRun, loadRun } from '../../lib/run/ledger.js';
+import { createRun, findRun, loadRun, runIdAt } from '../../lib/run/ledger.js';
 import { quarantine } from '../../lib/run/quarantine.js';
 import { BIN, cliProcess, type CliResult } from '../helpers/cli.js';
 import { scrubbedEnv } from '../helpers/env.js';
@@ -91,6 +91,29 @@ describe('forged records', () => {
     });
   }
 
+  test('a committed run stamped in the future, or recorded on another host, is never "the latest run" verify and status judge by', (t) => {
+    const root = tempWorkspace(t, pnpmTree());
+    const taken = JSON.parse(run(['snapshot', '--json'], root).stdout) as { dir: string; run: string };
+    const record = JSON.parse(readFileSync(join(taken.dir, 'run.json'), 'utf8')) as Record<string, unknown>;
+    // Bait: the lockfile as it will be after the job's install (so a verify judged by it would allow the save).
+    writeFileSync(join(root, 'pnpm-lock.yaml'), `${readFileSync(join(root, 'pnpm-lock.yaml'), 'utf8')}# rewritten by the job\n`);
+    const bait = readWorkspaceFingerprints(root, { scope: 'inputs' });
+    for (const [id, host] of [
+      ['20991231T235959999999Z-snapshot-f00001', record['host']],
+      // Newer than the snapshot (a minute from now, within the clock slack), but another host's.
+      [runIdAt('snapshot', (Date.now() + 60_000) * 1000, 'f00002'), 'another-host'],
+    ] as const) {
+      const dir = join(root, '.lockguard', 'runs', id);
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'events.ndjson'), '');
+      writeFileSync(join(dir, 'run.json'), JSON.stringify({ ...record, id, host, at: Date.now(), key: bait.key, entries: bait.entries }));
+    }
+    const verify = run(['verify', '--json'], root);
+    assert.equal(verify.code, 1, verify.stderr);
+    assert.equal((JSON.parse(verify.stdout) as { run: string }).run, taken.run, 'judged by the snapshot this host took');
+    assert.equal(findRun(root, undefined, undefined).record.id, taken.run);
+  });
+
   test('a forged journal cannot steer a restore outside the workspace', async (t) => {
     const root = tempWorkspace(t, pnpmTree());
     const target = tempWorkspace(t, {}, 'lockguard-target-');
@@ -123,11 +146,13 @@ describe('forged records', () => {
     mkdirSync(join(root, '.lockguard', 'live'));
     writeFileSync(join(root, '.lockguard', 'live', taken.run), JSON.stringify({ dir: outside, id: taken.run, pid: process.pid, pidStart: 1, policy: 'refuse' }));
     writeFileSync(join(root, '.lockguard', 'live', 'x'), JSON.stringify({ dir: join(root, '.lockguard', 'runs', 'x'), id: 'x', pid: process.pid, policy: 'refuse' }));
-    // Neither is reported to (a hook would write through them); the next command drops both markers.
+    // Neither is reported to (a hook would write through them); neither carries this machine's host and
+    // boot, so both are foreign: left as they are and reported, nothing recovered from them.
     const status = run(['status'], root);
     assert.equal(status.code, 0, status.stderr);
     assert.deepEqual(readdirSync(outside), []);
-    assert.equal(existsSync(join(root, '.lockguard', 'live')), false);
+    assert.deepEqual(readdirSync(join(root, '.lockguard', 'live')).sort(), [taken.run, 'x'].sort());
+    assert.match(status.stderr, /lockguard: warning: \.lockguard\/ holds 2 records not made on this machine \(live\/\S+, live\/x\): lockguard repairs and recovers nothing from it/);
   });
 });
 

@@ -14,6 +14,7 @@ import { recordTree, stageOf } from '../../lib/run/quarantine-move.js';
 import { repairQuarantine } from '../../lib/run/quarantine-repair.js';
 import { restore } from '../../lib/run/quarantine-restore.js';
 import { listQuarantine, quarantine, quarantineLockName } from '../../lib/run/quarantine.js';
+import { machineStamp, trustedPlaces } from '../../lib/run/trust.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { turboEntry, write } from '../helpers/runner-caches.js';
 
@@ -26,7 +27,7 @@ function announced(root: string, key: string): { cache: string; dir: string; hom
   const dir = join(root, '.lockguard', 'quarantine', 'r1');
   mkdirSync(dir, { recursive: true });
   const files = PATHS(key).flatMap((path) => recordTree(cache, path));
-  const intent: IntentLine = { op: 'intent', unit: unitId('turbo', key), t: Date.now(), runner: 'turbo', key, cacheDir: cache, paths: PATHS(key), files, size: 1, reason: 'test' };
+  const intent: IntentLine = { op: 'intent', unit: unitId('turbo', key), t: Date.now(), runner: 'turbo', key, cacheDir: cache, paths: PATHS(key), files, size: 1, reason: 'test', ...machineStamp() };
   appendJournal(dir, [intent], true);
   return { cache, dir, home: join(dir, 'entries', 'turbo', key), intent };
 }
@@ -39,6 +40,11 @@ function where(cache: string, home: string, key: string): string[] {
   return PATHS(key).map((path) => `${existsSync(join(cache, path)) ? 'C' : '-'}${existsSync(join(home, path)) ? 'Q' : '-'}`);
 }
 
+/** The test cache as the one trusted place (trust.ts). */
+function placesOf(root: string): ReturnType<typeof trustedPlaces> {
+  return trustedPlaces(root, [{ runner: 'turbo', dir: join(root, 'cache') }]);
+}
+
 /** A pid that is certainly dead (a process that has exited). */
 function deadPid(): number {
   const child = spawnSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' });
@@ -49,7 +55,7 @@ test('announced, nothing moved: settled as not moved, the entry whole in the cac
   const root = tempWorkspace(t);
   const { cache, dir, home } = announced(root, 'aaaa000000000001');
   assert.equal(stateOf(dir, 'aaaa000000000001'), 'moving');
-  assert.deepEqual(repairQuarantine(dir), { settled: 1, stuck: [] });
+  assert.deepEqual(repairQuarantine(dir, placesOf(root)), { settled: 1, stuck: [] });
   assert.equal(stateOf(dir, 'aaaa000000000001'), 'not-moved');
   assert.deepEqual(where(cache, home, 'aaaa000000000001'), ['C-', 'C-', 'C-']);
 });
@@ -61,7 +67,7 @@ test('split between cache and quarantine: finished into quarantine (the run had 
   mkdirSync(home, { recursive: true });
   renameSync(join(cache, `${key}.tar.zst`), join(home, `${key}.tar.zst`));
   assert.deepEqual(where(cache, home, key), ['-Q', 'C-', 'C-']);
-  repairQuarantine(dir);
+  repairQuarantine(dir, placesOf(root));
   assert.equal(stateOf(dir, key), 'withheld');
   assert.deepEqual(where(cache, home, key), ['-Q', '-Q', '-Q']);
   assert.equal(listQuarantine(root)[0]?.manifest?.entries.length, 1);
@@ -73,7 +79,7 @@ test('a torn copy under its stage name is removed, never taken for an entry', (t
   const { cache, dir, home } = announced(root, key);
   mkdirSync(home, { recursive: true });
   writeFileSync(stageOf(join(home, `${key}.tar.zst`)), '');
-  repairQuarantine(dir);
+  repairQuarantine(dir, placesOf(root));
   assert.equal(existsSync(stageOf(join(home, `${key}.tar.zst`))), false);
   assert.equal(stateOf(dir, key), 'not-moved');
   assert.deepEqual(where(cache, home, key), ['C-', 'C-', 'C-']);
@@ -85,7 +91,7 @@ test('a verified copy in quarantine whose source removal was cut short: the left
   const { cache, dir, home } = announced(root, key);
   mkdirSync(home, { recursive: true });
   for (const path of PATHS(key)) writeFileSync(join(home, path), readFileSync(join(cache, path)));
-  repairQuarantine(dir);
+  repairQuarantine(dir, placesOf(root));
   assert.equal(stateOf(dir, key), 'withheld');
   assert.deepEqual(where(cache, home, key), ['-Q', '-Q', '-Q']);
 });
@@ -97,7 +103,7 @@ test('a new save the runner made since (other bytes under the same name) is neve
   mkdirSync(home, { recursive: true });
   renameSync(join(cache, `${key}.tar.zst`), join(home, `${key}.tar.zst`));
   writeFileSync(join(cache, `${key}.tar.zst`), 'a fresh save by the runner');
-  repairQuarantine(dir);
+  repairQuarantine(dir, placesOf(root));
   assert.equal(stateOf(dir, key), 'withheld');
   assert.equal(readFileSync(join(cache, `${key}.tar.zst`), 'utf8'), 'a fresh save by the runner');
 });
@@ -113,10 +119,10 @@ test('a restore cut short is undone (the entry whole in quarantine again), then 
   appendJournal(dir, [{ op: 'restore', unit: unitId('turbo', key), t: Date.now() }], true);
   renameSync(join(home, `${key}.tar.zst`), join(cache, `${key}.tar.zst`));
   assert.equal(stateOf(dir, key), 'restoring');
-  repairQuarantine(dir);
+  repairQuarantine(dir, placesOf(root));
   assert.equal(stateOf(dir, key), 'withheld');
   assert.deepEqual(where(cache, home, key), ['-Q', '-Q', '-Q']);
-  assert.equal(restore(root, 'r2').restored.length, 1);
+  assert.equal(restore(root, 'r2', { places: placesOf(root) }).restored.length, 1);
   assert.deepEqual(where(cache, home, key), ['C-', 'C-', 'C-']);
 });
 
@@ -129,16 +135,28 @@ test("restore from a partial journal: a dead holder's lock is taken over, its un
   // A pass moved the first entry, announced the other two, moved half of the second, and was killed.
   await quarantine(root, 'r3', [{ runner: 'turbo', key: keys[0] ?? '', cacheDir: cache, paths: PATHS(keys[0] ?? ''), reason: 'test' }]);
   const dir = join(root, '.lockguard', 'quarantine', 'r3');
-  const intents = keys
-    .slice(1)
-    .map((key): IntentLine => ({ op: 'intent', unit: unitId('turbo', key), t: Date.now(), runner: 'turbo', key, cacheDir: cache, paths: PATHS(key), files: PATHS(key).flatMap((path) => recordTree(cache, path)), size: 1, reason: 'test' }));
+  const intents = keys.slice(1).map(
+    (key): IntentLine => ({
+      op: 'intent',
+      unit: unitId('turbo', key),
+      t: Date.now(),
+      runner: 'turbo',
+      key,
+      cacheDir: cache,
+      paths: PATHS(key),
+      files: PATHS(key).flatMap((path) => recordTree(cache, path)),
+      size: 1,
+      reason: 'test',
+      ...machineStamp(),
+    }),
+  );
   appendJournal(dir, intents, true);
   mkdirSync(join(dir, 'entries', 'turbo', keys[1] ?? ''), { recursive: true });
   renameSync(join(cache, `${keys[1]}.tar.zst`), join(dir, 'entries', 'turbo', keys[1] ?? '', `${keys[1]}.tar.zst`));
   mkdirSync(join(root, '.lockguard', 'live'), { recursive: true });
-  writeFileSync(join(root, '.lockguard', 'live', `.lock-${quarantineLockName('r3')}`), JSON.stringify({ pid: deadPid(), pidStart: 1, t: Date.now() - 60_000 }));
+  writeFileSync(join(root, '.lockguard', 'live', `.lock-${quarantineLockName('r3')}`), JSON.stringify({ pid: deadPid(), pidStart: 1, t: Date.now() - 60_000, ...machineStamp() }));
   assert.equal(listQuarantine(root)[0]?.inFlight, 2);
-  const result = restore(root, 'r3');
+  const result = restore(root, 'r3', { places: placesOf(root) });
   assert.deepEqual(result.restored.map((entry) => entry.key).sort(), keys.slice(0, 2));
   assert.deepEqual(
     keys.flatMap((key) => PATHS(key).map((path) => readFileSync(join(cache, path)))),
@@ -152,15 +170,19 @@ test('a lock held by a live process is respected (ERR_LOCKGUARD_BUSY); a garbage
   const root = tempWorkspace(t);
   mkdirSync(join(root, '.lockguard', 'live'), { recursive: true });
   const path = join(root, '.lockguard', 'live', '.lock-x');
-  writeFileSync(path, JSON.stringify({ pid: process.pid, pidStart: processStart(process.pid), t: Date.now() }));
+  writeFileSync(path, JSON.stringify({ pid: process.pid, pidStart: processStart(process.pid), t: Date.now(), ...machineStamp() }));
   assert.throws(() => acquireLock(root, 'x'), { code: 'ERR_LOCKGUARD_BUSY' });
-  writeFileSync(path, JSON.stringify({ pid: deadPid(), pidStart: 1, t: 0 }));
+  writeFileSync(path, JSON.stringify({ pid: deadPid(), pidStart: 1, t: 0, ...machineStamp() }));
   const lock = acquireLock(root, 'x');
   assert.equal(lock.tookOver, true);
   lock.release();
   assert.equal(existsSync(path), false);
   write(path, '');
-  // An empty lock is a writer killed between two syscalls (or a moment ago): taken over once it is old.
+  // An empty lock is a writer killed between two syscalls (or a moment ago): broken once it is old, with
+  // nothing to repair (its holder never began its work).
   spawnSync('touch', ['-d', '1 minute ago', path]);
-  assert.equal(acquireLock(root, 'x').tookOver, true);
+  const taken = acquireLock(root, 'x');
+  assert.equal(taken.tookOver, false);
+  assert.ok(readFileSync(path, 'utf8').includes(String(process.pid)), 'the lock is ours now');
+  taken.release();
 });

@@ -1,14 +1,23 @@
 // Quarantine: entries go in whole, come back exactly, and a restore never overwrites.
 
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, lstatSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { listQuarantine, quarantine } from '../../lib/run/quarantine.js';
 import { restore } from '../../lib/run/quarantine-restore.js';
 import { isLockguardError } from '../../lib/core/errors.js';
+import { trustedPlaces } from '../../lib/run/trust.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { write } from '../helpers/runner-caches.js';
+
+/** The test cache as the trusted place of both runners it holds entries of (trust.ts). */
+function placesOf(root: string): ReturnType<typeof trustedPlaces> {
+  return trustedPlaces(root, [
+    { runner: 'turbo', dir: join(root, 'cache') },
+    { runner: 'pnpm-pipeline', dir: join(root, 'cache') },
+  ]);
+}
 
 function entryTree(cacheDir: string): void {
   write(join(cacheDir, 'tasks', 'ab', 'abcd', 'meta.json'), '{"version":2}');
@@ -40,7 +49,7 @@ test('restore puts an entry back exactly: names, bytes, modes, links', async (t)
   }
   {
     // Back, byte for byte.
-    const back = restore(root, 'run-1');
+    const back = restore(root, 'run-1', { places: placesOf(root) });
     assert.equal(back.restored.length, 1);
     assert.deepEqual(
       files.map((f) => readFileSync(f)),
@@ -55,7 +64,7 @@ test('restore puts an entry back exactly: names, bytes, modes, links', async (t)
   }
   {
     // A second restore says so and changes nothing.
-    const again = restore(root, 'run-1');
+    const again = restore(root, 'run-1', { places: placesOf(root) });
     assert.deepEqual(again.restored, []);
     assert.equal(again.skipped[0]?.reason, 'already-restored');
     assert.ok(listQuarantine(root)[0]?.manifest?.entries[0]?.restoredAt);
@@ -69,7 +78,7 @@ test('a restore into a cache that already holds the entry does not overwrite it'
   write(join(cacheDir, 'abc-meta.json'), 'stale meta');
   await quarantine(root, 'run-2', [{ runner: 'turbo', key: 'abc', cacheDir, paths: ['abc.tar.zst', 'abc-meta.json', 'abc-manifest.json'], reason: 'test' }]);
   write(join(cacheDir, 'abc.tar.zst'), 'fresh');
-  const result = restore(root, 'run-2', { entry: 'abc' });
+  const result = restore(root, 'run-2', { entry: 'abc', places: placesOf(root) });
   assert.deepEqual(result.restored, []);
   assert.equal(result.skipped[0]?.reason, 'already-in-cache');
   assert.equal(readFileSync(join(cacheDir, 'abc.tar.zst'), 'utf8'), 'fresh');
@@ -83,7 +92,7 @@ test('an entry changed while in quarantine is not restored', async (t) => {
   write(join(cacheDir, 'k1.tar.zst'), 'original');
   await quarantine(root, 'run-3', [{ runner: 'turbo', key: 'k1', cacheDir, paths: ['k1.tar.zst'], reason: 'test' }]);
   writeFileSync(join(root, '.lockguard', 'quarantine', 'run-3', 'entries', 'turbo', 'k1', 'k1.tar.zst'), 'tampered');
-  const result = restore(root, 'run-3');
+  const result = restore(root, 'run-3', { places: placesOf(root) });
   assert.equal(result.skipped[0]?.reason, 'changed-in-quarantine');
   assert.equal(existsSync(join(cacheDir, 'k1.tar.zst')), false);
 });
@@ -113,30 +122,30 @@ test('units that would leave the cache dir or cross a symlink are not moved', as
 test('unknown run, unknown entry and a garbage journal are clear, and the files stay', async (t) => {
   const root = tempWorkspace(t);
   assert.throws(
-    () => restore(root, 'nope'),
+    () => restore(root, 'nope', { places: placesOf(root) }),
     (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_BAD_RUN',
   );
   assert.throws(
-    () => restore(root, '../x'),
+    () => restore(root, '../x', { places: placesOf(root) }),
     (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_USAGE',
   );
   const cacheDir = join(root, 'cache');
   write(join(cacheDir, 'k.tar.zst'), 'k');
   await quarantine(root, 'run-5', [{ runner: 'turbo', key: 'k', cacheDir, paths: ['k.tar.zst'], reason: 'test' }]);
   assert.throws(
-    () => restore(root, 'run-5', { entry: 'other' }),
+    () => restore(root, 'run-5', { entry: 'other', places: placesOf(root) }),
     (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_USAGE',
   );
   writeFileSync(join(root, '.lockguard', 'quarantine', 'run-5', 'journal.ndjson'), '{"op":"intent",\nnot json\n');
   assert.throws(
-    () => restore(root, 'run-5', { entry: 'k' }),
+    () => restore(root, 'run-5', { entry: 'k', places: placesOf(root) }),
     (e: unknown) => isLockguardError(e) && e.code === 'ERR_LOCKGUARD_USAGE',
   );
   assert.match(listQuarantine(root)[0]?.problem ?? '', /2 line\(s\) of its journal could not be read/);
   assert.ok(existsSync(join(root, '.lockguard', 'quarantine', 'run-5', 'entries', 'turbo', 'k', 'k.tar.zst')));
 });
 
-test('a lockguard 0.1 manifest (no journal) still lists and restores', async (t) => {
+test('a lockguard 0.1 manifest (no journal) still lists, but is not restored: nothing ties it to this machine', async (t) => {
   const root = tempWorkspace(t);
   const cacheDir = join(root, 'cache');
   write(join(cacheDir, 'abc.tar.zst'), 'bytes');
@@ -149,7 +158,40 @@ test('a lockguard 0.1 manifest (no journal) still lists and restores', async (t)
     listQuarantine(root)[0]?.manifest?.entries.map((e) => e.key),
     ['abc'],
   );
-  assert.equal(restore(root, 'run-6').restored.length, 1);
-  assert.equal(readFileSync(join(cacheDir, 'abc.tar.zst'), 'utf8'), 'bytes');
-  assert.ok(listQuarantine(root)[0]?.manifest?.entries[0]?.restoredAt, 'the restore is journaled');
+  const result = restore(root, 'run-6', { places: placesOf(root) });
+  assert.deepEqual(result.restored, []);
+  assert.equal(result.skipped[0]?.reason, 'foreign');
+  assert.match(result.skipped[0]?.detail ?? '', /entries\/turbo\/abc/, 'says where its files are');
+  assert.equal(existsSync(join(cacheDir, 'abc.tar.zst')), false);
+  assert.equal(readFileSync(join(dir, 'entries', 'turbo', 'abc', 'abc.tar.zst'), 'utf8'), 'bytes');
+});
+
+test('a pass that lost every entry to a concurrent run leaves no quarantine behind (nothing pins its run against prune)', async (t) => {
+  const root = tempWorkspace(t);
+  const cacheDir = join(root, 'cache');
+  write(join(cacheDir, 'gone1.tar.zst'), 'one');
+  write(join(cacheDir, 'gone2.tar.zst'), 'two');
+  // A concurrent run takes each entry between this pass's intent and its move (the rename finds nothing).
+  const rename = (from: string, to: string): void => {
+    rmSync(from, { force: true });
+    renameSync(from, to);
+  };
+  const result = await quarantine(
+    root,
+    'run-lost',
+    ['gone1', 'gone2'].map((key) => ({ runner: 'turbo', key, cacheDir, paths: [`${key}.tar.zst`], reason: 'test' })),
+    { rename },
+  );
+  assert.deepEqual(result.moved, []);
+  assert.equal(result.notMoved.length, 2);
+  assert.equal(existsSync(join(root, '.lockguard', 'quarantine', 'run-lost')), false, 'no empty quarantine left');
+  assert.deepEqual(listQuarantine(root), []);
+  // Entries already gone before the pass: no folder either.
+  await quarantine(root, 'run-none', [{ runner: 'turbo', key: 'never', cacheDir, paths: ['never.tar.zst'], reason: 'test' }]);
+  assert.equal(existsSync(join(root, '.lockguard', 'quarantine', 'run-none')), false);
+  // A quarantine that holds something stays, even when a later pass for the same run moved nothing.
+  write(join(cacheDir, 'kept.tar.zst'), 'kept');
+  await quarantine(root, 'run-kept', [{ runner: 'turbo', key: 'kept', cacheDir, paths: ['kept.tar.zst'], reason: 'test' }]);
+  await quarantine(root, 'run-kept', [{ runner: 'turbo', key: 'gone3', cacheDir, paths: ['gone3.tar.zst'], reason: 'test' }]);
+  assert.ok(existsSync(join(root, '.lockguard', 'quarantine', 'run-kept', 'entries', 'turbo', 'kept', 'kept.tar.zst')));
 });

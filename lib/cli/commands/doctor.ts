@@ -15,6 +15,8 @@ import { effectivePnpm, majorOf } from '../../integrations/package-managers/vers
 import { NX_GUARDED_MAJORS, nxSupport, nxVersionAt, turboNative } from '../../integrations/runners/index.js';
 import { listRunIds, loadRun, runDir } from '../../run/ledger.js';
 import { listMarkers } from '../../run/live.js';
+import { foreignClaims, foreignLine } from '../../run/trust.js';
+import { ledgerTracked } from '../../integrations/git.js';
 import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import { LEDGER, ledgerPath } from '../../run/ledger-layout.js';
@@ -39,8 +41,8 @@ that runs (the one on PATH, or the packageManager pin it switches to unless mana
 pmOnFail says not to) and its hooks, what --policy refuse can stop for yarn and bun, turbo's packageManager pin and which turbo
 binary lockguard run starts (node_modules/.bin first on PATH, as in a package script), whether lockguard can
 withhold entries from the installed nx (nx 20 to 24; read from node_modules/nx/package.json), and the ledger
-(broken records, live runs, and past 500 runs a hint to lockguard prune). Exit 0 when nothing fails
-(warnings allowed), 1 when a check fails.
+(broken records, live runs, records not made on this machine, ledger files git tracks, and past 500
+runs a hint to lockguard prune). Exit 0 when nothing fails (warnings allowed), 1 when a check fails.
 
 Options:
 ${DIR_HELP}
@@ -226,7 +228,7 @@ function nxVersionCheck(root: string, env: Io['env']): CheckResult[] {
 /** More runs than this and doctor suggests `lockguard prune`. */
 const PRUNE_HINT_AT = 10 * DEFAULT_KEEP;
 
-function ledgerChecks(root: string): CheckResult[] {
+function ledgerChecks(root: string, env: Io['env']): CheckResult[] {
   const dir = ledgerPath(root);
   const stats = lstatSync(dir, { throwIfNoEntry: false });
   if (stats === undefined) return [{ check: 'ledger', level: 'ok', detail: 'no runs yet' }];
@@ -249,7 +251,8 @@ function ledgerChecks(root: string): CheckResult[] {
   }
   const markers = listMarkers(root);
   const live = markers.filter((marker) => marker.alive);
-  const dead = markers.length - live.length;
+  const dead = markers.filter((marker) => !marker.alive && !marker.foreign).length;
+  const foreign = foreignClaims(root);
   const results: CheckResult[] = [
     {
       check: 'ledger',
@@ -264,6 +267,21 @@ function ledgerChecks(root: string): CheckResult[] {
       level: 'warn',
       detail: `${ids.length} runs in ${join(dir, LEDGER.runs)}: lockguard never removes one by itself`,
       fix: `lockguard prune removes all but the newest ${DEFAULT_KEEP} and the runs still needed (--dry-run shows what would go).`,
+    });
+  const tracked = ledgerTracked(root, env, false);
+  if (tracked > 0)
+    results.push({
+      check: 'ledger',
+      level: 'warn',
+      detail: `the repository tracks ${tracked} file(s) under .lockguard/ (a committed ledger is someone else's records)`,
+      fix: 'git rm -r --cached .lockguard, then lockguard init (it adds .lockguard/ to .gitignore).',
+    });
+  if (foreign.length > 0)
+    results.push({
+      check: 'ledger',
+      level: 'fail',
+      detail: foreignLine(foreign) ?? '',
+      fix: `Remove ${dir} (or, if you copied it from another machine on purpose, the foreign files under ${join(dir, LEDGER.live)}).`,
     });
   if (dead > 0)
     results.push({
@@ -280,7 +298,7 @@ export const command: Command = {
   async run(argv, io: Io) {
     const parsed = parse('doctor', argv, { ...DIR_OPTION, json: { type: 'boolean' } });
     const workspace = await workspaceOf(parsed, io);
-    const results = [nodeCheck(), ...tableChecks(workspace), ...hookChecks(workspace, io.env), ...turboStartCheck(workspace.root, io.env), ...nxVersionCheck(workspace.root, io.env), ...ledgerChecks(workspace.root)];
+    const results = [nodeCheck(), ...tableChecks(workspace), ...hookChecks(workspace, io.env), ...turboStartCheck(workspace.root, io.env), ...nxVersionCheck(workspace.root, io.env), ...ledgerChecks(workspace.root, io.env)];
     if (flag(parsed, 'json')) {
       io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     } else {

@@ -1,9 +1,10 @@
 // `lockguard init`: set a workspace up for the install-time hooks: the pnpmfile shim and, on request, the
-// npm root lifecycle scripts. Never touches a lockfile.
+// npm root lifecycle scripts; and `.lockguard/` in the workspace's .gitignore. Never touches a lockfile.
 
 import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode, LockguardError } from '../../core/errors.js';
+import { withLedgerIgnored } from '../../integrations/git.js';
 import { addHookScripts } from '../../integrations/npm/scripts.js';
 import { COMPOSED_PNPMFILE_EXAMPLE, PNPMFILE_SHIM } from '../../integrations/pnpmfile/shim.js';
 import { effectivePnpm, majorOf } from '../../integrations/package-managers/version.js';
@@ -20,13 +21,16 @@ installed (and do nothing on a fresh clone's first install, before it is). Insid
 reports every pnpm command to the run and, under --policy refuse, stops lockfile rewrites at the source.
 Run "pnpm install" once afterwards (pnpm records the file's checksum in pnpm-lock.yaml) and commit both.
 An existing, different .pnpmfile.cjs is left alone: init prints how to compose it with lockguard's hooks.
-yarn and bun workspaces: nothing to write (a refusing run hands yarn berry lockguard's plugin through the
+yarn and bun workspaces: no hook file to write (a refusing run hands yarn berry lockguard's plugin through the
 environment; yarn v1 and bun have no hooks lockguard uses).
 
 pnpm 11 and newer start node helper processes for any pnpmfile on every command (a no-op install about 4x
 slower), so there init writes nothing by default: lockguard run refuses pnpm install and the install before
 pnpm run through the environment, and catches pnpm add after the fact. --pnpmfile writes the shim anyway,
 for refusing pnpm add/update/remove at the source too.
+
+Every workspace: adds .lockguard/ to the .gitignore at the workspace root (once; created when absent):
+lockguard's ledger holds this machine's run records, and a committed one is never acted on.
 
 Options:
 ${DIR_HELP}
@@ -85,6 +89,19 @@ function declaresLockguard(root: string): boolean {
   }
 }
 
+/** `.lockguard/` in the workspace's .gitignore (created when absent): the ledger is never committed. */
+function ignoreLedger(root: string, io: Io): void {
+  const path = join(root, '.gitignore');
+  const text = withLedgerIgnored(readText(path));
+  if (text === undefined) return;
+  try {
+    writeFileSync(path, text);
+  } catch (error) {
+    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot write "${path}" (${errnoCode(error) ?? 'unknown error'}).`, { path, cause: error, hint: 'Add the line .lockguard/ to it by hand.' });
+  }
+  io.stdout.write(".gitignore: added .lockguard/ (lockguard's ledger holds this machine's run records: never commit it)\n");
+}
+
 function addNpmScripts(root: string, io: Io): void {
   const path = join(root, 'package.json');
   const text = readText(path);
@@ -111,6 +128,7 @@ export const command: Command = {
       throw new LockguardError('ERR_LOCKGUARD_USAGE', 'Expected --pnpmfile or --no-pnpmfile, not both (lockguard init).', { hint: 'lockguard init --help says what each does.' });
     }
     const workspace = await workspaceOf(parsed, io);
+    ignoreLedger(workspace.root, io);
     const npmScripts = flag(parsed, 'npm-scripts');
     if (workspace.manager === 'pnpm') {
       const major = majorOf(effectivePnpm(workspace.root, io.env).version);
@@ -130,11 +148,11 @@ export const command: Command = {
     }
     if (workspace.manager === 'yarn' && !npmScripts) {
       io.stdout.write(
-        `This is a yarn workspace: nothing to write.\n  yarn berry: a refusing run (lockguard run --policy refuse) hands yarn lockguard's plugin and YARN_ENABLE_IMMUTABLE_INSTALLS through the environment, so no file goes into the repository and a fresh clone needs nothing.\n  yarn v1 has no hooks lockguard can use: installs are caught by the table (file events and the final check).\n`,
+        `This is a yarn workspace: no hook file to write.\n  yarn berry: a refusing run (lockguard run --policy refuse) hands yarn lockguard's plugin and YARN_ENABLE_IMMUTABLE_INSTALLS through the environment, so no file goes into the repository and a fresh clone needs nothing.\n  yarn v1 has no hooks lockguard can use: installs are caught by the table (file events and the final check).\n`,
       );
     }
     if (workspace.manager === 'bun' && !npmScripts) {
-      io.stdout.write(`This is a bun workspace: nothing to write.\n  bun has no install hooks lockguard can use: installs are caught by the table (file events and the final check).\n`);
+      io.stdout.write(`This is a bun workspace: no hook file to write.\n  bun has no install hooks lockguard can use: installs are caught by the table (file events and the final check).\n`);
     }
     return EXIT.ok;
   },

@@ -1,15 +1,14 @@
 // `lockguard quarantine list|restore`: what guarded runs withheld from the runners' caches, and putting it back.
 
 import { listQuarantine, type QuarantinedEntry } from '../../run/quarantine.js';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { configuredRunners, resolveCache } from '../../integrations/runners/index.js';
+import { RUNNER_NAMES } from '../../integrations/runners/index.js';
 import { dropQuarantine, type DropResult } from '../../run/quarantine-drop.js';
 import { restore } from '../../run/quarantine-restore.js';
 import { LockguardError } from '../../core/errors.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import { LEDGER_DIR } from '../../run/ledger-layout.js';
+import { PlacesNow } from '../guard-file.js';
 import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
@@ -29,8 +28,8 @@ every file's path, size and sha256.
             their original names. An entry the cache already holds again (the runner rebuilt it under the
             same key) is skipped, never overwritten. Restore only when you know the entry is good, e.g.
             the lockfile change was reverted and the outputs do not depend on it. Entries go back only into
-            a cache dir inside the workspace or one its runners use now (set the same TURBO_CACHE_DIR /
-            NX_CACHE_DIRECTORY as the run had).
+            a cache its runners use now, the one the record names (set the same TURBO_CACHE_DIR /
+            NX_CACHE_DIRECTORY as the run had), and only when the record was made on this host.
   drop      delete a run's quarantine (every entry it withheld) once you know you will not restore it:
             the runner rebuilds them under the new lockfile's keys. Refused while the run's guard is live
             or another lockguard works on that quarantine; a pass a kill left half done is settled first.
@@ -51,30 +50,6 @@ Examples:
   lockguard quarantine restore --run 20261130T031500123456Z-run-a1b2c3 --entry 1e20c7866ed9838d
   lockguard quarantine drop --run 20261130T031500123456Z-run-a1b2c3
 `;
-
-/**
- * The cache dirs a restore may write into: inside the workspace, or a cache dir one of its runners
- * resolves to now (nx's shared ~/.nx/<id>/cache, TURBO_CACHE_DIR, ...), asked only when an entry names a
- * dir outside the workspace. A journal is a file in the workspace: it must not steer files anywhere else.
- */
-function cacheDirsOf(root: string, env: Io['env']): (dir: string) => boolean {
-  let resolved: Set<string> | undefined;
-  return (dir) => {
-    const rel = relative(resolve(root), resolve(dir));
-    if (!rel.startsWith('..') && !isAbsolute(rel) && !rel.split(sep).includes(LEDGER_DIR)) return true;
-    resolved ??= new Set(
-      configuredRunners(root).flatMap((runner) => {
-        try {
-          const cache = resolveCache(runner, root, [], env);
-          return cache === undefined ? [] : [resolve(cache.dir)];
-        } catch {
-          return [];
-        }
-      }),
-    );
-    return resolved.has(resolve(dir));
-  };
-}
 
 function describe(entry: QuarantinedEntry): string {
   const state = entry.restoredAt === undefined ? `withheld ${entry.withheldAt}` : `restored ${entry.restoredAt}`;
@@ -135,13 +110,13 @@ export const command: Command = {
     }
     if (action === 'drop') {
       if (stringValue(parsed, 'entry') !== undefined) throw new LockguardError('ERR_LOCKGUARD_USAGE', "--entry goes with restore: drop removes a run's whole quarantine.", { hint: 'lockguard quarantine drop --run <id>' });
-      const dropped = dropQuarantine(workspace.root, runId);
+      const dropped = dropQuarantine(workspace.root, runId, new PlacesNow(workspace.root, io.env).trusted(RUNNER_NAMES));
       if (json) io.stdout.write(`${JSON.stringify(dropped, null, 2)}\n`);
       else io.stdout.write(`${dropLine(runId, dropped)}\n`);
       return EXIT.ok;
     }
     const entry = stringValue(parsed, 'entry');
-    const result = restore(workspace.root, runId, { ...(entry === undefined ? {} : { entry }), allowCacheDir: cacheDirsOf(workspace.root, io.env) });
+    const result = restore(workspace.root, runId, { ...(entry === undefined ? {} : { entry }), places: new PlacesNow(workspace.root, io.env).trusted(RUNNER_NAMES) });
     if (json) {
       io.stdout.write(`${JSON.stringify({ run: runId, restored: result.restored, skipped: result.skipped.map((s) => ({ key: s.entry.key, runner: s.entry.runner, reason: s.reason, detail: s.detail })) }, null, 2)}\n`);
     } else {

@@ -33,6 +33,7 @@ import { paint, printError, type Io } from '../io.js';
 import { guardRecordOf } from '../guard-file.js';
 import { holdForQuarantine, passControl, pauseAfterChild } from '../pass-control.js';
 import { recoverFirst } from '../recover.js';
+import { warnTrackedLedger } from '../tracked-ledger.js';
 import { writeGuard } from '../../run/guard-record.js';
 import { processStart } from '../../run/live.js';
 import type { Interrupts } from '../../run/interrupts.js';
@@ -190,6 +191,7 @@ export const command: Command = {
     // A guard that died left stale saves unchecked: finish its run before this command's runner starts.
     const stopped = await recoverFirst(workspace.root, io, 'strict', 'run');
     if (stopped !== undefined) return stopped;
+    warnTrackedLedger(workspace.root, io);
 
     const steps = stepsOf(childArgv, io.cwd);
     // pnpm pipeline installs (frozen) before it keys its tasks: its keys fold the inputs, not the markers.

@@ -8,6 +8,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
+import { warnTrackedLedger } from '../tracked-ledger.js';
 import { DIR_HELP, DIR_OPTION, SCOPE_HELP, SCOPE_OPTION, scopeOf, workspaceOf } from '../workspace-option.js';
 
 const help = `Usage: lockguard snapshot [options]
@@ -38,6 +39,7 @@ export const command: Command = {
     if (stopped !== undefined) return stopped;
     const table = readWorkspaceFingerprints(workspace.root, { scope: scopeOf(parsed, 'inputs'), manager: workspace.manager });
     const run = createRun({ kind: 'snapshot', table });
+    warnTrackedLedger(workspace.root, io);
     if (flag(parsed, 'github-output')) {
       appendGithub(io.env, 'GITHUB_OUTPUT', { key: table.key, run: run.record.id });
       if (githubFile(io.env, 'GITHUB_ENV') !== undefined) appendGithub(io.env, 'GITHUB_ENV', { LOCKGUARD_RUN: run.dir });

@@ -85,6 +85,8 @@ function lifeLines(life: Life): string[] {
       return [`life     dead, unfinished: its guard${life.pid === undefined ? '' : ` (pid ${life.pid})`} died before its final check; the next lockguard command that can write the ledger finishes it`, ...recovered(life.recovery)];
     case 'ended':
       return [];
+    case 'foreign':
+      return ['life     not made on this machine since it last booted (a copied or committed ledger?): lockguard neither judges nor finishes it'];
   }
 }
 

@@ -19,6 +19,7 @@ import { resolveTurboCache, turboSummary } from './turbo.js';
 import type { CacheState, RunnerCache, RunnerName, SummaryReading } from './types.js';
 import { entryScope, type ScopeJudged, type WithholdScope } from './affected.js';
 import { withhold, type WithholdOptions } from './withhold.js';
+import { configuredRunners } from './detect.js';
 
 export { configuredRunners, detectRunner, resolveGuard, runnerOfStep, runnersInCommand, stepsOf, type GuardedRunner, type GuardPlan } from './detect.js';
 export { cacheState, listUnits } from './listing.js';
@@ -52,6 +53,24 @@ export function resolveCache(runner: RunnerName, root: string, argv: readonly st
     default:
       return unreachable(runner);
   }
+}
+
+/**
+ * The caches of `runners` (default: every runner the workspace is configured for) as they resolve now, with
+ * no command line: what a record read back may name (run/trust.ts). A runner whose cache cannot be resolved
+ * is left out (nothing of it can be vouched for).
+ */
+export function cachesNow(root: string, env: Env, runners: readonly RunnerName[] = configuredRunners(root)): RunnerCache[] {
+  const out: RunnerCache[] = [];
+  for (const runner of new Set(runners)) {
+    try {
+      const cache = resolveCache(runner, root, [], env);
+      if (cache !== undefined) out.push(cache);
+    } catch {
+      // Unresolvable now: no record may steer into it.
+    }
+  }
+  return out;
 }
 
 /** What the runner's own summary of this run says: tasks that restored or saved after the move, and more. */

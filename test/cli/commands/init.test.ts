@@ -78,7 +78,7 @@ test('init refuses a .pnpmfile.cjs that is a folder or a FIFO, without blocking 
   }
 });
 
-test('init in a yarn or bun workspace writes nothing and says why', async (t) => {
+test('init in a yarn or bun workspace writes no hook file and says why (only .lockguard/ in .gitignore)', async (t) => {
   for (const [lockfile, text, word] of [
     ['yarn.lock', '__metadata:\n  version: 8\n', 'yarn'],
     ['bun.lock', '{\n  "lockfileVersion": 1,\n}\n', 'bun'],
@@ -87,8 +87,37 @@ test('init in a yarn or bun workspace writes nothing and says why', async (t) =>
     const before = fs.readdirSync(root).sort();
     const result = await cli(['init'], root);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, new RegExp(`This is a ${word} workspace: nothing to write`));
-    assert.deepEqual(fs.readdirSync(root).sort(), before);
+    assert.match(result.stdout, new RegExp(`This is a ${word} workspace: no hook file to write`));
+    assert.deepEqual(fs.readdirSync(root).sort(), [...before, '.gitignore'].sort());
+  }
+});
+
+test('init adds .lockguard/ to the workspace .gitignore once (created when absent, appended otherwise, left when already ignored)', async (t) => {
+  const root = tempWorkspace(t, { 'package.json': '{"name":"root"}', 'bun.lock': '{\n  "lockfileVersion": 1,\n}\n' });
+  const first = await cli(['init'], root);
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stdout, /^\.gitignore: added \.lockguard\/ /m);
+  const once = fs.readFileSync(join(root, '.gitignore'), 'utf8');
+  assert.match(once, /^\.lockguard\/$/m);
+  const again = await cli(['init'], root);
+  assert.equal(again.code, 0, again.stderr);
+  assert.doesNotMatch(again.stdout, /\.gitignore/);
+  assert.equal(fs.readFileSync(join(root, '.gitignore'), 'utf8'), once, 'idempotent');
+  // An existing .gitignore without a final newline is appended to; one that already ignores the folder is left.
+  fs.writeFileSync(join(root, '.gitignore'), 'node_modules');
+  await cli(['init'], root);
+  assert.equal(
+    fs
+      .readFileSync(join(root, '.gitignore'), 'utf8')
+      .split('\n')
+      .filter((line) => line === '.lockguard/').length,
+    1,
+  );
+  assert.match(fs.readFileSync(join(root, '.gitignore'), 'utf8'), /^node_modules\n/);
+  for (const line of ['/.lockguard', '.lockguard', '/.lockguard/']) {
+    fs.writeFileSync(join(root, '.gitignore'), `dist\n${line}\n`);
+    await cli(['init'], root);
+    assert.equal(fs.readFileSync(join(root, '.gitignore'), 'utf8'), `dist\n${line}\n`, line);
   }
 });
 

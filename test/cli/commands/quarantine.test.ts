@@ -100,6 +100,14 @@ test('lockguard quarantine drop: names that are no run, a set-aside leftover, a 
   assert.equal(live.code, 2);
   assert.match(live.stderr, /still live/);
   unregisterLive(root, 'run-1');
+  // A marker not made on this machine (it may be live on another host): refused too, nothing changed.
+  mkdirSync(join(ledger, 'live'), { recursive: true });
+  writeFileSync(join(ledger, 'live', 'run-1'), JSON.stringify({ dir: join(ledger, 'runs', 'run-1'), id: 'run-1', pid: process.pid, pidStart: 1, policy: 'withhold', host: 'another-host', boot: 'x' }));
+  const foreign = await cli(['quarantine', 'drop', '--run', 'run-1'], root);
+  assert.equal(foreign.code, 2);
+  assert.match(foreign.stderr, /live marker not made on this machine/);
+  assert.ok(existsSync(join(ledger, 'quarantine', 'run-1', 'journal.ndjson')));
+  unregisterLive(root, 'run-1');
   // Another process working on it holds its lock: refused, nothing changed.
   const lock = acquireLock(root, quarantineLockName('run-1'));
   const busy = await cli(['quarantine', 'drop', '--run', 'run-1'], root);
