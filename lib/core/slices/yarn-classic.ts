@@ -17,16 +17,11 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { canonicalJson } from '../digest.js';
-import { LockguardError } from '../errors.js';
 import type { LoweredGraph, NodeLabel } from './pnpm-graph.js';
+import { type ClassicEntry, parseYarnClassic } from './yarn-classic-parse.js';
 import { splitDescriptor } from './yarn-berry.js';
 
-export interface ClassicEntry {
-  readonly patterns: readonly string[];
-  readonly text: string;
-  readonly version: string;
-  readonly deps: readonly (readonly [name: string, range: string])[];
-}
+export type { ClassicEntry };
 
 export interface ClassicWorkspace {
   /** '.' for the root, 'packages/b'. */
@@ -37,72 +32,11 @@ export interface ClassicWorkspace {
   readonly deps: readonly (readonly [name: string, range: string])[];
 }
 
-function broken(path: string, line: number, reason: string): LockguardError {
-  return new LockguardError('ERR_LOCKGUARD_BROKEN_LOCKFILE', `The lockfile at "${path}" is broken: ${reason} (line ${line}).`, {
-    path,
-    hint: 'Restore it (git checkout -- yarn.lock) or let yarn rewrite it (yarn install).',
-  });
-}
-
-function unquote(value: string): string {
-  if (value.charCodeAt(0) !== 34) return value;
-  if (!value.includes('\\')) return value.slice(1, -1);
-  try {
-    return JSON.parse(value) as string;
-  } catch {
-    return value.slice(1, -1);
-  }
-}
-
-/** `"a@^1", a@^2` -> ['a@^1', 'a@^2']. */
-export function classicPatterns(key: string): string[] {
-  return (key.match(/"(?:[^"\\]|\\.)*"|[^,\s][^,]*/g) ?? []).map((part) => unquote(part.trim()));
-}
-
-/** `name "range"` or `"@s/n" "range"` -> [name, range]. */
-function splitPair(body: string): [string, string] | undefined {
-  const quoted = body.charCodeAt(0) === 34;
-  let end = 1;
-  if (quoted) {
-    while (end < body.length && body.charCodeAt(end) !== 34) end += body.charCodeAt(end) === 92 ? 2 : 1;
-    end++;
-  } else {
-    end = body.indexOf(' ');
-  }
-  if (end <= 0 || end >= body.length) return undefined;
-  return [unquote(body.slice(0, end)), unquote(body.slice(end + 1).trim())];
-}
-
-/** Read a v1 yarn.lock's text into entries (`path` names the file in errors). */
-export function indexYarnClassic(text: string, path: string): ClassicEntry[] {
-  const lines = text.split('\n');
-  const entries: ClassicEntry[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? '';
-    if (line === '' || line.charCodeAt(0) === 35) continue;
-    if (line.charCodeAt(0) === 32) throw broken(path, i + 1, 'an indented line outside any entry');
-    if (!line.endsWith(':')) throw broken(path, i + 1, 'an entry key that does not end with ":"');
-    let end = i + 1;
-    while (end < lines.length && (lines[end] ?? '').charCodeAt(0) === 32) end++;
-    const deps: [string, string][] = [];
-    let version = '';
-    let inDeps = false;
-    for (let j = i + 1; j < end; j++) {
-      const field = lines[j] ?? '';
-      if (field.charCodeAt(2) !== 32) {
-        inDeps = field === '  dependencies:' || field === '  optionalDependencies:';
-        if (field.startsWith('  version ')) version = unquote(field.slice(10).trim());
-        continue;
-      }
-      if (!inDeps) continue;
-      const pair = splitPair(field.trim());
-      if (pair === undefined) throw broken(path, j + 1, 'a dependency line without a name and a range');
-      deps.push(pair);
-    }
-    entries.push({ patterns: classicPatterns(line.slice(0, -1)), text: lines.slice(i, end).join('\n'), version, deps });
-    i = end - 1;
-  }
-  return entries;
+/** Read a v1 yarn.lock's text into entries (`path` names the file in errors): yarn 1's grammar, yarn-classic-parse.ts. */
+export function indexYarnClassic(source: string, path: string): ClassicEntry[] {
+  let text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
+  if (text.includes('\r\n')) text = text.replaceAll('\r\n', '\n');
+  return parseYarnClassic(text, path);
 }
 
 type Manifest = Record<string, unknown>;
