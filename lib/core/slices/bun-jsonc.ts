@@ -31,6 +31,53 @@ interface Frame {
   keys: string[] | Set<string>;
   /** Elements seen so far (arrays). */
   count: number;
+  /** A package's last element, when it is a string: where it starts and ends (bun checks an integrity there). */
+  last: number;
+  lastEnd: number;
+  /** A package resolved from a registry (its name at a version): bun wants its third element an object. */
+  registry: boolean;
+  thirdIsObject: boolean;
+  /** A package whose last string is its integrity (a registry version or a tarball). */
+  hashed: boolean;
+  /** A workspace other than the root: bun wants its name. */
+  named: boolean;
+}
+
+/** A version as bun's semver parser reads one. */
+const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+/** An integrity bun reads: the algorithm and the base64 of a digest of its size. */
+
+/** Digest sizes by algorithm, and the base64 length of each. */
+const DIGEST: Record<string, number> = { sha1: 20, sha256: 32, sha384: 48, sha512: 64 };
+const BASE64 = /^[A-Za-z0-9+/]*$/;
+
+/**
+ * Whether bun reads `value` (a package's integrity) as one, as measured with bun 1.4.5: a known algorithm,
+ * then the base64 of at most the digest's size, read from the first (size in base64) characters with their
+ * `=` padding dropped (a character outside base64 there, one character too many or too few is "malformed").
+ */
+function validIntegrity(value: string): boolean {
+  const dash = value.indexOf('-');
+  const size = DIGEST[value.slice(0, dash)];
+  if (dash === -1 || size === undefined) return false;
+  const data = value.slice(dash + 1, dash + 1 + 4 * Math.ceil(size / 3)).replace(/=+$/, '');
+  return BASE64.test(data) && data.length % 4 !== 1 && Math.floor((data.length * 3) / 4) <= size;
+}
+
+/** Resolutions bun reads besides a registry version: a protocol, or a tarball's path. */
+const OTHER_RESOLUTION = /^(?:workspace:|link:|file:|git\+|git:|github:|https?:|root:)|\.(?:tgz|tar\.gz|tar)$/;
+
+/**
+ * How bun reads a package's first element (`name@resolution`): 'registry' (a version), 'other' (a protocol
+ * or a tarball path), or undefined when bun refuses it ("Unexpected resolution", "Invalid semver version").
+ */
+function identKind(ident: string): 'registry' | 'tarball' | 'other' | undefined {
+  const at = ident.indexOf('@', 1);
+  if (at <= 0 || at === ident.length - 1) return undefined;
+  const resolution = ident.slice(at + 1);
+  if (SEMVER.test(resolution)) return 'registry';
+  if (!OTHER_RESOLUTION.test(resolution)) return undefined;
+  return /^[a-z+]+:/.test(resolution) ? 'other' : 'tarball';
 }
 
 export interface BunLockCheck {
@@ -123,6 +170,8 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
     }
   };
 
+  const hasKey = (frame: Frame, key: string): boolean => (frame.keys instanceof Set ? frame.keys.has(key) : frame.keys.includes(key));
+
   /** The role of a value under `frame` at `key` (objects; '' in arrays). */
   const roleOf = (frame: Frame | undefined, key: string): Role => {
     if (frame === undefined) return Role.Root;
@@ -144,9 +193,12 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
   };
 
   const open = (object: boolean, role: Role): void => {
-    stack.push({ object, role, keys: [], count: 0 });
+    stack.push({ object, role, keys: [], count: 0, last: -1, lastEnd: -1, registry: false, thirdIsObject: false, hashed: false, named: false });
     i++;
   };
+
+  /** The string value of `text[start, end)` (a checked string literal). */
+  const stringValue = (start: number, end: number): string => JSON.parse(text.slice(start, end)) as string;
 
   /** A value starts at `i`: check its type against its role, then read it (a container is pushed). */
   const value = (role: Role, parent: Frame | undefined, key: string): void => {
@@ -154,7 +206,8 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
     const c = text.charCodeAt(i);
     const kind = c === 123 ? 'object' : c === 91 ? 'array' : c === 34 ? 'string' : 'other';
     // What bun insists on, by where the value sits.
-    if ((role === Role.Root || role === Role.Workspaces || role === Role.Workspace || role === Role.Packages || role === Role.DepMap) && kind !== 'object') throw fail(role === Role.DepMap ? 'a dependency map is not an object' : 'a block is not an object', start);
+    if ((role === Role.Root || role === Role.Workspaces || role === Role.Workspace || role === Role.Packages || role === Role.DepMap) && kind !== 'object')
+      throw fail(role === Role.DepMap ? 'a dependency map is not an object' : 'a block is not an object', start);
     if (role === Role.Tuple && kind !== 'array') throw fail('a package is not an array', start);
     if (parent?.role === Role.DepMap && kind !== 'string') throw fail('a dependency range is not a string', start);
     if (parent?.role === Role.Root && (key === 'lockfileVersion' || key === 'configVersion') && !(c === 45 || (c >= 48 && c <= 57))) throw fail(`its ${key} is not a number`, start);
@@ -162,12 +215,30 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
       if (parent.count === 1 && kind !== 'string') throw fail('a package does not start with its name and version', start);
       if (text.startsWith('null', i)) throw fail('a package holds null', start);
     }
-    if (kind === 'object') return open(true, role);
+    if (parent?.role === Role.Tuple && parent.count === 3) parent.thirdIsObject = kind === 'object';
+    if (kind === 'object') {
+      open(true, role);
+      if (role === Role.Workspace && parent?.role === Role.Workspaces && key !== '') (stack.at(-1) as Frame).named = true;
+      return;
+    }
     if (kind === 'array') return open(false, role);
     if (kind === 'string') {
       i = string();
+      if (parent?.role === Role.Tuple) {
+        parent.last = start;
+        parent.lastEnd = i;
+        if (parent.count === 1) {
+          const ident = identKind(stringValue(start, i));
+          if (ident === undefined) throw fail('a package whose name and resolution bun cannot read', start);
+          parent.registry = ident === 'registry';
+          parent.hashed = ident !== 'other';
+        }
+      } else if (parent?.role === Role.Workspace && key === 'version' && !SEMVER.test(stringValue(start, i))) {
+        throw fail('a workspace version that is not a version', start);
+      }
       return;
     }
+    if (parent?.role === Role.Tuple) parent.last = -1;
     if (c === 39) throw unsupported('a single-quoted string', start);
     if (c === 45 || (c >= 48 && c <= 57)) {
       const match = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
@@ -202,6 +273,10 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
       comma = -1;
       if (top.role === Role.Workspaces && !(top.keys instanceof Set ? top.keys.has('') : top.keys.includes(''))) throw fail('its workspaces have no root ("")', i);
       if (top.role === Role.Tuple && top.count === 0) throw fail('a package is an empty array', i);
+      if (top.role === Role.Tuple && top.registry && !top.thirdIsObject) throw fail('a registry package without its dependencies object', i);
+      if (top.role === Role.Tuple && top.hashed && top.count > 2 && top.last !== -1 && !validIntegrity(stringValue(top.last, top.lastEnd))) throw fail('a package whose integrity bun cannot read', top.last);
+      if (top.named && !hasKey(top, 'name')) throw fail('a workspace without its name', i);
+      if (top.role === Role.Root && !hasKey(top, 'workspaces')) throw fail('it has no workspaces', i);
       if (top.role === Role.Root && !(top.keys instanceof Set ? top.keys.has('lockfileVersion') : top.keys.includes('lockfileVersion'))) throw fail('it has no "lockfileVersion"', i);
       stack.pop();
       i++;
