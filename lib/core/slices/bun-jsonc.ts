@@ -221,7 +221,10 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
       if (role === Role.Workspace && parent?.role === Role.Workspaces && key !== '') (stack.at(-1) as Frame).named = true;
       return;
     }
-    if (kind === 'array') return open(false, role);
+    if (kind === 'array') {
+      open(false, role);
+      return;
+    }
     if (kind === 'string') {
       i = string();
       if (parent?.role === Role.Tuple) {

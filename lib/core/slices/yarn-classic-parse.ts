@@ -78,8 +78,9 @@ export function parseYarnClassic(text: string, path: string): ClassicEntry[] {
         continue;
       } else if (c === 32) {
         if (lastNewline) {
-          let size = 0;
-          while (text.charCodeAt(pos) === 32) pos++, size++;
+          const from = pos;
+          while (text.charCodeAt(pos) === 32) pos++;
+          const size = pos - from;
           if (size % 2 !== 0) throw fail('an odd indentation', line);
           type = INDENT;
           value = size / 2;

@@ -123,10 +123,10 @@ function workspaceOf(folder: string, manifest: Manifest): ClassicWorkspace {
   return { folder, name: typeof manifest['name'] === 'string' ? manifest['name'] : undefined, text: canonicalJson(maps), deps };
 }
 
-/** Whether `folder` (relative to `root`) is, links resolved, a folder inside the root. */
+/** Whether the manifest of `folder` (relative to `root`) is, links resolved, a file inside the root. */
 function inside(root: string, realRoot: string, folder: string): boolean {
   try {
-    const real = realpathSync(join(root, folder));
+    const real = realpathSync(join(root, folder, 'package.json'));
     return real.startsWith(`${realRoot}${sep}`);
   } catch {
     return false;
