@@ -215,7 +215,10 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
       if (parent.count === 1 && kind !== 'string') throw fail('a package does not start with its name and version', start);
       if (text.startsWith('null', i)) throw fail('a package holds null', start);
     }
-    if (parent?.role === Role.Tuple && parent.count === 3) parent.thirdIsObject = kind === 'object';
+    if (parent?.role === Role.Tuple) {
+      if (parent.count === 3) parent.thirdIsObject = kind === 'object';
+      if (kind !== 'string') parent.last = -1;
+    }
     if (kind === 'object') {
       open(true, role);
       if (role === Role.Workspace && parent?.role === Role.Workspaces && key !== '') (stack.at(-1) as Frame).named = true;
@@ -241,7 +244,6 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
       }
       return;
     }
-    if (parent?.role === Role.Tuple) parent.last = -1;
     if (c === 39) throw unsupported('a single-quoted string', start);
     if (c === 45 || (c >= 48 && c <= 57)) {
       const match = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;

@@ -73,7 +73,7 @@ const BROKEN: Readonly<Record<string, string>> = {
   'a dependency range that is a number': edit(DEP, '"dep": ["dep@../../vendor/dep-7.0.0.tgz", { "dependencies": { "x": 1 } }, "sha512-'),
   'a string lockfileVersion': edit('"lockfileVersion": 2', '"lockfileVersion": "2"'),
   'no lockfileVersion': edit('  "lockfileVersion": 2,\n', ''),
-  'NaN': edit('"lockfileVersion": 2', '"lockfileVersion": NaN'),
+  NaN: edit('"lockfileVersion": 2', '"lockfileVersion": NaN'),
   'a configVersion that is an array': edit('"configVersion": 1', '"configVersion": []'),
   'a workspaces array': edit('"workspaces": {', '"workspaces": ['),
   'a dependency no package resolves': edit('"dep": ["dep@', '"c/dep": ["dep@'),

@@ -89,7 +89,10 @@ test('yarn berry: what yarn 4 reads as it reads the original slices as the origi
   // `a@workspace:*,a@workspace:packages/a` is two descriptors to yarn (/ *, */): b's link to a still resolves.
   const unspaced = slices(GOOD.replace('"a@workspace:*, a@workspace:packages/a"', '"a@workspace:*,a@workspace:packages/a"'));
   const graph = slicesFromLockfile(Buffer.from(GOOD.replace('"a@workspace:*, a@workspace:packages/a"', '"a@workspace:*,a@workspace:packages/a"')), { lockfile: 'yarn.lock', root: '/nonexistent', names: false }).graph;
-  assert.ok(graph.own.every((own) => !own.startsWith('leaf\nmissing a@')), 'no leaf for a@workspace:*');
+  assert.ok(
+    graph.own.every((own) => !own.startsWith('leaf\nmissing a@')),
+    'no leaf for a@workspace:*',
+  );
   assert.equal(unspaced.size, 4);
 });
 
