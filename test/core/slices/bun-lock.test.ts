@@ -82,7 +82,10 @@ test('package lines: dependency names, integrity and platform info are what bun.
 });
 
 test('the same file in a layout bun does not write is read whole, with the same names, integrities and info', () => {
-  const reflowed = LOCK.replace('"q": ["q@1.0.0", "", {}, "sha512-qAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="]', '"q": ["q@1.0.0", "",\n      {}, "sha512-qAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="]');
+  const reflowed = LOCK.replace(
+    '"q": ["q@1.0.0", "", {}, "sha512-qAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="]',
+    '"q": ["q@1.0.0", "",\n      {}, "sha512-qAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="]',
+  );
   assert.notEqual(reflowed, LOCK);
   const lock = readBunLock(reflowed, '/w/bun.lock');
   assert.ok(lock.packages[0]?.text.startsWith('["x@1.0.0","",{'), 'read whole: canonical JSON');
