@@ -9,6 +9,7 @@
 // Invariants: O(V + E) map lookups; strings are built only for keys something is nested under; labels are
 // made on demand (only diffs ask).
 
+import type { LockguardError } from '../errors.js';
 import { brokenLockfile } from '../lockfile-errors.js';
 import type { BunLock, BunPackage } from './bun-lock.js';
 import type { LoweredGraph, NodeLabel } from './pnpm-graph.js';
@@ -31,6 +32,11 @@ export function parentKey(key: string): string {
 
 const NO_EDGES: number[] = [];
 
+/** A package key or workspace path written twice (bun warns and keeps the first; bun-jsonc.ts refuses other keys). */
+function twice(path: string): LockguardError {
+  return brokenLockfile(path, 'a key appears twice in one object (bun reads the first, and warns)');
+}
+
 /** The slice graph of a read bun.lock; `path` names the file when a dependency resolves to nothing. */
 export function lowerBun(lock: BunLock, path: string): LoweredGraph {
   const own: string[] = [];
@@ -43,6 +49,7 @@ export function lowerBun(lock: BunLock, path: string): LoweredGraph {
   const importerByName = new Map<string, number>();
   for (const workspace of lock.workspaces) {
     const id = workspace.path === '' ? '.' : workspace.path;
+    if (importerByFolder.has(workspace.path)) throw twice(path);
     importers.set(id, own.length);
     importerByFolder.set(workspace.path, own.length);
     if (workspace.name !== undefined && !importerByName.has(workspace.name)) importerByName.set(workspace.name, own.length);
@@ -53,6 +60,7 @@ export function lowerBun(lock: BunLock, path: string): LoweredGraph {
   }
   const byKey = new Map<string, number>();
   for (const pkg of lock.packages) {
+    if (byKey.has(pkg.key)) throw twice(path);
     const workspace = pkg.ident.indexOf('@workspace:');
     const folder = workspace === -1 ? undefined : pkg.ident.slice(workspace + 11);
     const linked = folder === undefined ? undefined : importerByFolder.get(folder === '.' ? '' : folder);

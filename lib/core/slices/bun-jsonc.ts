@@ -10,7 +10,8 @@
 // strings, a `workspaces` without the root `""`. Read by bun but never written, so refused here as a form
 // lockguard does not read: single-quoted strings, hexadecimal numbers, text after the top-level object.
 // Duplicate keys (bun warns "Duplicate key" and keeps the first: an empty `"packages": {}` before the real
-// one leaves it with no packages) are refused at every level.
+// one leaves it with no packages) are refused at every level: here, but for the members of the two big blocks,
+// which are counted here and refused by their readers (bun-lock.ts, bun-graph.ts: a key met twice).
 // Invariants: iterative (no nesting depth overflows the stack); a refusal is a fixed reason with a line and
 // a column, never text from the file.
 
@@ -86,6 +87,9 @@ export interface BunLockCheck {
   /** Where the top-level `"workspaces"` and `"packages"` keys start (-1: absent). */
   readonly workspacesAt: number;
   readonly packagesAt: number;
+  /** Members of the top-level `"packages"` and `"workspaces"` blocks, as written (a key twice counts twice). */
+  readonly packageCount: number;
+  readonly workspaceCount: number;
   /** The text with comments and trailing commas cut, for JSON.parse (built on demand). */
   json(): string;
 }
@@ -108,6 +112,8 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
   let commented = false;
   let workspacesAt = -1;
   let packagesAt = -1;
+  let packageCount = 0;
+  let workspaceCount = 0;
 
   /** Whitespace and comments from `i`. */
   const skip = (): void => {
@@ -198,7 +204,10 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
   };
 
   /** The string value of `text[start, end)` (a checked string literal). */
-  const stringValue = (start: number, end: number): string => JSON.parse(text.slice(start, end)) as string;
+  const stringValue = (start: number, end: number): string => {
+    const raw = text.slice(start + 1, end - 1);
+    return raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+  };
 
   /** A value starts at `i`: check its type against its role, then read it (a container is pushed). */
   const value = (role: Role, parent: Frame | undefined, key: string): void => {
@@ -276,7 +285,9 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
     if (c === close) {
       if (comma !== -1) cuts.push(comma, comma + 1);
       comma = -1;
-      if (top.role === Role.Workspaces && !(top.keys instanceof Set ? top.keys.has('') : top.keys.includes(''))) throw fail('its workspaces have no root ("")', i);
+      if (top.role === Role.Workspaces && top.last !== 0) throw fail('its workspaces have no root ("")', i);
+      if (top.role === Role.Packages) packageCount = top.count;
+      if (top.role === Role.Workspaces) workspaceCount = top.count;
       if (top.role === Role.Tuple && top.count === 0) throw fail('a package is an empty array', i);
       if (top.role === Role.Tuple && top.registry && !top.thirdIsObject) throw fail('a registry package without its dependencies object', i);
       if (top.role === Role.Tuple && top.hashed && top.count > 2 && top.last !== -1 && !validIntegrity(stringValue(top.last, top.lastEnd))) throw fail('a package whose integrity bun cannot read', top.last);
@@ -304,7 +315,11 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
       const start = i;
       i = string();
       const key = keyOf(start, i);
-      addKey(top, key, start);
+      // The two big blocks count their members (their readers refuse a key met twice: bun-lock.ts, bun-graph.ts).
+      if (top.role === Role.Packages || top.role === Role.Workspaces) {
+        top.count++;
+        if (key === '') top.last = 0;
+      } else addKey(top, key, start);
       if (top.role === Role.Root && key === 'workspaces') workspacesAt = start;
       if (top.role === Role.Root && key === 'packages') packagesAt = start;
       skip();
@@ -319,7 +334,7 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
     }
   }
   if (i < n) throw unsupported('text after the top-level object', i);
-  return { comments: commented, workspacesAt, packagesAt, json: () => cut(text, cuts) };
+  return { comments: commented, workspacesAt, packagesAt, packageCount, workspaceCount, json: () => cut(text, cuts) };
 }
 
 /** `text` without the spans in `cuts` (pairs of offsets). */

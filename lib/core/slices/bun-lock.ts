@@ -303,7 +303,7 @@ const PACKAGES_LINE = '\n  "packages": {\n';
 export function readBunLock(source: string, path: string): BunLock {
   const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   const checked = checkBunLock(text, path);
-  const whole = (): BunLock => readWhole(checked.json(), path);
+  const whole = (): BunLock => readWhole(checked.json(), path, checked.packageCount, checked.workspaceCount);
   if (checked.comments) return whole();
   const packagesAt = text.indexOf(PACKAGES_LINE);
   const workspacesAt = text.indexOf(WORKSPACES_LINE);
@@ -370,9 +370,13 @@ function workspaceOf(path: string, value: unknown, text: string): BunWorkspace {
 }
 
 /** The fallback: the whole file (checked, its comments and trailing commas cut) through JSON.parse; texts become canonical JSON. */
-function readWhole(json: string, path: string): BunLock {
+function readWhole(json: string, path: string, packageCount: number, workspaceCount: number): BunLock {
   const value: unknown = JSON.parse(json);
   if (!isMap(value)) throw broken(path, 'it is not a JSON object');
+  // JSON.parse keeps the last of a key met twice; bun keeps the first: the check counted what was written.
+  if (Object.keys(isMap(value['packages']) ? value['packages'] : {}).length !== packageCount || Object.keys(isMap(value['workspaces']) ? value['workspaces'] : {}).length !== workspaceCount) {
+    throw broken(path, 'a key appears twice in one object (bun reads the first, and warns)');
+  }
   const workspaces = Object.entries(isMap(value['workspaces']) ? value['workspaces'] : {}).map(([wsPath, entry]) => workspaceOf(wsPath, entry, canonicalJson({ [wsPath]: entry })));
   const packages = Object.entries(isMap(value['packages']) ? value['packages'] : {}).map(([key, tuple]) => packageOf(key, tuple, canonicalJson(tuple)));
   const rest: Record<string, unknown> = { ...value };

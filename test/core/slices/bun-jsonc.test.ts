@@ -56,6 +56,8 @@ const BROKEN: Readonly<Record<string, string>> = {
   'an empty "packages" block before the real one': edit('  "packages": {', '  "packages": {},\n  "packages": {'),
   'an empty "workspaces" block before the real one': edit('  "workspaces": {', '  "workspaces": {},\n  "workspaces": {'),
   'a package key twice': edit('    "c": ["c@workspace:packages/c"],', '    "c": ["x@workspace:packages/c"],\n\n    "c": ["c@workspace:packages/c"],'),
+  'a package key twice, in a file read whole (a comment)': edit('    "c": ["c@workspace:packages/c"],', '    // c\n    "c": ["x@workspace:packages/c"],\n\n    "c": ["c@workspace:packages/c"],'),
+  'a workspace twice, in a file read whole (a comment)': edit('    "packages/a": {', '    // a\n    "packages/a": {\n      "name": "zz",\n    },\n    "packages/a": {'),
   'a workspace twice': edit('    "packages/a": {', '    "packages/a": {\n      "name": "zz",\n    },\n    "packages/a": {'),
   'a top-level key twice': edit('  "configVersion": 1,', '  "configVersion": 1,\n  "lockfileVersion": 2,'),
   'a dependency twice': edit('        "a": "workspace:*",', '        "a": "workspace:*",\n        "a": "workspace:*",'),
