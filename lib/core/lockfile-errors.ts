@@ -16,6 +16,8 @@ function fixFor(absPath: string): string {
   if (name === '.package-lock.json') return 'Reinstall to rewrite it (npm ci).';
   if (name === 'lock.yaml') return 'Reinstall to rewrite it (pnpm install --frozen-lockfile).';
   if (name === 'pnpm-lock.yaml') return `Restore it (git checkout -- ${name}) or let pnpm rewrite it (pnpm install).`;
+  if (name === 'yarn.lock') return `Restore it (git checkout -- ${name}) or let yarn rewrite it (yarn install).`;
+  if (name === 'bun.lock') return `Restore it (git checkout -- ${name}) or let bun rewrite it (bun install).`;
   return `Restore it (git checkout -- ${name}) or let the package manager rewrite it (install).`;
 }
 

@@ -1,11 +1,12 @@
 // What the lockfile fuzz runs: per lockfile format, its real fixtures, where a secret can be planted, the
 // mutators that apply, and the command scenarios that read the lockfile.
 //
-// To add a format (yarn, bun): list it in FORMATS with its fixture(s) under test/fixtures/lockfiles, the
+// To add a format: list it in FORMATS with its fixture(s) under test/fixtures/lockfiles, the
 // workspace files around the lockfile (a manifest; install markers for the pre-run check), a `plant` that
 // puts the secret in a value no command prints (an integrity, a checksum), and its scenarios
 // (COMMON_SCENARIOS fit any format whose lockfile every command reads).
 
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixturesDir } from '../helpers/fixtures.js';
 import type { Tree } from '../helpers/workspace.js';
@@ -94,6 +95,38 @@ export const FORMATS: readonly FuzzFormat[] = [
     },
     // The whole value of an integrity: a parser's excerpt around a broken quote would show it.
     plant: (text, secret, rng) => plantIn(text, /"integrity": "(sha512-[A-Za-z0-9+/]{16,}=*)"/g, secret, rng),
+    mutators: JSON_MUTATORS,
+    scenarios: COMMON_SCENARIOS,
+  },
+  {
+    name: 'yarn-berry',
+    syntax: 'yaml',
+    lockfile: 'yarn.lock',
+    fixtures: ['yarn-berry-jest/yarn.lock'],
+    workspace: () => ({ 'package.json': '{"name":"fuzz-root","private":true,"workspaces":["packages/*"]}\n' }),
+    // A checksum: yarn prints it only when it does not match, lockguard never.
+    plant: (text, secret, rng) => plantIn(text, /checksum: 10c0\/([0-9a-f]{24})/g, secret, rng),
+    mutators: YAML_MUTATORS,
+    scenarios: COMMON_SCENARIOS,
+  },
+  {
+    name: 'yarn-v1',
+    syntax: 'yaml',
+    lockfile: 'yarn.lock',
+    fixtures: ['yarn-v1-webpack/yarn.lock'],
+    // webpack's own manifest: yarn v1's importers come from it.
+    workspace: () => ({ 'package.json': readFileSync(fixturePath('yarn-v1-webpack/package.json')) }),
+    plant: (text, secret, rng) => plantIn(text, /integrity sha512-([A-Za-z0-9+/]{24})/g, secret, rng),
+    mutators: YAML_MUTATORS,
+    scenarios: COMMON_SCENARIOS,
+  },
+  {
+    name: 'bun',
+    syntax: 'json',
+    lockfile: 'bun.lock',
+    fixtures: ['bun-synthetic/bun.lock', 'bun-workspace/bun.lock'],
+    workspace: () => ({ 'package.json': '{"name":"fuzz-root","private":true,"workspaces":["packages/*"]}\n' }),
+    plant: (text, secret, rng) => plantIn(text, /"sha512-([A-Za-z0-9+/]{24})/g, secret, rng),
     mutators: JSON_MUTATORS,
     scenarios: COMMON_SCENARIOS,
   },

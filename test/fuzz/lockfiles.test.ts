@@ -3,16 +3,28 @@
 // alias bombs...) through every command that reads a lockfile (key, key --projects, snapshot, verify, run,
 // status after a move), in process through main() with a per-call watchdog, plus a sample through the real
 // bin: 0 hangs, 0 exit 70, no exit code lockguard does not own, 0 leaks of the planted secret (stdout,
-// stderr, the ledger's records, events and report). `npm run fuzz` runs the same thing longer.
+// stderr, the ledger's records, events and report). yarn berry, yarn v1 and bun.lock also against oracles:
+// yarn's own parser (@yarnpkg/parsers, with the checks yarn makes of each entry) on mutants of jest's
+// lockfile, and the real yarn 4.18.1, yarn 1.22.22 and bun 1.4.5 (frozen installs, offline, isolated) on a few
+// mutants of lockfiles they wrote: none they cannot read is sliced. The seed is printed (LOCKGUARD_FUZZ_SEED
+// overrides it). `npm run fuzz` runs the same thing longer.
 
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { cliProcess } from '../helpers/cli.js';
 import { scrubbedEnv } from '../helpers/env.js';
-import { formatNamed } from './formats.js';
+import { fixturePath, formatNamed } from './formats.js';
 import { casesOf, fuzz, runCase, type CaseResult } from './harness.js';
+import { toolOracle, toolOracleRun } from './oracle-tools.js';
+import { yarnOracleRun } from './oracle-yarn.js';
 
-const SEED = 20_241_130;
+const SEED = Number(process.env['LOCKGUARD_FUZZ_SEED'] ?? '') || 20_241_130;
+/** Mutants per real tool (each a frozen install: about a second for yarn on a loaded machine). */
+const TOOL_SAMPLE = 4;
+const PARSER_SAMPLE = 40;
 /** About a minute on a loaded 2-core machine, spread over every format and fixture in formats.ts. */
 const COUNT = 96;
 const BIN_SAMPLE = 4;
@@ -46,3 +58,24 @@ test(`lockfile fuzz through the real bin: ${BIN_SAMPLE} mutants`, async () => {
   const failures = results.flatMap((result) => result.failures);
   assert.deepEqual(failures, [], describeFailures(failures));
 });
+
+test(`yarn berry against yarn's own parser: ${PARSER_SAMPLE} mutants of jest's yarn.lock (seed ${SEED})`, (t) => {
+  const counts = yarnOracleRun(readFileSync(fixturePath('yarn-berry-jest/yarn.lock'), 'utf8'), SEED, PARSER_SAMPLE);
+  t.diagnostic(JSON.stringify(counts));
+  assert.equal(counts.rejectedButSliced, 0, counts.offenders.join('\n'));
+  assert.equal(counts.acceptedOtherReach, 0, counts.offenders.join('\n'));
+  assert.ok(counts.rejected > 0 && counts.acceptedSameReach > 0, 'not vacuous: some mutants refused, some read alike');
+});
+
+for (const flavor of ['yarn-pnp', 'yarn1', 'bun'] as const) {
+  test(`${flavor} against the real tool: ${TOOL_SAMPLE} mutants of its own lockfile (seed ${SEED})`, { timeout: 180_000 }, (t) => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), `lockguard-oracle-${flavor}-`)));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const oracle = toolOracle(flavor, dir);
+    // The tool installs from its own lockfile, and lockguard slices it: the oracle can tell.
+    assert.equal(oracle.verdict(Buffer.from(oracle.good)), 'installs');
+    const counts = toolOracleRun(oracle, SEED, TOOL_SAMPLE);
+    t.diagnostic(JSON.stringify(counts));
+    assert.equal(counts.cannotReadButSliced, 0, counts.offenders.join('\n'));
+  });
+}

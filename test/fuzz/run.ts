@@ -1,7 +1,9 @@
-// `npm run fuzz`: the lockfile fuzz of lockfiles.test.ts, longer, with its counts printed, and the pnpm oracle
-// pass (mutants @pnpm/lockfile-file refuses that lockguard still slices; mutants both read with another reach).
+// `npm run fuzz`: the lockfile fuzz of lockfiles.test.ts, longer, with its counts printed, and the oracle
+// passes: pnpm (mutants @pnpm/lockfile-file refuses that lockguard still slices; mutants both read with another
+// reach), yarn berry (the same against yarn's own parser), and the real yarn 4, yarn 1 and bun (`--tools N`
+// mutants each of a lockfile the tool wrote, through its frozen install; none it cannot read may be sliced).
 //
-// Usage: npm run fuzz -- [--seed N] [--count N] [--format pnpm,npm] [--oracle N] [--timeout MS]
+// Usage: npm run fuzz -- [--seed N] [--count N] [--format pnpm,npm,yarn-berry,yarn-v1,bun] [--oracle N] [--tools N] [--timeout MS]
 // Settings also from LOCKGUARD_FUZZ_SEED and LOCKGUARD_FUZZ_COUNT. Exit 1 when anything failed: every failure
 // is printed with the seed, format, fixture and index that reproduce it.
 
@@ -13,6 +15,8 @@ import { slicesFromLockfile } from '../../lib/core/slices/slices.js';
 import { fixturePath, FORMATS } from './formats.js';
 import { fuzz } from './harness.js';
 import { oracleRun } from './oracle.js';
+import { toolOracle, toolOracleRun } from './oracle-tools.js';
+import { yarnOracleRun } from './oracle-yarn.js';
 
 function integer(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
@@ -21,10 +25,11 @@ function integer(name: string, value: string | undefined, fallback: number): num
   return parsed;
 }
 
-const { values } = parseArgs({ options: { seed: { type: 'string' }, count: { type: 'string' }, format: { type: 'string' }, oracle: { type: 'string' }, timeout: { type: 'string' } }, strict: true });
+const { values } = parseArgs({ options: { seed: { type: 'string' }, count: { type: 'string' }, format: { type: 'string' }, oracle: { type: 'string' }, tools: { type: 'string' }, timeout: { type: 'string' } }, strict: true });
 const seed = integer('--seed', values.seed ?? process.env['LOCKGUARD_FUZZ_SEED'], 1);
 const count = integer('--count', values.count ?? process.env['LOCKGUARD_FUZZ_COUNT'], 1000);
 const oracle = integer('--oracle', values.oracle, 500);
+const tools = integer('--tools', values.tools, 100);
 const formats = values.format?.split(',') ?? FORMATS.map((format) => format.name);
 
 const started = performance.now();
@@ -71,6 +76,27 @@ if (oracle > 0 && formats.includes('pnpm')) {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+}
+if (oracle > 0 && formats.includes('yarn-berry')) {
+  const counts = yarnOracleRun(readFileSync(fixturePath('yarn-berry-jest/yarn.lock'), 'utf8'), seed, oracle);
+  process.stdout.write(
+    `yarn berry oracle (@yarnpkg/parsers and yarn's entry checks), jest: ${counts.tried} mutants; ${counts.rejected} refused by yarn, of which sliced by lockguard: ${counts.rejectedButSliced}; ${counts.accepted} read by yarn: ${counts.acceptedSameReach} sliced with yarn's reach, ${counts.acceptedOtherReach} with another, ${counts.acceptedButRefused} refused by lockguard\n`,
+  );
+  oracleFailed ||= counts.rejectedButSliced > 0 || counts.acceptedOtherReach > 0;
+}
+const flavors = [formats.includes('yarn-berry') ? 'yarn-pnp' : '', formats.includes('yarn-v1') ? 'yarn1' : '', formats.includes('bun') ? 'bun' : ''].filter((flavor) => flavor !== '') as ('yarn-pnp' | 'yarn1' | 'bun')[];
+for (const flavor of tools > 0 ? flavors : []) {
+  const dir = mkdtempSync(join(tmpdir(), 'lockguard-oracle-'));
+  try {
+    const counts = toolOracleRun(toolOracle(flavor, dir), seed, tools);
+    process.stdout.write(
+      `${flavor} oracle (the real tool's frozen install): ${counts.tried} mutants; ${counts.byVerdict['cannot-read']} it cannot read, of which sliced by lockguard: ${counts.cannotReadButSliced}; ${counts.byVerdict['out-of-date']} read but out of date; ${counts.byVerdict.installs} installed from, of which refused by lockguard: ${counts.installsButRefused}\n`,
+    );
+    for (const offender of counts.offenders.filter((line) => line.startsWith('cannot read')).slice(0, 10)) process.stdout.write(`  ${offender}\n`);
+    oracleFailed ||= counts.cannotReadButSliced > 0;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 process.exitCode = report.failures.length > 0 || oracleFailed ? 1 : 0;

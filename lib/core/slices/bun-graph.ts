@@ -2,11 +2,15 @@
 // resolved as bun and node do.
 //
 // Owns: resolution (a dependency `d` of the package at key `x/y` is `x/y/d`, else `x/d`, else `d`; of
-// workspace `b`: `b/d`, else `d`; of the root: `d`; a workspace ident is a link to its importer) and each
-// node's own content (bun-lock.ts states the slice). A name no key resolves is no edge.
+// workspace `b`: `b/d`, else `d`; of the root: `d`; a workspace ident is a link to its importer, and so is a
+// name no key resolves that is a workspace's) and each node's own content (bun-lock.ts states the slice).
+// A dependency (or a workspace's devDependency) no key resolves is refused, as bun 1.4 refuses the lockfile
+// ("Failed to resolve prod dependency"); an optional or peer one is no edge (bun installs without it).
 // Invariants: O(V + E) map lookups; strings are built only for keys something is nested under; labels are
 // made on demand (only diffs ask).
 
+import type { LockguardError } from '../errors.js';
+import { brokenLockfile } from '../lockfile-errors.js';
 import type { BunLock, BunPackage } from './bun-lock.js';
 import type { LoweredGraph, NodeLabel } from './pnpm-graph.js';
 
@@ -28,7 +32,13 @@ export function parentKey(key: string): string {
 
 const NO_EDGES: number[] = [];
 
-export function lowerBun(lock: BunLock): LoweredGraph {
+/** A package key or workspace path written twice (bun warns and keeps the first; bun-jsonc.ts refuses other keys). */
+function twice(path: string): LockguardError {
+  return brokenLockfile(path, 'a key appears twice in one object (bun reads the first, and warns)');
+}
+
+/** The slice graph of a read bun.lock; `path` names the file when a dependency resolves to nothing. */
+export function lowerBun(lock: BunLock, path: string): LoweredGraph {
   const own: string[] = [];
   const edges: number[][] = [];
   // Package labels are made on demand (only diffs ask): undefined until then.
@@ -36,10 +46,13 @@ export function lowerBun(lock: BunLock): LoweredGraph {
   const packageAt: (BunPackage | undefined)[] = [];
   const importers = new Map<string, number>();
   const importerByFolder = new Map<string, number>();
+  const importerByName = new Map<string, number>();
   for (const workspace of lock.workspaces) {
     const id = workspace.path === '' ? '.' : workspace.path;
+    if (importerByFolder.has(workspace.path)) throw twice(path);
     importers.set(id, own.length);
     importerByFolder.set(workspace.path, own.length);
+    if (workspace.name !== undefined && !importerByName.has(workspace.name)) importerByName.set(workspace.name, own.length);
     own.push(`bun-workspace\n${workspace.text}\n${lock.globalText}`);
     edges.push([]);
     labels.push({ kind: 'importer', id });
@@ -47,6 +60,7 @@ export function lowerBun(lock: BunLock): LoweredGraph {
   }
   const byKey = new Map<string, number>();
   for (const pkg of lock.packages) {
+    if (byKey.has(pkg.key)) throw twice(path);
     const workspace = pkg.ident.indexOf('@workspace:');
     const folder = workspace === -1 ? undefined : pkg.ident.slice(workspace + 11);
     const linked = folder === undefined ? undefined : importerByFolder.get(folder === '.' ? '' : folder);
@@ -77,13 +91,18 @@ export function lowerBun(lock: BunLock): LoweredGraph {
       base = parentKey(base);
     }
   };
+  const unresolved = (name: string, index: number, required: number): number | undefined => {
+    const linked = importerByName.get(name);
+    if (linked === undefined && index < required) throw brokenLockfile(path, 'a dependency resolves to no package in it (bun refuses it)');
+    return linked;
+  };
   for (const workspace of lock.workspaces) {
     const out = edges[importerByFolder.get(workspace.path) as number] as number[];
     const prefix = workspace.path === '' || workspace.name === undefined ? '' : workspace.name;
-    for (const name of workspace.deps) {
-      const found = resolve(prefix, name);
+    workspace.deps.forEach((name, index) => {
+      const found = resolve(prefix, name) ?? unresolved(name, index, workspace.required);
       if (found !== undefined) out.push(found);
-    }
+    });
   }
   for (const pkg of lock.packages) {
     const node = byKey.get(pkg.key) as number;
@@ -93,8 +112,9 @@ export function lowerBun(lock: BunLock): LoweredGraph {
     edges[node] = out;
     // A top-level key nothing is nested under looks its dependencies up at the top only.
     const chained = parents.has(pkg.key) || parentKey(pkg.key) !== '';
-    for (const name of pkg.deps) {
-      const found = chained ? resolve(pkg.key, name) : byKey.get(name);
+    for (let index = 0; index < pkg.deps.length; index++) {
+      const name = pkg.deps[index] as string;
+      const found = (chained ? resolve(pkg.key, name) : byKey.get(name)) ?? unresolved(name, index, pkg.required);
       if (found !== undefined && found !== node) out.push(found);
     }
   }

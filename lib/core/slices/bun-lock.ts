@@ -1,6 +1,7 @@
 // bun's text lockfile (bun.lock, bun 1.2+): read into workspaces and packages (bun-graph.ts lowers them).
 //
-// Owns: `readBunLock` (JSONC with trailing commas, in the fixed layout bun writes: one package a line), and
+// Owns: `readBunLock` (the text checked whole as bun checks it, bun-jsonc.ts; then read in the fixed layout
+// bun writes, one package a line), and
 // `bunIntegrity` / `bunInfo`, read from a package's text when the pre-run check asks (slices never do).
 // Layout: top-level `lockfileVersion`, `configVersion`, `workspaces` (folder -> {name, version,
 // dependencies, devDependencies, optionalDependencies, peerDependencies}), maybe `trustedDependencies`,
@@ -23,14 +24,17 @@
 
 import { canonicalJson } from '../digest.js';
 import { LockguardError } from '../errors.js';
+import { checkBunLock } from './bun-jsonc.js';
 
 export interface BunWorkspace {
   /** Folder relative to the root ('' for the root, as bun.lock names it). */
   readonly path: string;
   readonly name: string | undefined;
   readonly text: string;
-  /** Names of its dependencies, devDependencies, optionalDependencies and peerDependencies. */
+  /** Names of its dependencies and devDependencies, then of its optionalDependencies and peerDependencies. */
   readonly deps: readonly string[];
+  /** How many of `deps` bun must resolve (dependencies, devDependencies): it refuses the lockfile otherwise. */
+  readonly required: number;
 }
 
 export interface BunPackage {
@@ -39,8 +43,10 @@ export interface BunPackage {
   readonly ident: string;
   /** The tuple's exact text (canonical JSON when the file was read whole): `bunIntegrity`, `bunInfo` read it. */
   readonly text: string;
-  /** Names of its dependencies, optionalDependencies and peerDependencies. */
+  /** Names of its dependencies, then of its optionalDependencies and peerDependencies. */
   readonly deps: readonly string[];
+  /** How many of `deps` bun must resolve (dependencies): it refuses the lockfile otherwise. */
+  readonly required: number;
 }
 
 export interface BunLock {
@@ -82,10 +88,13 @@ export function parseJsonc(text: string): unknown {
 
 const isMap = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-function depsOf(maps: readonly unknown[]): string[] {
+/** The names of `required` maps, then of `optional` ones, and how many are required. */
+function depsOf(required: readonly unknown[], optional: readonly unknown[]): { deps: string[]; required: number } {
   const deps: string[] = [];
-  for (const map of maps) if (isMap(map)) for (const name of Object.keys(map)) deps.push(name);
-  return deps;
+  for (const map of required) if (isMap(map)) for (const name of Object.keys(map)) deps.push(name);
+  const count = deps.length;
+  for (const map of optional) if (isMap(map)) for (const name of Object.keys(map)) deps.push(name);
+  return { deps, required: count };
 }
 
 const INTEGRITY = /^sha\d+-/;
@@ -139,7 +148,7 @@ const DEP_TAIL = 'ependencies": {';
  * `peerDependencies` in a tuple's text (the first map of each); false if one is not that shape. In a text
  * with no backslash (`escaped` false) a string ends at the next quote; otherwise each is read as a JSON string.
  */
-function depNames(text: string, into: string[], escaped: boolean): boolean {
+function depNames(text: string, into: string[], escaped: boolean, optional: string[]): boolean {
   let seen = 0;
   for (let at = text.indexOf(DEP_TAIL); at !== -1; at = text.indexOf(DEP_TAIL, at + DEP_TAIL.length)) {
     let field = -1;
@@ -149,6 +158,7 @@ function depNames(text: string, into: string[], escaped: boolean): boolean {
     }
     if (field === -1 || (seen & (1 << field)) !== 0) continue;
     seen |= 1 << field;
+    const names = field === 0 ? into : optional;
     let pos = at + DEP_TAIL.length;
     for (;;) {
       while (text.charCodeAt(pos) === 32) pos++;
@@ -161,9 +171,9 @@ function depNames(text: string, into: string[], escaped: boolean): boolean {
       if (escaped) {
         const name = jsonString(text.slice(pos, nameEnd));
         if (name === undefined || jsonString(text.slice(nameEnd + 2, rangeEnd)) === undefined) return false;
-        into.push(name);
+        names.push(name);
       } else {
-        into.push(text.slice(pos + 1, nameEnd - 1));
+        names.push(text.slice(pos + 1, nameEnd - 1));
       }
       pos = rangeEnd;
       if (text.charCodeAt(pos) === 44) pos++;
@@ -196,27 +206,38 @@ function jsonString(literal: string): string | undefined {
   }
 }
 
+/** Optional and peer dependency names of the line being read (reused: most packages have none). */
+const scratch: string[] = [];
+
+/** `deps` with the optional names of `scratch` after its required ones. */
+function withOptional(deps: string[]): { deps: string[]; required: number } {
+  const required = deps.length;
+  if (scratch.length > 0) for (const name of scratch) deps.push(name);
+  return { deps, required };
+}
+
 /** A package line as bun writes it (`    "key": [ ... ],`), read without a JSON parse; undefined if it is not. */
 function packageLine(line: string): BunPackage | undefined {
   if (!line.startsWith('    "')) return undefined;
   const end = line.endsWith('],') ? line.length - 1 : line.endsWith(']') ? line.length : -1;
   if (end === -1) return undefined;
   const deps: string[] = [];
+  scratch.length = 0;
   if (!line.includes('\\')) {
     // Most lines hold no backslash: their strings end at the next quote.
     const keyEnd = line.indexOf('"', 5);
     if (keyEnd === -1 || !line.startsWith('": ["', keyEnd)) return undefined;
     const text = line.slice(keyEnd + 3, end);
     const identEnd = text.indexOf('"', 2);
-    if (identEnd === -1 || !depNames(text, deps, false)) return undefined;
-    return { key: line.slice(5, keyEnd), ident: text.slice(2, identEnd), text, deps };
+    if (identEnd === -1 || !depNames(text, deps, false, scratch)) return undefined;
+    return { key: line.slice(5, keyEnd), ident: text.slice(2, identEnd), text, ...withOptional(deps) };
   }
   const key = stringAt(line, 4);
   if (key === undefined || !line.startsWith(': [', key[1])) return undefined;
   const text = line.slice(key[1] + 2, end);
   const ident = stringAt(text, 1);
-  if (ident === undefined || !depNames(text, deps, true)) return undefined;
-  return { key: key[0], ident: ident[0], text, deps };
+  if (ident === undefined || !depNames(text, deps, true, scratch)) return undefined;
+  return { key: key[0], ident: ident[0], text, ...withOptional(deps) };
 }
 
 const WORKSPACE_HEAD = /^ {4}"(?:[^"\\]|\\.)*": \{(\},?)?$/;
@@ -235,6 +256,9 @@ function workspaceBlock(text: string, lines: readonly string[], start: number, e
   let name: string | undefined;
   let group: string | undefined;
   const deps: string[] = [];
+  const optional: string[] = [];
+  // The names of the group being read: dependencies and devDependencies are required.
+  let names = deps;
   let length = head.length;
   for (let i = start + 1; i <= end; i++) length += 1 + (lines[i]?.length ?? 0);
   for (let i = start + 1; i < end; i++) {
@@ -244,19 +268,20 @@ function workspaceBlock(text: string, lines: readonly string[], start: number, e
       if (!line.includes('\\')) {
         const nameEnd = line.indexOf('"', 9);
         if (nameEnd === -1 || !line.startsWith('": "', nameEnd) || line.indexOf('"', nameEnd + 4) === -1) return undefined;
-        deps.push(line.slice(9, nameEnd));
+        names.push(line.slice(9, nameEnd));
         continue;
       }
       const dep = stringAt(line, 8);
       const range = dep === undefined ? undefined : stringAt(line, dep[1] + 2);
       if (dep === undefined || range === undefined) return undefined;
-      deps.push(dep[0]);
+      names.push(dep[0]);
     } else if (line.startsWith('      "')) {
       const field = stringAt(line, 6);
       if (field === undefined) return undefined;
       if (line.endsWith('{')) {
         group = WORKSPACE_DEPS.has(field[0]) ? field[0] : undefined;
         if (group === undefined) return undefined;
+        names = group === 'dependencies' || group === 'devDependencies' ? deps : optional;
       } else {
         group = undefined;
         if (line.endsWith('[')) return undefined;
@@ -266,17 +291,24 @@ function workspaceBlock(text: string, lines: readonly string[], start: number, e
       return undefined;
     }
   }
-  return { path: path[0], name, text: text.slice(from, from + length), deps };
+  const required = deps.length;
+  for (const dep of optional) deps.push(dep);
+  return { path: path[0], name, text: text.slice(from, from + length), deps, required };
 }
 
 const WORKSPACES_LINE = '\n  "workspaces": {\n';
 const PACKAGES_LINE = '\n  "packages": {\n';
 
-/** Read bun.lock's text (`path` only names the file in errors). */
-export function readBunLock(text: string, path: string): BunLock {
+/** Read bun.lock's text (`path` only names the file in errors): checked whole as bun checks it, then read. */
+export function readBunLock(source: string, path: string): BunLock {
+  const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
+  const checked = checkBunLock(text, path);
+  const whole = (): BunLock => readWhole(checked.json(), path, checked.packageCount, checked.workspaceCount);
+  if (checked.comments) return whole();
   const packagesAt = text.indexOf(PACKAGES_LINE);
   const workspacesAt = text.indexOf(WORKSPACES_LINE);
-  if (packagesAt === -1 || workspacesAt === -1 || workspacesAt > packagesAt) return readWhole(text, path);
+  // The blocks read in place are the top-level ones (the check says where those start).
+  if (packagesAt === -1 || workspacesAt === -1 || workspacesAt > packagesAt || packagesAt + 3 !== checked.packagesAt || workspacesAt + 3 !== checked.workspacesAt) return whole();
   // Everything before the packages block is a few lines a workspace: read as lines.
   const lines = text.slice(0, packagesAt + 1).split('\n');
   const wsAt = lines.indexOf('  "workspaces": {');
@@ -293,7 +325,7 @@ export function readBunLock(text: string, path: string): BunLock {
   offset += (lines[i]?.length ?? 0) + 1;
   for (i = wsAt + 1; i < lines.length && lines[i] !== '  },'; i++) {
     const head = WORKSPACE_HEAD.exec(lines[i] ?? '');
-    if (head === null) return readWhole(text, path);
+    if (head === null) return whole();
     const start = i;
     const from = offset;
     if (head[1] === undefined) {
@@ -301,7 +333,7 @@ export function readBunLock(text: string, path: string): BunLock {
     }
     offset += (lines[i]?.length ?? 0) + 1;
     const workspace = workspaceBlock(text, lines, start, i, from);
-    if (workspace === undefined) return readWhole(text, path);
+    if (workspace === undefined) return whole();
     workspaces.push(workspace);
   }
   for (i++; i < lines.length; i++) header.push(lines[i] ?? '');
@@ -309,7 +341,7 @@ export function readBunLock(text: string, path: string): BunLock {
   const packages: BunPackage[] = [];
   let at = packagesAt + PACKAGES_LINE.length;
   for (;;) {
-    if (at >= text.length) return readWhole(text, path);
+    if (at >= text.length) return whole();
     let eol = text.indexOf('\n', at);
     if (eol === -1) eol = text.length;
     const line = text.slice(at, eol);
@@ -317,7 +349,7 @@ export function readBunLock(text: string, path: string): BunLock {
     if (line === '') continue;
     if (line === '  }' || line === '  },') break;
     const pkg = packageLine(line);
-    if (pkg === undefined) return readWhole(text, path);
+    if (pkg === undefined) return whole();
     packages.push(pkg);
   }
   header.push(text.slice(at));
@@ -328,25 +360,23 @@ function packageOf(key: string, tuple: unknown, text: string): BunPackage {
   const items = Array.isArray(tuple) ? (tuple as unknown[]) : [];
   const ident = typeof items[0] === 'string' ? items[0] : '';
   const info = items.slice(1).find(isMap);
-  return { key, ident, text, deps: info === undefined ? [] : depsOf([info['dependencies'], info['optionalDependencies'], info['peerDependencies']]) };
+  return { key, ident, text, ...(info === undefined ? { deps: [], required: 0 } : depsOf([info['dependencies']], [info['optionalDependencies'], info['peerDependencies']])) };
 }
 
 function workspaceOf(path: string, value: unknown, text: string): BunWorkspace {
   const entry = isMap(value) ? value : {};
   const name = typeof entry['name'] === 'string' ? entry['name'] : undefined;
-  return { path, name, text, deps: depsOf([entry['dependencies'], entry['devDependencies'], entry['optionalDependencies'], entry['peerDependencies']]) };
+  return { path, name, text, ...depsOf([entry['dependencies'], entry['devDependencies']], [entry['optionalDependencies'], entry['peerDependencies']]) };
 }
 
-/** The fallback: the whole file through the JSONC parse; texts become canonical JSON. */
-function readWhole(text: string, path: string): BunLock {
-  let value: unknown;
-  try {
-    value = parseJsonc(text);
-  } catch (error) {
-    // Node's JSON errors quote the source after a comma: keep only what comes before.
-    throw broken(path, `it is not valid JSON (${error instanceof Error ? (error.message.split(/[,"\n]| in JSON/)[0] ?? '').trim().slice(0, 60) : 'parse error'})`);
-  }
+/** The fallback: the whole file (checked, its comments and trailing commas cut) through JSON.parse; texts become canonical JSON. */
+function readWhole(json: string, path: string, packageCount: number, workspaceCount: number): BunLock {
+  const value: unknown = JSON.parse(json);
   if (!isMap(value)) throw broken(path, 'it is not a JSON object');
+  // JSON.parse keeps the last of a key met twice; bun keeps the first: the check counted what was written.
+  if (Object.keys(isMap(value['packages']) ? value['packages'] : {}).length !== packageCount || Object.keys(isMap(value['workspaces']) ? value['workspaces'] : {}).length !== workspaceCount) {
+    throw broken(path, 'a key appears twice in one object (bun reads the first, and warns)');
+  }
   const workspaces = Object.entries(isMap(value['workspaces']) ? value['workspaces'] : {}).map(([wsPath, entry]) => workspaceOf(wsPath, entry, canonicalJson({ [wsPath]: entry })));
   const packages = Object.entries(isMap(value['packages']) ? value['packages'] : {}).map(([key, tuple]) => packageOf(key, tuple, canonicalJson(tuple)));
   const rest: Record<string, unknown> = { ...value };

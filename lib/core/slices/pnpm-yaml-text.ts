@@ -18,7 +18,7 @@ export interface DocumentSpan {
 
 // js-yaml's "non-printable characters" (C0 controls but tab and line breaks, DEL, C1 but NEL, U+FFFE/FFFF).
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this regex's purpose.
-const NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]/;
+export const NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]/;
 
 /** The lockfile's text as pnpm reads it, line breaks normalized to "\n"; throws for invalid UTF-8 or a non-printable character. */
 export function decodePnpmLockfile(bytes: Uint8Array, path: string): string {

@@ -126,7 +126,7 @@ export function slicesFromLockfile(bytes: Buffer, options: FromLockfileOptions):
 function slicesOfChecked(format: SliceFormat, bytes: Buffer, options: FromLockfileOptions): LockfileSlices {
   const absPath = join(options.root, options.lockfile);
   if (format === 'npm') return finish(format, lowerNpm(bytes, absPath), options);
-  if (format === 'bun') return finish(format, lowerBun(readBunLock(bytes.toString('utf8'), absPath)), options);
+  if (format === 'bun') return finish(format, lowerBun(readBunLock(bytes.toString('utf8'), absPath), absPath), options);
   if (format === 'yarn') return finish(format, lowerYarn(bytes.toString('utf8'), absPath, options.root), options);
   const index = indexPnpmLockfile(bytes, absPath);
   if (!/^9\.\d+$/.test(index.lockfileVersion)) throw unsupportedVersion(absPath, index.lockfileVersion, isPnpmV6(index.lockfileVersion));

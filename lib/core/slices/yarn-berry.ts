@@ -1,6 +1,6 @@
 // yarn berry's yarn.lock (yarn 2+, `__metadata` version 4 and later) lowered to the slice graph.
 //
-// Owns: a text index over the fixed layout yarn writes (syml: a key line at column 0 listing the entry's
+// Owns: a text index over the layout yarn writes (syml: a key line at column 0 listing the entry's
 // descriptors, `  field: value` lines, `    name: range` under `dependencies:`), and the lowering.
 // Each entry is one node; its descriptors (`name@npm:^1.0.0`, `a@workspace:*`, `x@patch:...`) all name it.
 // Workspaces are the entries whose `resolution` is `<name>@workspace:<folder>`: the importers ('.' for
@@ -13,11 +13,23 @@
 // THE YARN BERRY SLICE: a node's own content is its entry's exact text (descriptors, version, resolution,
 // dependencies, peerDependencies, dependenciesMeta, bin, checksum, conditions, languageName, linkType);
 // a workspace's also folds the `__metadata` block (the lockfile version and cacheKey change every checksum).
+// What is refused, as yarn 4.18.1 refuses it (measured with `yarn install --immutable`: a YAML error, an
+// entry without `resolution` or `linkType`, an invalid locator) or reads otherwise than the lines say (it
+// then refuses it too, "the lockfile would have been modified"): every line not in the form yarn writes
+// (yarn-syml.ts: indentation, quoting, flow, comments after a value, a line of spaces), a NUL or another
+// character js-yaml refuses, a key twice in one mapping, a descriptor naming two entries, two `__metadata`
+// blocks, a field yarn writes as a mapping given a scalar (or the reverse), a dependency name yarn cannot
+// read (yarn drops it), nesting deeper than yarn writes. Accepted as yarn reads them: CRLF, a BOM, comment
+// lines and blank lines between entries, a key over 1,024 characters in yarn's `? key` form, fields of
+// other names (a newer yarn's).
 // Invariants: one pass over the lines, no YAML parse; the only failure is ERR_LOCKGUARD_BROKEN_LOCKFILE
 // naming the path and line, never echoing contents.
 
-import { LockguardError } from '../errors.js';
+import type { LockguardError } from '../errors.js';
+import { brokenLockfile, positionAt } from '../lockfile-errors.js';
 import type { LoweredGraph, NodeLabel } from './pnpm-graph.js';
+import { NON_PRINTABLE } from './pnpm-yaml-text.js';
+import { line, symlLine, symlScalar } from './yarn-syml.js';
 
 export interface YarnEntry {
   readonly descriptors: readonly string[];
@@ -32,16 +44,15 @@ export interface YarnEntry {
 export interface YarnBerryIndex {
   readonly metadata: string;
   readonly entries: readonly YarnEntry[];
+  /** The file, named in errors. */
+  readonly path: string;
 }
 
 function broken(path: string, line: number, reason: string): LockguardError {
-  return new LockguardError('ERR_LOCKGUARD_BROKEN_LOCKFILE', `The lockfile at "${path}" is broken: ${reason} (line ${line}).`, {
-    path,
-    hint: 'Restore it (git checkout -- yarn.lock) or let yarn rewrite it (yarn install).',
-  });
+  return brokenLockfile(path, reason, { line, column: 1 });
 }
 
-/** A syml scalar as yarn writes it: "double-quoted" (JSON escapes) or plain. */
+/** A syml scalar as yarn writes it: "double-quoted" (JSON escapes) or plain (labels only: the index has checked it). */
 export function scalar(raw: string): string {
   if (raw.charCodeAt(0) !== 34) return raw;
   if (!raw.includes('\\')) return raw.slice(1, -1);
@@ -52,31 +63,59 @@ export function scalar(raw: string): string {
   }
 }
 
-/** `key: value` at a given indentation -> [key, raw value]; a quoted key may hold `: `. */
-function splitField(body: string): [string, string] | undefined {
-  let end: number;
-  if (body.charCodeAt(0) === 34) {
-    end = 1;
-    while (end < body.length && body.charCodeAt(end) !== 34) end += body.charCodeAt(end) === 92 ? 2 : 1;
-    end++;
-    if (body.charCodeAt(end) !== 58) return undefined;
-  } else {
-    end = body.indexOf(':');
-    if (end === -1) return undefined;
+/** Fields yarn writes as mappings, and as scalars; a field of another name may be either (a newer yarn's). */
+const MAP_FIELDS = new Set(['dependencies', 'peerDependencies', 'dependenciesMeta', 'peerDependenciesMeta', 'bin']);
+const SCALAR_FIELDS = new Set(['version', 'resolution', 'checksum', 'languageName', 'linkType', 'conditions']);
+/** A package name as yarn reads one (structUtils.tryParseIdent): a dependency named otherwise is dropped by yarn. */
+const IDENT = /^(?:@[^/]+?\/)?[^@/]+$/;
+/** A descriptor or locator as yarn reads one strictly: a name, `@`, a range or reference. */
+const DESCRIPTOR = /^((?:@[^/]+?\/)?[^/]+?)@(.+)$/;
+/** How yarn splits an entry's key into its descriptors (Project's MULTIPLE_KEYS_REGEXP). */
+const MULTIPLE_KEYS = / *, */;
+
+/** The keys of one mapping, for duplicates: reused from mapping to mapping (mappings are small). */
+class KeyList {
+  readonly #keys: string[] = [];
+  #count = 0;
+
+  reset(): void {
+    this.#count = 0;
   }
-  return [scalar(body.slice(0, end)), body.slice(end + 1).trim()];
+
+  /** false when `key` is already in. */
+  add(key: string): boolean {
+    for (let i = 0; i < this.#count; i++) if (this.#keys[i] === key) return false;
+    this.#keys[this.#count++] = key;
+    return true;
+  }
 }
 
-/** The descriptors of a key line (without its final `:`): `"a@npm:^1, a@npm:^1.2"` or `a@npm:^1`. */
+function validDescriptor(descriptor: string): boolean {
+  const match = DESCRIPTOR.exec(descriptor);
+  return match !== null && IDENT.test(match[1] as string);
+}
+
+/** The descriptors of an entry's key (decoded): `a@npm:^1, a@npm:^1.2` as yarn splits it. */
 export function keyDescriptors(key: string): string[] {
-  return scalar(key).split(', ');
+  return key.split(MULTIPLE_KEYS);
 }
 
-/** Read a berry yarn.lock's text into entries. `path` only names the file in errors. */
+/**
+ * Read a berry yarn.lock's text into entries (`path` only names the file in errors), refusing what yarn 4
+ * refuses or reads otherwise than its lines say (yarn-syml.ts has the line form; here: the structure).
+ */
 export function indexYarnBerry(source: string, path: string): YarnBerryIndex {
-  const text = source.includes('\r\n') ? source.replaceAll('\r\n', '\n') : source;
+  // js-yaml drops a leading BOM; yarn compares line breaks normalized.
+  let text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
+  if (text.includes('\r\n')) text = text.replaceAll('\r\n', '\n');
+  const bad = NON_PRINTABLE.exec(text);
+  if (bad !== null) throw brokenLockfile(path, bad[0] === '\0' ? 'it holds a NUL byte' : 'it holds a non-printable character', positionAt(text, bad.index));
   const entries: YarnEntry[] = [];
-  let metadata = '';
+  let metadata: string | undefined;
+  // Keys seen in each open mapping (an entry's fields; the current field's; the current sub-key's), for duplicates.
+  const fields = new KeyList();
+  const names = new KeyList();
+  const subs = new KeyList();
   let lineNo = 0;
   let at = 0;
   const lineEnd = (from: number): number => {
@@ -92,33 +131,84 @@ export function indexYarnBerry(source: string, path: string): YarnBerryIndex {
       continue;
     }
     if (first === 32) throw broken(path, lineNo, 'an indented line outside any entry');
-    if (text.charCodeAt(end - 1) !== 58) throw broken(path, lineNo, 'an entry key that does not end with ":"');
     const start = at;
     const startLine = lineNo;
-    const keyLine = text.slice(at, end - 1);
-    let resolution = '';
+    let key: string;
+    if (first === 63 && text.charCodeAt(at + 1) === 32) {
+      // A key over 1,024 characters: yarn writes `? <key>` and then a line holding only `:`.
+      const long = symlScalar(text.slice(at + 2, end));
+      const next = lineEnd(end + 1);
+      if (long === undefined || text.slice(end + 1, next) !== ':') throw broken(path, lineNo, 'a long key not in the form yarn writes');
+      key = long;
+      end = next;
+      lineNo++;
+    } else {
+      const refused = symlLine(text, at, end);
+      if (refused !== undefined) throw broken(path, lineNo, refused);
+      if (line.value !== undefined) throw broken(path, lineNo, 'an entry that is not a mapping');
+      key = line.key;
+    }
+    let resolution: string | undefined;
+    let linkType = false;
     const deps: [string, string][] = [];
-    let inDeps = false;
+    fields.reset();
+    names.reset();
+    subs.reset();
+    let field = '';
+    // The indentation the next line must have (a mapping was opened), else the deepest it may have.
+    let expect = 2;
+    let deepest = 2;
     // Body: every following line that starts with a space.
     for (at = end + 1; at < text.length && text.charCodeAt(at) === 32; at = end + 1) {
       end = lineEnd(at);
       lineNo++;
-      if (text.charCodeAt(at + 2) !== 32) {
-        inDeps = end - at === 15 && text.startsWith('  dependencies:', at);
-        if (text.startsWith('  resolution: ', at)) resolution = scalar(text.slice(at + 14, end).trim());
-        continue;
+      const refused = symlLine(text, at, end);
+      if (refused !== undefined) throw broken(path, lineNo, refused);
+      const depth = line.indent;
+      if (expect !== -1 ? depth !== expect : depth > deepest) throw broken(path, lineNo, expect !== -1 && depth < expect ? 'a key with no value' : 'bad indentation (deeper than its mapping)');
+      const opens = line.value === undefined;
+      if (depth === 2) {
+        if (!fields.add(line.key)) throw broken(path, lineNo, 'a field appears twice in one entry');
+        names.reset();
+        field = line.key;
+        if (MAP_FIELDS.has(field) && !opens) throw broken(path, lineNo, `its "${field}" field is not a mapping`);
+        if (SCALAR_FIELDS.has(field) && opens) throw broken(path, lineNo, `its "${field}" field is not a string`);
+        if (field === 'resolution') resolution = line.value;
+        else if (field === 'linkType') linkType = true;
+      } else if (depth === 4) {
+        if (!names.add(line.key)) throw broken(path, lineNo, 'a key appears twice in one mapping');
+        subs.reset();
+        if (field === 'dependencies' || field === 'peerDependencies' || field === 'bin') {
+          if (opens) throw broken(path, lineNo, `an entry of its "${field}" field is not a string`);
+          if (field !== 'bin' && !IDENT.test(line.key)) throw broken(path, lineNo, 'a dependency whose name yarn cannot read');
+          if (field === 'dependencies') deps.push([line.key, line.value as string]);
+        } else if ((field === 'dependenciesMeta' || field === 'peerDependenciesMeta') && !opens) {
+          throw broken(path, lineNo, `an entry of its "${field}" field is not a mapping`);
+        }
+      } else if (depth === 6) {
+        if (opens) throw broken(path, lineNo, 'nesting deeper than yarn writes');
+        if (!subs.add(line.key)) throw broken(path, lineNo, 'a key appears twice in one mapping');
+      } else {
+        throw broken(path, lineNo, 'nesting deeper than yarn writes');
       }
-      if (!inDeps || text.charCodeAt(at + 4) === 32) continue;
-      const pair = splitField(text.slice(at + 4, end));
-      if (pair === undefined) throw broken(path, lineNo, 'a dependency line without "name: range"');
-      deps.push([pair[0], scalar(pair[1])]);
+      expect = opens ? depth + 2 : -1;
+      deepest = opens ? depth + 2 : depth;
     }
+    if (expect !== -1) throw broken(path, lineNo, 'a key with no value');
     const blockEnd = Math.min(at - 1, text.length);
-    if (keyLine === '__metadata') metadata = text.slice(start, blockEnd);
-    else entries.push({ descriptors: keyDescriptors(keyLine), text: text.slice(start, blockEnd), resolution, deps, line: startLine });
+    if (key === '__metadata') {
+      if (metadata !== undefined) throw broken(path, startLine, 'it has two __metadata blocks');
+      metadata = text.slice(start, blockEnd);
+      continue;
+    }
+    const descriptors = keyDescriptors(key);
+    if (!descriptors.every(validDescriptor)) throw broken(path, startLine, 'an entry key that is not a list of descriptors');
+    if (resolution === undefined || !validDescriptor(resolution)) throw broken(path, startLine, 'an entry without a valid "resolution" (yarn refuses it)');
+    if (!linkType) throw broken(path, startLine, 'an entry without a "linkType" (yarn refuses it)');
+    entries.push({ descriptors, text: text.slice(start, blockEnd), resolution, deps, line: startLine });
   }
-  if (metadata === '') throw broken(path, 1, 'it has no __metadata block');
-  return { metadata, entries };
+  if (metadata === undefined) throw broken(path, 1, 'it has no __metadata block');
+  return { metadata, entries, path };
 }
 
 /** `name@range` -> [name, range]; scoped names keep their `@`. */
@@ -141,6 +231,8 @@ export function lowerYarnBerry(index: YarnBerryIndex): LoweredGraph {
       const [name, range] = splitDescriptor(descriptor);
       let ranges = byName.get(name);
       if (ranges === undefined) byName.set(name, (ranges = new Map()));
+      // yarn keeps the last entry a descriptor names and writes it once: two are no lockfile yarn wrote.
+      if (ranges.has(range)) throw broken(index.path, entry.line, 'a descriptor names two entries');
       ranges.set(range, node);
     }
     const [, reference] = splitDescriptor(entry.resolution);

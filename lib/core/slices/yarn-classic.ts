@@ -1,32 +1,27 @@
 // yarn classic's (v1) yarn.lock lowered to the slice graph, with the workspaces from the manifests.
 //
-// Owns: a text index over the layout yarn 1 writes (`"a@^1", a@^2:` key lines listing patterns, `  version
-// "1.0.0"`, `  resolved "…"`, `  integrity …`, `    name "range"` under `dependencies:` /
-// `optionalDependencies:`), and the importers: a v1 lockfile lists no workspaces, so they come from the
-// root package.json's `workspaces` globs (`*` and `**` segments, `!` exclusions; node_modules skipped),
-// each workspace's manifest giving its dependencies, devDependencies and optionalDependencies.
+// Owns: the entries of the lockfile (read with yarn 1's own grammar in yarn-classic-parse.ts) and the
+// importers: a v1 lockfile lists no workspaces, so they come from the root package.json's `workspaces` globs
+// (`*` and `**` segments, `!` exclusions; node_modules skipped; inside the root only), each workspace's
+// manifest giving its dependencies, devDependencies and optionalDependencies.
 // Resolution: a dependency `name: range` is the entry listing the pattern `name@range`; a `file:` range of a
 // workspace is written by yarn relative to the root (`file:vendor/x.tgz` for `file:../../vendor/x.tgz` in
 // packages/b), so that form is tried next; a name that is a workspace's is a link to that importer; anything
 // else is a leaf (the slice still changes when the reference does).
 // THE YARN V1 SLICE: a package's own content is its entry's exact text; a workspace's is its folder, its
 // manifest's four dependency maps as canonical JSON and the lockfile's header comment line.
-// Invariants: one pass over the lockfile's lines; reads only the root and workspace package.json files
-// (they are the importers); errors are ERR_LOCKGUARD_BROKEN_LOCKFILE naming the path and line.
+// Invariants: one pass over the lockfile (yarn-classic-parse.ts); reads only the root's and its workspaces'
+// package.json files inside the root, links resolved (a glob or a symlink out of the root reads nothing);
+// errors are ERR_LOCKGUARD_BROKEN_LOCKFILE naming the path and line.
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, posix } from 'node:path';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { join, posix, sep } from 'node:path';
 import { canonicalJson } from '../digest.js';
-import { LockguardError } from '../errors.js';
 import type { LoweredGraph, NodeLabel } from './pnpm-graph.js';
+import { type ClassicEntry, parseYarnClassic } from './yarn-classic-parse.js';
 import { splitDescriptor } from './yarn-berry.js';
 
-export interface ClassicEntry {
-  readonly patterns: readonly string[];
-  readonly text: string;
-  readonly version: string;
-  readonly deps: readonly (readonly [name: string, range: string])[];
-}
+export type { ClassicEntry };
 
 export interface ClassicWorkspace {
   /** '.' for the root, 'packages/b'. */
@@ -37,72 +32,11 @@ export interface ClassicWorkspace {
   readonly deps: readonly (readonly [name: string, range: string])[];
 }
 
-function broken(path: string, line: number, reason: string): LockguardError {
-  return new LockguardError('ERR_LOCKGUARD_BROKEN_LOCKFILE', `The lockfile at "${path}" is broken: ${reason} (line ${line}).`, {
-    path,
-    hint: 'Restore it (git checkout -- yarn.lock) or let yarn rewrite it (yarn install).',
-  });
-}
-
-function unquote(value: string): string {
-  if (value.charCodeAt(0) !== 34) return value;
-  if (!value.includes('\\')) return value.slice(1, -1);
-  try {
-    return JSON.parse(value) as string;
-  } catch {
-    return value.slice(1, -1);
-  }
-}
-
-/** `"a@^1", a@^2` -> ['a@^1', 'a@^2']. */
-export function classicPatterns(key: string): string[] {
-  return (key.match(/"(?:[^"\\]|\\.)*"|[^,\s][^,]*/g) ?? []).map((part) => unquote(part.trim()));
-}
-
-/** `name "range"` or `"@s/n" "range"` -> [name, range]. */
-function splitPair(body: string): [string, string] | undefined {
-  const quoted = body.charCodeAt(0) === 34;
-  let end = 1;
-  if (quoted) {
-    while (end < body.length && body.charCodeAt(end) !== 34) end += body.charCodeAt(end) === 92 ? 2 : 1;
-    end++;
-  } else {
-    end = body.indexOf(' ');
-  }
-  if (end <= 0 || end >= body.length) return undefined;
-  return [unquote(body.slice(0, end)), unquote(body.slice(end + 1).trim())];
-}
-
-/** Read a v1 yarn.lock's text into entries (`path` names the file in errors). */
-export function indexYarnClassic(text: string, path: string): ClassicEntry[] {
-  const lines = text.split('\n');
-  const entries: ClassicEntry[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? '';
-    if (line === '' || line.charCodeAt(0) === 35) continue;
-    if (line.charCodeAt(0) === 32) throw broken(path, i + 1, 'an indented line outside any entry');
-    if (!line.endsWith(':')) throw broken(path, i + 1, 'an entry key that does not end with ":"');
-    let end = i + 1;
-    while (end < lines.length && (lines[end] ?? '').charCodeAt(0) === 32) end++;
-    const deps: [string, string][] = [];
-    let version = '';
-    let inDeps = false;
-    for (let j = i + 1; j < end; j++) {
-      const field = lines[j] ?? '';
-      if (field.charCodeAt(2) !== 32) {
-        inDeps = field === '  dependencies:' || field === '  optionalDependencies:';
-        if (field.startsWith('  version ')) version = unquote(field.slice(10).trim());
-        continue;
-      }
-      if (!inDeps) continue;
-      const pair = splitPair(field.trim());
-      if (pair === undefined) throw broken(path, j + 1, 'a dependency line without a name and a range');
-      deps.push(pair);
-    }
-    entries.push({ patterns: classicPatterns(line.slice(0, -1)), text: lines.slice(i, end).join('\n'), version, deps });
-    i = end - 1;
-  }
-  return entries;
+/** Read a v1 yarn.lock's text into entries (`path` names the file in errors): yarn 1's grammar, yarn-classic-parse.ts. */
+export function indexYarnClassic(source: string, path: string): ClassicEntry[] {
+  let text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
+  if (text.includes('\r\n')) text = text.replaceAll('\r\n', '\n');
+  return parseYarnClassic(text, path);
 }
 
 type Manifest = Record<string, unknown>;
@@ -146,10 +80,15 @@ function subfolders(root: string, folder: string): string[] {
   }
 }
 
-/** Folders (relative, POSIX) matching one workspace glob. */
+/**
+ * Folders (relative, POSIX) matching one workspace glob, inside the root: a glob that is absolute or climbs
+ * out of it (`../*`; yarn 1 reads those too, measured) matches nothing here.
+ */
 function expand(root: string, glob: string): string[] {
+  const normalized = posix.normalize(glob.replace(/^\.\//, '')).replace(/\/$/, '');
+  if (normalized.startsWith('/') || normalized === '..' || normalized.startsWith('../') || normalized.includes('\0')) return [];
   let current = [''];
-  for (const segment of posix.normalize(glob.replace(/^\.\//, '')).replace(/\/$/, '').split('/')) {
+  for (const segment of normalized.split('/')) {
     const next: string[] = [];
     for (const folder of current) {
       if (segment === '**') {
@@ -184,15 +123,35 @@ function workspaceOf(folder: string, manifest: Manifest): ClassicWorkspace {
   return { folder, name: typeof manifest['name'] === 'string' ? manifest['name'] : undefined, text: canonicalJson(maps), deps };
 }
 
-/** The root and every workspace its manifest's globs name (a folder without package.json is none). */
+/** Whether the manifest of `folder` (relative to `root`) is, links resolved, a file inside the root. */
+function inside(root: string, realRoot: string, folder: string): boolean {
+  try {
+    const real = realpathSync(join(root, folder, 'package.json'));
+    return real.startsWith(`${realRoot}${sep}`);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The root and every workspace its manifest's globs name (a folder without package.json is none). Only
+ * manifests inside the root are read: a workspace folder outside it (an absolute or climbing glob, a folder
+ * that is a symlink out of the root) is no workspace of lockguard's, and a link to one is a leaf.
+ */
 export function classicWorkspaces(root: string): ClassicWorkspace[] {
   const rootManifest = readManifest(root);
+  let realRoot = root;
+  try {
+    realRoot = realpathSync(root);
+  } catch {
+    // The root is read as given.
+  }
   const out: ClassicWorkspace[] = [workspaceOf('.', rootManifest ?? {})];
   const globs = workspaceGlobs(rootManifest);
   const excluded = new Set(globs.filter((glob) => glob.startsWith('!')).flatMap((glob) => expand(root, glob.slice(1))));
   const folders = new Set(globs.filter((glob) => !glob.startsWith('!')).flatMap((glob) => expand(root, glob)));
   for (const folder of [...folders].sort()) {
-    if (excluded.has(folder)) continue;
+    if (excluded.has(folder) || !inside(root, realRoot, folder)) continue;
     const manifest = readManifest(join(root, folder));
     if (manifest !== undefined) out.push(workspaceOf(folder, manifest));
   }

@@ -236,19 +236,19 @@ const BUN_LOCK = `{
   "packages": {
     "@s/c": ["@s/c@workspace:packages/c"],
 
-    "@t/u": ["@t/u@2.0.0", "", { "dependencies": { "dep": "^7" } }, "sha512-u=="],
+    "@t/u": ["@t/u@2.0.0", "", { "dependencies": { "dep": "^7" } }, "sha512-uAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="],
 
     "a": ["a@workspace:packages/a"],
 
     "b": ["b@workspace:packages/b"],
 
-    "dep": ["dep@7.0.0", "", {}, "sha512-seven=="],
+    "dep": ["dep@7.0.0", "", {}, "sha512-sevenAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="],
 
-    "x": ["x@1.0.0", "", { "dependencies": { "dep": "6.0.0" }, "optionalDependencies": { "other": "1.0.0" }, "bin": { "x": "x.js" } }, "sha512-x=="],
+    "x": ["x@1.0.0", "", { "dependencies": { "dep": "6.0.0" }, "optionalDependencies": { "other": "1.0.0" }, "bin": { "x": "x.js" } }, "sha512-xAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="],
 
-    "b/dep": ["dep@6.0.0", "", {}, "sha512-six=="],
+    "b/dep": ["dep@6.0.0", "", {}, "sha512-sixAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="],
 
-    "x/dep": ["dep@6.0.0", "", {}, "sha512-six=="],
+    "x/dep": ["dep@6.0.0", "", {}, "sha512-sixAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="],
   }
 }
 `;
@@ -264,17 +264,31 @@ test('bun.lock: workspaces reach what a walk over bun.lock as JSON reaches (nest
   for (const [importer, nodes] of bunIds(BUN_LOCK)) assert.deepEqual([...(reach.get(importer) ?? [])].sort(), [...nodes].sort(), importer);
   assert.deepEqual([...(bunReach(parseBunLock(BUN_LOCK)).get('packages/b') ?? [])].sort(), ['b/dep', 'dep', 'workspace packages/a', 'workspace packages/b']);
   // One package line changes: exactly its reachers move; the overrides block moves nothing.
-  const edited = slicesFromLockfile(Buffer.from(BUN_LOCK.replace('"sha512-seven=="', '"sha512-seven2=="')), { lockfile: 'bun.lock', root: '/nonexistent', names: false });
+  const edited = slicesFromLockfile(
+    Buffer.from(BUN_LOCK.replace('"sha512-sevenAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="', '"sha512-seven2AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="')),
+    { lockfile: 'bun.lock', root: '/nonexistent', names: false },
+  );
   assert.deepEqual(changed(ours, edited), ['packages/a', 'packages/b', 'packages/c']);
-  const nested = slicesFromLockfile(Buffer.from(BUN_LOCK.replace('"x/dep": ["dep@6.0.0", "", {}, "sha512-six=="]', '"x/dep": ["dep@6.0.1", "", {}, "sha512-six1=="]')), { lockfile: 'bun.lock', root: '/nonexistent', names: false });
+  const nested = slicesFromLockfile(
+    Buffer.from(
+      BUN_LOCK.replace(
+        '"x/dep": ["dep@6.0.0", "", {}, "sha512-sixAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="]',
+        '"x/dep": ["dep@6.0.1", "", {}, "sha512-six1AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="]',
+      ),
+    ),
+    { lockfile: 'bun.lock', root: '/nonexistent', names: false },
+  );
   assert.deepEqual(changed(ours, nested), ['.']);
   const overrides = slicesFromLockfile(Buffer.from(BUN_LOCK.replace('"unused": "1.0.0"', '"unused": "2.0.0"')), { lockfile: 'bun.lock', root: '/nonexistent', names: false });
   assert.deepEqual(changed(ours, overrides), []);
   // The same package hoisted under another key (dep 7.0.0 moves from `dep` to `a/dep`, 6.0.0 up to `dep`):
   // what each workspace reaches is the same packages, so no slice moves... except where the reach changed.
-  const rehoisted = BUN_LOCK.replace('"dep": ["dep@7.0.0", "", {}, "sha512-seven=="],', '"dep": ["dep@6.0.0", "", {}, "sha512-six=="],').replace(
-    '"b/dep": ["dep@6.0.0", "", {}, "sha512-six=="],',
-    '"a/dep": ["dep@7.0.0", "", {}, "sha512-seven=="],\n\n    "@t/u/dep": ["dep@7.0.0", "", {}, "sha512-seven=="],',
+  const rehoisted = BUN_LOCK.replace(
+    '"dep": ["dep@7.0.0", "", {}, "sha512-sevenAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="],',
+    '"dep": ["dep@6.0.0", "", {}, "sha512-sixAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="],',
+  ).replace(
+    '"b/dep": ["dep@6.0.0", "", {}, "sha512-sixAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="],',
+    '"a/dep": ["dep@7.0.0", "", {}, "sha512-sevenAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="],\n\n    "@t/u/dep": ["dep@7.0.0", "", {}, "sha512-sevenAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="],',
   );
   const moved = slicesFromLockfile(Buffer.from(rehoisted), { lockfile: 'bun.lock', root: '/nonexistent', names: false });
   for (const [importer, nodes] of bunIds(rehoisted)) assert.deepEqual([...(ourReach(moved, bunKeyOf(moved)).get(importer) ?? [])].sort(), [...nodes].sort(), importer);
