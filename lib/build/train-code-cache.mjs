@@ -73,9 +73,9 @@ try {
   // A stand-in for turbo as installed: its launcher package and a "native binary" printing a dry run.
   const platform = process.platform === 'win32' ? 'windows' : process.platform === 'android' ? 'linux' : process.platform;
   const arch = process.arch === 'x64' ? '64' : process.arch;
-  write(join(ws, 'node_modules', 'turbo', 'package.json'), '{"name":"turbo","version":"2.0.0","bin":{"turbo":"./bin/turbo"}}\n');
+  write(join(ws, 'node_modules', 'turbo', 'package.json'), '{"name":"turbo","version":"2.11.11","bin":{"turbo":"./bin/turbo"}}\n');
   write(join(ws, 'node_modules', 'turbo', 'bin', 'turbo'), '#!/bin/sh\nexit 1\n', 0o755);
-  write(join(ws, 'node_modules', '@turbo', `${platform}-${arch}`, 'package.json'), `{"name":"@turbo/${platform}-${arch}","version":"2.0.0"}\n`);
+  write(join(ws, 'node_modules', '@turbo', `${platform}-${arch}`, 'package.json'), `{"name":"@turbo/${platform}-${arch}","version":"2.11.11"}\n`);
   write(join(ws, 'node_modules', '@turbo', `${platform}-${arch}`, 'bin', 'turbo'), `#!/bin/sh\necho '${DRY}'\n`, 0o755);
   mkdirSync(join(ws, 'node_modules', '.bin'), { recursive: true });
   symlinkSync('../turbo/bin/turbo', join(ws, 'node_modules', '.bin', 'turbo'));
