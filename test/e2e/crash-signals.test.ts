@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cliProcess } from '../helpers/cli.js';
-import { groupGone, inventory, lockguardJson, inventoryDifferences, latestRunDir, spawnGuard, tempOnTmpfs, unitsInFlight } from '../helpers/crash.js';
+import { entriesLeft, groupGone, inventory, lockguardJson, inventoryDifferences, latestRunDir, spawnGuard, tempOnTmpfs, unitsInFlight } from '../helpers/crash.js';
 import { scenario, type Scenario } from '../helpers/runner-scenario.js';
 
 const BULK = 20_000;
@@ -37,8 +37,9 @@ test('one SIGINT during the withholding pass: the pass completes first, then exi
   assert.match(guard.stderr(), /SIGINT: finishing the withholding pass first/);
   const after = inventory(cacheDir, s.root);
   assert.deepEqual(inventoryDifferences(before, after), []);
-  // Every stale entry (b's, a's and the 20,000) is withheld: nothing stale is left in the cache.
-  assert.equal(after.inCache, 0, `${after.inCache} files left in the cache`);
+  // Every stale entry (b's and the 20,000) is withheld; a's own save stays: its project's slice did not move.
+  assert.deepEqual(entriesLeft(cacheDir), { packages: ['packages/a'], files: 3 });
+  assert.equal(after.inCache, 3, `${after.inCache} files left in the cache`);
   assert.deepEqual(unitsInFlight(s.root), []);
   const runId = (latestRunDir(s.root) ?? '').split('/').at(-1) ?? '';
   assert.deepEqual(status(s, runId).life, { state: 'finished', by: 'run' });
@@ -71,7 +72,8 @@ test('two SIGINTs: the pass stops between two entries; the next command withhold
     assert.match(next.stderr, new RegExp(`run ${runId} did not finish`));
     const after = inventory(cacheDir, s.root);
     assert.deepEqual(inventoryDifferences(before, after), []);
-    assert.equal(after.inCache, 0);
+    assert.deepEqual(entriesLeft(cacheDir), { packages: ['packages/a'], files: 3 });
+    assert.equal(after.inCache, 3);
     assert.equal(status(s, runId).life.state, 'finished');
   }
   {

@@ -15,7 +15,7 @@ import { createRun } from '../../lib/run/ledger.js';
 import { cliProcess, type CliResult } from '../helpers/cli.js';
 import { scrubbedEnv } from '../helpers/env.js';
 import { assertSetupError, codeOf } from '../helpers/errors.js';
-import { inventory, inventoryDifferences, mountReadOnly, mountTmpfs, resizeTmpfs, unitsInFlight } from '../helpers/crash.js';
+import { entriesLeft, inventory, inventoryDifferences, mountReadOnly, mountTmpfs, resizeTmpfs, unitsInFlight } from '../helpers/crash.js';
 import { scenario } from '../helpers/runner-scenario.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
@@ -78,7 +78,7 @@ test('a read-only ledger: verify still answers by its verdict with a warning; sn
   }
 });
 
-test('EACCES as an unprivileged user: snapshot, run and prune exit 2 naming the ledger (ERR_LOCKGUARD_ACCESS); verify answers', (t) => {
+test('EACCES as an unprivileged user: snapshot, run, prune and verify exit 2 naming the ledger (ERR_LOCKGUARD_ACCESS; the run record is 0600, its owner only)', (t) => {
   const root = tempWorkspace(t, pnpmTree());
   assert.equal(cliProcess(['snapshot'], root).code, 0);
   // The ledger is root's; the user may read the workspace but not write the ledger.
@@ -112,9 +112,10 @@ test('EACCES as an unprivileged user: snapshot, run and prune exit 2 naming the 
     assert.match(prune.stderr, /permission denied|EACCES/i);
     assert.deepEqual(readdirSync(join(ledger, 'runs')), runs, 'nothing removed');
   }
+  // The record holds the command (redacted, still the owner's): mode 0600, so another user cannot read it.
   const verify = cli(['verify']);
-  assert.equal(verify.code, 0, verify.stderr);
-  assert.match(verify.stderr, /^lockguard: warning: the verdict was not recorded .*permission denied/m);
+  assertSetupError(verify, join(ledger, 'runs'));
+  assert.match(verify.stderr, /run\.json": permission denied \(EACCES\)/);
   const script = `import { readWorkspaceFingerprints } from ${JSON.stringify(join(shipped, 'lib', 'core', 'fingerprints.js'))};
 import { createRun } from ${JSON.stringify(join(shipped, 'lib', 'run', 'ledger.js'))};
 try { createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(process.cwd(), { scope: 'inputs' }) }); console.log('no error'); } catch (e) { console.log(e.code); }`;
@@ -156,7 +157,9 @@ test('ENOSPC in the middle of the withholding pass: exit 2 with the path and the
       assert.match(next.stderr, new RegExp(`: ${line[2]} cache saves it made since the move it recorded were withheld`));
       const after = inventory(cacheDir, s.root);
       assert.deepEqual(inventoryDifferences(stopped, after), []);
-      assert.equal(after.inCache, 0);
+      // a's own save stays: its project's slice did not move (per-project withholding).
+      assert.deepEqual(entriesLeft(cacheDir), { packages: ['packages/a'], files: 3 });
+      assert.equal(after.inCache, 3);
       assert.deepEqual(unitsInFlight(s.root), []);
     }
   } finally {
@@ -171,23 +174,23 @@ test('a read-only quarantine/: the status line says the pass failed and how many
   mkdirSync(quarantineDir, { recursive: true });
   const unmount = mountReadOnly(t, quarantineDir);
   try {
-    // 200 bulk entries, plus the scenario's own two saved after the move: 202 stale saves.
+    // 200 bulk entries, plus b's save after the move: 201 stale saves (a's own save is kept: its slice did not move).
     writeFileSync(join(s.base, 'bulk.json'), JSON.stringify({ dir: cacheDir, count: 200, size: 64 }));
     const guarded = cliProcess(['run', '--', ...s.runnerArgv()], s.root, s.env, 120_000);
     assertSetupError(guarded, quarantineDir);
     assert.match(
       guarded.stderr,
-      /^\[lockguard\] a task rewrote \S.* during the run, which every key folds: the withholding pass failed: the file system under \.lockguard is read-only: 0 cache saves withheld, 202 stale cache saves stay in the cache; fix that \(see below\) and the next lockguard command in this workspace withholds them \(lockguard status --run \S+ for details\)$/m,
+      /^\[lockguard\] a task rewrote \S.* during the run, which every key folds: the withholding pass failed: the file system under \.lockguard is read-only: 0 cache saves withheld, 201 stale cache saves stay in the cache; fix that \(see below\) and the next lockguard command in this workspace withholds them \(lockguard status --run \S+ for details\)$/m,
     );
     assert.doesNotMatch(guarded.stderr, /nothing was withheld|holds no save/);
     assert.equal(inventory(cacheDir, s.root).inQuarantine, 0);
   } finally {
     unmount();
   }
-  // Writable again: the next command withholds exactly the 202 the line said stay.
+  // Writable again: the next command withholds exactly the 201 the line said stay.
   const next = cliProcess(['status'], s.root, s.env, 120_000);
   assert.equal(next.code, 0, next.stderr);
-  assert.match(next.stderr, /: 202 cache saves it made since the move it recorded were withheld/);
+  assert.match(next.stderr, /: 201 cache saves it made since the move it recorded were withheld/);
 });
 
 test('a run that cannot write its report still prints its verdict and exits as its policy says', (t) => {

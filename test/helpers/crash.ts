@@ -257,3 +257,18 @@ export function latestRunDir(root: string): string | undefined {
   const id = ids.at(-1);
   return id === undefined ? undefined : join(runs, id);
 }
+
+/**
+ * The package folders of the turbo entries still in `cacheDir`, from their `-manifest.json` (one per entry).
+ * After a move in the poisoning scenario, a#build's own save stays: a's slice did not move (per-project
+ * withholding, integrations/runners/affected.ts), so a fully withheld cache holds exactly `packages/a`'s entry.
+ */
+export function entriesLeft(cacheDir: string): { packages: string[]; files: number } {
+  const names = readdirSync(cacheDir);
+  const packages = new Set<string>();
+  for (const name of names.filter((file) => file.endsWith('-manifest.json'))) {
+    const listed = Object.keys((JSON.parse(readFileSync(join(cacheDir, name), 'utf8')) as { files?: object }).files ?? {});
+    for (const file of listed) packages.add(file.split('/').slice(0, 2).join('/'));
+  }
+  return { packages: [...packages].sort(), files: names.length };
+}

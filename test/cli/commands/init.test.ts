@@ -133,7 +133,10 @@ test('init decides on the pnpm that runs: the pin where pnpm 10 switches to it, 
     const root = pnpm10PinnedTo12(t);
     const result = await cli(['init'], root, { PATH: '' });
     assert.equal(result.code, EXIT.ok, result.stderr);
-    assert.equal(result.stdout.split('\n')[0], 'pnpm 12 runs here: no .pnpmfile.cjs written (on pnpm 11+ any pnpmfile slows every pnpm command).');
+    assert.equal(
+      result.stdout.split('\n').find((line) => line.startsWith('pnpm ')),
+      'pnpm 12 runs here: no .pnpmfile.cjs written (on pnpm 11+ any pnpmfile slows every pnpm command).',
+    );
     assert.equal(existsSync(join(root, '.pnpmfile.cjs')), false);
   }
   for (const extra of [{ '.npmrc': 'manage-package-manager-versions=false\n' }, { 'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\nmanagePackageManagerVersions: false\n' }]) {

@@ -124,7 +124,14 @@ test('started as node_modules/.bin/lockguard with turbo only in node_modules/.bi
   const { root, env } = turboWorkspace(t);
   symlinkSync(BIN, join(root, 'node_modules', '.bin', 'lockguard'));
   writeFileSync(join(root, 'stop'), '');
-  const bare = { ...env, PATH: scrubbedEnv()['PATH'] ?? '' };
+  // No folder on PATH holds a turbo (npm test puts this repository's node_modules/.bin on it: left out).
+  const bare = {
+    ...env,
+    PATH: (scrubbedEnv()['PATH'] ?? '')
+      .split(delimiter)
+      .filter((dir) => dir !== '' && !existsSync(join(dir, 'turbo')))
+      .join(delimiter),
+  };
   assert.equal(
     bare.PATH.split(delimiter).some((dir) => existsSync(join(dir, 'turbo'))),
     false,
