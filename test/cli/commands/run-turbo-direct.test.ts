@@ -73,7 +73,11 @@ interface Seen {
 
 /** Start `lockguard run -- <command> run build`, send SIGINT then SIGTERM to lockguard alone, and report what the binary saw. */
 async function guardedRun(root: string, env: Record<string, string>, command: readonly string[]): Promise<Seen> {
-  const child = spawn(process.execPath, [BIN, 'run', '--runner', 'none', '--', ...command, 'run', 'build'], { cwd: root, env, stdio: 'ignore' });
+  const child = spawn(process.execPath, [BIN, 'run', '--runner', 'none', '--', ...command, 'run', 'build'], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   try {
     await waitFor(() => existsSync(join(root, 'ready')), 15_000, 'the binary to start');
@@ -81,6 +85,8 @@ async function guardedRun(root: string, env: Record<string, string>, command: re
     child.kill('SIGINT');
     child.kill('SIGTERM');
     const code = await exited;
+    // The binary writes what reached it from its trap: give a loaded machine a moment, and say why if never.
+    await waitFor(() => existsSync(join(root, 'signals')), 5_000, `the binary's signals file (lockguard exited ${code}; its stderr: ${stderr})`);
     const [, ppid = '', marker = '', nodePath = '', args = ''] = /^(\d+) (\S*) "([^"]*)" (.*)$/.exec(readFileSync(join(root, 'start'), 'utf8').trim()) ?? [];
     return { parentIsLockguard: Number(ppid) === child.pid, marker, nodePath, args, signals: readFileSync(join(root, 'signals'), 'utf8'), code };
   } finally {
