@@ -18,7 +18,8 @@ import { crossedLink, filesUnder, moveTree, recordTree, treeDifferences, type Re
 import { settleUnit } from './quarantine-repair.js';
 import { safeFolder } from './ledger-fs.js';
 import { madeOnThisHost, trustedCache, type TrustedPlaces } from './trust.js';
-import { entryHome, entryOf, lockQuarantine, quarantineFolder, quarantineRoot, type QuarantinedEntry } from './quarantine.js';
+import { entryHome, lockQuarantine, quarantineFolder, quarantineRoot, type QuarantinedEntry } from './quarantine.js';
+import { entryOf } from './quarantine-list.js';
 import { isoTime } from '../core/iso-time.js';
 
 export type SkipReason = 'already-in-cache' | 'already-restored' | 'changed-in-quarantine' | 'symlink-in-the-way' | 'in-flight' | 'unknown-cache-dir' | 'foreign' | 'error';

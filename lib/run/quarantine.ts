@@ -1,9 +1,9 @@
-// Quarantine: where withheld cache entries go, the journaled pass that puts them there, and listing.
+// Quarantine: where withheld cache entries go, and the journaled pass that puts them there.
 //
 // Owns: `<root>/.lockguard/quarantine/<run id>/` (a `journal.ndjson`, quarantine-journal.ts, plus
 // `entries/<runner>/<key>/<the entry's paths relative to its cache dir>`), the withholding pass (all of a
-// unit's paths or none), and listing. Restoring lives in quarantine-restore.ts, settling units a killed
-// pass left in flight in quarantine-repair.ts.
+// unit's paths or none). Listing lives in quarantine-list.ts, restoring in quarantine-restore.ts, settling
+// units a killed pass left in flight in quarantine-repair.ts.
 // Invariants:
 // - Never deletes a withheld entry (a drop on request is quarantine-drop.ts; a pass that moved nothing
 //   removes its own empty quarantine folder): quarantine is a rename (copy to a stage name + verify + rename + remove the source, only
@@ -30,7 +30,7 @@ import { ledgerFolder, safeFolder } from './ledger-fs.js';
 import { DROPPED_PREFIX, JOURNAL_FILE, LEDGER, ledgerPath } from './ledger-layout.js';
 import { setAsideAndDelete } from './set-aside.js';
 import { acquireLock, type LedgerLock } from './ledger-lock.js';
-import { appendJournal, readJournal, unitId, unitRecord, type IntentLine, type JournalUnit, type OutcomeLine, type UnitRecord } from './quarantine-journal.js';
+import { appendJournal, readJournal, unitId, unitRecord, type IntentLine, type OutcomeLine, type UnitRecord } from './quarantine-journal.js';
 import { crossedLink, filesUnder, isSafeRelative, moveTree, recordTree, type RenameFn, type TreeFile } from './quarantine-move.js';
 import { repairQuarantine, settleUnit } from './quarantine-repair.js';
 import { isoTime } from '../core/iso-time.js';
@@ -92,7 +92,8 @@ export interface QuarantineOptions {
   readonly control?: PassControl;
 }
 
-const RUN_ID = /^[\w.-]+$/;
+/** The shape of a run id as a quarantine folder's name (one starting with a dot is never listed). */
+export const RUN_ID = /^[\w.-]+$/;
 /** Units recorded (and fsync'd) per batch of intents. */
 const BATCH = 256;
 
@@ -349,60 +350,4 @@ function checkUnit(unit: QuarantineUnit): NotMoved | undefined {
     if (!basename(path).startsWith(unit.key)) return { key: unit.key, reason: 'outside-cache-dir', detail: `"${path}" is not a file of the entry ${unit.key}` };
   }
   return undefined;
-}
-
-/** A journal unit as a listed entry. */
-export function entryOf(unit: JournalUnit): QuarantinedEntry {
-  return {
-    ...unitRecord(unit.intent),
-    withheldAt: isoTime(unit.withheldAt ?? unit.intent.t),
-    ...(unit.restoredAt === undefined ? {} : { restoredAt: isoTime(unit.restoredAt) }),
-  };
-}
-
-export interface QuarantineListing {
-  readonly run: string;
-  readonly dir: string;
-  /** What the journal says is (or was) withheld: units in flight are not listed, see `inFlight`. */
-  readonly manifest?: QuarantineManifest;
-  /** Units with an intent and no outcome (a pass in progress, or torn: the next command repairs them). */
-  readonly inFlight?: number;
-  /** Set when the record could not be read: the message, the files stay. */
-  readonly problem?: string;
-}
-
-/** Every quarantine folder of the workspace, newest run id first. A broken record is listed with its problem. */
-export function listQuarantine(root: string): QuarantineListing[] {
-  const base = ledgerFolder(root, [LEDGER.quarantine], false);
-  if (base === undefined) return [];
-  let names: string[];
-  try {
-    names = readdirSync(base);
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return [];
-    throw fsFault(error, base, 'list');
-  }
-  const out: QuarantineListing[] = [];
-  for (const run of names
-    .filter((name) => RUN_ID.test(name) && !name.startsWith('.'))
-    .sort()
-    .reverse()) {
-    const dir = join(base, run);
-    try {
-      if (safeFolder(base, [run], false) === undefined) continue;
-      const reading = readJournal(dir);
-      const listed = reading.units.filter((unit) => unit.state === 'withheld' || unit.state === 'restored' || unit.state === 'restoring');
-      const inFlight = reading.units.filter((unit) => unit.state === 'moving').length;
-      out.push({
-        run,
-        dir,
-        manifest: { version: 1, run, root, entries: listed.map(entryOf) },
-        ...(inFlight > 0 ? { inFlight } : {}),
-        ...(reading.skipped > 0 ? { problem: `${reading.skipped} line(s) of its journal could not be read` } : {}),
-      });
-    } catch (error) {
-      out.push({ run, dir, problem: error instanceof Error ? error.message : String(error) });
-    }
-  }
-  return out;
 }

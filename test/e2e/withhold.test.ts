@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { listUnits } from '../../lib/integrations/runners/index.js';
-import { listQuarantine } from '../../lib/run/quarantine.js';
+import { listQuarantine } from '../../lib/run/quarantine-list.js';
 import { trustedPlaces } from '../../lib/run/trust.js';
 import { restore } from '../../lib/run/quarantine-restore.js';
 import { guardedRun } from '../helpers/guarded-run.js';

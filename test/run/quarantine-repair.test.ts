@@ -13,7 +13,8 @@ import { appendJournal, readJournal, unitId, type IntentLine } from '../../lib/r
 import { recordTree, stageOf } from '../../lib/run/quarantine-move.js';
 import { repairQuarantine } from '../../lib/run/quarantine-repair.js';
 import { restore } from '../../lib/run/quarantine-restore.js';
-import { listQuarantine, quarantine, quarantineLockName } from '../../lib/run/quarantine.js';
+import { quarantine, quarantineLockName } from '../../lib/run/quarantine.js';
+import { listQuarantine } from '../../lib/run/quarantine-list.js';
 import { machineStamp, trustedPlaces } from '../../lib/run/trust.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { turboEntry, write } from '../helpers/runner-caches.js';

@@ -1,6 +1,7 @@
 // `lockguard quarantine list|restore`: what guarded runs withheld from the runners' caches, and putting it back.
 
-import { listQuarantine, type QuarantinedEntry } from '../../run/quarantine.js';
+import type { QuarantinedEntry } from '../../run/quarantine.js';
+import { listQuarantine } from '../../run/quarantine-list.js';
 import { RUNNER_NAMES } from '../../integrations/runners/index.js';
 import { dropQuarantine, type DropResult } from '../../run/quarantine-drop.js';
 import { restore } from '../../run/quarantine-restore.js';
