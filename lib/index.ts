@@ -36,3 +36,10 @@ export {
 // Key stability, and the graph of a runner's own dry run.
 export { classifyKeys, type PlanTask, type TaskGraph, type KeyClass, type KeyClassification, type Destabilizer, type Ordering } from './core/key-stability.js';
 export { planFor, type Plan, type PlanRow, type PlanOptions, type RunnerKind } from './integrations/plan/index.js';
+// A guarded run as a library: finish dead runs first, then run the command guarded; events and outcomes are typed values.
+export { guardedRun, joinOuterRun, type GuardedRunInput } from './guard/run.js';
+export { recoverDeadRuns, type RecoveryMode } from './guard/recover.js';
+export type { RunFinished, RunVerdict } from './guard/finish.js';
+export type { GuardContext, GuardEvent, RecordPart, RefuseGap, RemoteFallback, RemoteSwitch } from './guard/events.js';
+export type { CachePass, FaultCause, PassOutcome, PassStop } from './guard/withhold-pass.js';
+export type { RunnerOutcome, GuardedCache } from './guard/runner-guard.js';

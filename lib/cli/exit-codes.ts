@@ -3,6 +3,8 @@
 // Invariant: `lockguard run` returns the child's own code when the child failed; lockguard's own codes
 // apply to its own verdicts and errors.
 
+import { constants } from 'node:os';
+
 export const EXIT = {
   /** Nothing moved (verify), or the command succeeded. */
   ok: 0,
@@ -15,6 +17,11 @@ export const EXIT = {
   /** A bug in lockguard. */
   internal: 70,
 } as const;
+
+/** The exit code for a signal: 128+n. */
+export function signalCode(signal: NodeJS.Signals): number {
+  return 128 + (constants.signals[signal] ?? 0);
+}
 
 export function exitCodesHelp(): string {
   return `lockguard exit codes:

@@ -1,17 +1,21 @@
 // What `lockguard run` says and which code it exits with, once the command ended.
 //
 // Owns: the outcome half of the one status line (what was done about a move, per policy, in words that
-// never claim a protection that did not happen, and name the run) and the exit-code rule.
-// Invariants: pure (strings and numbers out); the child's own failure code always wins.
+// never claim a protection that did not happen, and name the run), the remote gates' clause of it, and
+// the exit-code rule (from guard/finish.ts's typed RunVerdict).
+// Invariants: pure (strings and numbers out); the child's own failure code always wins; every branch reads
+// a typed field (a pass's `stop` and its cause), never words.
 
-import type { GuardedRunner } from '../integrations/runners/index.js';
+import type { FaultCause, PassStop } from '../guard/withhold-pass.js';
+import type { RunVerdict } from '../guard/finish.js';
+import { RUNNER_LABEL } from '../guard/record-words.js';
+import type { RemoteGateOutcome } from '../guard/remote-gate-wiring.js';
+import type { GuardedCache, RunnerOutcome } from '../guard/runner-guard.js';
 import type { Policy } from '../run/ledger.js';
-import { EXIT } from './exit-codes.js';
-import type { GuardedCache, RunnerOutcome } from './runner-guard.js';
+import { EXIT, signalCode } from './exit-codes.js';
 
 /** How many restored tasks the status line names before it says "...". */
 const TASKS_NAMED = 3;
-export const RUNNER_LABEL: Record<GuardedRunner, string> = { turbo: 'turbo', nx: 'nx', 'pnpm-pipeline': 'pnpm pipeline' };
 
 export function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
@@ -23,7 +27,7 @@ function list(words: readonly string[]): string {
 }
 
 /** What was done about the move, for the status line. */
-/** `refused`: the remote gates' clause (remote-gate-wiring.ts refusedClause), '' when they refused nothing. */
+/** `refused`: the remote gates' clause (refusedClause), '' when they refused nothing. */
 export function outcomeText(policy: Policy, outcome: RunnerOutcome, guarded: readonly GuardedCache[], runId: string, refused = ''): string {
   const withheld = outcome.withheldCount;
   const replayed = outcome.tasksAfterMove.filter((task) => task.action === 'restored').map((task) => task.task);
@@ -36,8 +40,8 @@ export function outcomeText(policy: Policy, outcome: RunnerOutcome, guarded: rea
   const saves =
     guarded.length === 0
       ? noCache
-      : outcome.fault !== undefined || outcome.interrupted
-        ? cutShort(outcome)
+      : outcome.stop !== undefined
+        ? cutShort(outcome, outcome.stop)
         : withheld === 0 && (outcome.spared ?? 0) === 0
           ? `${cannot}${cannot === '' ? `the ${names} ${guarded.length === 1 ? 'cache holds' : 'caches hold'} no save from after it, so ` : ''}nothing was withheld`
           : `${cannot}${withheld === 0 ? 'no cache save keyed before it was withheld' : `${plural(withheld, 'cache save')} keyed before it ${withheld === 1 ? 'was' : 'were'} withheld`}${outcome.scopeClause ?? ''}`;
@@ -51,20 +55,20 @@ export function outcomeText(policy: Policy, outcome: RunnerOutcome, guarded: rea
   }
 }
 
+const FAILED: Record<FaultCause, string> = {
+  'read-only': 'failed: the file system under .lockguard is read-only',
+  full: 'failed: the file system under .lockguard is full',
+  access: 'failed: permission denied under .lockguard',
+  ledger: 'failed: the ledger could not take the entries',
+};
+
 /** A pass a fault or a second signal cut short: what it withheld, what stays in the cache, and what happens next. */
-function cutShort(outcome: RunnerOutcome): string {
-  const why =
-    outcome.fault === undefined
-      ? 'was stopped by a signal'
-      : outcome.fault.code === 'ERR_LOCKGUARD_DISK'
-        ? `failed: ${/read-only/.test(outcome.fault.message) ? 'the file system under .lockguard is read-only' : 'the file system under .lockguard is full'}`
-        : outcome.fault.code === 'ERR_LOCKGUARD_ACCESS'
-          ? 'failed: permission denied under .lockguard'
-          : 'failed: the ledger could not take the entries';
+function cutShort(outcome: RunnerOutcome, stop: PassStop): string {
+  const why = stop.kind === 'signal' ? 'was stopped by a signal' : FAILED[stop.cause];
   const left = outcome.staleLeft;
   const stay = `${plural(left, 'stale cache save')} ${left === 1 ? 'stays' : 'stay'} in the cache`;
   const unreached = outcome.cachesNotReached === 0 ? '' : ` (and ${plural(outcome.cachesNotReached, 'cache')} not checked yet)`;
-  const next = outcome.fault === undefined ? 'the next lockguard command in this workspace withholds them' : 'fix that (see below) and the next lockguard command in this workspace withholds them';
+  const next = stop.kind === 'signal' ? 'the next lockguard command in this workspace withholds them' : 'fix that (see below) and the next lockguard command in this workspace withholds them';
   return `the withholding pass ${why}: ${plural(outcome.withheldCount, 'cache save')} withheld, ${stay}${unreached}; ${next}`;
 }
 
@@ -81,4 +85,30 @@ export function exitCodeOf(childCode: number, moved: boolean, policy: Policy, fa
   if (failMode === 'never' && policy !== 'refuse') return childCode;
   const fail = policy === 'refuse' || (policy === 'withhold' && (failMode === 'always' || (failMode === 'auto' && isCi(env))));
   return fail ? EXIT.moved : childCode;
+}
+
+/** A guarded run's exit code: the rule above, then a pass a fault stopped is a setup error (2), and a signal after the child 128+n. */
+export function runExitCode(verdict: RunVerdict, failMode: FailMode, env: Readonly<Record<string, string | undefined>>): number {
+  let code = exitCodeOf(verdict.childCode, verdict.moved, verdict.policy, failMode, env);
+  if (verdict.stop?.kind === 'fault' && (code === 0 || code === EXIT.moved)) code = EXIT.usage;
+  if (verdict.signal !== undefined && (code === 0 || code === EXIT.moved)) code = signalCode(verdict.signal);
+  return code;
+}
+
+/**
+ * The status line's clause for what the gates refused, or '' when they refused nothing. `keptLocally`: saves
+ * after the move the local pass kept (their projects' slices did not move). The gate decides at the request,
+ * by hash, and cannot tell then whose entry it is (turbo writes the entry's manifest after its upload starts,
+ * its summary at the end, and the body is zstd), so it refuses every upload after the move: the clause says
+ * so when the local pass kept some (turbo 2.11 also stops uploading for the run at its first refusal).
+ */
+export function refusedClause(outcome: RemoteGateOutcome, keptLocally = 0): string {
+  const parts: string[] = [];
+  const uploads = outcome.refusedUploads;
+  const restores = outcome.refusedRestores;
+  const every = keptLocally > 0 ? ' (the gate refuses every upload after the move, of kept saves too: at the request it cannot tell whose entry it is)' : '';
+  if (uploads > 0) parts.push(`${uploads} remote upload${uploads === 1 ? '' : 's'} keyed before it ${uploads === 1 ? 'was' : 'were'} refused${every}`);
+  if (outcome.refusedParts > 0) parts.push(`${outcome.refusedParts} remote blob upload${outcome.refusedParts === 1 ? '' : 's'} refused (no manifest followed them)`);
+  if (restores > 0) parts.push(`${restores} remote restore${restores === 1 ? '' : 's'} refused`);
+  return parts.length === 0 ? '' : `; ${parts.join(', ')}`;
 }

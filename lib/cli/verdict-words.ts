@@ -1,6 +1,6 @@
 // The words of a verdict that are not the run's final status line: the line printed when a guarded run
-// first sees the move, the line saying what an install did when no input changed, the scope each guarded
-// cache was judged on, and `verify`'s line.
+// first sees the move, the line saying what an install did when no input changed, and `verify`'s line (the
+// scope a run's caches were judged on is also written in its report: guard/record-words.ts judgedText).
 //
 // Owns: those strings (pure: moves, policy and names in, lines out).
 // Invariants: a line says "which every key folds" only of the inputs a guarded run judges (never of an
@@ -52,17 +52,6 @@ export function installedLine(installed: readonly Pick<MovedFile, 'path' | 'kind
   return `[lockguard] ${installedText(installed, false)}, so nothing was withheld or refused`;
 }
 
-const SCOPE_WHY: Record<Scope, string> = {
-  inputs: 'runner keys fold the lockfile and what an install reads, not the install tree',
-  full: 'the install tree counts too',
-};
-
-/** Which scope the guarded caches were judged on, in one line: `judged on inputs: the turbo cache (…)`. */
-export function judgedText(scope: Scope, caches: readonly string[]): string {
-  const names = caches.length === 0 ? 'no runner cache is guarded here' : caches.length === 1 ? `the ${caches[0]} cache` : `the ${listPaths(caches)} caches`;
-  return `judged on ${scope}: ${names} (${SCOPE_WHY[scope]})`;
-}
-
 /**
  * `verify`'s line when the save is refused. A snapshot's changes are "since the snapshot"; a guarded run's
  * are "during the run" when its own checks recorded them while its command ran, "since run <id>" otherwise.
@@ -76,15 +65,6 @@ export function verifyLine(moved: readonly MovedFile[], during: ReadonlySet<stri
   if (inRun.length === 0) return `[lockguard] ${since(after, `run ${run}`)}, which its keys fold (${scope} scope): ${outcome}`;
   const task = `a task ${movedVerb(inRun, 'active')} ${listPaths(inRun.map((file) => file.path))} during run ${run}`;
   return `[lockguard] ${task}${after.length === 0 ? '' : `, and ${since(after, 'it ended')}`}, which every key folds: ${outcome}`;
-}
-
-/** Why each entry was withheld, naming what moved (never "the old lockfile" when the lockfile did not change). */
-export function withholdReasons(move: Pick<MoveRecord, 'files' | 'tree'>): { after: string; across: string } {
-  if (move.tree !== undefined) {
-    return { after: `saved at or after the install, built from a tree that no longer holds what ${move.tree.lockfile} says`, across: 'its task was running when the install tree changed' };
-  }
-  const what = listPaths(move.files.map((file) => file.path));
-  return { after: `saved at or after the move, under a key that folded the old ${what}`, across: `its task was running when ${what} moved` };
 }
 
 /**

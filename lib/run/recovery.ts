@@ -4,7 +4,7 @@
 // live marker whose process is gone, a reused pid, or no start time), the quarantine locks dead holders
 // left (their journals are repaired) and the other locks they left (released: nothing to repair), what evidence a dead run left (a move it recorded; else a table that
 // no longer holds what it read; else none), whether its command still runs, and the `recovered` and
-// `finished` events. The withholding itself is composed in cli/recover.ts (run/ knows no runner adapter).
+// `finished` events. The withholding itself is composed in guard/recover-runs.ts (run/ knows no runner adapter).
 // Invariants:
 // - Cheap when there is nothing to do: one failed readdir of `.lockguard/live/` (the idle workspace).
 // - No health from an absence of evidence: a dead run with neither a recorded move nor a moved table still

@@ -1,5 +1,5 @@
-// The layer rule, checked: core ← run ← integrations ← cli, imports pointing down only (type-only and
-// dynamic imports count). `lib/index.ts` is the public surface and may re-export any layer.
+// The layer rule, checked: core ← run ← integrations ← guard ← cli, imports pointing down only (type-only
+// and dynamic imports count). `lib/index.ts` is the public surface and may re-export any layer.
 // Reads the TypeScript sources (the repo's lib/), never the build output.
 
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const LIB = fileURLToPath(new URL('../../../lib/', import.meta.url));
-const LAYERS = ['core', 'run', 'integrations', 'cli'] as const;
+const LAYERS = ['core', 'run', 'integrations', 'guard', 'cli'] as const;
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -34,7 +34,7 @@ function layerOf(file: string): (typeof LAYERS)[number] | 'index' | undefined {
   return LAYERS.find((layer) => layer === top);
 }
 
-test('layers point down only: core imports no run/integrations/cli, run no integrations/cli, integrations no cli', () => {
+test('layers point down only: core imports no run/integrations/guard/cli, run no integrations/guard/cli, integrations no guard/cli, guard no cli', () => {
   const violations: string[] = [];
   let checked = 0;
   for (const file of sources(LIB)) {
@@ -53,6 +53,16 @@ test('layers point down only: core imports no run/integrations/cli, run no integ
   }
   assert.ok(checked > 100, `the walk saw the imports (${checked})`);
   assert.deepEqual(violations, []);
+});
+
+test('guard/ sits between integrations/ and cli/: it exists, cli imports it, and only cli may', () => {
+  const users = new Set<string>();
+  for (const file of sources(LIB)) {
+    const from = layerOf(file);
+    if (from === undefined || from === 'index' || from === 'guard') continue;
+    for (const spec of specifiers(readFileSync(file, 'utf8'))) if (spec.startsWith('.') && layerOf(resolve(dirname(file), spec.replace(/\.js$/, '.ts'))) === 'guard') users.add(from);
+  }
+  assert.deepEqual([...users], ['cli']);
 });
 
 test('the import reader sees type-only, re-export and dynamic imports', () => {

@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { outcomeText } from '../../lib/cli/run-outcome.js';
-import type { GuardedCache, RunnerOutcome } from '../../lib/cli/runner-guard.js';
+import type { GuardedCache, RunnerOutcome } from '../../lib/guard/runner-guard.js';
 
 const NX: GuardedCache = { runner: 'nx', cache: { runner: 'nx', root: '/w', dir: '/w/.nx/cache', source: 'default' }, before: { dir: '/w/.nx/cache', exists: true, takenAt: 0, entries: new Map() }, started: true };
 
 function outcome(withheldCount: number, unguarded: RunnerOutcome['unguarded']): RunnerOutcome {
-  return { caches: [], withheldCount, keptBeforeMove: 0, tasksAfterMove: [], notes: [], interrupted: false, fault: undefined, unguarded, staleLeft: 0, cachesNotReached: 0 };
+  return { caches: [], withheldCount, keptBeforeMove: 0, spared: 0, tasksAfterMove: [], notes: [], stop: undefined, unguarded, staleLeft: 0, cachesNotReached: 0 };
 }
 
 test('an nx older than 20: the line names it and what was left, and claims no withholding', () => {

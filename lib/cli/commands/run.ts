@@ -1,55 +1,34 @@
 // `lockguard run [options] -- <command...>`: guard a task graph.
 //
-// Composes: which runner caches to guard (integrations/runners/detect.ts, through root scripts too), the
-// table read and the pre-run check (core), the guarded session and the child (run), the runner-cache passes
-// (runner-guard.ts) and the words and exit code (run-outcome.ts).
+// Owns: the command's arguments, its help, and rendering a guarded run (guard/run.ts guardedRun, which does
+// the work) into its lines and exit code: the events as they come (cli/guard-words.ts), then the status line.
 // Invariants: argv after `--` reaches the child exactly; the child's own failure code always wins; a move is
-// reported in one status line on stderr; the pre-run check, the remote decision and runner resolution all
-// read the command through the same walk (package-managers/script-walk.ts).
-// Crash safety: runs whose guard died are finished before this run's child starts (cli/recover.ts); what
-// this run guards is on disk (guard.json) before the child is spawned, and its pid is recorded once it is;
-// signals after the child exited wait for the withholding pass (a second one stops it between entries);
-// the run is marked finished only when its passes completed, so a later command finishes what is left.
+// reported in one status line on stderr; runs whose guard died are finished before this run's child starts
+// (cli/recover.ts); what the run leaves unfinished (a pass stopped by a signal or a fault) is said, with
+// what the next lockguard command does about it.
 
-import { checkInstall } from '../../core/install-check.js';
-import { constants } from 'node:os';
-import { isLockguardError, LockguardError } from '../../core/errors.js';
-import { readWorkspaceFingerprints, type WorkspaceFingerprints } from '../../core/fingerprints.js';
-import { redactText } from '../../core/redact.js';
 import { statusLine } from '../../core/watch.js';
-import type { Workspace } from '../../core/workspace.js';
-import { directTurboStart, resolveGuard, runnersInCommand, stepsOf, withholdScope, type GuardPlan, type GuardedRunner, type RemoteMode, type WithholdScope } from '../../integrations/runners/index.js';
-import { withWorkspaceBins } from '../../integrations/package-managers/on-path.js';
-import { preparesTreeFirst } from '../../integrations/package-managers/script-walk.js';
-import { runChild, type ChildEnd } from '../../run/child.js';
-import { appendEvent, findRun, type Policy } from '../../run/ledger.js';
-import { liveRunsFor } from '../../run/live.js';
-import { buildReport, saveReport } from '../../run/report.js';
-import { GuardSession } from '../../run/session.js';
-import { lockfileMovesAmong, sliceMoveJson, type SliceMove } from '../../run/slice-report.js';
+import { redactText } from '../../core/redact.js';
+import type { Policy } from '../../run/ledger.js';
+import type { RemoteMode } from '../../integrations/runners/index.js';
+import { guardedRun, joinOuterRun } from '../../guard/run.js';
+import type { RunFinished } from '../../guard/finish.js';
+import { judgedText, RUNNER_LABEL } from '../../guard/record-words.js';
+import { LockguardError } from '../../core/errors.js';
 import { oneOf, parse, stringValue, flag } from '../args.js';
-import { EXIT } from '../exit-codes.js';
-import { paint, printError, type Io } from '../io.js';
-import { guardRecordOf } from '../guard-file.js';
-import { holdForQuarantine, passControl, pauseAfterChild } from '../pass-control.js';
-import { recoverFirst } from '../recover.js';
-import { warnTrackedLedger } from '../tracked-ledger.js';
-import { writeGuard } from '../../run/guard-record.js';
-import { processStart } from '../../run/live.js';
-import type { Interrupts } from '../../run/interrupts.js';
 import type { Command } from '../command.js';
-import { refuseSetup } from '../refuse-setup.js';
-import { afterRunners, prepareRunners, scopeReport, type RunnerPrepared } from '../runner-guard.js';
+import { guardContext } from '../guard-words.js';
+import { runEventLines } from '../run-words.js';
+import { paint, printError, type Io } from '../io.js';
+import { recoverFirst } from '../recover.js';
+import { outcomeText, refusedClause, runExitCode, type FailMode } from '../run-outcome.js';
 import { remoteOf, runnerOverride, RUNNER_HELP, RUNNER_OPTIONS } from '../runner-option.js';
-import { exitCodeOf, outcomeText, RUNNER_LABEL, type FailMode } from '../run-outcome.js';
-import { detectionLine, installedLine, judgedText, treeLine } from '../verdict-words.js';
-import { fallbackLines, openRemoteGates, refusedClause, type RemoteGateOutcome, type RemoteGates } from '../remote-gate-wiring.js';
+import { warnTrackedLedger } from '../tracked-ledger.js';
+import { installedLine, treeLine } from '../verdict-words.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
 const POLICIES = ['flag', 'withhold', 'refuse'] as const;
 const FAIL_MODES = ['auto', 'always', 'never'] as const;
-/** How long the remote decision may wait for the runner's dry run before it assumes a writer. */
-const REMOTE_PLAN_TIMEOUT_MS = 15_000;
 
 const help = `Usage: lockguard run [options] -- <command> [args...]
 
@@ -119,25 +98,6 @@ function splitArgv(argv: readonly string[]): { options: string[]; command: strin
   return { options: argv.slice(0, at), command };
 }
 
-/**
- * Whether the run may hold an install, for the remote-cache decision under `--remote auto`. Asked only when
- * some guarded runner has a remote cache configured (otherwise there is no upload to stop); the plan comes
- * from the runners' own dry runs through the same walk, and any doubt (no plan in time, an error) is "may".
- */
-async function mayContainWriter(runners: readonly GuardedRunner[], remote: RemoteMode, withRemote: ReadonlySet<string>, command: readonly string[], root: string, env: Io['env']): Promise<(runner: GuardedRunner) => boolean> {
-  if (remote !== 'auto') return () => true;
-  const configured = runners.filter((runner) => withRemote.has(runner));
-  if (configured.length === 0) return () => false;
-  let writer = true;
-  try {
-    const { planFor } = await import('../../integrations/plan/index.js');
-    writer = (await planFor(command, root, env, { timeoutMs: REMOTE_PLAN_TIMEOUT_MS })).writers.length > 0;
-  } catch {
-    writer = true;
-  }
-  return (runner) => writer && configured.includes(runner);
-}
-
 interface RunOptions {
   readonly policy: Policy;
   readonly failMode: FailMode;
@@ -159,225 +119,53 @@ function optionsOf(argv: readonly string[], io: Io): { options: RunOptions; chil
   };
 }
 
-/** A guarded run inside a guarded run joins it (the outer run watches the same table); undefined when not nested. */
-async function joinOuterRun(workspace: Workspace, childArgv: readonly string[], io: Io): Promise<number | undefined> {
-  const named = io.env['LOCKGUARD_RUN'];
-  if (named === undefined || named === '') return undefined;
-  const outer = findRun(workspace.root, undefined, named);
-  if (!liveRunsFor(workspace.root, io.env).some((run) => run.id === outer.record.id)) return undefined;
-  appendEvent(outer, { type: 'nested', command: childArgv, pid: process.pid });
-  const end = await runChild(childArgv, { cwd: io.cwd, env: withWorkspaceBins(io.env, io.cwd, workspace.root) });
-  if (end.kind === 'failed') io.stderr.write(`lockguard: cannot run "${childArgv[0]}" (${end.reason}).\n`);
-  return end.code;
-}
-
-/** The pre-run check: refuse to start when the installed tree does not hold what the lockfile says. */
-function preCheck(table: WorkspaceFingerprints, workspace: Workspace): void {
-  const verdict = checkInstall(table);
-  if (verdict.ok) return;
-  throw new LockguardError('ERR_LOCKGUARD_PRE_CHECK', `The installed tree does not hold what ${verdict.lockfile} says: ${verdict.detail}. Every cache key would fold the lockfile while outputs are built from another tree.`, {
-    path: workspace.root,
-    hint: `Install first (${verdict.fix ?? (workspace.manager === 'npm' ? 'npm ci' : `${workspace.manager} install --frozen-lockfile`)}), or pass --no-pre-check.`,
-  });
-}
-
 export const command: Command = {
   help,
   async run(argv, io: Io) {
     const { options, childArgv, parsed } = optionsOf(argv, io);
     const workspace = await workspaceOf(parsed, io);
-    const joined = await joinOuterRun(workspace, childArgv, io);
+    const context = guardContext(io, (event) => runEventLines(io, event));
+    const joined = await joinOuterRun(workspace, childArgv, context);
     if (joined !== undefined) return joined;
     // A guard that died left stale saves unchecked: finish its run before this command's runner starts.
     const stopped = await recoverFirst(workspace.root, io, 'strict', 'run');
     if (stopped !== undefined) return stopped;
     warnTrackedLedger(workspace.root, io);
-
-    const steps = stepsOf(childArgv, io.cwd);
-    // pnpm pipeline installs (frozen) before it keys its tasks: its keys fold the inputs, not the markers.
-    const pipeline = options.override === 'pnpm-pipeline' || (options.override === undefined && runnersInCommand(childArgv, io.cwd, steps).includes('pnpm-pipeline'));
-    const table = readWorkspaceFingerprints(workspace.root, { scope: pipeline ? 'inputs' : 'full', manager: workspace.manager });
-    const guard = resolveGuard(childArgv, workspace.root, io.cwd, options.override, { workspaceYaml: table.files.get('pnpm-workspace.yaml') }, steps);
-    if (options.preCheck && !pipeline && !preparesTreeFirst(steps)) preCheck(table, workspace);
-    const refuse = options.policy === 'refuse' ? refuseSetup(table, io.env) : undefined;
-    if (refuse?.warning !== undefined) io.stderr.write(`${paint(io, io.stderr, 'yellow', refuse.warning)}\n`);
-
-    // A move is a change to what the runners' keys fold: the inputs (turbo, nx and pnpm pipeline key on the
-    // lockfile and manifests, never on node_modules). The install markers are read for the pre-run check and
-    // say what an install did; they never withhold, fail or refuse (a CI cache of node_modules is judged by
-    // snapshot --scope full and verify).
-    const session = new GuardSession(table, options.policy, childArgv, { judged: 'inputs' });
-    // The remote gate, where it can stand: restores and uploads decided at the request, no up-front switch.
-    const gates = await openRemoteGates({ runners: guard.runners, root: workspace.root, command: childArgv, env: io.env, remote: options.remote, policy: options.policy, session });
-    let end: ChildEnd;
-    let prepared: RunnerPrepared;
-    const runStartedAt = Date.now();
-    // Held from just before the child starts: while it runs, child.ts forwards signals to it; once it has
-    // exited (arm), a signal waits for the final check and the withholding pass (a second one stops the
-    // pass between two entries), so a cache entry is never left half moved.
-    const interrupts = holdForQuarantine(io);
-    try {
-      let gateOutcome: RemoteGateOutcome;
-      try {
-        const remoteSwitch = await mayContainWriter(
-          guard.runners.filter((runner) => !gates.gated.has(runner)),
-          options.remote,
-          gates.withRemote,
-          childArgv,
-          workspace.root,
-          io.env,
-        );
-        prepared = prepareRunners(guard, workspace.root, gates.argv, io.env, options.remote, (runner) => !gates.gated.has(runner) && remoteSwitch(runner));
-        for (const line of fallbackLines(gates, prepared.announce)) io.stderr.write(`${line}\n`);
-        // What this run guards is on disk before the child can save anything (run/guard-record.ts); a run
-        // that guards no runner cache has nothing a later command could withhold, and writes nothing.
-        if (prepared.caches.length > 0) writeGuard(session.run.dir, guardRecordOf(prepared.caches, runStartedAt));
-        const guardedCount = prepared.caches.length;
-        session.onDetect((move) => io.stderr.write(`${paint(io, io.stderr, 'yellow', detectionLine(move, options.policy, guardedCount))}\n`));
-        session.listen();
-        // The workspace's node_modules/.bin folders first on PATH, as package scripts and npx have them.
-        const childEnv = { ...withWorkspaceBins(io.env, io.cwd, workspace.root), ...prepared.env, ...gates.env, ...refuse?.env, LOCKGUARD_RUN: session.run.dir };
-        // turbo's Node launcher would only start turbo's native binary: the run starts it in its place.
-        const direct = directTurboStart(prepared.argv, io.cwd, childEnv);
-        end = await runChild(direct?.argv ?? prepared.argv, {
-          cwd: io.cwd,
-          env: direct?.env ?? childEnv,
-          ...(direct === undefined ? {} : { forward: direct.forward }),
-          onSpawn: (pid) => recordOrWarn(io, "the child's pid", () => appendEvent(session.run, { type: 'child', pid, pidStart: processStart(pid) })),
-        });
-      } finally {
-        session.stop();
-        gateOutcome = await gates.close();
-        interrupts.arm();
-      }
-      for (const line of gateOutcome.loud) io.stderr.write(`${paint(io, io.stderr, 'yellow', line)}\n`);
-      return await finishRun({ io, session, options, childArgv, end, prepared, guard, runStartedAt, interrupts, gates, gateOutcome });
-    } finally {
-      interrupts.release();
-    }
+    const finished = await guardedRun(
+      {
+        workspace,
+        command: childArgv,
+        policy: options.policy,
+        runner: options.override,
+        remote: options.remote,
+        preCheck: options.preCheck,
+        exitCode: (verdict) => runExitCode(verdict, options.failMode, io.env),
+      },
+      context,
+    );
+    printFinished(io, finished);
+    return finished.code;
   },
 };
 
-interface Finishing {
-  readonly io: Io;
-  readonly session: GuardSession;
-  readonly options: RunOptions;
-  readonly childArgv: readonly string[];
-  readonly end: ChildEnd;
-  readonly prepared: RunnerPrepared;
-  readonly guard: GuardPlan;
-  readonly runStartedAt: number;
-  readonly interrupts: Interrupts;
-  readonly gates: RemoteGates;
-  readonly gateOutcome: RemoteGateOutcome;
-}
-
-/** Best effort for what only records (events, the report): a ledger that cannot be written warns, never hides the verdict. */
-function recordOrWarn(io: Io, what: string, write: () => void): void {
-  try {
-    write();
-  } catch (error) {
-    if (!isLockguardError(error)) throw error;
-    io.stderr.write(`lockguard: warning: ${what} was not written (${error.message})\n`);
-  }
-}
-
-/**
- * After the child: the final check, the withholding passes, the verdict line and the exit code. The verdict
- * is printed and decides the exit code even when the report cannot be written; a pass a disk fault stopped
- * is a setup error (exit 2, its path and fix), and a pass a second signal stopped exits 128+n: either way
- * the run stays unfinished (its live marker stays), so the next lockguard command withholds what is left.
- */
-async function finishRun(f: Finishing): Promise<number> {
-  const { io, session, options, end, prepared, guard } = f;
-  const runId = session.run.record.id;
-  const runEndedAt = Date.now();
-  if (end.kind === 'failed') io.stderr.write(`lockguard: cannot run "${redactText(f.childArgv[0] ?? '')}" (${end.reason === 'not-found' ? 'command not found' : end.reason}).\n`);
-  await pauseAfterChild(io, f.interrupts);
-  const move = session.finish();
-  // Which saves after the move to withhold: per project where the slices are exact, else all (and why). A
-  // ledger problem reading the slices never stops the pass: it withholds every save, then is thrown as before.
-  let slices: SliceMove[] = [];
-  let sliceProblem: LockguardError | undefined;
+/** The run's last lines: the status line (or the install line), and what is left when the pass was cut short. */
+function printFinished(io: Io, run: RunFinished): void {
+  const { outcome, move } = run;
+  const cacheNames = run.caches.map((guarded) => RUNNER_LABEL[guarded.runner]);
   if (move !== undefined) {
-    try {
-      slices = await lockfileMovesAmong(
-        session.run.record,
-        move.files.map((file) => file.path),
-      );
-    } catch (error) {
-      if (!isLockguardError(error)) throw error;
-      sliceProblem = error;
-    }
-  }
-  const scope: WithholdScope | undefined =
-    move === undefined
-      ? undefined
-      : sliceProblem !== undefined
-        ? { kind: 'all', reason: `the slices cannot be compared (${sliceProblem.code})` }
-        : withholdScope({ root: session.table.root, manager: session.table.manager, moved: move.files, slices });
-  const outcome = await afterRunners(prepared, options.policy, move, runId, { runStartedAt: f.runStartedAt, runEndedAt }, passControl(io, f.interrupts), scope);
-  const complete = !outcome.interrupted && outcome.fault === undefined;
-  let code = exitCodeOf(end.code, move !== undefined, options.policy, options.failMode, io.env);
-  if (outcome.fault !== undefined && (code === 0 || code === EXIT.moved)) code = EXIT.usage;
-  const signal = f.interrupts.signal;
-  if (signal !== undefined && (code === 0 || code === EXIT.moved)) code = 128 + (constants.signals[signal] ?? 0);
-  recordOrWarn(io, "the run's exit event", () => appendEvent(session.run, { type: 'exit', code, child: end }));
-
-  const withheld = outcome.caches.flatMap((cache) =>
-    (cache.withheld?.withheld ?? []).map((entry) => ({
-      runner: entry.runner,
-      key: entry.key,
-      task: entry.task ?? null,
-      from: entry.paths.map((path) => `${entry.cacheDir}/${path}`),
-      to: cache.withheld?.quarantineDir ?? '',
-      reason: entry.reason,
-    })),
-  );
-  if (withheld.length > 0) recordOrWarn(io, 'the withheld event', () => appendEvent(session.run, { type: 'withheld', count: withheld.length, quarantine: [...new Set(withheld.map((entry) => entry.to))] }));
-  const cacheNames = prepared.caches.map((guarded) => RUNNER_LABEL[guarded.runner]);
-  if (sliceProblem !== undefined) throw sliceProblem;
-  recordOrWarn(io, "the run's report", () =>
-    saveReport(
-      session.run,
-      buildReport({
-        run: session.run,
-        command: f.childArgv,
-        policy: options.policy,
-        exit: end,
-        exitCode: code,
-        move,
-        runner: guard.started[0] ?? guard.runners[0] ?? 'none',
-        caches: prepared.caches.map((guarded) => ({ runner: guarded.runner, cacheDir: guarded.cache.dir, source: guarded.cache.source, started: guarded.started })),
-        withheld,
-        keptBeforeMove: outcome.keptBeforeMove,
-        ...(scope === undefined ? {} : { withholdScope: scopeReport(scope, outcome) }),
-        tasksAfterMove: outcome.tasksAfterMove,
-        remote: fallbackLines(f.gates, prepared.announce),
-        remoteGate: { gates: f.gateOutcome.gates, refused: { uploads: f.gateOutcome.refusedUploads, blobs: f.gateOutcome.refusedParts, restores: f.gateOutcome.refusedRestores } },
-        slices: slices.map(sliceMoveJson),
-        installed: session.installed,
-        judged: judgedText(session.judged, cacheNames),
-        notes: [...outcome.notes, ...f.gateOutcome.notes],
-      }),
-    ),
-  );
-  if (move !== undefined) {
-    const done = outcomeText(options.policy, outcome, prepared.caches, runId, refusedClause(f.gateOutcome, outcome.spared));
+    const done = outcomeText(run.policy, outcome, run.caches, run.runId, refusedClause(run.gates, outcome.spared));
     io.stderr.write(`${paint(io, io.stderr, 'yellow', move.tree === undefined ? statusLine(move.files, done) : treeLine({ files: move.files, tree: move.tree }, done))}\n`);
-    for (const slice of slices) io.stderr.write(`  ${redactText(slice.text)}\n`);
-    io.stderr.write(`  ${judgedText(session.judged, cacheNames)}\n`);
-  } else if (session.installed.length > 0) {
+    for (const slice of run.slices) io.stderr.write(`  ${redactText(slice.text)}\n`);
+    io.stderr.write(`  ${judgedText(run.judged, cacheNames)}\n`);
+  } else if (run.installed.length > 0) {
     // An install that left every input as it was (a first or frozen install on a fresh clone): said, not withheld.
-    io.stderr.write(`${installedLine(session.installed)}\n  ${judgedText(session.judged, cacheNames)}\n`);
+    io.stderr.write(`${installedLine(run.installed)}\n  ${judgedText(run.judged, cacheNames)}\n`);
   }
-  if (outcome.fault !== undefined) {
-    printError(io, outcome.fault);
+  if (outcome.stop?.kind === 'fault') {
+    printError(io, outcome.stop.error);
     io.stderr.write('  The stale entries not yet withheld stay in the cache until then: the next lockguard command in this workspace withholds them.\n');
-  } else if (outcome.interrupted) {
-    io.stderr.write(`lockguard: the withholding pass was stopped; the next lockguard command in this workspace withholds the rest (run ${runId}).\n`);
+  } else if (outcome.stop?.kind === 'signal') {
+    io.stderr.write(`lockguard: the withholding pass was stopped; the next lockguard command in this workspace withholds the rest (run ${run.runId}).\n`);
   }
-  // Finished only when the passes completed: otherwise the live marker stays, and the next command finishes the run.
-  if (complete && !session.close()) io.stderr.write('lockguard: warning: the run could not be marked finished; the next lockguard command finishes it again (nothing is lost).\n');
-  return code;
+  if (!run.markedFinished) io.stderr.write('lockguard: warning: the run could not be marked finished; the next lockguard command finishes it again (nothing is lost).\n');
 }

@@ -1,13 +1,14 @@
-// `lockguard run`'s remote gates: one per guarded runner whose remote cache the gate can stand in front
+// A guarded run's remote gates: one per guarded runner whose remote cache the gate can stand in front
 // of, open for the child's lifetime, deciding each restore and upload from the run's table re-checked at
 // that instant (GuardSession.admits).
 //
 // Owns: choosing gate or fallback per runner under `--remote auto` (off/on keep their meaning and never
 // open a gate; `--policy flag` reports only, so it never refuses and opens none), the child's env/argv
 // that points each gated runner at its gate, the ledger events of refusals and failures, and the
-// outcome (counts, notes, the fallback lines).
+// outcome (counts, the report's notes, the requests it could not decide).
 // Invariants: a gate that cannot start is a fallback (the runner's switch), said in one line, never a
-// silent ungated run; a decision that cannot be made refuses and is said loudly at the end; nothing here
+// silent ungated run; a decision that cannot be made refuses and is said loudly at the end (`undecided`,
+// typed, rendered by the CLI); nothing here
 // writes a header, a token or a query string anywhere (events carry method, path, key).
 
 import { appendEvent, type Policy } from '../run/ledger.js';
@@ -15,6 +16,7 @@ import type { GuardSession } from '../run/session.js';
 import { detectRemote, pointRunnerAt, type RemoteMode, type RunnerName } from '../integrations/runners/index.js';
 import type { Gate, GateEvent, GateStats } from '../integrations/remote-gate/index.js';
 import { parseUpstream } from '../integrations/remote-gate/upstream-url.js';
+import type { RemoteFallback } from './events.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -47,10 +49,10 @@ export interface RemoteGateOutcome {
    */
   readonly refusedParts: number;
   readonly refusedRestores: number;
-  /** Lines for the report (and, for decision failures, for stderr). */
+  /** Lines for the report. */
   readonly notes: readonly string[];
-  /** Loud lines to print after the run (lockguard failed to decide and refused). */
-  readonly loud: readonly string[];
+  /** Per gate that could not re-check the table for some requests (and refused them): said loudly after the run. */
+  readonly undecided: readonly { readonly runner: RunnerName; readonly requests: number }[];
 }
 
 export interface RemoteGates {
@@ -60,8 +62,8 @@ export interface RemoteGates {
   readonly argv: readonly string[];
   /** Runners whose remote is gated: the up-front switch must leave them alone. */
   readonly gated: ReadonlySet<RunnerName>;
-  /** Why each runner with a remote could not be gated (it falls back to its switch). */
-  readonly ungated: ReadonlyMap<RunnerName, string>;
+  /** Each runner with a remote that could not be gated, and why (it falls back to its switch). */
+  readonly fallbacks: readonly RemoteFallback[];
   /** Under `--remote auto`: the runners configured for a remote cache, gated or not (detected once per run). */
   readonly withRemote: ReadonlySet<RunnerName>;
   readonly active: readonly GatedRunner[];
@@ -135,21 +137,19 @@ export async function openRemoteGates(input: RemoteGateInput): Promise<RemoteGat
     env,
     argv,
     gated,
-    ungated,
+    fallbacks: [...ungated].map(([runner, why]) => ({ runner, why })),
     withRemote,
     active,
     async close() {
       await Promise.all(active.map((entry) => entry.gate.close()));
       const gates = active.map((entry) => ({ runner: entry.runner, upstream: origin(entry.upstream), source: entry.source, stats: entry.gate.stats() }));
       const notes: string[] = [];
-      const loud: string[] = [];
+      const undecided: { runner: RunnerName; requests: number }[] = [];
       for (const { runner, upstream, stats } of gates) {
         notes.push(
           `remote gate (${runner} → ${upstream}): passed ${stats.passed.restore} restores, ${stats.passed.save} uploads, ${stats.passed.other} other; refused ${stats.refused.restore} restores, ${stats.refused.save} uploads${stats.refusedParts > 0 ? ` (+${stats.refusedParts} blobs)` : ''}; upstream failures passed on: ${stats.upstreamFailures}; not forwarded: ${stats.notForwarded}`,
         );
-        if (stats.decisionFailures > 0) {
-          loud.push(`[lockguard] the ${runner} remote cache gate could not re-check the fingerprint table for ${stats.decisionFailures} request(s) and refused them (lockguard status for details)`);
-        }
+        if (stats.decisionFailures > 0) undecided.push({ runner, requests: stats.decisionFailures });
       }
       return {
         gates,
@@ -157,43 +157,8 @@ export async function openRemoteGates(input: RemoteGateInput): Promise<RemoteGat
         refusedParts: gates.reduce((sum, gate) => sum + gate.stats.refusedParts, 0),
         refusedRestores: gates.reduce((sum, gate) => sum + gate.stats.refused.restore, 0),
         notes,
-        loud,
+        undecided,
       };
     },
   };
-}
-
-const SWITCH_LABEL: Readonly<Record<RunnerName, string>> = { turbo: '[lockguard] turbo ', nx: '[lockguard] nx ', 'pnpm-pipeline': '[lockguard] pnpm pipeline ', none: '' };
-
-/**
- * The switch lines with, for a runner the gate could not stand in front of, the reason added to its line
- * (one line per runner), or, when its switch did nothing (no writer in the plan), one line saying that
- * remote writes stay on and why.
- */
-export function fallbackLines(gates: RemoteGates, switchLines: readonly string[]): string[] {
-  const lines = [...switchLines];
-  for (const [runner, why] of gates.ungated) {
-    const at = lines.findIndex((line) => SWITCH_LABEL[runner] !== '' && line.startsWith(SWITCH_LABEL[runner]));
-    if (at === -1) lines.push(`[lockguard] ${runner} remote cache cannot be gated (${why}), and the plan shows no task that may install: remote writes stay on`);
-    else lines[at] = `${lines[at]} (the remote gate cannot be used: ${why})`;
-  }
-  return lines;
-}
-
-/**
- * The status line's clause for what the gates refused, or '' when they refused nothing. `keptLocally`: saves
- * after the move the local pass kept (their projects' slices did not move). The gate decides at the request,
- * by hash, and cannot tell then whose entry it is (turbo writes the entry's manifest after its upload starts,
- * its summary at the end, and the body is zstd), so it refuses every upload after the move: the clause says
- * so when the local pass kept some (turbo 2.11 also stops uploading for the run at its first refusal).
- */
-export function refusedClause(outcome: RemoteGateOutcome, keptLocally = 0): string {
-  const parts: string[] = [];
-  const uploads = outcome.refusedUploads;
-  const restores = outcome.refusedRestores;
-  const every = keptLocally > 0 ? ' (the gate refuses every upload after the move, of kept saves too: at the request it cannot tell whose entry it is)' : '';
-  if (uploads > 0) parts.push(`${uploads} remote upload${uploads === 1 ? '' : 's'} keyed before it ${uploads === 1 ? 'was' : 'were'} refused${every}`);
-  if (outcome.refusedParts > 0) parts.push(`${outcome.refusedParts} remote blob upload${outcome.refusedParts === 1 ? '' : 's'} refused (no manifest followed them)`);
-  if (restores > 0) parts.push(`${restores} remote restore${restores === 1 ? '' : 's'} refused`);
-  return parts.length === 0 ? '' : `; ${parts.join(', ')}`;
 }

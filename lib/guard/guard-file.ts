@@ -13,7 +13,7 @@ import { resolve } from 'node:path';
 import { cachesNow, configuredRunners, RUNNER_NAMES, type CacheState, type RunnerCache, type RunnerName } from '../integrations/runners/index.js';
 import type { GuardedCacheRecord, GuardRecord } from '../run/guard-record.js';
 import { trustedCache, trustedPlaces, type TrustedPlaces } from '../run/trust.js';
-import type { Io } from './io.js';
+type Env = Readonly<Record<string, string | undefined>>;
 import type { GuardedCache } from './runner-guard.js';
 
 export function guardRecordOf(caches: readonly GuardedCache[], runStartedAt: number): GuardRecord {
@@ -43,9 +43,9 @@ export function guardRecordOf(caches: readonly GuardedCache[], runStartedAt: num
 export class PlacesNow {
   private readonly resolved = new Map<RunnerName, RunnerCache | undefined>();
   private readonly root: string;
-  private readonly env: Io['env'];
+  private readonly env: Env;
 
-  constructor(root: string, env: Io['env']) {
+  constructor(root: string, env: Env) {
     this.root = root;
     this.env = env;
   }

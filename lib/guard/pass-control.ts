@@ -1,15 +1,15 @@
-// How the CLI steers a withholding pass: signals (second one stops between units) and the test seam.
+// How a guarded run steers a withholding pass: signals (second one stops between units) and the test seam.
 //
-// Owns: building a PassControl (run/quarantine.ts) from held signals and the environment, and the lines
-// lockguard prints when a signal arrives while it works on the quarantine.
+// Owns: building a PassControl (run/quarantine.ts) from held signals and the environment, and the events
+// for a signal that arrives while lockguard works on the quarantine (events.ts `signal-held`).
 // Test seams (not in --help), for tests that kill -9 or signal the guard at a chosen stage, deterministically:
 // - LOCKGUARD_TEST_PAUSE_AFTER_UNITS=<n>: the withholding pass pauses once after n units;
 // - LOCKGUARD_TEST_PAUSE_AFTER_CHILD=1: `lockguard run` pauses after its child exited, before the final check.
-// Each prints one line naming the seam on stderr and goes on when a signal arrives (or after 60 s).
+// Each emits one `seam-paused` event and goes on when a signal arrives (or after 60 s).
 
 import { holdSignals, type Interrupts } from '../run/interrupts.js';
 import type { PassControl } from '../run/quarantine.js';
-import type { Io } from './io.js';
+import type { GuardContext } from './events.js';
 
 export const PAUSE_SEAM = 'LOCKGUARD_TEST_PAUSE_AFTER_UNITS';
 export const CHILD_SEAM = 'LOCKGUARD_TEST_PAUSE_AFTER_CHILD';
@@ -23,25 +23,24 @@ async function waitForSignal(interrupts: Interrupts): Promise<void> {
 }
 
 /** The seam after the child: pause before the final check when LOCKGUARD_TEST_PAUSE_AFTER_CHILD is set. */
-export async function pauseAfterChild(io: Io, interrupts: Interrupts): Promise<void> {
-  if (io.env[CHILD_SEAM] === undefined || io.env[CHILD_SEAM] === '') return;
-  io.stderr.write(`lockguard: test seam: paused after the child exited, before the final check (${CHILD_SEAM})\n`);
+export async function pauseAfterChild(context: GuardContext, interrupts: Interrupts): Promise<void> {
+  if (context.env[CHILD_SEAM] === undefined || context.env[CHILD_SEAM] === '') return;
+  context.emit({ type: 'seam-paused', seam: 'after-child' });
   await waitForSignal(interrupts);
 }
 
-/** Hold signals for a critical span, telling the user what happens on the first and the second one. */
-export function holdForQuarantine(io: Io, armed = false): Interrupts {
+/** Hold signals for a critical span; each of the first two is an event (what happens on it is the caller's to say). */
+export function holdForQuarantine(context: GuardContext, armed = false): Interrupts {
   return holdSignals({
     armed,
     onSignal(signal, count) {
-      if (count === 1) io.stderr.write(`lockguard: ${signal}: finishing the withholding pass first, so no cache entry is left half moved (send it again to stop after the current entry)\n`);
-      else if (count === 2) io.stderr.write(`lockguard: ${signal} again: stopping after the current entry; the next lockguard command in this workspace finishes the rest\n`);
+      if (count <= 2) context.emit({ type: 'signal-held', signal, count });
     },
   });
 }
 
-export function passControl(io: Io, interrupts: Interrupts): PassControl {
-  const seam = io.env[PAUSE_SEAM];
+export function passControl(context: GuardContext, interrupts: Interrupts): PassControl {
+  const seam = context.env[PAUSE_SEAM];
   const after = seam === undefined || seam === '' ? undefined : Number(seam);
   const stopRequested = (): boolean => interrupts.stopRequested();
   if (after === undefined || !Number.isSafeInteger(after) || after < 0) return { stopRequested };
@@ -49,7 +48,7 @@ export function passControl(io: Io, interrupts: Interrupts): PassControl {
     stopRequested,
     pauseAfterUnits: after,
     async pause() {
-      io.stderr.write(`lockguard: test seam: the withholding pass pauses after ${after} units (${PAUSE_SEAM})\n`);
+      context.emit({ type: 'seam-paused', seam: 'after-units', units: after });
       await waitForSignal(interrupts);
     },
   };

@@ -1,0 +1,45 @@
+// The lines `lockguard run` prints for the events only a guarded run's own steps emit (guard/events.ts):
+// what `--policy refuse` cannot refuse here, the remote switches and fallbacks, the move seen while the
+// command runs, a command that did not start, a gate that could not decide.
+//
+// Owns: those lines, byte for byte as they always read (color included).
+// Invariants: a command name from the user is redacted where it came from the user; every branch reads a
+// typed field of the event, never words.
+
+import { redactText } from '../core/redact.js';
+import type { RefuseGap } from '../guard/events.js';
+import { fallbackLines } from '../guard/record-words.js';
+import type { RunEvent } from './guard-words.js';
+import { paint, type Io } from './io.js';
+import { detectionLine } from './verdict-words.js';
+
+const REFUSE_GAP: Record<RefuseGap, string> = {
+  'pnpm-no-pnpmfile':
+    '[lockguard] --policy refuse without a pnpmfile: pnpm install and the install pnpm run/exec would do first are refused through the environment ' +
+    "(outside turbo's strict env mode), but pnpm add/update/remove are not: one of those fails the run after the rewrite. " +
+    'lockguard init --pnpmfile adds the plugin that refuses them (free on pnpm 10; pnpm 12 pays for any pnpmfile on every command).',
+  'npm-no-hook':
+    '[lockguard] --policy refuse in an npm workspace: npm cannot be refused at the source (it writes package-lock.json before any script runs); ' +
+    'a rewrite fails the run after it. lockguard init --npm-scripts makes npm install fail at once instead of going on.',
+  'yarn-classic': '[lockguard] --policy refuse with yarn 1: nothing stops yarn add or an install at the source; a rewrite fails the run after it.',
+  'yarn-strict-env':
+    "[lockguard] --policy refuse with yarn: installs and yarn add/remove/up are refused at the source through the environment, except inside turbo's strict env mode (turbo strips YARN_*): there a rewrite fails the run after it.",
+  bun: '[lockguard] --policy refuse with bun: bun has no setting the environment can freeze; a rewrite fails the run after it (bunfig.toml install.frozenLockfile = true refuses at the source).',
+};
+
+/** The line(s) of one of a guarded run's own events, without their newlines. */
+export function runEventLines(io: Io, event: RunEvent): string[] {
+  const yellow = (text: string): string => paint(io, io.stderr, 'yellow', text);
+  switch (event.type) {
+    case 'refuse-gap':
+      return [yellow(REFUSE_GAP[event.gap])];
+    case 'remote-plan':
+      return fallbackLines(event.switches, event.fallbacks);
+    case 'move-detected':
+      return [yellow(detectionLine(event.move, event.policy, event.guarded))];
+    case 'child-not-started':
+      return event.nested ? [`lockguard: cannot run "${event.command}" (${event.reason}).`] : [`lockguard: cannot run "${redactText(event.command)}" (${event.reason === 'not-found' ? 'command not found' : event.reason}).`];
+    case 'gate-undecided':
+      return [yellow(`[lockguard] the ${event.runner} remote cache gate could not re-check the fingerprint table for ${event.requests} request(s) and refused them (lockguard status for details)`)];
+  }
+}

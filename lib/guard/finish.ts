@@ -1,0 +1,149 @@
+// Finishing a guarded run once its command exited: the final check, the withholding pass, the records.
+//
+// Owns: the order after the child (the seam, the final check, the per-project scope, the one withholding
+// pass, the exit event, the withheld event, the report, marking the run finished) and `RunFinished`, the
+// typed outcome the caller renders (cli/commands/run.ts).
+// Invariants: the verdict decides the exit code even when a record cannot be written (a `record-failed`
+// event, never a hidden verdict); a pass a fault or a second signal stopped (`outcome.stop`) leaves the run
+// unfinished (its live marker stays), so the next lockguard command withholds what is left; a ledger problem
+// reading the slices never stops the pass: it withholds every save, then is thrown after the exit event.
+
+import { isLockguardError, type LockguardError } from '../core/errors.js';
+import { withholdScope, type GuardPlan, type WithholdScope } from '../integrations/runners/index.js';
+import type { ChildEnd } from '../run/child.js';
+import type { Interrupts } from '../run/interrupts.js';
+import { appendEvent } from '../run/ledger.js';
+import { buildReport, saveReport } from '../run/report.js';
+import type { GuardSession, MoveRecord } from '../run/session.js';
+import { lockfileMovesAmong, sliceMoveJson, type SliceMove } from '../run/slice-report.js';
+import type { GuardContext, RecordPart, RemoteFallback } from './events.js';
+import { passControl, pauseAfterChild } from './pass-control.js';
+import { fallbackLines, judgedText, RUNNER_LABEL } from './record-words.js';
+import type { RemoteGateOutcome } from './remote-gate-wiring.js';
+import type { GuardedRunInput } from './run.js';
+import { afterRunners, scopeReport, type GuardedCache, type RunnerOutcome, type RunnerPrepared } from './runner-guard.js';
+import type { PassStop } from './withhold-pass.js';
+
+/** What the exit code is decided from. */
+export interface RunVerdict {
+  /** The child's own code (128+n for a signal; 127 when it could not start). */
+  readonly childCode: number;
+  readonly moved: boolean;
+  readonly policy: GuardedRunInput['policy'];
+  /** Why the withholding pass stopped early, if it did. */
+  readonly stop: PassStop | undefined;
+  /** The signal that arrived after the child exited, if one did. */
+  readonly signal: NodeJS.Signals | undefined;
+}
+
+/** A guarded run, finished: everything its final lines say, as values. */
+export interface RunFinished {
+  readonly runId: string;
+  readonly policy: GuardedRunInput['policy'];
+  readonly end: ChildEnd;
+  readonly code: number;
+  readonly move: MoveRecord | undefined;
+  readonly caches: readonly GuardedCache[];
+  /** The withholding pass and the runners' summaries (`outcome.stop`: why it ended early, if it did). */
+  readonly outcome: RunnerOutcome;
+  readonly slices: readonly SliceMove[];
+  readonly installed: GuardSession['installed'];
+  readonly judged: GuardSession['judged'];
+  readonly gates: RemoteGateOutcome;
+  /** False when the passes completed but the run could not be marked finished (the next command finishes it again). */
+  readonly markedFinished: boolean;
+}
+
+export interface Finishing {
+  readonly context: GuardContext;
+  readonly input: GuardedRunInput;
+  readonly session: GuardSession;
+  readonly end: ChildEnd;
+  readonly prepared: RunnerPrepared;
+  readonly guard: GuardPlan;
+  readonly runStartedAt: number;
+  readonly interrupts: Interrupts;
+  readonly fallbacks: readonly RemoteFallback[];
+  readonly gateOutcome: RemoteGateOutcome;
+}
+
+/** Best effort for what only records (events, the report): a ledger that cannot be written is an event, never a hidden verdict. */
+export function recordOrSay(context: GuardContext, part: RecordPart, write: () => void): void {
+  try {
+    write();
+  } catch (error) {
+    if (!isLockguardError(error)) throw error;
+    context.emit({ type: 'record-failed', part, error });
+  }
+}
+
+/** Which saves after the move to withhold: per project where the slices are exact, else all (and why). */
+async function scopeOf(session: GuardSession, move: MoveRecord | undefined): Promise<{ scope: WithholdScope | undefined; slices: SliceMove[]; problem: LockguardError | undefined }> {
+  if (move === undefined) return { scope: undefined, slices: [], problem: undefined };
+  try {
+    const slices = await lockfileMovesAmong(
+      session.run.record,
+      move.files.map((file) => file.path),
+    );
+    return { scope: withholdScope({ root: session.table.root, manager: session.table.manager, moved: move.files, slices }), slices, problem: undefined };
+  } catch (error) {
+    if (!isLockguardError(error)) throw error;
+    return { scope: { kind: 'all', reason: `the slices cannot be compared (${error.code})` }, slices: [], problem: error };
+  }
+}
+
+/** After the child: the final check, the withholding pass, the records; the run's outcome as values. */
+export async function finishRun(f: Finishing): Promise<RunFinished> {
+  const { context, input, session, end, prepared, guard } = f;
+  const runId = session.run.record.id;
+  const runEndedAt = Date.now();
+  if (end.kind === 'failed') context.emit({ type: 'child-not-started', command: input.command[0] ?? '', reason: end.reason, nested: false });
+  await pauseAfterChild(context, f.interrupts);
+  const move = session.finish();
+  const { scope, slices, problem } = await scopeOf(session, move);
+  const outcome = await afterRunners(prepared, input.policy, move, runId, { runStartedAt: f.runStartedAt, runEndedAt }, passControl(context, f.interrupts), scope);
+  const code = input.exitCode({ childCode: end.code, moved: move !== undefined, policy: input.policy, stop: outcome.stop, signal: f.interrupts.signal });
+  recordOrSay(context, 'exit-event', () => appendEvent(session.run, { type: 'exit', code, child: end }));
+
+  const withheld = outcome.caches.flatMap((cache) =>
+    (cache.withheld?.withheld ?? []).map((entry) => ({
+      runner: entry.runner,
+      key: entry.key,
+      task: entry.task ?? null,
+      from: entry.paths.map((path) => `${entry.cacheDir}/${path}`),
+      to: cache.withheld?.quarantineDir ?? '',
+      reason: entry.reason,
+    })),
+  );
+  if (withheld.length > 0) recordOrSay(context, 'withheld-event', () => appendEvent(session.run, { type: 'withheld', count: withheld.length, quarantine: [...new Set(withheld.map((entry) => entry.to))] }));
+  const cacheNames = prepared.caches.map((guarded) => RUNNER_LABEL[guarded.runner]);
+  if (problem !== undefined) throw problem;
+  recordOrSay(context, 'report', () =>
+    saveReport(
+      session.run,
+      buildReport({
+        run: session.run,
+        command: input.command,
+        policy: input.policy,
+        exit: end,
+        exitCode: code,
+        move,
+        runner: guard.started[0] ?? guard.runners[0] ?? 'none',
+        caches: prepared.caches.map((guarded) => ({ runner: guarded.runner, cacheDir: guarded.cache.dir, source: guarded.cache.source, started: guarded.started })),
+        withheld,
+        keptBeforeMove: outcome.keptBeforeMove,
+        ...(scope === undefined ? {} : { withholdScope: scopeReport(scope, outcome) }),
+        tasksAfterMove: outcome.tasksAfterMove,
+        remote: fallbackLines(prepared.switches, f.fallbacks),
+        remoteGate: { gates: f.gateOutcome.gates, refused: { uploads: f.gateOutcome.refusedUploads, blobs: f.gateOutcome.refusedParts, restores: f.gateOutcome.refusedRestores } },
+        slices: slices.map(sliceMoveJson),
+        installed: session.installed,
+        judged: judgedText(session.judged, cacheNames),
+        notes: [...outcome.notes, ...f.gateOutcome.notes],
+      }),
+    ),
+  );
+  // Finished only when the passes completed: otherwise the live marker stays, and the next command finishes the run.
+  const markedFinished = outcome.stop !== undefined || session.close();
+  return { runId, policy: input.policy, end, code, move, caches: prepared.caches, outcome, slices, installed: session.installed, judged: session.judged, gates: f.gateOutcome, markedFinished };
+}

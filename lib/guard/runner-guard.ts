@@ -1,0 +1,103 @@
+// The runner-cache side of a guarded run: before the child (which caches to guard, the remote switches,
+// each cache's listing) and after it (the one withholding pass, withhold-pass.ts, with the run's move and
+// scope), composed from lib/integrations/runners.
+//
+// Invariants: every runner cache the workspace is configured for is guarded, plus any the command starts
+// (integrations/runners/detect.ts), unless `--runner` says otherwise; nothing outside a runner's cache dir
+// moves; nothing is withheld under `flag` or when the table did not move; a runner problem (an unreadable
+// cache dir, a corrupt summary) becomes a note in the report, never a lost run result; a stop request (a
+// second signal) or a disk fault ends the passes at a safe point between entries, and the outcome says so
+// (`stop`, typed: withhold-pass.ts PassStop).
+
+import { cacheState, remoteCachePlan, resolveCache, scopeClause, type GuardPlan, type GuardedRunner, type RemoteMode, type TaskAfterMove, type WithholdScope } from '../integrations/runners/index.js';
+import type { Policy } from '../run/ledger.js';
+import type { WithholdScopeReport } from '../run/report.js';
+import type { PassControl } from '../run/quarantine.js';
+import type { MoveRecord } from '../run/session.js';
+import type { RemoteSwitch } from './events.js';
+import { withholdReasons } from './record-words.js';
+import { noteOf, withholdPass, type PassCache, type PassOutcome } from './withhold-pass.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** One guarded runner cache: where it is and what it held just before the command started. */
+export type GuardedCache = PassCache;
+
+export interface RunnerPrepared {
+  readonly plan: GuardPlan;
+  readonly caches: readonly GuardedCache[];
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly notes: string[];
+  /** The up-front remote switches, one per runner that has one (said before the child starts). */
+  readonly switches: readonly RemoteSwitch[];
+  /** The environment the command runs with (the caller's plus `env`), for a runner asked after it. */
+  readonly runEnv: Env;
+}
+
+export interface RunnerOutcome extends PassOutcome {
+  /** The status line's words on what was judged per project and what was not (affected.ts scopeClause). */
+  readonly scopeClause?: string;
+  readonly tasksAfterMove: readonly TaskAfterMove[];
+}
+
+/** Resolve and list every guarded cache, and the remote switches, just before the child starts. */
+export function prepareRunners(plan: GuardPlan, root: string, command: readonly string[], env: Env, remote: RemoteMode, remoteSwitch: (runner: GuardedRunner) => boolean): RunnerPrepared {
+  const notes: string[] = [];
+  const caches: GuardedCache[] = [];
+  const extraEnv: Record<string, string> = {};
+  const extraArgv: string[] = [];
+  const switches: RemoteSwitch[] = [];
+  for (const runner of plan.runners) {
+    try {
+      const cache = resolveCache(runner, root, command, env);
+      if (cache !== undefined) caches.push({ runner, cache, before: cacheState(cache), started: plan.started.includes(runner) });
+    } catch (error) {
+      notes.push(`${runner} cache: ${noteOf(error)}`);
+    }
+    const switched = remoteCachePlan(runner, remote, remoteSwitch(runner), { argv: command, env });
+    Object.assign(extraEnv, switched.env);
+    extraArgv.push(...switched.argv);
+    if (switched.note !== undefined) switches.push({ runner, line: switched.note });
+  }
+  return { plan, caches, argv: [...command, ...extraArgv], env: extraEnv, notes, switches, runEnv: { ...env, ...extraEnv } };
+}
+
+const NOTHING: Omit<RunnerOutcome, 'notes'> = { caches: [], withheldCount: 0, keptBeforeMove: 0, spared: 0, scopeClause: '', tasksAfterMove: [], stop: undefined, unguarded: [], staleLeft: 0, cachesNotReached: 0 };
+
+/** After the command: per guarded cache, the runner's summary and (unless `flag`) the withholding pass. */
+/** `scope`: which saves after the move to withhold (integrations/runners/affected.ts); without it, all of them. */
+export async function afterRunners(
+  prepared: RunnerPrepared,
+  policy: Policy,
+  move: MoveRecord | undefined,
+  runId: string,
+  window: { runStartedAt: number; runEndedAt: number },
+  control?: PassControl,
+  scope?: WithholdScope,
+): Promise<RunnerOutcome> {
+  if (move === undefined) return { ...NOTHING, notes: [...prepared.notes] };
+  const pass = await withholdPass(prepared.caches, {
+    withhold: policy !== 'flag',
+    movedAt: move.at,
+    runId,
+    reasons: withholdReasons(move),
+    ...window,
+    ...(control === undefined ? {} : { control }),
+    ...(scope === undefined ? {} : { scope }),
+    env: prepared.runEnv,
+  });
+  return {
+    ...pass,
+    notes: [...prepared.notes, ...pass.notes],
+    scopeClause: scopeClause(pass.caches.flatMap((outcome) => (outcome.withheld === undefined ? [] : [{ runner: outcome.runner, ...outcome.withheld, withheld: outcome.withheld.withheld }]))),
+    tasksAfterMove: pass.caches.flatMap((outcome) => outcome.summary?.tasks ?? []),
+  };
+}
+
+/** The report's record of the pass's scope: kept entries per cache, or why every save after the move went. */
+export function scopeReport(scope: WithholdScope, outcome: RunnerOutcome): WithholdScopeReport {
+  const reasons = outcome.caches.flatMap((cache) => (cache.withheld?.scope.kind === 'all' ? [`${cache.runner}: ${cache.withheld.scope.reason}`] : []));
+  const kept = outcome.caches.flatMap((cache) => (cache.withheld?.spared ?? []).map((entry) => ({ runner: cache.runner, key: entry.key, task: entry.task })));
+  return { kind: scope.kind === 'projects' && reasons.length === 0 ? 'projects' : 'all', reasons: scope.kind === 'all' && reasons.length === 0 ? [scope.reason] : reasons, kept };
+}
