@@ -21,11 +21,11 @@ import { quoteWord } from '../package-managers/shell-line.js';
 import { scriptsOf } from '../package-managers/scripts.js';
 import { runnerOfStep } from '../runners/detect.js';
 import { commandWrites } from './command-writes.js';
-import { planNx } from './nx.js';
-import { planPipeline } from './pnpm-pipeline.js';
+import { planNx } from '../runners/nx/plan.js';
+import { planPipeline } from '../runners/pnpm-pipeline/plan.js';
 import { recursiveArgs, recursiveGraph } from './pnpm-recursive.js';
 import { pnpmSettings, type PnpmSettings } from './pnpm-settings.js';
-import { planTurbo } from './turbo.js';
+import { planTurbo } from '../runners/turbo/plan.js';
 import type { PlannedTask, RunnerGraph, RunnerKind } from './types.js';
 
 export type { RunnerKind, PlannedTask, RunnerGraph } from './types.js';

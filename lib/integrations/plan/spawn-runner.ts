@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { delimiter, join } from 'node:path';
 import { importExternal } from '../../core/external.js';
 import { pathKeyOf } from '../package-managers/on-path.js';
-import { turboNative } from '../runners/turbo-binary.js';
+import { turboNative } from '../runners/turbo/binary.js';
 import { planError } from './types.js';
 
 /** How long a dry run may take before it is killed (turbo and nx start a daemon-less graph walk). */

@@ -33,7 +33,7 @@ import { printable } from '../../core/printable.js';
 import type { RunHandle } from '../../run/ledger.js';
 import { lockfileMovesAmong, type SliceMove } from '../../run/slice-report.js';
 import { movesNow, recordedMoves, type MovedFile } from '../../run/verdict.js';
-import { readTurboJson } from './turbo.js';
+import { readTurboJson } from './turbo/cache.js';
 import type { RunnerCache, SummaryReading, TaskNode } from './types.js';
 
 export interface Project {

@@ -12,10 +12,10 @@
 // Invariant: dispatch only; each runner's knowledge lives in its own module.
 
 import { unreachable } from '../../core/errors.js';
-import { nxSummary, resolveNxCache } from './nx.js';
-import { withholdNx, type RunnerWithholdResult } from './nx-withhold.js';
-import { pipelineSummary, resolvePipelineCache } from './pnpm-pipeline.js';
-import { resolveTurboCache, turboSummary } from './turbo.js';
+import { nxSummary, resolveNxCache } from './nx/cache.js';
+import { withholdNx, type RunnerWithholdResult } from './nx/withhold.js';
+import { pipelineSummary, resolvePipelineCache } from './pnpm-pipeline/cache.js';
+import { resolveTurboCache, turboSummary } from './turbo/cache.js';
 import type { CacheState, RunnerCache, RunnerName, SummaryReading } from './types.js';
 import { entryScope, type ScopeJudged, type WithholdScope } from './affected.js';
 import { withhold, type WithholdOptions } from './withhold.js';
@@ -28,12 +28,12 @@ export { remoteCachePlan } from './remote.js';
 export { detectRemote, TURBO_DEFAULT_API, type RemoteDetection } from './remote-config.js';
 export { pointRunnerAt, type Pointed } from './remote-point.js';
 export { planWithhold, withhold, type WithholdOptions, type WithholdResult } from './withhold.js';
-export { resolveTurboCache, turboSummary } from './turbo.js';
-export { directTurboStart, turboNative, type DirectStart, type TurboNative } from './turbo-binary.js';
-export { resolveNxCache, nxSummary } from './nx.js';
-export { NX_GUARDED_MAJORS, nxSupport, nxVersionAt, type NxSupport } from './nx-task-db.js';
-export type { RunnerWithholdResult } from './nx-withhold.js';
-export { resolvePipelineCache, pipelineSummary, pipelineFolderName } from './pnpm-pipeline.js';
+export { resolveTurboCache, turboSummary } from './turbo/cache.js';
+export { directTurboStart, turboNative, type DirectStart, type TurboNative } from './turbo/binary.js';
+export { resolveNxCache, nxSummary } from './nx/cache.js';
+export { NX_GUARDED_MAJORS, nxSupport, nxVersionAt, type NxSupport } from './nx/task-db.js';
+export type { RunnerWithholdResult } from './nx/withhold.js';
+export { resolvePipelineCache, pipelineSummary, pipelineFolderName } from './pnpm-pipeline/cache.js';
 export { RUNNER_NAMES, REMOTE_MODES } from './types.js';
 export type { CacheState, CacheUnit, RemoteMode, RemotePlan, RunnerCache, RunnerName, SummaryReading, TaskAfterMove, UnitIdentity } from './types.js';
 

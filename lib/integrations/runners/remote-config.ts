@@ -28,7 +28,7 @@ import Module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { parseUpstream } from '../remote-gate/upstream-url.js';
-import { pnpmHasAuthFor } from './npmrc-auth.js';
+import { pnpmHasAuthFor } from './pnpm-pipeline/npmrc-auth.js';
 import type { GateProtocol } from '../remote-gate/types.js';
 import type { RunnerName } from './types.js';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { nxMemoKey, readNxMemo, writeNxMemo } from '../../../lib/integrations/runners/nx-memo.js';
+import { nxMemoKey, readNxMemo, writeNxMemo } from '../../../lib/integrations/runners/nx/memo.js';
 import { resolveNxCache } from '../../../lib/integrations/runners/index.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 

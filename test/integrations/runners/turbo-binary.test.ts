@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
 import { runDry } from '../../../lib/integrations/plan/spawn-runner.js';
-import { directTurboStart, turboNative } from '../../../lib/integrations/runners/turbo-binary.js';
+import { directTurboStart, turboNative } from '../../../lib/integrations/runners/turbo/binary.js';
 import { repoRoot } from '../../helpers/fixtures.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 

@@ -18,8 +18,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
-import { nxMemoKey, readNxMemo, writeNxMemo } from './nx-memo.js';
-import type { RunnerCache, SummaryReading, TaskAfterMove } from './types.js';
+import { nxMemoKey, readNxMemo, writeNxMemo } from './memo.js';
+import type { RunnerCache, SummaryReading, TaskAfterMove } from '../types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

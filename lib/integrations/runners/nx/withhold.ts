@@ -7,9 +7,9 @@
 // Invariants: the version is read only here, after a move (never on a run without one); a failed marking
 // leaves every entry in place, each reported as not withheld with why.
 
-import { markNotReplayable, nxSupport, nxVersionAt, type NxSupport } from './nx-task-db.js';
-import type { CacheState, RunnerCache } from './types.js';
-import { planWithhold, withhold, type WithholdOptions, type WithholdResult } from './withhold.js';
+import { markNotReplayable, nxSupport, nxVersionAt, type NxSupport } from './task-db.js';
+import type { CacheState, RunnerCache } from '../types.js';
+import { planWithhold, withhold, type WithholdOptions, type WithholdResult } from '../withhold.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
