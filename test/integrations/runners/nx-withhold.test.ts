@@ -1,4 +1,4 @@
-// The nx withholding pass per version (lib/integrations/runners/nx-withhold.ts, nx-task-db.ts): which versions
+// The nx withholding pass per version (lib/integrations/runners/nx/withhold.ts, nx/task-db.ts): which versions
 // are guarded and how, an nx that cannot be guarded moves nothing and says so, and a task DB that cannot be
 // updated leaves every entry in place (moving it would make nx 20 to 23 restore nothing). The real nx
 // versions run the whole scenario in test/e2e/runner-versions.test.ts.

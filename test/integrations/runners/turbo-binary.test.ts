@@ -1,5 +1,5 @@
 // A plan's turbo dry run skips turbo's Node launcher for the native binary the launcher itself would start
-// (lib/integrations/runners/turbo-binary.ts), with the real turbo 2.11.11 installed in this repository; and
+// (lib/integrations/runners/turbo/binary.ts), with the real turbo 2.11.11 installed in this repository; and
 // both ways of spawning give the same plan and the same failures.
 
 import assert from 'node:assert/strict';
