@@ -4,8 +4,7 @@
 // (gate-context.ts: adapter, agent, counters), and closing. Each request is handle.ts's (whose it is, the
 // decision, the refusal), forwarding is forward.ts's (streamed both ways with backpressure, `pipe`: no
 // artifact is ever held whole in memory), the gate's own answers answers.ts's.
-// The invariants below hold across those modules:
-// Invariants:
+// Invariants (held across those modules):
 // - Before a decision says `refuse`, every protocol request reaches the upstream as the client sent it
 //   (method, path after the upstream's base path, query, headers minus hop-by-hop ones, body) and its
 //   answer reaches the client as the upstream sent it (status, headers, body).

@@ -7,10 +7,10 @@ import { chmodSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from '
 import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
-import { runDry } from '../../../lib/integrations/plan/spawn-runner.js';
-import { directTurboStart, turboNative } from '../../../lib/integrations/runners/turbo/binary.js';
-import { repoRoot } from '../../helpers/fixtures.js';
-import { tempWorkspace } from '../../helpers/workspace.js';
+import { runDry } from '../../../../lib/integrations/plan/spawn-runner.js';
+import { directTurboStart, turboNative } from '../../../../lib/integrations/runners/turbo/binary.js';
+import { repoRoot } from '../../../helpers/fixtures.js';
+import { tempWorkspace } from '../../../helpers/workspace.js';
 
 const REPO = repoRoot();
 const nativeOf = (...args: Parameters<typeof turboNative>): string | undefined => turboNative(...args)?.binary;

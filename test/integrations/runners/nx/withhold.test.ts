@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { existsSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cacheState, nxSupport, nxVersionAt, withholdAfterRun, type RunnerCache } from '../../../lib/integrations/runners/index.js';
-import { repoRoot } from '../../helpers/fixtures.js';
-import { nxEntry, write } from '../../helpers/runner-caches.js';
-import { tempWorkspace } from '../../helpers/workspace.js';
+import { cacheState, nxSupport, nxVersionAt, withholdAfterRun, type RunnerCache } from '../../../../lib/integrations/runners/index.js';
+import { repoRoot } from '../../../helpers/fixtures.js';
+import { nxEntry, write } from '../../../helpers/runner-caches.js';
+import { tempWorkspace } from '../../../helpers/workspace.js';
 
 const HOUR = 3_600_000;
 const NO_SUMMARY = { source: undefined, tasks: [], runningAcrossMove: [], ownKeys: undefined, note: undefined };
