@@ -12,7 +12,7 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { resolveNxCache } from '../../lib/integrations/runners/nx.js';
+import { resolveNxCache } from '../../lib/integrations/runners/index.js';
 import { startSpecCache, startTurboRemoteCache, type CacheServer } from '../helpers/cache-servers.js';
 import { BIN } from '../helpers/cli.js';
 import { scenario, secondMachine, type Scenario } from '../helpers/runner-scenario.js';

@@ -1,18 +1,18 @@
 // `lockguard doctor`: is this workspace set up for lockguard, and is its ledger healthy?
 //
-// Owns: a list of independent checks, each ok / warn / fail with the fix, read-only.
+// Owns: a list of independent checks, each ok / warn / fail with the fix, read-only; each runner's checks
+// are its adapter's (integrations/runners/<runner>/doctor.ts), rendered here.
 // Invariants: never writes (not even the ledger); one failing check never hides the others.
 
 import { lstatSync, readFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { checkInstall } from '../../core/install-check.js';
 import { yarnFlavor } from '../../core/yarn-flavor.js';
 import { isLockguardError } from '../../core/errors.js';
 import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
 import type { Workspace } from '../../core/workspace.js';
-import { pathKeyOf } from '../../integrations/package-managers/on-path.js';
 import { effectivePnpm, majorOf } from '../../integrations/package-managers/version.js';
-import { NX_GUARDED_MAJORS, nxSupport, nxVersionAt, turboNative } from '../../integrations/runners/index.js';
+import { RUNNERS, type DoctorCheck } from '../../integrations/runners/index.js';
 import { listRunIds, loadRun, runDir } from '../../run/ledger.js';
 import { listMarkers } from '../../run/live.js';
 import { foreignClaims, foreignLine } from '../../run/trust.js';
@@ -25,13 +25,8 @@ import { paint, type Io } from '../io.js';
 import type { Command } from '../command.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
-export type CheckLevel = 'ok' | 'warn' | 'fail';
-export interface CheckResult {
-  readonly check: string;
-  readonly level: CheckLevel;
-  readonly detail: string;
-  readonly fix?: string;
-}
+export type CheckLevel = DoctorCheck['level'];
+export type CheckResult = DoctorCheck;
 
 const help = `Usage: lockguard doctor [options]
 
@@ -137,7 +132,7 @@ function hookChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
         : { check: 'npm-hook', level: 'warn', detail: 'no lockguard hook in the root preinstall/postinstall: npm installs are caught by file events and the final check only', fix: 'Optional: lockguard init --npm-scripts.' },
     ];
   }
-  if (workspace.manager === 'yarn') return [...yarnChecks(workspace), ...turboPinCheck(workspace, manifest)];
+  if (workspace.manager === 'yarn') return yarnChecks(workspace);
   if (workspace.manager === 'bun') {
     const lockb = lstatSync(join(workspace.root, 'bun.lockb'), { throwIfNoEntry: false }) !== undefined && lstatSync(join(workspace.root, 'bun.lock'), { throwIfNoEntry: false }) === undefined;
     return [
@@ -148,7 +143,6 @@ function hookChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
         fix: 'Optional: set [install] frozenLockfile = true in bunfig.toml for CI, where nothing should install.',
       },
       ...(lockb ? [{ check: 'slices', level: 'warn' as const, detail: 'bun.lockb is binary: lockguard key --projects needs the text bun.lock', fix: 'bun install --save-text-lockfile (bun 1.2+), then remove bun.lockb.' }] : []),
-      ...turboPinCheck(workspace, manifest),
     ];
   }
   return [];
@@ -182,47 +176,9 @@ function yarnChecks(workspace: Workspace): CheckResult[] {
   ];
 }
 
-/** turbo 2 needs `packageManager` in the root package.json to read a yarn or bun workspace. */
-function turboPinCheck(workspace: Workspace, manifest: Record<string, unknown> | undefined): CheckResult[] {
-  const turbo = ['turbo.json', 'turbo.jsonc'].some((name) => lstatSync(join(workspace.root, name), { throwIfNoEntry: false }) !== undefined);
-  if (!turbo || typeof manifest?.['packageManager'] === 'string') return [];
-  return [
-    {
-      check: 'turbo',
-      level: 'warn',
-      detail: `turbo.json is here but the root package.json has no "packageManager": turbo 2 cannot read this ${workspace.manager} workspace without it`,
-      fix: `Add "packageManager": "${workspace.manager}@<version>" to the root package.json.`,
-    },
-  ];
-}
-
-/** Where turbo is configured: the native binary `lockguard run -- turbo` starts in the launcher's place, if any. */
-function turboStartCheck(root: string, env: Io['env']): CheckResult[] {
-  if (!['turbo.json', 'turbo.jsonc'].some((name) => lstatSync(join(root, name), { throwIfNoEntry: false }) !== undefined)) return [];
-  const key = pathKeyOf(env);
-  const native = turboNative('turbo', root, { ...env, [key]: [join(root, 'node_modules', '.bin'), env[key] ?? ''].join(delimiter) });
-  if (native === undefined) return [{ check: 'turbo-bin', level: 'ok', detail: "turbo here is not turbo 2's launcher with its platform binary (or not installed): lockguard run starts the command as given" }];
-  return [{ check: 'turbo-bin', level: 'ok', detail: `lockguard run -- turbo starts ${native.binary} itself, as turbo's launcher would (one Node start fewer)` }];
-}
-
-/** Where nx is configured or installed: can lockguard withhold entries from this version (nx-task-db.ts)? */
-function nxVersionCheck(root: string, env: Io['env']): CheckResult[] {
-  const configured = lstatSync(join(root, 'nx.json'), { throwIfNoEntry: false }) !== undefined;
-  const version = nxVersionAt(root);
-  if (version === undefined) {
-    if (!configured) return [];
-    return [{ check: 'nx', level: 'warn', detail: 'nx.json is here but no nx is installed (node_modules/nx): lockguard cannot tell which nx runs', fix: 'Install the workspace (nx as a root devDependency).' }];
-  }
-  const support = nxSupport(version, env);
-  const range = `nx ${NX_GUARDED_MAJORS.first} to ${NX_GUARDED_MAJORS.last}`;
-  if (support.kind === 'unguarded') {
-    const fix = env['NX_CACHE_FAILURES'] === 'true' && Number(version.split('.')[0]) >= NX_GUARDED_MAJORS.first ? 'Unset NX_CACHE_FAILURES where lockguard guards the run.' : `Upgrade nx to ${range} (nx migrate).`;
-    return [{ check: 'nx', level: 'fail', detail: `${support.why ?? `nx ${version} cannot be guarded`}: lockguard run moves none of its stale entries, and nx may replay them`, fix }];
-  }
-  if (support.why !== undefined) return [{ check: 'nx', level: 'warn', detail: support.why, fix: `Check it with a guarded run, or pin nx to ${range}.` }];
-  const how =
-    support.kind === 'task-db' ? "its task DB answers hits by itself, so lockguard first marks a withheld entry's row not replayable (through this nx), then moves the entry" : "a withheld entry's folder leaving the cache is a miss";
-  return [{ check: 'nx', level: 'ok', detail: `nx ${version} is guarded: ${how}` }];
+/** Every runner adapter's own checks (turbo's pin and binary, nx's version), in the registry's order. */
+function runnerChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
+  return RUNNERS.flatMap((adapter) => adapter.doctor(workspace.root, env, workspace.manager));
 }
 
 /** More runs than this and doctor suggests `lockguard prune`. */
@@ -298,7 +254,7 @@ export const command: Command = {
   async run(argv, io: Io) {
     const parsed = parse('doctor', argv, { ...DIR_OPTION, json: { type: 'boolean' } });
     const workspace = await workspaceOf(parsed, io);
-    const results = [nodeCheck(), ...tableChecks(workspace), ...hookChecks(workspace, io.env), ...turboStartCheck(workspace.root, io.env), ...nxVersionCheck(workspace.root, io.env), ...ledgerChecks(workspace.root, io.env)];
+    const results = [nodeCheck(), ...tableChecks(workspace), ...hookChecks(workspace, io.env), ...runnerChecks(workspace, io.env), ...ledgerChecks(workspace.root, io.env)];
     if (flag(parsed, 'json')) {
       io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     } else {

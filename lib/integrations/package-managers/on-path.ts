@@ -1,6 +1,6 @@
 // Finding a command as a spawn would: the PATH variable (whatever its case, as on Windows) and whether a
 // file there may be executed. Used by the "which pnpm runs here" answer (version.ts) and by the plan's
-// lookup of turbo's native binary (runners/turbo-binary.ts); and the PATH a wrapped command gets
+// lookup of turbo's native binary (runners/turbo/binary.ts); and the PATH a wrapped command gets
 // (`withWorkspaceBins`): the workspace's `node_modules/.bin` folders first, as package scripts and npx have them.
 // Invariant: stats only; never spawns; `withWorkspaceBins` touches no file at all (strings only).
 

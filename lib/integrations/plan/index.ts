@@ -3,7 +3,7 @@
 //
 // Owns: following the command to every simple command it may start (package-managers/script-walk: root
 // scripts, `npx`, `pnpm exec`, `pnpm <bin>`, `sh -c`, scripts calling scripts), building each runner's graph
-// with its own dry run (one child process for turbo, nx and pnpm pipeline; none for pnpm -r), installs
+// with its own dry run (the runner's adapter: one child process for turbo, nx and pnpm pipeline; none for pnpm -r), installs
 // outside every runner as uncached writers, and classifying the whole with core's classifyKeys. A command
 // that starts no runner is planned as one task. Runner resolution is the same walk `lockguard run` uses.
 // Cost: the runner's dry run plus a few file reads. `lockguard run` may call it for its remote-cache
@@ -20,12 +20,10 @@ import { walkCommand, type Step } from '../package-managers/script-walk.js';
 import { quoteWord } from '../package-managers/shell-line.js';
 import { scriptsOf } from '../package-managers/scripts.js';
 import { runnerOfStep } from '../runners/detect.js';
+import { adapterFor } from '../runners/registry.js';
 import { commandWrites } from './command-writes.js';
-import { planNx } from './nx.js';
-import { planPipeline } from './pnpm-pipeline.js';
 import { recursiveArgs, recursiveGraph } from './pnpm-recursive.js';
 import { pnpmSettings, type PnpmSettings } from './pnpm-settings.js';
-import { planTurbo } from './turbo.js';
 import type { PlannedTask, RunnerGraph, RunnerKind } from './types.js';
 
 export type { RunnerKind, PlannedTask, RunnerGraph } from './types.js';
@@ -136,22 +134,12 @@ async function graphFor(argv: readonly string[], root: string, env: Readonly<Rec
       continue;
     }
     kind ??= graphKind;
-    switch (graphKind) {
-      case 'turbo':
-        append(await planTurbo(step.argv, spawnOptions, settings, pnpmWorkspace));
-        break;
-      case 'nx':
-        append(await planNx(step.argv, spawnOptions, settings));
-        break;
-      case 'pnpm-pipeline':
-        append(await planPipeline(step.argv, spawnOptions, settings));
-        break;
-      case 'pnpm-recursive': {
-        const recursive = recursiveArgs(step.argv.slice(1));
-        if (recursive !== undefined) append(recursiveGraph(root, recursive, settings, step.argv.join(' ')));
-        break;
-      }
+    if (graphKind !== 'pnpm-recursive') {
+      append(await adapterFor(graphKind).plan(step.argv, spawnOptions, settings, pnpmWorkspace));
+      continue;
     }
+    const recursive = recursiveArgs(step.argv.slice(1));
+    if (recursive !== undefined) append(recursiveGraph(root, recursive, settings, step.argv.join(' ')));
   }
   return { runner: kind ?? 'command', tasks, notes };
 }

@@ -2,7 +2,7 @@
 //
 // Owns: spawning argv (no shell) in the workspace root with `<root>/node_modules/.bin` first on PATH (as
 // `pnpm exec` would), collecting stdout, and turning failure into ERR_LOCKGUARD_PLAN naming the command.
-// turbo's Node launcher (or pnpm's shim of it) is skipped for its native binary (runners/turbo-binary.ts).
+// turbo's Node launcher (or pnpm's shim of it) is skipped for its native binary (runners/turbo/binary.ts).
 // Where the OS runs the file itself (POSIX: a binary or a script with a shebang), the dry run is spawned with
 // node:child_process: importing
 // execa costs about 135 ms and 340 M instructions here, four Node starts, more than pnpm 12's or turbo's whole
@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { delimiter, join } from 'node:path';
 import { importExternal } from '../../core/external.js';
 import { pathKeyOf } from '../package-managers/on-path.js';
-import { turboNative } from '../runners/turbo-binary.js';
+import { turboNative } from '../runners/turbo/binary.js';
 import { planError } from './types.js';
 
 /** How long a dry run may take before it is killed (turbo and nx start a daemon-less graph walk). */

@@ -2,7 +2,7 @@
 //
 // Owns: validating the configured remote URL (http or https, a host, no credentials in the URL, no query or
 // fragment) into an `Upstream`. Kept apart from upstream.ts (the forwarding, node:http and node:https) so
-// that detecting a remote (integrations/runners/remote-config.ts) loads no HTTP stack on a run that has none.
+// that detecting a remote (integrations/runners/remote-upstream.ts) loads no HTTP stack on a run that has none.
 // Invariants: a URL that fails validation is never echoed whole (it may hold a secret); the base path is kept.
 
 export interface Upstream {

@@ -16,10 +16,10 @@
 //   first check recorded is the one now: an intermediate state is not kept, so it cannot be diffed) and the
 //   installed tree must hold it now (`node_modules/.pnpm/lock.yaml`).
 // - npm, yarn, bun, hoisted pnpm, public hoisting: every save after the move, and the reason says why.
-// Entries: turbo's are mapped to a task by its run summary (folder and task graph, so a task depending on
-// an affected one is affected) or, without one, by the files its `-manifest.json` lists (paths from the
-// workspace root, so under the package's folder) when turbo.json orders tasks only along package
-// dependencies (`^task`, same-package tasks). nx and pnpm pipeline entries are not mapped: every save.
+// Entries: a runner whose adapter maps them (`projects.mapped`: turbo) has them mapped to a task by its run
+// summary (folder and task graph, so a task depending on an affected one is affected) or, without one, by
+// the files the entry holds (turbo/entries.ts: its `-manifest.json`, when turbo.json orders tasks only along
+// package dependencies). Other runners' entries (nx, pnpm pipeline) are not mapped: every save, and why.
 // Root tasks are affected by any move (they may read every package). Anything unknown is affected.
 // Invariants: never withholds less than the conservative pass would when in doubt; reads only on the move
 // path (a few small files); never throws for what it cannot read (that is a reason, and everything is withheld).
@@ -33,13 +33,11 @@ import { printable } from '../../core/printable.js';
 import type { RunHandle } from '../../run/ledger.js';
 import { lockfileMovesAmong, type SliceMove } from '../../run/slice-report.js';
 import { movesNow, recordedMoves, type MovedFile } from '../../run/verdict.js';
-import { readTurboJson } from './turbo.js';
+import type { Project } from './adapter.js';
+import { adapterFor } from './registry.js';
 import type { RunnerCache, SummaryReading, TaskNode } from './types.js';
 
-export interface Project {
-  readonly importer: string;
-  readonly name: string | undefined;
-}
+export type { Project } from './adapter.js';
 
 /** Which saves after the move a pass withholds. */
 export type WithholdScope = { readonly kind: 'all'; readonly reason: string } | { readonly kind: 'projects'; readonly affected: ReadonlySet<string>; readonly projects: readonly Project[] };
@@ -132,58 +130,11 @@ function projectOfPath(projects: readonly Project[], path: string): Project | un
   return best;
 }
 
-/** The files a turbo entry's `-manifest.json` lists (workspace-relative), or undefined. */
-function manifestFiles(cache: RunnerCache, key: string): string[] | undefined {
-  const bytes = read(cache.dir, `${key}-manifest.json`);
-  try {
-    const parsed = JSON.parse(bytes?.toString('utf8') ?? '') as { files?: unknown };
-    if (parsed?.files === null || typeof parsed?.files !== 'object') return undefined;
-    return Object.keys(parsed.files as object);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The task a turbo log path names (`packages/c/.turbo/turbo-build.log` → build), or undefined. */
-function taskOfLog(files: readonly string[]): string | undefined {
-  for (const file of files) {
-    const match = /(?:^|\/)\.turbo\/turbo-([^/]+)\.log$/.exec(file);
-    if (match?.[1] !== undefined) return match[1];
-  }
-  return undefined;
-}
-
-/** True when every `dependsOn` of the turbo configs is `^task` or a same-package `task` (no `pkg#task`). */
-function turboOrdersByPackages(root: string, projects: readonly Project[]): boolean {
-  for (const project of projects) {
-    const dir = project.importer === '.' ? root : join(root, project.importer);
-    const config = readTurboJson(dir);
-    if (config === undefined) {
-      if (project.importer === '.') return false;
-      continue;
-    }
-    for (const tasks of [config.tasks, config.pipeline]) {
-      if (tasks === undefined) continue;
-      if (tasks === null || typeof tasks !== 'object') return false;
-      for (const definition of Object.values(tasks as Record<string, unknown>)) {
-        const dependsOn = (definition as { dependsOn?: unknown } | null)?.dependsOn;
-        if (dependsOn === undefined) continue;
-        if (!Array.isArray(dependsOn) || dependsOn.some((dep) => typeof dep !== 'string' || dep.includes('#'))) return false;
-      }
-    }
-  }
-  return true;
-}
-
-const NOT_MAPPED: Record<Exclude<RunnerCache['runner'], 'turbo'>, string> = {
-  nx: "nx's cache entries are not mapped to projects here",
-  'pnpm-pipeline': "pnpm pipeline's cache entries are not mapped to projects here",
-};
-
 /** Which of a cache's candidate entries the scope spares (each with the task it is of, for the report). */
 export function entryScope(cache: RunnerCache, scope: WithholdScope, summary: SummaryReading): EntryScope {
   if (scope.kind === 'all') return scope;
-  if (cache.runner !== 'turbo') return { kind: 'all', reason: NOT_MAPPED[cache.runner] };
+  const mapping = adapterFor(cache.runner).projects;
+  if (!mapping.mapped) return { kind: 'all', reason: mapping.reason };
   const { affected, projects } = scope;
   const hit = (project: Project | undefined): boolean => project === undefined || project.importer === '.' || affected.has(project.importer);
   const graph = summary.graph ?? new Map<string, TaskNode>();
@@ -210,20 +161,19 @@ export function entryScope(cache: RunnerCache, scope: WithholdScope, summary: Su
     unmapped.set(reason, (unmapped.get(reason) ?? 0) + 1);
     return { keep: false, ...(task === undefined ? {} : { task }) };
   };
-  let ordered: boolean | undefined;
+  const filesOf = mapping.entryFiles(cache, projects);
   return {
     kind: 'projects',
     spare(key) {
       const node = graph.get(key);
       if (node !== undefined) return { keep: !affectedTask(node, new Set()), task: node.task };
       // Not in a summary: the entry's own files say whose it is, when the task graph follows packages.
-      const files = manifestFiles(cache, key);
-      if (files === undefined || files.length === 0) return unknown('turbo wrote no -manifest.json for them');
-      const owners = new Set(files.map((file) => projectOfPath(projects, file)));
+      const found = filesOf(key);
+      if (found.kind === 'unknown') return unknown(found.reason);
+      const owners = new Set(found.files.map((file) => projectOfPath(projects, file)));
       const [owner] = owners;
-      const task = owners.size === 1 && owner !== undefined ? `${owner.name ?? owner.importer}#${taskOfLog(files) ?? '?'}` : undefined;
-      ordered ??= turboOrdersByPackages(cache.root, projects);
-      if (!ordered) return unknown("turbo.json names other packages' tasks in dependsOn, and no run summary shows the task graph: pass --summarize", task);
+      const task = owners.size === 1 && owner !== undefined ? `${owner.name ?? owner.importer}#${found.taskName ?? '?'}` : undefined;
+      if (found.unordered !== undefined) return unknown(found.unordered, task);
       if (task === undefined) return unknown('their files span more than one project', task);
       return { keep: !hit(owner), task };
     },

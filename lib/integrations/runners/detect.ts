@@ -1,33 +1,27 @@
 // Which caching runners a guarded run guards: every one the workspace is configured for, plus any the
 // command starts, however it starts it.
 //
-// Owns: `runnerOfStep` (turbo, nx, `pnpm pipeline` named by one simple command), `runnersInCommand` (through
-// root scripts, `sh -c`, `npx`/`pnpm exec`/`pnpm dlx`, scripts calling scripts: package-managers/script-walk),
-// `configuredRunners` (what the workspace's own files say: turbo.json/turbo.jsonc, nx.json or nx in the root
-// manifest, `tasks`/`pipelines` in pnpm-workspace.yaml) and `resolveGuard`, which combines them with `--runner`.
+// Owns: `runnerOfStep` (the runner one simple command starts: each adapter's `startedBy`), `runnersInCommand`
+// (through root scripts, `sh -c`, `npx`/`pnpm exec`/`pnpm dlx`, scripts calling scripts:
+// package-managers/script-walk), `configuredRunners` (what the workspace's own files say: each adapter's
+// `configuredAt`) and `resolveGuard`, which combines them with `--runner`.
 // Invariants: reads only small config files (a few lstats and the root package.json); never runs anything;
 // the command only attributes (whose summary to read first) and adds runners no file names: it never removes a
 // configured one. `--runner <name>` overrides; `--runner none` guards no runner cache.
 
-import { lstatSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { classifyCommand, executableName } from '../package-managers/argv.js';
 import { walkCommand, type Step } from '../package-managers/script-walk.js';
 import { scriptsOf } from '../package-managers/scripts.js';
+import type { ConfigHints, GuardedRunner } from './adapter.js';
+import { RUNNERS } from './registry.js';
 import type { RunnerName } from './types.js';
 
-export type GuardedRunner = Exclude<RunnerName, 'none'>;
+export type { ConfigHints, GuardedRunner } from './adapter.js';
+export { hasPipelineTasks } from './pnpm-pipeline/index.js';
 
 /** The runner one simple command starts directly, if any. */
 export function runnerOfStep(argv: readonly string[]): GuardedRunner | undefined {
-  const head = argv[0];
-  if (head === undefined) return undefined;
-  const name = executableName(head);
-  if (name === 'turbo') return 'turbo';
-  if (name === 'nx') return 'nx';
-  const cmd = classifyCommand(argv);
-  if (cmd?.manager === 'pnpm' && cmd.command === 'pipeline') return 'pnpm-pipeline';
-  return undefined;
+  if (argv[0] === undefined) return undefined;
+  return RUNNERS.find((adapter) => adapter.startedBy(argv))?.name;
 }
 
 /** Every simple command `argv` may start, through the scripts of the packages it runs in. */
@@ -50,53 +44,9 @@ export function detectRunner(argv: readonly string[], cwd = process.cwd()): Runn
   return runnersInCommand(argv, cwd)[0] ?? 'none';
 }
 
-function present(path: string): boolean {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return false;
-  }
-}
-
-/** A top-level `tasks:` or `pipelines:` key in pnpm-workspace.yaml (pnpm 12's pipeline). */
-export function hasPipelineTasks(workspaceYaml: string | Buffer | undefined): boolean {
-  if (workspaceYaml === undefined) return false;
-  const text = typeof workspaceYaml === 'string' ? workspaceYaml : workspaceYaml.toString('utf8');
-  return /^(tasks|pipelines):/m.test(text);
-}
-
-function nxInManifest(root: string): boolean {
-  try {
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
-    return ['dependencies', 'devDependencies'].some((field) => {
-      const deps = manifest[field];
-      return deps !== null && typeof deps === 'object' && 'nx' in deps;
-    });
-  } catch {
-    return false;
-  }
-}
-
-export interface ConfigHints {
-  /** pnpm-workspace.yaml's bytes when the caller already read them (the table did). */
-  readonly workspaceYaml?: Buffer | undefined;
-}
-
 /** The runners the workspace at `root` is configured for, from its own files. */
 export function configuredRunners(root: string, hints: ConfigHints = {}): GuardedRunner[] {
-  const found: GuardedRunner[] = [];
-  if (present(join(root, 'turbo.json')) || present(join(root, 'turbo.jsonc'))) found.push('turbo');
-  if (present(join(root, 'nx.json')) || nxInManifest(root)) found.push('nx');
-  let yaml = hints.workspaceYaml;
-  if (yaml === undefined && present(join(root, 'pnpm-workspace.yaml'))) {
-    try {
-      yaml = readFileSync(join(root, 'pnpm-workspace.yaml'));
-    } catch {
-      yaml = undefined;
-    }
-  }
-  if (hasPipelineTasks(yaml)) found.push('pnpm-pipeline');
-  return found;
+  return RUNNERS.filter((adapter) => adapter.configuredAt(root, hints)).map((adapter) => adapter.name);
 }
 
 export interface GuardPlan {

@@ -1,4 +1,4 @@
-// The runner-cache adapters' surface for `lockguard run`: re-exports plus three dispatchers.
+// The runner-cache adapters' surface for `lockguard run`: re-exports plus three dispatchers over the registry.
 //
 // Use, around the child:
 //   const guard = resolveGuard(argv, root, cwd, flagRunner);          // every configured runner + the command's
@@ -9,17 +9,15 @@
 //   const summary = tasksAfterMove(cache, { movedAt, runStartedAt });
 //   const scope = withholdScope({ root, manager, moved, slices });    // per project where slices are exact
 //   const result = withholdAfterRun(cache, before, summary, { movedAt, runStartedAt, runEndedAt, runId, scope });
-// Invariant: dispatch only; each runner's knowledge lives in its own module.
+// Invariant: dispatch only; each runner's knowledge lives in its folder (turbo/, nx/, pnpm-pipeline/), behind
+// one RunnerAdapter (adapter.ts), listed in registry.ts.
 
-import { unreachable } from '../../core/errors.js';
-import { nxSummary, resolveNxCache } from './nx.js';
-import { withholdNx, type RunnerWithholdResult } from './nx-withhold.js';
-import { pipelineSummary, resolvePipelineCache } from './pnpm-pipeline.js';
-import { resolveTurboCache, turboSummary } from './turbo.js';
-import type { CacheState, RunnerCache, RunnerName, SummaryReading } from './types.js';
+import type { RunnerWithholdResult } from './adapter.js';
 import { entryScope, type ScopeJudged, type WithholdScope } from './affected.js';
-import { withhold, type WithholdOptions } from './withhold.js';
 import { configuredRunners } from './detect.js';
+import { adapterFor } from './registry.js';
+import type { CacheState, RunnerCache, RunnerName, SummaryReading } from './types.js';
+import { planWithhold, withhold, type WithholdOptions } from './withhold.js';
 
 export { configuredRunners, detectRunner, resolveGuard, runnerOfStep, runnersInCommand, stepsOf, type GuardedRunner, type GuardPlan } from './detect.js';
 export { cacheState, listUnits } from './listing.js';
@@ -28,12 +26,13 @@ export { remoteCachePlan } from './remote.js';
 export { detectRemote, TURBO_DEFAULT_API, type RemoteDetection } from './remote-config.js';
 export { pointRunnerAt, type Pointed } from './remote-point.js';
 export { planWithhold, withhold, type WithholdOptions, type WithholdResult } from './withhold.js';
-export { resolveTurboCache, turboSummary } from './turbo.js';
-export { directTurboStart, turboNative, type DirectStart, type TurboNative } from './turbo-binary.js';
-export { resolveNxCache, nxSummary } from './nx.js';
-export { NX_GUARDED_MAJORS, nxSupport, nxVersionAt, type NxSupport } from './nx-task-db.js';
-export type { RunnerWithholdResult } from './nx-withhold.js';
-export { resolvePipelineCache, pipelineSummary, pipelineFolderName } from './pnpm-pipeline.js';
+export { resolveTurboCache, turboSummary } from './turbo/cache.js';
+export { directTurboStart, turboNative, type DirectStart, type TurboNative } from './turbo/binary.js';
+export { resolveNxCache, nxSummary } from './nx/cache.js';
+export { NX_GUARDED_MAJORS, nxSupport, nxVersionAt, type NxSupport } from './nx/task-db.js';
+export { resolvePipelineCache, pipelineSummary, pipelineFolderName } from './pnpm-pipeline/cache.js';
+export { adapterFor, RUNNERS } from './registry.js';
+export type { DoctorCheck, RunnerAdapter, RunnerWithholdResult } from './adapter.js';
 export { RUNNER_NAMES, REMOTE_MODES } from './types.js';
 export type { CacheState, CacheUnit, RemoteMode, RemotePlan, RunnerCache, RunnerName, SummaryReading, TaskAfterMove, UnitIdentity } from './types.js';
 
@@ -41,18 +40,12 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** The runner's local cache as it resolves it, or undefined for 'none'. */
 export function resolveCache(runner: RunnerName, root: string, argv: readonly string[], env: Env): RunnerCache | undefined {
-  switch (runner) {
-    case 'turbo':
-      return resolveTurboCache(root, argv, env);
-    case 'nx':
-      return resolveNxCache(root, env);
-    case 'pnpm-pipeline':
-      return resolvePipelineCache(root, env);
-    case 'none':
-      return undefined;
-    default:
-      return unreachable(runner);
-  }
+  return runner === 'none' ? undefined : adapterFor(runner).resolveCache(root, argv, env);
+}
+
+/** The runner in words for the user's lines (`pnpm pipeline`). */
+export function runnerLabel(runner: Exclude<RunnerName, 'none'>): string {
+  return adapterFor(runner).label;
 }
 
 /**
@@ -75,16 +68,7 @@ export function cachesNow(root: string, env: Env, runners: readonly RunnerName[]
 
 /** What the runner's own summary of this run says: tasks that restored or saved after the move, and more. */
 export function tasksAfterMove(cache: RunnerCache, options: { movedAt: number; runStartedAt: number }): SummaryReading {
-  switch (cache.runner) {
-    case 'turbo':
-      return turboSummary(cache, options);
-    case 'nx':
-      return nxSummary(cache, options);
-    case 'pnpm-pipeline':
-      return pipelineSummary(cache, options);
-    default:
-      return unreachable(cache.runner);
-  }
+  return adapterFor(cache.runner).summary(cache, options);
 }
 
 /** A withholding pass's result with the scope it was judged on (every save after the move, and why, or per project). */
@@ -94,8 +78,8 @@ export interface ScopedWithholdResult extends RunnerWithholdResult {
 
 /**
  * `withhold` fed with the summary: tasks running across the move, own keys only for a shared cache, and
- * the entries the scope spares (affected.ts; without a scope, every save after the move). nx goes through
- * its per-version pass (nx-withhold.ts); `env` is what the runner ran with (default: this process's), for
+ * the entries the scope spares (affected.ts; without a scope, every save after the move). A runner with its
+ * own pass goes through it (nx's per-version one: nx/withhold.ts); `env` is what the runner ran with (default: this process's), for
  * the workspace's nx when its task DB must be updated.
  */
 export async function withholdAfterRun(
@@ -115,6 +99,7 @@ export async function withholdAfterRun(
     ...(cache.shared === true && summary.ownKeys !== undefined ? { ownKeys: summary.ownKeys } : {}),
     ...(entries?.kind === 'projects' ? { spare: (key: string) => entries.spare(key) } : {}),
   };
-  const result = cache.runner === 'nx' ? await withholdNx(cache, before, fed, env) : await withhold(cache, before, fed);
+  const own = adapterFor(cache.runner).withhold;
+  const result = own === undefined ? await withhold(cache, before, fed) : await own(cache, before, fed, env, { plan: planWithhold, move: withhold });
   return { ...result, scope: entries === undefined ? { kind: 'all', reason: 'no scope was given' } : entries.kind === 'all' ? { kind: 'all', reason: entries.reason } : entries.judged() };
 }

@@ -1,5 +1,5 @@
 // A plan's turbo dry run skips turbo's Node launcher for the native binary the launcher itself would start
-// (lib/integrations/runners/turbo-binary.ts), with the real turbo 2.11.11 installed in this repository; and
+// (lib/integrations/runners/turbo/binary.ts), with the real turbo 2.11.11 installed in this repository; and
 // both ways of spawning give the same plan and the same failures.
 
 import assert from 'node:assert/strict';
@@ -7,10 +7,10 @@ import { chmodSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from '
 import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
-import { runDry } from '../../../lib/integrations/plan/spawn-runner.js';
-import { directTurboStart, turboNative } from '../../../lib/integrations/runners/turbo-binary.js';
-import { repoRoot } from '../../helpers/fixtures.js';
-import { tempWorkspace } from '../../helpers/workspace.js';
+import { runDry } from '../../../../lib/integrations/plan/spawn-runner.js';
+import { directTurboStart, turboNative } from '../../../../lib/integrations/runners/turbo/binary.js';
+import { repoRoot } from '../../../helpers/fixtures.js';
+import { tempWorkspace } from '../../../helpers/workspace.js';
 
 const REPO = repoRoot();
 const nativeOf = (...args: Parameters<typeof turboNative>): string | undefined => turboNative(...args)?.binary;

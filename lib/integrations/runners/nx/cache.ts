@@ -9,17 +9,17 @@
 //   Step 3 depends on git and nx internals, so it is asked of the workspace's own nx (one `node` process
 //   requiring `nx/src/utils/cache-directory`, ~350 ms) unless step 3 is impossible (HOME under /tmp, or no
 //   git repo and no cloud id); without an nx to ask, step 4 is assumed and said. The answer is remembered
-//   (nx-memo.ts) under a key of everything it depends on, so a guarded run asks once, not on every run.
+//   (memo.ts) under a key of everything it depends on, so a guarded run asks once, not on every run.
 // Entry layout (measured, nx 20 to 24): `<cache>/<hash>/` (the outputs) + `<cache>/terminalOutputs/<hash>`,
 // plus a `cache_outputs` row in nx's task DB (`.nx/workspace-data/*.db` or `~/.nx/<id>/databases/`). With
-// the folder gone nx 24 misses; nx 20 to 23 need the row marked first (nx-task-db.ts, nx-withhold.ts).
+// the folder gone nx 24 misses; nx 20 to 23 need the row marked first (task-db.ts, withhold.ts).
 // Invariants: never writes anything of nx's; a missing or corrupt run.json is a note, never an error.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
-import { nxMemoKey, readNxMemo, writeNxMemo } from './nx-memo.js';
-import type { RunnerCache, SummaryReading, TaskAfterMove } from './types.js';
+import { nxMemoKey, readNxMemo, writeNxMemo } from './memo.js';
+import type { RunnerCache, SummaryReading, TaskAfterMove } from '../types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -9,11 +9,11 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PnpmSettings } from './pnpm-settings.js';
-import { runDry, type SpawnOptions } from './spawn-runner.js';
-import { taskWrite } from './task-writes.js';
-import { scriptsOf } from '../package-managers/scripts.js';
-import { planError, type PlannedTask, type RunnerGraph } from './types.js';
+import type { PnpmSettings } from '../../plan/pnpm-settings.js';
+import { runDry, type SpawnOptions } from '../../plan/spawn-runner.js';
+import { taskWrite } from '../../plan/task-writes.js';
+import { scriptsOf } from '../../package-managers/scripts.js';
+import { planError, type PlannedTask, type RunnerGraph } from '../../plan/types.js';
 
 interface PipelineTask {
   readonly project?: unknown;

@@ -12,8 +12,8 @@
 
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { errnoCode } from '../../core/errors.js';
-import type { RunnerCache, SummaryReading, TaskAfterMove, TaskNode } from './types.js';
+import { errnoCode } from '../../../core/errors.js';
+import type { RunnerCache, SummaryReading, TaskAfterMove, TaskNode } from '../types.js';
 
 function flagValue(argv: readonly string[], name: string): string | undefined {
   let value: string | undefined;

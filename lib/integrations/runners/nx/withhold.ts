@@ -1,31 +1,22 @@
-// The withholding pass for nx, per version (nx-task-db.ts says what each version needs).
+// The withholding pass for nx, per version (task-db.ts says what each version needs).
 //
-// Owns: `withholdNx`: plan as every runner (withhold.ts planWithhold), then by the workspace's nx version:
-// nx 24 (and newer) moves the entries; nx 20 to 23 first mark their task-DB rows not replayable and move
+// Owns: `withholdNx`: plan as every runner (the shared pass handed in: withhold.ts planWithhold), then by
+// the workspace's nx version: nx 24 (and newer) moves the entries; nx 20 to 23 first mark their task-DB rows not replayable and move
 // only the entries whose rows were marked; an nx lockguard cannot guard (older than 20, or
 // NX_CACHE_FAILURES=true) moves nothing and says so in `unguarded`, so no line claims a withholding.
 // Invariants: the version is read only here, after a move (never on a run without one); a failed marking
 // leaves every entry in place, each reported as not withheld with why.
 
-import { markNotReplayable, nxSupport, nxVersionAt, type NxSupport } from './nx-task-db.js';
-import type { CacheState, RunnerCache } from './types.js';
-import { planWithhold, withhold, type WithholdOptions, type WithholdResult } from './withhold.js';
+import { markNotReplayable, nxSupport, nxVersionAt, type NxSupport } from './task-db.js';
+import type { Env, RunnerWithholdResult, SharedPass } from '../adapter.js';
+import type { CacheState, RunnerCache } from '../types.js';
+import type { WithholdOptions } from '../withhold.js';
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-/** A pass's result, plus what lockguard could not do on this runner version. */
-export interface RunnerWithholdResult extends WithholdResult {
-  /** Set when this runner version cannot be guarded: why, and how many stale entries were left in the cache. */
-  readonly unguarded?: { readonly why: string; readonly left: number };
-  /** The nx version the pass was judged on (nx caches only). */
-  readonly runnerVersion?: string;
-}
-
-export async function withholdNx(cache: RunnerCache, before: CacheState, options: WithholdOptions, env: Env): Promise<RunnerWithholdResult> {
+export async function withholdNx(cache: RunnerCache, before: CacheState, options: WithholdOptions, env: Env, pass: SharedPass): Promise<RunnerWithholdResult> {
   const support: NxSupport = nxSupport(nxVersionAt(cache.root), env);
   const version = support.version === undefined ? {} : { runnerVersion: support.version };
-  if (support.kind === 'folder') return { ...(await withhold(cache, before, options)), ...version };
-  const plan = planWithhold(cache, before, options);
+  if (support.kind === 'folder') return { ...(await pass.move(cache, before, options)), ...version };
+  const plan = pass.plan(cache, before, options);
   const keys = plan.units.map((unit) => unit.key);
   if (support.kind === 'unguarded') {
     return {
@@ -45,6 +36,6 @@ export async function withholdNx(cache: RunnerCache, before: CacheState, options
   }
   // Only the marked entries may move (one written since the plan would be a hit with nothing restored);
   // the plan above already counted the entries kept from before the move.
-  const result = await withhold(cache, before, { ...options, ownKeys: keys });
+  const result = await pass.move(cache, before, { ...options, ownKeys: keys });
   return { ...result, keptBeforeMove: plan.keptBeforeMove, ...version };
 }

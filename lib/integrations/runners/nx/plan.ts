@@ -7,10 +7,10 @@
 // Keys: nx hashes every task up front and never re-keys after a write (test/e2e/poisoning.test.ts): no key folds the
 // fingerprint as the watch sees it. Other executors run no command lockguard can read: not writers.
 
-import type { PnpmSettings } from './pnpm-settings.js';
-import { runDry, type SpawnOptions } from './spawn-runner.js';
-import { taskWrite } from './task-writes.js';
-import { planError, type PlannedTask, type RunnerGraph } from './types.js';
+import type { PnpmSettings } from '../../plan/pnpm-settings.js';
+import { runDry, type SpawnOptions } from '../../plan/spawn-runner.js';
+import { taskWrite } from '../../plan/task-writes.js';
+import { planError, type PlannedTask, type RunnerGraph } from '../../plan/types.js';
 
 interface NxTarget {
   readonly executor?: unknown;

@@ -22,8 +22,8 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { isExecutable, pathDirs } from '../package-managers/on-path.js';
-import { readPnpmBinShim, shimNodePath } from '../package-managers/pnpm-bin-shim.js';
+import { isExecutable, pathDirs } from '../../package-managers/on-path.js';
+import { readPnpmBinShim, shimNodePath } from '../../package-managers/pnpm-bin-shim.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

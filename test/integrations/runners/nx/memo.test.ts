@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { nxMemoKey, readNxMemo, writeNxMemo } from '../../../lib/integrations/runners/nx-memo.js';
-import { resolveNxCache } from '../../../lib/integrations/runners/index.js';
-import { tempWorkspace } from '../../helpers/workspace.js';
+import { nxMemoKey, readNxMemo, writeNxMemo } from '../../../../lib/integrations/runners/nx/memo.js';
+import { resolveNxCache } from '../../../../lib/integrations/runners/index.js';
+import { tempWorkspace } from '../../../helpers/workspace.js';
 
 test('the memo is keyed on nx.json, the git config and HOME; a garbage memo is a miss', (t) => {
   const root = tempWorkspace(t, { 'nx.json': '{}', '.git': { config: '[remote "origin"]\n  url = https://example.invalid/a.git\n' }, '.lockguard': {} });

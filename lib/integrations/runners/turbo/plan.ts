@@ -6,10 +6,10 @@
 // re-keys after a write (test/e2e/poisoning.test.ts): no task's key folds the fingerprint as the watch sees it.
 // Tasks whose script does not exist (`<NONEXISTENT>`) run nothing and write nothing.
 
-import type { PnpmSettings } from './pnpm-settings.js';
-import { runDry, type SpawnOptions } from './spawn-runner.js';
-import { taskWrite } from './task-writes.js';
-import { planError, type PlannedTask, type RunnerGraph } from './types.js';
+import type { PnpmSettings } from '../../plan/pnpm-settings.js';
+import { runDry, type SpawnOptions } from '../../plan/spawn-runner.js';
+import { taskWrite } from '../../plan/task-writes.js';
+import { planError, type PlannedTask, type RunnerGraph } from '../../plan/types.js';
 
 interface TurboTask {
   readonly taskId?: unknown;

@@ -11,8 +11,8 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { writeAtomic } from '../../run/atomic.js';
-import { LEDGER, LEDGER_DIR, ledgerPath, NX_MEMO_FILE } from '../../run/ledger-layout.js';
+import { writeAtomic } from '../../../run/atomic.js';
+import { LEDGER, LEDGER_DIR, ledgerPath, NX_MEMO_FILE } from '../../../run/ledger-layout.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

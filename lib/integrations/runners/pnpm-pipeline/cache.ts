@@ -13,8 +13,8 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { errnoCode } from '../../core/errors.js';
-import type { RunnerCache, SummaryReading, TaskAfterMove } from './types.js';
+import { errnoCode } from '../../../core/errors.js';
+import type { RunnerCache, SummaryReading, TaskAfterMove } from '../types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

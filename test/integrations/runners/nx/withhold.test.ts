@@ -1,4 +1,4 @@
-// The nx withholding pass per version (lib/integrations/runners/nx-withhold.ts, nx-task-db.ts): which versions
+// The nx withholding pass per version (lib/integrations/runners/nx/withhold.ts, nx/task-db.ts): which versions
 // are guarded and how, an nx that cannot be guarded moves nothing and says so, and a task DB that cannot be
 // updated leaves every entry in place (moving it would make nx 20 to 23 restore nothing). The real nx
 // versions run the whole scenario in test/e2e/runner-versions.test.ts.
@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { existsSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cacheState, nxSupport, nxVersionAt, withholdAfterRun, type RunnerCache } from '../../../lib/integrations/runners/index.js';
-import { repoRoot } from '../../helpers/fixtures.js';
-import { nxEntry, write } from '../../helpers/runner-caches.js';
-import { tempWorkspace } from '../../helpers/workspace.js';
+import { cacheState, nxSupport, nxVersionAt, withholdAfterRun, type RunnerCache } from '../../../../lib/integrations/runners/index.js';
+import { repoRoot } from '../../../helpers/fixtures.js';
+import { nxEntry, write } from '../../../helpers/runner-caches.js';
+import { tempWorkspace } from '../../../helpers/workspace.js';
 
 const HOUR = 3_600_000;
 const NO_SUMMARY = { source: undefined, tasks: [], runningAcrossMove: [], ownKeys: undefined, note: undefined };
