@@ -8,7 +8,7 @@
 
 import type { FaultCause, PassStop } from '../guard/withhold-pass.js';
 import type { RunVerdict } from '../guard/finish.js';
-import { RUNNER_LABEL } from '../guard/record-words.js';
+import { runnerLabel } from '../integrations/runners/index.js';
 import type { RemoteGateOutcome } from '../guard/remote-gate-wiring.js';
 import type { GuardedCache, RunnerOutcome } from '../guard/runner-guard.js';
 import type { Policy } from '../run/ledger.js';
@@ -33,7 +33,7 @@ export function outcomeText(policy: Policy, outcome: RunnerOutcome, guarded: rea
   const replayed = outcome.tasksAfterMove.filter((task) => task.action === 'restored').map((task) => task.task);
   const after = replayed.length === 0 ? '' : `; ${plural(replayed.length, 'task')} restored from cache after it (${replayed.slice(0, TASKS_NAMED).join(', ')}${replayed.length > TASKS_NAMED ? ', ...' : ''}): re-run them`;
   const details = `${refused} (lockguard status --run ${runId} for details)`;
-  const names = list(guarded.map((cache) => RUNNER_LABEL[cache.runner]));
+  const names = list(guarded.map((cache) => runnerLabel(cache.runner)));
   const noCache = 'no runner cache is guarded here (no turbo, nx or pnpm pipeline configured), so nothing was withheld; lockguard verify refuses saves keyed on this run';
   // A runner version lockguard cannot guard is said first, with what it left, and never counted as withheld.
   const cannot = outcome.unguarded.map((item) => `${item.why}: ${plural(item.left, 'cache save')} keyed before it ${item.left === 1 ? 'was' : 'were'} left in the cache, and it may replay ${item.left === 1 ? 'it' : 'them'}; `).join('');

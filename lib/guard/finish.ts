@@ -18,7 +18,8 @@ import type { GuardSession, MoveRecord } from '../run/session.js';
 import { lockfileMovesAmong, sliceMoveJson, type SliceMove } from '../run/slice-report.js';
 import type { GuardContext, RecordPart, RemoteFallback } from './events.js';
 import { passControl, pauseAfterChild } from './pass-control.js';
-import { fallbackLines, judgedText, RUNNER_LABEL } from './record-words.js';
+import { fallbackLines, judgedText } from './record-words.js';
+import { runnerLabel } from '../integrations/runners/index.js';
 import type { RemoteGateOutcome } from './remote-gate-wiring.js';
 import type { GuardedRunInput } from './run.js';
 import { afterRunners, scopeReport, type GuardedCache, type RunnerOutcome, type RunnerPrepared } from './runner-guard.js';
@@ -116,7 +117,7 @@ export async function finishRun(f: Finishing): Promise<RunFinished> {
     })),
   );
   if (withheld.length > 0) recordOrSay(context, 'withheld-event', () => appendEvent(session.run, { type: 'withheld', count: withheld.length, quarantine: [...new Set(withheld.map((entry) => entry.to))] }));
-  const cacheNames = prepared.caches.map((guarded) => RUNNER_LABEL[guarded.runner]);
+  const cacheNames = prepared.caches.map((guarded) => runnerLabel(guarded.runner));
   if (problem !== undefined) throw problem;
   recordOrSay(context, 'report', () =>
     saveReport(

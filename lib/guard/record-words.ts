@@ -8,12 +8,9 @@
 
 import type { Scope } from '../core/entries.js';
 import { listPaths } from '../core/watch.js';
-import type { GuardedRunner } from '../integrations/runners/index.js';
 import type { Evidence as DeadRunEvidence } from '../run/recovery.js';
 import type { MoveRecord } from '../run/session.js';
 import type { RemoteFallback, RemoteSwitch } from './events.js';
-
-export const RUNNER_LABEL: Record<GuardedRunner, string> = { turbo: 'turbo', nx: 'nx', 'pnpm-pipeline': 'pnpm pipeline' };
 
 /** Why each entry was withheld, naming what moved (never "the old lockfile" when the lockfile did not change). */
 export function withholdReasons(move: Pick<MoveRecord, 'files' | 'tree'>): { after: string; across: string } {

@@ -14,7 +14,7 @@ import { checkInstall } from '../core/install-check.js';
 import { LockguardError } from '../core/errors.js';
 import { readWorkspaceFingerprints, type WorkspaceFingerprints } from '../core/fingerprints.js';
 import type { Workspace } from '../core/workspace.js';
-import { directTurboStart, resolveGuard, runnersInCommand, stepsOf, type GuardedRunner, type RemoteMode, type RunnerName } from '../integrations/runners/index.js';
+import { directTurboStart, installsBeforeKeying, resolveGuard, runnersInCommand, stepsOf, type GuardedRunner, type RemoteMode, type RunnerName } from '../integrations/runners/index.js';
 import { withWorkspaceBins } from '../integrations/package-managers/on-path.js';
 import { preparesTreeFirst } from '../integrations/package-managers/script-walk.js';
 import { runChild, type ChildEnd } from '../run/child.js';
@@ -92,8 +92,9 @@ function preCheck(table: WorkspaceFingerprints, workspace: Workspace): void {
 export async function guardedRun(input: GuardedRunInput, context: GuardContext): Promise<RunFinished> {
   const { workspace, command, policy } = input;
   const steps = stepsOf(command, context.cwd);
-  // pnpm pipeline installs (frozen) before it keys its tasks: its keys fold the inputs, not the markers.
-  const pipeline = input.runner === 'pnpm-pipeline' || (input.runner === undefined && runnersInCommand(command, context.cwd, steps).includes('pnpm-pipeline'));
+  // A runner that installs (frozen) before it keys its tasks (pnpm pipeline) folds the inputs, not the markers.
+  const started = input.runner === undefined ? runnersInCommand(command, context.cwd, steps) : input.runner === 'none' ? [] : [input.runner];
+  const pipeline = started.some((runner) => installsBeforeKeying(runner));
   const table = readWorkspaceFingerprints(workspace.root, { scope: pipeline ? 'inputs' : 'full', manager: workspace.manager });
   const guard = resolveGuard(command, workspace.root, context.cwd, input.runner, { workspaceYaml: table.files.get('pnpm-workspace.yaml') }, steps);
   if (input.preCheck && !pipeline && !preparesTreeFirst(steps)) preCheck(table, workspace);

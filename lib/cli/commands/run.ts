@@ -13,7 +13,8 @@ import type { Policy } from '../../run/ledger.js';
 import type { RemoteMode } from '../../integrations/runners/index.js';
 import { guardedRun, joinOuterRun } from '../../guard/run.js';
 import type { RunFinished } from '../../guard/finish.js';
-import { judgedText, RUNNER_LABEL } from '../../guard/record-words.js';
+import { judgedText } from '../../guard/record-words.js';
+import { runnerLabel } from '../../integrations/runners/index.js';
 import { LockguardError } from '../../core/errors.js';
 import { oneOf, parse, stringValue, flag } from '../args.js';
 import type { Command } from '../command.js';
@@ -151,7 +152,7 @@ export const command: Command = {
 /** The run's last lines: the status line (or the install line), and what is left when the pass was cut short. */
 function printFinished(io: Io, run: RunFinished): void {
   const { outcome, move } = run;
-  const cacheNames = run.caches.map((guarded) => RUNNER_LABEL[guarded.runner]);
+  const cacheNames = run.caches.map((guarded) => runnerLabel(guarded.runner));
   if (move !== undefined) {
     const done = outcomeText(run.policy, outcome, run.caches, run.runId, refusedClause(run.gates, outcome.spared));
     io.stderr.write(`${paint(io, io.stderr, 'yellow', move.tree === undefined ? statusLine(move.files, done) : treeLine({ files: move.files, tree: move.tree }, done))}\n`);

@@ -109,6 +109,11 @@ export interface RunnerAdapter {
   readonly name: GuardedRunner;
   /** The runner in words for the user's lines: `turbo`, `nx`, `pnpm pipeline`. */
   readonly label: string;
+  /**
+   * Whether the runner installs (frozen) before it keys its tasks, so its keys fold the inputs and never the
+   * install markers: a guarded run of it judges on inputs and skips the pre-run install check (pnpm pipeline).
+   */
+  readonly installsBeforeKeying?: true;
 
   // Detect.
   /** Whether one simple command (no scripts, no shell) starts this runner directly. */

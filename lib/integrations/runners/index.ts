@@ -44,6 +44,11 @@ export function resolveCache(runner: RunnerName, root: string, argv: readonly st
 }
 
 /** The runner in words for the user's lines (`pnpm pipeline`). */
+/** Whether `runner` installs before it keys its tasks (its adapter's `installsBeforeKeying`). */
+export function installsBeforeKeying(runner: Exclude<RunnerName, 'none'>): boolean {
+  return adapterFor(runner).installsBeforeKeying === true;
+}
+
 export function runnerLabel(runner: Exclude<RunnerName, 'none'>): string {
   return adapterFor(runner).label;
 }

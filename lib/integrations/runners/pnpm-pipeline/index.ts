@@ -36,6 +36,7 @@ function workspaceYaml(root: string, given: Buffer | undefined): Buffer | undefi
 export const pnpmPipeline: RunnerAdapter = {
   name: 'pnpm-pipeline',
   label: 'pnpm pipeline',
+  installsBeforeKeying: true,
   startedBy: (argv) => {
     const cmd = classifyCommand(argv);
     return cmd?.manager === 'pnpm' && cmd.command === 'pipeline';
