@@ -63,9 +63,10 @@ async function snapshot(parsed: Parsed, modes: OutputModes, io: Io): Promise<num
   if (stopped !== undefined) return stopped;
   const table = readWorkspaceFingerprints(workspace.root, { scope: scopeOf(parsed, 'inputs'), manager: workspace.manager });
   const keyFile = keyFileOf(parsed, io, workspace.root, table.entries);
+  // The key file first: a path that cannot be written records no run.
+  if (keyFile !== undefined) writeWhole(keyFile, `${table.key}\n`, '--key-file');
   const run = createRun({ kind: 'snapshot', table });
   warnTrackedLedger(workspace.root, io);
-  if (keyFile !== undefined) writeWhole(keyFile, `${table.key}\n`, '--key-file');
   writeDotenv(modes, io, { LOCKGUARD_KEY: table.key, LOCKGUARD_RUN: run.dir });
   if (modes.github) {
     appendGithub(io.env, 'GITHUB_OUTPUT', { key: table.key, run: run.record.id });

@@ -158,7 +158,7 @@ for (const outcome of ['ok', 'error'] as const) {
   });
 }
 
-test('snapshot --key-file refuses the ledger, a file the key folds and the workspace itself, before recording a run', async (t) => {
+test('snapshot --key-file refuses the ledger, a file the key folds, the workspace itself and an unwritable path, recording no run', async (t) => {
   const root = tempWorkspace(t, pnpmTree());
   for (const bad of ['.lockguard/key', '.lockguard', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', '.']) {
     const result = await cli(['snapshot', '--key-file', bad], root);
@@ -171,6 +171,12 @@ test('snapshot --key-file refuses the ledger, a file the key folds and the works
   mkdirSync(join(root, 'adir'));
   const folder = await cli(['snapshot', '--key-file', 'adir'], root);
   assert.equal(folder.code, 2);
-  assert.match(folder.stderr, /Cannot write --key-file ".*adir"/);
+  assert.match(folder.stderr, /Cannot write --key-file: Cannot write ".*adir"/);
   assert.doesNotMatch(folder.stderr, /\n\s+at /);
+  // Under a file (a folder cannot be made there): exit 2 too, and nothing left behind.
+  const underFile = await cli(['snapshot', '--key-file', 'package.json/key'], root);
+  assert.equal(underFile.code, 2);
+  assert.match(underFile.stderr, /Cannot write --key-file: /);
+  assert.match(underFile.stderr, /Give --key-file a file path in a writable folder/);
+  assert.equal(existsSync(join(root, '.lockguard', 'runs')), false, 'a key file that cannot be written records no run');
 });
