@@ -4,7 +4,10 @@ import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
 import { relative, resolve } from 'node:path';
 import { LockguardError } from '../../core/errors.js';
 import { printable } from '../../core/printable.js';
+import { ciOf } from '../../integrations/ci/detect.js';
 import { writeWhole } from '../../integrations/ci/files.js';
+import { changedFromHead } from '../../integrations/git.js';
+import { listPaths } from '../../core/watch.js';
 import { appendGithub, requireGithubFile, githubFile } from '../../integrations/ci/github.js';
 import { createRun } from '../../run/ledger.js';
 import { parse, stringValue, type Parsed } from '../args.js';
@@ -21,7 +24,8 @@ const help = `Usage: lockguard snapshot [options]
 Reads the fingerprint table (lockfile, workspace manifest, pnpmfile, patches; with --scope full also the
 install-tree markers), records a run in <root>/.lockguard/runs/, and prints the run id and the cache key.
 Take it at the start of a CI job, before restoring caches and installing; "lockguard verify" before the
-cache save then says whether the save may happen.
+cache save then says whether the save may happen. In CI ($CI, GitLab, CircleCI, GitHub) it warns when an
+input differs from HEAD (GitLab keys cache:key:files on the commit, not on the working tree).
 
 Options:
 ${DIR_HELP}
@@ -67,6 +71,7 @@ async function snapshot(parsed: Parsed, modes: OutputModes, io: Io): Promise<num
   if (keyFile !== undefined) writeWhole(keyFile, `${table.key}\n`, '--key-file');
   const run = createRun({ kind: 'snapshot', table });
   warnTrackedLedger(workspace.root, io);
+  if (ciOf(io.env) !== undefined) warnChangedFromHead(workspace.root, table.entries, io);
   writeDotenv(modes, io, { LOCKGUARD_KEY: table.key, LOCKGUARD_RUN: run.dir });
   if (modes.github) {
     appendGithub(io.env, 'GITHUB_OUTPUT', { key: table.key, run: run.record.id });
@@ -82,6 +87,23 @@ async function snapshot(parsed: Parsed, modes: OutputModes, io: Io): Promise<num
     io.stderr.write(`lockguard: snapshot of ${table.scope} (${table.manager}: ${present} ${present === 1 ? 'file' : 'files'}, ${absent} absent) recorded in ${run.dir}\n`);
   }
   return EXIT.ok;
+}
+
+/**
+ * In CI: a warning when an input differs from HEAD. GitLab keys `cache:key:files` on the commit, so a file
+ * changed before the snapshot (a generated lockfile, a script before it) keys GitLab's cache on other bytes.
+ */
+function warnChangedFromHead(root: string, entries: readonly { readonly path: string }[], io: Io): void {
+  const changed = changedFromHead(
+    root,
+    entries.map((entry) => entry.path),
+    io.env,
+  );
+  if (changed.length === 0) return;
+  const paths = listPaths(changed.map(printable));
+  io.stderr.write(
+    `lockguard: warning: ${paths} ${changed.length === 1 ? 'differs' : 'differ'} from HEAD in the working tree: a cache keyed on the commit (GitLab's cache:key:files) folds HEAD's bytes, this snapshot the working tree's; commit the change, or snapshot before whatever made it\n`,
+  );
 }
 
 /**

@@ -3,6 +3,7 @@
 // --moved-exit-code; snapshot --key-file. In-process through main, with real files for every output.
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -179,4 +180,27 @@ test('snapshot --key-file refuses the ledger, a file the key folds, the workspac
   assert.match(underFile.stderr, /Cannot write --key-file: /);
   assert.match(underFile.stderr, /Give --key-file a file path in a writable folder/);
   assert.equal(existsSync(join(root, '.lockguard', 'runs')), false, 'a key file that cannot be written records no run');
+});
+
+test('in CI, snapshot warns when an input differs from HEAD (GitLab keys on the commit); a clean tree or no CI says nothing', async (t) => {
+  const root = tempWorkspace(t, pnpmTree());
+  const git = (...args: string[]): void => {
+    const result = spawnSync('git', ['-c', 'user.email=ci@example.test', '-c', 'user.name=ci', ...args], { cwd: root, encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+  };
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-qm', 'workspace');
+  const ci = { CI: 'true', PATH: process.env['PATH'] ?? '' };
+  const warning = /lockguard: warning: (.+) differs? from HEAD in the working tree: a cache keyed on the commit \(GitLab's cache:key:files\) folds HEAD's bytes/;
+  const clean = await cli(['snapshot'], root, ci);
+  assert.equal(clean.code, 0, clean.stderr);
+  assert.doesNotMatch(clean.stderr, warning);
+  writeFileSync(join(root, 'pnpm-lock.yaml'), "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n\n  packages/a: {}\n");
+  writeFileSync(join(root, 'README.md'), 'not an input\n');
+  const changed = await cli(['snapshot'], root, ci);
+  assert.equal(changed.code, 0, changed.stderr);
+  assert.equal(warning.exec(changed.stderr)?.[1], 'pnpm-lock.yaml');
+  const local = await cli(['snapshot'], root, { PATH: ci.PATH });
+  assert.doesNotMatch(local.stderr, warning);
 });
