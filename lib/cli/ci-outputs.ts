@@ -23,7 +23,9 @@ import type { Io } from './io.js';
 
 export const OUTPUT_OPTIONS: Options = { 'github-output': { type: 'boolean' }, dotenv: { type: 'string' }, json: { type: 'boolean' } };
 export const MOVED_EXIT_OPTION: Options = { 'moved-exit-code': { type: 'string' } };
-export const MOVED_EXIT_HELP = '  --moved-exit-code <n>  exit with n (1..125) instead of 1 when something moved, to tell a move from a\n                       failure without shell (GitLab: allow_failure: exit_codes: [n])';
+export const MOVED_EXIT_HELP = `  --moved-exit-code <n>
+                       exit with n (1..125) instead of 1 when something moved, to tell a move from a
+                       failure without shell (GitLab: allow_failure: exit_codes: [n])`;
 
 export interface OutputModes {
   readonly github: boolean;

@@ -42,13 +42,13 @@ ${DIR_HELP}
                        kind, was, now}], slices: [{lockfile, text, diff: {changed, added, removed, unchanged}}]};
                        on an error {version, command, exitCode, error: {code, message, hint}}
 ${MOVED_EXIT_HELP}
+  -h, --help           this text
 
 Inside GitHub Actions ($GITHUB_ACTIONS=true) a refused save also writes an ::error annotation on each moved
 file and a job summary ($GITHUB_STEP_SUMMARY: what moved, the slice diff, what was withheld).
 
 When the lockfile moved, a second line says which projects' slices changed and how (pnpm-lock.yaml,
 package-lock.json), comparing the bytes the run read with the file now.
-  -h, --help           this text
 `;
 
 export const command: Command = {
