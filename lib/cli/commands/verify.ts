@@ -1,7 +1,7 @@
 // `lockguard verify`: may the cache be saved? Re-checks a recorded run's table now.
 
 import { redactRecord, redactText } from '../../core/redact.js';
-import { appendGithub, appendSummary, requireGithubFile } from '../../integrations/ci/github.js';
+import { appendGithub, appendSummary, checkoutPath, requireGithubFile } from '../../integrations/ci/github.js';
 import { movedAnnotations, verdictDotenv, verdictGithubOutputs, verdictSummary } from '../../integrations/ci/report.js';
 import { listQuarantine } from '../../run/quarantine-list.js';
 import { findRun } from '../../run/ledger.js';
@@ -91,7 +91,7 @@ async function judge(parsed: Parsed, modes: OutputModes, io: Io): Promise<number
   writeDotenv(modes, io, verdictDotenv({ ...verdict, key: verdict.key ?? '' }));
   if (onGithub(io)) {
     const since = kind === 'snapshot' ? 'since the snapshot' : `during or since run ${verdict.run}`;
-    for (const annotation of movedAnnotations(verdict.moved, since)) io.stderr.write(`${annotation}\n`);
+    for (const annotation of movedAnnotations(verdict.moved, since, (path) => checkoutPath(io.env, workspace.root, path))) io.stderr.write(`${annotation}\n`);
     const withheld = verdict.save || kind === 'snapshot' ? [] : withheldBy(workspace.root, verdict.run);
     appendSummary(io.env, verdictSummary({ save: verdict.save, key: verdict.key ?? '', moved: verdict.moved, line, slices: slices.map((move) => move.text), withheld }));
   }

@@ -9,6 +9,7 @@
 // redacted (core/redact.ts) and escaped, so a file name cannot end the command or start another.
 
 import { appendFileSync } from 'node:fs';
+import { isAbsolute, join, relative } from 'node:path';
 import { LockguardError } from '../../core/errors.js';
 import { redactText } from '../../core/redact.js';
 
@@ -66,4 +67,12 @@ const escapeProperty = (text: string): string => escapeData(text).replaceAll(':'
 /** `::error file=<path>,title=<title>::<message>` for one file (workspace-relative path, as the checkout has it). */
 export function errorAnnotation(file: string, title: string, message: string): string {
   return `::error file=${escapeProperty(redactText(file))},title=${escapeProperty(redactText(title))}::${escapeData(redactText(message))}`;
+}
+
+/** A workspace file's path as annotations name it: relative to `$GITHUB_WORKSPACE` (the checkout), when the workspace is inside it. */
+export function checkoutPath(env: Env, root: string, path: string): string {
+  const checkout = env['GITHUB_WORKSPACE'];
+  if (checkout === undefined || checkout === '') return path;
+  const inside = relative(checkout, join(root, path));
+  return inside.startsWith('..') || isAbsolute(inside) ? path : inside.split('\\').join('/');
 }

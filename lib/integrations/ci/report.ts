@@ -77,7 +77,7 @@ export function errorSummary(command: string, errorCode: string, message: string
   return `### lockguard ${command}: error ${code(errorCode)}\n\n${clean(message)}\n\nNothing may be saved (save=false).\n\n`;
 }
 
-/** One `::error file=…::` line per moved file. */
-export function movedAnnotations(moved: readonly Pick<MovedFile, 'path' | 'kind'>[], since: string): string[] {
-  return moved.map((file) => errorAnnotation(file.path, 'lockguard: the cache save is refused', `${file.path} was ${movedVerb([file], 'passive')} ${since}: the cache is not saved under a key that folded the old bytes`));
+/** One `::error file=…::` line per moved file; `where` maps a workspace path to the checkout's (github.ts checkoutPath). */
+export function movedAnnotations(moved: readonly Pick<MovedFile, 'path' | 'kind'>[], since: string, where: (path: string) => string = (path) => path): string[] {
+  return moved.map((file) => errorAnnotation(where(file.path), 'lockguard: the cache save is refused', `${file.path} was ${movedVerb([file], 'passive')} ${since}: the cache is not saved under a key that folded the old bytes`));
 }

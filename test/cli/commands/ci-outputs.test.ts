@@ -204,3 +204,13 @@ test('in CI, snapshot warns when an input differs from HEAD (GitLab keys on the 
   const local = await cli(['snapshot'], root, { PATH: ci.PATH });
   assert.doesNotMatch(local.stderr, warning);
 });
+
+test('annotations name the moved file from the checkout ($GITHUB_WORKSPACE) when the workspace is a folder inside it', async (t) => {
+  const checkout = tempWorkspace(t, { web: pnpmTree() });
+  const root = join(checkout, 'web');
+  assert.equal((await cli(['snapshot'], root)).code, 0);
+  writeFileSync(join(root, 'pnpm-lock.yaml'), "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n\n  packages/a: {}\n");
+  const result = await cli(['verify'], root, { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: checkout });
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /^::error file=web\/pnpm-lock\.yaml,title=lockguard%3A the cache save is refused::pnpm-lock\.yaml was rewritten since the snapshot/m);
+});

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { ciOf, isCi } from '../../../lib/integrations/ci/detect.js';
 import { errorAnnotation } from '../../../lib/integrations/ci/github.js';
 import { dotenvText } from '../../../lib/integrations/ci/files.js';
+import { verdictSummary } from '../../../lib/integrations/ci/report.js';
 
 test('ciOf: each provider by its own variable, a plain CI=true as other, nothing outside CI', () => {
   assert.deepEqual(ciOf({ GITHUB_ACTIONS: 'true', CI: 'true' }), { name: 'github' });
@@ -24,4 +25,22 @@ test('an annotation escapes %, CR, LF (and : , in properties) and redacts creden
 
 test('dotenv values are one printable line each', () => {
   assert.equal(dotenvText({ A: 'x\nB=evil', C: 'ok' }), 'A=x\\u{a}B=evil\nC=ok\n');
+});
+
+test('the job summary: a path cannot close its code span or the slice fence, and credentials are redacted', () => {
+  const markdown = verdictSummary({
+    save: false,
+    key: 'k',
+    moved: [{ path: 'patches/a`b|c.patch', kind: 'rewritten' }],
+    line: '[lockguard] moved, see https://user:pw@example.test/x',
+    slices: ['pnpm-lock.yaml moved: ```\n## injected', 'from https://user:pw@example.test/tarball.tgz'],
+    withheld: ['turbo 3f2a (build)'],
+  });
+  assert.match(markdown, /\| `` patches\/a`b\\\|c\.patch `` \| rewritten \|/);
+  assert.match(markdown, /````text\n/);
+  assert.doesNotMatch(markdown, /user:pw/);
+  assert.match(markdown, /https:\/\/\*\*\*@example\.test\/x/);
+  assert.match(markdown, /- ` turbo 3f2a \(build\) `/);
+  // The injected newline stays inside the fence, escaped, not a heading of its own.
+  assert.doesNotMatch(markdown, /^## injected/m);
 });
