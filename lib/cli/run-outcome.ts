@@ -6,6 +6,7 @@
 // Invariants: pure (strings and numbers out); the child's own failure code always wins; every branch reads
 // a typed field (a pass's `stop` and its cause), never words.
 
+import { isCi } from '../integrations/ci/detect.js';
 import type { FaultCause, PassStop } from '../guard/withhold-pass.js';
 import type { RunVerdict } from '../guard/finish.js';
 import { runnerLabel } from '../integrations/runners/index.js';
@@ -70,11 +71,6 @@ function cutShort(outcome: RunnerOutcome, stop: PassStop): string {
   const unreached = outcome.cachesNotReached === 0 ? '' : ` (and ${plural(outcome.cachesNotReached, 'cache')} not checked yet)`;
   const next = stop.kind === 'signal' ? 'the next lockguard command in this workspace withholds them' : 'fix that (see below) and the next lockguard command in this workspace withholds them';
   return `the withholding pass ${why}: ${plural(outcome.withheldCount, 'cache save')} withheld, ${stay}${unreached}; ${next}`;
-}
-
-export function isCi(env: Readonly<Record<string, string | undefined>>): boolean {
-  const value = env['CI'];
-  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
 }
 
 export type FailMode = 'auto' | 'always' | 'never';

@@ -1,8 +1,9 @@
 // git: keeping lockguard's ledger out of the repository.
 //
 // Owns: the `.gitignore` line `lockguard init` adds (`.lockguard/`, idempotent: any line that already ignores
-// the folder counts), and `ledgerTracked`: whether the repository tracks anything under `.lockguard/` (a
-// committed ledger is someone else's records: run/trust.ts treats them as foreign; this says so early).
+// the folder counts), `ledgerTracked`: whether the repository tracks anything under `.lockguard/` (a
+// committed ledger is someone else's records: run/trust.ts treats them as foreign; this says so early), and
+// `changedFromHead`: which inputs differ from the commit (a CI that keys its cache on the commit folds HEAD's).
 // Cost: the answer is remembered in `.lockguard/cache/git-index.json` under the git index's stat identity, so
 // a command pays a few lstats (finding `.git`, the index's stat) and one small read while the index is
 // unchanged; only after the index changed (a checkout, a commit, an add) is `git ls-files` run, once.
@@ -88,14 +89,39 @@ export function ledgerTracked(root: string, env: Readonly<Record<string, string 
   }
   const memo = readMemo(root);
   if (memo?.index === identity) return memo.tracked;
-  const clean: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) if (value !== undefined && !name.startsWith('GIT_')) clean[name] = value;
+  const clean = gitEnv(env);
   const prefix = relative(repo.top, join(root, LEDGER_DIR)).split('\\').join('/');
   const result = spawnSync('git', ['ls-files', '-z', '--', `${prefix}/`], { cwd: repo.top, env: clean, encoding: 'utf8', timeout: 10_000, maxBuffer: 64 << 20 });
   if (result.status !== 0 || typeof result.stdout !== 'string') return 0;
   const tracked = result.stdout.split('\0').filter((path) => path !== '').length;
   if (remember) writeMemo(root, { index: identity, tracked });
   return tracked;
+}
+
+/** The environment git runs with: the caller's, without GIT_* (a hook's GIT_DIR must not redirect it). */
+function gitEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const clean: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && !name.startsWith('GIT_')) clean[name] = value;
+  return clean;
+}
+
+/**
+ * Which of `paths` (workspace-relative) differ in the working tree from HEAD: modified, staged, deleted or
+ * untracked, as `git status` says; [] without a repository, without git, or when git fails. One spawn.
+ */
+export function changedFromHead(root: string, paths: readonly string[], env: Readonly<Record<string, string | undefined>>): string[] {
+  const repo = gitDirOf(root);
+  if (repo === undefined || paths.length === 0) return [];
+  const result = spawnSync('git', ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', ...paths], { cwd: root, env: gitEnv(env), encoding: 'utf8', timeout: 10_000, maxBuffer: 16 << 20 });
+  if (result.status !== 0 || typeof result.stdout !== 'string') return [];
+  return result.stdout
+    .split('\0')
+    .filter((record) => record.length > 3)
+    .map((record) =>
+      relative(root, join(repo.top, record.slice(3)))
+        .split('\\')
+        .join('/'),
+    );
 }
 
 /** The one warning line when the repository tracks ledger files, else undefined. */

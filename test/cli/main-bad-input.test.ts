@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import { cli, cliProcess, type CliResult } from '../helpers/cli.js';
 import { scrubbedEnv } from '../helpers/env.js';
 import { assertSetupError, codeOf } from '../helpers/errors.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
+import { repoRoot } from '../helpers/fixtures.js';
 
 const TIMEOUT_MS = 10_000;
 const DIST = fileURLToPath(new URL('../../', import.meta.url));
@@ -197,14 +198,23 @@ describe('usage and setup errors', () => {
 });
 
 describe('what verify and status print', () => {
-  test('verify --json: {run, scope, key, save, moved: [{path, kind, was, now}], slices}', async (t) => {
+  test('verify --json: {version, exitCode, run, scope, key, save, moved: [{path, kind, was, now}], slices}', async (t) => {
     const root = tempWorkspace(t, pnpmTree());
     const taken = JSON.parse((await cli(['snapshot', '--json'], root)).stdout) as { run: string; key: string; entries: { path: string; digest: string | null }[] };
     {
       // Nothing moved: save true, exit 0.
       const result = await cli(['verify', '--json'], root);
       assert.equal(result.code, 0);
-      assert.deepEqual(JSON.parse(result.stdout), { run: taken.run, scope: 'inputs', key: taken.key, save: true, moved: [], slices: [] });
+      assert.deepEqual(JSON.parse(result.stdout), {
+        version: (JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { version: string }).version,
+        exitCode: 0,
+        run: taken.run,
+        scope: 'inputs',
+        key: taken.key,
+        save: true,
+        moved: [],
+        slices: [],
+      });
     }
     {
       // The lockfile rewritten and a pnpmfile appeared: save false, exit 1, each move with its digests.

@@ -11,6 +11,7 @@ import { repoRoot } from '../helpers/fixtures.js';
 
 const WORKFLOW = readFileSync(join(repoRoot(), 'examples', 'github-actions', 'workflow.yml'), 'utf8');
 const README = readFileSync(join(repoRoot(), 'README.md'), 'utf8');
+const RECIPE_README = readFileSync(join(repoRoot(), 'examples', 'github-actions', 'README.md'), 'utf8');
 
 /** The steps of a workflow's text: each `- ` item at the steps' indent, as its lines. */
 function steps(text: string): string[][] {
@@ -55,8 +56,8 @@ test('no run: script splices a ${{ }} expression; the moved paths reach it throu
   const failing = all.find((step) => step.some((line) => line.includes('Fail when the lockfile moved')));
   assert.ok(failing?.includes('          MOVED: ${{ steps.gate.outputs.moved }}'));
   assert.ok(runLines(failing ?? []).some((line) => line.includes('$MOVED')));
-  // The README's shape of it says the same, and installs lockguard at a pnpm workspace root with -w.
-  assert.match(README, /through `env:` \(`"\$MOVED"`\)/);
+  // The recipe README's shape of it says the same; the README installs lockguard at a pnpm workspace root with -w.
+  assert.match(RECIPE_README, /through `env:` \(`"\$MOVED"`\)/);
   assert.match(README, /pnpm add -D -w lockguard/);
   assert.doesNotMatch(README, /pnpm add -D lockguard\b/);
 });

@@ -1,9 +1,17 @@
 // `lockguard snapshot`: read the table, record a run in the ledger, print the run and its key.
 
 import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
-import { appendGithub, requireGithubFile, githubFile } from '../../integrations/github.js';
+import { relative, resolve } from 'node:path';
+import { LockguardError } from '../../core/errors.js';
+import { printable } from '../../core/printable.js';
+import { ciOf } from '../../integrations/ci/detect.js';
+import { writeWhole } from '../../integrations/ci/files.js';
+import { changedFromHead } from '../../integrations/git.js';
+import { listPaths } from '../../core/watch.js';
+import { appendGithub, requireGithubFile, githubFile } from '../../integrations/ci/github.js';
 import { createRun } from '../../run/ledger.js';
-import { flag, parse } from '../args.js';
+import { parse, stringValue, type Parsed } from '../args.js';
+import { OUTPUT_OPTIONS, outputModes, reportFailure, writeDotenv, type OutputModes } from '../ci-outputs.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../command.js';
@@ -16,43 +24,103 @@ const help = `Usage: lockguard snapshot [options]
 Reads the fingerprint table (lockfile, workspace manifest, pnpmfile, patches; with --scope full also the
 install-tree markers), records a run in <root>/.lockguard/runs/, and prints the run id and the cache key.
 Take it at the start of a CI job, before restoring caches and installing; "lockguard verify" before the
-cache save then says whether the save may happen.
+cache save then says whether the save may happen. In CI ($CI, GitLab, CircleCI, GitHub) it warns when an
+input differs from HEAD (GitLab keys cache:key:files on the commit, not on the working tree).
 
 Options:
 ${DIR_HELP}
 ${SCOPE_HELP}
   --github-output      append key=... and run=... to $GITHUB_OUTPUT, and LOCKGUARD_RUN=... to
                        $GITHUB_ENV when it is set, so later steps join this run
-  --json               print {run, dir, key, scope, manager, entries} as JSON
+                       (on an error: error=<code>)
+  --dotenv <path>      write LOCKGUARD_KEY=<key> and LOCKGUARD_RUN=<run folder> to the file (on an error
+                       LOCKGUARD_SAVE=false and LOCKGUARD_ERROR=<code>)
+  --key-file <path>    also write the key (one line) to this file, whole or not at all: a file outside the
+                       checkout that CircleCI's {{ checksum "<path>" }} keys both cache steps on. Refused
+                       inside .lockguard/ and on a file the key folds (the lockfile, ...)
+  --json               print {run, dir, key, scope, manager, entries} as JSON; on an error
+                       {version, command, exitCode, error: {code, message, hint}}
   -h, --help           this text
 `;
 
 export const command: Command = {
   help,
   async run(argv, io: Io) {
-    const parsed = parse('snapshot', argv, { ...DIR_OPTION, ...SCOPE_OPTION, 'github-output': { type: 'boolean' }, json: { type: 'boolean' } });
-    // A missing $GITHUB_OUTPUT is refused before anything is recorded (no stray run, no stray verdict).
-    if (flag(parsed, 'github-output')) requireGithubFile(io.env, 'GITHUB_OUTPUT');
-    const workspace = await workspaceOf(parsed, io);
-    // A guard that died before its final check is finished first (cli/recover.ts).
-    const stopped = await recoverFirst(workspace.root, io, 'lenient', 'snapshot');
-    if (stopped !== undefined) return stopped;
-    const table = readWorkspaceFingerprints(workspace.root, { scope: scopeOf(parsed, 'inputs'), manager: workspace.manager });
-    const run = createRun({ kind: 'snapshot', table });
-    warnTrackedLedger(workspace.root, io);
-    if (flag(parsed, 'github-output')) {
-      appendGithub(io.env, 'GITHUB_OUTPUT', { key: table.key, run: run.record.id });
-      if (githubFile(io.env, 'GITHUB_ENV') !== undefined) appendGithub(io.env, 'GITHUB_ENV', { LOCKGUARD_RUN: run.dir });
+    const parsed = parse('snapshot', argv, { ...DIR_OPTION, ...SCOPE_OPTION, ...OUTPUT_OPTIONS, 'key-file': { type: 'string' } });
+    const modes = outputModes(parsed);
+    try {
+      return await snapshot(parsed, modes, io);
+    } catch (error) {
+      // Every exit leaves an answer in the outputs asked for: the error's code.
+      await reportFailure('snapshot', error, io, modes);
+      throw error;
     }
-    if (flag(parsed, 'json')) {
-      const entries = table.entries.map((entry) => ({ path: entry.path, kind: entry.kind, digest: entry.digest }));
-      io.stdout.write(`${JSON.stringify({ run: run.record.id, dir: run.dir, key: table.key, scope: table.scope, manager: table.manager, entries }, null, 2)}\n`);
-    } else {
-      const present = table.entries.filter((entry) => entry.digest !== null).length;
-      io.stdout.write(`run  ${run.record.id}\nkey  ${table.key}\n`);
-      const absent = table.entries.length - present;
-      io.stderr.write(`lockguard: snapshot of ${table.scope} (${table.manager}: ${present} ${present === 1 ? 'file' : 'files'}, ${absent} absent) recorded in ${run.dir}\n`);
-    }
-    return EXIT.ok;
   },
 };
+
+async function snapshot(parsed: Parsed, modes: OutputModes, io: Io): Promise<number> {
+  // A missing $GITHUB_OUTPUT is refused before anything is recorded (no stray run, no stray verdict).
+  if (modes.github) requireGithubFile(io.env, 'GITHUB_OUTPUT');
+  const workspace = await workspaceOf(parsed, io);
+  // A guard that died before its final check is finished first (cli/recover.ts).
+  const stopped = await recoverFirst(workspace.root, io, 'lenient', 'snapshot');
+  if (stopped !== undefined) return stopped;
+  const table = readWorkspaceFingerprints(workspace.root, { scope: scopeOf(parsed, 'inputs'), manager: workspace.manager });
+  const keyFile = keyFileOf(parsed, io, workspace.root, table.entries);
+  // The key file first: a path that cannot be written records no run.
+  if (keyFile !== undefined) writeWhole(keyFile, `${table.key}\n`, '--key-file');
+  const run = createRun({ kind: 'snapshot', table });
+  warnTrackedLedger(workspace.root, io);
+  if (ciOf(io.env) !== undefined) warnChangedFromHead(workspace.root, table.entries, io);
+  writeDotenv(modes, io, { LOCKGUARD_KEY: table.key, LOCKGUARD_RUN: run.dir });
+  if (modes.github) {
+    appendGithub(io.env, 'GITHUB_OUTPUT', { key: table.key, run: run.record.id });
+    if (githubFile(io.env, 'GITHUB_ENV') !== undefined) appendGithub(io.env, 'GITHUB_ENV', { LOCKGUARD_RUN: run.dir });
+  }
+  if (modes.json) {
+    const entries = table.entries.map((entry) => ({ path: entry.path, kind: entry.kind, digest: entry.digest }));
+    io.stdout.write(`${JSON.stringify({ run: run.record.id, dir: run.dir, key: table.key, scope: table.scope, manager: table.manager, entries }, null, 2)}\n`);
+  } else {
+    const present = table.entries.filter((entry) => entry.digest !== null).length;
+    io.stdout.write(`run  ${run.record.id}\nkey  ${table.key}\n`);
+    const absent = table.entries.length - present;
+    io.stderr.write(`lockguard: snapshot of ${table.scope} (${table.manager}: ${present} ${present === 1 ? 'file' : 'files'}, ${absent} absent) recorded in ${run.dir}\n`);
+  }
+  return EXIT.ok;
+}
+
+/**
+ * In CI: a warning when an input differs from HEAD. GitLab keys `cache:key:files` on the commit, so a file
+ * changed before the snapshot (a generated lockfile, a script before it) keys GitLab's cache on other bytes.
+ */
+function warnChangedFromHead(root: string, entries: readonly { readonly path: string }[], io: Io): void {
+  const changed = changedFromHead(
+    root,
+    entries.map((entry) => entry.path),
+    io.env,
+  );
+  if (changed.length === 0) return;
+  const paths = listPaths(changed.map(printable));
+  io.stderr.write(
+    `lockguard: warning: ${paths} ${changed.length === 1 ? 'differs' : 'differ'} from HEAD in the working tree: a cache keyed on the commit (GitLab's cache:key:files) folds HEAD's bytes, this snapshot the working tree's; commit the change, or snapshot before whatever made it\n`,
+  );
+}
+
+/**
+ * `--key-file`, absolute; refused inside the ledger (lockguard's own folder, which prune and recovery
+ * rewrite) and on a file the key folds (writing the key there would move what it was taken from).
+ */
+function keyFileOf(parsed: Parsed, io: Io, root: string, entries: readonly { readonly path: string }[]): string | undefined {
+  const given = stringValue(parsed, 'key-file');
+  if (given === undefined) return undefined;
+  const path = resolve(io.cwd, given);
+  const inside = relative(root, path);
+  const underLedger = inside === '.lockguard' || inside.startsWith(`.lockguard/`);
+  const folded = entries.some((entry) => resolve(root, entry.path) === path);
+  if (given === '' || underLedger || folded || inside === '') {
+    throw new LockguardError('ERR_LOCKGUARD_USAGE', `--key-file "${printable(given)}" ${underLedger ? 'is inside .lockguard/' : folded ? 'is a file the key folds' : 'is not a file path'} (lockguard snapshot).`, {
+      hint: 'Write the key outside the checkout, for example --key-file /tmp/lockguard-key.',
+    });
+  }
+  return path;
+}
