@@ -109,18 +109,23 @@ export function redactLockfileText(text: string): string | undefined {
 }
 
 const isSpace = (c: number): boolean => c === 0x20 || (c >= 0x09 && c <= 0x0d);
+const GIT = Buffer.from('git');
+const MARKER = Buffer.from(SECRET_MARKER);
+/** Whether bytes[from, to) is a userinfo `redactSpans` keeps as it is. */
+const kept = (bytes: Buffer, from: number, to: number): boolean => to - from === 3 && (bytes.compare(GIT, 0, 3, from, to) === 0 || bytes.compare(MARKER, 0, 3, from, to) === 0);
 
 /**
  * Whether the bytes may hold a span `redactSpans` cuts (never false where it would cut one: its stops are a
- * subset of the regexes'): a `://` followed by an `@` before any `/ ? #` or white space, or a `?` followed
- * by an `=` before any `#` or white space. Linear: no span is scanned twice.
+ * subset of the regexes'): a `://` followed by an `@` (not the one of a bare `git@`) before any `/ ? #` or
+ * white space, or a `?` followed by an `=` before any `#` or white space. Linear: no span is scanned twice.
  */
 function mayHoldSecrets(bytes: Buffer): boolean {
   for (let at = bytes.indexOf('://'); at !== -1; ) {
     let j = at + 3;
     for (; j < bytes.length; j++) {
       const c = bytes[j] as number;
-      if (c === 0x40) return true;
+      // `git@` (a git dependency) and `***@` are kept: only an `@` after anything else may be cut.
+      if (c === 0x40 && !kept(bytes, at + 3, j)) return true;
       if (c === 0x2f || c === 0x3f || c === 0x23 || isSpace(c)) break;
     }
     // The next `://` starts at j - 1 or later (one before would have a `/` inside the span just scanned).
