@@ -16,9 +16,18 @@
 // - text: URL userinfo (`https://user:pass@host` → `https://***@host`; a bare `git@` is kept) and the
 //   values of query parameters with a secret name or named `key` (`?_authToken=***`, `&sig=***`,
 //   `X-Amz-Signature=***`).
-// Invariants: pure, no dependencies, never throws; idempotent (redacting twice changes nothing more);
+// - a lockfile's bytes (`redactLockfile`, the copies kept in `.lockguard/blobs/`): the same spans, each
+//   replaced by the marker and a tag (16 hex digits of the secret's sha256), so two different secrets stay
+//   different (no two keys merge, a rotated credential is still a change) and an unchanged one stays equal;
+//   a span is cut only where it is inert in every lockfile format (printable ASCII, none of quotes,
+//   backslash, `,` `[]{}`, `#`, `*`, `/`, space): the copy then reads, with each format's reader, as the
+//   same structure. Where one is not, no copy can be made (undefined).
+// Invariants: pure, no dependencies (sha256 aside), never throws; idempotent (redacting twice changes nothing more);
 // a string with none of `@ ? & ;` and no secret-named pair is returned as is (the cheap path).
 // What the child receives is never redacted: only copies that are recorded or printed.
+
+import { isUtf8 } from 'node:buffer';
+import { sha256Of } from './digest.js';
 
 export const SECRET_MARKER = '***';
 
@@ -50,15 +59,88 @@ const CHEAP = /[@?&;]/;
 
 /** A text with URL userinfo and secret query values replaced by the marker. */
 export function redactText(text: string): string {
+  return redactSpans(text, () => SECRET_MARKER);
+}
+
+/** `text` with each secret span (URL userinfo, a secret query value) replaced by what `replace` makes of it. */
+function redactSpans(text: string, replace: (secret: string) => string): string {
   if (!CHEAP.test(text)) return text;
   return text
-    .replace(URL_USERINFO, (whole, scheme: string, userinfo: string) => (userinfo === 'git' || userinfo === SECRET_MARKER ? whole : `${scheme}${SECRET_MARKER}@`))
+    .replace(URL_USERINFO, (whole, scheme: string, userinfo: string) => (userinfo === 'git' || userinfo === SECRET_MARKER ? whole : `${scheme}${replace(userinfo)}@`))
     .replace(QUERY, (query) =>
       query.replace(PARAM, (whole, sep: string, name: string, value: string) => {
         if (value === '' || value === SECRET_MARKER) return whole;
-        return isSecretName(name) || QUERY_ONLY.has(name.toLowerCase()) ? `${sep}${name}=${SECRET_MARKER}` : whole;
+        return isSecretName(name) || QUERY_ONLY.has(name.toLowerCase()) ? `${sep}${name}=${replace(value)}` : whole;
       }),
     );
+}
+
+/**
+ * What a secret cut from a lockfile may consist of: printable ASCII that is structure in no lockfile format
+ * (pnpm's YAML, npm's JSON, yarn berry's and yarn v1's syntax, bun's JSONC): no quote, backslash, `,`,
+ * bracket, brace, `#`, `*`, `/` or space. Its neighbours are a URL's `//` and `@`, or a query's `=` and
+ * what ends the value, so cutting it and writing the marker there changes no token of the file.
+ */
+const INERT = /^[A-Za-z0-9._~%!$&()+;=:@-]+$/;
+
+/**
+ * A lockfile's bytes with every secret span replaced by the marker and the secret's tag (see the rules
+ * above): the same bytes (the same object) when it holds none; undefined when one cannot be cut without
+ * touching the file's structure. Invalid UTF-8 is kept byte for byte (read as latin1): a file its reader
+ * refuses is still refused.
+ */
+export function redactLockfile(bytes: Buffer): Buffer | undefined {
+  if (!mayHoldSecrets(bytes)) return bytes;
+  const encoding = isUtf8(bytes) ? 'utf8' : 'latin1';
+  const text = bytes.toString(encoding);
+  const redacted = redactLockfileText(text);
+  if (redacted === text) return bytes;
+  return redacted === undefined ? undefined : Buffer.from(redacted, encoding);
+}
+
+/** `redactLockfile` of a text (a lockfile's, or a value read beside it that names its entries: yarn v1's manifest ranges). */
+export function redactLockfileText(text: string): string | undefined {
+  let inert = true;
+  const redacted = redactSpans(text, (secret) => {
+    if (!INERT.test(secret)) inert = false;
+    return `${SECRET_MARKER}${sha256Of(secret).slice(0, 16)}`;
+  });
+  return inert ? redacted : undefined;
+}
+
+const isSpace = (c: number): boolean => c === 0x20 || (c >= 0x09 && c <= 0x0d);
+const GIT = Buffer.from('git');
+const MARKER = Buffer.from(SECRET_MARKER);
+/** Whether bytes[from, to) is a userinfo `redactSpans` keeps as it is. */
+const kept = (bytes: Buffer, from: number, to: number): boolean => to - from === 3 && (bytes.compare(GIT, 0, 3, from, to) === 0 || bytes.compare(MARKER, 0, 3, from, to) === 0);
+
+/**
+ * Whether the bytes may hold a span `redactSpans` cuts (never false where it would cut one: its stops are a
+ * subset of the regexes'): a `://` followed by an `@` (not the one of a bare `git@`) before any `/ ? #` or
+ * white space, or a `?` followed by an `=` before any `#` or white space. Linear: no span is scanned twice.
+ */
+function mayHoldSecrets(bytes: Buffer): boolean {
+  for (let at = bytes.indexOf('://'); at !== -1; ) {
+    let j = at + 3;
+    for (; j < bytes.length; j++) {
+      const c = bytes[j] as number;
+      // `git@` (a git dependency) and `***@` are kept: only an `@` after anything else may be cut.
+      if (c === 0x40 && !kept(bytes, at + 3, j)) return true;
+      if (c === 0x2f || c === 0x3f || c === 0x23 || isSpace(c)) break;
+    }
+    // The next `://` starts at j - 1 or later (one before would have a `/` inside the span just scanned).
+    at = bytes.indexOf('://', at + 1);
+  }
+  for (let at = bytes.indexOf(0x3f); at !== -1; ) {
+    let j = at + 1;
+    for (; j < bytes.length; j++) {
+      const c = bytes[j] as number;
+      if (c === 0x3d) return true;
+      if (c === 0x23 || isSpace(c)) break;
+    }
+    at = bytes.indexOf(0x3f, Math.max(j, at + 1));
+  }
+  return false;
 }
 
 /**

@@ -18,6 +18,7 @@ import { lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errnoCode, LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
+import type { FileDigest } from '../core/digest.js';
 import type { WorkspaceFingerprints } from '../core/fingerprints.js';
 import type { Scope } from '../core/entries.js';
 import { appendLine, createEmpty, PRIVATE, writeAtomic } from './atomic.js';
@@ -112,7 +113,7 @@ export function createRun(options: CreateRunOptions): RunHandle {
   } catch (error) {
     throw fsFault(error, dir, 'create the run folder');
   }
-  const record: RunRecord = {
+  let record: RunRecord = {
     version: 1,
     id,
     kind: options.kind,
@@ -133,10 +134,15 @@ export function createRun(options: CreateRunOptions): RunHandle {
   try {
     // The lockfiles' bytes first (a later process says how they moved), the record last: a run folder
     // that failed half way (a full disk, a link where `blobs` should be) is removed, never left as a run.
+    // A copy with credentials redacted hashes to something else than its name: recorded (run-record.ts).
+    const copies: Record<string, FileDigest | null> = {};
     for (const entry of table.entries) {
       const bytes = table.files.get(entry.path);
-      if (entry.kind === 'lockfile' && entry.digest !== null && bytes !== undefined) saveBlob(table.root, entry.digest, bytes);
+      if (entry.kind !== 'lockfile' || entry.digest === null || bytes === undefined) continue;
+      const copy = saveBlob(table.root, entry.digest, bytes);
+      if (copy !== entry.digest) copies[entry.digest] = copy;
     }
+    if (Object.keys(copies).length > 0) record = { ...record, copies };
     createEmpty(join(dir, RUN_FILES.events), PRIVATE);
     writeAtomic(join(dir, RUN_FILES.record), `${JSON.stringify(record, null, 2)}\n`, { mode: PRIVATE });
   } catch (error) {

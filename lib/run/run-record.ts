@@ -8,7 +8,7 @@
 // outside the workspace.
 
 import { posix } from 'node:path';
-import type { TableKey } from '../core/digest.js';
+import type { FileDigest, TableKey } from '../core/digest.js';
 import { baseEntries, type EntryKind, type Scope } from '../core/entries.js';
 import { LockguardError } from '../core/errors.js';
 import type { FingerprintEntry } from '../core/fingerprints.js';
@@ -44,6 +44,23 @@ export interface RunRecord {
   readonly boot?: string | null;
   readonly policy?: Policy;
   readonly command?: readonly string[];
+  /**
+   * Per lockfile digest whose copy in `blobs/` is not its bytes (credentials redacted, blobs.ts): what the
+   * copy hashes to, or null when none could be kept. Absent: every copy is the bytes themselves.
+   */
+  readonly copies?: Readonly<Record<string, FileDigest | null>>;
+}
+
+/** What the copy of the lockfile bytes `digest` a run kept must hash to (null: none kept). */
+export function copyDigest(record: Pick<RunRecord, 'copies'>, digest: FileDigest): FileDigest | null {
+  const copies = record.copies;
+  return copies !== undefined && Object.hasOwn(copies, digest) ? (copies[digest] as FileDigest | null) : digest;
+}
+
+function copiesOk(copies: unknown): boolean {
+  if (copies === undefined) return true;
+  if (copies === null || typeof copies !== 'object' || Array.isArray(copies)) return false;
+  return Object.entries(copies).every(([digest, copy]) => DIGEST.test(digest) && (copy === null || (typeof copy === 'string' && DIGEST.test(copy))));
 }
 
 /** The scope a run's verdict judges (`judged`, else the scope of the table it read). */
@@ -117,6 +134,7 @@ export function validateRecord(path: string, value: unknown, folderName: string)
     (record.boot === undefined || record.boot === null || typeof record.boot === 'string') &&
     (record.policy === undefined || record.policy === 'flag' || record.policy === 'withhold' || record.policy === 'refuse') &&
     (record.command === undefined || (Array.isArray(record.command) && record.command.every((word) => typeof word === 'string'))) &&
+    copiesOk(record.copies) &&
     Array.isArray(record.entries);
   if (!shapeOk) throw brokenRecord(path, 'is missing fields or has fields of the wrong type');
   if (record.id !== folderName) throw brokenRecord(path, `names the run "${record.id}", but its folder is "${folderName}"`);

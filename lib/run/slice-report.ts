@@ -5,23 +5,28 @@
 // `verify`, `status` and the run report; reading them back from a report (`reportedSliceMoves`: status shows
 // what the run saw, not the file as it is later).
 // Invariants: a report never throws for what it cannot tell: old bytes not kept, a lockfile now gone or
-// broken, a format without slices; each is a value with a `reason` and a plainer line. Never echoes
-// lockfile contents; never writes; names from the lockfile reach the line with control characters escaped
-// and credentials redacted (core/redact.ts), in the line and in the diff's data alike.
+// broken, a format without slices; each is a value with a `reason` and a plainer line (a kept copy that is
+// not what its run recorded is a broken ledger: ERR_LOCKGUARD_BROKEN_LEDGER, blobs.ts). Both sides are
+// sliced as kept: the copy the run kept, and the file now redacted the same way (core/redact.ts
+// `redactLockfile`), so a diff holds no change that is only redaction and misses none the real bytes hold
+// (each credential leaves its own tag). Never echoes lockfile contents; never writes; names from the
+// lockfile reach the line with control characters escaped and credentials redacted (core/redact.ts), in
+// the line and in the diff's data alike.
 
 import { join } from 'node:path';
 import { fileDigest, type FileDigest } from '../core/digest.js';
 import { isLockguardError } from '../core/errors.js';
 import { readEntry, realFileSystem } from '../core/file-probe.js';
 import { printable } from '../core/printable.js';
-import { redactLabel, redactRecord } from '../core/redact.js';
+import { redactLabel, redactLockfile, redactRecord } from '../core/redact.js';
 import { describeSliceDiff, diffSlices, type SliceDiff } from '../core/slices/diff.js';
 import { formatOf, slicesFromLockfileAsync } from '../core/slices/slices.js';
 import { readBlob } from './blobs.js';
 import type { RunRecord } from './ledger.js';
+import { copyDigest } from './run-record.js';
 
 /** Why a move has no per-project detail. */
-export type SliceMoveGap = 'old-bytes-not-kept' | 'lockfile-removed' | 'no-slices-for-format' | 'lockfile-unreadable';
+export type SliceMoveGap = 'old-bytes-not-kept' | 'lockfile-removed' | 'no-slices-for-format' | 'lockfile-unreadable' | 'credential-not-cut';
 
 export interface SliceMove {
   /** Workspace-relative lockfile path. */
@@ -44,7 +49,7 @@ export async function describeLockfileMoves(record: RunRecord, root: string = re
   const moves: SliceMove[] = [];
   for (const entry of record.entries) {
     if (entry.kind !== 'lockfile' || entry.digest === null) continue;
-    const move = await describeOne(root, entry.path, entry.digest);
+    const move = await describeOne(root, entry.path, entry.digest, copyDigest(record, entry.digest));
     if (move !== undefined) moves.push(move);
   }
   return moves;
@@ -55,7 +60,7 @@ export async function describeLockfileMove(record: RunRecord, root: string = rec
   return (await describeLockfileMoves(record, root))[0];
 }
 
-async function describeOne(root: string, lockfile: string, was: FileDigest): Promise<SliceMove | undefined> {
+async function describeOne(root: string, lockfile: string, was: FileDigest, copy: FileDigest | null): Promise<SliceMove | undefined> {
   let nowBytes: Buffer | undefined;
   try {
     const result = readEntry(realFileSystem, join(root, lockfile), true);
@@ -68,11 +73,18 @@ async function describeOne(root: string, lockfile: string, was: FileDigest): Pro
   const now = fileDigest(nowBytes);
   if (now === was) return undefined;
   if (formatOf(lockfile) === undefined) return gap(lockfile, was, now, 'no-slices-for-format', `${lockfile} moved`);
-  const oldBytes = readBlob(root, was);
+  const uncut = `${lockfile} moved (it holds a credential that cannot be cut out without changing the file's structure, so lockguard keeps no copy of it: no per-project detail)`;
+  if (copy === null) return gap(lockfile, was, now, 'credential-not-cut', uncut);
+  const oldBytes = readBlob(root, was, copy);
   if (oldBytes === undefined) return gap(lockfile, was, now, 'old-bytes-not-kept', `${lockfile} moved (the bytes the run read are not kept: no per-project detail)`);
+  const nowCopy = redactLockfile(nowBytes);
+  if (nowCopy === undefined) return gap(lockfile, was, now, 'credential-not-cut', uncut);
   try {
-    const before = await slicesFromLockfileAsync(oldBytes, { lockfile, root, names: false });
-    const after = await slicesFromLockfileAsync(nowBytes, { lockfile, root });
+    const before = await slicesFromLockfileAsync(oldBytes, { lockfile, root, names: false, redacted: true });
+    const after = await slicesFromLockfileAsync(nowCopy, { lockfile, root, redacted: true });
+    // What must slice is the file itself: were its reader to take the copy but refuse the real bytes (yarn
+    // v1 splits an unquoted word at a `:` the cut removed), the move is told as unreadable, as without a copy.
+    if (nowCopy !== nowBytes) await slicesFromLockfileAsync(nowBytes, { lockfile, root, names: false });
     // Names and versions may hold URLs with credentials (a tarball's `?_authToken=`): redacted as recorded.
     const diff = redactDiff(diffSlices(before, after));
     const projects = after.slices.map((slice) => ({ importer: slice.importer, name: slice.name }));

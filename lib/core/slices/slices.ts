@@ -87,6 +87,11 @@ export interface FromLockfileOptions {
   readonly root: string;
   /** Read each project's package.json for its name (default true). */
   readonly names?: boolean;
+  /**
+   * The bytes are a redacted copy (core/redact.ts `redactLockfile`, what the ledger keeps): what is read
+   * beside them (yarn v1's manifests, whose ranges name its entries) is redacted the same way.
+   */
+  readonly redacted?: boolean;
 }
 
 /** The format of `options.lockfile` after the byte-level shape check; throws for other lockfiles. */
@@ -127,7 +132,7 @@ function slicesOfChecked(format: SliceFormat, bytes: Buffer, options: FromLockfi
   const absPath = join(options.root, options.lockfile);
   if (format === 'npm') return finish(format, lowerNpm(bytes, absPath), options);
   if (format === 'bun') return finish(format, lowerBun(readBunLock(bytes.toString('utf8'), absPath), absPath), options);
-  if (format === 'yarn') return finish(format, lowerYarn(bytes.toString('utf8'), absPath, options.root), options);
+  if (format === 'yarn') return finish(format, lowerYarn(bytes.toString('utf8'), absPath, options.root, options.redacted === true), options);
   const index = indexPnpmLockfile(bytes, absPath);
   if (!/^9\.\d+$/.test(index.lockfileVersion)) throw unsupportedVersion(absPath, index.lockfileVersion, isPnpmV6(index.lockfileVersion));
   return finish(format, lowerPnpm(index), options);
@@ -142,11 +147,11 @@ export async function slicesFromLockfileAsync(bytes: Buffer, options: FromLockfi
 }
 
 /** yarn.lock: berry (a `__metadata` block) or classic (`# yarn lockfile v1`, workspaces from the manifests). */
-function lowerYarn(text: string, absPath: string, root: string): LoweredGraph {
+function lowerYarn(text: string, absPath: string, root: string, redacted: boolean): LoweredGraph {
   const head = text.slice(0, 2048);
   if (/^__metadata:/m.test(head)) return lowerYarnBerry(indexYarnBerry(text, absPath));
   const header = /^# yarn lockfile v1$/m.exec(head)?.[0];
-  if (header !== undefined) return lowerYarnClassic(indexYarnClassic(text, absPath), classicWorkspaces(root), header);
+  if (header !== undefined) return lowerYarnClassic(indexYarnClassic(text, absPath), classicWorkspaces(root, redacted), header);
   throw new LockguardError('ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', `The lockfile at "${absPath}" is neither a yarn berry lockfile (no __metadata block) nor a yarn v1 one (no "# yarn lockfile v1" line).`, {
     path: absPath,
     hint: 'Let yarn rewrite it (yarn install), or use the whole-table key (lockguard key).',

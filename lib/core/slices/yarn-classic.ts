@@ -17,6 +17,7 @@
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, posix, sep } from 'node:path';
 import { canonicalJson } from '../digest.js';
+import { redactLockfileText } from '../redact.js';
 import type { LoweredGraph, NodeLabel } from './pnpm-graph.js';
 import { type ClassicEntry, parseYarnClassic } from './yarn-classic-parse.js';
 import { splitDescriptor } from './yarn-berry.js';
@@ -138,7 +139,14 @@ function inside(root: string, realRoot: string, folder: string): boolean {
  * manifests inside the root are read: a workspace folder outside it (an absolute or climbing glob, a folder
  * that is a symlink out of the root) is no workspace of lockguard's, and a link to one is a leaf.
  */
-export function classicWorkspaces(root: string): ClassicWorkspace[] {
+export function classicWorkspaces(root: string, redacted = false): ClassicWorkspace[] {
+  const workspaces = readWorkspaces(root);
+  if (!redacted) return workspaces;
+  // Matched against a redacted copy's keys: each range redacted as the copy was (an uncuttable one stays).
+  return workspaces.map((workspace) => ({ ...workspace, deps: workspace.deps.map(([name, range]) => [name, redactLockfileText(range) ?? range] as const) }));
+}
+
+function readWorkspaces(root: string): ClassicWorkspace[] {
   const rootManifest = readManifest(root);
   let realRoot = root;
   try {
