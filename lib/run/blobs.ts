@@ -9,7 +9,8 @@
 // differs from the name.
 // Invariants: no credential bytes in `blobs/`: a verbatim copy an older lockguard kept of a lockfile with
 // credentials is replaced (or removed, where no copy can be made) by the next run that reads those bytes.
-// A copy read back hashes to what its run recorded, else it is a forged or damaged ledger file
+// A copy read back hashes to what its run recorded, else it is a forged or damaged ledger file (but a
+// redacted copy read for a record older than the redaction, which names no copy digest: told as not kept)
 // (ERR_LOCKGUARD_BROKEN_LEDGER naming it; its bytes never printed). Only lockfiles are kept; never the
 // user's other files; never written or read through a symlink (`blobs` itself included: ledger-fs.ts).
 // The common path (no credential, copy already kept) costs one scan of bytes in memory and one lstat.
@@ -18,7 +19,7 @@ import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileDigest, type FileDigest } from '../core/digest.js';
 import { isLockguardError, LockguardError } from '../core/errors.js';
-import { redactLockfile } from '../core/redact.js';
+import { redactLockfile, SECRET_MARKER } from '../core/redact.js';
 import { PRIVATE, writeAtomic } from './atomic.js';
 import { ledgerFolder, readLedgerFile } from './ledger-fs.js';
 import { LEDGER, ledgerPath, PRUNED_PREFIX } from './ledger-layout.js';
@@ -78,6 +79,9 @@ export function readBlob(root: string, digest: FileDigest, copy: FileDigest | nu
     throw error;
   }
   if (bytes === undefined || fileDigest(bytes) === copy) return bytes;
+  // A record an older lockguard wrote names no copy digest; a newer run may since have replaced the verbatim
+  // copy under that name with a redacted one: not a forgery, just no longer the bytes that record read.
+  if (copy === digest && bytes.includes(SECRET_MARKER)) return undefined;
   const path = join(ledgerPath(root, LEDGER.blobs), digest);
   throw new LockguardError('ERR_LOCKGUARD_BROKEN_LEDGER', `The lockfile copy "${path}" is not the copy lockguard kept of those bytes (its sha256 is not the one the run recorded): a forged or damaged ledger file.`, {
     path,

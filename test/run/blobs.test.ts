@@ -1,7 +1,8 @@
 // The lockfile copies in `.lockguard/blobs/`: named by the real bytes' digest, holding no credential (the
 // copy a run keeps is redacted, and what it hashes to is recorded in the run); a verbatim copy an older
 // lockguard kept is replaced or removed; a copy that is not what its run recorded is refused loudly (exit 2
-// through the CLI, naming the file, never printing it); `prune` deletes redacted copies as any other.
+// through the CLI, naming the file, never printing it), but a redacted copy read for a record older than the
+// redaction is told as not kept; `prune` deletes redacted copies as any other.
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -43,8 +44,8 @@ test('a lockfile with credentials is kept redacted under the real bytes digest; 
   const loaded = loadRun(run.dir).record;
   assert.equal(copyDigest(loaded, digest), sha(kept));
   assert.deepEqual(readBlob(root, digest, copyDigest(loaded, digest)), kept);
-  // Expecting the bytes themselves (a record with no `copies`) is refused: that copy is not them.
-  assert.throws(() => readBlob(root, digest), { code: 'ERR_LOCKGUARD_BROKEN_LEDGER', path: blobPath(root, digest) });
+  // Expecting the bytes themselves (a record with no `copies`, written before the redaction): not kept.
+  assert.equal(readBlob(root, digest), undefined);
 });
 
 test('a lockfile with nothing to cut is kept as it is and the record gains no field', (t) => {
@@ -71,6 +72,19 @@ test('a verbatim copy an older lockguard kept is replaced by the redacted one, o
       assert.deepEqual(left, [sha(text)]);
     }
   }
+});
+
+test('a record older than the redaction, whose copy a newer run replaced with a redacted one, reads as not kept (no false "forged")', async (t) => {
+  const root = tempWorkspace(t, pnpmTree(WITH_SECRET));
+  const old = createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root) });
+  // What an older lockguard wrote: a record with no copies field (its copy since replaced by a redacted one).
+  const record = JSON.parse(fs.readFileSync(join(old.dir, 'run.json'), 'utf8')) as Record<string, unknown>;
+  delete record['copies'];
+  fs.writeFileSync(join(old.dir, 'run.json'), JSON.stringify(record));
+  assert.equal(readBlob(root, sha(WITH_SECRET)), undefined);
+  fs.writeFileSync(join(root, 'pnpm-lock.yaml'), WITH_SECRET.replaceAll('7.0.0', '7.0.1'));
+  const moved = await describeLockfileMove(loadRun(old.dir).record, root);
+  assert.equal(moved?.gap, 'old-bytes-not-kept');
 });
 
 test('no copy kept: the move is told plainly, naming why (credential-not-cut)', async (t) => {
