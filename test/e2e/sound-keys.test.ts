@@ -14,6 +14,7 @@ import { isolatedEnv } from '../helpers/env.js';
 import { assertSetupError } from '../helpers/errors.js';
 import { repoRoot } from '../helpers/fixtures.js';
 import { fileDigests, tempWorkspace, type Tree, writeTree } from '../helpers/workspace.js';
+import { sliceKeysFor } from '../../lib/integrations/sound-keys/plan.js';
 
 const REPO = repoRoot();
 const BIN = join(REPO, 'node_modules', '.bin');
@@ -213,6 +214,37 @@ test('--no-sound-keys leaves turbo.json, nx.json and .nxignore alone; init where
   }
 });
 
+interface PlanSoundKeys {
+  readonly soundKeys?: { folded: string[]; leftOut: string[] };
+}
+
+test("plan: which cached tasks' keys fold their slice file, which leave it out (with the fix), and given the writer's bytes, whose keys would change", async (t) => {
+  const ws = workspace(t, TURBO_TREE);
+  {
+    const result = await cli(['plan', '--json', '--', 'turbo', 'run', 'build', 'lint'], ws.root, ws.env);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual((JSON.parse(result.stdout) as PlanSoundKeys).soundKeys, { folded: [], leftOut: ['a#build', 'a#lint', 'b#build', 'b#lint'] });
+    const text = await cli(['plan', '--', 'turbo', 'run', 'build'], ws.root, ws.env);
+    assert.match(text.stdout, /sound keys: 2 of 2 cached tasks leave their project's \.lockguard-slice out: a#build, b#build \(fix: lockguard init --sound-keys\)/);
+  }
+  assert.equal((await cli(['init', '--no-pnpmfile'], ws.root, ws.env)).code, 0);
+  {
+    const result = await cli(['plan', '--json', '--', 'turbo', 'run', 'build', 'lint'], ws.root, ws.env);
+    assert.deepEqual((JSON.parse(result.stdout) as PlanSoundKeys).soundKeys, { folded: ['a#build', 'a#lint', 'b#build', 'b#lint'], leftOut: [] });
+    assert.match((await cli(['plan', '--', 'turbo', 'run', 'build'], ws.root, ws.env)).stdout, /sound keys: all 2 cached tasks fold their project's \.lockguard-slice/);
+  }
+  {
+    // What the writer would write for b differs from b's file; a's is the same: b's tasks would re-key.
+    const expected = new Map([
+      ['packages/a/.lockguard-slice', 'slice a 1\n'],
+      ['packages/b/.lockguard-slice', 'slice b 2\n'],
+    ]);
+    assert.deepEqual((await sliceKeysFor(['turbo', 'run', 'build', 'lint'], ws.root, ws.env, expected))?.wouldChange, ['b#build', 'b#lint']);
+    ws.slice('b', 'slice b 2\n');
+    assert.deepEqual((await sliceKeysFor(['turbo', 'run', 'build', 'lint'], ws.root, ws.env, expected))?.wouldChange, [], 'written: nothing would change');
+  }
+});
+
 const NX_TREE: Tree = {
   'nx.json': JSON.stringify(
     {
@@ -255,6 +287,10 @@ test("nx: init un-ignores the slice files and adds them where inputs leave the p
     assert.match(result.stdout, /nx\.json: targetDefaults\.lint\.inputs \+ "\{projectRoot\}\/\.lockguard-slice"/);
     assert.match(result.stdout, /packages\/c\/project\.json: targets\.check\.inputs \+ "\{projectRoot\}\/\.lockguard-slice"/);
     assert.doesNotMatch(result.stdout, /targetDefaults\.build/, "build uses nx's default ({projectRoot}/**/*): already covered");
+  }
+  {
+    const result = await cli(['plan', '--json', '--', 'nx', 'run-many', '-t', 'build,lint,check'], ws.root, ws.env);
+    assert.deepEqual((JSON.parse(result.stdout) as PlanSoundKeys).soundKeys?.leftOut, [], result.stderr);
   }
   const adopted = nxRun(ws);
   const again = nxRun(ws);

@@ -19,7 +19,7 @@ import { isLockguardError } from '../../core/errors.js';
 import { runDry } from '../plan/spawn-runner.js';
 import { nxVersionAt } from '../runners/nx-task-db.js';
 import { configFilesUnder } from './files.js';
-import { type Findings, judge } from './findings.js';
+import { type Findings, findingsOf, judge, type TaskFold } from './findings.js';
 import { foldsPath } from './globs.js';
 import { appendItem, applyEdits, isString, type JsonNode, prop, type TextEdit } from './jsonc.js';
 import { type FileEdit, parseConfig, SLICE_FILE, SOUND_KEYS_FIX, type SoundCheck } from './types.js';
@@ -158,26 +158,19 @@ function parseNx(json: string): NxTaskPlan {
   return JSON.parse(json.slice(json.indexOf('{'))) as NxTaskPlan;
 }
 
-/** Which cached tasks of nx's `--graph=stdout` plan leave their project's slice file out; `folding`: those that take it in and whose file exists. */
-export function nxFindings(json: string, root: string): Findings & { folding: { id: string; file: string }[] } {
+/** Every cached task of nx's `--graph=stdout` plan, and whether its plan's own-project globs take in its slice file. */
+export function nxFolds(json: string): TaskFold[] {
   const parsed = parseNx(json);
-  const missing: string[] = [];
-  const unwritten: string[] = [];
-  const folding: { id: string; file: string }[] = [];
-  let cached = 0;
-  for (const [id, task] of Object.entries(parsed.tasks?.tasks ?? {})) {
-    if (task.cache !== true) continue;
-    cached++;
-    const project = String(task.target?.project ?? '');
-    const projectRoot = typeof task.projectRoot === 'string' && task.projectRoot !== '' && task.projectRoot !== '.' ? task.projectRoot : '';
-    const file = projectRoot === '' ? SLICE_FILE : `${projectRoot}/${SLICE_FILE}`;
-    const plan = Array.isArray(parsed.taskPlans?.[id]) ? (parsed.taskPlans[id] as unknown[]) : [];
-    const folds = plan.some((entry) => typeof entry === 'string' && entry.startsWith(`${project}:`) && foldsPath(entry.slice(project.length + 1).split(','), file));
-    if (!folds) missing.push(id);
-    else if (!existsSync(join(root, file))) unwritten.push(id);
-    else folding.push({ id, file });
-  }
-  return { cached, missing, unwritten, folding };
+  return Object.entries(parsed.tasks?.tasks ?? {})
+    .filter(([, task]) => task.cache === true)
+    .map(([id, task]) => {
+      const project = String(task.target?.project ?? '');
+      const projectRoot = typeof task.projectRoot === 'string' && task.projectRoot !== '' && task.projectRoot !== '.' ? task.projectRoot : '';
+      const file = projectRoot === '' ? SLICE_FILE : `${projectRoot}/${SLICE_FILE}`;
+      const plan = Array.isArray(parsed.taskPlans?.[id]) ? (parsed.taskPlans[id] as unknown[]) : [];
+      const folds = plan.some((entry) => typeof entry === 'string' && entry.startsWith(`${project}:`) && foldsPath(entry.slice(project.length + 1).split(','), file));
+      return { id, file, folds };
+    });
 }
 
 /** The cached target names of nx's project graph (`nx graph --file=stdout`). */
@@ -211,15 +204,17 @@ export async function nxProof(root: string, env: Readonly<Record<string, string 
       fix: 'Install the workspace (nx as a root devDependency), then run lockguard doctor again.',
     };
   };
-  let found: ReturnType<typeof nxFindings>;
+  let found: Findings;
+  let folds: TaskFold[];
   try {
     const targets = cachedTargets(await runDry(['nx', 'graph', '--file=stdout'], { root, env }));
     if (targets.length === 0) return undefined;
-    found = nxFindings(await runDry(['nx', 'run-many', '-t', targets.join(','), '--graph=stdout'], { root, env }), root);
+    folds = nxFolds(await runDry(['nx', 'run-many', '-t', targets.join(','), '--graph=stdout'], { root, env }));
+    found = findingsOf(folds, root);
   } catch (error) {
     return cannot(error);
   }
-  const sample = found.folding[0];
+  const sample = folds.find((task) => task.folds && existsSync(join(root, task.file)));
   if (found.missing.length === 0 && sample !== undefined) {
     let files: unknown;
     try {

@@ -18,7 +18,7 @@ import { isLockguardError } from '../../core/errors.js';
 import { runDry } from '../plan/spawn-runner.js';
 import { addProperty, appendItem, applyEdits, isString, prop, type JsonNode, type TextEdit } from './jsonc.js';
 import { configFilesUnder, fileIn } from './files.js';
-import { type Findings, judge } from './findings.js';
+import { type Findings, findingsOf, judge, type TaskFold } from './findings.js';
 import { type FileEdit, parseConfig, SLICE_FILE, type SoundCheck } from './types.js';
 
 const TURBO_FILES = ['turbo.json', 'turbo.jsonc'];
@@ -99,25 +99,19 @@ function definedTasks(root: string): string[] {
   return tasks?.kind === 'object' ? [...new Set(tasks.props.map((entry) => taskName(entry.key)))].filter((name) => name !== '') : [];
 }
 
-/** Where `tasks` (turbo's dry-run JSON) leave a cached task's slice file out: the task ids, and those whose file is not written yet. */
-export function turboFindings(json: string, root: string): Findings {
+/** Every cached task of turbo's dry-run JSON, and whether it folds its package's slice file (hashed, or named while not written yet). */
+export function turboFolds(json: string, root: string): TaskFold[] {
   const parsed = JSON.parse(json.slice(json.indexOf('{'))) as { tasks?: unknown };
   const tasks = Array.isArray(parsed.tasks) ? (parsed.tasks as DryTask[]) : [];
-  const missing: string[] = [];
-  const unwritten: string[] = [];
-  let cached = 0;
-  for (const task of tasks) {
-    if (task.resolvedTaskDefinition?.cache === false) continue;
-    cached++;
-    const id = String(task.taskId);
-    const hashed = task.inputs !== null && typeof task.inputs === 'object' && Object.hasOwn(task.inputs, SLICE_FILE);
-    if (hashed) continue;
-    const directory = typeof task.directory === 'string' && task.directory !== '' ? task.directory : '.';
-    const named = Array.isArray(task.resolvedTaskDefinition?.inputs) && task.resolvedTaskDefinition.inputs.includes(SLICE_FILE);
-    if (named && !existsSync(join(root, directory, SLICE_FILE))) unwritten.push(id);
-    else missing.push(id);
-  }
-  return { cached, missing, unwritten };
+  return tasks
+    .filter((task) => task.resolvedTaskDefinition?.cache !== false)
+    .map((task) => {
+      const directory = typeof task.directory === 'string' && task.directory !== '' && task.directory !== '.' ? task.directory : '';
+      const file = directory === '' ? SLICE_FILE : `${directory}/${SLICE_FILE}`;
+      const hashed = task.inputs !== null && typeof task.inputs === 'object' && Object.hasOwn(task.inputs, SLICE_FILE);
+      const named = Array.isArray(task.resolvedTaskDefinition?.inputs) && task.resolvedTaskDefinition.inputs.includes(SLICE_FILE);
+      return { id: String(task.taskId), file, folds: hashed || (named && !existsSync(join(root, file))) };
+    });
 }
 
 /** doctor's proof for turbo, from its own dry run over every task turbo.json defines; undefined where turbo defines none. */
@@ -133,7 +127,7 @@ export async function turboProof(root: string, env: Readonly<Record<string, stri
   }
   let found: Findings;
   try {
-    found = turboFindings(json, root);
+    found = findingsOf(turboFolds(json, root), root);
   } catch {
     return { runner: 'turbo', level: 'warn', detail: "cannot prove turbo's keys fold the slice files: its dry run did not print JSON", fix: `Run turbo run ${names.join(' ')} --dry=json yourself to see what it prints.` };
   }
