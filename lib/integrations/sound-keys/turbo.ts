@@ -79,6 +79,7 @@ export function turboEdits(root: string): FileEdit[] {
 
 interface DryTask {
   readonly taskId?: unknown;
+  readonly command?: unknown;
   readonly directory?: unknown;
   readonly inputs?: unknown;
   readonly resolvedTaskDefinition?: { readonly cache?: unknown; readonly inputs?: unknown };
@@ -103,15 +104,18 @@ function definedTasks(root: string): string[] {
 export function turboFolds(json: string, root: string): TaskFold[] {
   const parsed = JSON.parse(json.slice(json.indexOf('{'))) as { tasks?: unknown };
   const tasks = Array.isArray(parsed.tasks) ? (parsed.tasks as DryTask[]) : [];
-  return tasks
-    .filter((task) => task.resolvedTaskDefinition?.cache !== false)
-    .map((task) => {
-      const directory = typeof task.directory === 'string' && task.directory !== '' && task.directory !== '.' ? task.directory : '';
-      const file = directory === '' ? SLICE_FILE : `${directory}/${SLICE_FILE}`;
-      const hashed = task.inputs !== null && typeof task.inputs === 'object' && Object.hasOwn(task.inputs, SLICE_FILE);
-      const named = Array.isArray(task.resolvedTaskDefinition?.inputs) && task.resolvedTaskDefinition.inputs.includes(SLICE_FILE);
-      return { id: String(task.taskId), file, folds: hashed || (named && !existsSync(join(root, file))) };
-    });
+  return (
+    tasks
+      // A task whose package has no such script runs nothing and restores nothing.
+      .filter((task) => task.resolvedTaskDefinition?.cache !== false && task.command !== '<NONEXISTENT>')
+      .map((task) => {
+        const directory = typeof task.directory === 'string' && task.directory !== '' && task.directory !== '.' ? task.directory : '';
+        const file = directory === '' ? SLICE_FILE : `${directory}/${SLICE_FILE}`;
+        const hashed = task.inputs !== null && typeof task.inputs === 'object' && Object.hasOwn(task.inputs, SLICE_FILE);
+        const named = Array.isArray(task.resolvedTaskDefinition?.inputs) && task.resolvedTaskDefinition.inputs.includes(SLICE_FILE);
+        return { id: String(task.taskId), file, folds: hashed || (named && !existsSync(join(root, file))) };
+      })
+  );
 }
 
 /** doctor's proof for turbo, from its own dry run over every task turbo.json defines; undefined where turbo defines none. */
