@@ -85,19 +85,17 @@ interface DryTask {
   readonly resolvedTaskDefinition?: { readonly cache?: unknown; readonly inputs?: unknown };
 }
 
-/** Every task name the root turbo config defines (what the dry run is asked for). */
+/** Every cached task name the root turbo config defines (what the dry run is asked for); throws ERR_LOCKGUARD_BAD_CONFIG. */
 function definedTasks(root: string): string[] {
   const file = turboFileIn(root);
   if (file === undefined) return [];
-  let tree: JsonNode;
-  try {
-    tree = parseConfig(readFileSync(file, 'utf8'), file, 'turbo.json (JSONC)');
-  } catch (error) {
-    if (isLockguardError(error)) return [];
-    throw error;
-  }
-  const tasks = prop(tree, 'tasks');
-  return tasks?.kind === 'object' ? [...new Set(tasks.props.map((entry) => taskName(entry.key)))].filter((name) => name !== '') : [];
+  const tasks = prop(parseConfig(readFileSync(file, 'utf8'), file, 'turbo.json (JSONC)'), 'tasks');
+  if (tasks?.kind !== 'object') return [];
+  const cached = tasks.props.filter(({ value }) => {
+    const cache = prop(value, 'cache');
+    return !(cache?.kind === 'literal' && cache.value === false);
+  });
+  return [...new Set(cached.map((entry) => taskName(entry.key)))].filter((name) => name !== '');
 }
 
 /** Every cached task of turbo's dry-run JSON, and whether it folds its package's slice file (hashed, or named while not written yet). */
@@ -120,14 +118,16 @@ export function turboFolds(json: string, root: string): TaskFold[] {
 
 /** doctor's proof for turbo, from its own dry run over every task turbo.json defines; undefined where turbo defines none. */
 export async function turboProof(root: string, env: Readonly<Record<string, string | undefined>>): Promise<SoundCheck | undefined> {
-  const names = definedTasks(root);
-  if (names.length === 0) return undefined;
+  let names: string[];
   let json: string;
   try {
+    names = definedTasks(root);
+    if (names.length === 0) return undefined;
     json = await runDry(['turbo', 'run', ...names, '--dry=json'], { root, env });
   } catch (error) {
     if (!isLockguardError(error)) throw error;
-    return { runner: 'turbo', level: 'warn', detail: `cannot prove turbo's keys fold ${SLICE_FILE}: ${error.message}`, fix: 'Install the workspace (turbo as a root devDependency), then run lockguard doctor again.' };
+    const fix = error.code === 'ERR_LOCKGUARD_BAD_CONFIG' ? (error.hint ?? 'Fix turbo.json.') : 'Install the workspace (turbo as a root devDependency), then run lockguard doctor again.';
+    return { runner: 'turbo', level: 'warn', detail: `cannot prove turbo's keys fold ${SLICE_FILE}: ${error.message}`, fix };
   }
   let found: Findings;
   try {

@@ -37,10 +37,10 @@ export function parseConfig(text: string, path: string, what: string): JsonNode 
     return parseJsonc(text);
   } catch (error) {
     if (!(error instanceof JsoncError)) throw error;
-    throw new LockguardError('ERR_LOCKGUARD_BAD_CONFIG', `Cannot read "${path}" as ${what}: ${error.message}; lockguard init changed nothing.`, {
+    throw new LockguardError('ERR_LOCKGUARD_BAD_CONFIG', `Cannot read "${path}" as ${what}: ${error.message}.`, {
       path,
       position: { line: error.line, column: error.column },
-      hint: `Fix the file (${what} allows comments and trailing commas), then run lockguard init again; or pass --no-sound-keys to set up the rest.`,
+      hint: `Fix the file (${what} allows comments and trailing commas), then run the command again (lockguard init writes nothing until every file reads; --no-sound-keys sets up the rest).`,
     });
   }
 }
