@@ -32,7 +32,9 @@ export type LockguardErrorCode =
   /** Another live lockguard process holds the lock on this part of the ledger. */
   | 'ERR_LOCKGUARD_BUSY'
   /** A lock or record under `.lockguard/` was not made on this machine since it last booted: never acted on. */
-  | 'ERR_LOCKGUARD_FOREIGN';
+  | 'ERR_LOCKGUARD_FOREIGN'
+  /** A runner's configuration file (turbo.json, nx.json, project.json) that lockguard init cannot read. */
+  | 'ERR_LOCKGUARD_BAD_CONFIG';
 
 /** Where in a file a failure is (1-based; columns count UTF-16 code units, as editors and js-yaml do). */
 export interface TextPosition {

@@ -13,6 +13,7 @@ import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
 import type { Workspace } from '../../core/workspace.js';
 import { effectivePnpm, majorOf } from '../../integrations/package-managers/version.js';
 import { RUNNERS, type DoctorCheck } from '../../integrations/runners/index.js';
+import { soundKeysProof } from '../../integrations/sound-keys/index.js';
 import { listRunIds, loadRun, runDir } from '../../run/ledger.js';
 import { listMarkers } from '../../run/live.js';
 import { foreignClaims, foreignLine } from '../../run/trust.js';
@@ -37,7 +38,9 @@ pmOnFail says not to) and its hooks, what --policy refuse can stop for yarn and 
 binary lockguard run starts (node_modules/.bin first on PATH, as in a package script), whether lockguard can
 withhold entries from the installed nx (nx 20 to 24; read from node_modules/nx/package.json), and the ledger
 (broken records, live runs, records not made on this machine, ledger files git tracks, and past 500
-runs a hint to lockguard prune). Exit 0 when nothing fails (warnings allowed), 1 when a check fails.
+runs a hint to lockguard prune), and where turbo or nx is configured, that every cached task's key folds its
+project's .lockguard-slice (from turbo run <tasks> --dry=json and nx 24's task plans; the fix: lockguard
+init --sound-keys). Exit 0 when nothing fails (warnings allowed), 1 when a check fails.
 
 Options:
 ${DIR_HELP}
@@ -255,6 +258,8 @@ export const command: Command = {
     const parsed = parse('doctor', argv, { ...DIR_OPTION, json: { type: 'boolean' } });
     const workspace = await workspaceOf(parsed, io);
     const results = [nodeCheck(), ...tableChecks(workspace), ...hookChecks(workspace, io.env), ...runnerChecks(workspace, io.env), ...ledgerChecks(workspace.root, io.env)];
+    // Sound keys: each runner's own plan shows every cached task folding its project's slice file.
+    for (const { level, detail, fix } of await soundKeysProof(workspace.root, io.env)) results.push({ check: 'sound-keys', level, detail, ...(fix === undefined ? {} : { fix }) });
     if (flag(parsed, 'json')) {
       io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     } else {

@@ -1,5 +1,7 @@
 // `lockguard init`: set a workspace up for the install-time hooks: the pnpmfile shim and, on request, the
 // npm root lifecycle scripts; and `.lockguard/` in the workspace's .gitignore. Never touches a lockfile.
+// Where turbo or nx is configured, sound keys too (integrations/sound-keys/: the runners fold each project's
+// `.lockguard-slice`); init only composes and prints what they change.
 
 import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +10,7 @@ import { withLedgerIgnored } from '../../integrations/git.js';
 import { addHookScripts } from '../../integrations/npm/scripts.js';
 import { COMPOSED_PNPMFILE_EXAMPLE, PNPMFILE_SHIM } from '../../integrations/pnpmfile/shim.js';
 import { effectivePnpm, majorOf } from '../../integrations/package-managers/version.js';
+import { SLICE_FILE, soundKeysEdits, soundKeysWanted, writeEdits } from '../../integrations/sound-keys/index.js';
 import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -32,8 +35,16 @@ for refusing pnpm add/update/remove at the source too.
 Every workspace: adds .lockguard/ to the .gitignore at the workspace root (once; created when absent):
 lockguard's ledger holds this machine's run records, and a committed one is never acted on.
 
+Where turbo or nx is configured (sound keys; --no-sound-keys opts out): adds ${SLICE_FILE} to every cached
+turbo task's inputs (turbo.json and package-level turbo.json files; a task without inputs gets
+["$TURBO_DEFAULT$", "${SLICE_FILE}"]), makes nx hash it (!**/${SLICE_FILE} in .nxignore, and in the
+targets and the default named input whose inputs leave the project root out), and ignores the files in git.
+Each project's ${SLICE_FILE} holds its lockfile slice's digest (lockguard writes it), so the runners' own
+keys change exactly when a project's slice does; every task's key changes once, when this is set up.
+
 Options:
 ${DIR_HELP}
+  --sound-keys         set sound keys up (the default where turbo or nx is configured; --no-sound-keys: never)
   --pnpmfile           write .pnpmfile.cjs whatever the pnpm version (--no-pnpmfile: never)
   --npm-scripts        add lockguard's hook to the root package.json's preinstall and postinstall scripts
                        (npm workspaces; a no-op where lockguard is not installed, as in npm ci --omit=dev)
@@ -117,17 +128,37 @@ function addNpmScripts(root: string, io: Io): void {
   io.stdout.write(`package.json: "lockguard hook" added to ${edit.changed.join(' and ')}\n`);
 }
 
+/** turbo and nx fold each project's slice file: every change planned (a config it cannot parse refuses here, before any write), then written and listed. */
+function setUpSoundKeys(root: string, explicit: boolean, io: Io): void {
+  if (!soundKeysWanted(root)) {
+    if (explicit) io.stdout.write('sound keys: no turbo.json or nx here, nothing to set up.\n');
+    return;
+  }
+  const edits = soundKeysEdits(root);
+  if (edits.length === 0) {
+    io.stdout.write(`sound keys: already set up (every cached turbo/nx task folds its project's ${SLICE_FILE}): nothing to do.\n`);
+    return;
+  }
+  writeEdits(root, edits);
+  io.stdout.write(`sound keys: the runners' keys now fold each project's ${SLICE_FILE} (every task's key changes once, now):\n`);
+  for (const edit of edits) for (const line of edit.added) io.stdout.write(`  ${edit.file}: ${line}\n`);
+}
+
 /** The last pnpm major that runs pnpmfile hooks in its own process (a pnpmfile costs it nothing measurable). */
 const PNPMFILE_FREE_UNTIL = 10;
 
 export const command: Command = {
   help,
   async run(argv, io: Io) {
-    const parsed = parse('init', argv, { ...DIR_OPTION, 'npm-scripts': { type: 'boolean' }, pnpmfile: { type: 'boolean' }, 'no-pnpmfile': { type: 'boolean' } });
+    const parsed = parse('init', argv, { ...DIR_OPTION, 'npm-scripts': { type: 'boolean' }, pnpmfile: { type: 'boolean' }, 'no-pnpmfile': { type: 'boolean' }, 'sound-keys': { type: 'boolean' }, 'no-sound-keys': { type: 'boolean' } });
     if (flag(parsed, 'pnpmfile') && flag(parsed, 'no-pnpmfile')) {
       throw new LockguardError('ERR_LOCKGUARD_USAGE', 'Expected --pnpmfile or --no-pnpmfile, not both (lockguard init).', { hint: 'lockguard init --help says what each does.' });
     }
+    if (flag(parsed, 'sound-keys') && flag(parsed, 'no-sound-keys')) {
+      throw new LockguardError('ERR_LOCKGUARD_USAGE', 'Expected --sound-keys or --no-sound-keys, not both (lockguard init).', { hint: 'lockguard init --help says what each does.' });
+    }
     const workspace = await workspaceOf(parsed, io);
+    if (!flag(parsed, 'no-sound-keys')) setUpSoundKeys(workspace.root, flag(parsed, 'sound-keys'), io);
     ignoreLedger(workspace.root, io);
     const npmScripts = flag(parsed, 'npm-scripts');
     if (workspace.manager === 'pnpm') {

@@ -1,7 +1,10 @@
 // `lockguard plan -- <runner command>`: before a run, which tasks may rewrite the lockfile and which
-// up-front cache keys that makes unstable. Exit 0: every key stable; 1: some unstable; 2: error.
+// up-front cache keys that makes unstable; for turbo and nx, which cached tasks' keys fold their project's
+// .lockguard-slice (integrations/sound-keys/plan.ts). Exit 0: every key stable; 1: some unstable; 2: error.
 
 import { planFor } from '../../integrations/plan/index.js';
+import { SLICE_FILE, SOUND_KEYS_FIX } from '../../integrations/sound-keys/index.js';
+import { sliceKeysFor } from '../../integrations/sound-keys/plan.js';
 import { LockguardError } from '../../core/errors.js';
 import { redactRecord, redactText } from '../../core/redact.js';
 import { flag, parse } from '../args.js';
@@ -29,7 +32,9 @@ pnpm pipeline keys never re-read it).
 Options:
 ${DIR_HELP}
   --json               print {runner, lockfile, tasks: [{id, writer, writeReason, stability, reasons}],
-                       writers, unstable, notes, verdict, packageManager: {name, version, path}}
+                       writers, unstable, notes, verdict, packageManager: {name, version, path},
+                       soundKeys: {folded, leftOut} (turbo and nx: the cached tasks whose keys fold, or leave
+                       out, their project's .lockguard-slice, from one more dry run)}
   -h, --help           this text
 
 Exit codes: 0 every key stable, 1 some keys unstable, 2 error (the runner's dry run failed, bad usage).
@@ -45,8 +50,9 @@ export const command: Command = {
     const workspace = await workspaceOf(parsed, io);
     const plan = await planFor(parsed.positionals, workspace.root, io.env);
     const code = plan.unstable.length === 0 ? EXIT.ok : EXIT.moved;
+    const soundKeys = plan.runner === 'turbo' || plan.runner === 'nx' ? await sliceKeysFor(parsed.positionals, workspace.root, io.env) : undefined;
     if (flag(parsed, 'json')) {
-      io.stdout.write(`${JSON.stringify(redactRecord(plan), null, 2)}\n`);
+      io.stdout.write(`${JSON.stringify(redactRecord(soundKeys === undefined ? plan : { ...plan, soundKeys }), null, 2)}\n`);
       return code;
     }
     const width = Math.max(8, ...plan.tasks.map((task) => task.id.length));
@@ -59,6 +65,15 @@ export const command: Command = {
     const unstable = plan.tasks.filter((task) => task.stability === 'unstable');
     if (unstable.length > 0) lines.push('unstable:');
     for (const task of unstable) lines.push(`  ${task.id.padEnd(width)}  ${task.reasons[0] ?? ''}${task.reasons.length > 1 ? ` (+${task.reasons.length - 1} more)` : ''}`);
+    if (soundKeys !== undefined) {
+      const cached = soundKeys.folded.length + soundKeys.leftOut.length;
+      lines.push(
+        soundKeys.leftOut.length === 0
+          ? `sound keys: all ${cached} cached tasks fold their project's ${SLICE_FILE} (their keys change when its lockfile slice does)`
+          : `sound keys: ${soundKeys.leftOut.length} of ${cached} cached tasks leave their project's ${SLICE_FILE} out: ${soundKeys.leftOut.join(', ')} (fix: ${SOUND_KEYS_FIX})`,
+      );
+      if (soundKeys.wouldChange !== undefined && soundKeys.wouldChange.length > 0) lines.push(`keys would change (their project's slice differs from its ${SLICE_FILE}): ${soundKeys.wouldChange.join(', ')}`);
+    }
     io.stdout.write(`${redactText(lines.join('\n'))}\n`);
     const verdict = `verdict: ${plan.verdict}`;
     io.stdout.write(`${plan.unstable.length === 0 ? paint(io, io.stdout, 'green', verdict) : paint(io, io.stdout, 'yellow', verdict)}\n`);

@@ -139,3 +139,14 @@ test("doctor's nx check: a guarded nx (20 to 23 through its task DB, 24 by the f
   assert.equal((await nxCheck(tempWorkspace(t, { ...pnpmTree(LOCK), 'nx.json': '{}\n' })))?.level, 'warn');
   assert.equal(await nxCheck(tempWorkspace(t, pnpmTree(LOCK))), undefined);
 });
+
+test("doctor's sound-keys check: a turbo.json it cannot read is a warning naming the file and the fix, never its bytes", async (t) => {
+  const root = tempWorkspace(t, { ...pnpmTree(LOCK), 'turbo.json': '{ "tasks": { "build": { SECRET_VALUE } } }' });
+  const result = await cli(['doctor', '--json'], root);
+  const check = (JSON.parse(result.stdout) as (Check & { detail: string; fix?: string })[]).find((entry) => entry.check === 'sound-keys');
+  assert.equal(check?.level, 'warn');
+  assert.ok(check?.detail.includes(join(root, 'turbo.json')), check?.detail);
+  assert.match(check?.detail ?? '', /line 1, column/);
+  assert.doesNotMatch(result.stdout, /SECRET_VALUE/);
+  assert.match(check?.fix ?? '', /Fix the file/);
+});

@@ -160,3 +160,39 @@ test('init names the next steps: adding lockguard only where the root does not d
   );
   assert.equal(await next({ name: 'root', private: true, devDependencies: { lockguard: '^0.1.0' } }), '  next: run "pnpm install" once (it records the file\'s checksum in pnpm-lock.yaml), commit .pnpmfile.cjs and pnpm-lock.yaml.');
 });
+
+test('init sets sound keys up where turbo or nx is configured and prints each addition; --sound-keys with --no-sound-keys is a usage error; a broken nx.json refuses before any write', async (t) => {
+  {
+    const root = tempWorkspace(t, { ...pnpmTree(), 'turbo.json': '{ "tasks": { "build": {} } }', 'nx.json': '{ "namedInputs": { "default": ["{projectRoot}/src/**"] } }' });
+    const result = await cli(['init', '--no-pnpmfile'], root);
+    assert.equal(result.code, EXIT.ok, result.stderr);
+    const lines = result.stdout.split('\n');
+    assert.ok(lines.includes('  turbo.json: tasks.build.inputs = ["$TURBO_DEFAULT$", ".lockguard-slice"] (it had none: turbo\'s default, plus the slice file)'), result.stdout);
+    assert.ok(lines.includes('  .nxignore: !**/.lockguard-slice (nx skips gitignored files unless un-ignored here)'), result.stdout);
+    assert.ok(
+      lines.some((line) => line.startsWith('  nx.json: namedInputs.default + "{projectRoot}/.lockguard-slice"')),
+      result.stdout,
+    );
+    assert.ok(
+      lines.some((line) => line.startsWith('  .gitignore: .lockguard-slice')),
+      result.stdout,
+    );
+    assert.match(readFileSync(join(root, '.gitignore'), 'utf8'), /^\.lockguard-slice$/m);
+    assert.match(readFileSync(join(root, '.gitignore'), 'utf8'), /^\.lockguard\/$/m, 'the ledger line too');
+  }
+  {
+    const root = tempWorkspace(t, { ...pnpmTree(), 'turbo.json': '{}' });
+    const result = await cli(['init', '--sound-keys', '--no-sound-keys'], root);
+    assert.equal(result.code, EXIT.usage);
+    assert.match(result.stderr, /--sound-keys or --no-sound-keys, not both/);
+  }
+  {
+    const root = tempWorkspace(t, { ...pnpmTree(), 'nx.json': '{ "targetDefaults": { ' });
+    const result = await cli(['init'], root);
+    assert.equal(result.code, EXIT.usage);
+    assert.ok(result.stderr.includes(join(root, 'nx.json')), result.stderr);
+    assert.match(result.stderr, /--no-sound-keys/, 'the fix names the way around it');
+    assert.equal(existsSync(join(root, '.gitignore')), false, 'nothing written');
+    assert.equal(existsSync(join(root, '.nxignore')), false, 'nothing written');
+  }
+});
