@@ -83,12 +83,13 @@ export function exitCodeOf(childCode: number, moved: boolean, policy: Policy, fa
   return fail ? EXIT.moved : childCode;
 }
 
-/** A guarded run's exit code: the rule above, then a pass a fault stopped is a setup error (2), and a signal after the child 128+n. */
-export function runExitCode(verdict: RunVerdict, failMode: FailMode, env: Readonly<Record<string, string | undefined>>): number {
+/** A guarded run's exit code: the rule above, then a pass a fault stopped is a setup error (2), and a signal after the child 128+n; a failing move exits `movedCode`. */
+export function runExitCode(verdict: RunVerdict, failMode: FailMode, env: Readonly<Record<string, string | undefined>>, movedCode: number = EXIT.moved): number {
   let code = exitCodeOf(verdict.childCode, verdict.moved, verdict.policy, failMode, env);
   if (verdict.stop?.kind === 'fault' && (code === 0 || code === EXIT.moved)) code = EXIT.usage;
   if (verdict.signal !== undefined && (code === 0 || code === EXIT.moved)) code = signalCode(verdict.signal);
-  return code;
+  // `--moved-exit-code`: a move that fails the run says so with its own code (the child's own 1 stays 1).
+  return verdict.childCode === 0 && code === EXIT.moved ? movedCode : code;
 }
 
 /**

@@ -7,6 +7,7 @@
 // (cli/recover.ts); what the run leaves unfinished (a pass stopped by a signal or a fault) is said, with
 // what the next lockguard command does about it.
 
+import { MOVED_EXIT_HELP, MOVED_EXIT_OPTION, movedExitCode } from '../ci-outputs.js';
 import { statusLine } from '../../core/watch.js';
 import { redactText } from '../../core/redact.js';
 import type { Policy } from '../../run/ledger.js';
@@ -72,11 +73,12 @@ ${DIR_HELP}
   --fail-on-move <m>   auto (default): a move under withhold fails the run where $CI is set, not locally;
                        always; never. The command's own failure code always wins.
   --no-pre-check       skip the pre-run check
+${MOVED_EXIT_HELP}
 ${RUNNER_HELP}
   -h, --help           this text
 
-Exit codes: the command's own code (128+n for a signal); 1 when it succeeded but the table moved (see
---fail-on-move); 2 usage/setup error; 3 pre-run check refused; 127 command not found.
+Exit codes: the command's own code (128+n for a signal); 1 (or --moved-exit-code) when it succeeded but
+the table moved (see --fail-on-move); 2 usage/setup error; 3 pre-run check refused; 127 command not found.
 
 Examples:
   lockguard run -- pnpm build                    (a root script "build": "turbo run build")
@@ -105,16 +107,24 @@ interface RunOptions {
   readonly override: ReturnType<typeof runnerOverride>;
   readonly remote: RemoteMode;
   readonly preCheck: boolean;
+  readonly movedCode: number;
 }
 
 function optionsOf(argv: readonly string[], io: Io): { options: RunOptions; childArgv: string[]; parsed: ReturnType<typeof parse> } {
   const { options, command: childArgv } = splitArgv(argv);
-  const parsed = parse('run', options, { ...DIR_OPTION, ...RUNNER_OPTIONS, policy: { type: 'string' }, 'fail-on-move': { type: 'string' }, 'no-pre-check': { type: 'boolean' } });
+  const parsed = parse('run', options, { ...DIR_OPTION, ...RUNNER_OPTIONS, policy: { type: 'string' }, 'fail-on-move': { type: 'string' }, 'no-pre-check': { type: 'boolean' }, ...MOVED_EXIT_OPTION });
   const policyWord = stringValue(parsed, 'policy');
   const fromEnv = io.env['LOCKGUARD_POLICY'];
   const policy = policyWord !== undefined ? oneOf('--policy', policyWord, POLICIES) : fromEnv !== undefined && fromEnv !== '' ? oneOf('LOCKGUARD_POLICY', fromEnv, POLICIES) : 'withhold';
   return {
-    options: { policy, failMode: oneOf('--fail-on-move', stringValue(parsed, 'fail-on-move') ?? 'auto', FAIL_MODES), override: runnerOverride(parsed), remote: remoteOf(parsed, io.env), preCheck: !flag(parsed, 'no-pre-check') },
+    options: {
+      policy,
+      failMode: oneOf('--fail-on-move', stringValue(parsed, 'fail-on-move') ?? 'auto', FAIL_MODES),
+      override: runnerOverride(parsed),
+      remote: remoteOf(parsed, io.env),
+      preCheck: !flag(parsed, 'no-pre-check'),
+      movedCode: movedExitCode(parsed, 'run'),
+    },
     childArgv,
     parsed,
   };
@@ -140,7 +150,7 @@ export const command: Command = {
         runner: options.override,
         remote: options.remote,
         preCheck: options.preCheck,
-        exitCode: (verdict) => runExitCode(verdict, options.failMode, io.env),
+        exitCode: (verdict) => runExitCode(verdict, options.failMode, io.env, options.movedCode),
       },
       context,
     );

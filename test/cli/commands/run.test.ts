@@ -75,6 +75,19 @@ test('a move under withhold: one status line, 0 locally, 1 where CI is set; the 
   assert.equal(cliProcess(['run', '--fail-on-move', 'never', ...edit.slice(1)], never, scrubbedEnv({ CI: 'true' })).code, 0);
 });
 
+test('--moved-exit-code: a failing move exits n; a clean run 0, the child failure its own code; 0 and 126 are usage errors', (t) => {
+  const edit = ['sh', '-c', 'echo "# edited" >> pnpm-lock.yaml'];
+  const ci = scrubbedEnv({ CI: 'true' });
+  assert.equal(cliProcess(['run', '--moved-exit-code', '3', '--', ...edit], tempWorkspace(t, installed()), ci).code, 3);
+  assert.equal(cliProcess(['run', '--moved-exit-code', '3', '--', 'true'], tempWorkspace(t, installed()), ci).code, 0);
+  assert.equal(cliProcess(['run', '--moved-exit-code', '3', '--', 'sh', '-c', 'echo x >> pnpm-lock.yaml; exit 1'], tempWorkspace(t, installed()), ci).code, 1);
+  for (const bad of ['0', '126']) {
+    const refused = cliProcess(['run', '--moved-exit-code', bad, '--', 'true'], tempWorkspace(t, installed()));
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /--moved-exit-code takes a whole number from 1 to 125/);
+  }
+});
+
 test('policies: flag exits 0 even in CI; refuse fails locally; the child failure code always wins', (t) => {
   const edit = ['sh', '-c', 'echo "# edited" >> pnpm-lock.yaml'];
   assert.equal(cliProcess(['run', '--policy', 'flag', '--', ...edit], tempWorkspace(t, installed()), scrubbedEnv({ CI: 'true' })).code, 0);
