@@ -7,7 +7,7 @@
 //     live/.lock-<name>      a ledger lock (ledger-lock.ts)
 //     blobs/<sha256>         lockfile bytes by digest (blobs.ts)
 //     quarantine/<run id>/   the entries a run withheld, and journal.ndjson (quarantine*.ts)
-//     cache/                 memos that only save time (nx's resolved cache dir: integrations/runners/nx-memo.ts;
+//     cache/                 memos that only save time (nx's resolved cache dir: integrations/runners/nx/memo.ts;
 //                            whether git tracks ledger files: integrations/git.ts)
 //     runs/.pruned-<id>, blobs/.pruned-<sha256>   set aside by `lockguard prune` before deletion (prune.ts)
 //     quarantine/.dropped-<id>                      set aside by `quarantine drop` before deletion (quarantine-drop.ts)

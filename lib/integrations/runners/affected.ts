@@ -3,7 +3,7 @@
 // Owns: the scope of a withholding pass (`withholdScope`: every save after the move, with the reason, or
 // only those of the projects whose lockfile slice moved) and, per runner cache, which entries that scope
 // spares (`entryScope`). The same two calls decide for `lockguard run` and for a dead run finished later
-// (cli/runner-guard.ts, cli/recover-runs.ts), so both paths withhold the same entries.
+// (guard/withhold-pass.ts serves both), so both paths withhold the same entries.
 // The scope is per project only where the slices are exact for the layout, which is measured, not assumed:
 // - pnpm's isolated linker (node_modules/.modules.yaml: `nodeLinker: isolated`, no public hoisting): a
 //   project resolves its own node_modules, then the root's. So the root importer's slice counts for every
@@ -234,7 +234,7 @@ export function scopeClause(passes: readonly ScopedPass[]): string {
 }
 
 /**
- * The scope for a run finished after its guard died (cli/recover-runs.ts), judged as `lockguard run` judges
+ * The scope for a run finished after its guard died (guard/recover-runs.ts), judged as `lockguard run` judges
  * its own: the moves it recorded (each with the state first seen) plus what differs now, and the slices now.
  * With no evidence of what moved, every save since it started.
  */

@@ -1,5 +1,5 @@
 // `lockguard run -- turbo ...` starts turbo's native binary in its Node launcher's place
-// (integrations/runners/turbo-binary.ts), as a real process with the real turbo 2 launcher installed in this
+// (integrations/runners/turbo/binary.ts), as a real process with the real turbo 2 launcher installed in this
 // repository: the binary's parent is lockguard itself, and what the binary sees (argv, the launcher's
 // `__TURBO_NPM_WRAPPER` marker, NODE_PATH, the signals that reach it, how its end becomes the exit code) is
 // what it sees through the launcher: with `.bin/turbo` a symlink (npm, bun, yarn) and the shell shim the real
