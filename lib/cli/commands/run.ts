@@ -39,6 +39,7 @@ import { processStart } from '../../run/live.js';
 import type { Interrupts } from '../../run/interrupts.js';
 import type { Command } from '../command.js';
 import { refuseSetup } from '../refuse-setup.js';
+import { writeSliceFilesBeforeRun } from '../slice-files.js';
 import { afterRunners, prepareRunners, scopeReport, type RunnerPrepared } from '../runner-guard.js';
 import { remoteOf, runnerOverride, RUNNER_HELP, RUNNER_OPTIONS } from '../runner-option.js';
 import { exitCodeOf, outcomeText, RUNNER_LABEL, type FailMode } from '../run-outcome.js';
@@ -201,6 +202,8 @@ export const command: Command = {
     if (options.preCheck && !pipeline && !preparesTreeFirst(steps)) preCheck(table, workspace);
     const refuse = options.policy === 'refuse' ? refuseSetup(table, io.env) : undefined;
     if (refuse?.warning !== undefined) io.stderr.write(`${paint(io, io.stderr, 'yellow', refuse.warning)}\n`);
+    // Each project's .lockguard-slice, so turbo's and nx's own keys fold what the lockfile gives it.
+    const sliceNotes = await writeSliceFilesBeforeRun(table, io);
 
     // A move is a change to what the runners' keys fold: the inputs (turbo, nx and pnpm pipeline key on the
     // lockfile and manifests, never on node_modules). The install markers are read for the pre-run check and
@@ -251,7 +254,7 @@ export const command: Command = {
         interrupts.arm();
       }
       for (const line of gateOutcome.loud) io.stderr.write(`${paint(io, io.stderr, 'yellow', line)}\n`);
-      return await finishRun({ io, session, options, childArgv, end, prepared, guard, runStartedAt, interrupts, gates, gateOutcome });
+      return await finishRun({ io, session, options, childArgv, end, prepared, guard, runStartedAt, interrupts, gates, gateOutcome, sliceNotes });
     } finally {
       interrupts.release();
     }
@@ -270,6 +273,8 @@ interface Finishing {
   readonly interrupts: Interrupts;
   readonly gates: RemoteGates;
   readonly gateOutcome: RemoteGateOutcome;
+  /** What the slice files written before the command changed (cli/slice-files.ts), for the report. */
+  readonly sliceNotes: readonly string[];
 }
 
 /** Best effort for what only records (events, the report): a ledger that cannot be written warns, never hides the verdict. */
@@ -358,7 +363,7 @@ async function finishRun(f: Finishing): Promise<number> {
         slices: slices.map(sliceMoveJson),
         installed: session.installed,
         judged: judgedText(session.judged, cacheNames),
-        notes: [...outcome.notes, ...f.gateOutcome.notes],
+        notes: [...f.sliceNotes, ...outcome.notes, ...f.gateOutcome.notes],
       }),
     ),
   );
