@@ -31,7 +31,7 @@ function hooksFor(root: string, argv: readonly string[], inProcess = true) {
   return { tasks, warnings };
 }
 
-test('an install in pnpm 10 writes every project\'s file at exit (armed once); a failed install, pnpm run, or pnpm 12 helpers write none', (t) => {
+test("an install in pnpm 10 writes every project's file at exit (armed once); a failed install, pnpm run, or pnpm 12 helpers write none", (t) => {
   const root = workspace(t, true);
   const install = hooksFor(root, ['install', '--frozen-lockfile']);
   assert.equal(install.tasks.length, 1);
