@@ -29,9 +29,15 @@ function consequence(count: number, runners: readonly SliceRunner[], once: boole
   return `${list(runners)} will rebuild ${count === 1 ? 'its' : 'their'} tasks${once ? ' once' : ''}`;
 }
 
-/** The lines a pass that wrote or removed files gets (none when nothing changed). */
-export function sliceChangeLines(pass: SlicePass | undefined, runners: readonly SliceRunner[]): string[] {
-  if (pass === undefined || pass.kind === 'current') return [];
+/** What a run has to say: projects whose file changed since the last run, and what its own pass created or removed. */
+export interface SliceChanges {
+  readonly changed: readonly string[];
+  readonly created: readonly string[];
+  readonly removed: readonly string[];
+}
+
+/** The status lines of a run's slice files (none when nothing changed). */
+export function sliceChangeLines(pass: SliceChanges, runners: readonly SliceRunner[]): string[] {
   const lines: string[] = [];
   if (pass.changed.length > 0) lines.push(`${projects(pass.changed.length)} lockfile ${pass.changed.length === 1 ? 'slice' : 'slices'} changed since the last run: ${consequence(pass.changed.length, runners, false)}`);
   if (pass.created.length > 0) lines.push(`${projects(pass.created.length)} lockfile slice ${pass.created.length === 1 ? 'file' : 'files'} (${SLICE_FILE}) written for the first time: ${consequence(pass.created.length, runners, true)}`);
@@ -66,10 +72,14 @@ export async function writeSliceFilesBeforeRun(table: WorkspaceFingerprints, io:
   let lines: string[];
   try {
     // The fast path with the table's own digests (no hash, no parse); the slice pass is loaded only when needed.
-    if (record && table.entries.some((entry) => entry.kind === 'lockfile' && entry.digest !== null && sliceFilesCurrent(root, entry.path, entry.digest))) return [];
+    if (record && table.entries.some((entry) => entry.kind === 'lockfile' && entry.digest !== null && sliceFilesCurrent(root, entry.path, entry.digest, { seenByRun: true }))) return [];
     const { sliceLockfileOf, writeSliceFiles } = await import('../run/slice-pass.js');
+    const { noteRunSeen } = await import('../run/slice-seen.js');
     const pass = await writeSliceFiles(root, sliceLockfileOf(root, table));
-    lines = sliceChangeLines(pass, pass?.kind === 'written' ? (runners ?? runnersFoldingSlices(root)) : []);
+    // Changed since the last run, whoever rewrote them (an install hook may have, after that run).
+    const changes = { changed: noteRunSeen(root), created: pass?.kind === 'written' ? pass.created : [], removed: pass?.kind === 'written' ? pass.removed : [] };
+    const said = changes.changed.length + changes.created.length + changes.removed.length > 0;
+    lines = said ? sliceChangeLines(changes, runners ?? runnersFoldingSlices(root)) : [];
   } catch (error) {
     if (!isLockguardError(error)) throw error;
     const line = `lockguard: warning: the slice files were not all written (${error.message}); runners folding them may replay outputs built against another lockfile.${error.hint === undefined ? '' : ` ${error.hint}`}`;

@@ -22,6 +22,7 @@
 
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, rmSync, type Stats } from 'node:fs';
 import { isAbsolute, join, posix, relative, sep } from 'node:path';
+import { sha256Hex } from '../core/digest.js';
 import { errnoCode, isLockguardError, LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
 import type { LockfileSlices } from '../core/slices/slices.js';
@@ -37,21 +38,26 @@ export const SLICE_FILE_VERSION = 'lockguard-slice/1';
 
 const MAX_SLICE_FILE = 4096;
 
-/** One file as written: where (its project's importer path) and its stat identity right after. */
-interface WrittenFile {
+/** One file as written: where (its project's importer path), its text's sha256 and its stat identity right after. */
+export interface WrittenFile {
   readonly importer: string;
+  readonly sha: string;
   readonly dev: number;
   readonly ino: number;
   readonly size: number;
   readonly ctimeMs: number;
 }
 
-/** `.lockguard/slice-files.json`. `digest` null: the last pass did not complete (a problem). */
-interface SliceRecord {
+/**
+ * `.lockguard/slice-files.json`. `digest` null: the last pass did not complete (a problem). `seen`: the files
+ * as the last guarded run found them (slice-seen.ts), so a run can say what changed since, whoever wrote it.
+ */
+export interface SliceRecord {
   readonly version: 1;
   readonly lockfile: string;
   readonly digest: string | null;
   readonly files: readonly WrittenFile[];
+  readonly seen?: { readonly digest: string | null; readonly files: Readonly<Record<string, string>> };
 }
 
 /** What a pass did, per importer path. `changed`: a file was there with other text. */
@@ -76,14 +82,27 @@ function isRecord(value: unknown): value is SliceRecord {
   if (value === null || typeof value !== 'object') return false;
   const record = value as Partial<SliceRecord>;
   if (record.version !== 1 || typeof record.lockfile !== 'string' || (record.digest !== null && typeof record.digest !== 'string') || !Array.isArray(record.files)) return false;
+  const seen = record.seen as { digest?: unknown; files?: unknown } | undefined;
+  if (
+    seen !== undefined &&
+    (seen === null || typeof seen !== 'object' || (seen.digest !== null && typeof seen.digest !== 'string') || seen.files === null || typeof seen.files !== 'object' || Object.values(seen.files).some((sha) => typeof sha !== 'string'))
+  )
+    return false;
   return record.files.every(
     (file: Partial<WrittenFile> | null) =>
-      file !== null && typeof file === 'object' && typeof file.importer === 'string' && typeof file.dev === 'number' && typeof file.ino === 'number' && typeof file.size === 'number' && typeof file.ctimeMs === 'number',
+      file !== null &&
+      typeof file === 'object' &&
+      typeof file.importer === 'string' &&
+      typeof file.sha === 'string' &&
+      typeof file.dev === 'number' &&
+      typeof file.ino === 'number' &&
+      typeof file.size === 'number' &&
+      typeof file.ctimeMs === 'number',
   );
 }
 
 /** The record, or undefined when there is none or it cannot be read as one (then it is rewritten). */
-function readRecord(root: string): SliceRecord | undefined {
+export function readSliceRecord(root: string): SliceRecord | undefined {
   let bytes: Buffer | undefined;
   try {
     bytes = readLedgerFile(recordPath(root), 8 << 20);
@@ -100,6 +119,12 @@ function readRecord(root: string): SliceRecord | undefined {
   }
 }
 
+/** Write the record (the ledger folder created with its .gitignore when missing). */
+export function writeSliceRecord(root: string, record: SliceRecord): void {
+  ensureLedger(root);
+  writeAtomic(recordPath(root), `${JSON.stringify(record)}\n`);
+}
+
 /** Whether the workspace has a record at all (a pass ran here once): one stat. */
 export function hasSliceRecord(root: string): boolean {
   try {
@@ -112,11 +137,13 @@ export function hasSliceRecord(root: string): boolean {
 /**
  * True when the last pass was for this lockfile (name and digest) and every file it wrote is still there,
  * untouched (same device, inode, size and ctime): then a pass would write nothing. One read and one lstat
- * per project.
+ * per project. `seenByRun`: and the last guarded run saw them as they are.
  */
-export function sliceFilesCurrent(root: string, lockfile: string, digest: string): boolean {
-  const record = readRecord(root);
+export function sliceFilesCurrent(root: string, lockfile: string, digest: string, options: { seenByRun?: boolean } = {}): boolean {
+  const record = readSliceRecord(root);
   if (record === undefined || record.digest !== digest || record.lockfile !== lockfile) return false;
+  // A guarded run also asks whether the last run saw them so (slice-seen.ts): else it has something to say.
+  if (options.seenByRun === true && record.seen?.digest !== digest) return false;
   for (const file of record.files) {
     let stats: Stats | undefined;
     try {
@@ -218,7 +245,7 @@ function checkedFolder(root: string, realRoot: string, importer: string): string
  */
 export function applySliceFiles(root: string, slices: LockfileSlices, digest: string): SliceFilesOutcome {
   const realRoot = realpathSync(root);
-  const record = readRecord(root);
+  const record = readSliceRecord(root);
   const rootDigest = slices.slices.find((slice) => slice.importer === '.')?.digest;
   const created: string[] = [];
   const changed: string[] = [];
@@ -250,7 +277,7 @@ export function applySliceFiles(root: string, slices: LockfileSlices, digest: st
         unchanged += 1;
       }
       const stats = lstatSync(path);
-      written.push({ importer: slice.importer, dev: stats.dev, ino: stats.ino, size: stats.size, ctimeMs: stats.ctimeMs });
+      written.push({ importer: slice.importer, sha: sha256Hex(text), dev: stats.dev, ino: stats.ino, size: stats.size, ctimeMs: stats.ctimeMs });
     });
   }
   for (const file of record?.files ?? []) {
@@ -282,9 +309,7 @@ export function applySliceFiles(root: string, slices: LockfileSlices, digest: st
       removed.push(file.importer);
     });
   }
-  const next: SliceRecord = { version: 1, lockfile: slices.lockfile, digest: problems.length === 0 ? digest : null, files: written };
-  ensureLedger(root);
-  writeAtomic(recordPath(root), `${JSON.stringify(next)}\n`);
+  writeSliceRecord(root, { version: 1, lockfile: slices.lockfile, digest: problems.length === 0 ? digest : null, files: written, ...(record?.seen === undefined ? {} : { seen: record.seen }) });
   const first = problems[0];
   if (first !== undefined) {
     if (problems.length === 1) throw first;
