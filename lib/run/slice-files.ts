@@ -20,8 +20,8 @@
 // naming the path, never opened. Problems are collected: every other project is still written, the record
 // then keeps no digest (the next call does the pass again), and the first problem is thrown.
 
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, rmSync, type Stats } from 'node:fs';
-import { isAbsolute, join, posix, relative, sep } from 'node:path';
+import { closeSync, constants, lstatSync, openSync, readSync, realpathSync, rmSync, type Stats } from 'node:fs';
+import { basename, dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { sha256Hex } from '../core/digest.js';
 import { errnoCode, isLockguardError, LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
@@ -190,26 +190,32 @@ function notAFile(path: string, stats: Stats): LockguardError {
   });
 }
 
-/** A slice file's text as it is now, or undefined when absent; refuses (throws) anything but a regular file. */
-function currentText(path: string): { text: string | undefined } {
+/**
+ * A slice file as it is now (its text and lstat), undefined when absent, 'no-folder' when its project
+ * "folder" is a file; refuses (throws) anything but a regular file.
+ */
+function currentFile(path: string, same?: { readonly known: WrittenFile; readonly text: string }): { text: string; stats: Stats } | undefined | 'no-folder' {
   let stats: Stats | undefined;
   try {
     stats = lstatSync(path, { throwIfNoEntry: false });
   } catch (error) {
+    if (errnoCode(error) === 'ENOTDIR') return 'no-folder';
     throw fsFault(error, path, 'read');
   }
-  if (stats === undefined) return { text: undefined };
+  if (stats === undefined) return undefined;
   if (!stats.isFile()) throw notAFile(path, stats);
-  if (stats.size > MAX_SLICE_FILE) return { text: '' };
+  // The very file a writer renamed into place with this text (lockguard's writes always make a new inode).
+  const known = same?.known;
+  if (same !== undefined && known !== undefined && stats.dev === known.dev && stats.ino === known.ino && stats.size === known.size && stats.ctimeMs === known.ctimeMs) return { text: same.text, stats };
+  if (stats.size > MAX_SLICE_FILE) return { text: '', stats };
   let fd: number | undefined;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    if (!fstatSync(fd).isFile()) return { text: '' };
     const buffer = Buffer.alloc(MAX_SLICE_FILE + 1);
     const length = readSync(fd, buffer, 0, buffer.length, 0);
-    return { text: buffer.subarray(0, length).toString('utf8') };
+    return { text: buffer.subarray(0, length).toString('utf8'), stats };
   } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return { text: undefined };
+    if (errnoCode(error) === 'ENOENT') return undefined;
     throw fsFault(error, path, 'read');
   } finally {
     if (fd !== undefined) closeSync(fd);
@@ -222,20 +228,47 @@ function within(realRoot: string, real: string): boolean {
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
-/** The project folder, checked: undefined when it does not exist (a project without a folder has no file). */
-function checkedFolder(root: string, realRoot: string, importer: string): string | undefined {
+/**
+ * The project folder, checked: undefined when it does not exist (a project without a folder has no file).
+ * `parents` caches each parent folder's real path: a workspace's projects share a few parents, so most
+ * projects cost one lstat, not a realpath.
+ */
+function checkedFolder(root: string, realRoot: string, importer: string, parents: Map<string, string | null>): string | undefined {
   const folder = importerFolder(root, importer);
   if (folder === undefined) return undefined;
-  let real: string;
-  try {
-    real = realpathSync(folder);
-  } catch (error) {
-    const code = errnoCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw fsFault(error, folder, 'read');
+  const realOf = (path: string): string | null => {
+    try {
+      return realpathSync.native(path);
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+      throw fsFault(error, path, 'read');
+    }
+  };
+  let real: string | null;
+  if (folder === root) {
+    real = realRoot;
+  } else {
+    const parent = dirname(folder);
+    let realParent = parents.get(parent);
+    if (realParent === undefined) {
+      realParent = realOf(parent);
+      parents.set(parent, realParent);
+    }
+    if (realParent === null) return undefined;
+    let stats: Stats | undefined;
+    try {
+      stats = lstatSync(folder, { throwIfNoEntry: false });
+    } catch (error) {
+      if (errnoCode(error) === 'ENOTDIR') return undefined;
+      throw fsFault(error, folder, 'read');
+    }
+    if (stats === undefined) return undefined;
+    real = stats.isSymbolicLink() ? realOf(folder) : stats.isDirectory() ? join(realParent, basename(folder)) : null;
   }
+  if (real === null) return undefined;
   if (!within(realRoot, real)) throw outside(root, folder, real);
-  return lstatSync(real).isDirectory() ? folder : undefined;
+  return folder;
 }
 
 /**
@@ -244,7 +277,7 @@ function checkedFolder(root: string, realRoot: string, importer: string): string
  * (after doing everything else it can).
  */
 export function applySliceFiles(root: string, slices: LockfileSlices, digest: string): SliceFilesOutcome {
-  const realRoot = realpathSync(root);
+  const realRoot = realpathSync.native(root);
   const record = readSliceRecord(root);
   const rootDigest = slices.slices.find((slice) => slice.importer === '.')?.digest;
   const created: string[] = [];
@@ -253,6 +286,8 @@ export function applySliceFiles(root: string, slices: LockfileSlices, digest: st
   const problems: LockguardError[] = [];
   const written: WrittenFile[] = [];
   const current = new Set<string>();
+  const recorded = new Map((record?.files ?? []).map((file) => [file.importer, file]));
+  const parents = new Map<string, string | null>();
   let unchanged = 0;
   const attempt = (work: () => void): void => {
     try {
@@ -264,20 +299,26 @@ export function applySliceFiles(root: string, slices: LockfileSlices, digest: st
   };
   for (const slice of slices.slices) {
     attempt(() => {
-      const folder = checkedFolder(root, realRoot, slice.importer);
+      const folder = checkedFolder(root, realRoot, slice.importer, parents);
       if (folder === undefined) return;
       current.add(slice.importer);
       const path = join(folder, SLICE_FILE);
       const text = sliceFileText(slice.importer, slice.digest, slice.importer === '.' ? undefined : rootDigest);
-      const before = currentText(path).text;
-      if (before !== text) {
+      const sha = sha256Hex(text);
+      const known = recorded.get(slice.importer);
+      const before = currentFile(path, known?.sha === sha ? { known, text } : undefined);
+      // The project's "folder" is a file: no project folder, no slice file.
+      if (before === 'no-folder') return;
+      let stats: Stats;
+      if (before?.text === text) {
+        unchanged += 1;
+        stats = before.stats;
+      } else {
         writeAtomic(path, text);
         (before === undefined ? created : changed).push(slice.importer);
-      } else {
-        unchanged += 1;
+        stats = lstatSync(path);
       }
-      const stats = lstatSync(path);
-      written.push({ importer: slice.importer, sha: sha256Hex(text), dev: stats.dev, ino: stats.ino, size: stats.size, ctimeMs: stats.ctimeMs });
+      written.push({ importer: slice.importer, sha, dev: stats.dev, ino: stats.ino, size: stats.size, ctimeMs: stats.ctimeMs });
     });
   }
   for (const file of record?.files ?? []) {
@@ -287,19 +328,20 @@ export function applySliceFiles(root: string, slices: LockfileSlices, digest: st
       if (folder === undefined) return;
       let real: string;
       try {
-        real = realpathSync(folder);
+        real = realpathSync.native(folder);
       } catch {
         return;
       }
       if (!within(realRoot, real)) return;
       const path = join(folder, SLICE_FILE);
       // Only a regular file that still holds a slice file's text: never a file lockguard did not write.
-      let text: string | undefined;
+      let found: ReturnType<typeof currentFile>;
       try {
-        text = currentText(path).text;
+        found = currentFile(path);
       } catch {
         return;
       }
+      const text = typeof found === 'object' ? found.text : undefined;
       if (text === undefined || !text.startsWith(`${SLICE_FILE_VERSION.split('/')[0]}/`)) return;
       try {
         rmSync(path);

@@ -21,6 +21,7 @@ import * as slicesYarnBun from './slices-yarn-bun.bench.js';
 import * as pnpmfile from './pnpmfile.bench.js';
 import * as remoteGate from './remote-gate.bench.js';
 import * as prune from './prune.bench.js';
+import * as sliceFiles from './slice-files.bench.js';
 import { formatTable, machineLine, type BenchContext, type BenchRow } from './harness.js';
 import { type ModuleResult, updatePage } from './report.js';
 
@@ -40,6 +41,7 @@ const MODULES: readonly BenchModule[] = [
   { name: 'pnpmfile', bench: pnpmfile.bench },
   { name: 'remote-gate', bench: remoteGate.bench },
   { name: 'prune', bench: prune.bench },
+  { name: 'slice-files', bench: sliceFiles.bench },
 ];
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
