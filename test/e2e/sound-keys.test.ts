@@ -26,6 +26,7 @@ import { PNPMFILE_SHIM } from '../../lib/integrations/pnpmfile/shim.js';
 import { BIN } from '../helpers/cli.js';
 import { isolatedEnv } from '../helpers/env.js';
 import { lockguardPackage } from '../helpers/hooks.js';
+import { startTurboRemoteCache } from '../helpers/cache-servers.js';
 import { startStaticRegistry } from '../helpers/static-registry.js';
 import { tempWorkspace, writeTree } from '../helpers/workspace.js';
 import { REPO } from '../helpers/runner-scenario.js';
@@ -54,32 +55,67 @@ function tarballOf(base: string, content: string): void {
   const src = join(base, 'local-src');
   rmSync(src, { recursive: true, force: true });
   writeTree(join(src, 'package'), { 'package.json': JSON.stringify({ name: 'local', version: '1.0.0', main: 'index.js' }), 'index.js': `module.exports = ${JSON.stringify(content)};\n` });
-  for (const ws of ['control', 'sound']) {
+  for (const ws of ['control', 'sound', 'control-2', 'sound-2']) {
     mkdirSync(join(base, ws, 'vendor'), { recursive: true });
     const packed = spawnSync('tar', ['-czf', join(base, ws, 'vendor', 'local-1.0.0.tgz'), '-C', src, 'package'], { encoding: 'utf8' });
     assert.equal(packed.status, 0, packed.stderr);
   }
 }
 
-function workspace(base: string, name: 'control' | 'sound', registry: string, lockguard: string): Workspace {
+interface Setup {
+  readonly base: string;
+  readonly registry: string;
+  readonly lockguard: string;
+}
+
+/** The registry, the tools on PATH by name (`bin/pnpm` is pnpm `major`), lockguard as a user installs it. */
+async function setup(t: Parameters<typeof tempWorkspace>[0], major: 10 | 12): Promise<Setup> {
+  const base = tempWorkspace(t, {}, `lockguard-sound-keys-pnpm${major}-`);
+  const registry = await startStaticRegistry(
+    t,
+    base,
+    [
+      { name: 'peer', version: '1.0.0' },
+      { name: 'peer', version: '2.0.0' },
+      { name: 'aliased', version: '1.0.0' },
+      { name: 'aliased', version: '2.0.0' },
+    ],
+    major === 12 ? 'https://registry.npmjs.org/' : '',
+  );
+  mkdirSync(join(base, 'bin'));
+  const pnpm = major === 10 ? `exec "${process.execPath}" "${join(REPO, 'node_modules', 'pnpm10', 'bin', 'pnpm.cjs')}" "$@"` : `exec "${join(REPO, 'node_modules', 'pnpm12', 'pnpm')}" "$@"`;
+  writeFileSync(join(base, 'bin', 'pnpm'), `#!/bin/sh\n${pnpm}\n`);
+  writeFileSync(join(base, 'bin', 'nx'), `#!/bin/sh\nexec "${process.execPath}" "${join(REPO, 'node_modules', 'nx', 'dist', 'bin', 'nx.js')}" "$@"\n`);
+  writeFileSync(join(base, 'bin', 'lockguard'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  for (const name of ['pnpm', 'nx', 'lockguard']) chmodSync(join(base, 'bin', name), 0o755);
+  symlinkSync(join(REPO, 'node_modules', 'turbo', 'bin', 'turbo'), join(base, 'bin', 'turbo'));
+  tarballOf(base, 'tarball one');
+  return { base, registry, lockguard: lockguardPackage(base) };
+}
+
+/**
+ * One workspace of `setup` (`name` is its folder; `sound` says how its runners are set up). pnpm 12 gets no
+ * pnpmfile (its default setup: lockguard init writes none there) and pins itself.
+ */
+function workspace(at: Setup, name: string, sound: boolean, major: 10 | 12 = 10, extraEnv: Record<string, string> = {}): Workspace {
+  const { base, registry, lockguard } = at;
   const root = join(base, name);
-  const sound = name === 'sound';
   const bin = join(base, 'bin');
   const env = isolatedEnv(base, {
     home: join(base, `home-${name}`),
     storeDir: join(base, 'store'),
     offline: false,
     path: [bin],
-    extra: { npm_config_registry: registry, pnpm_config_registry: registry, NX_TUI: 'false', NX_ISOLATE_PLUGINS: 'false', NX_DAEMON: 'false', TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1', GIT_CONFIG_NOSYSTEM: '1' },
+    extra: { ...extraEnv, npm_config_registry: registry, pnpm_config_registry: registry, NX_TUI: 'false', NX_ISOLATE_PLUGINS: 'false', NX_DAEMON: 'false', TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1', GIT_CONFIG_NOSYSTEM: '1' },
   });
   const script = (mod: string) => `node ../../build.cjs ${mod}`;
   const manifest = (project: string, fields: Record<string, unknown>) => `${JSON.stringify({ name: project, version: '1.0.0', private: true, ...fields }, null, 2)}\n`;
   const turboTask = sound ? { dependsOn: ['^build'], outputs: ['dist/**'], inputs: ['$TURBO_DEFAULT$', '.lockguard-slice'] } : { dependsOn: ['^build'], outputs: ['dist/**'] };
   const nxTarget = sound ? { dependsOn: ['^build'], outputs: ['{projectRoot}/dist'], cache: true, inputs: ['default', '^default', '{projectRoot}/.lockguard-slice'] } : { dependsOn: ['^build'], outputs: ['{projectRoot}/dist'], cache: true };
   writeTree(root, {
-    'package.json': `${JSON.stringify({ name: 'root', private: true, packageManager: 'pnpm@10.34.8', devDependencies: { peer: '2.0.0', aliased: '2.0.0', nx: `link:${join(REPO, 'node_modules', 'nx')}`, ...(sound ? { lockguard: `link:${lockguard}` } : {}) } }, null, 2)}\n`,
+    'package.json': `${JSON.stringify({ name: 'root', private: true, packageManager: major === 10 ? 'pnpm@10.34.8' : 'pnpm@12.4.2', devDependencies: { peer: '2.0.0', aliased: '2.0.0', nx: `link:${join(REPO, 'node_modules', 'nx')}`, ...(sound ? { lockguard: `link:${lockguard}` } : {}) } }, null, 2)}\n`,
     'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\nupdateNotifier: false\n',
-    ...(sound ? { '.pnpmfile.cjs': PNPMFILE_SHIM } : {}),
+    ...(sound && major === 10 ? { '.pnpmfile.cjs': PNPMFILE_SHIM } : {}),
     '.gitignore': `node_modules\n.turbo\n.nx\ndist\n.lockguard\n${sound ? '.lockguard-slice\n' : ''}`,
     ...(sound ? { '.nxignore': '!**/.lockguard-slice\n' } : {}),
     'README.md': 'S0\n',
@@ -161,23 +197,10 @@ function nxCached(result: SpawnSyncReturns<string>): number {
 }
 
 test('sound keys: slice files make turbo and nx rebuild what the lockfile changed (peer, alias, tarball), never more, and a direct runner after a hooked install too', { timeout: 600_000 }, async (t) => {
-  const base = tempWorkspace(t, {}, 'lockguard-sound-keys-');
-  const registry = await startStaticRegistry(t, base, [
-    { name: 'peer', version: '1.0.0' },
-    { name: 'peer', version: '2.0.0' },
-    { name: 'aliased', version: '1.0.0' },
-    { name: 'aliased', version: '2.0.0' },
-  ]);
-  mkdirSync(join(base, 'bin'));
-  writeFileSync(join(base, 'bin', 'pnpm'), `#!/bin/sh\nexec "${process.execPath}" "${join(REPO, 'node_modules', 'pnpm10', 'bin', 'pnpm.cjs')}" "$@"\n`);
-  writeFileSync(join(base, 'bin', 'nx'), `#!/bin/sh\nexec "${process.execPath}" "${join(REPO, 'node_modules', 'nx', 'dist', 'bin', 'nx.js')}" "$@"\n`);
-  writeFileSync(join(base, 'bin', 'lockguard'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
-  for (const name of ['pnpm', 'nx', 'lockguard']) chmodSync(join(base, 'bin', name), 0o755);
-  symlinkSync(join(REPO, 'node_modules', 'turbo', 'bin', 'turbo'), join(base, 'bin', 'turbo'));
-  tarballOf(base, 'tarball one');
-  const lockguard = lockguardPackage(base);
-  const control = workspace(base, 'control', registry, lockguard);
-  const sound = workspace(base, 'sound', registry, lockguard);
+  const at = await setup(t, 10);
+  const base = at.base;
+  const control = workspace(at, 'control', false);
+  const sound = workspace(at, 'sound', true);
   for (const ws of [control, sound]) {
     ws.must(['pnpm', 'install']);
     ws.must(['git', 'init', '-q', '.']);
@@ -305,5 +328,39 @@ test('sound keys: slice files make turbo and nx rebuild what the lockfile change
     sound.clean();
     sound.must(TURBO);
     assert.equal(sound.out('vue'), '1.0.0', 'turbo started directly after a hooked install hashes what is installed');
+  }
+});
+
+test('sound keys through a remote: pnpm 12, turborepo-remote-cache 2.12.0 on loopback, a second machine (empty local cache) after the peer re-resolved', { timeout: 600_000 }, async (t) => {
+  const at = await setup(t, 12);
+  const token = 'lg-token-sound-keys';
+  const server = await startTurboRemoteCache(t, at.base, token);
+  const remote = { TURBO_API: server.url, TURBO_TOKEN: token, TURBO_TEAM: 'acme' };
+  for (const sound of [false, true]) {
+    const name = sound ? 'sound' : 'control';
+    const run = (ws: Workspace) => (sound ? ws.must(['lockguard', 'run', '--', ...TURBO]) : ws.must(TURBO));
+    // Machine 1 builds at S0 and uploads every task.
+    const one = workspace(at, name, sound, 12, remote);
+    one.must(['pnpm', 'install']);
+    one.must(['git', 'init', '-q', '.']);
+    run(one);
+    assert.equal(one.out('vue'), '2.0.0');
+    // Machine 2: the same repository with vue's peer re-resolved to 1.0.0 (a Renovate branch), a frozen
+    // install, its own HOME and an empty local cache; the same remote.
+    const two = workspace(at, `${name}-2`, sound, 12, remote);
+    writeFileSync(join(two.root, 'pnpm-lock.yaml'), readFileSync(join(one.root, 'pnpm-lock.yaml')));
+    reresolve(two, 'packages/vue', 'peer', '2.0.0', '1.0.0');
+    two.must(['pnpm', 'install', '--frozen-lockfile']);
+    two.must(['git', 'init', '-q', '.']);
+    const result = run(two);
+    if (sound) {
+      // The slice file moved vue's key: rebuilt with what is installed; the other three came from the remote.
+      assert.equal(two.out('vue'), '1.0.0', result.stdout);
+      assert.deepEqual(turboCached(result), { cached: 3, total: 4 });
+    } else {
+      // The control: every task a remote hit, vue's output built against peer 2.0.0.
+      assert.equal(two.out('vue'), '2.0.0', 'turbo replays the stale peer from the remote');
+      assert.deepEqual(turboCached(result), { cached: 4, total: 4 });
+    }
   }
 });

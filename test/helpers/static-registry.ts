@@ -3,7 +3,9 @@
 //
 // The packages are made here (a package.json and an index.js exporting its version, packed with tar), their
 // packuments written as files, and a child process serves them read-only (`GET /<name>`, `GET
-// /<name>/-/<file>.tgz`); nothing else answers. A child, not this process: the tests drive pnpm with spawnSync.
+// /<name>/-/<file>.tgz`). Any other package's metadata is fetched from `upstream` when one is given (pnpm 12
+// resolves the pnpm its `packageManager` pins through the registry, from npm's: the network the machine has),
+// else 404. A child, not this process: the tests drive pnpm with spawnSync.
 
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -20,19 +22,27 @@ export interface RegistryPackage {
 }
 
 const SERVER = `const http = require('http'), fs = require('fs'), path = require('path');
-const [dir, port] = process.argv.slice(1);
-http.createServer((req, res) => {
+const [dir, port, upstream] = process.argv.slice(1);
+http.createServer(async (req, res) => {
   const url = decodeURIComponent(req.url.split('?')[0]);
   const tarball = /^\\/([a-z0-9-]+)\\/-\\/([a-z0-9.-]+\\.tgz)$/.exec(url);
   const file = tarball ? path.join(dir, tarball[1], tarball[2]) : /^\\/[a-z0-9-]+$/.test(url) ? path.join(dir, url.slice(1) + '.json') : undefined;
+  if ((file === undefined || !fs.existsSync(file)) && upstream !== '') {
+    try {
+      const answer = await fetch(upstream + req.url.slice(1), { headers: { accept: req.headers.accept || 'application/json' } });
+      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') || 'application/json' });
+      res.end(Buffer.from(await answer.arrayBuffer()));
+    } catch { res.writeHead(502); res.end(); }
+    return;
+  }
   if (file === undefined || !fs.existsSync(file)) { res.writeHead(404, { 'content-type': 'application/json' }); res.end('{"error":"not found"}'); return; }
   res.writeHead(200, { 'content-type': tarball ? 'application/octet-stream' : 'application/json' });
   res.end(fs.readFileSync(file));
 }).listen(Number(port), '127.0.0.1');
 `;
 
-/** Serve `packages` from `<dir>/registry`; returns the registry URL (ending in "/"). */
-export async function startStaticRegistry(t: Pick<TestContext, 'after'>, dir: string, packages: readonly RegistryPackage[]): Promise<string> {
+/** Serve `packages` from `<dir>/registry` (other names from `upstream`, a registry URL ending in "/"); returns the registry URL. */
+export async function startStaticRegistry(t: Pick<TestContext, 'after'>, dir: string, packages: readonly RegistryPackage[], upstream = ''): Promise<string> {
   const root = join(dir, 'registry');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
@@ -58,7 +68,7 @@ export async function startStaticRegistry(t: Pick<TestContext, 'after'>, dir: st
     const latest = Object.keys(versions).sort().at(-1) ?? '';
     writeFileSync(join(root, `${name}.json`), JSON.stringify({ name, 'dist-tags': { latest }, versions }));
   }
-  const child = spawn(process.execPath, ['-e', SERVER, root, String(port)], { stdio: 'ignore' });
+  const child = spawn(process.execPath, ['-e', SERVER, root, String(port), upstream], { stdio: 'ignore' });
   t.after(() => child.kill('SIGKILL'));
   const deadline = Date.now() + 20_000;
   for (;;) {
