@@ -6,10 +6,12 @@
 // (dist/slice-writer.cjs, after-install.ts), required from beside them only when an install has ended; from
 // the ES modules (dist/lib), after-install.js is required beside this file.
 // Invariants: never throws (a writer that cannot be loaded is the warning line returned); loads nothing
-// until called.
+// until called, and nothing where the workspace does not use slice files.
 
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { hasSliceRecord } from '../../run/slice-files.js';
+import { runnersFoldingSlices } from './folded-by.js';
 
 declare const __LOCKGUARD_SLICE_WRITER__: string | undefined;
 
@@ -17,6 +19,8 @@ type AfterInstall = { writeSliceFilesAfterInstall(root: string): string | undefi
 
 /** after-install.ts's `writeSliceFilesAfterInstall`, loaded now; a warning line when it cannot be. */
 export function writeSliceFilesLazily(root: string): string | undefined {
+  // Where the workspace does not use the files, nothing is loaded (one stat, at most four small reads).
+  if (!hasSliceRecord(root) && runnersFoldingSlices(root).length === 0) return undefined;
   let writer: AfterInstall;
   try {
     const bundled = typeof __LOCKGUARD_SLICE_WRITER__ === 'string' ? __LOCKGUARD_SLICE_WRITER__ : undefined;
