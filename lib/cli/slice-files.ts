@@ -61,13 +61,15 @@ export function sliceReportLines(pass: SlicePass | undefined): string[] {
 
 /**
  * `lockguard run`, after its pre-run check and before the command: the slice files, where this workspace
- * uses them. Returns the lines for the run's report (printed on stderr too).
+ * uses them; `configured`: the runners the run found configured. Returns the lines for the run's report
+ * (printed on stderr too).
  */
-export async function writeSliceFilesBeforeRun(table: WorkspaceFingerprints, io: Io): Promise<string[]> {
+export async function writeSliceFilesBeforeRun(table: WorkspaceFingerprints, configured: readonly string[], io: Io): Promise<string[]> {
   const root = table.root;
-  // Adopted when lockguard wrote them here before, or a runner's configuration names the file.
+  // Adopted when lockguard wrote them here before, or a configured runner's configuration names the file
+  // (no turbo or nx configured: nothing read but the record's lstat).
   const record = hasSliceRecord(root);
-  const runners = record ? undefined : runnersFoldingSlices(root);
+  const runners = record ? undefined : runnersFoldingSlices(root, configured);
   if (runners !== undefined && runners.length === 0) return [];
   let lines: string[];
   try {

@@ -203,7 +203,7 @@ export const command: Command = {
     const refuse = options.policy === 'refuse' ? refuseSetup(table, io.env) : undefined;
     if (refuse?.warning !== undefined) io.stderr.write(`${paint(io, io.stderr, 'yellow', refuse.warning)}\n`);
     // Each project's .lockguard-slice, so turbo's and nx's own keys fold what the lockfile gives it.
-    const sliceNotes = await writeSliceFilesBeforeRun(table, io);
+    const sliceNotes = await writeSliceFilesBeforeRun(table, guard.runners, io);
 
     // A move is a change to what the runners' keys fold: the inputs (turbo, nx and pnpm pipeline key on the
     // lockfile and manifests, never on node_modules). The install markers are read for the pre-run check and

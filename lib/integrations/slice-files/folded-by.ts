@@ -30,10 +30,14 @@ function names(root: string, file: string): boolean {
   }
 }
 
-/** The runners whose configuration at `root` names `.lockguard-slice`, in a fixed order. */
-export function runnersFoldingSlices(root: string): SliceRunner[] {
+/**
+ * The runners whose configuration at `root` names `.lockguard-slice`, in a fixed order; `among`: only these
+ * are asked (a run passes the runners it found configured, so a workspace with neither reads nothing).
+ */
+export function runnersFoldingSlices(root: string, among?: readonly string[]): SliceRunner[] {
   const found: SliceRunner[] = [];
   for (const [runner, file] of CONFIGS) {
+    if (among !== undefined && !among.includes(runner)) continue;
     if (!found.includes(runner) && names(root, file)) found.push(runner);
   }
   return found;
