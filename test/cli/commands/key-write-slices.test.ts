@@ -112,3 +112,19 @@ test('lockguard run writes the files only where a runner folds them (or they wer
   assert.match(warned.stderr, /^lockguard: warning: the slice files were not all written \(.*packages\/b\/\.lockguard-slice.*\)/m);
   assert.doesNotMatch(warned.stderr, /^ {4}at /m);
 });
+
+test('a slice file rewritten while the command runs is no move (the watch is on the lockfile and install markers)', (t) => {
+  const root = workspace(t, { 'turbo.json': '{"tasks":{"build":{"inputs":[".lockguard-slice"]}}}' });
+  assert.equal(cliProcess(['key', '--write-slices'], root).code, 0);
+  const file = join(root, 'packages', 'a', '.lockguard-slice');
+  const rewrite = `printf 'lockguard-slice/1\\nimporter packages/a\\nslice x\\n' > .stage && mv .stage "${file}"`;
+  const result = cliProcess(['run', '--no-pre-check', '--', 'sh', '-c', rewrite], root, { ...scrubbedEnv(), CI: 'true' });
+  assert.equal(result.code, 0, result.stderr);
+  assert.doesNotMatch(result.stderr, /moved|withheld|rewrote/);
+  // The next run puts the file back (the stat check sees it was replaced) and says nothing: the slice is the
+  // one the last run saw.
+  const next = cliProcess(['run', '--no-pre-check', '--', 'true'], root);
+  assert.equal(next.code, 0, next.stderr);
+  assert.equal(next.stderr, '');
+  assert.match(readFileSync(file, 'utf8'), /^lockguard-slice\/1\nimporter packages\/a\nslice [0-9a-f]{64}\nroot [0-9a-f]{64}\n$/);
+});
