@@ -9,7 +9,8 @@
 //   fails on one: code compiled through node:vm cannot import in Node 20);
 // - each CLI bundle written as the function expression the launcher compiles (no CommonJS module of its own);
 // - dist/cli/<bundle>.cjs.v8cache: its V8 code cache (lib/build/train-code-cache.mjs);
-// - dist/pnpmfile.cjs, dist/npm-hook.cjs, dist/yarn-plugin.cjs: the install-time hooks, plain CommonJS.
+// - dist/pnpmfile.cjs, dist/npm-hook.cjs, dist/yarn-plugin.cjs: the install-time hooks, plain CommonJS;
+//   dist/slice-writer.cjs: the slice-file writer the pnpm and yarn plugins require only after an install.
 // Invariants: writes only under dist/; the caches are made by the Node that builds (another V8 rejects them
 // and the bundle is compiled from source, lib/cli/bundle-load.ts); a failed training fails the build.
 
@@ -36,6 +37,9 @@ function entryOf(name) {
 }
 
 const bundles = ['main', ...COMMAND_NAMES];
+// The pnpm and yarn plugins load the slice-file writer from its own bundle, only after an install
+// (lib/integrations/slice-files/lazy-writer.ts).
+const LAZY_SLICE_WRITER = { define: { __LOCKGUARD_SLICE_WRITER__: '"slice-writer.cjs"', 'import.meta.url': 'undefined' } };
 rmSync(join(dist, 'cli'), { recursive: true, force: true });
 await Promise.all([
   build({ ...common, entryPoints: ['dist/lib/cli/bin.js'], outfile: 'dist/lockguard.cjs' }),
@@ -50,9 +54,10 @@ await Promise.all([
       banner: { js: "const __lockguardMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
     }),
   ),
-  build({ ...common, entryPoints: ['dist/lib/integrations/pnpmfile/commonjs.js'], outfile: 'dist/pnpmfile.cjs' }),
+  build({ ...common, ...LAZY_SLICE_WRITER, entryPoints: ['dist/lib/integrations/pnpmfile/commonjs.js'], outfile: 'dist/pnpmfile.cjs' }),
   build({ ...common, entryPoints: ['dist/lib/cli/npm-hook-entry.js'], outfile: 'dist/npm-hook.cjs' }),
-  build({ ...common, entryPoints: ['dist/lib/integrations/yarn-plugin/commonjs.js'], outfile: 'dist/yarn-plugin.cjs' }),
+  build({ ...common, ...LAZY_SLICE_WRITER, entryPoints: ['dist/lib/integrations/yarn-plugin/commonjs.js'], outfile: 'dist/yarn-plugin.cjs' }),
+  build({ ...common, entryPoints: ['dist/lib/integrations/slice-files/after-install.js'], outfile: 'dist/slice-writer.cjs' }),
 ]);
 
 // The only dynamic import left may be core/external.ts's fallback for the ES modules, never reached in a bundle.

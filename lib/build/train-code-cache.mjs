@@ -2,7 +2,8 @@
 //
 // Loads each bundle exactly as the executable does (lib/cli/bundle-load.ts, compiled from source), runs the
 // commands people run many times a day in a throwaway, installed-looking pnpm workspace with turbo and nx
-// configured (run, snapshot, verify, key, status, plan against a stand-in turbo, --version, --help), so V8
+// configured (run, snapshot, verify, key, status, plan against a stand-in turbo, --version, --help; then
+// key --write-slices and run again, where slice files are in use), so V8
 // has compiled what each calls, then writes every bundle's `<bundle>.v8cache` (header, the bundle's bytes,
 // V8's data) atomically next to it. A bundle no step runs gets a cache of its top level (no pre-parse).
 // Invariants: the workspace, HOME and XDG folders live in a temp folder removed at the end; every command
@@ -104,6 +105,10 @@ try {
     [['status'], [0]],
     [['verify', '--json'], [0]],
     [['plan', '--', 'turbo', 'run', 'build'], [0, 1]],
+    // Then the workspace uses per-project slice files: a run's check that they are current, too.
+    [['key', '--write-slices'], [0]],
+    [['run', '--', process.execPath, '-e', '0'], [0]],
+    [['run', '--', process.execPath, '-e', '0'], [0]],
   ];
   for (const [argv, expected] of steps) {
     out = '';

@@ -25,6 +25,8 @@ export type LockguardErrorCode =
   | 'ERR_LOCKGUARD_PLAN'
   | 'ERR_LOCKGUARD_REFUSED'
   | 'ERR_LOCKGUARD_EXISTS'
+  /** A path a record or a lockfile names leads outside the workspace (a project folder linked elsewhere). */
+  | 'ERR_LOCKGUARD_OUTSIDE_WORKSPACE'
   /** The disk under the ledger is full or read-only (ENOSPC, EDQUOT, EROFS). */
   | 'ERR_LOCKGUARD_DISK'
   /** Something under `.lockguard/` is a symlink (or a file where a folder belongs): never followed. */

@@ -66,6 +66,8 @@ export interface Finishing {
   readonly interrupts: Interrupts;
   readonly fallbacks: readonly RemoteFallback[];
   readonly gateOutcome: RemoteGateOutcome;
+  /** What the caller's step before the command said (the slice files it wrote), for the report. */
+  readonly beforeNotes: readonly string[];
 }
 
 /** Best effort for what only records (events, the report): a ledger that cannot be written is an event, never a hidden verdict. */
@@ -140,7 +142,7 @@ export async function finishRun(f: Finishing): Promise<RunFinished> {
         slices: slices.map(sliceMoveJson),
         installed: session.installed,
         judged: judgedText(session.judged, cacheNames),
-        notes: [...outcome.notes, ...f.gateOutcome.notes],
+        notes: [...f.beforeNotes, ...outcome.notes, ...f.gateOutcome.notes],
       }),
     ),
   );

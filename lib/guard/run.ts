@@ -45,6 +45,11 @@ export interface GuardedRunInput {
   readonly preCheck: boolean;
   /** The run's exit code from its verdict (the caller's rule; it is recorded in the run's exit event and report). */
   readonly exitCode: (verdict: RunVerdict) => number;
+  /**
+   * The caller's step after the table read and the pre-run check, before the gates open and the command
+   * starts (cli: each project's `.lockguard-slice`, cli/slice-files.ts); returns lines for the run's report.
+   */
+  readonly beforeCommand?: (table: WorkspaceFingerprints, runners: readonly GuardedRunner[]) => Promise<readonly string[]>;
 }
 
 /**
@@ -100,8 +105,8 @@ export async function guardedRun(input: GuardedRunInput, context: GuardContext):
   if (input.preCheck && !pipeline && !preparesTreeFirst(steps)) preCheck(table, workspace);
   const refuse = policy === 'refuse' ? refuseSetup(table, context.env) : undefined;
   if (refuse?.gap !== undefined) context.emit({ type: 'refuse-gap', gap: refuse.gap });
-  // Slice files (issue 20): the place to write each project's `.lockguard-slice`, after the table read and
-  // the pre-run check, before the gates open and the command starts.
+  // Each project's .lockguard-slice (the caller's step), so turbo's and nx's own keys fold what the lockfile gives it.
+  const beforeNotes = input.beforeCommand === undefined ? [] : await input.beforeCommand(table, guard.runners);
 
   // A move is a change to what the runners' keys fold: the inputs (turbo, nx and pnpm pipeline key on the
   // lockfile and manifests, never on node_modules). The install markers are read for the pre-run check and
@@ -152,7 +157,7 @@ export async function guardedRun(input: GuardedRunInput, context: GuardContext):
       interrupts.arm();
     }
     for (const each of gateOutcome.undecided) context.emit({ type: 'gate-undecided', runner: each.runner, requests: each.requests });
-    return await finishRun({ context, input, session, end, prepared, guard, runStartedAt, interrupts, fallbacks: gates.fallbacks, gateOutcome });
+    return await finishRun({ context, input, session, end, prepared, guard, runStartedAt, interrupts, fallbacks: gates.fallbacks, gateOutcome, beforeNotes });
   } finally {
     interrupts.release();
   }

@@ -7,6 +7,7 @@
 //     live/.lock-<name>      a ledger lock (ledger-lock.ts)
 //     blobs/<sha256>         lockfile bytes by digest (blobs.ts)
 //     quarantine/<run id>/   the entries a run withheld, and journal.ndjson (quarantine*.ts)
+//     slice-files.json       the per-project slice files lockguard wrote, and the lockfile digest they are for (slice-files.ts)
 //     cache/                 memos that only save time (nx's resolved cache dir: integrations/runners/nx/memo.ts;
 //                            whether git tracks ledger files: integrations/git.ts)
 //     runs/.pruned-<id>, blobs/.pruned-<sha256>   set aside by `lockguard prune` before deletion (prune.ts)
@@ -46,6 +47,10 @@ export const DROPPED_PREFIX = '.dropped-';
 
 /** A run's quarantine journal, in `quarantine/<run id>/`. */
 export const JOURNAL_FILE = 'journal.ndjson';
+
+/** The per-project slice files lockguard wrote (slice-files.ts), directly in `.lockguard/`: not a memo, it
+ * is what lets lockguard remove a file it wrote, and only such a file. */
+export const SLICE_FILES_RECORD = 'slice-files.json';
 
 /** nx's resolved cache dir, in `cache/`. */
 export const NX_MEMO_FILE = 'nx-cache-dir.json';

@@ -22,6 +22,7 @@ import * as pnpmfile from './pnpmfile.bench.js';
 import * as remoteGate from './remote-gate.bench.js';
 import * as prune from './prune.bench.js';
 import * as soundKeys from './sound-keys.bench.js';
+import * as sliceFiles from './slice-files.bench.js';
 import { formatTable, machineLine, type BenchContext, type BenchRow } from './harness.js';
 import { type ModuleResult, updatePage } from './report.js';
 
@@ -42,6 +43,7 @@ const MODULES: readonly BenchModule[] = [
   { name: 'remote-gate', bench: remoteGate.bench },
   { name: 'prune', bench: prune.bench },
   { name: 'sound-keys', bench: soundKeys.bench },
+  { name: 'slice-files', bench: sliceFiles.bench },
 ];
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));

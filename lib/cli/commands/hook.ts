@@ -3,6 +3,7 @@
 
 import { resolve } from 'node:path';
 import { npmLifecycleHook } from '../../integrations/npm/hook.js';
+import { writeSliceFilesAfterInstall } from '../../integrations/slice-files/after-install.js';
 import { parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import { paint, type Io } from '../io.js';
@@ -16,7 +17,9 @@ that is a no-op where lockguard is not installed (npm ci --omit=dev, a checkout 
 
 Inside a guarded run (lockguard run), tells the run that an npm command ran its install scripts
 (npm_command and npm_lifecycle_event say which), so it re-checks the lockfile at once. Outside a run it
-does nothing and exits 0.
+does nothing and exits 0. After "npm install" and "npm ci" (postinstall), where the workspace uses
+per-project slice files (.lockguard-slice: lockguard init --sound-keys), writes them; a problem writing one
+is a warning, never a failed install.
 
 Under --policy refuse: npm runs the root's install scripts only after it wrote package-lock.json and
 node_modules, so nothing can stop it before; when "npm install" has rewritten the lockfile, this exits 1 so
@@ -34,6 +37,13 @@ export const command: Command = {
     const parsed = parse('hook', argv, { dir: { type: 'string', short: 'C' } });
     const root = resolve(io.cwd, stringValue(parsed, 'dir') ?? '.');
     const outcome = npmLifecycleHook(root, io.env, process.pid);
+    // After npm install / npm ci (postinstall: the lockfile and node_modules are written): the per-project
+    // slice files, where the workspace uses them. A problem is a warning: the install never fails for it.
+    const command = io.env['npm_command'];
+    if (io.env['npm_lifecycle_event'] === 'postinstall' && (command === 'install' || command === 'ci')) {
+      const warning = writeSliceFilesAfterInstall(root);
+      if (warning !== undefined) io.stderr.write(`${paint(io, io.stderr, 'yellow', warning)}\n`);
+    }
     if (outcome.refusedFor.length === 0) return EXIT.ok;
     const files = outcome.refusedFor.join(', ');
     io.stderr.write(

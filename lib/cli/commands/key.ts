@@ -14,6 +14,7 @@ const help = `Usage: lockguard key [options]
 
        lockguard key --project <name|path> [--json]
        lockguard key --projects [--json]
+       lockguard key --write-slices
 
 Prints the key of the fingerprint table as it is now: sha256 over the entries' paths and bytes (or
 absence), never stat data, so two machines with the same files print the same key. Records nothing.
@@ -23,12 +24,19 @@ package-lock.json, yarn.lock of yarn berry or v1, or the text bun.lock) and ever
 key changes only when that project's dependencies do. --projects prints every project's: digest, importer
 path, package name. Other lockfiles (bun.lockb, pnpm 7's lockfileVersion 5.x) have no slices.
 
+With --write-slices, writes each project's slice digest into <project>/.lockguard-slice (with the root
+importer's, whose bins reach every project's scripts) where the file is missing or differs, removes the
+files it wrote for projects that left the workspace, and prints what it wrote or removed. Nothing is
+computed when the lockfile is the one the files were last written for. turbo and nx fold the files once
+their inputs name them (lockguard init --sound-keys); lockguard run and the install hooks keep them current.
+
 Options:
 ${DIR_HELP}
 ${SCOPE_HELP}
   --project <name|path> one project's slice digest: its importer path as the lockfile names it
                        ("." for the root, "packages/b") or its package name
   --projects           every project's slice digest
+  --write-slices       write every project's .lockguard-slice (exit 2 naming the path when one cannot be)
   --json               print {key, scope, manager, entries} as JSON; with --project(s):
                        {importer, name, digest} (one, or a list)
   -h, --help           this text
@@ -37,8 +45,21 @@ ${SCOPE_HELP}
 export const command: Command = {
   help,
   async run(argv, io: Io) {
-    const parsed = parse('key', argv, { ...DIR_OPTION, ...SCOPE_OPTION, json: { type: 'boolean' }, project: { type: 'string' }, projects: { type: 'boolean' } });
+    const parsed = parse('key', argv, { ...DIR_OPTION, ...SCOPE_OPTION, json: { type: 'boolean' }, project: { type: 'string' }, projects: { type: 'boolean' }, 'write-slices': { type: 'boolean' } });
     const workspace = await workspaceOf(parsed, io);
+    if (flag(parsed, 'write-slices')) {
+      if (stringValue(parsed, 'project') !== undefined || flag(parsed, 'projects') || flag(parsed, 'json')) {
+        throw new LockguardError('ERR_LOCKGUARD_USAGE', 'Expected --write-slices alone, got it with --project, --projects or --json (lockguard key).', { hint: 'Run lockguard key --write-slices on its own.' });
+      }
+      const { writeSliceFiles } = await import('../../run/slice-pass.js');
+      const { sliceReportLines } = await import('../slice-files.js');
+      io.stdout.write(
+        sliceReportLines(await writeSliceFiles(workspace.root))
+          .map((line) => `${line}\n`)
+          .join(''),
+      );
+      return EXIT.ok;
+    }
     const project = stringValue(parsed, 'project');
     if (project !== undefined || flag(parsed, 'projects')) {
       if (project !== undefined && flag(parsed, 'projects')) {

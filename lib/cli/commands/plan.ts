@@ -2,6 +2,7 @@
 // up-front cache keys that makes unstable; for turbo and nx, which cached tasks' keys fold their project's
 // .lockguard-slice (integrations/sound-keys/plan.ts). Exit 0: every key stable; 1: some unstable; 2: error.
 
+import { expectedSliceFiles } from '../../run/slice-pass.js';
 import { planFor } from '../../integrations/plan/index.js';
 import { SLICE_FILE, SOUND_KEYS_FIX } from '../../integrations/sound-keys/index.js';
 import { sliceKeysFor } from '../../integrations/sound-keys/plan.js';
@@ -50,7 +51,7 @@ export const command: Command = {
     const workspace = await workspaceOf(parsed, io);
     const plan = await planFor(parsed.positionals, workspace.root, io.env);
     const code = plan.unstable.length === 0 ? EXIT.ok : EXIT.moved;
-    const soundKeys = plan.runner === 'turbo' || plan.runner === 'nx' ? await sliceKeysFor(parsed.positionals, workspace.root, io.env) : undefined;
+    const soundKeys = plan.runner === 'turbo' || plan.runner === 'nx' ? await sliceKeysFor(parsed.positionals, workspace.root, io.env, await expectedSliceFiles(workspace.root)) : undefined;
     if (flag(parsed, 'json')) {
       io.stdout.write(`${JSON.stringify(redactRecord(soundKeys === undefined ? plan : { ...plan, soundKeys }), null, 2)}\n`);
       return code;

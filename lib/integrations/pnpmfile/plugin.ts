@@ -10,12 +10,17 @@
 // - `afterAllResolved` is registered only while a refusing run is live (it costs pnpm 11+ its fast path).
 // - Hooks accelerate and refuse; they never decide: the run's table re-check is the verdict.
 // - Never throws for a ledger problem; throws only to refuse, with code ERR_LOCKGUARD_REFUSED.
+// - After an install run in this very process (pnpm 10 runs hooks in-process; pnpm 12's helpers cannot see
+//   the install end), the per-project slice files are written at pnpm's exit (slice-files/after-install.ts):
+//   only for a command that installs, only where the workspace uses them, and a problem is one warning on
+//   stderr, never a failed install. The argv is read from this process, never from /proc, outside a run.
 
 import { LockguardError } from '../../core/errors.js';
 import { liveRunsFor, reportToRun, type LiveRun } from '../../run/live.js';
 import { classifyCommand, parseCommand } from '../package-managers/argv.js';
 import { inProcessPnpmMajor, pnpmArgv } from './command.js';
 import { rootFromConfig, rootFromCwd } from './root.js';
+import { writeSliceFilesLazily } from '../slice-files/lazy-writer.js';
 
 /** pnpm's config as `updateConfig` receives it (pnpm 10 and 12 differ in fields; we read a few). */
 export type PnpmConfig = Record<string, unknown>;
@@ -36,10 +41,25 @@ export interface PluginContext {
   readonly pid: number;
   /** The in-process pnpm's major version (undefined for pnpm 12's helpers); read lazily, only when refusing. */
   readonly pnpmMajor: () => number | undefined;
+  /** Whether the hooks run inside pnpm's own process (pnpm 10: its argv is this process's); default no. */
+  readonly inProcess?: boolean;
+  /** Run `task` with pnpm's exit code when its process exits (after its install); without it, no slice files. */
+  readonly atExit?: (task: (code: number) => void) => void;
+  /** Where a warning goes (pnpm's stderr). */
+  readonly warn?: (line: string) => void;
 }
 
 export function processContext(): PluginContext {
-  return { cwd: process.cwd(), env: process.env, argv: () => pnpmArgv(), pid: process.pid, pnpmMajor: () => inProcessPnpmMajor() };
+  return {
+    cwd: process.cwd(),
+    env: process.env,
+    argv: () => pnpmArgv(),
+    pid: process.pid,
+    pnpmMajor: () => inProcessPnpmMajor(),
+    inProcess: process.argv.length >= 2,
+    atExit: (task) => process.once('exit', task),
+    warn: (line) => process.stderr.write(`${line}\n`),
+  };
 }
 
 function refusal(command: string | undefined, runs: readonly LiveRun[], root: string): LockguardError {
@@ -69,6 +89,8 @@ function liveRuns(root: string, env: PluginContext['env']): LiveRun[] {
 interface PnpmCommandLine {
   readonly name: string;
   readonly rewritesWhenFrozen: boolean;
+  /** May write the installed tree or the lockfile (a frozen install included). */
+  readonly installs: boolean;
 }
 
 /** Read pnpm's argv (after the executable) through the one owner of what it means. */
@@ -76,7 +98,8 @@ function pnpmCommandLine(argv: readonly string[]): PnpmCommandLine | undefined {
   const words = ['pnpm', ...argv];
   const parsed = parseCommand(words);
   if (parsed?.typed === undefined) return undefined;
-  return { name: parsed.typed, rewritesWhenFrozen: classifyCommand(words)?.rewritesWhenFrozen === true };
+  const classed = classifyCommand(words);
+  return { name: parsed.typed, rewritesWhenFrozen: classed?.rewritesWhenFrozen === true, installs: classed?.installs === true };
 }
 
 /** Build the hooks for one process: decided now, because pnpm reads which hooks exist at load time. */
@@ -99,10 +122,25 @@ export function createHooks(context: PluginContext): PnpmfileHooks {
     }
   };
 
+  // The slice files after an install in this process, armed once (pnpm may call updateConfig more than once).
+  let sliceFilesArmed = false;
+  const armSliceFiles = (root: string): void => {
+    const atExit = context.atExit;
+    if (sliceFilesArmed || atExit === undefined || context.inProcess !== true || commandLine()?.installs !== true) return;
+    sliceFilesArmed = true;
+    atExit((code) => {
+      // A failed install left the tree as it was: the files stay what they were for it.
+      if (code !== 0) return;
+      const warning = writeSliceFilesLazily(root);
+      if (warning !== undefined) context.warn?.(warning);
+    });
+  };
+
   const hooks: PnpmfileHooks = {
     updateConfig(config: PnpmConfig): PnpmConfig {
       const root = rootFromConfig(config) ?? loadRoot;
       if (root === undefined) return config;
+      armSliceFiles(root);
       const runs = root === loadRoot ? loadRuns : liveRuns(root, context.env);
       if (runs.length === 0) return config;
       const refusing = runs.some((run) => run.policy === 'refuse');

@@ -8,7 +8,7 @@ import { LockguardError } from '../../core/errors.js';
 import { JsoncError, parseJsonc, type JsonNode } from './jsonc.js';
 
 /** One per workspace project, next to its package.json (written by lockguard; its content is the slice writer's). */
-export const SLICE_FILE = '.lockguard-slice';
+export { SLICE_FILE } from '../../run/slice-files.js';
 
 /** What init changes in one file: its new text and, for the user, what was added. */
 export interface FileEdit {

@@ -8,8 +8,13 @@
 // dedupe, link, unlink, patch-commit, set resolution, workspaces focus, plugin import, `yarn install`),
 // before it resolves, fetches or writes anything (measured with yarn 4.18.1: rc 1, lockfile, manifests and
 // install state untouched). The command is read from yarn's own argv (yarn runs in this process).
+// Hook: `afterAllInstalled`, after an install the plugin saw (inside a refusing run: `yarn install`, frozen),
+// writes the per-project slice files where the workspace uses them (slice-files/after-install.ts); a problem
+// is one warning on stderr, never a failed install.
 // Invariants: never throws for `yarn install` / bare `yarn` unless it was asked to rewrite the lockfile
 // (`--no-immutable`, `--mode=update-lockfile`); the message names the command and the fix, nothing else.
+
+import { writeSliceFilesLazily } from '../slice-files/lazy-writer.js';
 
 /** yarn's words before the command that take no part in it: `workspace <name>` and `--cwd <dir>`. */
 export function yarnCommand(argv: readonly string[]): { command: string | undefined; args: readonly string[] } {
@@ -48,6 +53,11 @@ export const plugin = {
         // yarn prints the stack: keep it to the one line that says what to do.
         error.stack = `Error: ${error.message}`;
         throw error;
+      },
+      afterAllInstalled(project: { cwd?: unknown }): void {
+        if (typeof project?.cwd !== 'string') return;
+        const warning = writeSliceFilesLazily(project.cwd);
+        if (warning !== undefined) process.stderr.write(`${warning}\n`);
       },
     },
   }),

@@ -1,0 +1,44 @@
+// Which runners of a workspace fold its per-project slice files (`.lockguard-slice`) into their keys.
+//
+// Owns: the adoption question the slice-file writers ask before writing into a workspace that never asked
+// for the files (`lockguard run` and the install hooks write them only where a runner folds them, or where
+// lockguard already wrote them once: run/slice-files.ts's record), and the runner names the status line says.
+// The answer is read from the runners' own configuration as `lockguard init --sound-keys` writes it: turbo
+// when the root turbo.json (or turbo.jsonc) names the file, nx when nx.json or .nxignore does (nx hashes a
+// gitignored file only once .nxignore un-ignores it).
+// Invariants: reads at most four small files, only when asked (never on a run whose record is current);
+// never throws (an unreadable config folds nothing).
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SLICE_FILE } from '../../run/slice-files.js';
+
+export type SliceRunner = 'turbo' | 'nx';
+
+const CONFIGS: ReadonlyArray<readonly [runner: SliceRunner, file: string]> = [
+  ['turbo', 'turbo.json'],
+  ['turbo', 'turbo.jsonc'],
+  ['nx', 'nx.json'],
+  ['nx', '.nxignore'],
+];
+
+function names(root: string, file: string): boolean {
+  try {
+    return readFileSync(join(root, file), 'utf8').includes(SLICE_FILE);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The runners whose configuration at `root` names `.lockguard-slice`, in a fixed order; `among`: only these
+ * are asked (a run passes the runners it found configured, so a workspace with neither reads nothing).
+ */
+export function runnersFoldingSlices(root: string, among?: readonly string[]): SliceRunner[] {
+  const found: SliceRunner[] = [];
+  for (const [runner, file] of CONFIGS) {
+    if (among !== undefined && !among.includes(runner)) continue;
+    if (!found.includes(runner) && names(root, file)) found.push(runner);
+  }
+  return found;
+}
