@@ -3,9 +3,8 @@
 // control, asserted) and rebuilt with what is installed once the runners fold `.lockguard-slice`.
 //
 // Two workspaces from one loopback registry (test/helpers/static-registry.ts): `control` (turbo.json and
-// nx.json as teams have them) and `sound`, whose runner inputs are set up BY HAND here the way `lockguard init
-// --sound-keys` writes them (turbo: `inputs: ["$TURBO_DEFAULT$", ".lockguard-slice"]`; nx: `.nxignore`
-// `!**/.lockguard-slice` and the file in the target's inputs; `.lockguard-slice` gitignored), with lockguard
+// nx.json as teams have them) and `sound`, the same set up by `lockguard init --sound-keys` (turbo: `inputs:
+// ["$TURBO_DEFAULT$", ".lockguard-slice"]`; nx: `.nxignore` `!**/.lockguard-slice`; the files gitignored), with lockguard
 // linked as a devDependency and its pnpmfile. Projects: `vue` declares an optional peer `peer` (pnpm records
 // it in vue's importer, resolved from the root's devDependency); `alias` depends on `al: npm:aliased@*`;
 // `tar` on a `file:` tarball; `other` holds peer@1.0.0 and aliased@1.0.0 (the root peer@2.0.0 and
@@ -110,14 +109,14 @@ function workspace(at: Setup, name: string, sound: boolean, major: 10 | 12 = 10,
   });
   const script = (mod: string) => `node ../../build.cjs ${mod}`;
   const manifest = (project: string, fields: Record<string, unknown>) => `${JSON.stringify({ name: project, version: '1.0.0', private: true, ...fields }, null, 2)}\n`;
-  const turboTask = sound ? { dependsOn: ['^build'], outputs: ['dist/**'], inputs: ['$TURBO_DEFAULT$', '.lockguard-slice'] } : { dependsOn: ['^build'], outputs: ['dist/**'] };
-  const nxTarget = sound ? { dependsOn: ['^build'], outputs: ['{projectRoot}/dist'], cache: true, inputs: ['default', '^default', '{projectRoot}/.lockguard-slice'] } : { dependsOn: ['^build'], outputs: ['{projectRoot}/dist'], cache: true };
+  // Both as teams have them; the sound workspace then runs `lockguard init --sound-keys` (below).
+  const turboTask = { dependsOn: ['^build'], outputs: ['dist/**'] };
+  const nxTarget = { dependsOn: ['^build'], outputs: ['{projectRoot}/dist'], cache: true };
   writeTree(root, {
     'package.json': `${JSON.stringify({ name: 'root', private: true, packageManager: major === 10 ? 'pnpm@10.34.8' : 'pnpm@12.4.2', devDependencies: { peer: '2.0.0', aliased: '2.0.0', nx: `link:${join(REPO, 'node_modules', 'nx')}`, ...(sound ? { lockguard: `link:${lockguard}` } : {}) } }, null, 2)}\n`,
     'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\nupdateNotifier: false\n',
     ...(sound && major === 10 ? { '.pnpmfile.cjs': PNPMFILE_SHIM } : {}),
-    '.gitignore': `node_modules\n.turbo\n.nx\ndist\n.lockguard\n${sound ? '.lockguard-slice\n' : ''}`,
-    ...(sound ? { '.nxignore': '!**/.lockguard-slice\n' } : {}),
+    '.gitignore': 'node_modules\n.turbo\n.nx\ndist\n.lockguard\n',
     'README.md': 'S0\n',
     'build.cjs': BUILD,
     'turbo.json': JSON.stringify({ tasks: { build: turboTask } }, null, 2),
@@ -138,6 +137,13 @@ function workspace(at: Setup, name: string, sound: boolean, major: 10 | 12 = 10,
     assert.equal(result.status, 0, `${name}: ${argv.join(' ')} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`);
     return result;
   };
+  if (sound) {
+    // Set up as a team would: init edits turbo.json's task inputs, .nxignore and .gitignore (the pnpmfile is this test's own).
+    const init = must(['lockguard', 'init', '--sound-keys', '--no-pnpmfile']);
+    assert.match(init.stdout, /sound keys: the runners' keys now fold each project's \.lockguard-slice/, init.stdout);
+    assert.match(readFileSync(join(root, 'turbo.json'), 'utf8'), /"\$TURBO_DEFAULT\$",\s*"\.lockguard-slice"/);
+    assert.match(readFileSync(join(root, '.nxignore'), 'utf8'), /!\*\*\/\.lockguard-slice/);
+  }
   return {
     root,
     sh,
