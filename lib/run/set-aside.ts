@@ -1,4 +1,4 @@
-// Taking something out of the ledger for good: one rename aside, then deletion (prune.ts, quarantine-drop.ts).
+// Taking something out of the ledger for good: one rename aside, then deletion (prune.ts, quarantine/drop.ts).
 //
 // Owns: the set-aside protocol. A folder or file leaves the ledger by one rename to `<prefix><name>` in its
 // own folder (a name no command lists: run ids and digests never start with a dot), and only then is it

@@ -1,7 +1,7 @@
 // A text-level index over a pnpm v9 lockfile: importers, packages, snapshots and catalogs, without a YAML
 // parse into objects.
 //
-// Owns: reading the entries out of the lines pnpm-yaml.ts reads (which checks the YAML as pnpm would, and
+// Owns: reading the entries out of the lines pnpm-yaml/ reads (which checks the YAML as pnpm would, and
 // refuses what it cannot read faithfully), checking each section has the shape pnpm writes (mappings where
 // pnpm writes mappings, a scalar reference per snapshot dependency, specifier and version per importer
 // dependency), and picking the main document of pnpm 12's two-document form (an env document, `---`, the
@@ -14,10 +14,7 @@
 // the bytes given.
 
 import { brokenLockfile, unsupportedLockfile } from '../lockfile-errors.js';
-import { flowEnd } from './pnpm-yaml-flow.js';
-import { plainTypeAt, unquote } from './pnpm-yaml-scalar.js';
-import { decodePnpmLockfile, yamlDocuments } from './pnpm-yaml-text.js';
-import { readYamlLines, type YamlLine } from './pnpm-yaml.js';
+import { decodePnpmLockfile, flowEnd, plainTypeAt, readYamlLines, unquote, yamlDocuments, type YamlLine } from './pnpm-yaml/index.js';
 
 /** One dependency as an entry lists it: `name: ref` (snapshots) or `name: {specifier, version}` (importers). */
 export interface PnpmDep {

@@ -1,10 +1,10 @@
 // The YAML a pnpm lockfile is written in, read line by line: block structure from indentation, one key and
 // value per line, nothing built into objects and nothing expanded.
 //
-// Owns: `readYamlLines`: every content line of a document (pnpm-yaml-text.ts decodes and splits them) with
+// Owns: `readYamlLines`: every content line of a document (text.ts decodes and splits them) with
 // its depth, key and value, from the block structure the indentation gives, and each mapping's keys unique
-// (the open blocks, key uniqueness and the reported line are pnpm-yaml-blocks.ts; the scalar, flow and line
-// parts pnpm-yaml-scalar.ts, -flow.ts and -line.ts). It refuses what pnpm's
+// (the open blocks, key uniqueness and the reported line are blocks.ts; the scalar, flow and line
+// parts scalar.ts, flow.ts and line.ts). It refuses what pnpm's
 // YAML parser refuses (ERR_LOCKGUARD_BROKEN_LOCKFILE: a duplicate key, a tab or a bad indentation, a quote or flow
 // collection not closed, a stray colon or indicator, a non-printable character, invalid UTF-8) and what YAML
 // allows but pnpm never writes and a line reader cannot read faithfully (ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE:
@@ -14,11 +14,11 @@
 // over the lines and no recursion (flow collections are read with an explicit stack), so no input can make
 // it overflow the stack, expand an alias, or take more than linear time.
 
-import { brokenLockfile, unsupportedLockfile } from '../lockfile-errors.js';
-import { found, readKey, readValue, SIMPLE_KEY, SIMPLE_QUOTED_KEY, simpleValue, type ValueKind } from './pnpm-yaml-line.js';
-import { isBlank, MAX_DEPTH, resetHash, skipBlanks, SPACE, TAB, type Fail } from './pnpm-yaml-scalar.js';
-import { Blocks, LineState, type YamlLine } from './pnpm-yaml-blocks.js';
-import type { DocumentSpan } from './pnpm-yaml-text.js';
+import { brokenLockfile, unsupportedLockfile } from '../../lockfile-errors.js';
+import { found, readKey, readValue, SIMPLE_KEY, SIMPLE_QUOTED_KEY, simpleValue, type ValueKind } from './line.js';
+import { isBlank, MAX_DEPTH, resetHash, skipBlanks, SPACE, TAB, type Fail } from './scalar.js';
+import { Blocks, LineState, type YamlLine } from './blocks.js';
+import type { DocumentSpan } from './text.js';
 
 export type { ValueKind, YamlLine };
 

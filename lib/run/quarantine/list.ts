@@ -7,13 +7,13 @@
 
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { errnoCode } from '../core/errors.js';
-import { fsFault } from '../core/fs-fault.js';
-import { isoTime } from '../core/iso-time.js';
-import { ledgerFolder, safeFolder } from './ledger-fs.js';
-import { LEDGER } from './ledger-layout.js';
-import { RUN_ID, type QuarantinedEntry, type QuarantineManifest } from './quarantine.js';
-import { readJournal, unitRecord, type JournalUnit } from './quarantine-journal.js';
+import { errnoCode } from '../../core/errors.js';
+import { fsFault } from '../../core/fs-fault.js';
+import { isoTime } from '../../core/iso-time.js';
+import { ledgerFolder, safeFolder } from '../ledger-fs.js';
+import { LEDGER } from '../ledger-layout.js';
+import { RUN_ID, type QuarantinedEntry, type QuarantineManifest } from './pass.js';
+import { readJournal, unitRecord, type JournalUnit } from './journal.js';
 
 /** A journal unit as a listed entry. */
 export function entryOf(unit: JournalUnit): QuarantinedEntry {

@@ -3,7 +3,7 @@
 // Owns: `restore` (checks the record's sha256 of every file before moving anything back, skips an entry
 // any of whose paths exists in the cache, records a restore intent before the move and its outcome after).
 // Works from whatever the journal holds: a pass killed midway still lists every unit it moved (a unit left
-// in flight is settled first: the lock's takeover repairs it, quarantine-repair.ts).
+// in flight is settled first: the lock's takeover repairs it, repair.ts).
 // Invariants: never overwrites, never deletes; an entry that changed in quarantine stays there; a restore
 // killed midway is settled by the next command (finished when every path reached the cache, else undone).
 // Trust (trust.ts): an entry goes back only into a cache the workspace is configured for now, named exactly
@@ -12,15 +12,15 @@
 
 import { lstatSync, mkdirSync, rmdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { errnoCode, LockguardError } from '../core/errors.js';
-import { appendJournal, readJournal, type JournalUnit, type OutcomeLine } from './quarantine-journal.js';
-import { crossedLink, filesUnder, moveTree, recordTree, treeDifferences, type RenameFn, type TreeFile } from './quarantine-move.js';
-import { settleUnit } from './quarantine-repair.js';
-import { safeFolder } from './ledger-fs.js';
-import { madeOnThisHost, trustedCache, type TrustedPlaces } from './trust.js';
-import { entryHome, lockQuarantine, quarantineFolder, quarantineRoot, type QuarantinedEntry } from './quarantine.js';
-import { entryOf } from './quarantine-list.js';
-import { isoTime } from '../core/iso-time.js';
+import { errnoCode, LockguardError } from '../../core/errors.js';
+import { appendJournal, readJournal, type JournalUnit, type OutcomeLine } from './journal.js';
+import { crossedLink, filesUnder, moveTree, recordTree, treeDifferences, type RenameFn, type TreeFile } from './move.js';
+import { settleUnit } from './repair.js';
+import { safeFolder } from '../ledger-fs.js';
+import { madeOnThisHost, trustedCache, type TrustedPlaces } from '../trust.js';
+import { entryHome, lockQuarantine, quarantineFolder, quarantineRoot, type QuarantinedEntry } from './pass.js';
+import { entryOf } from './list.js';
+import { isoTime } from '../../core/iso-time.js';
 
 export type SkipReason = 'already-in-cache' | 'already-restored' | 'changed-in-quarantine' | 'symlink-in-the-way' | 'in-flight' | 'unknown-cache-dir' | 'foreign' | 'error';
 

@@ -5,7 +5,7 @@
 // (anchors, aliases, tags, complex keys, a mapping inside a sequence, nesting deeper than MAX_DEPTH).
 // Invariants: an explicit stack, never recursion (a 200,000-deep `[[[...]]]` costs one pass and a refusal).
 
-import { isBlank, keyString, MAX_DEPTH, plainType, singleQuoteEnd, doubleQuoteEnd, skipBlanks, startProblem, unquote, type Fail } from './pnpm-yaml-scalar.js';
+import { isBlank, keyString, MAX_DEPTH, plainType, singleQuoteEnd, doubleQuoteEnd, skipBlanks, startProblem, unquote, type Fail } from './scalar.js';
 
 // Runs of characters that cannot end or change a plain scalar in a flow collection (sticky: `lastIndex` is
 // where the run stops).
