@@ -118,7 +118,7 @@ class LineReader {
       this.place(at, indent, isItem);
       this.opener = -1;
       if (isItem) this.itemLine(lineStart, lineEnd, at, indent);
-      else if (!this.simple || !this.simpleLine(lineStart, lineEnd, at, indent, code)) this.keyLine(lineStart, lineEnd, at, indent);
+      else if (!this.simple || !this.simpleLine(lineStart, lineEnd, at, indent, code)) this.keyLine(lineStart, lineEnd, at);
     }
     return this.lastEnd;
   }
@@ -177,7 +177,7 @@ class LineReader {
   /** A sequence entry: `-` alone (it opens a block), `- value`, or `- key: value` (a mapping at the key's column). */
   private itemLine(lineStart: number, lineEnd: number, at: number, indent: number): void {
     const { text, fail, line, blocks } = this;
-    let depth = this.top;
+    const depth = this.top;
     const content = skipBlanks(text, at + 1, lineEnd);
     if (content >= lineEnd || text.charCodeAt(content) === 0x23) {
       this.opener = indent;
@@ -209,24 +209,7 @@ class LineReader {
     const after = found.after;
     if (this.top + 1 >= MAX_DEPTH) throw fail('unsupported', `nesting deeper than ${MAX_DEPTH} levels`, content);
     blocks.open(++this.top, content - lineStart, false, false);
-    depth = this.top;
-    const decoded = blocks.addKey(text, depth, content, keyEnd, fail);
-    readValue(text, after, lineEnd, fail, depth);
-    if (found.kind === 'none') {
-      this.opener = content - lineStart;
-      this.openerIsKey = true;
-    }
-    if (found.kind === 'block') {
-      this.scalarParent = content - lineStart;
-      this.scalarDepth = depth + 1;
-    }
-    const end = found.kind === 'none' ? after : found.end;
-    if (depth <= this.want) {
-      line.set(this.lineNo, lineStart, end, depth, true, true, content, keyEnd, found.kind, found.at, found.end, decoded);
-      line.keyIsString = blocks.keyType === 'string';
-      this.visited();
-    }
-    this.lastEnd = end;
+    this.keyValue(lineStart, lineEnd, content, keyEnd, after, true);
   }
 
   /** The lines pnpm writes most, recognized whole (see simpleValue): true when read, false for the general path. */
@@ -255,29 +238,38 @@ class LineReader {
   }
 
   /** A mapping line by the general path: `key: value`, `key:` (it opens a block), or a refusal. */
-  private keyLine(lineStart: number, lineEnd: number, at: number, indent: number): void {
-    const { text, fail, line, blocks } = this;
+  private keyLine(lineStart: number, lineEnd: number, at: number): void {
+    const { text, fail } = this;
     const depth = this.top;
     if (!readKey(text, at, lineEnd, fail)) {
       // Not "key: value": a scalar on its own line (a multi-line value, or a lost colon).
       readValue(text, at, lineEnd, fail, depth);
       throw fail('broken', 'expected "key: value" (a value continued on its own line is not read)', at);
     }
-    const keyEnd = found.keyEnd;
-    const after = found.after;
-    const decoded = blocks.addKey(text, depth, at, keyEnd, fail);
+    this.keyValue(lineStart, lineEnd, at, found.keyEnd, found.after, false);
+  }
+
+  /**
+   * A key read by readKey (`keyAt` to `keyEnd`, its value from `after`) in the open mapping: its uniqueness,
+   * its value, the block it opens (`key:`) or the block scalar it starts, and the visit.
+   */
+  private keyValue(lineStart: number, lineEnd: number, keyAt: number, keyEnd: number, after: number, item: boolean): void {
+    const { text, fail, line, blocks } = this;
+    const depth = this.top;
+    const column = keyAt - lineStart;
+    const decoded = blocks.addKey(text, depth, keyAt, keyEnd, fail);
     readValue(text, after, lineEnd, fail, depth);
     if (found.kind === 'none') {
-      this.opener = indent;
+      this.opener = column;
       this.openerIsKey = true;
     }
     if (found.kind === 'block') {
-      this.scalarParent = indent;
+      this.scalarParent = column;
       this.scalarDepth = depth + 1;
     }
     const end = found.kind === 'none' ? after : found.end;
     if (depth <= this.want) {
-      line.set(this.lineNo, lineStart, end, depth, false, true, at, keyEnd, found.kind, found.at, found.end, decoded);
+      line.set(this.lineNo, lineStart, end, depth, item, true, keyAt, keyEnd, found.kind, found.at, found.end, decoded);
       line.keyIsString = blocks.keyType === 'string';
       this.visited();
     }
