@@ -35,7 +35,6 @@ const ALLOWED: Readonly<Record<string, string>> = {
   'core/slices/pnpm-yaml/flow.ts:flowEnd': 'not split yet',
   'run/quarantine/pass.ts:quarantine': 'not split yet',
   'core/slices/yarn-classic-parse.ts:next': 'not split yet',
-  'run/quarantine/restore.ts:restore': 'not split yet',
   'core/slices/bun-jsonc.ts:value': 'not split yet',
 };
 
