@@ -32,7 +32,6 @@ const ALLOWED: Readonly<Record<string, string>> = {
   'core/slices/bun-jsonc.ts:checkBunLock': 'not split yet',
   'core/slices/yarn-classic-parse.ts:parseYarnClassic': 'not split yet',
   'core/json-lockfile.ts:scanJson': 'not split yet',
-  'core/slices/pnpm-yaml/flow.ts:flowEnd': 'not split yet',
   'run/quarantine/pass.ts:quarantine': 'not split yet',
   'core/slices/yarn-classic-parse.ts:next': 'not split yet',
   'core/slices/bun-jsonc.ts:value': 'not split yet',
