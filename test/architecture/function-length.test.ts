@@ -16,25 +16,26 @@ export const MAX_LINES = 60;
 
 /**
  * The functions allowed past MAX_LINES, each with why: code other branches are restructuring now (issue
- * 22: lib/cli/ into lib/guard/, a folder per runner, the remote gate); they split it as they move it. The
- * list only shrinks: an entry that is gone or short enough fails the test until it is taken out.
+ * 22: lib/cli/ into lib/guard/, a folder per runner, the remote gate), split as it moves, and the hot
+ * parsers not split yet. The list only shrinks: an entry that is gone or short enough fails the test until
+ * it is taken out.
  */
 const ALLOWED: Readonly<Record<string, string>> = {
   'cli/commands/doctor.ts:ledgerChecks': 'doctor, being rebuilt around the runner adapters',
-  'cli/commands/quarantine.ts:run': 'a cli command, left to the guard layer move',
+  'cli/commands/quarantine.ts:run': 'a command of cli/, not split on this branch (cli/ is being restructured)',
   'cli/commands/run.ts:finishRun': 'moving into lib/guard/',
   'cli/commands/run.ts:run': 'moving into lib/guard/',
-  'cli/commands/status.ts:run': 'a cli command, left to the guard layer move',
+  'cli/commands/status.ts:run': 'a command of cli/, not split on this branch (cli/ is being restructured)',
   'cli/recover-runs.ts:finishOne': 'moving into lib/guard/ (one withholding pass)',
   'cli/remote-gate-wiring.ts:openRemoteGates': 'moving into lib/guard/',
   'cli/runner-guard.ts:afterRunners': 'moving into lib/guard/ (one withholding pass)',
   'integrations/remote-gate/server.ts:startGate': 'the remote gate, being split per runner protocol',
-  'core/slices/bun-jsonc.ts:checkBunLock': 'not split yet',
-  'core/slices/yarn-classic-parse.ts:parseYarnClassic': 'not split yet',
-  'core/json-lockfile.ts:scanJson': 'not split yet',
-  'run/quarantine/pass.ts:quarantine': 'not split yet',
-  'core/slices/yarn-classic-parse.ts:next': 'not split yet',
-  'core/slices/bun-jsonc.ts:value': 'not split yet',
+  'core/slices/bun-jsonc.ts:checkBunLock': 'not split yet (issue 22): one pass over bun.lock, hot; its sections (values, roles, frames) want a reader class with a bench',
+  'core/slices/yarn-classic-parse.ts:parseYarnClassic': 'not split yet (issue 22): hot, a tokenizer and a parser in one; split with a bench',
+  'core/json-lockfile.ts:scanJson': 'not split yet (issue 22): the JSON checker, hot on npm lockfiles',
+  'run/quarantine/pass.ts:quarantine': 'the withholding pass: the guard branch reworks its outcomes now (one pass, typed reasons); split with that',
+  'core/slices/yarn-classic-parse.ts:next': 'not split yet (issue 22): the tokenizer inside parseYarnClassic, goes with it',
+  'core/slices/bun-jsonc.ts:value': 'not split yet (issue 22): the value reader inside checkBunLock, goes with it',
 };
 
 export interface FunctionSpan {
