@@ -2,7 +2,7 @@
 //
 // Owns: spawning, forwarding SIGINT/SIGTERM/SIGHUP (or the signals the caller names) to the child while it
 // lives, and mapping its end to an exit code (its own code; 128+n for signal n; 127 not found; 126 not
-// executable).
+// executable), `signalExitCode` (the 128+n every layer uses).
 // Invariants: plain node:child_process (execa's import alone costs more than lockguard's whole check, and a
 // wrapper's start-up is on every run's path); never a shell; listeners removed when the child ends; the
 // caller learns the pid at once (`onSpawn`), so a run can record it before the child can do anything.
@@ -13,6 +13,11 @@ import { constants } from 'node:os';
 import { errnoCode } from '../core/errors.js';
 
 export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** The exit code a shell gives a process ended by `signal`: 128 plus its number. */
+export function signalExitCode(signal: NodeJS.Signals): number {
+  return 128 + (constants.signals[signal] ?? 0);
+}
 
 export type ChildEnd =
   | { readonly kind: 'exited'; readonly code: number }
@@ -50,7 +55,7 @@ export function runChild(argv: readonly string[], options: ChildOptions): Promis
       else done({ kind: 'failed', code: 126, reason: 'spawn-failed', errno });
     });
     child.once('exit', (code, signal) => {
-      if (signal !== null) done({ kind: 'signaled', signal, code: 128 + (constants.signals[signal] ?? 0) });
+      if (signal !== null) done({ kind: 'signaled', signal, code: signalExitCode(signal) });
       else done({ kind: 'exited', code: code ?? 1 });
     });
   });

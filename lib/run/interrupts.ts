@@ -8,7 +8,7 @@
 // while it runs), so holding from just before the child starts leaves no moment where a signal kills
 // lockguard with the default action between the child's end and the pass.
 // Invariants: never exits the process (the caller turns `signal` into 128+n); listeners are removed on
-// release(); a held span yields to the event loop between units (quarantine.ts), or signals are never seen.
+// release(); a held span yields to the event loop between units (quarantine/pass.ts), or signals are never seen.
 
 import { FORWARDED_SIGNALS } from './child.js';
 

@@ -12,7 +12,7 @@
 // - A line scan holds at most one chunk plus one line (lines longer than `maxLine` are skipped whole), so a
 //   1 GB log is read in a few MB. ENOENT is a value everywhere (undefined / false).
 
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode, LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
@@ -81,6 +81,22 @@ export function ledgerFolder(root: string, parts: readonly string[], create: boo
   const ledger = join(root, LEDGER_DIR);
   if (!folderStep(ledger, create)) return undefined;
   return safeFolder(ledger, parts, create);
+}
+
+/** The names in `folder`; none when it is undefined or gone. */
+export function listFolder(folder: string | undefined): string[] {
+  if (folder === undefined) return [];
+  try {
+    return readdirSync(folder);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return [];
+    throw fsFault(error, folder, 'list');
+  }
+}
+
+/** The names in `<root>/.lockguard/<part>`, reached as ledgerFolder reaches it; none when it is missing. */
+export function listLedgerFolder(root: string, part: string): string[] {
+  return listFolder(ledgerFolder(root, [part], false));
 }
 
 /** Open a ledger file for reading: undefined when absent; refused when a link or not a regular file. */

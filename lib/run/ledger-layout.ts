@@ -11,7 +11,7 @@
 //     cache/                 memos that only save time (nx's resolved cache dir: integrations/runners/nx/memo.ts;
 //                            whether git tracks ledger files: integrations/git.ts)
 //     runs/.pruned-<id>, blobs/.pruned-<sha256>   set aside by `lockguard prune` before deletion (prune.ts)
-//     quarantine/.dropped-<id>                      set aside by `quarantine drop` before deletion (quarantine-drop.ts)
+//     quarantine/.dropped-<id>                      set aside by `quarantine drop` before deletion (quarantine/drop.ts)
 //
 // Owns: the names only. Reaching them safely (never through a link) is ledger-fs.ts's; live.ts reaches
 // `live/` on its own (it is bundled into the pnpmfile and imports no other ledger module but this one).

@@ -14,16 +14,16 @@
 //   (core/redact.ts) and written mode 0600.
 
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { errnoCode, LockguardError } from '../core/errors.js';
+import { LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
 import type { FileDigest } from '../core/digest.js';
 import type { WorkspaceFingerprints } from '../core/fingerprints.js';
 import type { Scope } from '../core/entries.js';
 import { appendLine, createEmpty, PRIVATE, writeAtomic } from './atomic.js';
 import { saveBlob } from './blobs.js';
-import { ledgerFolder, parseLine, readLedgerFile, scanLines, tailLines } from './ledger-fs.js';
+import { ledgerFolder, listLedgerFolder, parseLine, readLedgerFile, scanLines, tailLines } from './ledger-fs.js';
 import { LEDGER, ledgerPath, RUN_FILES } from './ledger-layout.js';
 import { machineStamp, thisMachine } from './trust.js';
 import { processStart } from './live.js';
@@ -265,16 +265,7 @@ function noRun(dir: string): never {
 
 /** Run ids under `<root>/.lockguard/runs`, newest first. */
 export function listRunIds(root: string): string[] {
-  const runs = ledgerFolder(root, [LEDGER.runs], false);
-  if (runs === undefined) return [];
-  let names: string[];
-  try {
-    names = readdirSync(runs);
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return [];
-    throw fsFault(error, runs, 'list');
-  }
-  return names
+  return listLedgerFolder(root, LEDGER.runs)
     .filter((name) => RUN_ID.test(name))
     .sort()
     .reverse();

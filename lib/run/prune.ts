@@ -26,12 +26,12 @@ import { join } from 'node:path';
 import { isLockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
 import { acquireLock } from './ledger-lock.js';
-import { ledgerFolder } from './ledger-fs.js';
+import { ledgerFolder, listFolder, listLedgerFolder } from './ledger-fs.js';
 import { LEDGER, PRUNED_PREFIX, RUN_FILES } from './ledger-layout.js';
 import { loadRun, runDir, runIdTime } from './ledger.js';
 import { isAlive, listMarkers } from './live.js';
 import { RUN_ID, type RunRecord } from './run-record.js';
-import { finishSetAside, listFolder, removeTree, setAsideAndDelete } from './set-aside.js';
+import { finishSetAside, removeTree, setAsideAndDelete } from './set-aside.js';
 
 /** How many of the newest runs `lockguard prune` keeps unless told otherwise. */
 export const DEFAULT_KEEP = 50;
@@ -90,7 +90,7 @@ function prune(root: string, runs: string, options: PruneOptions): PruneResult {
   const blobFolder = ledgerFolder(root, [LEDGER.blobs], false);
   const now = options.now ?? Date.now();
   const live = new Set(listMarkers(root).map((marker) => marker.name));
-  const quarantined = new Set(listFolder(ledgerFolder(root, [LEDGER.quarantine], false)));
+  const quarantined = new Set(listLedgerFolder(root, LEDGER.quarantine));
   const listed = listFolder(runs);
   const finished = dryRun ? 0 : finishSetAside(runs, PRUNED_PREFIX);
   const ids = listed

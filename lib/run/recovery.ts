@@ -22,7 +22,7 @@ import { readGuard, type GuardRecord } from './guard-record.js';
 import { appendEvent, loadRun, runDir, scanEvents, type RunEvent, type RunHandle } from './ledger.js';
 import { acquireLock, deadLocks } from './ledger-lock.js';
 import { isAlive, listMarkers, pidExists, processStart, unregisterLive, LIVE_DIR } from './live.js';
-import { lockQuarantine } from './quarantine.js';
+import { lockQuarantine } from './quarantine/index.js';
 import { movesNow, recordedMoveAt, type MovedFile } from './verdict.js';
 import { madeHere, type TrustedPlaces } from './trust.js';
 
@@ -80,7 +80,7 @@ export function repairDeadLocks(root: string, places: () => TrustedPlaces): stri
         acquireLock(root, name).release();
         continue;
       }
-      // Taking a dead holder's lock repairs its journal first (quarantine.ts lockQuarantine).
+      // Taking a dead holder's lock repairs its journal first (quarantine/pass.ts lockQuarantine).
       lockQuarantine(root, runId, places()).release();
       repaired.push(runId);
     } catch (error) {

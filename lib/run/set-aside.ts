@@ -1,9 +1,9 @@
-// Taking something out of the ledger for good: one rename aside, then deletion (prune.ts, quarantine-drop.ts).
+// Taking something out of the ledger for good: one rename aside, then deletion (prune.ts, quarantine/drop.ts).
 //
 // Owns: the set-aside protocol. A folder or file leaves the ledger by one rename to `<prefix><name>` in its
 // own folder (a name no command lists: run ids and digests never start with a dot), and only then is it
-// deleted; `finishSetAside` deletes what a killed process had set aside. Also the listing and deletion
-// helpers those two share.
+// deleted; `finishSetAside` deletes what a killed process had set aside. Also the deletion helpers those
+// two share (the listing is ledger-fs.ts `listFolder`).
 // Invariants: the rename is the commit point: before it the thing is whole and listed, after it no command
 // sees it; deletion never follows a link (links inside are removed as links); every fault is a
 // LockguardError naming the path.
@@ -12,6 +12,7 @@ import { lstatSync, readdirSync, renameSync, rmdirSync, rmSync, unlinkSync } fro
 import { join } from 'node:path';
 import { errnoCode } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
+import { listFolder } from './ledger-fs.js';
 
 /** Rename `folder/name` to `folder/<prefix><name>`, then delete it. False when it was already gone. */
 export function setAsideAndDelete(folder: string, name: string, prefix: string): boolean {
@@ -60,16 +61,5 @@ export function removeTree(path: string): void {
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return;
     throw fsFault(error, path, 'delete');
-  }
-}
-
-/** The names in `folder`; none when it is undefined or gone. */
-export function listFolder(folder: string | undefined): string[] {
-  if (folder === undefined) return [];
-  try {
-    return readdirSync(folder);
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return [];
-    throw fsFault(error, folder, 'list');
   }
 }

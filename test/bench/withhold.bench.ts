@@ -7,7 +7,7 @@ import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { cacheState, withhold, type RunnerCache } from '../../lib/integrations/runners/index.js';
 import { trustedPlaces } from '../../lib/run/trust.js';
-import { restore } from '../../lib/run/quarantine-restore.js';
+import { restore } from '../../lib/run/quarantine/index.js';
 import { sideBySide, type BenchContext, type BenchRow } from './harness.js';
 
 const ENTRIES = 10_000;

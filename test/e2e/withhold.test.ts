@@ -8,9 +8,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { listUnits } from '../../lib/integrations/runners/index.js';
-import { listQuarantine } from '../../lib/run/quarantine-list.js';
+import { listQuarantine, restore } from '../../lib/run/quarantine/index.js';
 import { trustedPlaces } from '../../lib/run/trust.js';
-import { restore } from '../../lib/run/quarantine-restore.js';
 import { guardedRun } from '../helpers/guarded-run.js';
 import { scenario, type Tool } from '../helpers/runner-scenario.js';
 

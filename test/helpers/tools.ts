@@ -4,7 +4,8 @@
 // repo's node_modules and the pinned npm (their environment: env.ts isolatedEnv), and pnpm 10/12 linked into a
 // workspace's node_modules/.bin (`linkPnpmBin`);
 // `packTarballs` (tiny local packages packed with `npm pack`, so every install works with no network).
-// Invariants: every subprocess has a timeout (a hang fails the test, never the suite); nothing here
+// Invariants: importing this module resolves nothing (bun's binary is looked for on first use, `BUN.command`);
+// every subprocess has a timeout (a hang fails the test, never the suite); nothing here
 // writes outside the temp dirs it is given; nothing reaches a registry (offline, registry on a dead port).
 
 import { spawnSync } from 'node:child_process';
@@ -33,7 +34,19 @@ export const NPM: Tool = { name: 'npm', command: process.execPath, prefix: [join
 export const YARN: Tool = { name: 'yarn', command: process.execPath, prefix: [join(REPO_ROOT, 'node_modules/@yarnpkg/cli-dist/bin/yarn.js')] };
 /** yarn 1.22.22 (classic), the last v1. */
 export const YARN1: Tool = { name: 'yarn1', command: process.execPath, prefix: [join(REPO_ROOT, 'node_modules/yarn1/bin/yarn.js')] };
-export const BUN: Tool = { name: 'bun', command: bunBinary(), prefix: [] };
+/**
+ * bun, its binary found on first use (`BUN.command`), not when this module loads: a test file that imports
+ * these helpers but runs no bun loads where bun is not installed.
+ */
+export const BUN: Tool = {
+  name: 'bun',
+  get command(): string {
+    bunPath ??= bunBinary();
+    return bunPath;
+  },
+  prefix: [],
+};
+let bunPath: string | undefined;
 
 /** The pinned pnpm 10 or 12 linked as `<root>/node_modules/.bin/pnpm` (what a root script and lockguard find first); its path. */
 export function linkPnpmBin(root: string, tool: 'pnpm10' | 'pnpm12'): string {

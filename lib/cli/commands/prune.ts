@@ -1,6 +1,7 @@
 // `lockguard prune`: remove old finished runs from the ledger (run/prune.ts decides and removes).
 
 import { LockguardError } from '../../core/errors.js';
+import { plural } from '../../core/words.js';
 import { DEFAULT_KEEP, pruneLedger, type PruneResult } from '../../run/prune.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
@@ -105,10 +106,6 @@ function keptPhrase(reason: string, count: number): string {
     default:
       return `${count} unreadable`;
   }
-}
-
-function plural(count: number, one: string, many: string): string {
-  return `${count} ${count === 1 ? one : many}`;
 }
 
 function size(bytes: number): string {

@@ -1,10 +1,7 @@
 // `lockguard quarantine list|restore`: what guarded runs withheld from the runners' caches, and putting it back.
 
-import type { QuarantinedEntry } from '../../run/quarantine.js';
-import { listQuarantine } from '../../run/quarantine-list.js';
+import { dropQuarantine, type DropResult, listQuarantine, type QuarantinedEntry, restore } from '../../run/quarantine/index.js';
 import { RUNNER_NAMES } from '../../integrations/runners/index.js';
-import { dropQuarantine, type DropResult } from '../../run/quarantine-drop.js';
-import { restore } from '../../run/quarantine-restore.js';
 import { LockguardError } from '../../core/errors.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';

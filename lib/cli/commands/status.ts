@@ -1,6 +1,7 @@
 // `lockguard status`: the latest run's state and report.
 
 import { printable } from '../../core/printable.js';
+import { plural } from '../../core/words.js';
 import { findRun, latestEvents, readReport, scanEvents, type RunEvent } from '../../run/ledger.js';
 import type { RunReport } from '../../run/report.js';
 import { recordedMoves } from '../../run/verdict.js';
@@ -88,10 +89,6 @@ function lifeLines(life: Life): string[] {
     case 'foreign':
       return ['life     not made on this machine since it last booted (a copied or committed ledger?): lockguard neither judges nor finishes it'];
   }
-}
-
-function plural(count: number, one: string, many: string): string {
-  return `${count} ${count === 1 ? one : many}`;
 }
 
 /** How many of the latest events `status --json` shows (the log itself may be any size). */

@@ -39,85 +39,12 @@ function twice(path: string): LockguardError {
 
 /** The slice graph of a read bun.lock; `path` names the file when a dependency resolves to nothing. */
 export function lowerBun(lock: BunLock, path: string): LoweredGraph {
-  const own: string[] = [];
-  const edges: number[][] = [];
-  // Package labels are made on demand (only diffs ask): undefined until then.
-  const labels: (NodeLabel | undefined)[] = [];
-  const packageAt: (BunPackage | undefined)[] = [];
-  const importers = new Map<string, number>();
-  const importerByFolder = new Map<string, number>();
-  const importerByName = new Map<string, number>();
-  for (const workspace of lock.workspaces) {
-    const id = workspace.path === '' ? '.' : workspace.path;
-    if (importerByFolder.has(workspace.path)) throw twice(path);
-    importers.set(id, own.length);
-    importerByFolder.set(workspace.path, own.length);
-    if (workspace.name !== undefined && !importerByName.has(workspace.name)) importerByName.set(workspace.name, own.length);
-    own.push(`bun-workspace\n${workspace.text}\n${lock.globalText}`);
-    edges.push([]);
-    labels.push({ kind: 'importer', id });
-    packageAt.push(undefined);
-  }
-  const byKey = new Map<string, number>();
-  for (const pkg of lock.packages) {
-    if (byKey.has(pkg.key)) throw twice(path);
-    const workspace = pkg.ident.indexOf('@workspace:');
-    const folder = workspace === -1 ? undefined : pkg.ident.slice(workspace + 11);
-    const linked = folder === undefined ? undefined : importerByFolder.get(folder === '.' ? '' : folder);
-    if (linked !== undefined) {
-      byKey.set(pkg.key, linked);
-      continue;
-    }
-    byKey.set(pkg.key, own.length);
-    // Pushed, index-aligned with `own` (an assignment past the end would make the array sparse).
-    packageAt.push(pkg);
-    own.push(`bun\n${pkg.text}`);
-    // A package's edges are made below, and only where it has dependencies.
-    edges.push(NO_EDGES);
-    labels.push(undefined);
-  }
-  // From the package at `key` (or a workspace's name), as node looks up: `key/name`, then each parent's.
-  // Only keys something is nested under can hold `key/name`: the rest are skipped without building a string.
-  const parents = new Set<string>();
-  for (const pkg of lock.packages) if (pkg.key.includes('/')) for (let base = parentKey(pkg.key); base !== '' && !parents.has(base); base = parentKey(base)) parents.add(base);
-  const resolve = (key: string, name: string): number | undefined => {
-    let base = key;
-    for (;;) {
-      if (base === '') return byKey.get(name);
-      if (parents.has(base)) {
-        const found = byKey.get(`${base}/${name}`);
-        if (found !== undefined) return found;
-      }
-      base = parentKey(base);
-    }
-  };
-  const unresolved = (name: string, index: number, required: number): number | undefined => {
-    const linked = importerByName.get(name);
-    if (linked === undefined && index < required) throw brokenLockfile(path, 'a dependency resolves to no package in it (bun refuses it)');
-    return linked;
-  };
-  for (const workspace of lock.workspaces) {
-    const out = edges[importerByFolder.get(workspace.path) as number] as number[];
-    const prefix = workspace.path === '' || workspace.name === undefined ? '' : workspace.name;
-    workspace.deps.forEach((name, index) => {
-      const found = resolve(prefix, name) ?? unresolved(name, index, workspace.required);
-      if (found !== undefined) out.push(found);
-    });
-  }
-  for (const pkg of lock.packages) {
-    const node = byKey.get(pkg.key) as number;
-    if (packageAt[node] !== pkg) continue;
-    if (pkg.deps.length === 0) continue;
-    const out: number[] = [];
-    edges[node] = out;
-    // A top-level key nothing is nested under looks its dependencies up at the top only.
-    const chained = parents.has(pkg.key) || parentKey(pkg.key) !== '';
-    for (let index = 0; index < pkg.deps.length; index++) {
-      const name = pkg.deps[index] as string;
-      const found = (chained ? resolve(pkg.key, name) : byKey.get(name)) ?? unresolved(name, index, pkg.required);
-      if (found !== undefined && found !== node) out.push(found);
-    }
-  }
+  const graph = new BunGraph(path);
+  graph.addWorkspaces(lock);
+  graph.addPackages(lock);
+  graph.linkWorkspaces(lock);
+  graph.linkPackages(lock);
+  const { own, edges, labels, packageAt, importers } = graph;
   const label = (node: number): NodeLabel => {
     const known = labels[node];
     if (known !== undefined) return known;
@@ -127,4 +54,111 @@ export function lowerBun(lock: BunLock, path: string): LoweredGraph {
     return (labels[node] = { kind: 'package', name, version });
   };
   return { own, edges, label, importers };
+}
+
+/** The graph being lowered: nodes first (workspaces, then packages), then their edges. */
+class BunGraph {
+  readonly own: string[] = [];
+  readonly edges: number[][] = [];
+  // Package labels are made on demand (only diffs ask): undefined until then.
+  readonly labels: (NodeLabel | undefined)[] = [];
+  readonly packageAt: (BunPackage | undefined)[] = [];
+  readonly importers = new Map<string, number>();
+  private readonly importerByFolder = new Map<string, number>();
+  private readonly importerByName = new Map<string, number>();
+  private readonly byKey = new Map<string, number>();
+  // The keys something is nested under (see resolve).
+  private readonly parents = new Set<string>();
+  private readonly path: string;
+
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  addWorkspaces(lock: BunLock): void {
+    const { own, importerByFolder, importerByName } = this;
+    for (const workspace of lock.workspaces) {
+      const id = workspace.path === '' ? '.' : workspace.path;
+      if (importerByFolder.has(workspace.path)) throw twice(this.path);
+      this.importers.set(id, own.length);
+      importerByFolder.set(workspace.path, own.length);
+      if (workspace.name !== undefined && !importerByName.has(workspace.name)) importerByName.set(workspace.name, own.length);
+      own.push(`bun-workspace\n${workspace.text}\n${lock.globalText}`);
+      this.edges.push([]);
+      this.labels.push({ kind: 'importer', id });
+      this.packageAt.push(undefined);
+    }
+  }
+
+  addPackages(lock: BunLock): void {
+    const { own, byKey } = this;
+    for (const pkg of lock.packages) {
+      if (byKey.has(pkg.key)) throw twice(this.path);
+      const workspace = pkg.ident.indexOf('@workspace:');
+      const folder = workspace === -1 ? undefined : pkg.ident.slice(workspace + 11);
+      const linked = folder === undefined ? undefined : this.importerByFolder.get(folder === '.' ? '' : folder);
+      if (linked !== undefined) {
+        byKey.set(pkg.key, linked);
+        continue;
+      }
+      byKey.set(pkg.key, own.length);
+      // Pushed, index-aligned with `own` (an assignment past the end would make the array sparse).
+      this.packageAt.push(pkg);
+      own.push(`bun\n${pkg.text}`);
+      // A package's edges are made below, and only where it has dependencies.
+      this.edges.push(NO_EDGES);
+      this.labels.push(undefined);
+    }
+    // Only keys something is nested under can hold `key/name`: the rest are skipped without building a string.
+    const parents = this.parents;
+    for (const pkg of lock.packages) if (pkg.key.includes('/')) for (let base = parentKey(pkg.key); base !== '' && !parents.has(base); base = parentKey(base)) parents.add(base);
+  }
+
+  linkWorkspaces(lock: BunLock): void {
+    for (const workspace of lock.workspaces) {
+      const out = this.edges[this.importerByFolder.get(workspace.path) as number] as number[];
+      const prefix = workspace.path === '' || workspace.name === undefined ? '' : workspace.name;
+      workspace.deps.forEach((name, index) => {
+        const found = this.resolve(prefix, name) ?? this.unresolved(name, index, workspace.required);
+        if (found !== undefined) out.push(found);
+      });
+    }
+  }
+
+  linkPackages(lock: BunLock): void {
+    const { byKey, parents } = this;
+    for (const pkg of lock.packages) {
+      const node = byKey.get(pkg.key) as number;
+      if (this.packageAt[node] !== pkg) continue;
+      if (pkg.deps.length === 0) continue;
+      const out: number[] = [];
+      this.edges[node] = out;
+      // A top-level key nothing is nested under looks its dependencies up at the top only.
+      const chained = parents.has(pkg.key) || parentKey(pkg.key) !== '';
+      for (let index = 0; index < pkg.deps.length; index++) {
+        const name = pkg.deps[index] as string;
+        const found = (chained ? this.resolve(pkg.key, name) : byKey.get(name)) ?? this.unresolved(name, index, pkg.required);
+        if (found !== undefined && found !== node) out.push(found);
+      }
+    }
+  }
+
+  // From the package at `key` (or a workspace's name), as node looks up: `key/name`, then each parent's.
+  private resolve(key: string, name: string): number | undefined {
+    let base = key;
+    for (;;) {
+      if (base === '') return this.byKey.get(name);
+      if (this.parents.has(base)) {
+        const found = this.byKey.get(`${base}/${name}`);
+        if (found !== undefined) return found;
+      }
+      base = parentKey(base);
+    }
+  }
+
+  private unresolved(name: string, index: number, required: number): number | undefined {
+    const linked = this.importerByName.get(name);
+    if (linked === undefined && index < required) throw brokenLockfile(this.path, 'a dependency resolves to no package in it (bun refuses it)');
+    return linked;
+  }
 }

@@ -12,6 +12,7 @@
 // Must never: print, or name anything the lockfiles do not.
 
 import { redactLabel, redactText } from '../redact.js';
+import { plural } from '../words.js';
 import type { LoweredGraph } from './pnpm-graph.js';
 import type { LockfileSlices } from './slices.js';
 
@@ -176,8 +177,6 @@ export function describeChange(change: SliceChange, limit = 3): string {
   // A project whose own entry is as it was changed only through what it depends on.
   return `${change.importer} (${change.entryChanged ? '' : 'through its dependencies: '}${parts.join('; ')})`;
 }
-
-const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
 
 /** One line: "pnpm-lock.yaml moved: the slices of packages/b changed (is-number 7.0.0 → 6.0.0); 543 other projects unchanged". */
 export function describeSliceDiff(diff: SliceDiff, projectLimit = 4): string {

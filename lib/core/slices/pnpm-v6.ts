@@ -32,8 +32,7 @@ import { LockguardError, type TextPosition } from '../errors.js';
 import { importExternal } from '../external.js';
 import { brokenLockfile } from '../lockfile-errors.js';
 import type { PnpmDep, PnpmEntry, PnpmLockIndex } from './pnpm-index.js';
-import { decodePnpmLockfile, yamlDocuments } from './pnpm-yaml-text.js';
-import { readYamlLines } from './pnpm-yaml.js';
+import { decodePnpmLockfile, readYamlLines, yamlDocuments } from './pnpm-yaml/index.js';
 
 /** True for the lockfile versions this module reads (pnpm 8's '6.0' and '6.1'). */
 export function isPnpmV6(version: string): boolean {

@@ -28,7 +28,7 @@
 import type { LockguardError } from '../errors.js';
 import { brokenLockfile, positionAt } from '../lockfile-errors.js';
 import type { LoweredGraph, NodeLabel } from './pnpm-graph.js';
-import { NON_PRINTABLE } from './pnpm-yaml-text.js';
+import { NON_PRINTABLE } from './pnpm-yaml/index.js';
 import { line, symlLine, symlScalar } from './yarn-syml.js';
 
 export interface YarnEntry {
@@ -100,28 +100,33 @@ export function keyDescriptors(key: string): string[] {
   return key.split(MULTIPLE_KEYS);
 }
 
+/** The text as yarn reads it: a leading BOM dropped (js-yaml does), line breaks normalized; refused when it holds a non-printable character. */
+function berryText(source: string, path: string): string {
+  let text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
+  if (text.includes('\r\n')) text = text.replaceAll('\r\n', '\n');
+  const bad = NON_PRINTABLE.exec(text);
+  if (bad !== null) throw brokenLockfile(path, bad[0] === '\0' ? 'it holds a NUL byte' : 'it holds a non-printable character', positionAt(text, bad.index));
+  return text;
+}
+
+/** Where the line starting at `from` ends (its "\n", or the end of the text). */
+function lineEndOf(text: string, from: number): number {
+  const nl = text.indexOf('\n', from);
+  return nl === -1 ? text.length : nl;
+}
+
 /**
  * Read a berry yarn.lock's text into entries (`path` only names the file in errors), refusing what yarn 4
  * refuses or reads otherwise than its lines say (yarn-syml.ts has the line form; here: the structure).
  */
 export function indexYarnBerry(source: string, path: string): YarnBerryIndex {
-  // js-yaml drops a leading BOM; yarn compares line breaks normalized.
-  let text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
-  if (text.includes('\r\n')) text = text.replaceAll('\r\n', '\n');
-  const bad = NON_PRINTABLE.exec(text);
-  if (bad !== null) throw brokenLockfile(path, bad[0] === '\0' ? 'it holds a NUL byte' : 'it holds a non-printable character', positionAt(text, bad.index));
+  const text = berryText(source, path);
   const entries: YarnEntry[] = [];
   let metadata: string | undefined;
-  // Keys seen in each open mapping (an entry's fields; the current field's; the current sub-key's), for duplicates.
-  const fields = new KeyList();
-  const names = new KeyList();
-  const subs = new KeyList();
+  const body = new EntryBody();
   let lineNo = 0;
   let at = 0;
-  const lineEnd = (from: number): number => {
-    const nl = text.indexOf('\n', from);
-    return nl === -1 ? text.length : nl;
-  };
+  const lineEnd = (from: number): number => lineEndOf(text, from);
   while (at < text.length) {
     let end = lineEnd(at);
     lineNo++;
@@ -148,53 +153,17 @@ export function indexYarnBerry(source: string, path: string): YarnBerryIndex {
       if (line.value !== undefined) throw broken(path, lineNo, 'an entry that is not a mapping');
       key = line.key;
     }
-    let resolution: string | undefined;
-    let linkType = false;
-    const deps: [string, string][] = [];
-    fields.reset();
-    names.reset();
-    subs.reset();
-    let field = '';
-    // The indentation the next line must have (a mapping was opened), else the deepest it may have.
-    let expect = 2;
-    let deepest = 2;
+    body.reset();
     // Body: every following line that starts with a space.
     for (at = end + 1; at < text.length && text.charCodeAt(at) === 32; at = end + 1) {
       end = lineEnd(at);
       lineNo++;
       const refused = symlLine(text, at, end);
       if (refused !== undefined) throw broken(path, lineNo, refused);
-      const depth = line.indent;
-      if (expect !== -1 ? depth !== expect : depth > deepest) throw broken(path, lineNo, expect !== -1 && depth < expect ? 'a key with no value' : 'bad indentation (deeper than its mapping)');
-      const opens = line.value === undefined;
-      if (depth === 2) {
-        if (!fields.add(line.key)) throw broken(path, lineNo, 'a field appears twice in one entry');
-        names.reset();
-        field = line.key;
-        if (MAP_FIELDS.has(field) && !opens) throw broken(path, lineNo, `its "${field}" field is not a mapping`);
-        if (SCALAR_FIELDS.has(field) && opens) throw broken(path, lineNo, `its "${field}" field is not a string`);
-        if (field === 'resolution') resolution = line.value;
-        else if (field === 'linkType') linkType = true;
-      } else if (depth === 4) {
-        if (!names.add(line.key)) throw broken(path, lineNo, 'a key appears twice in one mapping');
-        subs.reset();
-        if (field === 'dependencies' || field === 'peerDependencies' || field === 'bin') {
-          if (opens) throw broken(path, lineNo, `an entry of its "${field}" field is not a string`);
-          if (field !== 'bin' && !IDENT.test(line.key)) throw broken(path, lineNo, 'a dependency whose name yarn cannot read');
-          if (field === 'dependencies') deps.push([line.key, line.value as string]);
-        } else if ((field === 'dependenciesMeta' || field === 'peerDependenciesMeta') && !opens) {
-          throw broken(path, lineNo, `an entry of its "${field}" field is not a mapping`);
-        }
-      } else if (depth === 6) {
-        if (opens) throw broken(path, lineNo, 'nesting deeper than yarn writes');
-        if (!subs.add(line.key)) throw broken(path, lineNo, 'a key appears twice in one mapping');
-      } else {
-        throw broken(path, lineNo, 'nesting deeper than yarn writes');
-      }
-      expect = opens ? depth + 2 : -1;
-      deepest = opens ? depth + 2 : depth;
+      body.read(path, lineNo);
     }
-    if (expect !== -1) throw broken(path, lineNo, 'a key with no value');
+    if (body.expect !== -1) throw broken(path, lineNo, 'a key with no value');
+    const { resolution, linkType, deps } = body;
     const blockEnd = Math.min(at - 1, text.length);
     if (key === '__metadata') {
       if (metadata !== undefined) throw broken(path, startLine, 'it has two __metadata blocks');
@@ -209,6 +178,76 @@ export function indexYarnBerry(source: string, path: string): YarnBerryIndex {
   }
   if (metadata === undefined) throw broken(path, 1, 'it has no __metadata block');
   return { metadata, entries, path };
+}
+
+/** What an entry's body lines say so far (the fields yarn needs), and the checks each line passes. */
+class EntryBody {
+  resolution: string | undefined;
+  linkType = false;
+  deps: [string, string][] = [];
+  // Keys seen in each open mapping (an entry's fields; the current field's; the current sub-key's), for duplicates.
+  private readonly fields = new KeyList();
+  private readonly names = new KeyList();
+  private readonly subs = new KeyList();
+  private field = '';
+  /** The indentation the next line must have (a mapping was opened, else -1), and the deepest it may have. */
+  expect = 2;
+  private deepest = 2;
+
+  reset(): void {
+    this.resolution = undefined;
+    this.linkType = false;
+    this.deps = [];
+    this.fields.reset();
+    this.names.reset();
+    this.subs.reset();
+    this.field = '';
+    this.expect = 2;
+    this.deepest = 2;
+  }
+
+  /** The body line `symlLine` just read (in `line`), line `lineNo` of `path`. */
+  read(path: string, lineNo: number): void {
+    const depth = line.indent;
+    const expect = this.expect;
+    if (expect !== -1 ? depth !== expect : depth > this.deepest) throw broken(path, lineNo, expect !== -1 && depth < expect ? 'a key with no value' : 'bad indentation (deeper than its mapping)');
+    const opens = line.value === undefined;
+    if (depth === 2) this.fieldLine(path, lineNo, opens);
+    else if (depth === 4) this.nameLine(path, lineNo, opens);
+    else if (depth === 6) {
+      if (opens) throw broken(path, lineNo, 'nesting deeper than yarn writes');
+      if (!this.subs.add(line.key)) throw broken(path, lineNo, 'a key appears twice in one mapping');
+    } else {
+      throw broken(path, lineNo, 'nesting deeper than yarn writes');
+    }
+    this.expect = opens ? depth + 2 : -1;
+    this.deepest = opens ? depth + 2 : depth;
+  }
+
+  /** A field of the entry (depth 2). */
+  private fieldLine(path: string, lineNo: number, opens: boolean): void {
+    if (!this.fields.add(line.key)) throw broken(path, lineNo, 'a field appears twice in one entry');
+    this.names.reset();
+    const field = (this.field = line.key);
+    if (MAP_FIELDS.has(field) && !opens) throw broken(path, lineNo, `its "${field}" field is not a mapping`);
+    if (SCALAR_FIELDS.has(field) && opens) throw broken(path, lineNo, `its "${field}" field is not a string`);
+    if (field === 'resolution') this.resolution = line.value;
+    else if (field === 'linkType') this.linkType = true;
+  }
+
+  /** A key inside a field's mapping (depth 4): a dependency, a bin, a meta entry. */
+  private nameLine(path: string, lineNo: number, opens: boolean): void {
+    const field = this.field;
+    if (!this.names.add(line.key)) throw broken(path, lineNo, 'a key appears twice in one mapping');
+    this.subs.reset();
+    if (field === 'dependencies' || field === 'peerDependencies' || field === 'bin') {
+      if (opens) throw broken(path, lineNo, `an entry of its "${field}" field is not a string`);
+      if (field !== 'bin' && !IDENT.test(line.key)) throw broken(path, lineNo, 'a dependency whose name yarn cannot read');
+      if (field === 'dependencies') this.deps.push([line.key, line.value as string]);
+    } else if ((field === 'dependenciesMeta' || field === 'peerDependenciesMeta') && !opens) {
+      throw broken(path, lineNo, `an entry of its "${field}" field is not a mapping`);
+    }
+  }
 }
 
 /** `name@range` -> [name, range]; scoped names keep their `@`. */

@@ -6,8 +6,7 @@
 
 import { accessSync, constants } from 'node:fs';
 import { delimiter, dirname, join, relative, resolve } from 'node:path';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from '../../core/env.js';
 
 /** What execvp searches when the environment has no PATH (glibc's _CS_PATH). */
 const DEFAULT_PATH = '/bin:/usr/bin';

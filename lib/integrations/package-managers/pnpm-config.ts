@@ -8,8 +8,7 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from '../../core/env.js';
 
 function read(path: string): string | undefined {
   try {

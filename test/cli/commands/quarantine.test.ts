@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { acquireLock } from '../../../lib/run/ledger-lock.js';
 import { processStart, registerLive, unregisterLive } from '../../../lib/run/live.js';
-import { quarantine, quarantineLockName } from '../../../lib/run/quarantine.js';
+import { quarantine, quarantineLockName } from '../../../lib/run/quarantine/index.js';
 import { cli } from '../../helpers/cli.js';
 import { pnpmTree, tempWorkspace } from '../../helpers/workspace.js';
 import { write } from '../../helpers/runner-caches.js';

@@ -4,13 +4,13 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, lstatSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { quarantine } from '../../lib/run/quarantine.js';
-import { listQuarantine } from '../../lib/run/quarantine-list.js';
-import { restore } from '../../lib/run/quarantine-restore.js';
-import { isLockguardError } from '../../lib/core/errors.js';
-import { trustedPlaces } from '../../lib/run/trust.js';
-import { tempWorkspace } from '../helpers/workspace.js';
-import { write } from '../helpers/runner-caches.js';
+import { quarantine } from '../../../lib/run/quarantine/pass.js';
+import { listQuarantine } from '../../../lib/run/quarantine/list.js';
+import { restore } from '../../../lib/run/quarantine/restore.js';
+import { isLockguardError } from '../../../lib/core/errors.js';
+import { trustedPlaces } from '../../../lib/run/trust.js';
+import { tempWorkspace } from '../../helpers/workspace.js';
+import { write } from '../../helpers/runner-caches.js';
 
 /** The test cache as the trusted place of both runners it holds entries of (trust.ts). */
 function placesOf(root: string): ReturnType<typeof trustedPlaces> {

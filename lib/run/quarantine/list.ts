@@ -5,15 +5,12 @@
 // Invariants: reads only; never follows a link to a run's folder (safeFolder); a name starting with a dot
 // (a set-aside drop) is never listed.
 
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { errnoCode } from '../core/errors.js';
-import { fsFault } from '../core/fs-fault.js';
-import { isoTime } from '../core/iso-time.js';
-import { ledgerFolder, safeFolder } from './ledger-fs.js';
-import { LEDGER } from './ledger-layout.js';
-import { RUN_ID, type QuarantinedEntry, type QuarantineManifest } from './quarantine.js';
-import { readJournal, unitRecord, type JournalUnit } from './quarantine-journal.js';
+import { isoTime } from '../../core/iso-time.js';
+import { ledgerFolder, listFolder, safeFolder } from '../ledger-fs.js';
+import { LEDGER } from '../ledger-layout.js';
+import { RUN_ID, type QuarantinedEntry, type QuarantineManifest } from './pass.js';
+import { readJournal, unitRecord, type JournalUnit } from './journal.js';
 
 /** A journal unit as a listed entry. */
 export function entryOf(unit: JournalUnit): QuarantinedEntry {
@@ -39,15 +36,8 @@ export interface QuarantineListing {
 export function listQuarantine(root: string): QuarantineListing[] {
   const base = ledgerFolder(root, [LEDGER.quarantine], false);
   if (base === undefined) return [];
-  let names: string[];
-  try {
-    names = readdirSync(base);
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return [];
-    throw fsFault(error, base, 'list');
-  }
   const out: QuarantineListing[] = [];
-  for (const run of names
+  for (const run of listFolder(base)
     .filter((name) => RUN_ID.test(name) && !name.startsWith('.'))
     .sort()
     .reverse()) {

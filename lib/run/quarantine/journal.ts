@@ -6,7 +6,7 @@
 // Invariants:
 // - A unit moves only after its intent line is on disk (fsync): a kill or a power cut at any moment leaves
 //   every moved byte named by an intent. Outcomes are appended after the move; a unit with an intent and no
-//   outcome is "in flight", and repair (quarantine-repair.ts) settles it from where its files are.
+//   outcome is "in flight", and repair (repair.ts) settles it from where its files are.
 // - Read streaming; torn or garbage lines are skipped, a line that names a path outside its cache dir, a
 //   path that is not a file of its key, or a key that is not a plain name is never trusted. A valid intent
 //   still only *names* a cache dir: repair and restore act only in a cache the workspace is configured for
@@ -14,11 +14,11 @@
 // - A legacy `manifest.json` (lockguard 0.1) is read when there is no journal.
 
 import { join, posix } from 'node:path';
-import { LockguardError } from '../core/errors.js';
-import { appendText } from './atomic.js';
-import { parseLine, readLedgerFile, scanLines } from './ledger-fs.js';
-import { JOURNAL_FILE, LEDGER_DIR } from './ledger-layout.js';
-import { isSafeRelative, type TreeFile } from './quarantine-move.js';
+import { LockguardError } from '../../core/errors.js';
+import { appendText } from '../atomic.js';
+import { parseLine, readLedgerFile, scanLines } from '../ledger-fs.js';
+import { JOURNAL_FILE, LEDGER_DIR } from '../ledger-layout.js';
+import { isSafeRelative, type TreeFile } from './move.js';
 
 /** The identity of a unit within one run's quarantine. */
 export function unitId(runner: string, key: string): string {
@@ -109,7 +109,7 @@ export function intentOk(value: Partial<IntentLine>): value is IntentLine {
   if (value.unit !== unitId(value.runner, value.key) || typeof value.t !== 'number' || typeof value.reason !== 'string') return false;
   const dir = value.cacheDir;
   if (typeof dir !== 'string' || !posix.isAbsolute(dir) || posix.normalize(dir) !== dir || dir.includes('\0') || dir.split('/').includes(LEDGER_DIR)) return false;
-  // Each path's last component starts with the unit's key (the runners' layouts, quarantine.ts checkUnit).
+  // Each path's last component starts with the unit's key (the runners' layouts, pass.ts checkUnit).
   const key = value.key;
   if (!Array.isArray(value.paths) || value.paths.length === 0 || !value.paths.every((path) => typeof path === 'string' && isSafeRelative(path) && posix.basename(path).startsWith(key))) return false;
   if ((value.host !== undefined && typeof value.host !== 'string') || (value.boot !== undefined && value.boot !== null && typeof value.boot !== 'string')) return false;

@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { decodePnpmLockfile, yamlDocuments } from '../../../lib/core/slices/pnpm-yaml-text.js';
-import { readYamlLines } from '../../../lib/core/slices/pnpm-yaml.js';
-import { fixturesDir } from '../../helpers/fixtures.js';
-import { mutant, random } from '../../fuzz/mutate.js';
-import { ORACLE_MUTATORS } from '../../fuzz/oracle.js';
+import { decodePnpmLockfile, yamlDocuments } from '../../../../lib/core/slices/pnpm-yaml/text.js';
+import { readYamlLines } from '../../../../lib/core/slices/pnpm-yaml/reader.js';
+import { fixturesDir } from '../../../helpers/fixtures.js';
+import { mutant, random } from '../../../fuzz/mutate.js';
+import { ORACLE_MUTATORS } from '../../../fuzz/oracle.js';
 
 /** Every line the reader reports, as plain data, or the refusal (code and position). */
 function reading(bytes: Buffer, simple: boolean): string[] {

@@ -7,20 +7,20 @@
 // - Only on request, one run at a time, never for a run whose guard is live (it may still withhold) or whose
 //   marker is foreign (trust.ts: it may be live on another host), and
 //   never while another process holds the run's quarantine lock; a dead holder's half-done pass or restore
-//   is repaired first (quarantine.ts lockQuarantine), so no unit is dropped half in the cache.
+//   is repaired first (pass.ts lockQuarantine), so no unit is dropped half in the cache.
 // - A kill at any moment leaves the quarantine whole and listed, or out of the ledger: never half of it
 //   listed. Links inside are removed, never followed; a link where the folder belongs is refused
 //   (ledger-fs.ts).
 
 import { dirname } from 'node:path';
-import { isLockguardError, LockguardError } from '../core/errors.js';
-import { ledgerFolder } from './ledger-fs.js';
-import { DROPPED_PREFIX, LEDGER, ledgerPath } from './ledger-layout.js';
-import { listMarkers } from './live.js';
-import { lockQuarantine, quarantineFolder } from './quarantine.js';
-import { readJournal } from './quarantine-journal.js';
-import { finishSetAside, setAsideAndDelete } from './set-aside.js';
-import type { TrustedPlaces } from './trust.js';
+import { isLockguardError, LockguardError } from '../../core/errors.js';
+import { ledgerFolder } from '../ledger-fs.js';
+import { DROPPED_PREFIX, LEDGER, ledgerPath } from '../ledger-layout.js';
+import { listMarkers } from '../live.js';
+import { lockQuarantine, quarantineFolder } from './pass.js';
+import { readJournal } from './journal.js';
+import { finishSetAside, setAsideAndDelete } from '../set-aside.js';
+import type { TrustedPlaces } from '../trust.js';
 
 export interface DropResult {
   readonly run: string;

@@ -23,10 +23,10 @@
 
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { safeFolder } from './ledger-fs.js';
-import { appendJournal, readJournal, type IntentLine, type OutcomeLine, type UnitState } from './quarantine-journal.js';
-import { trustedCache, type TrustedPlaces } from './trust.js';
-import { crossedLink, filesUnder, isPartOf, moveTree, recordIfThere, stageOf, treeDifferences, type TreeFile } from './quarantine-move.js';
+import { safeFolder } from '../ledger-fs.js';
+import { appendJournal, readJournal, type IntentLine, type OutcomeLine, type UnitState } from './journal.js';
+import { trustedCache, type TrustedPlaces } from '../trust.js';
+import { crossedLink, filesUnder, isPartOf, moveTree, recordIfThere, stageOf, treeDifferences, type TreeFile } from './move.js';
 
 export type Direction = 'withhold' | 'restore';
 

@@ -7,17 +7,17 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { acquireLock } from '../../lib/run/ledger-lock.js';
-import { processStart } from '../../lib/run/live.js';
-import { appendJournal, readJournal, unitId, type IntentLine } from '../../lib/run/quarantine-journal.js';
-import { recordTree, stageOf } from '../../lib/run/quarantine-move.js';
-import { repairQuarantine } from '../../lib/run/quarantine-repair.js';
-import { restore } from '../../lib/run/quarantine-restore.js';
-import { quarantine, quarantineLockName } from '../../lib/run/quarantine.js';
-import { listQuarantine } from '../../lib/run/quarantine-list.js';
-import { machineStamp, trustedPlaces } from '../../lib/run/trust.js';
-import { tempWorkspace } from '../helpers/workspace.js';
-import { turboEntry, write } from '../helpers/runner-caches.js';
+import { acquireLock } from '../../../lib/run/ledger-lock.js';
+import { processStart } from '../../../lib/run/live.js';
+import { appendJournal, readJournal, unitId, type IntentLine } from '../../../lib/run/quarantine/journal.js';
+import { recordTree, stageOf } from '../../../lib/run/quarantine/move.js';
+import { repairQuarantine } from '../../../lib/run/quarantine/repair.js';
+import { restore } from '../../../lib/run/quarantine/restore.js';
+import { quarantine, quarantineLockName } from '../../../lib/run/quarantine/pass.js';
+import { listQuarantine } from '../../../lib/run/quarantine/list.js';
+import { machineStamp, trustedPlaces } from '../../../lib/run/trust.js';
+import { tempWorkspace } from '../../helpers/workspace.js';
+import { turboEntry, write } from '../../helpers/runner-caches.js';
 
 const PATHS = (key: string): string[] => [`${key}.tar.zst`, `${key}-meta.json`, `${key}-manifest.json`];
 

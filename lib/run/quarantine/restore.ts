@@ -3,7 +3,7 @@
 // Owns: `restore` (checks the record's sha256 of every file before moving anything back, skips an entry
 // any of whose paths exists in the cache, records a restore intent before the move and its outcome after).
 // Works from whatever the journal holds: a pass killed midway still lists every unit it moved (a unit left
-// in flight is settled first: the lock's takeover repairs it, quarantine-repair.ts).
+// in flight is settled first: the lock's takeover repairs it, repair.ts).
 // Invariants: never overwrites, never deletes; an entry that changed in quarantine stays there; a restore
 // killed midway is settled by the next command (finished when every path reached the cache, else undone).
 // Trust (trust.ts): an entry goes back only into a cache the workspace is configured for now, named exactly
@@ -12,15 +12,15 @@
 
 import { lstatSync, mkdirSync, rmdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { errnoCode, LockguardError } from '../core/errors.js';
-import { appendJournal, readJournal, type JournalUnit, type OutcomeLine } from './quarantine-journal.js';
-import { crossedLink, filesUnder, moveTree, recordTree, treeDifferences, type RenameFn, type TreeFile } from './quarantine-move.js';
-import { settleUnit } from './quarantine-repair.js';
-import { safeFolder } from './ledger-fs.js';
-import { madeOnThisHost, trustedCache, type TrustedPlaces } from './trust.js';
-import { entryHome, lockQuarantine, quarantineFolder, quarantineRoot, type QuarantinedEntry } from './quarantine.js';
-import { entryOf } from './quarantine-list.js';
-import { isoTime } from '../core/iso-time.js';
+import { errnoCode, LockguardError } from '../../core/errors.js';
+import { appendJournal, readJournal, type JournalUnit, type OutcomeLine } from './journal.js';
+import { crossedLink, filesUnder, moveTree, recordTree, treeDifferences, type RenameFn, type TreeFile } from './move.js';
+import { settleUnit } from './repair.js';
+import { safeFolder } from '../ledger-fs.js';
+import { madeOnThisHost, trustedCache, type TrustedPlaces } from '../trust.js';
+import { entryHome, lockQuarantine, quarantineFolder, quarantineRoot, type QuarantinedEntry } from './pass.js';
+import { entryOf } from './list.js';
+import { isoTime } from '../../core/iso-time.js';
 
 export type SkipReason = 'already-in-cache' | 'already-restored' | 'changed-in-quarantine' | 'symlink-in-the-way' | 'in-flight' | 'unknown-cache-dir' | 'foreign' | 'error';
 
@@ -99,14 +99,7 @@ export function restore(root: string, runId: string, options: RestoreOptions): R
   try {
     const reading = readJournal(dir);
     if (reading.source === 'none') return noQuarantine(root, runId, dir);
-    const listed = reading.units.filter((unit) => unit.state !== 'not-moved');
-    const chosen = listed.filter((unit) => options.entry === undefined || unit.intent.key === options.entry || unit.intent.unit === options.entry || `${unit.intent.runner}:${unit.intent.key}` === options.entry);
-    if (options.entry !== undefined && chosen.length === 0) {
-      throw new LockguardError('ERR_LOCKGUARD_USAGE', `The run "${runId}" withheld no entry "${options.entry}".`, {
-        path: dir,
-        hint: `lockguard quarantine list --run ${runId} shows its entries.`,
-      });
-    }
+    const chosen = chosenUnits(reading.units, options.entry, runId, dir);
     if (reading.source === 'manifest') upgradeLegacy(dir, reading.units);
     const now = (): number => (options.now?.() ?? new Date()).getTime();
     const restored: QuarantinedEntry[] = [];
@@ -124,39 +117,58 @@ export function restore(root: string, runId: string, options: RestoreOptions): R
         true,
       );
       const outcomes: OutcomeLine[] = [];
-      for (const unit of ready) {
-        const { intent } = unit;
-        const home = join(dir, entryHome(intent.runner, intent.key));
-        const moved: string[] = [];
-        try {
-          mkdirSync(intent.cacheDir, { recursive: true });
-          for (const p of intent.paths) {
-            moveTree(home, p, intent.cacheDir, p, filesUnder(intent.files, p), options.rename);
-            moved.push(p);
-          }
-          for (const p of intent.paths) pruneEmpty(dirname(join(home, p)), dir);
-          const t = now();
-          outcomes.push({ op: 'restored', unit: intent.unit, t });
-          restored.push(entryOf({ ...unit, state: 'restored', restoredAt: t }));
-        } catch (error) {
-          // Back into quarantine what already reached the cache (settled from where the files are).
-          const state = settleUnit(dir, intent, 'restore', options.places);
-          const detail = error instanceof Error ? error.message : String(error);
-          if (state === 'restored') {
-            const t = now();
-            outcomes.push({ op: 'restored', unit: intent.unit, t });
-            restored.push(entryOf({ ...unit, state: 'restored', restoredAt: t }));
-          } else {
-            if (state === 'withheld') outcomes.push({ op: 'unrestored', unit: intent.unit, t: now(), why: detail });
-            skipped.push({ entry: entryOf(unit), reason: 'error', detail });
-          }
-        }
-      }
+      for (const unit of ready) restoreUnit(dir, unit, options, now, { outcomes, restored, skipped });
       appendJournal(dir, outcomes, true);
     }
     return { restored, skipped };
   } finally {
     lock.release();
+  }
+}
+
+/** The units a restore takes: every moved one, or the one `entry` names (its key, unit id or runner:key). */
+function chosenUnits(units: readonly JournalUnit[], entry: string | undefined, runId: string, dir: string): JournalUnit[] {
+  const listed = units.filter((unit) => unit.state !== 'not-moved');
+  const chosen = listed.filter((unit) => entry === undefined || unit.intent.key === entry || unit.intent.unit === entry || `${unit.intent.runner}:${unit.intent.key}` === entry);
+  if (entry !== undefined && chosen.length === 0) {
+    throw new LockguardError('ERR_LOCKGUARD_USAGE', `The run "${runId}" withheld no entry "${entry}".`, {
+      path: dir,
+      hint: `lockguard quarantine list --run ${runId} shows its entries.`,
+    });
+  }
+  return chosen;
+}
+
+interface RestoreTally {
+  readonly outcomes: OutcomeLine[];
+  readonly restored: QuarantinedEntry[];
+  readonly skipped: RestoreResult['skipped'][number][];
+}
+
+/** Move one unit (its restore intent journaled) back into its cache; a failure is settled from where its files are. */
+function restoreUnit(dir: string, unit: JournalUnit, options: RestoreOptions, now: () => number, tally: RestoreTally): void {
+  const { outcomes, restored, skipped } = tally;
+  const { intent } = unit;
+  const home = join(dir, entryHome(intent.runner, intent.key));
+  try {
+    mkdirSync(intent.cacheDir, { recursive: true });
+    for (const p of intent.paths) moveTree(home, p, intent.cacheDir, p, filesUnder(intent.files, p), options.rename);
+    for (const p of intent.paths) pruneEmpty(dirname(join(home, p)), dir);
+    const t = now();
+    outcomes.push({ op: 'restored', unit: intent.unit, t });
+    restored.push(entryOf({ ...unit, state: 'restored', restoredAt: t }));
+  } catch (error) {
+    // Back into quarantine what already reached the cache (settled from where the files are).
+    const state = settleUnit(dir, intent, 'restore', options.places);
+    const detail = error instanceof Error ? error.message : String(error);
+    if (state === 'restored') {
+      const t = now();
+      outcomes.push({ op: 'restored', unit: intent.unit, t });
+      restored.push(entryOf({ ...unit, state: 'restored', restoredAt: t }));
+    } else {
+      if (state === 'withheld') outcomes.push({ op: 'unrestored', unit: intent.unit, t: now(), why: detail });
+      skipped.push({ entry: entryOf(unit), reason: 'error', detail });
+    }
   }
 }
 

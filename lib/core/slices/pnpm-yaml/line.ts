@@ -7,8 +7,8 @@
 // Invariants: a value is whole on its line (a quote or flow collection not closed there is refused); nothing
 // here keeps state across lines but `found`, which the reader reads before the next call.
 
-import { flowEnd } from './pnpm-yaml-flow.js';
-import { isBlank, nextStop, plainEnd, SPACE, singleQuoteEnd, doubleQuoteEnd, skipBlanks, startProblem, trailing, type Fail } from './pnpm-yaml-scalar.js';
+import { flowEnd } from './flow.js';
+import { isBlank, nextStop, plainEnd, SPACE, singleQuoteEnd, doubleQuoteEnd, skipBlanks, startProblem, trailing, type Fail } from './scalar.js';
 
 /** How a line's value is written. */
 export type ValueKind = 'none' | 'plain' | 'single' | 'double' | 'flow' | 'block';

@@ -1,4 +1,4 @@
-// The block structure of a pnpm lockfile's YAML as the line reader (pnpm-yaml.ts) keeps it, and the line it
+// The block structure of a pnpm lockfile's YAML as the line reader (reader.ts) keeps it, and the line it
 // reports.
 //
 // Owns: `YamlLine` (what a visitor is told about one content line) and `LineState`, the one object that
@@ -8,8 +8,8 @@
 // Invariants: nothing is allocated per line or per mapping (parallel arrays reused from line to line); a
 // duplicate is a fixed reason plus a position (`fail`), never text from the file.
 
-import type { ValueKind } from './pnpm-yaml-line.js';
-import { keyString, plainTypeAt, unquote, type Fail, type PlainType } from './pnpm-yaml-scalar.js';
+import type { ValueKind } from './line.js';
+import { keyString, plainTypeAt, unquote, type Fail, type PlainType } from './scalar.js';
 
 /**
  * One content line (comment and blank lines are not reported; block scalar content lines are, as kind

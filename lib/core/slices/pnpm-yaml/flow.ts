@@ -5,7 +5,7 @@
 // (anchors, aliases, tags, complex keys, a mapping inside a sequence, nesting deeper than MAX_DEPTH).
 // Invariants: an explicit stack, never recursion (a 200,000-deep `[[[...]]]` costs one pass and a refusal).
 
-import { isBlank, keyString, MAX_DEPTH, plainType, singleQuoteEnd, doubleQuoteEnd, skipBlanks, startProblem, unquote, type Fail } from './pnpm-yaml-scalar.js';
+import { isBlank, keyString, MAX_DEPTH, plainType, singleQuoteEnd, doubleQuoteEnd, skipBlanks, startProblem, unquote, type Fail } from './scalar.js';
 
 // Runs of characters that cannot end or change a plain scalar in a flow collection (sticky: `lastIndex` is
 // where the run stops).
@@ -24,6 +24,61 @@ interface FlowFrame {
   /** entry: at the start or after a comma; value: after a key's colon; after: after an entry. */
   state: 'entry' | 'value' | 'after';
   keys: Set<string> | undefined;
+}
+
+/** The scalar `scalarEnd` read last (one record, reused: nothing is allocated per scalar). */
+const scanned = { value: '', quoted: false };
+
+/** A quoted or plain scalar at `at` (its first character `code`) into `scanned`; the offset after it. */
+function scalarEnd(text: string, at: number, end: number, code: number, fail: Fail): number {
+  if (code === 0x27 || code === 0x22) {
+    const stop = code === 0x27 ? singleQuoteEnd(text, at, end) : doubleQuoteEnd(text, at, end);
+    if (stop === -1) throw fail('broken', 'a quoted value is not closed on its line', at);
+    if (stop < -1) throw fail('broken', 'a double-quoted value holds an invalid escape', -2 - stop);
+    scanned.value = unquote(text.slice(at, stop));
+    scanned.quoted = true;
+    return stop;
+  }
+  const problem = startProblem(text, at, end, true);
+  if (problem !== undefined) throw fail(problem[0], problem[1], at);
+  let i: number;
+  for (i = runEnd(FLOW_RUN, text, at); i < end; i = runEnd(FLOW_RUN, text, i + 1)) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2c || c === 0x5d || c === 0x7d) break;
+    if (c === 0x5b || c === 0x7b) throw fail('broken', 'a flow indicator inside a plain value', i);
+    if (c === 0x3a) {
+      const after = i + 1 < end ? text.charCodeAt(i + 1) : -1;
+      if (after === -1 || isBlank(after) || after === 0x2c || after === 0x5d || after === 0x7d) break;
+    } else if (isBlank(text.charCodeAt(i - 1))) throw fail('broken', 'a comment inside a flow collection', i);
+  }
+  if (i > end) i = end;
+  let last = i;
+  while (last > at && isBlank(text.charCodeAt(last - 1))) last--;
+  scanned.value = text.slice(at, last);
+  scanned.quoted = false;
+  return last;
+}
+
+/** The "," after an entry, or after a key with no value (then true: the key's value is empty); anything else is refused. */
+function separator(frame: FlowFrame, code: number, at: number, fail: Fail): boolean {
+  if (frame.state === 'after') {
+    if (code !== 0x2c) throw fail('broken', frame.map ? 'expected "," or "}" in a flow mapping' : 'expected "," or "]" in a flow sequence', at);
+    frame.state = 'entry';
+    return false;
+  }
+  if (frame.state !== 'value') throw fail('broken', 'an empty entry in a flow collection', at);
+  frame.state = 'entry';
+  return true;
+}
+
+/** A flow mapping's key, unique as js-yaml compares keys; a merge key is refused. */
+function addKey(frame: FlowFrame, scalar: string, quoted: boolean, at: number, fail: Fail): void {
+  if (frame.keys === undefined) frame.keys = new Set();
+  const type = quoted ? 'string' : plainType(scalar);
+  if (type === 'merge') throw fail('unsupported', 'a YAML merge key ("<<")', at);
+  const dupKey = type === 'string' ? scalar : keyString(scalar, type);
+  if (frame.keys.has(dupKey)) throw fail('broken', 'a flow mapping has a duplicate key', at);
+  frame.keys.add(dupKey);
 }
 
 /**
@@ -48,42 +103,24 @@ export function flowEnd(text: string, at: number, end: number, fail: Fail, depth
     if (i >= end) throw fail('broken', top.map ? 'a flow mapping ("{") is not closed on its line' : 'a flow sequence ("[") is not closed on its line', top.open);
     const code = text.charCodeAt(i);
     const close = top.map ? 0x7d : 0x5d;
-    if (code === close && top.state !== 'value') {
+    if (code === close) {
+      // A key with no value before the close (`{a: }`, `{a:}`): an empty value.
+      if (top.state === 'value' && stack.length === 1 && pairs !== undefined && pendingKey !== undefined) pairs.push([pendingKey, undefined]);
       stack.pop();
       i++;
       const parent = stack[stack.length - 1];
       if (parent !== undefined) parent.state = 'after';
       continue;
     }
-    if (code === close && top.state === 'value') {
-      if (stack.length === 1 && pairs !== undefined && pendingKey !== undefined) pairs.push([pendingKey, undefined]);
-      stack.pop();
+    if (top.state === 'after' || code === 0x2c) {
+      if (separator(top, code, i, fail) && stack.length === 1 && pairs !== undefined && pendingKey !== undefined) pairs.push([pendingKey, undefined]);
       i++;
-      const parent = stack[stack.length - 1];
-      if (parent !== undefined) parent.state = 'after';
       continue;
-    }
-    if (top.state === 'after') {
-      if (code !== 0x2c) throw fail('broken', top.map ? 'expected "," or "}" in a flow mapping' : 'expected "," or "]" in a flow sequence', i);
-      i++;
-      top.state = 'entry';
-      continue;
-    }
-    if (code === 0x2c) {
-      if (top.state === 'value') {
-        if (stack.length === 1 && pairs !== undefined && pendingKey !== undefined) pairs.push([pendingKey, undefined]);
-        i++;
-        top.state = 'entry';
-        continue;
-      }
-      throw fail('broken', 'an empty entry in a flow collection', i);
     }
     if (code === 0x5d || code === 0x7d) throw fail('broken', 'a closing bracket does not match its opening one', i);
     if (code === 0x23) throw fail('broken', 'a comment inside a flow collection', i);
     // A node: a nested collection, a quoted scalar or a plain one.
     const nodeAt = i;
-    let scalar: string | undefined;
-    let quoted = false;
     if (code === 0x7b || code === 0x5b) {
       if (top.map && top.state === 'entry') throw fail('unsupported', 'a YAML complex key (a collection as a key)', i);
       top.state = 'after';
@@ -91,41 +128,12 @@ export function flowEnd(text: string, at: number, end: number, fail: Fail, depth
       open(code === 0x7b);
       continue;
     }
-    if (code === 0x27 || code === 0x22) {
-      const stop = code === 0x27 ? singleQuoteEnd(text, i, end) : doubleQuoteEnd(text, i, end);
-      if (stop === -1) throw fail('broken', 'a quoted value is not closed on its line', i);
-      if (stop < -1) throw fail('broken', 'a double-quoted value holds an invalid escape', -2 - stop);
-      scalar = unquote(text.slice(i, stop));
-      quoted = true;
-      i = stop;
-    } else {
-      const problem = startProblem(text, i, end, true);
-      if (problem !== undefined) throw fail(problem[0], problem[1], i);
-      for (i = runEnd(FLOW_RUN, text, i); i < end; i = runEnd(FLOW_RUN, text, i + 1)) {
-        const c = text.charCodeAt(i);
-        if (c === 0x2c || c === 0x5d || c === 0x7d) break;
-        if (c === 0x5b || c === 0x7b) throw fail('broken', 'a flow indicator inside a plain value', i);
-        if (c === 0x3a) {
-          const after = i + 1 < end ? text.charCodeAt(i + 1) : -1;
-          if (after === -1 || isBlank(after) || after === 0x2c || after === 0x5d || after === 0x7d) break;
-        } else if (isBlank(text.charCodeAt(i - 1))) throw fail('broken', 'a comment inside a flow collection', i);
-      }
-      if (i > end) i = end;
-      let last = i;
-      while (last > nodeAt && isBlank(text.charCodeAt(last - 1))) last--;
-      scalar = text.slice(nodeAt, last);
-      i = last;
-    }
-    i = skipBlanks(text, i, end);
+    i = skipBlanks(text, scalarEnd(text, i, end, code, fail), end);
+    const scalar = scanned.value;
     const isKey = i < end && text.charCodeAt(i) === 0x3a;
     if (top.map && top.state === 'entry') {
       if (!isKey) throw fail('broken', 'expected "key: value" in a flow mapping', nodeAt);
-      if (top.keys === undefined) top.keys = new Set();
-      const type = quoted ? 'string' : plainType(scalar);
-      if (type === 'merge') throw fail('unsupported', 'a YAML merge key ("<<")', nodeAt);
-      const dupKey = type === 'string' ? scalar : keyString(scalar, type);
-      if (top.keys.has(dupKey)) throw fail('broken', 'a flow mapping has a duplicate key', nodeAt);
-      top.keys.add(dupKey);
+      addKey(top, scalar, scanned.quoted, nodeAt, fail);
       pendingKey = scalar;
       i++;
       top.state = 'value';
