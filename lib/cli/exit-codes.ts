@@ -3,8 +3,6 @@
 // Invariant: `lockguard run` returns the child's own code when the child failed; lockguard's own codes
 // apply to its own verdicts and errors.
 
-import { constants } from 'node:os';
-
 export const EXIT = {
   /** Nothing moved (verify), or the command succeeded. */
   ok: 0,
@@ -18,10 +16,8 @@ export const EXIT = {
   internal: 70,
 } as const;
 
-/** The exit code for a signal: 128+n. */
-export function signalCode(signal: NodeJS.Signals): number {
-  return 128 + (constants.signals[signal] ?? 0);
-}
+/** The exit code for a signal: 128+n (run/child.ts, where the child's own signal is told the same way). */
+export { signalExitCode as signalCode } from '../run/child.js';
 
 export function exitCodesHelp(): string {
   return `lockguard exit codes:

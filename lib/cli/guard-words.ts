@@ -14,7 +14,7 @@ import type { GuardContext, GuardEvent } from '../guard/events.js';
 import { CHILD_SEAM, PAUSE_SEAM } from '../guard/pass-control.js';
 import { diedText, evidenceText } from '../guard/record-words.js';
 import type { Io } from './io.js';
-import { plural } from './run-outcome.js';
+import { plural } from '../core/words.js';
 
 const RECORD_PART: Record<Extract<GuardEvent, { type: 'record-failed' }>['part'], string> = {
   'child-pid': "the child's pid",

@@ -6,6 +6,7 @@
 // Invariants: pure (strings and numbers out); the child's own failure code always wins; every branch reads
 // a typed field (a pass's `stop` and its cause), never words.
 
+import { plural } from '../core/words.js';
 import { isCi } from '../integrations/ci/detect.js';
 import type { FaultCause, PassStop } from '../guard/withhold-pass.js';
 import type { RunVerdict } from '../guard/finish.js';
@@ -17,10 +18,6 @@ import { EXIT, signalCode } from './exit-codes.js';
 
 /** How many restored tasks the status line names before it says "...". */
 const TASKS_NAMED = 3;
-
-export function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
-}
 
 function list(words: readonly string[]): string {
   if (words.length <= 1) return words.join('');

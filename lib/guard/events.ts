@@ -7,14 +7,13 @@
 // a returned outcome; an event carries values (runners, counts, errors, ids), and a decision never reads
 // words back from one.
 
+import type { Env } from '../core/env.js';
 import type { LockguardError } from '../core/errors.js';
 import type { GuardedRunner, RunnerName, ScopedPass } from '../integrations/runners/index.js';
 import type { Policy } from '../run/ledger.js';
 import type { Evidence as DeadRunEvidence } from '../run/recovery.js';
 import type { MoveRecord } from '../run/session.js';
 import type { ForeignClaim } from '../run/trust.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** Where a guard/ entry point runs and where its events go. */
 export interface GuardContext {

@@ -9,11 +9,11 @@
 // know is skipped with a note, never guessed; a record only *names* a cache: what a recovery touches is that
 // cache as it resolves now (dir, summaries, sharing), and only when the record names it exactly.
 
+import type { Env } from '../core/env.js';
 import { resolve } from 'node:path';
 import { cachesNow, configuredRunners, RUNNER_NAMES, type CacheState, type RunnerCache, type RunnerName } from '../integrations/runners/index.js';
 import type { GuardedCacheRecord, GuardRecord } from '../run/guard-record.js';
 import { trustedCache, trustedPlaces, type TrustedPlaces } from '../run/trust.js';
-type Env = Readonly<Record<string, string | undefined>>;
 import type { GuardedCache } from './runner-guard.js';
 
 export function guardRecordOf(caches: readonly GuardedCache[], runStartedAt: number): GuardRecord {

@@ -8,7 +8,7 @@
 // Each emits one `seam-paused` event and goes on when a signal arrives (or after 60 s).
 
 import { holdSignals, type Interrupts } from '../run/interrupts.js';
-import type { PassControl } from '../run/quarantine.js';
+import type { PassControl } from '../run/quarantine/index.js';
 import type { GuardContext } from './events.js';
 
 export const PAUSE_SEAM = 'LOCKGUARD_TEST_PAUSE_AFTER_UNITS';

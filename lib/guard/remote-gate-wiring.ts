@@ -11,14 +11,13 @@
 // typed, rendered by the CLI); nothing here
 // writes a header, a token or a query string anywhere (events carry method, path, key).
 
+import type { Env } from '../core/env.js';
 import { appendEvent, type Policy } from '../run/ledger.js';
 import type { GuardSession } from '../run/session.js';
 import { detectRemote, pointRunnerAt, type RemoteMode, type RunnerName } from '../integrations/runners/index.js';
 import type { Gate, GateEvent, GateStats } from '../integrations/remote-gate/index.js';
 import { parseUpstream } from '../integrations/remote-gate/upstream-url.js';
 import type { RemoteFallback } from './events.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 export interface RemoteGateInput {
   readonly runners: readonly RunnerName[];

@@ -9,16 +9,15 @@
 // second signal) or a disk fault ends the passes at a safe point between entries, and the outcome says so
 // (`stop`, typed: withhold-pass.ts PassStop).
 
+import type { Env } from '../core/env.js';
 import { cacheState, remoteCachePlan, resolveCache, scopeClause, type GuardPlan, type GuardedRunner, type RemoteMode, type TaskAfterMove, type WithholdScope } from '../integrations/runners/index.js';
 import type { Policy } from '../run/ledger.js';
 import type { WithholdScopeReport } from '../run/report.js';
-import type { PassControl } from '../run/quarantine.js';
+import type { PassControl } from '../run/quarantine/index.js';
 import type { MoveRecord } from '../run/session.js';
 import type { RemoteSwitch } from './events.js';
 import { withholdReasons } from './record-words.js';
 import { noteOf, withholdPass, type PassCache, type PassOutcome } from './withhold-pass.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** One guarded runner cache: where it is and what it held just before the command started. */
 export type GuardedCache = PassCache;

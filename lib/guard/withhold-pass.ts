@@ -14,12 +14,11 @@
 // - `withhold: false` (policy flag) reads the summaries and moves nothing.
 // - Decisions read typed fields only (reasons, codes, errnos), never the words of a note or a detail.
 
+import type { Env } from '../core/env.js';
 import { errnoCode, isLockguardError, type LockguardError } from '../core/errors.js';
 import { tasksAfterMove, withholdAfterRun, type CacheState, type GuardedRunner, type RunnerCache, type ScopedWithholdResult, type SummaryReading, type WithholdScope } from '../integrations/runners/index.js';
 import { ledgerPath } from '../run/ledger-layout.js';
-import type { NotMoved, PassControl } from '../run/quarantine.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { NotMoved, PassControl } from '../run/quarantine/index.js';
 
 /** One cache the pass goes over: where it is and what it held just before the command started. */
 export interface PassCache {

@@ -3,7 +3,7 @@
 import { redactRecord, redactText } from '../../core/redact.js';
 import { appendGithub, appendSummary, checkoutPath, requireGithubFile } from '../../integrations/ci/github.js';
 import { movedAnnotations, verdictDotenv, verdictGithubOutputs, verdictSummary } from '../../integrations/ci/report.js';
-import { listQuarantine } from '../../run/quarantine-list.js';
+import { listQuarantine } from '../../run/quarantine/index.js';
 import { findRun } from '../../run/ledger.js';
 import { verifyRun } from '../../run/verdict.js';
 import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';

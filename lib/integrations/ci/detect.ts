@@ -12,7 +12,7 @@ export interface Ci {
   readonly name: CiName;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from '../../core/env.js';
 
 const PROVIDERS: readonly (readonly [CiName, string])[] = [
   ['github', 'GITHUB_ACTIONS'],

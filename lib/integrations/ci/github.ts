@@ -8,14 +8,13 @@
 // silently written); a missing variable is a clear error naming it and the fix; an annotation's text is
 // redacted (core/redact.ts) and escaped, so a file name cannot end the command or start another.
 
+import type { Env } from '../../core/env.js';
 import { appendFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { LockguardError } from '../../core/errors.js';
 import { redactText } from '../../core/redact.js';
 
 export type GithubFile = 'GITHUB_OUTPUT' | 'GITHUB_ENV' | 'GITHUB_STEP_SUMMARY';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 export function githubFile(env: Env, name: GithubFile): string | undefined {
   const path = env[name];

@@ -19,7 +19,8 @@ import type { RemoteDetection } from './remote-upstream.js';
 import type { CacheState, CacheUnit, RemoteMode, RemotePlan, RunnerCache, RunnerName, SummaryReading } from './types.js';
 import type { planWithhold, withhold, WithholdOptions, WithholdResult } from './withhold.js';
 
-export type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from '../../core/env.js';
+export type { Env };
 
 export type GuardedRunner = Exclude<RunnerName, 'none'>;
 

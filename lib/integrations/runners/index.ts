@@ -12,6 +12,7 @@
 // Invariant: dispatch only; each runner's knowledge lives in its folder (turbo/, nx/, pnpm-pipeline/), behind
 // one RunnerAdapter (adapter.ts), listed in registry.ts.
 
+import type { Env } from '../../core/env.js';
 import type { RunnerWithholdResult } from './adapter.js';
 import { entryScope, type ScopeJudged, type WithholdScope } from './affected.js';
 import { configuredRunners } from './detect.js';
@@ -35,8 +36,6 @@ export { adapterFor, RUNNERS } from './registry.js';
 export type { DoctorCheck, RunnerAdapter, RunnerWithholdResult } from './adapter.js';
 export { RUNNER_NAMES, REMOTE_MODES } from './types.js';
 export type { CacheState, CacheUnit, RemoteMode, RemotePlan, RunnerCache, RunnerName, SummaryReading, TaskAfterMove, UnitIdentity } from './types.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** The runner's local cache as it resolves it, or undefined for 'none'. */
 export function resolveCache(runner: RunnerName, root: string, argv: readonly string[], env: Env): RunnerCache | undefined {

@@ -6,14 +6,13 @@
 // Invariants: read-only; never returns or echoes a token; a config file that exists but cannot be read
 // errs towards "configured" (a needless switch costs an upload; a missed one can publish a stale entry).
 
+import type { Env } from '../../core/env.js';
 import { adapterFor } from './registry.js';
 import type { RemoteDetection } from './remote-upstream.js';
 import type { RunnerName } from './types.js';
 
 export type { RemoteDetection } from './remote-upstream.js';
 export { TURBO_DEFAULT_API } from './turbo/remote.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** The remote this runner would reach from `root` with `env` and its own `argv` (the runner's words). */
 export function detectRemote(runner: RunnerName, root: string, env: Env, argv: readonly string[] = []): RemoteDetection {

@@ -8,12 +8,12 @@
 // env value other than the upstream URL itself (which was refused if it held credentials); a config file
 // that exists but cannot be read is 'unreadable', never an error.
 
+import type { Env } from '../../core/env.js';
 import { readFileSync } from 'node:fs';
 import { parseUpstream } from '../remote-gate/upstream-url.js';
 import type { GateProtocol } from '../remote-gate/types.js';
 import type { RunnerName } from './types.js';
 
-type Env = Readonly<Record<string, string | undefined>>;
 type GuardedRunner = Exclude<RunnerName, 'none'>;
 
 export type RemoteDetection =

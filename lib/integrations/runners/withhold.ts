@@ -14,8 +14,8 @@
 // signal) or a disk fault ends the pass at a safe point between units, and the result says so.
 
 import type { LockguardError } from '../../core/errors.js';
-import { quarantine, type NotMoved, type PassControl, type QuarantinedEntry, type QuarantineUnit } from '../../run/quarantine.js';
-import type { RenameFn } from '../../run/quarantine-move.js';
+import { quarantine, type NotMoved, type PassControl, type QuarantinedEntry, type QuarantineUnit } from '../../run/quarantine/index.js';
+import type { RenameFn } from '../../run/quarantine/index.js';
 import { listUnits, sameIdentity, unitIdentity, unitPaths, writtenAtOf } from './listing.js';
 import type { CacheState, RunnerCache } from './types.js';
 

@@ -15,13 +15,12 @@
 // the folder gone nx 24 misses; nx 20 to 23 need the row marked first (task-db.ts, withhold.ts).
 // Invariants: never writes anything of nx's; a missing or corrupt run.json is a note, never an error.
 
+import type { Env } from '../../../core/env.js';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { nxMemoKey, readNxMemo, writeNxMemo } from './memo.js';
 import type { RunnerCache, SummaryReading, TaskAfterMove } from '../types.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 interface NxJson {
   readonly cacheDirectory?: unknown;

@@ -8,13 +8,12 @@
 // Invariants: a memo is advice only (a key mismatch, a broken or unreadable file is a miss, never an error);
 // written atomically; never holds a token (nx.json and git config are hashed, not copied).
 
+import type { Env } from '../../../core/env.js';
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeAtomic } from '../../../run/atomic.js';
 import { LEDGER, LEDGER_DIR, ledgerPath, NX_MEMO_FILE } from '../../../run/ledger-layout.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 const MEMO = join(LEDGER_DIR, LEDGER.cache, NX_MEMO_FILE);
 const SETTINGS = ['HOME', 'NX_CACHE_DIRECTORY', 'NX_WORKSPACE_DATA_DIRECTORY', 'NX_PROJECT_GRAPH_CACHE_DIRECTORY', 'NX_ALLOW_INSECURE_DIRECTORIES'];

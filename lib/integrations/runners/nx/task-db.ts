@@ -18,12 +18,11 @@
 // failure to mark is reported and the entries stay (a hit with nothing restored is worse than a replay);
 // nothing else of nx's is written; versions outside the measured range are said, never assumed guarded.
 
+import type { Env } from '../../../core/env.js';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** The nx versions whose withholding the suite proves (README "Supported runner versions"). */
 export const NX_GUARDED_MAJORS = { first: 20, last: 24 } as const;

@@ -9,14 +9,13 @@
 // Measured: removing a task folder makes the next pipeline miss and rebuild it; the `state/` files need
 // no change. Invariants: never runs pnpm; unreadable runs are notes, never errors.
 
+import type { Env } from '../../../core/env.js';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { errnoCode } from '../../../core/errors.js';
 import type { RunnerCache, SummaryReading, TaskAfterMove } from '../types.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** A top-level `cacheDir:` in pnpm-workspace.yaml (plain or quoted scalar), or undefined. */
 function workspaceCacheDir(root: string): string | undefined {

@@ -10,11 +10,10 @@
 // answer 401 to every request, worse than no gate. So a pipeline remote with a credential is not gated.
 // Invariants: returns presence only; never returns, logs or keeps a value.
 
+import type { Env } from '../../../core/env.js';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** `//host[:port]/path/` npmrc keys that cover `url`, longest first. */
 function npmrcPrefixes(url: URL): string[] {

@@ -19,13 +19,12 @@
 // launcher would try to install, an unsupported platform, Windows' PATHEXT rules and its Ctrl-C pipe) is
 // undefined, and the caller runs `file` as given. Reads a few stats, one package.json and at most one shim.
 
+import type { Env } from '../../../core/env.js';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { isExecutable, pathDirs } from '../../package-managers/on-path.js';
 import { readPnpmBinShim, shimNodePath } from '../../package-managers/pnpm-bin-shim.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** Where a spawn of `file` with `env`'s PATH (`<root>/node_modules/.bin` already first) finds it. */
 function onPath(file: string, root: string, env: Env): string | undefined {
