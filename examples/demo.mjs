@@ -25,13 +25,22 @@ let root = '';
 /** A fresh copy of the example (each half starts from S0 with an empty turbo cache). */
 function freshCopy(name) {
   root = join(base, name);
-  cpSync(join(repo, 'examples', 'turbo-monorepo'), root, { recursive: true, filter: (src) => !/(node_modules|\.turbo|dist|\.lockguard)$/.test(src) });
+  cpSync(join(repo, 'examples', 'turbo-monorepo'), root, {
+    recursive: true,
+    filter: (src) => !/(node_modules|\.turbo|dist|\.lockguard)$/.test(src),
+  });
 }
 
 mkdirSync(join(base, 'bin'), { recursive: true });
-writeFileSync(join(base, 'bin', 'pnpm'), `#!/bin/sh\nexec "${process.execPath}" "${join(repo, 'node_modules', 'pnpm10', 'bin', 'pnpm.cjs')}" "$@"\n`);
+writeFileSync(
+  join(base, 'bin', 'pnpm'),
+  `#!/bin/sh\nexec "${process.execPath}" "${join(repo, 'node_modules', 'pnpm10', 'bin', 'pnpm.cjs')}" "$@"\n`,
+);
 chmodSync(join(base, 'bin', 'pnpm'), 0o755);
-writeFileSync(join(base, 'bin', 'lockguard'), `#!/bin/sh\nexec "${process.execPath}" "${join(repo, 'dist', 'lockguard.cjs')}" "$@"\n`);
+writeFileSync(
+  join(base, 'bin', 'lockguard'),
+  `#!/bin/sh\nexec "${process.execPath}" "${join(repo, 'dist', 'lockguard.cjs')}" "$@"\n`,
+);
 chmodSync(join(base, 'bin', 'lockguard'), 0o755);
 
 const env = {
@@ -115,7 +124,10 @@ try {
   freshCopy('with');
   poisonedRun(() => {
     const run = sh(['lockguard', 'run', '--', 'turbo', 'run', 'build', '--summarize', '--output-logs=new-only']);
-    for (const line of run.stderr.split('\n').filter((text) => text.startsWith('[lockguard]') || /^ {2}\S+ moved: /.test(text))) console.log(`  ${color(33, line)}`);
+    for (const line of run.stderr
+      .split('\n')
+      .filter((text) => text.startsWith('[lockguard]') || /^ {2}\S+ moved: /.test(text)))
+      console.log(`  ${color(33, line)}`);
   });
   step('What lockguard withheld (restorable, never deleted)');
   sh(['lockguard', 'quarantine', 'list']);

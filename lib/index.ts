@@ -11,9 +11,21 @@ export type { Scope, EntryKind } from './core/entries.js';
 // `FileSystem` is the `fs` option of ReadOptions and WatchOptions: the injected file system the
 // syscall-budget tests count with (a runner author can count the same way).
 export type { FileSystem, StatIdentity } from './core/file-probe.js';
-export { readWorkspaceFingerprints, type FingerprintEntry, type WorkspaceFingerprints, type ReadOptions } from './core/fingerprints.js';
+export {
+  readWorkspaceFingerprints,
+  type FingerprintEntry,
+  type WorkspaceFingerprints,
+  type ReadOptions,
+} from './core/fingerprints.js';
 // The watch and the save gate built on it.
-export { FingerprintWatch, RACY_WINDOW_MS, type Logger, type Move, type MoveKind, type WatchOptions } from './core/watch.js';
+export {
+  FingerprintWatch,
+  RACY_WINDOW_MS,
+  type Logger,
+  type Move,
+  type MoveKind,
+  type WatchOptions,
+} from './core/watch.js';
 export { createSaveGate, type SaveGate, type SaveDecision } from './core/save-gate.js';
 // Per-project keys.
 export {
@@ -34,7 +46,15 @@ export {
   type PackageChange,
 } from './core/slices/index.js';
 // Key stability, and the graph of a runner's own dry run.
-export { classifyKeys, type PlanTask, type TaskGraph, type KeyClass, type KeyClassification, type Destabilizer, type Ordering } from './core/key-stability.js';
+export {
+  classifyKeys,
+  type PlanTask,
+  type TaskGraph,
+  type KeyClass,
+  type KeyClassification,
+  type Destabilizer,
+  type Ordering,
+} from './core/key-stability.js';
 export { planFor, type Plan, type PlanRow, type PlanOptions, type RunnerKind } from './integrations/plan/index.js';
 // A guarded run as a library: finish dead runs first, then run the command guarded; events and outcomes are typed values.
 export { guardedRun, joinOuterRun, type GuardedRunInput } from './guard/run.js';

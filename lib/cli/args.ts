@@ -15,14 +15,23 @@ export interface Parsed {
 
 export function parse(command: string, argv: readonly string[], options: Options, allowPositionals = false): Parsed {
   try {
-    const result = parseArgs({ args: [...argv], options: { help: { type: 'boolean', short: 'h' }, ...options }, strict: true, allowPositionals });
+    const result = parseArgs({
+      args: [...argv],
+      options: { help: { type: 'boolean', short: 'h' }, ...options },
+      strict: true,
+      allowPositionals,
+    });
     return { values: result.values as Parsed['values'], positionals: result.positionals };
   } catch (error) {
     const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new LockguardError('ERR_LOCKGUARD_USAGE', `${(detail ?? 'bad arguments').replace(/\.$/, '')} (lockguard ${command}).`, {
-      hint: `lockguard ${command} --help lists what it takes.`,
-      cause: error,
-    });
+    throw new LockguardError(
+      'ERR_LOCKGUARD_USAGE',
+      `${(detail ?? 'bad arguments').replace(/\.$/, '')} (lockguard ${command}).`,
+      {
+        hint: `lockguard ${command} --help lists what it takes.`,
+        cause: error,
+      },
+    );
   }
 }
 

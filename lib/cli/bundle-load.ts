@@ -81,14 +81,25 @@ export function compileBundle(bundle: string, options: { cache?: boolean } = {})
     }
   }
   const text = source.toString('utf8');
-  const script = new Script(text.startsWith(HEAD) ? text : wrapBundle(text), { filename: bundle, ...(cachedData === undefined ? {} : { cachedData }) });
+  const script = new Script(text.startsWith(HEAD) ? text : wrapBundle(text), {
+    filename: bundle,
+    ...(cachedData === undefined ? {} : { cachedData }),
+  });
   return {
     script,
     cacheUsed: cachedData !== undefined && script.cachedDataRejected !== true,
     run(importExternal) {
       const module = { exports: {} as Record<string, unknown> };
       const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
-      wrapper.call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle), importExternal);
+      wrapper.call(
+        module.exports,
+        module.exports,
+        createRequire(bundle),
+        module,
+        bundle,
+        dirname(bundle),
+        importExternal,
+      );
       return module.exports;
     },
   };

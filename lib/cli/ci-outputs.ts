@@ -21,7 +21,11 @@ import { flag, stringValue, type Options, type Parsed } from './args.js';
 import { EXIT } from './exit-codes.js';
 import type { Io } from './io.js';
 
-export const OUTPUT_OPTIONS: Options = { 'github-output': { type: 'boolean' }, dotenv: { type: 'string' }, json: { type: 'boolean' } };
+export const OUTPUT_OPTIONS: Options = {
+  'github-output': { type: 'boolean' },
+  dotenv: { type: 'string' },
+  json: { type: 'boolean' },
+};
 export const MOVED_EXIT_OPTION: Options = { 'moved-exit-code': { type: 'string' } };
 export const MOVED_EXIT_HELP = `  --moved-exit-code <n>
                        exit with n (1..125) instead of 1 when something moved, to tell a move from a
@@ -48,9 +52,13 @@ export function movedExitCode(parsed: Parsed, command: string): number {
   if (text === undefined) return EXIT.moved;
   const value = /^[0-9]{1,3}$/.test(text) ? Number(text) : Number.NaN;
   if (value >= 1 && value <= 125) return value;
-  throw new LockguardError('ERR_LOCKGUARD_USAGE', `--moved-exit-code takes a whole number from 1 to 125 (lockguard ${command}).`, {
-    hint: 'For example --moved-exit-code 3, and in GitLab CI allow_failure: exit_codes: [3].',
-  });
+  throw new LockguardError(
+    'ERR_LOCKGUARD_USAGE',
+    `--moved-exit-code takes a whole number from 1 to 125 (lockguard ${command}).`,
+    {
+      hint: 'For example --moved-exit-code 3, and in GitLab CI allow_failure: exit_codes: [3].',
+    },
+  );
 }
 
 export function writeDotenv(modes: OutputModes, io: Io, pairs: Readonly<Record<string, string>>): void {
@@ -76,15 +84,23 @@ export async function reportFailure(command: string, caught: unknown, io: Io, mo
     try {
       write();
     } catch (fault) {
-      io.stderr.write(`lockguard: warning: ${what} was not written (${fault instanceof Error ? fault.message : String(fault)})\n`);
+      io.stderr.write(
+        `lockguard: warning: ${what} was not written (${fault instanceof Error ? fault.message : String(fault)})\n`,
+      );
     }
   };
-  if (modes.github && githubFile(io.env, 'GITHUB_OUTPUT') !== undefined) attempt('$GITHUB_OUTPUT', () => appendGithub(io.env, 'GITHUB_OUTPUT', errorGithubOutputs(code)));
+  if (modes.github && githubFile(io.env, 'GITHUB_OUTPUT') !== undefined)
+    attempt('$GITHUB_OUTPUT', () => appendGithub(io.env, 'GITHUB_OUTPUT', errorGithubOutputs(code)));
   attempt('the --dotenv file', () => writeDotenv(modes, io, errorDotenv(code)));
   if (onGithub(io)) attempt('the job summary', () => appendSummary(io.env, errorSummary(command, code, message)));
   if (modes.json) {
     const version = await (await import('./version.js')).version();
-    const body = { version, command, exitCode, error: { code, message, ...(error?.hint === undefined ? {} : { hint: error.hint }) } };
+    const body = {
+      version,
+      command,
+      exitCode,
+      error: { code, message, ...(error?.hint === undefined ? {} : { hint: error.hint }) },
+    };
     io.stdout.write(`${JSON.stringify(redactRecord(body), null, 2)}\n`);
   }
 }

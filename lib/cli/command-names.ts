@@ -3,7 +3,19 @@
 // Invariant: data only; imports nothing (it is in every bundle, the executable's included).
 
 /** Every command, in the order "unknown command" lists them. */
-export const COMMAND_NAMES: readonly string[] = ['snapshot', 'verify', 'key', 'status', 'run', 'doctor', 'quarantine', 'prune', 'plan', 'init', 'hook'];
+export const COMMAND_NAMES: readonly string[] = [
+  'snapshot',
+  'verify',
+  'key',
+  'status',
+  'run',
+  'doctor',
+  'quarantine',
+  'prune',
+  'plan',
+  'init',
+  'hook',
+];
 
 /** One line per command, in the order `lockguard --help` lists them. */
 export const SUMMARIES: Readonly<Record<string, string>> = {

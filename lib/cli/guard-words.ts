@@ -24,7 +24,10 @@ const RECORD_PART: Record<Extract<GuardEvent, { type: 'record-failed' }>['part']
 };
 
 /** The events only a guarded run's own steps emit (cli/run-words.ts renders them). */
-export type RunEvent = Extract<GuardEvent, { type: 'refuse-gap' | 'remote-plan' | 'move-detected' | 'child-not-started' | 'gate-undecided' }>;
+export type RunEvent = Extract<
+  GuardEvent,
+  { type: 'refuse-gap' | 'remote-plan' | 'move-detected' | 'child-not-started' | 'gate-undecided' }
+>;
 /** The events any workspace command may see. */
 export type CommonEvent = Exclude<GuardEvent, RunEvent>;
 
@@ -33,16 +36,26 @@ export function eventLines(event: CommonEvent): string[] {
   switch (event.type) {
     case 'signal-held':
       return event.count === 1
-        ? [`lockguard: ${event.signal}: finishing the withholding pass first, so no cache entry is left half moved (send it again to stop after the current entry)`]
-        : [`lockguard: ${event.signal} again: stopping after the current entry; the next lockguard command in this workspace finishes the rest`];
+        ? [
+            `lockguard: ${event.signal}: finishing the withholding pass first, so no cache entry is left half moved (send it again to stop after the current entry)`,
+          ]
+        : [
+            `lockguard: ${event.signal} again: stopping after the current entry; the next lockguard command in this workspace finishes the rest`,
+          ];
     case 'seam-paused':
-      return event.seam === 'after-child' ? [`lockguard: test seam: paused after the child exited, before the final check (${CHILD_SEAM})`] : [`lockguard: test seam: the withholding pass pauses after ${event.units} units (${PAUSE_SEAM})`];
+      return event.seam === 'after-child'
+        ? [`lockguard: test seam: paused after the child exited, before the final check (${CHILD_SEAM})`]
+        : [`lockguard: test seam: the withholding pass pauses after ${event.units} units (${PAUSE_SEAM})`];
     case 'marker-removed':
-      return [`lockguard: removed the live marker "${event.id}", which names no guarded run of this workspace (${event.problem}).`];
+      return [
+        `lockguard: removed the live marker "${event.id}", which names no guarded run of this workspace (${event.problem}).`,
+      ];
     case 'run-recovered':
       return [recoveredLine(event)];
     case 'recovery-deferred':
-      return [`lockguard: warning: a run that died before it finished could not be finished now (${event.error.message}); the next lockguard command that can write the ledger finishes it.`];
+      return [
+        `lockguard: warning: a run that died before it finished could not be finished now (${event.error.message}); the next lockguard command that can write the ledger finishes it.`,
+      ];
     case 'foreign-claims': {
       const line = foreignLine(event.claims);
       return line === undefined ? [] : [`lockguard: warning: ${line}`];
@@ -70,7 +83,13 @@ function recoveredLine(event: Extract<GuardEvent, { type: 'run-recovered' }>): s
   return `[lockguard] run ${event.run} did not finish: ${died}, and ${evidenceText(event.evidence)}: ${what}${tail}`;
 }
 
-const RUN_EVENTS: ReadonlySet<GuardEvent['type']> = new Set<RunEvent['type']>(['refuse-gap', 'remote-plan', 'move-detected', 'child-not-started', 'gate-undecided']);
+const RUN_EVENTS: ReadonlySet<GuardEvent['type']> = new Set<RunEvent['type']>([
+  'refuse-gap',
+  'remote-plan',
+  'move-detected',
+  'child-not-started',
+  'gate-undecided',
+]);
 
 function isRunEvent(event: GuardEvent): event is RunEvent {
   return RUN_EVENTS.has(event.type);

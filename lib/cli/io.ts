@@ -21,7 +21,12 @@ export interface Io {
  * unwritten is dropped, and the command still ends with its own exit code.
  */
 export function processIo(): Io {
-  return { cwd: process.cwd(), env: process.env, stdout: lazyStream(() => process.stdout), stderr: lazyStream(() => process.stderr) };
+  return {
+    cwd: process.cwd(),
+    env: process.env,
+    stdout: lazyStream(() => process.stdout),
+    stderr: lazyStream(() => process.stderr),
+  };
 }
 
 /** The process's streams that were opened (processIo), to know when all they were given is written. */
@@ -80,5 +85,7 @@ export function printError(io: Io, error: unknown): void {
     return;
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  io.stderr.write(`lockguard: internal error (this is a bug; please report it with the lines below)\n${detail.replaceAll(io.cwd, '<cwd>')}\n`);
+  io.stderr.write(
+    `lockguard: internal error (this is a bug; please report it with the lines below)\n${detail.replaceAll(io.cwd, '<cwd>')}\n`,
+  );
 }

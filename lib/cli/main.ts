@@ -38,10 +38,14 @@ Run "lockguard <command> --help" for a command's options. Exit codes: lockguard 
 function leadingDir(argv: readonly string[], io: Io): { argv: readonly string[]; io: Io } {
   const [first, second] = argv;
   if (first === '-C' || first === '--dir') {
-    if (second === undefined) throw new LockguardError('ERR_LOCKGUARD_USAGE', `${first} needs a folder.`, { hint: 'For example: lockguard -C packages/app status' });
+    if (second === undefined)
+      throw new LockguardError('ERR_LOCKGUARD_USAGE', `${first} needs a folder.`, {
+        hint: 'For example: lockguard -C packages/app status',
+      });
     return { argv: argv.slice(2), io: { ...io, cwd: resolve(io.cwd, second) } };
   }
-  if (first?.startsWith('--dir=') === true) return { argv: argv.slice(1), io: { ...io, cwd: resolve(io.cwd, first.slice('--dir='.length)) } };
+  if (first?.startsWith('--dir=') === true)
+    return { argv: argv.slice(1), io: { ...io, cwd: resolve(io.cwd, first.slice('--dir='.length)) } };
   return { argv, io };
 }
 
@@ -69,7 +73,9 @@ export async function main(argvIn: readonly string[], ioIn: Io, commands: Comman
   }
   const load = COMMAND_NAMES.includes(name) ? commands[name] : undefined;
   if (load === undefined) {
-    io.stderr.write(`lockguard: unknown command "${name}".\n  Commands: ${COMMAND_NAMES.join(', ')}. Run lockguard --help.\n`);
+    io.stderr.write(
+      `lockguard: unknown command "${name}".\n  Commands: ${COMMAND_NAMES.join(', ')}. Run lockguard --help.\n`,
+    );
     return EXIT.usage;
   }
   try {
@@ -85,7 +91,8 @@ export async function main(argvIn: readonly string[], ioIn: Io, commands: Comman
     return await command.run(rest, io);
   } catch (caught) {
     // A disk or permission fault that escaped its owner is still the user's setup, never a crash.
-    const error = !isLockguardError(caught) && isFsFault(caught) ? fsFault(caught, pathOf(caught) ?? io.cwd, 'use') : caught;
+    const error =
+      !isLockguardError(caught) && isFsFault(caught) ? fsFault(caught, pathOf(caught) ?? io.cwd, 'use') : caught;
     printError(io, error);
     if (isLockguardError(error)) return error.code === 'ERR_LOCKGUARD_PRE_CHECK' ? EXIT.preCheck : EXIT.usage;
     return EXIT.internal;

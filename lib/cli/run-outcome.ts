@@ -26,15 +26,30 @@ function list(words: readonly string[]): string {
 
 /** What was done about the move, for the status line. */
 /** `refused`: the remote gates' clause (refusedClause), '' when they refused nothing. */
-export function outcomeText(policy: Policy, outcome: RunnerOutcome, guarded: readonly GuardedCache[], runId: string, refused = ''): string {
+export function outcomeText(
+  policy: Policy,
+  outcome: RunnerOutcome,
+  guarded: readonly GuardedCache[],
+  runId: string,
+  refused = '',
+): string {
   const withheld = outcome.withheldCount;
   const replayed = outcome.tasksAfterMove.filter((task) => task.action === 'restored').map((task) => task.task);
-  const after = replayed.length === 0 ? '' : `; ${plural(replayed.length, 'task')} restored from cache after it (${replayed.slice(0, TASKS_NAMED).join(', ')}${replayed.length > TASKS_NAMED ? ', ...' : ''}): re-run them`;
+  const after =
+    replayed.length === 0
+      ? ''
+      : `; ${plural(replayed.length, 'task')} restored from cache after it (${replayed.slice(0, TASKS_NAMED).join(', ')}${replayed.length > TASKS_NAMED ? ', ...' : ''}): re-run them`;
   const details = `${refused} (lockguard status --run ${runId} for details)`;
   const names = list(guarded.map((cache) => runnerLabel(cache.runner)));
-  const noCache = 'no runner cache is guarded here (no turbo, nx or pnpm pipeline configured), so nothing was withheld; lockguard verify refuses saves keyed on this run';
+  const noCache =
+    'no runner cache is guarded here (no turbo, nx or pnpm pipeline configured), so nothing was withheld; lockguard verify refuses saves keyed on this run';
   // A runner version lockguard cannot guard is said first, with what it left, and never counted as withheld.
-  const cannot = outcome.unguarded.map((item) => `${item.why}: ${plural(item.left, 'cache save')} keyed before it ${item.left === 1 ? 'was' : 'were'} left in the cache, and it may replay ${item.left === 1 ? 'it' : 'them'}; `).join('');
+  const cannot = outcome.unguarded
+    .map(
+      (item) =>
+        `${item.why}: ${plural(item.left, 'cache save')} keyed before it ${item.left === 1 ? 'was' : 'were'} left in the cache, and it may replay ${item.left === 1 ? 'it' : 'them'}; `,
+    )
+    .join('');
   const saves =
     guarded.length === 0
       ? noCache
@@ -65,23 +80,39 @@ function cutShort(outcome: RunnerOutcome, stop: PassStop): string {
   const why = stop.kind === 'signal' ? 'was stopped by a signal' : FAILED[stop.cause];
   const left = outcome.staleLeft;
   const stay = `${plural(left, 'stale cache save')} ${left === 1 ? 'stays' : 'stay'} in the cache`;
-  const unreached = outcome.cachesNotReached === 0 ? '' : ` (and ${plural(outcome.cachesNotReached, 'cache')} not checked yet)`;
-  const next = stop.kind === 'signal' ? 'the next lockguard command in this workspace withholds them' : 'fix that (see below) and the next lockguard command in this workspace withholds them';
+  const unreached =
+    outcome.cachesNotReached === 0 ? '' : ` (and ${plural(outcome.cachesNotReached, 'cache')} not checked yet)`;
+  const next =
+    stop.kind === 'signal'
+      ? 'the next lockguard command in this workspace withholds them'
+      : 'fix that (see below) and the next lockguard command in this workspace withholds them';
   return `the withholding pass ${why}: ${plural(outcome.withheldCount, 'cache save')} withheld, ${stay}${unreached}; ${next}`;
 }
 
 export type FailMode = 'auto' | 'always' | 'never';
 
 /** The run's exit code: the child's own when it failed; 1 for a move under withhold (in CI, or always) or refuse. */
-export function exitCodeOf(childCode: number, moved: boolean, policy: Policy, failMode: FailMode, env: Readonly<Record<string, string | undefined>>): number {
+export function exitCodeOf(
+  childCode: number,
+  moved: boolean,
+  policy: Policy,
+  failMode: FailMode,
+  env: Readonly<Record<string, string | undefined>>,
+): number {
   if (childCode !== 0 || !moved) return childCode;
   if (failMode === 'never' && policy !== 'refuse') return childCode;
-  const fail = policy === 'refuse' || (policy === 'withhold' && (failMode === 'always' || (failMode === 'auto' && isCi(env))));
+  const fail =
+    policy === 'refuse' || (policy === 'withhold' && (failMode === 'always' || (failMode === 'auto' && isCi(env))));
   return fail ? EXIT.moved : childCode;
 }
 
 /** A guarded run's exit code: the rule above, then a pass a fault stopped is a setup error (2), and a signal after the child 128+n; a failing move exits `movedCode`. */
-export function runExitCode(verdict: RunVerdict, failMode: FailMode, env: Readonly<Record<string, string | undefined>>, movedCode: number = EXIT.moved): number {
+export function runExitCode(
+  verdict: RunVerdict,
+  failMode: FailMode,
+  env: Readonly<Record<string, string | undefined>>,
+  movedCode: number = EXIT.moved,
+): number {
   let code = exitCodeOf(verdict.childCode, verdict.moved, verdict.policy, failMode, env);
   if (verdict.stop?.kind === 'fault' && (code === 0 || code === EXIT.moved)) code = EXIT.usage;
   if (verdict.signal !== undefined && (code === 0 || code === EXIT.moved)) code = signalCode(verdict.signal);
@@ -100,9 +131,18 @@ export function refusedClause(outcome: RemoteGateOutcome, keptLocally = 0): stri
   const parts: string[] = [];
   const uploads = outcome.refusedUploads;
   const restores = outcome.refusedRestores;
-  const every = keptLocally > 0 ? ' (the gate refuses every upload after the move, of kept saves too: at the request it cannot tell whose entry it is)' : '';
-  if (uploads > 0) parts.push(`${uploads} remote upload${uploads === 1 ? '' : 's'} keyed before it ${uploads === 1 ? 'was' : 'were'} refused${every}`);
-  if (outcome.refusedParts > 0) parts.push(`${outcome.refusedParts} remote blob upload${outcome.refusedParts === 1 ? '' : 's'} refused (no manifest followed them)`);
+  const every =
+    keptLocally > 0
+      ? ' (the gate refuses every upload after the move, of kept saves too: at the request it cannot tell whose entry it is)'
+      : '';
+  if (uploads > 0)
+    parts.push(
+      `${uploads} remote upload${uploads === 1 ? '' : 's'} keyed before it ${uploads === 1 ? 'was' : 'were'} refused${every}`,
+    );
+  if (outcome.refusedParts > 0)
+    parts.push(
+      `${outcome.refusedParts} remote blob upload${outcome.refusedParts === 1 ? '' : 's'} refused (no manifest followed them)`,
+    );
   if (restores > 0) parts.push(`${restores} remote restore${restores === 1 ? '' : 's'} refused`);
   return parts.length === 0 ? '' : `; ${parts.join(', ')}`;
 }

@@ -21,7 +21,8 @@ const REFUSE_GAP: Record<RefuseGap, string> = {
   'npm-no-hook':
     '[lockguard] --policy refuse in an npm workspace: npm cannot be refused at the source (it writes package-lock.json before any script runs); ' +
     'a rewrite fails the run after it. lockguard init --npm-scripts makes npm install fail at once instead of going on.',
-  'yarn-classic': '[lockguard] --policy refuse with yarn 1: nothing stops yarn add or an install at the source; a rewrite fails the run after it.',
+  'yarn-classic':
+    '[lockguard] --policy refuse with yarn 1: nothing stops yarn add or an install at the source; a rewrite fails the run after it.',
   'yarn-strict-env':
     "[lockguard] --policy refuse with yarn: installs and yarn add/remove/up are refused at the source through the environment, except inside turbo's strict env mode (turbo strips YARN_*): there a rewrite fails the run after it.",
   bun: '[lockguard] --policy refuse with bun: bun has no setting the environment can freeze; a rewrite fails the run after it (bunfig.toml install.frozenLockfile = true refuses at the source).',
@@ -38,8 +39,16 @@ export function runEventLines(io: Io, event: RunEvent): string[] {
     case 'move-detected':
       return [yellow(detectionLine(event.move, event.policy, event.guarded))];
     case 'child-not-started':
-      return event.nested ? [`lockguard: cannot run "${event.command}" (${event.reason}).`] : [`lockguard: cannot run "${redactText(event.command)}" (${event.reason === 'not-found' ? 'command not found' : event.reason}).`];
+      return event.nested
+        ? [`lockguard: cannot run "${event.command}" (${event.reason}).`]
+        : [
+            `lockguard: cannot run "${redactText(event.command)}" (${event.reason === 'not-found' ? 'command not found' : event.reason}).`,
+          ];
     case 'gate-undecided':
-      return [yellow(`[lockguard] the ${event.runner} remote cache gate could not re-check the fingerprint table for ${event.requests} request(s) and refused them (lockguard status for details)`)];
+      return [
+        yellow(
+          `[lockguard] the ${event.runner} remote cache gate could not re-check the fingerprint table for ${event.requests} request(s) and refused them (lockguard status for details)`,
+        ),
+      ];
   }
 }

@@ -39,9 +39,18 @@ export interface SliceChanges {
 /** The status lines of a run's slice files (none when nothing changed). */
 export function sliceChangeLines(pass: SliceChanges, runners: readonly SliceRunner[]): string[] {
   const lines: string[] = [];
-  if (pass.changed.length > 0) lines.push(`${projects(pass.changed.length)} lockfile ${pass.changed.length === 1 ? 'slice' : 'slices'} changed since the last run: ${consequence(pass.changed.length, runners, false)}`);
-  if (pass.created.length > 0) lines.push(`${projects(pass.created.length)} lockfile slice ${pass.created.length === 1 ? 'file' : 'files'} (${SLICE_FILE}) written for the first time: ${consequence(pass.created.length, runners, true)}`);
-  if (pass.removed.length > 0) lines.push(`${pass.removed.length === 1 ? '1 slice file' : `${pass.removed.length} slice files`} of projects that left the workspace removed`);
+  if (pass.changed.length > 0)
+    lines.push(
+      `${projects(pass.changed.length)} lockfile ${pass.changed.length === 1 ? 'slice' : 'slices'} changed since the last run: ${consequence(pass.changed.length, runners, false)}`,
+    );
+  if (pass.created.length > 0)
+    lines.push(
+      `${projects(pass.created.length)} lockfile slice ${pass.created.length === 1 ? 'file' : 'files'} (${SLICE_FILE}) written for the first time: ${consequence(pass.created.length, runners, true)}`,
+    );
+  if (pass.removed.length > 0)
+    lines.push(
+      `${pass.removed.length === 1 ? '1 slice file' : `${pass.removed.length} slice files`} of projects that left the workspace removed`,
+    );
   return lines;
 }
 
@@ -55,7 +64,8 @@ export function sliceReportLines(pass: SlicePass | undefined): string[] {
     ...pass.changed.map((importer) => `wrote ${where(importer)} (changed)`),
     ...pass.removed.map((importer) => `removed ${where(importer)} (the project left the workspace)`),
   ];
-  if (lines.length === 0) lines.push(`slice files: nothing changed (${pass.unchanged} ${pass.unchanged === 1 ? 'project' : 'projects'})`);
+  if (lines.length === 0)
+    lines.push(`slice files: nothing changed (${pass.unchanged} ${pass.unchanged === 1 ? 'project' : 'projects'})`);
   return lines;
 }
 
@@ -64,7 +74,11 @@ export function sliceReportLines(pass: SlicePass | undefined): string[] {
  * uses them; `configured`: the runners the run found configured. Returns the lines for the run's report
  * (printed on stderr too).
  */
-export async function writeSliceFilesBeforeRun(table: WorkspaceFingerprints, configured: readonly string[], io: Io): Promise<string[]> {
+export async function writeSliceFilesBeforeRun(
+  table: WorkspaceFingerprints,
+  configured: readonly string[],
+  io: Io,
+): Promise<string[]> {
   const root = table.root;
   // Adopted when lockguard wrote them here before, or a configured runner's configuration names the file
   // (no turbo or nx configured: nothing read but the record's lstat).
@@ -74,12 +88,25 @@ export async function writeSliceFilesBeforeRun(table: WorkspaceFingerprints, con
   let lines: string[];
   try {
     // The fast path with the table's own digests (no hash, no parse); the slice pass is loaded only when needed.
-    if (record && table.entries.some((entry) => entry.kind === 'lockfile' && entry.digest !== null && sliceFilesCurrent(root, entry.path, entry.digest, { seenByRun: true }))) return [];
+    if (
+      record &&
+      table.entries.some(
+        (entry) =>
+          entry.kind === 'lockfile' &&
+          entry.digest !== null &&
+          sliceFilesCurrent(root, entry.path, entry.digest, { seenByRun: true }),
+      )
+    )
+      return [];
     const { sliceLockfileOf, writeSliceFiles } = await import('../run/slice-pass.js');
     const { noteRunSeen } = await import('../run/slice-seen.js');
     const pass = await writeSliceFiles(root, sliceLockfileOf(root, table));
     // Changed since the last run, whoever rewrote them (an install hook may have, after that run).
-    const changes = { changed: noteRunSeen(root), created: pass?.kind === 'written' ? pass.created : [], removed: pass?.kind === 'written' ? pass.removed : [] };
+    const changes = {
+      changed: noteRunSeen(root),
+      created: pass?.kind === 'written' ? pass.created : [],
+      removed: pass?.kind === 'written' ? pass.removed : [],
+    };
     const said = changes.changed.length + changes.created.length + changes.removed.length > 0;
     lines = said ? sliceChangeLines(changes, runners ?? runnersFoldingSlices(root)) : [];
   } catch (error) {

@@ -31,13 +31,21 @@ const HOW: Record<Evidence, string> = {
 
 /** What saves after the move will meet, per policy and whether any runner cache is guarded. */
 function fromNow(policy: Policy, guarded: number): string {
-  if (policy === 'flag') return 'saves from now on are keyed on what it replaced (policy flag: nothing will be withheld)';
-  const withheld = guarded === 0 ? 'no runner cache is guarded here, so lockguard verify will refuse saves keyed on this run' : 'saves from now on will be withheld';
+  if (policy === 'flag')
+    return 'saves from now on are keyed on what it replaced (policy flag: nothing will be withheld)';
+  const withheld =
+    guarded === 0
+      ? 'no runner cache is guarded here, so lockguard verify will refuse saves keyed on this run'
+      : 'saves from now on will be withheld';
   return policy === 'refuse' ? `${withheld}, and the run fails` : withheld;
 }
 
 /** Printed once, when a check during the command first records the move; the final line still follows. */
-export function detectionLine(move: Pick<MoveRecord, 'at' | 'evidence' | 'files'>, policy: Policy, guarded: number): string {
+export function detectionLine(
+  move: Pick<MoveRecord, 'at' | 'evidence' | 'files'>,
+  policy: Policy,
+  guarded: number,
+): string {
   const paths = listPaths(move.files.map((file) => file.path));
   return `[lockguard] ${paths} changed at ${clockTime(move.at)} (${HOW[move.evidence]}): ${fromNow(policy, guarded)}`;
 }
@@ -56,13 +64,22 @@ export function installedLine(installed: readonly Pick<MovedFile, 'path' | 'kind
  * `verify`'s line when the save is refused. A snapshot's changes are "since the snapshot"; a guarded run's
  * are "during the run" when its own checks recorded them while its command ran, "since run <id>" otherwise.
  */
-export function verifyLine(moved: readonly MovedFile[], during: ReadonlySet<string>, kind: 'snapshot' | 'run', run: string, scope: Scope): string {
+export function verifyLine(
+  moved: readonly MovedFile[],
+  during: ReadonlySet<string>,
+  kind: 'snapshot' | 'run',
+  run: string,
+  scope: Scope,
+): string {
   const outcome = 'the cache save is refused (lockguard status for details)';
-  const since = (files: readonly MovedFile[], what: string): string => `${listPaths(files.map((file) => file.path))} ${files.length === 1 ? 'was' : 'were'} ${movedVerb(files, 'passive')} since ${what}`;
-  if (kind === 'snapshot') return `[lockguard] ${since(moved, 'the snapshot')}, which its key folds (${scope} scope): ${outcome}`;
+  const since = (files: readonly MovedFile[], what: string): string =>
+    `${listPaths(files.map((file) => file.path))} ${files.length === 1 ? 'was' : 'were'} ${movedVerb(files, 'passive')} since ${what}`;
+  if (kind === 'snapshot')
+    return `[lockguard] ${since(moved, 'the snapshot')}, which its key folds (${scope} scope): ${outcome}`;
   const inRun = moved.filter((file) => during.has(file.path));
   const after = moved.filter((file) => !during.has(file.path));
-  if (inRun.length === 0) return `[lockguard] ${since(after, `run ${run}`)}, which its keys fold (${scope} scope): ${outcome}`;
+  if (inRun.length === 0)
+    return `[lockguard] ${since(after, `run ${run}`)}, which its keys fold (${scope} scope): ${outcome}`;
   const task = `a task ${movedVerb(inRun, 'active')} ${listPaths(inRun.map((file) => file.path))} during run ${run}`;
   return `[lockguard] ${task}${after.length === 0 ? '' : `, and ${since(after, 'it ended')}`}, which every key folds: ${outcome}`;
 }
@@ -71,7 +88,10 @@ export function verifyLine(moved: readonly MovedFile[], during: ReadonlySet<stri
  * The run's final line when only the install tree moved: the markers are named, never as what a key folds;
  * the lockfile every key folds is, with why the tree no longer holds it.
  */
-export function treeLine(move: Pick<MoveRecord, 'files'> & { readonly tree: NonNullable<MoveRecord['tree']> }, outcome: string): string {
+export function treeLine(
+  move: Pick<MoveRecord, 'files'> & { readonly tree: NonNullable<MoveRecord['tree']> },
+  outcome: string,
+): string {
   const paths = listPaths(move.files.map((file) => file.path));
   return `[lockguard] a task ${movedVerb(move.files, 'active')} ${paths} during the run, so the installed tree no longer holds what every key folds (${move.tree.lockfile}: ${move.tree.detail}): ${outcome}`;
 }

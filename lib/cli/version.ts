@@ -8,7 +8,10 @@ import { fileURLToPath } from 'node:url';
 export async function version(): Promise<string> {
   for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
     try {
-      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (manifest.name === 'lockguard' && typeof manifest.version === 'string') return manifest.version;
     } catch {
       // not here: keep walking up

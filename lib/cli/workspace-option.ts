@@ -10,7 +10,9 @@ export const DIR_OPTION: Options = { dir: { type: 'string', short: 'C' } };
 export const SCOPE_OPTION: Options = { scope: { type: 'string' } };
 
 export const DIR_HELP = '  -C, --dir <path>     the workspace (or a folder inside it); default: the current folder';
-export const SCOPE_HELP = '  --scope inputs|full  inputs (default): lockfiles, workspace manifest, pnpmfile, patches;\n' + '                       full: inputs plus install-tree markers (node_modules/.pnpm/lock.yaml, ...)';
+export const SCOPE_HELP =
+  '  --scope inputs|full  inputs (default): lockfiles, workspace manifest, pnpmfile, patches;\n' +
+  '                       full: inputs plus install-tree markers (node_modules/.pnpm/lock.yaml, ...)';
 
 export function workspaceOf(parsed: Parsed, io: Io): Promise<Workspace> {
   return findWorkspace(resolve(io.cwd, stringValue(parsed, 'dir') ?? '.'));

@@ -63,14 +63,22 @@ function sortKeys(value: unknown): unknown {
   for (const key of Object.keys(value).sort()) {
     const field = (value as Record<string, unknown>)[key];
     if (field === undefined) continue;
-    if (key === '__proto__') Object.defineProperty(out, key, { value: sortKeys(field), enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: sortKeys(field), enumerable: true, writable: true, configurable: true });
     else out[key] = sortKeys(field);
   }
   return out;
 }
 
 function serialize(value: unknown, sorted: boolean): string {
-  type Frame = { readonly array: readonly unknown[]; index: number } | { readonly object: Readonly<Record<string, unknown>>; readonly keys: readonly string[]; index: number; wrote: boolean };
+  type Frame =
+    | { readonly array: readonly unknown[]; index: number }
+    | {
+        readonly object: Readonly<Record<string, unknown>>;
+        readonly keys: readonly string[];
+        index: number;
+        wrote: boolean;
+      };
   const stack: Frame[] = [];
   let out = '';
   let pending: unknown = value;
@@ -84,7 +92,12 @@ function serialize(value: unknown, sorted: boolean): string {
         stack.push({ array: pending, index: 0 });
       } else {
         out += '{';
-        stack.push({ object: pending as Record<string, unknown>, keys: sorted ? sortedKeys(pending) : Object.keys(pending), index: 0, wrote: false });
+        stack.push({
+          object: pending as Record<string, unknown>,
+          keys: sorted ? sortedKeys(pending) : Object.keys(pending),
+          index: 0,
+          wrote: false,
+        });
       }
     }
     const top = stack.at(-1);
@@ -129,7 +142,9 @@ function sortedKeys(object: object): string[] {
   const keys = Object.keys(object).sort();
   // JSON.stringify lists array-index keys ("0" to "4294967294") first, in numeric order, whatever the insertion order.
   if (!keys.some((key) => INDEX_KEY.test(key))) return keys;
-  const index = keys.filter((key) => INDEX_KEY.test(key) && Number(key) < 4294967295).sort((a, b) => Number(a) - Number(b));
+  const index = keys
+    .filter((key) => INDEX_KEY.test(key) && Number(key) < 4294967295)
+    .sort((a, b) => Number(a) - Number(b));
   const named = keys.filter((key) => !(INDEX_KEY.test(key) && Number(key) < 4294967295));
   return [...index, ...named];
 }

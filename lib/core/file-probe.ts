@@ -57,7 +57,11 @@ function kindOf(stats: nodeFs.Stats): string {
 }
 
 function notAFile(absPath: string, stats: nodeFs.Stats): LockguardError {
-  return new LockguardError('ERR_LOCKGUARD_NOT_A_FILE', `Expected "${absPath}" to be a regular file, but it is a ${kindOf(stats)}.`, { path: absPath, hint: 'Replace it with the real file (or remove it), then run lockguard again.' });
+  return new LockguardError(
+    'ERR_LOCKGUARD_NOT_A_FILE',
+    `Expected "${absPath}" to be a regular file, but it is a ${kindOf(stats)}.`,
+    { path: absPath, hint: 'Replace it with the real file (or remove it), then run lockguard again.' },
+  );
 }
 
 function failure(absPath: string, error: unknown): LockguardError {
@@ -111,7 +115,11 @@ function absentOrDangling(fs: FileSystem, absPath: string, danglingIsAbsent: boo
   } catch {
     // The link vanished between calls; the message still names the path.
   }
-  throw new LockguardError('ERR_LOCKGUARD_DANGLING_LINK', `"${absPath}" is a symbolic link to "${target}", which does not exist.`, { path: absPath, hint: 'Point the link at an existing file, or remove the link.' });
+  throw new LockguardError(
+    'ERR_LOCKGUARD_DANGLING_LINK',
+    `"${absPath}" is a symbolic link to "${target}", which does not exist.`,
+    { path: absPath, hint: 'Point the link at an existing file, or remove the link.' },
+  );
 }
 
 /**
@@ -145,7 +153,9 @@ export function probe(fs: FileSystem, absPath: string): Probe {
   return { state: 'file', identity: identityOf(stats) };
 }
 
-export type ReadResult = { readonly state: 'absent' } | { readonly state: 'file'; readonly identity: StatIdentity; readonly bytes: Buffer };
+export type ReadResult =
+  | { readonly state: 'absent' }
+  | { readonly state: 'file'; readonly identity: StatIdentity; readonly bytes: Buffer };
 
 /**
  * Open without blocking, confirm a regular file with fstat, read it whole.

@@ -10,7 +10,15 @@
 
 import { join, posix } from 'node:path';
 import { canonicalJson, fileDigest, sha256Hex, type FileDigest, type TableKey } from './digest.js';
-import { baseEntries, normalizeBytes, patchPaths, type EntryKind, type EntrySpec, type Normalizer, type Scope } from './entries.js';
+import {
+  baseEntries,
+  normalizeBytes,
+  patchPaths,
+  type EntryKind,
+  type EntrySpec,
+  type Normalizer,
+  type Scope,
+} from './entries.js';
 import { checkLockfileShape } from './lockfile-shape.js';
 import { missing, readEntry, realFileSystem, type FileSystem, type StatIdentity } from './file-probe.js';
 import { detectManager, type PackageManager } from './workspace.js';
@@ -115,7 +123,13 @@ const NO_BYTES = Buffer.alloc(0);
  * `importers:` by hand is not seen; the lockfile's own bytes are in the key either way.
  */
 export function patchRegion(relPath: string, bytes: Buffer): Buffer {
-  if (relPath === 'package-lock.json' || relPath === 'npm-shrinkwrap.json' || relPath === 'yarn.lock' || relPath === 'bun.lockb') return NO_BYTES;
+  if (
+    relPath === 'package-lock.json' ||
+    relPath === 'npm-shrinkwrap.json' ||
+    relPath === 'yarn.lock' ||
+    relPath === 'bun.lockb'
+  )
+    return NO_BYTES;
   // bun.lock names them in a top-level `patchedDependencies` map, which bun writes before `packages`.
   if (relPath === 'bun.lock') {
     const end = bytes.indexOf('\n  "packages": {');
@@ -207,6 +221,8 @@ function safeDecode(text: string): string {
 
 /** The key of a list of entries: only paths and digests (or absence) count. */
 export function tableKey(entries: readonly Pick<FingerprintEntry, 'path' | 'digest'>[]): TableKey {
-  const pairs = [...entries].map((entry) => [entry.path, entry.digest] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const pairs = [...entries]
+    .map((entry) => [entry.path, entry.digest] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return sha256Hex(canonicalJson({ lockguardTable: 1, entries: pairs })) as TableKey;
 }

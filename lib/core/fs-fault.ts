@@ -8,7 +8,25 @@
 import { errnoCode, LockguardError } from './errors.js';
 
 /** Errno codes that are the disk's or the user's setup, never lockguard's bug. */
-export const SETUP_ERRNOS: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'EEXIST', 'ENOTDIR', 'EISDIR', 'ELOOP', 'EMFILE', 'ENFILE', 'EIO', 'ENAMETOOLONG', 'EXDEV', 'EBUSY', 'ETXTBSY', 'ENOTEMPTY']);
+export const SETUP_ERRNOS: ReadonlySet<string> = new Set([
+  'ENOSPC',
+  'EDQUOT',
+  'EROFS',
+  'EACCES',
+  'EPERM',
+  'EEXIST',
+  'ENOTDIR',
+  'EISDIR',
+  'ELOOP',
+  'EMFILE',
+  'ENFILE',
+  'EIO',
+  'ENAMETOOLONG',
+  'EXDEV',
+  'EBUSY',
+  'ETXTBSY',
+  'ENOTEMPTY',
+]);
 
 /** True for a Node system error whose errno is a setup fault. */
 export function isFsFault(error: unknown): boolean {
@@ -49,17 +67,25 @@ export function fsFault(error: unknown, path: string, doing: string): LockguardE
     case 'ENOTDIR':
     case 'EISDIR':
     case 'ENOTEMPTY':
-      return new LockguardError('ERR_LOCKGUARD_BROKEN_LEDGER', `${at}: something of the wrong kind is in the way (${code}: a file where a folder belongs, or the reverse).`, {
-        path,
-        cause: error,
-        hint: 'Move or remove what stands at that path (lockguard recreates its own folders), then run the command again.',
-      });
+      return new LockguardError(
+        'ERR_LOCKGUARD_BROKEN_LEDGER',
+        `${at}: something of the wrong kind is in the way (${code}: a file where a folder belongs, or the reverse).`,
+        {
+          path,
+          cause: error,
+          hint: 'Move or remove what stands at that path (lockguard recreates its own folders), then run the command again.',
+        },
+      );
     case 'ELOOP':
-      return new LockguardError('ERR_LOCKGUARD_UNSAFE_LEDGER', `${at}: it is a symbolic link, and lockguard never follows links in its ledger (ELOOP).`, {
-        path,
-        cause: error,
-        hint: 'Remove the link; lockguard recreates the folder or file inside the workspace.',
-      });
+      return new LockguardError(
+        'ERR_LOCKGUARD_UNSAFE_LEDGER',
+        `${at}: it is a symbolic link, and lockguard never follows links in its ledger (ELOOP).`,
+        {
+          path,
+          cause: error,
+          hint: 'Remove the link; lockguard recreates the folder or file inside the workspace.',
+        },
+      );
     default:
       return new LockguardError('ERR_LOCKGUARD_IO', `${at} (${code}).`, {
         path,

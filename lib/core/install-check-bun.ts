@@ -42,7 +42,13 @@ export function checkBun(table: WorkspaceFingerprints): InstallCheck {
   const store = join(table.root, 'node_modules', '.bun');
   const storeFolders = list(store);
   if (storeFolders === undefined && list(join(table.root, 'node_modules')) === undefined && wanted.length > 0) {
-    return { ok: false, reason: 'not-installed', lockfile: LOCK, detail: 'node_modules is missing: nothing was installed from this lockfile', fix: FIX };
+    return {
+      ok: false,
+      reason: 'not-installed',
+      lockfile: LOCK,
+      detail: 'node_modules is missing: nothing was installed from this lockfile',
+      fix: FIX,
+    };
   }
   const missing: string[] = [];
   if (storeFolders !== undefined) {
@@ -56,7 +62,8 @@ export function checkBun(table: WorkspaceFingerprints): InstallCheck {
     for (const pkg of wanted) if (!tags.has(pkg.integrity)) missing.push(pkg.key);
   } else {
     const workspaceDir = new Map<string, string>();
-    for (const workspace of lock.workspaces) if (workspace.name !== undefined) workspaceDir.set(workspace.name, workspace.path);
+    for (const workspace of lock.workspaces)
+      if (workspace.name !== undefined) workspaceDir.set(workspace.name, workspace.path);
     for (const pkg of wanted) {
       const tag = readTag(join(table.root, installPath(pkg.key, workspaceDir)));
       if (tag !== pkg.integrity) missing.push(pkg.key);
@@ -64,7 +71,13 @@ export function checkBun(table: WorkspaceFingerprints): InstallCheck {
   }
   if (missing.length === 0) return { ok: true, checked: 'bun' };
   const more = missing.length > 1 ? ` and ${missing.length - 1} more` : '';
-  return { ok: false, reason: 'package-missing', lockfile: LOCK, detail: `${missing[0]}${more} ${missing.length > 1 ? 'are' : 'is'} not installed as ${LOCK} says (missing, or another version)`, fix: FIX };
+  return {
+    ok: false,
+    reason: 'package-missing',
+    lockfile: LOCK,
+    detail: `${missing[0]}${more} ${missing.length > 1 ? 'are' : 'is'} not installed as ${LOCK} says (missing, or another version)`,
+    fix: FIX,
+  };
 }
 
 /** The package name of a store folder: `dep@<id>` -> dep, `@s+c@<id>` -> @s/c. */
@@ -80,7 +93,9 @@ export function installPath(key: string, workspaceDir: ReadonlyMap<string, strin
   const first = names[0] ?? '';
   const base = names.length > 1 ? workspaceDir.get(first) : undefined;
   const chain = base === undefined ? names : names.slice(1);
-  return [base === undefined || base === '' ? '' : base, ...chain.map((name) => `node_modules/${name}`)].filter((part) => part !== '').join('/');
+  return [base === undefined || base === '' ? '' : base, ...chain.map((name) => `node_modules/${name}`)]
+    .filter((part) => part !== '')
+    .join('/');
 }
 
 /** `@s/c/dep/@t/u` -> ['@s/c', 'dep', '@t/u']. */
@@ -96,7 +111,12 @@ export function keyNames(key: string): string[] {
 }
 
 function matches(rule: unknown, value: string): boolean {
-  const list = typeof rule === 'string' ? [rule] : Array.isArray(rule) ? rule.filter((item): item is string => typeof item === 'string') : [];
+  const list =
+    typeof rule === 'string'
+      ? [rule]
+      : Array.isArray(rule)
+        ? rule.filter((item): item is string => typeof item === 'string')
+        : [];
   if (list.length === 0) return true;
   const allowed = list.filter((item) => !item.startsWith('!'));
   if (list.includes(`!${value}`)) return false;
@@ -114,7 +134,11 @@ function list(dir: string): string[] | undefined {
     return readdirSync(dir);
   } catch (error) {
     if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return undefined;
-    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot list "${dir}" (${errnoCode(error) ?? 'unknown error'}).`, { path: dir, cause: error, hint: `Check its permissions, or reinstall (${FIX}).` });
+    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot list "${dir}" (${errnoCode(error) ?? 'unknown error'}).`, {
+      path: dir,
+      cause: error,
+      hint: `Check its permissions, or reinstall (${FIX}).`,
+    });
   }
 }
 
@@ -123,10 +147,14 @@ function readTag(folder: string): string | undefined {
     return readFileSync(join(folder, '.bun-tag'), 'utf8').trim();
   } catch (error) {
     if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return undefined;
-    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot read "${join(folder, '.bun-tag')}" (${errnoCode(error) ?? 'unknown error'}).`, {
-      path: join(folder, '.bun-tag'),
-      cause: error,
-      hint: `Check its permissions, or reinstall (${FIX}).`,
-    });
+    throw new LockguardError(
+      'ERR_LOCKGUARD_IO',
+      `Cannot read "${join(folder, '.bun-tag')}" (${errnoCode(error) ?? 'unknown error'}).`,
+      {
+        path: join(folder, '.bun-tag'),
+        cause: error,
+        hint: `Check its permissions, or reinstall (${FIX}).`,
+      },
+    );
   }
 }

@@ -42,7 +42,11 @@ export function checkYarn(table: WorkspaceFingerprints): InstallCheck {
   return { ok: true, checked: 'nothing' };
 }
 
-function refuse(reason: 'not-installed' | 'lockfile-differs' | 'package-missing', detail: string, fix: string): InstallCheck {
+function refuse(
+  reason: 'not-installed' | 'lockfile-differs' | 'package-missing',
+  detail: string,
+  fix: string,
+): InstallCheck {
   return { ok: false, reason, lockfile: LOCK, detail, fix };
 }
 
@@ -58,19 +62,30 @@ function lockChecksum(version: number, lock: Buffer): string {
 function checkBerry(table: WorkspaceFingerprints, lock: Buffer): InstallCheck {
   // The one file the check reads that the table does not (entries.ts says why).
   const read = readEntry(realFileSystem, join(table.root, STATE));
-  if (read.state === 'absent') return refuse('not-installed', `${STATE} is missing: nothing was installed from this lockfile`, BERRY_FIX);
+  if (read.state === 'absent')
+    return refuse('not-installed', `${STATE} is missing: nothing was installed from this lockfile`, BERRY_FIX);
   const state = read.bytes;
   const recorded = stateChecksum(state);
   if (recorded === undefined) return { ok: true, checked: 'nothing' };
   // yarn 4 writes version 3; other versions are tried only when it differs (the refusal path).
-  if (recorded !== lockChecksum(3, lock) && ![...Array(20).keys()].some((version) => version !== 3 && recorded === lockChecksum(version, lock))) {
-    return refuse('lockfile-differs', `${LOCK} differs from what the last install resolved (${STATE} records another lockfile)`, BERRY_FIX);
+  if (
+    recorded !== lockChecksum(3, lock) &&
+    ![...Array(20).keys()].some((version) => version !== 3 && recorded === lockChecksum(version, lock))
+  ) {
+    return refuse(
+      'lockfile-differs',
+      `${LOCK} differs from what the last install resolved (${STATE} records another lockfile)`,
+      BERRY_FIX,
+    );
   }
   const pnpData = table.files.get(PNP_DATA) ?? table.files.get(PNP);
-  if (pnpData !== undefined) return missingFrom(table.root, pnpLocations(pnpData), BERRY_FIX) ?? { ok: true, checked: 'yarn' };
+  if (pnpData !== undefined)
+    return missingFrom(table.root, pnpLocations(pnpData), BERRY_FIX) ?? { ok: true, checked: 'yarn' };
   const nmState = table.files.get(NM_STATE);
-  if (nmState !== undefined) return missingFrom(table.root, nmLocations(nmState), BERRY_FIX) ?? { ok: true, checked: 'yarn' };
-  if (nodeLinker(table.files.get('.yarnrc.yml')) === 'pnp') return refuse('package-missing', `${PNP} is missing: Node cannot resolve any package`, BERRY_FIX);
+  if (nmState !== undefined)
+    return missingFrom(table.root, nmLocations(nmState), BERRY_FIX) ?? { ok: true, checked: 'yarn' };
+  if (nodeLinker(table.files.get('.yarnrc.yml')) === 'pnp')
+    return refuse('package-missing', `${PNP} is missing: Node cannot resolve any package`, BERRY_FIX);
   return { ok: true, checked: 'yarn' };
 }
 
@@ -128,11 +143,18 @@ function missingFrom(root: string, paths: readonly string[], fix: string): Insta
   const missing: string[] = [];
   for (const [folder, names] of byFolder) {
     const present = listing(join(root, folder));
-    for (const name of names) if (present === undefined || !present.has(name)) missing.push(folder === '.' ? name : `${folder}/${name}`);
+    for (const name of names)
+      if (present === undefined || !present.has(name)) missing.push(folder === '.' ? name : `${folder}/${name}`);
   }
   if (missing.length === 0) return undefined;
   const more = missing.length > 1 ? ` and ${missing.length - 1} more` : '';
-  return { ok: false, reason: 'package-missing', lockfile: LOCK, detail: `${missing[0]}${more} is missing from the installed tree`, fix };
+  return {
+    ok: false,
+    reason: 'package-missing',
+    lockfile: LOCK,
+    detail: `${missing[0]}${more} is missing from the installed tree`,
+    fix,
+  };
 }
 
 function listing(dir: string): Set<string> | undefined {
@@ -187,7 +209,8 @@ interface Integrity {
 
 function checkClassic(table: WorkspaceFingerprints, lock: Buffer): InstallCheck {
   const marker = table.files.get(INTEGRITY);
-  if (marker === undefined) return refuse('not-installed', `${INTEGRITY} is missing: nothing was installed from this lockfile`, CLASSIC_FIX);
+  if (marker === undefined)
+    return refuse('not-installed', `${INTEGRITY} is missing: nothing was installed from this lockfile`, CLASSIC_FIX);
   let integrity: Integrity;
   try {
     integrity = JSON.parse(marker.toString('utf8')) as Integrity;
@@ -195,15 +218,19 @@ function checkClassic(table: WorkspaceFingerprints, lock: Buffer): InstallCheck 
     return refuse('not-installed', `${INTEGRITY} is not valid JSON: yarn cannot tell what it installed`, CLASSIC_FIX);
   }
   const entries = integrity?.lockfileEntries;
-  if (entries === null || typeof entries !== 'object' || Array.isArray(entries)) return { ok: true, checked: 'nothing' };
+  if (entries === null || typeof entries !== 'object' || Array.isArray(entries))
+    return { ok: true, checked: 'nothing' };
   const wanted = classicResolutions(lock.toString('utf8'));
   const installed = entries as Record<string, unknown>;
   for (const [pattern, resolved] of Object.entries(installed)) {
-    if (!wanted.has(pattern)) return refuse('lockfile-differs', `${pattern} is installed but not in ${LOCK}`, CLASSIC_FIX);
-    if (wanted.get(pattern) !== (typeof resolved === 'string' ? resolved : '')) return refuse('lockfile-differs', `${pattern} is installed from another source than ${LOCK} says`, CLASSIC_FIX);
+    if (!wanted.has(pattern))
+      return refuse('lockfile-differs', `${pattern} is installed but not in ${LOCK}`, CLASSIC_FIX);
+    if (wanted.get(pattern) !== (typeof resolved === 'string' ? resolved : ''))
+      return refuse('lockfile-differs', `${pattern} is installed from another source than ${LOCK} says`, CLASSIC_FIX);
   }
   for (const pattern of wanted.keys()) {
-    if (!Object.hasOwn(installed, pattern)) return refuse('lockfile-differs', `${pattern} is in ${LOCK} but the last install did not link it`, CLASSIC_FIX);
+    if (!Object.hasOwn(installed, pattern))
+      return refuse('lockfile-differs', `${pattern} is in ${LOCK} but the last install did not link it`, CLASSIC_FIX);
   }
   // No folder check: classic records no locations, and a direct optional dependency skipped for this
   // platform is listed (topLevelPatterns, lockfileEntries) with no folder (measured with yarn 1.22.22).

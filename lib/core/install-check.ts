@@ -63,20 +63,35 @@ function checkPnpm(table: WorkspaceFingerprints): InstallCheck {
   if (lock === undefined) return { ok: true, checked: 'nothing' };
   const marker = table.files.get(PNPM_MARKER);
   if (marker === undefined) {
-    return { ok: false, reason: 'not-installed', lockfile: PNPM_LOCK, detail: `${PNPM_MARKER} is missing: nothing was installed from this lockfile` };
+    return {
+      ok: false,
+      reason: 'not-installed',
+      lockfile: PNPM_LOCK,
+      detail: `${PNPM_MARKER} is missing: nothing was installed from this lockfile`,
+    };
   }
   const wanted = mainDocument(lock);
   if (!wanted.equals(marker)) {
     // Byte-identical after a frozen install; after `pnpm add` the marker still lists orphans until a prune.
     const difference = firstMissing(wanted, marker);
     if (difference !== undefined) {
-      return { ok: false, reason: 'lockfile-differs', lockfile: PNPM_LOCK, detail: `${PNPM_LOCK} differs from what the last install recorded (${PNPM_MARKER}: ${difference})` };
+      return {
+        ok: false,
+        reason: 'lockfile-differs',
+        lockfile: PNPM_LOCK,
+        detail: `${PNPM_LOCK} differs from what the last install recorded (${PNPM_MARKER}: ${difference})`,
+      };
     }
   }
   const missing = missingStoreFolders(table.root, marker, table.files.get('node_modules/.modules.yaml'));
   if (missing.length > 0) {
     const more = missing.length > 1 ? ` and ${missing.length - 1} more` : '';
-    return { ok: false, reason: 'package-missing', lockfile: PNPM_LOCK, detail: `node_modules/.pnpm/${missing[0]}${more} is missing from the installed tree` };
+    return {
+      ok: false,
+      reason: 'package-missing',
+      lockfile: PNPM_LOCK,
+      detail: `node_modules/.pnpm/${missing[0]}${more} is missing from the installed tree`,
+    };
   }
   return { ok: true, checked: 'pnpm' };
 }
@@ -170,7 +185,12 @@ function modulesOf(modulesYaml: Buffer | undefined): { skipped: Set<string>; hoi
   if (modulesYaml === undefined) return { skipped: new Set(), hoisted: false };
   try {
     const parsed = JSON.parse(modulesYaml.toString('utf8')) as { skipped?: unknown; nodeLinker?: unknown };
-    return { skipped: new Set(Array.isArray(parsed.skipped) ? parsed.skipped.filter((item): item is string => typeof item === 'string') : []), hoisted: parsed.nodeLinker === 'hoisted' };
+    return {
+      skipped: new Set(
+        Array.isArray(parsed.skipped) ? parsed.skipped.filter((item): item is string => typeof item === 'string') : [],
+      ),
+      hoisted: parsed.nodeLinker === 'hoisted',
+    };
   } catch {
     return { skipped: new Set(), hoisted: false };
   }
@@ -203,7 +223,9 @@ function missingStoreFolders(root: string, marker: Buffer, modulesYaml: Buffer |
     if (name === undefined) hashed++;
     else if (!present.has(name)) missing.push(name);
   }
-  const folders = [...present].filter((name) => name !== 'node_modules' && name !== 'lock.yaml' && !name.startsWith('.')).length;
+  const folders = [...present].filter(
+    (name) => name !== 'node_modules' && name !== 'lock.yaml' && !name.startsWith('.'),
+  ).length;
   if (missing.length === 0 && folders < hashed) missing.push(`(${hashed - folders} hashed package folders)`);
   return missing;
 }
@@ -214,24 +236,55 @@ function checkNpm(table: WorkspaceFingerprints): InstallCheck {
   if (lock === undefined) return { ok: true, checked: 'nothing' };
   const marker = table.files.get(NPM_MARKER);
   if (marker === undefined) {
-    return { ok: false, reason: 'not-installed', lockfile: name, detail: `${NPM_MARKER} is missing: nothing was installed from this lockfile` };
+    return {
+      ok: false,
+      reason: 'not-installed',
+      lockfile: name,
+      detail: `${NPM_MARKER} is missing: nothing was installed from this lockfile`,
+    };
   }
   const wanted = packagesOf(table.root, name, lock);
   const installed = packagesOf(table.root, NPM_MARKER, marker);
   for (const [path, entry] of Object.entries(installed)) {
-    if (!(path in wanted)) return { ok: false, reason: 'lockfile-differs', lockfile: name, detail: `${path} is installed but not in ${name}` };
+    if (!(path in wanted))
+      return {
+        ok: false,
+        reason: 'lockfile-differs',
+        lockfile: name,
+        detail: `${path} is installed but not in ${name}`,
+      };
     const field = differingField(entry, wanted[path]);
-    if (field !== undefined) return { ok: false, reason: 'lockfile-differs', lockfile: name, detail: `${path} is installed with another "${field}" than ${name} says` };
+    if (field !== undefined)
+      return {
+        ok: false,
+        reason: 'lockfile-differs',
+        lockfile: name,
+        detail: `${path} is installed with another "${field}" than ${name} says`,
+      };
   }
   for (const [path, entry] of Object.entries(wanted)) {
     if (path === '' || path in installed) continue;
-    const optional = entry !== null && typeof entry === 'object' && ['optional', 'dev', 'devOptional', 'peer'].some((flag) => (entry as Record<string, unknown>)[flag] === true);
-    if (!optional) return { ok: false, reason: 'lockfile-differs', lockfile: name, detail: `${path} is in ${name} but not installed` };
+    const optional =
+      entry !== null &&
+      typeof entry === 'object' &&
+      ['optional', 'dev', 'devOptional', 'peer'].some((flag) => (entry as Record<string, unknown>)[flag] === true);
+    if (!optional)
+      return {
+        ok: false,
+        reason: 'lockfile-differs',
+        lockfile: name,
+        detail: `${path} is in ${name} but not installed`,
+      };
   }
   const gone = missingNpmFolders(table.root, Object.keys(installed));
   if (gone.length > 0) {
     const more = gone.length > 1 ? ` and ${gone.length - 1} more` : '';
-    return { ok: false, reason: 'package-missing', lockfile: name, detail: `${gone[0]}${more} is missing from the installed tree (${NPM_MARKER} lists it)` };
+    return {
+      ok: false,
+      reason: 'package-missing',
+      lockfile: name,
+      detail: `${gone[0]}${more} is missing from the installed tree (${NPM_MARKER} lists it)`,
+    };
   }
   return { ok: true, checked: 'npm' };
 }
@@ -265,7 +318,11 @@ function missingNpmFolders(root: string, paths: readonly string[]): string[] {
         names = new Set(readdirSync(join(root, parent)));
       } catch (error) {
         if (errnoCode(error) !== 'ENOENT' && errnoCode(error) !== 'ENOTDIR') {
-          throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot list "${join(root, parent)}" (${errnoCode(error) ?? 'unknown error'}).`, { path: join(root, parent), cause: error, hint: 'Check its permissions, or reinstall (npm ci).' });
+          throw new LockguardError(
+            'ERR_LOCKGUARD_IO',
+            `Cannot list "${join(root, parent)}" (${errnoCode(error) ?? 'unknown error'}).`,
+            { path: join(root, parent), cause: error, hint: 'Check its permissions, or reinstall (npm ci).' },
+          );
         }
         names = undefined;
       }

@@ -12,7 +12,10 @@ import type { TextPosition } from './errors.js';
 import { brokenLockfile, lockfileText, positionAt } from './lockfile-errors.js';
 
 /** The parsed value of a JSON lockfile's bytes; throws ERR_LOCKGUARD_BROKEN_LOCKFILE naming the reason, line and column. */
-export function parseLockfileJson(bytes: Uint8Array, absPath: string): { readonly text: string; readonly value: unknown } {
+export function parseLockfileJson(
+  bytes: Uint8Array,
+  absPath: string,
+): { readonly text: string; readonly value: unknown } {
   const text = lockfileText(bytes);
   try {
     return { text, value: JSON.parse(text) };
@@ -43,7 +46,8 @@ interface Frame {
 const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 const ESCAPES = new Set([0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]);
 const isDigit = (code: number): boolean => code >= 0x30 && code <= 0x39;
-const isHex = (code: number): boolean => isDigit(code) || (code >= 0x41 && code <= 0x46) || (code >= 0x61 && code <= 0x66);
+const isHex = (code: number): boolean =>
+  isDigit(code) || (code >= 0x41 && code <= 0x46) || (code >= 0x61 && code <= 0x66);
 
 /**
  * The first place `text` is not JSON (RFC 8259, as JSON.parse reads it), or undefined when it is. `visit` is
@@ -68,7 +72,8 @@ function scanJson(text: string, visit?: (keys: readonly string[], at: number) =>
       if (code === 0x5c) {
         const next = text.charCodeAt(j + 1);
         if (next === 0x75) {
-          for (let k = 2; k < 6; k++) if (!isHex(text.charCodeAt(j + k))) return { reason: 'a string holds an invalid \\u escape', at: j };
+          for (let k = 2; k < 6; k++)
+            if (!isHex(text.charCodeAt(j + k))) return { reason: 'a string holds an invalid \\u escape', at: j };
           j += 5;
         } else if (ESCAPES.has(next)) j++;
         else return { reason: 'a string holds an invalid escape', at: j };
@@ -114,10 +119,15 @@ function scanJson(text: string, visit?: (keys: readonly string[], at: number) =>
         i++;
         stack.pop();
         if (top.object) keys.pop();
-      } else return { reason: top.object ? 'expected "," or "}" after a member' : 'expected "," or "]" after an element', at: i };
+      } else
+        return {
+          reason: top.object ? 'expected "," or "}" after a member' : 'expected "," or "]" after an element',
+          at: i,
+        };
       continue;
     }
-    if (i >= n) return state === 'value' && stack.length === 0 && i === 0 ? { reason: 'it holds no JSON value', at: 0 } : end();
+    if (i >= n)
+      return state === 'value' && stack.length === 0 && i === 0 ? { reason: 'it holds no JSON value', at: 0 } : end();
     const code = text.charCodeAt(i);
     if (state === 'key-or-close' || state === 'key') {
       if (code === 0x7d && state === 'key-or-close') {
@@ -169,8 +179,15 @@ function scanJson(text: string, visit?: (keys: readonly string[], at: number) =>
       i = stop;
       state = 'after';
     } else {
-      const word = text.startsWith('true', i) ? 4 : text.startsWith('false', i) ? 5 : text.startsWith('null', i) ? 4 : 0;
-      if (word === 0) return { reason: 'expected a value (an object, array, string, number, true, false or null)', at: i };
+      const word = text.startsWith('true', i)
+        ? 4
+        : text.startsWith('false', i)
+          ? 5
+          : text.startsWith('null', i)
+            ? 4
+            : 0;
+      if (word === 0)
+        return { reason: 'expected a value (an object, array, string, number, true, false or null)', at: i };
       i += word;
       state = 'after';
     }

@@ -69,7 +69,9 @@ export interface KeyClassification {
 }
 
 function planError(message: string): LockguardError {
-  return new LockguardError('ERR_LOCKGUARD_PLAN', message, { hint: "Check the runner's task graph (its dry run) for the task named." });
+  return new LockguardError('ERR_LOCKGUARD_PLAN', message, {
+    hint: "Check the runner's task graph (its dry run) for the task named.",
+  });
 }
 
 /** Transitive closure along `next` from `start` (start excluded). */
@@ -108,15 +110,25 @@ export function classifyKeys(graph: TaskGraph): KeyClassification {
       if (task.id === writer.id || before.has(task.id)) continue;
       if (writer.cached && task.foldsFingerprint) continue;
       const list = because.get(task.id) ?? [];
-      list.push({ writer: writer.id, writerCached: writer.cached, ordering: after.has(task.id) ? 'runs-after' : 'may-run-after' });
+      list.push({
+        writer: writer.id,
+        writerCached: writer.cached,
+        ordering: after.has(task.id) ? 'runs-after' : 'may-run-after',
+      });
       because.set(task.id, list);
     }
   }
   const tasks = graph.tasks.map((task): KeyClass => {
-    const list = (because.get(task.id) ?? []).sort((a, b) => (a.ordering === b.ordering ? 0 : a.ordering === 'runs-after' ? -1 : 1));
+    const list = (because.get(task.id) ?? []).sort((a, b) =>
+      a.ordering === b.ordering ? 0 : a.ordering === 'runs-after' ? -1 : 1,
+    );
     return { id: task.id, stability: list.length === 0 ? 'stable' : 'unstable', writer: task.mayWrite, because: list };
   });
-  return { tasks, writers: writers.map((task) => task.id), unstable: tasks.filter((task) => task.stability === 'unstable').map((task) => task.id) };
+  return {
+    tasks,
+    writers: writers.map((task) => task.id),
+    unstable: tasks.filter((task) => task.stability === 'unstable').map((task) => task.id),
+  };
 }
 
 function assertAcyclic(byId: ReadonlyMap<string, PlanTask>): void {

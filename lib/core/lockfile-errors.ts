@@ -12,7 +12,8 @@ import { LockguardError, type TextPosition } from './errors.js';
 /** The fix for a lockfile that is broken, by its file name. */
 function fixFor(absPath: string): string {
   const name = basename(absPath);
-  if (name === 'package-lock.json' || name === 'npm-shrinkwrap.json') return `Restore it (git checkout -- ${name}) or let npm rewrite it (npm install).`;
+  if (name === 'package-lock.json' || name === 'npm-shrinkwrap.json')
+    return `Restore it (git checkout -- ${name}) or let npm rewrite it (npm install).`;
   if (name === '.package-lock.json') return 'Reinstall to rewrite it (npm ci).';
   if (name === 'lock.yaml') return 'Reinstall to rewrite it (pnpm install --frozen-lockfile).';
   if (name === 'pnpm-lock.yaml') return `Restore it (git checkout -- ${name}) or let pnpm rewrite it (pnpm install).`;
@@ -27,20 +28,28 @@ function where(position: TextPosition | undefined): string {
 
 /** ERR_LOCKGUARD_BROKEN_LOCKFILE: the package manager would refuse it too, or lockguard cannot tell its entries apart. */
 export function brokenLockfile(absPath: string, reason: string, position?: TextPosition): LockguardError {
-  return new LockguardError('ERR_LOCKGUARD_BROKEN_LOCKFILE', `The lockfile at "${absPath}" is broken: ${reason}${where(position)}.`, {
-    path: absPath,
-    hint: fixFor(absPath),
-    ...(position === undefined ? {} : { position }),
-  });
+  return new LockguardError(
+    'ERR_LOCKGUARD_BROKEN_LOCKFILE',
+    `The lockfile at "${absPath}" is broken: ${reason}${where(position)}.`,
+    {
+      path: absPath,
+      hint: fixFor(absPath),
+      ...(position === undefined ? {} : { position }),
+    },
+  );
 }
 
 /** ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE: valid for the package manager, but written in a form it never writes and lockguard does not read. */
 export function unsupportedLockfile(absPath: string, reason: string, position?: TextPosition): LockguardError {
-  return new LockguardError('ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', `The lockfile at "${absPath}" uses ${reason}${where(position)}, which the package manager never writes: per-project slices cannot be read from it.`, {
-    path: absPath,
-    hint: 'Write it out plainly (or let the package manager rewrite it), or use the whole-table key (lockguard key).',
-    ...(position === undefined ? {} : { position }),
-  });
+  return new LockguardError(
+    'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
+    `The lockfile at "${absPath}" uses ${reason}${where(position)}, which the package manager never writes: per-project slices cannot be read from it.`,
+    {
+      path: absPath,
+      hint: 'Write it out plainly (or let the package manager rewrite it), or use the whole-table key (lockguard key).',
+      ...(position === undefined ? {} : { position }),
+    },
+  );
 }
 
 /** The 1-based line and column of `offset` in `text` (lines end at "\n"). */

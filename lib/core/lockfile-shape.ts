@@ -32,13 +32,18 @@ export function checkLockfileShape(absPath: string, relPath: string, bytes: Buff
   if (bytes.length === 0) throw broken(absPath, relPath, 'it is empty');
   for (const marker of CONFLICT) {
     for (let at = bytes.indexOf(marker); at !== -1; at = bytes.indexOf(marker, at + 1)) {
-      if (at === 0 || bytes[at - 1] === 10 || bytes[at - 1] === 13 || (at === 3 && startsWith(bytes, BOM))) throw broken(absPath, relPath, `it has merge-conflict markers (line ${lineOf(bytes, at)})`);
+      if (at === 0 || bytes[at - 1] === 10 || bytes[at - 1] === 13 || (at === 3 && startsWith(bytes, BOM)))
+        throw broken(absPath, relPath, `it has merge-conflict markers (line ${lineOf(bytes, at)})`);
     }
   }
   if (relPath.endsWith('pnpm-lock.yaml')) {
     // A UTF-8 byte order mark first, and CR line breaks, are read by pnpm as they are (measured: pnpm 10 and 12).
     const head = startsWith(bytes, BOM) ? bytes.subarray(3) : bytes;
-    if (!startsWith(head, 'lockfileVersion:') && bytes.indexOf('\nlockfileVersion:') === -1 && bytes.indexOf('\rlockfileVersion:') === -1) {
+    if (
+      !startsWith(head, 'lockfileVersion:') &&
+      bytes.indexOf('\nlockfileVersion:') === -1 &&
+      bytes.indexOf('\rlockfileVersion:') === -1
+    ) {
       throw broken(absPath, relPath, 'it has no top-level lockfileVersion');
     }
   } else if (relPath.endsWith('.json') || relPath.endsWith('bun.lock')) {

@@ -31,7 +31,25 @@ import { sha256Of } from './digest.js';
 
 export const SECRET_MARKER = '***';
 
-const SECRET_WORDS = new Set(['token', 'tokens', 'secret', 'secrets', 'password', 'passwords', 'passwd', 'auth', 'authorization', 'oauth', 'credential', 'credentials', 'apikey', 'privatekey', 'sig', 'signature', 'jwt']);
+const SECRET_WORDS = new Set([
+  'token',
+  'tokens',
+  'secret',
+  'secrets',
+  'password',
+  'passwords',
+  'passwd',
+  'auth',
+  'authorization',
+  'oauth',
+  'credential',
+  'credentials',
+  'apikey',
+  'privatekey',
+  'sig',
+  'signature',
+  'jwt',
+]);
 /** Query parameter names that are secrets though not secret names for options (`key=`: Google's API keys). */
 const QUERY_ONLY = new Set(['key']);
 
@@ -66,7 +84,9 @@ export function redactText(text: string): string {
 function redactSpans(text: string, replace: (secret: string) => string): string {
   if (!CHEAP.test(text)) return text;
   return text
-    .replace(URL_USERINFO, (whole, scheme: string, userinfo: string) => (userinfo === 'git' || userinfo === SECRET_MARKER ? whole : `${scheme}${replace(userinfo)}@`))
+    .replace(URL_USERINFO, (whole, scheme: string, userinfo: string) =>
+      userinfo === 'git' || userinfo === SECRET_MARKER ? whole : `${scheme}${replace(userinfo)}@`,
+    )
     .replace(QUERY, (query) =>
       query.replace(PARAM, (whole, sep: string, name: string, value: string) => {
         if (value === '' || value === SECRET_MARKER) return whole;
@@ -112,7 +132,8 @@ const isSpace = (c: number): boolean => c === 0x20 || (c >= 0x09 && c <= 0x0d);
 const GIT = Buffer.from('git');
 const MARKER = Buffer.from(SECRET_MARKER);
 /** Whether bytes[from, to) is a userinfo `redactSpans` keeps as it is. */
-const kept = (bytes: Buffer, from: number, to: number): boolean => to - from === 3 && (bytes.compare(GIT, 0, 3, from, to) === 0 || bytes.compare(MARKER, 0, 3, from, to) === 0);
+const kept = (bytes: Buffer, from: number, to: number): boolean =>
+  to - from === 3 && (bytes.compare(GIT, 0, 3, from, to) === 0 || bytes.compare(MARKER, 0, 3, from, to) === 0);
 
 /**
  * Whether the bytes may hold a span `redactSpans` cuts (never false where it would cut one: its stops are a

@@ -7,7 +7,13 @@ import type { TableKey } from './digest.js';
 import { readWorkspaceFingerprints, type ReadOptions, type WorkspaceFingerprints } from './fingerprints.js';
 import { FingerprintWatch } from './watch.js';
 
-export type SaveDecision = { readonly allow: true } | { readonly allow: false; readonly reason: 'fingerprint-moved' | 'key-not-from-this-run'; readonly moved: readonly string[] };
+export type SaveDecision =
+  | { readonly allow: true }
+  | {
+      readonly allow: false;
+      readonly reason: 'fingerprint-moved' | 'key-not-from-this-run';
+      readonly moved: readonly string[];
+    };
 
 export interface SaveGate {
   /** The table read at the start: fold `table.key` into your cache keys. */

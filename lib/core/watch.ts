@@ -102,7 +102,12 @@ export class FingerprintWatch {
     const was = entry.identity;
     const seen = now.identity;
     if (entry.normalize === undefined && seen.size !== was.size) return 'rewritten';
-    const untouched = seen.ino === was.ino && seen.dev === was.dev && seen.ctimeMs === was.ctimeMs && seen.size === was.size && seen.ctimeMs < this.#racyFrom;
+    const untouched =
+      seen.ino === was.ino &&
+      seen.dev === was.dev &&
+      seen.ctimeMs === was.ctimeMs &&
+      seen.size === was.size &&
+      seen.ctimeMs < this.#racyFrom;
     if (untouched) return undefined;
     return this.#sameBytes(entry, absPath) ? undefined : 'rewritten';
   }

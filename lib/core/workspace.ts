@@ -68,7 +68,16 @@ export function detectManager(root: string): PackageManager {
 }
 
 // The names @pnpm/find-workspace-dir looks for (the right one, and the misnamed ones it refuses).
-const PNPM_MANIFESTS = ['pnpm-workspace.yaml', 'pnpm-workspaces.yaml', 'pnpm-workspaces.yml', 'pnpm-workspace.yml', '.pnpm-workspace.yaml', '.pnpm-workspace.yml', '.pnpm-workspaces.yaml', '.pnpm-workspaces.yml'];
+const PNPM_MANIFESTS = [
+  'pnpm-workspace.yaml',
+  'pnpm-workspaces.yaml',
+  'pnpm-workspaces.yml',
+  'pnpm-workspace.yml',
+  '.pnpm-workspace.yaml',
+  '.pnpm-workspace.yml',
+  '.pnpm-workspaces.yaml',
+  '.pnpm-workspaces.yml',
+];
 
 /**
  * pnpm's workspace root as @pnpm/find-workspace-dir finds it (the nearest folder at or above the real
@@ -84,7 +93,9 @@ const PNPM_MANIFESTS = ['pnpm-workspace.yaml', 'pnpm-workspaces.yaml', 'pnpm-wor
 function plainPnpmRoot(real: string): string | undefined | 'ask' {
   if (process.env['NPM_CONFIG_WORKSPACE_DIR'] || process.env['npm_config_workspace_dir']) return 'ask';
   for (let at = real; ; at = dirname(at)) {
-    const found = PNPM_MANIFESTS.map((name) => [name, lstatSync(join(at, name), { throwIfNoEntry: false })] as const).filter(([, stats]) => stats !== undefined);
+    const found = PNPM_MANIFESTS.map(
+      (name) => [name, lstatSync(join(at, name), { throwIfNoEntry: false })] as const,
+    ).filter(([, stats]) => stats !== undefined);
     if (found.length > 0) {
       const [name, stats] = found[0] ?? [];
       if (found.length !== 1 || name !== 'pnpm-workspace.yaml' || stats?.isFile() !== true) return 'ask';
@@ -124,12 +135,18 @@ export async function findWorkspace(start: string): Promise<Workspace> {
   }
   const nearest = nearestRootUp(real);
   // The deeper of the two wins: a pnpm workspace above an unrelated npm project does not own it.
-  const root = pnpmRoot !== undefined && (nearest === undefined || pnpmRoot.length >= nearest.length) ? pnpmRoot : nearest;
+  const root =
+    pnpmRoot !== undefined && (nearest === undefined || pnpmRoot.length >= nearest.length) ? pnpmRoot : nearest;
   if (root === undefined) {
-    throw new LockguardError('ERR_LOCKGUARD_NOT_A_WORKSPACE', `No workspace found at or above "${real}": expected pnpm-workspace.yaml, a lockfile ` + `(${LOCKFILES.map(([name]) => name).join(', ')}) or a package.json with "workspaces".`, {
-      path: real,
-      hint: 'Run lockguard inside your repository, or pass --dir with the workspace root.',
-    });
+    throw new LockguardError(
+      'ERR_LOCKGUARD_NOT_A_WORKSPACE',
+      `No workspace found at or above "${real}": expected pnpm-workspace.yaml, a lockfile ` +
+        `(${LOCKFILES.map(([name]) => name).join(', ')}) or a package.json with "workspaces".`,
+      {
+        path: real,
+        hint: 'Run lockguard inside your repository, or pass --dir with the workspace root.',
+      },
+    );
   }
   return { root, manager: detectManager(root) };
 }

@@ -70,9 +70,18 @@ export type GuardEvent =
   /** `--policy refuse` cannot refuse everything at the source here. */
   | { readonly type: 'refuse-gap'; readonly gap: RefuseGap }
   /** The up-front remote switches and the gate fallbacks, before the child starts. */
-  | { readonly type: 'remote-plan'; readonly switches: readonly RemoteSwitch[]; readonly fallbacks: readonly RemoteFallback[] }
+  | {
+      readonly type: 'remote-plan';
+      readonly switches: readonly RemoteSwitch[];
+      readonly fallbacks: readonly RemoteFallback[];
+    }
   /** A check while the command runs first saw the move. */
-  | { readonly type: 'move-detected'; readonly move: Pick<MoveRecord, 'at' | 'evidence' | 'files'>; readonly policy: Policy; readonly guarded: number }
+  | {
+      readonly type: 'move-detected';
+      readonly move: Pick<MoveRecord, 'at' | 'evidence' | 'files'>;
+      readonly policy: Policy;
+      readonly guarded: number;
+    }
   /** The command could not be started. */
   | { readonly type: 'child-not-started'; readonly command: string; readonly reason: string; readonly nested: boolean }
   /** A remote gate could not re-check the table for some requests and refused them. */

@@ -22,7 +22,13 @@ import { fallbackLines, judgedText } from './record-words.js';
 import { runnerLabel } from '../integrations/runners/index.js';
 import type { RemoteGateOutcome } from './remote-gate-wiring.js';
 import type { GuardedRunInput } from './run.js';
-import { afterRunners, scopeReport, type GuardedCache, type RunnerOutcome, type RunnerPrepared } from './runner-guard.js';
+import {
+  afterRunners,
+  scopeReport,
+  type GuardedCache,
+  type RunnerOutcome,
+  type RunnerPrepared,
+} from './runner-guard.js';
 import type { PassStop } from './withhold-pass.js';
 
 /** What the exit code is decided from. */
@@ -81,17 +87,28 @@ export function recordOrSay(context: GuardContext, part: RecordPart, write: () =
 }
 
 /** Which saves after the move to withhold: per project where the slices are exact, else all (and why). */
-async function scopeOf(session: GuardSession, move: MoveRecord | undefined): Promise<{ scope: WithholdScope | undefined; slices: SliceMove[]; problem: LockguardError | undefined }> {
+async function scopeOf(
+  session: GuardSession,
+  move: MoveRecord | undefined,
+): Promise<{ scope: WithholdScope | undefined; slices: SliceMove[]; problem: LockguardError | undefined }> {
   if (move === undefined) return { scope: undefined, slices: [], problem: undefined };
   try {
     const slices = await lockfileMovesAmong(
       session.run.record,
       move.files.map((file) => file.path),
     );
-    return { scope: withholdScope({ root: session.table.root, manager: session.table.manager, moved: move.files, slices }), slices, problem: undefined };
+    return {
+      scope: withholdScope({ root: session.table.root, manager: session.table.manager, moved: move.files, slices }),
+      slices,
+      problem: undefined,
+    };
   } catch (error) {
     if (!isLockguardError(error)) throw error;
-    return { scope: { kind: 'all', reason: `the slices cannot be compared (${error.code})` }, slices: [], problem: error };
+    return {
+      scope: { kind: 'all', reason: `the slices cannot be compared (${error.code})` },
+      slices: [],
+      problem: error,
+    };
   }
 }
 
@@ -100,12 +117,27 @@ export async function finishRun(f: Finishing): Promise<RunFinished> {
   const { context, input, session, end, prepared, guard } = f;
   const runId = session.run.record.id;
   const runEndedAt = Date.now();
-  if (end.kind === 'failed') context.emit({ type: 'child-not-started', command: input.command[0] ?? '', reason: end.reason, nested: false });
+  if (end.kind === 'failed')
+    context.emit({ type: 'child-not-started', command: input.command[0] ?? '', reason: end.reason, nested: false });
   await pauseAfterChild(context, f.interrupts);
   const move = session.finish();
   const { scope, slices, problem } = await scopeOf(session, move);
-  const outcome = await afterRunners(prepared, input.policy, move, runId, { runStartedAt: f.runStartedAt, runEndedAt }, passControl(context, f.interrupts), scope);
-  const code = input.exitCode({ childCode: end.code, moved: move !== undefined, policy: input.policy, stop: outcome.stop, signal: f.interrupts.signal });
+  const outcome = await afterRunners(
+    prepared,
+    input.policy,
+    move,
+    runId,
+    { runStartedAt: f.runStartedAt, runEndedAt },
+    passControl(context, f.interrupts),
+    scope,
+  );
+  const code = input.exitCode({
+    childCode: end.code,
+    moved: move !== undefined,
+    policy: input.policy,
+    stop: outcome.stop,
+    signal: f.interrupts.signal,
+  });
   recordOrSay(context, 'exit-event', () => appendEvent(session.run, { type: 'exit', code, child: end }));
 
   const withheld = outcome.caches.flatMap((cache) =>
@@ -118,7 +150,14 @@ export async function finishRun(f: Finishing): Promise<RunFinished> {
       reason: entry.reason,
     })),
   );
-  if (withheld.length > 0) recordOrSay(context, 'withheld-event', () => appendEvent(session.run, { type: 'withheld', count: withheld.length, quarantine: [...new Set(withheld.map((entry) => entry.to))] }));
+  if (withheld.length > 0)
+    recordOrSay(context, 'withheld-event', () =>
+      appendEvent(session.run, {
+        type: 'withheld',
+        count: withheld.length,
+        quarantine: [...new Set(withheld.map((entry) => entry.to))],
+      }),
+    );
   const cacheNames = prepared.caches.map((guarded) => runnerLabel(guarded.runner));
   if (problem !== undefined) throw problem;
   recordOrSay(context, 'report', () =>
@@ -132,13 +171,25 @@ export async function finishRun(f: Finishing): Promise<RunFinished> {
         exitCode: code,
         move,
         runner: guard.started[0] ?? guard.runners[0] ?? 'none',
-        caches: prepared.caches.map((guarded) => ({ runner: guarded.runner, cacheDir: guarded.cache.dir, source: guarded.cache.source, started: guarded.started })),
+        caches: prepared.caches.map((guarded) => ({
+          runner: guarded.runner,
+          cacheDir: guarded.cache.dir,
+          source: guarded.cache.source,
+          started: guarded.started,
+        })),
         withheld,
         keptBeforeMove: outcome.keptBeforeMove,
         ...(scope === undefined ? {} : { withholdScope: scopeReport(scope, outcome) }),
         tasksAfterMove: outcome.tasksAfterMove,
         remote: fallbackLines(prepared.switches, f.fallbacks),
-        remoteGate: { gates: f.gateOutcome.gates, refused: { uploads: f.gateOutcome.refusedUploads, blobs: f.gateOutcome.refusedParts, restores: f.gateOutcome.refusedRestores } },
+        remoteGate: {
+          gates: f.gateOutcome.gates,
+          refused: {
+            uploads: f.gateOutcome.refusedUploads,
+            blobs: f.gateOutcome.refusedParts,
+            restores: f.gateOutcome.refusedRestores,
+          },
+        },
         slices: slices.map(sliceMoveJson),
         installed: session.installed,
         judged: judgedText(session.judged, cacheNames),
@@ -148,5 +199,18 @@ export async function finishRun(f: Finishing): Promise<RunFinished> {
   );
   // Finished only when the passes completed: otherwise the live marker stays, and the next command finishes the run.
   const markedFinished = outcome.stop !== undefined || session.close();
-  return { runId, policy: input.policy, end, code, move, caches: prepared.caches, outcome, slices, installed: session.installed, judged: session.judged, gates: f.gateOutcome, markedFinished };
+  return {
+    runId,
+    policy: input.policy,
+    end,
+    code,
+    move,
+    caches: prepared.caches,
+    outcome,
+    slices,
+    installed: session.installed,
+    judged: session.judged,
+    gates: f.gateOutcome,
+    markedFinished,
+  };
 }

@@ -11,7 +11,14 @@
 
 import type { Env } from '../core/env.js';
 import { resolve } from 'node:path';
-import { cachesNow, configuredRunners, RUNNER_NAMES, type CacheState, type RunnerCache, type RunnerName } from '../integrations/runners/index.js';
+import {
+  cachesNow,
+  configuredRunners,
+  RUNNER_NAMES,
+  type CacheState,
+  type RunnerCache,
+  type RunnerName,
+} from '../integrations/runners/index.js';
 import type { GuardedCacheRecord, GuardRecord } from '../run/guard-record.js';
 import { trustedCache, trustedPlaces, type TrustedPlaces } from '../run/trust.js';
 import type { GuardedCache } from './runner-guard.js';
@@ -52,7 +59,10 @@ export class PlacesNow {
 
   /** The caches of the configured runners plus `named` (unknown names are ignored), as they resolve now. */
   list(named: readonly string[] = []): RunnerCache[] {
-    const runners = new Set<RunnerName>([...configuredRunners(this.root), ...named.filter((name): name is RunnerName => RUNNER_NAMES.includes(name as RunnerName) && name !== 'none')]);
+    const runners = new Set<RunnerName>([
+      ...configuredRunners(this.root),
+      ...named.filter((name): name is RunnerName => RUNNER_NAMES.includes(name as RunnerName) && name !== 'none'),
+    ]);
     const out: RunnerCache[] = [];
     for (const runner of runners) {
       if (!this.resolved.has(runner)) this.resolved.set(runner, cachesNow(this.root, this.env, [runner])[0]);
@@ -78,14 +88,31 @@ export type RecordedCache = { cache: RunnerCache; before: CacheState } | { probl
  */
 export function cacheOfRecord(record: GuardedCacheRecord, workspace: string, places: PlacesNow): RecordedCache {
   const runner = record.runner as RunnerName;
-  if (!RUNNER_NAMES.includes(runner) || runner === 'none') return { problem: `${record.runner}: not a runner lockguard knows; its cache "${record.dir}" was left alone` };
-  if (record.root !== resolve(workspace)) return { problem: `${runner}: the record names another workspace ("${record.root}"); its cache "${record.dir}" was left alone` };
+  if (!RUNNER_NAMES.includes(runner) || runner === 'none')
+    return { problem: `${record.runner}: not a runner lockguard knows; its cache "${record.dir}" was left alone` };
+  if (record.root !== resolve(workspace))
+    return {
+      problem: `${runner}: the record names another workspace ("${record.root}"); its cache "${record.dir}" was left alone`,
+    };
   const trusted = trustedCache(places.trusted([runner]), record.dir, runner);
-  const cache = trusted === undefined ? undefined : places.list([runner]).find((candidate) => candidate.runner === runner && resolve(candidate.dir) === trusted.dir);
+  const cache =
+    trusted === undefined
+      ? undefined
+      : places
+          .list([runner])
+          .find((candidate) => candidate.runner === runner && resolve(candidate.dir) === trusted.dir);
   if (cache === undefined) {
     return {
       problem: `${runner}: "${record.dir}" is not a ${runner} cache this workspace is configured for now, so it was left alone: the saves the run made there stay unchecked (clear that cache if you did not set it on purpose for that run)`,
     };
   }
-  return { cache, before: { dir: cache.dir, exists: record.before.exists, takenAt: record.before.takenAt, entries: new Map(record.before.entries) } };
+  return {
+    cache,
+    before: {
+      dir: cache.dir,
+      exists: record.before.exists,
+      takenAt: record.before.takenAt,
+      entries: new Map(record.before.entries),
+    },
+  };
 }

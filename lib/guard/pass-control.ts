@@ -19,7 +19,8 @@ const SEAM_POLL_MS = 20;
 
 async function waitForSignal(interrupts: Interrupts): Promise<void> {
   const until = Date.now() + SEAM_WAIT_MS;
-  while (interrupts.signal === undefined && Date.now() < until) await new Promise((done) => setTimeout(done, SEAM_POLL_MS));
+  while (interrupts.signal === undefined && Date.now() < until)
+    await new Promise((done) => setTimeout(done, SEAM_POLL_MS));
 }
 
 /** The seam after the child: pause before the final check when LOCKGUARD_TEST_PAUSE_AFTER_CHILD is set. */

@@ -15,10 +15,16 @@ import type { RemoteFallback, RemoteSwitch } from './events.js';
 /** Why each entry was withheld, naming what moved (never "the old lockfile" when the lockfile did not change). */
 export function withholdReasons(move: Pick<MoveRecord, 'files' | 'tree'>): { after: string; across: string } {
   if (move.tree !== undefined) {
-    return { after: `saved at or after the install, built from a tree that no longer holds what ${move.tree.lockfile} says`, across: 'its task was running when the install tree changed' };
+    return {
+      after: `saved at or after the install, built from a tree that no longer holds what ${move.tree.lockfile} says`,
+      across: 'its task was running when the install tree changed',
+    };
   }
   const what = listPaths(move.files.map((file) => file.path));
-  return { after: `saved at or after the move, under a key that folded the old ${what}`, across: `its task was running when ${what} moved` };
+  return {
+    after: `saved at or after the move, under a key that folded the old ${what}`,
+    across: `its task was running when ${what} moved`,
+  };
 }
 
 const SCOPE_WHY: Record<Scope, string> = {
@@ -28,7 +34,12 @@ const SCOPE_WHY: Record<Scope, string> = {
 
 /** Which scope the guarded caches were judged on, in one line: `judged on inputs: the turbo cache (…)`. */
 export function judgedText(scope: Scope, caches: readonly string[]): string {
-  const names = caches.length === 0 ? 'no runner cache is guarded here' : caches.length === 1 ? `the ${caches[0]} cache` : `the ${listPaths(caches)} caches`;
+  const names =
+    caches.length === 0
+      ? 'no runner cache is guarded here'
+      : caches.length === 1
+        ? `the ${caches[0]} cache`
+        : `the ${listPaths(caches)} caches`;
   return `judged on ${scope}: ${names} (${SCOPE_WHY[scope]})`;
 }
 
@@ -41,7 +52,10 @@ export function fallbackLines(switches: readonly RemoteSwitch[], fallbacks: read
   const lines = switches.map((entry) => entry.line);
   for (const fallback of fallbacks) {
     const at = switches.findIndex((entry) => entry.runner === fallback.runner);
-    if (at === -1) lines.push(`[lockguard] ${fallback.runner} remote cache cannot be gated (${fallback.why}), and the plan shows no task that may install: remote writes stay on`);
+    if (at === -1)
+      lines.push(
+        `[lockguard] ${fallback.runner} remote cache cannot be gated (${fallback.why}), and the plan shows no task that may install: remote writes stay on`,
+      );
     else lines[at] = `${lines[at]} (the remote gate cannot be used: ${fallback.why})`;
   }
   return lines;

@@ -12,7 +12,18 @@ import { isLockguardError } from '../core/errors.js';
 import { RUNNER_NAMES, recordedRunScope } from '../integrations/runners/index.js';
 import type { Interrupts } from '../run/interrupts.js';
 import { acquireLock } from '../run/ledger-lock.js';
-import { dropMarker, evidenceOf, findDeadRuns, guardOf, isFinished, recordMoveFound, recordRecovery, repairDeadLocks, runningChild, type RecoveryRecord } from '../run/recovery.js';
+import {
+  dropMarker,
+  evidenceOf,
+  findDeadRuns,
+  guardOf,
+  isFinished,
+  recordMoveFound,
+  recordRecovery,
+  repairDeadLocks,
+  runningChild,
+  type RecoveryRecord,
+} from '../run/recovery.js';
 import type { RunHandle } from '../run/ledger.js';
 import type { GuardContext } from './events.js';
 import { cacheOfRecord, PlacesNow } from './guard-file.js';
@@ -23,7 +34,12 @@ import { withholdPass, type PassCache } from './withhold-pass.js';
 const NOTES_SHOWN = 20;
 
 /** Finish every dead, unfinished run of the workspace (the caller holds signals and handles what is thrown). */
-export async function finishDeadRuns(root: string, context: GuardContext, interrupts: Interrupts, by: string): Promise<void> {
+export async function finishDeadRuns(
+  root: string,
+  context: GuardContext,
+  interrupts: Interrupts,
+  by: string,
+): Promise<void> {
   // What a record may name: the caches this workspace is configured for, as they resolve now (run/trust.ts).
   const places = new PlacesNow(root, context.env);
   // A journal may name any runner: a dead pass's repair is offered every runner's cache as it resolves now.
@@ -51,7 +67,15 @@ export async function finishDeadRuns(root: string, context: GuardContext, interr
   }
 }
 
-async function finishOne(root: string, context: GuardContext, run: RunHandle, pid: number | undefined, interrupts: Interrupts, by: string, places: PlacesNow): Promise<void> {
+async function finishOne(
+  root: string,
+  context: GuardContext,
+  run: RunHandle,
+  pid: number | undefined,
+  interrupts: Interrupts,
+  by: string,
+  places: PlacesNow,
+): Promise<void> {
   const id = run.record.id;
   if (isFinished(run)) {
     // It died after recording its end, before dropping its marker: nothing left to do.
@@ -73,18 +97,48 @@ async function finishOne(root: string, context: GuardContext, run: RunHandle, pi
     for (const recorded of guard.record?.caches ?? []) {
       const shapes = cacheOfRecord(recorded, root, places);
       if ('problem' in shapes) notes.push(shapes.problem);
-      else caches.push({ runner: shapes.cache.runner as PassCache['runner'], cache: shapes.cache, before: shapes.before, started: recorded.started });
+      else
+        caches.push({
+          runner: shapes.cache.runner as PassCache['runner'],
+          cache: shapes.cache,
+          before: shapes.before,
+          started: recorded.started,
+        });
     }
   }
   // The same per-project judgement as the run's own pass would have made (integrations/runners/affected.ts).
   const scope = policy === 'flag' ? undefined : await recordedRunScope(run, evidence.kind);
-  const pass = await withholdPass(caches, { withhold: true, movedAt: since, runStartedAt, runEndedAt: Date.now(), runId: id, control: passControl(context, interrupts), notesShown: NOTES_SHOWN, ...(scope === undefined ? {} : { scope }) });
-  const passes = pass.caches.flatMap((outcome) => (outcome.withheld === undefined ? [] : [{ runner: outcome.runner, withheld: outcome.withheld.withheld, spared: outcome.withheld.spared, scope: outcome.withheld.scope }]));
+  const pass = await withholdPass(caches, {
+    withhold: true,
+    movedAt: since,
+    runStartedAt,
+    runEndedAt: Date.now(),
+    runId: id,
+    control: passControl(context, interrupts),
+    notesShown: NOTES_SHOWN,
+    ...(scope === undefined ? {} : { scope }),
+  });
+  const passes = pass.caches.flatMap((outcome) =>
+    outcome.withheld === undefined
+      ? []
+      : [
+          {
+            runner: outcome.runner,
+            withheld: outcome.withheld.withheld,
+            spared: outcome.withheld.spared,
+            scope: outcome.withheld.scope,
+          },
+        ],
+  );
   for (const outcome of pass.caches) {
     const result = outcome.withheld;
     if (result === undefined) continue;
-    for (const kept of result.spared.slice(0, NOTES_SHOWN)) notes.push(`kept ${kept.task} (${kept.key}): its project's slice did not move`);
-    if (result.scope.kind === 'all' && result.withheld.length > 0) notes.push(`${outcome.runner}: every save since ${evidence.kind === 'recorded-move' ? 'the move' : 'the run started'} was withheld: ${result.scope.reason}`);
+    for (const kept of result.spared.slice(0, NOTES_SHOWN))
+      notes.push(`kept ${kept.task} (${kept.key}): its project's slice did not move`);
+    if (result.scope.kind === 'all' && result.withheld.length > 0)
+      notes.push(
+        `${outcome.runner}: every save since ${evidence.kind === 'recorded-move' ? 'the move' : 'the run started'} was withheld: ${result.scope.reason}`,
+      );
   }
   notes.push(...pass.notes);
   const complete = pass.stop === undefined;
@@ -94,7 +148,13 @@ async function finishOne(root: string, context: GuardContext, run: RunHandle, pi
     evidence: evidence.kind,
     since,
     withheld: pass.withheldCount,
-    quarantine: [...new Set(pass.caches.flatMap((outcome) => (outcome.withheld?.quarantineDir === undefined ? [] : [outcome.withheld.quarantineDir])))],
+    quarantine: [
+      ...new Set(
+        pass.caches.flatMap((outcome) =>
+          outcome.withheld?.quarantineDir === undefined ? [] : [outcome.withheld.quarantineDir],
+        ),
+      ),
+    ],
     notes,
     ...(child === undefined ? {} : { childRunning: child }),
   };

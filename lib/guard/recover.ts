@@ -28,7 +28,12 @@ export type RecoveryMode = 'strict' | 'lenient';
  * there), else undefined. `strict` (run, snapshot): a failure to finish is thrown (the next runner must not
  * start over unwithheld saves); `lenient` (verify, status, quarantine): a `recovery-deferred` event.
  */
-export async function recoverDeadRuns(root: string, context: GuardContext, mode: RecoveryMode, by: string): Promise<NodeJS.Signals | undefined> {
+export async function recoverDeadRuns(
+  root: string,
+  context: GuardContext,
+  mode: RecoveryMode,
+  by: string,
+): Promise<NodeJS.Signals | undefined> {
   if (!pendingWork(root)) return undefined;
   const interrupts = holdForQuarantine(context, true);
   try {

@@ -27,23 +27,38 @@ function isYarnClassic(table: WorkspaceFingerprints): boolean {
 
 function npmHookInstalled(root: string): boolean {
   try {
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> } | null;
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      scripts?: Record<string, unknown>;
+    } | null;
     const scripts = manifest?.scripts ?? {};
-    return ['preinstall', 'postinstall'].some((name) => typeof scripts[name] === 'string' && /lockguard/.test(scripts[name] as string));
+    return ['preinstall', 'postinstall'].some(
+      (name) => typeof scripts[name] === 'string' && /lockguard/.test(scripts[name] as string),
+    );
   } catch {
     return false;
   }
 }
 
-export function refuseSetup(table: WorkspaceFingerprints, callerEnv: Readonly<Record<string, string | undefined>>): RefuseSetup {
+export function refuseSetup(
+  table: WorkspaceFingerprints,
+  callerEnv: Readonly<Record<string, string | undefined>>,
+): RefuseSetup {
   const env = refuseEnv(table.manager, callerEnv);
   switch (table.manager) {
     case 'pnpm':
-      return { env, gap: table.entries.some((entry) => entry.kind === 'pnpmfile' && entry.digest !== null) ? undefined : 'pnpm-no-pnpmfile' };
+      return {
+        env,
+        gap: table.entries.some((entry) => entry.kind === 'pnpmfile' && entry.digest !== null)
+          ? undefined
+          : 'pnpm-no-pnpmfile',
+      };
     case 'npm':
       return { env, gap: npmHookInstalled(table.root) ? undefined : 'npm-no-hook' };
     case 'yarn':
-      return { env, gap: env['YARN_PLUGINS'] === undefined || isYarnClassic(table) ? 'yarn-classic' : 'yarn-strict-env' };
+      return {
+        env,
+        gap: env['YARN_PLUGINS'] === undefined || isYarnClassic(table) ? 'yarn-classic' : 'yarn-strict-env',
+      };
     case 'bun':
       return { env, gap: 'bun' };
   }

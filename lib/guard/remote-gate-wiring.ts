@@ -39,7 +39,12 @@ export interface GatedRunner {
 
 export interface RemoteGateOutcome {
   /** Per gated runner: where it forwarded and what it counted. */
-  readonly gates: readonly { readonly runner: RunnerName; readonly upstream: string; readonly source: string; readonly stats: GateStats }[];
+  readonly gates: readonly {
+    readonly runner: RunnerName;
+    readonly upstream: string;
+    readonly source: string;
+    readonly stats: GateStats;
+  }[];
   /** Whole entries refused, over every gate. */
   readonly refusedUploads: number;
   /**
@@ -78,13 +83,34 @@ function origin(url: string): string {
 function record(session: GuardSession, runner: RunnerName, event: GateEvent): void {
   switch (event.type) {
     case 'refused':
-      appendEvent(session.run, { type: 'remote-refused', runner, kind: event.request.kind, unit: event.request.unit, key: event.request.key, method: event.request.method, status: event.status, reason: event.reason });
+      appendEvent(session.run, {
+        type: 'remote-refused',
+        runner,
+        kind: event.request.kind,
+        unit: event.request.unit,
+        key: event.request.key,
+        method: event.request.method,
+        status: event.status,
+        reason: event.reason,
+      });
       return;
     case 'decision-failed':
-      appendEvent(session.run, { type: 'remote-decision-failed', runner, kind: event.request.kind, key: event.request.key, error: event.error });
+      appendEvent(session.run, {
+        type: 'remote-decision-failed',
+        runner,
+        kind: event.request.kind,
+        key: event.request.key,
+        error: event.error,
+      });
       return;
     case 'upstream-failed':
-      appendEvent(session.run, { type: 'remote-upstream-failed', runner, method: event.method, path: event.path, error: event.error });
+      appendEvent(session.run, {
+        type: 'remote-upstream-failed',
+        runner,
+        method: event.method,
+        path: event.path,
+        error: event.error,
+      });
       return;
     case 'not-forwarded':
       appendEvent(session.run, { type: 'remote-not-forwarded', runner, method: event.method, path: event.path });
@@ -119,7 +145,12 @@ export async function openRemoteGates(input: RemoteGateInput): Promise<RemoteGat
       try {
         // The HTTP stack is loaded only for a run that has a remote to gate.
         const { startGate } = await import('../integrations/remote-gate/index.js');
-        gate = await startGate({ protocol: detection.protocol, upstream, decide, onEvent: (event) => record(session, runner, event) });
+        gate = await startGate({
+          protocol: detection.protocol,
+          upstream,
+          decide,
+          onEvent: (event) => record(session, runner, event),
+        });
       } catch (error) {
         ungated.set(runner, `the gate could not listen on 127.0.0.1: ${(error as { code?: string }).code ?? 'error'}`);
         continue;
@@ -129,7 +160,14 @@ export async function openRemoteGates(input: RemoteGateInput): Promise<RemoteGat
       argv = pointed.argv;
       gated.add(runner);
       active.push({ runner, upstream: detection.upstream, source: detection.source, gate });
-      appendEvent(session.run, { type: 'remote-gate', runner, protocol: detection.protocol, upstream: origin(detection.upstream), source: detection.source, port: gate.port });
+      appendEvent(session.run, {
+        type: 'remote-gate',
+        runner,
+        protocol: detection.protocol,
+        upstream: origin(detection.upstream),
+        source: detection.source,
+        port: gate.port,
+      });
     }
   }
   return {
@@ -141,7 +179,12 @@ export async function openRemoteGates(input: RemoteGateInput): Promise<RemoteGat
     active,
     async close() {
       await Promise.all(active.map((entry) => entry.gate.close()));
-      const gates = active.map((entry) => ({ runner: entry.runner, upstream: origin(entry.upstream), source: entry.source, stats: entry.gate.stats() }));
+      const gates = active.map((entry) => ({
+        runner: entry.runner,
+        upstream: origin(entry.upstream),
+        source: entry.source,
+        stats: entry.gate.stats(),
+      }));
       const notes: string[] = [];
       const undecided: { runner: RunnerName; requests: number }[] = [];
       for (const { runner, upstream, stats } of gates) {

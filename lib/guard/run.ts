@@ -14,7 +14,16 @@ import { checkInstall } from '../core/install-check.js';
 import { LockguardError } from '../core/errors.js';
 import { readWorkspaceFingerprints, type WorkspaceFingerprints } from '../core/fingerprints.js';
 import type { Workspace } from '../core/workspace.js';
-import { directTurboStart, installsBeforeKeying, resolveGuard, runnersInCommand, stepsOf, type GuardedRunner, type RemoteMode, type RunnerName } from '../integrations/runners/index.js';
+import {
+  directTurboStart,
+  installsBeforeKeying,
+  resolveGuard,
+  runnersInCommand,
+  stepsOf,
+  type GuardedRunner,
+  type RemoteMode,
+  type RunnerName,
+} from '../integrations/runners/index.js';
 import { withWorkspaceBins } from '../integrations/package-managers/on-path.js';
 import { preparesTreeFirst } from '../integrations/package-managers/script-walk.js';
 import { runChild, type ChildEnd } from '../run/child.js';
@@ -49,7 +58,10 @@ export interface GuardedRunInput {
    * The caller's step after the table read and the pre-run check, before the gates open and the command
    * starts (cli: each project's `.lockguard-slice`, cli/slice-files.ts); returns lines for the run's report.
    */
-  readonly beforeCommand?: (table: WorkspaceFingerprints, runners: readonly GuardedRunner[]) => Promise<readonly string[]>;
+  readonly beforeCommand?: (
+    table: WorkspaceFingerprints,
+    runners: readonly GuardedRunner[],
+  ) => Promise<readonly string[]>;
 }
 
 /**
@@ -57,7 +69,14 @@ export interface GuardedRunInput {
  * some guarded runner has a remote cache configured (otherwise there is no upload to stop); the plan comes
  * from the runners' own dry runs through the same walk, and any doubt (no plan in time, an error) is "may".
  */
-async function mayContainWriter(runners: readonly GuardedRunner[], remote: RemoteMode, withRemote: ReadonlySet<string>, command: readonly string[], root: string, env: GuardContext['env']): Promise<(runner: GuardedRunner) => boolean> {
+async function mayContainWriter(
+  runners: readonly GuardedRunner[],
+  remote: RemoteMode,
+  withRemote: ReadonlySet<string>,
+  command: readonly string[],
+  root: string,
+  env: GuardContext['env'],
+): Promise<(runner: GuardedRunner) => boolean> {
   if (remote !== 'auto') return () => true;
   const configured = runners.filter((runner) => withRemote.has(runner));
   if (configured.length === 0) return () => false;
@@ -72,14 +91,22 @@ async function mayContainWriter(runners: readonly GuardedRunner[], remote: Remot
 }
 
 /** A guarded run inside a guarded run joins it (the outer run watches the same table): the child's code, or undefined when not nested. */
-export async function joinOuterRun(workspace: Workspace, command: readonly string[], context: GuardContext): Promise<number | undefined> {
+export async function joinOuterRun(
+  workspace: Workspace,
+  command: readonly string[],
+  context: GuardContext,
+): Promise<number | undefined> {
   const named = context.env['LOCKGUARD_RUN'];
   if (named === undefined || named === '') return undefined;
   const outer = findRun(workspace.root, undefined, named);
   if (!liveRunsFor(workspace.root, context.env).some((run) => run.id === outer.record.id)) return undefined;
   appendEvent(outer, { type: 'nested', command, pid: process.pid });
-  const end = await runChild(command, { cwd: context.cwd, env: withWorkspaceBins(context.env, context.cwd, workspace.root) });
-  if (end.kind === 'failed') context.emit({ type: 'child-not-started', command: command[0] ?? '', reason: end.reason, nested: true });
+  const end = await runChild(command, {
+    cwd: context.cwd,
+    env: withWorkspaceBins(context.env, context.cwd, workspace.root),
+  });
+  if (end.kind === 'failed')
+    context.emit({ type: 'child-not-started', command: command[0] ?? '', reason: end.reason, nested: true });
   return end.code;
 }
 
@@ -87,10 +114,14 @@ export async function joinOuterRun(workspace: Workspace, command: readonly strin
 function preCheck(table: WorkspaceFingerprints, workspace: Workspace): void {
   const verdict = checkInstall(table);
   if (verdict.ok) return;
-  throw new LockguardError('ERR_LOCKGUARD_PRE_CHECK', `The installed tree does not hold what ${verdict.lockfile} says: ${verdict.detail}. Every cache key would fold the lockfile while outputs are built from another tree.`, {
-    path: workspace.root,
-    hint: `Install first (${verdict.fix ?? (workspace.manager === 'npm' ? 'npm ci' : `${workspace.manager} install --frozen-lockfile`)}), or pass --no-pre-check.`,
-  });
+  throw new LockguardError(
+    'ERR_LOCKGUARD_PRE_CHECK',
+    `The installed tree does not hold what ${verdict.lockfile} says: ${verdict.detail}. Every cache key would fold the lockfile while outputs are built from another tree.`,
+    {
+      path: workspace.root,
+      hint: `Install first (${verdict.fix ?? (workspace.manager === 'npm' ? 'npm ci' : `${workspace.manager} install --frozen-lockfile`)}), or pass --no-pre-check.`,
+    },
+  );
 }
 
 /** Run `input.command` guarded, from the table read to the finished run (the caller has finished dead runs first). */
@@ -98,10 +129,25 @@ export async function guardedRun(input: GuardedRunInput, context: GuardContext):
   const { workspace, command, policy } = input;
   const steps = stepsOf(command, context.cwd);
   // A runner that installs (frozen) before it keys its tasks (pnpm pipeline) folds the inputs, not the markers.
-  const started = input.runner === undefined ? runnersInCommand(command, context.cwd, steps) : input.runner === 'none' ? [] : [input.runner];
+  const started =
+    input.runner === undefined
+      ? runnersInCommand(command, context.cwd, steps)
+      : input.runner === 'none'
+        ? []
+        : [input.runner];
   const pipeline = started.some((runner) => installsBeforeKeying(runner));
-  const table = readWorkspaceFingerprints(workspace.root, { scope: pipeline ? 'inputs' : 'full', manager: workspace.manager });
-  const guard = resolveGuard(command, workspace.root, context.cwd, input.runner, { workspaceYaml: table.files.get('pnpm-workspace.yaml') }, steps);
+  const table = readWorkspaceFingerprints(workspace.root, {
+    scope: pipeline ? 'inputs' : 'full',
+    manager: workspace.manager,
+  });
+  const guard = resolveGuard(
+    command,
+    workspace.root,
+    context.cwd,
+    input.runner,
+    { workspaceYaml: table.files.get('pnpm-workspace.yaml') },
+    steps,
+  );
   if (input.preCheck && !pipeline && !preparesTreeFirst(steps)) preCheck(table, workspace);
   const refuse = policy === 'refuse' ? refuseSetup(table, context.env) : undefined;
   if (refuse?.gap !== undefined) context.emit({ type: 'refuse-gap', gap: refuse.gap });
@@ -114,7 +160,15 @@ export async function guardedRun(input: GuardedRunInput, context: GuardContext):
   // snapshot --scope full and verify).
   const session = new GuardSession(table, policy, command, { judged: 'inputs' });
   // The remote gate, where it can stand: restores and uploads decided at the request, no up-front switch.
-  const gates = await openRemoteGates({ runners: guard.runners, root: workspace.root, command, env: context.env, remote: input.remote, policy, session });
+  const gates = await openRemoteGates({
+    runners: guard.runners,
+    root: workspace.root,
+    command,
+    env: context.env,
+    remote: input.remote,
+    policy,
+    session,
+  });
   let end: ChildEnd;
   let prepared: RunnerPrepared;
   const runStartedAt = Date.now();
@@ -133,7 +187,14 @@ export async function guardedRun(input: GuardedRunInput, context: GuardContext):
         workspace.root,
         context.env,
       );
-      prepared = prepareRunners(guard, workspace.root, gates.argv, context.env, input.remote, (runner) => !gates.gated.has(runner) && remoteSwitch(runner));
+      prepared = prepareRunners(
+        guard,
+        workspace.root,
+        gates.argv,
+        context.env,
+        input.remote,
+        (runner) => !gates.gated.has(runner) && remoteSwitch(runner),
+      );
       context.emit({ type: 'remote-plan', switches: prepared.switches, fallbacks: gates.fallbacks });
       // What this run guards is on disk before the child can save anything (run/guard-record.ts); a run
       // that guards no runner cache has nothing a later command could withhold, and writes nothing.
@@ -142,22 +203,44 @@ export async function guardedRun(input: GuardedRunInput, context: GuardContext):
       session.onDetect((move) => context.emit({ type: 'move-detected', move, policy, guarded }));
       session.listen();
       // The workspace's node_modules/.bin folders first on PATH, as package scripts and npx have them.
-      const childEnv = { ...withWorkspaceBins(context.env, context.cwd, workspace.root), ...prepared.env, ...gates.env, ...refuse?.env, LOCKGUARD_RUN: session.run.dir };
+      const childEnv = {
+        ...withWorkspaceBins(context.env, context.cwd, workspace.root),
+        ...prepared.env,
+        ...gates.env,
+        ...refuse?.env,
+        LOCKGUARD_RUN: session.run.dir,
+      };
       // turbo's Node launcher would only start turbo's native binary: the run starts it in its place.
       const direct = directTurboStart(prepared.argv, context.cwd, childEnv);
       end = await runChild(direct?.argv ?? prepared.argv, {
         cwd: context.cwd,
         env: direct?.env ?? childEnv,
         ...(direct === undefined ? {} : { forward: direct.forward }),
-        onSpawn: (pid) => recordOrSay(context, 'child-pid', () => appendEvent(session.run, { type: 'child', pid, pidStart: processStart(pid) })),
+        onSpawn: (pid) =>
+          recordOrSay(context, 'child-pid', () =>
+            appendEvent(session.run, { type: 'child', pid, pidStart: processStart(pid) }),
+          ),
       });
     } finally {
       session.stop();
       gateOutcome = await gates.close();
       interrupts.arm();
     }
-    for (const each of gateOutcome.undecided) context.emit({ type: 'gate-undecided', runner: each.runner, requests: each.requests });
-    return await finishRun({ context, input, session, end, prepared, guard, runStartedAt, interrupts, fallbacks: gates.fallbacks, gateOutcome, beforeNotes });
+    for (const each of gateOutcome.undecided)
+      context.emit({ type: 'gate-undecided', runner: each.runner, requests: each.requests });
+    return await finishRun({
+      context,
+      input,
+      session,
+      end,
+      prepared,
+      guard,
+      runStartedAt,
+      interrupts,
+      fallbacks: gates.fallbacks,
+      gateOutcome,
+      beforeNotes,
+    });
   } finally {
     interrupts.release();
   }

@@ -10,7 +10,17 @@
 // (`stop`, typed: withhold-pass.ts PassStop).
 
 import type { Env } from '../core/env.js';
-import { cacheState, remoteCachePlan, resolveCache, scopeClause, type GuardPlan, type GuardedRunner, type RemoteMode, type TaskAfterMove, type WithholdScope } from '../integrations/runners/index.js';
+import {
+  cacheState,
+  remoteCachePlan,
+  resolveCache,
+  scopeClause,
+  type GuardPlan,
+  type GuardedRunner,
+  type RemoteMode,
+  type TaskAfterMove,
+  type WithholdScope,
+} from '../integrations/runners/index.js';
 import type { Policy } from '../run/ledger.js';
 import type { WithholdScopeReport } from '../run/report.js';
 import type { PassControl } from '../run/quarantine/index.js';
@@ -41,7 +51,14 @@ export interface RunnerOutcome extends PassOutcome {
 }
 
 /** Resolve and list every guarded cache, and the remote switches, just before the child starts. */
-export function prepareRunners(plan: GuardPlan, root: string, command: readonly string[], env: Env, remote: RemoteMode, remoteSwitch: (runner: GuardedRunner) => boolean): RunnerPrepared {
+export function prepareRunners(
+  plan: GuardPlan,
+  root: string,
+  command: readonly string[],
+  env: Env,
+  remote: RemoteMode,
+  remoteSwitch: (runner: GuardedRunner) => boolean,
+): RunnerPrepared {
   const notes: string[] = [];
   const caches: GuardedCache[] = [];
   const extraEnv: Record<string, string> = {};
@@ -50,7 +67,8 @@ export function prepareRunners(plan: GuardPlan, root: string, command: readonly 
   for (const runner of plan.runners) {
     try {
       const cache = resolveCache(runner, root, command, env);
-      if (cache !== undefined) caches.push({ runner, cache, before: cacheState(cache), started: plan.started.includes(runner) });
+      if (cache !== undefined)
+        caches.push({ runner, cache, before: cacheState(cache), started: plan.started.includes(runner) });
     } catch (error) {
       notes.push(`${runner} cache: ${noteOf(error)}`);
     }
@@ -59,10 +77,29 @@ export function prepareRunners(plan: GuardPlan, root: string, command: readonly 
     extraArgv.push(...switched.argv);
     if (switched.note !== undefined) switches.push({ runner, line: switched.note });
   }
-  return { plan, caches, argv: [...command, ...extraArgv], env: extraEnv, notes, switches, runEnv: { ...env, ...extraEnv } };
+  return {
+    plan,
+    caches,
+    argv: [...command, ...extraArgv],
+    env: extraEnv,
+    notes,
+    switches,
+    runEnv: { ...env, ...extraEnv },
+  };
 }
 
-const NOTHING: Omit<RunnerOutcome, 'notes'> = { caches: [], withheldCount: 0, keptBeforeMove: 0, spared: 0, scopeClause: '', tasksAfterMove: [], stop: undefined, unguarded: [], staleLeft: 0, cachesNotReached: 0 };
+const NOTHING: Omit<RunnerOutcome, 'notes'> = {
+  caches: [],
+  withheldCount: 0,
+  keptBeforeMove: 0,
+  spared: 0,
+  scopeClause: '',
+  tasksAfterMove: [],
+  stop: undefined,
+  unguarded: [],
+  staleLeft: 0,
+  cachesNotReached: 0,
+};
 
 /** After the command: per guarded cache, the runner's summary and (unless `flag`) the withholding pass. */
 /** `scope`: which saves after the move to withhold (integrations/runners/affected.ts); without it, all of them. */
@@ -89,14 +126,28 @@ export async function afterRunners(
   return {
     ...pass,
     notes: [...prepared.notes, ...pass.notes],
-    scopeClause: scopeClause(pass.caches.flatMap((outcome) => (outcome.withheld === undefined ? [] : [{ runner: outcome.runner, ...outcome.withheld, withheld: outcome.withheld.withheld }]))),
+    scopeClause: scopeClause(
+      pass.caches.flatMap((outcome) =>
+        outcome.withheld === undefined
+          ? []
+          : [{ runner: outcome.runner, ...outcome.withheld, withheld: outcome.withheld.withheld }],
+      ),
+    ),
     tasksAfterMove: pass.caches.flatMap((outcome) => outcome.summary?.tasks ?? []),
   };
 }
 
 /** The report's record of the pass's scope: kept entries per cache, or why every save after the move went. */
 export function scopeReport(scope: WithholdScope, outcome: RunnerOutcome): WithholdScopeReport {
-  const reasons = outcome.caches.flatMap((cache) => (cache.withheld?.scope.kind === 'all' ? [`${cache.runner}: ${cache.withheld.scope.reason}`] : []));
-  const kept = outcome.caches.flatMap((cache) => (cache.withheld?.spared ?? []).map((entry) => ({ runner: cache.runner, key: entry.key, task: entry.task })));
-  return { kind: scope.kind === 'projects' && reasons.length === 0 ? 'projects' : 'all', reasons: scope.kind === 'all' && reasons.length === 0 ? [scope.reason] : reasons, kept };
+  const reasons = outcome.caches.flatMap((cache) =>
+    cache.withheld?.scope.kind === 'all' ? [`${cache.runner}: ${cache.withheld.scope.reason}`] : [],
+  );
+  const kept = outcome.caches.flatMap((cache) =>
+    (cache.withheld?.spared ?? []).map((entry) => ({ runner: cache.runner, key: entry.key, task: entry.task })),
+  );
+  return {
+    kind: scope.kind === 'projects' && reasons.length === 0 ? 'projects' : 'all',
+    reasons: scope.kind === 'all' && reasons.length === 0 ? [scope.reason] : reasons,
+    kept,
+  };
 }

@@ -16,7 +16,16 @@
 
 import type { Env } from '../core/env.js';
 import { errnoCode, isLockguardError, type LockguardError } from '../core/errors.js';
-import { tasksAfterMove, withholdAfterRun, type CacheState, type GuardedRunner, type RunnerCache, type ScopedWithholdResult, type SummaryReading, type WithholdScope } from '../integrations/runners/index.js';
+import {
+  tasksAfterMove,
+  withholdAfterRun,
+  type CacheState,
+  type GuardedRunner,
+  type RunnerCache,
+  type ScopedWithholdResult,
+  type SummaryReading,
+  type WithholdScope,
+} from '../integrations/runners/index.js';
 import { ledgerPath } from '../run/ledger-layout.js';
 import type { NotMoved, PassControl } from '../run/quarantine/index.js';
 
@@ -52,7 +61,9 @@ export interface PassOptions {
 export type FaultCause = 'read-only' | 'full' | 'access' | 'ledger';
 
 /** Why a pass ended before it went over every cache: a stop request, or a fault and its cause. */
-export type PassStop = { readonly kind: 'signal' } | { readonly kind: 'fault'; readonly cause: FaultCause; readonly error: LockguardError };
+export type PassStop =
+  | { readonly kind: 'signal' }
+  | { readonly kind: 'fault'; readonly cause: FaultCause; readonly error: LockguardError };
 
 export interface CachePass {
   readonly runner: GuardedRunner;
@@ -106,7 +117,13 @@ export function noteOf(error: unknown): string {
   throw error;
 }
 
-const NO_SUMMARY: SummaryReading = { source: undefined, tasks: [], runningAcrossMove: [], ownKeys: undefined, note: undefined };
+const NO_SUMMARY: SummaryReading = {
+  source: undefined,
+  tasks: [],
+  runningAcrossMove: [],
+  ownKeys: undefined,
+  note: undefined,
+};
 
 /** Go over `caches` in order: each one's summary, then (unless `withhold` is false) its withholding. */
 export async function withholdPass(caches: readonly PassCache[], options: PassOptions): Promise<PassOutcome> {
@@ -114,10 +131,18 @@ export async function withholdPass(caches: readonly PassCache[], options: PassOp
   const outcomes: CachePass[] = [];
   let stop: PassStop | undefined;
   for (const guarded of caches) {
-    if (options.withhold && stop === undefined && options.control?.stopRequested?.() === true) stop = { kind: 'signal' };
+    if (options.withhold && stop === undefined && options.control?.stopRequested?.() === true)
+      stop = { kind: 'signal' };
     if (options.withhold && stop !== undefined) {
       // Stopped at a safe point: this cache's pass never started (the next lockguard command runs it).
-      outcomes.push({ runner: guarded.runner, cacheDir: guarded.cache.dir, reached: false, summary: undefined, withheld: undefined, left: 0 });
+      outcomes.push({
+        runner: guarded.runner,
+        cacheDir: guarded.cache.dir,
+        reached: false,
+        summary: undefined,
+        withheld: undefined,
+        left: 0,
+      });
       continue;
     }
     outcomes.push(await passOne(guarded, options, notes, (found) => (stop = found)));
@@ -130,13 +155,20 @@ export async function withholdPass(caches: readonly PassCache[], options: PassOp
     spared: reached.reduce((sum, outcome) => sum + (outcome.withheld?.spared.length ?? 0), 0),
     notes,
     stop,
-    unguarded: outcomes.flatMap((outcome) => (outcome.withheld?.unguarded === undefined ? [] : [{ runner: outcome.runner, ...outcome.withheld.unguarded }])),
+    unguarded: outcomes.flatMap((outcome) =>
+      outcome.withheld?.unguarded === undefined ? [] : [{ runner: outcome.runner, ...outcome.withheld.unguarded }],
+    ),
     staleLeft: outcomes.reduce((sum, outcome) => sum + outcome.left, 0),
     cachesNotReached: outcomes.filter((outcome) => !outcome.reached).length,
   };
 }
 
-async function passOne(guarded: PassCache, options: PassOptions, notes: string[], stopped: (stop: PassStop) => void): Promise<CachePass> {
+async function passOne(
+  guarded: PassCache,
+  options: PassOptions,
+  notes: string[],
+  stopped: (stop: PassStop) => void,
+): Promise<CachePass> {
   let summary: SummaryReading | undefined;
   let withheld: ScopedWithholdResult | undefined;
   let fault: LockguardError | undefined;
@@ -154,7 +186,15 @@ async function passOne(guarded: PassCache, options: PassOptions, notes: string[]
         guarded.cache,
         guarded.before,
         summary ?? NO_SUMMARY,
-        { movedAt, runStartedAt, runEndedAt, runId, ...(reasons === undefined ? {} : { reasons }), ...(control === undefined ? {} : { control }), ...(scope === undefined ? {} : { scope }) },
+        {
+          movedAt,
+          runStartedAt,
+          runEndedAt,
+          runId,
+          ...(reasons === undefined ? {} : { reasons }),
+          ...(control === undefined ? {} : { control }),
+          ...(scope === undefined ? {} : { scope }),
+        },
         ...(options.env === undefined ? [] : [options.env]),
       );
     }
@@ -168,13 +208,25 @@ async function passOne(guarded: PassCache, options: PassOptions, notes: string[]
   }
   if (fault !== undefined) stopped(faultOf(fault));
   // A runner the command did not start and that saved nothing in this run has nothing to say.
-  const active = guarded.started || (withheld !== undefined && (withheld.withheld.length > 0 || withheld.keptBeforeMove > 0 || withheld.notMoved.length > 0)) || summary?.source !== undefined;
+  const active =
+    guarded.started ||
+    (withheld !== undefined &&
+      (withheld.withheld.length > 0 || withheld.keptBeforeMove > 0 || withheld.notMoved.length > 0)) ||
+    summary?.source !== undefined;
   if (active) notes.push(...summaryNotes);
   // Under a fault, every entry the pass could not move (the one it failed on included) stays in the cache.
-  const isLeft = (item: NotMoved): boolean => item.reason === 'interrupted' || (withheld?.fault !== undefined && item.reason === 'error');
+  const isLeft = (item: NotMoved): boolean =>
+    item.reason === 'interrupted' || (withheld?.fault !== undefined && item.reason === 'error');
   const left = (withheld?.notMoved ?? []).filter(isLeft).length;
-  for (const item of (withheld?.notMoved ?? []).filter((each) => !isLeft(each)).slice(0, options.notesShown)) notes.push(`not withheld ${item.key}: ${item.detail}`);
-  if (withheld?.unguarded !== undefined) notes.push(`${guarded.runner}: ${withheld.unguarded.why}; ${withheld.unguarded.left} stale entries left in "${guarded.cache.dir}" (nothing was moved)`);
-  if (left > 0) notes.push(`${guarded.runner}: ${left} stale entries not withheld yet (the pass was stopped); the next lockguard command in this workspace withholds them`);
+  for (const item of (withheld?.notMoved ?? []).filter((each) => !isLeft(each)).slice(0, options.notesShown))
+    notes.push(`not withheld ${item.key}: ${item.detail}`);
+  if (withheld?.unguarded !== undefined)
+    notes.push(
+      `${guarded.runner}: ${withheld.unguarded.why}; ${withheld.unguarded.left} stale entries left in "${guarded.cache.dir}" (nothing was moved)`,
+    );
+  if (left > 0)
+    notes.push(
+      `${guarded.runner}: ${left} stale entries not withheld yet (the pass was stopped); the next lockguard command in this workspace withholds them`,
+    );
   return { runner: guarded.runner, cacheDir: guarded.cache.dir, reached: true, summary, withheld, left };
 }

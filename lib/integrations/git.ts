@@ -36,7 +36,9 @@ function gitDirOf(root: string): { gitDir: string; top: string } | undefined {
     if (stats?.isFile() === true) {
       try {
         const target = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
-        return target === undefined ? undefined : { gitDir: isAbsolute(target) ? target : resolve(dir, target), top: dir };
+        return target === undefined
+          ? undefined
+          : { gitDir: isAbsolute(target) ? target : resolve(dir, target), top: dir };
       } catch {
         return undefined;
       }
@@ -76,7 +78,11 @@ function writeMemo(root: string, memo: Memo): void {
  * How many files under `<root>/.lockguard/` the repository tracks (0 when none, no repository, or no git).
  * `env` is the environment git runs with; `remember` false leaves the ledger unwritten (doctor is read-only).
  */
-export function ledgerTracked(root: string, env: Readonly<Record<string, string | undefined>>, remember = true): number {
+export function ledgerTracked(
+  root: string,
+  env: Readonly<Record<string, string | undefined>>,
+  remember = true,
+): number {
   const repo = gitDirOf(root);
   if (repo === undefined) return 0;
   let identity: string;
@@ -91,7 +97,13 @@ export function ledgerTracked(root: string, env: Readonly<Record<string, string 
   if (memo?.index === identity) return memo.tracked;
   const clean = gitEnv(env);
   const prefix = relative(repo.top, join(root, LEDGER_DIR)).split('\\').join('/');
-  const result = spawnSync('git', ['ls-files', '-z', '--', `${prefix}/`], { cwd: repo.top, env: clean, encoding: 'utf8', timeout: 10_000, maxBuffer: 64 << 20 });
+  const result = spawnSync('git', ['ls-files', '-z', '--', `${prefix}/`], {
+    cwd: repo.top,
+    env: clean,
+    encoding: 'utf8',
+    timeout: 10_000,
+    maxBuffer: 64 << 20,
+  });
   if (result.status !== 0 || typeof result.stdout !== 'string') return 0;
   const tracked = result.stdout.split('\0').filter((path) => path !== '').length;
   if (remember) writeMemo(root, { index: identity, tracked });
@@ -101,7 +113,8 @@ export function ledgerTracked(root: string, env: Readonly<Record<string, string 
 /** The environment git runs with: the caller's, without GIT_* (a hook's GIT_DIR must not redirect it). */
 function gitEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const clean: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) if (value !== undefined && !name.startsWith('GIT_')) clean[name] = value;
+  for (const [name, value] of Object.entries(env))
+    if (value !== undefined && !name.startsWith('GIT_')) clean[name] = value;
   return clean;
 }
 
@@ -109,10 +122,18 @@ function gitEnv(env: Readonly<Record<string, string | undefined>>): Record<strin
  * Which of `paths` (workspace-relative) differ in the working tree from HEAD: modified, staged, deleted or
  * untracked, as `git status` says; [] without a repository, without git, or when git fails. One spawn.
  */
-export function changedFromHead(root: string, paths: readonly string[], env: Readonly<Record<string, string | undefined>>): string[] {
+export function changedFromHead(
+  root: string,
+  paths: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): string[] {
   const repo = gitDirOf(root);
   if (repo === undefined || paths.length === 0) return [];
-  const result = spawnSync('git', ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', ...paths], { cwd: root, env: gitEnv(env), encoding: 'utf8', timeout: 10_000, maxBuffer: 16 << 20 });
+  const result = spawnSync(
+    'git',
+    ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', ...paths],
+    { cwd: root, env: gitEnv(env), encoding: 'utf8', timeout: 10_000, maxBuffer: 16 << 20 },
+  );
   if (result.status !== 0 || typeof result.stdout !== 'string') return [];
   return result.stdout
     .split('\0')

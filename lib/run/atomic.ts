@@ -37,7 +37,11 @@ export function syncFolder(path: string): void {
 }
 
 /** `mode`: the new file's permissions (default 0644; 0600 for what may hold a command or a lockfile's bytes). */
-export function writeAtomic(path: string, data: string | Uint8Array, options: { fsync?: boolean; mode?: number } = {}): void {
+export function writeAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: { fsync?: boolean; mode?: number } = {},
+): void {
   const stage = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.stage`);
   let fd: number | undefined;
   try {
@@ -80,7 +84,11 @@ function endsWholeLine(fd: number): boolean {
 export function appendText(path: string, text: string, options: { create?: boolean; fsync?: boolean } = {}): void {
   let fd: number | undefined;
   try {
-    fd = openSync(path, constants.O_RDWR | constants.O_APPEND | constants.O_NOFOLLOW | (options.create === true ? constants.O_CREAT : 0), 0o644);
+    fd = openSync(
+      path,
+      constants.O_RDWR | constants.O_APPEND | constants.O_NOFOLLOW | (options.create === true ? constants.O_CREAT : 0),
+      0o644,
+    );
     writeAll(fd, endsWholeLine(fd) ? text : `\n${text}`);
     if (options.fsync === true) fsyncSync(fd);
   } catch (error) {

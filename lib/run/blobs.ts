@@ -83,8 +83,12 @@ export function readBlob(root: string, digest: FileDigest, copy: FileDigest | nu
   // copy under that name with a redacted one: not a forgery, just no longer the bytes that record read.
   if (copy === digest && bytes.includes(SECRET_MARKER)) return undefined;
   const path = join(ledgerPath(root, LEDGER.blobs), digest);
-  throw new LockguardError('ERR_LOCKGUARD_BROKEN_LEDGER', `The lockfile copy "${path}" is not the copy lockguard kept of those bytes (its sha256 is not the one the run recorded): a forged or damaged ledger file.`, {
-    path,
-    hint: `Delete "${path}"; the next lockguard snapshot or run that reads those lockfile bytes keeps a new copy.`,
-  });
+  throw new LockguardError(
+    'ERR_LOCKGUARD_BROKEN_LEDGER',
+    `The lockfile copy "${path}" is not the copy lockguard kept of those bytes (its sha256 is not the one the run recorded): a forged or damaged ledger file.`,
+    {
+      path,
+      hint: `Delete "${path}"; the next lockguard snapshot or run that reads those lockfile bytes keeps a new copy.`,
+    },
+  );
 }

@@ -22,7 +22,12 @@ export function signalExitCode(signal: NodeJS.Signals): number {
 export type ChildEnd =
   | { readonly kind: 'exited'; readonly code: number }
   | { readonly kind: 'signaled'; readonly signal: NodeJS.Signals; readonly code: number }
-  | { readonly kind: 'failed'; readonly code: number; readonly reason: 'not-found' | 'not-executable' | 'spawn-failed'; readonly errno: string | undefined };
+  | {
+      readonly kind: 'failed';
+      readonly code: number;
+      readonly reason: 'not-found' | 'not-executable' | 'spawn-failed';
+      readonly errno: string | undefined;
+    };
 
 export interface ChildOptions {
   readonly cwd: string;
@@ -37,7 +42,12 @@ export function runChild(argv: readonly string[], options: ChildOptions): Promis
   const [file, ...args] = argv;
   if (file === undefined) throw new Error('runChild needs a command');
   return new Promise((resolve) => {
-    const child = spawn(file, args, { cwd: options.cwd, env: options.env as NodeJS.ProcessEnv, stdio: 'inherit', shell: false });
+    const child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env as NodeJS.ProcessEnv,
+      stdio: 'inherit',
+      shell: false,
+    });
     if (child.pid !== undefined) options.onSpawn?.(child.pid);
     const forward = (signal: NodeJS.Signals): void => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);

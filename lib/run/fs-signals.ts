@@ -21,13 +21,20 @@ export interface Signals {
  * Watch the parents of `entryPaths` (workspace-relative) and `runDir`; call `onSignal(source, at)` at most
  * once per `settleMs` burst, with the time of the first event in the burst.
  */
-export function watchSignals(root: string, entryPaths: readonly string[], runDir: string, onSignal: (source: SignalSource, at: number) => void, settleMs = 25): Signals {
+export function watchSignals(
+  root: string,
+  entryPaths: readonly string[],
+  runDir: string,
+  onSignal: (source: SignalSource, at: number) => void,
+  settleMs = 25,
+): Signals {
   const folders = new Set(entryPaths.map((path) => join(root, dirname(path))));
   const watchers: FSWatcher[] = [];
   let timer: NodeJS.Timeout | undefined;
   let first: { source: SignalSource; at: number } | undefined;
   const fire = (source: SignalSource): void => {
-    if (first === undefined || (source === 'hook' && first.source !== 'hook')) first = { source, at: first?.at ?? Date.now() };
+    if (first === undefined || (source === 'hook' && first.source !== 'hook'))
+      first = { source, at: first?.at ?? Date.now() };
     if (timer !== undefined) return;
     timer = setTimeout(() => {
       timer = undefined;

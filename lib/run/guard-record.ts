@@ -59,11 +59,20 @@ export function writeGuard(runDir: string, record: GuardRecord): void {
 const PLAIN = /^[\w.-]+$/;
 
 function absolutePath(value: unknown): value is string {
-  return typeof value === 'string' && posix.isAbsolute(value) && posix.normalize(value) === value && !value.includes('\0') && !value.split('/').includes(LEDGER_DIR);
+  return (
+    typeof value === 'string' &&
+    posix.isAbsolute(value) &&
+    posix.normalize(value) === value &&
+    !value.includes('\0') &&
+    !value.split('/').includes(LEDGER_DIR)
+  );
 }
 
 function identityOk(value: unknown): boolean {
-  return value === 'link' || (Array.isArray(value) && value.length === 4 && value.every((n) => typeof n === 'number' && Number.isFinite(n)));
+  return (
+    value === 'link' ||
+    (Array.isArray(value) && value.length === 4 && value.every((n) => typeof n === 'number' && Number.isFinite(n)))
+  );
 }
 
 function cacheOk(value: unknown): value is GuardedCacheRecord {
@@ -85,7 +94,14 @@ function cacheOk(value: unknown): value is GuardedCacheRecord {
     typeof before.exists === 'boolean' &&
     typeof before.takenAt === 'number' &&
     Array.isArray(before.entries) &&
-    before.entries.every((pair) => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && PLAIN.test(pair[0]) && identityOk(pair[1]))
+    before.entries.every(
+      (pair) =>
+        Array.isArray(pair) &&
+        pair.length === 2 &&
+        typeof pair[0] === 'string' &&
+        PLAIN.test(pair[0]) &&
+        identityOk(pair[1]),
+    )
   );
 }
 
@@ -96,11 +112,28 @@ const MAX_GUARD_BYTES = 512 << 20;
 export function readGuard(runDir: string): { record: GuardRecord | undefined; problem: string | undefined } {
   const path = posix.join(runDir, RUN_FILES.guard);
   const bytes = readLedgerFile(path, MAX_GUARD_BYTES);
-  if (bytes === undefined) return { record: undefined, problem: 'it recorded no guarded caches: it guarded no runner cache, or its guard died before it started its command' };
+  if (bytes === undefined)
+    return {
+      record: undefined,
+      problem:
+        'it recorded no guarded caches: it guarded no runner cache, or its guard died before it started its command',
+    };
   const value = parseLine(bytes) as Partial<GuardRecord> | undefined;
-  if (value === undefined || value === null || typeof value !== 'object' || value.version !== 1 || typeof value.runStartedAt !== 'number' || !Array.isArray(value.caches) || !value.caches.every(cacheOk)) {
+  if (
+    value === undefined ||
+    value === null ||
+    typeof value !== 'object' ||
+    value.version !== 1 ||
+    typeof value.runStartedAt !== 'number' ||
+    !Array.isArray(value.caches) ||
+    !value.caches.every(cacheOk)
+  ) {
     return { record: undefined, problem: `its record of guarded caches "${path}" is not valid` };
   }
-  if (!madeHere(value)) return { record: undefined, problem: `its record of guarded caches "${path}" was not made on this machine since it last booted; nothing it names was touched` };
+  if (!madeHere(value))
+    return {
+      record: undefined,
+      problem: `its record of guarded caches "${path}" was not made on this machine since it last booted; nothing it names was touched`,
+    };
   return { record: value as GuardRecord, problem: undefined };
 }

@@ -12,7 +12,17 @@
 // - A line scan holds at most one chunk plus one line (lines longer than `maxLine` are skipped whole), so a
 //   1 GB log is read in a few MB. ENOENT is a value everywhere (undefined / false).
 
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  type Stats,
+} from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode, LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
@@ -24,17 +34,25 @@ const CHUNK = 1 << 20;
 export const MAX_LINE = 8 << 20;
 
 function linkError(path: string): LockguardError {
-  return new LockguardError('ERR_LOCKGUARD_UNSAFE_LEDGER', `Expected "${path}" to be a folder of lockguard's ledger, but it is a symbolic link; lockguard never follows links there.`, {
-    path,
-    hint: 'Remove the link (lockguard recreates the folder inside the workspace), then run the command again.',
-  });
+  return new LockguardError(
+    'ERR_LOCKGUARD_UNSAFE_LEDGER',
+    `Expected "${path}" to be a folder of lockguard's ledger, but it is a symbolic link; lockguard never follows links there.`,
+    {
+      path,
+      hint: 'Remove the link (lockguard recreates the folder inside the workspace), then run the command again.',
+    },
+  );
 }
 
 function notFolderError(path: string): LockguardError {
-  return new LockguardError('ERR_LOCKGUARD_BROKEN_LEDGER', `Expected "${path}" to be lockguard's ledger folder, but it is not a folder.`, {
-    path,
-    hint: 'Move or remove it: lockguard keeps its run records there.',
-  });
+  return new LockguardError(
+    'ERR_LOCKGUARD_BROKEN_LEDGER',
+    `Expected "${path}" to be lockguard's ledger folder, but it is not a folder.`,
+    {
+      path,
+      hint: 'Move or remove it: lockguard keeps its run records there.',
+    },
+  );
 }
 
 function lstatOrFault(path: string): Stats | undefined {
@@ -56,7 +74,8 @@ function folderStep(path: string, create: boolean): boolean {
       if (errnoCode(error) !== 'EEXIST') throw fsFault(error, path, 'create the folder');
     }
     stats = lstatOrFault(path);
-    if (stats === undefined) throw fsFault(Object.assign(new Error('vanished'), { code: 'EIO' }), path, 'create the folder');
+    if (stats === undefined)
+      throw fsFault(Object.assign(new Error('vanished'), { code: 'EIO' }), path, 'create the folder');
   }
   if (stats.isSymbolicLink()) throw linkError(path);
   if (!stats.isDirectory()) throw notFolderError(path);
@@ -111,10 +130,14 @@ function openForRead(path: string): number | undefined {
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) {
-      throw new LockguardError('ERR_LOCKGUARD_BROKEN_LEDGER', `Expected "${path}" to be a file of lockguard's ledger, but it is not a regular file.`, {
-        path,
-        hint: 'Remove it; lockguard writes its own files there.',
-      });
+      throw new LockguardError(
+        'ERR_LOCKGUARD_BROKEN_LEDGER',
+        `Expected "${path}" to be a file of lockguard's ledger, but it is not a regular file.`,
+        {
+          path,
+          hint: 'Remove it; lockguard writes its own files there.',
+        },
+      );
     }
   } catch (error) {
     closeSync(fd);
@@ -130,10 +153,14 @@ export function readLedgerFile(path: string, maxBytes = 64 << 20): Buffer | unde
   try {
     const size = fstatSync(fd).size;
     if (size > maxBytes) {
-      throw new LockguardError('ERR_LOCKGUARD_BROKEN_LEDGER', `The lockguard record "${path}" is ${size} bytes, more than lockguard ever writes there (${maxBytes}).`, {
-        path,
-        hint: 'Delete it (or its run folder) and take a new snapshot.',
-      });
+      throw new LockguardError(
+        'ERR_LOCKGUARD_BROKEN_LEDGER',
+        `The lockguard record "${path}" is ${size} bytes, more than lockguard ever writes there (${maxBytes}).`,
+        {
+          path,
+          hint: 'Delete it (or its run folder) and take a new snapshot.',
+        },
+      );
     }
     const out = Buffer.allocUnsafe(size);
     let at = 0;
@@ -155,7 +182,11 @@ export function readLedgerFile(path: string, maxBytes = 64 << 20): Buffer | unde
  * line at a time. `only`: skip (unparsed) lines that contain none of these byte strings (a cheap filter
  * before JSON.parse). Lines longer than `maxLine` are skipped. Returns false when the file is absent.
  */
-export function scanLines(path: string, visit: (line: Buffer) => void, options: { only?: readonly Buffer[]; maxLine?: number } = {}): boolean {
+export function scanLines(
+  path: string,
+  visit: (line: Buffer) => void,
+  options: { only?: readonly Buffer[]; maxLine?: number } = {},
+): boolean {
   const fd = openForRead(path);
   if (fd === undefined) return false;
   const maxLine = options.maxLine ?? MAX_LINE;

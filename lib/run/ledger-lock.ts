@@ -14,7 +14,17 @@
 // - Breaking a dead holder's lock goes through a second O_EXCL "breaker" file, so two processes that both
 //   see the holder dead cannot both take the lock. A lock is released only by the process that holds it.
 
-import { closeSync, lstatSync, openSync, readFileSync, renameSync, rmdirSync, rmSync, writeSync, constants } from 'node:fs';
+import {
+  closeSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  writeSync,
+  constants,
+} from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode, LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
@@ -62,7 +72,12 @@ function readHolder(path: string): Holder | undefined | 'gone' {
   try {
     const value = JSON.parse(text) as Partial<Holder>;
     if (typeof value.pid !== 'number' || typeof value.t !== 'number') return undefined;
-    return { pid: value.pid, pidStart: typeof value.pidStart === 'number' ? value.pidStart : null, t: value.t, here: madeHere(value) };
+    return {
+      pid: value.pid,
+      pidStart: typeof value.pidStart === 'number' ? value.pidStart : null,
+      t: value.t,
+      here: madeHere(value),
+    };
   } catch {
     return undefined;
   }
@@ -78,7 +93,10 @@ function create(path: string): boolean {
   }
   let written = false;
   try {
-    writeSync(fd, JSON.stringify({ pid: process.pid, pidStart: processStart(process.pid), t: Date.now(), ...machineStamp() }));
+    writeSync(
+      fd,
+      JSON.stringify({ pid: process.pid, pidStart: processStart(process.pid), t: Date.now(), ...machineStamp() }),
+    );
     written = true;
   } catch (error) {
     throw fsFault(error, path, 'write the lock');
@@ -111,7 +129,9 @@ function breakDead(path: string, seen: Holder | undefined): boolean {
   }
   try {
     const now = readHolder(path);
-    const same = now === 'gone' || (now === undefined ? seen === undefined : seen !== undefined && now.pid === seen.pid && now.t === seen.t);
+    const same =
+      now === 'gone' ||
+      (now === undefined ? seen === undefined : seen !== undefined && now.pid === seen.pid && now.t === seen.t);
     if (!same) return false;
     const aside = `${path}.dead.${process.pid}`;
     try {
@@ -163,15 +183,23 @@ export function acquireLock(root: string, name: string): LedgerLock {
     }
     if (holder !== undefined && !holder.here) throw foreignLock(path);
     if (holder !== undefined && isAlive(holder.pid, holder.pidStart)) {
-      throw new LockguardError('ERR_LOCKGUARD_BUSY', `Another lockguard process (pid ${holder.pid}) is working on this part of the ledger ("${path}").`, {
-        path,
-        hint: 'Wait for it to finish, then run the command again.',
-      });
+      throw new LockguardError(
+        'ERR_LOCKGUARD_BUSY',
+        `Another lockguard process (pid ${holder.pid}) is working on this part of the ledger ("${path}").`,
+        {
+          path,
+          hint: 'Wait for it to finish, then run the command again.',
+        },
+      );
     }
     // A lock with no holder written never began its work: nothing to repair.
     if (breakDead(path, holder) && holder !== undefined) tookOver = true;
   }
-  throw new LockguardError('ERR_LOCKGUARD_BUSY', `Could not take the lock "${path}": other lockguard processes keep taking it.`, { path, hint: 'Run the command again.' });
+  throw new LockguardError(
+    'ERR_LOCKGUARD_BUSY',
+    `Could not take the lock "${path}": other lockguard processes keep taking it.`,
+    { path, hint: 'Run the command again.' },
+  );
 }
 
 function foreignLock(path: string): LockguardError {

@@ -90,7 +90,16 @@ export function runIdAt(kind: RunKind, micros: number, suffix: string): string {
 export function runIdTime(id: string): number {
   const match = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})/.exec(id);
   if (match === null) return 0;
-  const [, y, mo, d, h, mi, s, ms] = match.map(Number) as [number, number, number, number, number, number, number, number];
+  const [, y, mo, d, h, mi, s, ms] = match.map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   return Date.UTC(y, mo - 1, d, h, mi, s, ms);
 }
 
@@ -159,7 +168,12 @@ export function appendEvent(run: RunHandle | string, event: Omit<RunEvent, 't'> 
 }
 
 function asEvent(value: unknown): RunEvent | undefined {
-  return value !== null && typeof value === 'object' && typeof (value as RunEvent).type === 'string' && typeof (value as RunEvent).t === 'number' ? (value as RunEvent) : undefined;
+  return value !== null &&
+    typeof value === 'object' &&
+    typeof (value as RunEvent).type === 'string' &&
+    typeof (value as RunEvent).t === 'number'
+    ? (value as RunEvent)
+    : undefined;
 }
 
 /**
@@ -230,10 +244,14 @@ export function loadRun(dir: string, root?: string): RunHandle {
   const id = basename(dir);
   if (root !== undefined) {
     if (resolve(dir) !== runDir(root, id) || !RUN_ID.test(id)) {
-      throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `"${dir}" is not a run folder of the workspace at "${root}" (expected ${ledgerPath(root, LEDGER.runs, '<run id>')}).`, {
-        path: dir,
-        hint: 'Name the run by its id (lockguard status shows it), or run lockguard in the workspace the run belongs to.',
-      });
+      throw new LockguardError(
+        'ERR_LOCKGUARD_BAD_RUN',
+        `"${dir}" is not a run folder of the workspace at "${root}" (expected ${ledgerPath(root, LEDGER.runs, '<run id>')}).`,
+        {
+          path: dir,
+          hint: 'Name the run by its id (lockguard status shows it), or run lockguard in the workspace the run belongs to.',
+        },
+      );
     }
     if (ledgerFolder(root, [LEDGER.runs, id], false) === undefined) return noRun(dir);
   }
@@ -248,10 +266,14 @@ export function loadRun(dir: string, root?: string): RunHandle {
   }
   const record = validateRecord(path, value, id);
   if (root !== undefined && resolve(record.root) !== resolve(root)) {
-    throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `The run "${dir}" belongs to the workspace at "${record.root}", not "${root}".`, {
-      path: dir,
-      hint: 'Run lockguard in that workspace, or take a new snapshot here (a workspace that was moved keeps runs that name its old place).',
-    });
+    throw new LockguardError(
+      'ERR_LOCKGUARD_BAD_RUN',
+      `The run "${dir}" belongs to the workspace at "${record.root}", not "${root}".`,
+      {
+        path: dir,
+        hint: 'Run lockguard in that workspace, or take a new snapshot here (a workspace that was moved keeps runs that name its old place).',
+      },
+    );
   }
   return { dir, record };
 }
@@ -283,7 +305,12 @@ const FUTURE_SLACK_MS = 10 * 60 * 1000;
  * latest run of `kind` in the workspace that this host recorded and whose id is not stamped in the future
  * (a committed ledger cannot offer itself as the latest run). A run that belongs to another workspace is refused.
  */
-export function findRun(root: string, explicit: string | undefined, fromEnv: string | undefined, kind?: RunKind): RunHandle {
+export function findRun(
+  root: string,
+  explicit: string | undefined,
+  fromEnv: string | undefined,
+  kind?: RunKind,
+): RunHandle {
   const given = explicit ?? fromEnv;
   if (given !== undefined && given !== '') {
     const source = explicit !== undefined ? '--run' : 'LOCKGUARD_RUN';
@@ -301,7 +328,11 @@ export function findRun(root: string, explicit: string | undefined, fromEnv: str
     }
     const there = ledgerFolder(root, [LEDGER.runs, basename(dir)], false);
     if (there === undefined) {
-      throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `${source} names "${given}", which is not a run folder (missing).`, { path: dir, hint: unset });
+      throw new LockguardError(
+        'ERR_LOCKGUARD_BAD_RUN',
+        `${source} names "${given}", which is not a run folder (missing).`,
+        { path: dir, hint: unset },
+      );
     }
     return loadRun(dir, root);
   }
@@ -317,8 +348,15 @@ export function findRun(root: string, explicit: string | undefined, fromEnv: str
     if (run.record.host !== thisMachine().host) continue;
     return run;
   }
-  throw new LockguardError('ERR_LOCKGUARD_NO_SNAPSHOT', `No lockguard ${kind ?? 'run'} found in "${ledgerPath(root)}".`, {
-    path: ledgerPath(root),
-    hint: kind === 'snapshot' || kind === undefined ? 'Take one first: lockguard snapshot (at the start of the job).' : 'Start one with lockguard run -- <command>.',
-  });
+  throw new LockguardError(
+    'ERR_LOCKGUARD_NO_SNAPSHOT',
+    `No lockguard ${kind ?? 'run'} found in "${ledgerPath(root)}".`,
+    {
+      path: ledgerPath(root),
+      hint:
+        kind === 'snapshot' || kind === undefined
+          ? 'Take one first: lockguard snapshot (at the start of the job).'
+          : 'Start one with lockguard run -- <command>.',
+    },
+  );
 }

@@ -99,9 +99,22 @@ function parseMarker(root: string, name: string, text: string): LiveRun | undefi
   try {
     const value = JSON.parse(text) as Partial<LiveRun>;
     const policyOk = value.policy === 'flag' || value.policy === 'withhold' || value.policy === 'refuse';
-    if (typeof value.dir !== 'string' || value.id !== name || typeof value.pid !== 'number' || typeof value.pidStart !== 'number' || !policyOk) return undefined;
+    if (
+      typeof value.dir !== 'string' ||
+      value.id !== name ||
+      typeof value.pid !== 'number' ||
+      typeof value.pidStart !== 'number' ||
+      !policyOk
+    )
+      return undefined;
     if (path.resolve(value.dir) !== path.join(path.resolve(root), LEDGER_DIR, LEDGER.runs, name)) return undefined;
-    return { dir: value.dir, id: value.id, pid: value.pid, pidStart: value.pidStart, policy: value.policy as LivePolicy };
+    return {
+      dir: value.dir,
+      id: value.id,
+      pid: value.pid,
+      pidStart: value.pidStart,
+      policy: value.policy as LivePolicy,
+    };
   } catch {
     return undefined;
   }
@@ -135,7 +148,8 @@ export function pidExists(pid: number): boolean {
 export function registerLive(root: string, run: LiveRun): void {
   const dir = path.join(root, LIVE_DIR);
   const ledger = path.join(root, LEDGER_DIR);
-  if (!realFolder(ledger)) throw Object.assign(new Error(`"${ledger}" is not a folder`), { code: 'ENOTDIR', path: ledger });
+  if (!realFolder(ledger))
+    throw Object.assign(new Error(`"${ledger}" is not a folder`), { code: 'ENOTDIR', path: ledger });
   if (!realFolder(dir)) fs.mkdirSync(dir);
   if (!realFolder(dir)) throw Object.assign(new Error(`"${dir}" is not a folder`), { code: 'ENOTDIR', path: dir });
   const stage = path.join(dir, `.${run.id}.${process.pid}.stage`);
@@ -174,7 +188,10 @@ export function listMarkers(root: string): Marker[] {
     if (name.startsWith('.') || !MARKER_NAME.test(name)) continue;
     let text: string;
     try {
-      const fd = fs.openSync(path.join(dir, name), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+      const fd = fs.openSync(
+        path.join(dir, name),
+        fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK,
+      );
       try {
         text = fs.fstatSync(fd).isFile() ? fs.readFileSync(fd, 'utf8') : '';
       } finally {
@@ -186,7 +203,13 @@ export function listMarkers(root: string): Marker[] {
     const raw = rawValue(text);
     const foreign = !madeHere(raw);
     const run = foreign ? undefined : parseMarker(root, name, text);
-    markers.push({ name, run, alive: run !== undefined && isAlive(run.pid, run.pidStart), pid: run?.pid ?? rawPid(raw), foreign });
+    markers.push({
+      name,
+      run,
+      alive: run !== undefined && isAlive(run.pid, run.pidStart),
+      pid: run?.pid ?? rawPid(raw),
+      foreign,
+    });
   }
   return markers;
 }
@@ -215,10 +238,19 @@ export function liveRunsFor(root: string, env: Readonly<Record<string, string | 
 /** Append one event line to a run's log; false when the run folder is gone or not reachable without a link (never throws). */
 export function reportToRun(run: Pick<LiveRun, 'dir'>, event: Readonly<Record<string, unknown>>): boolean {
   const runs = path.dirname(run.dir);
-  if (path.basename(runs) !== LEDGER.runs || !realFolder(path.dirname(runs)) || !realFolder(runs) || !realFolder(run.dir)) return false;
+  if (
+    path.basename(runs) !== LEDGER.runs ||
+    !realFolder(path.dirname(runs)) ||
+    !realFolder(runs) ||
+    !realFolder(run.dir)
+  )
+    return false;
   let fd: number | undefined;
   try {
-    fd = fs.openSync(path.join(run.dir, RUN_FILES.events), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW);
+    fd = fs.openSync(
+      path.join(run.dir, RUN_FILES.events),
+      fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW,
+    );
     fs.writeSync(fd, `${JSON.stringify({ t: Date.now(), ...event })}\n`);
     return true;
   } catch {

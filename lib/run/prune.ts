@@ -75,7 +75,14 @@ interface Candidate {
 
 export function pruneLedger(root: string, options: PruneOptions): PruneResult {
   const runs = ledgerFolder(root, [LEDGER.runs], false);
-  if (runs === undefined) return { dryRun: options.dryRun === true, removed: [], kept: [], blobs: { removed: 0, bytes: 0, kept: 0 }, finished: 0 };
+  if (runs === undefined)
+    return {
+      dryRun: options.dryRun === true,
+      removed: [],
+      kept: [],
+      blobs: { removed: 0, bytes: 0, kept: 0 },
+      finished: 0,
+    };
   const lock = options.dryRun === true ? undefined : acquireLock(root, 'prune');
   try {
     return prune(root, runs, options);
@@ -114,7 +121,8 @@ function prune(root: string, runs: string, options: PruneOptions): PruneResult {
   const removed: { id: string; bytes: number; stranded: boolean }[] = [];
   candidates.forEach((candidate, index) => {
     const { id } = candidate;
-    const stranded = candidate.record === undefined && candidate.problem === undefined && now - runIdTime(id) > STRANDED_AFTER_MS;
+    const stranded =
+      candidate.record === undefined && candidate.problem === undefined && now - runIdTime(id) > STRANDED_AFTER_MS;
     const reason = keptFor(candidate, stranded, {
       newest: index < options.keep,
       newestOfKind: newestOfKind.has(id),
@@ -129,12 +137,24 @@ function prune(root: string, runs: string, options: PruneOptions): PruneResult {
     removed.push({ id, bytes: folderBytes(join(runs, id)), stranded });
   });
   if (!dryRun) for (const run of removed) setAsideAndDelete(runs, run.id, PRUNED_PREFIX);
-  const blobs = pruneBlobs(root, runs, blobFolder, new Set(ids), candidates, new Set(removed.map((run) => run.id)), options);
+  const blobs = pruneBlobs(
+    root,
+    runs,
+    blobFolder,
+    new Set(ids),
+    candidates,
+    new Set(removed.map((run) => run.id)),
+    options,
+  );
   return { dryRun, removed, kept, blobs, finished };
 }
 
 /** The first reason a run is kept, or undefined when it goes. */
-function keptFor(candidate: Candidate, stranded: boolean, is: { newest: boolean; newestOfKind: boolean; live: boolean; quarantined: boolean; named: boolean }): KeptReason | undefined {
+function keptFor(
+  candidate: Candidate,
+  stranded: boolean,
+  is: { newest: boolean; newestOfKind: boolean; live: boolean; quarantined: boolean; named: boolean },
+): KeptReason | undefined {
   if (is.newest) return 'newest';
   if (is.newestOfKind) return 'newest-of-kind';
   if (is.live || runsHere(candidate.record)) return 'live';
@@ -154,9 +174,15 @@ function runsHere(record: RunRecord | undefined): boolean {
 
 function read(root: string, id: string): Candidate {
   const folder = lstatSync(runDir(root, id), { throwIfNoEntry: false });
-  if (folder === undefined || !folder.isDirectory()) return { id, record: undefined, problem: `"${runDir(root, id)}" is not a folder (a link or a file where a run belongs)` };
+  if (folder === undefined || !folder.isDirectory())
+    return {
+      id,
+      record: undefined,
+      problem: `"${runDir(root, id)}" is not a folder (a link or a file where a run belongs)`,
+    };
   // No record yet: a run being created, or one whose creation was killed.
-  if (lstatSync(join(runDir(root, id), RUN_FILES.record), { throwIfNoEntry: false }) === undefined) return { id, record: undefined, problem: undefined };
+  if (lstatSync(join(runDir(root, id), RUN_FILES.record), { throwIfNoEntry: false }) === undefined)
+    return { id, record: undefined, problem: undefined };
   try {
     return { id, record: loadRun(runDir(root, id), root).record, problem: undefined };
   } catch (error) {
@@ -170,13 +196,22 @@ function read(root: string, id: string): Candidate {
  * are read (waiting briefly for a record being written) and whatever they name is put back; the rest is
  * deleted. A run created after that second listing finds its blob missing and writes it again.
  */
-function pruneBlobs(root: string, runs: string, folder: string | undefined, listed: ReadonlySet<string>, candidates: readonly Candidate[], removed: ReadonlySet<string>, options: PruneOptions): PruneResult['blobs'] {
+function pruneBlobs(
+  root: string,
+  runs: string,
+  folder: string | undefined,
+  listed: ReadonlySet<string>,
+  candidates: readonly Candidate[],
+  removed: ReadonlySet<string>,
+  options: PruneOptions,
+): PruneResult['blobs'] {
   if (folder === undefined) return { removed: 0, bytes: 0, kept: 0 };
   const all = listFolder(folder);
   const present = all.filter((name) => DIGEST.test(name));
   const unread = candidates.find((candidate) => !removed.has(candidate.id) && candidate.record === undefined);
   const named = new Set<string>();
-  for (const candidate of candidates) if (!removed.has(candidate.id)) for (const digest of digestsOf(candidate.record)) named.add(digest);
+  for (const candidate of candidates)
+    if (!removed.has(candidate.id)) for (const digest of digestsOf(candidate.record)) named.add(digest);
   // A blob a killed prune set aside is deleted, or put back when a run names it and its name is free.
   const aside = all.filter((name) => name.startsWith(PRUNED_PREFIX) && DIGEST.test(name.slice(PRUNED_PREFIX.length)));
   const dryRun = options.dryRun === true;
@@ -188,7 +223,12 @@ function pruneBlobs(root: string, runs: string, folder: string | undefined, list
     else if (unread === undefined) removeTree(join(folder, name));
   }
   if (unread !== undefined) {
-    return { removed: 0, bytes: 0, kept: present.length, why: `the record of run ${unread.id} cannot be read, so which lockfile copies it needs is unknown` };
+    return {
+      removed: 0,
+      bytes: 0,
+      kept: present.length,
+      why: `the record of run ${unread.id} cannot be read, so which lockfile copies it needs is unknown`,
+    };
   }
   const unnamed = present.filter((digest) => !named.has(digest));
   const bytes = unnamed.reduce((sum, digest) => sum + fileBytes(join(folder, digest)), 0);
@@ -229,7 +269,9 @@ function newRunsNamed(root: string, runs: string, listed: ReadonlySet<string>): 
 }
 
 function digestsOf(record: RunRecord | undefined): string[] {
-  return (record?.entries ?? []).flatMap((entry) => (entry.kind === 'lockfile' && entry.digest !== null ? [entry.digest] : []));
+  return (record?.entries ?? []).flatMap((entry) =>
+    entry.kind === 'lockfile' && entry.digest !== null ? [entry.digest] : [],
+  );
 }
 
 function setAside(folder: string, digest: string): void {

@@ -85,7 +85,8 @@ export function repairDeadLocks(root: string, places: () => TrustedPlaces): stri
       repaired.push(runId);
     } catch (error) {
       // BUSY: its holder came back to life (another process took it); FOREIGN: made elsewhere, reported.
-      if (!isLockguardError(error) || (error.code !== 'ERR_LOCKGUARD_BUSY' && error.code !== 'ERR_LOCKGUARD_FOREIGN')) throw error;
+      if (!isLockguardError(error) || (error.code !== 'ERR_LOCKGUARD_BUSY' && error.code !== 'ERR_LOCKGUARD_FOREIGN'))
+        throw error;
     }
   }
   return repaired;
@@ -129,7 +130,8 @@ export function runningChild(run: RunHandle): number | undefined {
   scanEvents(
     run.dir,
     (event) => {
-      if (typeof event['pid'] === 'number') child = { pid: event['pid'], pidStart: typeof event['pidStart'] === 'number' ? event['pidStart'] : null };
+      if (typeof event['pid'] === 'number')
+        child = { pid: event['pid'], pidStart: typeof event['pidStart'] === 'number' ? event['pidStart'] : null };
     },
     ['child'],
   );
@@ -211,7 +213,8 @@ export function lifeOf(root: string, run: RunHandle): Life {
     },
     ['finished', 'recovered'],
   );
-  if (finished !== undefined) return { state: 'finished', by: typeof finished['by'] === 'string' ? finished['by'] : 'run', recovery };
+  if (finished !== undefined)
+    return { state: 'finished', by: typeof finished['by'] === 'string' ? finished['by'] : 'run', recovery };
   const marker = listMarkers(root).find((candidate) => candidate.name === run.record.id);
   if (marker === undefined) return { state: 'ended' };
   if (marker.foreign || !madeHere(run.record)) return { state: 'foreign' };

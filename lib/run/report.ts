@@ -56,7 +56,12 @@ export interface GateStats {
 
 /** The remote gates of a run: where each forwarded, what it passed and refused. */
 export interface RemoteGateReport {
-  readonly gates: readonly { readonly runner: string; readonly upstream: string; readonly source: string; readonly stats: GateStats }[];
+  readonly gates: readonly {
+    readonly runner: string;
+    readonly upstream: string;
+    readonly source: string;
+    readonly stats: GateStats;
+  }[];
   /** Totals over every gate: whole entries refused, blob uploads refused, restores refused. */
   readonly refused: { readonly uploads: number; readonly blobs: number; readonly restores: number };
 }

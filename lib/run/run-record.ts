@@ -60,7 +60,9 @@ export function copyDigest(record: Pick<RunRecord, 'copies'>, digest: FileDigest
 function copiesOk(copies: unknown): boolean {
   if (copies === undefined) return true;
   if (copies === null || typeof copies !== 'object' || Array.isArray(copies)) return false;
-  return Object.entries(copies).every(([digest, copy]) => DIGEST.test(digest) && (copy === null || (typeof copy === 'string' && DIGEST.test(copy))));
+  return Object.entries(copies).every(
+    ([digest, copy]) => DIGEST.test(digest) && (copy === null || (typeof copy === 'string' && DIGEST.test(copy))),
+  );
 }
 
 /** The scope a run's verdict judges (`judged`, else the scope of the table it read). */
@@ -93,7 +95,8 @@ export function isWorkspaceRelative(path: string): boolean {
 /** Whether `path` may stand in a table of `manager` with `kind`: a fixed entry of that kind, or a patch file. */
 export function isTableEntry(manager: PackageManager, path: string, kind: EntryKind): boolean {
   if (!isWorkspaceRelative(path)) return false;
-  if (kind === 'patch') return path.endsWith('.patch') && !path.startsWith(`${LEDGER_DIR}/`) && !path.startsWith('node_modules/');
+  if (kind === 'patch')
+    return path.endsWith('.patch') && !path.startsWith(`${LEDGER_DIR}/`) && !path.startsWith('node_modules/');
   return baseEntries(manager, 'full').some((spec) => spec.path === path && spec.kind === kind);
 }
 
@@ -104,19 +107,33 @@ function finite(value: unknown): value is number {
 function entryOk(manager: PackageManager, entry: unknown): boolean {
   if (entry === null || typeof entry !== 'object') return false;
   const e = entry as Partial<FingerprintEntry>;
-  if (typeof e.path !== 'string' || typeof e.kind !== 'string' || !isTableEntry(manager, e.path, e.kind as EntryKind)) return false;
+  if (typeof e.path !== 'string' || typeof e.kind !== 'string' || !isTableEntry(manager, e.path, e.kind as EntryKind))
+    return false;
   if (!(e.digest === null || (typeof e.digest === 'string' && DIGEST.test(e.digest)))) return false;
   if (e.normalize !== undefined && e.normalize !== 'modules-yaml') return false;
   const id = e.identity;
   if (id === null) return true;
-  return typeof id === 'object' && id !== undefined && finite(id.ino) && finite(id.dev) && finite(id.size) && finite(id.ctimeMs) && finite(id.mtimeMs);
+  return (
+    typeof id === 'object' &&
+    id !== undefined &&
+    finite(id.ino) &&
+    finite(id.dev) &&
+    finite(id.size) &&
+    finite(id.ctimeMs) &&
+    finite(id.mtimeMs)
+  );
 }
 
 /** Check a parsed `run.json` (at `path`, in the folder named `folderName`); the record, or a loud error. */
 export function validateRecord(path: string, value: unknown, folderName: string): RunRecord {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw brokenRecord(path, 'is not a JSON object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw brokenRecord(path, 'is not a JSON object');
   const record = value as Partial<RunRecord>;
-  if (record.version !== 1) throw brokenRecord(path, `has an unknown version (${typeof record.version === 'number' ? record.version : typeof record.version}); expected 1`);
+  if (record.version !== 1)
+    throw brokenRecord(
+      path,
+      `has an unknown version (${typeof record.version === 'number' ? record.version : typeof record.version}); expected 1`,
+    );
   const shapeOk =
     typeof record.id === 'string' &&
     (record.kind === 'snapshot' || record.kind === 'run') &&
@@ -132,15 +149,24 @@ export function validateRecord(path: string, value: unknown, folderName: string)
     Number.isSafeInteger(record.pid) &&
     (record.pidStart === undefined || record.pidStart === null || finite(record.pidStart)) &&
     (record.boot === undefined || record.boot === null || typeof record.boot === 'string') &&
-    (record.policy === undefined || record.policy === 'flag' || record.policy === 'withhold' || record.policy === 'refuse') &&
-    (record.command === undefined || (Array.isArray(record.command) && record.command.every((word) => typeof word === 'string'))) &&
+    (record.policy === undefined ||
+      record.policy === 'flag' ||
+      record.policy === 'withhold' ||
+      record.policy === 'refuse') &&
+    (record.command === undefined ||
+      (Array.isArray(record.command) && record.command.every((word) => typeof word === 'string'))) &&
     copiesOk(record.copies) &&
     Array.isArray(record.entries);
   if (!shapeOk) throw brokenRecord(path, 'is missing fields or has fields of the wrong type');
-  if (record.id !== folderName) throw brokenRecord(path, `names the run "${record.id}", but its folder is "${folderName}"`);
+  if (record.id !== folderName)
+    throw brokenRecord(path, `names the run "${record.id}", but its folder is "${folderName}"`);
   const manager = record.manager as PackageManager;
   const bad = (record.entries as unknown[]).findIndex((entry) => !entryOk(manager, entry));
-  if (bad !== -1) throw brokenRecord(path, `lists an entry (number ${bad + 1}) that is not a workspace-relative entry of a ${manager} table (no "..", no absolute path, a known file or a .patch)`);
+  if (bad !== -1)
+    throw brokenRecord(
+      path,
+      `lists an entry (number ${bad + 1}) that is not a workspace-relative entry of a ${manager} table (no "..", no absolute path, a known file or a .patch)`,
+    );
   const seen = new Set<string>();
   for (const entry of record.entries as FingerprintEntry[]) {
     if (seen.has(entry.path)) throw brokenRecord(path, `lists the entry "${entry.path}" twice`);

@@ -90,13 +90,21 @@ export class GuardSession {
   constructor(table: WorkspaceFingerprints, policy: Policy, command: readonly string[], options: SessionOptions = {}) {
     this.table = table;
     this.judged = options.judged ?? table.scope;
-    this.#judgedPaths = new Set(table.entries.filter((entry) => inScope(entry.kind, this.judged)).map((entry) => entry.path));
+    this.#judgedPaths = new Set(
+      table.entries.filter((entry) => inScope(entry.kind, this.judged)).map((entry) => entry.path),
+    );
     this.run = createRun({ kind: 'run', table, policy, command, judged: this.judged });
     this.watch = new FingerprintWatch(table.root, table, table.at);
     try {
       const live = ledgerFolder(table.root, [LEDGER.live], true) ?? table.root;
       try {
-        registerLive(table.root, { dir: this.run.dir, id: this.run.record.id, pid: process.pid, pidStart: processStart(process.pid), policy });
+        registerLive(table.root, {
+          dir: this.run.dir,
+          id: this.run.record.id,
+          pid: process.pid,
+          pidStart: processStart(process.pid),
+          policy,
+        });
       } catch (error) {
         throw fsFault(error, live, 'write the live marker in');
       }
@@ -195,7 +203,8 @@ export class GuardSession {
     const install = all.filter((move) => !this.#judgedPaths.has(move.path));
     if (final) {
       // Only install markers changed: harmless when the tree holds what the (unchanged) lockfile says.
-      const tree = found.length === 0 && this.#move === undefined && install.length > 0 ? this.#treeProblem() : undefined;
+      const tree =
+        found.length === 0 && this.#move === undefined && install.length > 0 ? this.#treeProblem() : undefined;
       if (tree === undefined) {
         this.#commit(evidence, at, found, install);
         this.#recordInstalled(install);
@@ -204,8 +213,11 @@ export class GuardSession {
       }
       return;
     }
-    for (const move of install) if (!this.#installSeen.has(move.path)) this.#installSeen.set(move.path, this.#signatureOf(move.path));
-    const markers = new Set(this.table.entries.filter((entry) => entry.kind === 'install-marker').map((entry) => entry.path));
+    for (const move of install)
+      if (!this.#installSeen.has(move.path)) this.#installSeen.set(move.path, this.#signatureOf(move.path));
+    const markers = new Set(
+      this.table.entries.filter((entry) => entry.kind === 'install-marker').map((entry) => entry.path),
+    );
     const now = Date.now();
     const settled: Move[] = [];
     const still = new Set<string>();
@@ -227,7 +239,8 @@ export class GuardSession {
     // A suspect that holds the read's bytes again was caught mid-write: it never moved.
     for (const path of this.#suspects.keys()) if (!still.has(path)) this.#suspects.delete(path);
     const first = this.#move === undefined;
-    if (settled.length > 0) this.#commit(this.#suspects.get(settled[0]?.path ?? '')?.evidence ?? evidence, at, settled, install);
+    if (settled.length > 0)
+      this.#commit(this.#suspects.get(settled[0]?.path ?? '')?.evidence ?? evidence, at, settled, install);
     if (first && this.#move !== undefined) this.#detected(this.#move);
     this.#scheduleConfirm();
   }
@@ -237,16 +250,47 @@ export class GuardSession {
    * `install`: entries outside the judged scope changed in the same check; those an earlier check had not
    * already seen so (a first install before the move) were written by this install and date it too.
    */
-  #commit(evidence: Evidence, at: number, found: readonly Move[], install: readonly Move[], tree?: MoveRecord['tree']): void {
-    const fresh = found.map((move) => ({ path: move.path, kind: move.kind, was: move.was, now: currentDigest(this.table.root, move, this.run.record) }));
+  #commit(
+    evidence: Evidence,
+    at: number,
+    found: readonly Move[],
+    install: readonly Move[],
+    tree?: MoveRecord['tree'],
+  ): void {
+    const fresh = found.map((move) => ({
+      path: move.path,
+      kind: move.kind,
+      was: move.was,
+      now: currentDigest(this.table.root, move, this.run.record),
+    }));
     if (fresh.length === 0) return;
-    const since = Math.min(at, ...fresh.map((file) => Math.min(this.#tentative.get(file.path) ?? Infinity, this.#suspects.get(file.path)?.at ?? Infinity)));
+    const since = Math.min(
+      at,
+      ...fresh.map((file) =>
+        Math.min(this.#tentative.get(file.path) ?? Infinity, this.#suspects.get(file.path)?.at ?? Infinity),
+      ),
+    );
     for (const move of found) this.#suspects.delete(move.path);
-    const sameInstall = install.filter((move) => this.#installSeen.get(move.path) !== this.#signatureOf(move.path)).map((move) => move.path);
+    const sameInstall = install
+      .filter((move) => this.#installSeen.get(move.path) !== this.#signatureOf(move.path))
+      .map((move) => move.path);
     // The moment is the first move's; later checks only add the files that moved since.
     this.#move =
-      this.#move === undefined ? { at: this.#moment(since, [...fresh.map((file) => file.path), ...sameInstall]), evidence, files: fresh, ...(tree === undefined ? {} : { tree }) } : { ...this.#move, files: [...this.#move.files, ...fresh] };
-    appendEvent(this.run, { type: 'moved', evidence, movedAt: this.#move.at, files: fresh, ...(tree === undefined ? {} : { tree }) });
+      this.#move === undefined
+        ? {
+            at: this.#moment(since, [...fresh.map((file) => file.path), ...sameInstall]),
+            evidence,
+            files: fresh,
+            ...(tree === undefined ? {} : { tree }),
+          }
+        : { ...this.#move, files: [...this.#move.files, ...fresh] };
+    appendEvent(this.run, {
+      type: 'moved',
+      evidence,
+      movedAt: this.#move.at,
+      files: fresh,
+      ...(tree === undefined ? {} : { tree }),
+    });
   }
 
   /** After an install that changed only markers: why the tree no longer holds the lockfile, or undefined (it does). */
@@ -259,7 +303,12 @@ export class GuardSession {
   /** The final check's install-only changes: kept for the report and recorded as an `installed` event. */
   #recordInstalled(install: readonly Move[]): void {
     if (install.length === 0) return;
-    this.#installed = install.map((move) => ({ path: move.path, kind: move.kind, was: move.was, now: currentDigest(this.table.root, move, this.run.record) }));
+    this.#installed = install.map((move) => ({
+      path: move.path,
+      kind: move.kind,
+      was: move.was,
+      now: currentDigest(this.table.root, move, this.run.record),
+    }));
     try {
       appendEvent(this.run, { type: 'installed', files: this.#installed });
     } catch (error) {

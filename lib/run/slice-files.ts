@@ -81,11 +81,22 @@ function recordPath(root: string): string {
 function isRecord(value: unknown): value is SliceRecord {
   if (value === null || typeof value !== 'object') return false;
   const record = value as Partial<SliceRecord>;
-  if (record.version !== 1 || typeof record.lockfile !== 'string' || (record.digest !== null && typeof record.digest !== 'string') || !Array.isArray(record.files)) return false;
+  if (
+    record.version !== 1 ||
+    typeof record.lockfile !== 'string' ||
+    (record.digest !== null && typeof record.digest !== 'string') ||
+    !Array.isArray(record.files)
+  )
+    return false;
   const seen = record.seen as { digest?: unknown; files?: unknown } | undefined;
   if (
     seen !== undefined &&
-    (seen === null || typeof seen !== 'object' || (seen.digest !== null && typeof seen.digest !== 'string') || seen.files === null || typeof seen.files !== 'object' || Object.values(seen.files).some((sha) => typeof sha !== 'string'))
+    (seen === null ||
+      typeof seen !== 'object' ||
+      (seen.digest !== null && typeof seen.digest !== 'string') ||
+      seen.files === null ||
+      typeof seen.files !== 'object' ||
+      Object.values(seen.files).some((sha) => typeof sha !== 'string'))
   )
     return false;
   return record.files.every(
@@ -139,7 +150,12 @@ export function hasSliceRecord(root: string): boolean {
  * untouched (same device, inode, size and ctime): then a pass would write nothing. One read and one lstat
  * per project. `seenByRun`: and the last guarded run saw them as they are.
  */
-export function sliceFilesCurrent(root: string, lockfile: string, digest: string, options: { seenByRun?: boolean } = {}): boolean {
+export function sliceFilesCurrent(
+  root: string,
+  lockfile: string,
+  digest: string,
+  options: { seenByRun?: boolean } = {},
+): boolean {
   const record = readSliceRecord(root);
   if (record === undefined || record.digest !== digest || record.lockfile !== lockfile) return false;
   // A guarded run also asks whether the last run saw them so (slice-seen.ts): else it has something to say.
@@ -151,7 +167,15 @@ export function sliceFilesCurrent(root: string, lockfile: string, digest: string
     } catch {
       return false;
     }
-    if (stats === undefined || !stats.isFile() || stats.dev !== file.dev || stats.ino !== file.ino || stats.size !== file.size || stats.ctimeMs !== file.ctimeMs) return false;
+    if (
+      stats === undefined ||
+      !stats.isFile() ||
+      stats.dev !== file.dev ||
+      stats.ino !== file.ino ||
+      stats.size !== file.size ||
+      stats.ctimeMs !== file.ctimeMs
+    )
+      return false;
   }
   return true;
 }
@@ -184,17 +208,24 @@ function kindOf(stats: Stats): string {
 }
 
 function notAFile(path: string, stats: Stats): LockguardError {
-  return new LockguardError('ERR_LOCKGUARD_NOT_A_FILE', `Expected "${path}" to be lockguard's slice file (a regular file), but it is ${kindOf(stats)}; lockguard never writes through it.`, {
-    path,
-    hint: `Remove it (rm -r "${path}"); lockguard writes the file itself (lockguard key --write-slices).`,
-  });
+  return new LockguardError(
+    'ERR_LOCKGUARD_NOT_A_FILE',
+    `Expected "${path}" to be lockguard's slice file (a regular file), but it is ${kindOf(stats)}; lockguard never writes through it.`,
+    {
+      path,
+      hint: `Remove it (rm -r "${path}"); lockguard writes the file itself (lockguard key --write-slices).`,
+    },
+  );
 }
 
 /**
  * A slice file as it is now (its text and lstat), undefined when absent, 'no-folder' when its project
  * "folder" is a file; refuses (throws) anything but a regular file.
  */
-function currentFile(path: string, same?: { readonly known: WrittenFile; readonly text: string }): { text: string; stats: Stats } | undefined | 'no-folder' {
+function currentFile(
+  path: string,
+  same?: { readonly known: WrittenFile; readonly text: string },
+): { text: string; stats: Stats } | undefined | 'no-folder' {
   let stats: Stats | undefined;
   try {
     stats = lstatSync(path, { throwIfNoEntry: false });
@@ -206,7 +237,15 @@ function currentFile(path: string, same?: { readonly known: WrittenFile; readonl
   if (!stats.isFile()) throw notAFile(path, stats);
   // The very file a writer renamed into place with this text (lockguard's writes always make a new inode).
   const known = same?.known;
-  if (same !== undefined && known !== undefined && stats.dev === known.dev && stats.ino === known.ino && stats.size === known.size && stats.ctimeMs === known.ctimeMs) return { text: same.text, stats };
+  if (
+    same !== undefined &&
+    known !== undefined &&
+    stats.dev === known.dev &&
+    stats.ino === known.ino &&
+    stats.size === known.size &&
+    stats.ctimeMs === known.ctimeMs
+  )
+    return { text: same.text, stats };
   if (stats.size > MAX_SLICE_FILE) return { text: '', stats };
   let fd: number | undefined;
   try {
@@ -233,7 +272,12 @@ function within(realRoot: string, real: string): boolean {
  * `parents` caches each parent folder's real path: a workspace's projects share a few parents, so most
  * projects cost one lstat, not a realpath.
  */
-function checkedFolder(root: string, realRoot: string, importer: string, parents: Map<string, string | null>): string | undefined {
+function checkedFolder(
+  root: string,
+  realRoot: string,
+  importer: string,
+  parents: Map<string, string | null>,
+): string | undefined {
   const folder = importerFolder(root, importer);
   if (folder === undefined) return undefined;
   const realOf = (path: string): string | null => {
@@ -318,7 +362,14 @@ export function applySliceFiles(root: string, slices: LockfileSlices, digest: st
         (before === undefined ? created : changed).push(slice.importer);
         stats = lstatSync(path);
       }
-      written.push({ importer: slice.importer, sha, dev: stats.dev, ino: stats.ino, size: stats.size, ctimeMs: stats.ctimeMs });
+      written.push({
+        importer: slice.importer,
+        sha,
+        dev: stats.dev,
+        ino: stats.ino,
+        size: stats.size,
+        ctimeMs: stats.ctimeMs,
+      });
     });
   }
   for (const file of record?.files ?? []) {
@@ -351,15 +402,25 @@ export function applySliceFiles(root: string, slices: LockfileSlices, digest: st
       removed.push(file.importer);
     });
   }
-  writeSliceRecord(root, { version: 1, lockfile: slices.lockfile, digest: problems.length === 0 ? digest : null, files: written, ...(record?.seen === undefined ? {} : { seen: record.seen }) });
+  writeSliceRecord(root, {
+    version: 1,
+    lockfile: slices.lockfile,
+    digest: problems.length === 0 ? digest : null,
+    files: written,
+    ...(record?.seen === undefined ? {} : { seen: record.seen }),
+  });
   const first = problems[0];
   if (first !== undefined) {
     if (problems.length === 1) throw first;
-    throw new LockguardError(first.code, `${first.message} (and ${problems.length - 1} more slice file problem${problems.length === 2 ? '' : 's'})`, {
-      ...(first.path === undefined ? {} : { path: first.path }),
-      ...(first.hint === undefined ? {} : { hint: first.hint }),
-      cause: first,
-    });
+    throw new LockguardError(
+      first.code,
+      `${first.message} (and ${problems.length - 1} more slice file problem${problems.length === 2 ? '' : 's'})`,
+      {
+        ...(first.path === undefined ? {} : { path: first.path }),
+        ...(first.hint === undefined ? {} : { hint: first.hint }),
+        cause: first,
+      },
+    );
   }
   return { created, changed, removed, unchanged };
 }

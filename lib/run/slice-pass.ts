@@ -13,10 +13,23 @@ import { join } from 'node:path';
 import { fileDigest } from '../core/digest.js';
 import { readEntry, realFileSystem } from '../core/file-probe.js';
 import { SLICE_LOCKFILES, slicesFromLockfile, slicesFromLockfileAsync } from '../core/slices/slices.js';
-import { applySliceFiles, SLICE_FILE, sliceFileText, sliceFilesCurrent, type SliceLockfile, type SlicePass } from './slice-files.js';
+import {
+  applySliceFiles,
+  SLICE_FILE,
+  sliceFileText,
+  sliceFilesCurrent,
+  type SliceLockfile,
+  type SlicePass,
+} from './slice-files.js';
 
 /** The lockfile a slice pass reads: from a table (its bytes and digests by path) when it holds one, else from disk. */
-export function sliceLockfileOf(root: string, table?: { readonly files: ReadonlyMap<string, Buffer>; readonly entries: readonly { readonly path: string; readonly digest: string | null }[] }): SliceLockfile | undefined {
+export function sliceLockfileOf(
+  root: string,
+  table?: {
+    readonly files: ReadonlyMap<string, Buffer>;
+    readonly entries: readonly { readonly path: string; readonly digest: string | null }[];
+  },
+): SliceLockfile | undefined {
   for (const [name] of SLICE_LOCKFILES) {
     const bytes = table?.files.get(name);
     const digest = table?.entries.find((entry) => entry.path === name)?.digest ?? undefined;
@@ -36,7 +49,10 @@ function staleDigest(root: string, lockfile: SliceLockfile): string | undefined 
 }
 
 /** Write the workspace's slice files where they differ (undefined: no lockfile with slices, nothing written). */
-export async function writeSliceFiles(root: string, lockfile: SliceLockfile | undefined = sliceLockfileOf(root)): Promise<SlicePass | undefined> {
+export async function writeSliceFiles(
+  root: string,
+  lockfile: SliceLockfile | undefined = sliceLockfileOf(root),
+): Promise<SlicePass | undefined> {
   if (lockfile === undefined) return undefined;
   const digest = staleDigest(root, lockfile);
   if (digest === undefined) return { kind: 'current' };
@@ -45,15 +61,28 @@ export async function writeSliceFiles(root: string, lockfile: SliceLockfile | un
 }
 
 /** writeSliceFiles for the install hooks, synchronous (pnpm 6.x lockfiles are refused by core/slices). */
-export function writeSliceFilesSync(root: string, lockfile: SliceLockfile | undefined = sliceLockfileOf(root)): SlicePass | undefined {
+export function writeSliceFilesSync(
+  root: string,
+  lockfile: SliceLockfile | undefined = sliceLockfileOf(root),
+): SlicePass | undefined {
   if (lockfile === undefined) return undefined;
   const digest = staleDigest(root, lockfile);
   if (digest === undefined) return { kind: 'current' };
-  return { kind: 'written', ...applySliceFiles(root, slicesFromLockfile(lockfile.bytes, { lockfile: lockfile.name, root, names: false }), digest) };
+  return {
+    kind: 'written',
+    ...applySliceFiles(
+      root,
+      slicesFromLockfile(lockfile.bytes, { lockfile: lockfile.name, root, names: false }),
+      digest,
+    ),
+  };
 }
 
 /** What the writer would write now, workspace-relative file → text; nothing written (`plan`'s "keys would change"). */
-export async function expectedSliceFiles(root: string, lockfile: SliceLockfile | undefined = sliceLockfileOf(root)): Promise<Map<string, string>> {
+export async function expectedSliceFiles(
+  root: string,
+  lockfile: SliceLockfile | undefined = sliceLockfileOf(root),
+): Promise<Map<string, string>> {
   const expected = new Map<string, string>();
   if (lockfile === undefined) return expected;
   const slices = await slicesFromLockfileAsync(lockfile.bytes, { lockfile: lockfile.name, root, names: false });

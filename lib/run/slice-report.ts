@@ -26,7 +26,12 @@ import type { RunRecord } from './ledger.js';
 import { copyDigest } from './run-record.js';
 
 /** Why a move has no per-project detail. */
-export type SliceMoveGap = 'old-bytes-not-kept' | 'lockfile-removed' | 'no-slices-for-format' | 'lockfile-unreadable' | 'credential-not-cut';
+export type SliceMoveGap =
+  | 'old-bytes-not-kept'
+  | 'lockfile-removed'
+  | 'no-slices-for-format'
+  | 'lockfile-unreadable'
+  | 'credential-not-cut';
 
 export interface SliceMove {
   /** Workspace-relative lockfile path. */
@@ -56,11 +61,19 @@ export async function describeLockfileMoves(record: RunRecord, root: string = re
 }
 
 /** The first moved lockfile of the run (there is one per package manager), or undefined when none moved. */
-export async function describeLockfileMove(record: RunRecord, root: string = record.root): Promise<SliceMove | undefined> {
+export async function describeLockfileMove(
+  record: RunRecord,
+  root: string = record.root,
+): Promise<SliceMove | undefined> {
   return (await describeLockfileMoves(record, root))[0];
 }
 
-async function describeOne(root: string, lockfile: string, was: FileDigest, copy: FileDigest | null): Promise<SliceMove | undefined> {
+async function describeOne(
+  root: string,
+  lockfile: string,
+  was: FileDigest,
+  copy: FileDigest | null,
+): Promise<SliceMove | undefined> {
   let nowBytes: Buffer | undefined;
   try {
     const result = readEntry(realFileSystem, join(root, lockfile), true);
@@ -76,7 +89,14 @@ async function describeOne(root: string, lockfile: string, was: FileDigest, copy
   const uncut = `${lockfile} moved (it holds a credential that cannot be cut out without changing the file's structure, so lockguard keeps no copy of it: no per-project detail)`;
   if (copy === null) return gap(lockfile, was, now, 'credential-not-cut', uncut);
   const oldBytes = readBlob(root, was, copy);
-  if (oldBytes === undefined) return gap(lockfile, was, now, 'old-bytes-not-kept', `${lockfile} moved (the bytes the run read are not kept: no per-project detail)`);
+  if (oldBytes === undefined)
+    return gap(
+      lockfile,
+      was,
+      now,
+      'old-bytes-not-kept',
+      `${lockfile} moved (the bytes the run read are not kept: no per-project detail)`,
+    );
   const nowCopy = redactLockfile(nowBytes);
   if (nowCopy === undefined) return gap(lockfile, was, now, 'credential-not-cut', uncut);
   try {
@@ -91,7 +111,13 @@ async function describeOne(root: string, lockfile: string, was: FileDigest, copy
     return { lockfile, was, now, diff, gap: undefined, projects, text: printable(describeSliceDiff(diff)) };
   } catch (error) {
     if (!isLockguardError(error)) throw error;
-    return gap(lockfile, was, now, 'lockfile-unreadable', `${lockfile} moved and its new bytes cannot be sliced (${error.code})`);
+    return gap(
+      lockfile,
+      was,
+      now,
+      'lockfile-unreadable',
+      `${lockfile} moved and its new bytes cannot be sliced (${error.code})`,
+    );
   }
 }
 
@@ -100,7 +126,11 @@ function redactDiff(diff: SliceDiff): SliceDiff {
   const redacted = redactRecord(diff);
   return {
     ...redacted,
-    changed: redacted.changed.map((change) => ({ ...change, packages: change.packages.map((pkg) => ({ ...pkg, name: redactLabel(pkg.name) })), contentChanged: change.contentChanged.map(redactLabel) })),
+    changed: redacted.changed.map((change) => ({
+      ...change,
+      packages: change.packages.map((pkg) => ({ ...pkg, name: redactLabel(pkg.name) })),
+      contentChanged: change.contentChanged.map(redactLabel),
+    })),
   };
 }
 
@@ -119,7 +149,14 @@ export interface SliceMoveJson {
 }
 
 export function sliceMoveJson(move: SliceMove): SliceMoveJson {
-  return { lockfile: move.lockfile, was: move.was, now: move.now, text: move.text, gap: move.gap ?? null, diff: move.diff ?? null };
+  return {
+    lockfile: move.lockfile,
+    was: move.was,
+    now: move.now,
+    text: move.text,
+    gap: move.gap ?? null,
+    diff: move.diff ?? null,
+  };
 }
 
 /**
@@ -134,7 +171,8 @@ export function reportedSliceMoves(report: unknown): SliceMoveJson[] | undefined
   for (const item of slices as unknown[]) {
     if (item === null || typeof item !== 'object') return undefined;
     const move = item as Partial<Record<keyof SliceMoveJson, unknown>>;
-    if (typeof move.lockfile !== 'string' || typeof move.text !== 'string' || typeof move.was !== 'string') return undefined;
+    if (typeof move.lockfile !== 'string' || typeof move.text !== 'string' || typeof move.was !== 'string')
+      return undefined;
     moves.push({
       lockfile: printable(move.lockfile),
       was: move.was as FileDigest,
@@ -148,7 +186,11 @@ export function reportedSliceMoves(report: unknown): SliceMoveJson[] | undefined
 }
 
 /** The moves of the lockfiles among `movedPaths` (cheap when none of them is a lockfile: no read at all). */
-export async function lockfileMovesAmong(record: RunRecord, movedPaths: readonly string[], root: string = record.root): Promise<SliceMove[]> {
+export async function lockfileMovesAmong(
+  record: RunRecord,
+  movedPaths: readonly string[],
+  root: string = record.root,
+): Promise<SliceMove[]> {
   const lockfiles = record.entries.filter((entry) => entry.kind === 'lockfile' && movedPaths.includes(entry.path));
   if (lockfiles.length === 0) return [];
   return describeLockfileMoves({ ...record, entries: lockfiles }, root);

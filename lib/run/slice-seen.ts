@@ -17,5 +17,7 @@ export function noteRunSeen(root: string): string[] {
   if (before !== undefined && before.digest === record.digest && record.digest !== null) return [];
   writeSliceRecord(root, { ...record, seen: { digest: record.digest, files: now } });
   if (before === undefined) return [];
-  return Object.keys(now).filter((importer) => before.files[importer] !== undefined && before.files[importer] !== now[importer]);
+  return Object.keys(now).filter(
+    (importer) => before.files[importer] !== undefined && before.files[importer] !== now[importer],
+  );
 }

@@ -61,7 +61,13 @@ export function madeHere(value: unknown): boolean {
   if (value === null || typeof value !== 'object') return false;
   const { host, boot } = value as { host?: unknown; boot?: unknown };
   const here = thisMachine();
-  return here.boot !== null && typeof host === 'string' && host === here.host && typeof boot === 'string' && boot === here.boot;
+  return (
+    here.boot !== null &&
+    typeof host === 'string' &&
+    host === here.host &&
+    typeof boot === 'string' &&
+    boot === here.boot
+  );
 }
 
 /** Whether a record was made on this host (any boot): enough for a restore the user asks for by name. */
@@ -137,7 +143,9 @@ function cachePlaceOk(root: string, dir: string): boolean {
  */
 export function trustedCache(places: TrustedPlaces, dir: unknown, runner?: string): TrustedCache | undefined {
   if (typeof dir !== 'string' || !isAbsolute(dir) || normalize(dir) !== dir || dir.includes('\0')) return undefined;
-  const found = places.caches.find((cache) => cache.dir === resolve(dir) && (runner === undefined || cache.runner === runner));
+  const found = places.caches.find(
+    (cache) => cache.dir === resolve(dir) && (runner === undefined || cache.runner === runner),
+  );
   return found !== undefined && cachePlaceOk(places.workspace, found.dir) ? found : undefined;
 }
 

@@ -60,7 +60,12 @@ export function tableOf(record: RunRecord): WorkspaceFingerprints {
 }
 
 /** The digest an entry's file has now (null when absent); for reports only. */
-export function currentDigest(root: string, move: Pick<Move, 'path'>, record: RunRecord, fs: FileSystem = realFileSystem): FileDigest | null {
+export function currentDigest(
+  root: string,
+  move: Pick<Move, 'path'>,
+  record: RunRecord,
+  fs: FileSystem = realFileSystem,
+): FileDigest | null {
   const entry = record.entries.find((candidate) => candidate.path === move.path);
   const result = readEntry(fs, join(root, move.path), true);
   if (result.state === 'absent') return null;
@@ -93,11 +98,18 @@ export function recordedMoves(dir: string, record?: RunRecord, duringRun?: Set<s
     (event) => {
       if (!Array.isArray(event['files'])) return;
       for (const file of event['files'] as Partial<MovedFile>[]) {
-        if (typeof file?.path !== 'string' || moves.has(file.path) || (known !== undefined && !known.has(file.path))) continue;
+        if (typeof file?.path !== 'string' || moves.has(file.path) || (known !== undefined && !known.has(file.path)))
+          continue;
         if (known === undefined && moves.size >= MOVES_WITHOUT_TABLE_MAX) continue;
         const kind = typeof file.kind === 'string' && KINDS.has(file.kind) ? file.kind : 'rewritten';
-        moves.set(file.path, { path: file.path, kind: kind as MoveKind, was: digestOrNull(file.was), now: digestOrNull(file.now) });
-        if (duringRun !== undefined && record?.kind === 'run' && !LATER_EVIDENCE.has(String(event['evidence']))) duringRun.add(file.path);
+        moves.set(file.path, {
+          path: file.path,
+          kind: kind as MoveKind,
+          was: digestOrNull(file.was),
+          now: digestOrNull(file.now),
+        });
+        if (duringRun !== undefined && record?.kind === 'run' && !LATER_EVIDENCE.has(String(event['evidence'])))
+          duringRun.add(file.path);
       }
     },
     ['moved'],
@@ -123,10 +135,20 @@ export function recordedMoveAt(dir: string): number | undefined {
 /** The table's entries that moved now, against what the run read (not recorded). */
 export function movesNow(run: RunHandle, options: { fs?: FileSystem } = {}): MovedFile[] {
   const { record } = run;
-  const watch = new FingerprintWatch(record.root, tableOf(record), record.at, options.fs === undefined ? {} : { fs: options.fs });
+  const watch = new FingerprintWatch(
+    record.root,
+    tableOf(record),
+    record.at,
+    options.fs === undefined ? {} : { fs: options.fs },
+  );
   watch.wrote();
   watch.moved();
-  return watch.moves().map((move) => ({ path: move.path, kind: move.kind, was: move.was, now: currentDigest(record.root, move, record, options.fs) }));
+  return watch.moves().map((move) => ({
+    path: move.path,
+    kind: move.kind,
+    was: move.was,
+    now: currentDigest(record.root, move, record, options.fs),
+  }));
 }
 
 /**
@@ -139,7 +161,13 @@ export function verifyRun(run: RunHandle, options: { fs?: FileSystem } = {}): Re
   const earlier = recordedMoves(run.dir, record, during);
   const fresh = movesNow(run, options).filter((move) => !earlier.some((file) => file.path === move.path));
   const moved = [...earlier, ...fresh];
-  const verdict: Verdict = { run: record.id, scope: judgedScope(record), key: record.key, save: moved.length === 0, moved };
+  const verdict: Verdict = {
+    run: record.id,
+    scope: judgedScope(record),
+    key: record.key,
+    save: moved.length === 0,
+    moved,
+  };
   const duringRun = [...during];
   try {
     if (fresh.length > 0) appendEvent(run, { type: 'moved', evidence: 'verify', files: fresh });

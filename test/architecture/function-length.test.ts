@@ -21,6 +21,25 @@ export const MAX_LINES = 60;
  * it is taken out.
  */
 const ALLOWED: Readonly<Record<string, string>> = {
+  'cli/commands/doctor.ts:hookChecks': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
+  'cli/commands/key.ts:run': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
+  'core/slices/bun-lock.ts:readBunLock': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
+  'core/slices/pnpm-yaml/blocks.ts:Blocks.addKey': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
+  'core/slices/pnpm-yaml/flow.ts:flowEnd': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
+  'core/slices/pnpm-yaml/reader.ts:LineReader.itemLine':
+    'over 60 lines once wrapped at 120 columns (issue 22); split next',
+  'core/slices/yarn-berry.ts:indexYarnBerry': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
+  'core/slices/yarn-berry.ts:lowerYarnBerry': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
+  'guard/finish.ts:finishRun': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
+  'guard/withhold-pass.ts:passOne': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
+  'integrations/package-managers/argv.ts:classifyParsed':
+    'over 60 lines once wrapped at 120 columns (issue 22); split next',
+  'integrations/runners/pnpm-pipeline/cache.ts:pipelineSummary':
+    'over 60 lines once wrapped at 120 columns (issue 22); split next',
+  'integrations/runners/turbo/cache.ts:turboSummary':
+    'over 60 lines once wrapped at 120 columns (issue 22); split next',
+  'run/ledger-fs.ts:scanLines': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
+  'run/quarantine/move.ts:moveTree': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
   'guard/recover-runs.ts:finishOne': 'merged this session (one withholding pass for recovery); split next',
   'guard/remote-gate-wiring.ts:openRemoteGates': 'merged this session (moved out of cli/); split next',
   'guard/run.ts:guardedRun': 'merged this session (moved out of cli/commands/run.ts); split next',
@@ -30,11 +49,14 @@ const ALLOWED: Readonly<Record<string, string>> = {
   'cli/commands/doctor.ts:ledgerChecks': 'doctor: the ledger checks, not split yet',
   'cli/commands/quarantine.ts:run': 'a command of cli/, not split yet',
   'cli/commands/status.ts:run': 'a command of cli/, not split yet',
-  'core/slices/bun-jsonc.ts:checkBunLock': 'not split yet (issue 22): one pass over bun.lock, hot; its sections (values, roles, frames) want a reader class with a bench',
-  'core/slices/yarn-classic-parse.ts:parseYarnClassic': 'not split yet (issue 22): hot, a tokenizer and a parser in one; split with a bench',
+  'core/slices/bun-jsonc.ts:checkBunLock':
+    'not split yet (issue 22): one pass over bun.lock, hot; its sections (values, roles, frames) want a reader class with a bench',
+  'core/slices/yarn-classic-parse.ts:parseYarnClassic':
+    'not split yet (issue 22): hot, a tokenizer and a parser in one; split with a bench',
   'core/json-lockfile.ts:scanJson': 'not split yet (issue 22): the JSON checker, hot on npm lockfiles',
   'run/quarantine/pass.ts:quarantine': 'the quarantine pass (run/quarantine/pass.ts), not split yet',
-  'core/slices/yarn-classic-parse.ts:next': 'not split yet (issue 22): the tokenizer inside parseYarnClassic, goes with it',
+  'core/slices/yarn-classic-parse.ts:next':
+    'not split yet (issue 22): the tokenizer inside parseYarnClassic, goes with it',
   'core/slices/bun-jsonc.ts:value': 'not split yet (issue 22): the value reader inside checkBunLock, goes with it',
 };
 
@@ -56,7 +78,11 @@ function sources(dir: string): string[] {
 function nameOf(node: ts.FunctionLikeDeclaration, file: ts.SourceFile): string | undefined {
   const parent = node.parent;
   let name = ts.isConstructorDeclaration(node) ? 'constructor' : node.name?.getText(file);
-  if (name === undefined && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))) name = parent.name.getText(file);
+  if (
+    name === undefined &&
+    (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))
+  )
+    name = parent.name.getText(file);
   if (name !== undefined && ts.isClassLike(parent)) name = `${parent.name?.getText(file) ?? '<class>'}.${name}`;
   return name;
 }
@@ -87,7 +113,9 @@ test(`no function in lib/ is over ${MAX_LINES} lines but the allowed ones, and e
     }
   }
   assert.ok(seen > 500, `the walk saw the functions (${seen})`);
-  const over = [...long].filter(([id]) => ALLOWED[id] === undefined).map(([id, lines]) => `${id} (${lines} lines): split it along its sections`);
+  const over = [...long]
+    .filter(([id]) => ALLOWED[id] === undefined)
+    .map(([id, lines]) => `${id} (${lines} lines): split it along its sections`);
   const stale = Object.keys(ALLOWED)
     .filter((id) => !long.has(id))
     .map((id) => `${id}: no longer over ${MAX_LINES} lines (or gone): take it out of ALLOWED`);
@@ -95,7 +123,21 @@ test(`no function in lib/ is over ${MAX_LINES} lines but the allowed ones, and e
 });
 
 test('the span reader names functions as they are written and counts their lines', () => {
-  const text = ['function a() {', '  return 1;', '}', 'const b = () => {', '  const c = function () {};', '};', 'class K {', '  m() {', '  }', '  constructor() {}', '}', 'call(() => 1);', ''].join('\n');
+  const text = [
+    'function a() {',
+    '  return 1;',
+    '}',
+    'const b = () => {',
+    '  const c = function () {};',
+    '};',
+    'class K {',
+    '  m() {',
+    '  }',
+    '  constructor() {}',
+    '}',
+    'call(() => 1);',
+    '',
+  ].join('\n');
   assert.deepEqual(functionSpans(text, 'x.ts'), [
     { id: 'x.ts:a', lines: 3 },
     { id: 'x.ts:b', lines: 3 },

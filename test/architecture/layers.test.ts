@@ -23,7 +23,8 @@ function sources(dir: string): string[] {
 export function specifiers(text: string): string[] {
   const found: string[] = [];
   const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/[^\n]*/g, '$1');
-  for (const match of code.matchAll(/\b(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?['"]([^'"]+)['"]/g)) found.push(match[1] as string);
+  for (const match of code.matchAll(/\b(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?['"]([^'"]+)['"]/g))
+    found.push(match[1] as string);
   for (const match of code.matchAll(/\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g)) found.push(match[1] as string);
   return found;
 }
@@ -48,7 +49,8 @@ test('layers point down only: core imports no run/integrations/guard/cli, run no
         violations.push(`${relative(LIB, file)} imports ${spec}, outside the layers`);
         continue;
       }
-      if (LAYERS.indexOf(to) > LAYERS.indexOf(from)) violations.push(`${relative(LIB, file)} (${from}) imports ${spec} (${to})`);
+      if (LAYERS.indexOf(to) > LAYERS.indexOf(from))
+        violations.push(`${relative(LIB, file)} (${from}) imports ${spec} (${to})`);
     }
   }
   assert.ok(checked > 100, `the walk saw the imports (${checked})`);
@@ -60,12 +62,15 @@ test('guard/ sits between integrations/ and cli/: it exists, cli imports it, and
   for (const file of sources(LIB)) {
     const from = layerOf(file);
     if (from === undefined || from === 'index' || from === 'guard') continue;
-    for (const spec of specifiers(readFileSync(file, 'utf8'))) if (spec.startsWith('.') && layerOf(resolve(dirname(file), spec.replace(/\.js$/, '.ts'))) === 'guard') users.add(from);
+    for (const spec of specifiers(readFileSync(file, 'utf8')))
+      if (spec.startsWith('.') && layerOf(resolve(dirname(file), spec.replace(/\.js$/, '.ts'))) === 'guard')
+        users.add(from);
   }
   assert.deepEqual([...users], ['cli']);
 });
 
 test('the import reader sees type-only, re-export and dynamic imports', () => {
-  const text = "import type { A } from '../cli/a.js';\nexport { b } from '../run/b.js';\nconst c = await import('../integrations/c.js');\n// import x from '../cli/commented.js'\n";
+  const text =
+    "import type { A } from '../cli/a.js';\nexport { b } from '../run/b.js';\nconst c = await import('../integrations/c.js');\n// import x from '../cli/commented.js'\n";
   assert.deepEqual(specifiers(text), ['../cli/a.js', '../run/b.js', '../integrations/c.js']);
 });

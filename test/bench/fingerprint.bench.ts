@@ -25,7 +25,8 @@ function fixtureLockfiles(dir: string): { name: string; path: string }[] {
   const walk = (folder: string, depth: number): void => {
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
       const path = join(folder, entry.name);
-      if (entry.isFile() && LOCKFILE_NAMES.includes(entry.name)) found.push({ name: relative(dir, folder).split('/')[0] ?? entry.name, path });
+      if (entry.isFile() && LOCKFILE_NAMES.includes(entry.name))
+        found.push({ name: relative(dir, folder).split('/')[0] ?? entry.name, path });
       else if (entry.isDirectory() && depth < 8 && entry.name !== 'node_modules') walk(path, depth + 1);
     }
   };
@@ -70,7 +71,14 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
 
   // (a) the table read, on the real lockfiles when they are here, and on generated big ones.
   if (ctx.fixturesDir === undefined) {
-    rows.push({ group: 'table read', subject: 'real lockfiles', subjectMs: Number.NaN, baseline: '-', baselineMs: Number.NaN, note: 'skipped: ../shared/fixtures/lockfiles is not there (set LOCKGUARD_BENCH_FIXTURES)' });
+    rows.push({
+      group: 'table read',
+      subject: 'real lockfiles',
+      subjectMs: Number.NaN,
+      baseline: '-',
+      baselineMs: Number.NaN,
+      note: 'skipped: ../shared/fixtures/lockfiles is not there (set LOCKGUARD_BENCH_FIXTURES)',
+    });
   } else {
     for (const { name, path } of fixtureLockfiles(ctx.fixturesDir)) {
       const root = join(ctx.tmp, 'fixtures', name);
@@ -79,10 +87,22 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
     }
   }
   const bigPnpm = join(ctx.tmp, 'generated-pnpm');
-  writeSyntheticWorkspace(bigPnpm, { manager: 'pnpm', importers: 1000, packages: 20_000, installed: true, projects: false });
+  writeSyntheticWorkspace(bigPnpm, {
+    manager: 'pnpm',
+    importers: 1000,
+    packages: 20_000,
+    installed: true,
+    projects: false,
+  });
   rows.push(await tableRow(ctx, 'generated pnpm, 1,000 importers / 20,000 packages, installed', bigPnpm));
   const bigNpm = join(ctx.tmp, 'generated-npm');
-  writeSyntheticWorkspace(bigNpm, { manager: 'npm', importers: 1000, packages: 20_000, installed: true, projects: false });
+  writeSyntheticWorkspace(bigNpm, {
+    manager: 'npm',
+    importers: 1000,
+    packages: 20_000,
+    installed: true,
+    projects: false,
+  });
   rows.push(await tableRow(ctx, 'generated npm, 1,000 workspaces / 20,000 packages, installed', bigNpm));
 
   // (b) moved() after wrote() with nothing changed: stats only. The files were just written, so the read
@@ -145,7 +165,11 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       baseline: 'node -e 0',
       baselineMs,
       goal: 1.3,
-      ...(manager === 'pnpm' ? { note: 'pnpm workspaces also run @pnpm/find-workspace-dir (loaded on demand); npm, yarn and bun workspaces skip it' } : {}),
+      ...(manager === 'pnpm'
+        ? {
+            note: 'pnpm workspaces also run @pnpm/find-workspace-dir (loaded on demand); npm, yarn and bun workspaces skip it',
+          }
+        : {}),
     });
   }
   return rows;

@@ -10,7 +10,8 @@ import { parseUpstream, startGate, type GateProtocol } from '../../lib/integrati
 
 const [protocol, url, root] = process.argv.slice(2);
 const upstream = parseUpstream(url ?? '');
-if (typeof upstream === 'string' || root === undefined) throw new Error('usage: gate-process <protocol> <upstream> <root>');
+if (typeof upstream === 'string' || root === undefined)
+  throw new Error('usage: gate-process <protocol> <upstream> <root>');
 const session = new GuardSession(readWorkspaceFingerprints(root), 'withhold', ['bench']);
 const gate = await startGate({
   protocol: protocol as GateProtocol,
@@ -23,7 +24,9 @@ process.stdin.resume();
 process.stdin.on('end', () => {
   void gate.close().then(() => {
     session.stop();
-    process.stdout.write(`${JSON.stringify({ rssStartKb, maxRssKb: process.resourceUsage().maxRSS, stats: gate.stats() })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ rssStartKb, maxRssKb: process.resourceUsage().maxRSS, stats: gate.stats() })}\n`,
+    );
     process.exit(0);
   });
 });

@@ -44,7 +44,12 @@ function model(options: SyntheticOptions): { pkgs: Pkg[]; importerDeps: number[]
     const deps: number[] = [];
     const count = i + 1 < options.packages ? (options.depsPerPackage ?? 3) : 0;
     for (let d = 0; d < count; d++) deps.push(i + 1 + pick(Math.max(1, Math.min(options.packages - i - 1, 400))));
-    pkgs.push({ name, version, integrity, deps: [...new Set(deps)].filter((dep) => dep < options.packages).sort((x, y) => x - y) });
+    pkgs.push({
+      name,
+      version,
+      integrity,
+      deps: [...new Set(deps)].filter((dep) => dep < options.packages).sort((x, y) => x - y),
+    });
   }
   const importerDeps: number[][] = [];
   for (let i = 0; i <= options.importers; i++) {
@@ -71,7 +76,16 @@ function yamlKey(name: string): string {
 /** pnpm v9 lockfile text, in the layout pnpm writes (blank lines between entries, 2-space indent). */
 export function pnpmLockfileText(options: SyntheticOptions): string {
   const { pkgs, importerDeps } = model(options);
-  const out: string[] = ["lockfileVersion: '9.0'", '', 'settings:', '  autoInstallPeers: true', '  excludeLinksFromLockfile: false', '', 'importers:', ''];
+  const out: string[] = [
+    "lockfileVersion: '9.0'",
+    '',
+    'settings:',
+    '  autoInstallPeers: true',
+    '  excludeLinksFromLockfile: false',
+    '',
+    'importers:',
+    '',
+  ];
   importerDeps.forEach((deps, i) => {
     out.push(`  ${importerPath(i)}:`);
     if (deps.length === 0) {
@@ -95,7 +109,12 @@ export function pnpmLockfileText(options: SyntheticOptions): string {
   const sorted = [...pkgs].sort((x, y) => compare(`${x.name}@${x.version}`, `${y.name}@${y.version}`));
   out.push('packages:', '');
   for (const pkg of sorted) {
-    out.push(`  ${yamlKey(`${pkg.name}@${pkg.version}`)}:`, `    resolution: {integrity: ${pkg.integrity}}`, "    engines: {node: '>=18'}", '');
+    out.push(
+      `  ${yamlKey(`${pkg.name}@${pkg.version}`)}:`,
+      `    resolution: {integrity: ${pkg.integrity}}`,
+      "    engines: {node: '>=18'}",
+      '',
+    );
   }
   out.push('snapshots:', '');
   for (const pkg of sorted) {
@@ -159,13 +178,19 @@ export interface WorkspaceOptions extends SyntheticOptions {
 export function writeSyntheticWorkspace(root: string, options: WorkspaceOptions): string {
   mkdirSync(root, { recursive: true });
   const pnpm = options.manager === 'pnpm';
-  writeFileSync(join(root, 'package.json'), `${JSON.stringify({ name: 'synthetic', private: true, ...(pnpm ? {} : { workspaces: ['packages/*'] }) }, null, 2)}\n`);
+  writeFileSync(
+    join(root, 'package.json'),
+    `${JSON.stringify({ name: 'synthetic', private: true, ...(pnpm ? {} : { workspaces: ['packages/*'] }) }, null, 2)}\n`,
+  );
   if (pnpm) writeFileSync(join(root, 'pnpm-workspace.yaml'), 'packages:\n  - "packages/*"\n');
   if (options.projects !== false) {
     for (let i = 1; i <= options.importers; i++) {
       const dir = join(root, importerPath(i));
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: `p${String(i).padStart(4, '0')}`, version: '1.0.0' }, null, 2)}\n`);
+      writeFileSync(
+        join(dir, 'package.json'),
+        `${JSON.stringify({ name: `p${String(i).padStart(4, '0')}`, version: '1.0.0' }, null, 2)}\n`,
+      );
     }
   }
   const text = pnpm ? pnpmLockfileText(options) : npmLockfileText(options);
@@ -175,7 +200,14 @@ export function writeSyntheticWorkspace(root: string, options: WorkspaceOptions)
     if (pnpm) {
       mkdirSync(join(root, 'node_modules/.pnpm'), { recursive: true });
       writeFileSync(join(root, 'node_modules/.pnpm/lock.yaml'), text);
-      const modules = { layoutVersion: 5, nodeLinker: 'isolated', packageManager: 'pnpm@10.34.8', prunedAt: new Date(0).toUTCString(), storeDir: '/store/v10', virtualStoreDir: '.pnpm' };
+      const modules = {
+        layoutVersion: 5,
+        nodeLinker: 'isolated',
+        packageManager: 'pnpm@10.34.8',
+        prunedAt: new Date(0).toUTCString(),
+        storeDir: '/store/v10',
+        virtualStoreDir: '.pnpm',
+      };
       writeFileSync(join(root, 'node_modules/.modules.yaml'), `${JSON.stringify(modules, null, 2)}\n`);
     } else {
       mkdirSync(join(root, 'node_modules'), { recursive: true });

@@ -161,11 +161,26 @@ export function countInstructions(spec: ProcessSpec): Promise<number> {
   const argv = ['--tool=callgrind', '--callgrind-out-file=/dev/null', spec.command, ...spec.args];
   const { cwd, env } = spec.options ?? {};
   return new Promise((resolve, reject) => {
-    execFile('valgrind', argv, { ...(cwd === undefined ? {} : { cwd }), ...(env === undefined ? {} : { env }), timeout: 300_000, maxBuffer: 64 * 1024 * 1024 }, (error, _stdout, stderr) => {
-      const collected = /Collected\s*:\s*(\d+)/.exec(stderr)?.[1];
-      if (error !== null || collected === undefined) reject(new Error(`callgrind of ${spec.command} ${spec.args.join(' ')} failed (${error?.message ?? 'no count'}):\n${stderr.slice(-2000)}`));
-      else resolve(Number(collected));
-    });
+    execFile(
+      'valgrind',
+      argv,
+      {
+        ...(cwd === undefined ? {} : { cwd }),
+        ...(env === undefined ? {} : { env }),
+        timeout: 300_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (error, _stdout, stderr) => {
+        const collected = /Collected\s*:\s*(\d+)/.exec(stderr)?.[1];
+        if (error !== null || collected === undefined)
+          reject(
+            new Error(
+              `callgrind of ${spec.command} ${spec.args.join(' ')} failed (${error?.message ?? 'no count'}):\n${stderr.slice(-2000)}`,
+            ),
+          );
+        else resolve(Number(collected));
+      },
+    );
   });
 }
 
@@ -195,7 +210,10 @@ export function verdictOf(row: BenchRow): string {
 
 /** The markdown table: group | subject | median | baseline | median | ratio | goal | verdict, notes below. */
 export function formatTable(rows: readonly BenchRow[]): string {
-  const lines = ['| group | subject | median | baseline | median | ratio | goal | verdict |', '|---|---|---:|---|---:|---:|---:|---|'];
+  const lines = [
+    '| group | subject | median | baseline | median | ratio | goal | verdict |',
+    '|---|---|---:|---|---:|---:|---:|---|',
+  ];
   const notes: string[] = [];
   for (const row of rows) {
     const ratio = ratioOf(row);

@@ -24,7 +24,13 @@ const PNPMFILES: Record<Variant, string | null> = {
   bare: null,
 };
 
-function workspace(base: string, version: PnpmVersion, variant: Variant, lockguard: string, depX: string): () => (args: readonly string[]) => void {
+function workspace(
+  base: string,
+  version: PnpmVersion,
+  variant: Variant,
+  lockguard: string,
+  depX: string,
+): () => (args: readonly string[]) => void {
   const root = join(base, `pnpm${version}-${variant}`);
   mkdirSync(root, { recursive: true });
   writeTree(root, {
@@ -32,7 +38,9 @@ function workspace(base: string, version: PnpmVersion, variant: Variant, lockgua
     'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
     '.pnpmfile.cjs': PNPMFILES[variant],
     packages: {
-      a: { 'package.json': `${JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { 'dep-x': `file:${depX}` } })}\n` },
+      a: {
+        'package.json': `${JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { 'dep-x': `file:${depX}` } })}\n`,
+      },
       b: { 'package.json': '{"name":"b","version":"1.0.0"}\n' },
     },
   });
@@ -40,7 +48,8 @@ function workspace(base: string, version: PnpmVersion, variant: Variant, lockgua
   const [file, prefix] = pnpmCommand(version);
   const run = (args: readonly string[]): void => {
     const result = spawnSync(file, [...prefix, ...args], { cwd: root, env, stdio: 'ignore', timeout: 120_000 });
-    if (result.status !== 0) throw new Error(`pnpm ${version} ${args.join(' ')} failed in ${root} (${String(result.status)})`);
+    if (result.status !== 0)
+      throw new Error(`pnpm ${version} ${args.join(' ')} failed in ${root} (${String(result.status)})`);
   };
   return () => {
     run(['install']);
@@ -67,7 +76,11 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   const depX = writeTarball(join(ctx.tmp, 'dep-x-1.0.0.tgz'), 'dep-x', '1.0.0');
   const rows: BenchRow[] = [];
   {
-    const [plugin, trivial] = await sideBySide(loader(ctx.tmp, 'plugin', lockguard), loader(ctx.tmp, 'trivial', lockguard), ctx.runs);
+    const [plugin, trivial] = await sideBySide(
+      loader(ctx.tmp, 'plugin', lockguard),
+      loader(ctx.tmp, 'trivial', lockguard),
+      ctx.runs,
+    );
     rows.push({
       group: 'pnpmfile plugin, outside a run',
       subject: 'node: load the shim + plugin, call updateConfig',
@@ -93,7 +106,14 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
         () => runners.none(args),
         ctx.runs,
       );
-      rows.push({ group: `pnpmfile plugin, outside a run (pnpm ${version})`, subject: `${label}, lockguard shim + plugin`, subjectMs: plugin, baseline: `${label}, no pnpmfile`, baselineMs: none, goal: 1.05 });
+      rows.push({
+        group: `pnpmfile plugin, outside a run (pnpm ${version})`,
+        subject: `${label}, lockguard shim + plugin`,
+        subjectMs: plugin,
+        baseline: `${label}, no pnpmfile`,
+        baselineMs: none,
+        goal: 1.05,
+      });
       const [plugin2, trivial] = await sideBySide(
         () => runners.plugin(args),
         () => runners.trivial(args),

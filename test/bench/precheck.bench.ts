@@ -17,7 +17,15 @@ import { join } from 'node:path';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { checkInstall } from '../../lib/core/install-check.js';
 import { BIN } from '../helpers/cli.js';
-import { countInstructions, hasValgrind, perOp, processRotation, type BenchContext, type BenchRow, type ProcessSpec } from './harness.js';
+import {
+  countInstructions,
+  hasValgrind,
+  perOp,
+  processRotation,
+  type BenchContext,
+  type BenchRow,
+  type ProcessSpec,
+} from './harness.js';
 import { benchTools, PNPM10, WIDE, wideWorkspace } from './workspaces.js';
 
 function rc(spec: ProcessSpec): number | string {
@@ -26,7 +34,13 @@ function rc(spec: ProcessSpec): number | string {
 }
 
 /** pnpm's and lockguard's verdicts on a workspace broken by `breakIt` (undone by `undo`). */
-function verdicts(what: string, pnpmCheck: ProcessSpec, guard: ProcessSpec, breakIt: () => void, undo: () => void): string {
+function verdicts(
+  what: string,
+  pnpmCheck: ProcessSpec,
+  guard: ProcessSpec,
+  breakIt: () => void,
+  undo: () => void,
+): string {
   breakIt();
   try {
     return `${what}: pnpm verifyDepsBeforeRun=error rc ${rc(pnpmCheck)}, lockguard run -- true rc ${rc(guard)}`;
@@ -40,10 +54,22 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   const root = wideWorkspace(ctx.tmp, tools);
   const options = { cwd: root, env: tools.env };
   // pnpm settings go before `run`: after the script name they would be the script's own arguments.
-  const pnpmOff: ProcessSpec = { command: process.execPath, args: [PNPM10, '--config.verify-deps-before-run=false', 'run', 'noop'], options };
-  const pnpmOn: ProcessSpec = { command: process.execPath, args: [PNPM10, '--config.verify-deps-before-run=error', 'run', 'noop'], options };
+  const pnpmOff: ProcessSpec = {
+    command: process.execPath,
+    args: [PNPM10, '--config.verify-deps-before-run=false', 'run', 'noop'],
+    options,
+  };
+  const pnpmOn: ProcessSpec = {
+    command: process.execPath,
+    args: [PNPM10, '--config.verify-deps-before-run=error', 'run', 'noop'],
+    options,
+  };
   const guard: ProcessSpec = { command: process.execPath, args: [BIN, 'run', '--', 'true'], options };
-  const noCheck: ProcessSpec = { command: process.execPath, args: [BIN, 'run', '--no-pre-check', '--', 'true'], options };
+  const noCheck: ProcessSpec = {
+    command: process.execPath,
+    args: [BIN, 'run', '--no-pre-check', '--', 'true'],
+    options,
+  };
   for (const spec of [pnpmOff, pnpmOn, guard, noCheck]) {
     const code = rc(spec);
     if (code !== 0) throw new Error(`${spec.args.join(' ')} exits ${code} on the freshly installed workspace`);
@@ -70,7 +96,12 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
 
   // Correctness, as measured with the real pnpm: what each check says about two breakages pnpm does not see.
   const lockPath = join(root, 'pnpm-lock.yaml');
-  const edited = lock.toString('utf8').replace('resolution: {directory: vendor/v000, type: directory}', 'resolution: {directory: vendor/v001, type: directory}');
+  const edited = lock
+    .toString('utf8')
+    .replace(
+      'resolution: {directory: vendor/v000, type: directory}',
+      'resolution: {directory: vendor/v001, type: directory}',
+    );
   const store = join(root, 'node_modules', '.pnpm');
   const victim = readdirSync(store).find((name) => name.startsWith('v001@')) ?? 'v001@file+vendor+v001';
   const verdictNotes = [
@@ -109,7 +140,10 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   if (hasValgrind()) {
     // --single-threaded (both sides): with V8's helper threads, GC and compile timing move pnpm's ~2.7 G
     // count by up to 5% between runs, more than the check itself; single-threaded runs repeat within 0.5%.
-    const counted = [guard, noCheck, pnpmOn, pnpmOff].map((spec) => ({ ...spec, args: ['--single-threaded', ...spec.args] }));
+    const counted = [guard, noCheck, pnpmOn, pnpmOff].map((spec) => ({
+      ...spec,
+      args: ['--single-threaded', ...spec.args],
+    }));
     const [guardCount, noCheckCount, onCount, offCount] = await Promise.all(counted.map(countInstructions));
     rows.push({
       group: 'pre-run check',

@@ -35,7 +35,8 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
     let start = performance.now();
     const result = pruneLedger(root, { keep: KEEP });
     const pruneMs = performance.now() - start;
-    if (result.removed.length !== RUNS - KEEP) throw new Error(`expected ${RUNS - KEEP} removed, got ${result.removed.length}`);
+    if (result.removed.length !== RUNS - KEEP)
+      throw new Error(`expected ${RUNS - KEEP} removed, got ${result.removed.length}`);
     const ids = buildLedger(root);
     start = performance.now();
     for (const id of ids.slice(0, RUNS - KEEP)) rmSync(join(root, '.lockguard', 'runs', id), { recursive: true });

@@ -44,13 +44,22 @@ function waitLine(child: ChildProcess, pattern: RegExp): Promise<RegExpExecArray
 function wideTurbo(base: string, env: Record<string, string>): string {
   const root = join(base, 'wide-turbo');
   mkdirSync(root, { recursive: true });
-  writeFileSync(join(root, 'gen.cjs'), `require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.bin',require('crypto').randomBytes(${ARTIFACT_BYTES}));\n`);
+  writeFileSync(
+    join(root, 'gen.cjs'),
+    `require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.bin',require('crypto').randomBytes(${ARTIFACT_BYTES}));\n`,
+  );
   for (let i = 0; i < PACKAGES; i++) {
     const dir = join(root, 'packages', `p${i}`);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `p${i}`, version: '1.0.0', private: true, scripts: { build: 'node ../../gen.cjs' } }));
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: `p${i}`, version: '1.0.0', private: true, scripts: { build: 'node ../../gen.cjs' } }),
+    );
   }
-  writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'wide-turbo', private: true, packageManager: 'pnpm@10.34.8' }));
+  writeFileSync(
+    join(root, 'package.json'),
+    JSON.stringify({ name: 'wide-turbo', private: true, packageManager: 'pnpm@10.34.8' }),
+  );
   writeFileSync(join(root, 'pnpm-workspace.yaml'), 'packages:\n  - "packages/*"\n');
   writeFileSync(join(root, 'turbo.json'), JSON.stringify({ tasks: { build: { outputs: ['dist/**'] } } }));
   mustRun(['pnpm', 'install', '--offline'], root, env);
@@ -61,13 +70,22 @@ function turboRun(root: string, env: Record<string, string>, api: string, team: 
   rmSync(join(root, '.turbo'), { recursive: true, force: true });
   for (let i = 0; i < PACKAGES; i++) rmSync(join(root, 'packages', `p${i}`, 'dist'), { recursive: true, force: true });
   const start = performance.now();
-  const result = spawnSync('turbo', ['run', 'build', '--concurrency=4', '--output-logs=none'], { cwd: root, env: { ...env, TURBO_API: api, TURBO_TOKEN: TOKEN, TURBO_TEAM: team }, stdio: 'ignore', timeout: 300_000 });
+  const result = spawnSync('turbo', ['run', 'build', '--concurrency=4', '--output-logs=none'], {
+    cwd: root,
+    env: { ...env, TURBO_API: api, TURBO_TOKEN: TOKEN, TURBO_TEAM: team },
+    stdio: 'ignore',
+    timeout: 300_000,
+  });
   const ms = performance.now() - start;
   if (result.status !== 0) throw new Error(`turbo run build failed (${result.status ?? result.signal})`);
   return ms;
 }
 
-async function startGateProcess(protocol: string, upstream: string, root: string): Promise<{ url: string; child: ChildProcess; end(): Promise<{ rssStartKb: number; maxRssKb: number }> }> {
+async function startGateProcess(
+  protocol: string,
+  upstream: string,
+  root: string,
+): Promise<{ url: string; child: ChildProcess; end(): Promise<{ rssStartKb: number; maxRssKb: number }> }> {
   const child = spawn(process.execPath, [GATE, protocol, upstream, root], { stdio: ['pipe', 'pipe', 'inherit'] });
   const found = await waitLine(child, /listening (\d+)/);
   return {
@@ -84,10 +102,14 @@ async function startGateProcess(protocol: string, upstream: string, root: string
 async function streamBig(url: string, size: number): Promise<void> {
   const body = artifactBody(size);
   await new Promise<void>((resolve, reject) => {
-    const req = http.request(`${url}/v8/artifacts/big?slug=x`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-length': size }, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 202 ? resolve() : reject(new Error(`PUT ${res.statusCode}`))));
-    });
+    const req = http.request(
+      `${url}/v8/artifacts/big?slug=x`,
+      { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-length': size }, agent: false },
+      (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 202 ? resolve() : reject(new Error(`PUT ${res.statusCode}`))));
+      },
+    );
     req.on('error', reject);
     body.pipe(req);
   });
@@ -109,7 +131,9 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   const root = wideTurbo(ctx.tmp, tools.env);
   {
     // 200 MB through a fresh gate process to the spec server: the gate's RSS high-water mark over its start.
-    const spec = spawn(process.execPath, [SPEC, 'v8', join(ctx.tmp, 'big-store'), TOKEN], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const spec = spawn(process.execPath, [SPEC, 'v8', join(ctx.tmp, 'big-store'), TOKEN], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     const port = (await waitLine(spec, /listening (\d+)/))[1];
     const big = await startGateProcess('turbo-v8', `http://127.0.0.1:${port}`, root);
     const started = performance.now();
@@ -146,11 +170,20 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       ctx.runs,
     );
     session.stop();
-    rows.push({ group: 'remote gate', subject: 'the re-check before each upload or restore (per request)', subjectMs, baseline: 'one wrote(); moved()', baselineMs, goal: 2 });
+    rows.push({
+      group: 'remote gate',
+      subject: 'the re-check before each upload or restore (per request)',
+      subjectMs,
+      baseline: 'one wrote(); moved()',
+      baselineMs,
+      goal: 2,
+    });
   }
   // The test helpers' server, with the bench's own cleanup in place of a test context.
   const stops: (() => void)[] = [];
-  const server = await startTurboRemoteCache({ after: (stop) => void stops.push(stop as () => void) }, ctx.tmp, TOKEN, { bodyLimit: 300 * 1024 * 1024 });
+  const server = await startTurboRemoteCache({ after: (stop) => void stops.push(stop as () => void) }, ctx.tmp, TOKEN, {
+    bodyLimit: 300 * 1024 * 1024,
+  });
   const gate = await startGateProcess('turbo-v8', server.url, root);
   // A cold 200-task turbo run takes 15-60 s here: three samples each side. A warm one restores in well
   // under a second, and its ratio is the one near its goal: eleven samples each side.
@@ -167,7 +200,15 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       const samples = { direct: [] as number[], gated: [] as number[] };
       for (let i = 0; i < pairs; i++) {
         const order = i % 2 === 0 ? (['direct', 'gated'] as const) : (['gated', 'direct'] as const);
-        for (const mode of order) samples[mode].push(turboRun(root, tools.env, mode === 'direct' ? server.url : gate.url, kind === 'warm' ? 'warm' : `cold-${i}-${mode}`));
+        for (const mode of order)
+          samples[mode].push(
+            turboRun(
+              root,
+              tools.env,
+              mode === 'direct' ? server.url : gate.url,
+              kind === 'warm' ? 'warm' : `cold-${i}-${mode}`,
+            ),
+          );
       }
       const row: BenchRow = {
         group: 'remote gate',

@@ -11,10 +11,25 @@ import { blocksOf, GENERATED_MARKER, type ModuleResult, renderBlock, updatePage 
 
 const ROWS: readonly BenchRow[] = [
   { group: 'prune', subject: 'pruneLedger', subjectMs: 512.4, baseline: 'rmSync', baselineMs: 380, goal: 1.5 },
-  { group: 'run', subject: 'lockguard run -- true', subjectMs: 590e6, baseline: 'node -e 0', baselineMs: 500e6, unit: 'instructions', goal: 1.3, note: 'callgrind' },
+  {
+    group: 'run',
+    subject: 'lockguard run -- true',
+    subjectMs: 590e6,
+    baseline: 'node -e 0',
+    baselineMs: 500e6,
+    unit: 'instructions',
+    goal: 1.3,
+    note: 'callgrind',
+  },
 ];
 const MACHINE = 'AMD EPYC 7B13, 2 cores, Node v20.20.2 (linux x64)';
-const result = (module: string): ModuleResult => ({ module, rows: ROWS, at: '2026-12-01T22:10:31.123Z', machine: MACHINE, samples: 15 });
+const result = (module: string): ModuleResult => ({
+  module,
+  rows: ROWS,
+  at: '2026-12-01T22:10:31.123Z',
+  machine: MACHINE,
+  samples: 15,
+});
 const HAND = '# Performance\n\nHand-written text, kept as it is.\n\n';
 const ORDER = ['fingerprint', 'run', 'prune'];
 
@@ -64,7 +79,10 @@ test('a full run replaces every block; a subset run only its own, in the bench o
 });
 
 test('a page without the marker is refused, naming the line to put back', () => {
-  assert.throws(() => updatePage(HAND, [result('prune')], true, ORDER), /Expected test\/bench\/README\.md to hold the line/);
+  assert.throws(
+    () => updatePage(HAND, [result('prune')], true, ORDER),
+    /Expected test\/bench\/README\.md to hold the line/,
+  );
 });
 
 test('the committed test/bench/README.md has its marker and only blocks the bench writes, each dated', () => {

@@ -26,7 +26,12 @@ export interface ModuleResult {
 /** One module's block: its heading, when and where it was measured, and its table. */
 export function renderBlock(result: ModuleResult): string {
   const when = `Measured ${result.at.slice(0, 16).replace('T', ' ')} UTC on ${result.machine}; ${result.samples} samples per row, medians.`;
-  const body = result.rows === undefined ? 'This module failed in that run (its error is in the bench output): no rows.' : result.rows.length === 0 ? 'No rows (the module measured nothing on that machine).' : formatTable(result.rows);
+  const body =
+    result.rows === undefined
+      ? 'This module failed in that run (its error is in the bench output): no rows.'
+      : result.rows.length === 0
+        ? 'No rows (the module measured nothing on that machine).'
+        : formatTable(result.rows);
   return `<!-- bench:${result.module} -->\n### ${result.module}\n\n${when}\n\n${body}\n<!-- /bench:${result.module} -->`;
 }
 
@@ -34,13 +39,17 @@ export function renderBlock(result: ModuleResult): string {
 export function blocksOf(page: string): Map<string, string> {
   const blocks = new Map<string, string>();
   const generated = page.slice(markerEnd(page));
-  for (const match of generated.matchAll(/<!-- bench:([\w-]+) -->\n[\s\S]*?<!-- \/bench:\1 -->/g)) blocks.set(match[1] ?? '', match[0]);
+  for (const match of generated.matchAll(/<!-- bench:([\w-]+) -->\n[\s\S]*?<!-- \/bench:\1 -->/g))
+    blocks.set(match[1] ?? '', match[0]);
   return blocks;
 }
 
 function markerEnd(page: string): number {
   const at = page.indexOf(`${GENERATED_MARKER}\n`);
-  if (at === -1) throw new Error(`Expected test/bench/README.md to hold the line "${GENERATED_MARKER}", which starts its generated part; put it back below the hand-written text`);
+  if (at === -1)
+    throw new Error(
+      `Expected test/bench/README.md to hold the line "${GENERATED_MARKER}", which starts its generated part; put it back below the hand-written text`,
+    );
   return at + GENERATED_MARKER.length + 1;
 }
 
@@ -48,7 +57,12 @@ function markerEnd(page: string): number {
  * The page with `results` written in: the hand-written part as it was, then the blocks. A full run (`full`)
  * keeps no block it did not write; a subset run keeps the others. `order` is the bench's module list.
  */
-export function updatePage(page: string, results: readonly ModuleResult[], full: boolean, order: readonly string[]): string {
+export function updatePage(
+  page: string,
+  results: readonly ModuleResult[],
+  full: boolean,
+  order: readonly string[],
+): string {
   const head = page.slice(0, markerEnd(page));
   const blocks = full ? new Map<string, string>() : blocksOf(page);
   for (const result of results) blocks.set(result.module, renderBlock(result));

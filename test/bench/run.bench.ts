@@ -18,14 +18,25 @@ import { statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN } from '../helpers/cli.js';
 import { writeSyntheticWorkspace } from './generate.js';
-import { countInstructions, hasValgrind, median, medianPairRatio, processSamples, type BenchContext, type BenchRow, type ProcessSpec } from './harness.js';
+import {
+  countInstructions,
+  hasValgrind,
+  median,
+  medianPairRatio,
+  processSamples,
+  type BenchContext,
+  type BenchRow,
+  type ProcessSpec,
+} from './harness.js';
 import { benchTools, REPO, turboExample } from './workspaces.js';
 
 function mustPass(spec: ProcessSpec, expect?: RegExp): string {
   const result = spawnSync(spec.command, [...spec.args], { ...spec.options, encoding: 'utf8', timeout: 120_000 });
   const out = `${result.stdout}${result.stderr}`;
-  if (result.status !== 0) throw new Error(`${spec.command} ${spec.args.join(' ')} exits ${result.status ?? result.signal}:\n${out}`);
-  if (expect !== undefined && !expect.test(out)) throw new Error(`${spec.command} ${spec.args.join(' ')} did not print ${expect}:\n${out}`);
+  if (result.status !== 0)
+    throw new Error(`${spec.command} ${spec.args.join(' ')} exits ${result.status ?? result.signal}:\n${out}`);
+  if (expect !== undefined && !expect.test(out))
+    throw new Error(`${spec.command} ${spec.args.join(' ')} did not print ${expect}:\n${out}`);
   return out;
 }
 
@@ -37,7 +48,14 @@ function withoutCaCerts(spec: ProcessSpec): ProcessSpec {
 }
 
 /** Wrapped vs bare vs `node -e 0`, sampled together: the wrapper's share against a Node start, round by round. */
-function overheadRow(name: string, wrapped: ProcessSpec, bare: ProcessSpec, node: ProcessSpec, runs: number, note: string): BenchRow {
+function overheadRow(
+  name: string,
+  wrapped: ProcessSpec,
+  bare: ProcessSpec,
+  node: ProcessSpec,
+  runs: number,
+  note: string,
+): BenchRow {
   const [wrappedSamples = [], bareSamples = [], nodeSamples = []] = processSamples([wrapped, bare, node], runs);
   const [wrappedMs, bareMs, nodeMs] = [median(wrappedSamples), median(bareSamples), median(nodeSamples)];
   const added = wrappedSamples.map((value, i) => value - (bareSamples[i] ?? Number.NaN));
@@ -104,10 +122,16 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
 
   // (a2) guarding every configured runner cache: turbo and nx both configured; against the same run guarding
   // none (--runner none: no resolution, no listing, as lockguard 0.1 did for `true`).
-  const both = turboExample(join(ctx.tmp, 'turbo-and-nx'), tools, { 'nx.json': '{"targetDefaults":{"build":{"cache":true}}}\n' });
+  const both = turboExample(join(ctx.tmp, 'turbo-and-nx'), tools, {
+    'nx.json': '{"targetDefaults":{"build":{"cache":true}}}\n',
+  });
   const bothOptions = { cwd: both, env: tools.env };
   const guardsBoth: ProcessSpec = { command: process.execPath, args: [BIN, 'run', '--', 'true'], options: bothOptions };
-  const guardsNone: ProcessSpec = { command: process.execPath, args: [BIN, 'run', '--runner', 'none', '--', 'true'], options: bothOptions };
+  const guardsNone: ProcessSpec = {
+    command: process.execPath,
+    args: [BIN, 'run', '--runner', 'none', '--', 'true'],
+    options: bothOptions,
+  };
   mustPass(guardsBoth);
   // Paired: the difference sought (about a millisecond) is far below the drift of a loaded machine between
   // rounds, so each round's difference is taken and their median quoted.
@@ -124,22 +148,54 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   });
 
   const turbo: ProcessSpec = { command: 'turbo', args: ['run', 'build'], options };
-  const wrapped: ProcessSpec = { command: process.execPath, args: [BIN, 'run', '--', 'turbo', 'run', 'build'], options };
+  const wrapped: ProcessSpec = {
+    command: process.execPath,
+    args: [BIN, 'run', '--', 'turbo', 'run', 'build'],
+    options,
+  };
 
   // (b) instruction counts: one callgrind run each (node -e 0 repeated within about 1% here).
   const verifyRoot = join(ctx.tmp, 'verify-pnpm');
-  const lockfile = writeSyntheticWorkspace(verifyRoot, { manager: 'pnpm', importers: 200, packages: 2000, projects: false });
+  const lockfile = writeSyntheticWorkspace(verifyRoot, {
+    manager: 'pnpm',
+    importers: 200,
+    packages: 2000,
+    projects: false,
+  });
   mustPass({ command: process.execPath, args: [BIN, 'snapshot'], options: { cwd: verifyRoot, env: tools.env } });
-  const verify: ProcessSpec = { command: process.execPath, args: [BIN, 'verify'], options: { cwd: verifyRoot, env: tools.env } };
+  const verify: ProcessSpec = {
+    command: process.execPath,
+    args: [BIN, 'verify'],
+    options: { cwd: verifyRoot, env: tools.env },
+  };
   mustPass(verify);
   const verifyLabel = `lockguard verify (pnpm, ${(statSync(lockfile).size / 1e6).toFixed(2)} MB lockfile, as in the cli rows)`;
   if (hasValgrind()) {
     // Counted at once: instruction counts do not depend on the load.
-    const specs = [node, guarded, verify, wrapped, guardsBoth, guardsNone, ...(caCerts ? [withoutCaCerts(node), withoutCaCerts(guarded), withoutCaCerts(verify)] : [])];
-    const [nodeCount, runCount, verifyCount, wrappedCount, bothCount, noneCount, plainNode, plainRun, plainVerify] = await Promise.all(specs.map(countInstructions));
-    const note = 'valgrind --tool=callgrind, one run each; the child (`true`) is not traced; counts do not depend on the load';
+    const specs = [
+      node,
+      guarded,
+      verify,
+      wrapped,
+      guardsBoth,
+      guardsNone,
+      ...(caCerts ? [withoutCaCerts(node), withoutCaCerts(guarded), withoutCaCerts(verify)] : []),
+    ];
+    const [nodeCount, runCount, verifyCount, wrappedCount, bothCount, noneCount, plainNode, plainRun, plainVerify] =
+      await Promise.all(specs.map(countInstructions));
+    const note =
+      'valgrind --tool=callgrind, one run each; the child (`true`) is not traced; counts do not depend on the load';
     rows.push(
-      { group: 'run', subject: `lockguard run -- true (${small})`, subjectMs: runCount ?? Number.NaN, baseline: 'node -e 0', baselineMs: nodeCount ?? Number.NaN, goal: 1.3, unit: 'instructions', note },
+      {
+        group: 'run',
+        subject: `lockguard run -- true (${small})`,
+        subjectMs: runCount ?? Number.NaN,
+        baseline: 'node -e 0',
+        baselineMs: nodeCount ?? Number.NaN,
+        goal: 1.3,
+        unit: 'instructions',
+        note,
+      },
       {
         group: 'run',
         subject: 'lockguard run -- turbo run build (the wrapper process only)',
@@ -149,7 +205,15 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
         unit: 'instructions',
         note: 'what knowing turbo adds to the wrapper: runner detection, cache listing before and after, the withholding pass; turbo itself (a child) is not traced',
       },
-      { group: 'cli', subject: verifyLabel, subjectMs: verifyCount ?? Number.NaN, baseline: 'node -e 0', baselineMs: nodeCount ?? Number.NaN, goal: 1.3, unit: 'instructions' },
+      {
+        group: 'cli',
+        subject: verifyLabel,
+        subjectMs: verifyCount ?? Number.NaN,
+        baseline: 'node -e 0',
+        baselineMs: nodeCount ?? Number.NaN,
+        goal: 1.3,
+        unit: 'instructions',
+      },
       {
         group: 'run',
         subject: 'lockguard run -- true, turbo and nx configured',
@@ -172,14 +236,39 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
           unit: 'instructions',
           note: `lockguard's own share: ${(((plainRun ?? 0) - (plainNode ?? 0)) / 1e6).toFixed(0)} M instructions (with the CA bundle: ${(((runCount ?? 0) - (nodeCount ?? 0)) / 1e6).toFixed(0)} M)`,
         },
-        { group: 'cli', subject: `lockguard verify, ${plain}`, subjectMs: plainVerify ?? Number.NaN, baseline: 'node -e 0, without it', baselineMs: plainNode ?? Number.NaN, unit: 'instructions' },
+        {
+          group: 'cli',
+          subject: `lockguard verify, ${plain}`,
+          subjectMs: plainVerify ?? Number.NaN,
+          baseline: 'node -e 0, without it',
+          baselineMs: plainNode ?? Number.NaN,
+          unit: 'instructions',
+        },
       );
     }
   } else {
     const note = 'skipped: valgrind is not installed (apt-get install valgrind)';
     rows.push(
-      { group: 'run', subject: 'lockguard run -- true, instructions', subjectMs: Number.NaN, baseline: 'node -e 0', baselineMs: Number.NaN, goal: 1.3, unit: 'instructions', note },
-      { group: 'cli', subject: 'lockguard verify, instructions', subjectMs: Number.NaN, baseline: 'node -e 0', baselineMs: Number.NaN, goal: 1.3, unit: 'instructions', note },
+      {
+        group: 'run',
+        subject: 'lockguard run -- true, instructions',
+        subjectMs: Number.NaN,
+        baseline: 'node -e 0',
+        baselineMs: Number.NaN,
+        goal: 1.3,
+        unit: 'instructions',
+        note,
+      },
+      {
+        group: 'cli',
+        subject: 'lockguard verify, instructions',
+        subjectMs: Number.NaN,
+        baseline: 'node -e 0',
+        baselineMs: Number.NaN,
+        goal: 1.3,
+        unit: 'instructions',
+        note,
+      },
     );
   }
 
@@ -200,18 +289,35 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
 
   // (c2) around nx with a warm cache and no daemon: the example with nx configured and installed (a link to
   // the repo's nx 24).
-  const nxRoot = turboExample(join(ctx.tmp, 'nx'), tools, { 'nx.json': '{"targetDefaults":{"build":{"dependsOn":["^build"],"outputs":["{projectRoot}/dist"],"cache":true}}}\n' });
+  const nxRoot = turboExample(join(ctx.tmp, 'nx'), tools, {
+    'nx.json': '{"targetDefaults":{"build":{"dependsOn":["^build"],"outputs":["{projectRoot}/dist"],"cache":true}}}\n',
+  });
   symlinkSync(join(REPO, 'node_modules', 'nx'), join(nxRoot, 'node_modules', 'nx'));
   writeFileSync(join(nxRoot, '.gitignore'), 'node_modules\n.nx\n.turbo\ndist\n.lockguard\n');
   const nxEnv = { ...tools.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_TUI: 'false' };
   const nxOptions = { cwd: nxRoot, env: nxEnv };
-  const nx: ProcessSpec = { command: 'nx', args: ['run-many', '-t', 'build', '--output-style=static'], options: nxOptions };
-  const nxWrapped: ProcessSpec = { command: process.execPath, args: [BIN, 'run', '--', 'nx', 'run-many', '-t', 'build', '--output-style=static'], options: nxOptions };
+  const nx: ProcessSpec = {
+    command: 'nx',
+    args: ['run-many', '-t', 'build', '--output-style=static'],
+    options: nxOptions,
+  };
+  const nxWrapped: ProcessSpec = {
+    command: process.execPath,
+    args: [BIN, 'run', '--', 'nx', 'run-many', '-t', 'build', '--output-style=static'],
+    options: nxOptions,
+  };
   mustPass(nx);
   mustPass(nx, /read the output from the cache/);
   mustPass(nxWrapped, /read the output from the cache/);
   rows.push(
-    overheadRow('a warm nx run-many -t build (NX_DAEMON=false, 2/2 hits)', nxWrapped, nx, { ...node, options: nxOptions }, ctx.runs, 'nx 24.0.6; an nx run takes over a second here, so its own spread is larger than the overhead measured'),
+    overheadRow(
+      'a warm nx run-many -t build (NX_DAEMON=false, 2/2 hits)',
+      nxWrapped,
+      nx,
+      { ...node, options: nxOptions },
+      ctx.runs,
+      'nx 24.0.6; an nx run takes over a second here, so its own spread is larger than the overhead measured',
+    ),
   );
   return rows;
 }

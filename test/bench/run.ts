@@ -50,13 +50,19 @@ const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 function fixturesDir(): string | undefined {
   const configured = process.env['LOCKGUARD_BENCH_FIXTURES'];
-  const dir = configured !== undefined && configured !== '' ? resolve(configured) : join(repoRoot, '..', 'shared', 'fixtures', 'lockfiles');
+  const dir =
+    configured !== undefined && configured !== ''
+      ? resolve(configured)
+      : join(repoRoot, '..', 'shared', 'fixtures', 'lockfiles');
   return existsSync(dir) ? dir : undefined;
 }
 
 function runsSetting(): number {
   const value = Number(process.env['LOCKGUARD_BENCH_RUNS'] ?? '15');
-  if (!Number.isInteger(value) || value < 1) throw new Error(`Expected LOCKGUARD_BENCH_RUNS to be a positive integer, got "${process.env['LOCKGUARD_BENCH_RUNS']}"`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(
+      `Expected LOCKGUARD_BENCH_RUNS to be a positive integer, got "${process.env['LOCKGUARD_BENCH_RUNS']}"`,
+    );
   return value;
 }
 
@@ -64,7 +70,9 @@ async function runAll(): Promise<number> {
   const only = (process.env['LOCKGUARD_BENCH_ONLY'] ?? '').split(',').filter((name) => name !== '');
   const unknown = only.filter((name) => !MODULES.some((module) => module.name === name));
   if (unknown.length > 0) {
-    process.stderr.write(`bench: expected LOCKGUARD_BENCH_ONLY to name modules of ${MODULES.map((module) => module.name).join(', ')}, got "${unknown.join(',')}"\n`);
+    process.stderr.write(
+      `bench: expected LOCKGUARD_BENCH_ONLY to name modules of ${MODULES.map((module) => module.name).join(', ')}, got "${unknown.join(',')}"\n`,
+    );
     return 2;
   }
   const tmp = realpathSync(mkdtempSync(join(tmpdir(), 'lockguard-bench-')));
@@ -83,14 +91,24 @@ async function runAll(): Promise<number> {
         rows.push(...moduleRows);
       } catch (error) {
         failed = true;
-        process.stderr.write(`bench: ${module.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+        process.stderr.write(
+          `bench: ${module.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+        );
       }
-      results.push({ module: module.name, rows: moduleRows, at: new Date().toISOString(), machine: machineLine(), samples: runsSetting() });
+      results.push({
+        module: module.name,
+        rows: moduleRows,
+        at: new Date().toISOString(),
+        machine: machineLine(),
+        samples: runsSetting(),
+      });
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
-  process.stdout.write(`${formatTable(rows)}\n\nMachine: ${machineLine()}; ${runsSetting()} samples per row, medians; ${((performance.now() - started) / 1000).toFixed(0)} s in all.\n`);
+  process.stdout.write(
+    `${formatTable(rows)}\n\nMachine: ${machineLine()}; ${runsSetting()} samples per row, medians; ${((performance.now() - started) / 1000).toFixed(0)} s in all.\n`,
+  );
   if (process.env['LOCKGUARD_BENCH_WRITE'] !== '0') writeResults(results, only.length === 0);
   return failed ? 1 : 0;
 }
@@ -109,7 +127,9 @@ function writeResults(results: readonly ModuleResult[], full: boolean): void {
     ),
   );
   renameSync(stage, page);
-  process.stderr.write(`bench: wrote ${full ? 'every module' : results.map((result) => result.module).join(', ')} into test/bench/README.md\n`);
+  process.stderr.write(
+    `bench: wrote ${full ? 'every module' : results.map((result) => result.module).join(', ')} into test/bench/README.md\n`,
+  );
 }
 
 process.exitCode = await runAll();

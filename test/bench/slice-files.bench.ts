@@ -15,12 +15,25 @@ import { fileDigest } from '../../lib/core/digest.js';
 import { slicesFromLockfile } from '../../lib/core/slices/slices.js';
 import { applySliceFiles } from '../../lib/run/slice-files.js';
 import { BIN } from '../helpers/cli.js';
-import { countInstructions, hasValgrind, median, medianPairRatio, perOp, processSamples, type BenchContext, type BenchRow, type ProcessSpec } from './harness.js';
+import {
+  countInstructions,
+  hasValgrind,
+  median,
+  medianPairRatio,
+  perOp,
+  processSamples,
+  type BenchContext,
+  type BenchRow,
+  type ProcessSpec,
+} from './harness.js';
 import { benchTools, turboExample } from './workspaces.js';
 
 function mustPass(spec: ProcessSpec): void {
   const result = spawnSync(spec.command, [...spec.args], { ...spec.options, encoding: 'utf8', timeout: 120_000 });
-  if (result.status !== 0) throw new Error(`${spec.command} ${spec.args.join(' ')} exits ${result.status ?? result.signal}:\n${result.stdout}${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(
+      `${spec.command} ${spec.args.join(' ')} exits ${result.status ?? result.signal}:\n${result.stdout}${result.stderr}`,
+    );
 }
 
 /** astro's lockfile (main document) in a workspace with every importer's folder and package.json. */
@@ -40,7 +53,10 @@ function astroWorkspace(ctx: BenchContext, fixtures: string): { root: string; by
   for (const slice of slicesFromLockfile(bytes, { lockfile: 'pnpm-lock.yaml', root, names: false }).slices) {
     if (slice.importer === '.' || slice.importer.startsWith('..')) continue;
     mkdirSync(join(root, slice.importer), { recursive: true });
-    writeFileSync(join(root, slice.importer, 'package.json'), JSON.stringify({ name: slice.importer.replaceAll('/', '-') }));
+    writeFileSync(
+      join(root, slice.importer, 'package.json'),
+      JSON.stringify({ name: slice.importer.replaceAll('/', '-') }),
+    );
   }
   return { root, bytes };
 }
@@ -51,9 +67,21 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   // (a) Two installed copies of examples/turbo-monorepo: one uses slice files (written once, seen by a run).
   const plain = turboExample(join(ctx.tmp, 'slices-off'), tools);
   const adopted = turboExample(join(ctx.tmp, 'slices-on'), tools);
-  mustPass({ command: process.execPath, args: [BIN, 'key', '--write-slices'], options: { cwd: adopted, env: tools.env } });
-  const before: ProcessSpec = { command: process.execPath, args: [BIN, 'run', '--', 'true'], options: { cwd: plain, env: tools.env } };
-  const withFiles: ProcessSpec = { command: process.execPath, args: [BIN, 'run', '--', 'true'], options: { cwd: adopted, env: tools.env } };
+  mustPass({
+    command: process.execPath,
+    args: [BIN, 'key', '--write-slices'],
+    options: { cwd: adopted, env: tools.env },
+  });
+  const before: ProcessSpec = {
+    command: process.execPath,
+    args: [BIN, 'run', '--', 'true'],
+    options: { cwd: plain, env: tools.env },
+  };
+  const withFiles: ProcessSpec = {
+    command: process.execPath,
+    args: [BIN, 'run', '--', 'true'],
+    options: { cwd: adopted, env: tools.env },
+  };
   mustPass(withFiles);
   mustPass(before);
   const [withSamples = [], beforeSamples = []] = processSamples([withFiles, before], ctx.runs);

@@ -36,7 +36,16 @@ export function generateLockfile(options: GenerateOptions = {}): string {
     if (i % 500 === 499 && i >= 10) out.add(i - 10);
     return [...out].sort((a, b) => a - b);
   });
-  const lines: string[] = ["lockfileVersion: '9.0'", '', 'settings:', '  autoInstallPeers: true', '  excludeLinksFromLockfile: false', '', 'importers:', ''];
+  const lines: string[] = [
+    "lockfileVersion: '9.0'",
+    '',
+    'settings:',
+    '  autoInstallPeers: true',
+    '  excludeLinksFromLockfile: false',
+    '',
+    'importers:',
+    '',
+  ];
   for (let p = 0; p < importerCount; p++) {
     const id = p === 0 ? '.' : `packages/group-${Math.floor(p / 100)}/project-${p}`;
     lines.push(`  ${id}:`);
@@ -49,7 +58,12 @@ export function generateLockfile(options: GenerateOptions = {}): string {
       const rel = `../../group-${Math.floor(target / 100)}/project-${target}`;
       lines.push(`      project-${target}:`, '        specifier: workspace:*', `        version: link:${rel}`);
     }
-    for (const i of sorted) lines.push(`      ${quote(names[i] as string)}:`, `        specifier: ^${versions[i]}`, `        version: ${versions[i]}`);
+    for (const i of sorted)
+      lines.push(
+        `      ${quote(names[i] as string)}:`,
+        `        specifier: ^${versions[i]}`,
+        `        version: ${versions[i]}`,
+      );
     lines.push('');
   }
   lines.push('packages:', '');
@@ -67,7 +81,8 @@ export function generateLockfile(options: GenerateOptions = {}): string {
       continue;
     }
     lines.push(`  ${quote(keyOf(i))}:`, '    dependencies:');
-    for (const d of [...list].sort((a, b) => (names[a] as string).localeCompare(names[b] as string))) lines.push(`      ${quote(names[d] as string)}: ${versions[d]}`);
+    for (const d of [...list].sort((a, b) => (names[a] as string).localeCompare(names[b] as string)))
+      lines.push(`      ${quote(names[d] as string)}: ${versions[d]}`);
     lines.push('');
   }
   return lines.join('\n');

@@ -22,11 +22,19 @@ const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const BIN = join(REPO, 'dist', 'lockguard.cjs');
 const LOCKFILE_FILE = join(REPO, 'node_modules', '@pnpm', 'lockfile-file');
 const PNPM12 = join(REPO, 'node_modules', 'pnpm12', 'pnpm');
-const MAXRSS = "data:text/javascript,process.on('exit',()=>process.stderr.write('\\nLOCKGUARD_MAXRSS '+process.resourceUsage().maxRSS+'\\n'))";
+const MAXRSS =
+  "data:text/javascript,process.on('exit',()=>process.stderr.write('\\nLOCKGUARD_MAXRSS '+process.resourceUsage().maxRSS+'\\n'))";
 
 function run(argv: readonly string[], cwd: string, env: NodeJS.ProcessEnv): string {
-  const result = spawnSync(argv[0] as string, argv.slice(1), { cwd, env, encoding: 'utf8', timeout: 180_000, maxBuffer: 64 * 1024 * 1024 });
-  if (result.status !== 0) throw new Error(`${argv.join(' ')} exited ${String(result.status)}: ${result.stderr.slice(0, 300)}`);
+  const result = spawnSync(argv[0] as string, argv.slice(1), {
+    cwd,
+    env,
+    encoding: 'utf8',
+    timeout: 180_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.status !== 0)
+    throw new Error(`${argv.join(' ')} exited ${String(result.status)}: ${result.stderr.slice(0, 300)}`);
   return result.stderr;
 }
 
@@ -49,7 +57,10 @@ function mainDocument(text: string): string {
 
 async function sliceRow(name: string, dir: string, ctx: BenchContext, env: NodeJS.ProcessEnv): Promise<BenchRow> {
   const parse = join(ctx.tmp, 'parse-only.cjs');
-  writeFileSync(parse, `require(${JSON.stringify(LOCKFILE_FILE)}).readWantedLockfile(process.argv[2], { ignoreIncompatible: false }).then((l) => { if (!l) process.exit(1) })\n`);
+  writeFileSync(
+    parse,
+    `require(${JSON.stringify(LOCKFILE_FILE)}).readWantedLockfile(process.argv[2], { ignoreIncompatible: false }).then((l) => { if (!l) process.exit(1) })\n`,
+  );
   const subject = [BIN, 'key', '--projects'];
   const baseline = [parse, dir];
   const [subjectMs, baselineMs] = await sideBySide(
@@ -59,14 +70,25 @@ async function sliceRow(name: string, dir: string, ctx: BenchContext, env: NodeJ
   );
   const bytes = readFileSync(join(dir, 'pnpm-lock.yaml')).length;
   const note = `${(bytes / 1e6).toFixed(2)} MB; peak RSS ${peakMb(subject, dir, env)} MB vs ${peakMb(baseline, dir, env)} MB`;
-  return { group: 'slices', subject: `lockguard key --projects (${name})`, subjectMs, baseline: '@pnpm/lockfile-file parse only', baselineMs, goal: 1.0, note };
+  return {
+    group: 'slices',
+    subject: `lockguard key --projects (${name})`,
+    subjectMs,
+    baseline: '@pnpm/lockfile-file parse only',
+    baselineMs,
+    goal: 1.0,
+    note,
+  };
 }
 
 function lockfileWorkspace(ctx: BenchContext, name: string, text: string, from?: string): string {
   const dir = join(ctx.tmp, `slices-${name}`);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'pnpm-lock.yaml'), text);
-  writeFileSync(join(dir, 'pnpm-workspace.yaml'), from === undefined ? 'packages:\n  - "packages/**"\n' : readFileSync(join(from, 'pnpm-workspace.yaml')));
+  writeFileSync(
+    join(dir, 'pnpm-workspace.yaml'),
+    from === undefined ? 'packages:\n  - "packages/**"\n' : readFileSync(join(from, 'pnpm-workspace.yaml')),
+  );
   writeFileSync(join(dir, 'package.json'), '{"name":"bench-root","private":true}\n');
   return dir;
 }
@@ -78,14 +100,28 @@ function fieldNotesWorkspace(ctx: BenchContext, packageManager: string | undefin
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
   };
-  write('package.json', JSON.stringify({ name: 'root', private: true, ...(packageManager === undefined ? {} : { packageManager }) }));
-  write('pnpm-workspace.yaml', 'packages:\n  - "packages/*"\ntasks:\n  build:\n    dependsOn: ["^build"]\npipelines:\n  default: [build]\n');
+  write(
+    'package.json',
+    JSON.stringify({ name: 'root', private: true, ...(packageManager === undefined ? {} : { packageManager }) }),
+  );
+  write(
+    'pnpm-workspace.yaml',
+    'packages:\n  - "packages/*"\ntasks:\n  build:\n    dependsOn: ["^build"]\npipelines:\n  default: [build]\n',
+  );
   // No pnpm-lock.yaml: nx refuses a pnpm lockfile without an installed node_modules (turbo only warns).
   write('turbo.json', JSON.stringify({ tasks: { build: { dependsOn: ['^build'], outputs: ['dist/**'] } } }));
   write('nx.json', JSON.stringify({ targetDefaults: { build: { dependsOn: ['^build'], cache: true } } }));
   for (let i = 0; i < 20; i++) {
     const deps = i === 0 ? {} : { [`p${i - 1}`]: 'workspace:*' };
-    write(`packages/p${i}/package.json`, JSON.stringify({ name: `p${i}`, version: '1.0.0', dependencies: deps, scripts: { build: i === 0 ? 'pnpm --filter p1 add is-number@6.0.0' : 'node -e 1' } }));
+    write(
+      `packages/p${i}/package.json`,
+      JSON.stringify({
+        name: `p${i}`,
+        version: '1.0.0',
+        dependencies: deps,
+        scripts: { build: i === 0 ? 'pnpm --filter p1 add is-number@6.0.0' : 'node -e 1' },
+      }),
+    );
   }
   mkdirSync(join(dir, 'node_modules'), { recursive: true });
   symlinkSync(join(REPO, 'node_modules', 'nx'), join(dir, 'node_modules', 'nx'));
@@ -99,27 +135,75 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
     const lockfiles = ctx.fixturesDir; // run.ts hands the lockfiles folder itself
     for (const name of ['astro', 'pnpm', 'vite']) {
       const from = join(lockfiles, name);
-      rows.push(await sliceRow(`${name}, main document`, lockfileWorkspace(ctx, name, mainDocument(readFileSync(join(from, 'pnpm-lock.yaml'), 'utf8')), from), ctx, env));
+      rows.push(
+        await sliceRow(
+          `${name}, main document`,
+          lockfileWorkspace(ctx, name, mainDocument(readFileSync(join(from, 'pnpm-lock.yaml'), 'utf8')), from),
+          ctx,
+          env,
+        ),
+      );
     }
-    const manyDeps = join(lockfiles, 'pnpm-many-deps-fixture', 'pnpm11', 'deps', 'inspection', 'list', 'test', '__fixtures__', 'many-deps', 'pnpm-lock.yaml');
-    rows.push(await sliceRow('many-deps, 2.8 MB, 1 importer', lockfileWorkspace(ctx, 'many-deps', readFileSync(manyDeps, 'utf8')), ctx, env));
+    const manyDeps = join(
+      lockfiles,
+      'pnpm-many-deps-fixture',
+      'pnpm11',
+      'deps',
+      'inspection',
+      'list',
+      'test',
+      '__fixtures__',
+      'many-deps',
+      'pnpm-lock.yaml',
+    );
+    rows.push(
+      await sliceRow(
+        'many-deps, 2.8 MB, 1 importer',
+        lockfileWorkspace(ctx, 'many-deps', readFileSync(manyDeps, 'utf8')),
+        ctx,
+        env,
+      ),
+    );
   }
-  rows.push(await sliceRow('synthetic 1,000 importers / 20,000 packages', lockfileWorkspace(ctx, 'synthetic', generateLockfile({ importers: 1000, packages: 20_000 })), ctx, env));
+  rows.push(
+    await sliceRow(
+      'synthetic 1,000 importers / 20,000 packages',
+      lockfileWorkspace(ctx, 'synthetic', generateLockfile({ importers: 1000, packages: 20_000 })),
+      ctx,
+      env,
+    ),
+  );
 
   const pinned = fieldNotesWorkspace(ctx, 'pnpm@10.34.8');
   const unpinned = fieldNotesWorkspace(ctx, undefined);
   const plans: [string, string[], string[]][] = [
     ['turbo', ['turbo', 'run', 'build'], [join(REPO, 'node_modules', '.bin', 'turbo'), 'run', 'build', '--dry=json']],
-    ['nx', ['nx', 'run-many', '-t', 'build'], [join(REPO, 'node_modules', '.bin', 'nx'), 'run-many', '-t', 'build', '--graph=stdout']],
+    [
+      'nx',
+      ['nx', 'run-many', '-t', 'build'],
+      [join(REPO, 'node_modules', '.bin', 'nx'), 'run-many', '-t', 'build', '--graph=stdout'],
+    ],
     ['pnpm pipeline', [PNPM12, 'pipeline'], [PNPM12, 'pipeline', '--dry-run', '--json']],
   ];
   for (const [name, command, dry] of plans) {
     const ws = name === 'pnpm pipeline' ? unpinned : pinned;
     const planOnce = (): void => {
-      const result = spawnSync(process.execPath, [BIN, 'plan', '--', ...command], { cwd: ws, env, encoding: 'utf8', timeout: 180_000 });
-      if (result.status !== 1) throw new Error(`lockguard plan -- ${command.join(' ')} exited ${String(result.status)}: ${result.stderr.slice(0, 300)}`);
+      const result = spawnSync(process.execPath, [BIN, 'plan', '--', ...command], {
+        cwd: ws,
+        env,
+        encoding: 'utf8',
+        timeout: 180_000,
+      });
+      if (result.status !== 1)
+        throw new Error(
+          `lockguard plan -- ${command.join(' ')} exited ${String(result.status)}: ${result.stderr.slice(0, 300)}`,
+        );
     };
-    const [subjectMs, baselineMs] = await sideBySide(planOnce, () => run(dry, ws, env), Math.max(1, Math.min(ctx.runs, name === 'nx' ? 3 : ctx.runs)));
+    const [subjectMs, baselineMs] = await sideBySide(
+      planOnce,
+      () => run(dry, ws, env),
+      Math.max(1, Math.min(ctx.runs, name === 'nx' ? 3 : ctx.runs)),
+    );
     rows.push({
       group: 'plan',
       subject: `lockguard plan -- ${name} (20 tasks, whole process)`,
@@ -127,7 +211,10 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       baseline: `${name} dry run alone`,
       baselineMs,
       goal: name === 'turbo' ? 1.5 : 1.2,
-      note: name === 'turbo' ? "includes a Node process start; the baseline is node_modules/.bin/turbo (turbo's Node launcher, then its native binary); lockguard runs the native binary itself" : 'includes a Node process start',
+      note:
+        name === 'turbo'
+          ? "includes a Node process start; the baseline is node_modules/.bin/turbo (turbo's Node launcher, then its native binary); lockguard runs the native binary itself"
+          : 'includes a Node process start',
     });
     // In-process, as `lockguard run` calls it: the runner's dry run plus lockguard's own work.
     const [inMs, dryMs] = await sideBySide(
@@ -135,7 +222,14 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       () => run(dry, ws, env),
       Math.max(1, Math.min(ctx.runs, name === 'nx' ? 3 : ctx.runs)),
     );
-    rows.push({ group: 'plan', subject: `planFor(${name}) in process (20 tasks)`, subjectMs: inMs, baseline: `${name} dry run alone`, baselineMs: dryMs, goal: 1.2 });
+    rows.push({
+      group: 'plan',
+      subject: `planFor(${name}) in process (20 tasks)`,
+      subjectMs: inMs,
+      baseline: `${name} dry run alone`,
+      baselineMs: dryMs,
+      goal: 1.2,
+    });
   }
   return rows;
 }

@@ -24,15 +24,31 @@ function workspace(root: string, env: Record<string, string>): void {
     const dependencies = i > 0 ? { [`p${i - 1}`]: 'workspace:*' } : {};
     writeFileSync(
       join(dir, 'package.json'),
-      JSON.stringify({ name: `p${i}`, version: '1.0.0', private: true, dependencies, scripts: { build: "node -e \"require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.txt','x')\"" } }),
+      JSON.stringify({
+        name: `p${i}`,
+        version: '1.0.0',
+        private: true,
+        dependencies,
+        scripts: {
+          build:
+            "node -e \"require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.txt','x')\"",
+        },
+      }),
     );
-    for (let f = 0; f < FILES_PER_PACKAGE; f++) writeFileSync(join(dir, 'src', `f${f}.js`), `export const v${f} = ${i * 100 + f};\n`);
+    for (let f = 0; f < FILES_PER_PACKAGE; f++)
+      writeFileSync(join(dir, 'src', `f${f}.js`), `export const v${f} = ${i * 100 + f};\n`);
     writeFileSync(join(dir, '.lockguard-slice'), `lockguard-slice v1 ${String(i).padStart(64, '0')}\n`);
   }
-  writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'sound-keys-bench', private: true, packageManager: 'pnpm@10.34.8' }));
+  writeFileSync(
+    join(root, 'package.json'),
+    JSON.stringify({ name: 'sound-keys-bench', private: true, packageManager: 'pnpm@10.34.8' }),
+  );
   writeFileSync(join(root, 'pnpm-workspace.yaml'), 'packages:\n  - "packages/*"\n');
   writeFileSync(join(root, '.gitignore'), 'node_modules\n.turbo\ndist\n.lockguard-slice\n');
-  writeFileSync(join(root, 'turbo.json'), JSON.stringify({ tasks: { build: { dependsOn: ['^build'], outputs: ['dist/**'] } } }, null, 2));
+  writeFileSync(
+    join(root, 'turbo.json'),
+    JSON.stringify({ tasks: { build: { dependsOn: ['^build'], outputs: ['dist/**'] } } }, null, 2),
+  );
   mustRun(['pnpm', 'install', '--offline'], root, env);
 }
 
@@ -59,9 +75,19 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
     git(root, tools.env);
     mustRun(['turbo', 'run', 'build', '--output-logs=none'], root, tools.env);
   }
-  const check = spawnSync('turbo', ['run', 'build', '--dry=json'], { cwd: folded, env: tools.env, encoding: 'utf8', timeout: 120_000 });
-  if (!check.stdout.includes('".lockguard-slice"')) throw new Error("the folded copy's dry run does not hash .lockguard-slice: the bench would measure nothing");
-  const run = (cwd: string) => ({ command: 'turbo', args: ['run', 'build', '--output-logs=none'], options: { cwd, env: tools.env } });
+  const check = spawnSync('turbo', ['run', 'build', '--dry=json'], {
+    cwd: folded,
+    env: tools.env,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  if (!check.stdout.includes('".lockguard-slice"'))
+    throw new Error("the folded copy's dry run does not hash .lockguard-slice: the bench would measure nothing");
+  const run = (cwd: string) => ({
+    command: 'turbo',
+    args: ['run', 'build', '--output-logs=none'],
+    options: { cwd, env: tools.env },
+  });
   const [foldedSamples = [], withoutSamples = []] = processSamples([run(folded), run(without)], ctx.runs);
   const pairRatio = medianPairRatio(foldedSamples, withoutSamples);
   return [

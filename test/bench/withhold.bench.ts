@@ -43,21 +43,38 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   // 100 fresh entries written after the move: withheld each run, restored between runs.
   const fresh = Array.from({ length: 100 }, (_, i) => hashOf(ENTRIES + i));
   const writeFresh = (): void => {
-    for (const hash of fresh) for (const suffix of ['.tar.zst', '-meta.json', '-manifest.json']) writeFileSync(join(cache.dir, `${hash}${suffix}`), `fresh ${hash}`);
+    for (const hash of fresh)
+      for (const suffix of ['.tar.zst', '-meta.json', '-manifest.json'])
+        writeFileSync(join(cache.dir, `${hash}${suffix}`), `fresh ${hash}`);
   };
   writeFresh();
   let n = 0;
   const withholding = async (): Promise<void> => {
     const runId = `bench-${n++}`;
     const result = await withhold(cache, before, { movedAt: 0, runStartedAt: 0, runEndedAt: Date.now() + 1000, runId });
-    if (result.withheld.length !== fresh.length) throw new Error(`expected ${fresh.length} withheld, got ${result.withheld.length}`);
+    if (result.withheld.length !== fresh.length)
+      throw new Error(`expected ${fresh.length} withheld, got ${result.withheld.length}`);
     restore(root, runId, { places: trustedPlaces(root, [{ runner: 'turbo', dir: cache.dir }]) });
   };
   const [withheldMs, bareAgain] = await sideBySide(withholding, bare, Math.max(3, Math.ceil(ctx.runs / 2)));
   rmSync(root, { recursive: true, force: true });
   return [
-    { group: 'withhold', subject: `withholding pass, ${ENTRIES} turbo entries, none withheld`, subjectMs, baseline: `readdir + one lstat per entry`, baselineMs, goal: 1.5 },
-    { group: 'withhold', subject: `before-run listing (cacheState), ${ENTRIES} turbo entries`, subjectMs: listingMs, baseline: `readdir + one lstat per entry`, baselineMs: bareListing, goal: 1.5 },
+    {
+      group: 'withhold',
+      subject: `withholding pass, ${ENTRIES} turbo entries, none withheld`,
+      subjectMs,
+      baseline: `readdir + one lstat per entry`,
+      baselineMs,
+      goal: 1.5,
+    },
+    {
+      group: 'withhold',
+      subject: `before-run listing (cacheState), ${ENTRIES} turbo entries`,
+      subjectMs: listingMs,
+      baseline: `readdir + one lstat per entry`,
+      baselineMs: bareListing,
+      goal: 1.5,
+    },
     {
       group: 'withhold',
       subject: `withholding pass, ${ENTRIES} entries, 100 withheld (+ restore)`,

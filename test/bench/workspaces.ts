@@ -31,10 +31,18 @@ export function benchTools(base: string): BenchTools {
 }
 
 /** Run a setup step; it must succeed (a bench on a broken workspace measures nothing). */
-export function mustRun(argv: readonly string[], cwd: string, env: Record<string, string>, timeoutMs = 180_000): SpawnSyncReturns<string> {
+export function mustRun(
+  argv: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs = 180_000,
+): SpawnSyncReturns<string> {
   const [command, ...args] = argv;
   const result = spawnSync(command ?? 'true', args, { cwd, env, encoding: 'utf8', timeout: timeoutMs });
-  if (result.status !== 0) throw new Error(`${argv.join(' ')} failed (${result.status ?? result.signal ?? result.error?.message}):\n${result.stdout}\n${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(
+      `${argv.join(' ')} failed (${result.status ?? result.signal ?? result.error?.message}):\n${result.stdout}\n${result.stderr}`,
+    );
   return result;
 }
 
@@ -42,7 +50,10 @@ export function mustRun(argv: readonly string[], cwd: string, env: Record<string
 export function turboExample(base: string, tools: BenchTools, extra: Readonly<Record<string, string>> = {}): string {
   const root = join(base, 'turbo-monorepo');
   const source = join(REPO, 'examples', 'turbo-monorepo');
-  cpSync(source, root, { recursive: true, filter: (path) => !/[/\\](node_modules|\.turbo|dist|\.lockguard)$/.test(path) });
+  cpSync(source, root, {
+    recursive: true,
+    filter: (path) => !/[/\\](node_modules|\.turbo|dist|\.lockguard)$/.test(path),
+  });
   for (const [name, text] of Object.entries(extra)) writeFileSync(join(root, name), text);
   mustRun(['pnpm', 'install', '--frozen-lockfile', '--offline'], root, tools.env);
   mustRun(['turbo', 'run', 'build'], root, tools.env);
@@ -61,7 +72,10 @@ export function wideWorkspace(base: string, tools: BenchTools): string {
   for (let v = 0; v < WIDE.packages; v++) {
     const dir = join(root, 'vendor', `v${pad(v, 3)}`);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: `v${pad(v, 3)}`, version: '1.0.0', main: 'index.js' })}\n`);
+    writeFileSync(
+      join(dir, 'package.json'),
+      `${JSON.stringify({ name: `v${pad(v, 3)}`, version: '1.0.0', main: 'index.js' })}\n`,
+    );
     writeFileSync(join(dir, 'index.js'), `module.exports = ${v};\n`);
   }
   for (let i = 1; i <= WIDE.importers; i++) {
@@ -74,15 +88,22 @@ export function wideWorkspace(base: string, tools: BenchTools): string {
     if (i > 1) dependencies[`p${pad(i - 1, 2)}`] = 'workspace:*';
     const dir = join(root, 'packages', `p${pad(i, 2)}`);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: `p${pad(i, 2)}`, version: '1.0.0', dependencies }, null, 2)}\n`);
+    writeFileSync(
+      join(dir, 'package.json'),
+      `${JSON.stringify({ name: `p${pad(i, 2)}`, version: '1.0.0', dependencies }, null, 2)}\n`,
+    );
   }
-  writeFileSync(join(root, 'package.json'), `${JSON.stringify({ name: 'wide', private: true, scripts: { noop: 'true' } }, null, 2)}\n`);
+  writeFileSync(
+    join(root, 'package.json'),
+    `${JSON.stringify({ name: 'wide', private: true, scripts: { noop: 'true' } }, null, 2)}\n`,
+  );
   writeFileSync(join(root, 'pnpm-workspace.yaml'), 'packages:\n  - "packages/*"\nupdateNotifier: false\n');
   // Manifests an hour old: pnpm's verifyDepsBeforeRun then takes its fast path (no manifest newer than its
   // last check; whole-second mtimes of the install's own second would count as possibly modified).
   const past = new Date(Date.now() - 3_600_000);
   utimesSync(join(root, 'package.json'), past, past);
-  for (let i = 1; i <= WIDE.importers; i++) utimesSync(join(root, 'packages', `p${pad(i, 2)}`, 'package.json'), past, past);
+  for (let i = 1; i <= WIDE.importers; i++)
+    utimesSync(join(root, 'packages', `p${pad(i, 2)}`, 'package.json'), past, past);
   mustRun(['pnpm', 'install', '--offline'], root, tools.env);
   return root;
 }

@@ -25,7 +25,10 @@ function bundleWithCache(dir: string, source: string): string {
   compiled.run(async () => undefined);
   const bytes = readFileSync(file);
   const data = compiled.script.createCachedData();
-  writeFileSync(cachePathOf(file), Buffer.concat([Buffer.from(cacheHeader(bytes.length, data.length), 'latin1'), bytes, data]));
+  writeFileSync(
+    cachePathOf(file),
+    Buffer.concat([Buffer.from(cacheHeader(bytes.length, data.length), 'latin1'), bytes, data]),
+  );
   return file;
 }
 
@@ -40,7 +43,10 @@ function compiledValueOf(file: string): { value: unknown; cacheUsed: boolean } {
 const compiled = compileBundle(${JSON.stringify(file)});
 const value = compiled.run(async () => undefined).value;
 process.stdout.write(JSON.stringify({ value: value ?? null, cacheUsed: compiled.cacheUsed }));`;
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   assert.equal(result.status, 0, result.stderr);
   return JSON.parse(result.stdout) as { value: unknown; cacheUsed: boolean };
 }
@@ -50,7 +56,11 @@ test('every command has its bundle, and this Node takes every cache the build ma
   for (const name of ['main', ...COMMAND_NAMES]) {
     assert.ok(files.includes(`${name}.cjs`), `dist/cli/${name}.cjs`);
     assert.ok(files.includes(`${name}.cjs.v8cache`), `dist/cli/${name}.cjs.v8cache`);
-    assert.equal(compiledValueOf(join(CLI, `${name}.cjs`)).cacheUsed, true, `${name}: the cache was made by this V8 from these bytes`);
+    assert.equal(
+      compiledValueOf(join(CLI, `${name}.cjs`)).cacheUsed,
+      true,
+      `${name}: the cache was made by this V8 from these bytes`,
+    );
   }
 });
 
@@ -69,7 +79,10 @@ test('a cache of another V8, a torn or garbage cache file, or one V8 rejects: co
   const cache = readFileSync(cachePathOf(file));
   assert.ok(cachedDataFor(cache, source) !== undefined);
   const header = cache.subarray(0, cache.indexOf(10) + 1).toString('latin1');
-  const foreign = Buffer.concat([Buffer.from(header.replace(process.versions.v8, '1.2.3.4'), 'latin1'), cache.subarray(header.length)]);
+  const foreign = Buffer.concat([
+    Buffer.from(header.replace(process.versions.v8, '1.2.3.4'), 'latin1'),
+    cache.subarray(header.length),
+  ]);
   assert.equal(cachedDataFor(foreign, source), undefined, 'made by another V8');
   assert.equal(cachedDataFor(cache.subarray(0, cache.length - 1), source), undefined, 'torn');
   assert.equal(cachedDataFor(Buffer.from('not a cache'), source), undefined, 'garbage');
@@ -85,7 +98,13 @@ test('a cache of another V8, a torn or garbage cache file, or one V8 rejects: co
 test('the executable routes -C <dir>, --dir=<dir>, help, the version and an unknown command to the right bundle', async (t) => {
   const root = tempWorkspace(t, pnpmTree());
   const elsewhere = tempWorkspace(t, {});
-  const run = (argv: readonly string[]) => spawnSync(process.execPath, [BIN, ...argv], { cwd: elsewhere, env: scrubbedEnv(), encoding: 'utf8', timeout: 20_000 });
+  const run = (argv: readonly string[]) =>
+    spawnSync(process.execPath, [BIN, ...argv], {
+      cwd: elsewhere,
+      env: scrubbedEnv(),
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
   const key = (await cli(['key'], root)).stdout;
   for (const argv of [
     ['-C', root, 'key'],
@@ -114,7 +133,13 @@ test('output larger than a pipe holds arrives whole before the process ends', as
   const expected = await cli(['key', '--projects', '--json'], root);
   assert.equal(expected.code, EXIT.ok, expected.stderr);
   assert.ok(expected.stdout.length > 256 * 1024, `${expected.stdout.length} bytes`);
-  const shipped = spawnSync(process.execPath, [BIN, 'key', '--projects', '--json'], { cwd: root, env: scrubbedEnv(), encoding: 'utf8', timeout: 20_000, maxBuffer: 64 << 20 });
+  const shipped = spawnSync(process.execPath, [BIN, 'key', '--projects', '--json'], {
+    cwd: root,
+    env: scrubbedEnv(),
+    encoding: 'utf8',
+    timeout: 20_000,
+    maxBuffer: 64 << 20,
+  });
   assert.equal(shipped.status, EXIT.ok, shipped.stderr);
   assert.equal(shipped.stdout, expected.stdout);
 });

@@ -4,7 +4,16 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +39,11 @@ const inputs = { scope: 'inputs' } as const;
 
 describe('a broken lockfile', () => {
   const cases = [
-    ['merge-conflict markers', 'pnpm-lock.yaml', "lockfileVersion: '9.0'\n<<<<<<< HEAD\n  a: 1\n=======\n  a: 2\n>>>>>>> theirs\n"],
+    [
+      'merge-conflict markers',
+      'pnpm-lock.yaml',
+      "lockfileVersion: '9.0'\n<<<<<<< HEAD\n  a: 1\n=======\n  a: 2\n>>>>>>> theirs\n",
+    ],
     ['an empty file', 'pnpm-lock.yaml', ''],
     ['a package-lock.json that is not a JSON object', 'package-lock.json', '[1, 2, 3]\n'],
   ] as const;
@@ -150,7 +163,12 @@ describe('usage and setup errors', () => {
     // Precondition: no folder above the temp dir looks like a workspace, or this test would prove nothing.
     for (let dir = root; dirname(dir) !== dir; dir = dirname(dir)) {
       const names = readdirSync(dir);
-      const found = names.filter((name) => name === 'package.json' || name === 'pnpm-workspace.yaml' || LOCKFILES.some(([lockfile]) => lockfile === name));
+      const found = names.filter(
+        (name) =>
+          name === 'package.json' ||
+          name === 'pnpm-workspace.yaml' ||
+          LOCKFILES.some(([lockfile]) => lockfile === name),
+      );
       assert.deepEqual(found, [], `${dir} must not look like a workspace`);
     }
     for (const command of ['snapshot', 'verify', 'key', 'status']) assertSetupError(run([command], root), root);
@@ -172,7 +190,10 @@ describe('usage and setup errors', () => {
     for (const command of ['snapshot', 'key']) assertSetupError(run([command, '--scope', 'bogus'], root), '"bogus"');
     assert.equal(existsSync(join(root, '.lockguard')), false);
     const { scopeOf } = await import('../../lib/cli/workspace-option.js');
-    assert.equal(await codeOf(() => scopeOf({ values: { scope: 'bogus' }, positionals: [] }, 'inputs')), 'ERR_LOCKGUARD_BAD_SETTING');
+    assert.equal(
+      await codeOf(() => scopeOf({ values: { scope: 'bogus' }, positionals: [] }, 'inputs')),
+      'ERR_LOCKGUARD_BAD_SETTING',
+    );
   });
 
   test('verify with no snapshot: exit 2 naming the ledger folder, ERR_LOCKGUARD_NO_SNAPSHOT', async (t) => {
@@ -200,7 +221,11 @@ describe('usage and setup errors', () => {
 describe('what verify and status print', () => {
   test('verify --json: {version, exitCode, run, scope, key, save, moved: [{path, kind, was, now}], slices}', async (t) => {
     const root = tempWorkspace(t, pnpmTree());
-    const taken = JSON.parse((await cli(['snapshot', '--json'], root)).stdout) as { run: string; key: string; entries: { path: string; digest: string | null }[] };
+    const taken = JSON.parse((await cli(['snapshot', '--json'], root)).stdout) as {
+      run: string;
+      key: string;
+      entries: { path: string; digest: string | null }[];
+    };
     {
       // Nothing moved: save true, exit 0.
       const result = await cli(['verify', '--json'], root);
@@ -222,7 +247,10 @@ describe('what verify and status print', () => {
       writeFileSync(join(root, '.pnpmfile.cjs'), 'module.exports = {};\n');
       const result = await cli(['verify', '--json'], root);
       assert.equal(result.code, 1);
-      const verdict = JSON.parse(result.stdout) as { save: boolean; moved: { path: string; kind: string; was: string | null; now: string | null }[] };
+      const verdict = JSON.parse(result.stdout) as {
+        save: boolean;
+        moved: { path: string; kind: string; was: string | null; now: string | null }[];
+      };
       assert.equal(verdict.save, false);
       const was = taken.entries.find((entry) => entry.path === 'pnpm-lock.yaml')?.digest;
       assert.deepEqual(
@@ -257,7 +285,11 @@ describe('what verify and status print', () => {
       assert.equal(status.code, 0);
       assert.match(status.stdout, /^state {4}moved:$/m);
       assert.match(status.stdout, /^ +pnpm-lock\.yaml \(rewritten: [0-9a-f]{12} -> [0-9a-f]{12}\)$/m);
-      const data = JSON.parse((await cli(['status', '--json'], root)).stdout) as { state: string; moved: { path: string }[]; verifies: number };
+      const data = JSON.parse((await cli(['status', '--json'], root)).stdout) as {
+        state: string;
+        moved: { path: string }[];
+        verifies: number;
+      };
       assert.equal(data.state, 'moved');
       assert.deepEqual(
         data.moved.map((file) => file.path),

@@ -86,14 +86,29 @@ const NPM_LOCK = `{
 `;
 
 function npmTree(lockfile: string | Buffer): Tree {
-  return { 'package.json': '{"name":"root","private":true,"workspaces":["packages/*"]}\n', 'package-lock.json': lockfile };
+  return {
+    'package.json': '{"name":"root","private":true,"workspaces":["packages/*"]}\n',
+    'package-lock.json': lockfile,
+  };
 }
 
 /** The commands that read a lockfile, each in a fresh ledger state (verify and status after a snapshot of the good bytes). */
-async function everyCommand(root: string, lockfile: string, bad: string | Buffer, good: string): Promise<Record<string, CliResult>> {
+async function everyCommand(
+  root: string,
+  lockfile: string,
+  bad: string | Buffer,
+  good: string,
+): Promise<Record<string, CliResult>> {
   const results: Record<string, CliResult> = {};
   writeFileSync(join(root, lockfile), bad);
-  for (const argv of [['key'], ['key', '--projects'], ['key', '--projects', '--json'], ['snapshot'], ['run', '--', 'true']]) results[argv.join(' ')] = await cli(argv, root);
+  for (const argv of [
+    ['key'],
+    ['key', '--projects'],
+    ['key', '--projects', '--json'],
+    ['snapshot'],
+    ['run', '--', 'true'],
+  ])
+    results[argv.join(' ')] = await cli(argv, root);
   writeFileSync(join(root, lockfile), good);
   results['snapshot (good)'] = await cli(['snapshot'], root);
   writeFileSync(join(root, lockfile), bad);
@@ -109,12 +124,17 @@ function assertNoCrashNoLeak(results: Record<string, CliResult>): void {
     assert.doesNotMatch(result.stderr, /internal error|^\s+at /m, `${command}: no stack trace`);
     for (let i = 0; i + 6 <= SECRET.length; i++) {
       const piece = SECRET.slice(i, i + 6);
-      assert.ok(!result.stdout.includes(piece) && !result.stderr.includes(piece), `${command} printed lockfile bytes:\n${result.stdout}\n${result.stderr}`);
+      assert.ok(
+        !result.stdout.includes(piece) && !result.stderr.includes(piece),
+        `${command} printed lockfile bytes:\n${result.stdout}\n${result.stderr}`,
+      );
     }
   }
 }
 
-async function errorOf(call: () => unknown): Promise<{ code?: string; position?: { line: number; column: number }; message: string }> {
+async function errorOf(
+  call: () => unknown,
+): Promise<{ code?: string; position?: { line: number; column: number }; message: string }> {
   try {
     await call();
   } catch (error) {
@@ -134,7 +154,10 @@ describe('the crashes measured in lockguard 0.1', () => {
     assert.deepEqual(error.position, { line: 17, column: 13 });
     // The same through a YAML escape, which pnpm decodes to a NUL: no folder has that name.
     const escaped = PNPM_LOCK.replace('  packages/b:\n', '  "packages/b\\0x":\n');
-    assert.equal((await errorOf(() => slicesFromLockfile(Buffer.from(escaped), { lockfile: 'pnpm-lock.yaml', root }))).code, 'ERR_LOCKGUARD_BROKEN_LOCKFILE');
+    assert.equal(
+      (await errorOf(() => slicesFromLockfile(Buffer.from(escaped), { lockfile: 'pnpm-lock.yaml', root }))).code,
+      'ERR_LOCKGUARD_BROKEN_LOCKFILE',
+    );
   });
 
   test('a 200,000-deep array in package-lock.json: sliced (npm installs it), never exit 70', async (t) => {
@@ -146,8 +169,14 @@ describe('the crashes measured in lockguard 0.1', () => {
     assert.equal(results['key --projects']?.code, 0, results['key --projects']?.stderr);
     const before = slicesFromLockfile(Buffer.from(NPM_LOCK), { lockfile: 'package-lock.json', root });
     const after = slicesFromLockfile(Buffer.from(bad), { lockfile: 'package-lock.json', root });
-    assert.notEqual(after.slices.find((s) => s.importer === 'packages/b')?.digest, before.slices.find((s) => s.importer === 'packages/b')?.digest);
-    assert.equal(after.slices.find((s) => s.importer === '.')?.digest, before.slices.find((s) => s.importer === '.')?.digest);
+    assert.notEqual(
+      after.slices.find((s) => s.importer === 'packages/b')?.digest,
+      before.slices.find((s) => s.importer === 'packages/b')?.digest,
+    );
+    assert.equal(
+      after.slices.find((s) => s.importer === '.')?.digest,
+      before.slices.find((s) => s.importer === '.')?.digest,
+    );
     // At the top level too.
     const top = NPM_LOCK.replace('"requires": true,', `"requires": true,\n  "x": ${deep},`);
     writeFileSync(join(root, 'package-lock.json'), top);
@@ -179,14 +208,45 @@ describe('the crashes measured in lockguard 0.1', () => {
 
 describe('what pnpm refuses, slices refuse (line and column named)', () => {
   const cases: [string, string, { line: number; column: number }][] = [
-    ['a duplicate importer', PNPM_LOCK.replace('  packages/b:\n', '  packages/a: {}\n\n  packages/b:\n'), { line: 17, column: 3 }],
-    ['a duplicate package entry', PNPM_LOCK.replace('\nsnapshots:', '\n  left-pad@1.3.0:\n    resolution: {integrity: sha512-x}\n\nsnapshots:'), { line: 36, column: 3 }],
-    ['a duplicate field', PNPM_LOCK.replace("    engines: {node: '>=0.12.0'}\n", "    engines: {node: '>=0.12.0'}\n    engines: {node: '>=1'}\n"), { line: 31, column: 5 }],
-    ['a duplicate key in a flow mapping', PNPM_LOCK.replace("{node: '>=0.12.0'}", "{node: '>=0.12.0', node: '1'}"), { line: 30, column: 33 }],
-    ['a truncation inside a flow mapping', PNPM_LOCK.slice(0, PNPM_LOCK.indexOf(`${SECRET}==}`) + 8), { line: 29, column: 17 }],
-    ['a truncation inside a quoted key', `${PNPM_LOCK.slice(0, PNPM_LOCK.indexOf('  left-pad@1.3.0:'))}  'left-pad@1.`, { line: 32, column: 3 }],
+    [
+      'a duplicate importer',
+      PNPM_LOCK.replace('  packages/b:\n', '  packages/a: {}\n\n  packages/b:\n'),
+      { line: 17, column: 3 },
+    ],
+    [
+      'a duplicate package entry',
+      PNPM_LOCK.replace('\nsnapshots:', '\n  left-pad@1.3.0:\n    resolution: {integrity: sha512-x}\n\nsnapshots:'),
+      { line: 36, column: 3 },
+    ],
+    [
+      'a duplicate field',
+      PNPM_LOCK.replace(
+        "    engines: {node: '>=0.12.0'}\n",
+        "    engines: {node: '>=0.12.0'}\n    engines: {node: '>=1'}\n",
+      ),
+      { line: 31, column: 5 },
+    ],
+    [
+      'a duplicate key in a flow mapping',
+      PNPM_LOCK.replace("{node: '>=0.12.0'}", "{node: '>=0.12.0', node: '1'}"),
+      { line: 30, column: 33 },
+    ],
+    [
+      'a truncation inside a flow mapping',
+      PNPM_LOCK.slice(0, PNPM_LOCK.indexOf(`${SECRET}==}`) + 8),
+      { line: 29, column: 17 },
+    ],
+    [
+      'a truncation inside a quoted key',
+      `${PNPM_LOCK.slice(0, PNPM_LOCK.indexOf('  left-pad@1.3.0:'))}  'left-pad@1.`,
+      { line: 32, column: 3 },
+    ],
     ['a tab in the indentation', PNPM_LOCK.replace('    engines:', '\tengines:'), { line: 30, column: 1 }],
-    ['a line indented to no enclosing level', PNPM_LOCK.replace('    engines:', '   engines:'), { line: 30, column: 4 }],
+    [
+      'a line indented to no enclosing level',
+      PNPM_LOCK.replace('    engines:', '   engines:'),
+      { line: 30, column: 4 },
+    ],
     ['a NUL byte', PNPM_LOCK.replace('deprecated: use', 'deprecated: u\0se'), { line: 34, column: 18 }],
     ['invalid UTF-8', '', { line: 34, column: 18 }],
   ];
@@ -194,16 +254,26 @@ describe('what pnpm refuses, slices refuse (line and column named)', () => {
     test(`${what}: ERR_LOCKGUARD_BROKEN_LOCKFILE at ${position.line}:${position.column}, exit 2, nothing printed from it`, async (t) => {
       const bytes =
         what === 'invalid UTF-8'
-          ? Buffer.concat([Buffer.from(PNPM_LOCK.slice(0, PNPM_LOCK.indexOf('deprecated: u') + 13)), Buffer.from([0xc3, 0x28]), Buffer.from(PNPM_LOCK.slice(PNPM_LOCK.indexOf('deprecated: u') + 13))])
+          ? Buffer.concat([
+              Buffer.from(PNPM_LOCK.slice(0, PNPM_LOCK.indexOf('deprecated: u') + 13)),
+              Buffer.from([0xc3, 0x28]),
+              Buffer.from(PNPM_LOCK.slice(PNPM_LOCK.indexOf('deprecated: u') + 13)),
+            ])
           : Buffer.from(text);
       const root = tempWorkspace(t, pnpmTree(PNPM_LOCK));
       const results = await everyCommand(root, 'pnpm-lock.yaml', bytes, PNPM_LOCK);
       assertNoCrashNoLeak(results);
       assert.equal(results['key --projects']?.code, 2, results['key --projects']?.stdout);
-      assert.match(results['key --projects']?.stderr ?? '', new RegExp(`pnpm-lock\\.yaml.*line ${position.line}, column ${position.column}`));
+      assert.match(
+        results['key --projects']?.stderr ?? '',
+        new RegExp(`pnpm-lock\\.yaml.*line ${position.line}, column ${position.column}`),
+      );
       const error = await errorOf(() => slicesFromLockfile(bytes, { lockfile: 'pnpm-lock.yaml', root }));
       assert.deepEqual([error.code, error.position], ['ERR_LOCKGUARD_BROKEN_LOCKFILE', position]);
-      assert.equal((await errorOf(() => slicesFromLockfileAsync(bytes, { lockfile: 'pnpm-lock.yaml', root }))).code, 'ERR_LOCKGUARD_BROKEN_LOCKFILE');
+      assert.equal(
+        (await errorOf(() => slicesFromLockfileAsync(bytes, { lockfile: 'pnpm-lock.yaml', root }))).code,
+        'ERR_LOCKGUARD_BROKEN_LOCKFILE',
+      );
     });
   }
 
@@ -219,18 +289,30 @@ describe('what pnpm refuses, slices refuse (line and column named)', () => {
     const root = tempWorkspace(t, pnpmTree(PNPM_LOCK));
     for (const bad of [
       PNPM_LOCK.replace('\nimporters:', `\n${bomb}\n\nimporters:`),
-      PNPM_LOCK.replace('        version: 7.0.0', '        version: &v 7.0.0').replace('        version: 1.3.0', '        version: *v'),
-      PNPM_LOCK.replace("lockfileVersion: '9.0'", "lockfileVersion: '6.0'").replace('\nimporters:', `\n${bomb}\n\nimporters:`),
+      PNPM_LOCK.replace('        version: 7.0.0', '        version: &v 7.0.0').replace(
+        '        version: 1.3.0',
+        '        version: *v',
+      ),
+      PNPM_LOCK.replace("lockfileVersion: '9.0'", "lockfileVersion: '6.0'").replace(
+        '\nimporters:',
+        `\n${bomb}\n\nimporters:`,
+      ),
     ]) {
       const results = await everyCommand(root, 'pnpm-lock.yaml', bad, PNPM_LOCK);
       assertNoCrashNoLeak(results);
       assert.equal(results['key --projects']?.code, 2);
-      assert.equal((await errorOf(() => slicesFromLockfileAsync(Buffer.from(bad), { lockfile: 'pnpm-lock.yaml', root }))).code, 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE');
+      assert.equal(
+        (await errorOf(() => slicesFromLockfileAsync(Buffer.from(bad), { lockfile: 'pnpm-lock.yaml', root }))).code,
+        'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
+      );
     }
   });
 
   test('control characters in an importer path never reach the terminal raw (no forged output line, no escape sequence)', async (t) => {
-    const forged = PNPM_LOCK.replace('  packages/b:\n', '  "packages/b\\n0000000000000000000000000000000000000000000000000000000000000000  forged\\e[31m":\n');
+    const forged = PNPM_LOCK.replace(
+      '  packages/b:\n',
+      '  "packages/b\\n0000000000000000000000000000000000000000000000000000000000000000  forged\\e[31m":\n',
+    );
     const root = tempWorkspace(t, pnpmTree(forged));
     const result = await cli(['key', '--projects'], root);
     assert.equal(result.code, 0, result.stderr);
@@ -256,7 +338,8 @@ describe('what pnpm and npm accept is accepted', () => {
       text: PNPM_LOCK,
       tree: () => pnpmTree(PNPM_LOCK),
       install(root: string): void {
-        for (const folder of ['node_modules/.pnpm/is-number@7.0.0', 'node_modules/.pnpm/left-pad@1.3.0']) mkdirSync(join(root, folder), { recursive: true });
+        for (const folder of ['node_modules/.pnpm/is-number@7.0.0', 'node_modules/.pnpm/left-pad@1.3.0'])
+          mkdirSync(join(root, folder), { recursive: true });
         writeFileSync(join(root, 'node_modules/.pnpm/lock.yaml'), PNPM_LOCK);
       },
     },
@@ -268,7 +351,8 @@ describe('what pnpm and npm accept is accepted', () => {
       install(root: string): void {
         const marker = JSON.parse(NPM_LOCK) as { packages: Record<string, unknown> };
         delete marker.packages[''];
-        for (const folder of ['node_modules/b', 'node_modules/is-number']) mkdirSync(join(root, folder), { recursive: true });
+        for (const folder of ['node_modules/b', 'node_modules/is-number'])
+          mkdirSync(join(root, folder), { recursive: true });
         writeFileSync(join(root, 'node_modules/.package-lock.json'), JSON.stringify(marker, null, 2));
       },
     },
@@ -281,7 +365,8 @@ describe('what pnpm and npm accept is accepted', () => {
         const plain = slicesFromLockfile(Buffer.from(text), { lockfile, root });
         assert.deepEqual(slicesFromLockfile(bytes, { lockfile, root }).slices, plain.slices);
         writeFileSync(join(root, lockfile), bytes);
-        for (const argv of [['key'], ['key', '--projects'], ['snapshot']]) assert.equal((await cli(argv, root)).code, 0, argv.join(' '));
+        for (const argv of [['key'], ['key', '--projects'], ['snapshot']])
+          assert.equal((await cli(argv, root)).code, 0, argv.join(' '));
         install(root);
         assert.deepEqual(checkInstall(readWorkspaceFingerprints(root)), { ok: true, checked: manager });
         assert.equal((await cli(['run', '--', 'true'], root)).code, 0);
@@ -293,7 +378,10 @@ describe('what pnpm and npm accept is accepted', () => {
 describe('the slice promise holds on odd but valid bytes', () => {
   test('npm: a "__proto__" field is part of the entry (it changes the digest)', (t) => {
     const root = tempWorkspace(t, npmTree(NPM_LOCK));
-    const digest = (text: string): string | undefined => slicesFromLockfile(Buffer.from(text), { lockfile: 'package-lock.json', root }).slices.find((s) => s.importer === 'packages/b')?.digest;
+    const digest = (text: string): string | undefined =>
+      slicesFromLockfile(Buffer.from(text), { lockfile: 'package-lock.json', root }).slices.find(
+        (s) => s.importer === 'packages/b',
+      )?.digest;
     const plain = digest(NPM_LOCK);
     const one = digest(NPM_LOCK.replace('"version": "7.0.0",', '"version": "7.0.0",\n      "__proto__": {"a": 1},'));
     const two = digest(NPM_LOCK.replace('"version": "7.0.0",', '"version": "7.0.0",\n      "__proto__": {"a": 2},'));
@@ -303,8 +391,14 @@ describe('the slice promise holds on odd but valid bytes', () => {
 
   test('npm: duplicate keys read as npm reads them (the last one wins)', (t) => {
     const root = tempWorkspace(t, npmTree(NPM_LOCK));
-    const digest = (text: string): string | undefined => slicesFromLockfile(Buffer.from(text), { lockfile: 'package-lock.json', root }).slices.find((s) => s.importer === 'packages/b')?.digest;
-    assert.equal(digest(NPM_LOCK.replace('"version": "7.0.0",', '"version": "6.0.0",\n      "version": "7.0.0",')), digest(NPM_LOCK));
+    const digest = (text: string): string | undefined =>
+      slicesFromLockfile(Buffer.from(text), { lockfile: 'package-lock.json', root }).slices.find(
+        (s) => s.importer === 'packages/b',
+      )?.digest;
+    assert.equal(
+      digest(NPM_LOCK.replace('"version": "7.0.0",', '"version": "6.0.0",\n      "version": "7.0.0",')),
+      digest(NPM_LOCK),
+    );
   });
 
   test("pnpm: 4-space indentation (pnpm reads it) gives the same graph as pnpm's own layout", (t) => {

@@ -31,7 +31,11 @@ test('-C <dir> / --dir <dir> before the command runs it in that folder; -C alone
 
 test("a closed stdout is no crash: no EPIPE stack, the exit code is the command's own", async (t) => {
   const root = tempWorkspace(t, pnpmTree());
-  const child = spawn(process.execPath, [BIN, '--help'], { cwd: root, env: scrubbedEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, '--help'], {
+    cwd: root,
+    env: scrubbedEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   // The reader goes away before lockguard writes anything.
   child.stdout.destroy();
   let stderr = '';

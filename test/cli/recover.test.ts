@@ -29,11 +29,29 @@ interface Dead {
 /** A guarded run whose guard is gone: its record, what it guarded (a turbo cache), a dead live marker. */
 function deadRun(t: Parameters<typeof tempWorkspace>[0], policy: Policy, options: { guard?: boolean } = {}): Dead {
   const root = tempWorkspace(t, pnpmTree());
-  const run = createRun({ kind: 'run', table: readWorkspaceFingerprints(root), policy, command: ['turbo', 'run', 'build'] });
+  const run = createRun({
+    kind: 'run',
+    table: readWorkspaceFingerprints(root),
+    policy,
+    command: ['turbo', 'run', 'build'],
+  });
   const cache = join(root, '.turbo', 'cache');
   mkdirSync(cache, { recursive: true });
   if (options.guard !== false) {
-    writeGuard(run.dir, { version: 1, runStartedAt: Date.now() - 1000, caches: [{ runner: 'turbo', root, dir: cache, source: 'default', started: true, before: { dir: cache, exists: true, takenAt: Date.now() - 1000, entries: [] } }] });
+    writeGuard(run.dir, {
+      version: 1,
+      runStartedAt: Date.now() - 1000,
+      caches: [
+        {
+          runner: 'turbo',
+          root,
+          dir: cache,
+          source: 'default',
+          started: true,
+          before: { dir: cache, exists: true, takenAt: Date.now() - 1000, entries: [] },
+        },
+      ],
+    });
   }
   registerLive(root, { dir: run.dir, id: run.record.id, pid: deadPid(), pidStart: 1, policy });
   // The dead guard's command saved two entries (the table never moved: no evidence either way).
@@ -50,7 +68,12 @@ test('no evidence either way: the saves since the run started are withheld, rest
   const { root, run, cache } = deadRun(t, 'withhold');
   const status = await cli(['status', '--run', run.record.id, '--json'], root);
   assert.equal(status.code, 0, status.stderr);
-  assert.match(status.stderr, new RegExp(`run ${run.record.id} did not finish: its guard \\(pid \\d+\\) died before its final check, and nothing shows whether its saves were sound: 2 cache saves it made since it started were withheld`));
+  assert.match(
+    status.stderr,
+    new RegExp(
+      `run ${run.record.id} did not finish: its guard \\(pid \\d+\\) died before its final check, and nothing shows whether its saves were sound: 2 cache saves it made since it started were withheld`,
+    ),
+  );
   assert.deepEqual(readdirSync(cache), []);
   const data = JSON.parse(status.stdout) as Status;
   assert.equal(data.life.state, 'finished');
@@ -115,7 +138,10 @@ test('its command still runs (an orphan of the dead guard): saves so far are wit
 
 test('a dead run another live process is finishing is left to it, and status shows it dead and unfinished', async (t) => {
   const { root, run, cache } = deadRun(t, 'withhold');
-  writeFileSync(join(root, '.lockguard', 'live', `.lock-finish-${run.record.id}`), JSON.stringify({ pid: process.pid, pidStart: processStart(process.pid), t: Date.now(), ...machineStamp() }));
+  writeFileSync(
+    join(root, '.lockguard', 'live', `.lock-finish-${run.record.id}`),
+    JSON.stringify({ pid: process.pid, pidStart: processStart(process.pid), t: Date.now(), ...machineStamp() }),
+  );
   const status = await cli(['status', '--run', run.record.id], root);
   assert.equal(status.code, 0);
   assert.match(status.stdout, /^life {5}dead, unfinished: its guard \(pid \d+\) died before its final check/m);
@@ -138,7 +164,8 @@ test('locks dead processes left that need no repair are released (the idle fast 
   mkdirSync(live);
   const dead = JSON.stringify({ pid: deadPid(), pidStart: 1, t: Date.now() - 60_000, ...machineStamp() });
   // A killed prune, and a finish killed after its run's marker went.
-  for (const name of ['prune', 'finish-20261201T000000000000Z-run-abcdef']) writeFileSync(join(live, `.lock-${name}`), dead);
+  for (const name of ['prune', 'finish-20261201T000000000000Z-run-abcdef'])
+    writeFileSync(join(live, `.lock-${name}`), dead);
   const status = await cli(['status'], root);
   assert.equal(status.code, 0, status.stderr);
   assert.equal(existsSync(live), false, 'live/ is gone: the next command is one failed readdir again');

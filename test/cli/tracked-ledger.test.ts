@@ -11,7 +11,11 @@ const TRACKED =
   /^lockguard: warning: the repository tracks (a file|\d+ files) under \.lockguard\/ \(a committed ledger is someone else's records: .*\); remove them from git \(git rm -r --cached \.lockguard\) and run lockguard init, which ignores the folder\.$/m;
 
 function git(root: string, ...args: string[]): void {
-  const result = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: root, encoding: 'utf8', timeout: 30_000 });
+  const result = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   assert.equal(result.status, 0, result.stderr);
 }
 

@@ -42,7 +42,10 @@ test('patch files: the blocks of a pnpm lockfile give what the full scan gives, 
   // A block placed after importers by hand is not where pnpm writes it: only the header is searched.
   assert.deepEqual(fast('pnpm-lock.yaml', Buffer.from(`${head}${body}\n${block}`)), []);
   // The env document's own sections never count, even when they mention patches.
-  assert.deepEqual(fast('pnpm-lock.yaml', Buffer.from(`---\nlockfileVersion: '9.0'\n\n${block}importers: {}\n\n---\n${head}${body}`)), []);
+  assert.deepEqual(
+    fast('pnpm-lock.yaml', Buffer.from(`---\nlockfileVersion: '9.0'\n\n${block}importers: {}\n\n---\n${head}${body}`)),
+    [],
+  );
   // Nested mentions are not blocks (as in the full scan).
   const nested = Buffer.from(`${head}importers:\n  .:\n    patchedDependencies:\n      x: patches/x.patch\n`);
   assert.deepEqual(fast('pnpm-lock.yaml', nested), fullScan(nested));
@@ -50,9 +53,15 @@ test('patch files: the blocks of a pnpm lockfile give what the full scan gives, 
 });
 
 test('patch files: package.json maps (pretty or minified) and workspace manifests are still found', () => {
-  const pretty = Buffer.from('{\n  "name": "r",\n  "pnpm": {\n    "patchedDependencies": {\n      "a@1.0.0": "patches/a.patch"\n    }\n  }\n}\n');
-  const minified = Buffer.from('{"name":"r","pnpm":{"patchedDependencies":{"a@1.0.0":"patches/a.patch","b@2":"patches/b.patch"}}}');
-  const manifest = Buffer.from('packages:\n  - "packages/*"\npatchedDependencies:\n  c@1: patches/c.patch\nonlyBuiltDependencies:\n  - esbuild\n');
+  const pretty = Buffer.from(
+    '{\n  "name": "r",\n  "pnpm": {\n    "patchedDependencies": {\n      "a@1.0.0": "patches/a.patch"\n    }\n  }\n}\n',
+  );
+  const minified = Buffer.from(
+    '{"name":"r","pnpm":{"patchedDependencies":{"a@1.0.0":"patches/a.patch","b@2":"patches/b.patch"}}}',
+  );
+  const manifest = Buffer.from(
+    'packages:\n  - "packages/*"\npatchedDependencies:\n  c@1: patches/c.patch\nonlyBuiltDependencies:\n  - esbuild\n',
+  );
   assert.deepEqual(fast('package.json', pretty), ['patches/a.patch']);
   assert.deepEqual(fast('package.json', minified), ['patches/a.patch', 'patches/b.patch']);
   assert.deepEqual(fast('pnpm-workspace.yaml', manifest), ['patches/c.patch']);
@@ -61,7 +70,13 @@ test('patch files: package.json maps (pretty or minified) and workspace manifest
 });
 
 test('patch files: every real fixture gives the same list as the full scan', () => {
-  const files = ['vite/pnpm-lock.yaml', 'vite/pnpm-workspace.yaml', 'vue-core/pnpm-lock.yaml', 'vue-core/pnpm-workspace.yaml', 'astro/pnpm-lock.yaml'];
+  const files = [
+    'vite/pnpm-lock.yaml',
+    'vite/pnpm-workspace.yaml',
+    'vue-core/pnpm-lock.yaml',
+    'vue-core/pnpm-workspace.yaml',
+    'astro/pnpm-lock.yaml',
+  ];
   let named = 0;
   for (const file of files) {
     const bytes = readFileSync(join(FIXTURES, file));
@@ -153,14 +168,24 @@ const { findWorkspace } = await import(${JSON.stringify(workspace)});
 const found = await findWorkspace(process.cwd());
 const cache = Object.keys(createRequire(import.meta.url).cache);
 console.log(JSON.stringify({ root: found.root, loaded: cache.some((path) => path.includes('find-workspace-dir')) }));`;
-  const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_config_workspace_dir$/i.test(name)));
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, env: { ...cleanEnv, ...env }, encoding: 'utf8', timeout: 20_000 });
+  const cleanEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^npm_config_workspace_dir$/i.test(name)),
+  );
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: dir,
+    env: { ...cleanEnv, ...env },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   assert.equal(run.status, 0, run.stderr);
   return JSON.parse(run.stdout) as { loaded: boolean; root: string };
 }
 
 test('@pnpm/find-workspace-dir is loaded only where its answer is not plain', (t) => {
-  const npm = tempWorkspace(t, { 'package.json': '{"name":"r","workspaces":["packages/*"]}', 'package-lock.json': '{"lockfileVersion":3}' });
+  const npm = tempWorkspace(t, {
+    'package.json': '{"name":"r","workspaces":["packages/*"]}',
+    'package-lock.json': '{"lockfileVersion":3}',
+  });
   assert.deepEqual(loadsFindWorkspaceDir(npm), { root: npm, loaded: false });
   // A plain pnpm-workspace.yaml (a regular file, no other manifest name next to it): answered without it.
   const pnpm = tempWorkspace(t, { ...pnpmTree(), packages: { a: { 'package.json': '{"name":"a"}' } } });
@@ -168,7 +193,11 @@ test('@pnpm/find-workspace-dir is loaded only where its answer is not plain', (t
   // pnpm's own env override still reaches it.
   assert.equal(loadsFindWorkspaceDir(npm, { NPM_CONFIG_WORKSPACE_DIR: pnpm }).loaded, true);
   // A manifest that is a link: pnpm's package decides.
-  const linked = tempWorkspace(t, { 'package.json': '{"name":"r"}', 'pnpm-lock.yaml': "lockfileVersion: '9.0'\n", 'real.yaml': 'packages: []\n' });
+  const linked = tempWorkspace(t, {
+    'package.json': '{"name":"r"}',
+    'pnpm-lock.yaml': "lockfileVersion: '9.0'\n",
+    'real.yaml': 'packages: []\n',
+  });
   symlinkSync('real.yaml', join(linked, 'pnpm-workspace.yaml'));
   assert.deepEqual(loadsFindWorkspaceDir(linked), { root: linked, loaded: true });
 });

@@ -51,9 +51,15 @@ test('the key depends only on paths and bytes: two folders with the same files a
 });
 
 test('.modules.yaml is normalized: prunedAt does not count, anything else does', (t) => {
-  const modules = (prunedAt: string, layout = 5): string => JSON.stringify({ layoutVersion: layout, prunedAt, storeDir: '/s' }, null, 2);
-  const root = tempWorkspace(t, { ...pnpmTree(LOCK), node_modules: { '.modules.yaml': modules('Mon, 30 Nov 2026 01:00:00 GMT') } });
-  const digestOf = (): string | null => readWorkspaceFingerprints(root).entries.find((entry) => entry.path === 'node_modules/.modules.yaml')?.digest ?? null;
+  const modules = (prunedAt: string, layout = 5): string =>
+    JSON.stringify({ layoutVersion: layout, prunedAt, storeDir: '/s' }, null, 2);
+  const root = tempWorkspace(t, {
+    ...pnpmTree(LOCK),
+    node_modules: { '.modules.yaml': modules('Mon, 30 Nov 2026 01:00:00 GMT') },
+  });
+  const digestOf = (): string | null =>
+    readWorkspaceFingerprints(root).entries.find((entry) => entry.path === 'node_modules/.modules.yaml')?.digest ??
+    null;
   const first = digestOf();
   fs.writeFileSync(join(root, 'node_modules/.modules.yaml'), modules('Tue, 01 Dec 2026 09:00:00 GMT'));
   assert.equal(digestOf(), first);
@@ -66,12 +72,15 @@ test('patch files named by the lockfile, the workspace manifest or package.json 
   const lock = `lockfileVersion: '9.0'\n\npatchedDependencies:\n  is-number@7.0.0:\n    hash: abc\n    path: patches/is-number@7.0.0.patch\n  evil@1.0.0:\n    path: ../outside.patch\n\nimporters:\n\n  .: {}\n`;
   const root = tempWorkspace(t, {
     ...pnpmTree(lock),
-    'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\npatchedDependencies:\n  left-pad@1.3.0: patches/left-pad.patch\n',
+    'pnpm-workspace.yaml':
+      'packages:\n  - "packages/*"\npatchedDependencies:\n  left-pad@1.3.0: patches/left-pad.patch\n',
     'package.json': '{"name":"root","pnpm":{"patchedDependencies":{"a@1.0.0":"patches/a.patch"}}}',
     patches: { 'is-number@7.0.0.patch': 'diff\n' },
   });
   const table = readWorkspaceFingerprints(root, { scope: 'inputs' });
-  const patches = table.entries.filter((entry) => entry.kind === 'patch').map((entry) => [entry.path, entry.digest === null ? 'absent' : 'file']);
+  const patches = table.entries
+    .filter((entry) => entry.kind === 'patch')
+    .map((entry) => [entry.path, entry.digest === null ? 'absent' : 'file']);
   assert.deepEqual(patches, [
     ['patches/a.patch', 'absent'],
     ['patches/is-number@7.0.0.patch', 'file'],
@@ -87,7 +96,10 @@ test("pnpm 12's two-document lockfile is just bytes to the table", (t) => {
 });
 
 test('npm, yarn and bun workspaces get their own entries', (t) => {
-  const npm = tempWorkspace(t, { 'package.json': '{"workspaces":["packages/*"]}', 'package-lock.json': '{"lockfileVersion": 3, "packages": {}}\n' });
+  const npm = tempWorkspace(t, {
+    'package.json': '{"workspaces":["packages/*"]}',
+    'package-lock.json': '{"lockfileVersion": 3, "packages": {}}\n',
+  });
   assert.deepEqual(
     readWorkspaceFingerprints(npm).entries.map((entry) => entry.path),
     ['package-lock.json', 'npm-shrinkwrap.json', 'node_modules/.package-lock.json'],
@@ -133,7 +145,8 @@ test("yarn berry patch files named by yarn.lock are entries (~/ is the root, oth
   ]);
   const bun = tempWorkspace(t, {
     'package.json': '{"patchedDependencies":{"a@1.0.0":"patches/a.patch"}}',
-    'bun.lock': '{\n  "lockfileVersion": 1,\n  "workspaces": {\n  },\n  "patchedDependencies": {\n    "b@1.0.0": "patches/b.patch",\n  },\n  "packages": {\n    "c": ["c@1.0.0", "", {}, "sha512-x"],\n  }\n}\n',
+    'bun.lock':
+      '{\n  "lockfileVersion": 1,\n  "workspaces": {\n  },\n  "patchedDependencies": {\n    "b@1.0.0": "patches/b.patch",\n  },\n  "packages": {\n    "c": ["c@1.0.0", "", {}, "sha512-x"],\n  }\n}\n',
     patches: { 'b.patch': 'diff\n' },
   });
   const bunPatches = readWorkspaceFingerprints(bun, { scope: 'inputs' })
@@ -170,11 +183,17 @@ test('a broken lockfile is refused with the path and the line, never its content
 test('a FIFO, a directory or a dangling link at the lockfile path: clear errors, no hang', { timeout: 15_000 }, (t) => {
   const root = tempWorkspace(t, { ...pnpmTree(''), 'pnpm-lock.yaml': null });
   assert.equal(spawnSync('mkfifo', [join(root, 'pnpm-lock.yaml')]).status, 0);
-  assert.throws(() => readWorkspaceFingerprints(root), { code: 'ERR_LOCKGUARD_NOT_A_FILE', path: join(root, 'pnpm-lock.yaml') });
+  assert.throws(() => readWorkspaceFingerprints(root), {
+    code: 'ERR_LOCKGUARD_NOT_A_FILE',
+    path: join(root, 'pnpm-lock.yaml'),
+  });
   fs.rmSync(join(root, 'pnpm-lock.yaml'));
   fs.mkdirSync(join(root, 'pnpm-lock.yaml'));
   assert.throws(() => readWorkspaceFingerprints(root), { code: 'ERR_LOCKGUARD_NOT_A_FILE' });
   fs.rmSync(join(root, 'pnpm-lock.yaml'), { recursive: true });
   fs.symlinkSync('gone.yaml', join(root, 'pnpm-lock.yaml'));
-  assert.throws(() => readWorkspaceFingerprints(root), { code: 'ERR_LOCKGUARD_DANGLING_LINK', path: join(root, 'pnpm-lock.yaml') });
+  assert.throws(() => readWorkspaceFingerprints(root), {
+    code: 'ERR_LOCKGUARD_DANGLING_LINK',
+    path: join(root, 'pnpm-lock.yaml'),
+  });
 });

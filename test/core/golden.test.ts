@@ -19,20 +19,48 @@ import { slicesFromLockfile } from '../../lib/core/slices/index.js';
 import { fixturesDir } from '../helpers/fixtures.js';
 
 const GOLDEN: Record<string, { readonly count: number; readonly all: string; readonly root: string | undefined }> = {
-  'vue-core/pnpm-lock.yaml': { count: 18, all: '26874a6abbb19c627a41f8e655cf2a7e24ab913df86da10017fcc92670068656', root: '2698e3810c6d5cc3f54221d2784d8ef44b32578ef1973d20b70f9de077be4f61' },
-  'vite/pnpm-lock.yaml': { count: 279, all: 'cbc4ba92e81090655ff92bd3a957faf0d5f92ccf36f0acd275360f1131e22828', root: 'ba425e4cd86a67ec9845496c54a938705bc431e7ec904ca613f44a4e907b68bd' },
+  'vue-core/pnpm-lock.yaml': {
+    count: 18,
+    all: '26874a6abbb19c627a41f8e655cf2a7e24ab913df86da10017fcc92670068656',
+    root: '2698e3810c6d5cc3f54221d2784d8ef44b32578ef1973d20b70f9de077be4f61',
+  },
+  'vite/pnpm-lock.yaml': {
+    count: 279,
+    all: 'cbc4ba92e81090655ff92bd3a957faf0d5f92ccf36f0acd275360f1131e22828',
+    root: 'ba425e4cd86a67ec9845496c54a938705bc431e7ec904ca613f44a4e907b68bd',
+  },
   // The trimmed astro lockfile keeps no root importer.
-  'astro/pnpm-lock.yaml': { count: 231, all: '50ec40519c96856d48f9c07335764b9e4075a1d30e745d009ba65179c4ab9114', root: undefined },
-  'lit/package-lock.json': { count: 63, all: 'a8dce472584ebd1be29c6b0c3949cd86ccfee278a5d862b63d06a516633b2a65', root: 'c1e0b7ad185e6e74af72f843f459dea28f3001534004c3a09c965da56a607f3a' },
-  'yarn-berry-jest/yarn.lock': { count: 71, all: '9d21df1b9217720336091bda001ad2270951c97d6315584e73d5988b22a2e3b1', root: '421a40c4b8027ef152985a64a609fa3ee72ada4937e399644499d80527c278c6' },
-  'yarn-v1-webpack/yarn.lock': { count: 1, all: '408a73da4439e5a522ccd08f90f10541fb4a1dbe9f80d5083280460fac210479', root: '18581f7e2b6b2934e011d0aa948a00a8e21b30b5d1f4058ffa495198a8ef2adf' },
+  'astro/pnpm-lock.yaml': {
+    count: 231,
+    all: '50ec40519c96856d48f9c07335764b9e4075a1d30e745d009ba65179c4ab9114',
+    root: undefined,
+  },
+  'lit/package-lock.json': {
+    count: 63,
+    all: 'a8dce472584ebd1be29c6b0c3949cd86ccfee278a5d862b63d06a516633b2a65',
+    root: 'c1e0b7ad185e6e74af72f843f459dea28f3001534004c3a09c965da56a607f3a',
+  },
+  'yarn-berry-jest/yarn.lock': {
+    count: 71,
+    all: '9d21df1b9217720336091bda001ad2270951c97d6315584e73d5988b22a2e3b1',
+    root: '421a40c4b8027ef152985a64a609fa3ee72ada4937e399644499d80527c278c6',
+  },
+  'yarn-v1-webpack/yarn.lock': {
+    count: 1,
+    all: '408a73da4439e5a522ccd08f90f10541fb4a1dbe9f80d5083280460fac210479',
+    root: '18581f7e2b6b2934e011d0aa948a00a8e21b30b5d1f4058ffa495198a8ef2adf',
+  },
 };
 
 function summary(folder: string, file: string, names: boolean) {
   const root = join(fixturesDir(), folder);
   const { slices } = slicesFromLockfile(readFileSync(join(root, file)), { lockfile: file, root, names });
   const lines = slices.map((slice) => `${slice.importer} ${slice.digest}`).sort();
-  return { count: slices.length, all: sha256Hex(lines.join('\n')), root: slices.find((slice) => slice.importer === '.')?.digest };
+  return {
+    count: slices.length,
+    all: sha256Hex(lines.join('\n')),
+    root: slices.find((slice) => slice.importer === '.')?.digest,
+  };
 }
 
 const CASES = [

@@ -7,12 +7,21 @@ import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { serialize } from 'node:v8';
 import { gzipSync } from 'node:zlib';
-import { classicResolutions, nmLocations, nodeLinker, pnpLocations, splitPatterns, stateChecksum } from '../../lib/core/install-check-yarn.js';
+import {
+  classicResolutions,
+  nmLocations,
+  nodeLinker,
+  pnpLocations,
+  splitPatterns,
+  stateChecksum,
+} from '../../lib/core/install-check-yarn.js';
 
 test('stateChecksum reads lockFileChecksum out of a gzipped v8-serialized install state (as yarn writes it)', () => {
   const lock = Buffer.from('__metadata:\n  version: 8\n');
   const checksum = createHash('sha512').update('3').update(lock).digest('hex');
-  const state = gzipSync(serialize({ linkersCustomData: new Map(), lockFileChecksum: checksum, storedPackages: new Map() }));
+  const state = gzipSync(
+    serialize({ linkersCustomData: new Map(), lockFileChecksum: checksum, storedPackages: new Map() }),
+  );
   assert.equal(stateChecksum(state), checksum);
   assert.equal(stateChecksum(gzipSync(serialize({ other: 1 }))), undefined);
   assert.equal(stateChecksum(Buffer.from('not gzip')), undefined);
@@ -29,7 +38,15 @@ test('pnpLocations: cache zips (virtual paths resolved), unplugged folders; work
       '"packageLocation": "./.yarn/unplugged/esbuild-npm-0.1.0-aaa/node_modules/esbuild/",\\',
     ].join('\n'),
   );
-  assert.deepEqual(pnpLocations(pnp).sort(), ['../../home/.yarn/berry/cache/g-npm-1.0.0-10c0.zip', '.yarn/cache/dep-npm-1.0.0-abc.zip', '.yarn/cache/peer-npm-2.0.0-def.zip', '.yarn/unplugged/esbuild-npm-0.1.0-aaa'].sort());
+  assert.deepEqual(
+    pnpLocations(pnp).sort(),
+    [
+      '../../home/.yarn/berry/cache/g-npm-1.0.0-10c0.zip',
+      '.yarn/cache/dep-npm-1.0.0-abc.zip',
+      '.yarn/cache/peer-npm-2.0.0-def.zip',
+      '.yarn/unplugged/esbuild-npm-0.1.0-aaa',
+    ].sort(),
+  );
 });
 
 test('nmLocations, nodeLinker', () => {

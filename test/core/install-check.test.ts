@@ -38,7 +38,12 @@ function installed(lock: string, marker = lock) {
     ...pnpmTree(lock),
     node_modules: {
       '.modules.yaml': '{"skipped":[]}',
-      '.pnpm': { 'lock.yaml': marker, 'dep@7.0.0': { 'x.txt': '' }, '@scope+thing@1.0.0': { 'x.txt': '' }, node_modules: {} },
+      '.pnpm': {
+        'lock.yaml': marker,
+        'dep@7.0.0': { 'x.txt': '' },
+        '@scope+thing@1.0.0': { 'x.txt': '' },
+        node_modules: {},
+      },
     },
   };
 }
@@ -63,7 +68,10 @@ test('a package folder deleted from node_modules/.pnpm is caught', (t) => {
 });
 
 test('orphans the marker still lists after `pnpm add` do not fail the check', (t) => {
-  const marker = LOCK.replace('\nsnapshots:\n', '\n  old@1.0.0:\n    resolution: {integrity: sha512-z}\n\nsnapshots:\n');
+  const marker = LOCK.replace(
+    '\nsnapshots:\n',
+    '\n  old@1.0.0:\n    resolution: {integrity: sha512-z}\n\nsnapshots:\n',
+  );
   const root = tempWorkspace(t, installed(LOCK, marker));
   assert.equal(checkInstall(readWorkspaceFingerprints(root)).ok, true);
 });
@@ -71,7 +79,14 @@ test('orphans the marker still lists after `pnpm add` do not fail the check', (t
 test('node-linker=hoisted keeps no virtual store: its folders are not asked for, the marker still is', (t) => {
   // pnpm 10 with node-linker=hoisted writes node_modules/.pnpm/lock.yaml but no package folders beside it.
   const tree = installed(LOCK);
-  const hoisted = { ...tree, node_modules: { '.modules.yaml': '{"skipped":[],"nodeLinker":"hoisted"}', '.pnpm': { 'lock.yaml': LOCK }, dep: { 'package.json': '{}' } } };
+  const hoisted = {
+    ...tree,
+    node_modules: {
+      '.modules.yaml': '{"skipped":[],"nodeLinker":"hoisted"}',
+      '.pnpm': { 'lock.yaml': LOCK },
+      dep: { 'package.json': '{}' },
+    },
+  };
   const root = tempWorkspace(t, hoisted);
   assert.deepEqual(checkInstall(readWorkspaceFingerprints(root)), { ok: true, checked: 'pnpm' });
   // The isolated layout with the same folders missing is refused.
@@ -101,9 +116,27 @@ test('store folder names follow pnpm (scopes, peers, file: specs; hashed ones ar
 });
 
 test('npm: .package-lock.json must equal the lockfile minus the root entry', (t) => {
-  const lock = { name: 'r', lockfileVersion: 3, requires: true, packages: { '': { name: 'r' }, 'node_modules/dep': { version: '7.0.0' }, 'node_modules/opt': { version: '1.0.0', optional: true } } };
-  const hidden = { name: 'r', lockfileVersion: 3, requires: true, packages: { 'node_modules/dep': { version: '7.0.0' } } };
-  const root = tempWorkspace(t, { 'package.json': '{}', 'package-lock.json': JSON.stringify(lock), node_modules: { '.package-lock.json': JSON.stringify(hidden), dep: { 'package.json': '{}' } } });
+  const lock = {
+    name: 'r',
+    lockfileVersion: 3,
+    requires: true,
+    packages: {
+      '': { name: 'r' },
+      'node_modules/dep': { version: '7.0.0' },
+      'node_modules/opt': { version: '1.0.0', optional: true },
+    },
+  };
+  const hidden = {
+    name: 'r',
+    lockfileVersion: 3,
+    requires: true,
+    packages: { 'node_modules/dep': { version: '7.0.0' } },
+  };
+  const root = tempWorkspace(t, {
+    'package.json': '{}',
+    'package-lock.json': JSON.stringify(lock),
+    node_modules: { '.package-lock.json': JSON.stringify(hidden), dep: { 'package.json': '{}' } },
+  });
   assert.equal(checkInstall(readWorkspaceFingerprints(root)).ok, true, 'a skipped optional package is fine');
   lock.packages['node_modules/dep'].version = '6.0.0';
   fs.writeFileSync(join(root, 'package-lock.json'), JSON.stringify(lock));
@@ -119,7 +152,11 @@ const NPM_LOCK = {
     '': { name: 'root', dependencies: { dep: '1.0.0', '@s/x': '2.0.0' } },
     'node_modules/dep': { version: '1.0.0', resolved: 'https://registry.example/dep-1.0.0.tgz', integrity: 'sha512-a' },
     'node_modules/@s/x': { version: '2.0.0', resolved: 'https://registry.example/x-2.0.0.tgz', integrity: 'sha512-b' },
-    'node_modules/@s/x/node_modules/dep': { version: '0.9.0', resolved: 'https://registry.example/dep-0.9.0.tgz', integrity: 'sha512-c' },
+    'node_modules/@s/x/node_modules/dep': {
+      version: '0.9.0',
+      resolved: 'https://registry.example/dep-0.9.0.tgz',
+      integrity: 'sha512-c',
+    },
   },
 };
 

@@ -4,22 +4,42 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { classifyKeys, type PlanTask } from '../../lib/core/key-stability.js';
 
-const task = (id: string, dependsOn: string[] = [], extra: Partial<PlanTask> = {}): PlanTask => ({ id, dependsOn, mayWrite: false, cached: true, foldsFingerprint: true, ...extra });
-const stability = (tasks: PlanTask[]) => Object.fromEntries(classifyKeys({ tasks }).tasks.map((c) => [c.id, c.stability]));
+const task = (id: string, dependsOn: string[] = [], extra: Partial<PlanTask> = {}): PlanTask => ({
+  id,
+  dependsOn,
+  mayWrite: false,
+  cached: true,
+  foldsFingerprint: true,
+  ...extra,
+});
+const stability = (tasks: PlanTask[]) =>
+  Object.fromEntries(classifyKeys({ tasks }).tasks.map((c) => [c.id, c.stability]));
 
 test('no writer: every key is stable', () => {
-  assert.deepEqual(stability([task('a'), task('b', ['a'], { foldsFingerprint: false, cached: false })]), { a: 'stable', b: 'stable' });
+  assert.deepEqual(stability([task('a'), task('b', ['a'], { foldsFingerprint: false, cached: false })]), {
+    a: 'stable',
+    b: 'stable',
+  });
 });
 
 test('every reader after an uncached writer is unstable, folding or not; its prerequisites are stable', () => {
-  const tasks = [task('d'), task('a', ['d'], { mayWrite: true, cached: false }), task('b', ['a']), task('e', ['b'], { foldsFingerprint: false })];
+  const tasks = [
+    task('d'),
+    task('a', ['d'], { mayWrite: true, cached: false }),
+    task('b', ['a']),
+    task('e', ['b'], { foldsFingerprint: false }),
+  ];
   assert.deepEqual(stability(tasks), { d: 'stable', a: 'stable', b: 'unstable', e: 'unstable' });
   const b = classifyKeys({ tasks }).tasks.find((c) => c.id === 'b');
   assert.deepEqual(b?.because, [{ writer: 'a', writerCached: false, ordering: 'runs-after' }]);
 });
 
 test('after a cached writer: a folding reader is stable, a non-folding reader unstable', () => {
-  const tasks = [task('a', [], { mayWrite: true, cached: true }), task('b', ['a'], { foldsFingerprint: true }), task('c', ['a'], { foldsFingerprint: false })];
+  const tasks = [
+    task('a', [], { mayWrite: true, cached: true }),
+    task('b', ['a'], { foldsFingerprint: true }),
+    task('c', ['a'], { foldsFingerprint: false }),
+  ];
   assert.deepEqual(stability(tasks), { a: 'stable', b: 'stable', c: 'unstable' });
 });
 
@@ -31,7 +51,9 @@ test('a task not ordered against a writer may run after it: unstable, marked may
 });
 
 test('a writer after another writer is unstable; the writers are listed', () => {
-  const result = classifyKeys({ tasks: [task('a', [], { mayWrite: true, cached: false }), task('b', ['a'], { mayWrite: true, cached: false })] });
+  const result = classifyKeys({
+    tasks: [task('a', [], { mayWrite: true, cached: false }), task('b', ['a'], { mayWrite: true, cached: false })],
+  });
   assert.deepEqual(result.writers, ['a', 'b']);
   assert.deepEqual(result.unstable, ['b']);
 });

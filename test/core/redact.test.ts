@@ -79,33 +79,79 @@ test('argv: look-alikes whose names are not secret stay (the word rule: --author
     ['x', 'NODE_OPTIONS=--max-old-space-size=4096', 'a=b', '--cache-dir=.turbo', 'https://h.example/p?page=2&sort=asc'],
   ];
   for (const argv of kept) assert.deepEqual(redactArgv(argv), argv, argv.join(' '));
-  for (const name of ['author', 'filter', 'tokenizer', 'authority', 'passWithNoTests', 'signal', 'design', 'keyboard', 'key']) assert.equal(isSecretName(name), false, name);
-  for (const name of ['token', 'TURBO_TOKEN', '_authToken', 'npmAuthToken', 'client_secret', 'PASSWORD', 'api-key', 'apiKey', 'privateKey', 'X-Amz-Signature', 'sig', 'oauth', 'Authorization', 'X-Amz-Credential'])
+  for (const name of [
+    'author',
+    'filter',
+    'tokenizer',
+    'authority',
+    'passWithNoTests',
+    'signal',
+    'design',
+    'keyboard',
+    'key',
+  ])
+    assert.equal(isSecretName(name), false, name);
+  for (const name of [
+    'token',
+    'TURBO_TOKEN',
+    '_authToken',
+    'npmAuthToken',
+    'client_secret',
+    'PASSWORD',
+    'api-key',
+    'apiKey',
+    'privateKey',
+    'X-Amz-Signature',
+    'sig',
+    'oauth',
+    'Authorization',
+    'X-Amz-Credential',
+  ])
     assert.equal(isSecretName(name), true, name);
 });
 
 test('text: URL userinfo and secret query values in lockfile values of every format', () => {
   const cases: [string, string][] = [
     // pnpm: a package key / tarball resolution
-    [`tiny-dep@https://user:${S}@npm.example.com/tiny-dep/-/tiny-dep-7.0.0.tgz?_authToken=${S}`, 'tiny-dep@https://***@npm.example.com/tiny-dep/-/tiny-dep-7.0.0.tgz?_authToken=***'],
+    [
+      `tiny-dep@https://user:${S}@npm.example.com/tiny-dep/-/tiny-dep-7.0.0.tgz?_authToken=${S}`,
+      'tiny-dep@https://***@npm.example.com/tiny-dep/-/tiny-dep-7.0.0.tgz?_authToken=***',
+    ],
     // npm: resolved
     [`https://npm.example.com/t.tgz?token=${S}&x=1`, 'https://npm.example.com/t.tgz?token=***&x=1'],
     // yarn berry: resolution with a fragment after the query
-    [`tiny-dep@https://npm.example.com/t.tgz?access_token=${S}#sha1`, 'tiny-dep@https://npm.example.com/t.tgz?access_token=***#sha1'],
+    [
+      `tiny-dep@https://npm.example.com/t.tgz?access_token=${S}#sha1`,
+      'tiny-dep@https://npm.example.com/t.tgz?access_token=***#sha1',
+    ],
     // yarn v1: resolved with a hash
     [`https://${S}:x-oauth-basic@github.com/o/r.tgz#deadbeef`, 'https://***@github.com/o/r.tgz#deadbeef'],
     // bun: an ident
     [`tiny-dep@https://u:${S}@h.example/t.tgz`, 'tiny-dep@https://***@h.example/t.tgz'],
     // signed storage URLs
-    [`https://b.s3.example/t.tgz?X-Amz-Credential=${S}&X-Amz-Signature=${S}&X-Amz-Expires=60`, 'https://b.s3.example/t.tgz?X-Amz-Credential=***&X-Amz-Signature=***&X-Amz-Expires=60'],
-    [`https://acct.blob.example/t.tgz?sv=2020&sig=${S}&key=${S}`, 'https://acct.blob.example/t.tgz?sv=2020&sig=***&key=***'],
+    [
+      `https://b.s3.example/t.tgz?X-Amz-Credential=${S}&X-Amz-Signature=${S}&X-Amz-Expires=60`,
+      'https://b.s3.example/t.tgz?X-Amz-Credential=***&X-Amz-Signature=***&X-Amz-Expires=60',
+    ],
+    [
+      `https://acct.blob.example/t.tgz?sv=2020&sig=${S}&key=${S}`,
+      'https://acct.blob.example/t.tgz?sv=2020&sig=***&key=***',
+    ],
     [
       `pnpm-lock.yaml moved: the slice of packages/b changed (tiny-dep https://u:${S}@h/7.tgz → https://h/6.tgz?_authToken=${S}); 1 other project unchanged`,
       'pnpm-lock.yaml moved: the slice of packages/b changed (tiny-dep https://***@h/7.tgz → https://h/6.tgz?_authToken=***); 1 other project unchanged',
     ],
   ];
   for (const [text, want] of cases) assert.equal(redactText(text), want, text);
-  for (const kept of ['tiny-dep 7.0.0 → 6.0.0', 'git+ssh://git@github.com/o/r.git#v1', 'https://h.example/t.tgz?page=2', 'file:vendor/tiny-dep-7.0.0.tgz', 'a@b', 'a & b; c ?']) assert.equal(redactText(kept), kept);
+  for (const kept of [
+    'tiny-dep 7.0.0 → 6.0.0',
+    'git+ssh://git@github.com/o/r.git#v1',
+    'https://h.example/t.tgz?page=2',
+    'file:vendor/tiny-dep-7.0.0.tgz',
+    'a@b',
+    'a & b; c ?',
+  ])
+    assert.equal(redactText(kept), kept);
 });
 
 test('idempotent, and the marker is what replaces', () => {
@@ -116,11 +162,29 @@ test('idempotent, and the marker is what replaces', () => {
 });
 
 test('records: command arrays as argv, every other string as text, the rest untouched; nothing copied when nothing changed', () => {
-  const record = { version: 1, command: ['turbo', '--token', S], nested: [{ command: [`TURBO_TOKEN=${S}`] }, { text: `https://u:${S}@h/x` }], n: 3, ok: true, none: null };
+  const record = {
+    version: 1,
+    command: ['turbo', '--token', S],
+    nested: [{ command: [`TURBO_TOKEN=${S}`] }, { text: `https://u:${S}@h/x` }],
+    n: 3,
+    ok: true,
+    none: null,
+  };
   const redacted = redactRecord(record);
-  assert.deepEqual(redacted, { version: 1, command: ['turbo', '--token', '***'], nested: [{ command: ['TURBO_TOKEN=***'] }, { text: 'https://***@h/x' }], n: 3, ok: true, none: null });
+  assert.deepEqual(redacted, {
+    version: 1,
+    command: ['turbo', '--token', '***'],
+    nested: [{ command: ['TURBO_TOKEN=***'] }, { text: 'https://***@h/x' }],
+    n: 3,
+    ok: true,
+    none: null,
+  });
   assert.ok(JSON.stringify(record).includes(S), 'the input is not changed (the child gets its argv exactly)');
-  assert.deepEqual(redactRecord({ command: `turbo run build --token ${S} --filter=web` }), { command: 'turbo run build --token *** --filter=web' }, 'a command line as one string');
+  assert.deepEqual(
+    redactRecord({ command: `turbo run build --token ${S} --filter=web` }),
+    { command: 'turbo run build --token *** --filter=web' },
+    'a command line as one string',
+  );
   const clean = { command: ['true'], entries: [{ path: 'pnpm-lock.yaml', digest: 'ab' }] };
   assert.equal(redactRecord(clean), clean);
 });

@@ -25,7 +25,9 @@ function countingFs(tweakStat?: (stats: fs.Stats) => fs.Stats): { fs: FileSystem
       readlinkSync: (path) => fs.readlinkSync(path),
       openSync: (path, flags) => (counts.open++, fs.openSync(path, flags)),
       fstatSync: (fd) => fs.fstatSync(fd),
-      readSync: (fd, buffer, offset, length, position) => (counts.read++, fs.readSync(fd, buffer, offset, length, position)),
+      readSync: (fd, buffer, offset, length, position) => (
+        counts.read++, fs.readSync(fd, buffer, offset, length, position)
+      ),
       closeSync: (fd) => fs.closeSync(fd),
     },
   };
@@ -62,7 +64,11 @@ test('zero cost without a writer, seen by strace: no syscall touches the workspa
   `;
   const out = join(root, '..', `${root.split('/').pop()}.strace`);
   t.after(() => fs.rmSync(out, { force: true }));
-  const run = spawnSync('strace', ['-f', '-e', 'trace=%file,%desc', '-o', out, process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+  const run = spawnSync(
+    'strace',
+    ['-f', '-e', 'trace=%file,%desc', '-o', out, process.execPath, '--input-type=module', '-e', script],
+    { encoding: 'utf8', timeout: 30_000 },
+  );
   assert.equal(run.status, 0, run.stderr);
   const trace = fs.readFileSync(out, 'utf8').split('\n');
   const start = trace.findIndex((line) => line.includes('/lockguard-marker-start'));
@@ -109,7 +115,8 @@ test('a same-size rewrite inside the same timestamp second is caught (racy windo
   fs.writeFileSync(join(root, 'pnpm-lock.yaml'), LOCK.replace('9.0', '9.1'));
   // A coarse-timestamp file system: the stat looks exactly as it did at the read.
   const { fs: coarse } = countingFs((stats) => {
-    if (stats.ino === lock.identity?.ino) Object.assign(stats, { ctimeMs: lock.identity.ctimeMs, mtimeMs: lock.identity.mtimeMs });
+    if (stats.ino === lock.identity?.ino)
+      Object.assign(stats, { ctimeMs: lock.identity.ctimeMs, mtimeMs: lock.identity.mtimeMs });
     return stats;
   });
   const watch = new FingerprintWatch(root, table, table.at, { fs: coarse });
@@ -206,12 +213,21 @@ test('a FIFO, a socket or a directory at an entry path is a loud error, never a 
       return error;
     }
   };
-  assert.equal((swap(() => spawnSync('mkfifo', [join(root, 'pnpm-lock.yaml')])) as { code?: string })?.code, 'ERR_LOCKGUARD_NOT_A_FILE');
-  assert.equal((swap(() => fs.mkdirSync(join(root, 'pnpm-lock.yaml'))) as { code?: string })?.code, 'ERR_LOCKGUARD_NOT_A_FILE');
+  assert.equal(
+    (swap(() => spawnSync('mkfifo', [join(root, 'pnpm-lock.yaml')])) as { code?: string })?.code,
+    'ERR_LOCKGUARD_NOT_A_FILE',
+  );
+  assert.equal(
+    (swap(() => fs.mkdirSync(join(root, 'pnpm-lock.yaml'))) as { code?: string })?.code,
+    'ERR_LOCKGUARD_NOT_A_FILE',
+  );
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(join(root, 'sock'), resolve));
   t.after(() => server.close());
-  const error = swap(() => fs.renameSync(join(root, 'sock'), join(root, 'pnpm-lock.yaml'))) as { code?: string; path?: string };
+  const error = swap(() => fs.renameSync(join(root, 'sock'), join(root, 'pnpm-lock.yaml'))) as {
+    code?: string;
+    path?: string;
+  };
   assert.equal(error?.code, 'ERR_LOCKGUARD_NOT_A_FILE');
   assert.equal(error?.path, join(root, 'pnpm-lock.yaml'));
 });

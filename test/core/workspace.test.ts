@@ -13,7 +13,10 @@ test('a pnpm workspace is found from a package folder inside it', async (t) => {
 });
 
 test('an npm workspace: the nearest folder up with a lockfile or a workspaces field', async (t) => {
-  const root = tempWorkspace(t, { 'package.json': '{"workspaces":["packages/*"]}', packages: { b: { 'package.json': '{"name":"b"}' } } });
+  const root = tempWorkspace(t, {
+    'package.json': '{"workspaces":["packages/*"]}',
+    packages: { b: { 'package.json': '{"name":"b"}' } },
+  });
   assert.deepEqual(await findWorkspace(join(root, 'packages/b')), { root, manager: 'npm' });
   const yarn = tempWorkspace(t, { 'package.json': '{}', 'yarn.lock': '' });
   assert.equal((await findWorkspace(yarn)).manager, 'yarn');
@@ -34,7 +37,10 @@ test('pnpm workspaces: the root is the one @pnpm/find-workspace-dir finds, in ev
       return join(root, 'packages/a');
     },
     'nested pnpm workspaces (the nearer wins)': (root) => {
-      writeTree(root, { ...pnpmTree(), inner: { 'pnpm-workspace.yaml': 'packages: []\n', 'pnpm-lock.yaml': lock, deep: {} } });
+      writeTree(root, {
+        ...pnpmTree(),
+        inner: { 'pnpm-workspace.yaml': 'packages: []\n', 'pnpm-lock.yaml': lock, deep: {} },
+      });
       return join(root, 'inner/deep');
     },
     'a linked manifest': (root) => {

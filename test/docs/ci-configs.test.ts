@@ -37,7 +37,8 @@ function circleciProblems(text: string): string[] {
   const steps = job.steps as unknown as Step[];
   const problems: string[] = [];
   const command = (step: Step | undefined): string => String(step?.parameters?.['command'] ?? '');
-  const lockguard = (step: Step | undefined, what: RegExp): boolean => step?.name === 'run' && /\$LOCKGUARD"? /.test(command(step)) && what.test(command(step));
+  const lockguard = (step: Step | undefined, what: RegExp): boolean =>
+    step?.name === 'run' && /\$LOCKGUARD"? /.test(command(step)) && what.test(command(step));
   const snapshotAt = steps.findIndex((step) => lockguard(step, / snapshot --key-file /));
   const keyFile = /snapshot --key-file (\S+)/.exec(command(steps[snapshotAt]))?.[1];
   if (keyFile === undefined) return ['no `lockguard snapshot --key-file` step'];
@@ -49,11 +50,14 @@ function circleciProblems(text: string): string[] {
   const restoreKeys = (steps[restoreAt]?.parameters?.['keys'] as string[] | undefined) ?? [];
   const saveKey = String(steps[saveAt]?.parameters?.['key'] ?? '');
   if (!restoreKeys[0]?.includes(checksum)) problems.push('restore_cache is not keyed on the key file');
-  if (!saveKey.includes(checksum) || saveKey !== restoreKeys[0]) problems.push('save_cache is not keyed as restore_cache, on the key file');
-  if (!lockguard(steps[saveAt - 1], / verify\b/)) problems.push('lockguard verify is not the step right before save_cache');
+  if (!saveKey.includes(checksum) || saveKey !== restoreKeys[0])
+    problems.push('save_cache is not keyed as restore_cache, on the key file');
+  if (!lockguard(steps[saveAt - 1], / verify\b/))
+    problems.push('lockguard verify is not the step right before save_cache');
   if (steps[saveAt]?.parameters?.['when'] !== 'on_success') problems.push('save_cache is not `when: on_success`');
   const paths = (steps[saveAt]?.parameters?.['paths'] as string[] | undefined) ?? [];
-  if (paths.some((path) => /\.lockguard|pnpm-lock\.yaml/.test(path))) problems.push('a cache path holds .lockguard/ or the lockfile');
+  if (paths.some((path) => /\.lockguard|pnpm-lock\.yaml/.test(path)))
+    problems.push('a cache path holds .lockguard/ or the lockfile');
   return problems;
 }
 
@@ -62,7 +66,11 @@ test("the CircleCI config parses with CircleCI's own parser and keeps the recipe
 });
 
 test("CircleCI's parser rejects a mutant: a save_cache without a key, a step it does not know, a workflow naming no job", () => {
-  for (const mutant of [mutate(CIRCLECI, '          key: pnpm-store-v1-', '          kee: pnpm-store-v1-'), mutate(CIRCLECI, '      - save_cache:', '      - save_cashe:'), mutate(CIRCLECI, '      - build\n', '      - biuld\n')]) {
+  for (const mutant of [
+    mutate(CIRCLECI, '          key: pnpm-store-v1-', '          kee: pnpm-store-v1-'),
+    mutate(CIRCLECI, '      - save_cache:', '      - save_cashe:'),
+    mutate(CIRCLECI, '      - build\n', '      - biuld\n'),
+  ]) {
     assert.throws(() => circleci.parseConfig(mutant), /Error while parsing/);
   }
 });
@@ -70,8 +78,16 @@ test("CircleCI's parser rejects a mutant: a save_cache without a key, a step it 
 test('the CircleCI rules catch mutants the parser accepts', () => {
   const cases: [string, string, string][] = [
     ['          when: on_success', '          when: always', 'save_cache is not `when: on_success`'],
-    ['          key: pnpm-store-v1-{{ checksum "/tmp/lockguard/cache-key" }}', '          key: pnpm-store-v1-{{ checksum "pnpm-lock.yaml" }}', 'save_cache is not keyed as restore_cache, on the key file'],
-    ['      - save_cache:', '      - run: pnpm -r run lint\n      - save_cache:', 'lockguard verify is not the step right before save_cache'],
+    [
+      '          key: pnpm-store-v1-{{ checksum "/tmp/lockguard/cache-key" }}',
+      '          key: pnpm-store-v1-{{ checksum "pnpm-lock.yaml" }}',
+      'save_cache is not keyed as restore_cache, on the key file',
+    ],
+    [
+      '      - save_cache:',
+      '      - run: pnpm -r run lint\n      - save_cache:',
+      'lockguard verify is not the step right before save_cache',
+    ],
   ];
   for (const [from, to, problem] of cases) assert.deepEqual(circleciProblems(mutate(CIRCLECI, from, to)), [problem]);
 });
@@ -82,7 +98,11 @@ function actionValidator(text: string): { code: number; output: string } {
   try {
     const file = join(dir, 'workflow.yml');
     writeFileSync(file, text);
-    const result = spawnSync(process.execPath, [ACTION_VALIDATOR, file], { cwd: repoRoot(), encoding: 'utf8', timeout: 60_000 });
+    const result = spawnSync(process.execPath, [ACTION_VALIDATOR, file], {
+      cwd: repoRoot(),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     return { code: result.status ?? -1, output: `${result.stdout}${result.stderr}` };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -90,8 +110,17 @@ function actionValidator(text: string): { code: number; output: string } {
 }
 
 for (const [name, text, mutant] of [
-  ['workflow.yml (split restore/save)', SPLIT, () => mutate(SPLIT, "        if: steps.gate.outputs.save == 'true'", "        iff: steps.gate.outputs.save == 'true'")],
-  ['combined-cache.yml (one actions/cache step)', COMBINED, () => mutate(COMBINED, '        run: npx --yes "$LOCKGUARD" verify', '        rn: npx --yes "$LOCKGUARD" verify')],
+  [
+    'workflow.yml (split restore/save)',
+    SPLIT,
+    () =>
+      mutate(SPLIT, "        if: steps.gate.outputs.save == 'true'", "        iff: steps.gate.outputs.save == 'true'"),
+  ],
+  [
+    'combined-cache.yml (one actions/cache step)',
+    COMBINED,
+    () => mutate(COMBINED, '        run: npx --yes "$LOCKGUARD" verify', '        rn: npx --yes "$LOCKGUARD" verify'),
+  ],
 ] as const) {
   test(`action-validator accepts ${name} and rejects its mutant`, () => {
     const ok = actionValidator(text);

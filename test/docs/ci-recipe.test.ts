@@ -51,7 +51,8 @@ test('no run: script splices a ${{ }} expression; the moved paths reach it throu
   const all = steps(WORKFLOW);
   assert.ok(all.length > 5, 'the steps were read');
   for (const step of all) {
-    for (const line of runLines(step)) assert.doesNotMatch(line, /\$\{\{/, `a run: script holds an expression: ${line.trim()}`);
+    for (const line of runLines(step))
+      assert.doesNotMatch(line, /\$\{\{/, `a run: script holds an expression: ${line.trim()}`);
   }
   const failing = all.find((step) => step.some((line) => line.includes('Fail when the lockfile moved')));
   assert.ok(failing?.includes('          MOVED: ${{ steps.gate.outputs.moved }}'));

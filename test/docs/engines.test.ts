@@ -22,11 +22,16 @@ test('engines lists the Node majors .ci/run tests: the machine Node, then each p
   const loop = /^for major in ([\d ]+); do$/m.exec(read('.ci', 'run'));
   assert.ok(loop !== null, '.ci/run loops over the other Node majors');
   const others = (loop[1] as string).trim().split(/\s+/).map(Number);
-  const pinned = Object.keys((JSON.parse(read('.ci', 'nodes', 'package.json')) as { devDependencies: Record<string, string> }).devDependencies);
+  const pinned = Object.keys(
+    (JSON.parse(read('.ci', 'nodes', 'package.json')) as { devDependencies: Record<string, string> }).devDependencies,
+  );
   for (const major of others) assert.ok(pinned.includes(`node${major}`), `.ci/nodes pins node${major}`);
   const lowest = Math.min(...majors);
   assert.deepEqual(majors, [lowest, ...others], 'engines: the machine Node (the lowest) and the pinned ones, in order');
-  assert.ok(majors.includes(Number(process.versions.node.split('.')[0])), `this Node (${process.version}) is one engines names`);
+  assert.ok(
+    majors.includes(Number(process.versions.node.split('.')[0])),
+    `this Node (${process.version}) is one engines names`,
+  );
   const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { engines?: { node?: string } }> };
   assert.equal(lock.packages['']?.engines?.node, engines, 'package-lock.json carries the same engines');
 });

@@ -13,7 +13,8 @@ test('every relative link in the READMEs points at an existing file and anchor',
   const root = repoRoot();
   const pages = markdownPages(root);
   // The README and the folder pages it links to are all found (a walk that found none would pass vacuously).
-  for (const page of ['README.md', 'lib/README.md', 'lib/cli/README.md', 'lib/run/README.md', 'test/bench/README.md']) assert.ok(pages.includes(page), page);
+  for (const page of ['README.md', 'lib/README.md', 'lib/cli/README.md', 'lib/run/README.md', 'test/bench/README.md'])
+    assert.ok(pages.includes(page), page);
   assert.ok(linksOf(readFileSync(join(root, 'README.md'), 'utf8')).length >= 20, 'the README links its detail pages');
   assert.deepEqual(brokenLinks(root, pages), []);
 });
@@ -32,13 +33,20 @@ test('a missing file, a missing anchor and a link out of the repository are repo
     ].join('\n'),
     'lib/README.md': '# Lib\n\n## The ledger\n\n<a id="explicit"></a>[ok](../README.md#top) [ok](#explicit)\n',
   });
-  assert.deepEqual(brokenLinks(root, markdownPages(root)), ['README.md: lib/missing.md (no such file)', 'README.md: lib/README.md#nowhere (no heading or <a id> "nowhere" there)', 'README.md: ../elsewhere.md (leaves the repository)']);
+  assert.deepEqual(brokenLinks(root, markdownPages(root)), [
+    'README.md: lib/missing.md (no such file)',
+    'README.md: lib/README.md#nowhere (no heading or <a id> "nowhere" there)',
+    'README.md: ../elsewhere.md (leaves the repository)',
+  ]);
 });
 
 test("headings get GitHub's slugs, repeated ones numbered", () => {
   assert.equal(slugOf('CI recipe (GitHub Actions)'), 'ci-recipe-github-actions');
   assert.equal(slugOf('`lockguard status` and `lockguard doctor`'), 'lockguard-status-and-lockguard-doctor');
-  assert.equal(slugOf('Crash safety: kill, signals, full disks, a hostile ledger'), 'crash-safety-kill-signals-full-disks-a-hostile-ledger');
+  assert.equal(
+    slugOf('Crash safety: kill, signals, full disks, a hostile ledger'),
+    'crash-safety-kill-signals-full-disks-a-hostile-ledger',
+  );
   assert.deepEqual([...anchorsOf('# A\n## Notes\n## Notes\n')], ['a', 'notes', 'notes-1']);
 });
 
@@ -52,6 +60,7 @@ test('the README stays short, with a contents list, and keeps the commands .ci/r
   const ci = readFileSync(join(root, '.ci', 'run'), 'utf8');
   assert.match(ci, /^npm test$/m);
   assert.match(ci, /^npm run demo /m);
-  const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+    .scripts;
   assert.ok(scripts['demo'] !== undefined && scripts['test'] !== undefined);
 });

@@ -22,8 +22,15 @@ import { cliProcess, type CliResult } from '../helpers/cli.js';
 import { homeEnv, scrubbedEnv } from '../helpers/env.js';
 import { fileDigests, pnpmTree, tempWorkspace, writeTree } from '../helpers/workspace.js';
 
-const FOREIGN = /\.lockguard\/ holds (a record|\d+ records) not made on this machine \(live\/[^)]*\): lockguard repairs and recovers nothing from it; if you did not copy or commit it, remove \.lockguard\//;
-const QUARANTINE_IDS = ['20261201T000000000001Z-run-aaaaa1', '20261201T000000000002Z-run-aaaaa2', '20261201T000000000003Z-run-aaaaa3', '20261201T000000000004Z-run-aaaaa4', '20261201T000000000005Z-run-aaaaa5'];
+const FOREIGN =
+  /\.lockguard\/ holds (a record|\d+ records) not made on this machine \(live\/[^)]*\): lockguard repairs and recovers nothing from it; if you did not copy or commit it, remove \.lockguard\//;
+const QUARANTINE_IDS = [
+  '20261201T000000000001Z-run-aaaaa1',
+  '20261201T000000000002Z-run-aaaaa2',
+  '20261201T000000000003Z-run-aaaaa3',
+  '20261201T000000000004Z-run-aaaaa4',
+  '20261201T000000000005Z-run-aaaaa5',
+];
 
 function sh(argv: readonly string[], cwd: string): void {
   const [command = 'true', ...rest] = argv;
@@ -33,7 +40,11 @@ function sh(argv: readonly string[], cwd: string): void {
 
 /** Files and a link an attacker names (it knows the bytes: the strongest case). */
 function plantFiles(dir: string): void {
-  writeTree(dir, { 'secret.txt': "the machine owner's bytes\n", '123': { 'out.txt': 'nx-shaped folder\n' }, 'aaaa000000000001.tar.zst': 'turbo-shaped\n' });
+  writeTree(dir, {
+    'secret.txt': "the machine owner's bytes\n",
+    '123': { 'out.txt': 'nx-shaped folder\n' },
+    'aaaa000000000001.tar.zst': 'turbo-shaped\n',
+  });
   symlinkSync('/etc/hostname', join(dir, 'link'));
 }
 
@@ -52,7 +63,14 @@ interface Forged {
 }
 
 /** The units a forged journal claims, each backed by the same nodes in its quarantine (so a naive repair sees "ours" on both sides). */
-function forgeQuarantine(ledger: string, id: string, cacheDir: string, source: string, units: readonly { runner: string; key: string; path: string }[], stamp: Record<string, unknown>): void {
+function forgeQuarantine(
+  ledger: string,
+  id: string,
+  cacheDir: string,
+  source: string,
+  units: readonly { runner: string; key: string; path: string }[],
+  stamp: Record<string, unknown>,
+): void {
   const dir = join(ledger, 'quarantine', id);
   const lines: IntentLine[] = [];
   for (const unit of units) {
@@ -60,7 +78,19 @@ function forgeQuarantine(ledger: string, id: string, cacheDir: string, source: s
     mkdirSync(home, { recursive: true });
     // The quarantine side: the same nodes as the victim's (bytes for files, targets for links, kinds for the rest).
     sh(['cp', '-a', join(source, unit.path), join(home, unit.path)], home);
-    lines.push({ op: 'intent', unit: unitId(unit.runner, unit.key), t: Date.now() - 60_000, runner: unit.runner, key: unit.key, cacheDir, paths: [unit.path], files: recordTree(source, unit.path), size: 1, reason: 'forged', ...stamp });
+    lines.push({
+      op: 'intent',
+      unit: unitId(unit.runner, unit.key),
+      t: Date.now() - 60_000,
+      runner: unit.runner,
+      key: unit.key,
+      cacheDir,
+      paths: [unit.path],
+      files: recordTree(source, unit.path),
+      size: 1,
+      reason: 'forged',
+      ...stamp,
+    });
   }
   writeFileSync(join(dir, 'journal.ndjson'), lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
 }
@@ -101,34 +131,77 @@ function forgedClone(t: TestContext, lockStamp?: Record<string, unknown>): Forge
   forgeQuarantine(ledger, q1, victim, victim, VICTIM_UNITS, {});
   forgeQuarantine(ledger, q2, join(checkout, '.turbo', 'cache'), victim, VICTIM_UNITS, other);
   forgeQuarantine(ledger, q3, checkout, upstream, [{ runner: 'turbo', key: 'src', path: 'src' }], other);
-  forgeQuarantine(ledger, q4, join(checkout, 'src'), join(upstream, 'src'), [{ runner: 'turbo', key: 'secret', path: 'secret.txt' }], other);
+  forgeQuarantine(
+    ledger,
+    q4,
+    join(checkout, 'src'),
+    join(upstream, 'src'),
+    [{ runner: 'turbo', key: 'secret', path: 'secret.txt' }],
+    other,
+  );
   {
     // `..` ways out: a cache dir that is not normalized, and paths that climb; both are refused when read.
     const dir = join(ledger, 'quarantine', q5);
     mkdirSync(dir, { recursive: true });
     const files = recordTree(victim, 'secret.txt');
     const lines = [
-      { op: 'intent', unit: 'turbo/secret', t: 1, runner: 'turbo', key: 'secret', cacheDir: `${checkout}/src/../../victim`, paths: ['secret.txt'], files, size: 1, reason: 'x', ...other },
-      { op: 'intent', unit: 'turbo/x', t: 1, runner: 'turbo', key: 'x', cacheDir: join(checkout, 'src'), paths: ['../../victim/secret.txt'], files, size: 1, reason: 'x', ...other },
+      {
+        op: 'intent',
+        unit: 'turbo/secret',
+        t: 1,
+        runner: 'turbo',
+        key: 'secret',
+        cacheDir: `${checkout}/src/../../victim`,
+        paths: ['secret.txt'],
+        files,
+        size: 1,
+        reason: 'x',
+        ...other,
+      },
+      {
+        op: 'intent',
+        unit: 'turbo/x',
+        t: 1,
+        runner: 'turbo',
+        key: 'x',
+        cacheDir: join(checkout, 'src'),
+        paths: ['../../victim/secret.txt'],
+        files,
+        size: 1,
+        reason: 'x',
+        ...other,
+      },
     ];
     writeFileSync(join(dir, 'journal.ndjson'), lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
   }
   mkdirSync(join(ledger, 'live'), { recursive: true });
   QUARANTINE_IDS.forEach((id, i) => {
     const stamp = lockStamp ?? (i === 0 ? {} : other);
-    writeFileSync(join(ledger, 'live', `.lock-quarantine-${id}`), JSON.stringify({ pid: deadPid(), pidStart: 1, t: Date.now() - 60_000, ...stamp }));
+    writeFileSync(
+      join(ledger, 'live', `.lock-quarantine-${id}`),
+      JSON.stringify({ pid: deadPid(), pidStart: 1, t: Date.now() - 60_000, ...stamp }),
+    );
   });
   sh(['git', 'init', '-q', '.'], upstream);
   sh(['git', 'add', '-A', '-f'], upstream);
-  sh(['git', '-c', 'user.name=pr', '-c', 'user.email=pr@example.invalid', 'commit', '-q', '-m', 'a pull request'], upstream);
+  sh(
+    ['git', '-c', 'user.name=pr', '-c', 'user.email=pr@example.invalid', 'commit', '-q', '-m', 'a pull request'],
+    upstream,
+  );
   sh(['git', 'clone', '-q', upstream, checkout], base);
-  assert.ok(existsSync(join(checkout, '.lockguard', 'live', `.lock-quarantine-${q1}`)), 'the clone brought the forged ledger along');
+  assert.ok(
+    existsSync(join(checkout, '.lockguard', 'live', `.lock-quarantine-${q1}`)),
+    'the clone brought the forged ledger along',
+  );
   return { base, victim, checkout, env: scrubbedEnv(homeEnv(join(base, 'home'))) };
 }
 
 /** Victim and workspace (outside its ledger): every node, by digest and inode. */
 function snapshotOf(f: Forged): { victim: Map<string, string>; workspace: Map<string, string> } {
-  return { victim: fileDigests(f.victim, [], { dirs: true }), workspace: fileDigests(f.checkout, ['.lockguard', '.git'], { dirs: true }) };
+  return {
+    victim: fileDigests(f.victim, [], { dirs: true }),
+    workspace: fileDigests(f.checkout, ['.lockguard', '.git'], { dirs: true }),
+  };
 }
 
 function assertUntouched(f: Forged, before: ReturnType<typeof snapshotOf>, after: string): void {
@@ -153,7 +226,13 @@ test('a committed .lockguard/ on a fresh clone: snapshot first, then every comma
     assert.equal(snapshot.code, 0, snapshot.stderr);
     assert.match(snapshot.stderr, FOREIGN);
   }
-  for (const argv of [['status'], ['run', '--no-pre-check', '--', 'true'], ['verify'], ['quarantine', 'list'], ['prune', '--keep', '0']]) {
+  for (const argv of [
+    ['status'],
+    ['run', '--no-pre-check', '--', 'true'],
+    ['verify'],
+    ['quarantine', 'list'],
+    ['prune', '--keep', '0'],
+  ]) {
     const result = run(f, argv);
     assertUntouched(f, before, argv.join(' '));
     assert.match(result.stderr, FOREIGN, argv.join(' '));
@@ -173,7 +252,8 @@ test('a committed .lockguard/ on a fresh clone: snapshot first, then every comma
     }
   }
   // The forged locks are still there (evidence, and the refusal stands until a human removes them).
-  for (const id of QUARANTINE_IDS) assert.ok(existsSync(join(f.checkout, '.lockguard', 'live', `.lock-quarantine-${id}`)));
+  for (const id of QUARANTINE_IDS)
+    assert.ok(existsSync(join(f.checkout, '.lockguard', 'live', `.lock-quarantine-${id}`)));
 });
 
 test('the same journals under locks tied to this machine (dead pid): repaired only inside configured caches, so nothing is touched', (t) => {
@@ -182,7 +262,12 @@ test('the same journals under locks tied to this machine (dead pid): repaired on
   const snapshot = run(f, ['snapshot']);
   assert.equal(snapshot.code, 0, snapshot.stderr);
   assertUntouched(f, before, 'snapshot');
-  for (const id of QUARANTINE_IDS) assert.equal(existsSync(join(f.checkout, '.lockguard', 'live', `.lock-quarantine-${id}`)), false, 'the dead locks were taken over (journals repaired where they may be)');
+  for (const id of QUARANTINE_IDS)
+    assert.equal(
+      existsSync(join(f.checkout, '.lockguard', 'live', `.lock-quarantine-${id}`)),
+      false,
+      'the dead locks were taken over (journals repaired where they may be)',
+    );
   for (const id of QUARANTINE_IDS) {
     // The journals could be taken over (tied locks): their units stay in flight, none settled.
     const restore = run(f, ['quarantine', 'restore', '--run', id]);
@@ -207,10 +292,28 @@ function forgedDeadRun(t: TestContext, stamp: 'foreign' | 'tied'): Forged & { id
   plant(victim);
   const checkout = join(base, 'checkout');
   writeTree(checkout, { ...pnpmTree(), 'nx.json': '{}\n' });
-  const runHandle = createRun({ kind: 'run', table: readWorkspaceFingerprints(checkout), policy: 'withhold', command: ['nx', 'run-many', '-t', 'build'] });
+  const runHandle = createRun({
+    kind: 'run',
+    table: readWorkspaceFingerprints(checkout),
+    policy: 'withhold',
+    command: ['nx', 'run-many', '-t', 'build'],
+  });
   const id = runHandle.record.id;
   const started = Date.now() - 60_000;
-  writeGuard(runHandle.dir, { version: 1, runStartedAt: started, caches: [{ runner: 'nx', root: checkout, dir: victim, source: 'NX_CACHE_DIRECTORY', started: true, before: { dir: victim, exists: true, takenAt: started, entries: [] } }] });
+  writeGuard(runHandle.dir, {
+    version: 1,
+    runStartedAt: started,
+    caches: [
+      {
+        runner: 'nx',
+        root: checkout,
+        dir: victim,
+        source: 'NX_CACHE_DIRECTORY',
+        started: true,
+        before: { dir: victim, exists: true, takenAt: started, entries: [] },
+      },
+    ],
+  });
   const live = join(checkout, '.lockguard', 'live');
   mkdirSync(live, { recursive: true });
   const marker = { dir: runHandle.dir, id, pid: deadPid(), pidStart: 1, policy: 'withhold' };
@@ -245,8 +348,14 @@ test('a dead run tied to this machine whose guard.json names a folder that is no
   assertUntouched(f, before, 'status');
   assert.equal(status.code, 0, status.stderr);
   assert.doesNotMatch(status.stderr, FOREIGN);
-  assert.match(status.stderr, new RegExp(`run ${f.id} did not finish: .*0 cache saves it made since it started were withheld`));
+  assert.match(
+    status.stderr,
+    new RegExp(`run ${f.id} did not finish: .*0 cache saves it made since it started were withheld`),
+  );
   const data = JSON.parse(status.stdout) as { life: { state: string; recovery?: { notes: string[] } } };
   assert.equal(data.life.state, 'finished');
-  assert.match(data.life.recovery?.notes.join('\n') ?? '', /nx: ".*victim" is not a nx cache this workspace is configured for now, so it was left alone/);
+  assert.match(
+    data.life.recovery?.notes.join('\n') ?? '',
+    /nx: ".*victim" is not a nx cache this workspace is configured for now, so it was left alone/,
+  );
 });

@@ -11,7 +11,20 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { cliProcess } from '../helpers/cli.js';
-import { fileIncludes, groupGone, lockguardJson, tempOnTmpfs, inventory, inventoryDifferences, latestRunDir, mountTmpfs, spawnGuard, unitsInFlight, until, type Inventory } from '../helpers/crash.js';
+import {
+  fileIncludes,
+  groupGone,
+  lockguardJson,
+  tempOnTmpfs,
+  inventory,
+  inventoryDifferences,
+  latestRunDir,
+  mountTmpfs,
+  spawnGuard,
+  unitsInFlight,
+  until,
+  type Inventory,
+} from '../helpers/crash.js';
 import { scenario, type Scenario } from '../helpers/runner-scenario.js';
 
 const BULK = 20_000;
@@ -47,12 +60,19 @@ async function finishAndRebuild(s: Scenario, deadRun: string, before: Inventory,
     // The next guarded run finishes the dead one before its own command starts (its command saves nothing).
     const next = cliProcess(['run', '--', 'true'], s.root, s.env, 120_000);
     assert.equal(next.code, 0, next.stderr);
-    assert.match(next.stderr, new RegExp(`\\[lockguard\\] run ${deadRun} did not finish: its guard \\(pid \\d+\\) died before its final check`));
+    assert.match(
+      next.stderr,
+      new RegExp(`\\[lockguard\\] run ${deadRun} did not finish: its guard \\(pid \\d+\\) died before its final check`),
+    );
     // Every byte the dead run left is where it belongs, once: none lost, none split, no stage copy.
     assert.deepEqual(inventoryDifferences(before, inventory(cacheDir, s.root)), []);
     assert.deepEqual(unitsInFlight(s.root), []);
     assert.ok(quarantinedKeys(s, deadRun).includes(bKey(s)), `b's stale entry is withheld under ${deadRun}`);
-    assert.deepEqual(readdirSync(join(s.root, '.lockguard')).includes('live') ? readdirSync(join(s.root, '.lockguard', 'live')) : [], [], 'no marker, no lock left');
+    assert.deepEqual(
+      readdirSync(join(s.root, '.lockguard')).includes('live') ? readdirSync(join(s.root, '.lockguard', 'live')) : [],
+      [],
+      'no marker, no lock left',
+    );
   }
   {
     // The dead run is finished, and says how.
@@ -75,7 +95,11 @@ test('kill -9 of the guard while its child runs: the next guarded run withholds 
   const cacheDir = join(s.root, '.turbo', 'cache');
   const guard = spawnGuard(turboArgv(s), s.root, s.env);
   let runDir: string | undefined;
-  await until(() => (runDir = latestRunDir(s.root)) !== undefined && fileIncludes(join(runDir, 'events.ndjson'), '"type":"child"'), 'the child to start');
+  await until(
+    () =>
+      (runDir = latestRunDir(s.root)) !== undefined && fileIncludes(join(runDir, 'events.ndjson'), '"type":"child"'),
+    'the child to start',
+  );
   process.kill(guard.pid, 'SIGKILL');
   await guard.exited;
   await groupGone(guard.pid);
@@ -124,14 +148,19 @@ async function killMidPass(s: Scenario, env: Record<string, string>, cacheDir: s
   const guard = spawnGuard(turboArgv(s), s.root, env);
   await guard.waitFor(/test seam: the withholding pass pauses after 300 units/, 180_000);
   const before = inventory(cacheDir, s.root);
-  assert.ok(before.inQuarantine > 0 && before.inCache > BULK, `a pass in the middle: ${before.inQuarantine} files in quarantine, ${before.inCache} in the cache`);
+  assert.ok(
+    before.inQuarantine > 0 && before.inCache > BULK,
+    `a pass in the middle: ${before.inQuarantine} files in quarantine, ${before.inCache} in the cache`,
+  );
   process.kill(guard.pid, 'SIGKILL');
   await guard.exited;
   await groupGone(guard.pid);
   {
     // Killed mid-pass: every byte is still somewhere (a unit may be split, or a copy staged; nothing lost).
     const torn = inventory(cacheDir, s.root);
-    const lost = inventoryDifferences(before, torn).filter((problem) => problem.endsWith(': lost') || problem.endsWith(': bytes changed'));
+    const lost = inventoryDifferences(before, torn).filter(
+      (problem) => problem.endsWith(': lost') || problem.endsWith(': bytes changed'),
+    );
     assert.deepEqual(lost, []);
     // The journal names the units the pass had announced and not finished: repair has work to do.
     assert.ok(unitsInFlight(s.root).length > 0, 'units in flight after the kill');

@@ -8,7 +8,17 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cliProcess } from '../helpers/cli.js';
-import { entriesLeft, groupGone, inventory, lockguardJson, inventoryDifferences, latestRunDir, spawnGuard, tempOnTmpfs, unitsInFlight } from '../helpers/crash.js';
+import {
+  entriesLeft,
+  groupGone,
+  inventory,
+  lockguardJson,
+  inventoryDifferences,
+  latestRunDir,
+  spawnGuard,
+  tempOnTmpfs,
+  unitsInFlight,
+} from '../helpers/crash.js';
 import { scenario, type Scenario } from '../helpers/runner-scenario.js';
 
 const BULK = 20_000;
@@ -19,8 +29,14 @@ function status(s: Scenario, runId: string): { life: { state: string; by?: strin
 }
 
 async function pausedRun(s: Scenario): Promise<ReturnType<typeof spawnGuard>> {
-  writeFileSync(join(s.base, 'bulk.json'), JSON.stringify({ dir: join(s.root, '.turbo', 'cache'), count: BULK, size: 256 }));
-  const guard = spawnGuard(['run', '--', ...s.runnerArgv()], s.root, { ...s.env, LOCKGUARD_TEST_PAUSE_AFTER_UNITS: '300' });
+  writeFileSync(
+    join(s.base, 'bulk.json'),
+    JSON.stringify({ dir: join(s.root, '.turbo', 'cache'), count: BULK, size: 256 }),
+  );
+  const guard = spawnGuard(['run', '--', ...s.runnerArgv()], s.root, {
+    ...s.env,
+    LOCKGUARD_TEST_PAUSE_AFTER_UNITS: '300',
+  });
   await guard.waitFor(/test seam: the withholding pass pauses after 300 units/, 180_000);
   return guard;
 }

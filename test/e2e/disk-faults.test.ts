@@ -15,7 +15,15 @@ import { createRun } from '../../lib/run/ledger.js';
 import { cliProcess, type CliResult } from '../helpers/cli.js';
 import { scrubbedEnv } from '../helpers/env.js';
 import { assertSetupError, codeOf } from '../helpers/errors.js';
-import { entriesLeft, inventory, inventoryDifferences, mountReadOnly, mountTmpfs, resizeTmpfs, unitsInFlight } from '../helpers/crash.js';
+import {
+  entriesLeft,
+  inventory,
+  inventoryDifferences,
+  mountReadOnly,
+  mountTmpfs,
+  resizeTmpfs,
+  unitsInFlight,
+} from '../helpers/crash.js';
 import { scenario } from '../helpers/runner-scenario.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
@@ -37,7 +45,10 @@ test('ENOSPC in the ledger: snapshot and run exit 2 naming it (ERR_LOCKGUARD_DIS
     fill(ledger);
     assertSetupError(cliProcess(['snapshot'], root), ledger);
     assertSetupError(cliProcess(['run', '--no-pre-check', '--', 'true'], root), ledger);
-    assert.equal(await codeOf(() => createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root, { scope: 'inputs' }) })), 'ERR_LOCKGUARD_DISK');
+    assert.equal(
+      await codeOf(() => createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root, { scope: 'inputs' }) })),
+      'ERR_LOCKGUARD_DISK',
+    );
     // verify finds no run (a failed snapshot left none), and says so plainly.
     assert.equal(cliProcess(['verify'], root).code, 2);
   } finally {
@@ -72,7 +83,10 @@ test('a read-only ledger: verify still answers by its verdict with a warning; sn
     assertSetupError(cliProcess(['prune', '--keep', '0'], root), ledger);
     assert.match(cliProcess(['prune', '--keep', '0'], root).stderr, /read-only/);
     assert.deepEqual(readdirSync(join(ledger, 'runs')), runs);
-    assert.equal(await codeOf(() => createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root, { scope: 'inputs' }) })), 'ERR_LOCKGUARD_DISK');
+    assert.equal(
+      await codeOf(() => createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root, { scope: 'inputs' }) })),
+      'ERR_LOCKGUARD_DISK',
+    );
   } finally {
     unmount();
   }
@@ -95,7 +109,12 @@ test('EACCES as an unprivileged user: snapshot, run, prune and verify exit 2 nam
   const asUser = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
   const spawn = (args: readonly string[]): SpawnSyncReturns<string> => {
     const [command = process.execPath, ...rest] = [...asUser, process.execPath, ...args];
-    return spawnSync(command, rest, { cwd: root, env: { ...scrubbedEnv(), HOME: shipped }, encoding: 'utf8', timeout: 20_000 });
+    return spawnSync(command, rest, {
+      cwd: root,
+      env: { ...scrubbedEnv(), HOME: shipped },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
   };
   const cli = (args: readonly string[]): CliResult => {
     const result = spawn([join(shipped, 'lockguard.cjs'), ...args]);
@@ -154,7 +173,10 @@ test('ENOSPC in the middle of the withholding pass: exit 2 with the path and the
       assert.equal(next.code, 0, next.stderr);
       assert.match(next.stderr, /did not finish/);
       // What the line said stays in the cache is what the next command withholds.
-      assert.match(next.stderr, new RegExp(`: ${line[2]} cache saves it made since the move it recorded were withheld`));
+      assert.match(
+        next.stderr,
+        new RegExp(`: ${line[2]} cache saves it made since the move it recorded were withheld`),
+      );
       const after = inventory(cacheDir, s.root);
       assert.deepEqual(inventoryDifferences(stopped, after), []);
       // a's own save stays: its project's slice did not move (per-project withholding).

@@ -15,17 +15,26 @@ import { scenario, type Scenario } from '../helpers/runner-scenario.js';
 
 const CI_BUILD = 'pnpm install --frozen-lockfile && turbo run build';
 const NX_CI_BUILD = 'pnpm install --frozen-lockfile && nx run-many -t build --output-style=static';
-const INSTALLED = '[lockguard] installed: node_modules/.pnpm/lock.yaml and node_modules/.modules.yaml created; no input changed, so nothing was withheld or refused';
-const JUDGED = '  judged on inputs: the turbo cache (runner keys fold the lockfile and what an install reads, not the install tree)';
+const INSTALLED =
+  '[lockguard] installed: node_modules/.pnpm/lock.yaml and node_modules/.modules.yaml created; no input changed, so nothing was withheld or refused';
+const JUDGED =
+  '  judged on inputs: the turbo cache (runner keys fold the lockfile and what an install reads, not the install tree)';
 
 interface Status {
-  report: { withheld: unknown[]; moved: unknown; installed: { path: string; kind: string }[]; judged: string; exitCode: number };
+  report: {
+    withheld: unknown[];
+    moved: unknown;
+    installed: { path: string; kind: string }[];
+    judged: string;
+    exitCode: number;
+  };
 }
 
 /** The scenario as a fresh clone: nothing installed, no turbo cache, and a#build installs nothing. */
 function freshClone(s: Scenario): void {
   rmSync(join(s.base, 'armed'), { force: true });
-  for (const folder of ['node_modules', 'packages/a/node_modules', 'packages/b/node_modules', '.turbo', '.nx']) rmSync(join(s.root, folder), { recursive: true, force: true });
+  for (const folder of ['node_modules', 'packages/a/node_modules', 'packages/b/node_modules', '.turbo', '.nx'])
+    rmSync(join(s.root, folder), { recursive: true, force: true });
   assert.equal(existsSync(join(s.root, 'node_modules')), false);
 }
 
@@ -33,7 +42,9 @@ function freshClone(s: Scenario): void {
 function dryHashes(s: Scenario): string[] {
   const dry = s.sh(['turbo', 'run', 'build', '--dry=json']);
   assert.equal(dry.status, 0, dry.stderr);
-  return (JSON.parse(dry.stdout) as { tasks: { taskId: string; hash: string }[] }).tasks.map((task) => `${task.taskId} ${task.hash}`).sort();
+  return (JSON.parse(dry.stdout) as { tasks: { taskId: string; hash: string }[] }).tasks
+    .map((task) => `${task.taskId} ${task.hash}`)
+    .sort();
 }
 
 for (const [shape, start] of [
@@ -45,9 +56,16 @@ for (const [shape, start] of [
     freshClone(s);
     {
       // The install inside the run created both markers; no input changed: nothing withheld, exit 0 under CI.
-      const run = spawnSync(process.execPath, [BIN, 'run', '--', ...start], { cwd: s.root, env: { ...s.env, CI: '1' }, encoding: 'utf8', timeout: 120_000 });
+      const run = spawnSync(process.execPath, [BIN, 'run', '--', ...start], {
+        cwd: s.root,
+        env: { ...s.env, CI: '1' },
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
       assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
-      const lines = run.stderr.split('\n').filter((line) => line.startsWith('[lockguard]') || line.startsWith('  judged'));
+      const lines = run.stderr
+        .split('\n')
+        .filter((line) => line.startsWith('[lockguard]') || line.startsWith('  judged'));
       assert.deepEqual(lines, [INSTALLED, JUDGED]);
       assert.ok(existsSync(join(s.root, 'node_modules', '.pnpm', 'lock.yaml')), 'the install really installed');
       assert.equal(s.out(), '7.0.0');
@@ -65,8 +83,16 @@ for (const [shape, start] of [
       );
       assert.equal(status.report.judged, JUDGED.trim());
       const text = s.sh([process.execPath, BIN, 'status']).stdout.split('\n');
-      assert.ok(text.includes('install  node_modules/.pnpm/lock.yaml and node_modules/.modules.yaml created; no input changed'), text.join('\n'));
-      assert.ok(text.includes('judged   on inputs: the turbo cache (runner keys fold the lockfile and what an install reads, not the install tree)'), text.join('\n'));
+      assert.ok(
+        text.includes('install  node_modules/.pnpm/lock.yaml and node_modules/.modules.yaml created; no input changed'),
+        text.join('\n'),
+      );
+      assert.ok(
+        text.includes(
+          'judged   on inputs: the turbo cache (runner keys fold the lockfile and what an install reads, not the install tree)',
+        ),
+        text.join('\n'),
+      );
       // verify judges this run on the same inputs: the save may happen.
       const verify = s.sh([process.execPath, BIN, 'verify']);
       assert.equal(verify.status, 0, verify.stderr);
@@ -92,10 +118,18 @@ for (const [shape, start] of [
 test('fresh clone, CI=1 lockguard run -- pnpm run ci:build (root script with nx): the install is reported, nothing is withheld, exit 0, nx replays', (t) => {
   const s = scenario(t, 'nx', { rootScripts: { 'ci:build': NX_CI_BUILD } });
   freshClone(s);
-  const run = spawnSync(process.execPath, [BIN, 'run', '--', 'pnpm', 'run', 'ci:build'], { cwd: s.root, env: { ...s.env, CI: '1' }, encoding: 'utf8', timeout: 120_000 });
+  const run = spawnSync(process.execPath, [BIN, 'run', '--', 'pnpm', 'run', 'ci:build'], {
+    cwd: s.root,
+    env: { ...s.env, CI: '1' },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
   const lines = run.stderr.split('\n').filter((line) => line.startsWith('[lockguard]') || line.startsWith('  judged'));
-  assert.deepEqual(lines, [INSTALLED, '  judged on inputs: the nx cache (runner keys fold the lockfile and what an install reads, not the install tree)']);
+  assert.deepEqual(lines, [
+    INSTALLED,
+    '  judged on inputs: the nx cache (runner keys fold the lockfile and what an install reads, not the install tree)',
+  ]);
   assert.equal(s.out(), '7.0.0');
   const status = JSON.parse(s.sh([process.execPath, BIN, 'status', '--json']).stdout) as Status;
   assert.deepEqual(status.report.withheld, []);
@@ -108,5 +142,8 @@ test('fresh clone, CI=1 lockguard run -- pnpm run ci:build (root script with nx)
   appendFileSync(join(s.root, 'node_modules', '.modules.yaml'), '\n');
   const edited = s.sh(['nx', 'run-many', '-t', 'build', '--output-style=static']);
   assert.equal(edited.status, 0, edited.stderr);
-  assert.match(edited.stdout, /b:build[^\n]*\[(local cache|existing outputs match the cache, left as is)\]|\[(local cache|existing outputs match the cache, left as is)\][^\n]*b:build/);
+  assert.match(
+    edited.stdout,
+    /b:build[^\n]*\[(local cache|existing outputs match the cache, left as is)\]|\[(local cache|existing outputs match the cache, left as is)\][^\n]*b:build/,
+  );
 });

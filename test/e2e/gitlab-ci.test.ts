@@ -16,7 +16,18 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -72,7 +83,17 @@ function commit(message: string): void {
 
 /** One pipeline of `file` (the repo's .gitlab-ci.yml unless named), as gitlab-ci-local runs it. */
 function pipeline(file = '.gitlab-ci.yml', jobs: readonly string[] = []): Pipeline {
-  const args = [GITLAB_CI_LOCAL, '--file', file, '--shell-isolation', '--force-shell-executor', '--no-color', '--variable', `LOCKGUARD=${join(shared, 'bin', 'lockguard')}`, ...jobs];
+  const args = [
+    GITLAB_CI_LOCAL,
+    '--file',
+    file,
+    '--shell-isolation',
+    '--force-shell-executor',
+    '--no-color',
+    '--variable',
+    `LOCKGUARD=${join(shared, 'bin', 'lockguard')}`,
+    ...jobs,
+  ];
   const result = spawnSync(NODE22, args, { cwd: repo, env, encoding: 'utf8', timeout: 300_000 });
   return { code: result.status ?? -1, output: `${result.stdout}\n${result.stderr}` };
 }
@@ -126,14 +147,20 @@ function scenario(run: () => Pipeline, pipelines = 3): Pipeline[] {
 describe('the GitLab CI recipe under gitlab-ci-local', { timeout: 600_000 }, () => {
   after(() => rmSync(shared, { recursive: true, force: true }));
   before(() => {
-    assert.ok(existsSync(NODE22), `Node 22 is missing at ${NODE22}: npm install runs "npm ci --prefix .ci/nodes" (postinstall)`);
+    assert.ok(
+      existsSync(NODE22),
+      `Node 22 is missing at ${NODE22}: npm install runs "npm ci --prefix .ci/nodes" (postinstall)`,
+    );
     assert.ok(existsSync(GITLAB_CI_LOCAL), 'gitlab-ci-local is a devDependency: run npm ci');
     shared = realpathSync(mkdtempSync(join(tmpdir(), 'lockguard-gitlab-')));
     const bin = join(shared, 'bin');
     mkdirSync(bin);
     writeFileSync(join(bin, 'lockguard'), `#!/bin/sh\nexec node ${JSON.stringify(BIN)} "$@"\n`);
     writeFileSync(join(bin, 'pnpm'), `#!/bin/sh\nexec node ${JSON.stringify(PNPM10.prefix[0])} "$@"\n`);
-    writeFileSync(join(bin, 'corepack'), '#!/bin/sh\n# pnpm is already first on PATH (the pinned pnpm 10); corepack would fetch it.\nexit 0\n');
+    writeFileSync(
+      join(bin, 'corepack'),
+      '#!/bin/sh\n# pnpm is already first on PATH (the pinned pnpm 10); corepack would fetch it.\nexit 0\n',
+    );
     for (const name of ['lockguard', 'pnpm', 'corepack']) chmodSync(join(bin, name), 0o755);
     env = isolatedEnv(shared, { path: [bin, join(NODE22, '..')] });
     const tarballs = join(shared, 'tarballs');
@@ -171,7 +198,11 @@ describe('the GitLab CI recipe under gitlab-ci-local', { timeout: 600_000 }, () 
     // The lockfile the job ended with says dep 6; the key is the commit's (dep 7): the stale build is saved there.
     assert.equal(cachedBuild(), 'built with dep 6.0.0\n');
     assert.equal(later?.code, 0, later?.output);
-    assert.match(later?.output ?? '', /app build: reused built with dep 6\.0\.0/, 'the later pipeline, on the dep 7 lockfile, restored the dep 6 build');
+    assert.match(
+      later?.output ?? '',
+      /app build: reused built with dep 6\.0\.0/,
+      'the later pipeline, on the dep 7 lockfile, restored the dep 6 build',
+    );
   });
 
   test('with the recipe: the moving job fails and saves nothing (the good cache byte for byte); a later pipeline restores the good build', () => {
@@ -194,7 +225,10 @@ describe('the GitLab CI recipe under gitlab-ci-local', { timeout: 600_000 }, () 
     assert.equal(later?.code, 0, later?.output);
     assert.match(later?.output ?? '', /app build: reused built with dep 7\.0\.0/);
     // The dotenv report of the clean job (artifacts:reports:dotenv) says the save may happen.
-    assert.match(readFileSync(join(repo, '.gitlab-ci-local', 'builds', 'build', 'lockguard.env'), 'utf8'), /^LOCKGUARD_SAVE=true\nLOCKGUARD_KEY=[0-9a-f]{64}\nLOCKGUARD_MOVED=\n$/);
+    assert.match(
+      readFileSync(join(repo, '.gitlab-ci-local', 'builds', 'build', 'lockguard.env'), 'utf8'),
+      /^LOCKGUARD_SAVE=true\nLOCKGUARD_KEY=[0-9a-f]{64}\nLOCKGUARD_MOVED=\n$/,
+    );
   });
 
   test('the allow-failure variant: the moving pipeline passes with a warning and saves nothing', () => {
@@ -211,6 +245,9 @@ describe('the GitLab CI recipe under gitlab-ci-local', { timeout: 600_000 }, () 
     assert.match(moving?.output ?? '', /WARN/);
     assert.doesNotMatch(moving?.output ?? '', /cache created in/);
     assert.deepEqual(caches(), good, 'nothing saved');
-    assert.match(readFileSync(join(repo, '.gitlab-ci-local', 'builds', 'build', 'lockguard.env'), 'utf8'), /^LOCKGUARD_SAVE=false\nLOCKGUARD_KEY=[0-9a-f]{64}\nLOCKGUARD_MOVED=pnpm-lock\.yaml\n$/);
+    assert.match(
+      readFileSync(join(repo, '.gitlab-ci-local', 'builds', 'build', 'lockguard.env'), 'utf8'),
+      /^LOCKGUARD_SAVE=false\nLOCKGUARD_KEY=[0-9a-f]{64}\nLOCKGUARD_MOVED=pnpm-lock\.yaml\n$/,
+    );
   });
 });

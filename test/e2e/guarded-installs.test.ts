@@ -7,7 +7,16 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { BIN } from '../helpers/cli.js';
-import { editManifestOfB, PNPM_VERSIONS, pnpmCommand, pnpmFixture, spawn, writeTarball, type PnpmFixture, type Spawned } from '../helpers/hooks.js';
+import {
+  editManifestOfB,
+  PNPM_VERSIONS,
+  pnpmCommand,
+  pnpmFixture,
+  spawn,
+  writeTarball,
+  type PnpmFixture,
+  type Spawned,
+} from '../helpers/hooks.js';
 import { isolatedEnv } from '../helpers/env.js';
 import { tempWorkspace, writeTree } from '../helpers/workspace.js';
 
@@ -16,7 +25,12 @@ interface Report {
   events: { type: string; source?: string; command?: string; refused?: boolean }[];
 }
 
-function guarded(fixture: { root: string; env: Record<string, string> }, options: readonly string[], command: readonly string[], env: Record<string, string> = {}): Spawned {
+function guarded(
+  fixture: { root: string; env: Record<string, string> },
+  options: readonly string[],
+  command: readonly string[],
+  env: Record<string, string> = {},
+): Spawned {
   return spawn(process.execPath, [BIN, 'run', ...options, '--', ...command], fixture.root, { ...fixture.env, ...env });
 }
 
@@ -57,7 +71,11 @@ for (const version of PNPM_VERSIONS) {
     const fixture = pnpmFixture(t, version);
     const lockfile = fixture.read('pnpm-lock.yaml');
     {
-      const add = guarded(fixture, ['--policy', 'refuse'], pnpmArgv(version, ['--filter', 'b', 'add', `file:${fixture.depY}`]));
+      const add = guarded(
+        fixture,
+        ['--policy', 'refuse'],
+        pnpmArgv(version, ['--filter', 'b', 'add', `file:${fixture.depY}`]),
+      );
       assert.notEqual(add.code, 0, both(add));
       assert.match(both(add), /ERR_LOCKGUARD_REFUSED/);
       assert.deepEqual(fixture.read('pnpm-lock.yaml'), lockfile);

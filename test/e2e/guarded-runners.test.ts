@@ -13,7 +13,11 @@ const B_TASK: Record<Tool, string> = { turbo: 'b#build', nx: 'b:build', 'pnpm-pi
 
 interface Status {
   state: string;
-  report: { withheld: { key: string; task: string | null; reason: string }[]; runner: string; moved: { files: { path: string }[] } | null };
+  report: {
+    withheld: { key: string; task: string | null; reason: string }[];
+    runner: string;
+    moved: { files: { path: string }[] } | null;
+  };
 }
 
 for (const tool of ['turbo', 'nx', 'pnpm-pipeline'] as const satisfies readonly Tool[]) {
@@ -26,15 +30,32 @@ for (const tool of ['turbo', 'nx', 'pnpm-pipeline'] as const satisfies readonly 
       const lines = run.stderr.split('\n').filter((line) => line.startsWith('[lockguard] a task'));
       assert.equal(lines.length, 1, run.stderr);
       // Only what the keys fold is named as folded: the lockfile, not the install markers the add rewrote too.
-      assert.ok((lines[0] ?? '').startsWith('[lockguard] a task rewrote pnpm-lock.yaml during the run, which every key folds: '), lines[0]);
+      assert.ok(
+        (lines[0] ?? '').startsWith(
+          '[lockguard] a task rewrote pnpm-lock.yaml during the run, which every key folds: ',
+        ),
+        lines[0],
+      );
       assert.match(lines[0] ?? '', /cache saves? keyed before it (was|were) withheld/);
       // Said when seen too (at most once), before the final line.
       const seen = run.stderr.split('\n').filter((line) => line.startsWith('[lockguard] pnpm-lock.yaml changed at '));
       assert.ok(seen.length <= 1, run.stderr);
-      for (const line of seen) assert.match(line, /^\[lockguard\] pnpm-lock\.yaml changed at \d\d:\d\d:\d\d \(a task wrote it\): saves from now on will be withheld$/);
+      for (const line of seen)
+        assert.match(
+          line,
+          /^\[lockguard\] pnpm-lock\.yaml changed at \d\d:\d\d:\d\d \(a task wrote it\): saves from now on will be withheld$/,
+        );
       assert.equal(s.out(), '6.0.0', 'the run itself built against the new install');
-      assert.doesNotMatch(run.stderr, /remote cache/, 'no remote cache is configured: nothing to switch off, nothing said');
-      assert.match(run.stderr, /^ {2}pnpm-lock\.yaml moved: the slices? of packages\/b changed/m, 'the slice line names b');
+      assert.doesNotMatch(
+        run.stderr,
+        /remote cache/,
+        'no remote cache is configured: nothing to switch off, nothing said',
+      );
+      assert.match(
+        run.stderr,
+        /^ {2}pnpm-lock\.yaml moved: the slices? of packages\/b changed/m,
+        'the slice line names b',
+      );
     }
     {
       const status = JSON.parse(s.sh([process.execPath, BIN, 'status', '--json']).stdout) as Status;
@@ -45,7 +66,14 @@ for (const tool of ['turbo', 'nx', 'pnpm-pipeline'] as const satisfies readonly 
         status.report.withheld.some((entry) => entry.task === B_TASK[tool]),
         JSON.stringify(status.report.withheld),
       );
-      for (const entry of status.report.withheld) assert.ok(['saved at or after the move, under a key that folded the old pnpm-lock.yaml', 'its task was running when pnpm-lock.yaml moved'].includes(entry.reason), entry.reason);
+      for (const entry of status.report.withheld)
+        assert.ok(
+          [
+            'saved at or after the move, under a key that folded the old pnpm-lock.yaml',
+            'its task was running when pnpm-lock.yaml moved',
+          ].includes(entry.reason),
+          entry.reason,
+        );
       const listed = s.sh([process.execPath, BIN, 'quarantine', 'list']);
       assert.equal(listed.status, 0, listed.stderr);
     }
@@ -71,7 +99,11 @@ for (const manager of ['yarn', 'bun'] as const) {
       assert.match(lines[0] ?? '', new RegExp(lockfile));
       assert.match(lines[0] ?? '', /cache saves? keyed before it (was|were) withheld/);
       assert.equal(s.out(), '6.0.0', 'the run itself built against the new install');
-      assert.match(run.stderr, new RegExp(`^ {2}${lockfile} moved: the slices? of packages/b changed`, 'm'), 'the slice line names b');
+      assert.match(
+        run.stderr,
+        new RegExp(`^ {2}${lockfile} moved: the slices? of packages/b changed`, 'm'),
+        'the slice line names b',
+      );
     }
     {
       const status = JSON.parse(s.sh([process.execPath, BIN, 'status', '--json']).stdout) as Status;
@@ -95,7 +127,8 @@ for (const manager of ['yarn', 'bun'] as const) {
 test("lockguard run -- pnpm pipeline on a fresh clone: the pipeline's own frozen install is no move, and the pre-run check does not refuse it", (t) => {
   const s = scenario(t, 'pnpm-pipeline');
   s.sh(['rm', '-f', join(s.base, 'armed')]);
-  for (const dir of ['node_modules', 'packages/a/node_modules', 'packages/b/node_modules']) rmSync(join(s.root, dir), { recursive: true, force: true });
+  for (const dir of ['node_modules', 'packages/a/node_modules', 'packages/b/node_modules'])
+    rmSync(join(s.root, dir), { recursive: true, force: true });
   const run = s.sh([process.execPath, BIN, 'run', '--', 'pnpm', 'pipeline']);
   assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
   assert.equal(s.installed(), '7.0.0', 'the pipeline installed the tree itself');

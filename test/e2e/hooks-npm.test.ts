@@ -53,7 +53,11 @@ function npmFixture(t: { after(fn: () => void): void }, options: { lockguard?: b
 }
 
 function lifecycle(events: ReturnType<ReturnType<typeof liveRun>['hookEvents']>): string[] {
-  return events.filter((event) => event['source'] === 'npm-lifecycle').map((event) => `${String(event['command'])}:${String(event['hook'])}${event['refused'] === true ? ':refused' : ''}`);
+  return events
+    .filter((event) => event['source'] === 'npm-lifecycle')
+    .map(
+      (event) => `${String(event['command'])}:${String(event['hook'])}${event['refused'] === true ? ':refused' : ''}`,
+    );
 }
 
 test('npm: lockguard hook reports npm ci and npm install to the live run, and does nothing outside one', (t) => {
@@ -69,7 +73,12 @@ test('npm: lockguard hook reports npm ci and npm install to the live run, and do
       const result = fixture.npm([command]);
       assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
     }
-    assert.deepEqual(lifecycle(run.hookEvents()), ['ci:preinstall', 'ci:postinstall', 'install:preinstall', 'install:postinstall']);
+    assert.deepEqual(lifecycle(run.hookEvents()), [
+      'ci:preinstall',
+      'ci:postinstall',
+      'install:preinstall',
+      'install:postinstall',
+    ]);
   }
   {
     // npm install <pkg> runs no root script: nothing reaches the run (the run's own checks must catch it).
@@ -102,7 +111,13 @@ test('npm: under refuse, npm install that rewrote the lockfile fails right after
     assert.notEqual(result.code, 0);
     assert.notDeepEqual(fixture.read('package-lock.json'), before);
   }
-  assert.deepEqual(lifecycle(run.hookEvents()), ['ci:preinstall', 'ci:postinstall', 'install:preinstall', 'install:postinstall', 'install:preinstall:refused']);
+  assert.deepEqual(lifecycle(run.hookEvents()), [
+    'ci:preinstall',
+    'ci:postinstall',
+    'install:preinstall',
+    'install:postinstall',
+    'install:preinstall:refused',
+  ]);
 });
 
 test('npm: the hook scripts are no-ops where lockguard is not installed (npm ci --omit=dev, a checkout without it), and still report where it is', (t) => {
@@ -118,7 +133,11 @@ test('npm: the hook scripts are no-ops where lockguard is not installed (npm ci 
     // A production image: devDependencies (lockguard) left out; the hooks must not fail with 127.
     const result = fixture.npm(['ci', '--omit=dev']);
     assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
-    assert.equal(existsSync(join(fixture.root, 'node_modules', 'lockguard')), false, 'lockguard really is not installed');
+    assert.equal(
+      existsSync(join(fixture.root, 'node_modules', 'lockguard')),
+      false,
+      'lockguard really is not installed',
+    );
   }
   {
     // With lockguard installed again, the same scripts report to a live run.

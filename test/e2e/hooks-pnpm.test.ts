@@ -12,7 +12,9 @@ function output(result: Spawned): string {
 }
 
 function hooksBy(events: ReturnType<ReturnType<typeof liveRun>['hookEvents']>, command: string): typeof events {
-  return events.filter((event) => event['source'] === 'pnpmfile' && event['hook'] === 'updateConfig' && event['command'] === command);
+  return events.filter(
+    (event) => event['source'] === 'pnpmfile' && event['hook'] === 'updateConfig' && event['command'] === command,
+  );
 }
 
 for (const version of PNPM_VERSIONS) {
@@ -137,10 +139,17 @@ module.exports = { hooks: { updateConfig(config) {
 } } }
 `,
       );
-      const result = fixture.pnpm(['--filter', 'b', 'run', 'noop'], { pnpm_config_verify_deps_before_run: 'false', npm_config_verify_deps_before_run: 'false' });
+      const result = fixture.pnpm(['--filter', 'b', 'run', 'noop'], {
+        pnpm_config_verify_deps_before_run: 'false',
+        npm_config_verify_deps_before_run: 'false',
+      });
       assert.equal(result.code, 0, output(result));
       const probe = JSON.parse(readFileSync(join(fixture.root, 'probe.json'), 'utf8')) as unknown;
-      assert.deepEqual(probe, { same: true, hooks: ['updateConfig'], exports: ['PNPMFILE_SHIM', 'hooks', 'withLockguard'] });
+      assert.deepEqual(probe, {
+        same: true,
+        hooks: ['updateConfig'],
+        exports: ['PNPMFILE_SHIM', 'hooks', 'withLockguard'],
+      });
       assert.equal(existsSync(join(fixture.root, '.lockguard')), false);
     }
   });

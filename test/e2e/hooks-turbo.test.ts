@@ -23,15 +23,27 @@ test('turbo 2 strict env mode: a task that runs pnpm reports to the live run, th
   });
   // turbo wants the package manager declared; it runs scripts with the `pnpm` on PATH.
   const manifest = JSON.parse(fixture.read('package.json').toString()) as Record<string, unknown>;
-  writeFileSync(join(fixture.root, 'package.json'), `${JSON.stringify({ ...manifest, packageManager: 'pnpm@10.34.8' }, null, 2)}\n`);
+  writeFileSync(
+    join(fixture.root, 'package.json'),
+    `${JSON.stringify({ ...manifest, packageManager: 'pnpm@10.34.8' }, null, 2)}\n`,
+  );
   const bin = join(fixture.root, '..', 'bin');
   mkdirSync(bin);
-  writeFileSync(join(bin, 'pnpm'), `#!/bin/sh\nexec ${JSON.stringify(file)} ${prefix.map((word) => JSON.stringify(word)).join(' ')} "$@"\n`);
+  writeFileSync(
+    join(bin, 'pnpm'),
+    `#!/bin/sh\nexec ${JSON.stringify(file)} ${prefix.map((word) => JSON.stringify(word)).join(' ')} "$@"\n`,
+  );
   chmodSync(join(bin, 'pnpm'), 0o755);
   const run = liveRun(t, fixture.root, 'flag');
   const turbo = join(PACKAGE_ROOT, 'node_modules', 'turbo', 'bin', 'turbo');
   const env = { ...fixture.env, LOCKGUARD_RUN: run.dir, PATH: `${bin}:${fixture.env['PATH'] ?? ''}` };
-  const result = spawn(process.execPath, [turbo, 'run', 'check', '--filter=a', '--cache-dir', join(fixture.root, '..', 'turbo-cache')], fixture.root, env, 120_000);
+  const result = spawn(
+    process.execPath,
+    [turbo, 'run', 'check', '--filter=a', '--cache-dir', join(fixture.root, '..', 'turbo-cache')],
+    fixture.root,
+    env,
+    120_000,
+  );
   assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
   {
     // The task really ran without LOCKGUARD_RUN.
@@ -39,7 +51,11 @@ test('turbo 2 strict env mode: a task that runs pnpm reports to the live run, th
   }
   {
     // The pnpm inside the task found the run through .lockguard/live.
-    const installs = run.hookEvents().filter((event) => event['source'] === 'pnpmfile' && event['hook'] === 'updateConfig' && event['command'] === 'install');
+    const installs = run
+      .hookEvents()
+      .filter(
+        (event) => event['source'] === 'pnpmfile' && event['hook'] === 'updateConfig' && event['command'] === 'install',
+      );
     assert.equal(installs.length, 1);
   }
 });

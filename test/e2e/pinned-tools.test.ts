@@ -10,7 +10,9 @@ import { isolatedEnv, scrubbedEnv } from '../helpers/env.js';
 import { NPM, REPO_ROOT } from '../helpers/tools.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
-const pinned = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies;
+const pinned = (
+  JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
+).devDependencies;
 
 test('npm by name on a test subprocess PATH, and the NPM tool, are the npm pinned in devDependencies', (t) => {
   const tmp = tempWorkspace(t);
@@ -21,6 +23,11 @@ test('npm by name on a test subprocess PATH, and the NPM tool, are the npm pinne
     const viaSh = spawnSync('sh', ['-c', 'command -v npm'], { cwd: tmp, env, encoding: 'utf8', timeout: 30_000 });
     assert.match(viaSh.stdout.trim(), /test\/npm-bin\/npm$/);
   }
-  const tool = spawnSync(NPM.command, [...NPM.prefix, '--version'], { cwd: tmp, env: isolatedEnv(tmp), encoding: 'utf8', timeout: 30_000 });
+  const tool = spawnSync(NPM.command, [...NPM.prefix, '--version'], {
+    cwd: tmp,
+    env: isolatedEnv(tmp),
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   assert.equal(tool.stdout.trim(), pinned['npm'], tool.stderr);
 });

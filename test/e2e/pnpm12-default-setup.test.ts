@@ -19,8 +19,14 @@ function pnpm12(args: readonly string[]): string[] {
 }
 
 test('pnpm 12 without a pnpmfile: init writes none; under refuse, install and run after a manifest edit are refused at the source, add fails the run after the rewrite', (t) => {
-  const fixture = pnpmFixture(t, 12, { tree: { '.pnpmfile.cjs': null, 'package.json': `${JSON.stringify({ name: 'root', private: true, packageManager: 'pnpm@12.4.2' })}\n` } });
-  const run = (argv: readonly string[]): Spawned => spawn(process.execPath, [BIN, 'run', '--policy', 'refuse', '--', ...argv], fixture.root, fixture.env);
+  const fixture = pnpmFixture(t, 12, {
+    tree: {
+      '.pnpmfile.cjs': null,
+      'package.json': `${JSON.stringify({ name: 'root', private: true, packageManager: 'pnpm@12.4.2' })}\n`,
+    },
+  });
+  const run = (argv: readonly string[]): Spawned =>
+    spawn(process.execPath, [BIN, 'run', '--policy', 'refuse', '--', ...argv], fixture.root, fixture.env);
   {
     // init on pnpm 12 writes no pnpmfile.
     const init = spawn(process.execPath, [BIN, 'init'], fixture.root, fixture.env);
@@ -76,5 +82,8 @@ fs.mkdirSync('dist', { recursive: true });
   const run = s.sh([process.execPath, BIN, 'run', '--policy', 'refuse', '--', 'pnpm', 'build']);
   assert.equal(run.status, 1, `${run.stdout}\n${run.stderr}`);
   assert.notDeepEqual(readFileSync(s.lockfile), before, 'the install inside the task was not refused at the source');
-  assert.match(run.stderr, /the rewrite was not refused at the source, so the run fails; \d+ cache saves? keyed before it (was|were) withheld/);
+  assert.match(
+    run.stderr,
+    /the rewrite was not refused at the source, so the run fails; \d+ cache saves? keyed before it (was|were) withheld/,
+  );
 });

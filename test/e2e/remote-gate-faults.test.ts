@@ -19,10 +19,23 @@ for (const tool of ['turbo', 'nx'] as const) {
     const s = scenario(t, tool);
     s.sh(['rm', '-f', join(s.base, 'armed')]);
     const url = `http://127.0.0.1:${await freePort()}`;
-    const env = tool === 'turbo' ? { ...s.env, TURBO_API: url, TURBO_TOKEN: TOKEN, TURBO_TEAM: 'acme' } : { ...s.env, NX_SELF_HOSTED_REMOTE_CACHE_SERVER: url, NX_SELF_HOSTED_REMOTE_CACHE_ACCESS_TOKEN: TOKEN };
-    const plain = spawnSync(s.runnerArgv()[0] ?? '', s.runnerArgv().slice(1), { cwd: s.root, env, encoding: 'utf8', timeout: 120_000 });
+    const env =
+      tool === 'turbo'
+        ? { ...s.env, TURBO_API: url, TURBO_TOKEN: TOKEN, TURBO_TEAM: 'acme' }
+        : { ...s.env, NX_SELF_HOSTED_REMOTE_CACHE_SERVER: url, NX_SELF_HOSTED_REMOTE_CACHE_ACCESS_TOKEN: TOKEN };
+    const plain = spawnSync(s.runnerArgv()[0] ?? '', s.runnerArgv().slice(1), {
+      cwd: s.root,
+      env,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     for (const dir of ['.turbo', '.nx']) s.sh(['rm', '-rf', dir]);
-    const gated = spawnSync(process.execPath, [BIN, 'run', '--', ...s.runnerArgv()], { cwd: s.root, env, encoding: 'utf8', timeout: 120_000 });
+    const gated = spawnSync(process.execPath, [BIN, 'run', '--', ...s.runnerArgv()], {
+      cwd: s.root,
+      env,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     assert.equal(plain.error, undefined, 'no hang without the gate');
     assert.equal(gated.error, undefined, 'no hang through the gate');
     assert.equal(gated.status, plain.status, `${gated.stdout}\n${gated.stderr}`);
@@ -37,7 +50,12 @@ test('turbo --cache-workers=8: nine parallel uploads before the move all pass, n
   const server = await startTurboRemoteCache(t, s.base, TOKEN);
   writeFileSync(join(s.base, 'wait-for'), `${server.storage} 9`);
   const env = { ...s.env, TURBO_API: server.url, TURBO_TOKEN: TOKEN, TURBO_TEAM: 'acme' };
-  const run = spawnSync(process.execPath, [BIN, 'run', '--', ...s.runnerArgv(), '--cache-workers=8'], { cwd: s.root, env, encoding: 'utf8', timeout: 120_000 });
+  const run = spawnSync(process.execPath, [BIN, 'run', '--', ...s.runnerArgv(), '--cache-workers=8'], {
+    cwd: s.root,
+    env,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
   assert.match(run.stderr, /\d+ remote uploads? keyed before it (was|were) refused/);
   const dir = join(s.root, '.turbo', 'runs');

@@ -23,7 +23,9 @@ function signing(url: string): Record<string, string> {
   return {
     PNPM_REMOTE_CACHE_URL: url,
     PNPM_REMOTE_CACHE_ORG: 'acme',
-    PNPM_REMOTE_CACHE_TRUSTED_KEYS: JSON.stringify({ k1: publicKey.export({ type: 'spki', format: 'der' }).toString('base64') }),
+    PNPM_REMOTE_CACHE_TRUSTED_KEYS: JSON.stringify({
+      k1: publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
+    }),
     PNPM_REMOTE_CACHE_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'der' }).toString('base64'),
     PNPM_REMOTE_CACHE_KEY_ID: 'k1',
     PNPM_REMOTE_CACHE_PUBLISH: 'true',
@@ -40,12 +42,29 @@ test('remote gate, pnpm 12.21 pipeline: c passes before the move, a and b are re
   const remote = signing(server.url);
   const env = { ...s.env, ...remote };
   {
-    const run = spawnSync(process.execPath, [BIN, 'run', '--', 'pnpm', 'pipeline'], { cwd: s.root, env, encoding: 'utf8', timeout: 120_000 });
+    const run = spawnSync(process.execPath, [BIN, 'run', '--', 'pnpm', 'pipeline'], {
+      cwd: s.root,
+      env,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
     // pnpm PUTs a task's blobs first and gives the task's upload up at the first refusal: no manifest of a or b.
-    assert.match(run.stderr, /\[lockguard\] a task .*pnpm-lock\.yaml.*remote blob uploads? refused \(no manifest followed them\)/, readFileSync(log, 'utf8') + run.stdout);
-    assert.equal((run.stderr.match(/Failed to upload a task to the remote cache/g) ?? []).length, 0, 'lockguard output only');
-    assert.equal((run.stdout.match(/Failed to upload a task to the remote cache: PUT \S+ returned 403/g) ?? []).length, 2, 'one calm warning per refused task (a, b)');
+    assert.match(
+      run.stderr,
+      /\[lockguard\] a task .*pnpm-lock\.yaml.*remote blob uploads? refused \(no manifest followed them\)/,
+      readFileSync(log, 'utf8') + run.stdout,
+    );
+    assert.equal(
+      (run.stderr.match(/Failed to upload a task to the remote cache/g) ?? []).length,
+      0,
+      'lockguard output only',
+    );
+    assert.equal(
+      (run.stdout.match(/Failed to upload a task to the remote cache: PUT \S+ returned 403/g) ?? []).length,
+      2,
+      'one calm warning per refused task (a, b)',
+    );
     assert.equal(s.out(), '6.0.0');
   }
   {
@@ -56,7 +75,11 @@ test('remote gate, pnpm 12.21 pipeline: c passes before the move, a and b are re
     assert.equal(puts.length, 3, puts.join('\n'));
     assert.equal(server.keys().length, 3);
     const ledger = readdirSync(join(s.root, '.lockguard', 'runs'))
-      .map((id) => readFileSync(join(s.root, '.lockguard', 'runs', id, 'events.ndjson'), 'utf8') + readFileSync(join(s.root, '.lockguard', 'runs', id, 'report.json'), 'utf8'))
+      .map(
+        (id) =>
+          readFileSync(join(s.root, '.lockguard', 'runs', id, 'events.ndjson'), 'utf8') +
+          readFileSync(join(s.root, '.lockguard', 'runs', id, 'report.json'), 'utf8'),
+      )
       .join('\n');
     assert.match(ledger, /"type":"remote-refused"/);
   }
@@ -75,7 +98,12 @@ test("pnpm 12.21 pipeline with a token for its remote: not gated, pnpm's read-on
   const log = join(s.base, 'server.ndjson');
   const server = await startSpecCache(t, s.base, 'v8', TOKEN, log);
   writeFileSync(join(s.root, '.npmrc'), `//127.0.0.1:${server.port}/:_authToken=${TOKEN}\n`);
-  const run = spawnSync(process.execPath, [BIN, 'run', '--', 'pnpm', 'pipeline'], { cwd: s.root, env: { ...s.env, ...signing(server.url) }, encoding: 'utf8', timeout: 120_000 });
+  const run = spawnSync(process.execPath, [BIN, 'run', '--', 'pnpm', 'pipeline'], {
+    cwd: s.root,
+    env: { ...s.env, ...signing(server.url) },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
   const lines = run.stderr.split('\n').filter((line) => line.includes('PNPM_REMOTE_CACHE_PUBLISH=false'));
   assert.equal(lines.length, 1, run.stderr);

@@ -19,8 +19,17 @@ import { scenario, secondMachine, type Scenario } from '../helpers/runner-scenar
 
 const TOKEN = 'lg-planted-token-5f2c9a1e';
 
-function lockguardRun(s: Scenario, env: Record<string, string>, extra: readonly string[] = []): SpawnSyncReturns<string> {
-  return spawnSync(process.execPath, [BIN, 'run', ...extra, '--', ...s.runnerArgv()], { cwd: s.root, env, encoding: 'utf8', timeout: 120_000 });
+function lockguardRun(
+  s: Scenario,
+  env: Record<string, string>,
+  extra: readonly string[] = [],
+): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, [BIN, 'run', ...extra, '--', ...s.runnerArgv()], {
+    cwd: s.root,
+    env,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
 }
 
 /** Task id → hash of the runner's latest run, from its own summary. */
@@ -34,13 +43,18 @@ function taskHashes(s: Scenario, env: Record<string, string>): Map<string, strin
     const summary = JSON.parse(readFileSync(newest, 'utf8')) as { tasks: { taskId: string; hash: string }[] };
     return new Map(summary.tasks.map((task) => [task.taskId, task.hash]));
   }
-  const run = JSON.parse(readFileSync(join(resolveNxCache(s.root, env).dir, 'run.json'), 'utf8')) as { tasks: { taskId: string; hash: string }[] };
+  const run = JSON.parse(readFileSync(join(resolveNxCache(s.root, env).dir, 'run.json'), 'utf8')) as {
+    tasks: { taskId: string; hash: string }[];
+  };
   return new Map(run.tasks.map((task) => [task.taskId, task.hash]));
 }
 
 /** Every file lockguard wrote for the run (ledger, report), concatenated. */
 function ledgerText(root: string): string {
-  const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)]));
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
+    );
   return walk(join(root, '.lockguard'))
     .map((file) => readFileSync(file, 'latin1'))
     .join('\n');
@@ -55,11 +69,16 @@ interface Setup {
 
 async function setup(t: TestContext, tool: 'turbo' | 'nx', visibleInstall = false): Promise<Setup> {
   const s = scenario(t, tool, { withC: true, visibleInstall });
-  const server = tool === 'turbo' ? await startTurboRemoteCache(t, s.base, TOKEN) : await startSpecCache(t, s.base, 'nx-v1', TOKEN);
+  const server =
+    tool === 'turbo' ? await startTurboRemoteCache(t, s.base, TOKEN) : await startSpecCache(t, s.base, 'nx-v1', TOKEN);
   // a's build waits until the server holds one entry: c's upload happens before a's install.
   writeFileSync(join(s.base, 'wait-for'), `${server.storage} 1`);
-  const env = tool === 'turbo' ? { ...s.env, TURBO_API: server.url, TURBO_TOKEN: TOKEN, TURBO_TEAM: 'acme' } : { ...s.env, NX_SELF_HOSTED_REMOTE_CACHE_SERVER: server.url, NX_SELF_HOSTED_REMOTE_CACHE_ACCESS_TOKEN: TOKEN };
-  const ids = tool === 'turbo' ? { a: 'a#build', b: 'b#build', c: 'c#build' } : { a: 'a:build', b: 'b:build', c: 'c:build' };
+  const env =
+    tool === 'turbo'
+      ? { ...s.env, TURBO_API: server.url, TURBO_TOKEN: TOKEN, TURBO_TEAM: 'acme' }
+      : { ...s.env, NX_SELF_HOSTED_REMOTE_CACHE_SERVER: server.url, NX_SELF_HOSTED_REMOTE_CACHE_ACCESS_TOKEN: TOKEN };
+  const ids =
+    tool === 'turbo' ? { a: 'a#build', b: 'b#build', c: 'c#build' } : { a: 'a:build', b: 'b:build', c: 'c:build' };
   return { s, server, env, ids };
 }
 
@@ -75,7 +94,10 @@ for (const tool of ['turbo', 'nx'] as const) {
       assert.equal(lines.length, 1, run.stderr);
       // nx PUTs a's and b's entries and is refused twice; turbo stops uploading for the run at its first
       // 403 ("skipping uploads for this run (remote cache reads remain enabled)"): a's refusal, b never sent.
-      assert.match(lines[0] ?? '', tool === 'nx' ? /2 remote uploads keyed before it were refused/ : /1 remote upload keyed before it was refused/);
+      assert.match(
+        lines[0] ?? '',
+        tool === 'nx' ? /2 remote uploads keyed before it were refused/ : /1 remote upload keyed before it was refused/,
+      );
       if (tool === 'turbo') assert.match(run.stdout + run.stderr, /skipping uploads for this run/);
       // nx asks for each entry just before its task runs: b's restore came after the move and was refused.
       if (tool === 'nx') assert.match(lines[0] ?? '', /1 remote restore refused/);
@@ -88,7 +110,10 @@ for (const tool of ['turbo', 'nx'] as const) {
       const keys = server.keys();
       assert.ok(keys.includes(hashes.get(ids.c) ?? '?'), `c's artifact is on the server: ${keys.join(', ')}`);
       assert.ok(!keys.includes(hashes.get(ids.b) ?? '?'), "b's stale artifact never reached the server");
-      assert.ok(!keys.includes(hashes.get(ids.a) ?? '?'), "a's artifact (built across the move) never reached the server");
+      assert.ok(
+        !keys.includes(hashes.get(ids.a) ?? '?'),
+        "a's artifact (built across the move) never reached the server",
+      );
       assert.equal(keys.length, 1, keys.join(', '));
     }
     {
@@ -96,10 +121,19 @@ for (const tool of ['turbo', 'nx'] as const) {
       const text = ledgerText(s.root);
       assert.ok(!text.includes(TOKEN), 'no token in the ledger or the report');
       assert.ok(!/slug=|teamId=|Bearer/i.test(text), 'no query string or auth header in the ledger');
-      const status = JSON.parse(spawnSync(process.execPath, [BIN, 'status', '--json'], { cwd: s.root, env, encoding: 'utf8' }).stdout) as {
-        report: { remoteGate: { refused: { uploads: number }; gates: { stats: { refusedKeys: { kind: string; key: string }[] } }[] } };
+      const status = JSON.parse(
+        spawnSync(process.execPath, [BIN, 'status', '--json'], { cwd: s.root, env, encoding: 'utf8' }).stdout,
+      ) as {
+        report: {
+          remoteGate: {
+            refused: { uploads: number };
+            gates: { stats: { refusedKeys: { kind: string; key: string }[] } }[];
+          };
+        };
       };
-      const refused = status.report.remoteGate.gates.flatMap((gate) => gate.stats.refusedKeys.filter((entry) => entry.kind === 'save').map((entry) => entry.key)).sort();
+      const refused = status.report.remoteGate.gates
+        .flatMap((gate) => gate.stats.refusedKeys.filter((entry) => entry.kind === 'save').map((entry) => entry.key))
+        .sort();
       assert.equal(status.report.remoteGate.refused.uploads, refused.length);
       const stale = [taskHashes(s, env).get(ids.a), taskHashes(s, env).get(ids.b)];
       assert.ok(refused.length >= 1 && refused.every((key) => stale.includes(key)), `refused ${refused.join(', ')}`);
@@ -108,7 +142,12 @@ for (const tool of ['turbo', 'nx'] as const) {
     {
       // A second machine on S0 with the same remote: c comes from the remote, b is rebuilt with 7.0.0.
       const m = secondMachine(t, s);
-      const again = m.sh(s.runnerArgv(), tool === 'turbo' ? { TURBO_API: server.url, TURBO_TOKEN: TOKEN, TURBO_TEAM: 'acme' } : { NX_SELF_HOSTED_REMOTE_CACHE_SERVER: server.url, NX_SELF_HOSTED_REMOTE_CACHE_ACCESS_TOKEN: TOKEN });
+      const again = m.sh(
+        s.runnerArgv(),
+        tool === 'turbo'
+          ? { TURBO_API: server.url, TURBO_TOKEN: TOKEN, TURBO_TEAM: 'acme' }
+          : { NX_SELF_HOSTED_REMOTE_CACHE_SERVER: server.url, NX_SELF_HOSTED_REMOTE_CACHE_ACCESS_TOKEN: TOKEN },
+      );
       assert.equal(again.status, 0, `${again.stdout}\n${again.stderr}`);
       assert.equal(m.cRan(), false, 'c was restored from the remote, not rebuilt');
       assert.equal(readFileSync(join(m.root, 'packages', 'c', 'dist', 'c.txt'), 'utf8'), 'c');
@@ -122,7 +161,11 @@ for (const tool of ['turbo', 'nx'] as const) {
     const run = lockguardRun(s, env);
     assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
     assert.match(run.stderr, /\d+ remote uploads? keyed before it (was|were) refused/);
-    assert.doesNotMatch(run.stderr, /TURBO_CACHE|NX_SKIP_REMOTE_CACHE/, 'no up-front switch: the gate decides per request');
+    assert.doesNotMatch(
+      run.stderr,
+      /TURBO_CACHE|NX_SKIP_REMOTE_CACHE/,
+      'no up-front switch: the gate decides per request',
+    );
     const hashes = taskHashes(s, env);
     assert.deepEqual(server.keys(), [hashes.get(ids.c)]);
   });
@@ -134,7 +177,10 @@ for (const how of ['TURBO_PREFLIGHT=true', 'turbo.json remoteCache.preflight'] a
     const env = how === 'TURBO_PREFLIGHT=true' ? { ...base, TURBO_PREFLIGHT: 'true' } : base;
     if (how !== 'TURBO_PREFLIGHT=true') {
       const file = join(s.root, 'turbo.json');
-      writeFileSync(file, JSON.stringify({ ...(JSON.parse(readFileSync(file, 'utf8')) as object), remoteCache: { preflight: true } }));
+      writeFileSync(
+        file,
+        JSON.stringify({ ...(JSON.parse(readFileSync(file, 'utf8')) as object), remoteCache: { preflight: true } }),
+      );
     }
     const run = lockguardRun(s, env);
     assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);

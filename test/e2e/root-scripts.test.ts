@@ -11,7 +11,10 @@ import { test } from 'node:test';
 import { BIN } from '../helpers/cli.js';
 import { scenario, type Tool } from '../helpers/runner-scenario.js';
 
-const SCRIPT: Record<'turbo' | 'nx', string> = { turbo: 'turbo run build --summarize', nx: 'nx run-many -t build --output-style=static' };
+const SCRIPT: Record<'turbo' | 'nx', string> = {
+  turbo: 'turbo run build --summarize',
+  nx: 'nx run-many -t build --output-style=static',
+};
 const B_TASK: Record<'turbo' | 'nx', string> = { turbo: 'b#build', nx: 'b:build' };
 
 interface Status {
@@ -63,7 +66,10 @@ for (const [tool, pnpm, start] of CASES) {
 
 test('a runner started through a script the command does not show (node build.js) is still guarded: turbo.json configures it', (t) => {
   const s = scenario(t, 'turbo', { rootScripts: { build: 'node run-turbo.cjs' } });
-  writeFileSync(join(s.root, 'run-turbo.cjs'), "require('child_process').execFileSync('turbo', ['run', 'build', '--summarize'], { stdio: 'inherit' });\n");
+  writeFileSync(
+    join(s.root, 'run-turbo.cjs'),
+    "require('child_process').execFileSync('turbo', ['run', 'build', '--summarize'], { stdio: 'inherit' });\n",
+  );
   const run = s.sh([process.execPath, BIN, 'run', '--', 'pnpm', 'build']);
   assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
   assert.match(run.stderr, /cache saves? keyed before it (was|were) withheld/);
@@ -91,11 +97,17 @@ test('with a remote cache configured, --remote auto applies through the root scr
   const s = scenario(t, 'turbo', { rootScripts: { build: SCRIPT.turbo } });
   const manifest = join(s.root, 'packages', 'a', 'package.json');
   const a = JSON.parse(readFileSync(manifest, 'utf8')) as { scripts: Record<string, string> };
-  a.scripts['build'] = `pnpm --filter b add tiny-dep@file:../../vendor/tiny-dep-6.0.0.tgz && ${a.scripts['build'] ?? ''}`;
+  a.scripts['build'] =
+    `pnpm --filter b add tiny-dep@file:../../vendor/tiny-dep-6.0.0.tgz && ${a.scripts['build'] ?? ''}`;
   writeFileSync(manifest, JSON.stringify(a, null, 2));
   const env = { ...s.env, TURBO_API: 'http://127.0.0.1:9', TURBO_TOKEN: 'planted-token-value', TURBO_TEAM: 'team' };
   // auto: the remote gate stands in front of it (found through the script); uploads after the move are refused.
-  const run = spawnSync(process.execPath, [BIN, 'run', '--', 'pnpm', 'build'], { cwd: s.root, env, encoding: 'utf8', timeout: 120_000 });
+  const run = spawnSync(process.execPath, [BIN, 'run', '--', 'pnpm', 'build'], {
+    cwd: s.root,
+    env,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   assert.match(run.stderr, /remote uploads? keyed before it (was|were) refused/, run.stderr);
   assert.doesNotMatch(run.stderr, /TURBO_CACHE=/, 'no up-front switch under the gate');
   assert.doesNotMatch(`${run.stdout}${run.stderr}`, /planted-token-value/);

@@ -37,7 +37,11 @@ function bRestored(tool: Tool, stdout: string): boolean {
 }
 
 /** What says b really ran: nx's task header without a cache tag, turbo's miss, the pipeline's `(0 from cache)`. */
-const B_RAN: Record<Tool, RegExp> = { nx: /> nx run b:build\s*\n/, turbo: /b:build: cache miss, executing/, 'pnpm-pipeline': /2 passed \(0 from cache\)/ };
+const B_RAN: Record<Tool, RegExp> = {
+  nx: /> nx run b:build\s*\n/,
+  turbo: /b:build: cache miss, executing/,
+  'pnpm-pipeline': /2 passed \(0 from cache\)/,
+};
 
 function options(tool: Tool, runner: RunnerVersion): ScenarioOptions {
   if (tool === 'nx') return { nxPackage: runner.pkg };
@@ -48,7 +52,11 @@ for (const { tool, runner } of CASES) {
   test(`${tool} ${runner.version}: without lockguard the stale b is replayed; with lockguard it is withheld and rebuilt with the installed version`, (t) => {
     const s = scenario(t, tool, options(tool, runner));
     const version = s.sh([tool === 'pnpm-pipeline' ? 'pnpm' : tool, '--version']);
-    assert.match(version.stdout, new RegExp(runner.version.replaceAll('.', '\\.')), `the ${tool} on PATH is ${runner.version}:\n${version.stdout}`);
+    assert.match(
+      version.stdout,
+      new RegExp(runner.version.replaceAll('.', '\\.')),
+      `the ${tool} on PATH is ${runner.version}:\n${version.stdout}`,
+    );
     {
       // Control: the runner alone keys b on S0 before a installs 6.0.0, and replays it after going back.
       s.runner();
@@ -60,7 +68,8 @@ for (const { tool, runner } of CASES) {
       assert.equal(s.out(), '6.0.0', 'the stale output is replayed');
     }
     // Start over: an empty runner cache and task DB, a#build armed again.
-    for (const dir of [join(s.root, '.nx'), join(s.root, '.turbo'), resolvePipelineCache(s.root, s.env).dir]) rmSync(dir, { recursive: true, force: true });
+    for (const dir of [join(s.root, '.nx'), join(s.root, '.turbo'), resolvePipelineCache(s.root, s.env).dir])
+      rmSync(dir, { recursive: true, force: true });
     s.arm();
     {
       const run = s.sh([process.execPath, BIN, 'run', '--', ...s.runnerArgv()]);

@@ -6,7 +6,17 @@
 // the exit code and the save= / moved= lines a workflow would read.
 
 import assert from 'node:assert/strict';
-import { closeSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeSync, existsSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeSync,
+  existsSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
@@ -55,7 +65,11 @@ function monorepoTree(manager: 'pnpm' | 'npm'): Parameters<typeof writeTree>[1] 
   const vendor = { 'dep-7.0.0.tgz': readFileSync(dep7), 'dep-6.0.0.tgz': readFileSync(dep6) };
   const bDeps = { a: manager === 'pnpm' ? 'workspace:*' : '1.0.0', dep: 'file:../../vendor/dep-7.0.0.tgz' };
   return {
-    'package.json': JSON.stringify({ name: 'root', private: true, ...(manager === 'npm' ? { workspaces: ['packages/*'] } : {}) }),
+    'package.json': JSON.stringify({
+      name: 'root',
+      private: true,
+      ...(manager === 'npm' ? { workspaces: ['packages/*'] } : {}),
+    }),
     ...(manager === 'pnpm' ? { 'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n' } : {}),
     vendor,
     packages: {
@@ -104,7 +118,10 @@ for (const tool of [PNPM10, PNPM12]) {
       assert.ok(existsSync(join(root, 'node_modules/.pnpm/lock.yaml')));
       const verdict = verifyStep(root, env, snap);
       assert.equal(verdict.save, 'true');
-      assert.equal(verdict.result.stdout, `lockguard: nothing moved since ${snap.run} (judged on inputs): the cache may be saved\n`);
+      assert.equal(
+        verdict.result.stdout,
+        `lockguard: nothing moved since ${snap.run} (judged on inputs): the cache may be saved\n`,
+      );
     });
 
     test('a CI node_modules cache judged with --scope full: the same frozen install on a fresh clone counts the markers (save=false)', (t) => {
@@ -116,7 +133,9 @@ for (const tool of [PNPM10, PNPM12]) {
       assert.deepEqual(verdict.moved, ['node_modules/.pnpm/lock.yaml', 'node_modules/.modules.yaml']);
       assert.deepEqual(
         verdict.result.stderr.split('\n').filter((line) => line.startsWith('[lockguard]')),
-        ['[lockguard] node_modules/.pnpm/lock.yaml and node_modules/.modules.yaml were created since the snapshot, which its key folds (full scope): the cache save is refused (lockguard status for details)'],
+        [
+          '[lockguard] node_modules/.pnpm/lock.yaml and node_modules/.modules.yaml were created since the snapshot, which its key folds (full scope): the cache save is refused (lockguard status for details)',
+        ],
       );
     });
 
@@ -133,7 +152,11 @@ for (const tool of [PNPM10, PNPM12]) {
       mustRun(tool, ['install'], root, env);
       const snap = snapshotStep(root, env);
       mustRun(tool, ['--filter', 'b', 'add', 'file:../../vendor/dep-6.0.0.tgz'], root, env);
-      assert.match(readFileSync(join(root, 'pnpm-lock.yaml'), 'utf8'), /dep-6\.0\.0\.tgz/, 'the add rewrote the lockfile');
+      assert.match(
+        readFileSync(join(root, 'pnpm-lock.yaml'), 'utf8'),
+        /dep-6\.0\.0\.tgz/,
+        'the add rewrote the lockfile',
+      );
       const verdict = verifyStep(root, env, snap);
       assert.equal(verdict.save, 'false');
       assert.deepEqual(verdict.moved, ['pnpm-lock.yaml']);

@@ -53,10 +53,15 @@ interface Workspace {
 function tarballOf(base: string, content: string): void {
   const src = join(base, 'local-src');
   rmSync(src, { recursive: true, force: true });
-  writeTree(join(src, 'package'), { 'package.json': JSON.stringify({ name: 'local', version: '1.0.0', main: 'index.js' }), 'index.js': `module.exports = ${JSON.stringify(content)};\n` });
+  writeTree(join(src, 'package'), {
+    'package.json': JSON.stringify({ name: 'local', version: '1.0.0', main: 'index.js' }),
+    'index.js': `module.exports = ${JSON.stringify(content)};\n`,
+  });
   for (const ws of ['control', 'sound', 'control-2', 'sound-2']) {
     mkdirSync(join(base, ws, 'vendor'), { recursive: true });
-    const packed = spawnSync('tar', ['-czf', join(base, ws, 'vendor', 'local-1.0.0.tgz'), '-C', src, 'package'], { encoding: 'utf8' });
+    const packed = spawnSync('tar', ['-czf', join(base, ws, 'vendor', 'local-1.0.0.tgz'), '-C', src, 'package'], {
+      encoding: 'utf8',
+    });
     assert.equal(packed.status, 0, packed.stderr);
   }
 }
@@ -82,9 +87,15 @@ async function setup(t: Parameters<typeof tempWorkspace>[0], major: 10 | 12): Pr
     major === 12 ? 'https://registry.npmjs.org/' : '',
   );
   mkdirSync(join(base, 'bin'));
-  const pnpm = major === 10 ? `exec "${process.execPath}" "${join(REPO, 'node_modules', 'pnpm10', 'bin', 'pnpm.cjs')}" "$@"` : `exec "${join(REPO, 'node_modules', 'pnpm12', 'pnpm')}" "$@"`;
+  const pnpm =
+    major === 10
+      ? `exec "${process.execPath}" "${join(REPO, 'node_modules', 'pnpm10', 'bin', 'pnpm.cjs')}" "$@"`
+      : `exec "${join(REPO, 'node_modules', 'pnpm12', 'pnpm')}" "$@"`;
   writeFileSync(join(base, 'bin', 'pnpm'), `#!/bin/sh\n${pnpm}\n`);
-  writeFileSync(join(base, 'bin', 'nx'), `#!/bin/sh\nexec "${process.execPath}" "${join(REPO, 'node_modules', 'nx', 'dist', 'bin', 'nx.js')}" "$@"\n`);
+  writeFileSync(
+    join(base, 'bin', 'nx'),
+    `#!/bin/sh\nexec "${process.execPath}" "${join(REPO, 'node_modules', 'nx', 'dist', 'bin', 'nx.js')}" "$@"\n`,
+  );
   writeFileSync(join(base, 'bin', 'lockguard'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
   for (const name of ['pnpm', 'nx', 'lockguard']) chmodSync(join(base, 'bin', name), 0o755);
   symlinkSync(join(REPO, 'node_modules', 'turbo', 'bin', 'turbo'), join(base, 'bin', 'turbo'));
@@ -96,7 +107,13 @@ async function setup(t: Parameters<typeof tempWorkspace>[0], major: 10 | 12): Pr
  * One workspace of `setup` (`name` is its folder; `sound` says how its runners are set up). pnpm 12 gets no
  * pnpmfile (its default setup: lockguard init writes none there) and pins itself.
  */
-function workspace(at: Setup, name: string, sound: boolean, major: 10 | 12 = 10, extraEnv: Record<string, string> = {}): Workspace {
+function workspace(
+  at: Setup,
+  name: string,
+  sound: boolean,
+  major: 10 | 12 = 10,
+  extraEnv: Record<string, string> = {},
+): Workspace {
   const { base, registry, lockguard } = at;
   const root = join(base, name);
   const bin = join(base, 'bin');
@@ -105,10 +122,21 @@ function workspace(at: Setup, name: string, sound: boolean, major: 10 | 12 = 10,
     storeDir: join(base, 'store'),
     offline: false,
     path: [bin],
-    extra: { ...extraEnv, npm_config_registry: registry, pnpm_config_registry: registry, NX_TUI: 'false', NX_ISOLATE_PLUGINS: 'false', NX_DAEMON: 'false', TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1', GIT_CONFIG_NOSYSTEM: '1' },
+    extra: {
+      ...extraEnv,
+      npm_config_registry: registry,
+      pnpm_config_registry: registry,
+      NX_TUI: 'false',
+      NX_ISOLATE_PLUGINS: 'false',
+      NX_DAEMON: 'false',
+      TURBO_TELEMETRY_DISABLED: '1',
+      DO_NOT_TRACK: '1',
+      GIT_CONFIG_NOSYSTEM: '1',
+    },
   });
   const script = (mod: string) => `node ../../build.cjs ${mod}`;
-  const manifest = (project: string, fields: Record<string, unknown>) => `${JSON.stringify({ name: project, version: '1.0.0', private: true, ...fields }, null, 2)}\n`;
+  const manifest = (project: string, fields: Record<string, unknown>) =>
+    `${JSON.stringify({ name: project, version: '1.0.0', private: true, ...fields }, null, 2)}\n`;
   // Both as teams have them; the sound workspace then runs `lockguard init --sound-keys` (below).
   const turboTask = { dependsOn: ['^build'], outputs: ['dist/**'] };
   const nxTarget = { dependsOn: ['^build'], outputs: ['{projectRoot}/dist'], cache: true };
@@ -122,10 +150,29 @@ function workspace(at: Setup, name: string, sound: boolean, major: 10 | 12 = 10,
     'turbo.json': JSON.stringify({ tasks: { build: turboTask } }, null, 2),
     'nx.json': JSON.stringify({ targetDefaults: { build: nxTarget } }, null, 2),
     packages: {
-      vue: { 'package.json': manifest('vue', { peerDependencies: { peer: '*' }, peerDependenciesMeta: { peer: { optional: true } }, scripts: { build: script('peer') } }), 'README.md': 'vue\n' },
-      alias: { 'package.json': manifest('alias', { dependencies: { al: 'npm:aliased@*' }, scripts: { build: script('al') } }) },
-      tar: { 'package.json': manifest('tar', { dependencies: { local: 'file:../../vendor/local-1.0.0.tgz' }, scripts: { build: script('local') } }) },
-      other: { 'package.json': manifest('other', { dependencies: { peer: '1.0.0', aliased: '1.0.0' }, scripts: { build: script('-') } }) },
+      vue: {
+        'package.json': manifest('vue', {
+          peerDependencies: { peer: '*' },
+          peerDependenciesMeta: { peer: { optional: true } },
+          scripts: { build: script('peer') },
+        }),
+        'README.md': 'vue\n',
+      },
+      alias: {
+        'package.json': manifest('alias', { dependencies: { al: 'npm:aliased@*' }, scripts: { build: script('al') } }),
+      },
+      tar: {
+        'package.json': manifest('tar', {
+          dependencies: { local: 'file:../../vendor/local-1.0.0.tgz' },
+          scripts: { build: script('local') },
+        }),
+      },
+      other: {
+        'package.json': manifest('other', {
+          dependencies: { peer: '1.0.0', aliased: '1.0.0' },
+          scripts: { build: script('-') },
+        }),
+      },
     },
   });
   const sh = (argv: readonly string[]): SpawnSyncReturns<string> => {
@@ -134,7 +181,11 @@ function workspace(at: Setup, name: string, sound: boolean, major: 10 | 12 = 10,
   };
   const must = (argv: readonly string[]): SpawnSyncReturns<string> => {
     const result = sh(argv);
-    assert.equal(result.status, 0, `${name}: ${argv.join(' ')} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`);
+    assert.equal(
+      result.status,
+      0,
+      `${name}: ${argv.join(' ')} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`,
+    );
     return result;
   };
   if (sound) {
@@ -183,7 +234,10 @@ function reresolve(ws: Workspace, importer: string, dependency: string, from: st
   assert.ok(at > 0, `${dependency} recorded in ${importer}'s importer:\n${block}`);
   const line = block.indexOf(`version: ${from}`, at);
   assert.ok(line > 0, `${dependency} at ${from} in ${importer}:\n${block}`);
-  writeFileSync(path, `${text.slice(0, start) + block.slice(0, line)}version: ${to}${block.slice(line + `version: ${from}`.length)}${text.slice(end)}`);
+  writeFileSync(
+    path,
+    `${text.slice(0, start) + block.slice(0, line)}version: ${to}${block.slice(line + `version: ${from}`.length)}${text.slice(end)}`,
+  );
 }
 
 const TURBO = ['turbo', 'run', 'build', '--output-logs=hash-only'];
@@ -202,7 +256,9 @@ function nxCached(result: SpawnSyncReturns<string>): number {
   return match === null ? 0 : Number(match[1]);
 }
 
-test('sound keys: slice files make turbo and nx rebuild what the lockfile changed (peer, alias, tarball), never more, and a direct runner after a hooked install too', { timeout: 600_000 }, async (t) => {
+test('sound keys: slice files make turbo and nx rebuild what the lockfile changed (peer, alias, tarball), never more, and a direct runner after a hooked install too', {
+  timeout: 600_000,
+}, async (t) => {
   const at = await setup(t, 10);
   const base = at.base;
   const control = workspace(at, 'control', false);
@@ -215,10 +271,14 @@ test('sound keys: slice files make turbo and nx rebuild what the lockfile change
   }
   {
     // pnpm records vue's optional peer in its importer, resolved from the root's peer@2.0.0.
-    assert.match(readFileSync(join(sound.root, 'pnpm-lock.yaml'), 'utf8'), /\n {2}packages\/vue:\n(?: {4}.*\n)*? {6}peer:\n {8}specifier: '\*'\n {8}version: 2\.0\.0\n/);
+    assert.match(
+      readFileSync(join(sound.root, 'pnpm-lock.yaml'), 'utf8'),
+      /\n {2}packages\/vue:\n(?: {4}.*\n)*? {6}peer:\n {8}specifier: '\*'\n {8}version: 2\.0\.0\n/,
+    );
   }
   // Builds: the control with the runner alone, the sound workspace through lockguard run.
-  const build = (ws: Workspace, runner: readonly string[]) => (ws === sound ? ws.must(['lockguard', 'run', '--', ...runner]) : ws.must(runner));
+  const build = (ws: Workspace, runner: readonly string[]) =>
+    ws === sound ? ws.must(['lockguard', 'run', '--', ...runner]) : ws.must(runner);
   const both = (ws: Workspace) => {
     ws.clean();
     const turbo = build(ws, TURBO);
@@ -262,7 +322,13 @@ test('sound keys: slice files make turbo and nx rebuild what the lockfile change
     writeFileSync(manifest, before.replace('"aliased": "1.0.0"', '"aliased": "2.0.0"'));
     sound.must(['pnpm', 'install']);
     const bumped = both(sound);
-    assert.equal(bumped.turbo.stderr.includes("1 project's lockfile slice changed since the last run: turbo and nx will rebuild its tasks"), true, bumped.turbo.stderr);
+    assert.equal(
+      bumped.turbo.stderr.includes(
+        "1 project's lockfile slice changed since the last run: turbo and nx will rebuild its tasks",
+      ),
+      true,
+      bumped.turbo.stderr,
+    );
     assert.deepEqual(turboCached(bumped.turbo), { cached: 3, total: 4 });
     // And back (aliased@1.0.0 must stay in the lockfile for case 3): other's earlier entries are hits again.
     writeFileSync(manifest, before);
@@ -274,7 +340,13 @@ test('sound keys: slice files make turbo and nx rebuild what the lockfile change
     for (const ws of [control, sound]) {
       reresolve(ws, 'packages/vue', 'peer', '2.0.0', '1.0.0');
       ws.must(['pnpm', 'install', '--frozen-lockfile']);
-      assert.equal(readFileSync(join(ws.root, 'packages', 'vue', 'node_modules', 'peer', 'package.json'), 'utf8').includes('"1.0.0"'), true, 'peer 1.0.0 installed for vue');
+      assert.equal(
+        readFileSync(join(ws.root, 'packages', 'vue', 'node_modules', 'peer', 'package.json'), 'utf8').includes(
+          '"1.0.0"',
+        ),
+        true,
+        'peer 1.0.0 installed for vue',
+      );
     }
     // The control: both runners replay vue's output built against peer 2.0.0.
     const stale = both(control);
@@ -283,7 +355,10 @@ test('sound keys: slice files make turbo and nx rebuild what the lockfile change
     assert.equal(stale.nxOuts[0], '2.0.0', 'nx replays the stale peer');
     // With the slice files: vue rebuilds with what is installed, the others stay hits.
     const fresh = both(sound);
-    assert.match(fresh.turbo.stderr, /1 project's lockfile slice changed since the last run: turbo and nx will rebuild its tasks/);
+    assert.match(
+      fresh.turbo.stderr,
+      /1 project's lockfile slice changed since the last run: turbo and nx will rebuild its tasks/,
+    );
     assert.equal(fresh.turboOuts[0], '1.0.0');
     assert.deepEqual(turboCached(fresh.turbo), { cached: 3, total: 4 });
     assert.equal(fresh.nxOuts[0], '1.0.0');
@@ -324,7 +399,11 @@ test('sound keys: slice files make turbo and nx rebuild what the lockfile change
     assert.doesNotMatch(install.stderr, /lockguard\] warning/);
     sound.clean();
     const direct = sound.must(TURBO);
-    assert.equal(sound.out('vue'), '2.0.0', `turbo direct rebuilt or restored vue's peer-2.0.0 build:\n${direct.stdout}`);
+    assert.equal(
+      sound.out('vue'),
+      '2.0.0',
+      `turbo direct rebuilt or restored vue's peer-2.0.0 build:\n${direct.stdout}`,
+    );
     sound.clean();
     sound.must(NX);
     assert.equal(sound.out('vue'), '2.0.0');
@@ -337,7 +416,9 @@ test('sound keys: slice files make turbo and nx rebuild what the lockfile change
   }
 });
 
-test('sound keys through a remote: pnpm 12, turborepo-remote-cache 2.12.0 on loopback, a second machine (empty local cache) after the peer re-resolved', { timeout: 600_000 }, async (t) => {
+test('sound keys through a remote: pnpm 12, turborepo-remote-cache 2.12.0 on loopback, a second machine (empty local cache) after the peer re-resolved', {
+  timeout: 600_000,
+}, async (t) => {
   const at = await setup(t, 12);
   const token = 'lg-token-sound-keys';
   const server = await startTurboRemoteCache(t, at.base, token);

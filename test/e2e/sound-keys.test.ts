@@ -57,17 +57,37 @@ function workspace(t: Parameters<typeof tempWorkspace>[0], tree: Tree): Ws {
     'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
     '.gitignore': 'node_modules\n.turbo\n.nx\ndist\n.lockguard-slice\n',
     packages: {
-      a: { 'package.json': JSON.stringify({ name: 'a', version: '1.0.0', scripts: { build: BUILD, lint: BUILD } }), '.lockguard-slice': 'slice a 1\n' },
-      b: { 'package.json': JSON.stringify({ name: 'b', version: '1.0.0', dependencies: { a: 'workspace:*' }, scripts: { build: BUILD, lint: BUILD } }), '.lockguard-slice': 'slice b 1\n' },
+      a: {
+        'package.json': JSON.stringify({ name: 'a', version: '1.0.0', scripts: { build: BUILD, lint: BUILD } }),
+        '.lockguard-slice': 'slice a 1\n',
+      },
+      b: {
+        'package.json': JSON.stringify({
+          name: 'b',
+          version: '1.0.0',
+          dependencies: { a: 'workspace:*' },
+          scripts: { build: BUILD, lint: BUILD },
+        }),
+        '.lockguard-slice': 'slice b 1\n',
+      },
     },
   });
   writeTree(root, tree);
   mkdirSync(join(base, 'home'));
-  const env = isolatedEnv(base, { home: join(base, 'home'), settings: 'home', path: [BIN], extra: { NX_TUI: 'false', NX_ISOLATE_PLUGINS: 'false', GIT_CONFIG_NOSYSTEM: '1' } });
+  const env = isolatedEnv(base, {
+    home: join(base, 'home'),
+    settings: 'home',
+    path: [BIN],
+    extra: { NX_TUI: 'false', NX_ISOLATE_PLUGINS: 'false', GIT_CONFIG_NOSYSTEM: '1' },
+  });
   const sh = (argv: readonly string[]): { code: number; stdout: string; stderr: string } => {
     const [command, ...args] = argv;
     const result = spawnSync(command ?? 'true', args, { cwd: root, env, encoding: 'utf8', timeout: STEP_TIMEOUT_MS });
-    return { code: result.status ?? -1, stdout: result.stdout ?? '', stderr: `${result.stderr ?? ''}${result.error === undefined ? '' : `\n(${result.error.message})`}` };
+    return {
+      code: result.status ?? -1,
+      stdout: result.stdout ?? '',
+      stderr: `${result.stderr ?? ''}${result.error === undefined ? '' : `\n(${result.error.message})`}`,
+    };
   };
   for (const argv of [
     ['git', 'init', '-q', '.'],
@@ -77,14 +97,21 @@ function workspace(t: Parameters<typeof tempWorkspace>[0], tree: Tree): Ws {
     const result = sh(argv);
     assert.equal(result.code, 0, `${argv.join(' ')}: ${result.stderr}`);
   }
-  return { root, env, sh, slice: (project, text) => writeFileSync(join(root, 'packages', project, '.lockguard-slice'), text) };
+  return {
+    root,
+    env,
+    sh,
+    slice: (project, text) => writeFileSync(join(root, 'packages', project, '.lockguard-slice'), text),
+  };
 }
 
 /** turbo's task hashes from its own dry run. */
 function turboHashes(ws: Ws): Record<string, string> {
   const result = ws.sh(['turbo', 'run', 'build', 'lint', '--dry=json']);
   assert.equal(result.code, 0, result.stderr);
-  const parsed = JSON.parse(result.stdout.slice(result.stdout.indexOf('{'))) as { tasks: { taskId: string; hash: string }[] };
+  const parsed = JSON.parse(result.stdout.slice(result.stdout.indexOf('{'))) as {
+    tasks: { taskId: string; hash: string }[];
+  };
   return Object.fromEntries(parsed.tasks.map((task) => [task.taskId, task.hash]));
 }
 
@@ -92,7 +119,9 @@ function turboHashes(ws: Ws): Record<string, string> {
 function nxRun(ws: Ws): Record<string, { hash: string; cacheStatus: string }> {
   const result = ws.sh(['nx', 'run-many', '-t', 'build,lint,check', '--output-style=static']);
   assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
-  const run = JSON.parse(readFileSync(join(ws.root, '.nx', 'cache', 'run.json'), 'utf8')) as { tasks: { taskId: string; hash: string; cacheStatus: string }[] };
+  const run = JSON.parse(readFileSync(join(ws.root, '.nx', 'cache', 'run.json'), 'utf8')) as {
+    tasks: { taskId: string; hash: string; cacheStatus: string }[];
+  };
   return Object.fromEntries(run.tasks.map((task) => [task.taskId, { hash: task.hash, cacheStatus: task.cacheStatus }]));
 }
 
@@ -110,8 +139,11 @@ async function soundChecks(ws: Ws): Promise<Check[]> {
 
 const TURBO_TREE: Tree = {
   'pnpm-lock.yaml': LOCK,
-  'turbo.json': '{\n  // build everything\n  "tasks": {\n    "build": { "dependsOn": ["^build"], "outputs": ["dist/**"] },\n    "lint": { "inputs": ["src/**"] },\n    "dev": { "cache": false }\n  }\n}\n',
-  packages: { b: { 'turbo.json': '{ "extends": ["//"], "tasks": { "build": { "inputs": ["src/**", "package.json"] } } }' } },
+  'turbo.json':
+    '{\n  // build everything\n  "tasks": {\n    "build": { "dependsOn": ["^build"], "outputs": ["dist/**"] },\n    "lint": { "inputs": ["src/**"] },\n    "dev": { "cache": false }\n  }\n}\n',
+  packages: {
+    b: { 'turbo.json': '{ "extends": ["//"], "tasks": { "build": { "inputs": ["src/**", "package.json"] } } }' },
+  },
 };
 
 test("turbo: init folds each project's slice file into its tasks' hashes (root and package turbo.json, with and without inputs); only a slice change moves them; a second init changes nothing", async (t) => {
@@ -133,7 +165,8 @@ test("turbo: init folds each project's slice file into its tasks' hashes (root a
     assert.match(readFileSync(join(ws.root, 'turbo.json'), 'utf8'), /\/\/ build everything/, 'the comment stays');
   }
   const adopted = turboHashes(ws);
-  for (const id of Object.keys(before)) assert.notEqual(adopted[id], before[id], `${id}: every key changes once, on adoption`);
+  for (const id of Object.keys(before))
+    assert.notEqual(adopted[id], before[id], `${id}: every key changes once, on adoption`);
   assert.deepEqual(turboHashes(ws), adopted, 'nothing changed: the same hashes');
   {
     // b's slice changes: b's tasks re-key, a's do not.
@@ -156,7 +189,11 @@ test("turbo: init folds each project's slice file into its tasks' hashes (root a
     const again = await cli(['init', '--no-pnpmfile'], ws.root, ws.env);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /sound keys: already set up/);
-    assert.deepEqual(fileDigests(ws.root, ['.git', 'node_modules', '.turbo', '.lockguard']), files, 'a second init changes nothing');
+    assert.deepEqual(
+      fileDigests(ws.root, ['.git', 'node_modules', '.turbo', '.lockguard']),
+      files,
+      'a second init changes nothing',
+    );
   }
 });
 
@@ -177,7 +214,10 @@ test('turbo: doctor names the tasks that leave their slice file out, with the fi
   }
   {
     // A mutation: b's package turbo.json replaces the inputs without the file.
-    writeFileSync(join(ws.root, 'packages', 'b', 'turbo.json'), '{ "extends": ["//"], "tasks": { "build": { "inputs": ["src/**"] } } }');
+    writeFileSync(
+      join(ws.root, 'packages', 'b', 'turbo.json'),
+      '{ "extends": ["//"], "tasks": { "build": { "inputs": ["src/**"] } } }',
+    );
     const [check] = await soundChecks(ws);
     assert.equal(check?.level, 'fail');
     assert.match(check?.detail ?? '', /1 of \d+ cached turbo tasks do not fold .*: b#build$/);
@@ -195,16 +235,23 @@ test('--no-sound-keys leaves turbo.json, nx.json and .nxignore alone; init where
     assert.equal(result.code, 0, result.stderr);
     assert.doesNotMatch(result.stdout, /sound keys/);
     const after = fileDigests(ws.root, ['.git']);
-    for (const file of ['turbo.json', 'packages/b/turbo.json', 'nx.json']) assert.equal(after.get(file), files.get(file), file);
+    for (const file of ['turbo.json', 'packages/b/turbo.json', 'nx.json'])
+      assert.equal(after.get(file), files.get(file), file);
     assert.equal(after.has('.nxignore'), false);
   }
   {
     const ws = workspace(t, { 'pnpm-lock.yaml': LOCK });
     assert.doesNotMatch((await cli(['init', '--no-pnpmfile'], ws.root, ws.env)).stdout, /sound keys/);
-    assert.match((await cli(['init', '--sound-keys', '--no-pnpmfile'], ws.root, ws.env)).stdout, /sound keys: no turbo\.json or nx here, nothing to set up/);
+    assert.match(
+      (await cli(['init', '--sound-keys', '--no-pnpmfile'], ws.root, ws.env)).stdout,
+      /sound keys: no turbo\.json or nx here, nothing to set up/,
+    );
   }
   {
-    const ws = workspace(t, { 'pnpm-lock.yaml': LOCK, 'turbo.json': '{ "tasks": { "build": { "env": [SECRET_TOKEN_VALUE] } } }' });
+    const ws = workspace(t, {
+      'pnpm-lock.yaml': LOCK,
+      'turbo.json': '{ "tasks": { "build": { "env": [SECRET_TOKEN_VALUE] } } }',
+    });
     const files = fileDigests(ws.root, ['.git']);
     const result = await cli(['init', '--no-pnpmfile'], ws.root, ws.env);
     assertSetupError(result, join(ws.root, 'turbo.json'));
@@ -223,15 +270,27 @@ test("plan: which cached tasks' keys fold their slice file, which leave it out (
   {
     const result = await cli(['plan', '--json', '--', 'turbo', 'run', 'build', 'lint'], ws.root, ws.env);
     assert.equal(result.code, 0, result.stderr);
-    assert.deepEqual((JSON.parse(result.stdout) as PlanSoundKeys).soundKeys, { folded: [], leftOut: ['a#build', 'a#lint', 'b#build', 'b#lint'] });
+    assert.deepEqual((JSON.parse(result.stdout) as PlanSoundKeys).soundKeys, {
+      folded: [],
+      leftOut: ['a#build', 'a#lint', 'b#build', 'b#lint'],
+    });
     const text = await cli(['plan', '--', 'turbo', 'run', 'build'], ws.root, ws.env);
-    assert.match(text.stdout, /sound keys: 2 of 2 cached tasks leave their project's \.lockguard-slice out: a#build, b#build \(fix: lockguard init --sound-keys\)/);
+    assert.match(
+      text.stdout,
+      /sound keys: 2 of 2 cached tasks leave their project's \.lockguard-slice out: a#build, b#build \(fix: lockguard init --sound-keys\)/,
+    );
   }
   assert.equal((await cli(['init', '--no-pnpmfile'], ws.root, ws.env)).code, 0);
   {
     const result = await cli(['plan', '--json', '--', 'turbo', 'run', 'build', 'lint'], ws.root, ws.env);
-    assert.deepEqual((JSON.parse(result.stdout) as PlanSoundKeys).soundKeys, { folded: ['a#build', 'a#lint', 'b#build', 'b#lint'], leftOut: [] });
-    assert.match((await cli(['plan', '--', 'turbo', 'run', 'build'], ws.root, ws.env)).stdout, /sound keys: all 2 cached tasks fold their project's \.lockguard-slice/);
+    assert.deepEqual((JSON.parse(result.stdout) as PlanSoundKeys).soundKeys, {
+      folded: ['a#build', 'a#lint', 'b#build', 'b#lint'],
+      leftOut: [],
+    });
+    assert.match(
+      (await cli(['plan', '--', 'turbo', 'run', 'build'], ws.root, ws.env)).stdout,
+      /sound keys: all 2 cached tasks fold their project's \.lockguard-slice/,
+    );
   }
   {
     // What the writer would write for b differs from b's file; a's is the same: b's tasks would re-key.
@@ -239,9 +298,16 @@ test("plan: which cached tasks' keys fold their slice file, which leave it out (
       ['packages/a/.lockguard-slice', 'slice a 1\n'],
       ['packages/b/.lockguard-slice', 'slice b 2\n'],
     ]);
-    assert.deepEqual((await sliceKeysFor(['turbo', 'run', 'build', 'lint'], ws.root, ws.env, expected))?.wouldChange, ['b#build', 'b#lint']);
+    assert.deepEqual((await sliceKeysFor(['turbo', 'run', 'build', 'lint'], ws.root, ws.env, expected))?.wouldChange, [
+      'b#build',
+      'b#lint',
+    ]);
     ws.slice('b', 'slice b 2\n');
-    assert.deepEqual((await sliceKeysFor(['turbo', 'run', 'build', 'lint'], ws.root, ws.env, expected))?.wouldChange, [], 'written: nothing would change');
+    assert.deepEqual(
+      (await sliceKeysFor(['turbo', 'run', 'build', 'lint'], ws.root, ws.env, expected))?.wouldChange,
+      [],
+      'written: nothing would change',
+    );
   }
 });
 
@@ -256,7 +322,21 @@ const NX_TREE: Tree = {
   ),
   packages: {
     c: {
-      'project.json': JSON.stringify({ name: 'c', targets: { check: { executor: 'nx:run-commands', options: { command: 'node -e 1' }, cache: true, inputs: ['{projectRoot}/src/**'] } } }, null, 2),
+      'project.json': JSON.stringify(
+        {
+          name: 'c',
+          targets: {
+            check: {
+              executor: 'nx:run-commands',
+              options: { command: 'node -e 1' },
+              cache: true,
+              inputs: ['{projectRoot}/src/**'],
+            },
+          },
+        },
+        null,
+        2,
+      ),
       '.lockguard-slice': 'slice c 1\n',
     },
   },
@@ -278,15 +358,23 @@ test("nx: init un-ignores the slice files and adds them where inputs leave the p
     ws.slice('b', 'slice b 2\n');
     ws.slice('c', 'slice c 2\n');
     const after = nxRun(ws);
-    for (const id of ['b:build', 'b:lint', 'c:check']) assert.equal(after[id]?.hash, before[id]?.hash, `${id}: nx misses the slice change`);
+    for (const id of ['b:build', 'b:lint', 'c:check'])
+      assert.equal(after[id]?.hash, before[id]?.hash, `${id}: nx misses the slice change`);
   }
   {
     const result = await cli(['init', '--no-pnpmfile'], ws.root, ws.env);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /\.nxignore: !\*\*\/\.lockguard-slice/);
     assert.match(result.stdout, /nx\.json: targetDefaults\.lint\.inputs \+ "\{projectRoot\}\/\.lockguard-slice"/);
-    assert.match(result.stdout, /packages\/c\/project\.json: targets\.check\.inputs \+ "\{projectRoot\}\/\.lockguard-slice"/);
-    assert.doesNotMatch(result.stdout, /targetDefaults\.build/, "build uses nx's default ({projectRoot}/**/*): already covered");
+    assert.match(
+      result.stdout,
+      /packages\/c\/project\.json: targets\.check\.inputs \+ "\{projectRoot\}\/\.lockguard-slice"/,
+    );
+    assert.doesNotMatch(
+      result.stdout,
+      /targetDefaults\.build/,
+      "build uses nx's default ({projectRoot}/**/*): already covered",
+    );
   }
   {
     const result = await cli(['plan', '--json', '--', 'nx', 'run-many', '-t', 'build,lint,check'], ws.root, ws.env);
@@ -302,14 +390,20 @@ test("nx: init un-ignores the slice files and adds them where inputs leave the p
     ws.slice('b', 'slice b 3\n');
     ws.slice('c', 'slice c 3\n');
     const after = nxRun(ws);
-    for (const id of ['b:build', 'b:lint', 'c:check']) assert.notEqual(after[id]?.hash, adopted[id]?.hash, `${id}: its slice changed`);
-    for (const id of ['a:build', 'a:lint']) assert.equal(after[id]?.hash, adopted[id]?.hash, `${id}: a's slice did not`);
+    for (const id of ['b:build', 'b:lint', 'c:check'])
+      assert.notEqual(after[id]?.hash, adopted[id]?.hash, `${id}: its slice changed`);
+    for (const id of ['a:build', 'a:lint'])
+      assert.equal(after[id]?.hash, adopted[id]?.hash, `${id}: a's slice did not`);
   }
   {
     const files = fileDigests(ws.root, ['.git', 'node_modules', '.nx', '.lockguard']);
     const result = await cli(['init', '--no-pnpmfile'], ws.root, ws.env);
     assert.match(result.stdout, /sound keys: already set up/);
-    assert.deepEqual(fileDigests(ws.root, ['.git', 'node_modules', '.nx', '.lockguard']), files, 'a second init changes nothing');
+    assert.deepEqual(
+      fileDigests(ws.root, ['.git', 'node_modules', '.nx', '.lockguard']),
+      files,
+      'a second init changes nothing',
+    );
   }
 });
 
@@ -337,7 +431,20 @@ test('nx: doctor names the tasks whose plans leave the slice file out, with the 
   }
   {
     // A target whose inputs leave the project root out.
-    writeFileSync(join(ws.root, 'packages', 'c', 'project.json'), JSON.stringify({ name: 'c', targets: { check: { executor: 'nx:run-commands', options: { command: 'node -e 1' }, cache: true, inputs: ['{projectRoot}/src/**'] } } }));
+    writeFileSync(
+      join(ws.root, 'packages', 'c', 'project.json'),
+      JSON.stringify({
+        name: 'c',
+        targets: {
+          check: {
+            executor: 'nx:run-commands',
+            options: { command: 'node -e 1' },
+            cache: true,
+            inputs: ['{projectRoot}/src/**'],
+          },
+        },
+      }),
+    );
     const [check] = await soundChecks(ws);
     assert.equal(check?.level, 'fail');
     assert.match(check?.detail ?? '', /1 of \d+ cached nx tasks do not fold .*: c:check$/);

@@ -28,7 +28,10 @@ const STATUS = /^\[lockguard\] a task rewrote (.+) during the run, which every k
  * The status line of a guarded run, split: the moved files (in the order the checks found them, so as a
  * set) and the rest of the line, which the tests assert exactly.
  */
-function guarded(s: Scenario, argv: readonly string[] = ['turbo', 'run', 'build', '--summarize']): { moved: string[]; line: string; runId: string; stderr: string } {
+function guarded(
+  s: Scenario,
+  argv: readonly string[] = ['turbo', 'run', 'build', '--summarize'],
+): { moved: string[]; line: string; runId: string; stderr: string } {
   const run = s.sh([process.execPath, BIN, 'run', '--', ...argv]);
   assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
   const lines = run.stderr.split('\n').filter((line) => line.startsWith('[lockguard] a task'));
@@ -64,8 +67,14 @@ for (const [pnpm, summarize] of CASES) {
       const { moved, line, runId, stderr } = guarded(s, argv);
       if (pnpm === 10) assert.deepEqual(moved, ADDED);
       else assert.ok(moved.includes('pnpm-lock.yaml'), moved.join(', '));
-      assert.equal(line, `2 cache saves keyed before it were withheld (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices did not move) (lockguard status --run ${runId} for details)`);
-      assert.match(stderr, /pnpm-lock\.yaml moved: the slices of 2 projects changed: packages\/b \(tiny-dep .*\), packages\/d \(through its dependencies: tiny-dep .*\); 3 other projects unchanged/);
+      assert.equal(
+        line,
+        `2 cache saves keyed before it were withheld (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices did not move) (lockguard status --run ${runId} for details)`,
+      );
+      assert.match(
+        stderr,
+        /pnpm-lock\.yaml moved: the slices of 2 projects changed: packages\/b \(tiny-dep .*\), packages\/d \(through its dependencies: tiny-dep .*\); 3 other projects unchanged/,
+      );
       const report = status(s).report;
       assert.deepEqual(report.withheld.map((entry) => entry.task).sort(), ['b#build', 'd#build']);
       assert.equal(report.withholdScope?.kind, 'projects');
@@ -91,7 +100,10 @@ for (const [pnpm, summarize] of CASES) {
 }
 
 test("turbo, pnpm 10: a change to the root importer's slice withholds every save after the move, and the line says why", (t) => {
-  const s = scenario(t, 'turbo', { ...PRECISE, install: ['pnpm', 'add', '-w', '-D', 'tiny-dep@file:{root}/vendor/tiny-dep-6.0.0.tgz'] });
+  const s = scenario(t, 'turbo', {
+    ...PRECISE,
+    install: ['pnpm', 'add', '-w', '-D', 'tiny-dep@file:{root}/vendor/tiny-dep-6.0.0.tgz'],
+  });
   const { moved, line, runId } = guarded(s);
   assert.deepEqual(moved, ['pnpm-lock.yaml']);
   assert.equal(
@@ -119,7 +131,11 @@ test('turbo, pnpm 10 with node-linker=hoisted: every save after the move is with
     ['a#build', 'b#build', 'c#build', 'd#build'],
   );
   const human = s.sh([process.execPath, BIN, 'status']).stdout;
-  assert.match(human, /^scope {4}every save after the move \(turbo: node-linker=hoisted puts packages where every project resolves them/m, human);
+  assert.match(
+    human,
+    /^scope {4}every save after the move \(turbo: node-linker=hoisted puts packages where every project resolves them/m,
+    human,
+  );
 });
 
 test("turbo, pnpm 10, no run summary, and turbo.json orders c after another package's task: c's save is withheld too", (t) => {
@@ -130,7 +146,9 @@ test("turbo, pnpm 10, no run summary, and turbo.json orders c after another pack
   writeFileSync(turboJson, JSON.stringify(config, null, 2));
   const { line } = guarded(s, ['turbo', 'run', 'build']);
   assert.ok(
-    line.startsWith(`4 cache saves keyed before it were withheld (4 not mapped to a project: turbo.json names other packages' tasks in dependsOn, and no run summary shows the task graph: pass --summarize) (lockguard status --run `),
+    line.startsWith(
+      `4 cache saves keyed before it were withheld (4 not mapped to a project: turbo.json names other packages' tasks in dependsOn, and no run summary shows the task graph: pass --summarize) (lockguard status --run `,
+    ),
     line,
   );
   assert.ok(existsSync(join(s.base, 'c-ran')));
@@ -138,7 +156,10 @@ test("turbo, pnpm 10, no run summary, and turbo.json orders c after another pack
 
 test('a guard killed before its final check: the next lockguard command finishes its run with the same per-project judgement', async (t) => {
   const s = scenario(t, 'turbo', PRECISE);
-  const guard = spawnGuard(['run', '--', 'turbo', 'run', 'build', '--summarize'], s.root, { ...s.env, LOCKGUARD_TEST_PAUSE_AFTER_CHILD: '1' });
+  const guard = spawnGuard(['run', '--', 'turbo', 'run', 'build', '--summarize'], s.root, {
+    ...s.env,
+    LOCKGUARD_TEST_PAUSE_AFTER_CHILD: '1',
+  });
   await guard.waitFor(/test seam: paused after the child exited/, 120_000);
   process.kill(guard.pid, 'SIGKILL');
   await guard.exited;
@@ -148,7 +169,8 @@ test('a guard killed before its final check: the next lockguard command finishes
     // The next guarded run finishes it first: b's and d's saves withheld, a's and c's kept, as the run itself would have.
     const next = s.sh([process.execPath, BIN, 'run', '--', 'true']);
     assert.equal(next.status, 0, next.stderr);
-    const line = next.stderr.split('\n').find((candidate) => candidate.startsWith(`[lockguard] run ${dead} did not finish`)) ?? '';
+    const line =
+      next.stderr.split('\n').find((candidate) => candidate.startsWith(`[lockguard] run ${dead} did not finish`)) ?? '';
     assert.equal(
       line.replace(/\(pid \d+\)/, '(pid N)'),
       `[lockguard] run ${dead} did not finish: its guard (pid N) died before its final check, and it had recorded a move of the table: 2 cache saves it made since the move it recorded were withheld (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices did not move), restorably (lockguard quarantine list --run ${dead})`,
@@ -169,15 +191,28 @@ for (const pnpm of [10, 12] as const) {
     const s = scenario(t, 'turbo', { withC: true, pnpm });
     const src = join(s.base, 'rootbin', 'package');
     mkdirSync(src, { recursive: true });
-    writeFileSync(join(src, 'package.json'), JSON.stringify({ name: 'rootbin', version: '1.0.0', bin: { rootbin: 'cli.js' } }));
+    writeFileSync(
+      join(src, 'package.json'),
+      JSON.stringify({ name: 'rootbin', version: '1.0.0', bin: { rootbin: 'cli.js' } }),
+    );
     writeFileSync(join(src, 'cli.js'), '#!/usr/bin/env node\nconsole.log("rootbin ran");\n');
-    assert.equal(spawnSync('tar', ['-czf', join(s.root, 'vendor', 'rootbin-1.0.0.tgz'), '-C', join(s.base, 'rootbin'), 'package']).status, 0);
+    assert.equal(
+      spawnSync('tar', ['-czf', join(s.root, 'vendor', 'rootbin-1.0.0.tgz'), '-C', join(s.base, 'rootbin'), 'package'])
+        .status,
+      0,
+    );
     const hashes = (): Map<string, string> => {
       const dry = s.sh(['turbo', 'run', 'build', '--dry=json']);
       assert.equal(dry.status, 0, dry.stderr);
-      const plan = JSON.parse(dry.stdout) as { globalCacheInputs: { hashOfExternalDependencies: string }; tasks: { taskId: string; hash: string }[] };
+      const plan = JSON.parse(dry.stdout) as {
+        globalCacheInputs: { hashOfExternalDependencies: string };
+        tasks: { taskId: string; hash: string }[];
+      };
       // The global hash's external dependencies (the root's, from the lockfile) as one more "task".
-      return new Map([['(global)', plan.globalCacheInputs.hashOfExternalDependencies], ...plan.tasks.map((task): [string, string] => [task.taskId, task.hash])]);
+      return new Map([
+        ['(global)', plan.globalCacheInputs.hashOfExternalDependencies],
+        ...plan.tasks.map((task): [string, string] => [task.taskId, task.hash]),
+      ]);
     };
     const manifest = join(s.root, 'packages', 'c', 'package.json');
     const c = JSON.parse(readFileSync(manifest, 'utf8')) as { scripts: Record<string, string> };
@@ -210,7 +245,12 @@ test('with the remote gate (turborepo-remote-cache): the gate refuses every uplo
   const s = scenario(t, 'turbo', PRECISE);
   const server = await startTurboRemoteCache(t, s.base, 'lg-token-precise');
   const env = { ...s.env, TURBO_API: server.url, TURBO_TOKEN: 'lg-token-precise', TURBO_TEAM: 'acme' };
-  const run = spawnSync(process.execPath, [BIN, 'run', '--', 'turbo', 'run', 'build', '--summarize'], { cwd: s.root, env, encoding: 'utf8', timeout: 120_000 });
+  const run = spawnSync(process.execPath, [BIN, 'run', '--', 'turbo', 'run', 'build', '--summarize'], {
+    cwd: s.root,
+    env,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
   const line = run.stderr.split('\n').find((candidate) => candidate.startsWith('[lockguard] a task')) ?? '';
   const rest = STATUS.exec(line)?.[2] ?? '';
@@ -221,14 +261,22 @@ test('with the remote gate (turborepo-remote-cache): the gate refuses every uplo
   );
   // Nothing keyed on the old lockfile after the move reached the remote: neither b's nor d's entry.
   const hashes = new Map(
-    (JSON.parse(readFileSync(join(s.root, '.turbo', 'runs', readdirSync(join(s.root, '.turbo', 'runs'))[0] ?? ''), 'utf8')) as { tasks: { taskId: string; hash: string }[] }).tasks.map((task) => [task.taskId, task.hash]),
+    (
+      JSON.parse(
+        readFileSync(join(s.root, '.turbo', 'runs', readdirSync(join(s.root, '.turbo', 'runs'))[0] ?? ''), 'utf8'),
+      ) as { tasks: { taskId: string; hash: string }[] }
+    ).tasks.map((task) => [task.taskId, task.hash]),
   );
   const stored = server.keys().join('\n');
-  for (const task of ['b#build', 'd#build']) assert.ok(!stored.includes(hashes.get(task) ?? 'missing'), `${task} is not on the remote`);
+  for (const task of ['b#build', 'd#build'])
+    assert.ok(!stored.includes(hashes.get(task) ?? 'missing'), `${task} is not on the remote`);
 });
 
 test('nx: its entries are not mapped to projects, so every save after the move is withheld, and the line says why', (t) => {
   const s = scenario(t, 'nx', { withC: true, cAfterMove: true });
   const { line, runId } = guarded(s, s.runnerArgv());
-  assert.equal(line, `3 cache saves keyed before it were withheld, every save after it: nx's cache entries are not mapped to projects here (lockguard status --run ${runId} for details)`);
+  assert.equal(
+    line,
+    `3 cache saves keyed before it were withheld, every save after it: nx's cache entries are not mapped to projects here (lockguard status --run ${runId} for details)`,
+  );
 });

@@ -32,7 +32,11 @@ for (const tool of ['turbo', 'nx', 'pnpm-pipeline'] as const satisfies readonly 
       assert.ok(entry, `withheld: ${JSON.stringify(withheld.map((w) => w.key))}`);
       assert.equal(entry.task, B_TASK[tool]);
       assert.ok(!(listUnits(outcome.cache) ?? []).some((unit) => unit.key === bKey));
-      for (const path of entry.paths) assert.ok(existsSync(join(s.root, '.lockguard', 'quarantine', 'run-withhold', 'entries', tool, bKey, path)), path);
+      for (const path of entry.paths)
+        assert.ok(
+          existsSync(join(s.root, '.lockguard', 'quarantine', 'run-withhold', 'entries', tool, bKey, path)),
+          path,
+        );
       assert.deepEqual(outcome.withheld?.notMoved, []);
       assert.equal(listQuarantine(s.root)[0]?.manifest?.entries.length, withheld.length);
     }
@@ -46,10 +50,15 @@ for (const tool of ['turbo', 'nx', 'pnpm-pipeline'] as const satisfies readonly 
     }
     {
       // The rebuild saved a fresh entry under the same key: restoring the stale one does not overwrite it.
-      const result = restore(s.root, 'run-withhold', { entry: bKey, places: trustedPlaces(s.root, [{ runner: outcome.cache.runner, dir: outcome.cache.dir }]) });
+      const result = restore(s.root, 'run-withhold', {
+        entry: bKey,
+        places: trustedPlaces(s.root, [{ runner: outcome.cache.runner, dir: outcome.cache.dir }]),
+      });
       assert.deepEqual(result.restored, []);
       assert.equal(result.skipped[0]?.reason, 'already-in-cache');
-      assert.ok(readdirSync(join(s.root, '.lockguard', 'quarantine', 'run-withhold', 'entries', tool, bKey)).length > 0);
+      assert.ok(
+        readdirSync(join(s.root, '.lockguard', 'quarantine', 'run-withhold', 'entries', tool, bKey)).length > 0,
+      );
     }
   });
 }

@@ -64,7 +64,11 @@ function projects(ws: YarnBunWorkspace): Map<string, string> {
   return new Map((JSON.parse(result.stdout) as Row[]).map((row) => [row.importer, row.digest]));
 }
 
-function lockguardRun(ws: YarnBunWorkspace, options: readonly string[], command: readonly string[]): ReturnType<typeof cliProcess> {
+function lockguardRun(
+  ws: YarnBunWorkspace,
+  options: readonly string[],
+  command: readonly string[],
+): ReturnType<typeof cliProcess> {
   return cliProcess(['run', ...options, '--', ...command], ws.root, ws.env, 90_000);
 }
 
@@ -109,7 +113,10 @@ for (const spec of FLAVORS) {
       const verdict = verifyStep(ws.root, ws.env, snap);
       assert.equal(verdict.save, 'false');
       assert.ok(verdict.moved.includes(spec.lockfile), verdict.moved.join(','));
-      assert.match(verdict.result.stderr, new RegExp(`${spec.lockfile.replace('.', '\\.')} moved: the slice of packages/b changed`));
+      assert.match(
+        verdict.result.stderr,
+        new RegExp(`${spec.lockfile.replace('.', '\\.')} moved: the slice of packages/b changed`),
+      );
       const now = projects(ws);
       assert.deepEqual(
         [...now].filter(([importer, digest]) => before.get(importer) !== digest).map(([importer]) => importer),
@@ -174,7 +181,11 @@ for (const spec of FLAVORS) {
         assert.equal(ws.read(spec.lockfile), lockfile);
         assert.match(ws.read('packages/b/package.json'), /dep-7\.0\.0/);
         // And an install after a manifest edit: YARN_ENABLE_IMMUTABLE_INSTALLS stops it (YN0028).
-        writeFileIn(ws, 'packages/b/package.json', ws.read('packages/b/package.json').replace('dep-7.0.0', 'dep-6.0.0'));
+        writeFileIn(
+          ws,
+          'packages/b/package.json',
+          ws.read('packages/b/package.json').replace('dep-7.0.0', 'dep-6.0.0'),
+        );
         const install = lockguardRun(ws, ['--policy', 'refuse', '--no-pre-check'], spec.argv(['install']));
         assert.notEqual(install.code, 0, both(install));
         assert.equal(ws.read(spec.lockfile), lockfile);
@@ -182,7 +193,12 @@ for (const spec of FLAVORS) {
         // yarn 1 and bun: nothing holds at the source; the run fails (exit 1) after the rewrite and says so.
         assert.equal(add.code, 1, both(add));
         assert.notEqual(ws.read(spec.lockfile), lockfile);
-        assert.match(add.stderr, new RegExp(`\\[lockguard\\] a task rewrote .*${spec.lockfile.replace('.', '\\.')}.*not refused at the source`));
+        assert.match(
+          add.stderr,
+          new RegExp(
+            `\\[lockguard\\] a task rewrote .*${spec.lockfile.replace('.', '\\.')}.*not refused at the source`,
+          ),
+        );
       }
     });
   });
@@ -207,7 +223,8 @@ function deletePackage(ws: YarnBunWorkspace): void {
       rmSync(join(ws.root, 'node_modules', 'dep'), { recursive: true, force: true });
       return;
     case 'bun':
-      for (const dir of ['node_modules/.bun', 'node_modules/dep']) rmSync(join(ws.root, dir), { recursive: true, force: true });
+      for (const dir of ['node_modules/.bun', 'node_modules/dep'])
+        rmSync(join(ws.root, dir), { recursive: true, force: true });
       return;
     case 'yarn1':
       throw new Error('yarn 1 records no locations: not checked');

@@ -24,15 +24,36 @@ export interface Scenario {
 export const COMMON_SCENARIOS: readonly Scenario[] = [
   {
     name: 'at rest',
-    steps: [{ write: 'mutant' }, { argv: ['key'] }, { argv: ['key', '--projects'] }, { argv: ['key', '--projects', '--json'] }, { argv: ['snapshot'] }, { argv: ['snapshot', '--json'] }, { argv: ['run', '--', 'true'] }],
+    steps: [
+      { write: 'mutant' },
+      { argv: ['key'] },
+      { argv: ['key', '--projects'] },
+      { argv: ['key', '--projects', '--json'] },
+      { argv: ['snapshot'] },
+      { argv: ['snapshot', '--json'] },
+      { argv: ['run', '--', 'true'] },
+    ],
   },
   {
     name: 'moved under a snapshot',
-    steps: [{ write: 'good' }, { argv: ['snapshot'] }, { write: 'mutant' }, { argv: ['verify'] }, { argv: ['verify', '--json'] }, { argv: ['status'] }, { argv: ['status', '--json'] }],
+    steps: [
+      { write: 'good' },
+      { argv: ['snapshot'] },
+      { write: 'mutant' },
+      { argv: ['verify'] },
+      { argv: ['verify', '--json'] },
+      { argv: ['status'] },
+      { argv: ['status', '--json'] },
+    ],
   },
   {
     name: 'moved during a run',
-    steps: [{ write: 'good' }, { argv: ['run', '--no-pre-check', '--', 'cp', '{mutant}', '{lockfile}'] }, { argv: ['status'] }, { argv: ['status', '--json'] }],
+    steps: [
+      { write: 'good' },
+      { argv: ['run', '--no-pre-check', '--', 'cp', '{mutant}', '{lockfile}'] },
+      { argv: ['status'] },
+      { argv: ['status', '--json'] },
+    ],
   },
 ];
 
@@ -79,7 +100,8 @@ export const FORMATS: readonly FuzzFormat[] = [
       'node_modules/.pnpm/lock.yaml': pnpmMarker(good),
     }),
     // An integrity in the main document's packages section: pnpm never prints it, nor does lockguard.
-    plant: (text, secret, rng) => plantIn(text, /integrity: sha512-([A-Za-z0-9+/]{16,}=*)/g, secret, rng, text.lastIndexOf('\npackages:')),
+    plant: (text, secret, rng) =>
+      plantIn(text, /integrity: sha512-([A-Za-z0-9+/]{16,}=*)/g, secret, rng, text.lastIndexOf('\npackages:')),
     mutators: YAML_MUTATORS,
     scenarios: COMMON_SCENARIOS,
   },
@@ -91,7 +113,10 @@ export const FORMATS: readonly FuzzFormat[] = [
     workspace: (good) => {
       const lock = JSON.parse(good.toString('utf8')) as { packages: Record<string, unknown> };
       delete lock.packages[''];
-      return { 'package.json': '{"name":"fuzz-root","private":true,"workspaces":["packages/*"]}\n', 'node_modules/.package-lock.json': `${JSON.stringify(lock, null, 2)}\n` };
+      return {
+        'package.json': '{"name":"fuzz-root","private":true,"workspaces":["packages/*"]}\n',
+        'node_modules/.package-lock.json': `${JSON.stringify(lock, null, 2)}\n`,
+      };
     },
     // The whole value of an integrity: a parser's excerpt around a broken quote would show it.
     plant: (text, secret, rng) => plantIn(text, /"integrity": "(sha512-[A-Za-z0-9+/]{16,}=*)"/g, secret, rng),

@@ -50,7 +50,8 @@ const SECRET_LETTERS = 'GHJKLMNPQRSTUVWXYZ';
 /** A seed for one case, mixed from the run's seed, the format, the fixture and the index. */
 function caseSeed(spec: CaseSpec): number {
   let h = spec.seed >>> 0;
-  for (const char of `${spec.format}/${spec.fixture}/${spec.index}`) h = Math.imul(h ^ char.charCodeAt(0), 0x9e3779b1) >>> 0;
+  for (const char of `${spec.format}/${spec.fixture}/${spec.index}`)
+    h = Math.imul(h ^ char.charCodeAt(0), 0x9e3779b1) >>> 0;
   return h;
 }
 
@@ -81,12 +82,18 @@ function ledgerTexts(root: string): [string, string][] {
 }
 
 /** One mutant through every scenario of its format. `onCall` is told before each call (the watchdog's heartbeat). */
-export async function runCase(spec: CaseSpec, invoke: Invoke, onCall: (label: string) => void = () => undefined): Promise<CaseResult> {
+export async function runCase(
+  spec: CaseSpec,
+  invoke: Invoke,
+  onCall: (label: string) => void = () => undefined,
+): Promise<CaseResult> {
   const format = formatNamed(spec.format);
   const rng = random(caseSeed(spec));
   const secret = Array.from({ length: 24 }, () => rng.pick([...SECRET_LETTERS])).join('');
   const good = readFileSync(fixturePath(spec.fixture));
-  const made = mutant(good.toString('utf8'), rng, format.mutators, format.syntax, (text, r) => format.plant(text, secret, r));
+  const made = mutant(good.toString('utf8'), rng, format.mutators, format.syntax, (text, r) =>
+    format.plant(text, secret, r),
+  );
   const pieces = windows(secret);
   const codes: [string, number][] = [];
   const failures: Failure[] = [];
@@ -103,17 +110,36 @@ export async function runCase(spec: CaseSpec, invoke: Invoke, onCall: (label: st
           writeFileSync(join(root, format.lockfile), step.write === 'good' ? good : made.bytes);
           continue;
         }
-        const argv = step.argv.map((arg) => arg.replace('{mutant}', mutantPath).replace('{lockfile}', join(root, format.lockfile)));
+        const argv = step.argv.map((arg) =>
+          arg.replace('{mutant}', mutantPath).replace('{lockfile}', join(root, format.lockfile)),
+        );
         const label = `${scenario.name} | ${step.argv.join(' ')}`;
         onCall(label);
         const result = await invoke(argv, root, env);
         codes.push([label, result.code]);
-        if (result.code === 70) failures.push({ kind: 'exit-70', scenario: scenario.name, argv: step.argv, code: 70, detail: result.stderr.slice(0, 600) });
-        else if (!ALLOWED.has(result.code)) failures.push({ kind: 'unexpected-code', scenario: scenario.name, argv: step.argv, code: result.code, detail: result.stderr.slice(0, 600) });
-        if (leakIn(result.stdout, pieces)) failures.push({ kind: 'leak', scenario: scenario.name, argv: step.argv, detail: 'stdout' });
-        if (leakIn(result.stderr, pieces)) failures.push({ kind: 'leak', scenario: scenario.name, argv: step.argv, detail: 'stderr' });
+        if (result.code === 70)
+          failures.push({
+            kind: 'exit-70',
+            scenario: scenario.name,
+            argv: step.argv,
+            code: 70,
+            detail: result.stderr.slice(0, 600),
+          });
+        else if (!ALLOWED.has(result.code))
+          failures.push({
+            kind: 'unexpected-code',
+            scenario: scenario.name,
+            argv: step.argv,
+            code: result.code,
+            detail: result.stderr.slice(0, 600),
+          });
+        if (leakIn(result.stdout, pieces))
+          failures.push({ kind: 'leak', scenario: scenario.name, argv: step.argv, detail: 'stdout' });
+        if (leakIn(result.stderr, pieces))
+          failures.push({ kind: 'leak', scenario: scenario.name, argv: step.argv, detail: 'stderr' });
       }
-      for (const [name, text] of ledgerTexts(root)) if (leakIn(text, pieces)) failures.push({ kind: 'leak', scenario: scenario.name, argv: [], detail: name });
+      for (const [name, text] of ledgerTexts(root))
+        if (leakIn(text, pieces)) failures.push({ kind: 'leak', scenario: scenario.name, argv: [], detail: name });
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -152,7 +178,10 @@ export function casesOf(options: Pick<FuzzOptions, 'seed' | 'count' | 'formats'>
   return specs;
 }
 
-type WorkerMessage = { readonly type: 'call'; readonly label: string } | { readonly type: 'done'; readonly result: CaseResult } | { readonly type: 'error'; readonly message: string };
+type WorkerMessage =
+  | { readonly type: 'call'; readonly label: string }
+  | { readonly type: 'done'; readonly result: CaseResult }
+  | { readonly type: 'error'; readonly message: string };
 
 /**
  * Run the cases in process (through `main`), in a worker thread: a call that does not return within the
@@ -186,7 +215,8 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
             timer = setTimeout(() => finish({ hang: label }), timeout);
           } else finish(message.type === 'done' ? { result: message.result } : { error: message.message });
         };
-        const onError = (error: unknown): void => finish({ error: error instanceof Error ? error.message : String(error) });
+        const onError = (error: unknown): void =>
+          finish({ error: error instanceof Error ? error.message : String(error) });
         timer = setTimeout(() => finish({ hang: label }), timeout);
         current.on('message', onMessage);
         current.on('error', onError);
@@ -205,7 +235,14 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
       await current.terminate();
       worker = undefined;
       const [scenario = '', argv = ''] = (outcome.hang ?? '').split(' | ');
-      if (outcome.hang !== undefined) failures.push({ kind: 'hang', scenario, argv: argv.split(' '), detail: `no answer within ${timeout} ms`, spec });
+      if (outcome.hang !== undefined)
+        failures.push({
+          kind: 'hang',
+          scenario,
+          argv: argv.split(' '),
+          detail: `no answer within ${timeout} ms`,
+          spec,
+        });
       else failures.push({ kind: 'harness-error', scenario: '', argv: [], detail: outcome.error ?? '', spec });
     }
   } finally {

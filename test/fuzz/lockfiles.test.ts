@@ -35,9 +35,19 @@ function describeFailures(failures: readonly unknown[]): string {
 
 test(`lockfile fuzz in process: ${COUNT} seeded mutants (seed ${SEED}) through every lockfile-reading command`, async (t) => {
   const report = await fuzz({ seed: SEED, count: COUNT });
-  t.diagnostic(`cases ${report.cases}, calls ${report.calls}, exit codes ${JSON.stringify(report.byCode)}, mutators ${JSON.stringify(report.byMutator)}`);
+  t.diagnostic(
+    `cases ${report.cases}, calls ${report.calls}, exit codes ${JSON.stringify(report.byCode)}, mutators ${JSON.stringify(report.byMutator)}`,
+  );
   assert.deepEqual(report.failures, [], describeFailures(report.failures));
-  const steps = casesOf({ seed: SEED, count: COUNT }).reduce((sum, spec) => sum + formatNamed(spec.format).scenarios.reduce((n, scenario) => n + scenario.steps.filter((step) => 'argv' in step).length, 0), 0);
+  const steps = casesOf({ seed: SEED, count: COUNT }).reduce(
+    (sum, spec) =>
+      sum +
+      formatNamed(spec.format).scenarios.reduce(
+        (n, scenario) => n + scenario.steps.filter((step) => 'argv' in step).length,
+        0,
+      ),
+    0,
+  );
   assert.equal(report.calls, steps, 'every scenario step ran for every case');
   // Not vacuous: some mutants were refused (exit 2) and some still read (exit 0 or a move, exit 1).
   assert.ok((report.byCode['2'] ?? 0) > 0 && (report.byCode['0'] ?? 0) > 0 && (report.byCode['1'] ?? 0) > 0);
@@ -68,7 +78,9 @@ test(`yarn berry against yarn's own parser: ${PARSER_SAMPLE} mutants of jest's y
 });
 
 for (const flavor of ['yarn-pnp', 'yarn1', 'bun'] as const) {
-  test(`${flavor} against the real tool: ${TOOL_SAMPLE} mutants of its own lockfile (seed ${SEED})`, { timeout: 180_000 }, (t) => {
+  test(`${flavor} against the real tool: ${TOOL_SAMPLE} mutants of its own lockfile (seed ${SEED})`, {
+    timeout: 180_000,
+  }, (t) => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), `lockguard-oracle-${flavor}-`)));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const oracle = toolOracle(flavor, dir);

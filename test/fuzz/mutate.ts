@@ -15,7 +15,11 @@ export interface Random {
 
 export function random(seed: number): Random {
   const next = prng(seed);
-  return { next, int: (n) => Math.floor(next() * n), pick: (items) => items[Math.floor(next() * items.length)] as (typeof items)[number] };
+  return {
+    next,
+    int: (n) => Math.floor(next() * n),
+    pick: (items) => items[Math.floor(next() * items.length)] as (typeof items)[number],
+  };
 }
 
 export type MutatorName =
@@ -60,14 +64,17 @@ const MUTATORS: Record<MutatorName, Mutator> = {
   flip: (text, rng, { at }) => {
     const chars = [...text];
     const count = 1 + rng.int(3);
-    for (let i = 0; i < count; i++) chars[Math.min(chars.length - 1, Math.max(0, at + rng.int(24) - 12))] = rng.pick(STRUCTURAL);
+    for (let i = 0; i < count; i++)
+      chars[Math.min(chars.length - 1, Math.max(0, at + rng.int(24) - 12))] = rng.pick(STRUCTURAL);
     return chars.join('');
   },
   delete: (text, rng, { at }) => text.slice(0, at) + text.slice(at + 1 + rng.int(3)),
   insert: (text, rng, { at }) => text.slice(0, at) + rng.pick(STRUCTURAL) + text.slice(at),
   indent: (text, rng, { at }) => {
     const [start] = lineBounds(text, at);
-    return rng.int(2) === 0 ? `${text.slice(0, start)} ${text.slice(start)}` : text.slice(0, start) + text.slice(start).replace(/^ /, '');
+    return rng.int(2) === 0
+      ? `${text.slice(0, start)} ${text.slice(start)}`
+      : text.slice(0, start) + text.slice(start).replace(/^ /, '');
   },
   tab: (text, _rng, { at }) => {
     const [start] = lineBounds(text, at);
@@ -128,23 +135,29 @@ const MUTATORS: Record<MutatorName, Mutator> = {
     const [start, end] = lineBounds(text, at);
     const line = text.slice(start, end);
     const withAnchor = line.replace(/: (\S)/, ': &lg $1');
-    if (withAnchor === line) return `${text.slice(0, end)}\n${/^ */.exec(line)?.[0] ?? ''}lockguardAlias: *lg${text.slice(end)}`;
+    if (withAnchor === line)
+      return `${text.slice(0, end)}\n${/^ */.exec(line)?.[0] ?? ''}lockguardAlias: *lg${text.slice(end)}`;
     const next = text.indexOf('\n', end + 1);
     const at2 = next === -1 ? text.length : next;
     const following = text.slice(end + 1, at2).replace(/: (\S.*)$/, ': *lg');
-    return rng.int(2) === 0 ? `${text.slice(0, start)}${withAnchor}\n${following}${text.slice(at2)}` : `${text.slice(0, start)}${withAnchor}${text.slice(end)}`;
+    return rng.int(2) === 0
+      ? `${text.slice(0, start)}${withAnchor}\n${following}${text.slice(at2)}`
+      : `${text.slice(0, start)}${withAnchor}${text.slice(end)}`;
   },
   'alias-bomb': (text, _rng, { at }) => {
     const rows = ['lgA: &a ["x","x","x","x","x","x","x","x","x"]'];
     for (let i = 1; i < 9; i++) {
       const prev = String.fromCharCode(96 + i);
-      rows.push(`lg${String.fromCharCode(65 + i)}: &${String.fromCharCode(97 + i)} [${Array.from({ length: 9 }, () => `*${prev}`).join(',')}]`);
+      rows.push(
+        `lg${String.fromCharCode(65 + i)}: &${String.fromCharCode(97 + i)} [${Array.from({ length: 9 }, () => `*${prev}`).join(',')}]`,
+      );
     }
     const nl = text.indexOf('\n\n', at);
     const cut = nl === -1 ? text.length : nl;
     return `${text.slice(0, cut)}\n\n${rows.join('\n')}${text.slice(cut)}`;
   },
-  'invalid-utf8': (text, _rng, { at }) => Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from([0xc3, 0x28]), Buffer.from(text.slice(at))]),
+  'invalid-utf8': (text, _rng, { at }) =>
+    Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from([0xc3, 0x28]), Buffer.from(text.slice(at))]),
   'swap-lines': (text, _rng, { at }) => {
     const [start, end] = lineBounds(text, at);
     const [, nextEnd] = lineBounds(text, Math.min(text.length, end + 1));
@@ -154,7 +167,9 @@ const MUTATORS: Record<MutatorName, Mutator> = {
 };
 
 export const YAML_MUTATORS: readonly MutatorName[] = Object.keys(MUTATORS) as MutatorName[];
-export const JSON_MUTATORS: readonly MutatorName[] = YAML_MUTATORS.filter((name) => !['alias', 'alias-bomb', 'deep-indent', 'tab', 'indent'].includes(name));
+export const JSON_MUTATORS: readonly MutatorName[] = YAML_MUTATORS.filter(
+  (name) => !['alias', 'alias-bomb', 'deep-indent', 'tab', 'indent'].includes(name),
+);
 
 export interface Mutant {
   readonly mutator: MutatorName;
@@ -166,10 +181,19 @@ export interface Mutant {
  * mutator, aimed half the time at the planted secret (so a message quoting the text near a failure would
  * quote it) and otherwise anywhere.
  */
-export function mutant(text: string, rng: Random, mutators: readonly MutatorName[], format: 'yaml' | 'json', plant: (text: string, rng: Random) => { readonly text: string; readonly at: number }): Mutant {
+export function mutant(
+  text: string,
+  rng: Random,
+  mutators: readonly MutatorName[],
+  format: 'yaml' | 'json',
+  plant: (text: string, rng: Random) => { readonly text: string; readonly at: number },
+): Mutant {
   const planted = plant(text, rng);
   const mutator = rng.pick(mutators);
-  const at = rng.int(2) === 0 ? Math.max(0, Math.min(planted.text.length, planted.at + rng.int(48) - 8)) : rng.int(planted.text.length + 1);
+  const at =
+    rng.int(2) === 0
+      ? Math.max(0, Math.min(planted.text.length, planted.at + rng.int(48) - 8))
+      : rng.int(planted.text.length + 1);
   const out = MUTATORS[mutator](planted.text, rng, { at }, format);
   return { mutator, bytes: typeof out === 'string' ? Buffer.from(out) : out };
 }

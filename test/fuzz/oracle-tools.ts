@@ -26,8 +26,14 @@ export type ToolVerdict = 'installs' | 'cannot-read' | 'out-of-date';
 /** What a frozen install's exit code and output say about the lockfile. */
 export function toolVerdict(flavor: Flavor, code: number, output: string): ToolVerdict {
   if (code === 0) return 'installs';
-  if (flavor === 'bun') return /failed to parse lockfile|InvalidLockfile|ParserError|SyntaxError/.test(output) ? 'cannot-read' : 'out-of-date';
-  if (flavor === 'yarn1') return /SyntaxError|TypeError|invalid package version|Unknown token|Invalid value type/.test(output) ? 'cannot-read' : 'out-of-date';
+  if (flavor === 'bun')
+    return /failed to parse lockfile|InvalidLockfile|ParserError|SyntaxError/.test(output)
+      ? 'cannot-read'
+      : 'out-of-date';
+  if (flavor === 'yarn1')
+    return /SyntaxError|TypeError|invalid package version|Unknown token|Invalid value type/.test(output)
+      ? 'cannot-read'
+      : 'out-of-date';
   // yarn 4 reads the lockfile before its first report line: an error before it is a read error.
   return /YN0000: · Yarn \d/.test(output) ? 'out-of-date' : 'cannot-read';
 }
@@ -54,7 +60,13 @@ export function toolOracle(flavor: Flavor, dir: string): ToolOracle {
     ],
     env,
   );
-  const template = installTemplate(spec, join(dir, 'template'), env, readFileSync(seven ?? ''), readFileSync(six ?? ''));
+  const template = installTemplate(
+    spec,
+    join(dir, 'template'),
+    env,
+    readFileSync(seven ?? ''),
+    readFileSync(six ?? ''),
+  );
   // One working copy, its lockfile replaced per mutant (a frozen install writes no lockfile).
   const work = join(dir, 'work');
   mkdirSync(work, { recursive: true });
@@ -104,14 +116,18 @@ export function toolOracleRun(oracle: ToolOracle, seed: number, count: number): 
   let installsButRefused = 0;
   const offenders: string[] = [];
   const syntax = oracle.spec.lockfile === 'bun.lock' ? 'json' : 'yaml';
-  const mutators: readonly MutatorName[] = ORACLE_MUTATORS.filter((name) => syntax === 'yaml' || (name !== 'indent' && name !== 'tab'));
+  const mutators: readonly MutatorName[] = ORACLE_MUTATORS.filter(
+    (name) => syntax === 'yaml' || (name !== 'indent' && name !== 'tab'),
+  );
   for (let i = 0; i < count; i++) {
     const made = mutant(oracle.good, rng, mutators, syntax, (text) => ({ text, at: rng.int(text.length) }));
     const tool = oracle.verdict(made.bytes);
     const ours = lockguardVerdict(oracle.spec, made.bytes, oracle.root);
     byVerdict[tool]++;
-    if (tool === 'cannot-read' && ours === 'sliced') cannotReadButSliced++, offenders.push(`cannot read but sliced: ${made.mutator} #${i}`);
-    if (tool === 'installs' && ours !== 'sliced') installsButRefused++, offenders.push(`installs but refused: ${made.mutator} #${i}`);
+    if (tool === 'cannot-read' && ours === 'sliced')
+      cannotReadButSliced++, offenders.push(`cannot read but sliced: ${made.mutator} #${i}`);
+    if (tool === 'installs' && ours !== 'sliced')
+      installsButRefused++, offenders.push(`installs but refused: ${made.mutator} #${i}`);
   }
   return { flavor: oracle.spec.flavor, tried: count, byVerdict, cannotReadButSliced, installsButRefused, offenders };
 }

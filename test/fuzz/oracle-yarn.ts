@@ -38,12 +38,15 @@ export function yarnReads(text: string): Parsed | undefined {
 
 /** Per importer, every node our graph reaches, named as yarnBerryReach names them (resolution, or `missing d`). */
 function ourReach(slices: LockfileSlices): Map<string, Set<string>> {
-  const name = (own: string): string => (own.startsWith('leaf\n') ? own.slice(5) : (/^ {2}resolution: "?(.*?)"?$/m.exec(own)?.[1] ?? own));
+  const name = (own: string): string =>
+    own.startsWith('leaf\n') ? own.slice(5) : (/^ {2}resolution: "?(.*?)"?$/m.exec(own)?.[1] ?? own);
   const out = new Map<string, Set<string>>();
   for (const [importer, start] of slices.graph.importers) {
     const seen = new Set<number>([start]);
     const todo = [start];
-    while (todo.length > 0) for (const next of slices.graph.edges[todo.pop() as number] ?? []) if (!seen.has(next)) seen.add(next), todo.push(next);
+    while (todo.length > 0)
+      for (const next of slices.graph.edges[todo.pop() as number] ?? [])
+        if (!seen.has(next)) seen.add(next), todo.push(next);
     out.set(importer, new Set([...seen].map((node) => name(slices.graph.own[node] ?? ''))));
   }
   return out;
@@ -67,7 +70,15 @@ export interface YarnOracleCounts {
 /** `count` seeded mutants of `text` judged by yarn's parse and by lockguard's slices. */
 export function yarnOracleRun(text: string, seed: number, count: number): YarnOracleCounts {
   const rng = random(seed);
-  const counts = { tried: 0, rejected: 0, rejectedButSliced: 0, accepted: 0, acceptedSameReach: 0, acceptedOtherReach: 0, acceptedButRefused: 0 };
+  const counts = {
+    tried: 0,
+    rejected: 0,
+    rejectedButSliced: 0,
+    accepted: 0,
+    acceptedSameReach: 0,
+    acceptedOtherReach: 0,
+    acceptedButRefused: 0,
+  };
   const offenders: string[] = [];
   for (let i = 0; i < count; i++) {
     counts.tried++;

@@ -17,7 +17,9 @@ interface Parsed {
   readonly packages?: Record<string, { dependencies?: Refs; optionalDependencies?: Refs }>;
 }
 
-export type OracleVerdict = { readonly accepts: true; readonly main: Parsed } | { readonly accepts: false; readonly why: string };
+export type OracleVerdict =
+  | { readonly accepts: true; readonly main: Parsed }
+  | { readonly accepts: false; readonly why: string };
 
 /** The documents of a pnpm lockfile's text, split where pnpm splits them. */
 function documents(text: string): string[] {
@@ -42,7 +44,10 @@ export async function pnpmVerdict(bytes: Buffer, dir: string): Promise<OracleVer
       if (parsed === null) return { accepts: false, why: 'no lockfile read' };
       main = parsed;
     } catch (error) {
-      return { accepts: false, why: (error as { code?: string }).code ?? (error instanceof Error ? error.constructor.name : 'error') };
+      return {
+        accepts: false,
+        why: (error as { code?: string }).code ?? (error instanceof Error ? error.constructor.name : 'error'),
+      };
     }
   }
   return main === undefined ? { accepts: false, why: 'nothing read' } : { accepts: true, main };
@@ -56,7 +61,8 @@ export function pnpmReach(lockfile: Parsed): Map<string, Set<string>> {
       if (refs === null || typeof refs !== 'object') return;
       for (const [name, value] of Object.entries(refs)) {
         if (typeof value !== 'string') continue;
-        if (value.startsWith('link:')) out.push(`importer:${posix.normalize(posix.join(fromDir, value.slice(5))).replace(/\/$/, '') || '.'}`);
+        if (value.startsWith('link:'))
+          out.push(`importer:${posix.normalize(posix.join(fromDir, value.slice(5))).replace(/\/$/, '') || '.'}`);
         else {
           const head = value.split('(')[0] ?? '';
           out.push(`pkg:${head.lastIndexOf('@') > 0 ? value : `${name}@${value}`}`);
@@ -65,10 +71,13 @@ export function pnpmReach(lockfile: Parsed): Map<string, Set<string>> {
     };
     if (node.startsWith('importer:')) {
       const entry = lockfile.importers?.[node.slice('importer:'.length)];
-      if (entry !== undefined && entry !== null) for (const group of [entry.dependencies, entry.devDependencies, entry.optionalDependencies]) add(group, node.slice('importer:'.length));
+      if (entry !== undefined && entry !== null)
+        for (const group of [entry.dependencies, entry.devDependencies, entry.optionalDependencies])
+          add(group, node.slice('importer:'.length));
     } else {
       const entry = lockfile.packages?.[node.slice('pkg:'.length)];
-      if (entry !== undefined && entry !== null) for (const group of [entry.dependencies, entry.optionalDependencies]) add(group, '.');
+      if (entry !== undefined && entry !== null)
+        for (const group of [entry.dependencies, entry.optionalDependencies]) add(group, '.');
     }
     return out;
   };
@@ -76,7 +85,8 @@ export function pnpmReach(lockfile: Parsed): Map<string, Set<string>> {
   for (const id of Object.keys(lockfile.importers ?? {})) {
     const seen = new Set([`importer:${id}`]);
     const todo = [`importer:${id}`];
-    while (todo.length > 0) for (const next of edgesOf(todo.pop() as string)) if (!seen.has(next)) seen.add(next), todo.push(next);
+    while (todo.length > 0)
+      for (const next of edgesOf(todo.pop() as string)) if (!seen.has(next)) seen.add(next), todo.push(next);
     reach.set(id, seen);
   }
   return reach;
@@ -99,7 +109,9 @@ export function graphReach(slices: LockfileSlices): Map<string, Set<string>> {
   for (const [id, start] of slices.graph.importers) {
     const seen = new Set<number>([start]);
     const todo = [start];
-    while (todo.length > 0) for (const next of slices.graph.edges[todo.pop() as number] ?? []) if (!seen.has(next)) seen.add(next), todo.push(next);
+    while (todo.length > 0)
+      for (const next of slices.graph.edges[todo.pop() as number] ?? [])
+        if (!seen.has(next)) seen.add(next), todo.push(next);
     reach.set(id, new Set([...seen].map((node) => ids[node] as string)));
   }
   return reach;
@@ -121,7 +133,18 @@ export function sameReach(slices: LockfileSlices, parsed: Parsed): string | unde
 }
 
 /** The mutators of the oracle set: damage a disk, an editor or a merge does to a file's structure. */
-export const ORACLE_MUTATORS = ['truncate', 'flip', 'delete', 'insert', 'indent', 'tab', 'duplicate-line', 'duplicate-entry', 'swap-lines', 'nul'] as const;
+export const ORACLE_MUTATORS = [
+  'truncate',
+  'flip',
+  'delete',
+  'insert',
+  'indent',
+  'tab',
+  'duplicate-line',
+  'duplicate-entry',
+  'swap-lines',
+  'nul',
+] as const;
 
 export interface OracleCounts {
   readonly tried: number;
@@ -145,7 +168,13 @@ export interface OracleCounts {
  * Mutants of `text` (seeded), until `wanted` of them are rejected by lockfile-file, each judged by the oracle
  * and by `slice` (lockguard's slicer, or another build's for a before/after count). `dir` is scratch space.
  */
-export async function oracleRun(text: string, seed: number, wanted: number, dir: string, slice: (bytes: Buffer, root: string) => LockfileSlices): Promise<OracleCounts> {
+export async function oracleRun(
+  text: string,
+  seed: number,
+  wanted: number,
+  dir: string,
+  slice: (bytes: Buffer, root: string) => LockfileSlices,
+): Promise<OracleCounts> {
   const { mutant, random } = await import('./mutate.js');
   const rng = random(seed);
   let tried = 0;
@@ -180,5 +209,14 @@ export async function oracleRun(text: string, seed: number, wanted: number, dir:
       else acceptedOtherReach++, offenders.push(`other reach: ${made.mutator}`);
     }
   }
-  return { tried, rejected, rejectedButSliced, accepted, acceptedSameReach, acceptedOtherReach, acceptedButRefused, offenders };
+  return {
+    tried,
+    rejected,
+    rejectedButSliced,
+    accepted,
+    acceptedSameReach,
+    acceptedOtherReach,
+    acceptedButRefused,
+    offenders,
+  };
 }

@@ -21,11 +21,22 @@ import { yarnOracleRun } from './oracle-yarn.js';
 function integer(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`Expected ${name} to be a non-negative integer, got "${value}"`);
+  if (!Number.isInteger(parsed) || parsed < 0)
+    throw new Error(`Expected ${name} to be a non-negative integer, got "${value}"`);
   return parsed;
 }
 
-const { values } = parseArgs({ options: { seed: { type: 'string' }, count: { type: 'string' }, format: { type: 'string' }, oracle: { type: 'string' }, tools: { type: 'string' }, timeout: { type: 'string' } }, strict: true });
+const { values } = parseArgs({
+  options: {
+    seed: { type: 'string' },
+    count: { type: 'string' },
+    format: { type: 'string' },
+    oracle: { type: 'string' },
+    tools: { type: 'string' },
+    timeout: { type: 'string' },
+  },
+  strict: true,
+});
 const seed = integer('--seed', values.seed ?? process.env['LOCKGUARD_FUZZ_SEED'], 1);
 const count = integer('--count', values.count ?? process.env['LOCKGUARD_FUZZ_COUNT'], 1000);
 const oracle = integer('--oracle', values.oracle, 500);
@@ -46,8 +57,12 @@ const report = await fuzz({
 });
 const seconds = ((performance.now() - started) / 1000).toFixed(0);
 const kinds = (kind: string): number => report.failures.filter((failure) => failure.kind === kind).length;
-process.stdout.write(`lockfile fuzz, seed ${seed}: ${report.cases} mutants (${formats.join(', ')}), ${report.calls} calls in process through main(), ${seconds} s\n`);
-process.stdout.write(`  hangs ${kinds('hang')}, exit 70 ${kinds('exit-70')}, other unexpected exit codes ${kinds('unexpected-code')}, leaks of the planted secret ${kinds('leak')}, harness errors ${kinds('harness-error')}\n`);
+process.stdout.write(
+  `lockfile fuzz, seed ${seed}: ${report.cases} mutants (${formats.join(', ')}), ${report.calls} calls in process through main(), ${seconds} s\n`,
+);
+process.stdout.write(
+  `  hangs ${kinds('hang')}, exit 70 ${kinds('exit-70')}, other unexpected exit codes ${kinds('unexpected-code')}, leaks of the planted secret ${kinds('leak')}, harness errors ${kinds('harness-error')}\n`,
+);
 process.stdout.write(
   `  exit codes: ${Object.entries(report.byCode)
     .map(([code, n]) => `${code}: ${n}`)
@@ -59,7 +74,8 @@ process.stdout.write(
     .map(([name, n]) => `${name} ${n}`)
     .join(', ')}\n`,
 );
-for (const failure of report.failures.slice(0, 20)) process.stdout.write(`  FAILED ${JSON.stringify(failure).slice(0, 800)}\n`);
+for (const failure of report.failures.slice(0, 20))
+  process.stdout.write(`  FAILED ${JSON.stringify(failure).slice(0, 800)}\n`);
 
 let oracleFailed = false;
 if (oracle > 0 && formats.includes('pnpm')) {
@@ -67,7 +83,9 @@ if (oracle > 0 && formats.includes('pnpm')) {
   for (const fixture of pnpm?.fixtures ?? []) {
     const dir = mkdtempSync(join(tmpdir(), 'lockguard-oracle-'));
     try {
-      const counts = await oracleRun(readFileSync(fixturePath(fixture), 'utf8'), seed, oracle, dir, (bytes, root) => slicesFromLockfile(bytes, { lockfile: 'pnpm-lock.yaml', root, names: false }));
+      const counts = await oracleRun(readFileSync(fixturePath(fixture), 'utf8'), seed, oracle, dir, (bytes, root) =>
+        slicesFromLockfile(bytes, { lockfile: 'pnpm-lock.yaml', root, names: false }),
+      );
       const refused = Object.values(counts.acceptedButRefused).reduce((sum, n) => sum + n, 0);
       process.stdout.write(
         `pnpm oracle (@pnpm/lockfile-file), ${fixture}: ${counts.tried} mutants; ${counts.rejected} refused by pnpm, of which sliced by lockguard: ${counts.rejectedButSliced}; ${counts.accepted} read by pnpm: ${counts.acceptedSameReach} sliced with pnpm's reach, ${counts.acceptedOtherReach} with another, ${refused} refused by lockguard\n`,
@@ -85,7 +103,11 @@ if (oracle > 0 && formats.includes('yarn-berry')) {
   );
   oracleFailed ||= counts.rejectedButSliced > 0 || counts.acceptedOtherReach > 0;
 }
-const flavors = [formats.includes('yarn-berry') ? 'yarn-pnp' : '', formats.includes('yarn-v1') ? 'yarn1' : '', formats.includes('bun') ? 'bun' : ''].filter((flavor) => flavor !== '') as ('yarn-pnp' | 'yarn1' | 'bun')[];
+const flavors = [
+  formats.includes('yarn-berry') ? 'yarn-pnp' : '',
+  formats.includes('yarn-v1') ? 'yarn1' : '',
+  formats.includes('bun') ? 'bun' : '',
+].filter((flavor) => flavor !== '') as ('yarn-pnp' | 'yarn1' | 'bun')[];
 for (const flavor of tools > 0 ? flavors : []) {
   const dir = mkdtempSync(join(tmpdir(), 'lockguard-oracle-'));
   try {
@@ -93,7 +115,8 @@ for (const flavor of tools > 0 ? flavors : []) {
     process.stdout.write(
       `${flavor} oracle (the real tool's frozen install): ${counts.tried} mutants; ${counts.byVerdict['cannot-read']} it cannot read, of which sliced by lockguard: ${counts.cannotReadButSliced}; ${counts.byVerdict['out-of-date']} read but out of date; ${counts.byVerdict.installs} installed from, of which refused by lockguard: ${counts.installsButRefused}\n`,
     );
-    for (const offender of counts.offenders.filter((line) => line.startsWith('cannot read')).slice(0, 10)) process.stdout.write(`  ${offender}\n`);
+    for (const offender of counts.offenders.filter((line) => line.startsWith('cannot read')).slice(0, 10))
+      process.stdout.write(`  ${offender}\n`);
     oracleFailed ||= counts.cannotReadButSliced > 0;
   } finally {
     rmSync(dir, { recursive: true, force: true });

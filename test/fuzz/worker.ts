@@ -14,6 +14,10 @@ port.on('message', (spec: CaseSpec) => {
     (label) => port.postMessage({ type: 'call', label }),
   ).then(
     (result) => port.postMessage({ type: 'done', result }),
-    (error: unknown) => port.postMessage({ type: 'error', message: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+    (error: unknown) =>
+      port.postMessage({
+        type: 'error',
+        message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      }),
   );
 });

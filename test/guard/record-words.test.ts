@@ -11,13 +11,21 @@ import { fallbackLines } from '../../lib/guard/record-words.js';
 import { refuseSetup } from '../../lib/guard/refuse-setup.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
-const TURBO = { runner: 'turbo', line: '[lockguard] turbo remote cache read-only for this run (TURBO_CACHE=local:rw,remote:r): a task may install' } as const;
+const TURBO = {
+  runner: 'turbo',
+  line: '[lockguard] turbo remote cache read-only for this run (TURBO_CACHE=local:rw,remote:r): a task may install',
+} as const;
 
 test("a fallback joins its own runner's switch line; a runner without one gets its own line", () => {
   // The nx line is written as another runner's words would start: only the runner field decides.
   const nxLike = { runner: 'nx', line: '[lockguard] turbo-like words from nx: remote cache skipped' } as const;
-  assert.deepEqual(fallbackLines([nxLike, TURBO], [{ runner: 'turbo', why: 'a proxy is set' }]), [nxLike.line, `${TURBO.line} (the remote gate cannot be used: a proxy is set)`]);
-  assert.deepEqual(fallbackLines([], [{ runner: 'nx', why: 'Nx Cloud is configured' }]), ['[lockguard] nx remote cache cannot be gated (Nx Cloud is configured), and the plan shows no task that may install: remote writes stay on']);
+  assert.deepEqual(fallbackLines([nxLike, TURBO], [{ runner: 'turbo', why: 'a proxy is set' }]), [
+    nxLike.line,
+    `${TURBO.line} (the remote gate cannot be used: a proxy is set)`,
+  ]);
+  assert.deepEqual(fallbackLines([], [{ runner: 'nx', why: 'Nx Cloud is configured' }]), [
+    '[lockguard] nx remote cache cannot be gated (Nx Cloud is configured), and the plan shows no task that may install: remote writes stay on',
+  ]);
   assert.deepEqual(fallbackLines([TURBO], []), [TURBO.line]);
 });
 
@@ -35,7 +43,9 @@ test('refuse gaps are typed per manager, and their lines read as before', (t) =>
   assert.deepEqual(line('npm'), [
     '[lockguard] --policy refuse in an npm workspace: npm cannot be refused at the source (it writes package-lock.json before any script runs); a rewrite fails the run after it. lockguard init --npm-scripts makes npm install fail at once instead of going on.',
   ]);
-  assert.deepEqual(line('bun'), ['[lockguard] --policy refuse with bun: bun has no setting the environment can freeze; a rewrite fails the run after it (bunfig.toml install.frozenLockfile = true refuses at the source).']);
+  assert.deepEqual(line('bun'), [
+    '[lockguard] --policy refuse with bun: bun has no setting the environment can freeze; a rewrite fails the run after it (bunfig.toml install.frozenLockfile = true refuses at the source).',
+  ]);
   assert.equal(refuseSetup(table(root, 'pnpm'), {}).gap, 'pnpm-no-pnpmfile');
   assert.match(line('pnpm')[0] ?? '', /^\[lockguard\] --policy refuse without a pnpmfile: /);
 });

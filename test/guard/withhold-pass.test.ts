@@ -30,7 +30,10 @@ function twoCaches(root: string): { caches: PassCache[]; options: Omit<PassOptio
     }
     return { runner: 'turbo', cache, before, started: true };
   });
-  return { caches, options: { movedAt: runStartedAt + 1000, runStartedAt, runEndedAt: Date.now() + 1000, runId: 'r1' } };
+  return {
+    caches,
+    options: { movedAt: runStartedAt + 1000, runStartedAt, runEndedAt: Date.now() + 1000, runId: 'r1' },
+  };
 }
 
 function inCache(cache: PassCache): number {
@@ -66,14 +69,28 @@ test('a stop requested mid-pass: a signal stop at a safe point; what it did not 
   const root = tempWorkspace(t);
   const { caches, options } = twoCaches(root);
   let asked = 0;
-  const outcome = await withholdPass(caches, { ...options, withhold: true, control: { stopRequested: () => ++asked > 2 } });
+  const outcome = await withholdPass(caches, {
+    ...options,
+    withhold: true,
+    control: { stopRequested: () => ++asked > 2 },
+  });
   assert.deepEqual(outcome.stop, { kind: 'signal' });
-  assert.ok(outcome.withheldCount > 0 && outcome.withheldCount < 3, `withheld ${outcome.withheldCount} of the first cache's 3`);
-  assert.equal(outcome.withheldCount + outcome.staleLeft, 3, 'every stale save of the first cache is withheld or counted as left');
+  assert.ok(
+    outcome.withheldCount > 0 && outcome.withheldCount < 3,
+    `withheld ${outcome.withheldCount} of the first cache's 3`,
+  );
+  assert.equal(
+    outcome.withheldCount + outcome.staleLeft,
+    3,
+    'every stale save of the first cache is withheld or counted as left',
+  );
   assert.equal(inCache(caches[0] as PassCache), outcome.staleLeft);
   assert.equal(outcome.cachesNotReached, 1);
   assert.equal(inCache(caches[1] as PassCache), 3);
-  assert.match(outcome.notes.join('\n'), new RegExp(`turbo: ${outcome.staleLeft} stale entries not withheld yet \\(the pass was stopped\\)`));
+  assert.match(
+    outcome.notes.join('\n'),
+    new RegExp(`turbo: ${outcome.staleLeft} stale entries not withheld yet \\(the pass was stopped\\)`),
+  );
 });
 
 test('a ledger fault: a fault stop with its cause and error, the caches after it not reached, every entry still in its cache', async (t) => {
@@ -108,6 +125,9 @@ test("a fault's cause comes from its code and errno, never its words", () => {
   assert.equal(faultCause(fsFault(errno('ENOSPC'), '/w/.lockguard/x', 'write')), 'full');
   assert.equal(faultCause(fsFault(errno('EACCES'), '/w/.lockguard/x', 'write')), 'access');
   // A message that says "read-only" does not make a full disk read-only.
-  assert.equal(faultCause(new LockguardError('ERR_LOCKGUARD_DISK', 'read-only, they said', { cause: errno('ENOSPC') })), 'full');
+  assert.equal(
+    faultCause(new LockguardError('ERR_LOCKGUARD_DISK', 'read-only, they said', { cause: errno('ENOSPC') })),
+    'full',
+  );
   assert.equal(faultCause(new LockguardError('ERR_LOCKGUARD_BROKEN_LEDGER', 'x')), 'ledger');
 });

@@ -32,11 +32,19 @@ const TRC_CLI = join(REPO_ROOT, 'node_modules', 'turborepo-remote-cache', 'dist'
 
 function walk(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
 }
 
 /** The handle of a server listening on `port` whose stored entries are the files `files` lists. */
-function serverAt(port: number, storage: string, files: () => string[], child: ChildProcess, stop: () => void): CacheServer {
+function serverAt(
+  port: number,
+  storage: string,
+  files: () => string[],
+  child: ChildProcess,
+  stop: () => void,
+): CacheServer {
   return {
     url: `http://127.0.0.1:${port}`,
     port,
@@ -51,7 +59,13 @@ function serverAt(port: number, storage: string, files: () => string[], child: C
   };
 }
 
-function started(t: Pick<TestContext, 'after'>, child: ChildProcess, storage: string, match: RegExp, what: string): Promise<CacheServer> {
+function started(
+  t: Pick<TestContext, 'after'>,
+  child: ChildProcess,
+  storage: string,
+  match: RegExp,
+  what: string,
+): Promise<CacheServer> {
   let stopped = false;
   const stop = (): void => {
     if (stopped) return;
@@ -72,7 +86,15 @@ function started(t: Pick<TestContext, 'after'>, child: ChildProcess, storage: st
       clearTimeout(timer);
       child.stdout?.off('data', onData);
       child.stdout?.resume();
-      resolve(serverAt(Number(found[1]), storage, () => walk(storage).filter((file) => !file.endsWith('.headers.json') && !file.endsWith('.part')), child, stop));
+      resolve(
+        serverAt(
+          Number(found[1]),
+          storage,
+          () => walk(storage).filter((file) => !file.endsWith('.headers.json') && !file.endsWith('.part')),
+          child,
+          stop,
+        ),
+      );
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', (chunk: Buffer) => (seen += chunk.toString()));
@@ -97,7 +119,12 @@ export async function freePort(): Promise<number> {
 }
 
 /** turborepo-remote-cache 2.12.0 (local storage) with one static token. */
-export async function startTurboRemoteCache(t: Pick<TestContext, 'after'>, dir: string, token: string, options: { bodyLimit?: number } = {}): Promise<CacheServer> {
+export async function startTurboRemoteCache(
+  t: Pick<TestContext, 'after'>,
+  dir: string,
+  token: string,
+  options: { bodyLimit?: number } = {},
+): Promise<CacheServer> {
   const storage = join(dir, 'trc-storage');
   mkdirSync(storage, { recursive: true });
   const port = await freePort();
@@ -121,7 +148,9 @@ export async function startTurboRemoteCache(t: Pick<TestContext, 'after'>, dir: 
   t.after(() => child.kill('SIGKILL'));
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const ok = await fetch(`http://127.0.0.1:${port}/v8/artifacts/status?slug=x`, { headers: { authorization: `Bearer ${token}` } }).then(
+    const ok = await fetch(`http://127.0.0.1:${port}/v8/artifacts/status?slug=x`, {
+      headers: { authorization: `Bearer ${token}` },
+    }).then(
       (response) => response.ok,
       () => false,
     );
@@ -142,9 +171,17 @@ export async function startTurboRemoteCache(t: Pick<TestContext, 'after'>, dir: 
 }
 
 /** The spec server as a child process: nx's self-hosted API, the pipeline's v8, or v8 with a preflight of its own. */
-export function startSpecCache(t: Pick<TestContext, 'after'>, dir: string, protocol: 'nx-v1' | 'v8' | 'v8-preflight', token: string, log?: string): Promise<CacheServer> {
+export function startSpecCache(
+  t: Pick<TestContext, 'after'>,
+  dir: string,
+  protocol: 'nx-v1' | 'v8' | 'v8-preflight',
+  token: string,
+  log?: string,
+): Promise<CacheServer> {
   const storage = join(dir, `${protocol}-storage`);
-  const child = spawn(process.execPath, [SPEC_SERVER, protocol, storage, token, ...(log === undefined ? [] : [log])], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SPEC_SERVER, protocol, storage, token, ...(log === undefined ? [] : [log])], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   return started(t, child, storage, /listening (\d+)/, `spec cache server (${protocol})`);
 }
 

@@ -17,7 +17,11 @@ export interface CliResult {
 export const BIN = fileURLToPath(new URL('../../lockguard.cjs', import.meta.url));
 
 /** Run `main` in-process with captured streams and the given env (nothing inherited). */
-export async function cli(argv: readonly string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<CliResult> {
+export async function cli(
+  argv: readonly string[],
+  cwd: string,
+  env: Record<string, string | undefined> = {},
+): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const io = {
@@ -31,7 +35,12 @@ export async function cli(argv: readonly string[], cwd: string, env: Record<stri
 }
 
 /** Run the built bin as a real process (timeout-guarded: a hang fails the test, never the suite). */
-export function cliProcess(argv: readonly string[], cwd: string, env: Record<string, string> = scrubbedEnv(), timeoutMs = 20_000): CliResult & { signal: NodeJS.Signals | null } {
+export function cliProcess(
+  argv: readonly string[],
+  cwd: string,
+  env: Record<string, string> = scrubbedEnv(),
+  timeoutMs = 20_000,
+): CliResult & { signal: NodeJS.Signals | null } {
   const result = spawnSync(process.execPath, [BIN, ...argv], { cwd, env, encoding: 'utf8', timeout: timeoutMs });
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr, signal: result.signal };
 }

@@ -27,12 +27,19 @@ export interface GuardProcess {
 
 /** `lockguard <argv>` as a process group leader (so its child can be waited for after the guard is killed). */
 export function spawnGuard(argv: readonly string[], cwd: string, env: Record<string, string>): GuardProcess {
-  const child = spawn(process.execPath, [BIN, ...argv], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...argv], {
+    cwd,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal })),
+  );
   if (child.pid === undefined) throw new Error('lockguard did not start');
   const pid = child.pid;
   return {
@@ -43,8 +50,10 @@ export function spawnGuard(argv: readonly string[], cwd: string, env: Record<str
     async waitFor(pattern, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       while (!pattern.test(err) && !pattern.test(out)) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}\nstderr:\n${err}\nstdout:\n${out}`);
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`lockguard exited before ${pattern}\nstderr:\n${err}\nstdout:\n${out}`);
+        if (Date.now() > deadline)
+          throw new Error(`timed out waiting for ${pattern}\nstderr:\n${err}\nstdout:\n${out}`);
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`lockguard exited before ${pattern}\nstderr:\n${err}\nstdout:\n${out}`);
         await sleep(20);
       }
     },
@@ -54,8 +63,15 @@ export function spawnGuard(argv: readonly string[], cwd: string, env: Record<str
 
 /** `lockguard <argv> --json`, parsed (outputs of large runs pass spawnSync's default 1 MB buffer). */
 export function lockguardJson<T>(argv: readonly string[], cwd: string, env: Record<string, string>): T {
-  const result = spawnSync(process.execPath, [BIN, ...argv, '--json'], { cwd, env, encoding: 'utf8', timeout: 60_000, maxBuffer: 512 << 20 });
-  if (result.status !== 0) throw new Error(`lockguard ${argv.join(' ')} --json exited ${result.status ?? result.signal}: ${result.stderr}`);
+  const result = spawnSync(process.execPath, [BIN, ...argv, '--json'], {
+    cwd,
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+    maxBuffer: 512 << 20,
+  });
+  if (result.status !== 0)
+    throw new Error(`lockguard ${argv.join(' ')} --json exited ${result.status ?? result.signal}: ${result.stderr}`);
   return JSON.parse(result.stdout) as T;
 }
 
@@ -167,7 +183,8 @@ export function inventoryDifferences(before: Inventory, after: Inventory): strin
     else if (b.get(path) !== digest) problems.push(`${path}: bytes changed`);
   }
   for (const path of b.keys()) if (!a.has(path)) problems.push(`${path}: appeared`);
-  for (const [path, copies] of after.files) if (copies.length > 1) problems.push(`${path}: ${copies.length} copies (split or duplicated)`);
+  for (const [path, copies] of after.files)
+    if (copies.length > 1) problems.push(`${path}: ${copies.length} copies (split or duplicated)`);
   if (after.stages.length > 0) problems.push(`stage copies left: ${after.stages.slice(0, 3).join(', ')}`);
   return problems.slice(0, 20);
 }
@@ -177,7 +194,8 @@ export function unitsInFlight(root: string): string[] {
   const quarantine = join(root, '.lockguard', 'quarantine');
   const out: string[] = [];
   for (const run of existsSync(quarantine) ? readdirSync(quarantine) : []) {
-    for (const unit of readJournal(join(quarantine, run)).units) if (unit.state === 'moving' || unit.state === 'restoring') out.push(`${run}:${unit.intent.unit}`);
+    for (const unit of readJournal(join(quarantine, run)).units)
+      if (unit.state === 'moving' || unit.state === 'restoring') out.push(`${run}:${unit.intent.unit}`);
   }
   return out;
 }
@@ -198,7 +216,10 @@ function unmounter(t: Pick<TestContext, 'after'>, dir: string): () => void {
 /** Mount a tmpfs at `dir` (created); returns the unmount (call it in a finally: the temp folder's removal needs it gone). */
 export function mountTmpfs(t: Pick<TestContext, 'after'>, dir: string, options: string): () => void {
   mkdirSync(dir, { recursive: true });
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', dir], { encoding: 'utf8', timeout: 10_000 });
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', dir], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
   if (mounted.status !== 0) throw new Error(`mount -t tmpfs -o ${options} ${dir} failed: ${mounted.stderr}`);
   return unmounter(t, dir);
 }
@@ -220,7 +241,10 @@ export function mountReadOnly(t: Pick<TestContext, 'after'>, dir: string): () =>
  */
 export function tempOnTmpfs(size: string): void {
   const dir = mkdtempSync(join(tmpdir(), 'lockguard-tmpfs-'));
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { encoding: 'utf8', timeout: 10_000 });
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
   if (mounted.status !== 0) throw new Error(`mount -t tmpfs ${dir} failed: ${mounted.stderr}`);
   const previous = process.env['TMPDIR'];
   process.env['TMPDIR'] = dir;
@@ -267,7 +291,9 @@ export function entriesLeft(cacheDir: string): { packages: string[]; files: numb
   const names = readdirSync(cacheDir);
   const packages = new Set<string>();
   for (const name of names.filter((file) => file.endsWith('-manifest.json'))) {
-    const listed = Object.keys((JSON.parse(readFileSync(join(cacheDir, name), 'utf8')) as { files?: object }).files ?? {});
+    const listed = Object.keys(
+      (JSON.parse(readFileSync(join(cacheDir, name), 'utf8')) as { files?: object }).files ?? {},
+    );
     for (const file of listed) packages.add(file.split('/').slice(0, 2).join('/'));
   }
   return { packages: [...packages].sort(), files: names.length };

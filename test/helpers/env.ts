@@ -20,7 +20,8 @@ import { fileURLToPath } from 'node:url';
 export const NPM_BIN = fileURLToPath(new URL('../../../test/npm-bin', import.meta.url));
 
 /** Variables a subprocess test must not inherit: each would change lockguard's or a tool's behaviour. */
-const NEVER_INHERITED = /^(CI|GITHUB_.*|LOCKGUARD_.*|npm_.*|NPM_.*|PNPM_.*|pnpm_.*|YARN_.*|BUN_.*|COREPACK_.*|TURBO_.*|NX_.*|NODE_OPTIONS|FORCE_COLOR|NO_COLOR)$/i;
+const NEVER_INHERITED =
+  /^(CI|GITHUB_.*|LOCKGUARD_.*|npm_.*|NPM_.*|PNPM_.*|pnpm_.*|YARN_.*|BUN_.*|COREPACK_.*|TURBO_.*|NX_.*|NODE_OPTIONS|FORCE_COLOR|NO_COLOR)$/i;
 
 /** This process's environment without what a test must not inherit, plus `extra`. */
 export function scrubbedEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -85,8 +86,10 @@ export interface IsolatedEnvOptions {
 /** scrubbedEnv() with everything a tool reads from the user moved under `tmp` (see IsolatedEnvOptions). */
 export function isolatedEnv(tmp: string, options: IsolatedEnvOptions = {}): Record<string, string> {
   const env: Record<string, string> = { ...scrubbedEnv(), ...homeEnv(options.home ?? join(tmp, 'home')), ...QUIET };
-  if ((options.settings ?? 'env') === 'env') Object.assign(env, packageManagerSettings(tmp, options.storeDir ?? join(tmp, 'store'), options.offline ?? true));
-  if (options.path !== undefined && options.path.length > 0) env['PATH'] = [...options.path, process.env['PATH'] ?? ''].join(delimiter);
+  if ((options.settings ?? 'env') === 'env')
+    Object.assign(env, packageManagerSettings(tmp, options.storeDir ?? join(tmp, 'store'), options.offline ?? true));
+  if (options.path !== undefined && options.path.length > 0)
+    env['PATH'] = [...options.path, process.env['PATH'] ?? ''].join(delimiter);
   return { ...env, ...options.extra };
 }
 

@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 export function repoRoot(): string {
   for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'lockguard') return dir;
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'lockguard')
+      return dir;
     if (dirname(dir) === dir) throw new Error('lockguard repository root not found above the test file');
   }
 }
@@ -44,7 +45,13 @@ export function fixtureTable(): FixtureRow[] {
     const [, folder = '', file = '', format = '', importers = '', , documents = ''] = cells;
     const count = Number.parseInt(importers.replaceAll(',', ''), 10);
     const docs = Number.parseInt(documents, 10);
-    rows.push({ folder, lockfile: join(folder, file), format, importers: Number.isNaN(count) ? undefined : count, documents: Number.isNaN(docs) ? undefined : docs });
+    rows.push({
+      folder,
+      lockfile: join(folder, file),
+      format,
+      importers: Number.isNaN(count) ? undefined : count,
+      documents: Number.isNaN(docs) ? undefined : docs,
+    });
   }
   if (rows.length === 0) throw new Error('no rows in the fixtures README table');
   return rows;

@@ -40,7 +40,11 @@ export function snapshotStep(root: string, env: Record<string, string>, extra: r
   const output = outputFile();
   const jobEnv = outputFile();
   try {
-    const result = cliProcess(['snapshot', '--github-output', ...extra], root, { ...env, GITHUB_OUTPUT: output.path, GITHUB_ENV: jobEnv.path });
+    const result = cliProcess(['snapshot', '--github-output', ...extra], root, {
+      ...env,
+      GITHUB_OUTPUT: output.path,
+      GITHUB_ENV: jobEnv.path,
+    });
     assert.equal(result.code, 0, `snapshot failed:\n${result.stderr}`);
     const lines = readFileSync(output.path, 'utf8');
     const match = /^key=([0-9a-f]{64})\nrun=(\S+)\n$/.exec(lines);
@@ -69,7 +73,10 @@ export function verifyStep(root: string, env: Record<string, string>, snapshot?:
     const result = cliProcess(['verify', '--github-output'], root, { ...joined, GITHUB_OUTPUT: output.path });
     const lines = readFileSync(output.path, 'utf8');
     const match = /^save=(true|false)\nmoved=(\S*)\n$/.exec(lines);
-    assert.ok(match, `unexpected $GITHUB_OUTPUT from verify (exit ${result.code}): ${JSON.stringify(lines)}\n${result.stderr}`);
+    assert.ok(
+      match,
+      `unexpected $GITHUB_OUTPUT from verify (exit ${result.code}): ${JSON.stringify(lines)}\n${result.stderr}`,
+    );
     const [, save = '', moved = ''] = match;
     // The exit code and the output line always agree.
     assert.equal(result.code, save === 'true' ? 0 : 1, result.stderr);

@@ -6,7 +6,16 @@
 
 import type { SpawnSyncReturns } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
-import { cacheState, detectRunner, resolveCache, tasksAfterMove, withholdAfterRun, type RunnerCache, type SummaryReading, type WithholdResult } from '../../lib/integrations/runners/index.js';
+import {
+  cacheState,
+  detectRunner,
+  resolveCache,
+  tasksAfterMove,
+  withholdAfterRun,
+  type RunnerCache,
+  type SummaryReading,
+  type WithholdResult,
+} from '../../lib/integrations/runners/index.js';
 import type { Scenario } from './runner-scenario.js';
 
 export interface GuardedOutcome {
@@ -17,7 +26,11 @@ export interface GuardedOutcome {
   readonly withheld: WithholdResult | undefined;
 }
 
-export async function guardedRun(s: Scenario, run: () => SpawnSyncReturns<string>, runId: string): Promise<GuardedOutcome> {
+export async function guardedRun(
+  s: Scenario,
+  run: () => SpawnSyncReturns<string>,
+  runId: string,
+): Promise<GuardedOutcome> {
   const argv = s.runnerArgv();
   const cache = resolveCache(detectRunner(argv), s.root, argv, s.env);
   if (cache === undefined) throw new Error(`no runner recognized in ${argv.join(' ')}`);

@@ -85,10 +85,18 @@ export function writeTarball(path: string, name: string, version: string): strin
 
 /** The command line that runs pnpm `version` (pnpm 10 is JS, pnpm 12 a native binary). */
 export function pnpmCommand(version: PnpmVersion): [string, string[]] {
-  return version === 10 ? [process.execPath, [join(MODULES, 'pnpm10', 'bin', 'pnpm.cjs')]] : [join(MODULES, 'pnpm12', 'pnpm'), []];
+  return version === 10
+    ? [process.execPath, [join(MODULES, 'pnpm10', 'bin', 'pnpm.cjs')]]
+    : [join(MODULES, 'pnpm12', 'pnpm'), []];
 }
 
-export function spawn(file: string, args: readonly string[], cwd: string, env: Record<string, string>, timeoutMs = 60_000): Spawned {
+export function spawn(
+  file: string,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Spawned {
   const result = spawnSync(file, [...args], { cwd, env, encoding: 'utf8', timeout: timeoutMs });
   if (result.error !== undefined) throw result.error;
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
@@ -116,7 +124,11 @@ export interface PnpmFixture {
  * .pnpmfile.cjs and lockguard (a copy of this worktree's package) as a `link:` root devDependency,
  * installed twice (the first install is a fresh clone's: lockguard not there yet), unless `install` is false.
  */
-export function pnpmFixture(t: { after(fn: () => void): void }, version: PnpmVersion, options: { install?: boolean; tree?: Tree } = {}): PnpmFixture {
+export function pnpmFixture(
+  t: { after(fn: () => void): void },
+  version: PnpmVersion,
+  options: { install?: boolean; tree?: Tree } = {},
+): PnpmFixture {
   const base = tempWorkspace(t, {}, `lockguard-hooks-${version}-`);
   const root = join(base, 'ws');
   const depX = writeTarball(join(base, 'dep-x-1.0.0.tgz'), 'dep-x', '1.0.0');
@@ -128,7 +140,9 @@ export function pnpmFixture(t: { after(fn: () => void): void }, version: PnpmVer
     'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
     '.pnpmfile.cjs': PNPMFILE_SHIM,
     packages: {
-      a: { 'package.json': `${JSON.stringify({ name: 'a', version: '1.0.0', scripts: { noop: 'true' }, dependencies: { 'dep-x': `file:${depX}` } }, null, 2)}\n` },
+      a: {
+        'package.json': `${JSON.stringify({ name: 'a', version: '1.0.0', scripts: { noop: 'true' }, dependencies: { 'dep-x': `file:${depX}` } }, null, 2)}\n`,
+      },
       b: { 'package.json': `${JSON.stringify({ name: 'b', version: '1.0.0', scripts: { noop: 'true' } }, null, 2)}\n` },
     },
     ...options.tree,
@@ -147,7 +161,10 @@ export function pnpmFixture(t: { after(fn: () => void): void }, version: PnpmVer
   if (options.install !== false) {
     for (const round of ['first', 'second']) {
       const result = fixture.pnpm(['install']);
-      if (result.code !== 0) throw new Error(`fixture: ${round} pnpm ${version} install failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
+      if (result.code !== 0)
+        throw new Error(
+          `fixture: ${round} pnpm ${version} install failed (${result.code}):\n${result.stdout}\n${result.stderr}`,
+        );
     }
   }
   return fixture;
@@ -155,7 +172,10 @@ export function pnpmFixture(t: { after(fn: () => void): void }, version: PnpmVer
 
 /** B's manifest with a new dependency on dep-y: a manifest edit an install would act on. */
 export function editManifestOfB(fixture: PnpmFixture): void {
-  writeFileSync(join(fixture.root, 'packages', 'b', 'package.json'), `${JSON.stringify({ name: 'b', version: '1.0.0', scripts: { noop: 'true' }, dependencies: { 'dep-y': `file:${fixture.depY}` } }, null, 2)}\n`);
+  writeFileSync(
+    join(fixture.root, 'packages', 'b', 'package.json'),
+    `${JSON.stringify({ name: 'b', version: '1.0.0', scripts: { noop: 'true' }, dependencies: { 'dep-y': `file:${fixture.depY}` } }, null, 2)}\n`,
+  );
 }
 
 export interface LiveRunFixture {
@@ -169,7 +189,13 @@ export interface LiveRunFixture {
 export function liveRun(t: { after(fn: () => void): void }, root: string, policy: Policy): LiveRunFixture {
   const table = readWorkspaceFingerprints(root);
   const run = createRun({ kind: 'run', table, policy });
-  registerLive(root, { dir: run.dir, id: run.record.id, pid: process.pid, pidStart: processStart(process.pid), policy });
+  registerLive(root, {
+    dir: run.dir,
+    id: run.record.id,
+    pid: process.pid,
+    pidStart: processStart(process.pid),
+    policy,
+  });
   t.after(() => unregisterLive(root, run.record.id));
   return {
     dir: run.dir,

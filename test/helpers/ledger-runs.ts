@@ -15,14 +15,19 @@ import { createRun, runIdAt } from '../../lib/run/ledger.js';
  */
 export function exited(dir: string): void {
   const path = join(dir, 'run.json');
-  writeFileSync(path, `${JSON.stringify({ ...(JSON.parse(readFileSync(path, 'utf8')) as object), pidStart: null }, null, 2)}\n`);
+  writeFileSync(
+    path,
+    `${JSON.stringify({ ...(JSON.parse(readFileSync(path, 'utf8')) as object), pidStart: null }, null, 2)}\n`,
+  );
 }
 
 /** `count` guarded-run folders in `root`'s ledger, written by an exited process; returns their ids, oldest first. */
 export function cloneRuns(root: string, count: number): string[] {
   const template = createRun({ kind: 'run', table: readWorkspaceFingerprints(root) });
   exited(template.dir);
-  const files = readdirSync(template.dir).map((name) => [name, readFileSync(join(template.dir, name), 'utf8')] as const);
+  const files = readdirSync(template.dir).map(
+    (name) => [name, readFileSync(join(template.dir, name), 'utf8')] as const,
+  );
   const base = Date.now() - (count + 1) * 1000;
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {

@@ -25,7 +25,9 @@ export function markdownPages(root: string): string[] {
 
 /** The page's text with fenced code blocks blanked and inline code reduced to its bare text. */
 function prose(text: string): string {
-  return text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`+([^`\n]*)`+/g, (_m, code: string) => code.replace(/[[\]()]/g, ' '));
+  return text
+    .replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '')
+    .replace(/`+([^`\n]*)`+/g, (_m, code: string) => code.replace(/[[\]()]/g, ' '));
 }
 
 /** GitHub's slug of a heading: the rendered text lowercased, punctuation dropped, each space a hyphen. */
@@ -79,8 +81,10 @@ export function brokenLinks(root: string, pages: readonly string[]): string[] {
       if (relative(root, target).startsWith('..')) broken.push(`${page}: ${link} (leaves the repository)`);
       else if (!existsSync(target)) broken.push(`${page}: ${link} (no such file)`);
       else if (anchor !== undefined) {
-        if (!statSync(target).isFile() || !target.endsWith('.md')) broken.push(`${page}: ${link} (an anchor into a file that is not markdown)`);
-        else if (!anchorsOf(readFileSync(target, 'utf8')).has(anchor)) broken.push(`${page}: ${link} (no heading or <a id> "${anchor}" there)`);
+        if (!statSync(target).isFile() || !target.endsWith('.md'))
+          broken.push(`${page}: ${link} (an anchor into a file that is not markdown)`);
+        else if (!anchorsOf(readFileSync(target, 'utf8')).has(anchor))
+          broken.push(`${page}: ${link} (no heading or <a id> "${anchor}" there)`);
       }
     }
   }

@@ -21,7 +21,10 @@ export function nxEntry(dir: string, hash: string): void {
 }
 
 export function pipelineEntry(dir: string, key: string): void {
-  write(join(dir, 'tasks', key.slice(0, 2), key, 'meta.json'), JSON.stringify({ version: 2, task: 'packages/b#build' }));
+  write(
+    join(dir, 'tasks', key.slice(0, 2), key, 'meta.json'),
+    JSON.stringify({ version: 2, task: 'packages/b#build' }),
+  );
   write(join(dir, 'tasks', key.slice(0, 2), key, 'outputs', 'dist', 'out.json'), `{"key":"${key}"}`);
 }
 

@@ -11,7 +11,19 @@
 // and both tools keep their caches under the temp HOME.
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
@@ -56,14 +68,25 @@ export interface Scenario {
 }
 
 function check(result: SpawnSyncReturns<string>, what: string): SpawnSyncReturns<string> {
-  if (result.status !== 0) throw new Error(`${what} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(`${what} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`);
   return result;
 }
 
 function tarball(base: string, version: string): void {
   const src = join(base, `src-${version}`, 'package');
-  writeTree(src, { 'package.json': JSON.stringify({ name: 'tiny-dep', version, main: 'index.js' }), 'index.js': `module.exports = '${version}';\n` });
-  check(spawnSync('tar', ['-czf', join(base, 'ws', 'vendor', `tiny-dep-${version}.tgz`), '-C', join(base, `src-${version}`), 'package'], { encoding: 'utf8', timeout: 10_000 }), 'tar');
+  writeTree(src, {
+    'package.json': JSON.stringify({ name: 'tiny-dep', version, main: 'index.js' }),
+    'index.js': `module.exports = '${version}';\n`,
+  });
+  check(
+    spawnSync(
+      'tar',
+      ['-czf', join(base, 'ws', 'vendor', `tiny-dep-${version}.tgz`), '-C', join(base, `src-${version}`), 'package'],
+      { encoding: 'utf8', timeout: 10_000 },
+    ),
+    'tar',
+  );
 }
 
 const INSTALL_SIX: Record<ScenarioManager, string> = {
@@ -72,7 +95,10 @@ const INSTALL_SIX: Record<ScenarioManager, string> = {
   bun: `cp.execFileSync('bun', ['add', '../../vendor/tiny-dep-6.0.0.tgz'], { stdio: 'inherit', cwd: path.join('..', 'b') });`,
 };
 
-const aBuild = (manager: ScenarioManager, install?: readonly string[]): string => `const fs = require('fs'), path = require('path'), cp = require('child_process');
+const aBuild = (
+  manager: ScenarioManager,
+  install?: readonly string[],
+): string => `const fs = require('fs'), path = require('path'), cp = require('child_process');
 // With a wait-for file ("<dir> <count>"), wait (at most 30 s) until <dir> holds <count> files: c's upload.
 const waitFor = path.join(__dirname, 'wait-for');
 if (fs.existsSync(waitFor)) {
@@ -119,7 +145,8 @@ const C_BUILD = `node -e "require('fs').mkdirSync('dist',{recursive:true});requi
 const C_AFTER_MOVE_BUILD = `node -e "const fs=require('fs'),cp=require('child_process');const until=Date.now()+60000;while(!fs.readFileSync('../../pnpm-lock.yaml','utf8').includes('tiny-dep-6.0.0')&&Date.now()<until)cp.execFileSync('sleep',['0.1']);fs.mkdirSync('dist',{recursive:true});fs.writeFileSync('dist/c.txt','c');fs.appendFileSync('../../../c-ran','x')"`;
 const D_BUILD = `node -e "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/d.txt','d')"`;
 // The install in plain sight (the plan sees it); it runs on every real build of a, so nothing is armed.
-const VISIBLE_A_BUILD = 'node ../../../a-build.cjs --wait-only && pnpm --filter b add tiny-dep@file:../../vendor/tiny-dep-6.0.0.tgz && node ../../../a-build.cjs';
+const VISIBLE_A_BUILD =
+  'node ../../../a-build.cjs --wait-only && pnpm --filter b add tiny-dep@file:../../vendor/tiny-dep-6.0.0.tgz && node ../../../a-build.cjs';
 
 export interface ScenarioOptions {
   /** nx shares its cache under ~/.nx/<id>/ only when HOME is not under /tmp. */
@@ -159,7 +186,8 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
   const base = tempWorkspace(t, {}, `lockguard-${tool}-${manager}-`);
   const root = join(base, 'ws');
   // nx shares its cache under ~/.nx/<id>/ only when HOME is not under /tmp (and the repo has an identity).
-  const home = options.homeOutsideTmp === true ? realpathSync(mkdtempSync('/var/tmp/lockguard-home-')) : join(base, 'home');
+  const home =
+    options.homeOutsideTmp === true ? realpathSync(mkdtempSync('/var/tmp/lockguard-home-')) : join(base, 'home');
   if (options.homeOutsideTmp === true) t.after(() => rmSync(home, { recursive: true, force: true }));
   mkdirSync(join(root, 'vendor'), { recursive: true });
   mkdirSync(join(base, 'bin'), { recursive: true });
@@ -176,8 +204,14 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
   chmodSync(join(base, 'bin', 'yarn'), 0o755);
   if (manager === 'bun') symlinkSync(bunBinary(), join(base, 'bin', 'bun'));
   // The runner versions on PATH by name (not node_modules/.bin, where one alias's bin may shadow another's).
-  const nxPackage = options.nxPackage === undefined || options.nxPackage === 'nx' ? join(REPO, 'node_modules', 'nx') : nxInstallation(options.nxPackage, join(base, 'nx-install'));
-  writeFileSync(join(base, 'bin', 'nx'), `#!/bin/sh\nexec "${process.execPath}" "${join(nxPackage, (JSON.parse(readFileSync(join(nxPackage, 'package.json'), 'utf8')) as { bin: { nx: string } }).bin.nx)}" "$@"\n`);
+  const nxPackage =
+    options.nxPackage === undefined || options.nxPackage === 'nx'
+      ? join(REPO, 'node_modules', 'nx')
+      : nxInstallation(options.nxPackage, join(base, 'nx-install'));
+  writeFileSync(
+    join(base, 'bin', 'nx'),
+    `#!/bin/sh\nexec "${process.execPath}" "${join(nxPackage, (JSON.parse(readFileSync(join(nxPackage, 'package.json'), 'utf8')) as { bin: { nx: string } }).bin.nx)}" "$@"\n`,
+  );
   chmodSync(join(base, 'bin', 'nx'), 0o755);
   symlinkSync(join(REPO, 'node_modules', options.turboPackage ?? 'turbo', 'bin', 'turbo'), join(base, 'bin', 'turbo'));
   writeFileSync(
@@ -189,27 +223,105 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
   );
   const rootManifest: Record<string, unknown> = { name: 'root', private: true };
   const pnpmPin = pnpmMajor === 12 ? 'pnpm@12.4.2' : 'pnpm@10.34.8';
-  if (tool !== 'pnpm-pipeline') rootManifest['packageManager'] = { pnpm: pnpmPin, yarn: 'yarn@4.18.1', bun: 'bun@1.4.5' }[manager];
+  if (tool !== 'pnpm-pipeline')
+    rootManifest['packageManager'] = { pnpm: pnpmPin, yarn: 'yarn@4.18.1', bun: 'bun@1.4.5' }[manager];
   if (manager !== 'pnpm') rootManifest['workspaces'] = ['packages/*'];
   if (options.rootScripts !== undefined) rootManifest['scripts'] = options.rootScripts;
   if (tool === 'nx') rootManifest['devDependencies'] = { nx: `link:${nxPackage}` };
   let workspaceYaml = 'packages:\n  - "packages/*"\nupdateNotifier: false\n';
-  if (tool === 'pnpm-pipeline') workspaceYaml += 'tasks:\n  build:\n    dependsOn: ["^build"]\n    outputs: ["dist/**"]\npipelines:\n  default: [build]\n';
+  if (tool === 'pnpm-pipeline')
+    workspaceYaml +=
+      'tasks:\n  build:\n    dependsOn: ["^build"]\n    outputs: ["dist/**"]\npipelines:\n  default: [build]\n';
   writeTree(root, {
     'package.json': `${JSON.stringify(rootManifest, null, 2)}\n`,
     ...(manager === 'pnpm' ? { 'pnpm-workspace.yaml': workspaceYaml } : {}),
     ...(options.npmrc === undefined ? {} : { '.npmrc': options.npmrc }),
-    ...(manager === 'yarn' ? { '.yarnrc.yml': 'enableGlobalCache: false\nenableNetwork: false\nenableTelemetry: false\n' } : {}),
+    ...(manager === 'yarn'
+      ? { '.yarnrc.yml': 'enableGlobalCache: false\nenableNetwork: false\nenableTelemetry: false\n' }
+      : {}),
     '.gitignore': 'node_modules\n.turbo\n.nx\ndist\n',
-    ...(tool === 'turbo' ? { 'turbo.json': JSON.stringify({ tasks: { build: { dependsOn: ['^build'], outputs: ['dist/**'] } } }, null, 2) } : {}),
-    ...(tool === 'nx' ? { 'nx.json': JSON.stringify({ targetDefaults: { build: { dependsOn: ['^build'], outputs: ['{projectRoot}/dist'], cache: true } } }, null, 2) } : {}),
+    ...(tool === 'turbo'
+      ? { 'turbo.json': JSON.stringify({ tasks: { build: { dependsOn: ['^build'], outputs: ['dist/**'] } } }, null, 2) }
+      : {}),
+    ...(tool === 'nx'
+      ? {
+          'nx.json': JSON.stringify(
+            { targetDefaults: { build: { dependsOn: ['^build'], outputs: ['{projectRoot}/dist'], cache: true } } },
+            null,
+            2,
+          ),
+        }
+      : {}),
     packages: {
-      a: { 'package.json': JSON.stringify({ name: 'a', version: '1.0.0', private: true, scripts: { build: options.visibleInstall === true ? VISIBLE_A_BUILD : 'node ../../../a-build.cjs' } }, null, 2) },
-      ...(options.withC === true ? { c: { 'package.json': JSON.stringify({ name: 'c', version: '1.0.0', private: true, scripts: { build: options.cAfterMove === true ? C_AFTER_MOVE_BUILD : C_BUILD } }, null, 2) } } : {}),
-      ...(options.withDependent === true ? { d: { 'package.json': JSON.stringify({ name: 'd', version: '1.0.0', private: true, dependencies: { b: 'workspace:*' }, scripts: { build: D_BUILD } }, null, 2) } } : {}),
-      ...Object.fromEntries(Array.from({ length: options.moreLeaves ?? 0 }, (_, i) => [`c${i + 1}`, { 'package.json': JSON.stringify({ name: `c${i + 1}`, version: '1.0.0', private: true, scripts: { build: C_BUILD } }, null, 2) }])),
+      a: {
+        'package.json': JSON.stringify(
+          {
+            name: 'a',
+            version: '1.0.0',
+            private: true,
+            scripts: { build: options.visibleInstall === true ? VISIBLE_A_BUILD : 'node ../../../a-build.cjs' },
+          },
+          null,
+          2,
+        ),
+      },
+      ...(options.withC === true
+        ? {
+            c: {
+              'package.json': JSON.stringify(
+                {
+                  name: 'c',
+                  version: '1.0.0',
+                  private: true,
+                  scripts: { build: options.cAfterMove === true ? C_AFTER_MOVE_BUILD : C_BUILD },
+                },
+                null,
+                2,
+              ),
+            },
+          }
+        : {}),
+      ...(options.withDependent === true
+        ? {
+            d: {
+              'package.json': JSON.stringify(
+                {
+                  name: 'd',
+                  version: '1.0.0',
+                  private: true,
+                  dependencies: { b: 'workspace:*' },
+                  scripts: { build: D_BUILD },
+                },
+                null,
+                2,
+              ),
+            },
+          }
+        : {}),
+      ...Object.fromEntries(
+        Array.from({ length: options.moreLeaves ?? 0 }, (_, i) => [
+          `c${i + 1}`,
+          {
+            'package.json': JSON.stringify(
+              { name: `c${i + 1}`, version: '1.0.0', private: true, scripts: { build: C_BUILD } },
+              null,
+              2,
+            ),
+          },
+        ]),
+      ),
       b: {
-        'package.json': JSON.stringify({ name: 'b', version: '1.0.0', private: true, dependencies: { a: 'workspace:*', 'tiny-dep': 'file:../../vendor/tiny-dep-7.0.0.tgz' }, scripts: { build: B_BUILD } }, null, 2),
+        'package.json': JSON.stringify(
+          {
+            name: 'b',
+            version: '1.0.0',
+            private: true,
+            dependencies: { a: 'workspace:*', 'tiny-dep': 'file:../../vendor/tiny-dep-7.0.0.tgz' },
+            scripts: { build: B_BUILD },
+          },
+          null,
+          2,
+        ),
       },
     },
   });
@@ -275,7 +387,9 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
     },
     out() {
       try {
-        return (JSON.parse(readFileSync(join(root, 'packages', 'b', 'dist', 'out.json'), 'utf8')) as { tinyDep?: string }).tinyDep;
+        return (
+          JSON.parse(readFileSync(join(root, 'packages', 'b', 'dist', 'out.json'), 'utf8')) as { tinyDep?: string }
+        ).tinyDep;
       } catch {
         return undefined;
       }
@@ -283,10 +397,22 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
     installed() {
       if (manager === 'yarn') {
         // PnP: no node_modules; ask Node through yarn's runtime, from b.
-        const result = check(spawnSync('yarn', ['node', '-p', "require('tiny-dep/package.json').version"], { cwd: join(root, 'packages', 'b'), env, encoding: 'utf8', timeout: 60_000 }), 'yarn node');
+        const result = check(
+          spawnSync('yarn', ['node', '-p', "require('tiny-dep/package.json').version"], {
+            cwd: join(root, 'packages', 'b'),
+            env,
+            encoding: 'utf8',
+            timeout: 60_000,
+          }),
+          'yarn node',
+        );
         return result.stdout.trim();
       }
-      return (JSON.parse(readFileSync(join(root, 'packages', 'b', 'node_modules', 'tiny-dep', 'package.json'), 'utf8')) as { version: string }).version;
+      return (
+        JSON.parse(readFileSync(join(root, 'packages', 'b', 'node_modules', 'tiny-dep', 'package.json'), 'utf8')) as {
+          version: string;
+        }
+      ).version;
     },
   };
 }
@@ -322,7 +448,12 @@ export function secondMachine(t: Pick<TestContext, 'after'>, s: Scenario): Machi
   };
   const sh = (argv: readonly string[], extraEnv: Record<string, string> = {}): SpawnSyncReturns<string> => {
     const [command, ...args] = argv;
-    return spawnSync(command ?? 'true', args, { cwd: root, env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: STEP_TIMEOUT_MS });
+    return spawnSync(command ?? 'true', args, {
+      cwd: root,
+      env: { ...env, ...extraEnv },
+      encoding: 'utf8',
+      timeout: STEP_TIMEOUT_MS,
+    });
   };
   check(sh(['pnpm', 'install', '--frozen-lockfile']), 'machine 2: pnpm install --frozen-lockfile');
   return {
@@ -332,13 +463,19 @@ export function secondMachine(t: Pick<TestContext, 'after'>, s: Scenario): Machi
     sh,
     out() {
       try {
-        return (JSON.parse(readFileSync(join(root, 'packages', 'b', 'dist', 'out.json'), 'utf8')) as { tinyDep?: string }).tinyDep;
+        return (
+          JSON.parse(readFileSync(join(root, 'packages', 'b', 'dist', 'out.json'), 'utf8')) as { tinyDep?: string }
+        ).tinyDep;
       } catch {
         return undefined;
       }
     },
     installed() {
-      return (JSON.parse(readFileSync(join(root, 'packages', 'b', 'node_modules', 'tiny-dep', 'package.json'), 'utf8')) as { version: string }).version;
+      return (
+        JSON.parse(readFileSync(join(root, 'packages', 'b', 'node_modules', 'tiny-dep', 'package.json'), 'utf8')) as {
+          version: string;
+        }
+      ).version;
     },
     cRan: () => existsSync(join(base, 'c-ran')),
   };

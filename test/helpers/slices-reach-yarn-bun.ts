@@ -8,7 +8,9 @@ const require = createRequire(import.meta.url);
 
 /** yarn's own parser (both the berry syml and the v1 format). */
 export function parseSyml(text: string): Record<string, Record<string, unknown>> {
-  const { parseSyml: parse } = require('@yarnpkg/parsers') as { parseSyml(text: string): Record<string, Record<string, unknown>> };
+  const { parseSyml: parse } = require('@yarnpkg/parsers') as {
+    parseSyml(text: string): Record<string, Record<string, unknown>>;
+  };
   return parse(text);
 }
 
@@ -47,7 +49,10 @@ export function yarnBerryReach(parsed: Record<string, Record<string, unknown>>):
 }
 
 /** v1: per workspace folder (given with its dependency maps), every entry it reaches, named by its sorted patterns. */
-export function yarnClassicReach(parsed: Record<string, Record<string, unknown>>, workspaces: ReadonlyMap<string, { name?: string; deps: Record<string, string> }>): Map<string, Set<string>> {
+export function yarnClassicReach(
+  parsed: Record<string, Record<string, unknown>>,
+  workspaces: ReadonlyMap<string, { name?: string; deps: Record<string, string> }>,
+): Map<string, Set<string>> {
   // parseSyml gives each pattern of an entry the same object: an entry is its group of patterns.
   const groups = new Map<Record<string, unknown>, string[]>();
   for (const [pattern, entry] of Object.entries(parsed)) {
@@ -71,7 +76,12 @@ export function yarnClassicReach(parsed: Record<string, Record<string, unknown>>
     while (todo.length > 0) {
       const node = todo.pop() as string;
       const entry = entryOf.get(node);
-      const deps = node.startsWith('workspace ') ? (workspaces.get(node.slice(10))?.deps ?? {}) : { ...((entry?.['dependencies'] ?? {}) as Record<string, string>), ...((entry?.['optionalDependencies'] ?? {}) as Record<string, string>) };
+      const deps = node.startsWith('workspace ')
+        ? (workspaces.get(node.slice(10))?.deps ?? {})
+        : {
+            ...((entry?.['dependencies'] ?? {}) as Record<string, string>),
+            ...((entry?.['optionalDependencies'] ?? {}) as Record<string, string>),
+          };
       for (const [name, range] of Object.entries(deps)) {
         const key = byPattern.get(`${name}@${range}`);
         const id = key ?? (byName.has(name) ? `workspace ${byName.get(name) ?? ''}` : `missing ${name}@${range}`);
@@ -86,8 +96,16 @@ export function yarnClassicReach(parsed: Record<string, Record<string, unknown>>
 }
 
 /** bun.lock as JSON: trailing commas stripped (outside strings), then JSON.parse. */
-export function parseBunLock(text: string): { workspaces: Record<string, Record<string, unknown>>; packages: Record<string, unknown[]> } {
-  return JSON.parse(text.replace(/("(?:[^"\\]|\\.)*")|,(\s*[}\]])/g, (match, string: string | undefined, close: string | undefined) => string ?? close ?? match)) as never;
+export function parseBunLock(text: string): {
+  workspaces: Record<string, Record<string, unknown>>;
+  packages: Record<string, unknown[]>;
+} {
+  return JSON.parse(
+    text.replace(
+      /("(?:[^"\\]|\\.)*")|,(\s*[}\]])/g,
+      (match, string: string | undefined, close: string | undefined) => string ?? close ?? match,
+    ),
+  ) as never;
 }
 
 /** bun: per workspace folder ('.' for the root), the keys of every package it reaches (workspaces as `workspace <folder>`). */
@@ -99,16 +117,25 @@ export function bunReach(lock: ReturnType<typeof parseBunLock>): Map<string, Set
     if (match !== null) folderOf.set(key, match[1] ?? '');
   }
   const nameToFolder = new Map<string, string>();
-  for (const [folder, ws] of Object.entries(lock.workspaces)) if (typeof ws['name'] === 'string') nameToFolder.set(ws['name'], folder);
+  for (const [folder, ws] of Object.entries(lock.workspaces))
+    if (typeof ws['name'] === 'string') nameToFolder.set(ws['name'], folder);
   const depsOf = (node: string): [prefix: string, names: string[]] => {
     if (node.startsWith('workspace ')) {
       const folder = node.slice(10);
       const ws = lock.workspaces[folder] ?? {};
-      const names = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'].flatMap((field) => Object.keys((ws[field] ?? {}) as object));
+      const names = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'].flatMap((field) =>
+        Object.keys((ws[field] ?? {}) as object),
+      );
       return [folder === '' ? '' : String(ws['name'] ?? ''), names];
     }
-    const info = (lock.packages[node] ?? []).slice(1).find((item) => item !== null && typeof item === 'object' && !Array.isArray(item)) as Record<string, unknown> | undefined;
-    const names = ['dependencies', 'optionalDependencies', 'peerDependencies'].flatMap((field) => Object.keys((info?.[field] ?? {}) as object));
+    const info = (lock.packages[node] ?? [])
+      .slice(1)
+      .find((item) => item !== null && typeof item === 'object' && !Array.isArray(item)) as
+      | Record<string, unknown>
+      | undefined;
+    const names = ['dependencies', 'optionalDependencies', 'peerDependencies'].flatMap((field) =>
+      Object.keys((info?.[field] ?? {}) as object),
+    );
     return [node, names];
   };
   const find = (prefix: string, name: string): string | undefined => {

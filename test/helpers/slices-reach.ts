@@ -44,7 +44,8 @@ export function pnpmReach(lockfile: PnpmParsed): Map<string, Set<string>> {
     if (node.startsWith('importer:')) {
       const id = node.slice('importer:'.length);
       const entry = lockfile.importers[id];
-      if (entry !== undefined) for (const group of [entry.dependencies, entry.devDependencies, entry.optionalDependencies]) add(group, id);
+      if (entry !== undefined)
+        for (const group of [entry.dependencies, entry.devDependencies, entry.optionalDependencies]) add(group, id);
     } else {
       const entry = lockfile.packages?.[node.slice('pkg:'.length)];
       if (entry !== undefined) for (const group of [entry.dependencies, entry.optionalDependencies]) add(group, '.');
@@ -55,7 +56,8 @@ export function pnpmReach(lockfile: PnpmParsed): Map<string, Set<string>> {
   for (const id of Object.keys(lockfile.importers)) {
     const seen = new Set<string>([`importer:${id}`]);
     const todo = [`importer:${id}`];
-    while (todo.length > 0) for (const next of edgesOf(todo.pop() as string)) if (!seen.has(next)) seen.add(next), todo.push(next);
+    while (todo.length > 0)
+      for (const next of edgesOf(todo.pop() as string)) if (!seen.has(next)) seen.add(next), todo.push(next);
     reach.set(id, seen);
   }
   return reach;
@@ -95,7 +97,12 @@ export function npmReach(packages: Record<string, NpmEntry>): Map<string, Set<st
       const next: string[] = [];
       if (entry.link === true && entry.resolved !== undefined) next.push(entry.resolved);
       else {
-        const groups = [entry.dependencies, entry.optionalDependencies, entry.peerDependencies, ...(isProject(loc) ? [entry.devDependencies] : [])];
+        const groups = [
+          entry.dependencies,
+          entry.optionalDependencies,
+          entry.peerDependencies,
+          ...(isProject(loc) ? [entry.devDependencies] : []),
+        ];
         for (const group of groups)
           for (const name of Object.keys(group ?? {})) {
             const found = find(loc, name);

@@ -14,7 +14,17 @@
 // `listening <port>` and serves until killed: e2e tests start it as a child, because the runner commands
 // they drive block the test process.
 
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -48,7 +58,12 @@ export function specHandler(options: SpecServerOptions): http.RequestListener {
     let bytes = 0;
     req.on('data', (chunk: Buffer) => (bytes += chunk.length));
     const finish = (status: number, body = '', headers: http.OutgoingHttpHeaders = {}): void => {
-      if (options.log !== undefined) writeFileSync(options.log, `${JSON.stringify({ t: Date.now(), method: req.method, path, status, in: bytes })}\n`, { flag: 'a' });
+      if (options.log !== undefined)
+        writeFileSync(
+          options.log,
+          `${JSON.stringify({ t: Date.now(), method: req.method, path, status, in: bytes })}\n`,
+          { flag: 'a' },
+        );
       if (res.headersSent) return;
       res.writeHead(status, { 'content-type': 'text/plain', ...headers });
       res.end(body);
@@ -68,19 +83,31 @@ export function specHandler(options: SpecServerOptions): http.RequestListener {
     if (!base.endsWith(prefix) || !HASH.test(hash)) return drainThen(404);
     if (options.protocol === 'v8-preflight' && req.method === 'OPTIONS') {
       const { port } = req.socket.address() as AddressInfo;
-      return finish(200, '', { location: `http://127.0.0.1:${port}${req.url ?? ''}`, 'access-control-allow-headers': String(req.headers['access-control-request-headers'] ?? ''), 'access-control-allow-methods': 'GET, HEAD, PUT, POST' });
+      return finish(200, '', {
+        location: `http://127.0.0.1:${port}${req.url ?? ''}`,
+        'access-control-allow-headers': String(req.headers['access-control-request-headers'] ?? ''),
+        'access-control-allow-methods': 'GET, HEAD, PUT, POST',
+      });
     }
     const auth = req.headers['authorization'];
     const bearer = typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : undefined;
     const readOnly = options.readOnlyToken !== undefined && bearer === options.readOnlyToken;
-    if (options.token !== undefined && bearer !== options.token && !readOnly) return drainThen(401, 'Missing or invalid authentication token.');
+    if (options.token !== undefined && bearer !== options.token && !readOnly)
+      return drainThen(401, 'Missing or invalid authentication token.');
     const file = join(options.dir, hash);
     if (req.method === 'GET' || req.method === 'HEAD') {
       if (!existsSync(file)) return drainThen(404);
-      const meta = existsSync(`${file}.headers.json`) ? (JSON.parse(readFileSync(`${file}.headers.json`, 'utf8')) as Record<string, string>) : {};
+      const meta = existsSync(`${file}.headers.json`)
+        ? (JSON.parse(readFileSync(`${file}.headers.json`, 'utf8')) as Record<string, string>)
+        : {};
       const headers = { 'content-type': 'application/octet-stream', 'content-length': statSync(file).size, ...meta };
       if (req.method === 'HEAD') return finish(200, '', headers);
-      if (options.log !== undefined) writeFileSync(options.log, `${JSON.stringify({ t: Date.now(), method: req.method, path, status: 200, in: 0 })}\n`, { flag: 'a' });
+      if (options.log !== undefined)
+        writeFileSync(
+          options.log,
+          `${JSON.stringify({ t: Date.now(), method: req.method, path, status: 200, in: 0 })}\n`,
+          { flag: 'a' },
+        );
       res.writeHead(200, headers);
       createReadStream(file).pipe(res);
       return undefined;
@@ -89,7 +116,8 @@ export function specHandler(options: SpecServerOptions): http.RequestListener {
     if (readOnly) return drainThen(403, 'Access forbidden: read-only token.');
     if (options.protocol === 'nx-v1') {
       const length = req.headers['content-length'];
-      if (length === undefined || !/^\d+$/.test(length)) return drainThen(400, 'Missing or invalid Content-Length header.');
+      if (length === undefined || !/^\d+$/.test(length))
+        return drainThen(400, 'Missing or invalid Content-Length header.');
       if (existsSync(file)) return drainThen(409);
     }
     const stage = `${file}.${process.pid}.${counter++}.part`;
@@ -138,7 +166,12 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
     process.stderr.write('usage: spec-cache-server <nx-v1|v8|v8-preflight> <dir> [token] [log]\n');
     process.exit(2);
   }
-  const server = await startSpecServer({ protocol, dir, ...(token === undefined || token === '' ? {} : { token }), ...(log === undefined ? {} : { log }) });
+  const server = await startSpecServer({
+    protocol,
+    dir,
+    ...(token === undefined || token === '' ? {} : { token }),
+    ...(log === undefined ? {} : { log }),
+  });
   process.stdout.write(`listening ${server.port}\n`);
   // Exits with its parent: a test that forgets it cannot leave it behind.
   process.stdin.resume();

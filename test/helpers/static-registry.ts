@@ -42,14 +42,22 @@ http.createServer(async (req, res) => {
 `;
 
 /** Serve `packages` from `<dir>/registry` (other names from `upstream`, a registry URL ending in "/"); returns the registry URL. */
-export async function startStaticRegistry(t: Pick<TestContext, 'after'>, dir: string, packages: readonly RegistryPackage[], upstream = ''): Promise<string> {
+export async function startStaticRegistry(
+  t: Pick<TestContext, 'after'>,
+  dir: string,
+  packages: readonly RegistryPackage[],
+  upstream = '',
+): Promise<string> {
   const root = join(dir, 'registry');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
   const byName = new Map<string, Record<string, unknown>>();
   for (const { name, version } of packages) {
     const src = join(dir, 'registry-src', `${name}-${version}`);
-    writeTree(join(src, 'package'), { 'package.json': JSON.stringify({ name, version, main: 'index.js' }), 'index.js': `module.exports = ${JSON.stringify(version)};\n` });
+    writeTree(join(src, 'package'), {
+      'package.json': JSON.stringify({ name, version, main: 'index.js' }),
+      'index.js': `module.exports = ${JSON.stringify(version)};\n`,
+    });
     mkdirSync(join(root, name), { recursive: true });
     const file = join(root, name, `${name}-${version}.tgz`);
     const packed = spawnSync('tar', ['-czf', file, '-C', src, 'package'], { encoding: 'utf8', timeout: 10_000 });
@@ -60,7 +68,11 @@ export async function startStaticRegistry(t: Pick<TestContext, 'after'>, dir: st
       name,
       version,
       main: 'index.js',
-      dist: { tarball: `${url}${name}/-/${name}-${version}.tgz`, integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}`, shasum: createHash('sha1').update(bytes).digest('hex') },
+      dist: {
+        tarball: `${url}${name}/-/${name}-${version}.tgz`,
+        integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}`,
+        shasum: createHash('sha1').update(bytes).digest('hex'),
+      },
     };
     byName.set(name, versions);
   }
@@ -77,7 +89,8 @@ export async function startStaticRegistry(t: Pick<TestContext, 'after'>, dir: st
       () => false,
     );
     if (ok) return url;
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error('the static registry did not start within 20 s');
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error('the static registry did not start within 20 s');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

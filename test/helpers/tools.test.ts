@@ -25,11 +25,20 @@ test('the helpers load in a checkout with no bun; BUN.command then names where i
     console.log(JSON.stringify({ flavors: FLAVORS.map((f) => f.flavor), yarn: yarn.argv(['install'])[0] }));
     const bun = FLAVORS.find((f) => f.flavor === 'bun');
     try { bun.argv(['install']); console.log('resolved'); } catch (error) { console.log(error.message); }`;
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   assert.equal(child.status, 0, child.stderr);
   const [first, second] = child.stdout.trim().split('\n');
-  assert.deepEqual(JSON.parse(first as string), { flavors: ['yarn-pnp', 'yarn-nm', 'yarn1', 'bun'], yarn: process.execPath });
-  assert.match(second as string, /^no bun binary in node_modules \(looked at .*node_modules\/bun\/bin\/bun\.exe.*\): run npm ci$/);
+  assert.deepEqual(JSON.parse(first as string), {
+    flavors: ['yarn-pnp', 'yarn-nm', 'yarn1', 'bun'],
+    yarn: process.execPath,
+  });
+  assert.match(
+    second as string,
+    /^no bun binary in node_modules \(looked at .*node_modules\/bun\/bin\/bun\.exe.*\): run npm ci$/,
+  );
 });
 
 test('in this checkout BUN.command is the pinned bun binary, found once', () => {

@@ -26,14 +26,30 @@ export interface Tool {
   readonly prefix: readonly string[];
 }
 
-export const PNPM10: Tool = { name: 'pnpm10', command: process.execPath, prefix: [join(REPO_ROOT, 'node_modules/pnpm10/bin/pnpm.cjs')] };
+export const PNPM10: Tool = {
+  name: 'pnpm10',
+  command: process.execPath,
+  prefix: [join(REPO_ROOT, 'node_modules/pnpm10/bin/pnpm.cjs')],
+};
 export const PNPM12: Tool = { name: 'pnpm12', command: join(REPO_ROOT, 'node_modules/pnpm12/pnpm'), prefix: [] };
 /** The npm pinned in devDependencies (what `npm` on a test's PATH is too: env.ts NPM_BIN). */
-export const NPM: Tool = { name: 'npm', command: process.execPath, prefix: [join(REPO_ROOT, 'node_modules/npm/bin/npm-cli.js')] };
+export const NPM: Tool = {
+  name: 'npm',
+  command: process.execPath,
+  prefix: [join(REPO_ROOT, 'node_modules/npm/bin/npm-cli.js')],
+};
 /** yarn 4 (berry), run through node as its single-file release. */
-export const YARN: Tool = { name: 'yarn', command: process.execPath, prefix: [join(REPO_ROOT, 'node_modules/@yarnpkg/cli-dist/bin/yarn.js')] };
+export const YARN: Tool = {
+  name: 'yarn',
+  command: process.execPath,
+  prefix: [join(REPO_ROOT, 'node_modules/@yarnpkg/cli-dist/bin/yarn.js')],
+};
 /** yarn 1.22.22 (classic), the last v1. */
-export const YARN1: Tool = { name: 'yarn1', command: process.execPath, prefix: [join(REPO_ROOT, 'node_modules/yarn1/bin/yarn.js')] };
+export const YARN1: Tool = {
+  name: 'yarn1',
+  command: process.execPath,
+  prefix: [join(REPO_ROOT, 'node_modules/yarn1/bin/yarn.js')],
+};
 /**
  * bun, its binary found on first use (`BUN.command`), not when this module loads: a test file that imports
  * these helpers but runs no bun loads where bun is not installed.
@@ -64,7 +80,12 @@ export function linkPnpmBin(root: string, tool: 'pnpm10' | 'pnpm12'): string {
  */
 export function bunBinary(): string {
   const arch = process.arch === 'arm64' ? 'aarch64' : process.arch;
-  const candidates = [join(REPO_ROOT, 'node_modules/bun/bin/bun.exe'), ...['', '-baseline', '-musl', '-musl-baseline'].map((variant) => join(REPO_ROOT, `node_modules/@oven/bun-${process.platform}-${arch}${variant}/bin/bun`))];
+  const candidates = [
+    join(REPO_ROOT, 'node_modules/bun/bin/bun.exe'),
+    ...['', '-baseline', '-musl', '-musl-baseline'].map((variant) =>
+      join(REPO_ROOT, `node_modules/@oven/bun-${process.platform}-${arch}${variant}/bin/bun`),
+    ),
+  ];
   for (const candidate of candidates) {
     try {
       if (statSync(candidate).size > 1_000_000) return candidate;
@@ -90,8 +111,19 @@ function offlineFlags(tool: Tool, env: Record<string, string>): string[] {
 }
 
 /** Run a package manager (offline) in `cwd`; a hang past `timeoutMs` is a failed result, not a stuck test. */
-export function runTool(tool: Tool, args: readonly string[], cwd: string, env: Record<string, string>, timeoutMs = 90_000): ToolResult {
-  const result = spawnSync(tool.command, [...tool.prefix, ...args, ...offlineFlags(tool, env)], { cwd, env, encoding: 'utf8', timeout: timeoutMs });
+export function runTool(
+  tool: Tool,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs = 90_000,
+): ToolResult {
+  const result = spawnSync(tool.command, [...tool.prefix, ...args, ...offlineFlags(tool, env)], {
+    cwd,
+    env,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+  });
   const timedOut = result.error !== undefined ? `\n(${result.error.message})` : '';
   return { code: result.status ?? -1, stdout: result.stdout ?? '', stderr: `${result.stderr ?? ''}${timedOut}` };
 }
@@ -100,7 +132,9 @@ export function runTool(tool: Tool, args: readonly string[], cwd: string, env: R
 export function mustRun(tool: Tool, args: readonly string[], cwd: string, env: Record<string, string>): ToolResult {
   const result = runTool(tool, args, cwd, env);
   if (result.code !== 0) {
-    throw new Error(`${tool.name} ${args.join(' ')} failed with ${result.code} in ${cwd}\n${result.stdout}\n${result.stderr}`);
+    throw new Error(
+      `${tool.name} ${args.join(' ')} failed with ${result.code} in ${cwd}\n${result.stdout}\n${result.stderr}`,
+    );
   }
   return result;
 }

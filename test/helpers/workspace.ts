@@ -3,7 +3,18 @@
 // Invariants: never writes into the repo, never chdirs; a `null` leaf is "do not create".
 
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import type { TestContext } from 'node:test';
@@ -62,7 +73,11 @@ export async function waitFor(condition: () => boolean, timeoutMs = 15_000, what
  * FIFO, socket or device as its kind and inode, never opened; with `dirs`, every folder as `dir:<inode>`),
  * leaving out the paths under `skip` (relative prefixes): an inventory to prove what a command touched.
  */
-export function fileDigests(dir: string, skip: readonly string[] = [], options: { dirs?: boolean } = {}): Map<string, string> {
+export function fileDigests(
+  dir: string,
+  skip: readonly string[] = [],
+  options: { dirs?: boolean } = {},
+): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (at: string): void => {
     for (const entry of readdirSync(at, { withFileTypes: true })) {

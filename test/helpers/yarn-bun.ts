@@ -29,13 +29,50 @@ export interface FlavorSpec {
 
 const argvOf =
   (tool: Tool) =>
-  (args: readonly string[]): string[] => [tool.command, ...tool.prefix, ...args, ...(tool.name === 'yarn1' ? ['--offline'] : [])];
+  (args: readonly string[]): string[] => [
+    tool.command,
+    ...tool.prefix,
+    ...args,
+    ...(tool.name === 'yarn1' ? ['--offline'] : []),
+  ];
 
 export const FLAVORS: readonly FlavorSpec[] = [
-  { flavor: 'yarn-pnp', tool: YARN, lockfile: 'yarn.lock', packageManager: 'yarn@4.18.1', frozen: ['install', '--immutable'], addSix: ['workspace', 'b', 'add', 'dep@file:../../vendor/dep-6.0.0.tgz'], argv: argvOf(YARN) },
-  { flavor: 'yarn-nm', tool: YARN, lockfile: 'yarn.lock', packageManager: 'yarn@4.18.1', frozen: ['install', '--immutable'], addSix: ['workspace', 'b', 'add', 'dep@file:../../vendor/dep-6.0.0.tgz'], argv: argvOf(YARN) },
-  { flavor: 'yarn1', tool: YARN1, lockfile: 'yarn.lock', packageManager: 'yarn@1.22.22', frozen: ['install', '--frozen-lockfile'], addSix: ['workspace', 'b', 'add', 'file:../../vendor/dep-6.0.0.tgz'], argv: argvOf(YARN1) },
-  { flavor: 'bun', tool: BUN, lockfile: 'bun.lock', packageManager: 'bun@1.4.5', frozen: ['install', '--frozen-lockfile'], addSix: ['add', '--cwd', 'packages/b', '../../vendor/dep-6.0.0.tgz'], argv: argvOf(BUN) },
+  {
+    flavor: 'yarn-pnp',
+    tool: YARN,
+    lockfile: 'yarn.lock',
+    packageManager: 'yarn@4.18.1',
+    frozen: ['install', '--immutable'],
+    addSix: ['workspace', 'b', 'add', 'dep@file:../../vendor/dep-6.0.0.tgz'],
+    argv: argvOf(YARN),
+  },
+  {
+    flavor: 'yarn-nm',
+    tool: YARN,
+    lockfile: 'yarn.lock',
+    packageManager: 'yarn@4.18.1',
+    frozen: ['install', '--immutable'],
+    addSix: ['workspace', 'b', 'add', 'dep@file:../../vendor/dep-6.0.0.tgz'],
+    argv: argvOf(YARN),
+  },
+  {
+    flavor: 'yarn1',
+    tool: YARN1,
+    lockfile: 'yarn.lock',
+    packageManager: 'yarn@1.22.22',
+    frozen: ['install', '--frozen-lockfile'],
+    addSix: ['workspace', 'b', 'add', 'file:../../vendor/dep-6.0.0.tgz'],
+    argv: argvOf(YARN1),
+  },
+  {
+    flavor: 'bun',
+    tool: BUN,
+    lockfile: 'bun.lock',
+    packageManager: 'bun@1.4.5',
+    frozen: ['install', '--frozen-lockfile'],
+    addSix: ['add', '--cwd', 'packages/b', '../../vendor/dep-6.0.0.tgz'],
+    argv: argvOf(BUN),
+  },
 ];
 
 /** The workspace tree for a flavor (tarballs are passed in: packed once per test file). */
@@ -47,8 +84,20 @@ export function yarnBunTree(spec: FlavorSpec, dep7: Buffer, dep6: Buffer): Tree 
     vendor: { 'dep-7.0.0.tgz': dep7, 'dep-6.0.0.tgz': dep6 },
     packages: {
       a: { 'package.json': JSON.stringify({ name: 'a', version: '1.0.0' }) },
-      b: { 'package.json': JSON.stringify({ name: 'b', version: '1.0.0', dependencies: { a: link, dep: 'file:../../vendor/dep-7.0.0.tgz' } }) },
-      c: { 'package.json': JSON.stringify({ name: 'c', version: '1.0.0', dependencies: { dep: 'file:../../vendor/dep-7.0.0.tgz' } }) },
+      b: {
+        'package.json': JSON.stringify({
+          name: 'b',
+          version: '1.0.0',
+          dependencies: { a: link, dep: 'file:../../vendor/dep-7.0.0.tgz' },
+        }),
+      },
+      c: {
+        'package.json': JSON.stringify({
+          name: 'c',
+          version: '1.0.0',
+          dependencies: { dep: 'file:../../vendor/dep-7.0.0.tgz' },
+        }),
+      },
     },
   };
 }
@@ -68,7 +117,13 @@ export function cloneEnv(spec: FlavorSpec, root: string, env: Record<string, str
 }
 
 /** Write and install a template workspace in `dir` (its lockfile is what every clone starts from). */
-export function installTemplate(spec: FlavorSpec, dir: string, env: Record<string, string>, dep7: Buffer, dep6: Buffer): string {
+export function installTemplate(
+  spec: FlavorSpec,
+  dir: string,
+  env: Record<string, string>,
+  dep7: Buffer,
+  dep6: Buffer,
+): string {
   writeTree(dir, yarnBunTree(spec, dep7, dep6));
   mustRun(spec.tool, ['install'], dir, cloneEnv(spec, dir, env));
   if (!existsSync(join(dir, spec.lockfile))) throw new Error(`${spec.flavor}: the install wrote no ${spec.lockfile}`);
@@ -76,10 +131,24 @@ export function installTemplate(spec: FlavorSpec, dir: string, env: Record<strin
 }
 
 /** A fresh clone of `template`: sources and the lockfile, no installed tree, no install state, no cache. */
-export function freshYarnBunClone(t: Pick<TestContext, 'after'>, spec: FlavorSpec, template: string, env: Record<string, string>): YarnBunWorkspace {
+export function freshYarnBunClone(
+  t: Pick<TestContext, 'after'>,
+  spec: FlavorSpec,
+  template: string,
+  env: Record<string, string>,
+): YarnBunWorkspace {
   const root = tempWorkspace(t, {}, `lockguard-${spec.flavor}-`);
   cloneWorkspace(template, root);
-  for (const path of ['.pnp.cjs', '.pnp.loader.mjs', '.yarn/install-state.gz', '.yarn/cache', '.yarn/unplugged', 'packages/a/node_modules', 'packages/b/node_modules', 'packages/c/node_modules'])
+  for (const path of [
+    '.pnp.cjs',
+    '.pnp.loader.mjs',
+    '.yarn/install-state.gz',
+    '.yarn/cache',
+    '.yarn/unplugged',
+    'packages/a/node_modules',
+    'packages/b/node_modules',
+    'packages/c/node_modules',
+  ])
     rmSync(join(root, path), { recursive: true, force: true });
   const own = cloneEnv(spec, root, env);
   return {

@@ -12,14 +12,19 @@ import { scrubbedEnv } from '../helpers/env.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 function git(root: string, ...args: string[]): void {
-  const result = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: root, encoding: 'utf8', timeout: 30_000 });
+  const result = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   assert.equal(result.status, 0, result.stderr);
 }
 
 test('withLedgerIgnored: added once, after a final newline; any line that already ignores the folder counts', () => {
   assert.match(withLedgerIgnored(undefined) ?? '', /^# .*\n\.lockguard\/\n$/);
   assert.match(withLedgerIgnored('dist') ?? '', /^dist\n# .*\n\.lockguard\/\n$/);
-  for (const line of ['.lockguard', '.lockguard/', '/.lockguard', '/.lockguard/', '  .lockguard/  ']) assert.equal(withLedgerIgnored(`node_modules\r\n${line}\r\n`), undefined, line);
+  for (const line of ['.lockguard', '.lockguard/', '/.lockguard', '/.lockguard/', '  .lockguard/  '])
+    assert.equal(withLedgerIgnored(`node_modules\r\n${line}\r\n`), undefined, line);
   assert.notEqual(withLedgerIgnored('# .lockguard/\n'), undefined, 'a comment ignores nothing');
   assert.notEqual(withLedgerIgnored('packages/a/.lockguard/\n'), undefined, 'another folder');
 });

@@ -37,7 +37,10 @@ test('a lockfile with credentials is kept redacted under the real bytes digest; 
   const digest = sha(WITH_SECRET);
   const kept = fs.readFileSync(blobPath(root, digest));
   assert.ok(!kept.includes(MARK), kept.toString());
-  assert.match(kept.toString(), /tarball: https:\/\/\*\*\*[0-9a-f]{16}@npm\.example\.com\/t\.tgz\?_authToken=\*\*\*[0-9a-f]{16}\}/);
+  assert.match(
+    kept.toString(),
+    /tarball: https:\/\/\*\*\*[0-9a-f]{16}@npm\.example\.com\/t\.tgz\?_authToken=\*\*\*[0-9a-f]{16}\}/,
+  );
   assert.equal(fs.statSync(blobPath(root, digest)).mode & 0o777, 0o600);
   assert.deepEqual(run.record.copies, { [digest]: sha(kept) });
   // Read back through the record as any later process does.
@@ -139,7 +142,11 @@ test('a record whose copies field is garbage is a broken ledger', (t) => {
   const record = JSON.parse(fs.readFileSync(join(run.dir, 'run.json'), 'utf8')) as object;
   for (const copies of [[], 'x', { nope: null }, { [sha(PLAIN)]: 'short' }, { [sha(PLAIN)]: 1 }]) {
     fs.writeFileSync(join(run.dir, 'run.json'), JSON.stringify({ ...record, copies }));
-    assert.throws(() => loadRun(run.dir), { code: 'ERR_LOCKGUARD_BROKEN_LEDGER', path: join(run.dir, 'run.json') }, JSON.stringify(copies));
+    assert.throws(
+      () => loadRun(run.dir),
+      { code: 'ERR_LOCKGUARD_BROKEN_LEDGER', path: join(run.dir, 'run.json') },
+      JSON.stringify(copies),
+    );
   }
 });
 

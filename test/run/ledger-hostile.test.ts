@@ -4,7 +4,18 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
@@ -34,13 +45,25 @@ describe('links and files where the ledger keeps its folders', () => {
       if (part === 'quarantine') {
         write(join(root, 'cache', 'k.tar.zst'), 'k');
         assertSetupError(run(['quarantine', 'list'], root), path);
-        assert.equal(await codeOf(() => quarantine(root, 'r1', [{ runner: 'turbo', key: 'k', cacheDir: join(root, 'cache'), paths: ['k.tar.zst'], reason: 'test' }])), 'ERR_LOCKGUARD_UNSAFE_LEDGER');
+        assert.equal(
+          await codeOf(() =>
+            quarantine(root, 'r1', [
+              { runner: 'turbo', key: 'k', cacheDir: join(root, 'cache'), paths: ['k.tar.zst'], reason: 'test' },
+            ]),
+          ),
+          'ERR_LOCKGUARD_UNSAFE_LEDGER',
+        );
         assert.ok(existsSync(join(root, 'cache', 'k.tar.zst')), 'the entry stays in its cache');
       } else if (part === 'live') {
         assertSetupError(run(['run', '--no-pre-check', '--', 'true'], root), path);
       } else {
         assertSetupError(run(['snapshot'], root), path);
-        assert.equal(await codeOf(() => createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root, { scope: 'inputs' }) })), 'ERR_LOCKGUARD_UNSAFE_LEDGER');
+        assert.equal(
+          await codeOf(() =>
+            createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root, { scope: 'inputs' }) }),
+          ),
+          'ERR_LOCKGUARD_UNSAFE_LEDGER',
+        );
       }
       assert.deepEqual(readdirSync(outside), [], 'nothing was written outside the workspace');
     });
@@ -52,7 +75,13 @@ describe('links and files where the ledger keeps its folders', () => {
       const path = join(root, '.lockguard', part);
       write(path, 'not a folder');
       assertSetupError(run(part === 'live' ? ['run', '--no-pre-check', '--', 'true'] : ['snapshot'], root), path);
-      if (part !== 'live') assert.equal(await codeOf(() => createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root, { scope: 'inputs' }) })), 'ERR_LOCKGUARD_BROKEN_LEDGER');
+      if (part !== 'live')
+        assert.equal(
+          await codeOf(() =>
+            createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root, { scope: 'inputs' }) }),
+          ),
+          'ERR_LOCKGUARD_BROKEN_LEDGER',
+        );
       assert.equal(readFileSync(path, 'utf8'), 'not a folder');
       // A snapshot that failed half way leaves no run behind.
       const runs = join(root, '.lockguard', 'runs');
@@ -96,7 +125,10 @@ describe('forged records', () => {
     const taken = JSON.parse(run(['snapshot', '--json'], root).stdout) as { dir: string; run: string };
     const record = JSON.parse(readFileSync(join(taken.dir, 'run.json'), 'utf8')) as Record<string, unknown>;
     // Bait: the lockfile as it will be after the job's install (so a verify judged by it would allow the save).
-    writeFileSync(join(root, 'pnpm-lock.yaml'), `${readFileSync(join(root, 'pnpm-lock.yaml'), 'utf8')}# rewritten by the job\n`);
+    writeFileSync(
+      join(root, 'pnpm-lock.yaml'),
+      `${readFileSync(join(root, 'pnpm-lock.yaml'), 'utf8')}# rewritten by the job\n`,
+    );
     const bait = readWorkspaceFingerprints(root, { scope: 'inputs' });
     for (const [id, host] of [
       ['20991231T235959999999Z-snapshot-f00001', record['host']],
@@ -106,11 +138,18 @@ describe('forged records', () => {
       const dir = join(root, '.lockguard', 'runs', id);
       mkdirSync(dir);
       writeFileSync(join(dir, 'events.ndjson'), '');
-      writeFileSync(join(dir, 'run.json'), JSON.stringify({ ...record, id, host, at: Date.now(), key: bait.key, entries: bait.entries }));
+      writeFileSync(
+        join(dir, 'run.json'),
+        JSON.stringify({ ...record, id, host, at: Date.now(), key: bait.key, entries: bait.entries }),
+      );
     }
     const verify = run(['verify', '--json'], root);
     assert.equal(verify.code, 1, verify.stderr);
-    assert.equal((JSON.parse(verify.stdout) as { run: string }).run, taken.run, 'judged by the snapshot this host took');
+    assert.equal(
+      (JSON.parse(verify.stdout) as { run: string }).run,
+      taken.run,
+      'judged by the snapshot this host took',
+    );
     assert.equal(findRun(root, undefined, undefined).record.id, taken.run);
   });
 
@@ -118,7 +157,9 @@ describe('forged records', () => {
     const root = tempWorkspace(t, pnpmTree());
     const target = tempWorkspace(t, {}, 'lockguard-target-');
     write(join(root, 'cache', 'abc.tar.zst'), 'bytes');
-    await quarantine(root, 'r1', [{ runner: 'turbo', key: 'abc', cacheDir: join(root, 'cache'), paths: ['abc.tar.zst'], reason: 'test' }]);
+    await quarantine(root, 'r1', [
+      { runner: 'turbo', key: 'abc', cacheDir: join(root, 'cache'), paths: ['abc.tar.zst'], reason: 'test' },
+    ]);
     const journal = join(root, '.lockguard', 'quarantine', 'r1', 'journal.ndjson');
     // Point the entry at another folder (absolute, outside the workspace), and add lines with ".." paths.
     const lines = readFileSync(journal, 'utf8')
@@ -144,15 +185,24 @@ describe('forged records', () => {
     const outside = tempWorkspace(t, {}, 'lockguard-outside-');
     const taken = JSON.parse(run(['snapshot', '--json'], root).stdout) as { dir: string; run: string };
     mkdirSync(join(root, '.lockguard', 'live'));
-    writeFileSync(join(root, '.lockguard', 'live', taken.run), JSON.stringify({ dir: outside, id: taken.run, pid: process.pid, pidStart: 1, policy: 'refuse' }));
-    writeFileSync(join(root, '.lockguard', 'live', 'x'), JSON.stringify({ dir: join(root, '.lockguard', 'runs', 'x'), id: 'x', pid: process.pid, policy: 'refuse' }));
+    writeFileSync(
+      join(root, '.lockguard', 'live', taken.run),
+      JSON.stringify({ dir: outside, id: taken.run, pid: process.pid, pidStart: 1, policy: 'refuse' }),
+    );
+    writeFileSync(
+      join(root, '.lockguard', 'live', 'x'),
+      JSON.stringify({ dir: join(root, '.lockguard', 'runs', 'x'), id: 'x', pid: process.pid, policy: 'refuse' }),
+    );
     // Neither is reported to (a hook would write through them); neither carries this machine's host and
     // boot, so both are foreign: left as they are and reported, nothing recovered from them.
     const status = run(['status'], root);
     assert.equal(status.code, 0, status.stderr);
     assert.deepEqual(readdirSync(outside), []);
     assert.deepEqual(readdirSync(join(root, '.lockguard', 'live')).sort(), [taken.run, 'x'].sort());
-    assert.match(status.stderr, /lockguard: warning: \.lockguard\/ holds 2 records not made on this machine \(live\/\S+, live\/x\): lockguard repairs and recovers nothing from it/);
+    assert.match(
+      status.stderr,
+      /lockguard: warning: \.lockguard\/ holds 2 records not made on this machine \(live\/\S+, live\/x\): lockguard repairs and recovers nothing from it/,
+    );
   });
 });
 
@@ -174,14 +224,26 @@ describe('a huge event log', () => {
         const fd = openSync(events, 'a');
         for (let i = 0; i < 256; i++) writeSync(fd, block);
         writeSync(fd, Buffer.alloc(20 << 20, 0x61));
-        writeSync(fd, `\n${JSON.stringify({ t: 2, type: 'moved', evidence: 'verify', files: [{ path: 'pnpm-lock.yaml', kind: 'rewritten', was: null, now: null }] })}\n`);
+        writeSync(
+          fd,
+          `\n${JSON.stringify({ t: 2, type: 'moved', evidence: 'verify', files: [{ path: 'pnpm-lock.yaml', kind: 'rewritten', was: null, now: null }] })}\n`,
+        );
         closeSync(fd);
       }
       const preload = join(base, 'rss.cjs');
-      writeFileSync(preload, "process.on('exit', () => require('fs').writeFileSync(process.env.RSS_OUT, String(process.resourceUsage().maxRSS)));\n");
+      writeFileSync(
+        preload,
+        "process.on('exit', () => require('fs').writeFileSync(process.env.RSS_OUT, String(process.resourceUsage().maxRSS)));\n",
+      );
       const measured = (argv: readonly string[]): { code: number | null; rssMb: number; stderr: string } => {
         const out = join(base, `rss-${argv[0]}`);
-        const result = spawnSync(process.execPath, ['--require', preload, BIN, ...argv], { cwd: root, env: { ...scrubbedEnv(), RSS_OUT: out }, encoding: 'utf8', timeout: 120_000, maxBuffer: 64 << 20 });
+        const result = spawnSync(process.execPath, ['--require', preload, BIN, ...argv], {
+          cwd: root,
+          env: { ...scrubbedEnv(), RSS_OUT: out },
+          encoding: 'utf8',
+          timeout: 120_000,
+          maxBuffer: 64 << 20,
+        });
         return { code: result.status, rssMb: Number(readFileSync(out, 'utf8')) / 1024, stderr: result.stderr };
       };
       const verify = measured(['verify', '--run', taken.run]);

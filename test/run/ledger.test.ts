@@ -5,7 +5,18 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
-import { appendEvent, createRun, findRun, loadRun, readEvents, ensureLedger, listRunIds, newRunId, runIdAt, runIdTime } from '../../lib/run/ledger.js';
+import {
+  appendEvent,
+  createRun,
+  findRun,
+  loadRun,
+  readEvents,
+  ensureLedger,
+  listRunIds,
+  newRunId,
+  runIdAt,
+  runIdTime,
+} from '../../lib/run/ledger.js';
 import { readBlob } from '../../lib/run/blobs.js';
 import { findLiveRuns, listMarkers, registerLive, unregisterLive, processStart } from '../../lib/run/live.js';
 import { verifyRun } from '../../lib/run/verdict.js';
@@ -63,10 +74,16 @@ test('run ids sort by creation within one microsecond: a forced tie is broken by
   // Through the ledger: runs created back to back (many within one millisecond) come back newest first.
   const root = tempWorkspace(t, pnpmTree(LOCK));
   const table = readWorkspaceFingerprints(root, { scope: 'inputs' });
-  const created = Array.from({ length: 25 }, (_, i) => createRun({ kind: i % 3 === 0 ? 'run' : 'snapshot', table }).record.id);
+  const created = Array.from(
+    { length: 25 },
+    (_, i) => createRun({ kind: i % 3 === 0 ? 'run' : 'snapshot', table }).record.id,
+  );
   assert.deepEqual(listRunIds(root), [...created].reverse());
   assert.equal(findRun(root, undefined, undefined).record.id, created.at(-1));
-  assert.equal(findRun(root, undefined, undefined, 'run').record.id, created.filter((id) => id.includes('-run-')).at(-1));
+  assert.equal(
+    findRun(root, undefined, undefined, 'run').record.id,
+    created.filter((id) => id.includes('-run-')).at(-1),
+  );
   // Ids written by lockguard 0.1 (millisecond stamps) are still listed.
   fs.mkdirSync(join(root, '.lockguard/runs/20200101T000000000Z-snapshot-abcdef'));
   assert.equal(listRunIds(root).at(-1), '20200101T000000000Z-snapshot-abcdef');
@@ -103,10 +120,22 @@ test('live markers: found while the process lives; a dead or untrusted one is no
   assert.deepEqual(findLiveRuns(root), []);
   fs.mkdirSync(join(root, '.lockguard'));
   const dir = (id: string): string => join(root, '.lockguard', 'runs', id);
-  registerLive(root, { dir: dir('a'), id: 'a', pid: process.pid, pidStart: processStart(process.pid), policy: 'refuse' });
+  registerLive(root, {
+    dir: dir('a'),
+    id: 'a',
+    pid: process.pid,
+    pidStart: processStart(process.pid),
+    policy: 'refuse',
+  });
   registerLive(root, { dir: dir('b'), id: 'b', pid: process.pid, pidStart: 1, policy: 'flag' });
   registerLive(root, { dir: dir('c'), id: 'c', pid: process.pid, pidStart: null, policy: 'flag' });
-  registerLive(root, { dir: join(root, 'elsewhere'), id: 'd', pid: process.pid, pidStart: processStart(process.pid), policy: 'flag' });
+  registerLive(root, {
+    dir: join(root, 'elsewhere'),
+    id: 'd',
+    pid: process.pid,
+    pidStart: processStart(process.pid),
+    policy: 'flag',
+  });
   fs.writeFileSync(join(root, '.lockguard/live/garbage'), 'not json');
   assert.deepEqual(
     findLiveRuns(root).map((run) => run.id),
@@ -134,7 +163,16 @@ test('a live folder that is a symlink is never read through', (t) => {
   const root = tempWorkspace(t, pnpmTree(LOCK));
   const elsewhere = tempWorkspace(t);
   fs.mkdirSync(join(root, '.lockguard'));
-  fs.writeFileSync(join(elsewhere, 'x'), JSON.stringify({ dir: join(root, '.lockguard', 'runs', 'x'), id: 'x', pid: process.pid, pidStart: processStart(process.pid), policy: 'refuse' }));
+  fs.writeFileSync(
+    join(elsewhere, 'x'),
+    JSON.stringify({
+      dir: join(root, '.lockguard', 'runs', 'x'),
+      id: 'x',
+      pid: process.pid,
+      pidStart: processStart(process.pid),
+      policy: 'refuse',
+    }),
+  );
   fs.symlinkSync(elsewhere, join(root, '.lockguard', 'live'));
   assert.deepEqual(findLiveRuns(root), []);
   assert.deepEqual(listMarkers(root), []);

@@ -29,7 +29,11 @@ function run(root: string, kind: RunKind, lockfile: string): string {
 
 /** A run id stamped `minutesAgo` before now (newRunId never goes back in time). */
 function idAgo(minutesAgo: number): string {
-  return runIdAt('run', (Date.now() - minutesAgo * 60_000) * 1000, createHash('sha256').update(String(Math.random())).digest('hex').slice(0, 6));
+  return runIdAt(
+    'run',
+    (Date.now() - minutesAgo * 60_000) * 1000,
+    createHash('sha256').update(String(Math.random())).digest('hex').slice(0, 6),
+  );
 }
 
 /** A run folder with an id stamped `minutesAgo` before now and no record (a creation killed half way). */
@@ -52,7 +56,13 @@ test('keeps the newest, the newest of each kind, live, quarantined, named and un
   const snapshotNew = run(root, 'snapshot', LOCK_B);
   const young = recordless(root, 0);
   const newest = [run(root, 'run', LOCK_B), run(root, 'run', LOCK_B)];
-  registerLive(root, { dir: join(root, '.lockguard', 'runs', liveRun), id: liveRun, pid: process.pid, pidStart: processStart(process.pid), policy: 'withhold' });
+  registerLive(root, {
+    dir: join(root, '.lockguard', 'runs', liveRun),
+    id: liveRun,
+    pid: process.pid,
+    pidStart: processStart(process.pid),
+    policy: 'withhold',
+  });
   fs.mkdirSync(join(root, '.lockguard', 'quarantine', quarantined), { recursive: true });
   fs.writeFileSync(join(root, '.lockguard', 'runs', broken, 'run.json'), '{not json');
   const ledger = join(root, '.lockguard');
@@ -91,7 +101,8 @@ test('keeps the newest, the newest of each kind, live, quarantined, named and un
   const gone = [...before.keys()].filter((path) => !after.has(path));
   const removedIds = new Set(result.removed.map((run) => run.id));
   assert.ok(gone.length > 0);
-  for (const path of gone) assert.ok(removedIds.has(path.split('/')[1] ?? ''), `only removed runs' files went: ${path}`);
+  for (const path of gone)
+    assert.ok(removedIds.has(path.split('/')[1] ?? ''), `only removed runs' files went: ${path}`);
   assert.deepEqual(
     fs.readdirSync(join(ledger, 'runs')).filter((name) => name.startsWith('.')),
     [],
@@ -112,7 +123,11 @@ test('keeps the newest, the newest of each kind, live, quarantined, named and un
     third.removed.map((run) => run.id),
     [named, quarantined],
   );
-  assert.deepEqual(fs.readdirSync(join(ledger, 'blobs')).sort(), [sha(LOCK_A), sha(LOCK_B)].sort(), 'the live run still names LOCK_A');
+  assert.deepEqual(
+    fs.readdirSync(join(ledger, 'blobs')).sort(),
+    [sha(LOCK_A), sha(LOCK_B)].sort(),
+    'the live run still names LOCK_A',
+  );
 });
 
 test('a run whose recording process still runs here is kept as live, marker or not (it may be starting)', (t) => {

@@ -108,7 +108,14 @@ test('lockguard run: a writer that truncates and then writes the same bytes repo
   // The hidden lockfile in other bytes that still agree with package-lock.json: an install, no move.
   const other = cliProcess(slowWriter(HIDDEN, HIDDEN_BYTES.replace('root', 'moved')), root, undefined, 30_000);
   assert.equal(other.code, 0, other.stderr);
-  assert.ok(other.stderr.split('\n').includes('[lockguard] installed: node_modules/.package-lock.json rewritten; no input changed, so nothing was withheld or refused'), other.stderr);
+  assert.ok(
+    other.stderr
+      .split('\n')
+      .includes(
+        '[lockguard] installed: node_modules/.package-lock.json rewritten; no input changed, so nothing was withheld or refused',
+      ),
+    other.stderr,
+  );
   // The lockfile itself, written the same way in other bytes: a move.
   const lock = cliProcess(slowWriter('package-lock.json', LOCK.replace('root', 'moved')), root, undefined, 30_000);
   assert.equal(lock.code, 0, lock.stderr);

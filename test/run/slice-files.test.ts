@@ -56,7 +56,11 @@ function workspace(t: Parameters<typeof tempWorkspace>[0]): string {
     'package.json': '{"name":"root","private":true}',
     'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
     'pnpm-lock.yaml': LOCK,
-    packages: { a: { 'package.json': '{"name":"a"}' }, b: { 'package.json': '{"name":"b"}' }, c: { 'package.json': '{"name":"c"}' } },
+    packages: {
+      a: { 'package.json': '{"name":"a"}' },
+      b: { 'package.json': '{"name":"b"}' },
+      c: { 'package.json': '{"name":"c"}' },
+    },
   });
 }
 
@@ -69,21 +73,33 @@ test("every project gets its slice digest and the root importer's, in the docume
   assert.equal(pass?.kind, 'written');
   assert.deepEqual(pass?.kind === 'written' ? pass.created : [], ['.', 'packages/a', 'packages/b', 'packages/c']);
   const digests = new Map(projectSlices(root).slices.map((slice) => [slice.importer, slice.digest]));
-  assert.equal(textOf(root, 'packages/b'), `${SLICE_FILE_VERSION}\nimporter packages/b\nslice ${digests.get('packages/b')}\nroot ${digests.get('.')}\n`);
+  assert.equal(
+    textOf(root, 'packages/b'),
+    `${SLICE_FILE_VERSION}\nimporter packages/b\nslice ${digests.get('packages/b')}\nroot ${digests.get('.')}\n`,
+  );
   assert.equal(textOf(root, '.'), `${SLICE_FILE_VERSION}\nimporter .\nslice ${digests.get('.')}\n`);
-  assert.equal(textOf(root, 'packages/a'), sliceFileText('packages/a', digests.get('packages/a') ?? '', digests.get('.')));
+  assert.equal(
+    textOf(root, 'packages/a'),
+    sliceFileText('packages/a', digests.get('packages/a') ?? '', digests.get('.')),
+  );
 });
 
 test('nothing changed: no file is rewritten (same inode and ctime), and a new lockfile rewrites only the slices it moved', async (t) => {
   const root = workspace(t);
   await writeSliceFiles(root);
-  const before = new Map(['.', 'packages/a', 'packages/b', 'packages/c'].map((importer) => [importer, statSync(fileOf(root, importer))]));
+  const before = new Map(
+    ['.', 'packages/a', 'packages/b', 'packages/c'].map((importer) => [importer, statSync(fileOf(root, importer))]),
+  );
   // The same lockfile: the record answers (no pass), nothing is touched.
   assert.deepEqual(await writeSliceFiles(root), { kind: 'current' });
   // A file removed by hand is noticed by the stat check, and only it is written back.
   rmSync(fileOf(root, 'packages/c'));
   const back = await writeSliceFiles(root);
-  assert.deepEqual(back?.kind === 'written' ? [back.created, back.changed, back.unchanged] : undefined, [['packages/c'], [], 3]);
+  assert.deepEqual(back?.kind === 'written' ? [back.created, back.changed, back.unchanged] : undefined, [
+    ['packages/c'],
+    [],
+    3,
+  ]);
   // is-number re-resolved: b's slice moves, and a's (a links b); c and the root stay as they were.
   writeFileSync(join(root, 'pnpm-lock.yaml'), LOCK.replace('sha512-seven', 'sha512-other'));
   const moved = writeSliceFilesSync(root);
@@ -91,9 +107,17 @@ test('nothing changed: no file is rewritten (same inode and ctime), and a new lo
   assert.equal(statSync(fileOf(root, '.')).ino, before.get('.')?.ino);
   assert.equal(statSync(fileOf(root, '.')).ctimeMs, before.get('.')?.ctimeMs);
   // A root devDependency bump changes every project's file (the root's bins reach every script).
-  writeFileSync(join(root, 'pnpm-lock.yaml'), LOCK.replace('sha512-seven', 'sha512-other').replace('sha512-tool', 'sha512-tool2'));
+  writeFileSync(
+    join(root, 'pnpm-lock.yaml'),
+    LOCK.replace('sha512-seven', 'sha512-other').replace('sha512-tool', 'sha512-tool2'),
+  );
   const rootMoved = await writeSliceFiles(root);
-  assert.deepEqual(rootMoved?.kind === 'written' ? rootMoved.changed : undefined, ['.', 'packages/a', 'packages/b', 'packages/c']);
+  assert.deepEqual(rootMoved?.kind === 'written' ? rootMoved.changed : undefined, [
+    '.',
+    'packages/a',
+    'packages/b',
+    'packages/c',
+  ]);
 });
 
 test('a project that left the workspace loses its file; a file lockguard did not write, or one the record names outside, is never removed', async (t) => {
@@ -108,10 +132,17 @@ test('a project that left the workspace loses its file; a file lockguard did not
   mkdirSync(join(root, 'packages', 'd'));
   writeFileSync(fileOf(root, 'packages/d'), 'my own notes\n');
   const outside = tempWorkspace(t, { [SLICE_FILE]: `${SLICE_FILE_VERSION}\nimporter .\nslice x\n` });
-  const record = JSON.parse(readFileSync(join(root, '.lockguard', 'slice-files.json'), 'utf8')) as { digest: string | null; files: object[] };
+  const record = JSON.parse(readFileSync(join(root, '.lockguard', 'slice-files.json'), 'utf8')) as {
+    digest: string | null;
+    files: object[];
+  };
   const file = { dev: 0, ino: 0, size: 0, ctimeMs: 0 };
   record.digest = null;
-  record.files.push({ importer: 'packages/d', ...file }, { importer: `../${outside.split('/').at(-1)}`, ...file }, { importer: outside, ...file });
+  record.files.push(
+    { importer: 'packages/d', ...file },
+    { importer: `../${outside.split('/').at(-1)}`, ...file },
+    { importer: outside, ...file },
+  );
   writeFileSync(join(root, '.lockguard', 'slice-files.json'), JSON.stringify(record));
   const again = await writeSliceFiles(root);
   assert.deepEqual(again?.kind === 'written' ? again.removed : undefined, []);
@@ -158,7 +189,12 @@ test("expectedSliceFiles (plan's keys-would-change) names exactly what a pass th
   const expected = await expectedSliceFiles(root);
   assert.equal(existsSync(fileOf(root, 'packages/a')), false, 'nothing written');
   await writeSliceFiles(root);
-  assert.deepEqual([...expected.keys()].sort(), [SLICE_FILE, `packages/a/${SLICE_FILE}`, `packages/b/${SLICE_FILE}`, `packages/c/${SLICE_FILE}`]);
+  assert.deepEqual([...expected.keys()].sort(), [
+    SLICE_FILE,
+    `packages/a/${SLICE_FILE}`,
+    `packages/b/${SLICE_FILE}`,
+    `packages/c/${SLICE_FILE}`,
+  ]);
   for (const [file, text] of expected) assert.equal(readFileSync(join(root, file), 'utf8'), text, file);
   writeFileSync(join(root, 'pnpm-lock.yaml'), LOCK.replaceAll('7.0.0', '7.0.1'));
   const moved = await expectedSliceFiles(root);

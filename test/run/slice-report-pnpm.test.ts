@@ -21,23 +21,40 @@ for (const [label, pnpm] of PNPMS) {
     const root = tempWorkspace(t, {
       'package.json': '{"name":"root","private":true}',
       'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
-      vendor: { 'is-number-7': { 'package.json': '{"name":"is-number","version":"7.0.0"}' }, 'is-number-6': { 'package.json': '{"name":"is-number","version":"6.0.0"}' } },
+      vendor: {
+        'is-number-7': { 'package.json': '{"name":"is-number","version":"7.0.0"}' },
+        'is-number-6': { 'package.json': '{"name":"is-number","version":"6.0.0"}' },
+      },
       packages: {
         a: { 'package.json': '{"name":"a","version":"1.0.0","dependencies":{"b":"workspace:*"}}' },
-        b: { 'package.json': '{"name":"b","version":"1.0.0","dependencies":{"is-number":"file:../../vendor/is-number-7"}}' },
+        b: {
+          'package.json': '{"name":"b","version":"1.0.0","dependencies":{"is-number":"file:../../vendor/is-number-7"}}',
+        },
         c: { 'package.json': '{"name":"c","version":"1.0.0"}' },
       },
       home: {},
     });
     const env = isolatedEnv(join(root, 'home'));
-    const pm = (...args: string[]) => spawnSync(pnpm[0] as string, [...pnpm.slice(1), ...args, '--offline'], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
+    const pm = (...args: string[]) =>
+      spawnSync(pnpm[0] as string, [...pnpm.slice(1), ...args, '--offline'], {
+        cwd: root,
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
     assert.equal(pm('install').status, 0, 'first install');
     assert.equal(cliProcess(['snapshot'], root, env).code, 0);
     const add = pm('--filter', 'b', 'add', 'is-number@file:../../vendor/is-number-6');
     assert.equal(add.status, 0, add.stderr);
     const verify = cliProcess(['verify', '--json'], root, env);
     assert.equal(verify.code, 1);
-    const [move] = (JSON.parse(verify.stdout) as { slices: { diff: { changed: { importer: string; packages: { name: string; kind: string }[] }[]; unchanged: number } }[] }).slices;
+    const [move] = (
+      JSON.parse(verify.stdout) as {
+        slices: {
+          diff: { changed: { importer: string; packages: { name: string; kind: string }[] }[]; unchanged: number };
+        }[];
+      }
+    ).slices;
     assert.deepEqual(
       move?.diff.changed.map((change) => change.importer),
       ['packages/b', 'packages/a'],

@@ -51,7 +51,11 @@ async function snapshotted(t: Parameters<typeof tempWorkspace>[0]): Promise<stri
     'package.json': '{"name":"root","private":true}',
     'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
     'pnpm-lock.yaml': lock('7.0.0'),
-    packages: { a: { 'package.json': '{"name":"a"}' }, b: { 'package.json': '{"name":"b"}' }, c: { 'package.json': '{"name":"c"}' } },
+    packages: {
+      a: { 'package.json': '{"name":"a"}' },
+      b: { 'package.json': '{"name":"b"}' },
+      c: { 'package.json': '{"name":"c"}' },
+    },
   });
   assert.equal((await cli(['snapshot'], root)).code, 0);
   return root;
@@ -62,7 +66,13 @@ test('verify --json and status --json carry the slice diff of a moved lockfile',
   writeFileSync(join(root, 'pnpm-lock.yaml'), lock('6.0.0'));
   const verify = await cli(['verify', '--json'], root);
   assert.equal(verify.code, 1);
-  const verdict = JSON.parse(verify.stdout) as { slices: { lockfile: string; gap: null; diff: { changed: { importer: string; name: string; packages: unknown[] }[]; unchanged: number } }[] };
+  const verdict = JSON.parse(verify.stdout) as {
+    slices: {
+      lockfile: string;
+      gap: null;
+      diff: { changed: { importer: string; name: string; packages: unknown[] }[]; unchanged: number };
+    }[];
+  };
   assert.equal(verdict.slices.length, 1);
   const [move] = verdict.slices;
   assert.equal(move?.lockfile, 'pnpm-lock.yaml');
@@ -73,12 +83,17 @@ test('verify --json and status --json carry the slice diff of a moved lockfile',
       ['packages/a', 'a'],
     ],
   );
-  assert.deepEqual(move?.diff.changed[1]?.packages, [{ name: 'is-number', kind: 'changed', from: ['7.0.0'], to: ['6.0.0'] }]);
+  assert.deepEqual(move?.diff.changed[1]?.packages, [
+    { name: 'is-number', kind: 'changed', from: ['7.0.0'], to: ['6.0.0'] },
+  ]);
   assert.equal(move?.diff.unchanged, 2);
   const status = JSON.parse((await cli(['status', '--json'], root)).stdout) as { slices: typeof verdict.slices };
   assert.deepEqual(status.slices, verdict.slices);
   // The text forms carry one line each.
-  assert.equal((await cli(['verify'], root)).stderr.split('\n').filter((line) => line.includes('pnpm-lock.yaml moved:')).length, 1);
+  assert.equal(
+    (await cli(['verify'], root)).stderr.split('\n').filter((line) => line.includes('pnpm-lock.yaml moved:')).length,
+    1,
+  );
   assert.equal((await cli(['status'], root)).stdout.split('\n').filter((line) => line.startsWith('slices ')).length, 1);
 });
 
@@ -86,7 +101,10 @@ test('describeLockfileMove: undefined while unmoved; gaps when the old bytes are
   const root = await snapshotted(t);
   const { record } = findRun(root, undefined, undefined);
   assert.equal(await describeLockfileMove(record, root), undefined);
-  writeFileSync(join(root, 'pnpm-lock.yaml'), readFileSync(join(root, 'pnpm-lock.yaml'), 'utf8').replace('sha512-seven', 'sha512-other'));
+  writeFileSync(
+    join(root, 'pnpm-lock.yaml'),
+    readFileSync(join(root, 'pnpm-lock.yaml'), 'utf8').replace('sha512-seven', 'sha512-other'),
+  );
   const moved = await describeLockfileMove(record, root);
   assert.deepEqual(
     moved?.diff?.changed.map((change) => change.contentChanged),
@@ -102,18 +120,35 @@ test('describeLockfileMove: undefined while unmoved; gaps when the old bytes are
 });
 
 test('a pnpm 8 lockfile (v6) that moved: verify --json carries its slice diff too', async (t) => {
-  const v6 = readFileSync(join(repoRoot(), 'test', 'core', 'slices', 'fixtures', 'pnpm8-registry', 'pnpm-lock.yaml'), 'utf8');
+  const v6 = readFileSync(
+    join(repoRoot(), 'test', 'core', 'slices', 'fixtures', 'pnpm8-registry', 'pnpm-lock.yaml'),
+    'utf8',
+  );
   const root = tempWorkspace(t, {
     'package.json': '{"name":"root","private":true}',
     'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
     'pnpm-lock.yaml': v6,
-    packages: { app: { 'package.json': '{"name":"@w/app"}' }, lib: { 'package.json': '{"name":"@w/lib"}' }, tool: { 'package.json': '{"name":"@w/tool"}' } },
+    packages: {
+      app: { 'package.json': '{"name":"@w/app"}' },
+      lib: { 'package.json': '{"name":"@w/lib"}' },
+      tool: { 'package.json': '{"name":"@w/tool"}' },
+    },
   });
   assert.equal((await cli(['snapshot'], root)).code, 0);
-  writeFileSync(join(root, 'pnpm-lock.yaml'), v6.replaceAll('/ms@2.1.2:', '/ms@2.1.3:').replaceAll('ms: 2.1.2', 'ms: 2.1.3'));
+  writeFileSync(
+    join(root, 'pnpm-lock.yaml'),
+    v6.replaceAll('/ms@2.1.2:', '/ms@2.1.3:').replaceAll('ms: 2.1.2', 'ms: 2.1.3'),
+  );
   const verify = await cli(['verify', '--json'], root);
   assert.equal(verify.code, 1);
-  const [move] = (JSON.parse(verify.stdout) as { slices: { gap: string | null; diff: { changed: { importer: string; packages: unknown[] }[]; unchanged: number } }[] }).slices;
+  const [move] = (
+    JSON.parse(verify.stdout) as {
+      slices: {
+        gap: string | null;
+        diff: { changed: { importer: string; packages: unknown[] }[]; unchanged: number };
+      }[];
+    }
+  ).slices;
   assert.equal(move?.gap, null);
   assert.deepEqual(
     move?.diff.changed.map((change) => change.importer),
@@ -128,7 +163,8 @@ test("status shows the slice line of the run's report after the lockfile is back
   // A run whose command moves the lockfile (b's is-number 7.0.0 -> 6.0.0); afterwards the file is put back.
   const moving = `require('fs').writeFileSync('pnpm-lock.yaml', ${JSON.stringify(lock('6.0.0'))})`;
   const run = await cli(['run', '--no-pre-check', '--', process.execPath, '-e', moving], root);
-  const line = 'slices   pnpm-lock.yaml moved: the slices of 2 projects changed: packages/b (is-number 7.0.0 \u2192 6.0.0), packages/a (through its dependencies: is-number 7.0.0 \u2192 6.0.0); 2 other projects unchanged';
+  const line =
+    'slices   pnpm-lock.yaml moved: the slices of 2 projects changed: packages/b (is-number 7.0.0 \u2192 6.0.0), packages/a (through its dependencies: is-number 7.0.0 \u2192 6.0.0); 2 other projects unchanged';
   assert.equal(
     (await cli(['status'], root)).stdout.split('\n').find((text) => text.startsWith('slices ')),
     line,

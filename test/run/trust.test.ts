@@ -10,7 +10,17 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { isLockguardError } from '../../lib/core/errors.js';
 import { acquireLock, deadLocks } from '../../lib/run/ledger-lock.js';
-import { foreignClaims, foreignLine, machineStamp, madeHere, madeOnThisHost, noPlaces, thisMachine, trustedCache, trustedPlaces } from '../../lib/run/trust.js';
+import {
+  foreignClaims,
+  foreignLine,
+  machineStamp,
+  madeHere,
+  madeOnThisHost,
+  noPlaces,
+  thisMachine,
+  trustedCache,
+  trustedPlaces,
+} from '../../lib/run/trust.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 function deadPid(): number {
@@ -52,7 +62,11 @@ test('trusted places: a record names a handed-in cache exactly; never the worksp
   );
   assert.equal(trustedCache(places, join(root, '.turbo', 'cache'), 'turbo')?.dir, join(root, '.turbo', 'cache'));
   assert.equal(trustedCache(places, join(root, '.turbo', 'cache'), 'nx'), undefined, 'another runner');
-  assert.equal(trustedCache(places, join(root, '.turbo', 'cache', 'sub')), undefined, 'inside a cache is not the cache');
+  assert.equal(
+    trustedCache(places, join(root, '.turbo', 'cache', 'sub')),
+    undefined,
+    'inside a cache is not the cache',
+  );
   assert.equal(trustedCache(places, join(root, '.turbo')), undefined);
   assert.equal(trustedCache(places, `${root}/.turbo/cache/../cache`), undefined, 'not normalized');
   assert.equal(trustedCache(places, '.turbo/cache'), undefined, 'relative');
@@ -71,14 +85,18 @@ test('locks: another boot of this host, another host, or no fields: foreign (nev
   mkdirSync(live, { recursive: true });
   const dead = { pid: deadPid(), pidStart: 1, t: Date.now() - 60_000 };
   writeFileSync(join(live, '.lock-otherboot'), JSON.stringify({ ...dead, host: hostname(), boot: randomUUID() }));
-  writeFileSync(join(live, '.lock-otherhost'), JSON.stringify({ ...dead, host: 'elsewhere', boot: thisMachine().boot }));
+  writeFileSync(
+    join(live, '.lock-otherhost'),
+    JSON.stringify({ ...dead, host: 'elsewhere', boot: thisMachine().boot }),
+  );
   writeFileSync(join(live, '.lock-nofields'), JSON.stringify(dead));
   writeFileSync(join(live, '.lock-here'), JSON.stringify({ ...dead, ...machineStamp() }));
   assert.deepEqual(deadLocks(['.lock-otherboot', '.lock-otherhost', '.lock-nofields', '.lock-here'], live), ['here']);
   for (const name of ['otherboot', 'otherhost', 'nofields']) {
     assert.throws(
       () => acquireLock(root, name),
-      (error: unknown) => isLockguardError(error) && error.code === 'ERR_LOCKGUARD_FOREIGN' && error.message.includes(`.lock-${name}`),
+      (error: unknown) =>
+        isLockguardError(error) && error.code === 'ERR_LOCKGUARD_FOREIGN' && error.message.includes(`.lock-${name}`),
     );
     assert.ok(readFileSync(join(live, `.lock-${name}`), 'utf8').includes(String(dead.pid)), 'left as it was');
   }

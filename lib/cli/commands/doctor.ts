@@ -60,24 +60,54 @@ function nodeCheck(): CheckResult {
   const [major = 0] = process.versions.node.split('.').map(Number);
   return major >= 20
     ? { check: 'node', level: 'ok', detail: `Node.js ${process.versions.node}` }
-    : { check: 'node', level: 'fail', detail: `Node.js ${process.versions.node} is older than lockguard supports`, fix: 'Use Node.js 20 or newer.' };
+    : {
+        check: 'node',
+        level: 'fail',
+        detail: `Node.js ${process.versions.node} is older than lockguard supports`,
+        fix: 'Use Node.js 20 or newer.',
+      };
 }
 
 function tableChecks(workspace: Workspace): CheckResult[] {
   try {
     const table = readWorkspaceFingerprints(workspace.root, { manager: workspace.manager });
     const present = table.entries.filter((entry) => entry.digest !== null).map((entry) => entry.path);
-    const results: CheckResult[] = [{ check: 'table', level: 'ok', detail: `${workspace.manager} workspace at ${workspace.root}: ${present.join(', ') || 'no files yet'}` }];
+    const results: CheckResult[] = [
+      {
+        check: 'table',
+        level: 'ok',
+        detail: `${workspace.manager} workspace at ${workspace.root}: ${present.join(', ') || 'no files yet'}`,
+      },
+    ];
     const install = checkInstall(table);
     results.push(
       install.ok
-        ? { check: 'install', level: 'ok', detail: install.checked === 'nothing' ? `no pre-run check for ${workspace.manager}` : 'the installed tree holds what the lockfile says' }
-        : { check: 'install', level: 'warn', detail: install.detail, fix: 'lockguard run will refuse to start: install first (frozen), or pass --no-pre-check.' },
+        ? {
+            check: 'install',
+            level: 'ok',
+            detail:
+              install.checked === 'nothing'
+                ? `no pre-run check for ${workspace.manager}`
+                : 'the installed tree holds what the lockfile says',
+          }
+        : {
+            check: 'install',
+            level: 'warn',
+            detail: install.detail,
+            fix: 'lockguard run will refuse to start: install first (frozen), or pass --no-pre-check.',
+          },
     );
     return results;
   } catch (error) {
     if (!isLockguardError(error)) throw error;
-    return [{ check: 'table', level: 'fail', detail: error.message, ...(error.hint === undefined ? {} : { fix: error.hint }) }];
+    return [
+      {
+        check: 'table',
+        level: 'fail',
+        detail: error.message,
+        ...(error.hint === undefined ? {} : { fix: error.hint }),
+      },
+    ];
   }
 }
 
@@ -88,11 +118,41 @@ const UPDATE_CONFIG_SINCE = { major: 10, minor: 8 } as const;
 function pnpmVersionCheck(root: string, env: Io['env']): { result: CheckResult; major: number | undefined } {
   const pnpm = effectivePnpm(root, env);
   const major = majorOf(pnpm.version);
-  if (pnpm.version === undefined) return { result: { check: 'pnpm', level: 'warn', detail: 'no pnpm found on PATH, and none pinned in packageManager', fix: 'Install pnpm, or pin it in packageManager.' }, major };
-  if (pnpm.found.path === undefined) return { result: { check: 'pnpm', level: 'warn', detail: `${pnpm.why}, but no pnpm executable is on PATH`, fix: 'Install pnpm, or enable corepack (corepack enable).' }, major };
+  if (pnpm.version === undefined)
+    return {
+      result: {
+        check: 'pnpm',
+        level: 'warn',
+        detail: 'no pnpm found on PATH, and none pinned in packageManager',
+        fix: 'Install pnpm, or pin it in packageManager.',
+      },
+      major,
+    };
+  if (pnpm.found.path === undefined)
+    return {
+      result: {
+        check: 'pnpm',
+        level: 'warn',
+        detail: `${pnpm.why}, but no pnpm executable is on PATH`,
+        fix: 'Install pnpm, or enable corepack (corepack enable).',
+      },
+      major,
+    };
   const [, minor = 0] = pnpm.version.split('.').map(Number);
-  if ((major ?? 0) > UPDATE_CONFIG_SINCE.major || (major === UPDATE_CONFIG_SINCE.major && minor >= UPDATE_CONFIG_SINCE.minor)) return { result: { check: 'pnpm', level: 'ok', detail: `${pnpm.why} runs here` }, major };
-  return { result: { check: 'pnpm', level: 'warn', detail: `${pnpm.why} runs here: it has no updateConfig hook for every command, so hook reports and refuse work only for installs`, fix: 'Use pnpm 10.8 or newer.' }, major };
+  if (
+    (major ?? 0) > UPDATE_CONFIG_SINCE.major ||
+    (major === UPDATE_CONFIG_SINCE.major && minor >= UPDATE_CONFIG_SINCE.minor)
+  )
+    return { result: { check: 'pnpm', level: 'ok', detail: `${pnpm.why} runs here` }, major };
+  return {
+    result: {
+      check: 'pnpm',
+      level: 'warn',
+      detail: `${pnpm.why} runs here: it has no updateConfig hook for every command, so hook reports and refuse work only for installs`,
+      fix: 'Use pnpm 10.8 or newer.',
+    },
+    major,
+  };
 }
 
 function hookChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
@@ -108,19 +168,25 @@ function hookChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
     }
     const costly = major !== undefined && major >= 11;
     if (shim.includes('lockguard/pnpmfile')) {
-      results.push({ check: 'pnpmfile', level: 'ok', detail: `.pnpmfile.cjs loads lockguard/pnpmfile${costly ? ' (on pnpm 11+ any pnpmfile makes every pnpm command start node helpers: a no-op install about 4x slower)' : ''}` });
+      results.push({
+        check: 'pnpmfile',
+        level: 'ok',
+        detail: `.pnpmfile.cjs loads lockguard/pnpmfile${costly ? ' (on pnpm 11+ any pnpmfile makes every pnpm command start node helpers: a no-op install about 4x slower)' : ''}`,
+      });
     } else if (costly) {
       results.push({
         check: 'pnpmfile',
         level: 'ok',
-        detail: 'no lockguard pnpmfile (the pnpm 11+ default: every pnpm command stays fast); lockguard run refuses pnpm install and the install before pnpm run through the environment, and catches pnpm add after the fact',
+        detail:
+          'no lockguard pnpmfile (the pnpm 11+ default: every pnpm command stays fast); lockguard run refuses pnpm install and the install before pnpm run through the environment, and catches pnpm add after the fact',
         fix: 'Optional: lockguard init --pnpmfile to refuse pnpm add/update/remove at the source too.',
       });
     } else {
       results.push({
         check: 'pnpmfile',
         level: 'warn',
-        detail: '.pnpmfile.cjs does not load lockguard/pnpmfile: installs are still caught after the fact, but not reported early nor refused at the source',
+        detail:
+          '.pnpmfile.cjs does not load lockguard/pnpmfile: installs are still caught after the fact, but not reported early nor refused at the source',
         fix: 'Run lockguard init (commit the shim once: pnpm folds its bytes into the lockfile).',
       });
     }
@@ -128,24 +194,44 @@ function hookChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
   }
   if (workspace.manager === 'npm') {
     const scripts = (manifest?.['scripts'] ?? {}) as Record<string, unknown>;
-    const hooked = ['preinstall', 'postinstall'].some((name) => typeof scripts[name] === 'string' && /lockguard(\/npm-hook| hook)/.test(scripts[name] as string));
+    const hooked = ['preinstall', 'postinstall'].some(
+      (name) => typeof scripts[name] === 'string' && /lockguard(\/npm-hook| hook)/.test(scripts[name] as string),
+    );
     return [
       hooked
         ? { check: 'npm-hook', level: 'ok', detail: 'root install scripts report to guarded runs' }
-        : { check: 'npm-hook', level: 'warn', detail: 'no lockguard hook in the root preinstall/postinstall: npm installs are caught by file events and the final check only', fix: 'Optional: lockguard init --npm-scripts.' },
+        : {
+            check: 'npm-hook',
+            level: 'warn',
+            detail:
+              'no lockguard hook in the root preinstall/postinstall: npm installs are caught by file events and the final check only',
+            fix: 'Optional: lockguard init --npm-scripts.',
+          },
     ];
   }
   if (workspace.manager === 'yarn') return yarnChecks(workspace);
   if (workspace.manager === 'bun') {
-    const lockb = lstatSync(join(workspace.root, 'bun.lockb'), { throwIfNoEntry: false }) !== undefined && lstatSync(join(workspace.root, 'bun.lock'), { throwIfNoEntry: false }) === undefined;
+    const lockb =
+      lstatSync(join(workspace.root, 'bun.lockb'), { throwIfNoEntry: false }) !== undefined &&
+      lstatSync(join(workspace.root, 'bun.lock'), { throwIfNoEntry: false }) === undefined;
     return [
       {
         check: 'bun',
         level: 'warn',
-        detail: 'bun has no setting that freezes the lockfile from the environment: under --policy refuse an install inside the run is caught after it (the run fails and withholds), not refused at the source',
+        detail:
+          'bun has no setting that freezes the lockfile from the environment: under --policy refuse an install inside the run is caught after it (the run fails and withholds), not refused at the source',
         fix: 'Optional: set [install] frozenLockfile = true in bunfig.toml for CI, where nothing should install.',
       },
-      ...(lockb ? [{ check: 'slices', level: 'warn' as const, detail: 'bun.lockb is binary: lockguard key --projects needs the text bun.lock', fix: 'bun install --save-text-lockfile (bun 1.2+), then remove bun.lockb.' }] : []),
+      ...(lockb
+        ? [
+            {
+              check: 'slices',
+              level: 'warn' as const,
+              detail: 'bun.lockb is binary: lockguard key --projects needs the text bun.lock',
+              fix: 'bun install --save-text-lockfile (bun 1.2+), then remove bun.lockb.',
+            },
+          ]
+        : []),
     ];
   }
   return [];
@@ -173,7 +259,8 @@ function yarnChecks(workspace: Workspace): CheckResult[] {
     {
       check: 'yarn',
       level: 'warn',
-      detail: 'yarn v1: nothing refuses an install at the source (no env setting; --frozen-lockfile does not stop workspace installs): under --policy refuse a rewrite fails the run after it',
+      detail:
+        'yarn v1: nothing refuses an install at the source (no env setting; --frozen-lockfile does not stop workspace installs): under --policy refuse a rewrite fails the run after it',
       fix: 'Optional: move to yarn berry (yarn set version stable) for refusal at the source.',
     },
   ];
@@ -191,13 +278,28 @@ function ledgerChecks(root: string, env: Io['env']): CheckResult[] {
   const dir = ledgerPath(root);
   const stats = lstatSync(dir, { throwIfNoEntry: false });
   if (stats === undefined) return [{ check: 'ledger', level: 'ok', detail: 'no runs yet' }];
-  if (!stats.isDirectory()) return [{ check: 'ledger', level: 'fail', detail: `${dir} is ${stats.isSymbolicLink() ? 'a symbolic link (never followed)' : 'not a folder'}`, fix: 'Move or remove it: lockguard keeps its run records there.' }];
+  if (!stats.isDirectory())
+    return [
+      {
+        check: 'ledger',
+        level: 'fail',
+        detail: `${dir} is ${stats.isSymbolicLink() ? 'a symbolic link (never followed)' : 'not a folder'}`,
+        fix: 'Move or remove it: lockguard keeps its run records there.',
+      },
+    ];
   let ids: string[];
   try {
     ids = listRunIds(root);
   } catch (error) {
     if (!isLockguardError(error)) throw error;
-    return [{ check: 'ledger', level: 'fail', detail: error.message, ...(error.hint === undefined ? {} : { fix: error.hint }) }];
+    return [
+      {
+        check: 'ledger',
+        level: 'fail',
+        detail: error.message,
+        ...(error.hint === undefined ? {} : { fix: error.hint }),
+      },
+    ];
   }
   const broken: string[] = [];
   for (const id of ids) {
@@ -257,16 +359,28 @@ export const command: Command = {
   async run(argv, io: Io) {
     const parsed = parse('doctor', argv, { ...DIR_OPTION, json: { type: 'boolean' } });
     const workspace = await workspaceOf(parsed, io);
-    const results = [nodeCheck(), ...tableChecks(workspace), ...hookChecks(workspace, io.env), ...runnerChecks(workspace, io.env), ...ledgerChecks(workspace.root, io.env)];
+    const results = [
+      nodeCheck(),
+      ...tableChecks(workspace),
+      ...hookChecks(workspace, io.env),
+      ...runnerChecks(workspace, io.env),
+      ...ledgerChecks(workspace.root, io.env),
+    ];
     // Sound keys: each runner's own plan shows every cached task folding its project's slice file.
-    for (const { level, detail, fix } of await soundKeysProof(workspace.root, io.env)) results.push({ check: 'sound-keys', level, detail, ...(fix === undefined ? {} : { fix }) });
+    for (const { level, detail, fix } of await soundKeysProof(workspace.root, io.env))
+      results.push({ check: 'sound-keys', level, detail, ...(fix === undefined ? {} : { fix }) });
     if (flag(parsed, 'json')) {
       io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     } else {
       for (const result of results) {
-        const mark = { ok: paint(io, io.stdout, 'green', 'ok  '), warn: paint(io, io.stdout, 'yellow', 'warn'), fail: paint(io, io.stdout, 'red', 'FAIL') }[result.level];
+        const mark = {
+          ok: paint(io, io.stdout, 'green', 'ok  '),
+          warn: paint(io, io.stdout, 'yellow', 'warn'),
+          fail: paint(io, io.stdout, 'red', 'FAIL'),
+        }[result.level];
         io.stdout.write(`${mark}  ${result.check.padEnd(9)} ${result.detail}\n`);
-        if (result.fix !== undefined && result.level !== 'ok') io.stdout.write(`      ${' '.repeat(9)} fix: ${result.fix}\n`);
+        if (result.fix !== undefined && result.level !== 'ok')
+          io.stdout.write(`      ${' '.repeat(9)} fix: ${result.fix}\n`);
       }
     }
     return results.some((result) => result.level === 'fail') ? EXIT.moved : EXIT.ok;

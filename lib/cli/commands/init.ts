@@ -56,16 +56,24 @@ function readText(path: string): string | undefined {
   const stats = lstatSync(path, { throwIfNoEntry: false });
   if (stats === undefined) return undefined;
   if (!stats.isFile()) {
-    throw new LockguardError('ERR_LOCKGUARD_NOT_A_FILE', `Expected "${path}" to be a file, but it is not (a folder, link, FIFO or device).`, {
-      path,
-      hint: 'Move it away, then run lockguard init again.',
-    });
+    throw new LockguardError(
+      'ERR_LOCKGUARD_NOT_A_FILE',
+      `Expected "${path}" to be a file, but it is not (a folder, link, FIFO or device).`,
+      {
+        path,
+        hint: 'Move it away, then run lockguard init again.',
+      },
+    );
   }
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return undefined;
-    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot read "${path}" (${errnoCode(error) ?? 'unknown error'}).`, { path, cause: error, hint: 'Check that it is a readable file.' });
+    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot read "${path}" (${errnoCode(error) ?? 'unknown error'}).`, {
+      path,
+      cause: error,
+      hint: 'Check that it is a readable file.',
+    });
   }
 }
 
@@ -77,14 +85,20 @@ function writePnpmfile(root: string, io: Io): void {
     return;
   }
   if (existing !== undefined) {
-    throw new LockguardError('ERR_LOCKGUARD_EXISTS', `"${path}" exists and is not lockguard's shim; init leaves it alone.`, {
-      path,
-      hint: `Compose lockguard with your hooks in that file, for example:\n\n${COMPOSED_PNPMFILE_EXAMPLE.replace(/^/gm, '    ')}`,
-    });
+    throw new LockguardError(
+      'ERR_LOCKGUARD_EXISTS',
+      `"${path}" exists and is not lockguard's shim; init leaves it alone.`,
+      {
+        path,
+        hint: `Compose lockguard with your hooks in that file, for example:\n\n${COMPOSED_PNPMFILE_EXAMPLE.replace(/^/gm, '    ')}`,
+      },
+    );
   }
   writeFileSync(path, PNPMFILE_SHIM, { flag: 'wx' });
   const add = declaresLockguard(root) ? '' : 'add lockguard as a root devDependency (pnpm add -D -w lockguard), ';
-  io.stdout.write(`wrote .pnpmfile.cjs\n  next: ${add}run "pnpm install" once (it records the file's checksum in pnpm-lock.yaml), commit .pnpmfile.cjs and pnpm-lock.yaml.\n`);
+  io.stdout.write(
+    `wrote .pnpmfile.cjs\n  next: ${add}run "pnpm install" once (it records the file's checksum in pnpm-lock.yaml), commit .pnpmfile.cjs and pnpm-lock.yaml.\n`,
+  );
 }
 
 /** Whether the root package.json already depends on lockguard (a devDependency, or any other kind). */
@@ -108,16 +122,26 @@ function ignoreLedger(root: string, io: Io): void {
   try {
     writeFileSync(path, text);
   } catch (error) {
-    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot write "${path}" (${errnoCode(error) ?? 'unknown error'}).`, { path, cause: error, hint: 'Add the line .lockguard/ to it by hand.' });
+    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot write "${path}" (${errnoCode(error) ?? 'unknown error'}).`, {
+      path,
+      cause: error,
+      hint: 'Add the line .lockguard/ to it by hand.',
+    });
   }
-  io.stdout.write(".gitignore: added .lockguard/ (lockguard's ledger holds this machine's run records: never commit it)\n");
+  io.stdout.write(
+    ".gitignore: added .lockguard/ (lockguard's ledger holds this machine's run records: never commit it)\n",
+  );
 }
 
 function addNpmScripts(root: string, io: Io): void {
   const path = join(root, 'package.json');
   const text = readText(path);
   if (text === undefined) {
-    throw new LockguardError('ERR_LOCKGUARD_NOT_A_WORKSPACE', `There is no package.json at the workspace root "${root}".`, { path, hint: 'Run lockguard init --npm-scripts in the folder that holds the root package.json.' });
+    throw new LockguardError(
+      'ERR_LOCKGUARD_NOT_A_WORKSPACE',
+      `There is no package.json at the workspace root "${root}".`,
+      { path, hint: 'Run lockguard init --npm-scripts in the folder that holds the root package.json.' },
+    );
   }
   const edit = addHookScripts(text, path);
   if (edit.text === undefined) {
@@ -136,11 +160,15 @@ function setUpSoundKeys(root: string, explicit: boolean, io: Io): void {
   }
   const edits = soundKeysEdits(root);
   if (edits.length === 0) {
-    io.stdout.write(`sound keys: already set up (every cached turbo/nx task folds its project's ${SLICE_FILE}): nothing to do.\n`);
+    io.stdout.write(
+      `sound keys: already set up (every cached turbo/nx task folds its project's ${SLICE_FILE}): nothing to do.\n`,
+    );
     return;
   }
   writeEdits(root, edits);
-  io.stdout.write(`sound keys: the runners' keys now fold each project's ${SLICE_FILE} (every task's key changes once, now):\n`);
+  io.stdout.write(
+    `sound keys: the runners' keys now fold each project's ${SLICE_FILE} (every task's key changes once, now):\n`,
+  );
   for (const edit of edits) for (const line of edit.added) io.stdout.write(`  ${edit.file}: ${line}\n`);
 }
 
@@ -150,12 +178,27 @@ const PNPMFILE_FREE_UNTIL = 10;
 export const command: Command = {
   help,
   async run(argv, io: Io) {
-    const parsed = parse('init', argv, { ...DIR_OPTION, 'npm-scripts': { type: 'boolean' }, pnpmfile: { type: 'boolean' }, 'no-pnpmfile': { type: 'boolean' }, 'sound-keys': { type: 'boolean' }, 'no-sound-keys': { type: 'boolean' } });
+    const parsed = parse('init', argv, {
+      ...DIR_OPTION,
+      'npm-scripts': { type: 'boolean' },
+      pnpmfile: { type: 'boolean' },
+      'no-pnpmfile': { type: 'boolean' },
+      'sound-keys': { type: 'boolean' },
+      'no-sound-keys': { type: 'boolean' },
+    });
     if (flag(parsed, 'pnpmfile') && flag(parsed, 'no-pnpmfile')) {
-      throw new LockguardError('ERR_LOCKGUARD_USAGE', 'Expected --pnpmfile or --no-pnpmfile, not both (lockguard init).', { hint: 'lockguard init --help says what each does.' });
+      throw new LockguardError(
+        'ERR_LOCKGUARD_USAGE',
+        'Expected --pnpmfile or --no-pnpmfile, not both (lockguard init).',
+        { hint: 'lockguard init --help says what each does.' },
+      );
     }
     if (flag(parsed, 'sound-keys') && flag(parsed, 'no-sound-keys')) {
-      throw new LockguardError('ERR_LOCKGUARD_USAGE', 'Expected --sound-keys or --no-sound-keys, not both (lockguard init).', { hint: 'lockguard init --help says what each does.' });
+      throw new LockguardError(
+        'ERR_LOCKGUARD_USAGE',
+        'Expected --sound-keys or --no-sound-keys, not both (lockguard init).',
+        { hint: 'lockguard init --help says what each does.' },
+      );
     }
     const workspace = await workspaceOf(parsed, io);
     if (!flag(parsed, 'no-sound-keys')) setUpSoundKeys(workspace.root, flag(parsed, 'sound-keys'), io);
@@ -163,7 +206,9 @@ export const command: Command = {
     const npmScripts = flag(parsed, 'npm-scripts');
     if (workspace.manager === 'pnpm') {
       const major = majorOf(effectivePnpm(workspace.root, io.env).version);
-      const wanted = flag(parsed, 'pnpmfile') || (!flag(parsed, 'no-pnpmfile') && (major === undefined || major <= PNPMFILE_FREE_UNTIL));
+      const wanted =
+        flag(parsed, 'pnpmfile') ||
+        (!flag(parsed, 'no-pnpmfile') && (major === undefined || major <= PNPMFILE_FREE_UNTIL));
       if (wanted) writePnpmfile(workspace.root, io);
       else if (!flag(parsed, 'no-pnpmfile')) {
         io.stdout.write(
@@ -175,7 +220,9 @@ export const command: Command = {
     }
     if (npmScripts) addNpmScripts(workspace.root, io);
     if (workspace.manager === 'npm' && !npmScripts) {
-      io.stdout.write(`This is an npm workspace: no pnpmfile to write.\n  lockguard init --npm-scripts adds "lockguard hook" to the root preinstall/postinstall scripts.\n`);
+      io.stdout.write(
+        `This is an npm workspace: no pnpmfile to write.\n  lockguard init --npm-scripts adds "lockguard hook" to the root preinstall/postinstall scripts.\n`,
+      );
     }
     if (workspace.manager === 'yarn' && !npmScripts) {
       io.stdout.write(
@@ -183,7 +230,9 @@ export const command: Command = {
       );
     }
     if (workspace.manager === 'bun' && !npmScripts) {
-      io.stdout.write(`This is a bun workspace: no hook file to write.\n  bun has no install hooks lockguard can use: installs are caught by the table (file events and the final check).\n`);
+      io.stdout.write(
+        `This is a bun workspace: no hook file to write.\n  bun has no install hooks lockguard can use: installs are caught by the table (file events and the final check).\n`,
+      );
     }
     return EXIT.ok;
   },

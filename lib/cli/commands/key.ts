@@ -45,11 +45,22 @@ ${SCOPE_HELP}
 export const command: Command = {
   help,
   async run(argv, io: Io) {
-    const parsed = parse('key', argv, { ...DIR_OPTION, ...SCOPE_OPTION, json: { type: 'boolean' }, project: { type: 'string' }, projects: { type: 'boolean' }, 'write-slices': { type: 'boolean' } });
+    const parsed = parse('key', argv, {
+      ...DIR_OPTION,
+      ...SCOPE_OPTION,
+      json: { type: 'boolean' },
+      project: { type: 'string' },
+      projects: { type: 'boolean' },
+      'write-slices': { type: 'boolean' },
+    });
     const workspace = await workspaceOf(parsed, io);
     if (flag(parsed, 'write-slices')) {
       if (stringValue(parsed, 'project') !== undefined || flag(parsed, 'projects') || flag(parsed, 'json')) {
-        throw new LockguardError('ERR_LOCKGUARD_USAGE', 'Expected --write-slices alone, got it with --project, --projects or --json (lockguard key).', { hint: 'Run lockguard key --write-slices on its own.' });
+        throw new LockguardError(
+          'ERR_LOCKGUARD_USAGE',
+          'Expected --write-slices alone, got it with --project, --projects or --json (lockguard key).',
+          { hint: 'Run lockguard key --write-slices on its own.' },
+        );
       }
       const { writeSliceFiles } = await import('../../run/slice-pass.js');
       const { sliceReportLines } = await import('../slice-files.js');
@@ -63,13 +74,21 @@ export const command: Command = {
     const project = stringValue(parsed, 'project');
     if (project !== undefined || flag(parsed, 'projects')) {
       if (project !== undefined && flag(parsed, 'projects')) {
-        throw new LockguardError('ERR_LOCKGUARD_USAGE', 'Expected --project <name|path> or --projects, got both (lockguard key).', { hint: 'Pass one of them.' });
+        throw new LockguardError(
+          'ERR_LOCKGUARD_USAGE',
+          'Expected --project <name|path> or --projects, got both (lockguard key).',
+          { hint: 'Pass one of them.' },
+        );
       }
       // Loaded on demand: the table key (the default) never pays for the slice modules.
       const { findSlice, projectSlicesAsync, unknownProject } = await import('../../core/slices/slices.js');
       const { slices, lockfile } = await projectSlicesAsync(workspace.root);
       const json = flag(parsed, 'json');
-      const row = (slice: (typeof slices)[number]) => ({ importer: slice.importer, name: slice.name ?? null, digest: slice.digest });
+      const row = (slice: (typeof slices)[number]) => ({
+        importer: slice.importer,
+        name: slice.name ?? null,
+        digest: slice.digest,
+      });
       if (project !== undefined) {
         const found = findSlice(slices, project);
         if (found === undefined) throw unknownProject(workspace.root, lockfile, project);
@@ -77,14 +96,26 @@ export const command: Command = {
       } else if (json) {
         io.stdout.write(`${JSON.stringify(slices.map(row), null, 2)}\n`);
       } else {
-        io.stdout.write(slices.map((slice) => `${slice.digest}  ${printable(slice.importer)}${slice.name === undefined ? '' : `  ${printable(slice.name)}`}\n`).join(''));
+        io.stdout.write(
+          slices
+            .map(
+              (slice) =>
+                `${slice.digest}  ${printable(slice.importer)}${slice.name === undefined ? '' : `  ${printable(slice.name)}`}\n`,
+            )
+            .join(''),
+        );
       }
       return EXIT.ok;
     }
-    const table = readWorkspaceFingerprints(workspace.root, { scope: scopeOf(parsed, 'inputs'), manager: workspace.manager });
+    const table = readWorkspaceFingerprints(workspace.root, {
+      scope: scopeOf(parsed, 'inputs'),
+      manager: workspace.manager,
+    });
     if (flag(parsed, 'json')) {
       const entries = table.entries.map((entry) => ({ path: entry.path, kind: entry.kind, digest: entry.digest }));
-      io.stdout.write(`${JSON.stringify({ key: table.key, scope: table.scope, manager: table.manager, entries }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ key: table.key, scope: table.scope, manager: table.manager, entries }, null, 2)}\n`,
+      );
     } else {
       io.stdout.write(`${table.key}\n`);
     }

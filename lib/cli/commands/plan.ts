@@ -46,26 +46,39 @@ export const command: Command = {
   async run(argv, io: Io) {
     const parsed = parse('plan', argv, { ...DIR_OPTION, json: { type: 'boolean' } }, true);
     if (!argv.includes('--') || parsed.positionals.length === 0) {
-      throw new LockguardError('ERR_LOCKGUARD_USAGE', 'Expected the runner command after "--" (lockguard plan).', { hint: 'For example: lockguard plan -- turbo run build' });
+      throw new LockguardError('ERR_LOCKGUARD_USAGE', 'Expected the runner command after "--" (lockguard plan).', {
+        hint: 'For example: lockguard plan -- turbo run build',
+      });
     }
     const workspace = await workspaceOf(parsed, io);
     const plan = await planFor(parsed.positionals, workspace.root, io.env);
     const code = plan.unstable.length === 0 ? EXIT.ok : EXIT.moved;
-    const soundKeys = plan.runner === 'turbo' || plan.runner === 'nx' ? await sliceKeysFor(parsed.positionals, workspace.root, io.env, await expectedSliceFiles(workspace.root)) : undefined;
+    const soundKeys =
+      plan.runner === 'turbo' || plan.runner === 'nx'
+        ? await sliceKeysFor(parsed.positionals, workspace.root, io.env, await expectedSliceFiles(workspace.root))
+        : undefined;
     if (flag(parsed, 'json')) {
-      io.stdout.write(`${JSON.stringify(redactRecord(soundKeys === undefined ? plan : { ...plan, soundKeys }), null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify(redactRecord(soundKeys === undefined ? plan : { ...plan, soundKeys }), null, 2)}\n`,
+      );
       return code;
     }
     const width = Math.max(8, ...plan.tasks.map((task) => task.id.length));
     const pm = plan.packageManager;
-    const lines = [`lockguard plan: ${plan.runner}, ${plan.tasks.length} ${plan.tasks.length === 1 ? 'task' : 'tasks'}, lockfile ${plan.lockfile}, ${pm.name} ${pm.version ?? '(version unknown)'}${pm.path === null ? '' : ` (${pm.path})`}`];
+    const lines = [
+      `lockguard plan: ${plan.runner}, ${plan.tasks.length} ${plan.tasks.length === 1 ? 'task' : 'tasks'}, lockfile ${plan.lockfile}, ${pm.name} ${pm.version ?? '(version unknown)'}${pm.path === null ? '' : ` (${pm.path})`}`,
+    ];
     for (const note of plan.notes) lines.push(`  note: ${note}`);
     const writers = plan.tasks.filter((task) => task.writer);
     lines.push(writers.length === 0 ? 'writers: none' : 'writers:');
-    for (const task of writers) lines.push(`  ${task.id.padEnd(width)}  ${task.writeReason ?? 'may install'}${task.cached ? ' (cached)' : ''}`);
+    for (const task of writers)
+      lines.push(`  ${task.id.padEnd(width)}  ${task.writeReason ?? 'may install'}${task.cached ? ' (cached)' : ''}`);
     const unstable = plan.tasks.filter((task) => task.stability === 'unstable');
     if (unstable.length > 0) lines.push('unstable:');
-    for (const task of unstable) lines.push(`  ${task.id.padEnd(width)}  ${task.reasons[0] ?? ''}${task.reasons.length > 1 ? ` (+${task.reasons.length - 1} more)` : ''}`);
+    for (const task of unstable)
+      lines.push(
+        `  ${task.id.padEnd(width)}  ${task.reasons[0] ?? ''}${task.reasons.length > 1 ? ` (+${task.reasons.length - 1} more)` : ''}`,
+      );
     if (soundKeys !== undefined) {
       const cached = soundKeys.folded.length + soundKeys.leftOut.length;
       lines.push(
@@ -73,11 +86,16 @@ export const command: Command = {
           ? `sound keys: all ${cached} cached tasks fold their project's ${SLICE_FILE} (their keys change when its lockfile slice does)`
           : `sound keys: ${soundKeys.leftOut.length} of ${cached} cached tasks leave their project's ${SLICE_FILE} out: ${soundKeys.leftOut.join(', ')} (fix: ${SOUND_KEYS_FIX})`,
       );
-      if (soundKeys.wouldChange !== undefined && soundKeys.wouldChange.length > 0) lines.push(`keys would change (their project's slice differs from its ${SLICE_FILE}): ${soundKeys.wouldChange.join(', ')}`);
+      if (soundKeys.wouldChange !== undefined && soundKeys.wouldChange.length > 0)
+        lines.push(
+          `keys would change (their project's slice differs from its ${SLICE_FILE}): ${soundKeys.wouldChange.join(', ')}`,
+        );
     }
     io.stdout.write(`${redactText(lines.join('\n'))}\n`);
     const verdict = `verdict: ${plan.verdict}`;
-    io.stdout.write(`${plan.unstable.length === 0 ? paint(io, io.stdout, 'green', verdict) : paint(io, io.stdout, 'yellow', verdict)}\n`);
+    io.stdout.write(
+      `${plan.unstable.length === 0 ? paint(io, io.stdout, 'green', verdict) : paint(io, io.stdout, 'yellow', verdict)}\n`,
+    );
     return code;
   },
 };

@@ -44,21 +44,32 @@ Examples:
 export const command: Command = {
   help,
   async run(argv, io: Io) {
-    const parsed = parse('prune', argv, { ...DIR_OPTION, keep: { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } });
+    const parsed = parse('prune', argv, {
+      ...DIR_OPTION,
+      keep: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      json: { type: 'boolean' },
+    });
     const keep = keepOf(stringValue(parsed, 'keep'));
     const workspace = await workspaceOf(parsed, io);
     const stopped = await recoverFirst(workspace.root, io, 'lenient', 'prune');
     if (stopped !== undefined) return stopped;
     const named = io.env['LOCKGUARD_RUN'];
-    const result = pruneLedger(workspace.root, { keep, dryRun: flag(parsed, 'dry-run'), ...(named === undefined || named === '' ? {} : { named }) });
+    const result = pruneLedger(workspace.root, {
+      keep,
+      dryRun: flag(parsed, 'dry-run'),
+      ...(named === undefined || named === '' ? {} : { named }),
+    });
     if (flag(parsed, 'json')) {
       io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       return EXIT.ok;
     }
     for (const run of result.kept) {
-      if (run.reason === 'unreadable') io.stderr.write(`lockguard: warning: kept run ${run.id}: ${run.problem ?? 'it has no record yet'}\n`);
+      if (run.reason === 'unreadable')
+        io.stderr.write(`lockguard: warning: kept run ${run.id}: ${run.problem ?? 'it has no record yet'}\n`);
     }
-    if (result.blobs.why !== undefined) io.stderr.write(`lockguard: warning: kept every lockfile copy: ${result.blobs.why}\n`);
+    if (result.blobs.why !== undefined)
+      io.stderr.write(`lockguard: warning: kept every lockfile copy: ${result.blobs.why}\n`);
     io.stdout.write(`${summary(result)}\n`);
     return EXIT.ok;
   },
@@ -67,9 +78,13 @@ export const command: Command = {
 function keepOf(value: string | undefined): number {
   if (value === undefined) return DEFAULT_KEEP;
   if (/^\d{1,9}$/.test(value)) return Number(value);
-  throw new LockguardError('ERR_LOCKGUARD_USAGE', `Expected --keep to be a whole number of runs (0 or more), got "${value}" (lockguard prune).`, {
-    hint: `lockguard prune --keep ${DEFAULT_KEEP} keeps the newest ${DEFAULT_KEEP} runs.`,
-  });
+  throw new LockguardError(
+    'ERR_LOCKGUARD_USAGE',
+    `Expected --keep to be a whole number of runs (0 or more), got "${value}" (lockguard prune).`,
+    {
+      hint: `lockguard prune --keep ${DEFAULT_KEEP} keeps the newest ${DEFAULT_KEEP} runs.`,
+    },
+  );
 }
 
 /** `lockguard: removed 132 runs (2.4 MB) and 3 lockfile copies (1.1 MB); kept 52: the newest 50, 2 live` */
@@ -78,14 +93,21 @@ function summary(result: PruneResult): string {
   const counts = new Map<string, number>();
   for (const run of result.kept) {
     // The newest snapshot and the newest guarded run are named as such.
-    const reason = run.reason === 'newest-of-kind' ? (run.id.includes('-snapshot-') ? 'newest-snapshot' : 'newest-run') : run.reason;
+    const reason =
+      run.reason === 'newest-of-kind' ? (run.id.includes('-snapshot-') ? 'newest-snapshot' : 'newest-run') : run.reason;
     counts.set(reason, (counts.get(reason) ?? 0) + 1);
   }
   const why = [...counts].map(([reason, count]) => keptPhrase(reason, count)).join(', ');
-  const kept = result.kept.length === 0 ? 'no run kept' : `kept ${plural(result.kept.length, 'run', 'runs')}${why === '' ? '' : `: ${why}`}`;
+  const kept =
+    result.kept.length === 0
+      ? 'no run kept'
+      : `kept ${plural(result.kept.length, 'run', 'runs')}${why === '' ? '' : `: ${why}`}`;
   const verb = result.dryRun ? 'would remove' : 'removed';
   if (result.removed.length === 0 && result.blobs.removed === 0) return `lockguard: nothing to prune; ${kept}`;
-  const blobs = result.blobs.removed === 0 ? '' : ` and ${plural(result.blobs.removed, 'lockfile copy', 'lockfile copies')} (${size(result.blobs.bytes)})`;
+  const blobs =
+    result.blobs.removed === 0
+      ? ''
+      : ` and ${plural(result.blobs.removed, 'lockfile copy', 'lockfile copies')} (${size(result.blobs.bytes)})`;
   return `lockguard: ${verb} ${plural(result.removed.length, 'run', 'runs')} (${size(runBytes)})${blobs}; ${kept}`;
 }
 

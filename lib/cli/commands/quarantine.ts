@@ -1,6 +1,12 @@
 // `lockguard quarantine list|restore`: what guarded runs withheld from the runners' caches, and putting it back.
 
-import { dropQuarantine, type DropResult, listQuarantine, type QuarantinedEntry, restore } from '../../run/quarantine/index.js';
+import {
+  dropQuarantine,
+  type DropResult,
+  listQuarantine,
+  type QuarantinedEntry,
+  restore,
+} from '../../run/quarantine/index.js';
 import { RUNNER_NAMES } from '../../integrations/runners/index.js';
 import { LockguardError } from '../../core/errors.js';
 import { flag, parse, stringValue } from '../args.js';
@@ -57,12 +63,21 @@ function describe(entry: QuarantinedEntry): string {
 export const command: Command = {
   help,
   async run(argv, io: Io) {
-    const parsed = parse('quarantine', argv, { ...DIR_OPTION, run: { type: 'string' }, entry: { type: 'string' }, json: { type: 'boolean' } }, true);
+    const parsed = parse(
+      'quarantine',
+      argv,
+      { ...DIR_OPTION, run: { type: 'string' }, entry: { type: 'string' }, json: { type: 'boolean' } },
+      true,
+    );
     const [action, extra] = parsed.positionals;
     if ((action !== 'list' && action !== 'restore' && action !== 'drop') || extra !== undefined) {
-      throw new LockguardError('ERR_LOCKGUARD_USAGE', `Expected "list", "restore" or "drop" after lockguard quarantine, got ${action === undefined ? 'nothing' : `"${[action, extra].filter(Boolean).join(' ')}"`}.`, {
-        hint: 'lockguard quarantine --help explains them.',
-      });
+      throw new LockguardError(
+        'ERR_LOCKGUARD_USAGE',
+        `Expected "list", "restore" or "drop" after lockguard quarantine, got ${action === undefined ? 'nothing' : `"${[action, extra].filter(Boolean).join(' ')}"`}.`,
+        {
+          hint: 'lockguard quarantine --help explains them.',
+        },
+      );
     }
     const workspace = await workspaceOf(parsed, io);
     // A guard that died before its final check is finished first (cli/recover.ts).
@@ -71,15 +86,28 @@ export const command: Command = {
     const runId = stringValue(parsed, 'run');
     const json = flag(parsed, 'json');
     if (action === 'list') {
-      if (stringValue(parsed, 'entry') !== undefined) throw new LockguardError('ERR_LOCKGUARD_USAGE', '--entry goes with restore, not list.', { hint: 'lockguard quarantine list [--run <id>]' });
+      if (stringValue(parsed, 'entry') !== undefined)
+        throw new LockguardError('ERR_LOCKGUARD_USAGE', '--entry goes with restore, not list.', {
+          hint: 'lockguard quarantine list [--run <id>]',
+        });
       const runs = listQuarantine(workspace.root).filter((run) => runId === undefined || run.run === runId);
       if (runId !== undefined && runs.length === 0) {
-        throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `No quarantine for the run "${runId}" in "${workspace.root}/.lockguard/quarantine".`, { hint: 'lockguard quarantine list shows the runs that withheld entries.' });
+        throw new LockguardError(
+          'ERR_LOCKGUARD_BAD_RUN',
+          `No quarantine for the run "${runId}" in "${workspace.root}/.lockguard/quarantine".`,
+          { hint: 'lockguard quarantine list shows the runs that withheld entries.' },
+        );
       }
       if (json) {
         io.stdout.write(
           `${JSON.stringify(
-            runs.map((run) => ({ run: run.run, dir: run.dir, entries: run.manifest?.entries ?? null, inFlight: run.inFlight ?? 0, problem: run.problem ?? null })),
+            runs.map((run) => ({
+              run: run.run,
+              dir: run.dir,
+              entries: run.manifest?.entries ?? null,
+              inFlight: run.inFlight ?? 0,
+              problem: run.problem ?? null,
+            })),
             null,
             2,
           )}\n`,
@@ -96,40 +124,72 @@ export const command: Command = {
           continue;
         }
         const waiting = run.manifest.entries.filter((entry) => entry.restoredAt === undefined).length;
-        const flight = run.inFlight === undefined ? '' : `, ${run.inFlight} in flight (a pass was killed: the next lockguard command settles them)`;
+        const flight =
+          run.inFlight === undefined
+            ? ''
+            : `, ${run.inFlight} in flight (a pass was killed: the next lockguard command settles them)`;
         const problem = run.problem === undefined ? '' : ` (${run.problem})`;
-        io.stdout.write(`run ${run.run}: ${run.manifest.entries.length} entr${run.manifest.entries.length === 1 ? 'y' : 'ies'}, ${waiting} still withheld${flight}${problem}\n`);
+        io.stdout.write(
+          `run ${run.run}: ${run.manifest.entries.length} entr${run.manifest.entries.length === 1 ? 'y' : 'ies'}, ${waiting} still withheld${flight}${problem}\n`,
+        );
         for (const entry of run.manifest.entries) io.stdout.write(`${describe(entry)}\n`);
       }
       return EXIT.ok;
     }
     if (runId === undefined) {
-      throw new LockguardError('ERR_LOCKGUARD_USAGE', `lockguard quarantine ${action} needs --run <id>.`, { hint: 'lockguard quarantine list shows the run ids.' });
+      throw new LockguardError('ERR_LOCKGUARD_USAGE', `lockguard quarantine ${action} needs --run <id>.`, {
+        hint: 'lockguard quarantine list shows the run ids.',
+      });
     }
     if (action === 'drop') {
-      if (stringValue(parsed, 'entry') !== undefined) throw new LockguardError('ERR_LOCKGUARD_USAGE', "--entry goes with restore: drop removes a run's whole quarantine.", { hint: 'lockguard quarantine drop --run <id>' });
-      const dropped = dropQuarantine(workspace.root, runId, new PlacesNow(workspace.root, io.env).trusted(RUNNER_NAMES));
+      if (stringValue(parsed, 'entry') !== undefined)
+        throw new LockguardError(
+          'ERR_LOCKGUARD_USAGE',
+          "--entry goes with restore: drop removes a run's whole quarantine.",
+          { hint: 'lockguard quarantine drop --run <id>' },
+        );
+      const dropped = dropQuarantine(
+        workspace.root,
+        runId,
+        new PlacesNow(workspace.root, io.env).trusted(RUNNER_NAMES),
+      );
       if (json) io.stdout.write(`${JSON.stringify(dropped, null, 2)}\n`);
       else io.stdout.write(`${dropLine(runId, dropped)}\n`);
       return EXIT.ok;
     }
     const entry = stringValue(parsed, 'entry');
-    const result = restore(workspace.root, runId, { ...(entry === undefined ? {} : { entry }), places: new PlacesNow(workspace.root, io.env).trusted(RUNNER_NAMES) });
+    const result = restore(workspace.root, runId, {
+      ...(entry === undefined ? {} : { entry }),
+      places: new PlacesNow(workspace.root, io.env).trusted(RUNNER_NAMES),
+    });
     if (json) {
-      io.stdout.write(`${JSON.stringify({ run: runId, restored: result.restored, skipped: result.skipped.map((s) => ({ key: s.entry.key, runner: s.entry.runner, reason: s.reason, detail: s.detail })) }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ run: runId, restored: result.restored, skipped: result.skipped.map((s) => ({ key: s.entry.key, runner: s.entry.runner, reason: s.reason, detail: s.detail })) }, null, 2)}\n`,
+      );
     } else {
-      for (const done of result.restored) io.stdout.write(`restored ${done.runner} ${done.key} into ${done.cacheDir}\n`);
-      for (const skip of result.skipped) io.stdout.write(`skipped  ${skip.entry.runner} ${skip.entry.key}: ${skip.reason} (${skip.detail})\n`);
+      for (const done of result.restored)
+        io.stdout.write(`restored ${done.runner} ${done.key} into ${done.cacheDir}\n`);
+      for (const skip of result.skipped)
+        io.stdout.write(`skipped  ${skip.entry.runner} ${skip.entry.key}: ${skip.reason} (${skip.detail})\n`);
       if (result.restored.length === 0 && result.skipped.length === 0) io.stdout.write('Nothing to restore.\n');
     }
-    return result.skipped.some((s) => s.reason === 'error' || s.reason === 'changed-in-quarantine') ? EXIT.moved : EXIT.ok;
+    return result.skipped.some((s) => s.reason === 'error' || s.reason === 'changed-in-quarantine')
+      ? EXIT.moved
+      : EXIT.ok;
   },
 };
 
 /** `dropped the quarantine of <run>: 2 withheld entries deleted (1 restored before, their record with it)` */
 function dropLine(runId: string, dropped: DropResult): string {
-  if (dropped.withheld === null) return `dropped the quarantine of ${runId}: its journal was unreadable, so its entries were deleted uncounted`;
-  const restored = dropped.restored === null || dropped.restored === 0 ? '' : ` (${dropped.restored} restored before, their record with it)`;
-  const torn = dropped.unreadableLines === 0 ? '' : `; ${dropped.unreadableLines} line(s) of its journal could not be read, so entries they named went uncounted`;
+  if (dropped.withheld === null)
+    return `dropped the quarantine of ${runId}: its journal was unreadable, so its entries were deleted uncounted`;
+  const restored =
+    dropped.restored === null || dropped.restored === 0
+      ? ''
+      : ` (${dropped.restored} restored before, their record with it)`;
+  const torn =
+    dropped.unreadableLines === 0
+      ? ''
+      : `; ${dropped.unreadableLines} line(s) of its journal could not be read, so entries they named went uncounted`;
   return `dropped the quarantine of ${runId}: ${dropped.withheld} withheld entr${dropped.withheld === 1 ? 'y' : 'ies'} deleted${restored}${torn}`;
 }

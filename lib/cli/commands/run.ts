@@ -97,7 +97,9 @@ function splitArgv(argv: readonly string[]): { options: string[]; command: strin
   }
   const command = argv.slice(at + 1);
   if (command.length === 0) {
-    throw new LockguardError('ERR_LOCKGUARD_USAGE', 'lockguard run got no command after "--".', { hint: 'For example: lockguard run -- turbo run build' });
+    throw new LockguardError('ERR_LOCKGUARD_USAGE', 'lockguard run got no command after "--".', {
+      hint: 'For example: lockguard run -- turbo run build',
+    });
   }
   return { options: argv.slice(0, at), command };
 }
@@ -111,12 +113,27 @@ interface RunOptions {
   readonly movedCode: number;
 }
 
-function optionsOf(argv: readonly string[], io: Io): { options: RunOptions; childArgv: string[]; parsed: ReturnType<typeof parse> } {
+function optionsOf(
+  argv: readonly string[],
+  io: Io,
+): { options: RunOptions; childArgv: string[]; parsed: ReturnType<typeof parse> } {
   const { options, command: childArgv } = splitArgv(argv);
-  const parsed = parse('run', options, { ...DIR_OPTION, ...RUNNER_OPTIONS, policy: { type: 'string' }, 'fail-on-move': { type: 'string' }, 'no-pre-check': { type: 'boolean' }, ...MOVED_EXIT_OPTION });
+  const parsed = parse('run', options, {
+    ...DIR_OPTION,
+    ...RUNNER_OPTIONS,
+    policy: { type: 'string' },
+    'fail-on-move': { type: 'string' },
+    'no-pre-check': { type: 'boolean' },
+    ...MOVED_EXIT_OPTION,
+  });
   const policyWord = stringValue(parsed, 'policy');
   const fromEnv = io.env['LOCKGUARD_POLICY'];
-  const policy = policyWord !== undefined ? oneOf('--policy', policyWord, POLICIES) : fromEnv !== undefined && fromEnv !== '' ? oneOf('LOCKGUARD_POLICY', fromEnv, POLICIES) : 'withhold';
+  const policy =
+    policyWord !== undefined
+      ? oneOf('--policy', policyWord, POLICIES)
+      : fromEnv !== undefined && fromEnv !== ''
+        ? oneOf('LOCKGUARD_POLICY', fromEnv, POLICIES)
+        : 'withhold';
   return {
     options: {
       policy,
@@ -167,7 +184,9 @@ function printFinished(io: Io, run: RunFinished): void {
   const cacheNames = run.caches.map((guarded) => runnerLabel(guarded.runner));
   if (move !== undefined) {
     const done = outcomeText(run.policy, outcome, run.caches, run.runId, refusedClause(run.gates, outcome.spared));
-    io.stderr.write(`${paint(io, io.stderr, 'yellow', move.tree === undefined ? statusLine(move.files, done) : treeLine({ files: move.files, tree: move.tree }, done))}\n`);
+    io.stderr.write(
+      `${paint(io, io.stderr, 'yellow', move.tree === undefined ? statusLine(move.files, done) : treeLine({ files: move.files, tree: move.tree }, done))}\n`,
+    );
     for (const slice of run.slices) io.stderr.write(`  ${redactText(slice.text)}\n`);
     io.stderr.write(`  ${judgedText(run.judged, cacheNames)}\n`);
   } else if (run.installed.length > 0) {
@@ -176,9 +195,16 @@ function printFinished(io: Io, run: RunFinished): void {
   }
   if (outcome.stop?.kind === 'fault') {
     printError(io, outcome.stop.error);
-    io.stderr.write('  The stale entries not yet withheld stay in the cache until then: the next lockguard command in this workspace withholds them.\n');
+    io.stderr.write(
+      '  The stale entries not yet withheld stay in the cache until then: the next lockguard command in this workspace withholds them.\n',
+    );
   } else if (outcome.stop?.kind === 'signal') {
-    io.stderr.write(`lockguard: the withholding pass was stopped; the next lockguard command in this workspace withholds the rest (run ${run.runId}).\n`);
+    io.stderr.write(
+      `lockguard: the withholding pass was stopped; the next lockguard command in this workspace withholds the rest (run ${run.runId}).\n`,
+    );
   }
-  if (!run.markedFinished) io.stderr.write('lockguard: warning: the run could not be marked finished; the next lockguard command finishes it again (nothing is lost).\n');
+  if (!run.markedFinished)
+    io.stderr.write(
+      'lockguard: warning: the run could not be marked finished; the next lockguard command finishes it again (nothing is lost).\n',
+    );
 }

@@ -46,7 +46,12 @@ ${SCOPE_HELP}
 export const command: Command = {
   help,
   async run(argv, io: Io) {
-    const parsed = parse('snapshot', argv, { ...DIR_OPTION, ...SCOPE_OPTION, ...OUTPUT_OPTIONS, 'key-file': { type: 'string' } });
+    const parsed = parse('snapshot', argv, {
+      ...DIR_OPTION,
+      ...SCOPE_OPTION,
+      ...OUTPUT_OPTIONS,
+      'key-file': { type: 'string' },
+    });
     const modes = outputModes(parsed);
     try {
       return await snapshot(parsed, modes, io);
@@ -65,7 +70,10 @@ async function snapshot(parsed: Parsed, modes: OutputModes, io: Io): Promise<num
   // A guard that died before its final check is finished first (cli/recover.ts).
   const stopped = await recoverFirst(workspace.root, io, 'lenient', 'snapshot');
   if (stopped !== undefined) return stopped;
-  const table = readWorkspaceFingerprints(workspace.root, { scope: scopeOf(parsed, 'inputs'), manager: workspace.manager });
+  const table = readWorkspaceFingerprints(workspace.root, {
+    scope: scopeOf(parsed, 'inputs'),
+    manager: workspace.manager,
+  });
   const keyFile = keyFileOf(parsed, io, workspace.root, table.entries);
   // The key file first: a path that cannot be written records no run.
   if (keyFile !== undefined) writeWhole(keyFile, `${table.key}\n`, '--key-file');
@@ -79,12 +87,16 @@ async function snapshot(parsed: Parsed, modes: OutputModes, io: Io): Promise<num
   }
   if (modes.json) {
     const entries = table.entries.map((entry) => ({ path: entry.path, kind: entry.kind, digest: entry.digest }));
-    io.stdout.write(`${JSON.stringify({ run: run.record.id, dir: run.dir, key: table.key, scope: table.scope, manager: table.manager, entries }, null, 2)}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ run: run.record.id, dir: run.dir, key: table.key, scope: table.scope, manager: table.manager, entries }, null, 2)}\n`,
+    );
   } else {
     const present = table.entries.filter((entry) => entry.digest !== null).length;
     io.stdout.write(`run  ${run.record.id}\nkey  ${table.key}\n`);
     const absent = table.entries.length - present;
-    io.stderr.write(`lockguard: snapshot of ${table.scope} (${table.manager}: ${present} ${present === 1 ? 'file' : 'files'}, ${absent} absent) recorded in ${run.dir}\n`);
+    io.stderr.write(
+      `lockguard: snapshot of ${table.scope} (${table.manager}: ${present} ${present === 1 ? 'file' : 'files'}, ${absent} absent) recorded in ${run.dir}\n`,
+    );
   }
   return EXIT.ok;
 }
@@ -110,7 +122,12 @@ function warnChangedFromHead(root: string, entries: readonly { readonly path: st
  * `--key-file`, absolute; refused inside the ledger (lockguard's own folder, which prune and recovery
  * rewrite) and on a file the key folds (writing the key there would move what it was taken from).
  */
-function keyFileOf(parsed: Parsed, io: Io, root: string, entries: readonly { readonly path: string }[]): string | undefined {
+function keyFileOf(
+  parsed: Parsed,
+  io: Io,
+  root: string,
+  entries: readonly { readonly path: string }[],
+): string | undefined {
   const given = stringValue(parsed, 'key-file');
   if (given === undefined) return undefined;
   const path = resolve(io.cwd, given);
@@ -118,9 +135,13 @@ function keyFileOf(parsed: Parsed, io: Io, root: string, entries: readonly { rea
   const underLedger = inside === '.lockguard' || inside.startsWith(`.lockguard/`);
   const folded = entries.some((entry) => resolve(root, entry.path) === path);
   if (given === '' || underLedger || folded || inside === '') {
-    throw new LockguardError('ERR_LOCKGUARD_USAGE', `--key-file "${printable(given)}" ${underLedger ? 'is inside .lockguard/' : folded ? 'is a file the key folds' : 'is not a file path'} (lockguard snapshot).`, {
-      hint: 'Write the key outside the checkout, for example --key-file /tmp/lockguard-key.',
-    });
+    throw new LockguardError(
+      'ERR_LOCKGUARD_USAGE',
+      `--key-file "${printable(given)}" ${underLedger ? 'is inside .lockguard/' : folded ? 'is a file the key folds' : 'is not a file path'} (lockguard snapshot).`,
+      {
+        hint: 'Write the key outside the checkout, for example --key-file /tmp/lockguard-key.',
+      },
+    );
   }
   return path;
 }

@@ -44,26 +44,52 @@ function reportLines(report: unknown): string[] {
   const lines: string[] = [];
   if (typeof r.exitCode === 'number') lines.push(`exit     ${r.exitCode}`);
   if (Array.isArray(r.caches)) {
-    lines.push(r.caches.length === 0 ? 'guarded  no runner cache' : `guarded  ${r.caches.map((cache) => `${cache.runner} (${cache.cacheDir})`).join(', ')}`);
+    lines.push(
+      r.caches.length === 0
+        ? 'guarded  no runner cache'
+        : `guarded  ${r.caches.map((cache) => `${cache.runner} (${cache.cacheDir})`).join(', ')}`,
+    );
   }
   if (typeof r.judged === 'string') lines.push(`judged   ${r.judged.replace(/^judged /, '')}`);
-  if (Array.isArray(r.installed) && r.installed.length > 0) lines.push(`install  ${installedText(r.installed, r.moved !== null && r.moved !== undefined).replace(/^installed: /, '')}`);
+  if (Array.isArray(r.installed) && r.installed.length > 0)
+    lines.push(
+      `install  ${installedText(r.installed, r.moved !== null && r.moved !== undefined).replace(/^installed: /, '')}`,
+    );
   if (Array.isArray(r.withheld) && r.withheld.length > 0) {
-    lines.push(`withheld ${plural(r.withheld.length, 'cache entry', 'cache entries')} into ${[...new Set(r.withheld.map((entry) => entry.to))].join(', ')} (lockguard quarantine list):`);
-    for (const entry of r.withheld.slice(0, SHOWN_ENTRIES)) lines.push(`           ${entry.runner} ${entry.key}${entry.task === null ? '' : ` (${entry.task})`}: ${entry.reason}`);
-    if (r.withheld.length > SHOWN_ENTRIES) lines.push(`           and ${r.withheld.length - SHOWN_ENTRIES} more (lockguard status --json)`);
+    lines.push(
+      `withheld ${plural(r.withheld.length, 'cache entry', 'cache entries')} into ${[...new Set(r.withheld.map((entry) => entry.to))].join(', ')} (lockguard quarantine list):`,
+    );
+    for (const entry of r.withheld.slice(0, SHOWN_ENTRIES))
+      lines.push(
+        `           ${entry.runner} ${entry.key}${entry.task === null ? '' : ` (${entry.task})`}: ${entry.reason}`,
+      );
+    if (r.withheld.length > SHOWN_ENTRIES)
+      lines.push(`           and ${r.withheld.length - SHOWN_ENTRIES} more (lockguard status --json)`);
   }
   const scope = r.withholdScope;
-  if (scope !== undefined && scope !== null && typeof scope === 'object' && Array.isArray(scope.kept) && Array.isArray(scope.reasons)) {
+  if (
+    scope !== undefined &&
+    scope !== null &&
+    typeof scope === 'object' &&
+    Array.isArray(scope.kept) &&
+    Array.isArray(scope.reasons)
+  ) {
     // Which saves after the move were judged per project (integrations/runners/affected.ts), and which not.
-    for (const reason of scope.reasons.slice(0, SHOWN_ENTRIES)) lines.push(`scope    every save after the move (${printable(String(reason))})`);
-    if (scope.kept.length > 0) lines.push(`kept     ${plural(scope.kept.length, 'cache save', 'cache saves')} after the move, their projects' slices did not move:`);
-    for (const entry of scope.kept.slice(0, SHOWN_ENTRIES)) lines.push(`           ${printable(`${String(entry.runner)} ${String(entry.key)} (${String(entry.task)})`)}`);
-    if (scope.kept.length > SHOWN_ENTRIES) lines.push(`           and ${scope.kept.length - SHOWN_ENTRIES} more (lockguard status --json)`);
+    for (const reason of scope.reasons.slice(0, SHOWN_ENTRIES))
+      lines.push(`scope    every save after the move (${printable(String(reason))})`);
+    if (scope.kept.length > 0)
+      lines.push(
+        `kept     ${plural(scope.kept.length, 'cache save', 'cache saves')} after the move, their projects' slices did not move:`,
+      );
+    for (const entry of scope.kept.slice(0, SHOWN_ENTRIES))
+      lines.push(`           ${printable(`${String(entry.runner)} ${String(entry.key)} (${String(entry.task)})`)}`);
+    if (scope.kept.length > SHOWN_ENTRIES)
+      lines.push(`           and ${scope.kept.length - SHOWN_ENTRIES} more (lockguard status --json)`);
   }
   if (Array.isArray(r.tasksAfterMove)) {
     const restored = r.tasksAfterMove.filter((task) => task.action === 'restored');
-    if (restored.length > 0) lines.push(`re-run   ${restored.map((task) => task.task).join(', ')} (restored from cache after the move)`);
+    if (restored.length > 0)
+      lines.push(`re-run   ${restored.map((task) => task.task).join(', ')} (restored from cache after the move)`);
   }
   for (const note of Array.isArray(r.notes) ? r.notes : []) lines.push(`note     ${note}`);
   return lines;
@@ -75,19 +101,28 @@ function lifeLines(life: Life): string[] {
     if (event === undefined) return [];
     const withheld = typeof event['withheld'] === 'number' ? event['withheld'] : 0;
     const since = typeof event['since'] === 'number' ? isoTime(event['since']) : 'its start';
-    return [`           ${String(event['reason'] ?? 'its guard died')}: ${plural(withheld, 'cache save', 'cache saves')} since ${since} withheld by ${String(event['by'] ?? 'a later command')}`];
+    return [
+      `           ${String(event['reason'] ?? 'its guard died')}: ${plural(withheld, 'cache save', 'cache saves')} since ${since} withheld by ${String(event['by'] ?? 'a later command')}`,
+    ];
   };
   switch (life.state) {
     case 'live':
       return [`life     live (guard pid ${life.pid})`];
     case 'finished':
-      return life.by === 'recovery' ? ['life     finished for its dead guard by a later lockguard command:', ...recovered(life.recovery)] : ['life     finished'];
+      return life.by === 'recovery'
+        ? ['life     finished for its dead guard by a later lockguard command:', ...recovered(life.recovery)]
+        : ['life     finished'];
     case 'dead-unfinished':
-      return [`life     dead, unfinished: its guard${life.pid === undefined ? '' : ` (pid ${life.pid})`} died before its final check; the next lockguard command that can write the ledger finishes it`, ...recovered(life.recovery)];
+      return [
+        `life     dead, unfinished: its guard${life.pid === undefined ? '' : ` (pid ${life.pid})`} died before its final check; the next lockguard command that can write the ledger finishes it`,
+        ...recovered(life.recovery),
+      ];
     case 'ended':
       return [];
     case 'foreign':
-      return ['life     not made on this machine since it last booted (a copied or committed ledger?): lockguard neither judges nor finishes it'];
+      return [
+        'life     not made on this machine since it last booted (a copied or committed ledger?): lockguard neither judges nor finishes it',
+      ];
   }
 }
 
@@ -157,10 +192,15 @@ export const command: Command = {
     if (record.command !== undefined) lines.push(`command  ${redactArgv(record.command).join(' ')}`);
     if (life !== undefined) lines.push(...lifeLines(life));
     if (moved.length === 0) {
-      lines.push(`state    nothing recorded as moved${verifies === 0 ? ' (not verified yet)' : ` (verified ${verifies}x)`}`);
+      lines.push(
+        `state    nothing recorded as moved${verifies === 0 ? ' (not verified yet)' : ` (verified ${verifies}x)`}`,
+      );
     } else {
       lines.push('state    moved:');
-      for (const file of moved) lines.push(`           ${file.path} (${file.kind}: ${file.was?.slice(0, 12) ?? 'absent'} -> ${file.now?.slice(0, 12) ?? 'absent'})`);
+      for (const file of moved)
+        lines.push(
+          `           ${file.path} (${file.kind}: ${file.was?.slice(0, 12) ?? 'absent'} -> ${file.now?.slice(0, 12) ?? 'absent'})`,
+        );
       for (const move of slices) lines.push(`slices   ${move.text}`);
     }
     lines.push(...reportLines(report));

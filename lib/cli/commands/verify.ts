@@ -8,7 +8,17 @@ import { findRun } from '../../run/ledger.js';
 import { verifyRun } from '../../run/verdict.js';
 import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
 import { parse, stringValue, type Parsed } from '../args.js';
-import { MOVED_EXIT_HELP, MOVED_EXIT_OPTION, movedExitCode, OUTPUT_OPTIONS, onGithub, outputModes, reportFailure, writeDotenv, type OutputModes } from '../ci-outputs.js';
+import {
+  MOVED_EXIT_HELP,
+  MOVED_EXIT_OPTION,
+  movedExitCode,
+  OUTPUT_OPTIONS,
+  onGithub,
+  outputModes,
+  reportFailure,
+  writeDotenv,
+  type OutputModes,
+} from '../ci-outputs.js';
 import { EXIT } from '../exit-codes.js';
 import { paint, type Io } from '../io.js';
 import type { Command } from '../command.js';
@@ -54,7 +64,12 @@ package-lock.json), comparing the bytes the run read with the file now.
 export const command: Command = {
   help,
   async run(argv, io: Io) {
-    const parsed = parse('verify', argv, { ...DIR_OPTION, run: { type: 'string' }, ...OUTPUT_OPTIONS, ...MOVED_EXIT_OPTION });
+    const parsed = parse('verify', argv, {
+      ...DIR_OPTION,
+      run: { type: 'string' },
+      ...OUTPUT_OPTIONS,
+      ...MOVED_EXIT_OPTION,
+    });
     const modes = outputModes(parsed);
     try {
       return await judge(parsed, modes, io);
@@ -77,7 +92,8 @@ async function judge(parsed: Parsed, modes: OutputModes, io: Io): Promise<number
   const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN']);
   const { unrecorded, duringRun, ...verdict } = verifyRun(run);
   // The verdict stands even when it could not be recorded (a full or read-only ledger): one line says so.
-  if (unrecorded !== undefined) io.stderr.write(`lockguard: warning: the verdict was not recorded in the run's events (${unrecorded.message})\n`);
+  if (unrecorded !== undefined)
+    io.stderr.write(`lockguard: warning: the verdict was not recorded in the run's events (${unrecorded.message})\n`);
   const slices = verdict.save
     ? []
     : await lockfileMovesAmong(
@@ -86,18 +102,35 @@ async function judge(parsed: Parsed, modes: OutputModes, io: Io): Promise<number
       );
   const exitCode = verdict.save ? EXIT.ok : movedCode;
   const kind = run.record.kind;
-  const line = verdict.save ? `lockguard: nothing moved since ${verdict.run} (judged on ${verdict.scope}): the cache may be saved` : verifyLine(verdict.moved, new Set(duringRun), kind, verdict.run, verdict.scope);
+  const line = verdict.save
+    ? `lockguard: nothing moved since ${verdict.run} (judged on ${verdict.scope}): the cache may be saved`
+    : verifyLine(verdict.moved, new Set(duringRun), kind, verdict.run, verdict.scope);
   if (modes.github) appendGithub(io.env, 'GITHUB_OUTPUT', verdictGithubOutputs(verdict));
   writeDotenv(modes, io, verdictDotenv({ ...verdict, key: verdict.key ?? '' }));
   if (onGithub(io)) {
     const since = kind === 'snapshot' ? 'since the snapshot' : `during or since run ${verdict.run}`;
-    for (const annotation of movedAnnotations(verdict.moved, since, (path) => checkoutPath(io.env, workspace.root, path))) io.stderr.write(`${annotation}\n`);
+    for (const annotation of movedAnnotations(verdict.moved, since, (path) =>
+      checkoutPath(io.env, workspace.root, path),
+    ))
+      io.stderr.write(`${annotation}\n`);
     const withheld = verdict.save || kind === 'snapshot' ? [] : withheldBy(workspace.root, verdict.run);
-    appendSummary(io.env, verdictSummary({ save: verdict.save, key: verdict.key ?? '', moved: verdict.moved, line, slices: slices.map((move) => move.text), withheld }));
+    appendSummary(
+      io.env,
+      verdictSummary({
+        save: verdict.save,
+        key: verdict.key ?? '',
+        moved: verdict.moved,
+        line,
+        slices: slices.map((move) => move.text),
+        withheld,
+      }),
+    );
   }
   if (modes.json) {
     const version = await (await import('../version.js')).version();
-    io.stdout.write(`${JSON.stringify(redactRecord({ version, exitCode, ...verdict, slices: slices.map(sliceMoveJson) }), null, 2)}\n`);
+    io.stdout.write(
+      `${JSON.stringify(redactRecord({ version, exitCode, ...verdict, slices: slices.map(sliceMoveJson) }), null, 2)}\n`,
+    );
   } else if (verdict.save) {
     io.stdout.write(`${line}\n`);
   } else {
@@ -110,5 +143,7 @@ async function judge(parsed: Parsed, modes: OutputModes, io: Io): Promise<number
 /** The runner cache entries a guarded run withheld, one label each (for the job summary). */
 function withheldBy(root: string, runId: string): string[] {
   const listing = listQuarantine(root).find((entry) => entry.run === runId);
-  return (listing?.manifest?.entries ?? []).map((entry) => `${entry.runner} ${entry.key}${entry.task === undefined ? '' : ` (${entry.task})`}`);
+  return (listing?.manifest?.entries ?? []).map(
+    (entry) => `${entry.runner} ${entry.key}${entry.task === undefined ? '' : ` (${entry.task})`}`,
+  );
 }

@@ -82,7 +82,8 @@ class BunGraph {
       if (importerByFolder.has(workspace.path)) throw twice(this.path);
       this.importers.set(id, own.length);
       importerByFolder.set(workspace.path, own.length);
-      if (workspace.name !== undefined && !importerByName.has(workspace.name)) importerByName.set(workspace.name, own.length);
+      if (workspace.name !== undefined && !importerByName.has(workspace.name))
+        importerByName.set(workspace.name, own.length);
       own.push(`bun-workspace\n${workspace.text}\n${lock.globalText}`);
       this.edges.push([]);
       this.labels.push({ kind: 'importer', id });
@@ -111,7 +112,10 @@ class BunGraph {
     }
     // Only keys something is nested under can hold `key/name`: the rest are skipped without building a string.
     const parents = this.parents;
-    for (const pkg of lock.packages) if (pkg.key.includes('/')) for (let base = parentKey(pkg.key); base !== '' && !parents.has(base); base = parentKey(base)) parents.add(base);
+    for (const pkg of lock.packages)
+      if (pkg.key.includes('/'))
+        for (let base = parentKey(pkg.key); base !== '' && !parents.has(base); base = parentKey(base))
+          parents.add(base);
   }
 
   linkWorkspaces(lock: BunLock): void {
@@ -137,7 +141,8 @@ class BunGraph {
       const chained = parents.has(pkg.key) || parentKey(pkg.key) !== '';
       for (let index = 0; index < pkg.deps.length; index++) {
         const name = pkg.deps[index] as string;
-        const found = (chained ? this.resolve(pkg.key, name) : byKey.get(name)) ?? this.unresolved(name, index, pkg.required);
+        const found =
+          (chained ? this.resolve(pkg.key, name) : byKey.get(name)) ?? this.unresolved(name, index, pkg.required);
         if (found !== undefined && found !== node) out.push(found);
       }
     }
@@ -158,7 +163,8 @@ class BunGraph {
 
   private unresolved(name: string, index: number, required: number): number | undefined {
     const linked = this.importerByName.get(name);
-    if (linked === undefined && index < required) throw brokenLockfile(this.path, 'a dependency resolves to no package in it (bun refuses it)');
+    if (linked === undefined && index < required)
+      throw brokenLockfile(this.path, 'a dependency resolves to no package in it (bun refuses it)');
     return linked;
   }
 }

@@ -103,7 +103,8 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
   // A string can hold a raw control character only if the file holds one: without, strings end at the quote.
   const controls = CONTROL.test(text) || text.includes('\t');
   const fail = (reason: string, at: number): LockguardError => brokenLockfile(path, reason, positionAt(text, at));
-  const unsupported = (reason: string, at: number): LockguardError => unsupportedLockfile(path, reason, positionAt(text, at));
+  const unsupported = (reason: string, at: number): LockguardError =>
+    unsupportedLockfile(path, reason, positionAt(text, at));
   const cuts: number[] = [];
   const stack: Frame[] = [];
   let i = 0;
@@ -148,7 +149,8 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
       end = text.indexOf('"', end + 1);
     }
     const body = text.slice(start + 1, end);
-    if (body.includes('\n') || body.includes('\r') || (controls && (CONTROL.test(body) || body.includes('\t')))) throw fail('a string holds a raw control character', start);
+    if (body.includes('\n') || body.includes('\r') || (controls && (CONTROL.test(body) || body.includes('\t'))))
+      throw fail('a string holds a raw control character', start);
     if (body.includes('\\')) {
       try {
         JSON.parse(`"${body}"`);
@@ -176,7 +178,8 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
     }
   };
 
-  const hasKey = (frame: Frame, key: string): boolean => (frame.keys instanceof Set ? frame.keys.has(key) : frame.keys.includes(key));
+  const hasKey = (frame: Frame, key: string): boolean =>
+    frame.keys instanceof Set ? frame.keys.has(key) : frame.keys.includes(key);
 
   /** The role of a value under `frame` at `key` (objects; '' in arrays). */
   const roleOf = (frame: Frame | undefined, key: string): Role => {
@@ -199,7 +202,18 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
   };
 
   const open = (object: boolean, role: Role): void => {
-    stack.push({ object, role, keys: [], count: 0, last: -1, lastEnd: -1, registry: false, thirdIsObject: false, hashed: false, named: false });
+    stack.push({
+      object,
+      role,
+      keys: [],
+      count: 0,
+      last: -1,
+      lastEnd: -1,
+      registry: false,
+      thirdIsObject: false,
+      hashed: false,
+      named: false,
+    });
     i++;
   };
 
@@ -215,13 +229,26 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
     const c = text.charCodeAt(i);
     const kind = c === 123 ? 'object' : c === 91 ? 'array' : c === 34 ? 'string' : 'other';
     // What bun insists on, by where the value sits.
-    if ((role === Role.Root || role === Role.Workspaces || role === Role.Workspace || role === Role.Packages || role === Role.DepMap) && kind !== 'object')
+    if (
+      (role === Role.Root ||
+        role === Role.Workspaces ||
+        role === Role.Workspace ||
+        role === Role.Packages ||
+        role === Role.DepMap) &&
+      kind !== 'object'
+    )
       throw fail(role === Role.DepMap ? 'a dependency map is not an object' : 'a block is not an object', start);
     if (role === Role.Tuple && kind !== 'array') throw fail('a package is not an array', start);
     if (parent?.role === Role.DepMap && kind !== 'string') throw fail('a dependency range is not a string', start);
-    if (parent?.role === Role.Root && (key === 'lockfileVersion' || key === 'configVersion') && !(c === 45 || (c >= 48 && c <= 57))) throw fail(`its ${key} is not a number`, start);
+    if (
+      parent?.role === Role.Root &&
+      (key === 'lockfileVersion' || key === 'configVersion') &&
+      !(c === 45 || (c >= 48 && c <= 57))
+    )
+      throw fail(`its ${key} is not a number`, start);
     if (parent?.role === Role.Tuple) {
-      if (parent.count === 1 && kind !== 'string') throw fail('a package does not start with its name and version', start);
+      if (parent.count === 1 && kind !== 'string')
+        throw fail('a package does not start with its name and version', start);
       if (text.startsWith('null', i)) throw fail('a package holds null', start);
     }
     if (parent?.role === Role.Tuple) {
@@ -230,7 +257,8 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
     }
     if (kind === 'object') {
       open(true, role);
-      if (role === Role.Workspace && parent?.role === Role.Workspaces && key !== '') (stack.at(-1) as Frame).named = true;
+      if (role === Role.Workspace && parent?.role === Role.Workspaces && key !== '')
+        (stack.at(-1) as Frame).named = true;
       return;
     }
     if (kind === 'array') {
@@ -260,7 +288,8 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
       const found = match.exec(text);
       if (found === null) throw fail('a number is malformed', start);
       i += found[0].length;
-      if (found[0] === '0' && (text.charCodeAt(i) === 120 || text.charCodeAt(i) === 88)) throw unsupported('a hexadecimal number', start);
+      if (found[0] === '0' && (text.charCodeAt(i) === 120 || text.charCodeAt(i) === 88))
+        throw unsupported('a hexadecimal number', start);
       return;
     }
     for (const word of ['true', 'false', 'null']) {
@@ -289,11 +318,23 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
       if (top.role === Role.Packages) packageCount = top.count;
       if (top.role === Role.Workspaces) workspaceCount = top.count;
       if (top.role === Role.Tuple && top.count === 0) throw fail('a package is an empty array', i);
-      if (top.role === Role.Tuple && top.registry && !top.thirdIsObject) throw fail('a registry package without its dependencies object', i);
-      if (top.role === Role.Tuple && top.hashed && top.count > 2 && top.last !== -1 && !validIntegrity(stringValue(top.last, top.lastEnd))) throw fail('a package whose integrity bun cannot read', top.last);
+      if (top.role === Role.Tuple && top.registry && !top.thirdIsObject)
+        throw fail('a registry package without its dependencies object', i);
+      if (
+        top.role === Role.Tuple &&
+        top.hashed &&
+        top.count > 2 &&
+        top.last !== -1 &&
+        !validIntegrity(stringValue(top.last, top.lastEnd))
+      )
+        throw fail('a package whose integrity bun cannot read', top.last);
       if (top.named && !hasKey(top, 'name')) throw fail('a workspace without its name', i);
       if (top.role === Role.Root && !hasKey(top, 'workspaces')) throw fail('it has no workspaces', i);
-      if (top.role === Role.Root && !(top.keys instanceof Set ? top.keys.has('lockfileVersion') : top.keys.includes('lockfileVersion'))) throw fail('it has no "lockfileVersion"', i);
+      if (
+        top.role === Role.Root &&
+        !(top.keys instanceof Set ? top.keys.has('lockfileVersion') : top.keys.includes('lockfileVersion'))
+      )
+        throw fail('it has no "lockfileVersion"', i);
       stack.pop();
       i++;
       continue;
@@ -301,7 +342,8 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
     if (top.count > 0 || (top.object && (top.keys instanceof Set ? top.keys.size > 0 : top.keys.length > 0))) {
       // After a member or an element: a comma, then another (or the close, a trailing comma).
       if (comma === -1) {
-        if (c !== 44) throw fail(top.object ? 'expected "," or "}" after a member' : 'expected "," or "]" after an element', i);
+        if (c !== 44)
+          throw fail(top.object ? 'expected "," or "}" after a member' : 'expected "," or "]" after an element', i);
         comma = i;
         i++;
         continue;

@@ -58,10 +58,14 @@ export interface BunLock {
 }
 
 function broken(path: string, reason: string, line?: number): LockguardError {
-  return new LockguardError('ERR_LOCKGUARD_BROKEN_LOCKFILE', `The lockfile at "${path}" is broken: ${reason}${line === undefined ? '' : ` (line ${line})`}.`, {
-    path,
-    hint: 'Restore it (git checkout -- bun.lock) or let bun rewrite it (bun install).',
-  });
+  return new LockguardError(
+    'ERR_LOCKGUARD_BROKEN_LOCKFILE',
+    `The lockfile at "${path}" is broken: ${reason}${line === undefined ? '' : ` (line ${line})`}.`,
+    {
+      path,
+      hint: 'Restore it (git checkout -- bun.lock) or let bun rewrite it (bun install).',
+    },
+  );
 }
 
 /** JSONC as bun writes it (trailing commas, no comments) -> a value; strings are skipped, never edited. */
@@ -75,7 +79,14 @@ export function parseJsonc(text: string): unknown {
       for (i++; i < text.length && text.charCodeAt(i) !== 34; i++) if (text.charCodeAt(i) === 92) i++;
     } else if (c === 44) {
       let j = i + 1;
-      while (j < text.length && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 10 || text.charCodeAt(j) === 13 || text.charCodeAt(j) === 9)) j++;
+      while (
+        j < text.length &&
+        (text.charCodeAt(j) === 32 ||
+          text.charCodeAt(j) === 10 ||
+          text.charCodeAt(j) === 13 ||
+          text.charCodeAt(j) === 9)
+      )
+        j++;
       const next = text.charCodeAt(j);
       if (next === 125 || next === 93) {
         out += text.slice(from, i);
@@ -86,7 +97,8 @@ export function parseJsonc(text: string): unknown {
   return JSON.parse(from === 0 ? text : out + text.slice(from));
 }
 
-const isMap = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isMap = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The names of `required` maps, then of `optional` ones, and how many are required. */
 function depsOf(required: readonly unknown[], optional: readonly unknown[]): { deps: string[]; required: number } {
@@ -249,7 +261,13 @@ const WORKSPACE_DEPS = new Set(['dependencies', 'devDependencies', 'optionalDepe
  * `      "name": "x",` and dependency maps. Lines with no backslash are read in place (a string ends at the next
  * quote); the block's text is the file's own span of those lines.
  */
-function workspaceBlock(text: string, lines: readonly string[], start: number, end: number, from: number): BunWorkspace | undefined {
+function workspaceBlock(
+  text: string,
+  lines: readonly string[],
+  start: number,
+  end: number,
+  from: number,
+): BunWorkspace | undefined {
   const head = lines[start] ?? '';
   const path = stringAt(head, 4);
   if (path === undefined) return undefined;
@@ -267,7 +285,8 @@ function workspaceBlock(text: string, lines: readonly string[], start: number, e
       // A dependency: `        "<name>": "<range>",`.
       if (!line.includes('\\')) {
         const nameEnd = line.indexOf('"', 9);
-        if (nameEnd === -1 || !line.startsWith('": "', nameEnd) || line.indexOf('"', nameEnd + 4) === -1) return undefined;
+        if (nameEnd === -1 || !line.startsWith('": "', nameEnd) || line.indexOf('"', nameEnd + 4) === -1)
+          return undefined;
         names.push(line.slice(9, nameEnd));
         continue;
       }
@@ -308,7 +327,14 @@ export function readBunLock(source: string, path: string): BunLock {
   const packagesAt = text.indexOf(PACKAGES_LINE);
   const workspacesAt = text.indexOf(WORKSPACES_LINE);
   // The blocks read in place are the top-level ones (the check says where those start).
-  if (packagesAt === -1 || workspacesAt === -1 || workspacesAt > packagesAt || packagesAt + 3 !== checked.packagesAt || workspacesAt + 3 !== checked.workspacesAt) return whole();
+  if (
+    packagesAt === -1 ||
+    workspacesAt === -1 ||
+    workspacesAt > packagesAt ||
+    packagesAt + 3 !== checked.packagesAt ||
+    workspacesAt + 3 !== checked.workspacesAt
+  )
+    return whole();
   // Everything before the packages block is a few lines a workspace: read as lines.
   const lines = text.slice(0, packagesAt + 1).split('\n');
   const wsAt = lines.indexOf('  "workspaces": {');
@@ -360,13 +386,28 @@ function packageOf(key: string, tuple: unknown, text: string): BunPackage {
   const items = Array.isArray(tuple) ? (tuple as unknown[]) : [];
   const ident = typeof items[0] === 'string' ? items[0] : '';
   const info = items.slice(1).find(isMap);
-  return { key, ident, text, ...(info === undefined ? { deps: [], required: 0 } : depsOf([info['dependencies']], [info['optionalDependencies'], info['peerDependencies']])) };
+  return {
+    key,
+    ident,
+    text,
+    ...(info === undefined
+      ? { deps: [], required: 0 }
+      : depsOf([info['dependencies']], [info['optionalDependencies'], info['peerDependencies']])),
+  };
 }
 
 function workspaceOf(path: string, value: unknown, text: string): BunWorkspace {
   const entry = isMap(value) ? value : {};
   const name = typeof entry['name'] === 'string' ? entry['name'] : undefined;
-  return { path, name, text, ...depsOf([entry['dependencies'], entry['devDependencies']], [entry['optionalDependencies'], entry['peerDependencies']]) };
+  return {
+    path,
+    name,
+    text,
+    ...depsOf(
+      [entry['dependencies'], entry['devDependencies']],
+      [entry['optionalDependencies'], entry['peerDependencies']],
+    ),
+  };
 }
 
 /** The fallback: the whole file (checked, its comments and trailing commas cut) through JSON.parse; texts become canonical JSON. */
@@ -374,11 +415,18 @@ function readWhole(json: string, path: string, packageCount: number, workspaceCo
   const value: unknown = JSON.parse(json);
   if (!isMap(value)) throw broken(path, 'it is not a JSON object');
   // JSON.parse keeps the last of a key met twice; bun keeps the first: the check counted what was written.
-  if (Object.keys(isMap(value['packages']) ? value['packages'] : {}).length !== packageCount || Object.keys(isMap(value['workspaces']) ? value['workspaces'] : {}).length !== workspaceCount) {
+  if (
+    Object.keys(isMap(value['packages']) ? value['packages'] : {}).length !== packageCount ||
+    Object.keys(isMap(value['workspaces']) ? value['workspaces'] : {}).length !== workspaceCount
+  ) {
     throw broken(path, 'a key appears twice in one object (bun reads the first, and warns)');
   }
-  const workspaces = Object.entries(isMap(value['workspaces']) ? value['workspaces'] : {}).map(([wsPath, entry]) => workspaceOf(wsPath, entry, canonicalJson({ [wsPath]: entry })));
-  const packages = Object.entries(isMap(value['packages']) ? value['packages'] : {}).map(([key, tuple]) => packageOf(key, tuple, canonicalJson(tuple)));
+  const workspaces = Object.entries(isMap(value['workspaces']) ? value['workspaces'] : {}).map(([wsPath, entry]) =>
+    workspaceOf(wsPath, entry, canonicalJson({ [wsPath]: entry })),
+  );
+  const packages = Object.entries(isMap(value['packages']) ? value['packages'] : {}).map(([key, tuple]) =>
+    packageOf(key, tuple, canonicalJson(tuple)),
+  );
   const rest: Record<string, unknown> = { ...value };
   delete rest['workspaces'];
   delete rest['packages'];
@@ -395,6 +443,11 @@ function finish(headerText: string, workspaces: BunWorkspace[], packages: BunPac
   const top = isMap(header) ? header : {};
   const version = top['lockfileVersion'];
   if (typeof version !== 'number' && typeof version !== 'string') throw broken(path, 'it has no "lockfileVersion"');
-  const globalText = canonicalJson({ lockfileVersion: version, configVersion: top['configVersion'] ?? null, trustedDependencies: top['trustedDependencies'] ?? null, patchedDependencies: top['patchedDependencies'] ?? null });
+  const globalText = canonicalJson({
+    lockfileVersion: version,
+    configVersion: top['configVersion'] ?? null,
+    trustedDependencies: top['trustedDependencies'] ?? null,
+    patchedDependencies: top['patchedDependencies'] ?? null,
+  });
   return { lockfileVersion: String(version), globalText, workspaces, packages };
 }

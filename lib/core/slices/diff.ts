@@ -98,9 +98,15 @@ function rank(change: PackageChange): number {
 }
 
 const sorted = (set: Set<string> | undefined): string[] => [...(set ?? [])].sort();
-const sameSet = (a: Set<string> | undefined, b: Set<string> | undefined): boolean => a !== undefined && b !== undefined && a.size === b.size && [...a].every((x) => b.has(x));
+const sameSet = (a: Set<string> | undefined, b: Set<string> | undefined): boolean =>
+  a !== undefined && b !== undefined && a.size === b.size && [...a].every((x) => b.has(x));
 
-function changeOf(before: LockfileSlices, after: LockfileSlices, importer: string, name: string | undefined): SliceChange {
+function changeOf(
+  before: LockfileSlices,
+  after: LockfileSlices,
+  importer: string,
+  name: string | undefined,
+): SliceChange {
   const oldNode = before.graph.importers.get(importer) as number;
   const newNode = after.graph.importers.get(importer) as number;
   const was = closureOf(before.graph, oldNode);
@@ -111,21 +117,33 @@ function changeOf(before: LockfileSlices, after: LockfileSlices, importer: strin
   // The project's own dependencies, read only when its entry changed (else they are as they were).
   const directWas = entryChanged ? directOf(before.graph, oldNode) : undefined;
   const directNow = entryChanged ? directOf(after.graph, newNode) : undefined;
-  const names = new Set([...was.versions.keys(), ...now.versions.keys(), ...(directWas?.keys() ?? []), ...(directNow?.keys() ?? [])]);
+  const names = new Set([
+    ...was.versions.keys(),
+    ...now.versions.keys(),
+    ...(directWas?.keys() ?? []),
+    ...(directNow?.keys() ?? []),
+  ]);
   for (const pkg of [...names].sort()) {
     const from = was.versions.get(pkg);
     const to = now.versions.get(pkg);
     const ownWas = directWas?.get(pkg);
     const ownNow = directNow?.get(pkg);
-    const direct = directWas !== undefined && (ownWas !== undefined || ownNow !== undefined) && !(ownWas !== undefined && ownNow !== undefined && sameSet(ownWas, ownNow));
+    const direct =
+      directWas !== undefined &&
+      (ownWas !== undefined || ownNow !== undefined) &&
+      !(ownWas !== undefined && ownNow !== undefined && sameSet(ownWas, ownNow));
     const mark = direct ? ({ direct: true } as const) : {};
     if (from === undefined) packages.push({ name: pkg, kind: 'added', from: [], to: sorted(to), ...mark });
     else if (to === undefined) packages.push({ name: pkg, kind: 'removed', from: sorted(from), to: [], ...mark });
-    else if (!sameSet(from, to)) packages.push({ name: pkg, kind: 'changed', from: sorted(from), to: sorted(to), ...mark });
+    else if (!sameSet(from, to))
+      packages.push({ name: pkg, kind: 'changed', from: sorted(from), to: sorted(to), ...mark });
     // Still reached at the same versions, but now (or no longer) a dependency of the project itself.
-    else if (direct && ownWas === undefined) packages.push({ name: pkg, kind: 'added', from: [], to: sorted(ownNow), direct: true });
-    else if (direct && ownNow === undefined) packages.push({ name: pkg, kind: 'removed', from: sorted(ownWas), to: [], direct: true });
-    else if (direct) packages.push({ name: pkg, kind: 'changed', from: sorted(ownWas), to: sorted(ownNow), direct: true });
+    else if (direct && ownWas === undefined)
+      packages.push({ name: pkg, kind: 'added', from: [], to: sorted(ownNow), direct: true });
+    else if (direct && ownNow === undefined)
+      packages.push({ name: pkg, kind: 'removed', from: sorted(ownWas), to: [], direct: true });
+    else if (direct)
+      packages.push({ name: pkg, kind: 'changed', from: sorted(ownWas), to: sorted(ownNow), direct: true });
     else if (!sameSet(was.owns.get(pkg), now.owns.get(pkg))) contentChanged.push(pkg);
   }
   // Stable: by rank, then by name.
@@ -171,7 +189,10 @@ function describePackage(change: PackageChange): string {
 export function describeChange(change: SliceChange, limit = 3): string {
   const parts = change.packages.slice(0, limit).map(describePackage);
   if (change.packages.length > limit) parts.push(`+${change.packages.length - limit} more`);
-  if (parts.length === 0 && change.contentChanged.length > 0) parts.push(`entries of ${change.contentChanged.slice(0, limit).join(', ')}${change.contentChanged.length > limit ? ', ...' : ''} changed`);
+  if (parts.length === 0 && change.contentChanged.length > 0)
+    parts.push(
+      `entries of ${change.contentChanged.slice(0, limit).join(', ')}${change.contentChanged.length > limit ? ', ...' : ''} changed`,
+    );
   if (parts.length === 0 && change.entryChanged) parts.push('its importer entry changed');
   if (parts.length === 0) return change.importer;
   // A project whose own entry is as it was changed only through what it depends on.
@@ -184,16 +205,29 @@ export function describeSliceDiff(diff: SliceDiff, projectLimit = 4): string {
   if (diff.changed.length === 1 && diff.changed[0] !== undefined) {
     const only = diff.changed[0];
     const detail = describeChange(only);
-    parts.push(`the slice of ${only.importer} changed${detail === only.importer ? '' : ` ${detail.slice(only.importer.length + 1)}`}`);
+    parts.push(
+      `the slice of ${only.importer} changed${detail === only.importer ? '' : ` ${detail.slice(only.importer.length + 1)}`}`,
+    );
   } else if (diff.changed.length > 1) {
     const listed = diff.changed.slice(0, projectLimit).map((change) => describeChange(change, 2));
     const more = diff.changed.length - listed.length;
-    parts.push(`the slices of ${plural(diff.changed.length, 'project', 'projects')} changed: ${listed.join(', ')}${more > 0 ? `, and ${more} more` : ''}`);
+    parts.push(
+      `the slices of ${plural(diff.changed.length, 'project', 'projects')} changed: ${listed.join(', ')}${more > 0 ? `, and ${more} more` : ''}`,
+    );
   }
-  if (diff.added.length > 0) parts.push(`${plural(diff.added.length, 'project', 'projects')} added (${diff.added.slice(0, projectLimit).join(', ')}${diff.added.length > projectLimit ? ', ...' : ''})`);
-  if (diff.removed.length > 0) parts.push(`${plural(diff.removed.length, 'project', 'projects')} removed (${diff.removed.slice(0, projectLimit).join(', ')}${diff.removed.length > projectLimit ? ', ...' : ''})`);
+  if (diff.added.length > 0)
+    parts.push(
+      `${plural(diff.added.length, 'project', 'projects')} added (${diff.added.slice(0, projectLimit).join(', ')}${diff.added.length > projectLimit ? ', ...' : ''})`,
+    );
+  if (diff.removed.length > 0)
+    parts.push(
+      `${plural(diff.removed.length, 'project', 'projects')} removed (${diff.removed.slice(0, projectLimit).join(', ')}${diff.removed.length > projectLimit ? ', ...' : ''})`,
+    );
   if (parts.length === 0) parts.push("no project's slice changed");
   const touched = diff.changed.length + diff.added.length + diff.removed.length;
-  const rest = touched === 0 ? `${plural(diff.unchanged, 'project', 'projects')} unchanged` : `${diff.unchanged} other ${diff.unchanged === 1 ? 'project' : 'projects'} unchanged`;
+  const rest =
+    touched === 0
+      ? `${plural(diff.unchanged, 'project', 'projects')} unchanged`
+      : `${diff.unchanged} other ${diff.unchanged === 1 ? 'project' : 'projects'} unchanged`;
   return redactText(`${diff.lockfile} moved: ${parts.join('; ')}; ${rest}`);
 }

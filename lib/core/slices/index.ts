@@ -15,4 +15,11 @@ export {
   type SliceFormat,
   type FromLockfileOptions,
 } from './slices.js';
-export { diffSlices, describeSliceDiff, describeChange, type SliceDiff, type SliceChange, type PackageChange } from './diff.js';
+export {
+  diffSlices,
+  describeSliceDiff,
+  describeChange,
+  type SliceDiff,
+  type SliceChange,
+  type PackageChange,
+} from './diff.js';

@@ -27,19 +27,33 @@ interface NpmEntry {
   readonly devDependencies?: Record<string, string>;
 }
 
-const isMap = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isMap = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 const STRING_FIELDS = ['name', 'version', 'resolved'] as const;
 const DEPENDENCY_FIELDS = ['dependencies', 'optionalDependencies', 'peerDependencies', 'devDependencies'] as const;
 
 /** What is wrong with one `packages` entry for slicing, and where (a path under it), or undefined. */
-function entryProblem(location: string, entry: unknown): { readonly reason: string; readonly field?: string } | undefined {
+function entryProblem(
+  location: string,
+  entry: unknown,
+): { readonly reason: string; readonly field?: string } | undefined {
   if (location.includes('\0')) return { reason: 'a package location holds a NUL character' };
-  if (!isMap(entry)) return { reason: location === '' ? 'the root entry ("") of "packages" is not an object' : 'an entry of "packages" is not an object' };
-  for (const field of STRING_FIELDS) if (entry[field] !== undefined && typeof entry[field] !== 'string') return { reason: `an entry's "${field}" is not a string`, field };
-  if (entry['link'] !== undefined && typeof entry['link'] !== 'boolean') return { reason: 'an entry\'s "link" is not true or false', field: 'link' };
+  if (!isMap(entry))
+    return {
+      reason:
+        location === ''
+          ? 'the root entry ("") of "packages" is not an object'
+          : 'an entry of "packages" is not an object',
+    };
+  for (const field of STRING_FIELDS)
+    if (entry[field] !== undefined && typeof entry[field] !== 'string')
+      return { reason: `an entry's "${field}" is not a string`, field };
+  if (entry['link'] !== undefined && typeof entry['link'] !== 'boolean')
+    return { reason: 'an entry\'s "link" is not true or false', field: 'link' };
   for (const field of DEPENDENCY_FIELDS) {
     const group = entry[field];
-    if (group !== undefined && !isRangeMap(group)) return { reason: `an entry's "${field}" is not a map of names to version ranges`, field };
+    if (group !== undefined && !isRangeMap(group))
+      return { reason: `an entry's "${field}" is not a map of names to version ranges`, field };
   }
   return undefined;
 }
@@ -55,7 +69,9 @@ export function npmPackages(bytes: Uint8Array, path: string): Record<string, Npm
   const { text, value } = parseLockfileJson(bytes, path);
   const packages = isMap(value) ? value['packages'] : undefined;
   if (!isMap(packages)) {
-    const reason = isMap(value) ? 'it has no "packages" map (lockfileVersion 1 is not supported: run npm install with npm 7 or later to upgrade it)' : 'it is not a JSON object';
+    const reason = isMap(value)
+      ? 'it has no "packages" map (lockfileVersion 1 is not supported: run npm install with npm 7 or later to upgrade it)'
+      : 'it is not a JSON object';
     throw brokenLockfile(path, reason, isMap(value) ? jsonValuePosition(text, ['packages']) : undefined);
   }
   for (const location of Object.keys(packages)) {
@@ -105,7 +121,15 @@ export function lowerNpm(bytes: Uint8Array, path: string): LoweredGraph {
     nodeOf.set(location, own.length);
     own.push(`npm\n${location}\n${canonicalJson(entry)}`);
     const project = isProjectLocation(location);
-    labels.push(project ? { kind: 'importer', id: location === '' ? '.' : location } : { kind: 'package', name: nameAt(location, entry), version: entry.version ?? (entry.link === true ? `link:${entry.resolved ?? ''}` : '') });
+    labels.push(
+      project
+        ? { kind: 'importer', id: location === '' ? '.' : location }
+        : {
+            kind: 'package',
+            name: nameAt(location, entry),
+            version: entry.version ?? (entry.link === true ? `link:${entry.resolved ?? ''}` : ''),
+          },
+    );
     if (project) importers.set(location === '' ? '.' : location, own.length - 1);
   }
   const edges: number[][] = locations.map((location) => {

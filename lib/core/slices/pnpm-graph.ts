@@ -14,7 +14,10 @@ import type { SliceGraph } from './merkle.js';
 import type { PnpmDep, PnpmEntry, PnpmLockIndex } from './pnpm-index.js';
 
 /** What a node stands for, for diffs: a package (name, version) or a project. */
-export type NodeLabel = { readonly kind: 'package'; readonly name: string; readonly version: string; readonly missing?: true } | { readonly kind: 'importer'; readonly id: string } | { readonly kind: 'leaf'; readonly ref: string };
+export type NodeLabel =
+  | { readonly kind: 'package'; readonly name: string; readonly version: string; readonly missing?: true }
+  | { readonly kind: 'importer'; readonly id: string }
+  | { readonly kind: 'leaf'; readonly ref: string };
 
 export interface LoweredGraph extends SliceGraph {
   /** Importer id -> node. */
@@ -34,7 +37,8 @@ export function splitPackageKey(key: string): [string, string] {
 
 /** The snapshot key a reference names, or a `link:` target as {link}. */
 export function resolveRef(dep: PnpmDep, fromDir: string): { readonly key: string } | { readonly link: string } {
-  if (dep.ref.startsWith('link:')) return { link: posix.normalize(posix.join(fromDir, dep.ref.slice(5))).replace(/\/$/, '') || '.' };
+  if (dep.ref.startsWith('link:'))
+    return { link: posix.normalize(posix.join(fromDir, dep.ref.slice(5))).replace(/\/$/, '') || '.' };
   const paren = dep.ref.indexOf('(');
   const base = paren === -1 ? dep.ref : dep.ref.slice(0, paren);
   if (base.indexOf('@', 1) !== -1) return { key: dep.ref };
@@ -97,7 +101,8 @@ class PnpmGraph {
     const catalogTexts: string[] = [];
     for (const dep of entry.deps) {
       const catalog = catalogName(dep.specifier);
-      if (catalog !== undefined) catalogTexts.push(`${catalog}:${index.catalogs.get(`${catalog}\0${dep.name}`) ?? '(missing)'}`);
+      if (catalog !== undefined)
+        catalogTexts.push(`${catalog}:${index.catalogs.get(`${catalog}\0${dep.name}`) ?? '(missing)'}`);
     }
     own.push(`importer\n${id}\n${entry.text}\ncatalogs\n${catalogTexts.join('\n')}\n${this.global}`);
     this.edges.push([]);

@@ -14,7 +14,15 @@
 // the bytes given.
 
 import { brokenLockfile, unsupportedLockfile } from '../lockfile-errors.js';
-import { decodePnpmLockfile, flowEnd, plainTypeAt, readYamlLines, unquote, yamlDocuments, type YamlLine } from './pnpm-yaml/index.js';
+import {
+  decodePnpmLockfile,
+  flowEnd,
+  plainTypeAt,
+  readYamlLines,
+  unquote,
+  yamlDocuments,
+  type YamlLine,
+} from './pnpm-yaml/index.js';
 
 /** One dependency as an entry lists it: `name: ref` (snapshots) or `name: {specifier, version}` (importers). */
 export interface PnpmDep {
@@ -68,7 +76,12 @@ const NON_STRING = 'that YAML reads as a number, boolean, null or date (pnpm quo
 export function indexPnpmLockfile(bytes: Uint8Array, path: string): PnpmLockIndex {
   const text = decodePnpmLockfile(bytes, path);
   const docs = yamlDocuments(text);
-  if (docs.length > 2) throw brokenLockfile(path, `expected one YAML document, or an env document and the main one, found ${docs.length}`, { line: docs[2]?.line ?? 1, column: 1 });
+  if (docs.length > 2)
+    throw brokenLockfile(
+      path,
+      `expected one YAML document, or an env document and the main one, found ${docs.length}`,
+      { line: docs[2]?.line ?? 1, column: 1 },
+    );
   const main = docs[docs.length - 1];
   if (main === undefined) throw brokenLockfile(path, 'it is empty');
   // The env document is no project's, but pnpm 12 reads it: it must be sound YAML too.
@@ -122,7 +135,8 @@ class IndexReader {
     if (depth === 0) return this.sectionLine(line);
     const section = this.section;
     if (section === CATALOGS) return this.catalogLine(line);
-    if (section !== IMPORTERS && section !== PACKAGES && section !== SNAPSHOTS) return this.awaitingDepth !== -1 ? EVERY_LINE : 0;
+    if (section !== IMPORTERS && section !== PACKAGES && section !== SNAPSHOTS)
+      return this.awaitingDepth !== -1 ? EVERY_LINE : 0;
     if (depth === 1) return this.entryLine(line);
     // A packages entry's lines (visited only right after its header, for the empty-mapping check) say nothing more.
     if (section === PACKAGES) return 1;
@@ -144,15 +158,30 @@ class IndexReader {
     this.closeEntry(end);
     this.closeCatalogEntry(end);
     this.closeSettings(end);
-    if (lockfileVersion === '') throw brokenLockfile(path, 'the main document has no lockfileVersion', { line: mainLine, column: 1 });
+    if (lockfileVersion === '')
+      throw brokenLockfile(path, 'the main document has no lockfileVersion', { line: mainLine, column: 1 });
     // The layout of 9.x (other versions are refused by version, in slices.ts): pnpm always writes `importers:`
     // (`.: {}` at least), and packages and snapshots both or neither (without snapshots pnpm reads packages in
     // the pre-9 layout): a file without them lost its lines.
     const v9 = /^9\.\d+$/.test(lockfileVersion);
-    if (v9 && !seen.has(IMPORTERS)) throw brokenLockfile(path, 'the main document has no importers section', { line: mainLine, column: 1 });
-    if (v9 && seen.has(PACKAGES) !== seen.has(SNAPSHOTS)) throw brokenLockfile(path, `the main document has ${seen.has(PACKAGES) ? 'packages but no snapshots' : 'snapshots but no packages'}`, { line: mainLine, column: 1 });
+    if (v9 && !seen.has(IMPORTERS))
+      throw brokenLockfile(path, 'the main document has no importers section', { line: mainLine, column: 1 });
+    if (v9 && seen.has(PACKAGES) !== seen.has(SNAPSHOTS))
+      throw brokenLockfile(
+        path,
+        `the main document has ${seen.has(PACKAGES) ? 'packages but no snapshots' : 'snapshots but no packages'}`,
+        { line: mainLine, column: 1 },
+      );
     const settingsText = this.settingsStart === -1 ? '' : this.text.slice(this.settingsStart, this.settingsEnd);
-    return { lockfileVersion, settingsText, importers: this.importers, packages: this.packages, snapshots: this.snapshots, catalogs: this.catalogs, hadEnvDocument };
+    return {
+      lockfileVersion,
+      settingsText,
+      importers: this.importers,
+      packages: this.packages,
+      snapshots: this.snapshots,
+      catalogs: this.catalogs,
+      hadEnvDocument,
+    };
   }
 
   /** A top-level key: it closes what was open and starts its section. */
@@ -199,9 +228,13 @@ class IndexReader {
   /** A field of an importer or snapshot (depth 2): a followed dependency map opens, anything else is skipped. */
   private groupLine(line: YamlLine, open: OpenEntry): number {
     const section = this.section;
-    if (line.item) return this.shape(line, `expected an entry of "${SECTION_NAMES[section]}" as a mapping, found a sequence`);
+    if (line.item)
+      return this.shape(line, `expected an entry of "${SECTION_NAMES[section]}" as a mapping, found a sequence`);
     this.closeDep(open);
-    open.group = line.keyIs('dependencies') || line.keyIs('optionalDependencies') || (section === IMPORTERS && line.keyIs('devDependencies'));
+    open.group =
+      line.keyIs('dependencies') ||
+      line.keyIs('optionalDependencies') ||
+      (section === IMPORTERS && line.keyIs('devDependencies'));
     if (!open.group) return 2;
     if (line.kind === 'flow') {
       for (const [name, ref] of this.flowDeps(line)) {
@@ -257,17 +290,25 @@ class IndexReader {
   }
 
   private noValue(): never {
-    throw brokenLockfile(this.path, 'a mapping has no value (pnpm writes {} for an empty one)', { line: this.awaitingLine, column: this.awaitingColumn });
+    throw brokenLockfile(this.path, 'a mapping has no value (pnpm writes {} for an empty one)', {
+      line: this.awaitingLine,
+      column: this.awaitingColumn,
+    });
   }
 
   /** A block mapping follows (kind none), or `{}`; anything else where pnpm writes a mapping is refused. */
   private mapping(line: YamlLine, what: string): boolean {
-    if (line.item || line.key === undefined) return this.shape(line, `expected ${what} as a mapping, found a sequence entry`);
+    if (line.item || line.key === undefined)
+      return this.shape(line, `expected ${what} as a mapping, found a sequence entry`);
     if (line.kind === 'none') return true;
     if (line.kind === 'flow') {
       // `{}` as pnpm writes it, or with blanks inside.
-      if (line.valueEnd - line.valueAt === 2 || /^\{\s*\}$/.test(this.text.slice(line.valueAt, line.valueEnd))) return false;
-      throw unsupportedLockfile(this.path, `a flow mapping for ${what} (pnpm writes it as a block)`, { line: line.line, column: line.valueAt - line.start + 1 });
+      if (line.valueEnd - line.valueAt === 2 || /^\{\s*\}$/.test(this.text.slice(line.valueAt, line.valueEnd)))
+        return false;
+      throw unsupportedLockfile(this.path, `a flow mapping for ${what} (pnpm writes it as a block)`, {
+        line: line.line,
+        column: line.valueAt - line.start + 1,
+      });
     }
     return this.shape(line, `expected ${what} as a mapping, found a scalar`);
   }
@@ -278,8 +319,16 @@ class IndexReader {
     if (kind === 'plain') {
       // plainTypeAt's first test, inlined for the common value: it starts with a letter but t, f, n.
       const code = text.charCodeAt(line.valueAt);
-      const word = ((code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a)) && code !== 0x74 && code !== 0x54 && code !== 0x66 && code !== 0x46 && code !== 0x6e && code !== 0x4e;
-      if (!word && plainTypeAt(text, line.valueAt, line.valueEnd) !== 'string') return this.shape(line, `${what} ${NON_STRING}`);
+      const word =
+        ((code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a)) &&
+        code !== 0x74 &&
+        code !== 0x54 &&
+        code !== 0x66 &&
+        code !== 0x46 &&
+        code !== 0x6e &&
+        code !== 0x4e;
+      if (!word && plainTypeAt(text, line.valueAt, line.valueEnd) !== 'string')
+        return this.shape(line, `${what} ${NON_STRING}`);
       return text.slice(line.valueAt, line.valueEnd);
     }
     if (kind === 'single' || kind === 'double') return unquote(text.slice(line.valueAt, line.valueEnd));
@@ -289,7 +338,12 @@ class IndexReader {
   private closeDep(open: OpenEntry): void {
     const dep = open.dep;
     if (dep === undefined) return;
-    if (dep.ref !== undefined) open.deps.push(dep.specifier === undefined ? { name: dep.name, ref: dep.ref } : { name: dep.name, ref: dep.ref, specifier: dep.specifier });
+    if (dep.ref !== undefined)
+      open.deps.push(
+        dep.specifier === undefined
+          ? { name: dep.name, ref: dep.ref }
+          : { name: dep.name, ref: dep.ref, specifier: dep.specifier },
+      );
     open.dep = undefined;
   }
 
@@ -307,7 +361,8 @@ class IndexReader {
   }
 
   private closeCatalogEntry(end: number): void {
-    if (this.catalogEntry !== undefined) this.catalogs.set(`${this.catalog}\0${this.catalogEntry.key}`, this.text.slice(this.catalogEntry.start, end));
+    if (this.catalogEntry !== undefined)
+      this.catalogs.set(`${this.catalog}\0${this.catalogEntry.key}`, this.text.slice(this.catalogEntry.start, end));
     this.catalogEntry = undefined;
   }
 

@@ -59,7 +59,8 @@ interface ParsedLockfile {
   readonly packages?: Readonly<Record<string, { readonly dependencies?: Refs; readonly optionalDependencies?: Refs }>>;
 }
 
-const broken = (path: string, reason: string, position?: TextPosition): LockguardError => brokenLockfile(path, reason, position);
+const broken = (path: string, reason: string, position?: TextPosition): LockguardError =>
+  brokenLockfile(path, reason, position);
 
 /** JSON with object keys sorted at every level: the folded form of a parsed entry. */
 function canonicalJson(value: unknown): string {
@@ -97,12 +98,20 @@ function indexFromParsed(lockfile: ParsedLockfile, path: string): PnpmLockIndex 
   for (const [id, importer] of Object.entries(isMap(lockfile.importers) ? lockfile.importers : {})) {
     const entry = isMap(importer) ? importer : {};
     const specifiers = isMap(entry.specifiers) ? entry.specifiers : undefined;
-    importers.set(id, { key: id, text: `${id}\n${canonicalJson(entry)}`, deps: depsOf([entry.dependencies, entry.devDependencies, entry.optionalDependencies], specifiers) });
+    importers.set(id, {
+      key: id,
+      text: `${id}\n${canonicalJson(entry)}`,
+      deps: depsOf([entry.dependencies, entry.devDependencies, entry.optionalDependencies], specifiers),
+    });
   }
   const snapshots = new Map<string, PnpmEntry>();
   for (const [key, pkg] of Object.entries(isMap(lockfile.packages) ? lockfile.packages : {})) {
     const entry = isMap(pkg) ? pkg : {};
-    snapshots.set(key, { key, text: `${key}\n${canonicalJson(entry)}`, deps: depsOf([entry.dependencies, entry.optionalDependencies]) });
+    snapshots.set(key, {
+      key,
+      text: `${key}\n${canonicalJson(entry)}`,
+      deps: depsOf([entry.dependencies, entry.optionalDependencies]),
+    });
   }
   return {
     lockfileVersion: lockfile.lockfileVersion,
@@ -133,7 +142,11 @@ export async function indexPnpmV6(bytes: Buffer, path: string): Promise<PnpmLock
       // lockfile-file's message quotes the offending lines: keep only js-yaml's "(line:column)".
       const message = error instanceof Error ? error.message : '';
       const at = /\((\d+):(\d+)\)/.exec(message);
-      throw broken(path, 'pnpm cannot parse it', at === null ? undefined : { line: Number(at[1]), column: Number(at[2]) });
+      throw broken(
+        path,
+        'pnpm cannot parse it',
+        at === null ? undefined : { line: Number(at[1]), column: Number(at[2]) },
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

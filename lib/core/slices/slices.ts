@@ -74,7 +74,8 @@ export const SLICE_LOCKFILES: ReadonlyArray<readonly [name: string, format: Slic
 ];
 
 /** What has slices, for messages: every format named, so a refusal says plainly what would work. */
-export const SLICE_FORMATS_TEXT = 'pnpm-lock.yaml (lockfileVersion 6.x and 9.x), package-lock.json / npm-shrinkwrap.json (v2, v3), yarn.lock (yarn berry and yarn v1) and bun.lock (text)';
+export const SLICE_FORMATS_TEXT =
+  'pnpm-lock.yaml (lockfileVersion 6.x and 9.x), package-lock.json / npm-shrinkwrap.json (v2, v3), yarn.lock (yarn berry and yarn v1) and bun.lock (text)';
 
 export function formatOf(lockfile: string): SliceFormat | undefined {
   return SLICE_LOCKFILES.find(([name]) => lockfile === name || lockfile.endsWith(`/${name}`))?.[1];
@@ -99,12 +100,16 @@ function checkedFormat(bytes: Buffer, options: FromLockfileOptions): SliceFormat
   const absPath = join(options.root, options.lockfile);
   const format = formatOf(options.lockfile);
   if (format === undefined) {
-    throw new LockguardError('ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', `Per-project slices are computed for ${SLICE_FORMATS_TEXT}, not "${absPath}".`, {
-      path: absPath,
-      hint: options.lockfile.endsWith('bun.lockb')
-        ? 'bun.lockb is binary: let bun write the text lockfile (bun install --save-text-lockfile, bun 1.2+), or use the whole-table key (lockguard key).'
-        : 'Use the whole-table key (lockguard key) for this package manager.',
-    });
+    throw new LockguardError(
+      'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
+      `Per-project slices are computed for ${SLICE_FORMATS_TEXT}, not "${absPath}".`,
+      {
+        path: absPath,
+        hint: options.lockfile.endsWith('bun.lockb')
+          ? 'bun.lockb is binary: let bun write the text lockfile (bun install --save-text-lockfile, bun 1.2+), or use the whole-table key (lockguard key).'
+          : 'Use the whole-table key (lockguard key) for this package manager.',
+      },
+    );
   }
   checkLockfileShape(absPath, options.lockfile, bytes);
   return format;
@@ -112,15 +117,23 @@ function checkedFormat(bytes: Buffer, options: FromLockfileOptions): SliceFormat
 
 function unsupportedVersion(absPath: string, version: string, v6: boolean): LockguardError {
   if (v6) {
-    return new LockguardError('ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', `The lockfile at "${absPath}" has lockfileVersion ${version} (pnpm 8): its slices are read asynchronously.`, {
-      path: absPath,
-      hint: 'Call slicesFromLockfileAsync / projectSlicesAsync (the CLI does), or upgrade the lockfile with pnpm 9 or later (pnpm install).',
-    });
+    return new LockguardError(
+      'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
+      `The lockfile at "${absPath}" has lockfileVersion ${version} (pnpm 8): its slices are read asynchronously.`,
+      {
+        path: absPath,
+        hint: 'Call slicesFromLockfileAsync / projectSlicesAsync (the CLI does), or upgrade the lockfile with pnpm 9 or later (pnpm install).',
+      },
+    );
   }
-  return new LockguardError('ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', `The lockfile at "${absPath}" has lockfileVersion ${version === '' ? '(none)' : version}: per-project slices read pnpm lockfiles 6.x (pnpm 8) and 9.x (pnpm 9 to 12).`, {
-    path: absPath,
-    hint: 'Rewrite it with a supported pnpm (pnpm install with pnpm 8 or later), or use the whole-table key (lockguard key).',
-  });
+  return new LockguardError(
+    'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
+    `The lockfile at "${absPath}" has lockfileVersion ${version === '' ? '(none)' : version}: per-project slices read pnpm lockfiles 6.x (pnpm 8) and 9.x (pnpm 9 to 12).`,
+    {
+      path: absPath,
+      hint: 'Rewrite it with a supported pnpm (pnpm install with pnpm 8 or later), or use the whole-table key (lockguard key).',
+    },
+  );
 }
 
 /** Every project's slice of one lockfile's bytes (pnpm lockfileVersion 9.x, npm). For 6.x: slicesFromLockfileAsync. */
@@ -132,9 +145,11 @@ function slicesOfChecked(format: SliceFormat, bytes: Buffer, options: FromLockfi
   const absPath = join(options.root, options.lockfile);
   if (format === 'npm') return finish(format, lowerNpm(bytes, absPath), options);
   if (format === 'bun') return finish(format, lowerBun(readBunLock(bytes.toString('utf8'), absPath), absPath), options);
-  if (format === 'yarn') return finish(format, lowerYarn(bytes.toString('utf8'), absPath, options.root, options.redacted === true), options);
+  if (format === 'yarn')
+    return finish(format, lowerYarn(bytes.toString('utf8'), absPath, options.root, options.redacted === true), options);
   const index = indexPnpmLockfile(bytes, absPath);
-  if (!/^9\.\d+$/.test(index.lockfileVersion)) throw unsupportedVersion(absPath, index.lockfileVersion, isPnpmV6(index.lockfileVersion));
+  if (!/^9\.\d+$/.test(index.lockfileVersion))
+    throw unsupportedVersion(absPath, index.lockfileVersion, isPnpmV6(index.lockfileVersion));
   return finish(format, lowerPnpm(index), options);
 }
 
@@ -142,7 +157,8 @@ function slicesOfChecked(format: SliceFormat, bytes: Buffer, options: FromLockfi
 export async function slicesFromLockfileAsync(bytes: Buffer, options: FromLockfileOptions): Promise<LockfileSlices> {
   const format = checkedFormat(bytes, options);
   // Sniffed on the first 4 KiB: lockfileVersion is pnpm's first key (after an env document's few lines).
-  if (format !== 'pnpm' || !isPnpmV6(sniffLockfileVersion(bytes.subarray(0, 4096).toString('utf8')))) return slicesOfChecked(format, bytes, options);
+  if (format !== 'pnpm' || !isPnpmV6(sniffLockfileVersion(bytes.subarray(0, 4096).toString('utf8'))))
+    return slicesOfChecked(format, bytes, options);
   return finish(format, lowerPnpm(await indexPnpmV6(bytes, join(options.root, options.lockfile))), options);
 }
 
@@ -151,11 +167,16 @@ function lowerYarn(text: string, absPath: string, root: string, redacted: boolea
   const head = text.slice(0, 2048);
   if (/^__metadata:/m.test(head)) return lowerYarnBerry(indexYarnBerry(text, absPath));
   const header = /^# yarn lockfile v1$/m.exec(head)?.[0];
-  if (header !== undefined) return lowerYarnClassic(indexYarnClassic(text, absPath), classicWorkspaces(root, redacted), header);
-  throw new LockguardError('ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', `The lockfile at "${absPath}" is neither a yarn berry lockfile (no __metadata block) nor a yarn v1 one (no "# yarn lockfile v1" line).`, {
-    path: absPath,
-    hint: 'Let yarn rewrite it (yarn install), or use the whole-table key (lockguard key).',
-  });
+  if (header !== undefined)
+    return lowerYarnClassic(indexYarnClassic(text, absPath), classicWorkspaces(root, redacted), header);
+  throw new LockguardError(
+    'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
+    `The lockfile at "${absPath}" is neither a yarn berry lockfile (no __metadata block) nor a yarn v1 one (no "# yarn lockfile v1" line).`,
+    {
+      path: absPath,
+      hint: 'Let yarn rewrite it (yarn install), or use the whole-table key (lockguard key).',
+    },
+  );
 }
 
 function finish(format: SliceFormat, graph: LoweredGraph, options: FromLockfileOptions): LockfileSlices {
@@ -208,15 +229,23 @@ function lockfileOf(root: string): { readonly name: string; readonly bytes: Buff
   }
   const binary = readEntry(realFileSystem, join(root, 'bun.lockb'));
   if (binary.state === 'file') {
-    throw new LockguardError('ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', `"${join(root, 'bun.lockb')}" is bun's binary lockfile: per-project slices are computed for ${SLICE_FORMATS_TEXT}.`, {
-      path: join(root, 'bun.lockb'),
-      hint: 'Let bun write the text lockfile (bun install --save-text-lockfile, bun 1.2+; then remove bun.lockb), or use the whole-table key (lockguard key).',
-    });
+    throw new LockguardError(
+      'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
+      `"${join(root, 'bun.lockb')}" is bun's binary lockfile: per-project slices are computed for ${SLICE_FORMATS_TEXT}.`,
+      {
+        path: join(root, 'bun.lockb'),
+        hint: 'Let bun write the text lockfile (bun install --save-text-lockfile, bun 1.2+; then remove bun.lockb), or use the whole-table key (lockguard key).',
+      },
+    );
   }
-  throw new LockguardError('ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE', `No lockfile with per-project slices in "${root}": they are computed for ${SLICE_FORMATS_TEXT}.`, {
-    path: root,
-    hint: 'Install once (pnpm install / npm install / yarn install / bun install) to write the lockfile, or use the whole-table key (lockguard key).',
-  });
+  throw new LockguardError(
+    'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
+    `No lockfile with per-project slices in "${root}": they are computed for ${SLICE_FORMATS_TEXT}.`,
+    {
+      path: root,
+      hint: 'Install once (pnpm install / npm install / yarn install / bun install) to write the lockfile, or use the whole-table key (lockguard key).',
+    },
+  );
 }
 
 /** The slice of `project` (importer path such as 'packages/b' or '.', or package name), or undefined. */
@@ -234,8 +263,12 @@ export function sliceDigest(root: string, project: string): SliceDigest {
 }
 
 export function unknownProject(root: string, lockfile: string, project: string): LockguardError {
-  return new LockguardError('ERR_LOCKGUARD_UNKNOWN_PROJECT', `No project "${project}" in "${join(root, lockfile)}": expected an importer path (such as "." or "packages/b") or a package name.`, {
-    path: join(root, lockfile),
-    hint: 'lockguard key --projects lists every project with its importer path and name.',
-  });
+  return new LockguardError(
+    'ERR_LOCKGUARD_UNKNOWN_PROJECT',
+    `No project "${project}" in "${join(root, lockfile)}": expected an importer path (such as "." or "packages/b") or a package name.`,
+    {
+      path: join(root, lockfile),
+      hint: 'lockguard key --projects lists every project with its importer path and name.',
+    },
+  );
 }

@@ -105,7 +105,12 @@ function berryText(source: string, path: string): string {
   let text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   if (text.includes('\r\n')) text = text.replaceAll('\r\n', '\n');
   const bad = NON_PRINTABLE.exec(text);
-  if (bad !== null) throw brokenLockfile(path, bad[0] === '\0' ? 'it holds a NUL byte' : 'it holds a non-printable character', positionAt(text, bad.index));
+  if (bad !== null)
+    throw brokenLockfile(
+      path,
+      bad[0] === '\0' ? 'it holds a NUL byte' : 'it holds a non-printable character',
+      positionAt(text, bad.index),
+    );
   return text;
 }
 
@@ -143,7 +148,8 @@ export function indexYarnBerry(source: string, path: string): YarnBerryIndex {
       // A key over 1,024 characters: yarn writes `? <key>` and then a line holding only `:`.
       const long = symlScalar(text.slice(at + 2, end));
       const next = lineEnd(end + 1);
-      if (long === undefined || text.slice(end + 1, next) !== ':') throw broken(path, lineNo, 'a long key not in the form yarn writes');
+      if (long === undefined || text.slice(end + 1, next) !== ':')
+        throw broken(path, lineNo, 'a long key not in the form yarn writes');
       key = long;
       end = next;
       lineNo++;
@@ -171,8 +177,10 @@ export function indexYarnBerry(source: string, path: string): YarnBerryIndex {
       continue;
     }
     const descriptors = keyDescriptors(key);
-    if (!descriptors.every(validDescriptor)) throw broken(path, startLine, 'an entry key that is not a list of descriptors');
-    if (resolution === undefined || !validDescriptor(resolution)) throw broken(path, startLine, 'an entry without a valid "resolution" (yarn refuses it)');
+    if (!descriptors.every(validDescriptor))
+      throw broken(path, startLine, 'an entry key that is not a list of descriptors');
+    if (resolution === undefined || !validDescriptor(resolution))
+      throw broken(path, startLine, 'an entry without a valid "resolution" (yarn refuses it)');
     if (!linkType) throw broken(path, startLine, 'an entry without a "linkType" (yarn refuses it)');
     entries.push({ descriptors, text: text.slice(start, blockEnd), resolution, deps, line: startLine });
   }
@@ -210,7 +218,12 @@ class EntryBody {
   read(path: string, lineNo: number): void {
     const depth = line.indent;
     const expect = this.expect;
-    if (expect !== -1 ? depth !== expect : depth > this.deepest) throw broken(path, lineNo, expect !== -1 && depth < expect ? 'a key with no value' : 'bad indentation (deeper than its mapping)');
+    if (expect !== -1 ? depth !== expect : depth > this.deepest)
+      throw broken(
+        path,
+        lineNo,
+        expect !== -1 && depth < expect ? 'a key with no value' : 'bad indentation (deeper than its mapping)',
+      );
     const opens = line.value === undefined;
     if (depth === 2) this.fieldLine(path, lineNo, opens);
     else if (depth === 4) this.nameLine(path, lineNo, opens);
@@ -242,7 +255,8 @@ class EntryBody {
     this.subs.reset();
     if (field === 'dependencies' || field === 'peerDependencies' || field === 'bin') {
       if (opens) throw broken(path, lineNo, `an entry of its "${field}" field is not a string`);
-      if (field !== 'bin' && !IDENT.test(line.key)) throw broken(path, lineNo, 'a dependency whose name yarn cannot read');
+      if (field !== 'bin' && !IDENT.test(line.key))
+        throw broken(path, lineNo, 'a dependency whose name yarn cannot read');
       if (field === 'dependencies') this.deps.push([line.key, line.value as string]);
     } else if ((field === 'dependenciesMeta' || field === 'peerDependenciesMeta') && !opens) {
       throw broken(path, lineNo, `an entry of its "${field}" field is not a mapping`);
@@ -301,7 +315,8 @@ export function lowerYarnBerry(index: YarnBerryIndex): LoweredGraph {
     const out = edges[node] as number[];
     for (const [name, range] of entry.deps) {
       const ranges = byName.get(name);
-      const found = ranges?.get(range) ?? (ranges === undefined || range.includes(':') ? undefined : ranges.get(`npm:${range}`));
+      const found =
+        ranges?.get(range) ?? (ranges === undefined || range.includes(':') ? undefined : ranges.get(`npm:${range}`));
       out.push(found ?? leaf(`${name}@${range}`));
     }
   });

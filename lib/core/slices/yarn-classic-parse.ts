@@ -53,7 +53,8 @@ export function parseYarnClassic(text: string, path: string): ClassicEntry[] {
   let tokenLine = 1;
   let tokenStart = 0;
   let tokenEnd = 0;
-  const fail = (reason: string, at: number): LockguardError => brokenLockfile(path, `${reason}: it is not in yarn 1's lockfile syntax`, { line: at, column: 1 });
+  const fail = (reason: string, at: number): LockguardError =>
+    brokenLockfile(path, `${reason}: it is not in yarn 1's lockfile syntax`, { line: at, column: 1 });
 
   /** The next token that is not a comment (yarn's Parser.next). */
   const next = (): void => {
@@ -203,7 +204,8 @@ export function parseYarnClassic(text: string, path: string): ClassicEntry[] {
 
   const entryOf = (patterns: string[], fields: Fields, keyLine: number): ClassicEntry => {
     const version = fields['version'];
-    if (typeof version !== 'string' || !VERSION.test(version.trim())) throw fail('an entry without a valid version', keyLine);
+    if (typeof version !== 'string' || !VERSION.test(version.trim()))
+      throw fail('an entry without a valid version', keyLine);
     const deps: [string, string][] = [];
     for (const field of ['dependencies', 'optionalDependencies']) {
       const map = fields[field];
@@ -220,6 +222,10 @@ export function parseYarnClassic(text: string, path: string): ClassicEntry[] {
 
   next();
   parse(0);
-  if (kind() !== EOF) throw fail('yarn stops reading it here (an indented line after a blank or comment line inside an entry)', tokenLine);
+  if (kind() !== EOF)
+    throw fail(
+      'yarn stops reading it here (an indented line after a blank or comment line inside an entry)',
+      tokenLine,
+    );
   return entries;
 }

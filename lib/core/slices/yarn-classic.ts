@@ -56,7 +56,11 @@ function readManifest(dir: string): Manifest | undefined {
 /** The root's `workspaces` globs (array, or `{ packages: [...] }`). */
 function workspaceGlobs(manifest: Manifest | undefined): string[] {
   const field = manifest?.['workspaces'];
-  const list = Array.isArray(field) ? field : field !== null && typeof field === 'object' ? (field as { packages?: unknown }).packages : undefined;
+  const list = Array.isArray(field)
+    ? field
+    : field !== null && typeof field === 'object'
+      ? (field as { packages?: unknown }).packages
+      : undefined;
   return Array.isArray(list) ? list.filter((item): item is string => typeof item === 'string') : [];
 }
 
@@ -87,7 +91,8 @@ function subfolders(root: string, folder: string): string[] {
  */
 function expand(root: string, glob: string): string[] {
   const normalized = posix.normalize(glob.replace(/^\.\//, '')).replace(/\/$/, '');
-  if (normalized.startsWith('/') || normalized === '..' || normalized.startsWith('../') || normalized.includes('\0')) return [];
+  if (normalized.startsWith('/') || normalized === '..' || normalized.startsWith('../') || normalized.includes('\0'))
+    return [];
   let current = [''];
   for (const segment of normalized.split('/')) {
     const next: string[] = [];
@@ -119,9 +124,15 @@ function workspaceOf(folder: string, manifest: Manifest): ClassicWorkspace {
     const map = manifest[field];
     if (map === null || typeof map !== 'object' || Array.isArray(map)) continue;
     maps[field] = map;
-    for (const [name, range] of Object.entries(map as Record<string, unknown>)) if (typeof range === 'string') deps.push([name, range]);
+    for (const [name, range] of Object.entries(map as Record<string, unknown>))
+      if (typeof range === 'string') deps.push([name, range]);
   }
-  return { folder, name: typeof manifest['name'] === 'string' ? manifest['name'] : undefined, text: canonicalJson(maps), deps };
+  return {
+    folder,
+    name: typeof manifest['name'] === 'string' ? manifest['name'] : undefined,
+    text: canonicalJson(maps),
+    deps,
+  };
 }
 
 /** Whether the manifest of `folder` (relative to `root`) is, links resolved, a file inside the root. */
@@ -143,7 +154,10 @@ export function classicWorkspaces(root: string, redacted = false): ClassicWorksp
   const workspaces = readWorkspaces(root);
   if (!redacted) return workspaces;
   // Matched against a redacted copy's keys: each range redacted as the copy was (an uncuttable one stays).
-  return workspaces.map((workspace) => ({ ...workspace, deps: workspace.deps.map(([name, range]) => [name, redactLockfileText(range) ?? range] as const) }));
+  return workspaces.map((workspace) => ({
+    ...workspace,
+    deps: workspace.deps.map(([name, range]) => [name, redactLockfileText(range) ?? range] as const),
+  }));
 }
 
 function readWorkspaces(root: string): ClassicWorkspace[] {
@@ -166,7 +180,11 @@ function readWorkspaces(root: string): ClassicWorkspace[] {
   return out;
 }
 
-export function lowerYarnClassic(entries: readonly ClassicEntry[], workspaces: readonly ClassicWorkspace[], header: string): LoweredGraph {
+export function lowerYarnClassic(
+  entries: readonly ClassicEntry[],
+  workspaces: readonly ClassicWorkspace[],
+  header: string,
+): LoweredGraph {
   const own: string[] = [];
   const edges: number[][] = [];
   const labels: NodeLabel[] = [];
@@ -205,7 +223,9 @@ export function lowerYarnClassic(entries: readonly ClassicEntry[], workspaces: r
       if (found === undefined && /^(file|link):/.test(range) && workspace.folder !== '.') {
         const colon = range.indexOf(':');
         const relative = posix.normalize(posix.join(workspace.folder, range.slice(colon + 1)));
-        found = byPattern.get(`${name}@${range.slice(0, colon)}:${relative}`) ?? byPattern.get(`${name}@${range.slice(0, colon)}:./${relative}`);
+        found =
+          byPattern.get(`${name}@${range.slice(0, colon)}:${relative}`) ??
+          byPattern.get(`${name}@${range.slice(0, colon)}:./${relative}`);
       }
       out.push(found ?? byName.get(name) ?? leaf(`${name}@${range}`));
     }
@@ -213,7 +233,8 @@ export function lowerYarnClassic(entries: readonly ClassicEntry[], workspaces: r
   entries.forEach((entry, index) => {
     const node = workspaces.length + index;
     const out = edges[node] as number[];
-    for (const [name, range] of entry.deps) out.push(byPattern.get(`${name}@${range}`) ?? byName.get(name) ?? leaf(`${name}@${range}`));
+    for (const [name, range] of entry.deps)
+      out.push(byPattern.get(`${name}@${range}`) ?? byName.get(name) ?? leaf(`${name}@${range}`));
   });
   return { own, edges, label: (node) => labels[node] ?? { kind: 'leaf', ref: '' }, importers };
 }

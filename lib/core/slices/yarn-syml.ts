@@ -14,7 +14,8 @@
  * yarn's own test for a string it writes unquoted (@yarnpkg/parsers syml.ts `simpleStringPattern`, written
  * without its lookaheads: the same strings, tested in linear time; test/core/slices/yarn-syml.test.ts compares).
  */
-const SIMPLE = /^[^-?:,\][{}#&*!|>'"%@` \t\r\n\u2028\u2029](?:[^,\][{}:#\r\n\u2028\u2029]*[^,\][{}:# \t\r\n\u2028\u2029])?$/;
+const SIMPLE =
+  /^[^-?:,\][{}#&*!|>'"%@` \t\r\n\u2028\u2029](?:[^,\][{}:#\r\n\u2028\u2029]*[^,\][{}:# \t\r\n\u2028\u2029])?$/;
 
 /**
  * The line `symlLine` read last (module state, not an object a line: a lockfile has hundreds of thousands of

@@ -30,6 +30,10 @@ export function writeWhole(path: string, text: string, what: string): void {
     writeAtomic(path, text);
   } catch (error) {
     const fault = isLockguardError(error) ? error : fsFault(error, path, 'write');
-    throw new LockguardError(fault.code, `Cannot write ${what}: ${fault.message}`, { path, cause: error, hint: `Give ${what} a file path in a writable folder (not a folder itself).` });
+    throw new LockguardError(fault.code, `Cannot write ${what}: ${fault.message}`, {
+      path,
+      cause: error,
+      hint: `Give ${what} a file path in a writable folder (not a folder itself).`,
+    });
   }
 }

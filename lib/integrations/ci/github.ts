@@ -44,11 +44,18 @@ function append(path: string, name: GithubFile, text: string): void {
   }
 }
 
-export function appendGithub(env: Env, name: Exclude<GithubFile, 'GITHUB_STEP_SUMMARY'>, pairs: Readonly<Record<string, string>>): void {
+export function appendGithub(
+  env: Env,
+  name: Exclude<GithubFile, 'GITHUB_STEP_SUMMARY'>,
+  pairs: Readonly<Record<string, string>>,
+): void {
   const path = requireGithubFile(env, name);
   let text = '';
   for (const [key, value] of Object.entries(pairs)) {
-    if (/[\r\n]/.test(value)) throw new LockguardError('ERR_LOCKGUARD_USAGE', `The GitHub output ${key} would span lines.`, { hint: 'Rename the file whose name holds a line break.' });
+    if (/[\r\n]/.test(value))
+      throw new LockguardError('ERR_LOCKGUARD_USAGE', `The GitHub output ${key} would span lines.`, {
+        hint: 'Rename the file whose name holds a line break.',
+      });
     text += `${key}=${value}\n`;
   }
   append(path, name, text);
@@ -60,7 +67,8 @@ export function appendSummary(env: Env, markdown: string): void {
   if (path !== undefined) append(path, 'GITHUB_STEP_SUMMARY', markdown);
 }
 
-const escapeData = (text: string): string => text.replaceAll('%', '%25').replaceAll('\r', '%0D').replaceAll('\n', '%0A');
+const escapeData = (text: string): string =>
+  text.replaceAll('%', '%25').replaceAll('\r', '%0D').replaceAll('\n', '%0A');
 const escapeProperty = (text: string): string => escapeData(text).replaceAll(':', '%3A').replaceAll(',', '%2C');
 
 /** `::error file=<path>,title=<title>::<message>` for one file (workspace-relative path, as the checkout has it). */

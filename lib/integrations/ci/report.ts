@@ -32,7 +32,11 @@ export function verdictGithubOutputs(report: Pick<VerdictReport, 'save' | 'moved
 }
 
 export function verdictDotenv(report: Pick<VerdictReport, 'save' | 'moved' | 'key'>): Record<string, string> {
-  return { LOCKGUARD_SAVE: String(report.save), LOCKGUARD_KEY: report.key, LOCKGUARD_MOVED: report.moved.map((file) => clean(file.path)).join(',') };
+  return {
+    LOCKGUARD_SAVE: String(report.save),
+    LOCKGUARD_KEY: report.key,
+    LOCKGUARD_MOVED: report.moved.map((file) => clean(file.path)).join(','),
+  };
 }
 
 export function errorGithubOutputs(code: string): Record<string, string> {
@@ -62,7 +66,11 @@ function block(lines: readonly string[]): string {
 export function verdictSummary(report: VerdictReport): string {
   if (report.save) return `### lockguard verify: nothing moved, the cache may be saved\n\nKey ${code(report.key)}.\n\n`;
   const rows = report.moved.map((file) => `| ${code(file.path)} | ${movedVerb([file], 'passive')} |`).join('\n');
-  const parts = [`### lockguard verify: the cache save is refused\n`, `${clean(report.line ?? '')}\n`, `| file | change |\n| --- | --- |\n${rows}\n`];
+  const parts = [
+    `### lockguard verify: the cache save is refused\n`,
+    `${clean(report.line ?? '')}\n`,
+    `| file | change |\n| --- | --- |\n${rows}\n`,
+  ];
   if (report.slices.length > 0) parts.push(`The slices that changed:\n\n${block(report.slices)}`);
   parts.push(
     report.withheld.length === 0
@@ -78,6 +86,16 @@ export function errorSummary(command: string, errorCode: string, message: string
 }
 
 /** One `::error file=…::` line per moved file; `where` maps a workspace path to the checkout's (github.ts checkoutPath). */
-export function movedAnnotations(moved: readonly Pick<MovedFile, 'path' | 'kind'>[], since: string, where: (path: string) => string = (path) => path): string[] {
-  return moved.map((file) => errorAnnotation(where(file.path), 'lockguard: the cache save is refused', `${file.path} was ${movedVerb([file], 'passive')} ${since}: the cache is not saved under a key that folded the old bytes`));
+export function movedAnnotations(
+  moved: readonly Pick<MovedFile, 'path' | 'kind'>[],
+  since: string,
+  where: (path: string) => string = (path) => path,
+): string[] {
+  return moved.map((file) =>
+    errorAnnotation(
+      where(file.path),
+      'lockguard: the cache save is refused',
+      `${file.path} was ${movedVerb([file], 'passive')} ${since}: the cache is not saved under a key that folded the old bytes`,
+    ),
+  );
 }

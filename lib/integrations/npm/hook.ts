@@ -50,16 +50,28 @@ function rewrittenLockfiles(root: string, run: LiveRun): string[] {
 }
 
 /** Report to the live runs of `root`; under refuse, name the lockfiles npm rewrote (so the CLI fails). */
-export function npmLifecycleHook(root: string, env: Readonly<Record<string, string | undefined>>, pid: number): HookOutcome {
+export function npmLifecycleHook(
+  root: string,
+  env: Readonly<Record<string, string | undefined>>,
+  pid: number,
+): HookOutcome {
   const runs = liveRunsFor(root, env);
   if (runs.length === 0) return { runs, refusedFor: [] };
   const command = env['npm_command'];
   const hook = env['npm_lifecycle_event'] ?? 'unknown';
   const refusing = runs.filter((run) => run.policy === 'refuse');
   // `npm ci` never writes the lockfile (it fails when out of sync); only `npm install` can have rewritten it.
-  const refusedFor = command === 'install' ? [...new Set(refusing.flatMap((run) => rewrittenLockfiles(root, run)))] : [];
+  const refusedFor =
+    command === 'install' ? [...new Set(refusing.flatMap((run) => rewrittenLockfiles(root, run)))] : [];
   for (const run of runs) {
-    reportToRun(run, { type: 'hook', source: 'npm-lifecycle', hook, ...(command === undefined ? {} : { command }), pid, ...(refusedFor.length > 0 ? { refused: true } : {}) });
+    reportToRun(run, {
+      type: 'hook',
+      source: 'npm-lifecycle',
+      hook,
+      ...(command === undefined ? {} : { command }),
+      pid,
+      ...(refusedFor.length > 0 ? { refused: true } : {}),
+    });
   }
   return { runs, refusedFor };
 }

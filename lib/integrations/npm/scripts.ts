@@ -35,23 +35,35 @@ export function addHookScripts(text: string, path: string): ScriptsEdit {
   try {
     manifest = JSON.parse(text);
   } catch (error) {
-    throw new LockguardError('ERR_LOCKGUARD_USAGE', `The manifest "${path}" is not valid JSON.`, { path, cause: error, hint: 'Fix its syntax, then run lockguard init --npm-scripts again.' });
+    throw new LockguardError('ERR_LOCKGUARD_USAGE', `The manifest "${path}" is not valid JSON.`, {
+      path,
+      cause: error,
+      hint: 'Fix its syntax, then run lockguard init --npm-scripts again.',
+    });
   }
   if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) {
-    throw new LockguardError('ERR_LOCKGUARD_USAGE', `The manifest "${path}" is not a JSON object.`, { path, hint: 'Fix it, then run lockguard init --npm-scripts again.' });
+    throw new LockguardError('ERR_LOCKGUARD_USAGE', `The manifest "${path}" is not a JSON object.`, {
+      path,
+      hint: 'Fix it, then run lockguard init --npm-scripts again.',
+    });
   }
   const record = manifest as Record<string, unknown>;
   const scripts = record['scripts'] ?? {};
   if (scripts === null || typeof scripts !== 'object' || Array.isArray(scripts)) {
-    throw new LockguardError('ERR_LOCKGUARD_USAGE', `The "scripts" field of "${path}" is not an object.`, { path, hint: 'Fix it, then run lockguard init --npm-scripts again.' });
+    throw new LockguardError('ERR_LOCKGUARD_USAGE', `The "scripts" field of "${path}" is not an object.`, {
+      path,
+      hint: 'Fix it, then run lockguard init --npm-scripts again.',
+    });
   }
   const next: Record<string, unknown> = { ...(scripts as Record<string, unknown>) };
   const changed: string[] = [];
   for (const event of HOOK_EVENTS) {
     const current = next[event];
     if (typeof current === 'string' && current.includes(HOOK_SCRIPT)) continue;
-    if (typeof current === 'string' && OLD_HOOK.test(current)) next[event] = current.replace(OLD_HOOK, (_match, before: string) => `${before}${HOOK_SCRIPT}`);
-    else next[event] = typeof current === 'string' && current.trim() !== '' ? `${HOOK_SCRIPT} && ${current}` : HOOK_SCRIPT;
+    if (typeof current === 'string' && OLD_HOOK.test(current))
+      next[event] = current.replace(OLD_HOOK, (_match, before: string) => `${before}${HOOK_SCRIPT}`);
+    else
+      next[event] = typeof current === 'string' && current.trim() !== '' ? `${HOOK_SCRIPT} && ${current}` : HOOK_SCRIPT;
     changed.push(event);
   }
   if (changed.length === 0) return { text: undefined, changed };

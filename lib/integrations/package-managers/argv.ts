@@ -85,7 +85,13 @@ export function parseCommand(argv: readonly string[]): ParsedCommand | undefined
   const args = words.slice(1);
   if (known.exec === true) {
     // npx / pnpx / bunx: the words are exec's own.
-    return { manager, command: manager === 'bun' ? 'x' : manager === 'pnpm' ? 'dlx' : 'exec', typed: executableName(head), options: [], rest: args };
+    return {
+      manager,
+      command: manager === 'bun' ? 'x' : manager === 'pnpm' ? 'dlx' : 'exec',
+      typed: executableName(head),
+      options: [],
+      rest: args,
+    };
   }
   const options: string[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -149,7 +155,20 @@ function has(words: readonly string[], set: ReadonlySet<string>): boolean {
 }
 
 /** Options of exec-like commands that take a value (`pnpm dlx --package x`, `npx -p x`, `pnpm exec --filter x`). */
-const EXEC_VALUE_OPTIONS = new Set(['--package', '-p', '--filter', '-F', '--resume-from', '--call', '-c', '--workspace', '-w', '--dir', '-C', '--reporter']);
+const EXEC_VALUE_OPTIONS = new Set([
+  '--package',
+  '-p',
+  '--filter',
+  '-F',
+  '--resume-from',
+  '--call',
+  '-c',
+  '--workspace',
+  '-w',
+  '--dir',
+  '-C',
+  '--reporter',
+]);
 const SHELL_MODE = new Set(['-c', '--shell-mode', '--call']);
 /** yarn's `workspaces foreach` options that take a value. */
 const FOREACH_VALUE_OPTIONS = new Set(['--include', '--exclude', '--from', '-j', '--jobs', '--since']);
@@ -182,7 +201,10 @@ export function managerWords(parsed: ParsedCommand): readonly string[] {
   const { manager, command, options, rest } = parsed;
   if (manager !== 'pnpm' || command === undefined) return [...options, ...rest];
   const effect = TABLES.pnpm.effects[command] ?? 'script';
-  if (effect === 'script') return command === 'run' ? [...options, ...rest.slice(0, firstPositional(rest, TABLES.pnpm.valueOptions))] : options;
+  if (effect === 'script')
+    return command === 'run'
+      ? [...options, ...rest.slice(0, firstPositional(rest, TABLES.pnpm.valueOptions))]
+      : options;
   if (effect === 'exec') return [...options, ...rest.slice(0, firstPositional(rest, EXEC_VALUE_OPTIONS))];
   return [...options, ...rest];
 }
@@ -213,18 +235,31 @@ export function classifyParsed(parsed: ParsedCommand): CommandClass {
   // yarn: `workspace <name> <command…>` and `workspaces foreach|run … <command…>` run a yarn command elsewhere.
   if (manager === 'yarn' && command === 'workspace') {
     const [, ...inner] = rest;
-    return { ...NOTHING, ...base, effect: 'exec', elsewhere: true, runs: inner.length > 0 ? ['yarn', ...inner] : undefined };
+    return {
+      ...NOTHING,
+      ...base,
+      effect: 'exec',
+      elsewhere: true,
+      runs: inner.length > 0 ? ['yarn', ...inner] : undefined,
+    };
   }
   if (manager === 'yarn' && command === 'workspaces') {
     const [sub, ...inner] = rest;
     if (sub === 'focus') return { ...installClass(parsed, 'tree', all), elsewhere: true };
     if (sub === 'foreach' || sub === 'run') {
       const cmd = sub === 'run' ? inner : commandAfterOptions(inner, FOREACH_VALUE_OPTIONS);
-      return { ...NOTHING, ...base, effect: 'exec', elsewhere: true, runs: cmd === undefined || cmd.length === 0 ? undefined : ['yarn', ...cmd] };
+      return {
+        ...NOTHING,
+        ...base,
+        effect: 'exec',
+        elsewhere: true,
+        runs: cmd === undefined || cmd.length === 0 ? undefined : ['yarn', ...cmd],
+      };
     }
     return { ...NOTHING, ...base, effect: 'none' };
   }
-  if (manager === 'npm' && command === 'audit' && positionals(rest, table.valueOptions)[0] === 'fix') return installClass(parsed, 'rewrites', all);
+  if (manager === 'npm' && command === 'audit' && positionals(rest, table.valueOptions)[0] === 'fix')
+    return installClass(parsed, 'rewrites', all);
 
   const known = table.effects[command];
   const effect: Effect = known ?? (table.bareIsScript ? 'script' : 'none');
@@ -235,11 +270,20 @@ export function classifyParsed(parsed: ParsedCommand): CommandClass {
     case 'store':
       return installClass(parsed, effect, all);
     case 'script': {
-      const named = known === undefined ? command : command === 'run' ? positionals(rest, table.valueOptions)[0] : command;
+      const named =
+        known === undefined ? command : command === 'run' ? positionals(rest, table.valueOptions)[0] : command;
       if (named === undefined) return { ...NOTHING, ...base, effect: 'none' };
       // A bare word that is no script runs the binary of that name (pnpm turbo, yarn nx, bun x.ts).
       const fallback = known === undefined ? [parsed.typed ?? command, ...rest] : undefined;
-      return { ...NOTHING, ...base, effect, script: named, fallback, verifiesDepsFirst: manager === 'pnpm', forwarded: forwardedWords(parsed) };
+      return {
+        ...NOTHING,
+        ...base,
+        effect,
+        script: named,
+        fallback,
+        verifiesDepsFirst: manager === 'pnpm',
+        forwarded: forwardedWords(parsed),
+      };
     }
     case 'exec': {
       if (has(rest, SHELL_MODE)) {
@@ -249,9 +293,21 @@ export function classifyParsed(parsed: ParsedCommand): CommandClass {
         );
         const call = rest.findIndex((word) => word === '-c' || word === '--call');
         const text = manager === 'npm' && call !== -1 ? rest[call + 1] : line?.join(' ');
-        return { ...NOTHING, ...base, effect, runsLine: text, verifiesDepsFirst: manager === 'pnpm' && command === 'exec' };
+        return {
+          ...NOTHING,
+          ...base,
+          effect,
+          runsLine: text,
+          verifiesDepsFirst: manager === 'pnpm' && command === 'exec',
+        };
       }
-      return { ...NOTHING, ...base, effect, runs: commandAfterOptions(rest, EXEC_VALUE_OPTIONS), verifiesDepsFirst: manager === 'pnpm' && command === 'exec' };
+      return {
+        ...NOTHING,
+        ...base,
+        effect,
+        runs: commandAfterOptions(rest, EXEC_VALUE_OPTIONS),
+        verifiesDepsFirst: manager === 'pnpm' && command === 'exec',
+      };
     }
     case 'none':
       return { ...NOTHING, ...base, effect };
@@ -263,14 +319,22 @@ function installClass(parsed: ParsedCommand, effect: Effect, all: readonly strin
   const table = TABLES[manager];
   const elsewhere = has(managerWords(parsed), table.elsewhereOptions);
   const base = { ...NOTHING, manager, command, elsewhere };
-  if (effect !== 'rewrites' && effect !== 'installs' && effect !== 'tree' && effect !== 'store') return { ...base, effect };
+  if (effect !== 'rewrites' && effect !== 'installs' && effect !== 'tree' && effect !== 'store')
+    return { ...base, effect };
   // A global install writes outside the workspace; `--help` prints and exits.
-  if (has(all, GLOBAL) || has(all, INFO_ONLY) || (manager === 'npm' && all.includes('--dry-run'))) return { ...base, effect: 'none' };
+  if (has(all, GLOBAL) || has(all, INFO_ONLY) || (manager === 'npm' && all.includes('--dry-run')))
+    return { ...base, effect: 'none' };
   // `pnpm install <pkg>` (and `bun install <pkg>`) is an add: it rewrites the lockfile under frozenLockfile (measured).
-  const adds = effect === 'installs' && (manager === 'pnpm' || manager === 'bun' || manager === 'npm') && positionals(rest, table.valueOptions).length > 0;
+  const adds =
+    effect === 'installs' &&
+    (manager === 'pnpm' || manager === 'bun' || manager === 'npm') &&
+    positionals(rest, table.valueOptions).length > 0;
   const rewrites = effect === 'rewrites' || adds;
-  const frozen = !rewrites && (effect === 'tree' || (effect === 'installs' && has(all, table.frozenOptions) && !has(all, table.unfrozenOptions)));
-  const writesLockfile = rewrites || (effect === 'installs' && !frozen) || (manager === 'npm' && all.includes('--package-lock-only'));
+  const frozen =
+    !rewrites &&
+    (effect === 'tree' || (effect === 'installs' && has(all, table.frozenOptions) && !has(all, table.unfrozenOptions)));
+  const writesLockfile =
+    rewrites || (effect === 'installs' && !frozen) || (manager === 'npm' && all.includes('--package-lock-only'));
   return {
     ...base,
     effect: adds ? 'rewrites' : effect,

@@ -23,7 +23,10 @@ function unquote(value: string): string {
 }
 
 /** The value of the first of `names` set in `env` (names compared case-insensitively, as pnpm does). */
-export function envSetting(env: Env, names: readonly string[]): { readonly name: string; readonly value: string } | undefined {
+export function envSetting(
+  env: Env,
+  names: readonly string[],
+): { readonly name: string; readonly value: string } | undefined {
   for (const name of names) {
     const found = Object.entries(env).find(([key, value]) => key.toLowerCase() === name && value !== undefined);
     if (found !== undefined) return { name, value: unquote(found[1] as string) };

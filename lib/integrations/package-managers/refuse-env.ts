@@ -51,7 +51,11 @@ export interface RefuseEnvOptions {
  * The variables to add to a refusing run's child env for `manager` (empty where nothing holds). Pass the
  * caller's env so a YARN_PLUGINS the user set is kept (lockguard's plugin is appended to it).
  */
-export function refuseEnv(manager: Manager, env: Readonly<Record<string, string | undefined>> = {}, options: RefuseEnvOptions = {}): Record<string, string> {
+export function refuseEnv(
+  manager: Manager,
+  env: Readonly<Record<string, string | undefined>> = {},
+  options: RefuseEnvOptions = {},
+): Record<string, string> {
   switch (manager) {
     case 'pnpm':
       return {

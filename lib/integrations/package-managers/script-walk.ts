@@ -50,7 +50,12 @@ function scriptDir(argv: readonly string[], cmd: CommandClass, dir: string | und
     }
     return undefined;
   };
-  const moved = cmd.manager === 'pnpm' ? named(['--dir', '-C']) : cmd.manager === 'npm' ? named(['--prefix', '-C']) : named(['--cwd']);
+  const moved =
+    cmd.manager === 'pnpm'
+      ? named(['--dir', '-C'])
+      : cmd.manager === 'npm'
+        ? named(['--prefix', '-C'])
+        : named(['--cwd']);
   if (moved !== undefined) return resolve(dir, moved);
   // --filter, -r, -w, --workspace: other packages, whose scripts are not read here.
   return cmd.elsewhere ? undefined : dir;
@@ -89,8 +94,16 @@ export function walkCommand(argv: readonly string[], options: WalkOptions): Step
       return;
     }
     if (cmd === undefined) return;
-    if (cmd.runs !== undefined) visit(cmd.runs, cmd.manager === 'yarn' && cmd.elsewhere ? undefined : dir, [...via, `${cmd.manager} ${cmd.command ?? ''}`.trim()], depth + 1);
-    if (cmd.runsLine !== undefined) for (const inner of simpleCommands(cmd.runsLine)) visit(inner, dir, [...via, `${cmd.manager} ${cmd.command ?? ''} (shell)`], depth + 1);
+    if (cmd.runs !== undefined)
+      visit(
+        cmd.runs,
+        cmd.manager === 'yarn' && cmd.elsewhere ? undefined : dir,
+        [...via, `${cmd.manager} ${cmd.command ?? ''}`.trim()],
+        depth + 1,
+      );
+    if (cmd.runsLine !== undefined)
+      for (const inner of simpleCommands(cmd.runsLine))
+        visit(inner, dir, [...via, `${cmd.manager} ${cmd.command ?? ''} (shell)`], depth + 1);
     if (cmd.script === undefined) return;
     const where = scriptDir(argvNow, cmd, dir);
     if (where === undefined) return;
@@ -106,7 +119,10 @@ export function walkCommand(argv: readonly string[], options: WalkOptions): Step
       if (body === undefined || seen.has(id)) continue;
       seen.add(id);
       // pnpm appends the words after the script name to the script it runs (the main one, not pre/post).
-      const line = name === cmd.script && cmd.forwarded !== undefined && cmd.forwarded.length > 0 ? `${body} ${cmd.forwarded.map(quoteWord).join(' ')}` : body;
+      const line =
+        name === cmd.script && cmd.forwarded !== undefined && cmd.forwarded.length > 0
+          ? `${body} ${cmd.forwarded.map(quoteWord).join(' ')}`
+          : body;
       for (const inner of simpleCommands(line)) visit(inner, where, [...via, `script "${name}"`], depth + 1);
     }
   };

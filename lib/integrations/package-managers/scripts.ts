@@ -12,7 +12,9 @@ export function scriptsOf(dir: string): Record<string, string> {
     const parsed = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: unknown } | null;
     const scripts = parsed?.scripts;
     if (scripts === null || typeof scripts !== 'object' || Array.isArray(scripts)) return {};
-    return Object.fromEntries(Object.entries(scripts).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+    return Object.fromEntries(
+      Object.entries(scripts).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+    );
   } catch {
     return {};
   }

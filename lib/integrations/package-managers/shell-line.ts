@@ -63,7 +63,8 @@ export function unwrapCommand(words: readonly string[]): string[] {
     if (head !== undefined && PREFIXES.has(head)) {
       rest = rest.slice(1);
       // `dotenv -e .env -- cmd`, `env -i cmd`: skip the launcher's own options up to the command.
-      while (rest[0] !== undefined && rest[0].startsWith('-')) rest = rest[0] === '--' ? rest.slice(1) : rest.slice(rest[0] === '-e' ? 2 : 1);
+      while (rest[0] !== undefined && rest[0].startsWith('-'))
+        rest = rest[0] === '--' ? rest.slice(1) : rest.slice(rest[0] === '-e' ? 2 : 1);
       continue;
     }
     return rest;

@@ -35,7 +35,8 @@ const PACKAGE_DEPTH = 4;
 
 function pinned(root: string, manager: Manager): string | undefined {
   try {
-    const declared = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { packageManager?: unknown }).packageManager;
+    const declared = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { packageManager?: unknown })
+      .packageManager;
     if (typeof declared !== 'string' || !declared.startsWith(`${manager}@`)) return undefined;
     return declared.slice(manager.length + 1).split('+')[0];
   } catch {
@@ -46,8 +47,12 @@ function pinned(root: string, manager: Manager): string | undefined {
 function packageOf(file: string): { name: string; version: string } | undefined {
   for (let dir = dirname(file), up = 0; up < PACKAGE_DEPTH; dir = dirname(dir), up++) {
     try {
-      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
-      if (typeof manifest.name === 'string' && typeof manifest.version === 'string') return { name: manifest.name, version: manifest.version };
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: unknown;
+        version?: unknown;
+      };
+      if (typeof manifest.name === 'string' && typeof manifest.version === 'string')
+        return { name: manifest.name, version: manifest.version };
     } catch {
       // No manifest at this level: look one up.
     }
@@ -56,10 +61,20 @@ function packageOf(file: string): { name: string; version: string } | undefined 
 }
 
 /** The version of `manager` a command started in `root` would run. */
-export function runningVersion(manager: Manager, root: string, env: Readonly<Record<string, string | undefined>>): RunningVersion {
+export function runningVersion(
+  manager: Manager,
+  root: string,
+  env: Readonly<Record<string, string | undefined>>,
+): RunningVersion {
   const dirs = [join(root, 'node_modules', '.bin'), ...pathDirs(env)];
   const found = dirs.map((dir) => join(dir, manager)).find(isExecutable);
-  if (found === undefined) return { manager, version: pinned(root, manager), path: undefined, source: pinned(root, manager) === undefined ? 'unknown' : 'packageManager' };
+  if (found === undefined)
+    return {
+      manager,
+      version: pinned(root, manager),
+      path: undefined,
+      source: pinned(root, manager) === undefined ? 'unknown' : 'packageManager',
+    };
   let real = found;
   try {
     real = realpathSync(found);
@@ -71,7 +86,8 @@ export function runningVersion(manager: Manager, root: string, env: Readonly<Rec
     const pin = pinned(root, manager);
     return { manager, version: pin, path: found, source: pin === undefined ? 'unknown' : 'packageManager' };
   }
-  if (owner !== undefined && PACKAGES[manager].some((name) => owner.name === name || owner.name.startsWith(`${name}.`))) return { manager, version: owner.version, path: found, source: 'package' };
+  if (owner !== undefined && PACKAGES[manager].some((name) => owner.name === name || owner.name.startsWith(`${name}.`)))
+    return { manager, version: owner.version, path: found, source: 'package' };
   return { manager, version: undefined, path: found, source: 'unknown' };
 }
 
@@ -105,32 +121,63 @@ function switchOff(root: string, env: Readonly<Record<string, string | undefined
   const off = (value: string | undefined): boolean => value?.toLowerCase() === 'false';
   if (major <= 10) {
     const inYaml = workspaceYamlSetting(root, 'managePackageManagerVersions');
-    if (inYaml !== undefined) return off(inYaml) ? 'managePackageManagerVersions: false in pnpm-workspace.yaml' : undefined;
+    if (inYaml !== undefined)
+      return off(inYaml) ? 'managePackageManagerVersions: false in pnpm-workspace.yaml' : undefined;
     const inEnv = envSetting(env, ['npm_config_manage_package_manager_versions']);
     if (inEnv !== undefined) return off(inEnv.value) ? `${inEnv.name}=false` : undefined;
-    return off(npmrcSetting(root, 'manage-package-manager-versions')) ? 'manage-package-manager-versions=false in .npmrc' : undefined;
+    return off(npmrcSetting(root, 'manage-package-manager-versions'))
+      ? 'manage-package-manager-versions=false in .npmrc'
+      : undefined;
   }
-  const inEnv = envSetting(env, ['pnpm_config_manage_package_manager_versions', 'npm_config_manage_package_manager_versions']);
+  const inEnv = envSetting(env, [
+    'pnpm_config_manage_package_manager_versions',
+    'npm_config_manage_package_manager_versions',
+  ]);
   if (inEnv !== undefined && off(inEnv.value)) return `${inEnv.name}=false`;
   const onFail = envSetting(env, ['pnpm_config_pm_on_fail']);
   if (onFail !== undefined) return /^(ignore|warn)$/.test(onFail.value) ? `${onFail.name}=${onFail.value}` : undefined;
   const inYaml = workspaceYamlSetting(root, 'pmOnFail');
-  return inYaml !== undefined && /^(ignore|warn)$/.test(inYaml) ? `pmOnFail: ${inYaml} in pnpm-workspace.yaml` : undefined;
+  return inYaml !== undefined && /^(ignore|warn)$/.test(inYaml)
+    ? `pmOnFail: ${inYaml} in pnpm-workspace.yaml`
+    : undefined;
 }
 
 export function effectivePnpm(root: string, env: Readonly<Record<string, string | undefined>>): EffectivePnpm {
   const found = runningVersion('pnpm', root, env);
   const pinnedVersion = pinned(root, 'pnpm');
   const [major = 0, minor = 0] = (found.version ?? '').split('.').map(Number);
-  const switches = found.version !== undefined && (major > SWITCHES_FROM[0] || (major === SWITCHES_FROM[0] && minor >= SWITCHES_FROM[1]));
+  const switches =
+    found.version !== undefined &&
+    (major > SWITCHES_FROM[0] || (major === SWITCHES_FROM[0] && minor >= SWITCHES_FROM[1]));
   // Read the settings only when they decide something: a pnpm that would switch to a pin other than itself.
-  const off = pinnedVersion !== undefined && switches && found.version !== pinnedVersion ? switchOff(root, env, major) : undefined;
-  if (pinnedVersion !== undefined && (found.version === undefined || (switches && off === undefined) || found.version === pinnedVersion)) {
-    const onPath = found.version === undefined || found.version === pinnedVersion ? '' : `; pnpm ${found.version} on PATH switches to it`;
-    return { version: pinnedVersion, found, pinned: pinnedVersion, why: `pnpm ${pinnedVersion} (pinned in packageManager${onPath})` };
+  const off =
+    pinnedVersion !== undefined && switches && found.version !== pinnedVersion
+      ? switchOff(root, env, major)
+      : undefined;
+  if (
+    pinnedVersion !== undefined &&
+    (found.version === undefined || (switches && off === undefined) || found.version === pinnedVersion)
+  ) {
+    const onPath =
+      found.version === undefined || found.version === pinnedVersion
+        ? ''
+        : `; pnpm ${found.version} on PATH switches to it`;
+    return {
+      version: pinnedVersion,
+      found,
+      pinned: pinnedVersion,
+      why: `pnpm ${pinnedVersion} (pinned in packageManager${onPath})`,
+    };
   }
   const where = found.path ?? 'on PATH';
-  if (found.version !== undefined && off !== undefined) return { version: found.version, found, pinned: pinnedVersion, why: `pnpm ${found.version} (${where}; ${off}: it does not switch to pnpm ${pinnedVersion}, the packageManager pin)` };
-  if (found.version !== undefined) return { version: found.version, found, pinned: pinnedVersion, why: `pnpm ${found.version} (${where})` };
+  if (found.version !== undefined && off !== undefined)
+    return {
+      version: found.version,
+      found,
+      pinned: pinnedVersion,
+      why: `pnpm ${found.version} (${where}; ${off}: it does not switch to pnpm ${pinnedVersion}, the packageManager pin)`,
+    };
+  if (found.version !== undefined)
+    return { version: found.version, found, pinned: pinnedVersion, why: `pnpm ${found.version} (${where})` };
   return { version: undefined, found, pinned: pinnedVersion, why: 'no pnpm found or pinned' };
 }

@@ -35,7 +35,8 @@ export function commandWrites(line: string, context: WriteContext): WriteVerdict
       if (cmd === undefined) continue;
       let what: string | undefined;
       if (cmd.writesLockfile) what = `${cmd.manager} ${parseCommand(step.argv)?.typed ?? '(install)'}`;
-      else if (cmd.verifiesDepsFirst && context.pnpmRunInstalls) what = `pnpm ${cmd.command === 'exec' ? 'exec' : 'run'} (verifyDepsBeforeRun: install)`;
+      else if (cmd.verifiesDepsFirst && context.pnpmRunInstalls)
+        what = `pnpm ${cmd.command === 'exec' ? 'exec' : 'run'} (verifyDepsBeforeRun: install)`;
       if (what !== undefined) return { writes: true, reason: [...step.via, what].join(': ') };
     }
   }

@@ -69,7 +69,8 @@ function graphStep(step: Step): 'turbo' | 'nx' | 'pnpm-pipeline' | 'pnpm-recursi
   const runner = runnerOfStep(step.argv);
   if (runner !== undefined) return runner;
   const cmd = step.class;
-  if (cmd?.manager === 'pnpm' && cmd.elsewhere && recursiveArgs(step.argv.slice(1)) !== undefined) return 'pnpm-recursive';
+  if (cmd?.manager === 'pnpm' && cmd.elsewhere && recursiveArgs(step.argv.slice(1)) !== undefined)
+    return 'pnpm-recursive';
   return undefined;
 }
 
@@ -79,11 +80,22 @@ function writerTask(step: Step, settings: PnpmSettings, index: number): PlannedT
   if (cmd === undefined) return undefined;
   const line = step.argv.join(' ');
   let reason: string | undefined;
-  if (cmd.writesLockfile) reason = `runs ${[...step.via, `${cmd.manager} ${parseCommand(step.argv)?.typed ?? '(install)'}`].join(': ')}`;
-  else if (cmd.verifiesDepsFirst && settings.verifyDepsBeforeRun === 'install') reason = `pnpm ${cmd.command === 'exec' ? 'exec' : 'run'} installs first (verifyDepsBeforeRun: install, ${settings.source})`;
+  if (cmd.writesLockfile)
+    reason = `runs ${[...step.via, `${cmd.manager} ${parseCommand(step.argv)?.typed ?? '(install)'}`].join(': ')}`;
+  else if (cmd.verifiesDepsFirst && settings.verifyDepsBeforeRun === 'install')
+    reason = `pnpm ${cmd.command === 'exec' ? 'exec' : 'run'} installs first (verifyDepsBeforeRun: install, ${settings.source})`;
   if (reason === undefined) return undefined;
   const id = cmd.writesLockfile ? line : `(${line}: verify deps before run)`;
-  return { id: index === 0 ? id : `${id} #${index + 1}`, dependsOn: [], mayWrite: true, writeReason: reason, cached: false, foldsFingerprint: false, directory: '.', command: line };
+  return {
+    id: index === 0 ? id : `${id} #${index + 1}`,
+    dependsOn: [],
+    mayWrite: true,
+    writeReason: reason,
+    cached: false,
+    foldsFingerprint: false,
+    directory: '.',
+    command: line,
+  };
 }
 
 /**
@@ -93,7 +105,10 @@ function writerTask(step: Step, settings: PnpmSettings, index: number): PlannedT
  */
 /** A command that starts no task graph: one uncached task, a writer when its command line installs. */
 function commandGraph(argv: readonly string[], root: string, settings: PnpmSettings): RunnerGraph {
-  const verdict = commandWrites(argv.map(quoteWord).join(' '), { scripts: scriptsOf(root), pnpmRunInstalls: settings.verifyDepsBeforeRun === 'install' });
+  const verdict = commandWrites(argv.map(quoteWord).join(' '), {
+    scripts: scriptsOf(root),
+    pnpmRunInstalls: settings.verifyDepsBeforeRun === 'install',
+  });
   const task: PlannedTask = {
     id: argv.join(' '),
     dependsOn: [],
@@ -107,7 +122,13 @@ function commandGraph(argv: readonly string[], root: string, settings: PnpmSetti
   return { runner: 'command', tasks: [task], notes: [] };
 }
 
-async function graphFor(argv: readonly string[], root: string, env: Readonly<Record<string, string | undefined>>, settings: PnpmSettings, options: PlanOptions): Promise<RunnerGraph> {
+async function graphFor(
+  argv: readonly string[],
+  root: string,
+  env: Readonly<Record<string, string | undefined>>,
+  settings: PnpmSettings,
+  options: PlanOptions,
+): Promise<RunnerGraph> {
   const spawnOptions = { root, env, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) };
   const pnpmWorkspace = detectManager(root) === 'pnpm';
   const steps = walkCommand(argv, { cwd: root, scriptsOf });
@@ -118,7 +139,8 @@ async function graphFor(argv: readonly string[], root: string, env: Readonly<Rec
   let before: string[] = [];
   const append = (graph: RunnerGraph): void => {
     const own = new Set(graph.tasks.map((task) => task.id));
-    for (const task of graph.tasks) tasks.push({ ...task, dependsOn: [...task.dependsOn.filter((dep) => own.has(dep)), ...before] });
+    for (const task of graph.tasks)
+      tasks.push({ ...task, dependsOn: [...task.dependsOn.filter((dep) => own.has(dep)), ...before] });
     notes.push(...graph.notes);
     before = graph.tasks.map((task) => task.id);
   };
@@ -145,7 +167,12 @@ async function graphFor(argv: readonly string[], root: string, env: Readonly<Rec
 }
 
 /** Plan `argv` (a runner command) in the workspace at `root`. */
-export async function planFor(argv: readonly string[], root: string, env: Readonly<Record<string, string | undefined>>, options: PlanOptions = {}): Promise<Plan> {
+export async function planFor(
+  argv: readonly string[],
+  root: string,
+  env: Readonly<Record<string, string | undefined>>,
+  options: PlanOptions = {},
+): Promise<Plan> {
   const settings = pnpmSettings(root, env);
   const graph = await graphFor(argv, root, env, settings, options);
   const classes = classifyKeys(graph);
@@ -153,13 +180,37 @@ export async function planFor(argv: readonly string[], root: string, env: Readon
   const byId = new Map(graph.tasks.map((task) => [task.id, task]));
   const tasks: PlanRow[] = classes.tasks.map((key) => {
     const task = byId.get(key.id) as PlannedTask;
-    const reasons = key.because.map((why) => `${why.ordering === 'runs-after' ? 'runs after' : 'may run after (not ordered against)'} ${why.writer}, which may rewrite ${lockfile}${why.writerCached ? '' : ' on every run'}`);
-    return { id: key.id, directory: task.directory, command: task.command ?? null, cached: task.cached, writer: key.writer, writeReason: task.writeReason ?? null, stability: key.stability, reasons };
+    const reasons = key.because.map(
+      (why) =>
+        `${why.ordering === 'runs-after' ? 'runs after' : 'may run after (not ordered against)'} ${why.writer}, which may rewrite ${lockfile}${why.writerCached ? '' : ' on every run'}`,
+    );
+    return {
+      id: key.id,
+      directory: task.directory,
+      command: task.command ?? null,
+      cached: task.cached,
+      writer: key.writer,
+      writeReason: task.writeReason ?? null,
+      stability: key.stability,
+      reasons,
+    };
   });
   const manager = detectManager(root);
-  const running = manager === 'pnpm' ? { version: settings.running?.version, path: settings.running?.path } : runningVersion(manager, root, env);
+  const running =
+    manager === 'pnpm'
+      ? { version: settings.running?.version, path: settings.running?.path }
+      : runningVersion(manager, root, env);
   const packageManager = { name: manager, version: running.version ?? null, path: running.path ?? null };
-  return { runner: graph.runner, lockfile, tasks, writers: classes.writers, unstable: classes.unstable, notes: graph.notes, verdict: verdictLine(classes.tasks.length, classes.writers, classes.unstable, lockfile), packageManager };
+  return {
+    runner: graph.runner,
+    lockfile,
+    tasks,
+    writers: classes.writers,
+    unstable: classes.unstable,
+    notes: graph.notes,
+    verdict: verdictLine(classes.tasks.length, classes.writers, classes.unstable, lockfile),
+    packageManager,
+  };
 }
 
 /** How many writers the plan's verdict line names before it counts the rest. */
@@ -169,7 +220,10 @@ function verdictLine(total: number, writers: readonly string[], unstable: readon
   const all = total === 1 ? 'the one task key is' : `all ${total} task keys are`;
   if (writers.length === 0) return `${all} stable: no task may rewrite ${lockfile}`;
   const may = writers.length === 1 ? '1 task may' : `${writers.length} tasks may`;
-  if (unstable.length === 0) return `${all} stable: ${may} rewrite ${lockfile}, and every key after ${writers.length === 1 ? 'it' : 'them'} folds the fingerprint`;
-  const shown = writers.slice(0, WRITERS_NAMED).join(', ') + (writers.length > WRITERS_NAMED ? `, and ${writers.length - WRITERS_NAMED} more` : '');
+  if (unstable.length === 0)
+    return `${all} stable: ${may} rewrite ${lockfile}, and every key after ${writers.length === 1 ? 'it' : 'them'} folds the fingerprint`;
+  const shown =
+    writers.slice(0, WRITERS_NAMED).join(', ') +
+    (writers.length > WRITERS_NAMED ? `, and ${writers.length - WRITERS_NAMED} more` : '');
   return `${unstable.length} of ${total} task ${total === 1 ? 'key' : 'keys'} unstable: ${shown} may rewrite ${lockfile} during the run, and keys taken before it would name the old lockfile`;
 }

@@ -96,8 +96,15 @@ export function workspaceProjects(root: string): WorkspaceProject[] {
   const exclude = globs.filter((glob) => glob.startsWith('!')).map((glob) => globRegex(glob.slice(1)));
   const deep = globs.some((glob) => glob.includes('**'));
   const maxDepth = deep ? DEEP_GLOB_MAX_DEPTH : Math.max(1, ...globs.map((glob) => glob.split('/').length));
-  const dirs = ['.', ...folders(root, maxDepth).filter((dir) => include.some((re) => re.test(dir)) && !exclude.some((re) => re.test(dir)))];
-  const found = dirs.map((dir) => ({ dir, data: manifest(root, dir) })).filter((entry) => entry.data !== undefined || entry.dir === '.');
+  const dirs = [
+    '.',
+    ...folders(root, maxDepth).filter(
+      (dir) => include.some((re) => re.test(dir)) && !exclude.some((re) => re.test(dir)),
+    ),
+  ];
+  const found = dirs
+    .map((dir) => ({ dir, data: manifest(root, dir) }))
+    .filter((entry) => entry.data !== undefined || entry.dir === '.');
   const byName = new Map<string, string>();
   for (const { dir, data } of found) if (typeof data?.['name'] === 'string') byName.set(data['name'], dir);
   const dirSet = new Set(found.map((entry) => entry.dir));
@@ -109,13 +116,31 @@ export function workspaceProjects(root: string): WorkspaceProject[] {
       for (const [name, spec] of Object.entries(map as Record<string, unknown>)) {
         const text = typeof spec === 'string' ? spec : '';
         let target: string | undefined;
-        if (text.startsWith('link:') || text.startsWith('file:')) target = posix.normalize(posix.join(dir, text.slice(5))).replace(/\/$/, '') || '.';
-        else target = byName.get(text.startsWith('workspace:') && text.includes('@') ? text.slice('workspace:'.length, text.lastIndexOf('@')) : name);
+        if (text.startsWith('link:') || text.startsWith('file:'))
+          target = posix.normalize(posix.join(dir, text.slice(5))).replace(/\/$/, '') || '.';
+        else
+          target = byName.get(
+            text.startsWith('workspace:') && text.includes('@')
+              ? text.slice('workspace:'.length, text.lastIndexOf('@'))
+              : name,
+          );
         if (target !== undefined && target !== dir && dirSet.has(target)) deps.add(target);
       }
     }
     const scripts = data?.['scripts'];
-    const scriptMap = scripts !== null && typeof scripts === 'object' ? Object.fromEntries(Object.entries(scripts as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string')) : {};
-    return { dir, name: typeof data?.['name'] === 'string' ? data['name'] : dir, scripts: scriptMap, deps: [...deps].sort() };
+    const scriptMap =
+      scripts !== null && typeof scripts === 'object'
+        ? Object.fromEntries(
+            Object.entries(scripts as Record<string, unknown>).filter(
+              (e): e is [string, string] => typeof e[1] === 'string',
+            ),
+          )
+        : {};
+    return {
+      dir,
+      name: typeof data?.['name'] === 'string' ? data['name'] : dir,
+      scripts: scriptMap,
+      deps: [...deps].sort(),
+    };
   });
 }

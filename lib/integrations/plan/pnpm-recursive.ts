@@ -41,10 +41,14 @@ export function recursiveArgs(args: readonly string[]): RecursiveArgs | undefine
   const recursive = words.includes('-r') || words.includes('--recursive');
   if (!recursive && filters.length === 0) return undefined;
   const sorted = !words.includes('--parallel') && !words.includes('--no-sort');
-  const includeRoot = words.some((word) => word === '-w' || word === '--workspace-root' || word === '--include-workspace-root');
+  const includeRoot = words.some(
+    (word) => word === '-w' || word === '--workspace-root' || word === '--include-workspace-root',
+  );
   const cmd = classifyParsed(parsed);
-  if (cmd.effect === 'script' && cmd.script !== undefined) return { filters, recursive, sorted, includeRoot, mode: 'run', target: cmd.script };
-  if (cmd.command === 'exec' && cmd.runs !== undefined) return { filters, recursive, sorted, includeRoot, mode: 'exec', target: cmd.runs.join(' ') };
+  if (cmd.effect === 'script' && cmd.script !== undefined)
+    return { filters, recursive, sorted, includeRoot, mode: 'run', target: cmd.script };
+  if (cmd.command === 'exec' && cmd.runs !== undefined)
+    return { filters, recursive, sorted, includeRoot, mode: 'exec', target: cmd.runs.join(' ') };
   // Installs and every other builtin are planned as plain commands.
   return undefined;
 }
@@ -58,7 +62,11 @@ function matcher(pattern: string): (project: WorkspaceProject) => boolean {
         .replace(/\/$/, '') || '.';
     return (project) => project.dir === dir || (dir !== '.' && project.dir.startsWith(`${dir}/`));
   }
-  if (/[[\]]/.test(pattern)) throw planError(`lockguard plan cannot read the pnpm filter "${pattern}" (changed-since selectors need git).`, 'Plan with a name, path or ... selector, or without --filter.');
+  if (/[[\]]/.test(pattern))
+    throw planError(
+      `lockguard plan cannot read the pnpm filter "${pattern}" (changed-since selectors need git).`,
+      'Plan with a name, path or ... selector, or without --filter.',
+    );
   const re = new RegExp(`^${pattern.replace(/[.+^${}()|\\]/g, '\\$&').replaceAll('*', '.*')}$`);
   return (project) => re.test(project.name);
 }
@@ -79,11 +87,13 @@ function closureOf(start: Iterable<string>, next: (dir: string) => readonly stri
 export function selectProjects(projects: readonly WorkspaceProject[], args: RecursiveArgs): WorkspaceProject[] {
   const byDir = new Map(projects.map((project) => [project.dir, project]));
   const dependents = new Map<string, string[]>();
-  for (const project of projects) for (const dep of project.deps) dependents.set(dep, [...(dependents.get(dep) ?? []), project.dir]);
+  for (const project of projects)
+    for (const dep of project.deps) dependents.set(dep, [...(dependents.get(dep) ?? []), project.dir]);
   const chosen = new Set<string>();
   const excluded = new Set<string>();
   const positive = args.filters.filter((filter) => !filter.startsWith('!'));
-  if (positive.length === 0) for (const project of projects) if (project.dir !== '.' || args.includeRoot) chosen.add(project.dir);
+  if (positive.length === 0)
+    for (const project of projects) if (project.dir !== '.' || args.includeRoot) chosen.add(project.dir);
   for (const raw of args.filters) {
     const negate = raw.startsWith('!');
     let selector = negate ? raw.slice(1) : raw;
@@ -97,8 +107,12 @@ export function selectProjects(projects: readonly WorkspaceProject[], args: Recu
     if (depsOnly) selector = selector.slice(0, -1);
     const direct = projects.filter(matcher(selector)).map((project) => project.dir);
     const picked = new Set(dependentsOnly || depsOnly ? [] : direct);
-    if (withDeps) for (const dir of closureOf(direct, (d) => byDir.get(d)?.deps ?? [])) if (!depsOnly || !direct.includes(dir)) picked.add(dir);
-    if (withDependents) for (const dir of closureOf(direct, (d) => dependents.get(d) ?? [])) if (!dependentsOnly || !direct.includes(dir)) picked.add(dir);
+    if (withDeps)
+      for (const dir of closureOf(direct, (d) => byDir.get(d)?.deps ?? []))
+        if (!depsOnly || !direct.includes(dir)) picked.add(dir);
+    if (withDependents)
+      for (const dir of closureOf(direct, (d) => dependents.get(d) ?? []))
+        if (!dependentsOnly || !direct.includes(dir)) picked.add(dir);
     for (const dir of picked) (negate ? excluded : chosen).add(dir);
   }
   return projects.filter((project) => chosen.has(project.dir) && !excluded.has(project.dir));
@@ -106,14 +120,24 @@ export function selectProjects(projects: readonly WorkspaceProject[], args: Recu
 
 export function recursiveGraph(root: string, args: RecursiveArgs, settings: PnpmSettings, label: string): RunnerGraph {
   const projects = selectProjects(workspaceProjects(root), args);
-  const has = (project: WorkspaceProject): boolean => args.mode === 'exec' || project.scripts[args.target] !== undefined;
+  const has = (project: WorkspaceProject): boolean =>
+    args.mode === 'exec' || project.scripts[args.target] !== undefined;
   const selected = new Map(projects.map((project) => [project.dir, project]));
   const idOf = (project: WorkspaceProject): string => `${project.name}#${args.mode === 'exec' ? 'exec' : args.target}`;
   const installsFirst = settings.verifyDepsBeforeRun === 'install';
   const gate = `(${label}: verify deps before run)`;
   const tasks: PlannedTask[] = [];
   if (installsFirst)
-    tasks.push({ id: gate, dependsOn: [], mayWrite: true, writeReason: `pnpm installs before running (verifyDepsBeforeRun: install, ${settings.source})`, cached: false, foldsFingerprint: false, directory: '.', command: label });
+    tasks.push({
+      id: gate,
+      dependsOn: [],
+      mayWrite: true,
+      writeReason: `pnpm installs before running (verifyDepsBeforeRun: install, ${settings.source})`,
+      cached: false,
+      foldsFingerprint: false,
+      directory: '.',
+      command: label,
+    });
   for (const project of projects.filter(has)) {
     // The nearest selected projects with the task, through selected projects without it.
     const deps = new Set<string>();
@@ -132,7 +156,10 @@ export function recursiveGraph(root: string, args: RecursiveArgs, settings: Pnpm
     }
     if (installsFirst) deps.add(gate);
     const command = args.mode === 'exec' ? args.target : project.scripts[args.target];
-    const verdict = command === undefined ? { writes: false, reason: undefined } : commandWrites(command, { scripts: project.scripts, pnpmRunInstalls: installsFirst });
+    const verdict =
+      command === undefined
+        ? { writes: false, reason: undefined }
+        : commandWrites(command, { scripts: project.scripts, pnpmRunInstalls: installsFirst });
     tasks.push({
       id: idOf(project),
       dependsOn: [...deps].sort(),
@@ -144,5 +171,9 @@ export function recursiveGraph(root: string, args: RecursiveArgs, settings: Pnpm
       command,
     });
   }
-  return { runner: 'pnpm-recursive', tasks, notes: installsFirst ? [`pnpm run installs first (verifyDepsBeforeRun: install, ${settings.source})`] : [] };
+  return {
+    runner: 'pnpm-recursive',
+    tasks,
+    notes: installsFirst ? [`pnpm run installs first (verifyDepsBeforeRun: install, ${settings.source})`] : [],
+  };
 }

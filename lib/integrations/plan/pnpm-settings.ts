@@ -57,16 +57,27 @@ export function pnpmMajor(root: string): number | undefined {
 
 export function pnpmSettings(root: string, env: Readonly<Record<string, string | undefined>>): PnpmSettings {
   const effective = effectivePnpm(root, env);
-  const running = effective.version === undefined ? undefined : { version: effective.version, path: effective.found.path };
+  const running =
+    effective.version === undefined ? undefined : { version: effective.version, path: effective.found.path };
   const major = majorOf(effective.version) ?? pnpmMajor(root);
-  const settings = (verifyDepsBeforeRun: VerifyDeps, source: string): PnpmSettings => ({ major, running, verifyDepsBeforeRun, source });
+  const settings = (verifyDepsBeforeRun: VerifyDeps, source: string): PnpmSettings => ({
+    major,
+    running,
+    verifyDepsBeforeRun,
+    source,
+  });
   const fromEnv = envSetting(env, ['pnpm_config_verify_deps_before_run', 'npm_config_verify_deps_before_run']);
-  if (fromEnv !== undefined && normalize(fromEnv.value) !== undefined) return settings(normalize(fromEnv.value) as VerifyDeps, fromEnv.name);
+  if (fromEnv !== undefined && normalize(fromEnv.value) !== undefined)
+    return settings(normalize(fromEnv.value) as VerifyDeps, fromEnv.name);
   const inYaml = workspaceYamlSetting(root, 'verifyDepsBeforeRun');
-  if (inYaml !== undefined && normalize(inYaml) !== undefined) return settings(normalize(inYaml) as VerifyDeps, 'pnpm-workspace.yaml');
+  if (inYaml !== undefined && normalize(inYaml) !== undefined)
+    return settings(normalize(inYaml) as VerifyDeps, 'pnpm-workspace.yaml');
   const inRc = npmrcSetting(root, 'verify-deps-before-run');
   if (inRc !== undefined && normalize(inRc) !== undefined) return settings(normalize(inRc) as VerifyDeps, '.npmrc');
   const which = running === undefined ? `pnpm ${major}` : `pnpm ${running.version}`;
   if (major !== undefined && major < 11) return settings('false', `${which} default`);
-  return settings('install', major === undefined ? 'default since pnpm 11 (no pnpm found or pinned)' : `${which} default`);
+  return settings(
+    'install',
+    major === undefined ? 'default since pnpm 11 (no pnpm found or pinned)' : `${which} default`,
+  );
 }

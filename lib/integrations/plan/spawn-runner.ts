@@ -52,7 +52,13 @@ interface DryEnd {
 }
 
 /** Where the OS runs the file itself: node:child_process, with the bounds execa gives on Windows. */
-function spawnPlain(file: string, args: readonly string[], cwd: string, env: Record<string, string>, timeoutMs: number): Promise<DryEnd> {
+function spawnPlain(
+  file: string,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<DryEnd> {
   return new Promise((done) => {
     const child = spawn(file, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], shell: false });
     const out: Buffer[] = [];
@@ -91,12 +97,37 @@ function spawnPlain(file: string, args: readonly string[], cwd: string, env: Rec
 }
 
 /** On Windows: execa starts `.cmd` shims, with the same timeout with SIGKILL, output cap, and a result for a non-zero exit. */
-async function spawnExeca(file: string, args: readonly string[], cwd: string, env: Record<string, string>, timeoutMs: number): Promise<DryEnd> {
+async function spawnExeca(
+  file: string,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<DryEnd> {
   const { execa } = await importExternal('execa');
-  const result = await execa(file, args, { cwd, env, extendEnv: false, stdin: 'ignore', reject: false, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: DRY_RUN_MAX_OUTPUT, stripFinalNewline: false });
+  const result = await execa(file, args, {
+    cwd,
+    env,
+    extendEnv: false,
+    stdin: 'ignore',
+    reject: false,
+    timeout: timeoutMs,
+    killSignal: 'SIGKILL',
+    maxBuffer: DRY_RUN_MAX_OUTPUT,
+    stripFinalNewline: false,
+  });
   const notStarted = result.failed && result.exitCode === undefined && !result.timedOut && result.signal === undefined;
-  const startError = notStarted ? ((result.cause as NodeJS.ErrnoException | undefined)?.code ?? result.shortMessage) : undefined;
-  return { ...(startError === undefined ? {} : { startError }), exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, stdout: result.stdout, stderr: result.stderr };
+  const startError = notStarted
+    ? ((result.cause as NodeJS.ErrnoException | undefined)?.code ?? result.shortMessage)
+    : undefined;
+  return {
+    ...(startError === undefined ? {} : { startError }),
+    exitCode: result.exitCode,
+    signal: result.signal,
+    timedOut: result.timedOut,
+    stdout: result.stdout,
+    stderr: result.stderr,
+  };
 }
 
 export async function runDry(argv: readonly string[], options: SpawnOptions): Promise<string> {
@@ -116,10 +147,22 @@ export async function runDry(argv: readonly string[], options: SpawnOptions): Pr
         ? await spawnExeca(file, args, options.root, env, timeoutMs)
         : await spawnPlain(file, args, options.root, env, timeoutMs);
   if (end.startError !== undefined && !end.timedOut && end.signal === undefined && end.exitCode === undefined) {
-    throw planError(`Could not start "${shown}" for the plan: ${end.startError}.`, `Install ${file} in the workspace (or put it on PATH), or run lockguard plan from the workspace root.`, options.root);
+    throw planError(
+      `Could not start "${shown}" for the plan: ${end.startError}.`,
+      `Install ${file} in the workspace (or put it on PATH), or run lockguard plan from the workspace root.`,
+      options.root,
+    );
   }
   if (end.exitCode === 0 && !end.timedOut) return end.stdout;
-  const why = end.timedOut ? 'was killed (SIGKILL, timed out)' : end.signal !== undefined ? `was killed (${end.signal})` : `exited with ${String(end.exitCode)}`;
+  const why = end.timedOut
+    ? 'was killed (SIGKILL, timed out)'
+    : end.signal !== undefined
+      ? `was killed (${end.signal})`
+      : `exited with ${String(end.exitCode)}`;
   const detail = firstLine(end.stderr) || firstLine(end.stdout);
-  throw planError(`The runner's dry run "${shown}" ${why}${detail === '' ? '' : `: ${detail}`}.`, 'Run that command yourself to see why; lockguard plan needs it to succeed.', options.root);
+  throw planError(
+    `The runner's dry run "${shown}" ${why}${detail === '' ? '' : `: ${detail}`}.`,
+    'Run that command yourself to see why; lockguard plan needs it to succeed.',
+    options.root,
+  );
 }

@@ -29,8 +29,16 @@ export interface TaskWriteInput {
 export function taskWrite(input: TaskWriteInput): TaskWrite {
   if (input.command === undefined) return { mayWrite: false };
   if (input.viaPnpmRun && input.settings.verifyDepsBeforeRun === 'install') {
-    return { mayWrite: true, writeReason: `started with pnpm run, which installs first (verifyDepsBeforeRun: install, ${input.settings.source})` };
+    return {
+      mayWrite: true,
+      writeReason: `started with pnpm run, which installs first (verifyDepsBeforeRun: install, ${input.settings.source})`,
+    };
   }
-  const verdict = commandWrites(input.command, { scripts: scriptsOf(join(input.root, input.directory)), pnpmRunInstalls: input.nestedPnpmRunInstalls });
-  return verdict.writes ? { mayWrite: true, writeReason: `runs ${verdict.reason ?? 'an install'}` } : { mayWrite: false };
+  const verdict = commandWrites(input.command, {
+    scripts: scriptsOf(join(input.root, input.directory)),
+    pnpmRunInstalls: input.nestedPnpmRunInstalls,
+  });
+  return verdict.writes
+    ? { mayWrite: true, writeReason: `runs ${verdict.reason ?? 'an install'}` }
+    : { mayWrite: false };
 }

@@ -11,7 +11,10 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** pnpm's own argv (after the executable), from this process (pnpm 10) or its parent (pnpm 12 helpers). */
-export function pnpmArgv(argv: readonly string[] = process.argv, ppid: number = process.ppid): readonly string[] | undefined {
+export function pnpmArgv(
+  argv: readonly string[] = process.argv,
+  ppid: number = process.ppid,
+): readonly string[] | undefined {
   // pnpm 10: [node, pnpm.cjs, ...args]. pnpm 12 helper: [node] only.
   if (argv.length >= 2) return argv.slice(2);
   try {
@@ -36,7 +39,10 @@ export function inProcessPnpmMajor(argv: readonly string[] = process.argv): numb
   if (argv.length < 2 || entry === undefined) return undefined;
   for (let dir = dirname(entry), up = 0; up < PNPM_MANIFEST_LEVELS; dir = dirname(dir), up++) {
     try {
-      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: unknown;
+        version?: unknown;
+      };
       if (typeof manifest.version === 'string' && typeof manifest.name === 'string' && manifest.name.includes('pnpm')) {
         const major = Number(manifest.version.split('.')[0]);
         return Number.isInteger(major) ? major : undefined;

@@ -19,18 +19,29 @@ function then<T>(value: T | PromiseLike<T>, next: (value: T) => unknown): unknow
 }
 
 /** A complete pnpmfile module: `module.exports = withLockguard({ readPackage(pkg) { ... } })`. */
-export function withLockguard(userHooks: PnpmfileHooks = {}, plugin: PnpmfileHooks = pluginHooks): { hooks: PnpmfileHooks } {
+export function withLockguard(
+  userHooks: PnpmfileHooks = {},
+  plugin: PnpmfileHooks = pluginHooks,
+): { hooks: PnpmfileHooks } {
   const hooks: Record<string, unknown> = { ...userHooks };
   const ourConfig = plugin.updateConfig;
   const theirConfig = userHooks.updateConfig;
   if (ourConfig !== undefined) {
-    hooks['updateConfig'] = theirConfig === undefined ? ourConfig : (config: PnpmConfig): unknown => then(theirConfig(config), (next) => ourConfig(next as PnpmConfig));
+    hooks['updateConfig'] =
+      theirConfig === undefined
+        ? ourConfig
+        : (config: PnpmConfig): unknown => then(theirConfig(config), (next) => ourConfig(next as PnpmConfig));
   }
   const ourResolved = plugin.afterAllResolved;
   const theirResolved = userHooks.afterAllResolved as Hook | undefined;
   if (ourResolved !== undefined) {
     hooks['afterAllResolved'] =
-      theirResolved === undefined ? ourResolved : (lockfile: unknown, context: unknown): unknown => then(ourResolved(lockfile, context), () => (theirResolved as (l: unknown, c: unknown) => unknown)(lockfile, context));
+      theirResolved === undefined
+        ? ourResolved
+        : (lockfile: unknown, context: unknown): unknown =>
+            then(ourResolved(lockfile, context), () =>
+              (theirResolved as (l: unknown, c: unknown) => unknown)(lockfile, context),
+            );
   }
   return { hooks: hooks as PnpmfileHooks };
 }

@@ -69,7 +69,11 @@ function refusal(command: string | undefined, runs: readonly LiveRun[], root: st
     .map((run) => run.id)
     .join(', ');
   const hint = 'Run it before or after the guarded run, or guard the run with --policy withhold.';
-  const error = new LockguardError('ERR_LOCKGUARD_REFUSED', `lockguard refused ${what}: it would rewrite pnpm-lock.yaml in "${root}" during a guarded run under the refuse policy (${ids}) [ERR_LOCKGUARD_REFUSED].`, { path: root, hint });
+  const error = new LockguardError(
+    'ERR_LOCKGUARD_REFUSED',
+    `lockguard refused ${what}: it would rewrite pnpm-lock.yaml in "${root}" during a guarded run under the refuse policy (${ids}) [ERR_LOCKGUARD_REFUSED].`,
+    { path: root, hint },
+  );
   // pnpm prints the message (pnpm 10: and the hint, not our code; hence the code in the message) or the
   // stack (pnpm 12): make the stack the message and the fix, no frames.
   error.stack = `${error.name}: ${error.message}\n${hint}`;
@@ -99,7 +103,11 @@ function pnpmCommandLine(argv: readonly string[]): PnpmCommandLine | undefined {
   const parsed = parseCommand(words);
   if (parsed?.typed === undefined) return undefined;
   const classed = classifyCommand(words);
-  return { name: parsed.typed, rewritesWhenFrozen: classed?.rewritesWhenFrozen === true, installs: classed?.installs === true };
+  return {
+    name: parsed.typed,
+    rewritesWhenFrozen: classed?.rewritesWhenFrozen === true,
+    installs: classed?.installs === true,
+  };
 }
 
 /** Build the hooks for one process: decided now, because pnpm reads which hooks exist at load time. */
@@ -118,7 +126,14 @@ export function createHooks(context: PluginContext): PnpmfileHooks {
   const report = (runs: readonly LiveRun[], hook: string, refused: boolean): void => {
     const command = commandLine()?.name;
     for (const run of runs) {
-      reportToRun(run, { type: 'hook', source: 'pnpmfile', hook, ...(command === undefined ? {} : { command }), pid: context.pid, ...(refused ? { refused: true } : {}) });
+      reportToRun(run, {
+        type: 'hook',
+        source: 'pnpmfile',
+        hook,
+        ...(command === undefined ? {} : { command }),
+        pid: context.pid,
+        ...(refused ? { refused: true } : {}),
+      });
     }
   };
 
@@ -126,7 +141,8 @@ export function createHooks(context: PluginContext): PnpmfileHooks {
   let sliceFilesArmed = false;
   const armSliceFiles = (root: string): void => {
     const atExit = context.atExit;
-    if (sliceFilesArmed || atExit === undefined || context.inProcess !== true || commandLine()?.installs !== true) return;
+    if (sliceFilesArmed || atExit === undefined || context.inProcess !== true || commandLine()?.installs !== true)
+      return;
     sliceFilesArmed = true;
     atExit((code) => {
       // A failed install left the tree as it was: the files stay what they were for it.
@@ -162,7 +178,11 @@ export function createHooks(context: PluginContext): PnpmfileHooks {
   // node_modules changed and skips `remove`, but keeps the lockfile). Not otherwise: updateConfig already
   // refused every writer, and the hook costs pnpm 11+ its fast up-to-date path.
   const refusingAtLoad = loadRuns.some((run) => run.policy === 'refuse');
-  if (loadRoot !== undefined && refusingAtLoad && (commandLine() === undefined || (context.pnpmMajor() ?? Infinity) <= 10)) {
+  if (
+    loadRoot !== undefined &&
+    refusingAtLoad &&
+    (commandLine() === undefined || (context.pnpmMajor() ?? Infinity) <= 10)
+  ) {
     const root = loadRoot;
     hooks.afterAllResolved = (): never => {
       const runs = liveRuns(root, context.env);

@@ -26,7 +26,13 @@ function afterBody(req: http.IncomingMessage, res: http.ServerResponse, send: ()
 }
 
 /** A plain answer of the gate's own, once the request body is read. */
-export function answerAfterBody(req: http.IncomingMessage, res: http.ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {
+export function answerAfterBody(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  status: number,
+  body: string,
+  type = 'text/plain; charset=utf-8',
+): void {
   afterBody(req, res, () => {
     res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
     res.end(body);

@@ -31,7 +31,14 @@ export function knownPath(ctx: GateContext, path: string): boolean {
 }
 
 /** The upstream's answer passed back (a preflight's `Location` pointed back at the gate). */
-function passBack(ctx: GateContext, req: http.IncomingMessage, res: http.ServerResponse, upRes: http.IncomingMessage, path: string, preflight: boolean): void {
+function passBack(
+  ctx: GateContext,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  upRes: http.IncomingMessage,
+  path: string,
+  preflight: boolean,
+): void {
   const status = upRes.statusCode ?? 502;
   const headers = responseHeaders(upRes.headers);
   if (preflight) {
@@ -41,7 +48,12 @@ function passBack(ctx: GateContext, req: http.IncomingMessage, res: http.ServerR
       answerPreflight(req, res);
       return;
     }
-    const location = typeof headers['location'] === 'string' ? gateLocation(headers['location'], ctx.options.upstream, path, `http://127.0.0.1:${ctx.port}`, (known) => knownPath(ctx, known)) : undefined;
+    const location =
+      typeof headers['location'] === 'string'
+        ? gateLocation(headers['location'], ctx.options.upstream, path, `http://127.0.0.1:${ctx.port}`, (known) =>
+            knownPath(ctx, known),
+          )
+        : undefined;
     if (location === undefined) delete headers['location'];
     else headers['location'] = location;
   }
@@ -50,7 +62,13 @@ function passBack(ctx: GateContext, req: http.IncomingMessage, res: http.ServerR
 }
 
 /** Forward the request as the client sent it; pass the answer back as the upstream sent it. */
-export function forward(ctx: GateContext, req: http.IncomingMessage, res: http.ServerResponse, path: string, preflight = false): void {
+export function forward(
+  ctx: GateContext,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  path: string,
+  preflight = false,
+): void {
   const up = upstreamRequest(ctx.options.upstream, ctx.agent, req.method ?? 'GET', req.url ?? '/', req.headers);
   let failed = false;
   let clientGone = false;
@@ -58,7 +76,12 @@ export function forward(ctx: GateContext, req: http.IncomingMessage, res: http.S
     if (failed || clientGone) return;
     failed = true;
     ctx.counts.upstreamFailures++;
-    ctx.tell({ type: 'upstream-failed', method: req.method ?? '', path: shortPath(path), error: (error as { code?: string }).code ?? error.message.slice(0, UPSTREAM_ERROR_MAX) });
+    ctx.tell({
+      type: 'upstream-failed',
+      method: req.method ?? '',
+      path: shortPath(path),
+      error: (error as { code?: string }).code ?? error.message.slice(0, UPSTREAM_ERROR_MAX),
+    });
     // Before the answer started, and after: the client's connection breaks, as the upstream's did.
     resetClient(req.socket);
   };

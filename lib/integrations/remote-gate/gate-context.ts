@@ -52,7 +52,15 @@ export interface GateContext {
 
 /** Fresh counters. */
 export function newCounters(): GateCounters {
-  return { passed: { restore: 0, save: 0, other: 0 }, refused: { restore: 0, save: 0 }, refusedKeys: [], refusedParts: 0, upstreamFailures: 0, decisionFailures: 0, notForwarded: 0 };
+  return {
+    passed: { restore: 0, save: 0, other: 0 },
+    refused: { restore: 0, save: 0 },
+    refusedKeys: [],
+    refusedParts: 0,
+    upstreamFailures: 0,
+    decisionFailures: 0,
+    notForwarded: 0,
+  };
 }
 
 /** A copy of the counters, as the run's report records them. */

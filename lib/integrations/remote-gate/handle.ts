@@ -24,7 +24,16 @@ function pathOnly(raw: string): string {
 }
 
 /** Answer without forwarding (counted, told as `not-forwarded`). */
-function notForward(ctx: GateContext, req: http.IncomingMessage, res: http.ServerResponse, method: string, path: string, status: number, body: string, type?: string): void {
+function notForward(
+  ctx: GateContext,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  method: string,
+  path: string,
+  status: number,
+  body: string,
+  type?: string,
+): void {
   ctx.counts.notForwarded++;
   ctx.tell({ type: 'not-forwarded', method, path: shortPath(path) });
   answerAfterBody(req, res, status, body, type);
@@ -44,7 +53,15 @@ function handlePreflight(ctx: GateContext, req: http.IncomingMessage, res: http.
   const target = PREFLIGHT_TARGETS.includes(announced) ? ctx.adapter.classify(announced, path) : undefined;
   const key = target?.key ?? 'preflight';
   // What is not understood is judged as an upload would be: it passes only while uploads pass.
-  const request: GateRequest = { protocol: ctx.options.protocol, method: 'OPTIONS', path, kind: target?.kind === 'restore' ? 'restore' : 'save', key, unit: target?.unit ?? 'entry', at: Date.now() };
+  const request: GateRequest = {
+    protocol: ctx.options.protocol,
+    method: 'OPTIONS',
+    path,
+    kind: target?.kind === 'restore' ? 'restore' : 'save',
+    key,
+    unit: target?.unit ?? 'entry',
+    at: Date.now(),
+  };
   if (target?.kind === 'other' || admits(ctx, request)) {
     ctx.counts.passed.other++;
     forward(ctx, req, res, path, true);
@@ -65,14 +82,36 @@ function decideOn(ctx: GateContext, request: GateRequest): { decision: Decision;
     return { decision, reason: 'moved' };
   } catch (error) {
     ctx.counts.decisionFailures++;
-    ctx.tell({ type: 'decision-failed', request, error: error instanceof Error ? `${error.name}: ${(error as { code?: string }).code ?? error.message.slice(0, DECISION_ERROR_MAX)}` : 'non-error thrown' });
+    ctx.tell({
+      type: 'decision-failed',
+      request,
+      error:
+        error instanceof Error
+          ? `${error.name}: ${(error as { code?: string }).code ?? error.message.slice(0, DECISION_ERROR_MAX)}`
+          : 'non-error thrown',
+    });
     return { decision: 'refuse', reason: 'decision-failed' };
   }
 }
 
 /** A restore or save: decided, then forwarded or refused with the adapter's calm answer. */
-function handleKeyed(ctx: GateContext, req: http.IncomingMessage, res: http.ServerResponse, method: string, path: string, classified: Classified & { kind: 'restore' | 'save'; key: string }): void {
-  const request: GateRequest = { protocol: ctx.options.protocol, method, path, kind: classified.kind, key: classified.key, unit: classified.unit, at: Date.now() };
+function handleKeyed(
+  ctx: GateContext,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  method: string,
+  path: string,
+  classified: Classified & { kind: 'restore' | 'save'; key: string },
+): void {
+  const request: GateRequest = {
+    protocol: ctx.options.protocol,
+    method,
+    path,
+    kind: classified.kind,
+    key: classified.key,
+    unit: classified.unit,
+    at: Date.now(),
+  };
   const { decision, reason } = decideOn(ctx, request);
   if (decision === 'pass') {
     ctx.counts.passed[classified.kind]++;
@@ -102,7 +141,15 @@ export function handle(ctx: GateContext, req: http.IncomingMessage, res: http.Se
   }
   const classified = raw.startsWith('/') && ours ? ctx.adapter.classify(method, path) : undefined;
   if (classified === undefined) {
-    notForward(ctx, req, res, method, raw.startsWith('/') ? path : '(absolute-form)', 404, 'Not a cache path lockguard forwards.\n');
+    notForward(
+      ctx,
+      req,
+      res,
+      method,
+      raw.startsWith('/') ? path : '(absolute-form)',
+      404,
+      'Not a cache path lockguard forwards.\n',
+    );
     return;
   }
   if (classified.kind === 'other' || classified.key === undefined) {

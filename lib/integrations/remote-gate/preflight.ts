@@ -23,14 +23,26 @@ const HEADER_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~, -]*$/;
  * (drop it: the client then uses the URL it asked, the gate's) when it points anywhere else.
  * `known(path)` says whether the protocol serves that path (query excluded).
  */
-export function gateLocation(location: string, upstream: Upstream, asked: string, gateUrl: string, known: (path: string) => boolean): string | undefined {
+export function gateLocation(
+  location: string,
+  upstream: Upstream,
+  asked: string,
+  gateUrl: string,
+  known: (path: string) => boolean,
+): string | undefined {
   let url: URL;
   try {
     url = new URL(location, `${upstream.origin}${asked}`);
   } catch {
     return undefined;
   }
-  if (url.protocol !== upstream.protocol || url.host !== upstream.hostHeader || url.username !== '' || url.password !== '') return undefined;
+  if (
+    url.protocol !== upstream.protocol ||
+    url.host !== upstream.hostHeader ||
+    url.username !== '' ||
+    url.password !== ''
+  )
+    return undefined;
   const base = upstream.basePath;
   if (base !== '' && !url.pathname.startsWith(`${base}/`)) return undefined;
   const path = url.pathname.slice(base.length);

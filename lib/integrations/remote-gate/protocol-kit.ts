@@ -37,7 +37,12 @@ export function keyAfter(path: string, prefix: string): string | undefined {
   return KEY.test(key) && key !== '.' && key !== '..' ? key : undefined;
 }
 
-export const REFUSED_SAVE = 'lockguard refused this upload: the lockfile moved during the run, so its key names the old lockfile';
+export const REFUSED_SAVE =
+  'lockguard refused this upload: the lockfile moved during the run, so its key names the old lockfile';
 export const REFUSED_RESTORE = 'lockguard refused this restore: the lockfile moved during the run';
 /** The v8 API's error body (turbo parses a 4xx body as `{"error": {"code", "message"}}` and prints the message). */
-export const v8Error = (code: string, message: string): { status: number; body: string; type: string } => ({ status: code === 'not_found' ? 404 : 403, body: JSON.stringify({ error: { code, message } }), type: 'application/json' });
+export const v8Error = (code: string, message: string): { status: number; body: string; type: string } => ({
+  status: code === 'not_found' ? 404 : 403,
+  body: JSON.stringify({ error: { code, message } }),
+  type: 'application/json',
+});

@@ -70,7 +70,15 @@ async function listen(ctx: GateContext, sockets: Set<Socket>): Promise<http.Serv
 
 export async function startGate(options: GateOptions): Promise<Gate> {
   const agent = upstreamAgent(options.upstream, options.tls ?? {});
-  const ctx: GateContext = { options, adapter: protocolAdapter(options.protocol), agent, idleMs: options.idleTimeoutMs ?? IDLE_TIMEOUT_MS, counts: newCounters(), port: 0, tell: teller(options.onEvent) };
+  const ctx: GateContext = {
+    options,
+    adapter: protocolAdapter(options.protocol),
+    agent,
+    idleMs: options.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
+    counts: newCounters(),
+    port: 0,
+    tell: teller(options.onEvent),
+  };
   const sockets = new Set<Socket>();
   const server = await listen(ctx, sockets);
   ctx.port = (server.address() as AddressInfo).port;

@@ -43,7 +43,12 @@ export type Decide = (request: GateRequest) => Decision;
 
 /** What the gate tells its owner as it happens (for the run's ledger). Never a header or a query. */
 export type GateEvent =
-  | { readonly type: 'refused'; readonly request: GateRequest; readonly status: number; readonly reason: 'moved' | 'decision-failed' }
+  | {
+      readonly type: 'refused';
+      readonly request: GateRequest;
+      readonly status: number;
+      readonly reason: 'moved' | 'decision-failed';
+    }
   | { readonly type: 'decision-failed'; readonly request: GateRequest; readonly error: string }
   | { readonly type: 'upstream-failed'; readonly method: string; readonly path: string; readonly error: string }
   | { readonly type: 'not-forwarded'; readonly method: string; readonly path: string };

@@ -34,5 +34,12 @@ export function parseUpstream(value: string): Upstream | UpstreamProblem {
   const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
   const basePath = url.pathname.replace(/\/+$/, '');
   const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  return { protocol: url.protocol, hostname, port, basePath, hostHeader: url.host, origin: `${url.protocol}//${url.host}${basePath}` };
+  return {
+    protocol: url.protocol,
+    hostname,
+    port,
+    basePath,
+    hostHeader: url.host,
+    origin: `${url.protocol}//${url.host}${basePath}`,
+  };
 }

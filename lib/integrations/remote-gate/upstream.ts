@@ -13,7 +13,18 @@ import type { Upstream } from './upstream-url.js';
 export { parseUpstream, type Upstream, type UpstreamProblem } from './upstream-url.js';
 
 // RFC 9110 §7.6.1 connection-specific fields, plus `host` (set for the upstream).
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+]);
 
 /** The client's headers minus hop-by-hop ones (and whatever its `Connection` header names). */
 export function forwardHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
@@ -32,7 +43,13 @@ export function forwardHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeader
 }
 
 /** One forwarded request to the upstream (`pathAndQuery` as the client sent it after the gate's origin). */
-export function upstreamRequest(upstream: Upstream, agent: http.Agent, method: string, pathAndQuery: string, headers: IncomingHttpHeaders): http.ClientRequest {
+export function upstreamRequest(
+  upstream: Upstream,
+  agent: http.Agent,
+  method: string,
+  pathAndQuery: string,
+  headers: IncomingHttpHeaders,
+): http.ClientRequest {
   const options: http.RequestOptions = {
     protocol: upstream.protocol,
     hostname: upstream.hostname,

@@ -16,7 +16,15 @@ import type { ProtocolAdapter } from '../remote-gate/protocol-kit.js';
 import type { GateProtocol } from '../remote-gate/types.js';
 import type { PackageManager } from '../../core/workspace.js';
 import type { RemoteDetection } from './remote-upstream.js';
-import type { CacheState, CacheUnit, RemoteMode, RemotePlan, RunnerCache, RunnerName, SummaryReading } from './types.js';
+import type {
+  CacheState,
+  CacheUnit,
+  RemoteMode,
+  RemotePlan,
+  RunnerCache,
+  RunnerName,
+  SummaryReading,
+} from './types.js';
 import type { planWithhold, withhold, WithholdOptions, WithholdResult } from './withhold.js';
 
 import type { Env } from '../../core/env.js';
@@ -102,7 +110,11 @@ export interface RemoteSide {
    * The runner's own switch where no gate stands: remote writes off (`mode` off, or auto with a possible
    * writer; `why` is the reason in words). Its note starts with `[lockguard] <label> `.
    */
-  writesOff(mode: Exclude<RemoteMode, 'on'>, why: string, context: { readonly argv?: readonly string[]; readonly env?: Env }): RemotePlan;
+  writesOff(
+    mode: Exclude<RemoteMode, 'on'>,
+    why: string,
+    context: { readonly argv?: readonly string[]; readonly env?: Env },
+  ): RemotePlan;
 }
 
 export interface RunnerAdapter {
@@ -132,13 +144,24 @@ export interface RunnerAdapter {
   /** What the runner's own summary of this run says (a missing or broken one is a note, never a throw). */
   summary(cache: RunnerCache, options: { readonly movedAt: number; readonly runStartedAt: number }): SummaryReading;
   /** Withholding specifics (nx 20 to 23 mark their task DB first); absent: the shared pass as is. */
-  withhold?(cache: RunnerCache, before: CacheState, options: WithholdOptions, env: Env, pass: SharedPass): Promise<RunnerWithholdResult>;
+  withhold?(
+    cache: RunnerCache,
+    before: CacheState,
+    options: WithholdOptions,
+    env: Env,
+    pass: SharedPass,
+  ): Promise<RunnerWithholdResult>;
   /** Per-project withholding (affected.ts). */
   readonly projects: ProjectMapping;
 
   // Plan.
   /** The task graph of `argv` (a command that starts this runner), from the runner's own dry run. */
-  plan(argv: readonly string[], options: SpawnOptions, settings: PnpmSettings, pnpmWorkspace: boolean): Promise<RunnerGraph>;
+  plan(
+    argv: readonly string[],
+    options: SpawnOptions,
+    settings: PnpmSettings,
+    pnpmWorkspace: boolean,
+  ): Promise<RunnerGraph>;
 
   // Remote.
   readonly remote: RemoteSide;

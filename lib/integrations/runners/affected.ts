@@ -40,7 +40,9 @@ import type { RunnerCache, SummaryReading, TaskNode } from './types.js';
 export type { Project } from './adapter.js';
 
 /** Which saves after the move a pass withholds. */
-export type WithholdScope = { readonly kind: 'all'; readonly reason: string } | { readonly kind: 'projects'; readonly affected: ReadonlySet<string>; readonly projects: readonly Project[] };
+export type WithholdScope =
+  | { readonly kind: 'all'; readonly reason: string }
+  | { readonly kind: 'projects'; readonly affected: ReadonlySet<string>; readonly projects: readonly Project[] };
 
 /** One candidate's verdict: kept (its project's slice did not move) or withheld, with the task when known. */
 export interface SpareVerdict {
@@ -52,7 +54,9 @@ export interface SpareVerdict {
  * Per cache: every candidate withheld (and why), or a verdict per entry; `judged()` after the pass says how
  * many were withheld only because they could not be mapped to a project, and why.
  */
-export type EntryScope = { readonly kind: 'all'; readonly reason: string } | { readonly kind: 'projects'; spare(key: string): SpareVerdict; judged(): ScopeJudged };
+export type EntryScope =
+  | { readonly kind: 'all'; readonly reason: string }
+  | { readonly kind: 'projects'; spare(key: string): SpareVerdict; judged(): ScopeJudged };
 
 const LOCKFILE = 'pnpm-lock.yaml';
 const TREE_MARKER = 'node_modules/.pnpm/lock.yaml';
@@ -82,9 +86,11 @@ function layoutReason(root: string): string | undefined {
   } catch {
     return `${MODULES} cannot be read, so the layout is not known`;
   }
-  if (modules?.nodeLinker !== 'isolated') return `node-linker=${typeof modules?.nodeLinker === 'string' ? modules.nodeLinker : '(not recorded)'} puts packages where every project resolves them, so no project's slice bounds what it built`;
+  if (modules?.nodeLinker !== 'isolated')
+    return `node-linker=${typeof modules?.nodeLinker === 'string' ? modules.nodeLinker : '(not recorded)'} puts packages where every project resolves them, so no project's slice bounds what it built`;
   const hoisted = Array.isArray(modules.publicHoistPattern) && modules.publicHoistPattern.length > 0;
-  if (hoisted || modules.shamefullyHoist === true) return "public-hoist-pattern (or shamefully-hoist) puts packages in the root node_modules, where every project resolves them, so no project's slice bounds what it built";
+  if (hoisted || modules.shamefullyHoist === true)
+    return "public-hoist-pattern (or shamefully-hoist) puts packages in the root node_modules, where every project resolves them, so no project's slice bounds what it built";
   return undefined;
 }
 
@@ -92,25 +98,40 @@ function layoutReason(root: string): string | undefined {
  * The scope of the pass after a move: `moved` is every table entry the run recorded moving (its `now` as
  * first recorded), `slices` the lockfile's slice diff now (run/slice-report.ts).
  */
-export function withholdScope(input: { root: string; manager: PackageManager; moved: readonly MovedFile[]; slices: readonly SliceMove[] }): WithholdScope {
+export function withholdScope(input: {
+  root: string;
+  manager: PackageManager;
+  moved: readonly MovedFile[];
+  slices: readonly SliceMove[];
+}): WithholdScope {
   const all = (reason: string): WithholdScope => ({ kind: 'all', reason });
   if (input.manager !== 'pnpm') return all(MANAGER_REASON[input.manager]);
   const other = input.moved.find((file) => file.path !== LOCKFILE && !MARKERS.has(file.path));
   if (other !== undefined) return all(`${other.path} moved, which every project's install reads`);
   const lockfile = input.moved.find((file) => file.path === LOCKFILE);
-  if (lockfile === undefined) return all('the installed tree moved without the lockfile, so which projects it touched is not known');
+  if (lockfile === undefined)
+    return all('the installed tree moved without the lockfile, so which projects it touched is not known');
   const slice = input.slices.find((move) => move.lockfile === LOCKFILE);
   if (slice === undefined) return all(`${LOCKFILE} moved and came back, so what was built in between is not known`);
-  if (slice.now !== lockfile.now) return all(`${LOCKFILE} moved more than once, and the states in between are not kept`);
-  if (slice.diff === undefined || slice.projects === undefined) return all(`the slices of ${LOCKFILE} cannot be compared (${slice.gap ?? 'unknown'})`);
+  if (slice.now !== lockfile.now)
+    return all(`${LOCKFILE} moved more than once, and the states in between are not kept`);
+  if (slice.diff === undefined || slice.projects === undefined)
+    return all(`the slices of ${LOCKFILE} cannot be compared (${slice.gap ?? 'unknown'})`);
   const layout = layoutReason(input.root);
   if (layout !== undefined) return all(layout);
   const lockBytes = read(input.root, LOCKFILE);
   const tree = read(input.root, TREE_MARKER);
-  if (lockBytes === undefined || tree === undefined || !pnpmMarkerHolds(lockBytes, tree)) return all(`the installed tree does not hold what ${LOCKFILE} says now, so which projects it touched is not known`);
-  const affected = new Set([...slice.diff.changed.map((change) => change.importer), ...slice.diff.added, ...slice.diff.removed]);
+  if (lockBytes === undefined || tree === undefined || !pnpmMarkerHolds(lockBytes, tree))
+    return all(`the installed tree does not hold what ${LOCKFILE} says now, so which projects it touched is not known`);
+  const affected = new Set([
+    ...slice.diff.changed.map((change) => change.importer),
+    ...slice.diff.added,
+    ...slice.diff.removed,
+  ]);
   if (affected.has('.')) {
-    return all("the root importer's slice moved, and the root's node_modules and bins reach every project (its node_modules/.bin is on every package script's PATH; turbo folds its dependencies into every task's key)");
+    return all(
+      "the root importer's slice moved, and the root's node_modules and bins reach every project (its node_modules/.bin is on every package script's PATH; turbo folds its dependencies into every task's key)",
+    );
   }
   return { kind: 'projects', affected, projects: slice.projects };
 }
@@ -136,7 +157,8 @@ export function entryScope(cache: RunnerCache, scope: WithholdScope, summary: Su
   const mapping = adapterFor(cache.runner).projects;
   if (!mapping.mapped) return { kind: 'all', reason: mapping.reason };
   const { affected, projects } = scope;
-  const hit = (project: Project | undefined): boolean => project === undefined || project.importer === '.' || affected.has(project.importer);
+  const hit = (project: Project | undefined): boolean =>
+    project === undefined || project.importer === '.' || affected.has(project.importer);
   const graph = summary.graph ?? new Map<string, TaskNode>();
   const byTask = new Map([...graph.values()].map((node) => [node.task, node]));
   const memo = new Map<string, boolean>();
@@ -172,7 +194,10 @@ export function entryScope(cache: RunnerCache, scope: WithholdScope, summary: Su
       if (found.kind === 'unknown') return unknown(found.reason);
       const owners = new Set(found.files.map((file) => projectOfPath(projects, file)));
       const [owner] = owners;
-      const task = owners.size === 1 && owner !== undefined ? `${owner.name ?? owner.importer}#${found.taskName ?? '?'}` : undefined;
+      const task =
+        owners.size === 1 && owner !== undefined
+          ? `${owner.name ?? owner.importer}#${found.taskName ?? '?'}`
+          : undefined;
       if (found.unordered !== undefined) return unknown(found.unordered, task);
       if (task === undefined) return unknown('their files span more than one project', task);
       return { keep: !hit(owner), task };
@@ -182,7 +207,9 @@ export function entryScope(cache: RunnerCache, scope: WithholdScope, summary: Su
 }
 
 /** The scope a pass was judged on, as its result carries it (`unmapped`: withheld only for want of a project). */
-export type ScopeJudged = { readonly kind: 'all'; readonly reason: string } | { readonly kind: 'projects'; readonly unmapped: readonly { readonly reason: string; readonly count: number }[] };
+export type ScopeJudged =
+  | { readonly kind: 'all'; readonly reason: string }
+  | { readonly kind: 'projects'; readonly unmapped: readonly { readonly reason: string; readonly count: number }[] };
 
 /** What `scopeClause` reads of one cache's pass. */
 export interface ScopedPass {
@@ -218,13 +245,22 @@ export function scopeClause(passes: readonly ScopedPass[]): string {
   const inner: string[] = [];
   if (movedCount > 0) {
     // Without unmapped ones, the named tasks are exactly those whose slices moved.
-    const tasks = unmappedCount === 0 ? precise.flatMap((pass) => pass.withheld.flatMap((entry) => (entry.task === undefined ? [] : [entry.task]))) : [];
+    const tasks =
+      unmappedCount === 0
+        ? precise.flatMap((pass) => pass.withheld.flatMap((entry) => (entry.task === undefined ? [] : [entry.task])))
+        : [];
     const whose = movedCount === 1 ? "whose project's slice moved" : "whose projects' slices moved";
     inner.push(tasks.length > 0 ? `${names(tasks)}, ${whose}` : `${movedCount} ${whose}`);
   }
-  if (unmappedCount > 0) inner.push(`${unmappedCount} not mapped to a project: ${printable([...new Set(unmapped.map((item) => item.reason))].join('; '))}`);
+  if (unmappedCount > 0)
+    inner.push(
+      `${unmappedCount} not mapped to a project: ${printable([...new Set(unmapped.map((item) => item.reason))].join('; '))}`,
+    );
   if (inner.length > 0) parts.push(` (${inner.join('; ')})`);
-  if (spared.length > 0) parts.push(`; ${spared.length} kept (${names(spared)}: ${spared.length === 1 ? "its project's slice did" : "their projects' slices did"} not move)`);
+  if (spared.length > 0)
+    parts.push(
+      `; ${spared.length} kept (${names(spared)}: ${spared.length === 1 ? "its project's slice did" : "their projects' slices did"} not move)`,
+    );
   const reasons = [...new Set(conservative.map((pass) => (pass.scope.kind === 'all' ? pass.scope.reason : '')))];
   if (reasons.length > 0) {
     const label = precise.length > 0 ? ` ${[...new Set(conservative.map((pass) => pass.runner))].join(' and ')}` : '';
@@ -238,7 +274,10 @@ export function scopeClause(passes: readonly ScopedPass[]): string {
  * its own: the moves it recorded (each with the state first seen) plus what differs now, and the slices now.
  * With no evidence of what moved, every save since it started.
  */
-export async function recordedRunScope(run: RunHandle, evidence: 'recorded-move' | 'table-moved' | 'none'): Promise<WithholdScope> {
+export async function recordedRunScope(
+  run: RunHandle,
+  evidence: 'recorded-move' | 'table-moved' | 'none',
+): Promise<WithholdScope> {
   if (evidence === 'none') return { kind: 'all', reason: 'nothing shows what moved' };
   try {
     const recorded = recordedMoves(run.dir, run.record);

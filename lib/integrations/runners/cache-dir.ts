@@ -11,20 +11,32 @@ import { errnoCode, LockguardError } from '../../core/errors.js';
 export function cacheError(dir: string, error: unknown): LockguardError {
   const code = errnoCode(error);
   if (code === 'EACCES' || code === 'EPERM') {
-    return new LockguardError('ERR_LOCKGUARD_ACCESS', `Cannot read the runner cache dir "${dir}" (permission denied).`, {
-      path: dir,
-      cause: error,
-      hint: 'Nothing was moved. Give your user read and write access to it (chmod u+rwx), or point the runner at a cache dir you own.',
-    });
+    return new LockguardError(
+      'ERR_LOCKGUARD_ACCESS',
+      `Cannot read the runner cache dir "${dir}" (permission denied).`,
+      {
+        path: dir,
+        cause: error,
+        hint: 'Nothing was moved. Give your user read and write access to it (chmod u+rwx), or point the runner at a cache dir you own.',
+      },
+    );
   }
   if (code === 'ENOTDIR') {
-    return new LockguardError('ERR_LOCKGUARD_IO', `Expected the runner cache dir "${dir}" to be a folder, but it is not.`, {
-      path: dir,
-      cause: error,
-      hint: 'Nothing was moved. Remove or rename that file; the runner recreates its cache folder.',
-    });
+    return new LockguardError(
+      'ERR_LOCKGUARD_IO',
+      `Expected the runner cache dir "${dir}" to be a folder, but it is not.`,
+      {
+        path: dir,
+        cause: error,
+        hint: 'Nothing was moved. Remove or rename that file; the runner recreates its cache folder.',
+      },
+    );
   }
-  return new LockguardError('ERR_LOCKGUARD_IO', `Cannot list the runner cache dir "${dir}" (${code ?? 'unknown error'}).`, { path: dir, cause: error, hint: 'Nothing was moved.' });
+  return new LockguardError(
+    'ERR_LOCKGUARD_IO',
+    `Cannot list the runner cache dir "${dir}" (${code ?? 'unknown error'}).`,
+    { path: dir, cause: error, hint: 'Nothing was moved.' },
+  );
 }
 
 /** readdir, with ENOENT as undefined and everything else loud. */

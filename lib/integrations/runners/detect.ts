@@ -30,7 +30,11 @@ export function stepsOf(argv: readonly string[], cwd: string): Step[] {
 }
 
 /** The runners the command starts (first seen first), through scripts and launchers. */
-export function runnersInCommand(argv: readonly string[], cwd: string, steps: readonly Step[] = stepsOf(argv, cwd)): GuardedRunner[] {
+export function runnersInCommand(
+  argv: readonly string[],
+  cwd: string,
+  steps: readonly Step[] = stepsOf(argv, cwd),
+): GuardedRunner[] {
   const found: GuardedRunner[] = [];
   for (const step of steps) {
     const runner = runnerOfStep(step.argv);
@@ -59,7 +63,14 @@ export interface GuardPlan {
 }
 
 /** What a guarded run guards: `--runner` when given, else the command's runners plus the configured ones. */
-export function resolveGuard(argv: readonly string[], root: string, cwd: string, override: RunnerName | undefined, hints: ConfigHints = {}, steps?: readonly Step[]): GuardPlan {
+export function resolveGuard(
+  argv: readonly string[],
+  root: string,
+  cwd: string,
+  override: RunnerName | undefined,
+  hints: ConfigHints = {},
+  steps?: readonly Step[],
+): GuardPlan {
   if (override === 'none') return { runners: [], started: [], source: 'flag' };
   if (override !== undefined) return { runners: [override], started: [override], source: 'flag' };
   const started = runnersInCommand(argv, cwd, steps);

@@ -20,9 +20,27 @@ import { adapterFor } from './registry.js';
 import type { CacheState, RunnerCache, RunnerName, SummaryReading } from './types.js';
 import { planWithhold, withhold, type WithholdOptions } from './withhold.js';
 
-export { configuredRunners, detectRunner, resolveGuard, runnerOfStep, runnersInCommand, stepsOf, type GuardedRunner, type GuardPlan } from './detect.js';
+export {
+  configuredRunners,
+  detectRunner,
+  resolveGuard,
+  runnerOfStep,
+  runnersInCommand,
+  stepsOf,
+  type GuardedRunner,
+  type GuardPlan,
+} from './detect.js';
 export { cacheState, listUnits } from './listing.js';
-export { entryScope, recordedRunScope, scopeClause, withholdScope, type EntryScope, type ScopedPass, type ScopeJudged, type WithholdScope } from './affected.js';
+export {
+  entryScope,
+  recordedRunScope,
+  scopeClause,
+  withholdScope,
+  type EntryScope,
+  type ScopedPass,
+  type ScopeJudged,
+  type WithholdScope,
+} from './affected.js';
 export { remoteCachePlan } from './remote.js';
 export { detectRemote, TURBO_DEFAULT_API, type RemoteDetection } from './remote-config.js';
 export { pointRunnerAt, type Pointed } from './remote-point.js';
@@ -35,10 +53,25 @@ export { resolvePipelineCache, pipelineSummary, pipelineFolderName } from './pnp
 export { adapterFor, RUNNERS } from './registry.js';
 export type { DoctorCheck, RunnerAdapter, RunnerWithholdResult } from './adapter.js';
 export { RUNNER_NAMES, REMOTE_MODES } from './types.js';
-export type { CacheState, CacheUnit, RemoteMode, RemotePlan, RunnerCache, RunnerName, SummaryReading, TaskAfterMove, UnitIdentity } from './types.js';
+export type {
+  CacheState,
+  CacheUnit,
+  RemoteMode,
+  RemotePlan,
+  RunnerCache,
+  RunnerName,
+  SummaryReading,
+  TaskAfterMove,
+  UnitIdentity,
+} from './types.js';
 
 /** The runner's local cache as it resolves it, or undefined for 'none'. */
-export function resolveCache(runner: RunnerName, root: string, argv: readonly string[], env: Env): RunnerCache | undefined {
+export function resolveCache(
+  runner: RunnerName,
+  root: string,
+  argv: readonly string[],
+  env: Env,
+): RunnerCache | undefined {
   return runner === 'none' ? undefined : adapterFor(runner).resolveCache(root, argv, env);
 }
 
@@ -57,7 +90,11 @@ export function runnerLabel(runner: Exclude<RunnerName, 'none'>): string {
  * no command line: what a record read back may name (run/trust.ts). A runner whose cache cannot be resolved
  * is left out (nothing of it can be vouched for).
  */
-export function cachesNow(root: string, env: Env, runners: readonly RunnerName[] = configuredRunners(root)): RunnerCache[] {
+export function cachesNow(
+  root: string,
+  env: Env,
+  runners: readonly RunnerName[] = configuredRunners(root),
+): RunnerCache[] {
   const out: RunnerCache[] = [];
   for (const runner of new Set(runners)) {
     try {
@@ -90,7 +127,9 @@ export async function withholdAfterRun(
   cache: RunnerCache,
   before: CacheState,
   summary: SummaryReading,
-  options: Omit<WithholdOptions, 'runningAcrossMove' | 'ownKeys' | 'taskOf' | 'spare'> & { readonly scope?: WithholdScope },
+  options: Omit<WithholdOptions, 'runningAcrossMove' | 'ownKeys' | 'taskOf' | 'spare'> & {
+    readonly scope?: WithholdScope;
+  },
   env: Env = process.env,
 ): Promise<ScopedWithholdResult> {
   const { scope, ...rest } = options;
@@ -104,6 +143,17 @@ export async function withholdAfterRun(
     ...(entries?.kind === 'projects' ? { spare: (key: string) => entries.spare(key) } : {}),
   };
   const own = adapterFor(cache.runner).withhold;
-  const result = own === undefined ? await withhold(cache, before, fed) : await own(cache, before, fed, env, { plan: planWithhold, move: withhold });
-  return { ...result, scope: entries === undefined ? { kind: 'all', reason: 'no scope was given' } : entries.kind === 'all' ? { kind: 'all', reason: entries.reason } : entries.judged() };
+  const result =
+    own === undefined
+      ? await withhold(cache, before, fed)
+      : await own(cache, before, fed, env, { plan: planWithhold, move: withhold });
+  return {
+    ...result,
+    scope:
+      entries === undefined
+        ? { kind: 'all', reason: 'no scope was given' }
+        : entries.kind === 'all'
+          ? { kind: 'all', reason: entries.reason }
+          : entries.judged(),
+  };
 }

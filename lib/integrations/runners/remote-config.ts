@@ -15,7 +15,12 @@ export type { RemoteDetection } from './remote-upstream.js';
 export { TURBO_DEFAULT_API } from './turbo/remote.js';
 
 /** The remote this runner would reach from `root` with `env` and its own `argv` (the runner's words). */
-export function detectRemote(runner: RunnerName, root: string, env: Env, argv: readonly string[] = []): RemoteDetection {
+export function detectRemote(
+  runner: RunnerName,
+  root: string,
+  env: Env,
+  argv: readonly string[] = [],
+): RemoteDetection {
   if (runner === 'none') return { state: 'none', runner };
   return adapterFor(runner).remote.detect(root, env, argv);
 }

@@ -47,14 +47,19 @@ export function readJson(path: string): Record<string, unknown> | 'absent' | 'un
   }
   try {
     const value: unknown = JSON.parse(text.replace(/^\s*\/\/.*$/gm, ''));
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : 'unreadable';
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : 'unreadable';
   } catch {
     return 'unreadable';
   }
 }
 
 /** The first of `names` that is a non-empty string in `object`. */
-export function field(object: Record<string, unknown> | 'absent' | 'unreadable', ...names: string[]): string | undefined {
+export function field(
+  object: Record<string, unknown> | 'absent' | 'unreadable',
+  ...names: string[]
+): string | undefined {
   if (typeof object !== 'object') return undefined;
   for (const name of names) {
     const value = object[name];
@@ -83,20 +88,52 @@ export function proxyFor(url: string, env: Env): string | undefined {
     .split(/[\s,]+/)
     .map((entry) => entry.trim().toLowerCase())
     .filter((entry) => entry !== '');
-  const excluded = noProxy.some((entry) => entry === '*' || host === entry.replace(/^\./, '').replace(/:\d+$/, '') || host.endsWith(entry.startsWith('.') ? entry : `.${entry}`));
+  const excluded = noProxy.some(
+    (entry) =>
+      entry === '*' ||
+      host === entry.replace(/^\./, '').replace(/:\d+$/, '') ||
+      host.endsWith(entry.startsWith('.') ? entry : `.${entry}`),
+  );
   if (excluded) return undefined;
-  const names = parsed.protocol === 'https:' ? ['HTTPS_PROXY', 'https_proxy', 'ALL_PROXY', 'all_proxy'] : ['HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy'];
+  const names =
+    parsed.protocol === 'https:'
+      ? ['HTTPS_PROXY', 'https_proxy', 'ALL_PROXY', 'all_proxy']
+      : ['HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy'];
   return names.find((name) => isSet(env, name));
 }
 
 /** The detection for an upstream `url` set by `source`: gateable, or ungateable with why. */
-export function judgeUpstream(runner: GuardedRunner, protocol: GateProtocol, url: string, source: string, env: Env, extra: { apiFlag?: boolean } = {}): RemoteDetection {
+export function judgeUpstream(
+  runner: GuardedRunner,
+  protocol: GateProtocol,
+  url: string,
+  source: string,
+  env: Env,
+  extra: { apiFlag?: boolean } = {},
+): RemoteDetection {
   const parsed = parseUpstream(url);
   if (typeof parsed === 'string') {
-    const what = { 'not-a-url': 'is not a URL', scheme: 'is not http or https', 'credentials-in-url': 'carries credentials', 'query-in-url': 'carries a query' }[parsed];
+    const what = {
+      'not-a-url': 'is not a URL',
+      scheme: 'is not http or https',
+      'credentials-in-url': 'carries credentials',
+      'query-in-url': 'carries a query',
+    }[parsed];
     return { state: 'ungateable', runner, why: `the remote set by ${source} ${what}` };
   }
   const proxy = proxyFor(url, env);
-  if (proxy !== undefined) return { state: 'ungateable', runner, why: `the remote is reached through a proxy (${proxy}), which the gate does not speak` };
-  return { state: 'gateable', runner, protocol, upstream: url, source, ...(extra.apiFlag === true ? { apiFlag: true } : {}) };
+  if (proxy !== undefined)
+    return {
+      state: 'ungateable',
+      runner,
+      why: `the remote is reached through a proxy (${proxy}), which the gate does not speak`,
+    };
+  return {
+    state: 'gateable',
+    runner,
+    protocol,
+    upstream: url,
+    source,
+    ...(extra.apiFlag === true ? { apiFlag: true } : {}),
+  };
 }

@@ -11,7 +11,12 @@ import type { RemoteMode, RemotePlan, RunnerName } from './types.js';
 
 const NOTHING: RemotePlan = { argv: [], env: {}, note: undefined };
 
-export function remoteCachePlan(runner: RunnerName, mode: RemoteMode, mayContainWriter: boolean, context: { argv?: readonly string[]; env?: Readonly<Record<string, string | undefined>> } = {}): RemotePlan {
+export function remoteCachePlan(
+  runner: RunnerName,
+  mode: RemoteMode,
+  mayContainWriter: boolean,
+  context: { argv?: readonly string[]; env?: Readonly<Record<string, string | undefined>> } = {},
+): RemotePlan {
   if (mode === 'on' || runner === 'none') return NOTHING;
   if (mode === 'auto' && !mayContainWriter) return NOTHING;
   const why = mode === 'off' ? '--remote=off' : 'this run may rewrite the lockfile';

@@ -14,7 +14,13 @@
 // signal) or a disk fault ends the pass at a safe point between units, and the result says so.
 
 import type { LockguardError } from '../../core/errors.js';
-import { quarantine, type NotMoved, type PassControl, type QuarantinedEntry, type QuarantineUnit } from '../../run/quarantine/index.js';
+import {
+  quarantine,
+  type NotMoved,
+  type PassControl,
+  type QuarantinedEntry,
+  type QuarantineUnit,
+} from '../../run/quarantine/index.js';
 import type { RenameFn } from '../../run/quarantine/index.js';
 import { listUnits, sameIdentity, unitIdentity, unitPaths, writtenAtOf } from './listing.js';
 import type { CacheState, RunnerCache } from './types.js';
@@ -84,11 +90,16 @@ export function planWithhold(
     if (now === undefined || sameIdentity(was, now)) continue;
     if (own !== undefined && !own.has(unit.key)) continue;
     if (now === 'link') {
-      links.push({ key: unit.key, reason: 'symlink', detail: `"${cache.dir}/${unit.primary}" is a symlink; never followed, never moved` });
+      links.push({
+        key: unit.key,
+        reason: 'symlink',
+        detail: `"${cache.dir}/${unit.primary}" is a symlink; never followed, never moved`,
+      });
       continue;
     }
     const writtenAt = writtenAtOf(now);
-    if (writtenAt < options.runStartedAt - COARSE_CLOCK_MS || writtenAt > options.runEndedAt + COARSE_CLOCK_MS) continue;
+    if (writtenAt < options.runStartedAt - COARSE_CLOCK_MS || writtenAt > options.runEndedAt + COARSE_CLOCK_MS)
+      continue;
     const acrossMove = across.has(unit.key);
     if (writtenAt < options.movedAt && !acrossMove) {
       keptBeforeMove++;
@@ -105,7 +116,10 @@ export function planWithhold(
       key: unit.key,
       cacheDir: cache.dir,
       paths: unitPaths(cache, unit),
-      reason: writtenAt >= options.movedAt ? (options.reasons?.after ?? 'saved at or after the move, under a key that folded the old lockfile') : (options.reasons?.across ?? 'its task was running when the lockfile moved'),
+      reason:
+        writtenAt >= options.movedAt
+          ? (options.reasons?.after ?? 'saved at or after the move, under a key that folded the old lockfile')
+          : (options.reasons?.across ?? 'its task was running when the lockfile moved'),
       ...(task === undefined ? {} : { task }),
     });
   }
@@ -113,7 +127,11 @@ export function planWithhold(
 }
 
 /** Move every entry this run saved under a stale key into `.lockguard/quarantine/<runId>/`. */
-export async function withhold(cache: RunnerCache, before: CacheState, options: WithholdOptions): Promise<WithholdResult> {
+export async function withhold(
+  cache: RunnerCache,
+  before: CacheState,
+  options: WithholdOptions,
+): Promise<WithholdResult> {
   const plan = planWithhold(cache, before, options);
   const result = await quarantine(options.ledgerRoot ?? cache.root, options.runId, plan.units, {
     ...(options.rename === undefined ? {} : { rename: options.rename }),

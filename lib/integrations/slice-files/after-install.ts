@@ -20,7 +20,9 @@ export function writeSliceFilesAfterInstall(root: string): string | undefined {
     writeSliceFilesSync(root);
     return undefined;
   } catch (error) {
-    const why = isLockguardError(error) ? `${error.message}${error.hint === undefined ? '' : ` ${error.hint}`}` : 'an unexpected error (a bug in lockguard; please report it)';
+    const why = isLockguardError(error)
+      ? `${error.message}${error.hint === undefined ? '' : ` ${error.hint}`}`
+      : 'an unexpected error (a bug in lockguard; please report it)';
     return `[lockguard] warning: the lockfile slice files (.lockguard-slice) were not written after this install: ${why} Runners folding them may replay outputs built against another lockfile until lockguard run or lockguard key --write-slices writes them.`;
   }
 }

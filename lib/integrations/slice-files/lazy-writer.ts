@@ -24,7 +24,11 @@ export function writeSliceFilesLazily(root: string): string | undefined {
   let writer: AfterInstall;
   try {
     const bundled = typeof __LOCKGUARD_SLICE_WRITER__ === 'string' ? __LOCKGUARD_SLICE_WRITER__ : undefined;
-    writer = (bundled === undefined ? createRequire(import.meta.url)('./after-install.js') : createRequire(__filename)(join(dirname(__filename), bundled))) as AfterInstall;
+    writer = (
+      bundled === undefined
+        ? createRequire(import.meta.url)('./after-install.js')
+        : createRequire(__filename)(join(dirname(__filename), bundled))
+    ) as AfterInstall;
   } catch {
     return "[lockguard] warning: the lockfile slice files (.lockguard-slice) were not written after this install: lockguard's writer could not be loaded (reinstall lockguard). Runners folding them may replay outputs built against another lockfile until lockguard run or lockguard key --write-slices writes them.";
   }

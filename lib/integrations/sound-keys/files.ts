@@ -15,10 +15,16 @@ const SEARCH_DEPTH = 5;
 
 /** The first of `names` that is a regular file in `dir`, as a path. */
 export function fileIn(dir: string, names: readonly string[]): string | undefined {
-  return names.map((name) => join(dir, name)).find((path) => lstatSync(path, { throwIfNoEntry: false })?.isFile() === true);
+  return names
+    .map((name) => join(dir, name))
+    .find((path) => lstatSync(path, { throwIfNoEntry: false })?.isFile() === true);
 }
 
-export function configFilesUnder(root: string, names: readonly string[], options: { withPackageJson: boolean }): string[] {
+export function configFilesUnder(
+  root: string,
+  names: readonly string[],
+  options: { withPackageJson: boolean },
+): string[] {
   const found: string[] = [];
   const walk = (dir: string, depth: number): void => {
     let entries: Dirent[];
@@ -27,12 +33,16 @@ export function configFilesUnder(root: string, names: readonly string[], options
     } catch {
       return;
     }
-    if (dir !== root && (!options.withPackageJson || entries.some((entry) => entry.name === 'package.json' && entry.isFile()))) {
+    if (
+      dir !== root &&
+      (!options.withPackageJson || entries.some((entry) => entry.name === 'package.json' && entry.isFile()))
+    ) {
       const file = fileIn(dir, names);
       if (file !== undefined) found.push(file);
     }
     if (depth === 0) return;
-    for (const entry of entries) if (entry.isDirectory() && !NEVER_SEARCHED.test(entry.name)) walk(join(dir, entry.name), depth - 1);
+    for (const entry of entries)
+      if (entry.isDirectory() && !NEVER_SEARCHED.test(entry.name)) walk(join(dir, entry.name), depth - 1);
   };
   walk(root, SEARCH_DEPTH);
   return found.sort();

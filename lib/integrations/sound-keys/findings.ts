@@ -40,7 +40,11 @@ export function findingsOf(folds: readonly TaskFold[], root: string): Findings {
  * The tasks whose keys would change: they fold a slice file whose bytes differ from what the slice writer
  * would write now (`expected`: workspace-relative file → text; a file it does not name is not judged).
  */
-export function keysWouldChange(folds: readonly TaskFold[], root: string, expected: ReadonlyMap<string, string>): string[] {
+export function keysWouldChange(
+  folds: readonly TaskFold[],
+  root: string,
+  expected: ReadonlyMap<string, string>,
+): string[] {
   const now = new Map<string, string | undefined>();
   const read = (file: string): string | undefined => {
     if (!now.has(file)) {
@@ -52,7 +56,9 @@ export function keysWouldChange(folds: readonly TaskFold[], root: string, expect
     }
     return now.get(file);
   };
-  return folds.filter((task) => task.folds && expected.has(task.file) && read(task.file) !== expected.get(task.file)).map((task) => task.id);
+  return folds
+    .filter((task) => task.folds && expected.has(task.file) && read(task.file) !== expected.get(task.file))
+    .map((task) => task.id);
 }
 
 /** Names, at most a few, then how many more. */
@@ -80,5 +86,9 @@ export function judge(runner: 'turbo' | 'nx', found: Findings): SoundCheck {
       fix: 'lockguard key --write-slices (lockguard run and the install hooks write them too).',
     };
   }
-  return { runner, level: 'ok', detail: `all ${found.cached} cached ${runner} tasks fold their project's ${SLICE_FILE} (${runner}'s own plan says so)` };
+  return {
+    runner,
+    level: 'ok',
+    detail: `all ${found.cached} cached ${runner} tasks fold their project's ${SLICE_FILE} (${runner}'s own plan says so)`,
+  };
 }

@@ -50,7 +50,10 @@ export function writeEdits(root: string, edits: readonly FileEdit[]): void {
 }
 
 /** doctor's proof, one finding per configured runner that has cached tasks (turbo's dry run, nx's task plans). */
-export async function soundKeysProof(root: string, env: Readonly<Record<string, string | undefined>>): Promise<SoundCheck[]> {
+export async function soundKeysProof(
+  root: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<SoundCheck[]> {
   const found = await Promise.all([turboProof(root, env), nxProof(root, env)]);
   return found.filter((check): check is SoundCheck => check !== undefined);
 }

@@ -134,10 +134,19 @@ function indentAt(text: string, at: number): string {
 }
 
 /** The insertion after the last of `children` (starting at `firstStart`), or into the empty container. */
-function insertAfter(text: string, container: JsonNode, firstStart: number | undefined, last: JsonNode | undefined, entry: string): TextEdit {
+function insertAfter(
+  text: string,
+  container: JsonNode,
+  firstStart: number | undefined,
+  last: JsonNode | undefined,
+  entry: string,
+): TextEdit {
   if (firstStart === undefined || last === undefined) {
     const inner = text.slice(container.start + 1, container.end - 1);
-    return { at: container.start + 1, insert: container.kind === 'object' && inner.trim() === '' ? ` ${entry} ` : entry };
+    return {
+      at: container.start + 1,
+      insert: container.kind === 'object' && inner.trim() === '' ? ` ${entry} ` : entry,
+    };
   }
   const multiline = text.slice(container.start, firstStart).includes('\n');
   return { at: last.end, insert: multiline ? `,\n${indentAt(text, firstStart)}${entry}` : `, ${entry}` };
@@ -150,12 +159,19 @@ export function appendItem(text: string, array: JsonNode & { kind: 'array' }, js
 
 /** Add `"key": json` as the object's last property. */
 export function addProperty(text: string, object: JsonNode & { kind: 'object' }, key: string, json: string): TextEdit {
-  return insertAfter(text, object, object.props[0]?.start, object.props.at(-1)?.value, `${JSON.stringify(key)}: ${json}`);
+  return insertAfter(
+    text,
+    object,
+    object.props[0]?.start,
+    object.props.at(-1)?.value,
+    `${JSON.stringify(key)}: ${json}`,
+  );
 }
 
 /** `text` with every edit applied (insertions at distinct offsets). */
 export function applyEdits(text: string, edits: readonly TextEdit[]): string {
   let out = text;
-  for (const edit of [...edits].sort((a, b) => b.at - a.at)) out = out.slice(0, edit.at) + edit.insert + out.slice(edit.at);
+  for (const edit of [...edits].sort((a, b) => b.at - a.at))
+    out = out.slice(0, edit.at) + edit.insert + out.slice(edit.at);
   return out;
 }

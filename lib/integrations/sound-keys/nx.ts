@@ -57,18 +57,31 @@ function ownGlobs(list: JsonNode, named: ReadonlyMap<string, JsonNode>, seen: Re
       const set = prop(item, 'fileset');
       const input = prop(item, 'input');
       if (set?.kind === 'string') fileset(set.value);
-      else if (input?.kind === 'string' && prop(item, 'projects') === undefined && prop(item, 'dependencies') === undefined) namedInput(input.value);
+      else if (
+        input?.kind === 'string' &&
+        prop(item, 'projects') === undefined &&
+        prop(item, 'dependencies') === undefined
+      )
+        namedInput(input.value);
     }
   }
   return out;
 }
 
 function takesSlice(list: JsonNode, named: ReadonlyMap<string, JsonNode>): boolean {
-  return (list.kind === 'array' && list.items.some((item) => isString(item, NX_INPUT))) || foldsPath(ownGlobs(list, named, new Set()), SLICE_FILE);
+  return (
+    (list.kind === 'array' && list.items.some((item) => isString(item, NX_INPUT))) ||
+    foldsPath(ownGlobs(list, named, new Set()), SLICE_FILE)
+  );
 }
 
 /** Edits to the targets of one `targetDefaults` or project.json `targets` object (a target without `inputs` uses `default`). */
-function editTargets(text: string, targets: JsonNode | undefined, where: string, named: ReadonlyMap<string, JsonNode>): { edits: TextEdit[]; added: string[] } {
+function editTargets(
+  text: string,
+  targets: JsonNode | undefined,
+  where: string,
+  named: ReadonlyMap<string, JsonNode>,
+): { edits: TextEdit[]; added: string[] } {
   const edits: TextEdit[] = [];
   const added: string[] = [];
   if (targets?.kind !== 'object') return { edits, added };
@@ -94,8 +107,14 @@ function namedInputsOf(tree: JsonNode): Map<string, JsonNode> {
 export function nxConfigured(root: string): boolean {
   if (existsSync(join(root, 'nx.json'))) return true;
   try {
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, Record<string, unknown> | undefined>;
-    return ['devDependencies', 'dependencies'].some((field) => manifest[field]?.['nx'] !== undefined) || manifest['nx'] !== undefined;
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<
+      string,
+      Record<string, unknown> | undefined
+    >;
+    return (
+      ['devDependencies', 'dependencies'].some((field) => manifest[field]?.['nx'] !== undefined) ||
+      manifest['nx'] !== undefined
+    );
   } catch {
     return false;
   }
@@ -136,21 +155,35 @@ export function nxEdits(root: string): FileEdit[] {
     const text = readFileSync(file, 'utf8');
     const tree = parseConfig(text, file, 'project.json (JSON with comments)');
     const edit = editTargets(text, prop(tree, 'targets'), 'targets', new Map([...named, ...namedInputsOf(tree)]));
-    if (edit.edits.length > 0) projectEdits.push({ file: relative(root, file), text: applyEdits(text, edit.edits), added: edit.added });
+    if (edit.edits.length > 0)
+      projectEdits.push({ file: relative(root, file), text: applyEdits(text, edit.edits), added: edit.added });
   }
   // Every target without inputs (and those nx infers from package.json scripts) uses `default`.
   const defaultInput = named.get('default');
   if (nxText !== undefined && defaultInput?.kind === 'array' && !takesSlice(defaultInput, named)) {
     rootEdits.push(appendItem(nxText, defaultInput, JSON.stringify(NX_INPUT)));
-    rootAdded.push(`namedInputs.default + "${NX_INPUT}" (targets without inputs use it, and it leaves the project root's file out)`);
+    rootAdded.push(
+      `namedInputs.default + "${NX_INPUT}" (targets without inputs use it, and it leaves the project root's file out)`,
+    );
   }
-  if (nxText !== undefined && rootEdits.length > 0) out.push({ file: 'nx.json', text: applyEdits(nxText, rootEdits), added: rootAdded });
+  if (nxText !== undefined && rootEdits.length > 0)
+    out.push({ file: 'nx.json', text: applyEdits(nxText, rootEdits), added: rootAdded });
   return [...out, ...projectEdits];
 }
 
 interface NxTaskPlan {
-  readonly graph?: { readonly nodes?: Record<string, { readonly data?: { readonly root?: unknown; readonly targets?: Record<string, { readonly cache?: unknown }> } }> };
-  readonly tasks?: { readonly tasks?: Record<string, { readonly target?: { readonly project?: unknown }; readonly projectRoot?: unknown; readonly cache?: unknown }> };
+  readonly graph?: {
+    readonly nodes?: Record<
+      string,
+      { readonly data?: { readonly root?: unknown; readonly targets?: Record<string, { readonly cache?: unknown }> } }
+    >;
+  };
+  readonly tasks?: {
+    readonly tasks?: Record<
+      string,
+      { readonly target?: { readonly project?: unknown }; readonly projectRoot?: unknown; readonly cache?: unknown }
+    >;
+  };
   readonly taskPlans?: Record<string, unknown>;
 }
 
@@ -165,10 +198,18 @@ export function nxFolds(json: string): TaskFold[] {
     .filter(([, task]) => task.cache === true)
     .map(([id, task]) => {
       const project = String(task.target?.project ?? '');
-      const projectRoot = typeof task.projectRoot === 'string' && task.projectRoot !== '' && task.projectRoot !== '.' ? task.projectRoot : '';
+      const projectRoot =
+        typeof task.projectRoot === 'string' && task.projectRoot !== '' && task.projectRoot !== '.'
+          ? task.projectRoot
+          : '';
       const file = projectRoot === '' ? SLICE_FILE : `${projectRoot}/${SLICE_FILE}`;
       const plan = Array.isArray(parsed.taskPlans?.[id]) ? (parsed.taskPlans[id] as unknown[]) : [];
-      const folds = plan.some((entry) => typeof entry === 'string' && entry.startsWith(`${project}:`) && foldsPath(entry.slice(project.length + 1).split(','), file));
+      const folds = plan.some(
+        (entry) =>
+          typeof entry === 'string' &&
+          entry.startsWith(`${project}:`) &&
+          foldsPath(entry.slice(project.length + 1).split(','), file),
+      );
       return { id, file, folds };
     });
 }
@@ -176,14 +217,18 @@ export function nxFolds(json: string): TaskFold[] {
 /** The cached target names of nx's project graph (`nx graph --file=stdout`). */
 export function cachedTargets(json: string): string[] {
   const names = new Set<string>();
-  for (const node of Object.values(parseNx(json).graph?.nodes ?? {})) for (const [name, target] of Object.entries(node.data?.targets ?? {})) if (target.cache === true) names.add(name);
+  for (const node of Object.values(parseNx(json).graph?.nodes ?? {}))
+    for (const [name, target] of Object.entries(node.data?.targets ?? {})) if (target.cache === true) names.add(name);
   return [...names].sort();
 }
 
 const NX_PROVEN_SINCE = 24;
 
 /** doctor's proof for nx 24, from its own plans; undefined where nx is not set up or has no cached target. */
-export async function nxProof(root: string, env: Readonly<Record<string, string | undefined>>): Promise<SoundCheck | undefined> {
+export async function nxProof(
+  root: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<SoundCheck | undefined> {
   if (!nxConfigured(root)) return undefined;
   const version = nxVersionAt(root);
   if (version === undefined) return undefined;
@@ -218,7 +263,11 @@ export async function nxProof(root: string, env: Readonly<Record<string, string 
   if (found.missing.length === 0 && sample !== undefined) {
     let files: unknown;
     try {
-      files = (parseNx(await runDry(['nx', 'show', 'target', 'inputs', sample.id, '--json'], { root, env })) as { files?: unknown }).files;
+      files = (
+        parseNx(await runDry(['nx', 'show', 'target', 'inputs', sample.id, '--json'], { root, env })) as {
+          files?: unknown;
+        }
+      ).files;
     } catch (error) {
       return cannot(error);
     }

@@ -26,7 +26,12 @@ export interface SliceKeys {
 }
 
 /** The sound-keys view of `argv`'s turbo and nx steps; undefined when it starts neither. */
-export async function sliceKeysFor(argv: readonly string[], root: string, env: Readonly<Record<string, string | undefined>>, expected?: ReadonlyMap<string, string>): Promise<SliceKeys | undefined> {
+export async function sliceKeysFor(
+  argv: readonly string[],
+  root: string,
+  env: Readonly<Record<string, string | undefined>>,
+  expected?: ReadonlyMap<string, string>,
+): Promise<SliceKeys | undefined> {
   const folds: TaskFold[] = [];
   let found = false;
   for (const step of stepsOf(argv, root)) {

@@ -34,7 +34,11 @@ function taskName(key: string): string {
 }
 
 /** The edits of one turbo config's `tasks`; `inherited`: task names the root defines (a package file only). */
-function editTasks(text: string, tree: JsonNode, inherited: ReadonlySet<string> | undefined): { edits: TextEdit[]; added: string[] } {
+function editTasks(
+  text: string,
+  tree: JsonNode,
+  inherited: ReadonlySet<string> | undefined,
+): { edits: TextEdit[]; added: string[] } {
   const tasks = prop(tree, 'tasks');
   const edits: TextEdit[] = [];
   const added: string[] = [];
@@ -47,7 +51,9 @@ function editTasks(text: string, tree: JsonNode, inherited: ReadonlySet<string> 
     if (inputs === undefined) {
       if (inherited?.has(taskName(key)) === true) continue;
       edits.push(addProperty(text, value, 'inputs', `["$TURBO_DEFAULT$", "${SLICE_FILE}"]`));
-      added.push(`tasks.${key}.inputs = ["$TURBO_DEFAULT$", "${SLICE_FILE}"] (it had none: turbo's default, plus the slice file)`);
+      added.push(
+        `tasks.${key}.inputs = ["$TURBO_DEFAULT$", "${SLICE_FILE}"] (it had none: turbo's default, plus the slice file)`,
+      );
     } else if (inputs.kind === 'array' && !inputs.items.some((item) => isString(item, SLICE_FILE))) {
       edits.push(appendItem(text, inputs, JSON.stringify(SLICE_FILE)));
       added.push(`tasks.${key}.inputs + "${SLICE_FILE}"`);
@@ -66,13 +72,15 @@ export function turboEdits(root: string): FileEdit[] {
   const defined = new Set(rootTasks?.kind === 'object' ? rootTasks.props.map((entry) => taskName(entry.key)) : []);
   const out: FileEdit[] = [];
   const own = editTasks(rootText, rootTree, undefined);
-  if (own.edits.length > 0) out.push({ file: relative(root, rootFile), text: applyEdits(rootText, own.edits), added: own.added });
+  if (own.edits.length > 0)
+    out.push({ file: relative(root, rootFile), text: applyEdits(rootText, own.edits), added: own.added });
   for (const file of configFilesUnder(root, TURBO_FILES, { withPackageJson: true })) {
     const text = readFileSync(file, 'utf8');
     const tree = parseConfig(text, file, 'turbo.json (JSONC)');
     if (prop(tree, 'extends') === undefined) continue;
     const edit = editTasks(text, tree, defined);
-    if (edit.edits.length > 0) out.push({ file: relative(root, file), text: applyEdits(text, edit.edits), added: edit.added });
+    if (edit.edits.length > 0)
+      out.push({ file: relative(root, file), text: applyEdits(text, edit.edits), added: edit.added });
   }
   return out;
 }
@@ -107,17 +115,23 @@ export function turboFolds(json: string, root: string): TaskFold[] {
       // A task whose package has no such script runs nothing and restores nothing.
       .filter((task) => task.resolvedTaskDefinition?.cache !== false && task.command !== '<NONEXISTENT>')
       .map((task) => {
-        const directory = typeof task.directory === 'string' && task.directory !== '' && task.directory !== '.' ? task.directory : '';
+        const directory =
+          typeof task.directory === 'string' && task.directory !== '' && task.directory !== '.' ? task.directory : '';
         const file = directory === '' ? SLICE_FILE : `${directory}/${SLICE_FILE}`;
-        const hashed = task.inputs !== null && typeof task.inputs === 'object' && Object.hasOwn(task.inputs, SLICE_FILE);
-        const named = Array.isArray(task.resolvedTaskDefinition?.inputs) && task.resolvedTaskDefinition.inputs.includes(SLICE_FILE);
+        const hashed =
+          task.inputs !== null && typeof task.inputs === 'object' && Object.hasOwn(task.inputs, SLICE_FILE);
+        const named =
+          Array.isArray(task.resolvedTaskDefinition?.inputs) && task.resolvedTaskDefinition.inputs.includes(SLICE_FILE);
         return { id: String(task.taskId), file, folds: hashed || (named && !existsSync(join(root, file))) };
       })
   );
 }
 
 /** doctor's proof for turbo, from its own dry run over every task turbo.json defines; undefined where turbo defines none. */
-export async function turboProof(root: string, env: Readonly<Record<string, string | undefined>>): Promise<SoundCheck | undefined> {
+export async function turboProof(
+  root: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<SoundCheck | undefined> {
   let names: string[];
   let json: string;
   try {
@@ -126,14 +140,27 @@ export async function turboProof(root: string, env: Readonly<Record<string, stri
     json = await runDry(['turbo', 'run', ...names, '--dry=json'], { root, env });
   } catch (error) {
     if (!isLockguardError(error)) throw error;
-    const fix = error.code === 'ERR_LOCKGUARD_BAD_CONFIG' ? (error.hint ?? 'Fix turbo.json.') : 'Install the workspace (turbo as a root devDependency), then run lockguard doctor again.';
-    return { runner: 'turbo', level: 'warn', detail: `cannot prove turbo's keys fold ${SLICE_FILE}: ${error.message}`, fix };
+    const fix =
+      error.code === 'ERR_LOCKGUARD_BAD_CONFIG'
+        ? (error.hint ?? 'Fix turbo.json.')
+        : 'Install the workspace (turbo as a root devDependency), then run lockguard doctor again.';
+    return {
+      runner: 'turbo',
+      level: 'warn',
+      detail: `cannot prove turbo's keys fold ${SLICE_FILE}: ${error.message}`,
+      fix,
+    };
   }
   let found: Findings;
   try {
     found = findingsOf(turboFolds(json, root), root);
   } catch {
-    return { runner: 'turbo', level: 'warn', detail: "cannot prove turbo's keys fold the slice files: its dry run did not print JSON", fix: `Run turbo run ${names.join(' ')} --dry=json yourself to see what it prints.` };
+    return {
+      runner: 'turbo',
+      level: 'warn',
+      detail: "cannot prove turbo's keys fold the slice files: its dry run did not print JSON",
+      fix: `Run turbo run ${names.join(' ')} --dry=json yourself to see what it prints.`,
+    };
   }
   return judge('turbo', found);
 }

@@ -34,7 +34,11 @@ export function refusalOf(argv: readonly string[]): string | undefined {
   const { command, args } = yarnCommand(argv);
   const installing = command === undefined || command === 'install' || command.startsWith('-');
   if (!installing) return `"yarn ${command}" would rewrite yarn.lock or the installed tree`;
-  if (args.includes('--no-immutable') || args.some((arg) => arg === '--mode=update-lockfile') || (args.includes('--mode') && args[args.indexOf('--mode') + 1] === 'update-lockfile')) {
+  if (
+    args.includes('--no-immutable') ||
+    args.some((arg) => arg === '--mode=update-lockfile') ||
+    (args.includes('--mode') && args[args.indexOf('--mode') + 1] === 'update-lockfile')
+  ) {
     return '"yarn install" was asked to rewrite yarn.lock (--no-immutable / --mode=update-lockfile)';
   }
   return undefined;
@@ -48,7 +52,9 @@ export const plugin = {
       validateProject(): void {
         const why = refusalOf(process.argv.slice(2));
         if (why === undefined) return;
-        const error = new Error(`[lockguard] ERR_LOCKGUARD_REFUSED: ${why} inside a guarded run under --policy refuse. Run it outside the guarded run (then commit the lockfile), or use another policy.`);
+        const error = new Error(
+          `[lockguard] ERR_LOCKGUARD_REFUSED: ${why} inside a guarded run under --policy refuse. Run it outside the guarded run (then commit the lockfile), or use another policy.`,
+        );
         (error as Error & { code?: string }).code = 'ERR_LOCKGUARD_REFUSED';
         // yarn prints the stack: keep it to the one line that says what to do.
         error.stack = `Error: ${error.message}`;

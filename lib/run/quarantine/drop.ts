@@ -38,23 +38,35 @@ export interface DropResult {
 export function dropQuarantine(root: string, runId: string, places: TrustedPlaces): DropResult {
   const folder = quarantineFolder(root, runId, false);
   if (folder === undefined) {
-    throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `No quarantine for the run "${runId}" in "${ledgerPath(root, LEDGER.quarantine)}".`, {
-      hint: 'lockguard quarantine list shows the runs that withheld entries.',
-    });
+    throw new LockguardError(
+      'ERR_LOCKGUARD_BAD_RUN',
+      `No quarantine for the run "${runId}" in "${ledgerPath(root, LEDGER.quarantine)}".`,
+      {
+        hint: 'lockguard quarantine list shows the runs that withheld entries.',
+      },
+    );
   }
   const marker = listMarkers(root).find((candidate) => candidate.name === runId);
   if (marker?.foreign === true) {
-    throw new LockguardError('ERR_LOCKGUARD_FOREIGN', `The run "${runId}" has a live marker not made on this machine since it last booted: lockguard cannot tell whether it still withholds (on another host) or died.`, {
-      path: folder,
-      hint: 'If no other machine uses this workspace, remove .lockguard/ (it was not made here), or that marker, then drop again.',
-    });
+    throw new LockguardError(
+      'ERR_LOCKGUARD_FOREIGN',
+      `The run "${runId}" has a live marker not made on this machine since it last booted: lockguard cannot tell whether it still withholds (on another host) or died.`,
+      {
+        path: folder,
+        hint: 'If no other machine uses this workspace, remove .lockguard/ (it was not made here), or that marker, then drop again.',
+      },
+    );
   }
   const live = marker?.alive === true ? marker : undefined;
   if (live !== undefined) {
-    throw new LockguardError('ERR_LOCKGUARD_BUSY', `The run "${runId}" is still live (guard pid ${live.pid ?? '?'}): it may withhold more entries.`, {
-      path: folder,
-      hint: 'Wait for it to finish, then drop its quarantine.',
-    });
+    throw new LockguardError(
+      'ERR_LOCKGUARD_BUSY',
+      `The run "${runId}" is still live (guard pid ${live.pid ?? '?'}): it may withhold more entries.`,
+      {
+        path: folder,
+        hint: 'Wait for it to finish, then drop its quarantine.',
+      },
+    );
   }
   const lock = lockQuarantine(root, runId, places);
   try {
@@ -71,7 +83,11 @@ export function dropQuarantine(root: string, runId: string, places: TrustedPlace
 function countUnits(folder: string): { withheld: number | null; restored: number | null; unreadableLines: number } {
   try {
     const { units, skipped } = readJournal(folder);
-    return { withheld: units.filter((unit) => unit.state === 'withheld').length, restored: units.filter((unit) => unit.state === 'restored').length, unreadableLines: skipped };
+    return {
+      withheld: units.filter((unit) => unit.state === 'withheld').length,
+      restored: units.filter((unit) => unit.state === 'restored').length,
+      unreadableLines: skipped,
+    };
   } catch (error) {
     if (!isLockguardError(error)) throw error;
     return { withheld: null, restored: null, unreadableLines: 0 };

@@ -10,5 +10,15 @@
 export { dropQuarantine, type DropResult } from './drop.js';
 export { listQuarantine, type QuarantineListing } from './list.js';
 export type { RenameFn } from './move.js';
-export { lockQuarantine, type NotMoved, type PassControl, quarantine, type QuarantinedEntry, quarantineLockName, type QuarantineOptions, type QuarantineResult, type QuarantineUnit } from './pass.js';
+export {
+  lockQuarantine,
+  type NotMoved,
+  type PassControl,
+  quarantine,
+  type QuarantinedEntry,
+  quarantineLockName,
+  type QuarantineOptions,
+  type QuarantineResult,
+  type QuarantineUnit,
+} from './pass.js';
 export { restore, type RestoreOptions, type RestoreResult, type SkipReason } from './restore.js';

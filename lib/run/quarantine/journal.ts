@@ -100,20 +100,56 @@ const PLAIN = /^[\w.-]+$/;
 function fileOk(file: unknown): file is TreeFile {
   if (file === null || typeof file !== 'object') return false;
   const f = file as Partial<TreeFile>;
-  return typeof f.path === 'string' && isSafeRelative(f.path) && (f.kind === 'file' || f.kind === 'dir' || f.kind === 'link' || f.kind === 'special') && typeof f.size === 'number' && typeof f.mode === 'number';
+  return (
+    typeof f.path === 'string' &&
+    isSafeRelative(f.path) &&
+    (f.kind === 'file' || f.kind === 'dir' || f.kind === 'link' || f.kind === 'special') &&
+    typeof f.size === 'number' &&
+    typeof f.mode === 'number'
+  );
 }
 
 /** Whether a parsed intent can be trusted: plain names, an absolute cache dir outside the ledger, paths inside it. */
 export function intentOk(value: Partial<IntentLine>): value is IntentLine {
-  if (typeof value.runner !== 'string' || !PLAIN.test(value.runner) || typeof value.key !== 'string' || !PLAIN.test(value.key)) return false;
-  if (value.unit !== unitId(value.runner, value.key) || typeof value.t !== 'number' || typeof value.reason !== 'string') return false;
+  if (
+    typeof value.runner !== 'string' ||
+    !PLAIN.test(value.runner) ||
+    typeof value.key !== 'string' ||
+    !PLAIN.test(value.key)
+  )
+    return false;
+  if (value.unit !== unitId(value.runner, value.key) || typeof value.t !== 'number' || typeof value.reason !== 'string')
+    return false;
   const dir = value.cacheDir;
-  if (typeof dir !== 'string' || !posix.isAbsolute(dir) || posix.normalize(dir) !== dir || dir.includes('\0') || dir.split('/').includes(LEDGER_DIR)) return false;
+  if (
+    typeof dir !== 'string' ||
+    !posix.isAbsolute(dir) ||
+    posix.normalize(dir) !== dir ||
+    dir.includes('\0') ||
+    dir.split('/').includes(LEDGER_DIR)
+  )
+    return false;
   // Each path's last component starts with the unit's key (the runners' layouts, pass.ts checkUnit).
   const key = value.key;
-  if (!Array.isArray(value.paths) || value.paths.length === 0 || !value.paths.every((path) => typeof path === 'string' && isSafeRelative(path) && posix.basename(path).startsWith(key))) return false;
-  if ((value.host !== undefined && typeof value.host !== 'string') || (value.boot !== undefined && value.boot !== null && typeof value.boot !== 'string')) return false;
-  return Array.isArray(value.files) && value.files.every(fileOk) && typeof value.size === 'number' && (value.task === undefined || typeof value.task === 'string');
+  if (
+    !Array.isArray(value.paths) ||
+    value.paths.length === 0 ||
+    !value.paths.every(
+      (path) => typeof path === 'string' && isSafeRelative(path) && posix.basename(path).startsWith(key),
+    )
+  )
+    return false;
+  if (
+    (value.host !== undefined && typeof value.host !== 'string') ||
+    (value.boot !== undefined && value.boot !== null && typeof value.boot !== 'string')
+  )
+    return false;
+  return (
+    Array.isArray(value.files) &&
+    value.files.every(fileOk) &&
+    typeof value.size === 'number' &&
+    (value.task === undefined || typeof value.task === 'string')
+  );
 }
 
 const OUTCOMES = new Set<string>(['done', 'undone', 'restore', 'restored', 'unrestored']);
@@ -135,11 +171,20 @@ function next(state: UnitState, op: OutcomeOp): UnitState {
 
 /** Fold the journal of the quarantine folder `dir` (or its legacy manifest) into units. */
 export function readJournal(dir: string): JournalReading {
-  const units = new Map<string, { intent: IntentLine; state: UnitState; withheldAt?: number; restoredAt?: number; why?: string }>();
+  const units = new Map<
+    string,
+    { intent: IntentLine; state: UnitState; withheldAt?: number; restoredAt?: number; why?: string }
+  >();
   let skipped = 0;
   const found = scanLines(join(dir, JOURNAL_FILE), (line) => {
     const value = parseLine(line) as Partial<JournalLine> | undefined;
-    if (value === undefined || value === null || typeof value !== 'object' || typeof value.unit !== 'string' || typeof value.t !== 'number') {
+    if (
+      value === undefined ||
+      value === null ||
+      typeof value !== 'object' ||
+      typeof value.unit !== 'string' ||
+      typeof value.t !== 'number'
+    ) {
       skipped++;
       return;
     }
@@ -193,7 +238,8 @@ function readLegacyManifest(dir: string): JournalReading {
   } catch (error) {
     throw brokenJournal(path, 'is not valid JSON', error);
   }
-  if (value === null || typeof value !== 'object' || value.version !== 1 || !Array.isArray(value.entries)) throw brokenJournal(path, 'is missing fields or has fields of the wrong type');
+  if (value === null || typeof value !== 'object' || value.version !== 1 || !Array.isArray(value.entries))
+    throw brokenJournal(path, 'is missing fields or has fields of the wrong type');
   const units: JournalUnit[] = [];
   let skipped = 0;
   for (const raw of value.entries as Partial<LegacyEntry>[]) {
@@ -216,7 +262,12 @@ function readLegacyManifest(dir: string): JournalReading {
       continue;
     }
     const restoredAt = raw?.restoredAt === undefined ? undefined : Date.parse(raw.restoredAt);
-    units.push({ intent, state: restoredAt === undefined ? 'withheld' : 'restored', withheldAt: intent.t, ...(restoredAt === undefined ? {} : { restoredAt }) });
+    units.push({
+      intent,
+      state: restoredAt === undefined ? 'withheld' : 'restored',
+      withheldAt: intent.t,
+      ...(restoredAt === undefined ? {} : { restoredAt }),
+    });
   }
   return { units, skipped, source: 'manifest' };
 }
@@ -232,5 +283,8 @@ export function brokenJournal(path: string, problem: string, cause?: unknown): L
 /** Append journal lines in one write; `sync` makes them durable before the caller moves anything. */
 export function appendJournal(dir: string, lines: readonly JournalLine[], sync: boolean): void {
   if (lines.length === 0) return;
-  appendText(join(dir, JOURNAL_FILE), lines.map((line) => `${JSON.stringify(line)}\n`).join(''), { create: true, fsync: sync });
+  appendText(join(dir, JOURNAL_FILE), lines.map((line) => `${JSON.stringify(line)}\n`).join(''), {
+    create: true,
+    fsync: sync,
+  });
 }

@@ -45,7 +45,9 @@ export function listQuarantine(root: string): QuarantineListing[] {
     try {
       if (safeFolder(base, [run], false) === undefined) continue;
       const reading = readJournal(dir);
-      const listed = reading.units.filter((unit) => unit.state === 'withheld' || unit.state === 'restored' || unit.state === 'restoring');
+      const listed = reading.units.filter(
+        (unit) => unit.state === 'withheld' || unit.state === 'restored' || unit.state === 'restoring',
+      );
       const inFlight = reading.units.filter((unit) => unit.state === 'moving').length;
       out.push({
         run,

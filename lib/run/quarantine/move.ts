@@ -13,7 +13,19 @@
 //   copy torn by a kill is never taken for an entry (repair removes stages: repair.ts).
 
 import { createHash } from 'node:crypto';
-import { closeSync, constants, cpSync, lstatSync, openSync, readSync, readdirSync, readlinkSync, renameSync, rmSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  cpSync,
+  lstatSync,
+  openSync,
+  readSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  type Stats,
+} from 'node:fs';
 import { basename, dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { errnoCode, LockguardError } from '../../core/errors.js';
 import { fsFault } from '../../core/fs-fault.js';
@@ -109,7 +121,9 @@ export function filesUnder(files: readonly TreeFile[], path: string): TreeFile[]
 }
 
 function sameNode(a: TreeFile, b: TreeFile): boolean {
-  return a.kind === b.kind && a.sha256 === b.sha256 && a.target === b.target && (a.kind !== 'file' || a.size === b.size);
+  return (
+    a.kind === b.kind && a.sha256 === b.sha256 && a.target === b.target && (a.kind !== 'file' || a.size === b.size)
+  );
 }
 
 /** Differences between two recordings of the same tree (paths re-based), empty when equal. */
@@ -169,7 +183,14 @@ function parentsOf(toBase: string, toRel: string): void {
  * copy to a stage name next to the target, verify it against `recorded` (the source's recording), rename
  * it into place, then remove the source.
  */
-export function moveTree(fromBase: string, fromRel: string, toBase: string, toRel: string, recorded: readonly TreeFile[], rename: RenameFn = renameSync): void {
+export function moveTree(
+  fromBase: string,
+  fromRel: string,
+  toBase: string,
+  toRel: string,
+  recorded: readonly TreeFile[],
+  rename: RenameFn = renameSync,
+): void {
   const from = join(fromBase, fromRel);
   const to = join(toBase, toRel);
   try {
@@ -190,16 +211,26 @@ export function moveTree(fromBase: string, fromRel: string, toBase: string, toRe
     if (errnoCode(error) !== 'EXDEV') throw ioError(from, to, error);
   }
   if (recorded.some((file) => file.kind === 'special')) {
-    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot copy "${from}" across file systems: it holds a FIFO, socket or device.`, {
-      path: from,
-      hint: "Nothing was moved. Put lockguard's folder (.lockguard) on the same file system as the cache.",
-    });
+    throw new LockguardError(
+      'ERR_LOCKGUARD_IO',
+      `Cannot copy "${from}" across file systems: it holds a FIFO, socket or device.`,
+      {
+        path: from,
+        hint: "Nothing was moved. Put lockguard's folder (.lockguard) on the same file system as the cache.",
+      },
+    );
   }
   const stage = stageOf(to);
   try {
     // A stage left by a killed copy is never an entry (its source is still in place): start afresh.
     rmSync(stage, { recursive: true, force: true });
-    cpSync(from, stage, { recursive: true, verbatimSymlinks: true, errorOnExist: true, force: false, preserveTimestamps: true });
+    cpSync(from, stage, {
+      recursive: true,
+      verbatimSymlinks: true,
+      errorOnExist: true,
+      force: false,
+      preserveTimestamps: true,
+    });
     const fromPosix = fromRel.split(sep).join('/');
     const stageRel = join(dirname(toRel), basename(stage)).split(sep).join('/');
     const problems = treeDifferences(rebase(recorded, fromPosix, stageRel), recordTree(toBase, stageRel));
@@ -221,11 +252,15 @@ function ioError(from: string, to: string, cause: unknown): LockguardError {
   if (cause instanceof LockguardError) return cause;
   const code = errnoCode(cause);
   if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EROFS') return fsFault(cause, to, 'move a cache entry to');
-  return new LockguardError(code === 'EACCES' || code === 'EPERM' ? 'ERR_LOCKGUARD_ACCESS' : 'ERR_LOCKGUARD_IO', `Cannot move "${from}" to "${to}" (${code ?? (cause instanceof Error ? cause.message : 'unknown error')}).`, {
-    path: from,
-    cause,
-    hint: 'Nothing was lost: the entry stays where it was. Check the permissions of both folders.',
-  });
+  return new LockguardError(
+    code === 'EACCES' || code === 'EPERM' ? 'ERR_LOCKGUARD_ACCESS' : 'ERR_LOCKGUARD_IO',
+    `Cannot move "${from}" to "${to}" (${code ?? (cause instanceof Error ? cause.message : 'unknown error')}).`,
+    {
+      path: from,
+      cause,
+      hint: 'Nothing was lost: the entry stays where it was. Check the permissions of both folders.',
+    },
+  );
 }
 
 /** Relative path from `base` to `abs` with POSIX separators, or undefined when `abs` is outside `base`. */

@@ -30,7 +30,15 @@ import { ledgerFolder, safeFolder } from '../ledger-fs.js';
 import { DROPPED_PREFIX, JOURNAL_FILE, LEDGER, ledgerPath } from '../ledger-layout.js';
 import { setAsideAndDelete } from '../set-aside.js';
 import { acquireLock, type LedgerLock } from '../ledger-lock.js';
-import { appendJournal, readJournal, unitId, unitRecord, type IntentLine, type OutcomeLine, type UnitRecord } from './journal.js';
+import {
+  appendJournal,
+  readJournal,
+  unitId,
+  unitRecord,
+  type IntentLine,
+  type OutcomeLine,
+  type UnitRecord,
+} from './journal.js';
 import { crossedLink, filesUnder, isSafeRelative, moveTree, recordTree, type RenameFn, type TreeFile } from './move.js';
 import { repairQuarantine, settleUnit } from './repair.js';
 import { isoTime } from '../../core/iso-time.js';
@@ -104,7 +112,9 @@ export function quarantineRoot(root: string): string {
 export function quarantineDir(root: string, runId: string): string {
   // `.`, `..` and the names set aside (`.dropped-…`) are no run: a run id never starts with a dot.
   if (!RUN_ID.test(runId) || runId.startsWith('.')) {
-    throw new LockguardError('ERR_LOCKGUARD_USAGE', `"${runId}" is not a lockguard run id.`, { hint: 'lockguard quarantine list shows the run ids.' });
+    throw new LockguardError('ERR_LOCKGUARD_USAGE', `"${runId}" is not a lockguard run id.`, {
+      hint: 'lockguard quarantine list shows the run ids.',
+    });
   }
   return join(quarantineRoot(root), runId);
 }
@@ -159,12 +169,21 @@ function prepare(unit: QuarantineUnit, now: number): Prepared | NotMoved {
     for (const path of unit.paths) {
       const stats = lstatSync(join(cacheDir, path), { throwIfNoEntry: false });
       if (stats === undefined) continue;
-      if (stats.isSymbolicLink()) return { key: unit.key, reason: 'symlink', detail: `"${join(cacheDir, path)}" is a symlink; never followed, never moved` };
+      if (stats.isSymbolicLink())
+        return {
+          key: unit.key,
+          reason: 'symlink',
+          detail: `"${join(cacheDir, path)}" is a symlink; never followed, never moved`,
+        };
       present.push(path);
       recordTree(cacheDir, path, files, stats);
     }
   } catch (error) {
-    return { key: unit.key, reason: errnoCode(error) === 'ENOENT' ? 'missing' : 'error', detail: `cannot read it (${errnoCode(error) ?? 'error'})` };
+    return {
+      key: unit.key,
+      reason: errnoCode(error) === 'ENOENT' ? 'missing' : 'error',
+      detail: `cannot read it (${errnoCode(error) ?? 'error'})`,
+    };
   }
   if (present.length === 0) return { key: unit.key, reason: 'missing', detail: 'the entry is gone from the cache' };
   const size = files.reduce((sum, file) => sum + file.size, 0);
@@ -195,7 +214,13 @@ function makeHome(dir: string, runner: string, key: string, made: Set<string>): 
 }
 
 /** Move one prepared unit into quarantine; undefined when it moved, else why not (the unit then stays whole in the cache). */
-function moveUnit(dir: string, prepared: Prepared, rename: RenameFn | undefined, made: Set<string>, places: TrustedPlaces): { outcome: OutcomeLine['op']; why?: string; fault?: LockguardError } {
+function moveUnit(
+  dir: string,
+  prepared: Prepared,
+  rename: RenameFn | undefined,
+  made: Set<string>,
+  places: TrustedPlaces,
+): { outcome: OutcomeLine['op']; why?: string; fault?: LockguardError } {
   const { intent } = prepared;
   const home = join(dir, entryHome(intent.runner, intent.key));
   const done: string[] = [];
@@ -217,11 +242,18 @@ function moveUnit(dir: string, prepared: Prepared, rename: RenameFn | undefined,
       }
     }
     const settled = settleUnit(dir, intent, 'withhold', places);
-    const fault = isLockguardError(error) && (error.code === 'ERR_LOCKGUARD_DISK' || error.code === 'ERR_LOCKGUARD_ACCESS') ? error : undefined;
+    const fault =
+      isLockguardError(error) && (error.code === 'ERR_LOCKGUARD_DISK' || error.code === 'ERR_LOCKGUARD_ACCESS')
+        ? error
+        : undefined;
     const why = error instanceof Error ? error.message : String(error);
     if (settled === 'withheld') return { outcome: 'done', ...(fault === undefined ? {} : { fault }) };
     if (settled === 'not-moved') return { outcome: 'undone', why, ...(fault === undefined ? {} : { fault }) };
-    return { outcome: 'undone', why: `in flight: ${why}`, fault: fault ?? (isLockguardError(error) ? error : fsFault(error, intent.cacheDir, 'move a cache entry from')) };
+    return {
+      outcome: 'undone',
+      why: `in flight: ${why}`,
+      fault: fault ?? (isLockguardError(error) ? error : fsFault(error, intent.cacheDir, 'move a cache entry from')),
+    };
   }
 }
 
@@ -229,7 +261,12 @@ function moveUnit(dir: string, prepared: Prepared, rename: RenameFn | undefined,
  * Move every unit into `<root>/.lockguard/quarantine/<runId>/`, journaled; units that cannot move are
  * reported, never half-moved. A stop request or a disk fault ends the pass at a safe point.
  */
-export async function quarantine(root: string, runId: string, units: readonly QuarantineUnit[], options: QuarantineOptions = {}): Promise<QuarantineResult> {
+export async function quarantine(
+  root: string,
+  runId: string,
+  units: readonly QuarantineUnit[],
+  options: QuarantineOptions = {},
+): Promise<QuarantineResult> {
   const dir = quarantineDir(root, runId);
   const moved: QuarantinedEntry[] = [];
   const notMoved: NotMoved[] = [];
@@ -239,8 +276,10 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
     folder = quarantineFolder(root, runId, true) ?? dir;
   } catch (error) {
     // A full or read-only disk before anything moved: every unit stays in the cache, counted as such.
-    if (!isLockguardError(error) || (error.code !== 'ERR_LOCKGUARD_DISK' && error.code !== 'ERR_LOCKGUARD_ACCESS')) throw error;
-    for (const unit of units) notMoved.push({ key: unit.key, reason: 'error', detail: `the pass stopped: ${error.message}` });
+    if (!isLockguardError(error) || (error.code !== 'ERR_LOCKGUARD_DISK' && error.code !== 'ERR_LOCKGUARD_ACCESS'))
+      throw error;
+    for (const unit of units)
+      notMoved.push({ key: unit.key, reason: 'error', detail: `the pass stopped: ${error.message}` });
     return { dir, moved, notMoved, fault: error };
   }
   // The caller vouches for the caches its units name (resolved now); a dead pass's repair stays inside them.
@@ -277,7 +316,8 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
       } catch (error) {
         // No intent on disk: nothing of this batch may move.
         fault = fsFault(error, join(folder, JOURNAL_FILE), 'append to');
-        for (const item of batch) notMoved.push({ key: item.unit.key, reason: 'error', detail: `the pass stopped: ${fault.message}` });
+        for (const item of batch)
+          notMoved.push({ key: item.unit.key, reason: 'error', detail: `the pass stopped: ${fault.message}` });
         break;
       }
       const outcomes: OutcomeLine[] = [];
@@ -285,14 +325,22 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
         const item = batch[i] as Prepared;
         if (interrupted || fault !== undefined || control?.stopRequested?.() === true) {
           interrupted = interrupted || fault === undefined;
-          const why = fault === undefined ? 'the pass was stopped (a second signal) before this unit' : `the pass stopped: ${fault.message}`;
+          const why =
+            fault === undefined
+              ? 'the pass was stopped (a second signal) before this unit'
+              : `the pass stopped: ${fault.message}`;
           outcomes.push({ op: 'undone', unit: item.intent.unit, t: now(), why });
           notMoved.push({ key: item.unit.key, reason: fault === undefined ? 'interrupted' : 'error', detail: why });
           continue;
         }
         const result = moveUnit(folder, item, options.rename, made, places);
         const t = now();
-        outcomes.push({ op: result.outcome, unit: item.intent.unit, t, ...(result.why === undefined ? {} : { why: result.why }) });
+        outcomes.push({
+          op: result.outcome,
+          unit: item.intent.unit,
+          t,
+          ...(result.why === undefined ? {} : { why: result.why }),
+        });
         if (result.outcome === 'done') {
           moved.push({ ...unitRecord(item.intent), withheldAt: isoTime(t) });
         } else {
@@ -301,7 +349,12 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
         }
         if (result.fault !== undefined) fault = result.fault;
         count++;
-        if (!paused && control?.pauseAfterUnits !== undefined && count >= control.pauseAfterUnits && control.pause !== undefined) {
+        if (
+          !paused &&
+          control?.pauseAfterUnits !== undefined &&
+          count >= control.pauseAfterUnits &&
+          control.pause !== undefined
+        ) {
           paused = true;
           appendJournal(folder, outcomes.splice(0), false);
           await control.pause();
@@ -324,16 +377,34 @@ export async function quarantine(root: string, runId: string, units: readonly Qu
   }
   // Units of batches the pass never reached (stopped, or a fault): not moved, nothing recorded for them.
   for (const unit of units.slice(next)) {
-    notMoved.push({ key: unit.key, reason: fault === undefined ? 'interrupted' : 'error', detail: fault === undefined ? 'the pass was stopped (a second signal) before this unit' : `the pass stopped: ${fault.message}` });
+    notMoved.push({
+      key: unit.key,
+      reason: fault === undefined ? 'interrupted' : 'error',
+      detail:
+        fault === undefined
+          ? 'the pass was stopped (a second signal) before this unit'
+          : `the pass stopped: ${fault.message}`,
+    });
   }
-  return { dir: folder, moved, notMoved, ...(interrupted ? { interrupted } : {}), ...(fault === undefined ? {} : { fault }) };
+  return {
+    dir: folder,
+    moved,
+    notMoved,
+    ...(interrupted ? { interrupted } : {}),
+    ...(fault === undefined ? {} : { fault }),
+  };
 }
 
 /** Remove a run's quarantine folder that holds nothing (no unit ever moved: only folders and the journal). */
 function dropIfEmpty(folder: string, runId: string): void {
   try {
     if (!readJournal(folder).units.every((unit) => unit.state === 'not-moved')) return;
-    const onlyFolders = (dir: string): boolean => readdirSync(dir, { withFileTypes: true }).every((entry) => (entry.isDirectory() ? onlyFolders(join(dir, entry.name)) : dir === folder && entry.name === JOURNAL_FILE && entry.isFile()));
+    const onlyFolders = (dir: string): boolean =>
+      readdirSync(dir, { withFileTypes: true }).every((entry) =>
+        entry.isDirectory()
+          ? onlyFolders(join(dir, entry.name))
+          : dir === folder && entry.name === JOURNAL_FILE && entry.isFile(),
+      );
     if (!onlyFolders(folder)) return;
     setAsideAndDelete(dirname(folder), runId, DROPPED_PREFIX);
   } catch {
@@ -342,12 +413,16 @@ function dropIfEmpty(folder: string, runId: string): void {
 }
 
 function checkUnit(unit: QuarantineUnit): NotMoved | undefined {
-  if (!/^[\w.-]+$/.test(unit.key) || !/^[\w.-]+$/.test(unit.runner)) return { key: unit.key, reason: 'outside-cache-dir', detail: 'the key is not a plain name' };
+  if (!/^[\w.-]+$/.test(unit.key) || !/^[\w.-]+$/.test(unit.runner))
+    return { key: unit.key, reason: 'outside-cache-dir', detail: 'the key is not a plain name' };
   for (const path of unit.paths) {
-    if (!isSafeRelative(path)) return { key: unit.key, reason: 'outside-cache-dir', detail: `"${path}" is not inside the cache dir` };
+    if (!isSafeRelative(path))
+      return { key: unit.key, reason: 'outside-cache-dir', detail: `"${path}" is not inside the cache dir` };
     const link = crossedLink(unit.cacheDir, path);
-    if (link !== undefined) return { key: unit.key, reason: 'symlink', detail: `"${link}" is a symlink or not a folder; not followed` };
-    if (!basename(path).startsWith(unit.key)) return { key: unit.key, reason: 'outside-cache-dir', detail: `"${path}" is not a file of the entry ${unit.key}` };
+    if (link !== undefined)
+      return { key: unit.key, reason: 'symlink', detail: `"${link}" is a symlink or not a folder; not followed` };
+    if (!basename(path).startsWith(unit.key))
+      return { key: unit.key, reason: 'outside-cache-dir', detail: `"${path}" is not a file of the entry ${unit.key}` };
   }
   return undefined;
 }

@@ -26,7 +26,16 @@ import { dirname, join } from 'node:path';
 import { safeFolder } from '../ledger-fs.js';
 import { appendJournal, readJournal, type IntentLine, type OutcomeLine, type UnitState } from './journal.js';
 import { trustedCache, type TrustedPlaces } from '../trust.js';
-import { crossedLink, filesUnder, isPartOf, moveTree, recordIfThere, stageOf, treeDifferences, type TreeFile } from './move.js';
+import {
+  crossedLink,
+  filesUnder,
+  isPartOf,
+  moveTree,
+  recordIfThere,
+  stageOf,
+  treeDifferences,
+  type TreeFile,
+} from './move.js';
 
 export type Direction = 'withhold' | 'restore';
 
@@ -76,7 +85,9 @@ export function settleUnit(dir: string, intent: IntentLine, direction: Direction
     where.set(path, { q: judge(recorded, recordIfThere(home, path)), c: judge(recorded, recordIfThere(cache, path)) });
   }
   try {
-    return direction === 'withhold' ? settleWithhold(intent, home, cache, where) : settleRestore(intent, home, cache, where);
+    return direction === 'withhold'
+      ? settleWithhold(intent, home, cache, where)
+      : settleRestore(intent, home, cache, where);
   } catch {
     return 'moving';
   }
@@ -138,8 +149,20 @@ export function repairQuarantine(dir: string, places: TrustedPlaces): RepairResu
     const state = settleUnit(dir, unit.intent, direction, places);
     const t = Date.now();
     if (state === 'moving') stuck.push(unit.intent.unit);
-    else if (direction === 'withhold') outcomes.push({ op: state === 'withheld' ? 'done' : 'undone', unit: unit.intent.unit, t, why: 'settled by repair after an interrupted pass' });
-    else outcomes.push({ op: state === 'restored' ? 'restored' : 'unrestored', unit: unit.intent.unit, t, why: 'settled by repair after an interrupted restore' });
+    else if (direction === 'withhold')
+      outcomes.push({
+        op: state === 'withheld' ? 'done' : 'undone',
+        unit: unit.intent.unit,
+        t,
+        why: 'settled by repair after an interrupted pass',
+      });
+    else
+      outcomes.push({
+        op: state === 'restored' ? 'restored' : 'unrestored',
+        unit: unit.intent.unit,
+        t,
+        why: 'settled by repair after an interrupted restore',
+      });
   }
   appendJournal(dir, outcomes, true);
   return { settled: outcomes.length, stuck };

@@ -14,7 +14,15 @@ import { lstatSync, mkdirSync, rmdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { errnoCode, LockguardError } from '../../core/errors.js';
 import { appendJournal, readJournal, type JournalUnit, type OutcomeLine } from './journal.js';
-import { crossedLink, filesUnder, moveTree, recordTree, treeDifferences, type RenameFn, type TreeFile } from './move.js';
+import {
+  crossedLink,
+  filesUnder,
+  moveTree,
+  recordTree,
+  treeDifferences,
+  type RenameFn,
+  type TreeFile,
+} from './move.js';
 import { settleUnit } from './repair.js';
 import { safeFolder } from '../ledger-fs.js';
 import { madeOnThisHost, trustedCache, type TrustedPlaces } from '../trust.js';
@@ -22,7 +30,15 @@ import { entryHome, lockQuarantine, quarantineFolder, quarantineRoot, type Quara
 import { entryOf } from './list.js';
 import { isoTime } from '../../core/iso-time.js';
 
-export type SkipReason = 'already-in-cache' | 'already-restored' | 'changed-in-quarantine' | 'symlink-in-the-way' | 'in-flight' | 'unknown-cache-dir' | 'foreign' | 'error';
+export type SkipReason =
+  | 'already-in-cache'
+  | 'already-restored'
+  | 'changed-in-quarantine'
+  | 'symlink-in-the-way'
+  | 'in-flight'
+  | 'unknown-cache-dir'
+  | 'foreign'
+  | 'error';
 
 export interface RestoreOptions {
   readonly entry?: string;
@@ -37,40 +53,64 @@ export interface RestoreOptions {
 
 export interface RestoreResult {
   readonly restored: readonly QuarantinedEntry[];
-  readonly skipped: readonly { readonly entry: QuarantinedEntry; readonly reason: SkipReason; readonly detail: string }[];
+  readonly skipped: readonly {
+    readonly entry: QuarantinedEntry;
+    readonly reason: SkipReason;
+    readonly detail: string;
+  }[];
 }
 
 const BATCH = 256;
 
 function noQuarantine(root: string, runId: string, dir: string): never {
-  throw new LockguardError('ERR_LOCKGUARD_BAD_RUN', `No quarantine for the run "${runId}" in "${quarantineRoot(root)}".`, {
-    path: dir,
-    hint: 'lockguard quarantine list shows the runs that withheld entries.',
-  });
+  throw new LockguardError(
+    'ERR_LOCKGUARD_BAD_RUN',
+    `No quarantine for the run "${runId}" in "${quarantineRoot(root)}".`,
+    {
+      path: dir,
+      hint: 'lockguard quarantine list shows the runs that withheld entries.',
+    },
+  );
 }
 
 /** Why `unit` cannot be restored now, or undefined when it can. */
-function blocker(dir: string, unit: JournalUnit, places: TrustedPlaces): { reason: SkipReason; detail: string } | undefined {
+function blocker(
+  dir: string,
+  unit: JournalUnit,
+  places: TrustedPlaces,
+): { reason: SkipReason; detail: string } | undefined {
   const { intent } = unit;
-  if (unit.state === 'restored') return { reason: 'already-restored', detail: `restored at ${isoTime(unit.restoredAt ?? 0)}` };
-  if (unit.state !== 'withheld') return { reason: 'in-flight', detail: 'a pass or restore left it in flight and it could not be settled; see lockguard quarantine list' };
+  if (unit.state === 'restored')
+    return { reason: 'already-restored', detail: `restored at ${isoTime(unit.restoredAt ?? 0)}` };
+  if (unit.state !== 'withheld')
+    return {
+      reason: 'in-flight',
+      detail: 'a pass or restore left it in flight and it could not be settled; see lockguard quarantine list',
+    };
   if (!madeOnThisHost(intent))
     return {
       reason: 'foreign',
       detail: `its record was not made on this host (another machine, lockguard 0.1, or a committed ledger); not restored: its files are in "${join(dir, entryHome(intent.runner, intent.key))}" if you know they are good`,
     };
   if (trustedCache(places, intent.cacheDir, intent.runner) === undefined)
-    return { reason: 'unknown-cache-dir', detail: `"${intent.cacheDir}" is not a ${intent.runner} cache this workspace is configured for now; not restored there (set the same TURBO_CACHE_DIR / NX_CACHE_DIRECTORY as the run had)` };
+    return {
+      reason: 'unknown-cache-dir',
+      detail: `"${intent.cacheDir}" is not a ${intent.runner} cache this workspace is configured for now; not restored there (set the same TURBO_CACHE_DIR / NX_CACHE_DIRECTORY as the run had)`,
+    };
   try {
     safeFolder(dir, ['entries', intent.runner, intent.key], false);
   } catch (error) {
     return { reason: 'symlink-in-the-way', detail: error instanceof Error ? error.message : String(error) };
   }
   const home = join(dir, entryHome(intent.runner, intent.key));
-  const inCache = intent.paths.find((p) => crossedLink(intent.cacheDir, p) === undefined && exists(join(intent.cacheDir, p)));
-  if (inCache !== undefined) return { reason: 'already-in-cache', detail: `"${join(intent.cacheDir, inCache)}" exists; not overwritten` };
+  const inCache = intent.paths.find(
+    (p) => crossedLink(intent.cacheDir, p) === undefined && exists(join(intent.cacheDir, p)),
+  );
+  if (inCache !== undefined)
+    return { reason: 'already-in-cache', detail: `"${join(intent.cacheDir, inCache)}" exists; not overwritten` };
   const link = intent.paths.map((p) => crossedLink(intent.cacheDir, p)).find((found) => found !== undefined);
-  if (link !== undefined) return { reason: 'symlink-in-the-way', detail: `"${link}" is a symlink or not a folder; not followed` };
+  if (link !== undefined)
+    return { reason: 'symlink-in-the-way', detail: `"${link}" is a symlink or not a folder; not followed` };
   let now: TreeFile[];
   try {
     now = intent.paths.flatMap((p) => recordTree(home, p));
@@ -127,9 +167,20 @@ export function restore(root: string, runId: string, options: RestoreOptions): R
 }
 
 /** The units a restore takes: every moved one, or the one `entry` names (its key, unit id or runner:key). */
-function chosenUnits(units: readonly JournalUnit[], entry: string | undefined, runId: string, dir: string): JournalUnit[] {
+function chosenUnits(
+  units: readonly JournalUnit[],
+  entry: string | undefined,
+  runId: string,
+  dir: string,
+): JournalUnit[] {
   const listed = units.filter((unit) => unit.state !== 'not-moved');
-  const chosen = listed.filter((unit) => entry === undefined || unit.intent.key === entry || unit.intent.unit === entry || `${unit.intent.runner}:${unit.intent.key}` === entry);
+  const chosen = listed.filter(
+    (unit) =>
+      entry === undefined ||
+      unit.intent.key === entry ||
+      unit.intent.unit === entry ||
+      `${unit.intent.runner}:${unit.intent.key}` === entry,
+  );
   if (entry !== undefined && chosen.length === 0) {
     throw new LockguardError('ERR_LOCKGUARD_USAGE', `The run "${runId}" withheld no entry "${entry}".`, {
       path: dir,
@@ -146,7 +197,13 @@ interface RestoreTally {
 }
 
 /** Move one unit (its restore intent journaled) back into its cache; a failure is settled from where its files are. */
-function restoreUnit(dir: string, unit: JournalUnit, options: RestoreOptions, now: () => number, tally: RestoreTally): void {
+function restoreUnit(
+  dir: string,
+  unit: JournalUnit,
+  options: RestoreOptions,
+  now: () => number,
+  tally: RestoreTally,
+): void {
   const { outcomes, restored, skipped } = tally;
   const { intent } = unit;
   const home = join(dir, entryHome(intent.runner, intent.key));
@@ -176,7 +233,13 @@ function restoreUnit(dir: string, unit: JournalUnit, options: RestoreOptions, no
 function upgradeLegacy(dir: string, units: readonly JournalUnit[]): void {
   const lines = units.flatMap((unit) => {
     const base = [unit.intent, { op: 'done' as const, unit: unit.intent.unit, t: unit.withheldAt ?? unit.intent.t }];
-    return unit.state === 'restored' ? [...base, { op: 'restore' as const, unit: unit.intent.unit, t: unit.restoredAt ?? 0 }, { op: 'restored' as const, unit: unit.intent.unit, t: unit.restoredAt ?? 0 }] : base;
+    return unit.state === 'restored'
+      ? [
+          ...base,
+          { op: 'restore' as const, unit: unit.intent.unit, t: unit.restoredAt ?? 0 },
+          { op: 'restored' as const, unit: unit.intent.unit, t: unit.restoredAt ?? 0 },
+        ]
+      : base;
   });
   appendJournal(dir, lines, true);
 }

@@ -15,13 +15,20 @@ const OUTCOMES: readonly Outcome[] = ['ok', 'moved', 'error'];
 const EXPECTED_EXIT: Record<Outcome, number> = { ok: 0, moved: 1, error: 2 };
 
 /** A workspace set up for the outcome: a snapshot (then the lockfile rewritten for `moved`), or no snapshot at all. */
-async function workspaceFor(t: Parameters<typeof tempWorkspace>[0], outcome: Outcome): Promise<{ root: string; key: string }> {
+async function workspaceFor(
+  t: Parameters<typeof tempWorkspace>[0],
+  outcome: Outcome,
+): Promise<{ root: string; key: string }> {
   const root = tempWorkspace(t, pnpmTree());
   if (outcome === 'error') return { root, key: '' };
   const snap = await cli(['snapshot', '--json'], root);
   assert.equal(snap.code, 0, snap.stderr);
   const key = (JSON.parse(snap.stdout) as { key: string }).key;
-  if (outcome === 'moved') writeFileSync(join(root, 'pnpm-lock.yaml'), "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n\n  packages/a: {}\n");
+  if (outcome === 'moved')
+    writeFileSync(
+      join(root, 'pnpm-lock.yaml'),
+      "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n\n  packages/a: {}\n",
+    );
   return { root, key };
 }
 
@@ -33,7 +40,11 @@ for (const outcome of OUTCOMES) {
     t.after(() => writeFileSync(output, ''));
     const result = await cli(['verify', '--github-output'], root, { GITHUB_OUTPUT: output });
     assert.equal(result.code, EXPECTED_EXIT[outcome], result.stderr);
-    const expected = { ok: 'save=true\nmoved=\n', moved: 'save=false\nmoved=pnpm-lock.yaml\n', error: 'save=false\nerror=ERR_LOCKGUARD_NO_SNAPSHOT\n' }[outcome];
+    const expected = {
+      ok: 'save=true\nmoved=\n',
+      moved: 'save=false\nmoved=pnpm-lock.yaml\n',
+      error: 'save=false\nerror=ERR_LOCKGUARD_NO_SNAPSHOT\n',
+    }[outcome];
     assert.equal(readFileSync(output, 'utf8'), expected);
   });
 
@@ -55,7 +66,14 @@ for (const outcome of OUTCOMES) {
     const { root, key } = await workspaceFor(t, outcome);
     const result = await cli(['verify', '--json'], root);
     assert.equal(result.code, EXPECTED_EXIT[outcome], result.stderr);
-    const body = JSON.parse(result.stdout) as { version: string; exitCode: number; save?: boolean; key?: string; moved?: { path: string }[]; error?: { code: string; message: string; hint?: string } };
+    const body = JSON.parse(result.stdout) as {
+      version: string;
+      exitCode: number;
+      save?: boolean;
+      key?: string;
+      moved?: { path: string }[];
+      error?: { code: string; message: string; hint?: string };
+    };
     assert.equal(body.exitCode, EXPECTED_EXIT[outcome]);
     assert.match(body.version, /^\d+\.\d+\.\d+/);
     if (outcome === 'error') {
@@ -89,7 +107,9 @@ for (const outcome of OUTCOMES) {
       assert.match(text, /\| ` pnpm-lock\.yaml ` \| rewritten \|/);
       assert.match(text, /The slices that changed:\n\n```text\npnpm-lock\.yaml moved: /);
       assert.match(text, /Withheld: the cache save of this job \(save=false\)/);
-      assert.deepEqual(annotations, ['::error file=pnpm-lock.yaml,title=lockguard%3A the cache save is refused::pnpm-lock.yaml was rewritten since the snapshot: the cache is not saved under a key that folded the old bytes']);
+      assert.deepEqual(annotations, [
+        '::error file=pnpm-lock.yaml,title=lockguard%3A the cache save is refused::pnpm-lock.yaml was rewritten since the snapshot: the cache is not saved under a key that folded the old bytes',
+      ]);
     } else {
       assert.match(text, /^### lockguard verify: error ` ERR_LOCKGUARD_NO_SNAPSHOT `\n/);
       assert.deepEqual(annotations, []);
@@ -128,7 +148,10 @@ test('--moved-exit-code: the code of a move only; exit 0 and errors keep theirs;
     const result = await cli(['verify', `--moved-exit-code=${bad}`, '--dotenv', 'out.env'], moved.root);
     assert.equal(result.code, 2, bad);
     assert.match(result.stderr, /--moved-exit-code takes a whole number from 1 to 125/);
-    assert.equal(readFileSync(join(moved.root, 'out.env'), 'utf8'), 'LOCKGUARD_SAVE=false\nLOCKGUARD_ERROR=ERR_LOCKGUARD_USAGE\n');
+    assert.equal(
+      readFileSync(join(moved.root, 'out.env'), 'utf8'),
+      'LOCKGUARD_SAVE=false\nLOCKGUARD_ERROR=ERR_LOCKGUARD_USAGE\n',
+    );
   }
 });
 
@@ -138,16 +161,32 @@ for (const outcome of ['ok', 'error'] as const) {
     const outside = tempWorkspace(t);
     const output = join(outside, 'github-output');
     writeFileSync(output, '');
-    const args = ['snapshot', '--key-file', join(outside, 'keys', 'key'), '--github-output', '--dotenv', join(outside, 'env'), '--json'];
+    const args = [
+      'snapshot',
+      '--key-file',
+      join(outside, 'keys', 'key'),
+      '--github-output',
+      '--dotenv',
+      join(outside, 'env'),
+      '--json',
+    ];
     const result = await cli(args, root, { GITHUB_OUTPUT: output });
     assert.equal(result.code, EXPECTED_EXIT[outcome], result.stderr);
-    const body = JSON.parse(result.stdout) as { key?: string; dir?: string; exitCode?: number; error?: { code: string } };
+    const body = JSON.parse(result.stdout) as {
+      key?: string;
+      dir?: string;
+      exitCode?: number;
+      error?: { code: string };
+    };
     if (outcome === 'ok') {
       assert.match(body.key ?? '', /^[0-9a-f]{64}$/);
       assert.equal(readFileSync(join(outside, 'keys', 'key'), 'utf8'), `${body.key}\n`);
       assert.deepEqual(readdirSync(join(outside, 'keys')), ['key']);
       assert.match(readFileSync(output, 'utf8'), new RegExp(`^key=${body.key}\nrun=\\S+\n$`));
-      assert.equal(readFileSync(join(outside, 'env'), 'utf8'), `LOCKGUARD_KEY=${body.key}\nLOCKGUARD_RUN=${body.dir}\n`);
+      assert.equal(
+        readFileSync(join(outside, 'env'), 'utf8'),
+        `LOCKGUARD_KEY=${body.key}\nLOCKGUARD_RUN=${body.dir}\n`,
+      );
     } else {
       assert.equal(body.exitCode, 2);
       const code = body.error?.code ?? '';
@@ -164,7 +203,11 @@ test('snapshot --key-file refuses the ledger, a file the key folds, the workspac
   for (const bad of ['.lockguard/key', '.lockguard', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', '.']) {
     const result = await cli(['snapshot', '--key-file', bad], root);
     assert.equal(result.code, 2, bad);
-    assert.match(result.stderr, /--key-file ".*" (is inside \.lockguard\/|is a file the key folds|is not a file path)/, bad);
+    assert.match(
+      result.stderr,
+      /--key-file ".*" (is inside \.lockguard\/|is a file the key folds|is not a file path)/,
+      bad,
+    );
     assert.match(result.stderr, /Write the key outside the checkout/);
   }
   assert.equal(existsSync(join(root, '.lockguard', 'runs')), false, 'no run was recorded');
@@ -185,14 +228,18 @@ test('snapshot --key-file refuses the ledger, a file the key folds, the workspac
 test('in CI, snapshot warns when an input differs from HEAD (GitLab keys on the commit); a clean tree or no CI says nothing', async (t) => {
   const root = tempWorkspace(t, pnpmTree());
   const git = (...args: string[]): void => {
-    const result = spawnSync('git', ['-c', 'user.email=ci@example.test', '-c', 'user.name=ci', ...args], { cwd: root, encoding: 'utf8' });
+    const result = spawnSync('git', ['-c', 'user.email=ci@example.test', '-c', 'user.name=ci', ...args], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     assert.equal(result.status, 0, result.stderr);
   };
   git('init', '-q');
   git('add', '-A');
   git('commit', '-qm', 'workspace');
   const ci = { CI: 'true', PATH: process.env['PATH'] ?? '' };
-  const warning = /lockguard: warning: (.+) differs? from HEAD in the working tree: a cache keyed on the commit \(GitLab's cache:key:files\) folds HEAD's bytes/;
+  const warning =
+    /lockguard: warning: (.+) differs? from HEAD in the working tree: a cache keyed on the commit \(GitLab's cache:key:files\) folds HEAD's bytes/;
   const clean = await cli(['snapshot'], root, ci);
   assert.equal(clean.code, 0, clean.stderr);
   assert.doesNotMatch(clean.stderr, warning);
@@ -212,5 +259,8 @@ test('annotations name the moved file from the checkout ($GITHUB_WORKSPACE) when
   writeFileSync(join(root, 'pnpm-lock.yaml'), "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n\n  packages/a: {}\n");
   const result = await cli(['verify'], root, { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: checkout });
   assert.equal(result.code, 1);
-  assert.match(result.stderr, /^::error file=web\/pnpm-lock\.yaml,title=lockguard%3A the cache save is refused::pnpm-lock\.yaml was rewritten since the snapshot/m);
+  assert.match(
+    result.stderr,
+    /^::error file=web\/pnpm-lock\.yaml,title=lockguard%3A the cache save is refused::pnpm-lock\.yaml was rewritten since the snapshot/m,
+  );
 });

@@ -48,18 +48,29 @@ test('doctor suggests lockguard prune once the ledger holds over 500 runs, and n
   cloneRuns(root, 1);
   const many = await cli(['doctor'], root);
   assert.equal(many.code, 0, many.stderr);
-  assert.match(many.stdout, /warn\s+ledger\s+501 runs in .*never removes one by itself\n\s+fix: lockguard prune removes all but the newest 50/);
+  assert.match(
+    many.stdout,
+    /warn\s+ledger\s+501 runs in .*never removes one by itself\n\s+fix: lockguard prune removes all but the newest 50/,
+  );
 });
 
 test("doctor on yarn berry, yarn v1 and bun workspaces: what refuse can stop, the install check, turbo's packageManager pin", async (t) => {
-  const berry = tempWorkspace(t, { 'package.json': '{"name":"root","workspaces":["packages/*"]}', 'yarn.lock': '__metadata:\n  version: 8\n  cacheKey: 10c0\n', 'turbo.json': '{}' });
+  const berry = tempWorkspace(t, {
+    'package.json': '{"name":"root","workspaces":["packages/*"]}',
+    'yarn.lock': '__metadata:\n  version: 8\n  cacheKey: 10c0\n',
+    'turbo.json': '{}',
+  });
   const berryChecks = JSON.parse((await cli(['doctor', '--json'], berry)).stdout) as (Check & { detail: string })[];
   const find = (checks: (Check & { detail: string })[], name: string) => checks.find((check) => check.check === name);
   assert.equal(find(berryChecks, 'yarn')?.level, 'ok');
   assert.match(find(berryChecks, 'yarn')?.detail ?? '', /YARN_ENABLE_IMMUTABLE_INSTALLS/);
   assert.equal(find(berryChecks, 'install')?.level, 'warn', 'no .yarn/install-state.gz: nothing installed');
   assert.equal(find(berryChecks, 'turbo')?.level, 'warn', 'turbo.json without packageManager');
-  const classic = tempWorkspace(t, { 'package.json': '{"name":"root","packageManager":"yarn@1.22.22"}', 'yarn.lock': '# yarn lockfile v1\n\n', 'turbo.json': '{}' });
+  const classic = tempWorkspace(t, {
+    'package.json': '{"name":"root","packageManager":"yarn@1.22.22"}',
+    'yarn.lock': '# yarn lockfile v1\n\n',
+    'turbo.json': '{}',
+  });
   const classicChecks = JSON.parse((await cli(['doctor', '--json'], classic)).stdout) as (Check & { detail: string })[];
   assert.equal(find(classicChecks, 'yarn')?.level, 'warn');
   assert.equal(find(classicChecks, 'turbo'), undefined, 'pinned: no turbo warning');
@@ -72,24 +83,43 @@ test("doctor on yarn berry, yarn v1 and bun workspaces: what refuse can stop, th
 
 test('doctor says which turbo binary lockguard run starts where turbo is configured: the native one, or the command as given', async (t) => {
   const launcherPackage = fs.realpathSync(join(repoRoot(), 'node_modules', 'turbo'));
-  const native = createRequire(join(launcherPackage, 'bin', 'turbo')).resolve(`@turbo/${process.platform}-${process.arch === 'x64' ? '64' : process.arch}/bin/turbo`);
+  const native = createRequire(join(launcherPackage, 'bin', 'turbo')).resolve(
+    `@turbo/${process.platform}-${process.arch === 'x64' ? '64' : process.arch}/bin/turbo`,
+  );
   const installed = tempWorkspace(t, { ...pnpmTree(LOCK), 'turbo.json': '{}' });
   fs.mkdirSync(join(installed, 'node_modules', '.bin'), { recursive: true });
   fs.symlinkSync(launcherPackage, join(installed, 'node_modules', 'turbo'));
   fs.symlinkSync('../turbo/bin/turbo', join(installed, 'node_modules', '.bin', 'turbo'));
   const env = { PATH: '/usr/bin:/bin' };
-  const detail = (checks: (Check & { detail: string })[]): string | undefined => checks.find((check) => check.check === 'turbo-bin')?.detail;
-  const onInstalled = JSON.parse((await cli(['doctor', '--json'], installed, env)).stdout) as (Check & { detail: string })[];
-  assert.equal(detail(onInstalled), `lockguard run -- turbo starts ${native} itself, as turbo's launcher would (one Node start fewer)`);
+  const detail = (checks: (Check & { detail: string })[]): string | undefined =>
+    checks.find((check) => check.check === 'turbo-bin')?.detail;
+  const onInstalled = JSON.parse((await cli(['doctor', '--json'], installed, env)).stdout) as (Check & {
+    detail: string;
+  })[];
+  assert.equal(
+    detail(onInstalled),
+    `lockguard run -- turbo starts ${native} itself, as turbo's launcher would (one Node start fewer)`,
+  );
   const bare = tempWorkspace(t, { ...pnpmTree(LOCK), 'turbo.json': '{}' });
-  assert.match(detail(JSON.parse((await cli(['doctor', '--json'], bare, env)).stdout) as (Check & { detail: string })[]) ?? '', /starts the command as given/);
+  assert.match(
+    detail(JSON.parse((await cli(['doctor', '--json'], bare, env)).stdout) as (Check & { detail: string })[]) ?? '',
+    /starts the command as given/,
+  );
   const none = tempWorkspace(t, pnpmTree(LOCK));
-  assert.equal(detail(JSON.parse((await cli(['doctor', '--json'], none, env)).stdout) as (Check & { detail: string })[]), undefined, 'no turbo.json: nothing said');
+  assert.equal(
+    detail(JSON.parse((await cli(['doctor', '--json'], none, env)).stdout) as (Check & { detail: string })[]),
+    undefined,
+    'no turbo.json: nothing said',
+  );
 });
 
 test('doctor and plan name the pnpm that runs: pnpm 10 itself where .npmrc turns managePackageManagerVersions off, else the pin it switches to', async (t) => {
   for (const npmrc of [undefined, 'manage-package-manager-versions=false\n']) {
-    const root = tempWorkspace(t, { ...pnpmTree(LOCK), 'package.json': '{"name":"root","private":true,"packageManager":"pnpm@12.4.2"}\n', ...(npmrc === undefined ? {} : { '.npmrc': npmrc }) });
+    const root = tempWorkspace(t, {
+      ...pnpmTree(LOCK),
+      'package.json': '{"name":"root","private":true,"packageManager":"pnpm@12.4.2"}\n',
+      ...(npmrc === undefined ? {} : { '.npmrc': npmrc }),
+    });
     const bin = linkPnpmBin(root, 'pnpm10');
     const doctor = await cli(['doctor'], root, { PATH: '' });
     const plan = await cli(['plan', '--', 'true'], root, { PATH: '' });
@@ -98,20 +128,31 @@ test('doctor and plan name the pnpm that runs: pnpm 10 itself where .npmrc turns
         doctor.stdout.split('\n').find((line) => line.startsWith('ok    pnpm ')),
         'ok    pnpm      pnpm 12.4.2 (pinned in packageManager; pnpm 10.34.8 on PATH switches to it) runs here',
       );
-      assert.equal(plan.stdout.split('\n')[0], `lockguard plan: command, 1 task, lockfile pnpm-lock.yaml, pnpm 12.4.2 (${bin})`);
+      assert.equal(
+        plan.stdout.split('\n')[0],
+        `lockguard plan: command, 1 task, lockfile pnpm-lock.yaml, pnpm 12.4.2 (${bin})`,
+      );
     } else {
       assert.equal(
         doctor.stdout.split('\n').find((line) => line.startsWith('ok    pnpm ')),
         `ok    pnpm      pnpm 10.34.8 (${bin}; manage-package-manager-versions=false in .npmrc: it does not switch to pnpm 12.4.2, the packageManager pin) runs here`,
       );
-      assert.equal(plan.stdout.split('\n')[0], `lockguard plan: command, 1 task, lockfile pnpm-lock.yaml, pnpm 10.34.8 (${bin})`);
+      assert.equal(
+        plan.stdout.split('\n')[0],
+        `lockguard plan: command, 1 task, lockfile pnpm-lock.yaml, pnpm 10.34.8 (${bin})`,
+      );
     }
   }
 });
 
 test("doctor's nx check: a guarded nx (20 to 23 through its task DB, 24 by the folder) passes; an nx it cannot guard fails, named, with the fix", async (t) => {
-  const nxCheck = async (root: string, env: Record<string, string> = {}): Promise<(Check & { detail: string; fix?: string }) | undefined> =>
-    (JSON.parse((await cli(['doctor', '--json'], root, env)).stdout) as (Check & { detail: string; fix?: string })[]).find((check) => check.check === 'nx');
+  const nxCheck = async (
+    root: string,
+    env: Record<string, string> = {},
+  ): Promise<(Check & { detail: string; fix?: string }) | undefined> =>
+    (
+      JSON.parse((await cli(['doctor', '--json'], root, env)).stdout) as (Check & { detail: string; fix?: string })[]
+    ).find((check) => check.check === 'nx');
   const linked = (pkg: string): string => {
     const root = tempWorkspace(t, { ...pnpmTree(LOCK), 'nx.json': '{}\n' });
     fs.mkdirSync(join(root, 'node_modules'));
@@ -121,7 +162,10 @@ test("doctor's nx check: a guarded nx (20 to 23 through its task DB, 24 by the f
   const nx22 = linked('nx22');
   const on22 = await nxCheck(nx22);
   assert.equal(on22?.level, 'ok');
-  assert.match(on22?.detail ?? '', /^nx 22\.6\.3 is guarded: its task DB answers hits by itself, so lockguard first marks/);
+  assert.match(
+    on22?.detail ?? '',
+    /^nx 22\.6\.3 is guarded: its task DB answers hits by itself, so lockguard first marks/,
+  );
   const on24 = await nxCheck(linked('nx'));
   assert.equal(on24?.level, 'ok');
   assert.match(on24?.detail ?? '', /^nx 24\.0\.6 is guarded: a withheld entry's folder leaving the cache is a miss$/);
@@ -130,10 +174,17 @@ test("doctor's nx check: a guarded nx (20 to 23 through its task DB, 24 by the f
   assert.equal(failures?.level, 'fail');
   assert.equal(failures?.fix, 'Unset NX_CACHE_FAILURES where lockguard guards the run.');
   // An nx older than 20 (its package.json is what doctor reads): fails, exit 1, with the upgrade.
-  const old = tempWorkspace(t, { ...pnpmTree(LOCK), 'nx.json': '{}\n', node_modules: { nx: { 'package.json': '{"name":"nx","version":"19.8.15"}' } } });
+  const old = tempWorkspace(t, {
+    ...pnpmTree(LOCK),
+    'nx.json': '{}\n',
+    node_modules: { nx: { 'package.json': '{"name":"nx","version":"19.8.15"}' } },
+  });
   const result = await cli(['doctor'], old);
   assert.equal(result.code, 1);
-  assert.match(result.stdout, /FAIL\s+nx\s+nx 19\.8\.15 is older than lockguard can guard \(nx 20 to 24\): lockguard run moves none of its stale entries, and nx may replay them/);
+  assert.match(
+    result.stdout,
+    /FAIL\s+nx\s+nx 19\.8\.15 is older than lockguard can guard \(nx 20 to 24\): lockguard run moves none of its stale entries, and nx may replay them/,
+  );
   assert.match(result.stdout, /fix: Upgrade nx to nx 20 to 24 \(nx migrate\)\./);
   // nx.json with no nx installed: a warning; no nx at all: nothing said.
   assert.equal((await nxCheck(tempWorkspace(t, { ...pnpmTree(LOCK), 'nx.json': '{}\n' })))?.level, 'warn');
@@ -143,7 +194,9 @@ test("doctor's nx check: a guarded nx (20 to 23 through its task DB, 24 by the f
 test("doctor's sound-keys check: a turbo.json it cannot read is a warning naming the file and the fix, never its bytes", async (t) => {
   const root = tempWorkspace(t, { ...pnpmTree(LOCK), 'turbo.json': '{ "tasks": { "build": { SECRET_VALUE } } }' });
   const result = await cli(['doctor', '--json'], root);
-  const check = (JSON.parse(result.stdout) as (Check & { detail: string; fix?: string })[]).find((entry) => entry.check === 'sound-keys');
+  const check = (JSON.parse(result.stdout) as (Check & { detail: string; fix?: string })[]).find(
+    (entry) => entry.check === 'sound-keys',
+  );
   assert.equal(check?.level, 'warn');
   assert.ok(check?.detail.includes(join(root, 'turbo.json')), check?.detail);
   assert.match(check?.detail ?? '', /line 1, column/);

@@ -12,7 +12,11 @@ const LOCK = JSON.stringify({
   name: 'root',
   lockfileVersion: 3,
   requires: true,
-  packages: { '': { name: 'root', workspaces: ['packages/a'] }, 'node_modules/a': { resolved: 'packages/a', link: true }, 'packages/a': { name: 'a', version: '1.0.0' } },
+  packages: {
+    '': { name: 'root', workspaces: ['packages/a'] },
+    'node_modules/a': { resolved: 'packages/a', link: true },
+    'packages/a': { name: 'a', version: '1.0.0' },
+  },
 });
 
 function workspace(t: Parameters<typeof tempWorkspace>[0], turbo: boolean): string {
@@ -34,7 +38,10 @@ test('postinstall of npm ci writes the files where turbo folds them; preinstall,
   assert.equal(existsSync(join(root, 'packages', 'a', '.lockguard-slice')), false);
   const result = await cli(['hook'], root, POSTINSTALL);
   assert.equal(result.code, 0, result.stderr);
-  assert.match(readFileSync(join(root, 'packages', 'a', '.lockguard-slice'), 'utf8'), /^lockguard-slice\/1\nimporter packages\/a\nslice [0-9a-f]{64}\nroot [0-9a-f]{64}\n$/);
+  assert.match(
+    readFileSync(join(root, 'packages', 'a', '.lockguard-slice'), 'utf8'),
+    /^lockguard-slice\/1\nimporter packages\/a\nslice [0-9a-f]{64}\nroot [0-9a-f]{64}\n$/,
+  );
   const plain = workspace(t, false);
   assert.equal((await cli(['hook'], plain, POSTINSTALL)).code, 0);
   assert.equal(existsSync(join(plain, 'packages', 'a', '.lockguard-slice')), false);

@@ -10,7 +10,10 @@ import { tempWorkspace } from '../../helpers/workspace.js';
 const LOCK = '{"name":"root","lockfileVersion":3,"requires":true,"packages":{"":{"name":"root"}}}\n';
 
 function npmRoot(t: { after(fn: () => void): void }): string {
-  return tempWorkspace(t, { 'package.json': '{"name":"root","workspaces":["packages/*"]}\n', 'package-lock.json': LOCK });
+  return tempWorkspace(t, {
+    'package.json': '{"name":"root","workspaces":["packages/*"]}\n',
+    'package-lock.json': LOCK,
+  });
 }
 
 test('lockguard hook outside a run exits 0 and writes nothing', async (t) => {
@@ -24,11 +27,18 @@ test('lockguard hook outside a run exits 0 and writes nothing', async (t) => {
 test('lockguard hook reports the npm command and lifecycle event to the live run', async (t) => {
   const root = npmRoot(t);
   const run = liveRun(t, root, 'flag');
-  const result = await cli(['hook'], root, { npm_command: 'ci', npm_lifecycle_event: 'postinstall', LOCKGUARD_RUN: run.dir });
+  const result = await cli(['hook'], root, {
+    npm_command: 'ci',
+    npm_lifecycle_event: 'postinstall',
+    LOCKGUARD_RUN: run.dir,
+  });
   assert.equal(result.code, EXIT.ok);
   const [event, ...rest] = run.hookEvents();
   assert.deepEqual(rest, []);
-  assert.deepEqual({ ...event, t: 0, pid: 0 }, { t: 0, type: 'hook', source: 'npm-lifecycle', hook: 'postinstall', command: 'ci', pid: 0 });
+  assert.deepEqual(
+    { ...event, t: 0, pid: 0 },
+    { t: 0, type: 'hook', source: 'npm-lifecycle', hook: 'postinstall', command: 'ci', pid: 0 },
+  );
 });
 
 test('under refuse, lockguard hook fails npm install only when the lockfile was rewritten, never npm ci', async (t) => {

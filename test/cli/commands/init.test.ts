@@ -40,7 +40,10 @@ test('init leaves a different existing .pnpmfile.cjs alone and says how to compo
 
 test('init --npm-scripts adds lockguard hook to the root scripts of an npm workspace, never touching the lockfile', async (t) => {
   const lock = '{"name":"root","lockfileVersion":3,"requires":true,"packages":{"":{"name":"root"}}}\n';
-  const root = tempWorkspace(t, { 'package.json': '{\n  "name": "root",\n  "workspaces": ["packages/*"]\n}\n', 'package-lock.json': lock });
+  const root = tempWorkspace(t, {
+    'package.json': '{\n  "name": "root",\n  "workspaces": ["packages/*"]\n}\n',
+    'package-lock.json': lock,
+  });
   {
     // Without the flag: nothing written, the flag is suggested.
     const result = await cli(['init'], root);
@@ -51,7 +54,9 @@ test('init --npm-scripts adds lockguard hook to the root scripts of an npm works
   {
     const result = await cli(['init', '--npm-scripts'], root);
     assert.equal(result.code, EXIT.ok, result.stderr);
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     assert.deepEqual(manifest.scripts, { preinstall: HOOK_SCRIPT, postinstall: HOOK_SCRIPT });
     assert.equal(readFileSync(join(root, 'package-lock.json'), 'utf8'), lock);
     assert.equal(existsSync(join(root, '.pnpmfile.cjs')), false);
@@ -123,7 +128,11 @@ test('init adds .lockguard/ to the workspace .gitignore once (created when absen
 
 /** A pnpm workspace pinned to pnpm 12.4.2 with the real pnpm 10 in node_modules/.bin (what a root script finds first). */
 function pnpm10PinnedTo12(t: Parameters<typeof tempWorkspace>[0], extra: Record<string, string> = {}): string {
-  const root = tempWorkspace(t, { ...pnpmTree(), 'package.json': '{"name":"root","private":true,"packageManager":"pnpm@12.4.2"}\n', ...extra });
+  const root = tempWorkspace(t, {
+    ...pnpmTree(),
+    'package.json': '{"name":"root","private":true,"packageManager":"pnpm@12.4.2"}\n',
+    ...extra,
+  });
   linkPnpmBin(root, 'pnpm10');
   return root;
 }
@@ -139,7 +148,10 @@ test('init decides on the pnpm that runs: the pin where pnpm 10 switches to it, 
     );
     assert.equal(existsSync(join(root, '.pnpmfile.cjs')), false);
   }
-  for (const extra of [{ '.npmrc': 'manage-package-manager-versions=false\n' }, { 'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\nmanagePackageManagerVersions: false\n' }]) {
+  for (const extra of [
+    { '.npmrc': 'manage-package-manager-versions=false\n' },
+    { 'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\nmanagePackageManagerVersions: false\n' },
+  ]) {
     const root = pnpm10PinnedTo12(t, extra);
     const result = await cli(['init'], root, { PATH: '' });
     assert.equal(result.code, EXIT.ok, result.stderr);
@@ -158,17 +170,32 @@ test('init names the next steps: adding lockguard only where the root does not d
     await next({ name: 'root', private: true }),
     '  next: add lockguard as a root devDependency (pnpm add -D -w lockguard), run "pnpm install" once (it records the file\'s checksum in pnpm-lock.yaml), commit .pnpmfile.cjs and pnpm-lock.yaml.',
   );
-  assert.equal(await next({ name: 'root', private: true, devDependencies: { lockguard: '^0.1.0' } }), '  next: run "pnpm install" once (it records the file\'s checksum in pnpm-lock.yaml), commit .pnpmfile.cjs and pnpm-lock.yaml.');
+  assert.equal(
+    await next({ name: 'root', private: true, devDependencies: { lockguard: '^0.1.0' } }),
+    '  next: run "pnpm install" once (it records the file\'s checksum in pnpm-lock.yaml), commit .pnpmfile.cjs and pnpm-lock.yaml.',
+  );
 });
 
 test('init sets sound keys up where turbo or nx is configured and prints each addition; --sound-keys with --no-sound-keys is a usage error; a broken nx.json refuses before any write', async (t) => {
   {
-    const root = tempWorkspace(t, { ...pnpmTree(), 'turbo.json': '{ "tasks": { "build": {} } }', 'nx.json': '{ "namedInputs": { "default": ["{projectRoot}/src/**"] } }' });
+    const root = tempWorkspace(t, {
+      ...pnpmTree(),
+      'turbo.json': '{ "tasks": { "build": {} } }',
+      'nx.json': '{ "namedInputs": { "default": ["{projectRoot}/src/**"] } }',
+    });
     const result = await cli(['init', '--no-pnpmfile'], root);
     assert.equal(result.code, EXIT.ok, result.stderr);
     const lines = result.stdout.split('\n');
-    assert.ok(lines.includes('  turbo.json: tasks.build.inputs = ["$TURBO_DEFAULT$", ".lockguard-slice"] (it had none: turbo\'s default, plus the slice file)'), result.stdout);
-    assert.ok(lines.includes('  .nxignore: !**/.lockguard-slice (nx skips gitignored files unless un-ignored here)'), result.stdout);
+    assert.ok(
+      lines.includes(
+        '  turbo.json: tasks.build.inputs = ["$TURBO_DEFAULT$", ".lockguard-slice"] (it had none: turbo\'s default, plus the slice file)',
+      ),
+      result.stdout,
+    );
+    assert.ok(
+      lines.includes('  .nxignore: !**/.lockguard-slice (nx skips gitignored files unless un-ignored here)'),
+      result.stdout,
+    );
     assert.ok(
       lines.some((line) => line.startsWith('  nx.json: namedInputs.default + "{projectRoot}/.lockguard-slice"')),
       result.stdout,

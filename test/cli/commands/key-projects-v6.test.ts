@@ -10,14 +10,21 @@ import { cli, cliProcess } from '../../helpers/cli.js';
 import { repoRoot } from '../../helpers/fixtures.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 
-const LOCK = readFileSync(join(repoRoot(), 'test', 'core', 'slices', 'fixtures', 'pnpm8-registry', 'pnpm-lock.yaml'), 'utf8');
+const LOCK = readFileSync(
+  join(repoRoot(), 'test', 'core', 'slices', 'fixtures', 'pnpm8-registry', 'pnpm-lock.yaml'),
+  'utf8',
+);
 
 function workspace(t: Parameters<typeof tempWorkspace>[0], lockfile = LOCK): string {
   return tempWorkspace(t, {
     'package.json': '{"name":"root","private":true}',
     'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
     'pnpm-lock.yaml': lockfile,
-    packages: { app: { 'package.json': '{"name":"@w/app"}' }, lib: { 'package.json': '{"name":"@w/lib"}' }, tool: { 'package.json': '{"name":"@w/tool"}' } },
+    packages: {
+      app: { 'package.json': '{"name":"@w/app"}' },
+      lib: { 'package.json': '{"name":"@w/lib"}' },
+      tool: { 'package.json': '{"name":"@w/tool"}' },
+    },
   });
 }
 
@@ -53,7 +60,10 @@ test('--projects --json on a v6 lockfile lists every importer with its name and 
 test('a version bump in one closure moves only the slices that reach it, through the CLI', async (t) => {
   const root = workspace(t);
   const before = JSON.parse((await cli(['key', '--projects', '--json'], root)).stdout) as Row[];
-  writeFileSync(join(root, 'pnpm-lock.yaml'), LOCK.replaceAll('/ms@2.1.2:', '/ms@2.1.3:').replaceAll('ms: 2.1.2', 'ms: 2.1.3'));
+  writeFileSync(
+    join(root, 'pnpm-lock.yaml'),
+    LOCK.replaceAll('/ms@2.1.2:', '/ms@2.1.3:').replaceAll('ms: 2.1.2', 'ms: 2.1.3'),
+  );
   const after = JSON.parse((await cli(['key', '--projects', '--json'], root)).stdout) as Row[];
   assert.deepEqual(
     before.map((row, i) => row.digest !== after[i]?.digest),

@@ -71,7 +71,10 @@ test('the table key is untouched by the new flags, and a dependency change moves
   const table = await cli(['key'], root);
   assert.match(table.stdout, /^[0-9a-f]{64}\n$/);
   const before = JSON.parse((await cli(['key', '--projects', '--json'], root)).stdout) as { digest: string }[];
-  writeFileSync(join(root, 'pnpm-lock.yaml'), readFileSync(join(root, 'pnpm-lock.yaml'), 'utf8').replace('sha512-seven', 'sha512-other'));
+  writeFileSync(
+    join(root, 'pnpm-lock.yaml'),
+    readFileSync(join(root, 'pnpm-lock.yaml'), 'utf8').replace('sha512-seven', 'sha512-other'),
+  );
   const after = JSON.parse((await cli(['key', '--projects', '--json'], root)).stdout) as { digest: string }[];
   assert.deepEqual(
     before.map((row, i) => row.digest !== after[i]?.digest),

@@ -53,7 +53,10 @@ test('--write-slices prints each file it wrote, then that nothing changed; a rew
   const root = workspace(t);
   const first = await cli(['key', '--write-slices'], root);
   assert.equal(first.code, 0, first.stderr);
-  assert.equal(first.stdout, 'wrote .lockguard-slice (new)\nwrote packages/a/.lockguard-slice (new)\nwrote packages/b/.lockguard-slice (new)\n');
+  assert.equal(
+    first.stdout,
+    'wrote .lockguard-slice (new)\nwrote packages/a/.lockguard-slice (new)\nwrote packages/b/.lockguard-slice (new)\n',
+  );
   const again = await cli(['key', '--write-slices'], root);
   assert.equal(again.stdout, 'slice files: nothing changed (they were written for this lockfile)\n');
   writeFileSync(join(root, 'pnpm-lock.yaml'), LOCK.replace('sha512-seven', 'sha512-other'));
@@ -77,9 +80,18 @@ test('--write-slices: a folder where the file belongs, and an unwritable project
   cpSync(join(DIST, 'cli'), join(shipped, 'cli'), { recursive: true });
   const asUser = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
   chmodSync(join(locked, 'packages', 'b'), 0o555);
-  const [command = process.execPath, ...rest] = [...asUser, process.execPath, join(shipped, 'lockguard.cjs'), 'key', '--write-slices'];
+  const [command = process.execPath, ...rest] = [
+    ...asUser,
+    process.execPath,
+    join(shipped, 'lockguard.cjs'),
+    'key',
+    '--write-slices',
+  ];
   const result = spawnSync(command, rest, { cwd: locked, env: scrubbedEnv(), encoding: 'utf8', timeout: 20_000 });
-  assertSetupError({ code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr }, join(locked, 'packages', 'b', '.lockguard-slice'));
+  assertSetupError(
+    { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr },
+    join(locked, 'packages', 'b', '.lockguard-slice'),
+  );
   assert.match(result.stderr, /permission denied/);
   assert.ok(existsSync(join(locked, 'packages', 'a', '.lockguard-slice')), 'the writable project was written');
 });
@@ -94,7 +106,10 @@ test('lockguard run writes the files only where a runner folds them (or they wer
   const root = workspace(t, { 'turbo.json': '{"tasks":{"build":{"inputs":["$TURBO_DEFAULT$",".lockguard-slice"]}}}' });
   const first = cliProcess(['run', '--no-pre-check', '--', 'true'], root);
   assert.equal(first.code, 0, first.stderr);
-  assert.match(first.stderr, /3 projects' lockfile slice files \(\.lockguard-slice\) written for the first time: turbo will rebuild their tasks once/);
+  assert.match(
+    first.stderr,
+    /3 projects' lockfile slice files \(\.lockguard-slice\) written for the first time: turbo will rebuild their tasks once/,
+  );
   // Nothing changed: nothing said.
   const warm = cliProcess(['run', '--no-pre-check', '--', 'true'], root);
   assert.equal(warm.stderr, '');
@@ -103,13 +118,19 @@ test('lockguard run writes the files only where a runner folds them (or they wer
   const moved = cliProcess(['run', '--no-pre-check', '--', 'true'], root);
   assert.equal(moved.code, 0, moved.stderr);
   assert.match(moved.stderr, /1 project's lockfile slice changed since the last run: turbo will rebuild its tasks/);
-  assert.match(readFileSync(join(root, 'packages', 'a', '.lockguard-slice'), 'utf8'), /^lockguard-slice\/1\nimporter packages\/a\n/);
+  assert.match(
+    readFileSync(join(root, 'packages', 'a', '.lockguard-slice'), 'utf8'),
+    /^lockguard-slice\/1\nimporter packages\/a\n/,
+  );
   // A folder where b's file belongs: one warning line with the path, the command still runs and its code wins.
   const blocked = workspace(t, { 'turbo.json': '{"tasks":{"build":{"inputs":[".lockguard-slice"]}}}' });
   mkdirSync(join(blocked, 'packages', 'b', '.lockguard-slice'));
   const warned = cliProcess(['run', '--no-pre-check', '--', 'sh', '-c', 'exit 7'], blocked);
   assert.equal(warned.code, 7);
-  assert.match(warned.stderr, /^lockguard: warning: the slice files were not all written \(.*packages\/b\/\.lockguard-slice.*\)/m);
+  assert.match(
+    warned.stderr,
+    /^lockguard: warning: the slice files were not all written \(.*packages\/b\/\.lockguard-slice.*\)/m,
+  );
   assert.doesNotMatch(warned.stderr, /^ {4}at /m);
 });
 
@@ -118,7 +139,10 @@ test('a slice file rewritten while the command runs is no move (the watch is on 
   assert.equal(cliProcess(['key', '--write-slices'], root).code, 0);
   const file = join(root, 'packages', 'a', '.lockguard-slice');
   const rewrite = `printf 'lockguard-slice/1\\nimporter packages/a\\nslice x\\n' > .stage && mv .stage "${file}"`;
-  const result = cliProcess(['run', '--no-pre-check', '--', 'sh', '-c', rewrite], root, { ...scrubbedEnv(), CI: 'true' });
+  const result = cliProcess(['run', '--no-pre-check', '--', 'sh', '-c', rewrite], root, {
+    ...scrubbedEnv(),
+    CI: 'true',
+  });
   assert.equal(result.code, 0, result.stderr);
   assert.doesNotMatch(result.stderr, /moved|withheld|rewrote/);
   // The next run puts the file back (the stat check sees it was replaced) and says nothing: the slice is the
@@ -126,5 +150,8 @@ test('a slice file rewritten while the command runs is no move (the watch is on 
   const next = cliProcess(['run', '--no-pre-check', '--', 'true'], root);
   assert.equal(next.code, 0, next.stderr);
   assert.equal(next.stderr, '');
-  assert.match(readFileSync(file, 'utf8'), /^lockguard-slice\/1\nimporter packages\/a\nslice [0-9a-f]{64}\nroot [0-9a-f]{64}\n$/);
+  assert.match(
+    readFileSync(file, 'utf8'),
+    /^lockguard-slice\/1\nimporter packages\/a\nslice [0-9a-f]{64}\nroot [0-9a-f]{64}\n$/,
+  );
 });

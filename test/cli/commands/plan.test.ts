@@ -18,17 +18,25 @@ test('a plain command is one task: a writer when it installs, and nothing runs a
   const data = JSON.parse(install.stdout) as { runner: string; writers: string[] };
   assert.equal(data.runner, 'command');
   assert.deepEqual(data.writers, ['pnpm add left-pad']);
-  const frozen = JSON.parse((await cli(['plan', '--json', '--', 'pnpm', 'install', '--frozen-lockfile'], root)).stdout) as { writers: string[] };
+  const frozen = JSON.parse(
+    (await cli(['plan', '--json', '--', 'pnpm', 'install', '--frozen-lockfile'], root)).stdout,
+  ) as { writers: string[] };
   assert.deepEqual(frozen.writers, []);
 });
 
 test('a root script wrapping pnpm -r is planned through it', async (t) => {
   const root = tempWorkspace(t, {
     ...pnpmTree(),
-    'package.json': JSON.stringify({ name: 'root', packageManager: 'pnpm@10.34.8', scripts: { build: 'pnpm -r run build' } }),
+    'package.json': JSON.stringify({
+      name: 'root',
+      packageManager: 'pnpm@10.34.8',
+      scripts: { build: 'pnpm -r run build' },
+    }),
     packages: {
       a: { 'package.json': JSON.stringify({ name: 'a', scripts: { build: 'npm install' } }) },
-      b: { 'package.json': JSON.stringify({ name: 'b', dependencies: { a: 'workspace:*' }, scripts: { build: 'tsc' } }) },
+      b: {
+        'package.json': JSON.stringify({ name: 'b', dependencies: { a: 'workspace:*' }, scripts: { build: 'tsc' } }),
+      },
     },
   });
   const result = await cli(['plan', '--json', '--', 'pnpm', 'run', 'build'], root);

@@ -23,7 +23,10 @@ test('prune says what it removed and kept; verify and status still answer from t
   for (let i = 0; i < 4; i++) assert.equal(cliProcess(['run', '--', 'true'], root).code, 0);
   const dry = cliProcess(['prune', '--keep', '1', '--dry-run'], root);
   assert.equal(dry.code, 0, dry.stderr);
-  assert.match(dry.stdout, /^lockguard: would remove 3 runs \([\d.]+ KB\); kept 2 runs: the newest run, the newest snapshot\n$/);
+  assert.match(
+    dry.stdout,
+    /^lockguard: would remove 3 runs \([\d.]+ KB\); kept 2 runs: the newest run, the newest snapshot\n$/,
+  );
   assert.equal(listRunIds(root).length, 5);
   const real = cliProcess(['prune', '--keep', '1'], root);
   assert.equal(real.code, 0, real.stderr);
@@ -39,7 +42,11 @@ test('prune says what it removed and kept; verify and status still answer from t
   assert.match(cliProcess(['prune'], root).stdout, /^lockguard: nothing to prune; kept 2 runs: the newest 2\n$/);
   assert.equal(cliProcess(['verify'], root).code, 0);
   assert.equal(cliProcess(['status'], root).code, 0);
-  assert.equal(cliProcess(['verify', '--run', listRunIds(root).at(-1) ?? ''], root).code, 0, 'the snapshot is still there');
+  assert.equal(
+    cliProcess(['verify', '--run', listRunIds(root).at(-1) ?? ''], root).code,
+    0,
+    'the snapshot is still there',
+  );
 });
 
 test('bad flags exit 2 with the fix; no ledger is nothing to prune; outside a workspace exit 2', (t) => {
@@ -65,7 +72,9 @@ test('bad flags exit 2 with the fix; no ledger is nothing to prune; outside a wo
   assert.match(cliProcess(['--help'], root).stdout, /^ {2}prune {7}/m);
 });
 
-test('kill -9 in the middle of a prune: every run is whole or gone, nothing kept is lost, nothing else is touched; the next prune finishes', { timeout: 120_000 }, async (t) => {
+test('kill -9 in the middle of a prune: every run is whole or gone, nothing kept is lost, nothing else is touched; the next prune finishes', {
+  timeout: 120_000,
+}, async (t) => {
   const root = tempWorkspace(t, installed());
   const ids = cloneRuns(root, 3000);
   const ledger = join(root, '.lockguard');
@@ -76,7 +85,11 @@ test('kill -9 in the middle of a prune: every run is whole or gone, nothing kept
   const runs = join(ledger, 'runs');
   let midway = false;
   for (let attempt = 0; attempt < 5 && !midway; attempt++) {
-    const child = spawn(process.execPath, [BIN, 'prune', '--keep', String(keep)], { cwd: root, env: scrubbedEnv(), stdio: 'ignore' });
+    const child = spawn(process.execPath, [BIN, 'prune', '--keep', String(keep)], {
+      cwd: root,
+      env: scrubbedEnv(),
+      stdio: 'ignore',
+    });
     const exited = new Promise((resolve) => child.on('exit', resolve));
     const start = fs.readdirSync(runs).length;
     // Kill it once it has begun removing (fewer folders than at its start), at once.
@@ -98,7 +111,11 @@ test('kill -9 in the middle of a prune: every run is whole or gone, nothing kept
     assert.equal(before.get(path), digest, `${path} is what it was`);
   }
   for (const id of newest) assert.ok(fs.existsSync(join(runs, id, 'run.json')), `kept ${id}`);
-  assert.deepEqual(fileDigests(root, ['.lockguard/runs', '.lockguard/blobs', '.lockguard/live']), outside, 'nothing outside was touched');
+  assert.deepEqual(
+    fileDigests(root, ['.lockguard/runs', '.lockguard/blobs', '.lockguard/live']),
+    outside,
+    'nothing outside was touched',
+  );
   // The next prune finishes: only the newest are left, nothing set aside, no lock, no live/.
   const finish = cliProcess(['prune', '--keep', String(keep)], root, scrubbedEnv(), 60_000);
   assert.equal(finish.code, 0, finish.stderr);
@@ -108,7 +125,9 @@ test('kill -9 in the middle of a prune: every run is whole or gone, nothing kept
     [],
   );
   assert.equal(fs.existsSync(join(ledger, 'live')), false);
-  for (const id of newest) for (const file of ['run.json', 'events.ndjson']) assert.equal(after.get(`runs/${id}/${file}`), before.get(`runs/${id}/${file}`));
+  for (const id of newest)
+    for (const file of ['run.json', 'events.ndjson'])
+      assert.equal(after.get(`runs/${id}/${file}`), before.get(`runs/${id}/${file}`));
 });
 
 test('a garbage record is kept and named in a warning, never printed', (t) => {

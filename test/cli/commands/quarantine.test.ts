@@ -19,7 +19,9 @@ test('lockguard quarantine list and restore', async (t) => {
     assert.equal(empty.code, 0);
     assert.match(empty.stdout, /No withheld/);
   }
-  await quarantine(root, 'run-1', [{ runner: 'turbo', key: 'abc', task: 'b#build', cacheDir, paths: ['abc.tar.zst'], reason: 'test' }]);
+  await quarantine(root, 'run-1', [
+    { runner: 'turbo', key: 'abc', task: 'b#build', cacheDir, paths: ['abc.tar.zst'], reason: 'test' },
+  ]);
   {
     const listed = await cli(['quarantine', 'list', '--json'], root);
     assert.equal(listed.code, 0);
@@ -57,8 +59,12 @@ test("lockguard quarantine drop deletes a run's withheld entries, leaves the res
   const cacheDir = join(root, '.turbo', 'cache');
   write(join(cacheDir, 'abc.tar.zst'), 'bytes');
   write(join(cacheDir, 'def.tar.zst'), 'other');
-  await quarantine(root, 'run-1', [{ runner: 'turbo', key: 'abc', task: 'b#build', cacheDir, paths: ['abc.tar.zst'], reason: 'test' }]);
-  await quarantine(root, 'run-2', [{ runner: 'turbo', key: 'def', task: 'c#build', cacheDir, paths: ['def.tar.zst'], reason: 'test' }]);
+  await quarantine(root, 'run-1', [
+    { runner: 'turbo', key: 'abc', task: 'b#build', cacheDir, paths: ['abc.tar.zst'], reason: 'test' },
+  ]);
+  await quarantine(root, 'run-2', [
+    { runner: 'turbo', key: 'def', task: 'c#build', cacheDir, paths: ['def.tar.zst'], reason: 'test' },
+  ]);
   const noRun = await cli(['quarantine', 'drop'], root);
   assert.equal(noRun.code, 2);
   assert.match(noRun.stderr, /drop needs --run/);
@@ -95,14 +101,31 @@ test('lockguard quarantine drop: names that are no run, a set-aside leftover, a 
   const outside = tempWorkspace(t, { 'mine.txt': 'mine' });
   symlinkSync(outside, join(ledger, 'quarantine', '.dropped-run-9'));
   // A live run (this process) is refused; its quarantine stays.
-  registerLive(root, { dir: join(ledger, 'runs', 'run-1'), id: 'run-1', pid: process.pid, pidStart: processStart(process.pid), policy: 'withhold' });
+  registerLive(root, {
+    dir: join(ledger, 'runs', 'run-1'),
+    id: 'run-1',
+    pid: process.pid,
+    pidStart: processStart(process.pid),
+    policy: 'withhold',
+  });
   const live = await cli(['quarantine', 'drop', '--run', 'run-1'], root);
   assert.equal(live.code, 2);
   assert.match(live.stderr, /still live/);
   unregisterLive(root, 'run-1');
   // A marker not made on this machine (it may be live on another host): refused too, nothing changed.
   mkdirSync(join(ledger, 'live'), { recursive: true });
-  writeFileSync(join(ledger, 'live', 'run-1'), JSON.stringify({ dir: join(ledger, 'runs', 'run-1'), id: 'run-1', pid: process.pid, pidStart: 1, policy: 'withhold', host: 'another-host', boot: 'x' }));
+  writeFileSync(
+    join(ledger, 'live', 'run-1'),
+    JSON.stringify({
+      dir: join(ledger, 'runs', 'run-1'),
+      id: 'run-1',
+      pid: process.pid,
+      pidStart: 1,
+      policy: 'withhold',
+      host: 'another-host',
+      boot: 'x',
+    }),
+  );
   const foreign = await cli(['quarantine', 'drop', '--run', 'run-1'], root);
   assert.equal(foreign.code, 2);
   assert.match(foreign.stderr, /live marker not made on this machine/);
@@ -117,7 +140,13 @@ test('lockguard quarantine drop: names that are no run, a set-aside leftover, a 
   assert.ok(existsSync(join(ledger, 'quarantine', 'run-1', 'journal.ndjson')));
   const done = await cli(['quarantine', 'drop', '--run', 'run-1', '--json'], root);
   assert.equal(done.code, 0, done.stderr);
-  assert.deepEqual(JSON.parse(done.stdout), { run: 'run-1', withheld: 1, restored: 0, unreadableLines: 0, finished: 2 });
+  assert.deepEqual(JSON.parse(done.stdout), {
+    run: 'run-1',
+    withheld: 1,
+    restored: 0,
+    unreadableLines: 0,
+    finished: 2,
+  });
   assert.deepEqual(readdirSync(join(ledger, 'quarantine')), []);
   assert.equal(readFileSync(join(outside, 'mine.txt'), 'utf8'), 'mine');
   // A garbage journal is no reason to keep a quarantine: dropped, said uncounted, never printed.

@@ -30,34 +30,63 @@ while [ ! -f "$OUT/stop" ]; do sleep 0.05; done
 exit 4
 `;
 
-function turboWorkspace(t: Parameters<typeof tempWorkspace>[0]): { root: string; env: Record<string, string>; viaLauncher: string[] } {
-  const root = tempWorkspace(t, { ...pnpmTree(LOCK), node_modules: { '.pnpm': { 'lock.yaml': LOCK } }, 'turbo.json': '{"tasks":{"build":{}}}\n', 'fake-turbo': FAKE_BINARY });
+function turboWorkspace(t: Parameters<typeof tempWorkspace>[0]): {
+  root: string;
+  env: Record<string, string>;
+  viaLauncher: string[];
+} {
+  const root = tempWorkspace(t, {
+    ...pnpmTree(LOCK),
+    node_modules: { '.pnpm': { 'lock.yaml': LOCK } },
+    'turbo.json': '{"tasks":{"build":{}}}\n',
+    'fake-turbo': FAKE_BINARY,
+  });
   chmodSync(join(root, 'fake-turbo'), 0o755);
   symlinkSync(LAUNCHER_PACKAGE, join(root, 'node_modules', 'turbo'));
   mkdirSync(join(root, 'node_modules', '.bin'));
   symlinkSync('../turbo/bin/turbo', join(root, 'node_modules', '.bin', 'turbo'));
   // The launcher as a user could start it by another name: no guarded run takes that for turbo's launcher.
-  writeFileSync(join(root, 'launch-turbo.sh'), `#!/bin/sh\nexec "${process.execPath}" "${join(LAUNCHER_PACKAGE, 'bin', 'turbo')}" "$@"\n`);
+  writeFileSync(
+    join(root, 'launch-turbo.sh'),
+    `#!/bin/sh\nexec "${process.execPath}" "${join(LAUNCHER_PACKAGE, 'bin', 'turbo')}" "$@"\n`,
+  );
   chmodSync(join(root, 'launch-turbo.sh'), 0o755);
-  const env = scrubbedEnv({ PATH: [join(root, 'node_modules', '.bin'), process.env['PATH'] ?? ''].join(delimiter), TURBO_BINARY_PATH: join(root, 'fake-turbo'), OUT: root });
+  const env = scrubbedEnv({
+    PATH: [join(root, 'node_modules', '.bin'), process.env['PATH'] ?? ''].join(delimiter),
+    TURBO_BINARY_PATH: join(root, 'fake-turbo'),
+    OUT: root,
+  });
   return { root, env, viaLauncher: ['./launch-turbo.sh'] };
 }
 
 /** turbo as pnpm installs it: `.bin/turbo` is pnpm's shell shim (NODE_PATH, then node on the launcher). */
-function pnpmTurboWorkspace(t: Parameters<typeof tempWorkspace>[0], tool: Tool): { root: string; env: Record<string, string>; viaLauncher: string[] } {
+function pnpmTurboWorkspace(
+  t: Parameters<typeof tempWorkspace>[0],
+  tool: Tool,
+): { root: string; env: Record<string, string>; viaLauncher: string[] } {
   const launcher = readFileSync(join(LAUNCHER_PACKAGE, 'bin', 'turbo'), 'utf8');
   const root = tempWorkspace(t, {
     'package.json': '{"name":"root","private":true,"devDependencies":{"turbo":"file:vendor/turbo"}}\n',
     'pnpm-workspace.yaml': 'packages: []\n',
     'turbo.json': '{"tasks":{"build":{}}}\n',
     'fake-turbo': FAKE_BINARY,
-    vendor: { turbo: { 'package.json': '{"name":"turbo","version":"2.11.11","bin":{"turbo":"./bin/turbo"}}\n', bin: { turbo: launcher } } },
+    vendor: {
+      turbo: {
+        'package.json': '{"name":"turbo","version":"2.11.11","bin":{"turbo":"./bin/turbo"}}\n',
+        bin: { turbo: launcher },
+      },
+    },
   });
   chmodSync(join(root, 'fake-turbo'), 0o755);
   chmodSync(join(root, 'vendor', 'turbo', 'bin', 'turbo'), 0o755);
   const installEnv = isolatedEnv(join(root, '.tmp'));
   mustRun(tool, ['install'], root, installEnv);
-  const env = { ...installEnv, PATH: [join(root, 'node_modules', '.bin'), process.env['PATH'] ?? ''].join(delimiter), TURBO_BINARY_PATH: join(root, 'fake-turbo'), OUT: root };
+  const env = {
+    ...installEnv,
+    PATH: [join(root, 'node_modules', '.bin'), process.env['PATH'] ?? ''].join(delimiter),
+    TURBO_BINARY_PATH: join(root, 'fake-turbo'),
+    OUT: root,
+  };
   // The shim started by sh (a command no guarded run takes for turbo's launcher): shim, launcher, binary.
   return { root, env, viaLauncher: ['sh', join(root, 'node_modules', '.bin', 'turbo')] };
 }
@@ -73,7 +102,11 @@ interface Seen {
 
 /** Start `lockguard run -- <command> run build`, send SIGINT then SIGTERM to lockguard alone, and report what the binary saw. */
 async function guardedRun(root: string, env: Record<string, string>, command: readonly string[]): Promise<Seen> {
-  const child = spawn(process.execPath, [BIN, 'run', '--runner', 'none', '--', ...command, 'run', 'build'], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'run', '--runner', 'none', '--', ...command, 'run', 'build'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
@@ -86,9 +119,21 @@ async function guardedRun(root: string, env: Record<string, string>, command: re
     child.kill('SIGTERM');
     const code = await exited;
     // The binary writes what reached it from its trap: give a loaded machine a moment, and say why if never.
-    await waitFor(() => existsSync(join(root, 'signals')), 5_000, `the binary's signals file (lockguard exited ${code}; its stderr: ${stderr})`);
-    const [, ppid = '', marker = '', nodePath = '', args = ''] = /^(\d+) (\S*) "([^"]*)" (.*)$/.exec(readFileSync(join(root, 'start'), 'utf8').trim()) ?? [];
-    return { parentIsLockguard: Number(ppid) === child.pid, marker, nodePath, args, signals: readFileSync(join(root, 'signals'), 'utf8'), code };
+    await waitFor(
+      () => existsSync(join(root, 'signals')),
+      5_000,
+      `the binary's signals file (lockguard exited ${code}; its stderr: ${stderr})`,
+    );
+    const [, ppid = '', marker = '', nodePath = '', args = ''] =
+      /^(\d+) (\S*) "([^"]*)" (.*)$/.exec(readFileSync(join(root, 'start'), 'utf8').trim()) ?? [];
+    return {
+      parentIsLockguard: Number(ppid) === child.pid,
+      marker,
+      nodePath,
+      args,
+      signals: readFileSync(join(root, 'signals'), 'utf8'),
+      code,
+    };
   } finally {
     child.kill('SIGKILL');
   }
@@ -101,7 +146,9 @@ const LAYOUTS = [
 ];
 
 for (const layout of LAYOUTS) {
-  test(`.bin/turbo as ${layout.name}: the native binary runs as lockguard's own child and sees what it sees through the launcher`, { timeout: 120_000 }, async (t) => {
+  test(`.bin/turbo as ${layout.name}: the native binary runs as lockguard's own child and sees what it sees through the launcher`, {
+    timeout: 120_000,
+  }, async (t) => {
     const direct = layout.make(t);
     const seenDirect = await guardedRun(direct.root, direct.env, ['turbo']);
     const launched = layout.make(t);
@@ -110,9 +157,15 @@ for (const layout of LAYOUTS) {
     assert.equal(seenLaunched.parentIsLockguard, false, 'the launcher is its parent');
     const { parentIsLockguard: _a, ...direct_ } = seenDirect;
     const { parentIsLockguard: _b, ...launched_ } = seenLaunched;
-    assert.deepEqual({ ...direct_, nodePath: undefined }, { marker: '1', nodePath: undefined, args: 'run build', signals: 'TERM\n', code: 9 });
+    assert.deepEqual(
+      { ...direct_, nodePath: undefined },
+      { marker: '1', nodePath: undefined, args: 'run build', signals: 'TERM\n', code: 9 },
+    );
     // The same NODE_PATH (a shim's folders, in this workspace's own paths) as through the shim.
-    assert.deepEqual({ ...launched_, nodePath: launched_.nodePath.replaceAll(launched.root, '<root>') }, { ...direct_, nodePath: direct_.nodePath.replaceAll(direct.root, '<root>') });
+    assert.deepEqual(
+      { ...launched_, nodePath: launched_.nodePath.replaceAll(launched.root, '<root>') },
+      { ...direct_, nodePath: direct_.nodePath.replaceAll(direct.root, '<root>') },
+    );
     if (layout.name !== 'a symlink') assert.match(direct_.nodePath, /node_modules\/\.pnpm/);
   });
 }
@@ -120,13 +173,19 @@ for (const layout of LAYOUTS) {
 test('a binary that ends by itself: its code comes back, as through the launcher', { timeout: 30_000 }, async (t) => {
   const { root, env } = turboWorkspace(t);
   writeFileSync(join(root, 'stop'), '');
-  const child = spawn(process.execPath, [BIN, 'run', '--runner', 'none', '--', 'turbo', 'run', 'build'], { cwd: root, env, stdio: 'ignore' });
+  const child = spawn(process.execPath, [BIN, 'run', '--runner', 'none', '--', 'turbo', 'run', 'build'], {
+    cwd: root,
+    env,
+    stdio: 'ignore',
+  });
   const code = await new Promise<number | null>((resolve) => child.on('exit', (value) => resolve(value)));
   assert.equal(code, 4);
   assert.match(readFileSync(join(root, 'start'), 'utf8'), / 1 "" run build\n$/);
 });
 
-test('started as node_modules/.bin/lockguard with turbo only in node_modules/.bin (not on PATH): turbo is found, as npx and package scripts find it', { timeout: 30_000 }, async (t) => {
+test('started as node_modules/.bin/lockguard with turbo only in node_modules/.bin (not on PATH): turbo is found, as npx and package scripts find it', {
+  timeout: 30_000,
+}, async (t) => {
   const { root, env } = turboWorkspace(t);
   symlinkSync(BIN, join(root, 'node_modules', '.bin', 'lockguard'));
   writeFileSync(join(root, 'stop'), '');
@@ -143,24 +202,47 @@ test('started as node_modules/.bin/lockguard with turbo only in node_modules/.bi
     false,
     'no turbo on PATH',
   );
-  const child = spawn(join(root, 'node_modules', '.bin', 'lockguard'), ['run', '--runner', 'none', '--', 'turbo', 'run', 'build'], { cwd: root, env: bare, stdio: 'ignore' });
+  const child = spawn(
+    join(root, 'node_modules', '.bin', 'lockguard'),
+    ['run', '--runner', 'none', '--', 'turbo', 'run', 'build'],
+    { cwd: root, env: bare, stdio: 'ignore' },
+  );
   const code = await new Promise<number | null>((resolve) => child.on('exit', (value) => resolve(value)));
   assert.equal(code, 4, 'the binary ran (not 127, command not found)');
   const [, ppid] = /^(\d+) /.exec(readFileSync(join(root, 'start'), 'utf8')) ?? [];
   assert.equal(Number(ppid), child.pid, "turbo's native binary, started in the launcher's place");
 });
 
-test("the wrapped command's PATH: node_modules/.bin from the current folder up to the workspace root, nearest first, then PATH", { timeout: 30_000 }, async (t) => {
+test("the wrapped command's PATH: node_modules/.bin from the current folder up to the workspace root, nearest first, then PATH", {
+  timeout: 30_000,
+}, async (t) => {
   const which = (label: string): string => `#!/bin/sh\necho ${label} > "$OUT/which"\necho "$PATH" > "$OUT/path"\n`;
   const root = tempWorkspace(t, {
     ...pnpmTree(LOCK),
-    node_modules: { '.pnpm': { 'lock.yaml': LOCK }, '.bin': { 'which-bin': which('root'), 'root-only': which('root-only') } },
+    node_modules: {
+      '.pnpm': { 'lock.yaml': LOCK },
+      '.bin': { 'which-bin': which('root'), 'root-only': which('root-only') },
+    },
     packages: { b: { 'package.json': '{"name":"b"}\n', node_modules: { '.bin': { 'which-bin': which('b') } } } },
   });
-  for (const file of ['node_modules/.bin/which-bin', 'node_modules/.bin/root-only', 'packages/b/node_modules/.bin/which-bin']) chmodSync(join(root, file), 0o755);
+  for (const file of [
+    'node_modules/.bin/which-bin',
+    'node_modules/.bin/root-only',
+    'packages/b/node_modules/.bin/which-bin',
+  ])
+    chmodSync(join(root, file), 0o755);
   const run = (cwd: string, command: string): { code: number | null; which: string; path: string } => {
-    const result = spawnSync(process.execPath, [BIN, 'run', '--runner', 'none', '--no-pre-check', '--', command], { cwd, env: scrubbedEnv({ OUT: root }), encoding: 'utf8', timeout: 20_000 });
-    return { code: result.status, which: readFileSync(join(root, 'which'), 'utf8').trim(), path: readFileSync(join(root, 'path'), 'utf8').trim() };
+    const result = spawnSync(process.execPath, [BIN, 'run', '--runner', 'none', '--no-pre-check', '--', command], {
+      cwd,
+      env: scrubbedEnv({ OUT: root }),
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    return {
+      code: result.status,
+      which: readFileSync(join(root, 'which'), 'utf8').trim(),
+      path: readFileSync(join(root, 'path'), 'utf8').trim(),
+    };
   };
   const inB = run(join(root, 'packages', 'b'), 'which-bin');
   assert.deepEqual([inB.code, inB.which], [0, 'b']);
@@ -170,12 +252,20 @@ test("the wrapped command's PATH: node_modules/.bin from the current folder up t
     join(root, 'node_modules', '.bin'),
     ...(scrubbedEnv()['PATH'] ?? '').split(delimiter).slice(0, 1),
   ]);
-  assert.deepEqual([run(join(root, 'packages', 'b'), 'root-only').which, run(root, 'which-bin').which], ['root-only', 'root']);
+  assert.deepEqual(
+    [run(join(root, 'packages', 'b'), 'root-only').which, run(root, 'which-bin').which],
+    ['root-only', 'root'],
+  );
 });
 
 /** The commands (argv, space-joined) every process of the traced tree executed, in order. */
 function tracedExecs(argv: readonly string[], cwd: string, env: Record<string, string>, out: string): string[] {
-  const traced = spawnSync('strace', ['-f', '-qq', '-e', 'trace=execve', '-s', '200', '-o', out, ...argv], { cwd, env, encoding: 'utf8', timeout: 60_000 });
+  const traced = spawnSync('strace', ['-f', '-qq', '-e', 'trace=execve', '-s', '200', '-o', out, ...argv], {
+    cwd,
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   // The fake binary ends with 4 (its stop file is there): the command's code, through pnpm and lockguard.
   assert.equal(traced.status, 4, traced.stderr);
   return readFileSync(out, 'utf8')
@@ -184,14 +274,24 @@ function tracedExecs(argv: readonly string[], cwd: string, env: Record<string, s
     .map((line) => (/execve\("[^"]*", \[(.*?)\]/.exec(line)?.[1] ?? '').replaceAll('"', ''));
 }
 
-test('lockguard run -- pnpm build starts nothing but pnpm build itself (no pnpm --version, no dry run): the same processes as pnpm build alone', { timeout: 120_000 }, (t) => {
+test('lockguard run -- pnpm build starts nothing but pnpm build itself (no pnpm --version, no dry run): the same processes as pnpm build alone', {
+  timeout: 120_000,
+}, (t) => {
   assert.equal(spawnSync('strace', ['-V']).status, 0, 'strace is required for this test (.ci/run installs it)');
   const { root, env } = turboWorkspace(t);
-  writeFileSync(join(root, 'package.json'), '{"name":"root","private":true,"packageManager":"pnpm@10.34.8","scripts":{"build":"turbo run build"}}\n');
+  writeFileSync(
+    join(root, 'package.json'),
+    '{"name":"root","private":true,"packageManager":"pnpm@10.34.8","scripts":{"build":"turbo run build"}}\n',
+  );
   writeFileSync(join(root, 'stop'), '');
   const pnpm = [process.execPath, PNPM10.prefix[0] as string];
   const alone = tracedExecs([...pnpm, 'build'], root, env, join(root, '..', `${root.split('/').pop()}.alone.strace`));
-  const guarded = tracedExecs([process.execPath, BIN, 'run', '--no-pre-check', '--', ...pnpm, 'build'], root, env, join(root, '..', `${root.split('/').pop()}.guarded.strace`));
+  const guarded = tracedExecs(
+    [process.execPath, BIN, 'run', '--no-pre-check', '--', ...pnpm, 'build'],
+    root,
+    env,
+    join(root, '..', `${root.split('/').pop()}.guarded.strace`),
+  );
   assert.ok(
     alone.some((line) => line.startsWith('sh, -c, turbo run build')),
     alone.join('\n'),

@@ -25,7 +25,10 @@ test('the child exit code comes back; a command not found is 127', (t) => {
 test('argv with spaces, quotes and $VARS arrives unchanged (no shell)', (t) => {
   const root = tempWorkspace(t, installed());
   const args = ['a b', '"quoted"', "'single'", '$HOME', '`id`', '*', ''];
-  const result = cliProcess(['run', '--', node, '-e', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', ...args], root);
+  const result = cliProcess(
+    ['run', '--', node, '-e', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', ...args],
+    root,
+  );
   assert.equal(result.code, 0, result.stderr);
   assert.deepEqual(JSON.parse(result.stdout), args);
 });
@@ -41,7 +44,11 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const ready = join(root, 'ready');
     const got = join(root, 'got');
     const script = `process.on(${JSON.stringify(signal)}, () => { require('fs').writeFileSync(${JSON.stringify(got)}, 'yes'); process.exit(5) }); require('fs').writeFileSync(${JSON.stringify(ready)}, ''); setInterval(() => {}, 1000)`;
-    const child = spawn(node, [BIN, 'run', '--', node, '-e', script], { cwd: root, env: scrubbedEnv(), stdio: 'ignore' });
+    const child = spawn(node, [BIN, 'run', '--', node, '-e', script], {
+      cwd: root,
+      env: scrubbedEnv(),
+      stdio: 'ignore',
+    });
     t.after(() => child.kill('SIGKILL'));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     await waitFor(() => fs.existsSync(ready), 15_000, 'the child to start');
@@ -59,7 +66,10 @@ test('a move under withhold: one status line, 0 locally, 1 where CI is set; the 
   const lines = local.stderr.split('\n').filter((line) => line.startsWith('[lockguard]'));
   assert.equal(lines.length, 1);
   assert.match(lines[0] ?? '', /pnpm-lock\.yaml/);
-  const status = JSON.parse(cliProcess(['status', '--json'], root).stdout) as { state: string; report: { moved: { files: { path: string }[] } } };
+  const status = JSON.parse(cliProcess(['status', '--json'], root).stdout) as {
+    state: string;
+    report: { moved: { files: { path: string }[] } };
+  };
   assert.equal(status.state, 'moved');
   assert.deepEqual(
     status.report.moved.files.map((file) => file.path),
@@ -72,7 +82,10 @@ test('a move under withhold: one status line, 0 locally, 1 where CI is set; the 
   const ci = tempWorkspace(t, installed());
   assert.equal(cliProcess(edit, ci, scrubbedEnv({ CI: 'true' })).code, 1);
   const never = tempWorkspace(t, installed());
-  assert.equal(cliProcess(['run', '--fail-on-move', 'never', ...edit.slice(1)], never, scrubbedEnv({ CI: 'true' })).code, 0);
+  assert.equal(
+    cliProcess(['run', '--fail-on-move', 'never', ...edit.slice(1)], never, scrubbedEnv({ CI: 'true' })).code,
+    0,
+  );
 });
 
 test('--moved-exit-code: a failing move exits n; a clean run 0, the child failure its own code; 0 and 126 are usage errors', (t) => {
@@ -80,7 +93,14 @@ test('--moved-exit-code: a failing move exits n; a clean run 0, the child failur
   const ci = scrubbedEnv({ CI: 'true' });
   assert.equal(cliProcess(['run', '--moved-exit-code', '3', '--', ...edit], tempWorkspace(t, installed()), ci).code, 3);
   assert.equal(cliProcess(['run', '--moved-exit-code', '3', '--', 'true'], tempWorkspace(t, installed()), ci).code, 0);
-  assert.equal(cliProcess(['run', '--moved-exit-code', '3', '--', 'sh', '-c', 'echo x >> pnpm-lock.yaml; exit 1'], tempWorkspace(t, installed()), ci).code, 1);
+  assert.equal(
+    cliProcess(
+      ['run', '--moved-exit-code', '3', '--', 'sh', '-c', 'echo x >> pnpm-lock.yaml; exit 1'],
+      tempWorkspace(t, installed()),
+      ci,
+    ).code,
+    1,
+  );
   for (const bad of ['0', '126']) {
     const refused = cliProcess(['run', '--moved-exit-code', bad, '--', 'true'], tempWorkspace(t, installed()));
     assert.equal(refused.code, 2, refused.stderr);
@@ -90,10 +110,24 @@ test('--moved-exit-code: a failing move exits n; a clean run 0, the child failur
 
 test('policies: flag exits 0 even in CI; refuse fails locally; the child failure code always wins', (t) => {
   const edit = ['sh', '-c', 'echo "# edited" >> pnpm-lock.yaml'];
-  assert.equal(cliProcess(['run', '--policy', 'flag', '--', ...edit], tempWorkspace(t, installed()), scrubbedEnv({ CI: 'true' })).code, 0);
+  assert.equal(
+    cliProcess(['run', '--policy', 'flag', '--', ...edit], tempWorkspace(t, installed()), scrubbedEnv({ CI: 'true' }))
+      .code,
+    0,
+  );
   assert.equal(cliProcess(['run', '--policy', 'refuse', '--', ...edit], tempWorkspace(t, installed())).code, 1);
-  assert.equal(cliProcess(['run', '--', 'sh', '-c', 'echo x >> pnpm-lock.yaml; exit 9'], tempWorkspace(t, installed())).code, 9);
-  assert.equal(cliProcess(['run', '--', ...edit], tempWorkspace(t, installed()), scrubbedEnv({ LOCKGUARD_POLICY: 'flag', CI: '1' })).code, 0);
+  assert.equal(
+    cliProcess(['run', '--', 'sh', '-c', 'echo x >> pnpm-lock.yaml; exit 9'], tempWorkspace(t, installed())).code,
+    9,
+  );
+  assert.equal(
+    cliProcess(
+      ['run', '--', ...edit],
+      tempWorkspace(t, installed()),
+      scrubbedEnv({ LOCKGUARD_POLICY: 'flag', CI: '1' }),
+    ).code,
+    0,
+  );
 });
 
 test('no move, no line: a command that does not touch the table', (t) => {
@@ -118,7 +152,11 @@ test('the pre-run check refuses a lockfile edited after the last install (exit 3
 test('bad input: each a clear message and exit 2, never a stack trace', (t) => {
   const root = tempWorkspace(t, installed());
   const cases: [string[], Record<string, string>, RegExp][] = [
-    [['run', '--policy', 'sometimes', '--', 'true'], {}, /Expected --policy to be "flag", "withhold" or "refuse", got "sometimes"/],
+    [
+      ['run', '--policy', 'sometimes', '--', 'true'],
+      {},
+      /Expected --policy to be "flag", "withhold" or "refuse", got "sometimes"/,
+    ],
     [['run', '--', 'true'], { LOCKGUARD_POLICY: 'maybe' }, /LOCKGUARD_POLICY/],
     [['run', '--'], {}, /no command after "--"/],
     [['run', 'true'], {}, /after "--"/],
@@ -152,18 +190,27 @@ test('a nested lockguard run joins the outer run instead of starting its own', (
   assert.equal(result.stderr.split('\n').filter((line) => line.startsWith('[lockguard]')).length, 1);
 });
 
-test('two concurrent runs in one workspace keep separate ledgers and each sees the move', { timeout: 30_000 }, async (t) => {
+test('two concurrent runs in one workspace keep separate ledgers and each sees the move', {
+  timeout: 30_000,
+}, async (t) => {
   const root = tempWorkspace(t, installed());
   const go = join(root, 'go');
   const waiter = `while [ ! -f ${go} ]; do sleep 0.05; done`;
   const start = (): Promise<number | null> =>
     new Promise((resolve) => {
-      const child = spawn(node, [BIN, 'run', '--', 'sh', '-c', waiter], { cwd: root, env: scrubbedEnv({ CI: 'true' }), stdio: 'ignore' });
+      const child = spawn(node, [BIN, 'run', '--', 'sh', '-c', waiter], {
+        cwd: root,
+        env: scrubbedEnv({ CI: 'true' }),
+        stdio: 'ignore',
+      });
       t.after(() => child.kill('SIGKILL'));
       child.on('exit', resolve);
     });
   const runs = [start(), start()];
-  const live = (): number => (fs.existsSync(join(root, '.lockguard/live')) ? fs.readdirSync(join(root, '.lockguard/live')).filter((name) => !name.startsWith('.')).length : 0);
+  const live = (): number =>
+    fs.existsSync(join(root, '.lockguard/live'))
+      ? fs.readdirSync(join(root, '.lockguard/live')).filter((name) => !name.startsWith('.')).length
+      : 0;
   await waitFor(() => live() >= 2, 20_000, 'two live runs');
   fs.appendFileSync(join(root, 'pnpm-lock.yaml'), '# written by a third party during both runs\n');
   fs.writeFileSync(go, '');
@@ -181,7 +228,11 @@ test('an install marker gone for a moment and back with the same bytes is no mov
 
 test('an install marker still gone at the end is a move', (t) => {
   const root = tempWorkspace(t, installed());
-  const result = cliProcess(['run', '--', 'sh', '-c', 'rm node_modules/.pnpm/lock.yaml'], root, scrubbedEnv({ CI: 'true' }));
+  const result = cliProcess(
+    ['run', '--', 'sh', '-c', 'rm node_modules/.pnpm/lock.yaml'],
+    root,
+    scrubbedEnv({ CI: 'true' }),
+  );
   assert.equal(result.code, 1);
   assert.match(result.stderr, /removed node_modules\/\.pnpm\/lock\.yaml/);
 });

@@ -48,8 +48,12 @@ const LOCK = `{
 function oracle(text: string): Map<string, { deps: string[]; integrity: string | undefined; info: unknown }> {
   const out = new Map<string, { deps: string[]; integrity: string | undefined; info: unknown }>();
   for (const [key, tuple] of Object.entries(parseBunLock(text).packages)) {
-    const info = tuple.slice(1).find((item) => item !== null && typeof item === 'object' && !Array.isArray(item)) as Record<string, unknown> | undefined;
-    const deps = ['dependencies', 'optionalDependencies', 'peerDependencies'].flatMap((field) => Object.keys((info?.[field] ?? {}) as object));
+    const info = tuple.slice(1).find((item) => item !== null && typeof item === 'object' && !Array.isArray(item)) as
+      | Record<string, unknown>
+      | undefined;
+    const deps = ['dependencies', 'optionalDependencies', 'peerDependencies'].flatMap((field) =>
+      Object.keys((info?.[field] ?? {}) as object),
+    );
     const last = tuple.length > 1 ? tuple[tuple.length - 1] : undefined;
     const integrity = typeof last === 'string' && /^sha\d+-/.test(last) ? last : undefined;
     const platform = info !== undefined && ('os' in info || 'cpu' in info) ? info : undefined;
@@ -59,7 +63,12 @@ function oracle(text: string): Map<string, { deps: string[]; integrity: string |
 }
 
 function ours(lock: BunLock): Map<string, { deps: string[]; integrity: string | undefined; info: unknown }> {
-  return new Map(lock.packages.map((pkg) => [pkg.key, { deps: [...pkg.deps].sort(), integrity: bunIntegrity(pkg), info: bunInfo(pkg) }]));
+  return new Map(
+    lock.packages.map((pkg) => [
+      pkg.key,
+      { deps: [...pkg.deps].sort(), integrity: bunIntegrity(pkg), info: bunInfo(pkg) },
+    ]),
+  );
 }
 
 test('package lines: dependency names, integrity and platform info are what bun.lock as JSON says', () => {
@@ -68,7 +77,11 @@ test('package lines: dependency names, integrity and platform info are what bun.
   assert.ok(lock.packages[0]?.text.startsWith('["x@1.0.0", "", {'));
   assert.deepEqual(ours(lock), oracle(LOCK));
   assert.deepEqual(lock.packages.find((pkg) => pkg.key === 'o')?.deps, ['d@x', 'q'], 'escaped names are decoded');
-  assert.equal(bunIntegrity(lock.packages.find((pkg) => pkg.key === 'o') as never), `sha512-o+${'A'.repeat(84)}==`, 'an escaped integrity is decoded');
+  assert.equal(
+    bunIntegrity(lock.packages.find((pkg) => pkg.key === 'o') as never),
+    `sha512-o+${'A'.repeat(84)}==`,
+    'an escaped integrity is decoded',
+  );
   assert.deepEqual(
     lock.workspaces.map((workspace) => [workspace.path, workspace.name, workspace.deps]),
     [
@@ -97,7 +110,11 @@ test('the same file in a layout bun does not write is read whole, with the same 
 });
 
 test('a package line that is not one flat dependency map in bun layout sends the file through the whole read', () => {
-  for (const odd of ['{ "dependencies": { "d": 1 } }', '{ "dependencies": { "d":"1" } }', '{ "dependencies": { d: "1" } }']) {
+  for (const odd of [
+    '{ "dependencies": { "d": 1 } }',
+    '{ "dependencies": { "d":"1" } }',
+    '{ "dependencies": { d: "1" } }',
+  ]) {
     const text = LOCK.replace('{ "os": ["linux"], "cpu": ["x64"] }', odd);
     assert.notEqual(text, LOCK);
     // Read whole: either canonical texts, or a clear refusal for what is not JSON.

@@ -25,13 +25,19 @@ test('changing one node changes exactly the digests of the nodes that reach it (
   for (let seed = 1; seed <= 40; seed++) {
     const next = random(seed);
     const n = 5 + Math.floor(next() * 60);
-    const edges = Array.from({ length: n }, () => Array.from({ length: Math.floor(next() * 3) }, () => Math.floor(next() * n)));
+    const edges = Array.from({ length: n }, () =>
+      Array.from({ length: Math.floor(next() * 3) }, () => Math.floor(next() * n)),
+    );
     const own = Array.from({ length: n }, (_, i) => `node-${i}`);
     const before = closureDigests({ own, edges });
     const target = Math.floor(next() * n);
     const after = closureDigests({ own: own.map((value, i) => (i === target ? `${value}-changed` : value)), edges });
     for (let node = 0; node < n; node++) {
-      assert.equal(before[node] !== after[node], reaches(edges, node, target), `seed ${seed}: node ${node} vs target ${target}`);
+      assert.equal(
+        before[node] !== after[node],
+        reaches(edges, node, target),
+        `seed ${seed}: node ${node} vs target ${target}`,
+      );
     }
   }
 });
@@ -48,9 +54,15 @@ test('an added edge changes the digests of the nodes that reach its source, and 
 
 test('a cycle of a thousand nodes and a chain of a hundred thousand do not overflow the stack', () => {
   const ring = 1000;
-  const cycle = closureDigests({ own: Array.from({ length: ring }, (_, i) => `r${i}`), edges: Array.from({ length: ring }, (_, i) => [(i + 1) % ring]) });
+  const cycle = closureDigests({
+    own: Array.from({ length: ring }, (_, i) => `r${i}`),
+    edges: Array.from({ length: ring }, (_, i) => [(i + 1) % ring]),
+  });
   assert.equal(new Set(cycle).size, 1, 'one component, one digest');
   const chain = 100_000;
-  const digests = closureDigests({ own: Array.from({ length: chain }, (_, i) => `c${i}`), edges: Array.from({ length: chain }, (_, i) => (i + 1 < chain ? [i + 1] : [])) });
+  const digests = closureDigests({
+    own: Array.from({ length: chain }, (_, i) => `c${i}`),
+    edges: Array.from({ length: chain }, (_, i) => (i + 1 < chain ? [i + 1] : [])),
+  });
   assert.equal(new Set(digests).size, chain);
 });

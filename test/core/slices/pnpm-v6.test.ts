@@ -12,14 +12,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
-import { diffSlices, slicesFromLockfile, slicesFromLockfileAsync, type LockfileSlices } from '../../../lib/core/slices/index.js';
+import {
+  diffSlices,
+  slicesFromLockfile,
+  slicesFromLockfileAsync,
+  type LockfileSlices,
+} from '../../../lib/core/slices/index.js';
 import { repoRoot } from '../../helpers/fixtures.js';
 import { parseWithPnpm, pnpmReach } from '../../helpers/slices-reach.js';
 
 const ROOT = '/nonexistent/lockguard-v6';
-const fixture = (name: string): string => readFileSync(join(repoRoot(), 'test', 'core', 'slices', 'fixtures', name, 'pnpm-lock.yaml'), 'utf8');
-const slices = (text: string): Promise<LockfileSlices> => slicesFromLockfileAsync(Buffer.from(text), { lockfile: 'pnpm-lock.yaml', root: ROOT, names: false });
-const digests = (result: LockfileSlices): Map<string, string> => new Map(result.slices.map((slice) => [slice.importer, slice.digest]));
+const fixture = (name: string): string =>
+  readFileSync(join(repoRoot(), 'test', 'core', 'slices', 'fixtures', name, 'pnpm-lock.yaml'), 'utf8');
+const slices = (text: string): Promise<LockfileSlices> =>
+  slicesFromLockfileAsync(Buffer.from(text), { lockfile: 'pnpm-lock.yaml', root: ROOT, names: false });
+const digests = (result: LockfileSlices): Map<string, string> =>
+  new Map(result.slices.map((slice) => [slice.importer, slice.digest]));
 
 function changed(before: LockfileSlices, after: LockfileSlices): string[] {
   const old = digests(before);
@@ -53,7 +61,9 @@ for (const name of ['pnpm8-registry', 'pnpm8-file-tarballs']) {
       Object.keys(parsed.importers).sort(),
     );
     assert.equal(new Set(result.slices.map((slice) => slice.digest)).size, result.slices.length);
-    assert.throws(() => slicesFromLockfile(Buffer.from(text), { lockfile: 'pnpm-lock.yaml', root: ROOT }), { code: 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' });
+    assert.throws(() => slicesFromLockfile(Buffer.from(text), { lockfile: 'pnpm-lock.yaml', root: ROOT }), {
+      code: 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
+    });
     // Same bytes, same digests; a comment (same parse) keeps them too.
     assert.deepEqual(digests(await slices(text)), digests(result));
     assert.deepEqual(digests(await slices(`${text}\n# a note\n`)), digests(result));
@@ -70,9 +80,13 @@ for (const name of ['pnpm8-registry', 'pnpm8-file-tarballs']) {
     const blocks = text.split('\n\n');
     let partial = 0;
     for (const key of keys) {
-      const at = blocks.findIndex((block) => /^ {2}\S/.test(block) && block.includes('integrity: sha512-') && parsedKeyOf(block) === key);
+      const at = blocks.findIndex(
+        (block) => /^ {2}\S/.test(block) && block.includes('integrity: sha512-') && parsedKeyOf(block) === key,
+      );
       assert.notEqual(at, -1, key);
-      const mutated = blocks.map((block, i) => (i === at ? block.replace('integrity: sha512-', 'integrity: sha512-X') : block)).join('\n\n');
+      const mutated = blocks
+        .map((block, i) => (i === at ? block.replace('integrity: sha512-', 'integrity: sha512-X') : block))
+        .join('\n\n');
       const expected = await reachersOf(mutated, `pkg:${key}`);
       assert.ok(expected.length > 0, key);
       if (expected.length < before.slices.length) partial++;
@@ -106,12 +120,14 @@ test('pnpm8-registry: a version bump of a transitive package (ms 2.1.2 -> 2.1.3)
     diff.changed.map((change) => change.importer),
     expected,
   );
-  for (const change of diff.changed) assert.deepEqual(change.packages, [{ name: 'ms', kind: 'changed', from: ['2.1.2'], to: ['2.1.3'] }]);
+  for (const change of diff.changed)
+    assert.deepEqual(change.packages, [{ name: 'ms', kind: 'changed', from: ['2.1.2'], to: ['2.1.3'] }]);
   assert.equal(diff.unchanged, 2);
 });
 
 test('a single-project v6 lockfile (top-level dependencies, no importers) has the slice "."', async () => {
-  const text = "lockfileVersion: '6.0'\n\ndependencies:\n  ms:\n    specifier: ^2.1.2\n    version: 2.1.2\n\npackages:\n\n  /ms@2.1.2:\n    resolution: {integrity: sha512-a}\n    dev: false\n";
+  const text =
+    "lockfileVersion: '6.0'\n\ndependencies:\n  ms:\n    specifier: ^2.1.2\n    version: 2.1.2\n\npackages:\n\n  /ms@2.1.2:\n    resolution: {integrity: sha512-a}\n    dev: false\n";
   const result = await slices(text);
   assert.deepEqual(
     result.slices.map((slice) => slice.importer),
@@ -122,7 +138,10 @@ test('a single-project v6 lockfile (top-level dependencies, no importers) has th
 
 test('a broken v6 lockfile is ERR_LOCKGUARD_BROKEN_LOCKFILE naming the path, never echoing its contents', async () => {
   const secret = 'npm_SECRETtokenVALUE123';
-  for (const text of [`lockfileVersion: '6.0'\n\nimporters:\n  .:\n    dependencies: [${secret}\n  bad: {\n`, `lockfileVersion: '6.0'\n\npackages:\n\n  /ms@2.1.2:\n    resolution: {integrity: ${secret}}\n  - ${secret}\n`]) {
+  for (const text of [
+    `lockfileVersion: '6.0'\n\nimporters:\n  .:\n    dependencies: [${secret}\n  bad: {\n`,
+    `lockfileVersion: '6.0'\n\npackages:\n\n  /ms@2.1.2:\n    resolution: {integrity: ${secret}}\n  - ${secret}\n`,
+  ]) {
     await assert.rejects(slices(text), (error: Error & { code?: string; path?: string }) => {
       assert.equal(error.code, 'ERR_LOCKGUARD_BROKEN_LOCKFILE');
       assert.equal(error.path, join(ROOT, 'pnpm-lock.yaml'));
@@ -136,7 +155,10 @@ test('a broken v6 lockfile is ERR_LOCKGUARD_BROKEN_LOCKFILE naming the path, nev
 test('lockfileVersions other than 6.x and 9.x are ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE naming the version', async () => {
   for (const version of ['4.0', '5.4', '10.0']) {
     const text = `lockfileVersion: '${version}'\n\nimporters:\n\n  .: {}\n`;
-    for (const attempt of [() => slices(text), async () => slicesFromLockfile(Buffer.from(text), { lockfile: 'pnpm-lock.yaml', root: ROOT })]) {
+    for (const attempt of [
+      () => slices(text),
+      async () => slicesFromLockfile(Buffer.from(text), { lockfile: 'pnpm-lock.yaml', root: ROOT }),
+    ]) {
       await assert.rejects(attempt(), (error: Error & { code?: string; path?: string }) => {
         assert.equal(error.code, 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE');
         assert.equal(error.path, join(ROOT, 'pnpm-lock.yaml'));
@@ -157,7 +179,11 @@ test('the v9 path never loads @pnpm/lockfile-file; the v6 path does', () => {
       await slicesFromLockfileAsync(Buffer.from(text), { lockfile: 'pnpm-lock.yaml', root: '/nonexistent', names: false });
       const cache = createRequire(import.meta.url).cache;
       process.stdout.write(String(Object.keys(cache).some((path) => path.includes('lockfile-file'))));`;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000, cwd: repoRoot() });
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      cwd: repoRoot(),
+    });
     assert.equal(child.status, 0, child.stderr);
     return child.stdout;
   };

@@ -9,7 +9,13 @@ import { test } from 'node:test';
 import { slicesFromLockfile, type LockfileSlices } from '../../../lib/core/slices/index.js';
 import { repoRoot } from '../../helpers/fixtures.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
-import { bunReach, parseBunLock, parseSyml, yarnBerryReach, yarnClassicReach } from '../../helpers/slices-reach-yarn-bun.js';
+import {
+  bunReach,
+  parseBunLock,
+  parseSyml,
+  yarnBerryReach,
+  yarnClassicReach,
+} from '../../helpers/slices-reach-yarn-bun.js';
 
 const FIXTURES = join(repoRoot(), 'test', 'fixtures', 'lockfiles');
 
@@ -19,7 +25,9 @@ function ourReach(slices: LockfileSlices, name: (own: string) => string): Map<st
   for (const [importer, start] of slices.graph.importers) {
     const seen = new Set<number>([start]);
     const todo = [start];
-    while (todo.length > 0) for (const next of slices.graph.edges[todo.pop() as number] ?? []) if (!seen.has(next)) seen.add(next), todo.push(next);
+    while (todo.length > 0)
+      for (const next of slices.graph.edges[todo.pop() as number] ?? [])
+        if (!seen.has(next)) seen.add(next), todo.push(next);
     out.set(importer, new Set([...seen].map((node) => name(slices.graph.own[node] ?? ''))));
   }
   return out;
@@ -36,7 +44,8 @@ function changed(before: LockfileSlices, after: LockfileSlices): string[] {
 /** The reached node that splits the importers most evenly. */
 function splitter(reach: Map<string, Set<string>>, accept: (node: string) => boolean): string {
   const counts = new Map<string, number>();
-  for (const nodes of reach.values()) for (const node of nodes) if (accept(node)) counts.set(node, (counts.get(node) ?? 0) + 1);
+  for (const nodes of reach.values())
+    for (const node of nodes) if (accept(node)) counts.set(node, (counts.get(node) ?? 0) + 1);
   let best = '';
   let score = -1;
   for (const [node, count] of [...counts].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -51,13 +60,18 @@ const berryName = (own: string): string => /^ {2}resolution: "?(.*?)"?$/m.exec(o
 
 test("yarn berry (jest): one slice per workspace, each reaching what yarn's own parser says", () => {
   const text = readFileSync(join(FIXTURES, 'yarn-berry-jest', 'yarn.lock'), 'utf8');
-  const ours = slicesFromLockfile(Buffer.from(text), { lockfile: 'yarn.lock', root: join(FIXTURES, 'yarn-berry-jest'), names: false });
+  const ours = slicesFromLockfile(Buffer.from(text), {
+    lockfile: 'yarn.lock',
+    root: join(FIXTURES, 'yarn-berry-jest'),
+    names: false,
+  });
   assert.equal(ours.format, 'yarn');
   const oracle = yarnBerryReach(parseSyml(text));
   assert.equal(ours.slices.length, 71);
   assert.deepEqual(ours.slices.map((slice) => slice.importer).sort(), [...oracle.keys()].sort());
   const reach = ourReach(ours, berryName);
-  for (const [importer, nodes] of oracle) assert.deepEqual([...(reach.get(importer) ?? [])].sort(), [...nodes].sort(), importer);
+  for (const [importer, nodes] of oracle)
+    assert.deepEqual([...(reach.get(importer) ?? [])].sort(), [...nodes].sort(), importer);
   assert.ok(ours.slices.every((slice) => /^[0-9a-f]{64}$/.test(slice.digest)));
   assert.equal(new Set(ours.slices.map((slice) => slice.digest)).size, 71, 'distinct workspaces have distinct slices');
 });
@@ -101,13 +115,17 @@ test("yarn berry (jest): a dependency range moved to another entry changes exact
   assert.deepEqual(changed(before, after), expected);
   // The new leaf is reached exactly from there: the oracle agrees on the edited file too.
   const reach = ourReach(after, berryName);
-  for (const [importer, nodes] of yarnBerryReach(parseSyml(edited))) assert.deepEqual([...(reach.get(importer) ?? [])].sort(), [...nodes].sort(), importer);
+  for (const [importer, nodes] of yarnBerryReach(parseSyml(edited)))
+    assert.deepEqual([...(reach.get(importer) ?? [])].sort(), [...nodes].sort(), importer);
 });
 
 test("yarn v1 (webpack): the root reaches what yarn's own parser says, from package.json", () => {
   const root = join(FIXTURES, 'yarn-v1-webpack');
   const text = readFileSync(join(root, 'yarn.lock'), 'utf8');
-  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<
+    string,
+    Record<string, string> | undefined
+  >;
   const ours = slicesFromLockfile(Buffer.from(text), { lockfile: 'yarn.lock', root });
   assert.deepEqual(
     ours.slices.map((slice) => [slice.importer, slice.name]),
@@ -115,7 +133,13 @@ test("yarn v1 (webpack): the root reaches what yarn's own parser says, from pack
   );
   const deps = { ...manifest['dependencies'], ...manifest['devDependencies'], ...manifest['optionalDependencies'] };
   const oracle = yarnClassicReach(parseSyml(text), new Map([['.', { name: 'webpack', deps }]]));
-  const reach = ourReach(ours, (own) => (own.startsWith('yarn-v1-workspace\n') ? `workspace ${own.split('\n')[1] ?? ''}` : own.startsWith('leaf\n') ? own.slice(5) : patternsOf(own)));
+  const reach = ourReach(ours, (own) =>
+    own.startsWith('yarn-v1-workspace\n')
+      ? `workspace ${own.split('\n')[1] ?? ''}`
+      : own.startsWith('leaf\n')
+        ? own.slice(5)
+        : patternsOf(own),
+  );
   assert.deepEqual([...(reach.get('.') ?? [])].sort(), [...(oracle.get('.') ?? [])].sort());
   assert.ok((oracle.get('.')?.size ?? 0) > 1000, 'webpack reaches most of its lockfile');
 });
@@ -148,7 +172,13 @@ left-pad@^1.3.0:
     'yarn.lock': lock,
     packages: {
       a: { 'package.json': JSON.stringify({ name: 'a', version: '1.0.0', devDependencies: { 'left-pad': '^1.3.0' } }) },
-      b: { 'package.json': JSON.stringify({ name: 'b', version: '1.0.0', dependencies: { a: '1.0.0', dep: 'file:../../vendor/dep-7.0.0.tgz' } }) },
+      b: {
+        'package.json': JSON.stringify({
+          name: 'b',
+          version: '1.0.0',
+          dependencies: { a: '1.0.0', dep: 'file:../../vendor/dep-7.0.0.tgz' },
+        }),
+      },
       c: { 'package.json': JSON.stringify({ name: 'c', version: '1.0.0' }) },
       skipped: { 'package.json': JSON.stringify({ name: 'skipped', version: '1.0.0' }) },
       'no-manifest': {},
@@ -164,16 +194,30 @@ left-pad@^1.3.0:
       ['packages/c', 'c'],
     ],
   );
-  const after = slicesFromLockfile(Buffer.from(lock.replace('left-pad-1.3.0.tgz#5b8a', 'left-pad-1.3.0.tgz#5b8b')), { lockfile: 'yarn.lock', root });
+  const after = slicesFromLockfile(Buffer.from(lock.replace('left-pad-1.3.0.tgz#5b8a', 'left-pad-1.3.0.tgz#5b8b')), {
+    lockfile: 'yarn.lock',
+    root,
+  });
   // left-pad is a's (dev) dependency, and b links a: exactly a and b move.
   assert.deepEqual(changed(before, after), ['packages/a', 'packages/b']);
-  const dep = slicesFromLockfile(Buffer.from(lock.replace('dep-7.0.0.tgz#2554', 'dep-7.0.0.tgz#2555')), { lockfile: 'yarn.lock', root });
-  assert.deepEqual(changed(before, dep), ['packages/b'], 'the file: range written relative to packages/b resolves to the root-relative entry');
+  const dep = slicesFromLockfile(Buffer.from(lock.replace('dep-7.0.0.tgz#2554', 'dep-7.0.0.tgz#2555')), {
+    lockfile: 'yarn.lock',
+    root,
+  });
+  assert.deepEqual(
+    changed(before, dep),
+    ['packages/b'],
+    'the file: range written relative to packages/b resolves to the root-relative entry',
+  );
 });
 
 /** JSON with object keys sorted (so a tuple is named the same however its object was written). */
 function canon(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) => (inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : 1))) : inner));
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : inner,
+  );
 }
 
 /** Names our bun nodes as bunIds names the oracle's: `workspace <folder>`, or the tuple as JSON. */
@@ -190,7 +234,11 @@ function bunKeyOf(slices: LockfileSlices): (own: string) => string {
 function bunIds(text: string): Map<string, Set<string>> {
   const lock = parseBunLock(text);
   const out = new Map<string, Set<string>>();
-  for (const [importer, nodes] of bunReach(lock)) out.set(importer, new Set([...nodes].map((node) => (node.startsWith('workspace ') ? node : canon(lock.packages[node])))));
+  for (const [importer, nodes] of bunReach(lock))
+    out.set(
+      importer,
+      new Set([...nodes].map((node) => (node.startsWith('workspace ') ? node : canon(lock.packages[node])))),
+    );
   return out;
 }
 
@@ -261,11 +309,22 @@ test('bun.lock: workspaces reach what a walk over bun.lock as JSON reaches (nest
     ['.', 'packages/a', 'packages/b', 'packages/c'],
   );
   const reach = ourReach(ours, bunKeyOf(ours));
-  for (const [importer, nodes] of bunIds(BUN_LOCK)) assert.deepEqual([...(reach.get(importer) ?? [])].sort(), [...nodes].sort(), importer);
-  assert.deepEqual([...(bunReach(parseBunLock(BUN_LOCK)).get('packages/b') ?? [])].sort(), ['b/dep', 'dep', 'workspace packages/a', 'workspace packages/b']);
+  for (const [importer, nodes] of bunIds(BUN_LOCK))
+    assert.deepEqual([...(reach.get(importer) ?? [])].sort(), [...nodes].sort(), importer);
+  assert.deepEqual([...(bunReach(parseBunLock(BUN_LOCK)).get('packages/b') ?? [])].sort(), [
+    'b/dep',
+    'dep',
+    'workspace packages/a',
+    'workspace packages/b',
+  ]);
   // One package line changes: exactly its reachers move; the overrides block moves nothing.
   const edited = slicesFromLockfile(
-    Buffer.from(BUN_LOCK.replace('"sha512-sevenAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="', '"sha512-seven2AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="')),
+    Buffer.from(
+      BUN_LOCK.replace(
+        '"sha512-sevenAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="',
+        '"sha512-seven2AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="',
+      ),
+    ),
     { lockfile: 'bun.lock', root: '/nonexistent', names: false },
   );
   assert.deepEqual(changed(ours, edited), ['packages/a', 'packages/b', 'packages/c']);
@@ -279,7 +338,11 @@ test('bun.lock: workspaces reach what a walk over bun.lock as JSON reaches (nest
     { lockfile: 'bun.lock', root: '/nonexistent', names: false },
   );
   assert.deepEqual(changed(ours, nested), ['.']);
-  const overrides = slicesFromLockfile(Buffer.from(BUN_LOCK.replace('"unused": "1.0.0"', '"unused": "2.0.0"')), { lockfile: 'bun.lock', root: '/nonexistent', names: false });
+  const overrides = slicesFromLockfile(Buffer.from(BUN_LOCK.replace('"unused": "1.0.0"', '"unused": "2.0.0"')), {
+    lockfile: 'bun.lock',
+    root: '/nonexistent',
+    names: false,
+  });
   assert.deepEqual(changed(ours, overrides), []);
   // The same package hoisted under another key (dep 7.0.0 moves from `dep` to `a/dep`, 6.0.0 up to `dep`):
   // what each workspace reaches is the same packages, so no slice moves... except where the reach changed.
@@ -290,15 +353,24 @@ test('bun.lock: workspaces reach what a walk over bun.lock as JSON reaches (nest
     '"b/dep": ["dep@6.0.0", "", {}, "sha512-sixAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="],',
     '"a/dep": ["dep@7.0.0", "", {}, "sha512-sevenAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="],\n\n    "@t/u/dep": ["dep@7.0.0", "", {}, "sha512-sevenAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="],',
   );
-  const moved = slicesFromLockfile(Buffer.from(rehoisted), { lockfile: 'bun.lock', root: '/nonexistent', names: false });
-  for (const [importer, nodes] of bunIds(rehoisted)) assert.deepEqual([...(ourReach(moved, bunKeyOf(moved)).get(importer) ?? [])].sort(), [...nodes].sort(), importer);
+  const moved = slicesFromLockfile(Buffer.from(rehoisted), {
+    lockfile: 'bun.lock',
+    root: '/nonexistent',
+    names: false,
+  });
+  for (const [importer, nodes] of bunIds(rehoisted))
+    assert.deepEqual([...(ourReach(moved, bunKeyOf(moved)).get(importer) ?? [])].sort(), [...nodes].sort(), importer);
   assert.deepEqual(changed(ours, moved), [], 'every workspace reaches the same tuples as before');
 });
 
 test('bun.lock in a layout bun does not write (one package over several lines) is read whole, with the same reach', () => {
-  const reflowed = BUN_LOCK.replace('"x": ["x@1.0.0", "", { "dependencies": { "dep": "6.0.0" }, ', '"x": ["x@1.0.0", "",\n      { "dependencies": { "dep": "6.0.0" }, ');
+  const reflowed = BUN_LOCK.replace(
+    '"x": ["x@1.0.0", "", { "dependencies": { "dep": "6.0.0" }, ',
+    '"x": ["x@1.0.0", "",\n      { "dependencies": { "dep": "6.0.0" }, ',
+  );
   assert.notEqual(reflowed, BUN_LOCK);
   const ours = slicesFromLockfile(Buffer.from(reflowed), { lockfile: 'bun.lock', root: '/nonexistent', names: false });
   const reach = ourReach(ours, bunKeyOf(ours));
-  for (const [importer, nodes] of bunIds(reflowed)) assert.deepEqual([...(reach.get(importer) ?? [])].sort(), [...nodes].sort(), importer);
+  for (const [importer, nodes] of bunIds(reflowed))
+    assert.deepEqual([...(reach.get(importer) ?? [])].sort(), [...nodes].sort(), importer);
 });

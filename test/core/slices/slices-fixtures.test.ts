@@ -31,7 +31,8 @@ function changedImporters(before: LockfileSlices, after: LockfileSlices): string
 /** The reached target that splits the importers most evenly (reached by some, not all). */
 function splitter(reach: Map<string, Set<string>>, accept: (node: string) => boolean): string | undefined {
   const counts = new Map<string, number>();
-  for (const nodes of reach.values()) for (const node of nodes) if (accept(node)) counts.set(node, (counts.get(node) ?? 0) + 1);
+  for (const nodes of reach.values())
+    for (const node of nodes) if (accept(node)) counts.set(node, (counts.get(node) ?? 0) + 1);
   let best: string | undefined;
   let bestScore = -1;
   for (const [node, count] of [...counts].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -83,7 +84,11 @@ for (const row of rows) {
     const text = readFileSync(join(lockfiles, row.lockfile), 'utf8');
     const result = slicesOf(row, text);
     assert.equal(result.slices.length, row.importers);
-    assert.equal(new Set(result.slices.map((slice) => slice.digest)).size, result.slices.length, 'every project has its own digest');
+    assert.equal(
+      new Set(result.slices.map((slice) => slice.digest)).size,
+      result.slices.length,
+      'every project has its own digest',
+    );
     for (const slice of result.slices) assert.match(slice.digest, /^[0-9a-f]{64}$/);
     assert.deepEqual(slicesOf(row, text).slices, result.slices, 'deterministic');
   });
@@ -129,14 +134,26 @@ for (const row of rows) {
       const text = mainDocument(readFileSync(join(lockfiles, row.lockfile), 'utf8'));
       const parsed = await parseWithPnpm(tempDir(t), text);
       const reach = pnpmReach(parsed);
-      const target = splitter(reach, (node) => node.startsWith('importer:') && Object.values(parsed.importers[node.slice(9)]?.dependencies ?? parsed.importers[node.slice(9)]?.devDependencies ?? {}).some((ref) => !ref.startsWith('link:')));
+      const target = splitter(
+        reach,
+        (node) =>
+          node.startsWith('importer:') &&
+          Object.values(
+            parsed.importers[node.slice(9)]?.dependencies ?? parsed.importers[node.slice(9)]?.devDependencies ?? {},
+          ).some((ref) => !ref.startsWith('link:')),
+      );
       assert.ok(target !== undefined);
       const id = target.slice('importer:'.length);
       const entry = parsed.importers[id] ?? {};
       const deps = { ...entry.devDependencies, ...entry.dependencies };
       const [dep, ref] = Object.entries(deps).find(([, value]) => !value.startsWith('link:')) ?? ['', ''];
       // Another locked version of the same package when there is one, else a version nothing locks.
-      const other = Object.keys(parsed.packages ?? {}).find((key) => key.startsWith(`${dep}@`) && !key.startsWith(`${dep}@${ref.split('(')[0]}`) && !key.slice(dep.length + 1).includes('@'));
+      const other = Object.keys(parsed.packages ?? {}).find(
+        (key) =>
+          key.startsWith(`${dep}@`) &&
+          !key.startsWith(`${dep}@${ref.split('(')[0]}`) &&
+          !key.slice(dep.length + 1).includes('@'),
+      );
       const version = other === undefined ? '0.0.0-lockguard-test' : other.slice(dep.length + 1);
       const before = slicesOf(row, text);
       const after = slicesOf(row, setImporterVersion(text, id, dep, version));
@@ -153,7 +170,10 @@ for (const row of rows) {
       const text = readFileSync(join(lockfiles, row.lockfile), 'utf8');
       const lock = JSON.parse(text) as { packages: Record<string, NpmEntry> };
       const reach = npmReach(lock.packages);
-      const target = splitter(reach, (node) => node.includes('node_modules/') && lock.packages[node]?.version !== undefined);
+      const target = splitter(
+        reach,
+        (node) => node.includes('node_modules/') && lock.packages[node]?.version !== undefined,
+      );
       assert.ok(target !== undefined);
       const entry = lock.packages[target] as { version: string };
       const was = entry.version;

@@ -24,7 +24,9 @@ for (const [fixture, seed, wanted] of CASES) {
     const dir = mkdtempSync(join(tmpdir(), 'lockguard-oracle-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const text = readFileSync(join(fixturesDir(), fixture), 'utf8');
-    const counts = await oracleRun(text, seed, wanted, dir, (bytes, root) => slicesFromLockfile(bytes, { lockfile: 'pnpm-lock.yaml', root, names: false }));
+    const counts = await oracleRun(text, seed, wanted, dir, (bytes, root) =>
+      slicesFromLockfile(bytes, { lockfile: 'pnpm-lock.yaml', root, names: false }),
+    );
     t.diagnostic(JSON.stringify(counts));
     assert.equal(counts.rejected, wanted);
     assert.equal(counts.rejectedButSliced, 0, counts.offenders.join('\n'));

@@ -3,7 +3,14 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { diffSlices, describeSliceDiff, findSlice, projectSlices, sliceDigest, slicesFromLockfile } from '../../../lib/core/slices/index.js';
+import {
+  diffSlices,
+  describeSliceDiff,
+  findSlice,
+  projectSlices,
+  sliceDigest,
+  slicesFromLockfile,
+} from '../../../lib/core/slices/index.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 
 const ROOT = '/nonexistent-lockguard-root';
@@ -58,7 +65,8 @@ snapshots:
 `;
 }
 
-const slices = (text: string, lockfile = 'pnpm-lock.yaml') => slicesFromLockfile(Buffer.from(text), { lockfile, root: ROOT, names: false });
+const slices = (text: string, lockfile = 'pnpm-lock.yaml') =>
+  slicesFromLockfile(Buffer.from(text), { lockfile, root: ROOT, names: false });
 
 test('a dependency change reaches its importer and the importers linking to it, and the diff says how', () => {
   const before = slices(lock('7.0.0'));
@@ -73,15 +81,26 @@ test('a dependency change reaches its importer and the importers linking to it, 
   // b's own dependency changed; a reaches it through b.
   assert.deepEqual(
     diff.changed.map((change) => change.packages),
-    [[{ name: 'is-number', kind: 'changed', from: ['7.0.0'], to: ['6.0.0'], direct: true }], [{ name: 'is-number', kind: 'changed', from: ['7.0.0'], to: ['6.0.0'] }]],
+    [
+      [{ name: 'is-number', kind: 'changed', from: ['7.0.0'], to: ['6.0.0'], direct: true }],
+      [{ name: 'is-number', kind: 'changed', from: ['7.0.0'], to: ['6.0.0'] }],
+    ],
   );
   assert.equal(diff.changed.find((change) => change.importer === 'packages/b')?.entryChanged, true);
   assert.equal(diff.changed.find((change) => change.importer === 'packages/a')?.entryChanged, false);
-  assert.equal(describeSliceDiff(diff), 'pnpm-lock.yaml moved: the slices of 2 projects changed: packages/b (is-number 7.0.0 \u2192 6.0.0), packages/a (through its dependencies: is-number 7.0.0 \u2192 6.0.0); 2 other projects unchanged');
+  assert.equal(
+    describeSliceDiff(diff),
+    'pnpm-lock.yaml moved: the slices of 2 projects changed: packages/b (is-number 7.0.0 \u2192 6.0.0), packages/a (through its dependencies: is-number 7.0.0 \u2192 6.0.0); 2 other projects unchanged',
+  );
 });
 
 /** packages/app: its own dependencies (aa-tool, semver, zod) and what aa-tool reaches (a peer-suffixed chain). */
-function appLock(options: { readonly semver: boolean; readonly zod: string; readonly beta: string; readonly peer: string }): string {
+function appLock(options: {
+  readonly semver: boolean;
+  readonly zod: string;
+  readonly beta: string;
+  readonly peer: string;
+}): string {
   const semver = options.semver ? '\n      semver:\n        specifier: 7.5.4\n        version: 7.5.4' : '';
   return `lockfileVersion: '9.0'
 
@@ -160,10 +179,16 @@ test("a project's own changes come first, a dependency it newly declares is name
     { name: 'zod', kind: 'changed', from: ['3.22.0'], to: ['3.23.0'], direct: true },
     { name: 'beta', kind: 'changed', from: ['1.0.0'], to: ['1.1.0'] },
   ]);
-  assert.equal(describeSliceDiff(diff), 'pnpm-lock.yaml moved: the slice of packages/app changed (+semver 7.5.4; zod 3.22.0 \u2192 3.23.0; beta 1.0.0 \u2192 1.1.0); 2 other projects unchanged');
+  assert.equal(
+    describeSliceDiff(diff),
+    'pnpm-lock.yaml moved: the slice of packages/app changed (+semver 7.5.4; zod 3.22.0 \u2192 3.23.0; beta 1.0.0 \u2192 1.1.0); 2 other projects unchanged',
+  );
   // Only semver added (already reached through aa-tool): named, not "its importer entry changed".
   const added = diffSlices(before, slices(appLock({ semver: true, zod: '3.22.0', beta: '1.0.0', peer: '18.2.0' })));
-  assert.equal(describeSliceDiff(added), 'pnpm-lock.yaml moved: the slice of packages/app changed (+semver 7.5.4); 2 other projects unchanged');
+  assert.equal(
+    describeSliceDiff(added),
+    'pnpm-lock.yaml moved: the slice of packages/app changed (+semver 7.5.4); 2 other projects unchanged',
+  );
   // A peer moving: react's version change first, the same-version peer-suffixed entries (aa-tool, alpha) after it.
   const peer = diffSlices(before, slices(appLock({ semver: false, zod: '3.22.0', beta: '1.0.0', peer: '18.3.0' })));
   assert.deepEqual(peer.changed[0]?.packages, [{ name: 'react', kind: 'changed', from: ['18.2.0'], to: ['18.3.0'] }]);
@@ -179,7 +204,11 @@ test('settings fold into every slice; an unused packages entry into none', () =>
 });
 
 test('a catalog entry folds into the slices of the importers whose specifier uses it', () => {
-  const withCatalog = (range: string): string => lock('7.0.0', `\ncatalogs:\n  default:\n    left-pad:\n      specifier: ${range}\n      version: 1.3.0\n`).replace('specifier: ^1.3.0', "specifier: 'catalog:'");
+  const withCatalog = (range: string): string =>
+    lock('7.0.0', `\ncatalogs:\n  default:\n    left-pad:\n      specifier: ${range}\n      version: 1.3.0\n`).replace(
+      'specifier: ^1.3.0',
+      "specifier: 'catalog:'",
+    );
   const diff = diffSlices(slices(withCatalog('^1.3.0')), slices(withCatalog('~1.3.0')));
   assert.deepEqual(
     diff.changed.map((change) => change.importer),
@@ -192,7 +221,9 @@ test('the env document of a two-document lockfile is skipped; three documents ar
   const env =
     "---\nlockfileVersion: '9.0'\n\nimporters:\n\n  .:\n    packageManagerDependencies:\n      pnpm:\n        specifier: 12.4.2\n        version: 12.4.2\n\npackages:\n\n  pnpm@12.4.2:\n    resolution: {integrity: sha512-x}\n\nsnapshots:\n\n  pnpm@12.4.2: {}\n\n---\n";
   assert.deepEqual(slices(env + lock('7.0.0')).slices, slices(lock('7.0.0')).slices);
-  assert.throws(() => slices(`${env}${lock('7.0.0')}---\nlockfileVersion: '9.0'\n`), { code: 'ERR_LOCKGUARD_BROKEN_LOCKFILE' });
+  assert.throws(() => slices(`${env}${lock('7.0.0')}---\nlockfileVersion: '9.0'\n`), {
+    code: 'ERR_LOCKGUARD_BROKEN_LOCKFILE',
+  });
 });
 
 test('aliases, peer suffixes and missing entries resolve to the right nodes', () => {
@@ -297,21 +328,31 @@ test('projectSlices reads names from package.json; sliceDigest finds a project b
 test('a yarn.lock of neither yarn berry nor v1, a binary bun.lockb, no lockfile: ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE, naming what has slices', (t) => {
   const root = tempWorkspace(t, { 'package.json': '{"name":"root"}', 'yarn.lock': '# yarn\n' });
   assert.throws(() => projectSlices(root), { code: 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' });
-  assert.throws(() => slicesFromLockfile(Buffer.from('x'), { lockfile: 'yarn.lock', root }), { code: 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' });
-  const lockb = tempWorkspace(t, { 'package.json': '{"name":"root"}', 'bun.lockb': Buffer.from([0x23, 0x21, 0x2f, 0x00, 0x01]) });
+  assert.throws(() => slicesFromLockfile(Buffer.from('x'), { lockfile: 'yarn.lock', root }), {
+    code: 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
+  });
+  const lockb = tempWorkspace(t, {
+    'package.json': '{"name":"root"}',
+    'bun.lockb': Buffer.from([0x23, 0x21, 0x2f, 0x00, 0x01]),
+  });
   const formats = /pnpm-lock\.yaml.*package-lock\.json.*yarn\.lock \(yarn berry and yarn v1\) and bun\.lock \(text\)/;
   assert.throws(
     () => projectSlices(lockb),
-    (error: Error & { code?: string; hint?: string }) => error.code === 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' && formats.test(error.message) && /--save-text-lockfile/.test(error.hint ?? ''),
+    (error: Error & { code?: string; hint?: string }) =>
+      error.code === 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' &&
+      formats.test(error.message) &&
+      /--save-text-lockfile/.test(error.hint ?? ''),
   );
   assert.throws(
     () => slicesFromLockfile(Buffer.from('x'), { lockfile: 'bun.lockb', root: lockb }),
-    (error: Error & { code?: string }) => error.code === 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' && formats.test(error.message),
+    (error: Error & { code?: string }) =>
+      error.code === 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' && formats.test(error.message),
   );
   const none = tempWorkspace(t, { 'package.json': '{"name":"root"}' });
   assert.throws(
     () => projectSlices(none),
-    (error: Error & { code?: string }) => error.code === 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' && formats.test(error.message),
+    (error: Error & { code?: string }) =>
+      error.code === 'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE' && formats.test(error.message),
   );
 });
 
@@ -328,7 +369,8 @@ test('broken lockfiles are ERR_LOCKGUARD_BROKEN_LOCKFILE and the message never e
   ] as const) {
     assert.throws(
       () => slices(text, name),
-      (error: Error & { code?: string }) => error.code === 'ERR_LOCKGUARD_BROKEN_LOCKFILE' && !error.message.includes(secret),
+      (error: Error & { code?: string }) =>
+        error.code === 'ERR_LOCKGUARD_BROKEN_LOCKFILE' && !error.message.includes(secret),
     );
   }
 });

@@ -51,14 +51,19 @@ for (const [name, text] of Object.entries(REFUSED)) {
 }
 
 test('yarn v1: read as yarn 1 reads it: CRLF, a BOM, comments, a field given twice keeps its last value', () => {
-  const at = (text: string): readonly string[] => slicesFromLockfile(Buffer.from(text), { lockfile: 'yarn.lock', root: '/nonexistent', names: false }).graph.own;
+  const at = (text: string): readonly string[] =>
+    slicesFromLockfile(Buffer.from(text), { lockfile: 'yarn.lock', root: '/nonexistent', names: false }).graph.own;
   const good = at(GOOD);
   assert.deepEqual(at(GOOD.replaceAll('\n', '\r\n')), good);
   assert.deepEqual(at(`\uFEFF${GOOD}`), good);
   assert.equal(codeOf(edit('  uid', '  # a comment\n  uid')), undefined);
   // Two dependency maps: yarn keeps the second; so does the graph (one edge, to the entry the second names).
   const twice = `${GOOD}\n"top@1.0.0":\n  version "1.0.0"\n  dependencies:\n    dep "file:vendor/nothing.tgz"\n  dependencies:\n    dep "file:vendor/dep-7.0.0.tgz"\n`;
-  const graph = slicesFromLockfile(Buffer.from(twice), { lockfile: 'yarn.lock', root: '/nonexistent', names: false }).graph;
+  const graph = slicesFromLockfile(Buffer.from(twice), {
+    lockfile: 'yarn.lock',
+    root: '/nonexistent',
+    names: false,
+  }).graph;
   const top = graph.own.findIndex((own) => own.startsWith('yarn-v1\n"top@1.0.0"'));
   assert.deepEqual(
     (graph.edges[top] ?? []).map((node) => graph.own[node]?.split('\n')[1]),
@@ -67,9 +72,15 @@ test('yarn v1: read as yarn 1 reads it: CRLF, a BOM, comments, a field given twi
 });
 
 test('yarn v1 workspaces: a glob out of the root (../*, an absolute path) and a symlink out of it read no manifest there (yarn 1 reads them: measured)', (t) => {
-  const outside = tempWorkspace(t, { x: { 'package.json': JSON.stringify({ name: 'x', version: '1.0.0', dependencies: { secretdep: '1.0.0' } }) } });
+  const outside = tempWorkspace(t, {
+    x: { 'package.json': JSON.stringify({ name: 'x', version: '1.0.0', dependencies: { secretdep: '1.0.0' } }) },
+  });
   const root = tempWorkspace(t, {
-    'package.json': JSON.stringify({ name: 'root', private: true, workspaces: ['packages/*', `../${outside.split('/').pop() ?? ''}/*`, `${outside}/*`, 'linked'] }),
+    'package.json': JSON.stringify({
+      name: 'root',
+      private: true,
+      workspaces: ['packages/*', `../${outside.split('/').pop() ?? ''}/*`, `${outside}/*`, 'linked'],
+    }),
     'yarn.lock': GOOD,
     packages: { a: { 'package.json': JSON.stringify({ name: 'a', version: '1.0.0' }) } },
   });
@@ -82,6 +93,13 @@ test('yarn v1 workspaces: a glob out of the root (../*, an absolute path) and a 
     ['.', 'packages/a'],
   );
   // An in-root workspace is still read.
-  writeFileSync(join(root, 'packages', 'a', 'package.json'), JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { dep: 'file:../../vendor/dep-7.0.0.tgz' } }));
-  assert.ok(slicesFromLockfile(Buffer.from(GOOD), { lockfile: 'yarn.lock', root }).slices.some((slice) => slice.importer === 'packages/a'));
+  writeFileSync(
+    join(root, 'packages', 'a', 'package.json'),
+    JSON.stringify({ name: 'a', version: '1.0.0', dependencies: { dep: 'file:../../vendor/dep-7.0.0.tgz' } }),
+  );
+  assert.ok(
+    slicesFromLockfile(Buffer.from(GOOD), { lockfile: 'yarn.lock', root }).slices.some(
+      (slice) => slice.importer === 'packages/a',
+    ),
+  );
 });

@@ -19,7 +19,10 @@ test('ciOf: each provider by its own variable, a plain CI=true as other, nothing
 
 test('an annotation escapes %, CR, LF (and : , in properties) and redacts credentials', () => {
   const line = errorAnnotation('a,b:c%\nd.patch', 'x: y', 'moved\r\n::warning::forged https://user:pw@host/');
-  assert.equal(line, '::error file=a%2Cb%3Ac%25%0Ad.patch,title=x%3A y::moved%0D%0A::warning::forged https://***@host/');
+  assert.equal(
+    line,
+    '::error file=a%2Cb%3Ac%25%0Ad.patch,title=x%3A y::moved%0D%0A::warning::forged https://***@host/',
+  );
   assert.equal(line.split('\n').length, 1);
 });
 

@@ -106,16 +106,27 @@ const TABLE: ReadonlyArray<readonly [string, Row]> = [
   ['make install', no],
 ];
 
-const SCRIPTS = { build: 'turbo run build', 'ci-build': 'pnpm install && pnpm run nx-all', 'nx-all': 'nx run-many -t build' };
+const SCRIPTS = {
+  build: 'turbo run build',
+  'ci-build': 'pnpm install && pnpm run nx-all',
+  'nx-all': 'nx run-many -t build',
+};
 
 test('every caller reads a command line the same way (table)', async (t) => {
-  const root = tempWorkspace(t, { ...pnpmTree(), 'package.json': JSON.stringify({ name: 'root', private: true, scripts: SCRIPTS }) });
+  const root = tempWorkspace(t, {
+    ...pnpmTree(),
+    'package.json': JSON.stringify({ name: 'root', private: true, scripts: SCRIPTS }),
+  });
   const run = liveRun(t, root, 'refuse');
   for (const [line, row] of TABLE) {
     const argv = line.startsWith('sh -c') ? ['sh', '-c', line.slice(7, -1)] : line.split(' ');
     const steps = stepsOf(argv, root);
     assert.equal(preparesTreeFirst(steps), row.skip, `pre-run check skip: ${line}`);
-    assert.equal(commandWrites(line, { scripts: SCRIPTS, pnpmRunInstalls: false }).writes, row.writes, `plan writer: ${line}`);
+    assert.equal(
+      commandWrites(line, { scripts: SCRIPTS, pnpmRunInstalls: false }).writes,
+      row.writes,
+      `plan writer: ${line}`,
+    );
     assert.equal(runnersInCommand(argv, root)[0], row.runner, `runner: ${line}`);
     if (row.refuses !== undefined) {
       const pnpmArgs = argv[0] === 'node' ? argv.slice(2) : argv.slice(1);
@@ -136,8 +147,10 @@ test('every caller reads a command line the same way (table)', async (t) => {
 });
 
 test('pnpm run / exec / <script> are writers when verifyDepsBeforeRun is install; pnpm dlx and npm run are not', () => {
-  for (const line of ['pnpm run build', 'pnpm build', 'pnpm exec tsc', 'pnpm test', 'pnpm -r run build']) assert.equal(commandWrites(line, { scripts: {}, pnpmRunInstalls: true }).writes, true, line);
-  for (const line of ['pnpm dlx tsc', 'npm run build', 'npx tsc']) assert.equal(commandWrites(line, { scripts: {}, pnpmRunInstalls: true }).writes, false, line);
+  for (const line of ['pnpm run build', 'pnpm build', 'pnpm exec tsc', 'pnpm test', 'pnpm -r run build'])
+    assert.equal(commandWrites(line, { scripts: {}, pnpmRunInstalls: true }).writes, true, line);
+  for (const line of ['pnpm dlx tsc', 'npm run build', 'npx tsc'])
+    assert.equal(commandWrites(line, { scripts: {}, pnpmRunInstalls: true }).writes, false, line);
 });
 
 test('pnpm: the words after the script or command name are forwarded to it, never read as pnpm options', () => {
@@ -148,14 +161,27 @@ test('pnpm: the words after the script or command name are forwarded to it, neve
   assert.equal(classifyCommand(['pnpm', '--filter', 'b', 'build'])?.elsewhere, true);
   assert.equal(classifyCommand(['pnpm', 'exec', 'turbo', '-C', 'x'])?.elsewhere, false);
   assert.equal(classifyCommand(['pnpm', 'install', '--filter', 'b'])?.elsewhere, true, "an install's words are pnpm's");
-  assert.equal(classifyCommand(['npm', 'run', 'build', '-w', 'b'])?.elsewhere, true, 'npm reads -w after the script name');
+  assert.equal(
+    classifyCommand(['npm', 'run', 'build', '-w', 'b'])?.elsewhere,
+    true,
+    'npm reads -w after the script name',
+  );
   // The walker appends them to the script's body, as pnpm runs it.
-  const steps = walkCommand(['pnpm', 'build', '--filter', "it's b"], { cwd: '/w', scriptsOf: () => ({ build: 'turbo run build' }) });
+  const steps = walkCommand(['pnpm', 'build', '--filter', "it's b"], {
+    cwd: '/w',
+    scriptsOf: () => ({ build: 'turbo run build' }),
+  });
   assert.deepEqual(steps.at(-1)?.argv, ['turbo', 'run', 'build', '--filter', "it's b"]);
 });
 
 test('parseCommand: aliases resolve, option values are not commands, launchers are seen through', () => {
-  assert.deepEqual(parseCommand(['pnpm', '--filter', 'b', 'i']), { manager: 'pnpm', command: 'install', typed: 'i', options: ['--filter', 'b'], rest: [] });
+  assert.deepEqual(parseCommand(['pnpm', '--filter', 'b', 'i']), {
+    manager: 'pnpm',
+    command: 'install',
+    typed: 'i',
+    options: ['--filter', 'b'],
+    rest: [],
+  });
   assert.equal(parseCommand(['pnpm', '-w', 'add', 'x'])?.command, 'add', '-w is --workspace-root, a flag');
   assert.equal(parseCommand(['npm', '-w', 'add', 'ci'])?.command, 'ci', "npm's -w takes a value");
   assert.equal(parseCommand(['/usr/local/bin/pnpm.cjs', 'up'])?.command, 'update');
@@ -167,8 +193,13 @@ test('parseCommand: aliases resolve, option values are not commands, launchers a
 });
 
 test("scripts are followed to a bounded depth, each once, and another package's scripts are not read", (t) => {
-  const root = tempWorkspace(t, { 'package.json': JSON.stringify({ scripts: { a: 'pnpm run b', b: 'pnpm run a && nx build', loop: 'npm run loop' } }) });
-  const steps = walkCommand(['pnpm', 'run', 'a'], { cwd: root, scriptsOf: () => ({ a: 'pnpm run b', b: 'pnpm run a && nx build' }) });
+  const root = tempWorkspace(t, {
+    'package.json': JSON.stringify({ scripts: { a: 'pnpm run b', b: 'pnpm run a && nx build', loop: 'npm run loop' } }),
+  });
+  const steps = walkCommand(['pnpm', 'run', 'a'], {
+    cwd: root,
+    scriptsOf: () => ({ a: 'pnpm run b', b: 'pnpm run a && nx build' }),
+  });
   assert.ok(steps.some((step) => step.argv[0] === 'nx'));
   assert.ok(steps.length < 10, 'a cycle is walked once');
   assert.deepEqual(runnersInCommand(['pnpm', '--filter', 'other', 'run', 'a'], root), []);

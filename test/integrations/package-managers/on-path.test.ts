@@ -6,7 +6,12 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
-import { isExecutable, pathDirs, pathKeyOf, withWorkspaceBins } from '../../../lib/integrations/package-managers/on-path.js';
+import {
+  isExecutable,
+  pathDirs,
+  pathKeyOf,
+  withWorkspaceBins,
+} from '../../../lib/integrations/package-managers/on-path.js';
 
 test('pathKeyOf and pathDirs: the PATH spelled any way, in order, without empty entries', () => {
   assert.equal(pathKeyOf({ Path: '/a' }), 'Path');
@@ -29,9 +34,15 @@ test('isExecutable: a file with an x bit is, one without and a missing one are n
 
 test("withWorkspaceBins: the bins from the current folder up to the root first; an environment with no PATH keeps execvp's default after them", () => {
   const bins = ['/w/packages/b/node_modules/.bin', '/w/packages/node_modules/.bin', '/w/node_modules/.bin'];
-  assert.equal(withWorkspaceBins({ PATH: '/usr/bin' }, '/w/packages/b', '/w').PATH, [...bins, '/usr/bin'].join(delimiter));
+  assert.equal(
+    withWorkspaceBins({ PATH: '/usr/bin' }, '/w/packages/b', '/w').PATH,
+    [...bins, '/usr/bin'].join(delimiter),
+  );
   // No PATH: `lockguard run -- true` must still find true where a plain spawn would (/bin:/usr/bin).
   assert.equal(withWorkspaceBins({}, '/w/packages/b', '/w').PATH, [...bins, '/bin:/usr/bin'].join(delimiter));
   assert.equal(withWorkspaceBins({ PATH: '' }, '/w', '/w').PATH, '/w/node_modules/.bin');
-  assert.equal(withWorkspaceBins({ Path: '/x' }, '/elsewhere', '/w').Path, ['/elsewhere/node_modules/.bin', '/x'].join(delimiter));
+  assert.equal(
+    withWorkspaceBins({ Path: '/x' }, '/elsewhere', '/w').Path,
+    ['/elsewhere/node_modules/.bin', '/x'].join(delimiter),
+  );
 });

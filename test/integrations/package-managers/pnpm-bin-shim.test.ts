@@ -19,7 +19,12 @@ const BIN = "#!/usr/bin/env node\nprocess.stdout.write(process.env.NODE_PATH ?? 
 function installed(t: Parameters<typeof tempWorkspace>[0], tool: Tool): { root: string; shim: string } {
   const root = tempWorkspace(t, {
     'package.json': '{"name":"shims","private":true,"devDependencies":{"printer":"file:vendor/printer"}}\n',
-    vendor: { printer: { 'package.json': '{"name":"printer","version":"1.0.0","bin":{"printer":"./bin/printer"}}\n', bin: { printer: BIN } } },
+    vendor: {
+      printer: {
+        'package.json': '{"name":"printer","version":"1.0.0","bin":{"printer":"./bin/printer"}}\n',
+        bin: { printer: BIN },
+      },
+    },
   });
   chmodSync(join(root, 'vendor', 'printer', 'bin', 'printer'), 0o755);
   mustRun(tool, ['install'], root, isolatedEnv(join(root, '.tmp')));
@@ -36,19 +41,30 @@ function shellNodePath(shim: string, nodePath: string | undefined): string {
 }
 
 for (const tool of [PNPM10, PNPM12]) {
-  test(`${tool.name}'s shim: the script it starts and the NODE_PATH it hands on, as the shell runs it`, { timeout: 120_000 }, (t) => {
+  test(`${tool.name}'s shim: the script it starts and the NODE_PATH it hands on, as the shell runs it`, {
+    timeout: 120_000,
+  }, (t) => {
     const { root, shim } = installed(t, tool);
     const read = readPnpmBinShim(shim);
     assert.ok(read !== undefined, readFileSync(shim, 'utf8'));
     assert.equal(read.target, join(root, 'node_modules', 'printer', 'bin', 'printer'));
-    assert.ok(read.nodePath !== undefined && read.nodePath.includes(join(root, 'node_modules', '.pnpm')), String(read.nodePath));
+    assert.ok(
+      read.nodePath !== undefined && read.nodePath.includes(join(root, 'node_modules', '.pnpm')),
+      String(read.nodePath),
+    );
     for (const current of [undefined, '', '/somewhere/else']) {
-      assert.equal(shimNodePath(read, current) ?? '<unset>', shellNodePath(shim, current), `NODE_PATH ${String(current)}`);
+      assert.equal(
+        shimNodePath(read, current) ?? '<unset>',
+        shellNodePath(shim, current),
+        `NODE_PATH ${String(current)}`,
+      );
     }
   });
 }
 
-test('a shim of another shape is not read: other exec forms, other exports, two targets, a link to a shim, no shell', { timeout: 120_000 }, (t) => {
+test('a shim of another shape is not read: other exec forms, other exports, two targets, a link to a shim, no shell', {
+  timeout: 120_000,
+}, (t) => {
   const { root, shim } = installed(t, PNPM10);
   const text = readFileSync(shim, 'utf8');
   const variant = (name: string, body: string): string => {

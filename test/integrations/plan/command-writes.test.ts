@@ -7,7 +7,8 @@ import { simpleCommands } from '../../../lib/integrations/package-managers/shell
 import { pnpmSettings } from '../../../lib/integrations/plan/pnpm-settings.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 
-const writes = (line: string, scripts: Record<string, string> = {}, pnpmRunInstalls = false): boolean => commandWrites(line, { scripts, pnpmRunInstalls }).writes;
+const writes = (line: string, scripts: Record<string, string> = {}, pnpmRunInstalls = false): boolean =>
+  commandWrites(line, { scripts, pnpmRunInstalls }).writes;
 
 test('installs are writers; frozen installs, dlx and npx are not', () => {
   for (const line of [
@@ -55,14 +56,25 @@ test('installs are writers; frozen installs, dlx and npx are not', () => {
 });
 
 test('pnpm run / exec / <script> write when verifyDepsBeforeRun is install', () => {
-  for (const line of ['pnpm run build', 'pnpm build', 'pnpm exec tsc', 'pnpm test', 'pnpm -r run build']) assert.equal(writes(line, {}, true), true, line);
+  for (const line of ['pnpm run build', 'pnpm build', 'pnpm exec tsc', 'pnpm test', 'pnpm -r run build'])
+    assert.equal(writes(line, {}, true), true, line);
   assert.equal(writes('npm run build', {}, true), false);
 });
 
 test('scripts called by name are followed, with npm pre/post scripts, each once', () => {
-  const scripts = { build: 'pnpm run setup && tsc', setup: 'pnpm install', loop: 'npm run loop', prepare: 'echo ok', prebundle: 'yarn add x', bundle: 'rollup' };
+  const scripts = {
+    build: 'pnpm run setup && tsc',
+    setup: 'pnpm install',
+    loop: 'npm run loop',
+    prepare: 'echo ok',
+    prebundle: 'yarn add x',
+    bundle: 'rollup',
+  };
   assert.equal(writes('pnpm run build', scripts), true);
-  assert.equal(commandWrites('pnpm run build', { scripts, pnpmRunInstalls: false }).reason, 'script "build": script "setup": pnpm install');
+  assert.equal(
+    commandWrites('pnpm run build', { scripts, pnpmRunInstalls: false }).reason,
+    'script "build": script "setup": pnpm install',
+  );
   assert.equal(writes('npm run bundle', scripts), true);
   assert.equal(writes('pnpm run bundle', scripts), false, 'pnpm runs no pre-scripts by default');
   assert.equal(writes('npm run loop', scripts), false);
@@ -71,7 +83,12 @@ test('scripts called by name are followed, with npm pre/post scripts, each once'
 });
 
 test('the command splitter keeps quoted words whole', () => {
-  assert.deepEqual(simpleCommands(`node -e "a && b" && pnpm add 'x y'; echo | cat`), [['node', '-e', 'a && b'], ['pnpm', 'add', 'x y'], ['echo'], ['cat']]);
+  assert.deepEqual(simpleCommands(`node -e "a && b" && pnpm add 'x y'; echo | cat`), [
+    ['node', '-e', 'a && b'],
+    ['pnpm', 'add', 'x y'],
+    ['echo'],
+    ['cat'],
+  ]);
 });
 
 test('verifyDepsBeforeRun: env, then pnpm-workspace.yaml, then .npmrc, then the default of the pinned pnpm major', (t) => {
@@ -81,9 +98,16 @@ test('verifyDepsBeforeRun: env, then pnpm-workspace.yaml, then .npmrc, then the 
   assert.equal(pnpmSettings(v12, {}).verifyDepsBeforeRun, 'install');
   const unpinned = tempWorkspace(t, { 'package.json': '{}' });
   assert.equal(pnpmSettings(unpinned, {}).verifyDepsBeforeRun, 'install');
-  const yaml = tempWorkspace(t, { 'package.json': '{"packageManager":"pnpm@12.4.2"}', 'pnpm-workspace.yaml': 'packages: []\nverifyDepsBeforeRun: error\n', '.npmrc': 'verify-deps-before-run=warn\n' });
+  const yaml = tempWorkspace(t, {
+    'package.json': '{"packageManager":"pnpm@12.4.2"}',
+    'pnpm-workspace.yaml': 'packages: []\nverifyDepsBeforeRun: error\n',
+    '.npmrc': 'verify-deps-before-run=warn\n',
+  });
   assert.equal(pnpmSettings(yaml, {}).verifyDepsBeforeRun, 'error');
   assert.equal(pnpmSettings(yaml, { pnpm_config_verify_deps_before_run: 'false' }).verifyDepsBeforeRun, 'false');
-  const rc = tempWorkspace(t, { 'package.json': '{"packageManager":"pnpm@12.4.2"}', '.npmrc': 'verify-deps-before-run=warn\n' });
+  const rc = tempWorkspace(t, {
+    'package.json': '{"packageManager":"pnpm@12.4.2"}',
+    '.npmrc': 'verify-deps-before-run=warn\n',
+  });
   assert.equal(pnpmSettings(rc, {}).verifyDepsBeforeRun, 'warn');
 });

@@ -42,16 +42,36 @@ interface Options {
   readonly extra?: Tree;
 }
 
-function fieldNotes(t: Parameters<typeof tempWorkspace>[0], options: Options = {}): { root: string; env: Record<string, string> } {
+function fieldNotes(
+  t: Parameters<typeof tempWorkspace>[0],
+  options: Options = {},
+): { root: string; env: Record<string, string> } {
   const root = tempWorkspace(t, {
-    'package.json': JSON.stringify({ name: 'root', private: true, ...(options.packageManager === undefined ? {} : { packageManager: options.packageManager }) }),
+    'package.json': JSON.stringify({
+      name: 'root',
+      private: true,
+      ...(options.packageManager === undefined ? {} : { packageManager: options.packageManager }),
+    }),
     'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
     'pnpm-lock.yaml': LOCK,
     'turbo.json': JSON.stringify({ tasks: { build: { dependsOn: ['^build'], outputs: ['dist/**'] } } }),
     'nx.json': JSON.stringify({ targetDefaults: { build: { dependsOn: ['^build'], cache: true } } }),
     packages: {
-      a: { 'package.json': JSON.stringify({ name: 'a', version: '1.0.0', scripts: { build: options.aBuild ?? 'pnpm --filter b add is-number@6.0.0' } }) },
-      b: { 'package.json': JSON.stringify({ name: 'b', version: '1.0.0', dependencies: { a: 'workspace:*' }, scripts: { build: "node -e \"require('fs').mkdirSync('dist',{recursive:true})\"" } }) },
+      a: {
+        'package.json': JSON.stringify({
+          name: 'a',
+          version: '1.0.0',
+          scripts: { build: options.aBuild ?? 'pnpm --filter b add is-number@6.0.0' },
+        }),
+      },
+      b: {
+        'package.json': JSON.stringify({
+          name: 'b',
+          version: '1.0.0',
+          dependencies: { a: 'workspace:*' },
+          scripts: { build: "node -e \"require('fs').mkdirSync('dist',{recursive:true})\"" },
+        }),
+      },
     },
     home: {},
     ...options.extra,
@@ -67,7 +87,11 @@ interface PlanJson {
   tasks: { id: string; writer: boolean; stability: string; reasons: string[] }[];
 }
 
-function plan(root: string, env: Record<string, string>, command: string[]): { code: number; json: PlanJson | undefined; stderr: string } {
+function plan(
+  root: string,
+  env: Record<string, string>,
+  command: string[],
+): { code: number; json: PlanJson | undefined; stderr: string } {
   const result = cliProcess(['plan', '--json', '--', ...command], root, env, 90_000);
   let json: PlanJson | undefined;
   try {
@@ -89,7 +113,10 @@ test('turbo: a#build installs, so b#build (after it) is unstable; exit 1', (t) =
 });
 
 test('turbo: a writer whose install is --frozen-lockfile is no writer; every key stable, exit 0', (t) => {
-  const { root, env } = fieldNotes(t, { packageManager: 'pnpm@10.34.8', aBuild: 'pnpm install --frozen-lockfile && node -e 1' });
+  const { root, env } = fieldNotes(t, {
+    packageManager: 'pnpm@10.34.8',
+    aBuild: 'pnpm install --frozen-lockfile && node -e 1',
+  });
   const result = plan(root, env, ['turbo', 'run', 'build']);
   assert.equal(result.code, 0, result.stderr);
   assert.deepEqual(result.json?.writers, []);
@@ -123,7 +150,8 @@ test('nx 24: b:build runs after the installing a:build: unstable; with no instal
 });
 
 test('pnpm 12 pipeline: b unstable after the installing a; no installing task: all stable', (t) => {
-  const pipeline = 'packages:\n  - "packages/*"\ntasks:\n  build:\n    dependsOn: ["^build"]\n    outputs: ["dist/**"]\npipelines:\n  default: [build]\n';
+  const pipeline =
+    'packages:\n  - "packages/*"\ntasks:\n  build:\n    dependsOn: ["^build"]\n    outputs: ["dist/**"]\npipelines:\n  default: [build]\n';
   {
     // a#build installs: b#build is unstable.
     const { root, env } = fieldNotes(t, { extra: { 'pnpm-workspace.yaml': pipeline } });
@@ -150,7 +178,11 @@ test('pnpm -r run build: ordered by workspace topology; under pnpm 12 the run it
     assert.deepEqual(result.json?.writers, ['a#build']);
     assert.deepEqual(result.json?.unstable, ['b#build']);
     // The real pnpm agrees on the order: a before b.
-    const real = spawnSync(process.execPath, [PNPM10, '-r', '--reporter=ndjson', 'exec', 'node', '-e', 'console.log("ORDER "+require("./package.json").name)'], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
+    const real = spawnSync(
+      process.execPath,
+      [PNPM10, '-r', '--reporter=ndjson', 'exec', 'node', '-e', 'console.log("ORDER "+require("./package.json").name)'],
+      { cwd: root, env, encoding: 'utf8', timeout: 60_000 },
+    );
     assert.deepEqual(
       real.stdout.split('\n').filter((line) => line.startsWith('ORDER ')),
       ['ORDER a', 'ORDER b'],
@@ -179,15 +211,33 @@ test('pnpm build --filter b runs the root script with --filter b appended (pnpm 
   const { root, env } = fieldNotes(t, {
     packageManager: 'pnpm@10.34.8',
     aBuild: 'node -e 1',
-    extra: { 'package.json': JSON.stringify({ name: 'root', private: true, packageManager: 'pnpm@10.34.8', scripts: { build: 'turbo run build', echo: 'node -e "console.log(process.argv.slice(1).join(\' \'))" ROOT' } }) },
+    extra: {
+      'package.json': JSON.stringify({
+        name: 'root',
+        private: true,
+        packageManager: 'pnpm@10.34.8',
+        scripts: { build: 'turbo run build', echo: 'node -e "console.log(process.argv.slice(1).join(\' \'))" ROOT' },
+      }),
+    },
   });
   // What the real pnpm does with words after a script name: hands them to the root script, no recursive run.
-  const quiet = { ...env, npm_config_verify_deps_before_run: 'false', pnpm_config_verify_deps_before_run: 'false', npm_config_manage_package_manager_versions: 'false', pnpm_config_manage_package_manager_versions: 'false' };
+  const quiet = {
+    ...env,
+    npm_config_verify_deps_before_run: 'false',
+    pnpm_config_verify_deps_before_run: 'false',
+    npm_config_manage_package_manager_versions: 'false',
+    pnpm_config_manage_package_manager_versions: 'false',
+  };
   for (const [name, argv] of [
     ['pnpm 10', [process.execPath, PNPM10]],
     ['pnpm 12', [PNPM12]],
   ] as const) {
-    const real = spawnSync(argv[0], [...argv.slice(1), 'echo', '--filter', 'b...'], { cwd: root, env: quiet, encoding: 'utf8', timeout: 60_000 });
+    const real = spawnSync(argv[0], [...argv.slice(1), 'echo', '--filter', 'b...'], {
+      cwd: root,
+      env: quiet,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(
       real.stdout.split('\n').find((line) => line.startsWith('ROOT')),
       'ROOT --filter b...',

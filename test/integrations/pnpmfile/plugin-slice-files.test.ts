@@ -24,7 +24,16 @@ function workspace(t: Parameters<typeof tempWorkspace>[0], turbo: boolean): stri
 function hooksFor(root: string, argv: readonly string[], inProcess = true) {
   const tasks: ((code: number) => void)[] = [];
   const warnings: string[] = [];
-  const context: PluginContext = { cwd: root, env: {}, argv: () => argv, pid: 4242, pnpmMajor: () => 10, inProcess, atExit: (task) => tasks.push(task), warn: (line) => warnings.push(line) };
+  const context: PluginContext = {
+    cwd: root,
+    env: {},
+    argv: () => argv,
+    pid: 4242,
+    pnpmMajor: () => 10,
+    inProcess,
+    atExit: (task) => tasks.push(task),
+    warn: (line) => warnings.push(line),
+  };
   const hooks = createHooks(context);
   hooks.updateConfig?.({ lockfileDir: root });
   hooks.updateConfig?.({ lockfileDir: root });
@@ -39,7 +48,10 @@ test("an install in pnpm 10 writes every project's file at exit (armed once); a 
   install.tasks[0]?.(1);
   assert.equal(existsSync(join(root, 'packages', 'a', '.lockguard-slice')), false, 'a failed install writes nothing');
   install.tasks[0]?.(0);
-  assert.match(readFileSync(join(root, 'packages', 'a', '.lockguard-slice'), 'utf8'), /^lockguard-slice\/1\nimporter packages\/a\n/);
+  assert.match(
+    readFileSync(join(root, 'packages', 'a', '.lockguard-slice'), 'utf8'),
+    /^lockguard-slice\/1\nimporter packages\/a\n/,
+  );
   assert.deepEqual(install.warnings, []);
   assert.equal(hooksFor(root, ['run', 'build']).tasks.length, 0);
   assert.equal(hooksFor(root, ['install'], false).tasks.length, 0);

@@ -7,7 +7,12 @@ import { liveRun } from '../../helpers/hooks.js';
 import { pnpmTree, tempWorkspace } from '../../helpers/workspace.js';
 
 /** `pnpmMajor` null: hooks in a helper process (pnpm 12), where no in-process pnpm version is known. */
-function context(cwd: string, argv: readonly string[] | undefined, pnpmMajor: number | null = 10, env: Record<string, string> = {}): PluginContext {
+function context(
+  cwd: string,
+  argv: readonly string[] | undefined,
+  pnpmMajor: number | null = 10,
+  env: Record<string, string> = {},
+): PluginContext {
   return { cwd, env, argv: () => argv, pid: 4242, pnpmMajor: () => pnpmMajor ?? undefined };
 }
 
@@ -55,7 +60,11 @@ test('refuse: install and run are frozen, add is refused before it starts, after
   {
     // install: frozen, verifyDepsBeforeRun=error, reported as refused (armed).
     const hooks = createHooks(context(root, ['install']));
-    const config: Record<string, unknown> = { lockfileDir: root, frozenLockfile: false, verifyDepsBeforeRun: 'install' };
+    const config: Record<string, unknown> = {
+      lockfileDir: root,
+      frozenLockfile: false,
+      verifyDepsBeforeRun: 'install',
+    };
     const out = hooks.updateConfig?.(config) as Record<string, unknown>;
     assert.equal(out['frozenLockfile'], true);
     assert.equal(out['verifyDepsBeforeRun'], 'error');
@@ -96,7 +105,15 @@ test('a withhold run alongside a refusing one: both hear, the refusal applies', 
 test('garbage under .lockguard/live is no run: a torn marker, a dead pid, or live/ being a file', (t) => {
   {
     // A torn marker and one whose process is gone: ignored, config untouched, nothing thrown.
-    const root = tempWorkspace(t, { ...pnpmTree(), '.lockguard': { live: { torn: '{"dir": "/x", "id"', dead: JSON.stringify({ dir: '/nowhere', id: 'dead', pid: 2 ** 22 + 1, pidStart: 1, policy: 'refuse' }) } } });
+    const root = tempWorkspace(t, {
+      ...pnpmTree(),
+      '.lockguard': {
+        live: {
+          torn: '{"dir": "/x", "id"',
+          dead: JSON.stringify({ dir: '/nowhere', id: 'dead', pid: 2 ** 22 + 1, pidStart: 1, policy: 'refuse' }),
+        },
+      },
+    });
     const hooks = createHooks(context(root, ['add', 'x']));
     assert.deepEqual(Object.keys(hooks), ['updateConfig']);
     const config = { lockfileDir: root };

@@ -17,7 +17,10 @@ function load(root: string, request = './.pnpmfile.cjs'): { code: number; stdout
 }
 
 test('the shim bytes are pinned: pnpm folds them into pnpmfileChecksum, so they must never change', () => {
-  assert.equal(createHash('sha256').update(PNPMFILE_SHIM).digest('hex'), '4046ce09fb143ba00e3abfd5aef00e331f05b9e10d3511d0e30f49cd50173c86');
+  assert.equal(
+    createHash('sha256').update(PNPMFILE_SHIM).digest('hex'),
+    '4046ce09fb143ba00e3abfd5aef00e331f05b9e10d3511d0e30f49cd50173c86',
+  );
 });
 
 test('without lockguard installed the shim exports empty hooks (a fresh clone installs; pnpm 12 still records the checksum)', (t) => {
@@ -49,7 +52,16 @@ test('an error while loading the plugin itself is not swallowed', (t) => {
   ] as const) {
     const root = tempWorkspace(t, {
       '.pnpmfile.cjs': PNPMFILE_SHIM,
-      node_modules: { lockguard: { 'package.json': JSON.stringify({ name: 'lockguard', type: 'module', exports: { './pnpmfile': './index.js' } }), 'index.js': `${source}\n` } },
+      node_modules: {
+        lockguard: {
+          'package.json': JSON.stringify({
+            name: 'lockguard',
+            type: 'module',
+            exports: { './pnpmfile': './index.js' },
+          }),
+          'index.js': `${source}\n`,
+        },
+      },
     });
     const result = load(root);
     assert.notEqual(result.code, 0, name);

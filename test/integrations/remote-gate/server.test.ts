@@ -9,7 +9,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { test, type TestContext } from 'node:test';
-import { parseUpstream, startGate, type Decision, type GateEvent, type GateProtocol, type Upstream } from '../../../lib/integrations/remote-gate/index.js';
+import {
+  parseUpstream,
+  startGate,
+  type Decision,
+  type GateEvent,
+  type GateProtocol,
+  type Upstream,
+} from '../../../lib/integrations/remote-gate/index.js';
 import { artifactBody } from '../../helpers/cache-servers.js';
 import { startSpecServer } from '../../helpers/spec-cache-server.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
@@ -29,25 +36,49 @@ interface Reply {
 }
 
 /** One request with node:http (so a reset is an error, not a retry). */
-function request(url: string, options: { method?: string; headers?: http.OutgoingHttpHeaders; body?: Buffer | Readable; timeoutMs?: number } = {}): Promise<Reply> {
+function request(
+  url: string,
+  options: { method?: string; headers?: http.OutgoingHttpHeaders; body?: Buffer | Readable; timeoutMs?: number } = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers ?? {}, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-      res.on('aborted', () => reject(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })));
-    });
+    const req = http.request(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers ?? {}, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+        res.on('aborted', () => reject(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })));
+      },
+    );
     req.on('error', reject);
-    if (options.timeoutMs !== undefined) req.setTimeout(options.timeoutMs, () => req.destroy(Object.assign(new Error('client timeout'), { code: 'ETIMEDOUT' })));
+    if (options.timeoutMs !== undefined)
+      req.setTimeout(options.timeoutMs, () =>
+        req.destroy(Object.assign(new Error('client timeout'), { code: 'ETIMEDOUT' })),
+      );
     if (options.body instanceof Readable) options.body.pipe(req);
     else req.end(options.body);
   });
 }
 
-async function gateFor(t: TestContext, protocol: GateProtocol, upstreamUrl: string, decide: () => Decision = () => 'pass', idleTimeoutMs?: number) {
+async function gateFor(
+  t: TestContext,
+  protocol: GateProtocol,
+  upstreamUrl: string,
+  decide: () => Decision = () => 'pass',
+  idleTimeoutMs?: number,
+) {
   const events: GateEvent[] = [];
-  const gate = await startGate({ protocol, upstream: upstreamOf(upstreamUrl), decide, onEvent: (event) => events.push(event), ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }) });
+  const gate = await startGate({
+    protocol,
+    upstream: upstreamOf(upstreamUrl),
+    decide,
+    onEvent: (event) => events.push(event),
+    ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
+  });
   t.after(() => gate.close());
   return { gate, events };
 }
@@ -74,7 +105,10 @@ import { readFileSync } from 'node:fs';
 const require_text = (path: string): string => readFileSync(path, 'utf8');
 
 /** A raw upstream for faults. */
-async function rawServer(t: TestContext, handler: http.RequestListener): Promise<{ url: string; closed: () => number }> {
+async function rawServer(
+  t: TestContext,
+  handler: http.RequestListener,
+): Promise<{ url: string; closed: () => number }> {
   let closed = 0;
   const server = http.createServer((req, res) => {
     req.on('close', () => closed++);
@@ -97,25 +131,66 @@ test("spec server: the status codes of nx's OpenAPI spec (and the v8 routes)", a
   const url = `${server.url}/v1/cache/123`;
   assert.equal((await request(url)).status, 401, 'GET without the token');
   assert.equal((await request(url, { headers: auth })).status, 404, 'GET of an absent record');
-  assert.equal((await request(url, { method: 'PUT', headers: { ...auth, 'transfer-encoding': 'chunked' }, body: Readable.from([Buffer.from('x')]) })).status, 400, 'PUT without Content-Length');
-  assert.equal((await request(url, { method: 'PUT', headers: auth, body: Buffer.from('tar') })).status, 200, 'PUT stored');
-  assert.equal((await request(url, { method: 'PUT', headers: auth, body: Buffer.from('tar') })).status, 409, 'PUT over an existing record');
+  assert.equal(
+    (
+      await request(url, {
+        method: 'PUT',
+        headers: { ...auth, 'transfer-encoding': 'chunked' },
+        body: Readable.from([Buffer.from('x')]),
+      })
+    ).status,
+    400,
+    'PUT without Content-Length',
+  );
+  assert.equal(
+    (await request(url, { method: 'PUT', headers: auth, body: Buffer.from('tar') })).status,
+    200,
+    'PUT stored',
+  );
+  assert.equal(
+    (await request(url, { method: 'PUT', headers: auth, body: Buffer.from('tar') })).status,
+    409,
+    'PUT over an existing record',
+  );
   const got = await request(url, { headers: auth });
   assert.equal(got.status, 200);
   assert.equal(got.body.toString(), 'tar');
   assert.equal(got.headers['content-type'], 'application/octet-stream');
-  const readOnly = await startSpecServer({ protocol: 'nx-v1', dir: `${tempWorkspace(t)}/s`, token: TOKEN, readOnlyToken: 'ro' });
+  const readOnly = await startSpecServer({
+    protocol: 'nx-v1',
+    dir: `${tempWorkspace(t)}/s`,
+    token: TOKEN,
+    readOnlyToken: 'ro',
+  });
   t.after(() => readOnly.close());
-  assert.equal((await request(`${readOnly.url}/v1/cache/9`, { method: 'PUT', headers: { authorization: 'Bearer ro' }, body: Buffer.from('x') })).status, 403, 'read-only token');
+  assert.equal(
+    (
+      await request(`${readOnly.url}/v1/cache/9`, {
+        method: 'PUT',
+        headers: { authorization: 'Bearer ro' },
+        body: Buffer.from('x'),
+      })
+    ).status,
+    403,
+    'read-only token',
+  );
   const v8 = await spec(t, 'v8');
-  assert.equal((await request(`${v8.server.url}/v8/artifacts/abc`, { method: 'PUT', headers: auth, body: Buffer.from('y') })).status, 202);
+  assert.equal(
+    (await request(`${v8.server.url}/v8/artifacts/abc`, { method: 'PUT', headers: auth, body: Buffer.from('y') }))
+      .status,
+    202,
+  );
   assert.equal((await request(`${v8.server.url}/v8/artifacts/abc`, { headers: auth })).body.toString(), 'y');
 });
 
 test('forwards as sent: auth, query, x-artifact headers both ways, status, base path', async (t) => {
   const seen: { url: string; auth: string | undefined; tag: string | undefined }[] = [];
   const upstream = await rawServer(t, (req, res) => {
-    seen.push({ url: req.url ?? '', auth: req.headers['authorization'], tag: req.headers['x-artifact-tag'] as string | undefined });
+    seen.push({
+      url: req.url ?? '',
+      auth: req.headers['authorization'],
+      tag: req.headers['x-artifact-tag'] as string | undefined,
+    });
     req.resume();
     req.on('end', () => {
       res.writeHead(req.method === 'PUT' ? 202 : 200, { 'x-artifact-tag': 'sig-back', 'x-artifact-duration': '42' });
@@ -125,16 +200,26 @@ test('forwards as sent: auth, query, x-artifact headers both ways, status, base 
   const { gate } = await gateFor(t, 'turbo-v8', `${upstream.url}/api`);
   const put = await request(`${gate.url}/v8/artifacts/abc123?slug=acme&teamId=team_1`, {
     method: 'PUT',
-    headers: { authorization: `Bearer ${TOKEN}`, 'x-artifact-tag': 'sig-out', 'content-type': 'application/octet-stream' },
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      'x-artifact-tag': 'sig-out',
+      'content-type': 'application/octet-stream',
+    },
     body: Buffer.from('tarball'),
   });
   assert.equal(put.status, 202);
-  const get = await request(`${gate.url}/v8/artifacts/abc123?slug=acme`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const get = await request(`${gate.url}/v8/artifacts/abc123?slug=acme`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
   assert.equal(get.status, 200);
   assert.equal(get.body.toString(), 'artifact-bytes');
   assert.equal(get.headers['x-artifact-tag'], 'sig-back');
   assert.equal(get.headers['x-artifact-duration'], '42');
-  assert.deepEqual(seen[0], { url: '/api/v8/artifacts/abc123?slug=acme&teamId=team_1', auth: `Bearer ${TOKEN}`, tag: 'sig-out' });
+  assert.deepEqual(seen[0], {
+    url: '/api/v8/artifacts/abc123?slug=acme&teamId=team_1',
+    auth: `Bearer ${TOKEN}`,
+    tag: 'sig-out',
+  });
   assert.equal(seen[1]?.url, '/api/v8/artifacts/abc123?slug=acme');
   assert.deepEqual(gate.stats().passed, { restore: 1, save: 1, other: 0 });
 });
@@ -148,9 +233,17 @@ test('refusals: turbo PUT 403, nx PUT 409, GETs 404; the body is drained, the up
     const { server, requests } = await spec(t, protocol === 'nx-v1' ? 'nx-v1' : 'v8');
     const { gate, events } = await gateFor(t, protocol, server.url, () => 'refuse');
     const body = Buffer.alloc(3 * 1024 * 1024, 7);
-    const put = await request(`${gate.url}${prefix}42?slug=s3cret-slug`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-length': body.length }, body });
+    const put = await request(`${gate.url}${prefix}42?slug=s3cret-slug`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-length': body.length },
+      body,
+    });
     assert.equal(put.status, putStatus, protocol);
-    assert.equal((await request(`${gate.url}${prefix}42`, { headers: { authorization: `Bearer ${TOKEN}` } })).status, 404, protocol);
+    assert.equal(
+      (await request(`${gate.url}${prefix}42`, { headers: { authorization: `Bearer ${TOKEN}` } })).status,
+      404,
+      protocol,
+    );
     assert.deepEqual(requests(), [], `${protocol}: the upstream saw nothing`);
     assert.equal(gate.stats().refused.save + gate.stats().refusedParts, 1);
     assert.equal(gate.stats().refused.restore, 1);
@@ -164,14 +257,30 @@ test("a decision that throws refuses and is reported; a path not the protocol's,
   const { gate, events } = await gateFor(t, 'nx-v1', server.url, () => {
     throw new Error('EACCES on pnpm-lock.yaml');
   });
-  const put = await request(`${gate.url}/v1/cache/7`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}` }, body: Buffer.from('x') });
+  const put = await request(`${gate.url}/v1/cache/7`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${TOKEN}` },
+    body: Buffer.from('x'),
+  });
   assert.equal(put.status, 409);
   assert.equal(gate.stats().decisionFailures, 1);
   assert.ok(events.some((event) => event.type === 'decision-failed'));
   for (const path of ['/v2/user', '/v1/cache/../../etc/passwd', '/v1/cache/%2e%2e', '/v1/cache/', '/v8/artifacts/1']) {
-    assert.equal((await request(`${gate.url}${path}?token=${TOKEN}`, { headers: { authorization: `Bearer ${TOKEN}` } })).status, 404, path);
+    assert.equal(
+      (await request(`${gate.url}${path}?token=${TOKEN}`, { headers: { authorization: `Bearer ${TOKEN}` } })).status,
+      404,
+      path,
+    );
   }
-  assert.equal((await request(`${gate.url}/v1/cache/8`, { headers: { host: 'evil.example:80', authorization: `Bearer ${TOKEN}` } })).status, 404, 'foreign Host');
+  assert.equal(
+    (
+      await request(`${gate.url}/v1/cache/8`, {
+        headers: { host: 'evil.example:80', authorization: `Bearer ${TOKEN}` },
+      })
+    ).status,
+    404,
+    'foreign Host',
+  );
   const absolute = await new Promise<number>((resolve, reject) => {
     http
       .request({ host: '127.0.0.1', port: gate.port, path: `${server.url}/v1/cache/8`, agent: false }, (res) => {
@@ -192,7 +301,10 @@ test('upstream faults pass through: refused connection and reset mid-body reset 
     const dead = await rawServer(t, () => undefined);
     const port = new URL(dead.url).port;
     const { gate } = await gateFor(t, 'turbo-v8', 'http://127.0.0.1:9');
-    await assert.rejects(request(`${gate.url}/v8/artifacts/abc?slug=x`), (error: { code?: string }) => error.code === 'ECONNRESET' || error.code === 'EPIPE');
+    await assert.rejects(
+      request(`${gate.url}/v8/artifacts/abc?slug=x`),
+      (error: { code?: string }) => error.code === 'ECONNRESET' || error.code === 'EPIPE',
+    );
     assert.equal(gate.stats().upstreamFailures, 1);
     assert.ok(port !== '9');
   }
@@ -225,7 +337,10 @@ test("a slow upstream: the client's timeout decides, the gate drops the upstream
     req.resume();
   });
   const { gate } = await gateFor(t, 'nx-v1', slow.url);
-  await assert.rejects(request(`${gate.url}/v1/cache/1`, { timeoutMs: 300 }), (error: { code?: string }) => error.code === 'ETIMEDOUT');
+  await assert.rejects(
+    request(`${gate.url}/v1/cache/1`, { timeoutMs: 300 }),
+    (error: { code?: string }) => error.code === 'ETIMEDOUT',
+  );
   // The gate's own inactivity limit frees a client that has no timeout (client sees a reset).
   const { gate: strict } = await gateFor(t, 'nx-v1', slow.url, () => 'pass', 200);
   await assert.rejects(request(`${strict.url}/v1/cache/2`));
@@ -243,7 +358,11 @@ test('a client that disconnects mid-upload: the upstream request is aborted and 
       this.push(Buffer.alloc(65536));
     },
   });
-  const req = http.request(`${gate.url}/v1/cache/99`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-length': 50 * 1024 * 1024 }, agent: false });
+  const req = http.request(`${gate.url}/v1/cache/99`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-length': 50 * 1024 * 1024 },
+    agent: false,
+  });
   req.on('error', () => undefined);
   body.pipe(req);
   while (sent < 4 * 1024 * 1024) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -255,7 +374,11 @@ test('a client that disconnects mid-upload: the upstream request is aborted and 
   assert.equal(get.status, 404, 'the half upload was not stored');
   // Same for a refused upload: the drain ends quietly.
   const { gate: refusing } = await gateFor(t, 'nx-v1', server.url, () => 'refuse');
-  const half = http.request(`${refusing.url}/v1/cache/98`, { method: 'PUT', headers: { 'content-length': 10 * 1024 * 1024 }, agent: false });
+  const half = http.request(`${refusing.url}/v1/cache/98`, {
+    method: 'PUT',
+    headers: { 'content-length': 10 * 1024 * 1024 },
+    agent: false,
+  });
   half.on('error', () => undefined);
   half.write(Buffer.alloc(1024 * 1024));
   await new Promise((resolve) => setTimeout(resolve, 50));
@@ -270,26 +393,37 @@ test('a 200 MB artifact streams through both ways, byte for byte, without the ga
   const sent = createHash('sha256');
   const body = artifactBody(size, (piece) => sent.update(piece));
   const before = process.memoryUsage().rss;
-  const put = await request(`${gate.url}/v8/artifacts/big?slug=x`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-length': size }, body });
+  const put = await request(`${gate.url}/v8/artifacts/big?slug=x`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-length': size },
+    body,
+  });
   assert.equal(put.status, 202);
   const got = createHash('sha256');
   let received = 0;
   await new Promise<void>((resolve, reject) => {
     http
-      .get(`${gate.url}/v8/artifacts/big?slug=x`, { headers: { authorization: `Bearer ${TOKEN}` }, agent: false }, (res) => {
-        res.on('data', (piece: Buffer) => {
-          received += piece.length;
-          got.update(piece);
-        });
-        res.on('end', resolve);
-        res.on('error', reject);
-      })
+      .get(
+        `${gate.url}/v8/artifacts/big?slug=x`,
+        { headers: { authorization: `Bearer ${TOKEN}` }, agent: false },
+        (res) => {
+          res.on('data', (piece: Buffer) => {
+            received += piece.length;
+            got.update(piece);
+          });
+          res.on('end', resolve);
+          res.on('error', reject);
+        },
+      )
       .on('error', reject);
   });
   assert.equal(received, size);
   assert.equal(got.digest('hex'), sent.digest('hex'));
   // Generous (this process also runs the client and the server): a buffered copy would be 200 MB or more.
-  assert.ok(process.memoryUsage().rss - before < 150 * 1024 * 1024, `rss grew by ${Math.round((process.memoryUsage().rss - before) / 1048576)} MB`);
+  assert.ok(
+    process.memoryUsage().rss - before < 150 * 1024 * 1024,
+    `rss grew by ${Math.round((process.memoryUsage().rss - before) / 1048576)} MB`,
+  );
 });
 
 test("turbo's preflight before the move: forwarded, the upstream's Location pointed back at the gate (a foreign one dropped); an upstream without one is answered by the gate", async (t) => {
@@ -300,18 +434,36 @@ test("turbo's preflight before the move: forwarded, the upstream's Location poin
     seen.push(`${req.method} ${req.url} ${req.headers['access-control-request-method'] ?? ''}`);
     req.resume();
     req.on('end', () => {
-      res.writeHead(status, { ...(location === '' ? {} : { location }), 'access-control-allow-headers': 'Authorization, Content-Type' });
+      res.writeHead(status, {
+        ...(location === '' ? {} : { location }),
+        'access-control-allow-headers': 'Authorization, Content-Type',
+      });
       res.end();
     });
   });
   const { gate } = await gateFor(t, 'turbo-v8', `${upstream.url}/api`);
   const preflight = (path: string, method = 'PUT') =>
-    request(`${gate.url}${path}`, { method: 'OPTIONS', headers: { authorization: `Bearer ${TOKEN}`, 'access-control-request-method': method, 'access-control-request-headers': 'Authorization, Content-Type, User-Agent' } });
+    request(`${gate.url}${path}`, {
+      method: 'OPTIONS',
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        'access-control-request-method': method,
+        'access-control-request-headers': 'Authorization, Content-Type, User-Agent',
+      },
+    });
   location = `${upstream.url}/api/v8/artifacts/abc?slug=acme&sig=9`;
   let answer = await preflight('/v8/artifacts/abc?slug=acme');
   assert.equal(answer.status, 200);
-  assert.equal(answer.headers['location'], `${gate.url}/v8/artifacts/abc?slug=acme&sig=9`, 'the same path and query, on the gate');
-  assert.equal(answer.headers['access-control-allow-headers'], 'Authorization, Content-Type', "the upstream's own answer otherwise");
+  assert.equal(
+    answer.headers['location'],
+    `${gate.url}/v8/artifacts/abc?slug=acme&sig=9`,
+    'the same path and query, on the gate',
+  );
+  assert.equal(
+    answer.headers['access-control-allow-headers'],
+    'Authorization, Content-Type',
+    "the upstream's own answer otherwise",
+  );
   location = 'https://storage.example/bucket/abc?X-Amz-Signature=1';
   answer = await preflight('/v8/artifacts/abc?slug=acme', 'GET');
   assert.equal(answer.headers['location'], undefined, 'a foreign Location is dropped: turbo comes back to the gate');
@@ -325,7 +477,12 @@ test("turbo's preflight before the move: forwarded, the upstream's Location poin
   status = 200;
   answer = await preflight('/v8/artifacts/abc', 'DELETE');
   assert.equal(answer.status, 200);
-  assert.deepEqual(seen, ['OPTIONS /api/v8/artifacts/abc?slug=acme PUT', 'OPTIONS /api/v8/artifacts/abc?slug=acme GET', 'OPTIONS /api/v8/artifacts/abc PUT', 'OPTIONS /api/v8/artifacts/abc DELETE']);
+  assert.deepEqual(seen, [
+    'OPTIONS /api/v8/artifacts/abc?slug=acme PUT',
+    'OPTIONS /api/v8/artifacts/abc?slug=acme GET',
+    'OPTIONS /api/v8/artifacts/abc PUT',
+    'OPTIONS /api/v8/artifacts/abc DELETE',
+  ]);
   assert.equal(gate.stats().passed.other, 4);
 });
 
@@ -335,18 +492,35 @@ test('after the move: a preflight is answered by the gate (the upstream never as
   const { gate, events } = await gateFor(t, 'turbo-v8', server.url, () => decision);
   const auth = { authorization: `Bearer ${TOKEN}` };
   decision = 'refuse';
-  const preflight = await request(`${gate.url}/v8/artifacts/abc?slug=acme`, { method: 'OPTIONS', headers: { ...auth, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'Authorization, Content-Type' } });
+  const preflight = await request(`${gate.url}/v8/artifacts/abc?slug=acme`, {
+    method: 'OPTIONS',
+    headers: {
+      ...auth,
+      'access-control-request-method': 'PUT',
+      'access-control-request-headers': 'Authorization, Content-Type',
+    },
+  });
   assert.equal(preflight.status, 200);
   assert.equal(preflight.headers['location'], undefined, 'no Location: turbo PUTs to the gate');
   assert.equal(preflight.headers['access-control-allow-headers'], 'Authorization, Content-Type');
-  const put = await request(`${gate.url}/v8/artifacts/abc?slug=acme`, { method: 'PUT', headers: auth, body: Buffer.from('stale') });
+  const put = await request(`${gate.url}/v8/artifacts/abc?slug=acme`, {
+    method: 'PUT',
+    headers: auth,
+    body: Buffer.from('stale'),
+  });
   assert.equal(put.status, 403);
   for (const announced of ['DELETE', 'PATCH', '']) {
-    const unknown = await request(`${gate.url}/v8/artifacts/abc`, { method: 'OPTIONS', headers: { ...auth, ...(announced === '' ? {} : { 'access-control-request-method': announced }) } });
+    const unknown = await request(`${gate.url}/v8/artifacts/abc`, {
+      method: 'OPTIONS',
+      headers: { ...auth, ...(announced === '' ? {} : { 'access-control-request-method': announced }) },
+    });
     assert.equal(unknown.status, 403, `OPTIONS announcing ${announced || 'nothing'}`);
   }
   // The events POST is understood (no artifact): it still passes after the move.
-  const eventsPreflight = await request(`${gate.url}/v8/artifacts/events`, { method: 'OPTIONS', headers: { ...auth, 'access-control-request-method': 'POST' } });
+  const eventsPreflight = await request(`${gate.url}/v8/artifacts/events`, {
+    method: 'OPTIONS',
+    headers: { ...auth, 'access-control-request-method': 'POST' },
+  });
   assert.equal(eventsPreflight.status, 200);
   assert.deepEqual(
     requests().map((entry) => `${entry.method} ${entry.path}`),
@@ -359,6 +533,14 @@ test('after the move: a preflight is answered by the gate (the upstream never as
   // nx's API has no preflight: an OPTIONS is a path it does not serve, never forwarded.
   const nx = await spec(t, 'nx-v1');
   const nxGate = await gateFor(t, 'nx-v1', nx.server.url);
-  assert.equal((await request(`${nxGate.gate.url}/v1/cache/7`, { method: 'OPTIONS', headers: { ...auth, 'access-control-request-method': 'PUT' } })).status, 404);
+  assert.equal(
+    (
+      await request(`${nxGate.gate.url}/v1/cache/7`, {
+        method: 'OPTIONS',
+        headers: { ...auth, 'access-control-request-method': 'PUT' },
+      })
+    ).status,
+    404,
+  );
   assert.deepEqual(nx.requests(), []);
 });

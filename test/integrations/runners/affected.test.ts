@@ -6,7 +6,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FileDigest } from '../../../lib/core/digest.js';
 import type { SliceDiff } from '../../../lib/core/slices/diff.js';
-import { entryScope, scopeClause, withholdScope, type WithholdScope } from '../../../lib/integrations/runners/affected.js';
+import {
+  entryScope,
+  scopeClause,
+  withholdScope,
+  type WithholdScope,
+} from '../../../lib/integrations/runners/affected.js';
 import type { RunnerCache, SummaryReading, TaskNode } from '../../../lib/integrations/runners/types.js';
 import type { SliceMove } from '../../../lib/run/slice-report.js';
 import type { MovedFile } from '../../../lib/run/verdict.js';
@@ -25,11 +30,31 @@ const PROJECTS = [
 const ISOLATED = '{"nodeLinker":"isolated","publicHoistPattern":[],"hoistPattern":["*"]}';
 
 function diff(changed: readonly string[]): SliceDiff {
-  return { lockfile: 'pnpm-lock.yaml', changed: changed.map((importer) => ({ importer, name: undefined, entryChanged: true, packages: [], contentChanged: [] })), added: [], removed: [], unchanged: 5 - changed.length };
+  return {
+    lockfile: 'pnpm-lock.yaml',
+    changed: changed.map((importer) => ({
+      importer,
+      name: undefined,
+      entryChanged: true,
+      packages: [],
+      contentChanged: [],
+    })),
+    added: [],
+    removed: [],
+    unchanged: 5 - changed.length,
+  };
 }
 
 function sliceMove(changed: readonly string[], now: FileDigest = NOW): SliceMove {
-  return { lockfile: 'pnpm-lock.yaml', was: WAS, now, diff: diff(changed), gap: undefined, projects: PROJECTS, text: '' };
+  return {
+    lockfile: 'pnpm-lock.yaml',
+    was: WAS,
+    now,
+    diff: diff(changed),
+    gap: undefined,
+    projects: PROJECTS,
+    text: '',
+  };
 }
 
 const lockfileMoved: MovedFile = { path: 'pnpm-lock.yaml', kind: 'rewritten', was: WAS, now: NOW };
@@ -39,7 +64,10 @@ const markersMoved: MovedFile[] = [
 ];
 
 function installed(t: Parameters<typeof tempWorkspace>[0], modules = ISOLATED, marker = LOCK): string {
-  return tempWorkspace(t, { 'pnpm-lock.yaml': LOCK, node_modules: { '.modules.yaml': modules, '.pnpm': { 'lock.yaml': marker } } });
+  return tempWorkspace(t, {
+    'pnpm-lock.yaml': LOCK,
+    node_modules: { '.modules.yaml': modules, '.pnpm': { 'lock.yaml': marker } },
+  });
 }
 
 function reasonOf(scope: WithholdScope): string {
@@ -49,33 +77,81 @@ function reasonOf(scope: WithholdScope): string {
 
 test('pnpm, isolated linker, only b moved: the scope is b (its dependents are in the diff through their slices)', (t) => {
   const root = installed(t);
-  const scope = withholdScope({ root, manager: 'pnpm', moved: [lockfileMoved, ...markersMoved], slices: [sliceMove(['packages/b'])] });
+  const scope = withholdScope({
+    root,
+    manager: 'pnpm',
+    moved: [lockfileMoved, ...markersMoved],
+    slices: [sliceMove(['packages/b'])],
+  });
   assert.equal(scope.kind, 'projects');
   assert.deepEqual(scope.kind === 'projects' ? [...scope.affected] : [], ['packages/b']);
 });
 
 test('every other case withholds every save after the move, with its reason', (t) => {
   const root = installed(t);
-  const judge = (input: Partial<Parameters<typeof withholdScope>[0]>, at = root): string => reasonOf(withholdScope({ root: at, manager: 'pnpm', moved: [lockfileMoved], slices: [sliceMove(['packages/b'])], ...input }));
+  const judge = (input: Partial<Parameters<typeof withholdScope>[0]>, at = root): string =>
+    reasonOf(
+      withholdScope({
+        root: at,
+        manager: 'pnpm',
+        moved: [lockfileMoved],
+        slices: [sliceMove(['packages/b'])],
+        ...input,
+      }),
+    );
   assert.match(judge({ manager: 'npm' }), /^npm hoists packages into the root node_modules/);
   assert.match(judge({ manager: 'yarn' }), /^yarn's slices are not established as exact/);
   assert.match(judge({ manager: 'bun' }), /^bun's slices are not established as exact/);
-  assert.equal(judge({ moved: [lockfileMoved, { path: 'pnpm-workspace.yaml', kind: 'rewritten', was: WAS, now: NOW }] }), "pnpm-workspace.yaml moved, which every project's install reads");
-  assert.equal(judge({ moved: [lockfileMoved, { path: 'patches/x.patch', kind: 'appeared', was: null, now: NOW }] }), "patches/x.patch moved, which every project's install reads");
+  assert.equal(
+    judge({ moved: [lockfileMoved, { path: 'pnpm-workspace.yaml', kind: 'rewritten', was: WAS, now: NOW }] }),
+    "pnpm-workspace.yaml moved, which every project's install reads",
+  );
+  assert.equal(
+    judge({ moved: [lockfileMoved, { path: 'patches/x.patch', kind: 'appeared', was: null, now: NOW }] }),
+    "patches/x.patch moved, which every project's install reads",
+  );
   assert.match(judge({ moved: markersMoved }), /^the installed tree moved without the lockfile/);
   assert.match(judge({ slices: [] }), /^pnpm-lock\.yaml moved and came back/);
-  assert.match(judge({ slices: [sliceMove(['packages/b'], 'c'.repeat(64) as FileDigest)] }), /^pnpm-lock\.yaml moved more than once/);
-  assert.match(judge({ slices: [{ ...sliceMove([]), diff: undefined, gap: 'old-bytes-not-kept' }] }), /cannot be compared \(old-bytes-not-kept\)/);
-  assert.match(judge({ slices: [sliceMove(['.', 'packages/b'])] }), /^the root importer's slice moved, and the root's node_modules and bins reach every project/);
-  assert.match(judge({}, installed(t, '{"nodeLinker":"hoisted","publicHoistPattern":[]}')), /^node-linker=hoisted puts packages where every project resolves them/);
-  assert.match(judge({}, installed(t, '{"nodeLinker":"isolated","publicHoistPattern":["*"]}')), /^public-hoist-pattern \(or shamefully-hoist\)/);
-  assert.match(judge({}, installed(t, '{"nodeLinker":"isolated","shamefullyHoist":true}')), /^public-hoist-pattern \(or shamefully-hoist\)/);
+  assert.match(
+    judge({ slices: [sliceMove(['packages/b'], 'c'.repeat(64) as FileDigest)] }),
+    /^pnpm-lock\.yaml moved more than once/,
+  );
+  assert.match(
+    judge({ slices: [{ ...sliceMove([]), diff: undefined, gap: 'old-bytes-not-kept' }] }),
+    /cannot be compared \(old-bytes-not-kept\)/,
+  );
+  assert.match(
+    judge({ slices: [sliceMove(['.', 'packages/b'])] }),
+    /^the root importer's slice moved, and the root's node_modules and bins reach every project/,
+  );
+  assert.match(
+    judge({}, installed(t, '{"nodeLinker":"hoisted","publicHoistPattern":[]}')),
+    /^node-linker=hoisted puts packages where every project resolves them/,
+  );
+  assert.match(
+    judge({}, installed(t, '{"nodeLinker":"isolated","publicHoistPattern":["*"]}')),
+    /^public-hoist-pattern \(or shamefully-hoist\)/,
+  );
+  assert.match(
+    judge({}, installed(t, '{"nodeLinker":"isolated","shamefullyHoist":true}')),
+    /^public-hoist-pattern \(or shamefully-hoist\)/,
+  );
   assert.match(judge({}, installed(t, 'not json')), /\.modules\.yaml cannot be read/);
-  assert.match(judge({}, installed(t, ISOLATED, "lockfileVersion: '9.0'\n\nimporters:\n\n  .:\n    dependencies: {}\n")), /^the installed tree does not hold what pnpm-lock\.yaml says now/);
+  assert.match(
+    judge({}, installed(t, ISOLATED, "lockfileVersion: '9.0'\n\nimporters:\n\n  .:\n    dependencies: {}\n")),
+    /^the installed tree does not hold what pnpm-lock\.yaml says now/,
+  );
 });
 
 const turbo = (dir: string, root: string): RunnerCache => ({ runner: 'turbo', root, dir, source: 'default' });
-const summary = (graph?: Map<string, TaskNode>): SummaryReading => ({ source: undefined, tasks: [], runningAcrossMove: [], ownKeys: undefined, note: undefined, ...(graph === undefined ? {} : { graph }) });
+const summary = (graph?: Map<string, TaskNode>): SummaryReading => ({
+  source: undefined,
+  tasks: [],
+  runningAcrossMove: [],
+  ownKeys: undefined,
+  note: undefined,
+  ...(graph === undefined ? {} : { graph }),
+});
 const PRECISE: WithholdScope = { kind: 'projects', affected: new Set(['packages/b']), projects: PROJECTS };
 
 test('nx and pnpm pipeline entries are not mapped to projects: every save after the move', (t) => {
@@ -105,12 +181,17 @@ test("turbo with a run summary: a task is affected by its project's slice, by a 
   assert.deepEqual(scope.spare('k-b'), { keep: false, task: 'b#build' });
   assert.deepEqual(scope.spare('k-c-test'), { keep: false, task: 'c#test' }, 'it depends on b#build');
   assert.deepEqual(scope.spare('k-root'), { keep: false, task: '//#lint' });
-  assert.deepEqual(scope.spare('k-lost'), { keep: false, task: 'a#lost' }, 'a dependency the graph does not hold counts');
+  assert.deepEqual(
+    scope.spare('k-lost'),
+    { keep: false, task: 'a#lost' },
+    'a dependency the graph does not hold counts',
+  );
   assert.deepEqual(scope.judged(), { kind: 'projects', unmapped: [] });
 });
 
 test("turbo without a summary: an entry's manifest names its project (the longest importer folder), when turbo.json orders tasks by packages", (t) => {
-  const manifest = (files: readonly string[]): string => JSON.stringify({ version: 1, files: Object.fromEntries(files.map((file) => [file, { size: 1 }])) });
+  const manifest = (files: readonly string[]): string =>
+    JSON.stringify({ version: 1, files: Object.fromEntries(files.map((file) => [file, { size: 1 }])) });
   const root = tempWorkspace(t, {
     'pnpm-lock.yaml': LOCK,
     'turbo.json': JSON.stringify({ tasks: { build: { dependsOn: ['^build'] }, test: { dependsOn: ['build'] } } }),
@@ -143,29 +224,62 @@ test("turbo without a summary, and a turbo.json (root or a package's) naming ano
   const manifest = JSON.stringify({ files: { 'packages/c/.turbo/turbo-build.log': {} } });
   for (const [place, file] of [
     ['root', { 'turbo.json': JSON.stringify({ tasks: { 'c#build': { dependsOn: ['b#build'] } } }) }],
-    ['package', { 'turbo.json': JSON.stringify({ tasks: { build: {} } }), packages: { c: { 'turbo.json': JSON.stringify({ extends: ['//'], tasks: { build: { dependsOn: ['b#build'] } } }) } } }],
+    [
+      'package',
+      {
+        'turbo.json': JSON.stringify({ tasks: { build: {} } }),
+        packages: {
+          c: { 'turbo.json': JSON.stringify({ extends: ['//'], tasks: { build: { dependsOn: ['b#build'] } } }) },
+        },
+      },
+    ],
   ] as const) {
     const root = tempWorkspace(t, { 'pnpm-lock.yaml': LOCK, ...file, cache: { 'k-c-manifest.json': manifest } });
     const scope = entryScope(turbo(`${root}/cache`, root), PRECISE, summary());
     if (scope.kind !== 'projects') throw new Error(place);
     assert.deepEqual(scope.spare('k-c'), { keep: false, task: 'c#build' }, place);
-    assert.match(scope.judged().kind === 'projects' ? JSON.stringify(scope.judged()) : '', /names other packages' tasks in dependsOn/, place);
+    assert.match(
+      scope.judged().kind === 'projects' ? JSON.stringify(scope.judged()) : '',
+      /names other packages' tasks in dependsOn/,
+      place,
+    );
   }
 });
 
 test('the status line clause: per project, kept only, every save with the reason, and both', () => {
   const precise = { kind: 'projects', unmapped: [] } as const;
   assert.equal(
-    scopeClause([{ runner: 'turbo', withheld: [{ task: 'd#build' }, { task: 'b#build' }], spared: [{ task: 'c#build' }, { task: 'a#build' }], scope: precise }]),
+    scopeClause([
+      {
+        runner: 'turbo',
+        withheld: [{ task: 'd#build' }, { task: 'b#build' }],
+        spared: [{ task: 'c#build' }, { task: 'a#build' }],
+        scope: precise,
+      },
+    ]),
     " (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices did not move)",
   );
-  assert.equal(scopeClause([{ runner: 'turbo', withheld: [{ task: 'b#build' }], spared: [], scope: precise }]), " (b#build, whose project's slice moved)");
-  assert.equal(scopeClause([{ runner: 'turbo', withheld: [], spared: [{ task: 'c#build' }], scope: precise }]), "; 1 kept (c#build: its project's slice did not move)");
+  assert.equal(
+    scopeClause([{ runner: 'turbo', withheld: [{ task: 'b#build' }], spared: [], scope: precise }]),
+    " (b#build, whose project's slice moved)",
+  );
+  assert.equal(
+    scopeClause([{ runner: 'turbo', withheld: [], spared: [{ task: 'c#build' }], scope: precise }]),
+    "; 1 kept (c#build: its project's slice did not move)",
+  );
   assert.equal(scopeClause([{ runner: 'turbo', withheld: [], spared: [], scope: precise }]), '');
-  assert.equal(scopeClause([{ runner: 'turbo', withheld: [{}, {}], spared: [], scope: { kind: 'all', reason: 'why' } }]), ', every save after it: why');
+  assert.equal(
+    scopeClause([{ runner: 'turbo', withheld: [{}, {}], spared: [], scope: { kind: 'all', reason: 'why' } }]),
+    ', every save after it: why',
+  );
   assert.equal(
     scopeClause([
-      { runner: 'turbo', withheld: [{ task: 'b#build' }, { task: 'x#build' }], spared: [{ task: 'c#build' }], scope: { kind: 'projects', unmapped: [{ reason: 'no manifest', count: 1 }] } },
+      {
+        runner: 'turbo',
+        withheld: [{ task: 'b#build' }, { task: 'x#build' }],
+        spared: [{ task: 'c#build' }],
+        scope: { kind: 'projects', unmapped: [{ reason: 'no manifest', count: 1 }] },
+      },
       { runner: 'nx', withheld: [{}], spared: [], scope: { kind: 'all', reason: 'not mapped' } },
     ]),
     " (1 whose project's slice moved; 1 not mapped to a project: no manifest); 1 kept (c#build: its project's slice did not move); every nx save after it: not mapped",

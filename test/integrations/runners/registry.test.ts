@@ -4,10 +4,26 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GATE_PROTOCOLS, protocolAdapter } from '../../../lib/integrations/remote-gate/index.js';
-import { adapterFor, remoteCachePlan, RUNNER_NAMES, RUNNERS, runnerLabel, type RunnerAdapter } from '../../../lib/integrations/runners/index.js';
+import {
+  adapterFor,
+  remoteCachePlan,
+  RUNNER_NAMES,
+  RUNNERS,
+  runnerLabel,
+  type RunnerAdapter,
+} from '../../../lib/integrations/runners/index.js';
 
 /** The members every adapter must have, by kind (RunnerAdapter's required ones; `withhold` is optional). */
-const FUNCTIONS = ['startedBy', 'configuredAt', 'resolveCache', 'units', 'unitPaths', 'summary', 'plan', 'doctor'] as const;
+const FUNCTIONS = [
+  'startedBy',
+  'configuredAt',
+  'resolveCache',
+  'units',
+  'unitPaths',
+  'summary',
+  'plan',
+  'doctor',
+] as const;
 const REMOTE_FUNCTIONS = ['gate', 'detect', 'pointAt', 'writesOff'] as const;
 
 /** What an adapter lacks, in words ([] when it is complete). */
@@ -19,7 +35,8 @@ function problems(adapter: RunnerAdapter): string[] {
   for (const member of FUNCTIONS) if (typeof record[member] !== 'function') found.push(member);
   if (record['withhold'] !== undefined && typeof record['withhold'] !== 'function') found.push('withhold');
   const projects = adapter.projects as { mapped?: unknown; reason?: unknown; entryFiles?: unknown } | undefined;
-  if (projects?.mapped === true ? typeof projects.entryFiles !== 'function' : typeof projects?.reason !== 'string') found.push('projects');
+  if (projects?.mapped === true ? typeof projects.entryFiles !== 'function' : typeof projects?.reason !== 'string')
+    found.push('projects');
   const remote = adapter.remote as unknown as Record<string, unknown> | undefined;
   if (typeof remote?.['protocol'] !== 'string') found.push('remote.protocol');
   for (const member of REMOTE_FUNCTIONS) if (typeof remote?.[member] !== 'function') found.push(`remote.${member}`);

@@ -4,13 +4,25 @@ import assert from 'node:assert/strict';
 import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cacheState, resolvePipelineCache, tasksAfterMove, withhold, type RunnerCache } from '../../../lib/integrations/runners/index.js';
+import {
+  cacheState,
+  resolvePipelineCache,
+  tasksAfterMove,
+  withhold,
+  type RunnerCache,
+} from '../../../lib/integrations/runners/index.js';
 import { isLockguardError } from '../../../lib/core/errors.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 import { age, nxEntry, pipelineEntry, turboEntry, write } from '../../helpers/runner-caches.js';
 
 function turboCache(root: string): RunnerCache {
-  return { runner: 'turbo', root, dir: join(root, '.turbo', 'cache'), source: 'default', summaries: join(root, '.turbo', 'runs') };
+  return {
+    runner: 'turbo',
+    root,
+    dir: join(root, '.turbo', 'cache'),
+    source: 'default',
+    summaries: join(root, '.turbo', 'runs'),
+  };
 }
 
 const HOUR = 3_600_000;
@@ -31,10 +43,28 @@ test('turbo: only entries this run wrote at or after the move are withheld, as w
     ['cccc000000000003'],
   );
   assert.equal(result.keptBeforeMove, 1);
-  assert.deepEqual(result.withheld[0]?.paths, ['cccc000000000003.tar.zst', 'cccc000000000003-meta.json', 'cccc000000000003-manifest.json']);
+  assert.deepEqual(result.withheld[0]?.paths, [
+    'cccc000000000003.tar.zst',
+    'cccc000000000003-meta.json',
+    'cccc000000000003-manifest.json',
+  ]);
   for (const suffix of ['.tar.zst', '-meta.json', '-manifest.json']) {
     assert.equal(existsSync(join(cache.dir, `cccc000000000003${suffix}`)), false);
-    assert.equal(existsSync(join(root, '.lockguard', 'quarantine', 'r1', 'entries', 'turbo', 'cccc000000000003', `cccc000000000003${suffix}`)), true);
+    assert.equal(
+      existsSync(
+        join(
+          root,
+          '.lockguard',
+          'quarantine',
+          'r1',
+          'entries',
+          'turbo',
+          'cccc000000000003',
+          `cccc000000000003${suffix}`,
+        ),
+      ),
+      true,
+    );
     assert.equal(existsSync(join(cache.dir, `aaaa000000000001${suffix}`)), true);
     assert.equal(existsSync(join(cache.dir, `bbbb000000000002${suffix}`)), true);
   }
@@ -48,7 +78,13 @@ test('turbo: an entry of a task running across the move is withheld even when wr
   const runStartedAt = Date.now() - HOUR;
   turboEntry(cache.dir, 'dddd000000000004');
   age(join(cache.dir, 'dddd000000000004.tar.zst'), runStartedAt + 1000);
-  const result = await withhold(cache, before, { movedAt: runStartedAt + 5000, runStartedAt, runEndedAt: Date.now() + 1000, runId: 'r2', runningAcrossMove: ['dddd000000000004'] });
+  const result = await withhold(cache, before, {
+    movedAt: runStartedAt + 5000,
+    runStartedAt,
+    runEndedAt: Date.now() + 1000,
+    runId: 'r2',
+    runningAcrossMove: ['dddd000000000004'],
+  });
   assert.deepEqual(
     result.withheld.map((entry) => entry.key),
     ['dddd000000000004'],
@@ -62,7 +98,12 @@ test('nothing moves when nothing was written after the move, or when the entry p
   const now = Date.now();
   turboEntry(cache.dir, 'eeee000000000005');
   age(join(cache.dir, 'eeee000000000005.tar.zst'), now - 10 * HOUR); // not in `before`, but older than the run
-  const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r3' });
+  const result = await withhold(cache, before, {
+    movedAt: now - HOUR,
+    runStartedAt: now - 2 * HOUR,
+    runEndedAt: now + 1000,
+    runId: 'r3',
+  });
   assert.deepEqual(result.withheld, []);
   assert.equal(result.quarantineDir, undefined);
   assert.equal(existsSync(join(root, '.lockguard', 'quarantine')), false);
@@ -76,7 +117,12 @@ test('a symlinked entry pointing outside the cache is never followed and never m
   mkdirSync(cache.dir, { recursive: true });
   symlinkSync(join(root, 'outside', 'secret.bin'), join(cache.dir, 'ffff000000000006.tar.zst'));
   write(join(cache.dir, 'ffff000000000006-meta.json'), '{}');
-  const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r4' });
+  const result = await withhold(cache, before, {
+    movedAt: now - HOUR,
+    runStartedAt: now - 2 * HOUR,
+    runEndedAt: now + 1000,
+    runId: 'r4',
+  });
   assert.deepEqual(result.withheld, []);
   assert.equal(result.notMoved[0]?.reason, 'symlink');
   assert.ok(lstatSync(join(cache.dir, 'ffff000000000006.tar.zst')).isSymbolicLink());
@@ -92,7 +138,12 @@ test('a pipeline shard that is a symlink is never listed through', async (t) => 
   mkdirSync(join(cache.dir, 'tasks'), { recursive: true });
   symlinkSync(join(root, 'outside-cache', 'tasks', 'ab'), join(cache.dir, 'tasks', 'ab'));
   const now = Date.now();
-  const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r5' });
+  const result = await withhold(cache, before, {
+    movedAt: now - HOUR,
+    runStartedAt: now - 2 * HOUR,
+    runEndedAt: now + 1000,
+    runId: 'r5',
+  });
   assert.deepEqual(result.withheld, []);
   assert.ok(existsSync(join(root, 'outside-cache', 'tasks', 'ab', `ab${'0'.repeat(62)}`, 'meta.json')));
 });
@@ -104,7 +155,10 @@ test('a missing cache dir is an empty state; a cache dir that is a file is a cle
   assert.equal(state.exists, false);
   assert.equal(state.entries.size, 0);
   const now = Date.now();
-  assert.deepEqual((await withhold(cache, state, { movedAt: now, runStartedAt: now, runEndedAt: now, runId: 'r6' })).withheld, []);
+  assert.deepEqual(
+    (await withhold(cache, state, { movedAt: now, runStartedAt: now, runEndedAt: now, runId: 'r6' })).withheld,
+    [],
+  );
   write(join(root, '.turbo', 'cache'), 'not a folder');
   assert.throws(
     () => cacheState(cache),
@@ -121,7 +175,12 @@ test('nx: the entry folder and its terminal output move together; the task DB is
   nxEntry(cache.dir, '13845629775271854330');
   write(join(cache.dir, 'run.json'), '{}');
   const now = Date.now();
-  const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r7' });
+  const result = await withhold(cache, before, {
+    movedAt: now - HOUR,
+    runStartedAt: now - 2 * HOUR,
+    runEndedAt: now + 1000,
+    runId: 'r7',
+  });
   assert.deepEqual(
     result.withheld.map((entry) => entry.paths),
     [['13845629775271854330', 'terminalOutputs/13845629775271854330']],
@@ -134,12 +193,24 @@ test('nx: the entry folder and its terminal output move together; the task DB is
 
 test("nx shared cache: with own keys from the summary, a concurrent checkout's saves stay", async (t) => {
   const root = tempWorkspace(t);
-  const cache: RunnerCache = { runner: 'nx', root, dir: join(root, 'home', '.nx', 'abc', 'cache'), source: 'test', shared: true };
+  const cache: RunnerCache = {
+    runner: 'nx',
+    root,
+    dir: join(root, 'home', '.nx', 'abc', 'cache'),
+    source: 'test',
+    shared: true,
+  };
   const before = cacheState(cache);
   nxEntry(cache.dir, '111');
   nxEntry(cache.dir, '222');
   const now = Date.now();
-  const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r8', ownKeys: ['111'] });
+  const result = await withhold(cache, before, {
+    movedAt: now - HOUR,
+    runStartedAt: now - 2 * HOUR,
+    runEndedAt: now + 1000,
+    runId: 'r8',
+    ownKeys: ['111'],
+  });
   assert.deepEqual(
     result.withheld.map((entry) => entry.key),
     ['111'],
@@ -159,7 +230,13 @@ test("pnpm pipeline: another workspace's entries, written in the same window, ar
   pipelineEntry(one.dir, k1);
   pipelineEntry(two.dir, k2);
   const now = Date.now();
-  const result = await withhold(one, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r9', ledgerRoot: join(root, 'ws1') });
+  const result = await withhold(one, before, {
+    movedAt: now - HOUR,
+    runStartedAt: now - 2 * HOUR,
+    runEndedAt: now + 1000,
+    runId: 'r9',
+    ledgerRoot: join(root, 'ws1'),
+  });
   assert.deepEqual(
     result.withheld.map((entry) => entry.key),
     [k1],
@@ -178,13 +255,24 @@ test('EXDEV: rename across file systems falls back to copy, verify, remove, with
     throw Object.assign(new Error('EXDEV: cross-device link not permitted'), { code: 'EXDEV' });
   };
   const now = Date.now();
-  const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r10', rename: exdev });
+  const result = await withhold(cache, before, {
+    movedAt: now - HOUR,
+    runStartedAt: now - 2 * HOUR,
+    runEndedAt: now + 1000,
+    runId: 'r10',
+    rename: exdev,
+  });
   assert.deepEqual(
     result.withheld.map((entry) => entry.key),
     ['42'],
   );
   assert.equal(existsSync(join(cache.dir, '42')), false);
-  assert.deepEqual(readFileSync(join(root, '.lockguard', 'quarantine', 'r10', 'entries', 'nx', '42', '42', 'packages', 'b', 'dist', 'out.json')), original);
+  assert.deepEqual(
+    readFileSync(
+      join(root, '.lockguard', 'quarantine', 'r10', 'entries', 'nx', '42', '42', 'packages', 'b', 'dist', 'out.json'),
+    ),
+    original,
+  );
 });
 
 test('a rename that fails midway puts the unit back whole and reports it', async (t) => {
@@ -199,26 +287,55 @@ test('a rename that fails midway puts the unit back whole and reports it', async
     renameSync(from, to);
   };
   const now = Date.now();
-  const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r11', rename: flaky });
+  const result = await withhold(cache, before, {
+    movedAt: now - HOUR,
+    runStartedAt: now - 2 * HOUR,
+    runEndedAt: now + 1000,
+    runId: 'r11',
+    rename: flaky,
+  });
   assert.deepEqual(result.withheld, []);
   assert.equal(result.notMoved[0]?.reason, 'error');
-  for (const suffix of ['.tar.zst', '-meta.json', '-manifest.json']) assert.ok(existsSync(join(cache.dir, `9999000000000009${suffix}`)), suffix);
+  for (const suffix of ['.tar.zst', '-meta.json', '-manifest.json'])
+    assert.ok(existsSync(join(cache.dir, `9999000000000009${suffix}`)), suffix);
 });
 
 test('corrupt or missing run summaries are notes, never crashes', async (t) => {
-  const root = tempWorkspace(t, { '.turbo': { runs: { 'x.json': '{not json' } }, '.nx': { cache: { 'run.json': '[[[' } } });
+  const root = tempWorkspace(t, {
+    '.turbo': { runs: { 'x.json': '{not json' } },
+    '.nx': { cache: { 'run.json': '[[[' } },
+  });
   const now = Date.now();
   const turbo = tasksAfterMove(turboCache(root), { movedAt: now, runStartedAt: now - HOUR });
   assert.deepEqual(turbo.tasks, []);
   assert.match(turbo.note ?? '', /not valid JSON/);
-  const nx = tasksAfterMove({ runner: 'nx', root, dir: join(root, '.nx', 'cache'), source: 'default' }, { movedAt: now, runStartedAt: now - HOUR });
+  const nx = tasksAfterMove(
+    { runner: 'nx', root, dir: join(root, '.nx', 'cache'), source: 'default' },
+    { movedAt: now, runStartedAt: now - HOUR },
+  );
   assert.deepEqual(nx.tasks, []);
   assert.match(nx.note ?? '', /not valid JSON/);
-  const pipeline: RunnerCache = { runner: 'pnpm-pipeline', root, dir: join(root, 'p'), source: 'test', summaries: join(root, 'p', 'runs') };
+  const pipeline: RunnerCache = {
+    runner: 'pnpm-pipeline',
+    root,
+    dir: join(root, 'p'),
+    source: 'test',
+    summaries: join(root, 'p', 'runs'),
+  };
   const id = `${now}-abc`;
   write(
     join(root, 'p', 'runs', id, 'events.ndjson'),
-    [JSON.stringify({ event: 'taskStarted', task: 'packages/b#build', key: 'k1', at: now + 10 }), '{torn', JSON.stringify({ event: 'taskFinished', task: 'packages/b#build', status: 'passed', cache: 'miss', at: now + 20 })].join('\n'),
+    [
+      JSON.stringify({ event: 'taskStarted', task: 'packages/b#build', key: 'k1', at: now + 10 }),
+      '{torn',
+      JSON.stringify({
+        event: 'taskFinished',
+        task: 'packages/b#build',
+        status: 'passed',
+        cache: 'miss',
+        at: now + 20,
+      }),
+    ].join('\n'),
   );
   const reading = tasksAfterMove(pipeline, { movedAt: now, runStartedAt: now - 1 });
   assert.deepEqual(reading.tasks, [{ task: 'packages/b#build', key: 'k1', action: 'saved', at: now + 20 }]);
@@ -235,10 +352,17 @@ test('a symlink inside an nx entry moves as a link: its target outside the cache
   nxEntry(cache.dir, '77');
   symlinkSync(join(root, 'outside', 'target.txt'), join(cache.dir, '77', 'link'));
   const now = Date.now();
-  const result = await withhold(cache, before, { movedAt: now - HOUR, runStartedAt: now - 2 * HOUR, runEndedAt: now + 1000, runId: 'r12' });
+  const result = await withhold(cache, before, {
+    movedAt: now - HOUR,
+    runStartedAt: now - 2 * HOUR,
+    runEndedAt: now + 1000,
+    runId: 'r12',
+  });
   const entry = result.withheld[0];
   assert.equal(entry?.files.find((file) => file.path === '77/link')?.kind, 'link');
   assert.equal(entry?.files.find((file) => file.path === '77/link')?.sha256, undefined);
-  assert.ok(lstatSync(join(root, '.lockguard', 'quarantine', 'r12', 'entries', 'nx', '77', '77', 'link')).isSymbolicLink());
+  assert.ok(
+    lstatSync(join(root, '.lockguard', 'quarantine', 'r12', 'entries', 'nx', '77', '77', 'link')).isSymbolicLink(),
+  );
   assert.equal(readFileSync(join(root, 'outside', 'target.txt'), 'utf8'), 'outside');
 });

@@ -13,8 +13,18 @@ test('yarnCommand skips `workspace <name>` and `--cwd <dir>`', () => {
 });
 
 test('refusalOf: add/remove/up/dedupe refused; install and bare yarn pass unless told to rewrite the lockfile', () => {
-  for (const argv of [['add', 'x'], ['workspace', 'b', 'add', 'x'], ['remove', 'x'], ['up', 'x'], ['dedupe'], ['link', '../x'], ['patch-commit', 'p']]) assert.ok(refusalOf(argv), argv.join(' '));
-  for (const argv of [[], ['install'], ['install', '--immutable'], ['--inline-builds']]) assert.equal(refusalOf(argv), undefined, argv.join(' '));
+  for (const argv of [
+    ['add', 'x'],
+    ['workspace', 'b', 'add', 'x'],
+    ['remove', 'x'],
+    ['up', 'x'],
+    ['dedupe'],
+    ['link', '../x'],
+    ['patch-commit', 'p'],
+  ])
+    assert.ok(refusalOf(argv), argv.join(' '));
+  for (const argv of [[], ['install'], ['install', '--immutable'], ['--inline-builds']])
+    assert.equal(refusalOf(argv), undefined, argv.join(' '));
   for (const argv of [
     ['install', '--no-immutable'],
     ['install', '--mode=update-lockfile'],
@@ -25,7 +35,10 @@ test('refusalOf: add/remove/up/dedupe refused; install and bare yarn pass unless
 
 test('the bundle exports what yarn reads: name and factory, with a validateProject hook', () => {
   const require = createRequire(import.meta.url);
-  const bundle = require('../../../yarn-plugin.cjs') as { name: string; factory: () => { hooks: Record<string, unknown> } };
+  const bundle = require('../../../yarn-plugin.cjs') as {
+    name: string;
+    factory: () => { hooks: Record<string, unknown> };
+  };
   assert.equal(bundle.name, 'lockguard-refuse');
   assert.equal(typeof bundle.factory().hooks['validateProject'], 'function');
 });

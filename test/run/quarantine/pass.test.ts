@@ -1,7 +1,18 @@
 // Quarantine: entries go in whole, come back exactly, and a restore never overwrites.
 
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, lstatSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { quarantine } from '../../../lib/run/quarantine/pass.js';
@@ -32,10 +43,14 @@ test('restore puts an entry back exactly: names, bytes, modes, links', async (t)
   const root = tempWorkspace(t);
   const cacheDir = join(root, 'cache');
   entryTree(cacheDir);
-  const files = ['meta.json', 'outputs/dist/out.json', 'outputs/bin.dat'].map((p) => join(cacheDir, 'tasks', 'ab', 'abcd', p));
+  const files = ['meta.json', 'outputs/dist/out.json', 'outputs/bin.dat'].map((p) =>
+    join(cacheDir, 'tasks', 'ab', 'abcd', p),
+  );
   const bytes = files.map((f) => readFileSync(f));
   const modes = files.map((f) => statSync(f).mode);
-  const result = await quarantine(root, 'run-1', [{ runner: 'pnpm-pipeline', key: 'abcd', cacheDir, paths: ['tasks/ab/abcd'], reason: 'test' }]);
+  const result = await quarantine(root, 'run-1', [
+    { runner: 'pnpm-pipeline', key: 'abcd', cacheDir, paths: ['tasks/ab/abcd'], reason: 'test' },
+  ]);
   assert.equal(result.moved.length, 1);
   assert.equal(result.moved[0]?.files.filter((f) => f.kind === 'file').length, 3);
   assert.equal(existsSync(join(cacheDir, 'tasks', 'ab', 'abcd')), false);
@@ -61,7 +76,10 @@ test('restore puts an entry back exactly: names, bytes, modes, links', async (t)
       modes,
     );
     assert.equal(readlinkSync(join(cacheDir, 'tasks', 'ab', 'abcd', 'outputs', 'link')), 'dist/out.json');
-    assert.equal(existsSync(join(root, '.lockguard', 'quarantine', 'run-1', 'entries', 'pnpm-pipeline', 'abcd')), false);
+    assert.equal(
+      existsSync(join(root, '.lockguard', 'quarantine', 'run-1', 'entries', 'pnpm-pipeline', 'abcd')),
+      false,
+    );
   }
   {
     // A second restore says so and changes nothing.
@@ -77,14 +95,25 @@ test('a restore into a cache that already holds the entry does not overwrite it'
   const cacheDir = join(root, 'cache');
   write(join(cacheDir, 'abc.tar.zst'), 'stale');
   write(join(cacheDir, 'abc-meta.json'), 'stale meta');
-  await quarantine(root, 'run-2', [{ runner: 'turbo', key: 'abc', cacheDir, paths: ['abc.tar.zst', 'abc-meta.json', 'abc-manifest.json'], reason: 'test' }]);
+  await quarantine(root, 'run-2', [
+    {
+      runner: 'turbo',
+      key: 'abc',
+      cacheDir,
+      paths: ['abc.tar.zst', 'abc-meta.json', 'abc-manifest.json'],
+      reason: 'test',
+    },
+  ]);
   write(join(cacheDir, 'abc.tar.zst'), 'fresh');
   const result = restore(root, 'run-2', { entry: 'abc', places: placesOf(root) });
   assert.deepEqual(result.restored, []);
   assert.equal(result.skipped[0]?.reason, 'already-in-cache');
   assert.equal(readFileSync(join(cacheDir, 'abc.tar.zst'), 'utf8'), 'fresh');
   assert.equal(existsSync(join(cacheDir, 'abc-meta.json')), false);
-  assert.equal(readFileSync(join(root, '.lockguard', 'quarantine', 'run-2', 'entries', 'turbo', 'abc', 'abc.tar.zst'), 'utf8'), 'stale');
+  assert.equal(
+    readFileSync(join(root, '.lockguard', 'quarantine', 'run-2', 'entries', 'turbo', 'abc', 'abc.tar.zst'), 'utf8'),
+    'stale',
+  );
 });
 
 test('an entry changed while in quarantine is not restored', async (t) => {
@@ -188,11 +217,17 @@ test('a pass that lost every entry to a concurrent run leaves no quarantine behi
   assert.equal(existsSync(join(root, '.lockguard', 'quarantine', 'run-lost')), false, 'no empty quarantine left');
   assert.deepEqual(listQuarantine(root), []);
   // Entries already gone before the pass: no folder either.
-  await quarantine(root, 'run-none', [{ runner: 'turbo', key: 'never', cacheDir, paths: ['never.tar.zst'], reason: 'test' }]);
+  await quarantine(root, 'run-none', [
+    { runner: 'turbo', key: 'never', cacheDir, paths: ['never.tar.zst'], reason: 'test' },
+  ]);
   assert.equal(existsSync(join(root, '.lockguard', 'quarantine', 'run-none')), false);
   // A quarantine that holds something stays, even when a later pass for the same run moved nothing.
   write(join(cacheDir, 'kept.tar.zst'), 'kept');
-  await quarantine(root, 'run-kept', [{ runner: 'turbo', key: 'kept', cacheDir, paths: ['kept.tar.zst'], reason: 'test' }]);
-  await quarantine(root, 'run-kept', [{ runner: 'turbo', key: 'gone3', cacheDir, paths: ['gone3.tar.zst'], reason: 'test' }]);
+  await quarantine(root, 'run-kept', [
+    { runner: 'turbo', key: 'kept', cacheDir, paths: ['kept.tar.zst'], reason: 'test' },
+  ]);
+  await quarantine(root, 'run-kept', [
+    { runner: 'turbo', key: 'gone3', cacheDir, paths: ['gone3.tar.zst'], reason: 'test' },
+  ]);
   assert.ok(existsSync(join(root, '.lockguard', 'quarantine', 'run-kept', 'entries', 'turbo', 'kept', 'kept.tar.zst')));
 });

@@ -28,7 +28,19 @@ function announced(root: string, key: string): { cache: string; dir: string; hom
   const dir = join(root, '.lockguard', 'quarantine', 'r1');
   mkdirSync(dir, { recursive: true });
   const files = PATHS(key).flatMap((path) => recordTree(cache, path));
-  const intent: IntentLine = { op: 'intent', unit: unitId('turbo', key), t: Date.now(), runner: 'turbo', key, cacheDir: cache, paths: PATHS(key), files, size: 1, reason: 'test', ...machineStamp() };
+  const intent: IntentLine = {
+    op: 'intent',
+    unit: unitId('turbo', key),
+    t: Date.now(),
+    runner: 'turbo',
+    key,
+    cacheDir: cache,
+    paths: PATHS(key),
+    files,
+    size: 1,
+    reason: 'test',
+    ...machineStamp(),
+  };
   appendJournal(dir, [intent], true);
   return { cache, dir, home: join(dir, 'entries', 'turbo', key), intent };
 }
@@ -38,7 +50,9 @@ function stateOf(dir: string, key: string): string | undefined {
 }
 
 function where(cache: string, home: string, key: string): string[] {
-  return PATHS(key).map((path) => `${existsSync(join(cache, path)) ? 'C' : '-'}${existsSync(join(home, path)) ? 'Q' : '-'}`);
+  return PATHS(key).map(
+    (path) => `${existsSync(join(cache, path)) ? 'C' : '-'}${existsSync(join(home, path)) ? 'Q' : '-'}`,
+  );
 }
 
 /** The test cache as the one trusted place (trust.ts). */
@@ -134,7 +148,9 @@ test("restore from a partial journal: a dead holder's lock is taken over, its un
   for (const key of keys) turboEntry(cache, key);
   const bytes = keys.flatMap((key) => PATHS(key).map((path) => readFileSync(join(cache, path))));
   // A pass moved the first entry, announced the other two, moved half of the second, and was killed.
-  await quarantine(root, 'r3', [{ runner: 'turbo', key: keys[0] ?? '', cacheDir: cache, paths: PATHS(keys[0] ?? ''), reason: 'test' }]);
+  await quarantine(root, 'r3', [
+    { runner: 'turbo', key: keys[0] ?? '', cacheDir: cache, paths: PATHS(keys[0] ?? ''), reason: 'test' },
+  ]);
   const dir = join(root, '.lockguard', 'quarantine', 'r3');
   const intents = keys.slice(1).map(
     (key): IntentLine => ({
@@ -155,7 +171,10 @@ test("restore from a partial journal: a dead holder's lock is taken over, its un
   mkdirSync(join(dir, 'entries', 'turbo', keys[1] ?? ''), { recursive: true });
   renameSync(join(cache, `${keys[1]}.tar.zst`), join(dir, 'entries', 'turbo', keys[1] ?? '', `${keys[1]}.tar.zst`));
   mkdirSync(join(root, '.lockguard', 'live'), { recursive: true });
-  writeFileSync(join(root, '.lockguard', 'live', `.lock-${quarantineLockName('r3')}`), JSON.stringify({ pid: deadPid(), pidStart: 1, t: Date.now() - 60_000, ...machineStamp() }));
+  writeFileSync(
+    join(root, '.lockguard', 'live', `.lock-${quarantineLockName('r3')}`),
+    JSON.stringify({ pid: deadPid(), pidStart: 1, t: Date.now() - 60_000, ...machineStamp() }),
+  );
   assert.equal(listQuarantine(root)[0]?.inFlight, 2);
   const result = restore(root, 'r3', { places: placesOf(root) });
   assert.deepEqual(result.restored.map((entry) => entry.key).sort(), keys.slice(0, 2));
@@ -171,7 +190,10 @@ test('a lock held by a live process is respected (ERR_LOCKGUARD_BUSY); a garbage
   const root = tempWorkspace(t);
   mkdirSync(join(root, '.lockguard', 'live'), { recursive: true });
   const path = join(root, '.lockguard', 'live', '.lock-x');
-  writeFileSync(path, JSON.stringify({ pid: process.pid, pidStart: processStart(process.pid), t: Date.now(), ...machineStamp() }));
+  writeFileSync(
+    path,
+    JSON.stringify({ pid: process.pid, pidStart: processStart(process.pid), t: Date.now(), ...machineStamp() }),
+  );
   assert.throws(() => acquireLock(root, 'x'), { code: 'ERR_LOCKGUARD_BUSY' });
   writeFileSync(path, JSON.stringify({ pid: deadPid(), pidStart: 1, t: 0, ...machineStamp() }));
   const lock = acquireLock(root, 'x');

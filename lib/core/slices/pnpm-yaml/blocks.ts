@@ -80,7 +80,20 @@ export class LineState implements YamlLine {
     return this.decoded;
   }
 
-  set(lineNo: number, start: number, end: number, depth: number, item: boolean, hasKey: boolean, keyAt: number, keyEnd: number, kind: ValueKind, valueAt: number, valueEnd: number, decoded: string | undefined): void {
+  set(
+    lineNo: number,
+    start: number,
+    end: number,
+    depth: number,
+    item: boolean,
+    hasKey: boolean,
+    keyAt: number,
+    keyEnd: number,
+    kind: ValueKind,
+    valueAt: number,
+    valueEnd: number,
+    decoded: string | undefined,
+  ): void {
     this.line = lineNo;
     this.start = start;
     this.end = end;
@@ -148,7 +161,11 @@ export class Blocks {
     const quoted = code === 0x27 || code === 0x22;
     // plainTypeAt's own first test, inlined: a key starting with a letter but t, f, n (any case) is a string.
     const letter = (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a);
-    const type = quoted || (letter && code !== 0x74 && code !== 0x54 && code !== 0x66 && code !== 0x46 && code !== 0x6e && code !== 0x4e) ? 'string' : plainTypeAt(text, at, end);
+    const type =
+      quoted ||
+      (letter && code !== 0x74 && code !== 0x54 && code !== 0x66 && code !== 0x46 && code !== 0x6e && code !== 0x4e)
+        ? 'string'
+        : plainTypeAt(text, at, end);
     this.keyType = type;
     if (type === 'merge') throw fail('unsupported', 'a YAML merge key ("<<")', at);
     const set = this.keySets[depth];
@@ -170,23 +187,34 @@ export class Blocks {
       for (let i = 0; i < plainCount; i += 2) {
         const from = plain[i] as number;
         // Length, then last character (keys of one mapping mostly differ there), then the whole span.
-        if ((plain[i + 1] as number) - from === length && text.charCodeAt(from + length - 1) === last && sameSpan(text, from, at, length)) throw fail('broken', 'a mapping has a duplicate key', at);
+        if (
+          (plain[i + 1] as number) - from === length &&
+          text.charCodeAt(from + length - 1) === last &&
+          sameSpan(text, from, at, length)
+        )
+          throw fail('broken', 'a mapping has a duplicate key', at);
       }
-      for (let i = 0; i < namedCount; i++) if ((named[i] as string).length === length && text.startsWith(named[i] as string, at)) throw fail('broken', 'a mapping has a duplicate key', at);
+      for (let i = 0; i < namedCount; i++)
+        if ((named[i] as string).length === length && text.startsWith(named[i] as string, at))
+          throw fail('broken', 'a mapping has a duplicate key', at);
       plain[plainCount] = at;
       plain[plainCount + 1] = end;
       this.plainCounts[depth] = plainCount + 2;
     } else {
       decoded = quoted ? keyText(text, at, end) : text.slice(at, end);
       const key = type === 'string' ? decoded : keyString(decoded, type);
-      for (let i = 0; i < namedCount; i++) if (named[i] === key) throw fail('broken', 'a mapping has a duplicate key', at);
-      for (let i = 0; i < plainCount; i += 2) if ((plain[i + 1] as number) - (plain[i] as number) === key.length && text.startsWith(key, plain[i] as number)) throw fail('broken', 'a mapping has a duplicate key', at);
+      for (let i = 0; i < namedCount; i++)
+        if (named[i] === key) throw fail('broken', 'a mapping has a duplicate key', at);
+      for (let i = 0; i < plainCount; i += 2)
+        if ((plain[i + 1] as number) - (plain[i] as number) === key.length && text.startsWith(key, plain[i] as number))
+          throw fail('broken', 'a mapping has a duplicate key', at);
       named[namedCount] = key;
       this.namedCounts[depth] = namedCount + 1;
     }
     if ((this.plainCounts[depth] as number) / 2 + (this.namedCounts[depth] as number) > SMALL_MAPPING) {
       const all = new Set(named.slice(0, this.namedCounts[depth]));
-      for (let i = 0; i < (this.plainCounts[depth] as number); i += 2) all.add(text.slice(plain[i] as number, plain[i + 1] as number));
+      for (let i = 0; i < (this.plainCounts[depth] as number); i += 2)
+        all.add(text.slice(plain[i] as number, plain[i + 1] as number));
       this.keySets[depth] = all;
     }
     return decoded;

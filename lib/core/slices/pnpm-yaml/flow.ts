@@ -5,7 +5,18 @@
 // (anchors, aliases, tags, complex keys, a mapping inside a sequence, nesting deeper than MAX_DEPTH).
 // Invariants: an explicit stack, never recursion (a 200,000-deep `[[[...]]]` costs one pass and a refusal).
 
-import { isBlank, keyString, MAX_DEPTH, plainType, singleQuoteEnd, doubleQuoteEnd, skipBlanks, startProblem, unquote, type Fail } from './scalar.js';
+import {
+  isBlank,
+  keyString,
+  MAX_DEPTH,
+  plainType,
+  singleQuoteEnd,
+  doubleQuoteEnd,
+  skipBlanks,
+  startProblem,
+  unquote,
+  type Fail,
+} from './scalar.js';
 
 // Runs of characters that cannot end or change a plain scalar in a flow collection (sticky: `lastIndex` is
 // where the run stops).
@@ -62,7 +73,12 @@ function scalarEnd(text: string, at: number, end: number, code: number, fail: Fa
 /** The "," after an entry, or after a key with no value (then true: the key's value is empty); anything else is refused. */
 function separator(frame: FlowFrame, code: number, at: number, fail: Fail): boolean {
   if (frame.state === 'after') {
-    if (code !== 0x2c) throw fail('broken', frame.map ? 'expected "," or "}" in a flow mapping' : 'expected "," or "]" in a flow sequence', at);
+    if (code !== 0x2c)
+      throw fail(
+        'broken',
+        frame.map ? 'expected "," or "}" in a flow mapping' : 'expected "," or "]" in a flow sequence',
+        at,
+      );
     frame.state = 'entry';
     return false;
   }
@@ -87,7 +103,14 @@ function addKey(frame: FlowFrame, scalar: string, quoted: boolean, at: number, f
  * `pairs`, when given, receives the top-level `key: scalar` pairs of a flow mapping (decoded; undefined for a
  * nested collection or a missing value).
  */
-export function flowEnd(text: string, at: number, end: number, fail: Fail, depth: number, pairs?: [string, string | undefined][]): number {
+export function flowEnd(
+  text: string,
+  at: number,
+  end: number,
+  fail: Fail,
+  depth: number,
+  pairs?: [string, string | undefined][],
+): number {
   const stack: FlowFrame[] = [];
   let i = at;
   let pendingKey: string | undefined;
@@ -100,12 +123,18 @@ export function flowEnd(text: string, at: number, end: number, fail: Fail, depth
   while (stack.length > 0) {
     i = skipBlanks(text, i, end);
     const top = stack[stack.length - 1] as FlowFrame;
-    if (i >= end) throw fail('broken', top.map ? 'a flow mapping ("{") is not closed on its line' : 'a flow sequence ("[") is not closed on its line', top.open);
+    if (i >= end)
+      throw fail(
+        'broken',
+        top.map ? 'a flow mapping ("{") is not closed on its line' : 'a flow sequence ("[") is not closed on its line',
+        top.open,
+      );
     const code = text.charCodeAt(i);
     const close = top.map ? 0x7d : 0x5d;
     if (code === close) {
       // A key with no value before the close (`{a: }`, `{a:}`): an empty value.
-      if (top.state === 'value' && stack.length === 1 && pairs !== undefined && pendingKey !== undefined) pairs.push([pendingKey, undefined]);
+      if (top.state === 'value' && stack.length === 1 && pairs !== undefined && pendingKey !== undefined)
+        pairs.push([pendingKey, undefined]);
       stack.pop();
       i++;
       const parent = stack[stack.length - 1];
@@ -113,7 +142,8 @@ export function flowEnd(text: string, at: number, end: number, fail: Fail, depth
       continue;
     }
     if (top.state === 'after' || code === 0x2c) {
-      if (separator(top, code, i, fail) && stack.length === 1 && pairs !== undefined && pendingKey !== undefined) pairs.push([pendingKey, undefined]);
+      if (separator(top, code, i, fail) && stack.length === 1 && pairs !== undefined && pendingKey !== undefined)
+        pairs.push([pendingKey, undefined]);
       i++;
       continue;
     }
@@ -139,8 +169,14 @@ export function flowEnd(text: string, at: number, end: number, fail: Fail, depth
       top.state = 'value';
       continue;
     }
-    if (isKey) throw fail(top.map ? 'broken' : 'unsupported', top.map ? 'a flow mapping value holds ":"' : 'a mapping inside a flow sequence', i);
-    if (top.map && stack.length === 1 && pairs !== undefined && pendingKey !== undefined) pairs.push([pendingKey, scalar]);
+    if (isKey)
+      throw fail(
+        top.map ? 'broken' : 'unsupported',
+        top.map ? 'a flow mapping value holds ":"' : 'a mapping inside a flow sequence',
+        i,
+      );
+    if (top.map && stack.length === 1 && pairs !== undefined && pendingKey !== undefined)
+      pairs.push([pendingKey, scalar]);
     top.state = 'after';
   }
   return i;

@@ -8,7 +8,18 @@
 // here keeps state across lines but `found`, which the reader reads before the next call.
 
 import { flowEnd } from './flow.js';
-import { isBlank, nextStop, plainEnd, SPACE, singleQuoteEnd, doubleQuoteEnd, skipBlanks, startProblem, trailing, type Fail } from './scalar.js';
+import {
+  isBlank,
+  nextStop,
+  plainEnd,
+  SPACE,
+  singleQuoteEnd,
+  doubleQuoteEnd,
+  skipBlanks,
+  startProblem,
+  trailing,
+  type Fail,
+} from './scalar.js';
 
 /** How a line's value is written. */
 export type ValueKind = 'none' | 'plain' | 'single' | 'double' | 'flow' | 'block';
@@ -100,7 +111,8 @@ export function readKey(text: string, at: number, end: number, fail: Fail): bool
     if (stop < -1) throw fail('broken', 'a double-quoted value holds an invalid escape', -2 - stop);
     const colon = skipBlanks(text, stop, end);
     if (colon >= end || text.charCodeAt(colon) !== 0x3a) return false;
-    if (colon + 1 < end && !isBlank(text.charCodeAt(colon + 1))) throw fail('broken', 'expected a space after ":"', colon + 1);
+    if (colon + 1 < end && !isBlank(text.charCodeAt(colon + 1)))
+      throw fail('broken', 'expected a space after ":"', colon + 1);
     found.keyEnd = stop;
     found.after = colon + 1;
     return true;

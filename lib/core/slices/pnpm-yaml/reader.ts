@@ -37,7 +37,13 @@ const wanted = (asked: number | void): number => (typeof asked === 'number' ? as
  * (`prevEnd`, visited or not). Returns the end of the document's last content line. `simple: false` reads
  * every line by the general path (for tests).
  */
-export function readYamlLines(text: string, doc: DocumentSpan, path: string, visit: Visit, options: { readonly simple?: boolean } = {}): number {
+export function readYamlLines(
+  text: string,
+  doc: DocumentSpan,
+  path: string,
+  visit: Visit,
+  options: { readonly simple?: boolean } = {},
+): number {
   resetHash();
   // The simple shapes' shortcut (on unless told otherwise: a test reads every line both ways and compares).
   return new LineReader(text, doc, path, visit, options.simple !== false).read();
@@ -109,7 +115,12 @@ class LineReader {
         throw fail('broken', 'a tab is used for indentation', at);
       }
       if (code === 0x23) continue;
-      if (indent === 0 && (code === 0x2d || code === 0x2e) && (text.startsWith('---', at) || text.startsWith('...', at)) && (at + 3 === lineEnd || isBlank(text.charCodeAt(at + 3)))) {
+      if (
+        indent === 0 &&
+        (code === 0x2d || code === 0x2e) &&
+        (text.startsWith('---', at) || text.startsWith('...', at)) &&
+        (at + 3 === lineEnd || isBlank(text.charCodeAt(at + 3)))
+      ) {
         throw fail('unsupported', 'a YAML document marker with text on its line, or a document end marker', at);
       }
       if (indent === 0 && code === 0x25) throw fail('unsupported', 'a YAML directive', at);
@@ -118,7 +129,8 @@ class LineReader {
       this.place(at, indent, isItem);
       this.opener = -1;
       if (isItem) this.itemLine(lineStart, lineEnd, at, indent);
-      else if (!this.simple || !this.simpleLine(lineStart, lineEnd, at, indent, code)) this.keyLine(lineStart, lineEnd, at);
+      else if (!this.simple || !this.simpleLine(lineStart, lineEnd, at, indent, code))
+        this.keyLine(lineStart, lineEnd, at);
     }
     return this.lastEnd;
   }
@@ -135,7 +147,20 @@ class LineReader {
     if (this.scalarIndent === -1 && indent > this.scalarParent) this.scalarIndent = indent;
     if (this.scalarIndent !== -1 && indent >= this.scalarIndent) {
       if (this.scalarDepth <= this.want) {
-        this.line.set(this.lineNo, lineStart, lineEnd, this.scalarDepth, false, false, at, at, 'block', at, lineEnd, undefined);
+        this.line.set(
+          this.lineNo,
+          lineStart,
+          lineEnd,
+          this.scalarDepth,
+          false,
+          false,
+          at,
+          at,
+          'block',
+          at,
+          lineEnd,
+          undefined,
+        );
         this.visited();
       }
       this.lastEnd = lineEnd;
@@ -161,13 +186,22 @@ class LineReader {
       blocks.open(++this.top, indent, true, true);
     } else {
       let top = this.top;
-      while ((indents[top] as number) > indent || (blocks.flushes[top] === true && indents[top] === indent && !isItem)) {
+      while (
+        (indents[top] as number) > indent ||
+        (blocks.flushes[top] === true && indents[top] === indent && !isItem)
+      ) {
         top--;
         if (top === -1) throw fail('broken', 'a line is indented less than the top level', at);
       }
       this.top = top;
       if (indents[top] !== indent) {
-        throw fail('broken', (indents[top] as number) < indent ? 'a line is indented under a value that is already given on the line above' : 'a line is indented to no enclosing level', at);
+        throw fail(
+          'broken',
+          (indents[top] as number) < indent
+            ? 'a line is indented under a value that is already given on the line above'
+            : 'a line is indented to no enclosing level',
+          at,
+        );
       }
       if (blocks.seqs[top] === true && !isItem) throw fail('broken', 'expected a sequence entry ("- ")', at);
       if (blocks.seqs[top] !== true && isItem) throw fail('broken', 'a sequence entry inside a mapping', at);
@@ -183,14 +217,28 @@ class LineReader {
       this.opener = indent;
       this.openerIsKey = false;
       if (depth <= this.want) {
-        line.set(this.lineNo, lineStart, at + 1, depth, true, false, content, content, 'none', content, content, undefined);
+        line.set(
+          this.lineNo,
+          lineStart,
+          at + 1,
+          depth,
+          true,
+          false,
+          content,
+          content,
+          'none',
+          content,
+          content,
+          undefined,
+        );
         this.visited();
       }
       this.lastEnd = at + 1;
       return;
     }
     const code = text.charCodeAt(content);
-    if (code === 0x2d && (content + 1 === lineEnd || isBlank(text.charCodeAt(content + 1)))) throw fail('unsupported', 'a sequence nested on one line ("- - ")', content);
+    if (code === 0x2d && (content + 1 === lineEnd || isBlank(text.charCodeAt(content + 1))))
+      throw fail('unsupported', 'a sequence nested on one line ("- - ")', content);
     if (!readKey(text, content, lineEnd, fail)) {
       readValue(text, content, lineEnd, fail, depth);
       if (found.kind === 'block') {
@@ -198,7 +246,20 @@ class LineReader {
         this.scalarDepth = depth + 1;
       }
       if (depth <= this.want) {
-        line.set(this.lineNo, lineStart, found.end, depth, true, false, content, content, found.kind, found.at, found.end, undefined);
+        line.set(
+          this.lineNo,
+          lineStart,
+          found.end,
+          depth,
+          true,
+          false,
+          content,
+          content,
+          found.kind,
+          found.at,
+          found.end,
+          undefined,
+        );
         this.visited();
       }
       this.lastEnd = found.end;
@@ -253,7 +314,14 @@ class LineReader {
    * A key read by readKey (`keyAt` to `keyEnd`, its value from `after`) in the open mapping: its uniqueness,
    * its value, the block it opens (`key:`) or the block scalar it starts, and the visit.
    */
-  private keyValue(lineStart: number, lineEnd: number, keyAt: number, keyEnd: number, after: number, item: boolean): void {
+  private keyValue(
+    lineStart: number,
+    lineEnd: number,
+    keyAt: number,
+    keyEnd: number,
+    after: number,
+    item: boolean,
+  ): void {
     const { text, fail, line, blocks } = this;
     const depth = this.top;
     const column = keyAt - lineStart;

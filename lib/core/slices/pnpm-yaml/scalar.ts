@@ -36,7 +36,8 @@ const HEX_ESCAPES = new Map([
   [0x75, 4],
   [0x55, 8],
 ]);
-const isHex = (code: number): boolean => (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x46) || (code >= 0x61 && code <= 0x66);
+const isHex = (code: number): boolean =>
+  (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x46) || (code >= 0x61 && code <= 0x66);
 
 /** `"..."` starting at `at`: the offset after the closing quote, -1 when it does not close, or -2 - offset of a bad escape. */
 export function doubleQuoteEnd(text: string, at: number, end: number): number {
@@ -59,12 +60,32 @@ export function doubleQuoteEnd(text: string, at: number, end: number): number {
 /** A scalar as pnpm writes it, decoded: plain, 'single' ('' is a quote) or "double" (YAML escapes). */
 export function unquote(raw: string): string {
   const text = isBlank(raw.charCodeAt(0)) || isBlank(raw.charCodeAt(raw.length - 1)) ? raw.trim() : raw;
-  if (text.length >= 2 && text.startsWith("'") && text.endsWith("'")) return text.includes("''") ? text.slice(1, -1).replaceAll("''", "'") : text.slice(1, -1);
+  if (text.length >= 2 && text.startsWith("'") && text.endsWith("'"))
+    return text.includes("''") ? text.slice(1, -1).replaceAll("''", "'") : text.slice(1, -1);
   if (text.length >= 2 && text.startsWith('"') && text.endsWith('"')) return decodeDouble(text.slice(1, -1));
   return text;
 }
 
-const SIMPLE: Record<string, string> = { '0': '\0', a: '\x07', b: '\b', t: '\t', '\t': '\t', n: '\n', v: '\v', f: '\f', r: '\r', e: '\x1b', ' ': ' ', '"': '"', '/': '/', '\\': '\\', N: '\x85', _: '\xa0', L: '\u2028', P: '\u2029' };
+const SIMPLE: Record<string, string> = {
+  '0': '\0',
+  a: '\x07',
+  b: '\b',
+  t: '\t',
+  '\t': '\t',
+  n: '\n',
+  v: '\v',
+  f: '\f',
+  r: '\r',
+  e: '\x1b',
+  ' ': ' ',
+  '"': '"',
+  '/': '/',
+  '\\': '\\',
+  N: '\x85',
+  _: '\xa0',
+  L: '\u2028',
+  P: '\u2029',
+};
 
 function decodeDouble(body: string): string {
   if (!body.includes('\\')) return body;
@@ -80,9 +101,11 @@ function decodeDouble(body: string): string {
 /** What YAML (js-yaml's default schema, as pnpm reads it) makes of a plain scalar: a string, or another type. */
 export type PlainType = 'string' | 'null' | 'bool' | 'int' | 'float' | 'timestamp' | 'merge';
 
-const FLOAT = /^(?:[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9_]+(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+const FLOAT =
+  /^(?:[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9_]+(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
 const DATE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
-const TIMESTAMP = /^[0-9]{4}-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9]{2})?))?$/;
+const TIMESTAMP =
+  /^[0-9]{4}-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9]{2})?))?$/;
 
 function isYamlInt(data: string): boolean {
   let i = 0;
@@ -119,7 +142,17 @@ export function plainType(raw: string): PlainType {
   if (raw === '' || raw === '~' || raw === 'null' || raw === 'Null' || raw === 'NULL') return 'null';
   const first = raw.charCodeAt(0);
   // Most keys and values start with a letter other than these, or with "@": strings, no pattern to run.
-  if (!((first >= 0x30 && first <= 0x39) || first === 0x2b || first === 0x2d || first === 0x2e || first === 0x3c || 'tTfF'.includes(raw[0] as string))) return 'string';
+  if (
+    !(
+      (first >= 0x30 && first <= 0x39) ||
+      first === 0x2b ||
+      first === 0x2d ||
+      first === 0x2e ||
+      first === 0x3c ||
+      'tTfF'.includes(raw[0] as string)
+    )
+  )
+    return 'string';
   if (/^(?:true|True|TRUE|false|False|FALSE)$/.test(raw)) return 'bool';
   if (isYamlInt(raw)) return 'int';
   if (FLOAT.test(raw) && !raw.endsWith('_')) return 'float';
@@ -142,7 +175,17 @@ export function plainTypeAt(text: string, at: number, end: number): PlainType {
     const length = end - at;
     // true/false/null in their three spellings, ~ and <<: anything else is a string.
     if (length !== 1 && length !== 2 && length !== 4 && length !== 5) return 'string';
-    if (first !== 0x74 && first !== 0x54 && first !== 0x66 && first !== 0x46 && first !== 0x6e && first !== 0x4e && first !== 0x7e && first !== 0x3c) return 'string';
+    if (
+      first !== 0x74 &&
+      first !== 0x54 &&
+      first !== 0x66 &&
+      first !== 0x46 &&
+      first !== 0x6e &&
+      first !== 0x4e &&
+      first !== 0x7e &&
+      first !== 0x3c
+    )
+      return 'string';
     const word = text.slice(at, end);
     return KEYWORDS.has(word) ? plainType(word) : 'string';
   }
@@ -175,7 +218,13 @@ export function keyString(raw: string, type: PlainType): string {
       const clean = raw.replaceAll('_', '').toLowerCase();
       const sign = clean.startsWith('-') ? -1 : 1;
       const body = clean.replace(/^[-+]/, '');
-      return String(body === '.inf' ? sign * Number.POSITIVE_INFINITY : body === '.nan' ? Number.NaN : sign * Number.parseFloat(body));
+      return String(
+        body === '.inf'
+          ? sign * Number.POSITIVE_INFINITY
+          : body === '.nan'
+            ? Number.NaN
+            : sign * Number.parseFloat(body),
+      );
     }
     case 'timestamp':
       return `\0date ${Date.parse(raw.replace(/[ \t]+/, 'T'))}`;
@@ -191,14 +240,23 @@ export function skipBlanks(text: string, at: number, end: number): number {
 /** After a value: only blanks, then an optional comment. Returns the value's end (blanks excluded) or fails. */
 export function trailing(text: string, at: number, end: number, fail: Fail, what: string): void {
   const next = skipBlanks(text, at, end);
-  if (next < end && !(text.charCodeAt(next) === 0x23 && next > at)) throw fail('broken', `there is text after ${what} on its line`, next);
+  if (next < end && !(text.charCodeAt(next) === 0x23 && next > at))
+    throw fail('broken', `there is text after ${what} on its line`, next);
 }
 
 /** Plain-scalar start characters YAML reserves or gives another meaning (a value cannot start with them). */
-export function startProblem(text: string, at: number, end: number, inFlow: boolean): ['broken' | 'unsupported', string] | undefined {
+export function startProblem(
+  text: string,
+  at: number,
+  end: number,
+  inFlow: boolean,
+): ['broken' | 'unsupported', string] | undefined {
   const code = text.charCodeAt(at);
   const next = at + 1 < end ? text.charCodeAt(at + 1) : -1;
-  const separated = next === -1 || isBlank(next) || (inFlow && (next === 0x2c || next === 0x5b || next === 0x5d || next === 0x7b || next === 0x7d));
+  const separated =
+    next === -1 ||
+    isBlank(next) ||
+    (inFlow && (next === 0x2c || next === 0x5b || next === 0x5d || next === 0x7b || next === 0x7d));
   switch (code) {
     case 0x26: // &
     case 0x2a: // *
@@ -260,7 +318,8 @@ export function plainEnd(text: string, at: number, end: number, fail: Fail): num
   let stop = end;
   for (let i = nextStop(text, at, end); i < end; i = nextStop(text, i + 1, end)) {
     if (text.charCodeAt(i) === 0x3a) {
-      if (i + 1 === end || isBlank(text.charCodeAt(i + 1))) throw fail('broken', 'a plain value holds ": " (a mapping cannot start inside a value)', i);
+      if (i + 1 === end || isBlank(text.charCodeAt(i + 1)))
+        throw fail('broken', 'a plain value holds ": " (a mapping cannot start inside a value)', i);
     } else if (isBlank(text.charCodeAt(i - 1))) {
       stop = i;
       break;

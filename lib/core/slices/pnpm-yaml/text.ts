@@ -32,7 +32,12 @@ export function decodePnpmLockfile(bytes: Uint8Array, path: string): string {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
   const bad = NON_PRINTABLE.exec(text);
-  if (bad !== null) throw brokenLockfile(path, bad[0] === '\0' ? 'it holds a NUL byte' : 'it holds a non-printable character', positionAt(text, bad.index));
+  if (bad !== null)
+    throw brokenLockfile(
+      path,
+      bad[0] === '\0' ? 'it holds a NUL byte' : 'it holds a non-printable character',
+      positionAt(text, bad.index),
+    );
   return text;
 }
 
@@ -40,7 +45,16 @@ export function decodePnpmLockfile(bytes: Uint8Array, path: string): string {
 function firstInvalidUtf8(bytes: Uint8Array): number {
   for (let i = 0; i < bytes.length; ) {
     const byte = bytes[i] as number;
-    const length = byte < 0x80 ? 1 : byte >= 0xc2 && byte < 0xe0 ? 2 : byte >= 0xe0 && byte < 0xf0 ? 3 : byte >= 0xf0 && byte < 0xf5 ? 4 : 0;
+    const length =
+      byte < 0x80
+        ? 1
+        : byte >= 0xc2 && byte < 0xe0
+          ? 2
+          : byte >= 0xe0 && byte < 0xf0
+            ? 3
+            : byte >= 0xf0 && byte < 0xf5
+              ? 4
+              : 0;
     if (length === 0) return i;
     const slice = bytes.subarray(i, i + length);
     if (slice.length < length || !isUtf8(slice)) return i;

@@ -58,7 +58,12 @@ const ASK_NX_TIMEOUT_MS = 15_000;
 function askNx(root: string, env: Env): string | undefined {
   const clean: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) clean[name] = value;
-  const result = spawnSync(process.execPath, ['-e', ASK_NX], { cwd: root, env: { ...clean, NX_DAEMON: 'false' }, encoding: 'utf8', timeout: ASK_NX_TIMEOUT_MS });
+  const result = spawnSync(process.execPath, ['-e', ASK_NX], {
+    cwd: root,
+    env: { ...clean, NX_DAEMON: 'false' },
+    encoding: 'utf8',
+    timeout: ASK_NX_TIMEOUT_MS,
+  });
   if (result.status !== 0) return undefined;
   try {
     const value = JSON.parse(result.stdout) as { cache?: unknown };
@@ -95,7 +100,8 @@ function mayShare(root: string, env: Env, nxJson: NxJson | undefined): boolean {
 export function resolveNxCache(root: string, env: Env, options: { askNx?: boolean } = {}): RunnerCache {
   const place = (path: string): string => (isAbsolute(path) ? path : join(root, path));
   const fromEnv = env['NX_CACHE_DIRECTORY'];
-  if (fromEnv !== undefined && fromEnv !== '') return { runner: 'nx', root, dir: place(fromEnv), source: 'NX_CACHE_DIRECTORY' };
+  if (fromEnv !== undefined && fromEnv !== '')
+    return { runner: 'nx', root, dir: place(fromEnv), source: 'NX_CACHE_DIRECTORY' };
   const nxJson = readNxJson(root);
   const configured = nxJsonCacheDirectory(nxJson);
   if (configured !== undefined) return { runner: 'nx', root, dir: place(configured), source: 'nx.json cacheDirectory' };
@@ -105,14 +111,32 @@ export function resolveNxCache(root: string, env: Env, options: { askNx?: boolea
     const remembered = readNxMemo(root, key);
     const asked = remembered ?? askNx(root, env);
     if (asked !== undefined && remembered === undefined) writeNxMemo(root, key, asked);
-    if (asked !== undefined) return { runner: 'nx', root, dir: asked, source: "nx's own cache-directory resolution", shared: relative(root, asked).startsWith('..') };
+    if (asked !== undefined)
+      return {
+        runner: 'nx',
+        root,
+        dir: asked,
+        source: "nx's own cache-directory resolution",
+        shared: relative(root, asked).startsWith('..'),
+      };
   }
   const lerna = existsSync(join(root, 'lerna.json')) && !existsSync(join(root, 'nx.json'));
-  return { runner: 'nx', root, dir: lerna ? join(root, 'node_modules', '.cache', 'nx') : join(root, '.nx', 'cache'), source: shareable ? 'default (no nx found to ask about a shared ~/.nx/<id>/cache)' : 'default' };
+  return {
+    runner: 'nx',
+    root,
+    dir: lerna ? join(root, 'node_modules', '.cache', 'nx') : join(root, '.nx', 'cache'),
+    source: shareable ? 'default (no nx found to ask about a shared ~/.nx/<id>/cache)' : 'default',
+  };
 }
 
 const CACHE_HIT = new Set(['local-cache', 'local-cache-hit', 'local-cache-kept-existing', 'remote-cache']);
-const none = (note: string, source?: string): SummaryReading => ({ source, tasks: [], runningAcrossMove: [], ownKeys: undefined, note });
+const none = (note: string, source?: string): SummaryReading => ({
+  source,
+  tasks: [],
+  runningAcrossMove: [],
+  ownKeys: undefined,
+  note,
+});
 
 interface NxTask {
   taskId?: unknown;
@@ -136,12 +160,15 @@ export function nxSummary(cache: RunnerCache, options: { movedAt: number; runSta
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8')) as typeof parsed;
   } catch (error) {
-    if (error instanceof SyntaxError) return none(`nx's run summary "${path}" is not valid JSON; tasks are not named.`, path);
+    if (error instanceof SyntaxError)
+      return none(`nx's run summary "${path}" is not valid JSON; tasks are not named.`, path);
     return none(`nx wrote no run summary ("${path}") for this run; tasks are not named.`);
   }
   const started = time(parsed?.run?.startTime);
-  if (started === undefined || !Array.isArray(parsed.tasks)) return none(`nx's run summary "${path}" has no run start or task list; tasks are not named.`, path);
-  if (started < options.runStartedAt) return none(`nx's run summary "${path}" is from an earlier run; tasks are not named.`, path);
+  if (started === undefined || !Array.isArray(parsed.tasks))
+    return none(`nx's run summary "${path}" has no run start or task list; tasks are not named.`, path);
+  if (started < options.runStartedAt)
+    return none(`nx's run summary "${path}" is from an earlier run; tasks are not named.`, path);
   const tasks: TaskAfterMove[] = [];
   const across: string[] = [];
   const own: string[] = [];
@@ -149,13 +176,23 @@ export function nxSummary(cache: RunnerCache, options: { movedAt: number; runSta
   for (const task of parsed.tasks as NxTask[]) {
     const start = time(task?.startTime);
     const end = time(task?.endTime);
-    if (typeof task?.taskId !== 'string' || typeof task.hash !== 'string' || start === undefined || end === undefined) continue;
+    if (typeof task?.taskId !== 'string' || typeof task.hash !== 'string' || start === undefined || end === undefined)
+      continue;
     own.push(task.hash);
     first = Math.min(first, start);
     if (start < options.movedAt && end > options.movedAt) across.push(task.hash);
     const status = task.cacheStatus;
-    if (typeof status === 'string' && CACHE_HIT.has(status) && start >= options.movedAt) tasks.push({ task: task.taskId, key: task.hash, action: 'restored', at: start });
-    else if (status === 'cache-miss' && end >= options.movedAt) tasks.push({ task: task.taskId, key: task.hash, action: 'saved', at: end });
+    if (typeof status === 'string' && CACHE_HIT.has(status) && start >= options.movedAt)
+      tasks.push({ task: task.taskId, key: task.hash, action: 'restored', at: start });
+    else if (status === 'cache-miss' && end >= options.movedAt)
+      tasks.push({ task: task.taskId, key: task.hash, action: 'saved', at: end });
   }
-  return { source: path, tasks, runningAcrossMove: across, ...(Number.isFinite(first) ? { firstTaskAt: first } : {}), ownKeys: own, note: undefined };
+  return {
+    source: path,
+    tasks,
+    runningAcrossMove: across,
+    ...(Number.isFinite(first) ? { firstTaskAt: first } : {}),
+    ownKeys: own,
+    note: undefined,
+  };
 }

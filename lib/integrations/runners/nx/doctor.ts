@@ -17,16 +17,38 @@ export function nxChecks(root: string, env: Env): DoctorCheck[] {
   const version = nxVersionAt(root);
   if (version === undefined) {
     if (!configured) return [];
-    return [{ check: 'nx', level: 'warn', detail: 'nx.json is here but no nx is installed (node_modules/nx): lockguard cannot tell which nx runs', fix: 'Install the workspace (nx as a root devDependency).' }];
+    return [
+      {
+        check: 'nx',
+        level: 'warn',
+        detail: 'nx.json is here but no nx is installed (node_modules/nx): lockguard cannot tell which nx runs',
+        fix: 'Install the workspace (nx as a root devDependency).',
+      },
+    ];
   }
   const support = nxSupport(version, env);
   const range = `nx ${NX_GUARDED_MAJORS.first} to ${NX_GUARDED_MAJORS.last}`;
   if (support.kind === 'unguarded') {
-    const fix = env['NX_CACHE_FAILURES'] === 'true' && Number(version.split('.')[0]) >= NX_GUARDED_MAJORS.first ? 'Unset NX_CACHE_FAILURES where lockguard guards the run.' : `Upgrade nx to ${range} (nx migrate).`;
-    return [{ check: 'nx', level: 'fail', detail: `${support.why ?? `nx ${version} cannot be guarded`}: lockguard run moves none of its stale entries, and nx may replay them`, fix }];
+    const fix =
+      env['NX_CACHE_FAILURES'] === 'true' && Number(version.split('.')[0]) >= NX_GUARDED_MAJORS.first
+        ? 'Unset NX_CACHE_FAILURES where lockguard guards the run.'
+        : `Upgrade nx to ${range} (nx migrate).`;
+    return [
+      {
+        check: 'nx',
+        level: 'fail',
+        detail: `${support.why ?? `nx ${version} cannot be guarded`}: lockguard run moves none of its stale entries, and nx may replay them`,
+        fix,
+      },
+    ];
   }
-  if (support.why !== undefined) return [{ check: 'nx', level: 'warn', detail: support.why, fix: `Check it with a guarded run, or pin nx to ${range}.` }];
+  if (support.why !== undefined)
+    return [
+      { check: 'nx', level: 'warn', detail: support.why, fix: `Check it with a guarded run, or pin nx to ${range}.` },
+    ];
   const how =
-    support.kind === 'task-db' ? "its task DB answers hits by itself, so lockguard first marks a withheld entry's row not replayable (through this nx), then moves the entry" : "a withheld entry's folder leaving the cache is a miss";
+    support.kind === 'task-db'
+      ? "its task DB answers hits by itself, so lockguard first marks a withheld entry's row not replayable (through this nx), then moves the entry"
+      : "a withheld entry's folder leaving the cache is a miss";
   return [{ check: 'nx', level: 'ok', detail: `nx ${version} is guarded: ${how}` }];
 }

@@ -41,7 +41,8 @@ export const nx: RunnerAdapter = {
   startedBy: (argv) => argv[0] !== undefined && executableName(argv[0]) === 'nx',
   configuredAt: (root) => present(join(root, 'nx.json')) || nxInManifest(root),
   resolveCache: (root, _argv, env) => resolveNxCache(root, env),
-  units: (_dir, names): CacheUnit[] => names.filter((name) => NX_ENTRY.test(name)).map((key) => ({ key, primary: key })),
+  units: (_dir, names): CacheUnit[] =>
+    names.filter((name) => NX_ENTRY.test(name)).map((key) => ({ key, primary: key })),
   unitPaths: (unit) => [unit.key, `terminalOutputs/${unit.key}`],
   summary: nxSummary,
   withhold: withholdNx,

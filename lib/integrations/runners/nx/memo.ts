@@ -16,7 +16,13 @@ import { writeAtomic } from '../../../run/atomic.js';
 import { LEDGER, LEDGER_DIR, ledgerPath, NX_MEMO_FILE } from '../../../run/ledger-layout.js';
 
 const MEMO = join(LEDGER_DIR, LEDGER.cache, NX_MEMO_FILE);
-const SETTINGS = ['HOME', 'NX_CACHE_DIRECTORY', 'NX_WORKSPACE_DATA_DIRECTORY', 'NX_PROJECT_GRAPH_CACHE_DIRECTORY', 'NX_ALLOW_INSECURE_DIRECTORIES'];
+const SETTINGS = [
+  'HOME',
+  'NX_CACHE_DIRECTORY',
+  'NX_WORKSPACE_DATA_DIRECTORY',
+  'NX_PROJECT_GRAPH_CACHE_DIRECTORY',
+  'NX_ALLOW_INSECURE_DIRECTORIES',
+];
 
 function statKey(path: string): string {
   try {

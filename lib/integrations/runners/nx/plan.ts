@@ -26,13 +26,24 @@ function commandOf(target: NxTarget | undefined): { command: string | undefined;
   if (target === undefined) return { command: undefined, viaRun: false };
   if (target.executor === 'nx:run-script') {
     const script = target.metadata?.scriptContent;
-    return { command: typeof script === 'string' ? script : undefined, viaRun: String(target.metadata?.runCommand ?? '').startsWith('pnpm ') };
+    return {
+      command: typeof script === 'string' ? script : undefined,
+      viaRun: String(target.metadata?.runCommand ?? '').startsWith('pnpm '),
+    };
   }
   if (target.executor === 'nx:run-commands') {
     const { command, commands } = target.options ?? {};
     if (typeof command === 'string') return { command, viaRun: false };
     if (Array.isArray(commands)) {
-      const lines = commands.map((entry: unknown) => (typeof entry === 'string' ? entry : typeof (entry as { command?: unknown })?.command === 'string' ? (entry as { command: string }).command : '')).filter(Boolean);
+      const lines = commands
+        .map((entry: unknown) =>
+          typeof entry === 'string'
+            ? entry
+            : typeof (entry as { command?: unknown })?.command === 'string'
+              ? (entry as { command: string }).command
+              : '',
+        )
+        .filter(Boolean);
       return { command: lines.join(' ; '), viaRun: false };
     }
   }
@@ -40,28 +51,55 @@ function commandOf(target: NxTarget | undefined): { command: string | undefined;
 }
 
 export function nxGraph(json: string, root: string, settings: PnpmSettings): RunnerGraph {
-  let parsed: { graph?: { nodes?: Record<string, { data?: { targets?: Record<string, NxTarget> } }> }; tasks?: { tasks?: unknown; dependencies?: unknown } };
+  let parsed: {
+    graph?: { nodes?: Record<string, { data?: { targets?: Record<string, NxTarget> } }> };
+    tasks?: { tasks?: unknown; dependencies?: unknown };
+  };
   try {
     parsed = JSON.parse(json.slice(json.indexOf('{'))) as typeof parsed;
   } catch {
-    throw planError("nx's --graph=stdout did not print JSON.", 'Run the nx command with --graph=stdout yourself to see what it prints.', root);
+    throw planError(
+      "nx's --graph=stdout did not print JSON.",
+      'Run the nx command with --graph=stdout yourself to see what it prints.',
+      root,
+    );
   }
   const table = parsed.tasks?.tasks;
-  if (table === null || typeof table !== 'object') throw planError("nx's graph output has no task graph (tasks.tasks).", 'Plan a command that runs targets: nx run-many -t build, nx run b:build, nx affected -t build.', root);
+  if (table === null || typeof table !== 'object')
+    throw planError(
+      "nx's graph output has no task graph (tasks.tasks).",
+      'Plan a command that runs targets: nx run-many -t build, nx run b:build, nx affected -t build.',
+      root,
+    );
   const deps = (parsed.tasks?.dependencies ?? {}) as Record<string, unknown>;
-  const tasks: PlannedTask[] = Object.entries(table as Record<string, { target?: { project?: string; target?: string }; projectRoot?: string; cache?: unknown }>).map(([id, task]) => {
+  const tasks: PlannedTask[] = Object.entries(
+    table as Record<string, { target?: { project?: string; target?: string }; projectRoot?: string; cache?: unknown }>,
+  ).map(([id, task]) => {
     const project = task.target?.project ?? '';
     const target = parsed.graph?.nodes?.[project]?.data?.targets?.[task.target?.target ?? ''];
     const { command, viaRun } = commandOf(target);
     const directory = typeof task.projectRoot === 'string' && task.projectRoot !== '' ? task.projectRoot : '.';
-    const write = taskWrite({ root, directory, command, settings, viaPnpmRun: viaRun, nestedPnpmRunInstalls: settings.verifyDepsBeforeRun === 'install' });
+    const write = taskWrite({
+      root,
+      directory,
+      command,
+      settings,
+      viaPnpmRun: viaRun,
+      nestedPnpmRunInstalls: settings.verifyDepsBeforeRun === 'install',
+    });
     const list = Array.isArray(deps[id]) ? (deps[id] as unknown[]) : [];
-    const dependsOn = list.map((dep) => (typeof dep === 'string' ? dep : String((dep as { id?: unknown })?.id))).filter((dep) => dep in (table as object));
+    const dependsOn = list
+      .map((dep) => (typeof dep === 'string' ? dep : String((dep as { id?: unknown })?.id)))
+      .filter((dep) => dep in (table as object));
     return { id, dependsOn, cached: task.cache === true, foldsFingerprint: false, directory, command, ...write };
   });
   return { runner: 'nx', tasks, notes: [] };
 }
 
-export async function planNx(argv: readonly string[], options: SpawnOptions, settings: PnpmSettings): Promise<RunnerGraph> {
+export async function planNx(
+  argv: readonly string[],
+  options: SpawnOptions,
+  settings: PnpmSettings,
+): Promise<RunnerGraph> {
   return nxGraph(await runDry(nxGraphArgv(argv), options), options.root, settings);
 }

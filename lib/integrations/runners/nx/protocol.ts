@@ -19,6 +19,9 @@ export function nxV1(): ProtocolAdapter {
       return undefined;
     },
     // Only 404 keeps a GET calm; 409 ("Cannot override an existing record") is nx's silent "not stored".
-    refusal: (kind) => (kind === 'restore' ? { status: 404, body: `${REFUSED_RESTORE}\n`, type: 'text/plain; charset=utf-8' } : { status: 409, body: `${REFUSED_SAVE}\n`, type: 'text/plain; charset=utf-8' }),
+    refusal: (kind) =>
+      kind === 'restore'
+        ? { status: 404, body: `${REFUSED_RESTORE}\n`, type: 'text/plain; charset=utf-8' }
+        : { status: 409, body: `${REFUSED_SAVE}\n`, type: 'text/plain; charset=utf-8' },
   };
 }

@@ -20,7 +20,10 @@ import type { Env, Pointed } from '../adapter.js';
 import { isSet, judgeUpstream, readJson, type RemoteDetection } from '../remote-upstream.js';
 import type { RemotePlan } from '../types.js';
 
-const NX_CACHE_PLUGINS = ['s3', 'shared-fs', 'gcs', 'azure'].flatMap((name) => [`@nx/${name}-cache`, `@nx/powerpack-${name}-cache`]);
+const NX_CACHE_PLUGINS = ['s3', 'shared-fs', 'gcs', 'azure'].flatMap((name) => [
+  `@nx/${name}-cache`,
+  `@nx/powerpack-${name}-cache`,
+]);
 
 /** The folders `require.resolve(name, { paths: [root] })` looks in: every node_modules from root up, then Node's global folders. */
 function lookupFolders(root: string): string[] {
@@ -62,21 +65,43 @@ function nxPluginInstalled(root: string): string | undefined {
 /** The remote nx would reach from `root`. */
 export function detectNx(root: string, env: Env, argv: readonly string[]): RemoteDetection {
   const nxJson = readJson(join(root, 'nx.json'));
-  if (env['NX_SKIP_REMOTE_CACHE'] === 'true' || argv.includes('--skipRemoteCache') || argv.includes('--skip-remote-cache')) return { state: 'none', runner: 'nx' };
-  if (nxJson === 'unreadable') return { state: 'ungateable', runner: 'nx', why: 'nx.json cannot be read, so its remote cache is unknown' };
+  if (
+    env['NX_SKIP_REMOTE_CACHE'] === 'true' ||
+    argv.includes('--skipRemoteCache') ||
+    argv.includes('--skip-remote-cache')
+  )
+    return { state: 'none', runner: 'nx' };
+  if (nxJson === 'unreadable')
+    return { state: 'ungateable', runner: 'nx', why: 'nx.json cannot be read, so its remote cache is unknown' };
   const object = typeof nxJson === 'object' ? nxJson : {};
   const cloudOff = env['NX_NO_CLOUD'] === 'true' || object['neverConnectToCloud'] === true;
-  const runners = Object.values((object['tasksRunnerOptions'] as Record<string, { runner?: unknown }> | undefined) ?? {}).map((entry) => (typeof entry?.runner === 'string' ? entry.runner : ''));
+  const runners = Object.values(
+    (object['tasksRunnerOptions'] as Record<string, { runner?: unknown }> | undefined) ?? {},
+  ).map((entry) => (typeof entry?.runner === 'string' ? entry.runner : ''));
   const cloud =
     ['NX_CLOUD_ACCESS_TOKEN', 'NX_CLOUD_AUTH_TOKEN', 'NX_CLOUD_ID'].some((name) => isSet(env, name)) ||
     object['nxCloudId'] !== undefined ||
     object['nxCloudAccessToken'] !== undefined ||
     runners.some((runner) => runner === 'nx-cloud' || runner === '@nrwl/nx-cloud');
-  if (cloud && !cloudOff) return { state: 'ungateable', runner: 'nx', why: "Nx Cloud is reached from inside nx's own process" };
-  const custom = runners.find((runner) => runner !== '' && runner !== 'nx/tasks-runners/default' && runner !== 'nx-cloud' && runner !== '@nrwl/nx-cloud');
-  if (custom !== undefined) return { state: 'ungateable', runner: 'nx', why: `the tasks runner ${custom} reaches its cache from inside nx's own process` };
+  if (cloud && !cloudOff)
+    return { state: 'ungateable', runner: 'nx', why: "Nx Cloud is reached from inside nx's own process" };
+  const custom = runners.find(
+    (runner) =>
+      runner !== '' && runner !== 'nx/tasks-runners/default' && runner !== 'nx-cloud' && runner !== '@nrwl/nx-cloud',
+  );
+  if (custom !== undefined)
+    return {
+      state: 'ungateable',
+      runner: 'nx',
+      why: `the tasks runner ${custom} reaches its cache from inside nx's own process`,
+    };
   const plugin = nxPluginInstalled(root);
-  if (plugin !== undefined) return { state: 'ungateable', runner: 'nx', why: `${plugin} is installed and reaches its cache from inside nx's own process` };
+  if (plugin !== undefined)
+    return {
+      state: 'ungateable',
+      runner: 'nx',
+      why: `${plugin} is installed and reaches its cache from inside nx's own process`,
+    };
   const server = env['NX_SELF_HOSTED_REMOTE_CACHE_SERVER'];
   if (server === undefined || server === '') return { state: 'none', runner: 'nx' };
   return judgeUpstream('nx', 'nx-v1', server, 'NX_SELF_HOSTED_REMOTE_CACHE_SERVER', env);

@@ -54,10 +54,21 @@ const RANGE = `nx ${NX_GUARDED_MAJORS.first} to ${NX_GUARDED_MAJORS.last}`;
 export function nxSupport(version: string | undefined, env: Env): NxSupport {
   if (version === undefined) return { kind: 'folder', version, why: 'no nx is installed in this workspace' };
   const major = Number(version.split('.')[0]);
-  if (major < NX_GUARDED_MAJORS.first) return { kind: 'unguarded', version, why: `nx ${version} is older than lockguard can guard (${RANGE})` };
-  if (major > NX_GUARDED_MAJORS.last) return { kind: 'folder', version, why: `nx ${version} is newer than the versions lockguard has measured (${RANGE}); its entries are withheld as on nx ${NX_GUARDED_MAJORS.last}` };
+  if (major < NX_GUARDED_MAJORS.first)
+    return { kind: 'unguarded', version, why: `nx ${version} is older than lockguard can guard (${RANGE})` };
+  if (major > NX_GUARDED_MAJORS.last)
+    return {
+      kind: 'folder',
+      version,
+      why: `nx ${version} is newer than the versions lockguard has measured (${RANGE}); its entries are withheld as on nx ${NX_GUARDED_MAJORS.last}`,
+    };
   if (major > TASK_DB_LAST_MAJOR) return { kind: 'folder', version };
-  if (env['NX_CACHE_FAILURES'] === 'true') return { kind: 'unguarded', version, why: `nx ${version} with NX_CACHE_FAILURES=true replays every row of its task DB, so no entry can be withheld from it` };
+  if (env['NX_CACHE_FAILURES'] === 'true')
+    return {
+      kind: 'unguarded',
+      version,
+      why: `nx ${version} with NX_CACHE_FAILURES=true replays every row of its task DB, so no entry can be withheld from it`,
+    };
   return { kind: 'task-db', version };
 }
 
@@ -89,12 +100,23 @@ const MARK_TIMEOUT_MS = 30_000;
  * Mark `keys` as not replayable in nx's task DB (code 1), through the workspace's own nx. Returns undefined
  * when every key was marked, else why not (nothing may be assumed marked then).
  */
-export function markNotReplayable(root: string, cacheDir: string, keys: readonly string[], env: Env): string | undefined {
+export function markNotReplayable(
+  root: string,
+  cacheDir: string,
+  keys: readonly string[],
+  env: Env,
+): string | undefined {
   if (keys.length === 0) return undefined;
   const clean: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) clean[name] = value;
-  const result = spawnSync(process.execPath, ['-e', MARK, cacheDir, ...keys], { cwd: root, env: { ...clean, NX_DAEMON: 'false' }, encoding: 'utf8', timeout: MARK_TIMEOUT_MS });
-  if (result.error !== undefined) return `the workspace's nx could not be started to update its task DB (${(result.error as { code?: string }).code ?? result.error.message})`;
+  const result = spawnSync(process.execPath, ['-e', MARK, cacheDir, ...keys], {
+    cwd: root,
+    env: { ...clean, NX_DAEMON: 'false' },
+    encoding: 'utf8',
+    timeout: MARK_TIMEOUT_MS,
+  });
+  if (result.error !== undefined)
+    return `the workspace's nx could not be started to update its task DB (${(result.error as { code?: string }).code ?? result.error.message})`;
   if (result.status !== 0) {
     const last = (result.stderr ?? '')
       .trim()
@@ -104,7 +126,9 @@ export function markNotReplayable(root: string, cacheDir: string, keys: readonly
   }
   try {
     const marked = (JSON.parse(result.stdout) as { marked?: unknown }).marked;
-    return marked === keys.length ? undefined : `the workspace's nx marked ${String(marked)} of ${keys.length} rows in its task DB`;
+    return marked === keys.length
+      ? undefined
+      : `the workspace's nx marked ${String(marked)} of ${keys.length} rows in its task DB`;
   } catch {
     return "the workspace's nx gave no answer about its task DB";
   }

@@ -12,7 +12,13 @@ import type { Env, RunnerWithholdResult, SharedPass } from '../adapter.js';
 import type { CacheState, RunnerCache } from '../types.js';
 import type { WithholdOptions } from '../withhold.js';
 
-export async function withholdNx(cache: RunnerCache, before: CacheState, options: WithholdOptions, env: Env, pass: SharedPass): Promise<RunnerWithholdResult> {
+export async function withholdNx(
+  cache: RunnerCache,
+  before: CacheState,
+  options: WithholdOptions,
+  env: Env,
+  pass: SharedPass,
+): Promise<RunnerWithholdResult> {
   const support: NxSupport = nxSupport(nxVersionAt(cache.root), env);
   const version = support.version === undefined ? {} : { runnerVersion: support.version };
   if (support.kind === 'folder') return { ...(await pass.move(cache, before, options)), ...version };
@@ -32,7 +38,14 @@ export async function withholdNx(cache: RunnerCache, before: CacheState, options
   const failed = markNotReplayable(cache.root, cache.dir, keys, env);
   if (failed !== undefined) {
     const detail = `nx ${support.version} answers hits from its task DB, and ${failed}: left in the cache (moving it would make nx restore nothing)`;
-    return { withheld: [], keptBeforeMove: plan.keptBeforeMove, spared: plan.spared, notMoved: [...plan.links, ...keys.map((key) => ({ key, reason: 'error' as const, detail }))], quarantineDir: undefined, ...version };
+    return {
+      withheld: [],
+      keptBeforeMove: plan.keptBeforeMove,
+      spared: plan.spared,
+      notMoved: [...plan.links, ...keys.map((key) => ({ key, reason: 'error' as const, detail }))],
+      quarantineDir: undefined,
+      ...version,
+    };
   }
   // Only the marked entries may move (one written since the plan would be a hit with nothing restored);
   // the plan above already counted the entries kept from before the move.

@@ -33,14 +33,21 @@ function workspaceCacheDir(root: string): string | undefined {
 function pnpmCacheDir(root: string, env: Env): { dir: string; source: string } {
   for (const name of ['pnpm_config_cache_dir', 'PNPM_CONFIG_CACHE_DIR']) {
     const value = env[name];
-    if (value !== undefined && value !== '') return { dir: isAbsolute(value) ? value : join(root, value), source: name };
+    if (value !== undefined && value !== '')
+      return { dir: isAbsolute(value) ? value : join(root, value), source: name };
   }
   const configured = workspaceCacheDir(root);
-  if (configured !== undefined) return { dir: isAbsolute(configured) ? configured : join(root, configured), source: 'pnpm-workspace.yaml cacheDir' };
+  if (configured !== undefined)
+    return {
+      dir: isAbsolute(configured) ? configured : join(root, configured),
+      source: 'pnpm-workspace.yaml cacheDir',
+    };
   const xdg = env['XDG_CACHE_HOME'];
   if (xdg !== undefined && xdg !== '' && isAbsolute(xdg)) return { dir: join(xdg, 'pnpm'), source: 'XDG_CACHE_HOME' };
   const home = env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir();
-  return platform() === 'darwin' ? { dir: join(home, 'Library', 'Caches', 'pnpm'), source: 'default' } : { dir: join(home, '.cache', 'pnpm'), source: 'default' };
+  return platform() === 'darwin'
+    ? { dir: join(home, 'Library', 'Caches', 'pnpm'), source: 'default' }
+    : { dir: join(home, '.cache', 'pnpm'), source: 'default' };
 }
 
 /** The workspace's folder in the pipeline cache: sha256 of the workspace path, first 32 hex. */
@@ -63,9 +70,18 @@ interface PipelineEvent {
   at?: unknown;
 }
 
-const none = (note: string): SummaryReading => ({ source: undefined, tasks: [], runningAcrossMove: [], ownKeys: undefined, note });
+const none = (note: string): SummaryReading => ({
+  source: undefined,
+  tasks: [],
+  runningAcrossMove: [],
+  ownKeys: undefined,
+  note,
+});
 
-export function pipelineSummary(cache: RunnerCache, options: { movedAt: number; runStartedAt: number }): SummaryReading {
+export function pipelineSummary(
+  cache: RunnerCache,
+  options: { movedAt: number; runStartedAt: number },
+): SummaryReading {
   const runs = cache.summaries ?? join(cache.dir, 'runs');
   let ids: string[];
   try {
@@ -74,7 +90,11 @@ export function pipelineSummary(cache: RunnerCache, options: { movedAt: number; 
       return Number.isFinite(epoch) && epoch >= options.runStartedAt;
     });
   } catch (error) {
-    return none(errnoCode(error) === 'ENOENT' ? 'pnpm pipeline wrote no run report; tasks are not named.' : `pnpm pipeline's run reports in "${runs}" cannot be read; tasks are not named.`);
+    return none(
+      errnoCode(error) === 'ENOENT'
+        ? 'pnpm pipeline wrote no run report; tasks are not named.'
+        : `pnpm pipeline's run reports in "${runs}" cannot be read; tasks are not named.`,
+    );
   }
   if (ids.length === 0) return none('pnpm pipeline wrote no run report for this run; tasks are not named.');
   const tasks: TaskAfterMove[] = [];
@@ -113,11 +133,20 @@ export function pipelineSummary(cache: RunnerCache, options: { movedAt: number; 
         const start = started.get(event.task);
         if (start === undefined) continue;
         if (start.at < options.movedAt && event.at > options.movedAt) across.push(start.key);
-        if (event.cache === 'hit' && start.at >= options.movedAt) tasks.push({ task: event.task, key: start.key, action: 'restored', at: start.at });
-        else if (event.cache === 'miss' && event.status === 'passed' && event.at >= options.movedAt) tasks.push({ task: event.task, key: start.key, action: 'saved', at: event.at });
+        if (event.cache === 'hit' && start.at >= options.movedAt)
+          tasks.push({ task: event.task, key: start.key, action: 'restored', at: start.at });
+        else if (event.cache === 'miss' && event.status === 'passed' && event.at >= options.movedAt)
+          tasks.push({ task: event.task, key: start.key, action: 'saved', at: event.at });
       }
     }
     if (torn > 0) notes.push(`pnpm pipeline's "${path}" has ${torn} unreadable line(s); the rest was used.`);
   }
-  return { source, tasks, runningAcrossMove: across, ...(Number.isFinite(first) ? { firstTaskAt: first } : {}), ownKeys: notes.length === 0 ? own : undefined, note: notes.length === 0 ? undefined : notes.join(' ') };
+  return {
+    source,
+    tasks,
+    runningAcrossMove: across,
+    ...(Number.isFinite(first) ? { firstTaskAt: first } : {}),
+    ownKeys: notes.length === 0 ? own : undefined,
+    note: notes.length === 0 ? undefined : notes.join(' '),
+  };
 }

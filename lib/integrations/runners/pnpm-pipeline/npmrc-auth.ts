@@ -46,10 +46,17 @@ function rcLines(path: string): Map<string, string> {
 function authValue(upstream: string, root: string, env: Env): string | undefined {
   const prefixes = npmrcPrefixes(new URL(upstream));
   const home = env['HOME'] ?? homedir();
-  const configHome = env['XDG_CONFIG_HOME'] !== undefined && env['XDG_CONFIG_HOME'] !== '' ? env['XDG_CONFIG_HOME'] : join(home, '.config');
+  const configHome =
+    env['XDG_CONFIG_HOME'] !== undefined && env['XDG_CONFIG_HOME'] !== ''
+      ? env['XDG_CONFIG_HOME']
+      : join(home, '.config');
   // Highest precedence first: env, the project's .npmrc, pnpm's global rc, the user's .npmrc.
   const sources = [
-    new Map(Object.entries(env).flatMap(([name, value]) => (name.startsWith('pnpm_config_') && value !== undefined ? [[name.slice('pnpm_config_'.length), value]] : []))),
+    new Map(
+      Object.entries(env).flatMap(([name, value]) =>
+        name.startsWith('pnpm_config_') && value !== undefined ? [[name.slice('pnpm_config_'.length), value]] : [],
+      ),
+    ),
     rcLines(join(root, '.npmrc')),
     rcLines(join(configHome, 'pnpm', 'rc')),
     rcLines(join(home, '.npmrc')),

@@ -52,9 +52,14 @@ export function pipelineGraph(json: string, root: string, settings: PnpmSettings
   try {
     parsed = JSON.parse(json.slice(json.indexOf('{'))) as { tasks?: unknown };
   } catch {
-    throw planError('pnpm pipeline --dry-run --json did not print JSON.', 'Run it yourself to see what it prints (pnpm 12 or later).', root);
+    throw planError(
+      'pnpm pipeline --dry-run --json did not print JSON.',
+      'Run it yourself to see what it prints (pnpm 12 or later).',
+      root,
+    );
   }
-  if (!Array.isArray(parsed.tasks)) throw planError("pnpm pipeline's dry-run JSON has no tasks list.", 'Use pnpm 12 or later.', root);
+  if (!Array.isArray(parsed.tasks))
+    throw planError("pnpm pipeline's dry-run JSON has no tasks list.", 'Use pnpm 12 or later.', root);
   const uncached = uncachedPipelineTasks(root);
   const all = parsed.tasks as PipelineTask[];
   const ids = new Set(all.map((task) => idOf(task.project, task.script)));
@@ -64,12 +69,28 @@ export function pipelineGraph(json: string, root: string, settings: PnpmSettings
     const command = task.missingScript === true ? undefined : scriptsOf(join(root, directory))[script];
     const write = taskWrite({ root, directory, command, settings, viaPnpmRun: false, nestedPnpmRunInstalls: false });
     const dependsOn = (task.dependsOn ?? []).map((dep) => idOf(dep.project, dep.script)).filter((dep) => ids.has(dep));
-    return { id: idOf(task.project, task.script), dependsOn, cached: !uncached.has(script), foldsFingerprint: false, directory, command, ...write };
+    return {
+      id: idOf(task.project, task.script),
+      dependsOn,
+      cached: !uncached.has(script),
+      foldsFingerprint: false,
+      directory,
+      command,
+      ...write,
+    };
   });
-  return { runner: 'pnpm-pipeline', tasks, notes: ['pnpm pipeline installs with a frozen lockfile and turns verifyDepsBeforeRun off for its tasks'] };
+  return {
+    runner: 'pnpm-pipeline',
+    tasks,
+    notes: ['pnpm pipeline installs with a frozen lockfile and turns verifyDepsBeforeRun off for its tasks'],
+  };
 }
 
-export async function planPipeline(argv: readonly string[], options: SpawnOptions, settings: PnpmSettings): Promise<RunnerGraph> {
+export async function planPipeline(
+  argv: readonly string[],
+  options: SpawnOptions,
+  settings: PnpmSettings,
+): Promise<RunnerGraph> {
   const args = argv.filter((arg) => arg !== '--dry-run' && arg !== '--json');
   return pipelineGraph(await runDry([...args, '--dry-run', '--json'], options), options.root, settings);
 }

@@ -7,7 +7,14 @@
 // Invariants: as every protocol adapter (remote-gate/protocol-kit.ts): method and path only; one adapter
 // per gate (it remembers the keys it was asked for).
 
-import { keyAfter, OTHER, REFUSED_RESTORE, REFUSED_SAVE, v8Error, type ProtocolAdapter } from '../../remote-gate/protocol-kit.js';
+import {
+  keyAfter,
+  OTHER,
+  REFUSED_RESTORE,
+  REFUSED_SAVE,
+  v8Error,
+  type ProtocolAdapter,
+} from '../../remote-gate/protocol-kit.js';
 
 /** pnpm 12.21 pipeline's signed v8: the manifest under the task key, blobs under their digests. */
 export function pipelineV8(): ProtocolAdapter {
@@ -32,6 +39,7 @@ export function pipelineV8(): ProtocolAdapter {
           return undefined;
       }
     },
-    refusal: (kind) => (kind === 'restore' ? v8Error('not_found', REFUSED_RESTORE) : v8Error('forbidden', REFUSED_SAVE)),
+    refusal: (kind) =>
+      kind === 'restore' ? v8Error('not_found', REFUSED_RESTORE) : v8Error('forbidden', REFUSED_SAVE),
   };
 }

@@ -19,14 +19,20 @@ import { pnpmHasAuthFor } from './npmrc-auth.js';
 /** The remote pnpm pipeline would reach from `root`. */
 export function detectPipeline(root: string, env: Env): RemoteDetection {
   const url = env['PNPM_REMOTE_CACHE_URL'];
-  if (url === undefined || url === '' || !isSet(env, 'PNPM_REMOTE_CACHE_TRUSTED_KEYS')) return { state: 'none', runner: 'pnpm-pipeline' };
+  if (url === undefined || url === '' || !isSet(env, 'PNPM_REMOTE_CACHE_TRUSTED_KEYS'))
+    return { state: 'none', runner: 'pnpm-pipeline' };
   let credential = false;
   try {
     credential = pnpmHasAuthFor(url, root, env);
   } catch {
     credential = true;
   }
-  if (credential) return { state: 'ungateable', runner: 'pnpm-pipeline', why: "pnpm finds its token for the remote by the remote's address, which the gate cannot stand in for" };
+  if (credential)
+    return {
+      state: 'ungateable',
+      runner: 'pnpm-pipeline',
+      why: "pnpm finds its token for the remote by the remote's address, which the gate cannot stand in for",
+    };
   return judgeUpstream('pnpm-pipeline', 'pnpm-pipeline-v8', url, 'PNPM_REMOTE_CACHE_URL', env);
 }
 

@@ -40,10 +40,19 @@ function onPath(file: string, root: string, env: Env): string | undefined {
 function turboLauncherVersion(launcher: string): string | undefined {
   if (basename(launcher) !== 'turbo' || basename(dirname(launcher)) !== 'bin') return undefined;
   try {
-    const manifest = JSON.parse(readFileSync(join(dirname(dirname(launcher)), 'package.json'), 'utf8')) as { name?: unknown; version?: unknown; bin?: unknown };
+    const manifest = JSON.parse(readFileSync(join(dirname(dirname(launcher)), 'package.json'), 'utf8')) as {
+      name?: unknown;
+      version?: unknown;
+      bin?: unknown;
+    };
     const bin = manifest.bin as Record<string, unknown> | undefined;
     const version = typeof manifest.version === 'string' ? manifest.version : undefined;
-    const ok = manifest.name === 'turbo' && version?.split('.')[0] === '2' && typeof bin === 'object' && bin !== null && (bin['turbo'] === './bin/turbo' || bin['turbo'] === 'bin/turbo');
+    const ok =
+      manifest.name === 'turbo' &&
+      version?.split('.')[0] === '2' &&
+      typeof bin === 'object' &&
+      bin !== null &&
+      (bin['turbo'] === './bin/turbo' || bin['turbo'] === 'bin/turbo');
     return ok ? version : undefined;
   } catch {
     return undefined;
@@ -63,9 +72,12 @@ function olderLauncher(version: string): boolean {
 
 /** The launcher's platform and arch words, or undefined where it supports neither. */
 function platformWords(): { platform: string; arch: string } | undefined {
-  const platform = process.platform === 'win32' ? 'windows' : process.platform === 'android' ? 'linux' : process.platform;
+  const platform =
+    process.platform === 'win32' ? 'windows' : process.platform === 'android' ? 'linux' : process.platform;
   const arch = process.arch === 'x64' ? '64' : process.arch;
-  return ['darwin', 'linux', 'windows'].includes(platform) && ['64', 'arm64'].includes(arch) ? { platform, arch } : undefined;
+  return ['darwin', 'linux', 'windows'].includes(platform) && ['64', 'arm64'].includes(arch)
+    ? { platform, arch }
+    : undefined;
 }
 
 /** The binary turbo's launcher would start, and what its start adds to the environment. */
@@ -100,11 +112,15 @@ export function turboNative(file: string, root: string, env: Env): TurboNative |
 /** The binary path by the launcher's own rules: TURBO_BINARY_PATH, then the platform packages. */
 function binaryOf(launcher: string, root: string, env: Env): string | undefined {
   const configured = env['TURBO_BINARY_PATH'];
-  if (configured !== undefined && configured !== '') return existsSync(resolve(root, configured)) ? resolve(root, configured) : undefined;
+  if (configured !== undefined && configured !== '')
+    return existsSync(resolve(root, configured)) ? resolve(root, configured) : undefined;
   const words = platformWords();
   if (words === undefined) return undefined;
   const require = createRequire(launcher);
-  for (const candidate of [`@turbo/${words.platform}-${words.arch}/bin/turbo`, `turbo-${words.platform}-${words.arch}/bin/turbo`]) {
+  for (const candidate of [
+    `@turbo/${words.platform}-${words.arch}/bin/turbo`,
+    `turbo-${words.platform}-${words.arch}/bin/turbo`,
+  ]) {
     try {
       return require.resolve(candidate);
     } catch {

@@ -35,7 +35,10 @@ export function readTurboJson(dir: string): { cacheDir?: unknown; tasks?: unknow
     } catch {
       continue;
     }
-    const stripped = text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_match, str: string | undefined) => str ?? '');
+    const stripped = text.replace(
+      /("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g,
+      (_match, str: string | undefined) => str ?? '',
+    );
     try {
       const value: unknown = JSON.parse(stripped.replace(/,(\s*[}\]])/g, '$1'));
       return value !== null && typeof value === 'object' ? (value as { cacheDir?: unknown }) : undefined;
@@ -46,17 +49,32 @@ export function readTurboJson(dir: string): { cacheDir?: unknown; tasks?: unknow
   return undefined;
 }
 
-export function resolveTurboCache(root: string, argv: readonly string[], env: Readonly<Record<string, string | undefined>>): RunnerCache {
+export function resolveTurboCache(
+  root: string,
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): RunnerCache {
   const place = (path: string): string => (isAbsolute(path) ? path : join(root, path));
   const summaries = join(root, '.turbo', 'runs');
   const fromFlag = flagValue(argv, '--cache-dir');
-  if (fromFlag !== undefined && fromFlag !== '') return { runner: 'turbo', root, dir: place(fromFlag), source: '--cache-dir', summaries };
+  if (fromFlag !== undefined && fromFlag !== '')
+    return { runner: 'turbo', root, dir: place(fromFlag), source: '--cache-dir', summaries };
   const fromEnv = env['TURBO_CACHE_DIR'];
-  if (fromEnv !== undefined && fromEnv !== '') return { runner: 'turbo', root, dir: place(fromEnv), source: 'TURBO_CACHE_DIR', summaries };
+  if (fromEnv !== undefined && fromEnv !== '')
+    return { runner: 'turbo', root, dir: place(fromEnv), source: 'TURBO_CACHE_DIR', summaries };
   const config = readTurboJson(root);
-  if (typeof config?.cacheDir === 'string' && config.cacheDir !== '') return { runner: 'turbo', root, dir: place(config.cacheDir), source: 'turbo.json cacheDir', summaries };
+  if (typeof config?.cacheDir === 'string' && config.cacheDir !== '')
+    return { runner: 'turbo', root, dir: place(config.cacheDir), source: 'turbo.json cacheDir', summaries };
   const main = mainWorktreeRoot(root);
-  if (main !== undefined) return { runner: 'turbo', root, dir: join(main, '.turbo', 'cache'), source: 'default (shared with the main git worktree)', summaries, shared: true };
+  if (main !== undefined)
+    return {
+      runner: 'turbo',
+      root,
+      dir: join(main, '.turbo', 'cache'),
+      source: 'default (shared with the main git worktree)',
+      summaries,
+      shared: true,
+    };
   return { runner: 'turbo', root, dir: join(root, '.turbo', 'cache'), source: 'default', summaries };
 }
 
@@ -94,7 +112,13 @@ interface TurboTask {
   execution?: { startTime?: unknown; endTime?: unknown };
 }
 
-const none = (note: string, source?: string): SummaryReading => ({ source, tasks: [], runningAcrossMove: [], ownKeys: undefined, note });
+const none = (note: string, source?: string): SummaryReading => ({
+  source,
+  tasks: [],
+  runningAcrossMove: [],
+  ownKeys: undefined,
+  note,
+});
 
 /** The summaries turbo wrote during this run (`.turbo/runs/*.json` modified at or after the run started). */
 function summariesOf(dir: string, runStartedAt: number): string[] {
@@ -118,9 +142,14 @@ export function turboSummary(cache: RunnerCache, options: { movedAt: number; run
   try {
     files = summariesOf(dir, options.runStartedAt);
   } catch (error) {
-    return none(`turbo's run summaries in "${dir}" cannot be read (${errnoCode(error) ?? 'error'}); tasks are not named.`);
+    return none(
+      `turbo's run summaries in "${dir}" cannot be read (${errnoCode(error) ?? 'error'}); tasks are not named.`,
+    );
   }
-  if (files.length === 0) return none('turbo wrote no run summary for this run (add --summarize to name the tasks that restored or saved after the move).');
+  if (files.length === 0)
+    return none(
+      'turbo wrote no run summary for this run (add --summarize to name the tasks that restored or saved after the move).',
+    );
   const tasks: TaskAfterMove[] = [];
   const across: string[] = [];
   const own: string[] = [];
@@ -144,10 +173,15 @@ export function turboSummary(cache: RunnerCache, options: { movedAt: number; run
       const key = task?.hash;
       const start = task?.execution?.startTime;
       const end = task?.execution?.endTime;
-      if (typeof name !== 'string' || typeof key !== 'string' || typeof start !== 'number' || typeof end !== 'number') continue;
+      if (typeof name !== 'string' || typeof key !== 'string' || typeof start !== 'number' || typeof end !== 'number')
+        continue;
       own.push(key);
       if (typeof task.directory === 'string' && Array.isArray(task.dependencies)) {
-        graph.set(key, { task: name, directory: task.directory, dependsOn: task.dependencies.filter((dep): dep is string => typeof dep === 'string') });
+        graph.set(key, {
+          task: name,
+          directory: task.directory,
+          dependsOn: task.dependencies.filter((dep): dep is string => typeof dep === 'string'),
+        });
       }
       first = Math.min(first, start);
       const status = task.cache?.status;

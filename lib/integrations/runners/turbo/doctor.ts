@@ -39,9 +39,22 @@ function pinCheck(root: string, manager: PackageManager): DoctorCheck[] {
 /** The native binary `lockguard run -- turbo` starts in the launcher's place, if any. */
 function startCheck(root: string, env: Env): DoctorCheck {
   const key = pathKeyOf(env);
-  const native = turboNative('turbo', root, { ...env, [key]: [join(root, 'node_modules', '.bin'), env[key] ?? ''].join(delimiter) });
-  if (native === undefined) return { check: 'turbo-bin', level: 'ok', detail: "turbo here is not turbo 2's launcher with its platform binary (or not installed): lockguard run starts the command as given" };
-  return { check: 'turbo-bin', level: 'ok', detail: `lockguard run -- turbo starts ${native.binary} itself, as turbo's launcher would (one Node start fewer)` };
+  const native = turboNative('turbo', root, {
+    ...env,
+    [key]: [join(root, 'node_modules', '.bin'), env[key] ?? ''].join(delimiter),
+  });
+  if (native === undefined)
+    return {
+      check: 'turbo-bin',
+      level: 'ok',
+      detail:
+        "turbo here is not turbo 2's launcher with its platform binary (or not installed): lockguard run starts the command as given",
+    };
+  return {
+    check: 'turbo-bin',
+    level: 'ok',
+    detail: `lockguard run -- turbo starts ${native.binary} itself, as turbo's launcher would (one Node start fewer)`,
+  };
 }
 
 /** doctor's turbo checks (none without turbo.json/turbo.jsonc). */

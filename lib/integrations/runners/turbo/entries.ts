@@ -48,7 +48,8 @@ function turboOrdersByPackages(root: string, projects: readonly Project[]): bool
       for (const definition of Object.values(tasks as Record<string, unknown>)) {
         const dependsOn = (definition as { dependsOn?: unknown } | null)?.dependsOn;
         if (dependsOn === undefined) continue;
-        if (!Array.isArray(dependsOn) || dependsOn.some((dep) => typeof dep !== 'string' || dep.includes('#'))) return false;
+        if (!Array.isArray(dependsOn) || dependsOn.some((dep) => typeof dep !== 'string' || dep.includes('#')))
+          return false;
       }
     }
   }
@@ -60,9 +61,12 @@ export function turboEntryFiles(cache: RunnerCache, projects: readonly Project[]
   let ordered: boolean | undefined;
   return (key) => {
     const files = manifestFiles(cache, key);
-    if (files === undefined || files.length === 0) return { kind: 'unknown', reason: 'turbo wrote no -manifest.json for them' };
+    if (files === undefined || files.length === 0)
+      return { kind: 'unknown', reason: 'turbo wrote no -manifest.json for them' };
     ordered ??= turboOrdersByPackages(cache.root, projects);
-    const unordered = ordered ? undefined : "turbo.json names other packages' tasks in dependsOn, and no run summary shows the task graph: pass --summarize";
+    const unordered = ordered
+      ? undefined
+      : "turbo.json names other packages' tasks in dependsOn, and no run summary shows the task graph: pass --summarize";
     return { kind: 'files', files, taskName: taskOfLog(files), unordered };
   };
 }

@@ -28,23 +28,59 @@ export function turboGraph(json: string, root: string, settings: PnpmSettings, p
   try {
     parsed = JSON.parse(json.slice(json.indexOf('{'))) as { tasks?: unknown };
   } catch {
-    throw planError("turbo's dry run did not print JSON.", 'Run turbo run <task> --dry=json yourself to see what it prints.', root);
+    throw planError(
+      "turbo's dry run did not print JSON.",
+      'Run turbo run <task> --dry=json yourself to see what it prints.',
+      root,
+    );
   }
-  if (!Array.isArray(parsed.tasks)) throw planError("turbo's dry-run JSON has no tasks list.", 'Upgrade turbo to 2.x, or run its dry run yourself.', root);
+  if (!Array.isArray(parsed.tasks))
+    throw planError(
+      "turbo's dry-run JSON has no tasks list.",
+      'Upgrade turbo to 2.x, or run its dry run yourself.',
+      root,
+    );
   const ids = new Set((parsed.tasks as TurboTask[]).map((task) => String(task.taskId)));
   const tasks: PlannedTask[] = (parsed.tasks as TurboTask[]).map((task) => {
     const id = String(task.taskId);
     const raw = typeof task.command === 'string' ? task.command : undefined;
     const command = raw === undefined || raw === '<NONEXISTENT>' ? undefined : raw;
     const directory = typeof task.directory === 'string' && task.directory !== '' ? task.directory : '.';
-    const write = taskWrite({ root, directory, command, settings, viaPnpmRun: pnpmWorkspace, nestedPnpmRunInstalls: settings.verifyDepsBeforeRun === 'install' });
-    const dependsOn = Array.isArray(task.dependencies) ? task.dependencies.map(String).filter((dep) => ids.has(dep)) : [];
-    return { id, dependsOn, cached: task.resolvedTaskDefinition?.cache !== false, foldsFingerprint: false, directory, command, ...write };
+    const write = taskWrite({
+      root,
+      directory,
+      command,
+      settings,
+      viaPnpmRun: pnpmWorkspace,
+      nestedPnpmRunInstalls: settings.verifyDepsBeforeRun === 'install',
+    });
+    const dependsOn = Array.isArray(task.dependencies)
+      ? task.dependencies.map(String).filter((dep) => ids.has(dep))
+      : [];
+    return {
+      id,
+      dependsOn,
+      cached: task.resolvedTaskDefinition?.cache !== false,
+      foldsFingerprint: false,
+      directory,
+      command,
+      ...write,
+    };
   });
-  const notes = pnpmWorkspace && settings.verifyDepsBeforeRun === 'install' ? [`turbo starts each task with pnpm run, which installs first (verifyDepsBeforeRun: install, ${settings.source})`] : [];
+  const notes =
+    pnpmWorkspace && settings.verifyDepsBeforeRun === 'install'
+      ? [
+          `turbo starts each task with pnpm run, which installs first (verifyDepsBeforeRun: install, ${settings.source})`,
+        ]
+      : [];
   return { runner: 'turbo', tasks, notes };
 }
 
-export async function planTurbo(argv: readonly string[], options: SpawnOptions, settings: PnpmSettings, pnpmWorkspace: boolean): Promise<RunnerGraph> {
+export async function planTurbo(
+  argv: readonly string[],
+  options: SpawnOptions,
+  settings: PnpmSettings,
+  pnpmWorkspace: boolean,
+): Promise<RunnerGraph> {
   return turboGraph(await runDry(turboDryArgv(argv), options), options.root, settings, pnpmWorkspace);
 }

@@ -6,7 +6,14 @@
 // (remote-gate/preflight.ts). A GET 404 is a silent miss; any 4xx on a PUT is one warning.
 // Invariants: as every protocol adapter (remote-gate/protocol-kit.ts): method and path only.
 
-import { keyAfter, OTHER, REFUSED_RESTORE, REFUSED_SAVE, v8Error, type ProtocolAdapter } from '../../remote-gate/protocol-kit.js';
+import {
+  keyAfter,
+  OTHER,
+  REFUSED_RESTORE,
+  REFUSED_SAVE,
+  v8Error,
+  type ProtocolAdapter,
+} from '../../remote-gate/protocol-kit.js';
 
 export function turboV8(): ProtocolAdapter {
   return {
@@ -30,6 +37,7 @@ export function turboV8(): ProtocolAdapter {
       }
     },
     // 404: a silent miss. 403 on a PUT: one warning per refused upload, exit 0 (any 4xx does the same).
-    refusal: (kind) => (kind === 'restore' ? v8Error('not_found', REFUSED_RESTORE) : v8Error('forbidden', REFUSED_SAVE)),
+    refusal: (kind) =>
+      kind === 'restore' ? v8Error('not_found', REFUSED_RESTORE) : v8Error('forbidden', REFUSED_SAVE),
   };
 }

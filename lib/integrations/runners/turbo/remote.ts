@@ -31,10 +31,17 @@ type Gateable = Extract<RemoteDetection, { state: 'gateable' }>;
 export function detectTurbo(root: string, env: Env, argv: readonly string[]): RemoteDetection {
   const turboJson = readJson(join(root, 'turbo.json'));
   const turboJsonc = turboJson === 'absent' ? readJson(join(root, 'turbo.jsonc')) : turboJson;
-  const remoteCache = typeof turboJsonc === 'object' ? (turboJsonc['remoteCache'] as Record<string, unknown> | undefined) : undefined;
-  if (remoteCache !== undefined && typeof remoteCache === 'object' && remoteCache['enabled'] === false) return { state: 'none', runner: 'turbo' };
+  const remoteCache =
+    typeof turboJsonc === 'object' ? (turboJsonc['remoteCache'] as Record<string, unknown> | undefined) : undefined;
+  if (remoteCache !== undefined && typeof remoteCache === 'object' && remoteCache['enabled'] === false)
+    return { state: 'none', runner: 'turbo' };
   const local = readJson(join(root, '.turbo', 'config.json'));
-  const configDir = isSet(env, 'TURBO_CONFIG_DIR_PATH') ? (env['TURBO_CONFIG_DIR_PATH'] as string) : join(isSet(env, 'XDG_CONFIG_HOME') ? (env['XDG_CONFIG_HOME'] as string) : join(env['HOME'] ?? homedir(), '.config'), 'turborepo');
+  const configDir = isSet(env, 'TURBO_CONFIG_DIR_PATH')
+    ? (env['TURBO_CONFIG_DIR_PATH'] as string)
+    : join(
+        isSet(env, 'XDG_CONFIG_HOME') ? (env['XDG_CONFIG_HOME'] as string) : join(env['HOME'] ?? homedir(), '.config'),
+        'turborepo',
+      );
   const user = readJson(join(configDir, 'config.json'));
   const remoteObject = remoteCache !== undefined && typeof remoteCache === 'object' ? remoteCache : 'absent';
   const configured =
@@ -46,8 +53,18 @@ export function detectTurbo(root: string, env: Env, argv: readonly string[]): Re
     field(user, 'token') !== undefined ||
     field(remoteObject, 'teamId', 'teamSlug', 'apiUrl') !== undefined;
   if (!configured) return { state: 'none', runner: 'turbo' };
-  if (local === 'unreadable') return { state: 'ungateable', runner: 'turbo', why: '.turbo/config.json cannot be read, so the remote it names is unknown' };
-  if (user === 'unreadable') return { state: 'ungateable', runner: 'turbo', why: "turbo's user config cannot be read, so the remote it names is unknown" };
+  if (local === 'unreadable')
+    return {
+      state: 'ungateable',
+      runner: 'turbo',
+      why: '.turbo/config.json cannot be read, so the remote it names is unknown',
+    };
+  if (user === 'unreadable')
+    return {
+      state: 'ungateable',
+      runner: 'turbo',
+      why: "turbo's user config cannot be read, so the remote it names is unknown",
+    };
   const fromFlag = flagValue(argv, '--api');
   if (fromFlag !== undefined) return judgeUpstream('turbo', 'turbo-v8', fromFlag, '--api', env, { apiFlag: true });
   const candidates: [string | undefined, string][] = [
@@ -57,7 +74,9 @@ export function detectTurbo(root: string, env: Env, argv: readonly string[]): Re
     [field(remoteObject, 'apiUrl'), 'turbo.json remoteCache.apiUrl'],
   ];
   const found = candidates.find(([value]) => value !== undefined);
-  return found === undefined ? judgeUpstream('turbo', 'turbo-v8', TURBO_DEFAULT_API, "turbo's default remote (Vercel)", env) : judgeUpstream('turbo', 'turbo-v8', found[0] as string, found[1], env);
+  return found === undefined
+    ? judgeUpstream('turbo', 'turbo-v8', TURBO_DEFAULT_API, "turbo's default remote (Vercel)", env)
+    : judgeUpstream('turbo', 'turbo-v8', found[0] as string, found[1], env);
 }
 
 function rewriteApi(argv: readonly string[], gateUrl: string): string[] {
@@ -99,7 +118,11 @@ function withoutRemoteWrites(value: string, remoteOff: boolean): string {
 }
 
 /** Remote writes off through `TURBO_CACHE` (remote reads kept under auto). */
-export function turboWritesOff(mode: 'auto' | 'off', why: string, context: { readonly argv?: readonly string[]; readonly env?: Env }): RemotePlan {
+export function turboWritesOff(
+  mode: 'auto' | 'off',
+  why: string,
+  context: { readonly argv?: readonly string[]; readonly env?: Env },
+): RemotePlan {
   const own = context.env?.['TURBO_CACHE'];
   // A user's own TURBO_CACHE is kept (minus remote writes) only when it has turbo's shape; otherwise
   // it is replaced, and never echoed.
@@ -107,5 +130,9 @@ export function turboWritesOff(mode: 'auto' | 'off', why: string, context: { rea
   const value = usable ? withoutRemoteWrites(own, mode === 'off') : mode === 'off' ? 'local:rw' : 'local:rw,remote:r';
   const flagNote = hasFlag(context.argv ?? [], '--cache') ? ' (your --cache flag takes precedence over it)' : '';
   const what = mode === 'off' ? 'remote cache off' : 'remote cache read-only';
-  return { argv: [], env: { TURBO_CACHE: value }, note: `[lockguard] turbo ${what} for this run (TURBO_CACHE=${value}): ${why}${flagNote}` };
+  return {
+    argv: [],
+    env: { TURBO_CACHE: value },
+    note: `[lockguard] turbo ${what} for this run (TURBO_CACHE=${value}): ${why}${flagNote}`,
+  };
 }

@@ -24,7 +24,9 @@ function reading(bytes: Buffer, simple: boolean): string[] {
         doc,
         '/w/pnpm-lock.yaml',
         (line) => {
-          out.push(`${line.line} ${line.depth} ${line.item} ${line.key ?? '-'} ${line.kind} ${line.valueAt} ${line.valueEnd} ${line.end}`);
+          out.push(
+            `${line.line} ${line.depth} ${line.item} ${line.key ?? '-'} ${line.kind} ${line.valueAt} ${line.valueEnd} ${line.end}`,
+          );
         },
         { simple },
       );
@@ -54,7 +56,13 @@ test('the shortcut reads seeded mutants as the general path does, refusals inclu
   for (let i = 0; i < 400; i++) {
     const fixture = FIXTURES[i % 2] as string;
     const text = readFileSync(join(fixturesDir(), fixture), 'utf8');
-    const made = mutant(text, rng, [...ORACLE_MUTATORS, 'alias', 'bom', 'crlf', 'lone-cr', 'deep'], 'yaml', (source) => ({ text: source, at: rng.int(source.length) }));
+    const made = mutant(
+      text,
+      rng,
+      [...ORACLE_MUTATORS, 'alias', 'bom', 'crlf', 'lone-cr', 'deep'],
+      'yaml',
+      (source) => ({ text: source, at: rng.int(source.length) }),
+    );
     const general = reading(made.bytes, false);
     if (general.at(-1)?.startsWith('refused') === true) refused++;
     assert.deepEqual(reading(made.bytes, true), general, `mutant ${i} (${made.mutator}) of ${fixture}`);

@@ -10,7 +10,11 @@ import { resolveNxCache } from '../../../../lib/integrations/runners/index.js';
 import { tempWorkspace } from '../../../helpers/workspace.js';
 
 test('the memo is keyed on nx.json, the git config and HOME; a garbage memo is a miss', (t) => {
-  const root = tempWorkspace(t, { 'nx.json': '{}', '.git': { config: '[remote "origin"]\n  url = https://example.invalid/a.git\n' }, '.lockguard': {} });
+  const root = tempWorkspace(t, {
+    'nx.json': '{}',
+    '.git': { config: '[remote "origin"]\n  url = https://example.invalid/a.git\n' },
+    '.lockguard': {},
+  });
   const env = { HOME: '/home/someone' };
   const key = nxMemoKey(root, env);
   assert.equal(readNxMemo(root, key), undefined);
@@ -40,7 +44,11 @@ test('resolveNxCache takes the remembered answer instead of asking nx again', (t
 });
 
 test('a workspace in a git worktree (.git is a file) has a memo key, not a failed run', (t) => {
-  const root = tempWorkspace(t, { 'nx.json': '{}', '.git': 'gitdir: /somewhere/else/.git/worktrees/w\n', '.lockguard': {} });
+  const root = tempWorkspace(t, {
+    'nx.json': '{}',
+    '.git': 'gitdir: /somewhere/else/.git/worktrees/w\n',
+    '.lockguard': {},
+  });
   const key = nxMemoKey(root, { HOME: '/home/someone' });
   assert.match(key, /^[0-9a-f]{64}$/);
   assert.equal(nxMemoKey(root, { HOME: '/home/someone' }), key);

@@ -7,7 +7,13 @@ import assert from 'node:assert/strict';
 import { existsSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cacheState, nxSupport, nxVersionAt, withholdAfterRun, type RunnerCache } from '../../../../lib/integrations/runners/index.js';
+import {
+  cacheState,
+  nxSupport,
+  nxVersionAt,
+  withholdAfterRun,
+  type RunnerCache,
+} from '../../../../lib/integrations/runners/index.js';
 import { repoRoot } from '../../../helpers/fixtures.js';
 import { nxEntry, write } from '../../../helpers/runner-caches.js';
 import { tempWorkspace } from '../../../helpers/workspace.js';
@@ -19,7 +25,8 @@ test('nxSupport: nx 20 to 23 through the task DB, 24 by the folder, older never 
   const env = {};
   assert.equal(nxSupport('19.8.15', env).kind, 'unguarded');
   assert.match(nxSupport('19.8.15', env).why ?? '', /^nx 19\.8\.15 is older than lockguard can guard \(nx 20 to 24\)$/);
-  for (const version of ['20.8.4', '21.6.11', '22.6.3', '23.0.2']) assert.deepEqual(nxSupport(version, env), { kind: 'task-db', version });
+  for (const version of ['20.8.4', '21.6.11', '22.6.3', '23.0.2'])
+    assert.deepEqual(nxSupport(version, env), { kind: 'task-db', version });
   assert.deepEqual(nxSupport('24.0.6', env), { kind: 'folder', version: '24.0.6' });
   assert.equal(nxSupport('25.0.0', env).kind, 'folder');
   assert.match(nxSupport('25.0.0', env).why ?? '', /newer than the versions lockguard has measured/);
@@ -37,13 +44,31 @@ test('nxVersionAt reads the nx that the workspace root resolves (a linked aliase
 });
 
 /** A workspace with a fake nx at `version` (no native binding) and one nx entry written after the move. */
-function fakeNx(t: Parameters<typeof tempWorkspace>[0], version: string): { root: string; cache: RunnerCache; run: (env?: Record<string, string>) => ReturnType<typeof withholdAfterRun> } {
-  const root = tempWorkspace(t, { 'package.json': '{"name":"root","private":true}\n', 'nx.json': '{}\n', node_modules: { nx: { 'package.json': JSON.stringify({ name: 'nx', version }) } } });
+function fakeNx(
+  t: Parameters<typeof tempWorkspace>[0],
+  version: string,
+): { root: string; cache: RunnerCache; run: (env?: Record<string, string>) => ReturnType<typeof withholdAfterRun> } {
+  const root = tempWorkspace(t, {
+    'package.json': '{"name":"root","private":true}\n',
+    'nx.json': '{}\n',
+    node_modules: { nx: { 'package.json': JSON.stringify({ name: 'nx', version }) } },
+  });
   const cache: RunnerCache = { runner: 'nx', root, dir: join(root, '.nx', 'cache'), source: 'default' };
   const before = cacheState(cache);
   const runStartedAt = Date.now() - HOUR;
   nxEntry(cache.dir, '4242424242424242');
-  return { root, cache, run: (env = {}) => withholdAfterRun(cache, before, NO_SUMMARY, { movedAt: runStartedAt + 1000, runStartedAt, runEndedAt: Date.now() + 1000, runId: 'r1' }, env) };
+  return {
+    root,
+    cache,
+    run: (env = {}) =>
+      withholdAfterRun(
+        cache,
+        before,
+        NO_SUMMARY,
+        { movedAt: runStartedAt + 1000, runStartedAt, runEndedAt: Date.now() + 1000, runId: 'r1' },
+        env,
+      ),
+  };
 }
 
 test('nx older than 20: nothing is moved (a hit with nothing restored is worse), and the result says why and how many were left', async (t) => {
@@ -64,7 +89,10 @@ test('nx 22 whose task DB cannot be updated: every entry stays, each reported as
   assert.equal(result.unguarded, undefined);
   assert.equal(result.notMoved.length, 1);
   assert.equal(result.notMoved[0]?.key, '4242424242424242');
-  assert.match(result.notMoved[0]?.detail ?? '', /^nx 22\.6\.3 answers hits from its task DB, and the workspace's nx could not update its task DB \(exit 1/);
+  assert.match(
+    result.notMoved[0]?.detail ?? '',
+    /^nx 22\.6\.3 answers hits from its task DB, and the workspace's nx could not update its task DB \(exit 1/,
+  );
   assert.match(result.notMoved[0]?.detail ?? '', /left in the cache \(moving it would make nx restore nothing\)$/);
   assert.ok(existsSync(join(cache.dir, '4242424242424242')), 'the entry is still in the cache');
 });

@@ -15,14 +15,19 @@ import { tempWorkspace } from '../../../helpers/workspace.js';
 const REPO = repoRoot();
 const nativeOf = (...args: Parameters<typeof turboNative>): string | undefined => turboNative(...args)?.binary;
 const LAUNCHER = join(REPO, 'node_modules', 'turbo', 'bin', 'turbo');
-const NATIVE = createRequire(LAUNCHER).resolve(`@turbo/${process.platform}-${process.arch === 'x64' ? '64' : process.arch}/bin/turbo`);
+const NATIVE = createRequire(LAUNCHER).resolve(
+  `@turbo/${process.platform}-${process.arch === 'x64' ? '64' : process.arch}/bin/turbo`,
+);
 
 function turboWorkspace(t: Parameters<typeof tempWorkspace>[0]): string {
   const root = tempWorkspace(t, {
     'package.json': '{"name":"root","private":true,"packageManager":"pnpm@10.34.8","workspaces":["packages/*"]}\n',
     'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
     'turbo.json': '{"tasks":{"build":{"dependsOn":["^build"],"outputs":["dist/**"]}}}\n',
-    packages: { a: { 'package.json': '{"name":"a","scripts":{"build":"node -e 1"}}\n' }, b: { 'package.json': '{"name":"b","dependencies":{"a":"*"},"scripts":{"build":"node -e 1"}}\n' } },
+    packages: {
+      a: { 'package.json': '{"name":"a","scripts":{"build":"node -e 1"}}\n' },
+      b: { 'package.json': '{"name":"b","dependencies":{"a":"*"},"scripts":{"build":"node -e 1"}}\n' },
+    },
   });
   mkdirSync(join(root, 'node_modules', '.bin'), { recursive: true });
   symlinkSync(LAUNCHER, join(root, 'node_modules', '.bin', 'turbo'));
@@ -48,17 +53,29 @@ test("turbo's launcher found on PATH leads to the native binary it would start; 
 test('the dry run through the native binary prints what the launcher prints; a failing one is ERR_LOCKGUARD_PLAN', async (t) => {
   const root = turboWorkspace(t);
   const env = { PATH: process.env['PATH'] ?? '', HOME: root, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' };
-  const viaNative = JSON.parse(await runDry(['turbo', 'run', 'build', '--dry=json'], { root, env })) as { tasks: { taskId: string; hash: string }[] };
+  const viaNative = JSON.parse(await runDry(['turbo', 'run', 'build', '--dry=json'], { root, env })) as {
+    tasks: { taskId: string; hash: string }[];
+  };
   // The launcher itself (named by its real path, which is no launcher found on PATH by name): the same tasks and hashes.
   const launcherCopy = join(root, 'launch.sh');
   writeFileSync(launcherCopy, `#!/bin/sh\nexec "${process.execPath}" "${realpathSync(LAUNCHER)}" "$@"\n`);
   chmodSync(launcherCopy, 0o755);
-  const viaLauncher = JSON.parse(await runDry([launcherCopy, 'run', 'build', '--dry=json'], { root, env })) as { tasks: { taskId: string; hash: string }[] };
+  const viaLauncher = JSON.parse(await runDry([launcherCopy, 'run', 'build', '--dry=json'], { root, env })) as {
+    tasks: { taskId: string; hash: string }[];
+  };
   const tasks = (dry: typeof viaNative): string[] => dry.tasks.map((task) => `${task.taskId} ${task.hash}`).sort();
   assert.deepEqual(tasks(viaNative), tasks(viaLauncher));
   assert.deepEqual(viaNative.tasks.map((task) => task.taskId).sort(), ['a#build', 'b#build']);
-  await assert.rejects(runDry(['turbo', 'run', 'nosuchtask', '--dry=json'], { root, env }), { code: 'ERR_LOCKGUARD_PLAN' });
-  await assert.rejects(runDry(['turbo', 'run', 'build', '--dry=json'], { root, env: { ...env, TURBO_BINARY_PATH: join(root, 'missing') } }), { code: 'ERR_LOCKGUARD_PLAN' });
+  await assert.rejects(runDry(['turbo', 'run', 'nosuchtask', '--dry=json'], { root, env }), {
+    code: 'ERR_LOCKGUARD_PLAN',
+  });
+  await assert.rejects(
+    runDry(['turbo', 'run', 'build', '--dry=json'], {
+      root,
+      env: { ...env, TURBO_BINARY_PATH: join(root, 'missing') },
+    }),
+    { code: 'ERR_LOCKGUARD_PLAN' },
+  );
 });
 
 test("a guarded run's start in the launcher's place: the binary, the launcher's marker, SIGTERM and SIGHUP forwarded; turbo 2 only", (t) => {
@@ -75,19 +92,34 @@ test("a guarded run's start in the launcher's place: the binary, the launcher's 
   assert.equal(directTurboStart([NATIVE, 'run', 'build'], root, env), undefined);
   // Another major version's launcher was not read: run as given.
   const three = tempWorkspace(t, {
-    node_modules: { turbo: { 'package.json': '{"name":"turbo","version":"3.0.0","bin":{"turbo":"./bin/turbo"}}\n', bin: { turbo: '#!/bin/sh\nexit 0\n' } } },
+    node_modules: {
+      turbo: {
+        'package.json': '{"name":"turbo","version":"3.0.0","bin":{"turbo":"./bin/turbo"}}\n',
+        bin: { turbo: '#!/bin/sh\nexit 0\n' },
+      },
+    },
   });
   chmodSync(join(three, 'node_modules', 'turbo', 'bin', 'turbo'), 0o755);
   mkdirSync(join(three, 'node_modules', '.bin'));
   symlinkSync('../turbo/bin/turbo', join(three, 'node_modules', '.bin', 'turbo'));
-  assert.equal(directTurboStart(['turbo', 'run', 'build'], three, { PATH: join(three, 'node_modules', '.bin'), TURBO_BINARY_PATH: NATIVE }), undefined);
+  assert.equal(
+    directTurboStart(['turbo', 'run', 'build'], three, {
+      PATH: join(three, 'node_modules', '.bin'),
+      TURBO_BINARY_PATH: NATIVE,
+    }),
+    undefined,
+  );
 });
 
 test("a turbo launcher before 2.8.18 (2.0.14, 2.5.8) runs as given: it finds only turbo-<platform>-<arch> and starts it without the newer launcher's env marker and signal forwarding", () => {
   for (const pkg of ['turbo20', 'turbo25']) {
     const launcher = join(REPO, 'node_modules', pkg, 'bin', 'turbo');
     // 2.11's @turbo/<platform> package resolves from there too (hoisted): it must not be started in place of the older turbo.
-    assert.ok(createRequire(launcher).resolve(`@turbo/${process.platform}-${process.arch === 'x64' ? '64' : process.arch}/bin/turbo`));
+    assert.ok(
+      createRequire(launcher).resolve(
+        `@turbo/${process.platform}-${process.arch === 'x64' ? '64' : process.arch}/bin/turbo`,
+      ),
+    );
     assert.equal(nativeOf(launcher, REPO, {}), undefined, pkg);
     assert.equal(directTurboStart([launcher, 'run', 'build'], REPO, {}), undefined, pkg);
   }
