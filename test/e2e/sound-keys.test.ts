@@ -262,7 +262,7 @@ test('--no-sound-keys leaves turbo.json, nx.json and .nxignore alone; init where
 });
 
 interface PlanSoundKeys {
-  readonly soundKeys?: { folded: string[]; leftOut: string[] };
+  readonly soundKeys: { folded: string[]; leftOut: string[]; wouldChange?: string[] };
 }
 
 test("plan: which cached tasks' keys fold their slice file, which leave it out (with the fix), and given the writer's bytes, whose keys would change", async (t) => {
@@ -273,6 +273,7 @@ test("plan: which cached tasks' keys fold their slice file, which leave it out (
     assert.deepEqual((JSON.parse(result.stdout) as PlanSoundKeys).soundKeys, {
       folded: [],
       leftOut: ['a#build', 'a#lint', 'b#build', 'b#lint'],
+      wouldChange: [],
     });
     const text = await cli(['plan', '--', 'turbo', 'run', 'build'], ws.root, ws.env);
     assert.match(
@@ -286,14 +287,24 @@ test("plan: which cached tasks' keys fold their slice file, which leave it out (
     assert.deepEqual((JSON.parse(result.stdout) as PlanSoundKeys).soundKeys, {
       folded: ['a#build', 'a#lint', 'b#build', 'b#lint'],
       leftOut: [],
+      // No slice file written yet: every folding task's key changes at the next run that writes them.
+      wouldChange: ['a#build', 'a#lint', 'b#build', 'b#lint'],
     });
+    const text = (await cli(['plan', '--', 'turbo', 'run', 'build'], ws.root, ws.env)).stdout;
+    assert.match(text, /sound keys: all 2 cached tasks fold their project's \.lockguard-slice/);
     assert.match(
-      (await cli(['plan', '--', 'turbo', 'run', 'build'], ws.root, ws.env)).stdout,
-      /sound keys: all 2 cached tasks fold their project's \.lockguard-slice/,
+      text,
+      /keys would change \(their project's slice differs from its \.lockguard-slice\): a#build, b#build/,
     );
+    // Once the writer wrote them (lockguard key --write-slices), nothing would change.
+    assert.equal((await cli(['key', '--write-slices'], ws.root, ws.env)).code, 0);
+    const written = await cli(['plan', '--json', '--', 'turbo', 'run', 'build', 'lint'], ws.root, ws.env);
+    assert.deepEqual((JSON.parse(written.stdout) as PlanSoundKeys).soundKeys.wouldChange, []);
   }
   {
     // What the writer would write for b differs from b's file; a's is the same: b's tasks would re-key.
+    ws.slice('a', 'slice a 1\n');
+    ws.slice('b', 'slice b 1\n');
     const expected = new Map([
       ['packages/a/.lockguard-slice', 'slice a 1\n'],
       ['packages/b/.lockguard-slice', 'slice b 2\n'],
