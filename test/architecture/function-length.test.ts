@@ -30,7 +30,6 @@ const ALLOWED: Readonly<Record<string, string>> = {
     'over 60 lines once wrapped at 120 columns (issue 22); split next',
   'core/slices/yarn-berry.ts:indexYarnBerry': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
   'core/slices/yarn-berry.ts:lowerYarnBerry': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
-  'guard/withhold-pass.ts:passOne': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
   'integrations/package-managers/argv.ts:classifyParsed':
     'over 60 lines once wrapped at 120 columns (issue 22); split next',
   'integrations/runners/pnpm-pipeline/cache.ts:pipelineSummary':
@@ -39,9 +38,6 @@ const ALLOWED: Readonly<Record<string, string>> = {
     'over 60 lines once wrapped at 120 columns (issue 22); split next',
   'run/ledger-fs.ts:scanLines': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
   'run/quarantine/move.ts:moveTree': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
-  'guard/recover-runs.ts:finishOne': 'merged this session (one withholding pass for recovery); split next',
-  'guard/remote-gate-wiring.ts:openRemoteGates': 'merged this session (moved out of cli/); split next',
-  'guard/run.ts:guardedRun': 'merged this session (moved out of cli/commands/run.ts); split next',
   'integrations/pnpmfile/plugin.ts:createHooks': 'merged this session (slice files after an install); split next',
   'integrations/sound-keys/jsonc.ts:parseJsonc': 'merged this session (the JSONC reader of sound keys); split next',
   'run/slice-files.ts:applySliceFiles': 'merged this session (the slice-file pass); split next',
