@@ -28,10 +28,6 @@ const ALLOWED: Readonly<Record<string, string>> = {
     'over 60 lines once wrapped at 120 columns (issue 22); split next',
   'core/slices/yarn-berry.ts:indexYarnBerry': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
   'core/slices/yarn-berry.ts:lowerYarnBerry': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
-  'integrations/runners/pnpm-pipeline/cache.ts:pipelineSummary':
-    'over 60 lines once wrapped at 120 columns (issue 22); split next',
-  'integrations/runners/turbo/cache.ts:turboSummary':
-    'over 60 lines once wrapped at 120 columns (issue 22); split next',
   'run/ledger-fs.ts:scanLines': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
   'run/quarantine/move.ts:moveTree': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
   'integrations/sound-keys/jsonc.ts:parseJsonc': 'merged this session (the JSONC reader of sound keys); split next',
