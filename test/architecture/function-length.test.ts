@@ -28,7 +28,6 @@ const ALLOWED: Readonly<Record<string, string>> = {
     'over 60 lines once wrapped at 120 columns (issue 22); split next',
   'core/slices/yarn-berry.ts:indexYarnBerry': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
   'core/slices/yarn-berry.ts:lowerYarnBerry': 'over 60 lines once wrapped at 120 columns (issue 22); split next',
-  'run/slice-files.ts:applySliceFiles': 'merged this session (the slice-file pass); split next',
   'core/slices/bun-jsonc.ts:checkBunLock':
     'not split yet (issue 22): one pass over bun.lock, hot; its sections (values, roles, frames) want a reader class with a bench',
   'core/slices/yarn-classic-parse.ts:parseYarnClassic':
