@@ -13,7 +13,7 @@ import { withholdScope, type GuardPlan, type WithholdScope } from '../integratio
 import type { ChildEnd } from '../run/child.js';
 import type { Interrupts } from '../run/interrupts.js';
 import { appendEvent } from '../run/ledger.js';
-import { buildReport, saveReport } from '../run/report.js';
+import { buildReport, saveReport, type RunReport, type WithheldEntry } from '../run/report.js';
 import type { GuardSession, MoveRecord } from '../run/session.js';
 import { lockfileMovesAmong, sliceMoveJson, type SliceMove } from '../run/slice-report.js';
 import type { GuardContext, RecordPart, RemoteFallback } from './events.js';
@@ -114,7 +114,7 @@ async function scopeOf(
 
 /** After the child: the final check, the withholding pass, the records; the run's outcome as values. */
 export async function finishRun(f: Finishing): Promise<RunFinished> {
-  const { context, input, session, end, prepared, guard } = f;
+  const { context, input, session, end, prepared } = f;
   const runId = session.run.record.id;
   const runEndedAt = Date.now();
   if (end.kind === 'failed')
@@ -139,63 +139,11 @@ export async function finishRun(f: Finishing): Promise<RunFinished> {
     signal: f.interrupts.signal,
   });
   recordOrSay(context, 'exit-event', () => appendEvent(session.run, { type: 'exit', code, child: end }));
-
-  const withheld = outcome.caches.flatMap((cache) =>
-    (cache.withheld?.withheld ?? []).map((entry) => ({
-      runner: entry.runner,
-      key: entry.key,
-      task: entry.task ?? null,
-      from: entry.paths.map((path) => `${entry.cacheDir}/${path}`),
-      to: cache.withheld?.quarantineDir ?? '',
-      reason: entry.reason,
-    })),
-  );
-  if (withheld.length > 0)
-    recordOrSay(context, 'withheld-event', () =>
-      appendEvent(session.run, {
-        type: 'withheld',
-        count: withheld.length,
-        quarantine: [...new Set(withheld.map((entry) => entry.to))],
-      }),
-    );
-  const cacheNames = prepared.caches.map((guarded) => runnerLabel(guarded.runner));
+  const withheld = withheldEntries(outcome);
+  recordWithheld(context, session, withheld);
   if (problem !== undefined) throw problem;
   recordOrSay(context, 'report', () =>
-    saveReport(
-      session.run,
-      buildReport({
-        run: session.run,
-        command: input.command,
-        policy: input.policy,
-        exit: end,
-        exitCode: code,
-        move,
-        runner: guard.started[0] ?? guard.runners[0] ?? 'none',
-        caches: prepared.caches.map((guarded) => ({
-          runner: guarded.runner,
-          cacheDir: guarded.cache.dir,
-          source: guarded.cache.source,
-          started: guarded.started,
-        })),
-        withheld,
-        keptBeforeMove: outcome.keptBeforeMove,
-        ...(scope === undefined ? {} : { withholdScope: scopeReport(scope, outcome) }),
-        tasksAfterMove: outcome.tasksAfterMove,
-        remote: fallbackLines(prepared.switches, f.fallbacks),
-        remoteGate: {
-          gates: f.gateOutcome.gates,
-          refused: {
-            uploads: f.gateOutcome.refusedUploads,
-            blobs: f.gateOutcome.refusedParts,
-            restores: f.gateOutcome.refusedRestores,
-          },
-        },
-        slices: slices.map(sliceMoveJson),
-        installed: session.installed,
-        judged: judgedText(session.judged, cacheNames),
-        notes: [...f.beforeNotes, ...outcome.notes, ...f.gateOutcome.notes],
-      }),
-    ),
+    saveReport(session.run, runReport(f, { code, move, scope, slices, outcome, withheld })),
   );
   // Finished only when the passes completed: otherwise the live marker stays, and the next command finishes the run.
   const markedFinished = outcome.stop !== undefined || session.close();
@@ -213,4 +161,79 @@ export async function finishRun(f: Finishing): Promise<RunFinished> {
     gates: f.gateOutcome,
     markedFinished,
   };
+}
+
+/** The report's withheld entries: one per save the pass withheld, from its cache folder to the quarantine. */
+function withheldEntries(outcome: RunnerOutcome): WithheldEntry[] {
+  return outcome.caches.flatMap((cache) =>
+    (cache.withheld?.withheld ?? []).map((entry) => ({
+      runner: entry.runner,
+      key: entry.key,
+      task: entry.task ?? null,
+      from: entry.paths.map((path) => `${entry.cacheDir}/${path}`),
+      to: cache.withheld?.quarantineDir ?? '',
+      reason: entry.reason,
+    })),
+  );
+}
+
+/** The withheld event (how many, into which quarantines), when the pass withheld anything. */
+function recordWithheld(context: GuardContext, session: GuardSession, withheld: readonly WithheldEntry[]): void {
+  if (withheld.length > 0)
+    recordOrSay(context, 'withheld-event', () =>
+      appendEvent(session.run, {
+        type: 'withheld',
+        count: withheld.length,
+        quarantine: [...new Set(withheld.map((entry) => entry.to))],
+      }),
+    );
+}
+
+/** What the passes decided, for the report. */
+interface Decided {
+  readonly code: number;
+  readonly move: MoveRecord | undefined;
+  readonly scope: WithholdScope | undefined;
+  readonly slices: readonly SliceMove[];
+  readonly outcome: RunnerOutcome;
+  readonly withheld: WithheldEntry[];
+}
+
+/** The run's report: the command, the verdict, the caches and what was withheld, the remote gate, the notes. */
+function runReport(f: Finishing, d: Decided): RunReport {
+  const { input, session, end, prepared, guard } = f;
+  const { outcome, scope } = d;
+  const cacheNames = prepared.caches.map((guarded) => runnerLabel(guarded.runner));
+  return buildReport({
+    run: session.run,
+    command: input.command,
+    policy: input.policy,
+    exit: end,
+    exitCode: d.code,
+    move: d.move,
+    runner: guard.started[0] ?? guard.runners[0] ?? 'none',
+    caches: prepared.caches.map((guarded) => ({
+      runner: guarded.runner,
+      cacheDir: guarded.cache.dir,
+      source: guarded.cache.source,
+      started: guarded.started,
+    })),
+    withheld: d.withheld,
+    keptBeforeMove: outcome.keptBeforeMove,
+    ...(scope === undefined ? {} : { withholdScope: scopeReport(scope, outcome) }),
+    tasksAfterMove: outcome.tasksAfterMove,
+    remote: fallbackLines(prepared.switches, f.fallbacks),
+    remoteGate: {
+      gates: f.gateOutcome.gates,
+      refused: {
+        uploads: f.gateOutcome.refusedUploads,
+        blobs: f.gateOutcome.refusedParts,
+        restores: f.gateOutcome.refusedRestores,
+      },
+    },
+    slices: d.slices.map(sliceMoveJson),
+    installed: session.installed,
+    judged: judgedText(session.judged, cacheNames),
+    notes: [...f.beforeNotes, ...outcome.notes, ...f.gateOutcome.notes],
+  });
 }

@@ -11,6 +11,7 @@
 import { isLockguardError } from '../core/errors.js';
 import { RUNNER_NAMES, recordedRunScope } from '../integrations/runners/index.js';
 import type { Interrupts } from '../run/interrupts.js';
+import type { GuardRecord } from '../run/guard-record.js';
 import { acquireLock } from '../run/ledger-lock.js';
 import {
   dropMarker,
@@ -22,6 +23,7 @@ import {
   recordRecovery,
   repairDeadLocks,
   runningChild,
+  type Evidence,
   type RecoveryRecord,
 } from '../run/recovery.js';
 import type { RunHandle } from '../run/ledger.js';
@@ -29,7 +31,7 @@ import type { GuardContext } from './events.js';
 import { cacheOfRecord, PlacesNow } from './guard-file.js';
 import { passControl } from './pass-control.js';
 import { diedText, evidenceText } from './record-words.js';
-import { withholdPass, type PassCache } from './withhold-pass.js';
+import { withholdPass, type PassCache, type PassOutcome } from './withhold-pass.js';
 
 const NOTES_SHOWN = 20;
 
@@ -91,21 +93,7 @@ async function finishOne(
   const policy = run.record.policy ?? 'withhold';
   const notes: string[] = [];
   if (guard.record === undefined && guard.problem !== undefined) notes.push(guard.problem);
-  // What the record names, as it resolves now (a cache it may not touch is a note, left alone).
-  const caches: PassCache[] = [];
-  if (policy !== 'flag') {
-    for (const recorded of guard.record?.caches ?? []) {
-      const shapes = cacheOfRecord(recorded, root, places);
-      if ('problem' in shapes) notes.push(shapes.problem);
-      else
-        caches.push({
-          runner: shapes.cache.runner as PassCache['runner'],
-          cache: shapes.cache,
-          before: shapes.before,
-          started: recorded.started,
-        });
-    }
-  }
+  const caches = policy === 'flag' ? [] : recordedCaches(guard.record, root, places, notes);
   // The same per-project judgement as the run's own pass would have made (integrations/runners/affected.ts).
   const scope = policy === 'flag' ? undefined : await recordedRunScope(run, evidence.kind);
   const pass = await withholdPass(caches, {
@@ -118,7 +106,52 @@ async function finishOne(
     notesShown: NOTES_SHOWN,
     ...(scope === undefined ? {} : { scope }),
   });
-  const passes = pass.caches.flatMap((outcome) =>
+  const passes = passSummaries(pass);
+  notes.push(...scopeNotes(pass, evidence));
+  notes.push(...pass.notes);
+  const complete = pass.stop === undefined;
+  const record = recoveryRecord(by, pid, evidence, since, pass, notes, child);
+  recordRecovery(root, run, record, complete && child === undefined);
+  context.emit({
+    type: 'run-recovered',
+    run: id,
+    pid,
+    evidence,
+    policy,
+    unguarded: guard.record === undefined ? (guard.problem ?? 'no guarded caches') : undefined,
+    withheld: pass.withheldCount,
+    passes,
+    childRunning: child,
+    complete,
+  });
+  if (pass.stop?.kind === 'fault') throw pass.stop.error;
+}
+
+/** What the record names, as it resolves now (a cache it may not touch is a note in `notes`, left alone). */
+function recordedCaches(
+  record: GuardRecord | undefined,
+  root: string,
+  places: PlacesNow,
+  notes: string[],
+): PassCache[] {
+  const caches: PassCache[] = [];
+  for (const recorded of record?.caches ?? []) {
+    const shapes = cacheOfRecord(recorded, root, places);
+    if ('problem' in shapes) notes.push(shapes.problem);
+    else
+      caches.push({
+        runner: shapes.cache.runner as PassCache['runner'],
+        cache: shapes.cache,
+        before: shapes.before,
+        started: recorded.started,
+      });
+  }
+  return caches;
+}
+
+/** Each cache the pass went over: what it withheld and spared, and how it judged (per project or all). */
+function passSummaries(pass: PassOutcome) {
+  return pass.caches.flatMap((outcome) =>
     outcome.withheld === undefined
       ? []
       : [
@@ -130,6 +163,11 @@ async function finishOne(
           },
         ],
   );
+}
+
+/** The notes on the pass's judgement: the saves it kept (a few), and each cache whose every save it withheld. */
+function scopeNotes(pass: PassOutcome, evidence: Evidence): string[] {
+  const notes: string[] = [];
   for (const outcome of pass.caches) {
     const result = outcome.withheld;
     if (result === undefined) continue;
@@ -140,9 +178,20 @@ async function finishOne(
         `${outcome.runner}: every save since ${evidence.kind === 'recorded-move' ? 'the move' : 'the run started'} was withheld: ${result.scope.reason}`,
       );
   }
-  notes.push(...pass.notes);
-  const complete = pass.stop === undefined;
-  const record: RecoveryRecord = {
+  return notes;
+}
+
+/** The recovery record: who finished the run and why, from when, what was withheld where, the notes. */
+function recoveryRecord(
+  by: string,
+  pid: number | undefined,
+  evidence: Evidence,
+  since: number,
+  pass: PassOutcome,
+  notes: string[],
+  child: ReturnType<typeof runningChild>,
+): RecoveryRecord {
+  return {
     by: `lockguard ${by}`,
     reason: `${diedText(pid)}, and ${evidenceText(evidence)}`,
     evidence: evidence.kind,
@@ -158,18 +207,4 @@ async function finishOne(
     notes,
     ...(child === undefined ? {} : { childRunning: child }),
   };
-  recordRecovery(root, run, record, complete && child === undefined);
-  context.emit({
-    type: 'run-recovered',
-    run: id,
-    pid,
-    evidence,
-    policy,
-    unguarded: guard.record === undefined ? (guard.problem ?? 'no guarded caches') : undefined,
-    withheld: pass.withheldCount,
-    passes,
-    childRunning: child,
-    complete,
-  });
-  if (pass.stop?.kind === 'fault') throw pass.stop.error;
 }

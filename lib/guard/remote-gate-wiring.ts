@@ -14,7 +14,13 @@
 import type { Env } from '../core/env.js';
 import { appendEvent, type Policy } from '../run/ledger.js';
 import type { GuardSession } from '../run/session.js';
-import { detectRemote, pointRunnerAt, type RemoteMode, type RunnerName } from '../integrations/runners/index.js';
+import {
+  detectRemote,
+  pointRunnerAt,
+  type RemoteDetection,
+  type RemoteMode,
+  type RunnerName,
+} from '../integrations/runners/index.js';
 import type { Gate, GateEvent, GateStats } from '../integrations/remote-gate/index.js';
 import { parseUpstream } from '../integrations/remote-gate/upstream-url.js';
 import type { RemoteFallback } from './events.js';
@@ -138,21 +144,10 @@ export async function openRemoteGates(input: RemoteGateInput): Promise<RemoteGat
         ungated.set(runner, detection.why);
         continue;
       }
-      const upstream = parseUpstream(detection.upstream);
-      if (typeof upstream === 'string') continue;
-      const decide = (): 'pass' | 'refuse' => (session.admits() ? 'pass' : 'refuse');
-      let gate: Gate;
-      try {
-        // The HTTP stack is loaded only for a run that has a remote to gate.
-        const { startGate } = await import('../integrations/remote-gate/index.js');
-        gate = await startGate({
-          protocol: detection.protocol,
-          upstream,
-          decide,
-          onEvent: (event) => record(session, runner, event),
-        });
-      } catch (error) {
-        ungated.set(runner, `the gate could not listen on 127.0.0.1: ${(error as { code?: string }).code ?? 'error'}`);
+      const gate = await startRunnerGate(runner, detection, session);
+      if (gate === undefined) continue;
+      if (typeof gate === 'string') {
+        ungated.set(runner, gate);
         continue;
       }
       const pointed = pointRunnerAt(detection, gate.url, argv);
@@ -177,30 +172,56 @@ export async function openRemoteGates(input: RemoteGateInput): Promise<RemoteGat
     fallbacks: [...ungated].map(([runner, why]) => ({ runner, why })),
     withRemote,
     active,
-    async close() {
-      await Promise.all(active.map((entry) => entry.gate.close()));
-      const gates = active.map((entry) => ({
-        runner: entry.runner,
-        upstream: origin(entry.upstream),
-        source: entry.source,
-        stats: entry.gate.stats(),
-      }));
-      const notes: string[] = [];
-      const undecided: { runner: RunnerName; requests: number }[] = [];
-      for (const { runner, upstream, stats } of gates) {
-        notes.push(
-          `remote gate (${runner} → ${upstream}): passed ${stats.passed.restore} restores, ${stats.passed.save} uploads, ${stats.passed.other} other; refused ${stats.refused.restore} restores, ${stats.refused.save} uploads${stats.refusedParts > 0 ? ` (+${stats.refusedParts} blobs)` : ''}; upstream failures passed on: ${stats.upstreamFailures}; not forwarded: ${stats.notForwarded}`,
-        );
-        if (stats.decisionFailures > 0) undecided.push({ runner, requests: stats.decisionFailures });
-      }
-      return {
-        gates,
-        refusedUploads: gates.reduce((sum, gate) => sum + gate.stats.refused.save, 0),
-        refusedParts: gates.reduce((sum, gate) => sum + gate.stats.refusedParts, 0),
-        refusedRestores: gates.reduce((sum, gate) => sum + gate.stats.refused.restore, 0),
-        notes,
-        undecided,
-      };
-    },
+    close: () => closeGates(active),
+  };
+}
+
+/** One runner's gate, listening: undefined when its upstream does not parse, why when the gate cannot listen. */
+async function startRunnerGate(
+  runner: RunnerName,
+  detection: Extract<RemoteDetection, { state: 'gateable' }>,
+  session: GuardSession,
+): Promise<Gate | string | undefined> {
+  const upstream = parseUpstream(detection.upstream);
+  if (typeof upstream === 'string') return undefined;
+  const decide = (): 'pass' | 'refuse' => (session.admits() ? 'pass' : 'refuse');
+  try {
+    // The HTTP stack is loaded only for a run that has a remote to gate.
+    const { startGate } = await import('../integrations/remote-gate/index.js');
+    return await startGate({
+      protocol: detection.protocol,
+      upstream,
+      decide,
+      onEvent: (event) => record(session, runner, event),
+    });
+  } catch (error) {
+    return `the gate could not listen on 127.0.0.1: ${(error as { code?: string }).code ?? 'error'}`;
+  }
+}
+
+/** Close every gate (after the child exited) and say what they did: counts, a note each, the undecided. */
+async function closeGates(active: readonly GatedRunner[]): Promise<RemoteGateOutcome> {
+  await Promise.all(active.map((entry) => entry.gate.close()));
+  const gates = active.map((entry) => ({
+    runner: entry.runner,
+    upstream: origin(entry.upstream),
+    source: entry.source,
+    stats: entry.gate.stats(),
+  }));
+  const notes: string[] = [];
+  const undecided: { runner: RunnerName; requests: number }[] = [];
+  for (const { runner, upstream, stats } of gates) {
+    notes.push(
+      `remote gate (${runner} → ${upstream}): passed ${stats.passed.restore} restores, ${stats.passed.save} uploads, ${stats.passed.other} other; refused ${stats.refused.restore} restores, ${stats.refused.save} uploads${stats.refusedParts > 0 ? ` (+${stats.refusedParts} blobs)` : ''}; upstream failures passed on: ${stats.upstreamFailures}; not forwarded: ${stats.notForwarded}`,
+    );
+    if (stats.decisionFailures > 0) undecided.push({ runner, requests: stats.decisionFailures });
+  }
+  return {
+    gates,
+    refusedUploads: gates.reduce((sum, gate) => sum + gate.stats.refused.save, 0),
+    refusedParts: gates.reduce((sum, gate) => sum + gate.stats.refusedParts, 0),
+    refusedRestores: gates.reduce((sum, gate) => sum + gate.stats.refused.restore, 0),
+    notes,
+    undecided,
   };
 }

@@ -21,6 +21,7 @@ import {
   runnersInCommand,
   stepsOf,
   type GuardedRunner,
+  type GuardPlan,
   type RemoteMode,
   type RunnerName,
 } from '../integrations/runners/index.js';
@@ -35,9 +36,9 @@ import type { GuardContext } from './events.js';
 import { finishRun, recordOrSay, type RunFinished, type RunVerdict } from './finish.js';
 import { guardRecordOf } from './guard-file.js';
 import { holdForQuarantine } from './pass-control.js';
-import { openRemoteGates, type RemoteGateOutcome } from './remote-gate-wiring.js';
+import { openRemoteGates, type RemoteGateOutcome, type RemoteGates } from './remote-gate-wiring.js';
 import { prepareRunners, type RunnerPrepared } from './runner-guard.js';
-import { refuseSetup } from './refuse-setup.js';
+import { refuseSetup, type RefuseSetup } from './refuse-setup.js';
 
 /** How long the remote decision may wait for the runner's dry run before it assumes a writer. */
 const REMOTE_PLAN_TIMEOUT_MS = 15_000;
@@ -127,6 +128,72 @@ function preCheck(table: WorkspaceFingerprints, workspace: Workspace): void {
 /** Run `input.command` guarded, from the table read to the finished run (the caller has finished dead runs first). */
 export async function guardedRun(input: GuardedRunInput, context: GuardContext): Promise<RunFinished> {
   const { workspace, command, policy } = input;
+  const planned = planRun(input, context);
+  const { table, guard } = planned;
+  const { refuse, beforeNotes } = await beforeStart(input, context, planned);
+
+  // A move is a change to what the runners' keys fold: the inputs (turbo, nx and pnpm pipeline key on the
+  // lockfile and manifests, never on node_modules). The install markers are read for the pre-run check and
+  // say what an install did; they never withhold, fail or refuse (a CI cache of node_modules is judged by
+  // snapshot --scope full and verify).
+  const session = new GuardSession(table, policy, command, { judged: 'inputs' });
+  // The remote gate, where it can stand: restores and uploads decided at the request, no up-front switch.
+  const gates = await openRemoteGates({
+    runners: guard.runners,
+    root: workspace.root,
+    command,
+    env: context.env,
+    remote: input.remote,
+    policy,
+    session,
+  });
+  let child: { prepared: RunnerPrepared; end: ChildEnd };
+  const runStartedAt = Date.now();
+  // Held from just before the child starts: while it runs, child.ts forwards signals to it; once it has
+  // exited (arm), a signal waits for the final check and the withholding pass (a second one stops the
+  // pass between two entries), so a cache entry is never left half moved.
+  const interrupts = holdForQuarantine(context);
+  try {
+    let gateOutcome: RemoteGateOutcome;
+    try {
+      child = await startGuarded(input, context, { guard, session, gates, refuse, runStartedAt });
+    } finally {
+      session.stop();
+      gateOutcome = await gates.close();
+      interrupts.arm();
+    }
+    for (const each of gateOutcome.undecided)
+      context.emit({ type: 'gate-undecided', runner: each.runner, requests: each.requests });
+    return await finishRun({
+      context,
+      input,
+      session,
+      end: child.end,
+      prepared: child.prepared,
+      guard,
+      runStartedAt,
+      interrupts,
+      fallbacks: gates.fallbacks,
+      gateOutcome,
+      beforeNotes,
+    });
+  } finally {
+    interrupts.release();
+  }
+}
+
+/** What the command starts, as read before the run: its steps, the table (at the scope its runners key on), the guard plan. */
+interface PlannedRun {
+  readonly steps: ReturnType<typeof stepsOf>;
+  /** A runner that installs before it keys (pnpm pipeline): the table holds the inputs only, no pre-run check. */
+  readonly pipeline: boolean;
+  readonly table: WorkspaceFingerprints;
+  readonly guard: GuardPlan;
+}
+
+/** The command's steps and runners, the table read at the scope they key on, and the runners this run guards. */
+function planRun(input: GuardedRunInput, context: GuardContext): PlannedRun {
+  const { workspace, command } = input;
   const steps = stepsOf(command, context.cwd);
   // A runner that installs (frozen) before it keys its tasks (pnpm pipeline) folds the inputs, not the markers.
   const started =
@@ -148,100 +215,80 @@ export async function guardedRun(input: GuardedRunInput, context: GuardContext):
     { workspaceYaml: table.files.get('pnpm-workspace.yaml') },
     steps,
   );
-  if (input.preCheck && !pipeline && !preparesTreeFirst(steps)) preCheck(table, workspace);
-  const refuse = policy === 'refuse' ? refuseSetup(table, context.env) : undefined;
+  return { steps, pipeline, table, guard };
+}
+
+/** Before the gates open: the pre-run check, `--policy refuse`'s environment, the caller's step (its report lines). */
+async function beforeStart(
+  input: GuardedRunInput,
+  context: GuardContext,
+  { steps, pipeline, table, guard }: PlannedRun,
+): Promise<{ refuse: RefuseSetup | undefined; beforeNotes: readonly string[] }> {
+  if (input.preCheck && !pipeline && !preparesTreeFirst(steps)) preCheck(table, input.workspace);
+  const refuse = input.policy === 'refuse' ? refuseSetup(table, context.env) : undefined;
   if (refuse?.gap !== undefined) context.emit({ type: 'refuse-gap', gap: refuse.gap });
   // Each project's .lockguard-slice (the caller's step), so turbo's and nx's own keys fold what the lockfile gives it.
   const beforeNotes = input.beforeCommand === undefined ? [] : await input.beforeCommand(table, guard.runners);
+  return { refuse, beforeNotes };
+}
 
-  // A move is a change to what the runners' keys fold: the inputs (turbo, nx and pnpm pipeline key on the
-  // lockfile and manifests, never on node_modules). The install markers are read for the pre-run check and
-  // say what an install did; they never withhold, fail or refuse (a CI cache of node_modules is judged by
-  // snapshot --scope full and verify).
-  const session = new GuardSession(table, policy, command, { judged: 'inputs' });
-  // The remote gate, where it can stand: restores and uploads decided at the request, no up-front switch.
-  const gates = await openRemoteGates({
-    runners: guard.runners,
-    root: workspace.root,
+/** What the child is started within: the guard plan, the session watching the table, the open gates. */
+interface StartInput {
+  readonly guard: GuardPlan;
+  readonly session: GuardSession;
+  readonly gates: RemoteGates;
+  readonly refuse: RefuseSetup | undefined;
+  readonly runStartedAt: number;
+}
+
+/** The remote switches, the prepared runners, the guard record and the watch, then the child, run to its end. */
+async function startGuarded(
+  input: GuardedRunInput,
+  context: GuardContext,
+  { guard, session, gates, refuse, runStartedAt }: StartInput,
+): Promise<{ prepared: RunnerPrepared; end: ChildEnd }> {
+  const { workspace, command, policy } = input;
+  const remoteSwitch = await mayContainWriter(
+    guard.runners.filter((runner) => !gates.gated.has(runner)),
+    input.remote,
+    gates.withRemote,
     command,
-    env: context.env,
-    remote: input.remote,
-    policy,
-    session,
+    workspace.root,
+    context.env,
+  );
+  const prepared = prepareRunners(
+    guard,
+    workspace.root,
+    gates.argv,
+    context.env,
+    input.remote,
+    (runner) => !gates.gated.has(runner) && remoteSwitch(runner),
+  );
+  context.emit({ type: 'remote-plan', switches: prepared.switches, fallbacks: gates.fallbacks });
+  // What this run guards is on disk before the child can save anything (run/guard-record.ts); a run
+  // that guards no runner cache has nothing a later command could withhold, and writes nothing.
+  if (prepared.caches.length > 0) writeGuard(session.run.dir, guardRecordOf(prepared.caches, runStartedAt));
+  const guarded = prepared.caches.length;
+  session.onDetect((move) => context.emit({ type: 'move-detected', move, policy, guarded }));
+  session.listen();
+  // The workspace's node_modules/.bin folders first on PATH, as package scripts and npx have them.
+  const childEnv = {
+    ...withWorkspaceBins(context.env, context.cwd, workspace.root),
+    ...prepared.env,
+    ...gates.env,
+    ...refuse?.env,
+    LOCKGUARD_RUN: session.run.dir,
+  };
+  // turbo's Node launcher would only start turbo's native binary: the run starts it in its place.
+  const direct = directTurboStart(prepared.argv, context.cwd, childEnv);
+  const end = await runChild(direct?.argv ?? prepared.argv, {
+    cwd: context.cwd,
+    env: direct?.env ?? childEnv,
+    ...(direct === undefined ? {} : { forward: direct.forward }),
+    onSpawn: (pid) =>
+      recordOrSay(context, 'child-pid', () =>
+        appendEvent(session.run, { type: 'child', pid, pidStart: processStart(pid) }),
+      ),
   });
-  let end: ChildEnd;
-  let prepared: RunnerPrepared;
-  const runStartedAt = Date.now();
-  // Held from just before the child starts: while it runs, child.ts forwards signals to it; once it has
-  // exited (arm), a signal waits for the final check and the withholding pass (a second one stops the
-  // pass between two entries), so a cache entry is never left half moved.
-  const interrupts = holdForQuarantine(context);
-  try {
-    let gateOutcome: RemoteGateOutcome;
-    try {
-      const remoteSwitch = await mayContainWriter(
-        guard.runners.filter((runner) => !gates.gated.has(runner)),
-        input.remote,
-        gates.withRemote,
-        command,
-        workspace.root,
-        context.env,
-      );
-      prepared = prepareRunners(
-        guard,
-        workspace.root,
-        gates.argv,
-        context.env,
-        input.remote,
-        (runner) => !gates.gated.has(runner) && remoteSwitch(runner),
-      );
-      context.emit({ type: 'remote-plan', switches: prepared.switches, fallbacks: gates.fallbacks });
-      // What this run guards is on disk before the child can save anything (run/guard-record.ts); a run
-      // that guards no runner cache has nothing a later command could withhold, and writes nothing.
-      if (prepared.caches.length > 0) writeGuard(session.run.dir, guardRecordOf(prepared.caches, runStartedAt));
-      const guarded = prepared.caches.length;
-      session.onDetect((move) => context.emit({ type: 'move-detected', move, policy, guarded }));
-      session.listen();
-      // The workspace's node_modules/.bin folders first on PATH, as package scripts and npx have them.
-      const childEnv = {
-        ...withWorkspaceBins(context.env, context.cwd, workspace.root),
-        ...prepared.env,
-        ...gates.env,
-        ...refuse?.env,
-        LOCKGUARD_RUN: session.run.dir,
-      };
-      // turbo's Node launcher would only start turbo's native binary: the run starts it in its place.
-      const direct = directTurboStart(prepared.argv, context.cwd, childEnv);
-      end = await runChild(direct?.argv ?? prepared.argv, {
-        cwd: context.cwd,
-        env: direct?.env ?? childEnv,
-        ...(direct === undefined ? {} : { forward: direct.forward }),
-        onSpawn: (pid) =>
-          recordOrSay(context, 'child-pid', () =>
-            appendEvent(session.run, { type: 'child', pid, pidStart: processStart(pid) }),
-          ),
-      });
-    } finally {
-      session.stop();
-      gateOutcome = await gates.close();
-      interrupts.arm();
-    }
-    for (const each of gateOutcome.undecided)
-      context.emit({ type: 'gate-undecided', runner: each.runner, requests: each.requests });
-    return await finishRun({
-      context,
-      input,
-      session,
-      end,
-      prepared,
-      guard,
-      runStartedAt,
-      interrupts,
-      fallbacks: gates.fallbacks,
-      gateOutcome,
-      beforeNotes,
-    });
-  } finally {
-    interrupts.release();
-  }
+  return { prepared, end };
 }

@@ -163,22 +163,47 @@ export async function withholdPass(caches: readonly PassCache[], options: PassOp
   };
 }
 
+/** One cache's pass: its summary, its withholding (a stop or a fault said through `stopped`), its notes. */
 async function passOne(
   guarded: PassCache,
   options: PassOptions,
   notes: string[],
   stopped: (stop: PassStop) => void,
 ): Promise<CachePass> {
-  let summary: SummaryReading | undefined;
-  let withheld: ScopedWithholdResult | undefined;
-  let fault: LockguardError | undefined;
   const summaryNotes: string[] = [];
+  const summary = readSummary(guarded, options, notes, summaryNotes);
+  const { withheld, fault } = await withholdOne(guarded, options, summary, notes);
+  if (withheld?.interrupted === true) stopped({ kind: 'signal' });
+  if (fault !== undefined) stopped(faultOf(fault));
+  const left = passNotes(guarded, options, { summary, withheld, summaryNotes }, notes);
+  return { runner: guarded.runner, cacheDir: guarded.cache.dir, reached: true, summary, withheld, left };
+}
+
+/** The runner's summary of the tasks after the move (its own note kept aside in `summaryNotes`; a failure is a note). */
+function readSummary(
+  guarded: PassCache,
+  options: PassOptions,
+  notes: string[],
+  summaryNotes: string[],
+): SummaryReading | undefined {
   try {
-    summary = tasksAfterMove(guarded.cache, { movedAt: options.movedAt, runStartedAt: options.runStartedAt });
+    const summary = tasksAfterMove(guarded.cache, { movedAt: options.movedAt, runStartedAt: options.runStartedAt });
     if (summary.note !== undefined) summaryNotes.push(`${guarded.runner} summary: ${summary.note}`);
+    return summary;
   } catch (error) {
     notes.push(`${guarded.runner} summary: ${noteOf(error)}`);
+    return undefined;
   }
+}
+
+/** The cache's withholding (unless `withhold` is false): what it did, and the ledger fault that stopped it, if one did. */
+async function withholdOne(
+  guarded: PassCache,
+  options: PassOptions,
+  summary: SummaryReading | undefined,
+  notes: string[],
+): Promise<{ withheld: ScopedWithholdResult | undefined; fault: LockguardError | undefined }> {
+  let withheld: ScopedWithholdResult | undefined;
   try {
     if (options.withhold) {
       const { movedAt, runStartedAt, runEndedAt, runId, reasons, control, scope } = options;
@@ -198,15 +223,31 @@ async function passOne(
         ...(options.env === undefined ? [] : [options.env]),
       );
     }
-    if (withheld?.interrupted === true) stopped({ kind: 'signal' });
-    if (withheld?.fault !== undefined) fault = withheld.fault;
+    return { withheld, fault: withheld?.fault };
   } catch (error) {
     // The ledger could not take the entries (a link, a full or read-only disk, a lock): a fault, and the run
     // stays unfinished. A problem of the runner's own cache dir stays a note.
-    if (isLockguardError(error) && error.path !== undefined && inLedger(error.path, guarded.cache.root)) fault = error;
-    else notes.push(`${guarded.runner} withholding: ${noteOf(error)}`);
+    if (isLockguardError(error) && error.path !== undefined && inLedger(error.path, guarded.cache.root))
+      return { withheld, fault: error };
+    notes.push(`${guarded.runner} withholding: ${noteOf(error)}`);
+    return { withheld, fault: undefined };
   }
-  if (fault !== undefined) stopped(faultOf(fault));
+}
+
+/** What one cache's pass read and did, for its notes. */
+interface PassRead {
+  readonly summary: SummaryReading | undefined;
+  readonly withheld: ScopedWithholdResult | undefined;
+  readonly summaryNotes: readonly string[];
+}
+
+/** The cache's notes (its summary's, what was not withheld, what is left); returns how many stale entries are left. */
+function passNotes(
+  guarded: PassCache,
+  options: PassOptions,
+  { summary, withheld, summaryNotes }: PassRead,
+  notes: string[],
+): number {
   // A runner the command did not start and that saved nothing in this run has nothing to say.
   const active =
     guarded.started ||
@@ -228,5 +269,5 @@ async function passOne(
     notes.push(
       `${guarded.runner}: ${left} stale entries not withheld yet (the pass was stopped); the next lockguard command in this workspace withholds them`,
     );
-  return { runner: guarded.runner, cacheDir: guarded.cache.dir, reached: true, summary, withheld, left };
+  return left;
 }

@@ -193,56 +193,76 @@ export function scanLines(
   const only = options.only;
   const wanted = (line: Buffer): boolean => only === undefined || only.some((needle) => line.indexOf(needle) !== -1);
   const chunk = Buffer.allocUnsafe(CHUNK);
-  let carry: Buffer[] = [];
-  let carried = 0;
-  let skipping = false;
+  const lines = new LineSplitter(maxLine, (line) => {
+    if (wanted(line)) visit(line);
+  });
   try {
     for (;;) {
       const read = readSync(fd, chunk, 0, CHUNK, null);
       if (read === 0) break;
-      const data = chunk.subarray(0, read);
-      let start = 0;
-      for (let newline = data.indexOf(10, start); newline !== -1; newline = data.indexOf(10, start)) {
-        const piece = data.subarray(start, newline);
-        start = newline + 1;
-        if (skipping) {
-          skipping = false;
-          carry = [];
-          carried = 0;
-          continue;
-        }
-        if (carried + piece.length > maxLine) {
-          carry = [];
-          carried = 0;
-          continue;
-        }
-        const line = carried === 0 ? piece : Buffer.concat([...carry, piece]);
-        carry = [];
-        carried = 0;
-        if (wanted(line)) visit(line);
-      }
-      if (start < data.length && !skipping) {
-        const rest = data.subarray(start);
-        if (carried + rest.length > maxLine) {
-          carry = [];
-          carried = 0;
-          skipping = true;
-        } else {
-          carry.push(Buffer.from(rest));
-          carried += rest.length;
-        }
-      }
+      lines.feed(chunk.subarray(0, read));
     }
-    // A last line without its newline: a torn append, or a complete one; the parser decides.
-    if (!skipping && carried > 0) {
-      const line = Buffer.concat(carry);
-      if (wanted(line)) visit(line);
-    }
+    lines.end();
     return true;
   } catch (error) {
     throw fsFault(error, path, 'read');
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Splits a stream of chunks into lines (no newline), each at most `maxLine` bytes: a longer one is skipped whole. */
+class LineSplitter {
+  readonly #maxLine: number;
+  readonly #emit: (line: Buffer) => void;
+  #carry: Buffer[] = [];
+  #carried = 0;
+  #skipping = false;
+
+  constructor(maxLine: number, emit: (line: Buffer) => void) {
+    this.#maxLine = maxLine;
+    this.#emit = emit;
+  }
+
+  /** Every line the chunk completes, emitted; its tail carried to the next chunk (or skipped, when too long). */
+  feed(data: Buffer): void {
+    let start = 0;
+    for (let newline = data.indexOf(10, start); newline !== -1; newline = data.indexOf(10, start)) {
+      const piece = data.subarray(start, newline);
+      start = newline + 1;
+      if (this.#skipping) {
+        this.#skipping = false;
+        this.#drop();
+        continue;
+      }
+      if (this.#carried + piece.length > this.#maxLine) {
+        this.#drop();
+        continue;
+      }
+      const line = this.#carried === 0 ? piece : Buffer.concat([...this.#carry, piece]);
+      this.#drop();
+      this.#emit(line);
+    }
+    if (start < data.length && !this.#skipping) {
+      const rest = data.subarray(start);
+      if (this.#carried + rest.length > this.#maxLine) {
+        this.#drop();
+        this.#skipping = true;
+      } else {
+        this.#carry.push(Buffer.from(rest));
+        this.#carried += rest.length;
+      }
+    }
+  }
+
+  /** A last line without its newline: a torn append, or a complete one; the parser decides. */
+  end(): void {
+    if (!this.#skipping && this.#carried > 0) this.#emit(Buffer.concat(this.#carry));
+  }
+
+  #drop(): void {
+    this.#carry = [];
+    this.#carried = 0;
   }
 }
 

@@ -13,14 +13,8 @@ import { join } from 'node:path';
 import { fileDigest } from '../core/digest.js';
 import { readEntry, realFileSystem } from '../core/file-probe.js';
 import { SLICE_LOCKFILES, slicesFromLockfile, slicesFromLockfileAsync } from '../core/slices/slices.js';
-import {
-  applySliceFiles,
-  SLICE_FILE,
-  sliceFileText,
-  sliceFilesCurrent,
-  type SliceLockfile,
-  type SlicePass,
-} from './slice-files.js';
+import { applySliceFiles } from './slice-files-write.js';
+import { SLICE_FILE, sliceFileText, sliceFilesCurrent, type SliceLockfile, type SlicePass } from './slice-files.js';
 
 /** The lockfile a slice pass reads: from a table (its bytes and digests by path) when it holds one, else from disk. */
 export function sliceLockfileOf(

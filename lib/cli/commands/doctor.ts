@@ -4,14 +4,12 @@
 // are its adapter's (integrations/runners/<runner>/doctor.ts), rendered here.
 // Invariants: never writes (not even the ledger); one failing check never hides the others.
 
-import { lstatSync, readFileSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkInstall } from '../../core/install-check.js';
-import { yarnFlavor } from '../../core/yarn-flavor.js';
 import { isLockguardError } from '../../core/errors.js';
 import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
 import type { Workspace } from '../../core/workspace.js';
-import { effectivePnpm, majorOf } from '../../integrations/package-managers/version.js';
 import { RUNNERS, type DoctorCheck } from '../../integrations/runners/index.js';
 import { soundKeysProof } from '../../integrations/sound-keys/index.js';
 import { listRunIds, loadRun, runDir } from '../../run/ledger.js';
@@ -25,6 +23,7 @@ import { DEFAULT_KEEP } from '../../run/prune.js';
 import { paint, type Io } from '../io.js';
 import type { Command } from '../command.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
+import { hookChecks } from '../doctor-hooks.js';
 
 export type CheckLevel = DoctorCheck['level'];
 export type CheckResult = DoctorCheck;
@@ -47,14 +46,6 @@ ${DIR_HELP}
   --json               print the checks as JSON: [{check, level, detail, fix?}]
   -h, --help           this text
 `;
-
-function readJson(path: string): Record<string, unknown> | undefined {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-}
 
 function nodeCheck(): CheckResult {
   const [major = 0] = process.versions.node.split('.').map(Number);
@@ -111,161 +102,6 @@ function tableChecks(workspace: Workspace): CheckResult[] {
   }
 }
 
-/** pnpm runs the pnpmfile's updateConfig hook for every command from 10.8 on. */
-const UPDATE_CONFIG_SINCE = { major: 10, minor: 8 } as const;
-
-/** The pnpm that runs here (what PATH finds, switched to the packageManager pin by pnpm 9.7+ unless its settings say not to), and what it means for the pnpmfile plugin. */
-function pnpmVersionCheck(root: string, env: Io['env']): { result: CheckResult; major: number | undefined } {
-  const pnpm = effectivePnpm(root, env);
-  const major = majorOf(pnpm.version);
-  if (pnpm.version === undefined)
-    return {
-      result: {
-        check: 'pnpm',
-        level: 'warn',
-        detail: 'no pnpm found on PATH, and none pinned in packageManager',
-        fix: 'Install pnpm, or pin it in packageManager.',
-      },
-      major,
-    };
-  if (pnpm.found.path === undefined)
-    return {
-      result: {
-        check: 'pnpm',
-        level: 'warn',
-        detail: `${pnpm.why}, but no pnpm executable is on PATH`,
-        fix: 'Install pnpm, or enable corepack (corepack enable).',
-      },
-      major,
-    };
-  const [, minor = 0] = pnpm.version.split('.').map(Number);
-  if (
-    (major ?? 0) > UPDATE_CONFIG_SINCE.major ||
-    (major === UPDATE_CONFIG_SINCE.major && minor >= UPDATE_CONFIG_SINCE.minor)
-  )
-    return { result: { check: 'pnpm', level: 'ok', detail: `${pnpm.why} runs here` }, major };
-  return {
-    result: {
-      check: 'pnpm',
-      level: 'warn',
-      detail: `${pnpm.why} runs here: it has no updateConfig hook for every command, so hook reports and refuse work only for installs`,
-      fix: 'Use pnpm 10.8 or newer.',
-    },
-    major,
-  };
-}
-
-function hookChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
-  const manifest = readJson(join(workspace.root, 'package.json'));
-  if (workspace.manager === 'pnpm') {
-    const { result, major } = pnpmVersionCheck(workspace.root, env);
-    const results: CheckResult[] = [result];
-    let shim = '';
-    try {
-      shim = readFileSync(join(workspace.root, '.pnpmfile.cjs'), 'utf8');
-    } catch {
-      // absent: reported below
-    }
-    const costly = major !== undefined && major >= 11;
-    if (shim.includes('lockguard/pnpmfile')) {
-      results.push({
-        check: 'pnpmfile',
-        level: 'ok',
-        detail: `.pnpmfile.cjs loads lockguard/pnpmfile${costly ? ' (on pnpm 11+ any pnpmfile makes every pnpm command start node helpers: a no-op install about 4x slower)' : ''}`,
-      });
-    } else if (costly) {
-      results.push({
-        check: 'pnpmfile',
-        level: 'ok',
-        detail:
-          'no lockguard pnpmfile (the pnpm 11+ default: every pnpm command stays fast); lockguard run refuses pnpm install and the install before pnpm run through the environment, and catches pnpm add after the fact',
-        fix: 'Optional: lockguard init --pnpmfile to refuse pnpm add/update/remove at the source too.',
-      });
-    } else {
-      results.push({
-        check: 'pnpmfile',
-        level: 'warn',
-        detail:
-          '.pnpmfile.cjs does not load lockguard/pnpmfile: installs are still caught after the fact, but not reported early nor refused at the source',
-        fix: 'Run lockguard init (commit the shim once: pnpm folds its bytes into the lockfile).',
-      });
-    }
-    return results;
-  }
-  if (workspace.manager === 'npm') {
-    const scripts = (manifest?.['scripts'] ?? {}) as Record<string, unknown>;
-    const hooked = ['preinstall', 'postinstall'].some(
-      (name) => typeof scripts[name] === 'string' && /lockguard(\/npm-hook| hook)/.test(scripts[name] as string),
-    );
-    return [
-      hooked
-        ? { check: 'npm-hook', level: 'ok', detail: 'root install scripts report to guarded runs' }
-        : {
-            check: 'npm-hook',
-            level: 'warn',
-            detail:
-              'no lockguard hook in the root preinstall/postinstall: npm installs are caught by file events and the final check only',
-            fix: 'Optional: lockguard init --npm-scripts.',
-          },
-    ];
-  }
-  if (workspace.manager === 'yarn') return yarnChecks(workspace);
-  if (workspace.manager === 'bun') {
-    const lockb =
-      lstatSync(join(workspace.root, 'bun.lockb'), { throwIfNoEntry: false }) !== undefined &&
-      lstatSync(join(workspace.root, 'bun.lock'), { throwIfNoEntry: false }) === undefined;
-    return [
-      {
-        check: 'bun',
-        level: 'warn',
-        detail:
-          'bun has no setting that freezes the lockfile from the environment: under --policy refuse an install inside the run is caught after it (the run fails and withholds), not refused at the source',
-        fix: 'Optional: set [install] frozenLockfile = true in bunfig.toml for CI, where nothing should install.',
-      },
-      ...(lockb
-        ? [
-            {
-              check: 'slices',
-              level: 'warn' as const,
-              detail: 'bun.lockb is binary: lockguard key --projects needs the text bun.lock',
-              fix: 'bun install --save-text-lockfile (bun 1.2+), then remove bun.lockb.',
-            },
-          ]
-        : []),
-    ];
-  }
-  return [];
-}
-
-/** yarn berry or classic, from the lockfile's first lines (no lockfile yet: nothing to say). */
-function yarnChecks(workspace: Workspace): CheckResult[] {
-  let lock: Buffer;
-  try {
-    lock = readFileSync(join(workspace.root, 'yarn.lock'));
-  } catch {
-    return [];
-  }
-  if (yarnFlavor(lock) === 'berry') {
-    return [
-      {
-        check: 'yarn',
-        level: 'ok',
-        detail:
-          "yarn berry: under --policy refuse, YARN_ENABLE_IMMUTABLE_INSTALLS and lockguard's yarn plugin (loaded through YARN_PLUGINS, nothing to commit) refuse installs at the source; inside turbo's strict env mode they do not reach the tasks, and a rewrite fails the run after it",
-      },
-    ];
-  }
-  return [
-    {
-      check: 'yarn',
-      level: 'warn',
-      detail:
-        'yarn v1: nothing refuses an install at the source (no env setting; --frozen-lockfile does not stop workspace installs): under --policy refuse a rewrite fails the run after it',
-      fix: 'Optional: move to yarn berry (yarn set version stable) for refusal at the source.',
-    },
-  ];
-}
-
 /** Every runner adapter's own checks (turbo's pin and binary, nx's version), in the registry's order. */
 function runnerChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
   return RUNNERS.flatMap((adapter) => adapter.doctor(workspace.root, env, workspace.manager));
@@ -274,6 +110,7 @@ function runnerChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
 /** More runs than this and doctor suggests `lockguard prune`. */
 const PRUNE_HINT_AT = 10 * DEFAULT_KEEP;
 
+/** The ledger: readable, not symlinked, its runs loadable, and the warnings (prune, tracked, foreign, dead). */
 function ledgerChecks(root: string, env: Io['env']): CheckResult[] {
   const dir = ledgerPath(root);
   const stats = lstatSync(dir, { throwIfNoEntry: false });
@@ -287,29 +124,9 @@ function ledgerChecks(root: string, env: Io['env']): CheckResult[] {
         fix: 'Move or remove it: lockguard keeps its run records there.',
       },
     ];
-  let ids: string[];
-  try {
-    ids = listRunIds(root);
-  } catch (error) {
-    if (!isLockguardError(error)) throw error;
-    return [
-      {
-        check: 'ledger',
-        level: 'fail',
-        detail: error.message,
-        ...(error.hint === undefined ? {} : { fix: error.hint }),
-      },
-    ];
-  }
-  const broken: string[] = [];
-  for (const id of ids) {
-    try {
-      loadRun(runDir(root, id), root);
-    } catch (error) {
-      if (!isLockguardError(error)) throw error;
-      broken.push(id);
-    }
-  }
+  const runs = readRuns(root);
+  if ('check' in runs) return [runs];
+  const { ids, broken } = runs;
   const markers = listMarkers(root);
   const live = markers.filter((marker) => marker.alive);
   const dead = markers.filter((marker) => !marker.alive && !marker.foreign).length;
@@ -322,11 +139,51 @@ function ledgerChecks(root: string, env: Io['env']): CheckResult[] {
       ...(broken.length === 0 ? {} : { fix: `Delete the unreadable run folders under ${join(dir, LEDGER.runs)}.` }),
     },
   ];
-  if (ids.length > PRUNE_HINT_AT)
+  results.push(...ledgerWarnings(root, env, ids.length, foreign, dead));
+  return results;
+}
+
+/** The ledger's run ids and those that cannot be loaded; the check that fails when the runs cannot be listed. */
+function readRuns(root: string): { ids: string[]; broken: string[] } | CheckResult {
+  let ids: string[];
+  try {
+    ids = listRunIds(root);
+  } catch (error) {
+    if (!isLockguardError(error)) throw error;
+    return {
+      check: 'ledger',
+      level: 'fail',
+      detail: error.message,
+      ...(error.hint === undefined ? {} : { fix: error.hint }),
+    };
+  }
+  const broken: string[] = [];
+  for (const id of ids) {
+    try {
+      loadRun(runDir(root, id), root);
+    } catch (error) {
+      if (!isLockguardError(error)) throw error;
+      broken.push(id);
+    }
+  }
+  return { ids, broken };
+}
+
+/** The ledger's warnings: too many runs, a tracked .lockguard/, foreign claims, dead runs not finished yet. */
+function ledgerWarnings(
+  root: string,
+  env: Io['env'],
+  runs: number,
+  foreign: ReturnType<typeof foreignClaims>,
+  dead: number,
+): CheckResult[] {
+  const dir = ledgerPath(root);
+  const results: CheckResult[] = [];
+  if (runs > PRUNE_HINT_AT)
     results.push({
       check: 'ledger',
       level: 'warn',
-      detail: `${ids.length} runs in ${join(dir, LEDGER.runs)}: lockguard never removes one by itself`,
+      detail: `${runs} runs in ${join(dir, LEDGER.runs)}: lockguard never removes one by itself`,
       fix: `lockguard prune removes all but the newest ${DEFAULT_KEEP} and the runs still needed (--dry-run shows what would go).`,
     });
   const tracked = ledgerTracked(root, env, false);

@@ -4,7 +4,8 @@
 import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
 import { LockguardError } from '../../core/errors.js';
 import { printable } from '../../core/printable.js';
-import { flag, parse, stringValue } from '../args.js';
+import type { Workspace } from '../../core/workspace.js';
+import { flag, parse, stringValue, type Parsed } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../command.js';
@@ -54,71 +55,82 @@ export const command: Command = {
       'write-slices': { type: 'boolean' },
     });
     const workspace = await workspaceOf(parsed, io);
-    if (flag(parsed, 'write-slices')) {
-      if (stringValue(parsed, 'project') !== undefined || flag(parsed, 'projects') || flag(parsed, 'json')) {
-        throw new LockguardError(
-          'ERR_LOCKGUARD_USAGE',
-          'Expected --write-slices alone, got it with --project, --projects or --json (lockguard key).',
-          { hint: 'Run lockguard key --write-slices on its own.' },
-        );
-      }
-      const { writeSliceFiles } = await import('../../run/slice-pass.js');
-      const { sliceReportLines } = await import('../slice-files.js');
-      io.stdout.write(
-        sliceReportLines(await writeSliceFiles(workspace.root))
-          .map((line) => `${line}\n`)
-          .join(''),
-      );
-      return EXIT.ok;
-    }
+    if (flag(parsed, 'write-slices')) return writeSlices(parsed, workspace.root, io);
     const project = stringValue(parsed, 'project');
-    if (project !== undefined || flag(parsed, 'projects')) {
-      if (project !== undefined && flag(parsed, 'projects')) {
-        throw new LockguardError(
-          'ERR_LOCKGUARD_USAGE',
-          'Expected --project <name|path> or --projects, got both (lockguard key).',
-          { hint: 'Pass one of them.' },
-        );
-      }
-      // Loaded on demand: the table key (the default) never pays for the slice modules.
-      const { findSlice, projectSlicesAsync, unknownProject } = await import('../../core/slices/slices.js');
-      const { slices, lockfile } = await projectSlicesAsync(workspace.root);
-      const json = flag(parsed, 'json');
-      const row = (slice: (typeof slices)[number]) => ({
-        importer: slice.importer,
-        name: slice.name ?? null,
-        digest: slice.digest,
-      });
-      if (project !== undefined) {
-        const found = findSlice(slices, project);
-        if (found === undefined) throw unknownProject(workspace.root, lockfile, project);
-        io.stdout.write(json ? `${JSON.stringify(row(found), null, 2)}\n` : `${found.digest}\n`);
-      } else if (json) {
-        io.stdout.write(`${JSON.stringify(slices.map(row), null, 2)}\n`);
-      } else {
-        io.stdout.write(
-          slices
-            .map(
-              (slice) =>
-                `${slice.digest}  ${printable(slice.importer)}${slice.name === undefined ? '' : `  ${printable(slice.name)}`}\n`,
-            )
-            .join(''),
-        );
-      }
-      return EXIT.ok;
-    }
-    const table = readWorkspaceFingerprints(workspace.root, {
-      scope: scopeOf(parsed, 'inputs'),
-      manager: workspace.manager,
-    });
-    if (flag(parsed, 'json')) {
-      const entries = table.entries.map((entry) => ({ path: entry.path, kind: entry.kind, digest: entry.digest }));
-      io.stdout.write(
-        `${JSON.stringify({ key: table.key, scope: table.scope, manager: table.manager, entries }, null, 2)}\n`,
-      );
-    } else {
-      io.stdout.write(`${table.key}\n`);
-    }
-    return EXIT.ok;
+    if (project !== undefined || flag(parsed, 'projects')) return printSlices(parsed, project, workspace.root, io);
+    return printTableKey(parsed, workspace, io);
   },
 };
+
+/** --write-slices (alone): every project's .lockguard-slice written, and what was written or removed printed. */
+async function writeSlices(parsed: Parsed, root: string, io: Io): Promise<number> {
+  if (stringValue(parsed, 'project') !== undefined || flag(parsed, 'projects') || flag(parsed, 'json')) {
+    throw new LockguardError(
+      'ERR_LOCKGUARD_USAGE',
+      'Expected --write-slices alone, got it with --project, --projects or --json (lockguard key).',
+      { hint: 'Run lockguard key --write-slices on its own.' },
+    );
+  }
+  const { writeSliceFiles } = await import('../../run/slice-pass.js');
+  const { sliceReportLines } = await import('../slice-files.js');
+  io.stdout.write(
+    sliceReportLines(await writeSliceFiles(root))
+      .map((line) => `${line}\n`)
+      .join(''),
+  );
+  return EXIT.ok;
+}
+
+/** --project or --projects: one project's slice digest, or every project's (digest, importer, name). */
+async function printSlices(parsed: Parsed, project: string | undefined, root: string, io: Io): Promise<number> {
+  if (project !== undefined && flag(parsed, 'projects')) {
+    throw new LockguardError(
+      'ERR_LOCKGUARD_USAGE',
+      'Expected --project <name|path> or --projects, got both (lockguard key).',
+      { hint: 'Pass one of them.' },
+    );
+  }
+  // Loaded on demand: the table key (the default) never pays for the slice modules.
+  const { findSlice, projectSlicesAsync, unknownProject } = await import('../../core/slices/slices.js');
+  const { slices, lockfile } = await projectSlicesAsync(root);
+  const json = flag(parsed, 'json');
+  const row = (slice: (typeof slices)[number]) => ({
+    importer: slice.importer,
+    name: slice.name ?? null,
+    digest: slice.digest,
+  });
+  if (project !== undefined) {
+    const found = findSlice(slices, project);
+    if (found === undefined) throw unknownProject(root, lockfile, project);
+    io.stdout.write(json ? `${JSON.stringify(row(found), null, 2)}\n` : `${found.digest}\n`);
+  } else if (json) {
+    io.stdout.write(`${JSON.stringify(slices.map(row), null, 2)}\n`);
+  } else {
+    io.stdout.write(
+      slices
+        .map(
+          (slice) =>
+            `${slice.digest}  ${printable(slice.importer)}${slice.name === undefined ? '' : `  ${printable(slice.name)}`}\n`,
+        )
+        .join(''),
+    );
+  }
+  return EXIT.ok;
+}
+
+/** The default: the fingerprint table's key (with --json, its scope, manager and entries too). */
+function printTableKey(parsed: Parsed, workspace: Workspace, io: Io): number {
+  const table = readWorkspaceFingerprints(workspace.root, {
+    scope: scopeOf(parsed, 'inputs'),
+    manager: workspace.manager,
+  });
+  if (flag(parsed, 'json')) {
+    const entries = table.entries.map((entry) => ({ path: entry.path, kind: entry.kind, digest: entry.digest }));
+    io.stdout.write(
+      `${JSON.stringify({ key: table.key, scope: table.scope, manager: table.manager, entries }, null, 2)}\n`,
+    );
+  } else {
+    io.stdout.write(`${table.key}\n`);
+  }
+  return EXIT.ok;
+}

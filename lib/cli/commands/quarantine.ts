@@ -9,7 +9,7 @@ import {
 } from '../../run/quarantine/index.js';
 import { RUNNER_NAMES } from '../../integrations/runners/index.js';
 import { LockguardError } from '../../core/errors.js';
-import { flag, parse, stringValue } from '../args.js';
+import { flag, parse, stringValue, type Parsed } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { PlacesNow } from '../../guard/guard-file.js';
@@ -69,115 +69,125 @@ export const command: Command = {
       { ...DIR_OPTION, run: { type: 'string' }, entry: { type: 'string' }, json: { type: 'boolean' } },
       true,
     );
-    const [action, extra] = parsed.positionals;
-    if ((action !== 'list' && action !== 'restore' && action !== 'drop') || extra !== undefined) {
-      throw new LockguardError(
-        'ERR_LOCKGUARD_USAGE',
-        `Expected "list", "restore" or "drop" after lockguard quarantine, got ${action === undefined ? 'nothing' : `"${[action, extra].filter(Boolean).join(' ')}"`}.`,
-        {
-          hint: 'lockguard quarantine --help explains them.',
-        },
-      );
-    }
+    const action = actionOf(parsed);
     const workspace = await workspaceOf(parsed, io);
     // A guard that died before its final check is finished first (cli/recover.ts).
     const stopped = await recoverFirst(workspace.root, io, 'lenient', 'quarantine');
     if (stopped !== undefined) return stopped;
     const runId = stringValue(parsed, 'run');
-    const json = flag(parsed, 'json');
-    if (action === 'list') {
-      if (stringValue(parsed, 'entry') !== undefined)
-        throw new LockguardError('ERR_LOCKGUARD_USAGE', '--entry goes with restore, not list.', {
-          hint: 'lockguard quarantine list [--run <id>]',
-        });
-      const runs = listQuarantine(workspace.root).filter((run) => runId === undefined || run.run === runId);
-      if (runId !== undefined && runs.length === 0) {
-        throw new LockguardError(
-          'ERR_LOCKGUARD_BAD_RUN',
-          `No quarantine for the run "${runId}" in "${workspace.root}/.lockguard/quarantine".`,
-          { hint: 'lockguard quarantine list shows the runs that withheld entries.' },
-        );
-      }
-      if (json) {
-        io.stdout.write(
-          `${JSON.stringify(
-            runs.map((run) => ({
-              run: run.run,
-              dir: run.dir,
-              entries: run.manifest?.entries ?? null,
-              inFlight: run.inFlight ?? 0,
-              problem: run.problem ?? null,
-            })),
-            null,
-            2,
-          )}\n`,
-        );
-        return EXIT.ok;
-      }
-      if (runs.length === 0) {
-        io.stdout.write('No withheld cache entries in this workspace.\n');
-        return EXIT.ok;
-      }
-      for (const run of runs) {
-        if (run.manifest === undefined) {
-          io.stdout.write(`run ${run.run}: ${run.problem ?? 'unreadable manifest'}\n`);
-          continue;
-        }
-        const waiting = run.manifest.entries.filter((entry) => entry.restoredAt === undefined).length;
-        const flight =
-          run.inFlight === undefined
-            ? ''
-            : `, ${run.inFlight} in flight (a pass was killed: the next lockguard command settles them)`;
-        const problem = run.problem === undefined ? '' : ` (${run.problem})`;
-        io.stdout.write(
-          `run ${run.run}: ${run.manifest.entries.length} entr${run.manifest.entries.length === 1 ? 'y' : 'ies'}, ${waiting} still withheld${flight}${problem}\n`,
-        );
-        for (const entry of run.manifest.entries) io.stdout.write(`${describe(entry)}\n`);
-      }
-      return EXIT.ok;
-    }
+    if (action === 'list') return list(parsed, workspace.root, runId, io);
     if (runId === undefined) {
       throw new LockguardError('ERR_LOCKGUARD_USAGE', `lockguard quarantine ${action} needs --run <id>.`, {
         hint: 'lockguard quarantine list shows the run ids.',
       });
     }
-    if (action === 'drop') {
-      if (stringValue(parsed, 'entry') !== undefined)
-        throw new LockguardError(
-          'ERR_LOCKGUARD_USAGE',
-          "--entry goes with restore: drop removes a run's whole quarantine.",
-          { hint: 'lockguard quarantine drop --run <id>' },
-        );
-      const dropped = dropQuarantine(
-        workspace.root,
-        runId,
-        new PlacesNow(workspace.root, io.env).trusted(RUNNER_NAMES),
-      );
-      if (json) io.stdout.write(`${JSON.stringify(dropped, null, 2)}\n`);
-      else io.stdout.write(`${dropLine(runId, dropped)}\n`);
-      return EXIT.ok;
-    }
-    const entry = stringValue(parsed, 'entry');
-    const result = restore(workspace.root, runId, {
-      ...(entry === undefined ? {} : { entry }),
-      places: new PlacesNow(workspace.root, io.env).trusted(RUNNER_NAMES),
-    });
-    if (json) {
-      io.stdout.write(
-        `${JSON.stringify({ run: runId, restored: result.restored, skipped: result.skipped.map((s) => ({ key: s.entry.key, runner: s.entry.runner, reason: s.reason, detail: s.detail })) }, null, 2)}\n`,
-      );
-    } else {
-      for (const done of result.restored)
-        io.stdout.write(`restored ${done.runner} ${done.key} into ${done.cacheDir}\n`);
-      for (const skip of result.skipped)
-        io.stdout.write(`skipped  ${skip.entry.runner} ${skip.entry.key}: ${skip.reason} (${skip.detail})\n`);
-      if (result.restored.length === 0 && result.skipped.length === 0) io.stdout.write('Nothing to restore.\n');
-    }
-    return result.skipped.some((s) => s.reason === 'error' || s.reason === 'changed-in-quarantine')
-      ? EXIT.moved
-      : EXIT.ok;
+    if (action === 'drop') return drop(parsed, workspace.root, runId, io);
+    return restoreRun(parsed, workspace.root, runId, io);
   },
 };
+
+/** The action after `lockguard quarantine` (list, restore or drop), alone; anything else is a usage error. */
+function actionOf(parsed: Parsed): 'list' | 'restore' | 'drop' {
+  const [action, extra] = parsed.positionals;
+  if ((action !== 'list' && action !== 'restore' && action !== 'drop') || extra !== undefined) {
+    throw new LockguardError(
+      'ERR_LOCKGUARD_USAGE',
+      `Expected "list", "restore" or "drop" after lockguard quarantine, got ${action === undefined ? 'nothing' : `"${[action, extra].filter(Boolean).join(' ')}"`}.`,
+      {
+        hint: 'lockguard quarantine --help explains them.',
+      },
+    );
+  }
+  return action;
+}
+
+/** `list`: every run's quarantine (or --run's), as JSON or a line per run and per entry. */
+function list(parsed: Parsed, root: string, runId: string | undefined, io: Io): number {
+  if (stringValue(parsed, 'entry') !== undefined)
+    throw new LockguardError('ERR_LOCKGUARD_USAGE', '--entry goes with restore, not list.', {
+      hint: 'lockguard quarantine list [--run <id>]',
+    });
+  const runs = listQuarantine(root).filter((run) => runId === undefined || run.run === runId);
+  if (runId !== undefined && runs.length === 0) {
+    throw new LockguardError(
+      'ERR_LOCKGUARD_BAD_RUN',
+      `No quarantine for the run "${runId}" in "${root}/.lockguard/quarantine".`,
+      { hint: 'lockguard quarantine list shows the runs that withheld entries.' },
+    );
+  }
+  if (flag(parsed, 'json')) {
+    io.stdout.write(
+      `${JSON.stringify(
+        runs.map((run) => ({
+          run: run.run,
+          dir: run.dir,
+          entries: run.manifest?.entries ?? null,
+          inFlight: run.inFlight ?? 0,
+          problem: run.problem ?? null,
+        })),
+        null,
+        2,
+      )}\n`,
+    );
+    return EXIT.ok;
+  }
+  if (runs.length === 0) {
+    io.stdout.write('No withheld cache entries in this workspace.\n');
+    return EXIT.ok;
+  }
+  for (const run of runs) io.stdout.write(runLines(run));
+  return EXIT.ok;
+}
+
+/** One run's quarantine, for `list`: its counts (in flight, a problem), then each entry. */
+function runLines(run: ReturnType<typeof listQuarantine>[number]): string {
+  if (run.manifest === undefined) return `run ${run.run}: ${run.problem ?? 'unreadable manifest'}\n`;
+  const waiting = run.manifest.entries.filter((entry) => entry.restoredAt === undefined).length;
+  const flight =
+    run.inFlight === undefined
+      ? ''
+      : `, ${run.inFlight} in flight (a pass was killed: the next lockguard command settles them)`;
+  const problem = run.problem === undefined ? '' : ` (${run.problem})`;
+  return `run ${run.run}: ${run.manifest.entries.length} entr${run.manifest.entries.length === 1 ? 'y' : 'ies'}, ${waiting} still withheld${flight}${problem}\n${run.manifest.entries.map((entry) => `${describe(entry)}\n`).join('')}`;
+}
+
+/** `drop --run`: the run's whole quarantine deleted, and what it held said. */
+function drop(parsed: Parsed, root: string, runId: string, io: Io): number {
+  if (stringValue(parsed, 'entry') !== undefined)
+    throw new LockguardError(
+      'ERR_LOCKGUARD_USAGE',
+      "--entry goes with restore: drop removes a run's whole quarantine.",
+      {
+        hint: 'lockguard quarantine drop --run <id>',
+      },
+    );
+  const dropped = dropQuarantine(root, runId, new PlacesNow(root, io.env).trusted(RUNNER_NAMES));
+  if (flag(parsed, 'json')) io.stdout.write(`${JSON.stringify(dropped, null, 2)}\n`);
+  else io.stdout.write(`${dropLine(runId, dropped)}\n`);
+  return EXIT.ok;
+}
+
+/** `restore --run [--entry]`: the run's entries (or one) back into their caches; exit 1 when one could not be. */
+function restoreRun(parsed: Parsed, root: string, runId: string, io: Io): number {
+  const entry = stringValue(parsed, 'entry');
+  const result = restore(root, runId, {
+    ...(entry === undefined ? {} : { entry }),
+    places: new PlacesNow(root, io.env).trusted(RUNNER_NAMES),
+  });
+  if (flag(parsed, 'json')) {
+    io.stdout.write(
+      `${JSON.stringify({ run: runId, restored: result.restored, skipped: result.skipped.map((s) => ({ key: s.entry.key, runner: s.entry.runner, reason: s.reason, detail: s.detail })) }, null, 2)}\n`,
+    );
+  } else {
+    for (const done of result.restored) io.stdout.write(`restored ${done.runner} ${done.key} into ${done.cacheDir}\n`);
+    for (const skip of result.skipped)
+      io.stdout.write(`skipped  ${skip.entry.runner} ${skip.entry.key}: ${skip.reason} (${skip.detail})\n`);
+    if (result.restored.length === 0 && result.skipped.length === 0) io.stdout.write('Nothing to restore.\n');
+  }
+  return result.skipped.some((s) => s.reason === 'error' || s.reason === 'changed-in-quarantine')
+    ? EXIT.moved
+    : EXIT.ok;
+}
 
 /** `dropped the quarantine of <run>: 2 withheld entries deleted (1 restored before, their record with it)` */
 function dropLine(runId: string, dropped: DropResult): string {

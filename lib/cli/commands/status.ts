@@ -2,7 +2,7 @@
 
 import { printable } from '../../core/printable.js';
 import { plural } from '../../core/words.js';
-import { findRun, latestEvents, readReport, scanEvents, type RunEvent } from '../../run/ledger.js';
+import { findRun, latestEvents, readReport, scanEvents, type RunEvent, type RunHandle } from '../../run/ledger.js';
 import type { RunReport } from '../../run/report.js';
 import { recordedMoves } from '../../run/verdict.js';
 import { lifeOf, type Life } from '../../run/recovery.js';
@@ -141,70 +141,94 @@ export const command: Command = {
     const stopped = await recoverFirst(workspace.root, io, 'lenient', 'status');
     if (stopped !== undefined) return stopped;
     const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN']);
-    const { record } = run;
-    // The log is read streaming (any size): the counts cover all of it, the JSON view its latest events.
-    const moved = recordedMoves(run.dir, record);
-    let verifies = 0;
-    scanEvents(run.dir, () => verifies++, ['verify']);
-    const report = readReport(run.dir);
-    const state = moved.length > 0 ? 'moved' : 'unmoved';
-    const life = record.kind === 'run' ? lifeOf(workspace.root, run) : undefined;
-    // A finished run's report says how its lockfile moved during the run (the file may be back since);
-    // a run without one (live, a snapshot) is compared with the file as it is now.
-    const slices =
-      reportedSliceMoves(report) ??
-      (
-        await lockfileMovesAmong(
-          record,
-          moved.map((file) => file.path),
-          workspace.root,
-        )
-      ).map(sliceMoveJson);
+    const shown = await readStatus(run, workspace.root);
     if (flag(parsed, 'json')) {
-      const data = {
-        run: record.id,
-        dir: run.dir,
-        kind: record.kind,
-        state,
-        root: record.root,
-        manager: record.manager,
-        scope: record.scope,
-        key: record.key,
-        createdAt: isoTime(record.at),
-        policy: record.policy ?? null,
-        command: record.command ?? null,
-        moved,
-        slices,
-        verifies,
-        life: life ?? null,
-        events: latestEvents(run.dir, EVENTS_SHOWN),
-        report: report ?? null,
-      };
       // Redacted as printed too (core/redact.ts): a record from an older lockguard, or a forged one.
-      io.stdout.write(`${JSON.stringify(redactRecord(data), null, 2)}\n`);
+      io.stdout.write(`${JSON.stringify(redactRecord(statusJson(run, shown)), null, 2)}\n`);
       return EXIT.ok;
     }
-    const lines = [
-      `run      ${record.id} (${record.kind}${record.policy === undefined ? '' : `, policy ${record.policy}`})`,
-      `started  ${isoTime(record.at)}`,
-      `table    ${record.manager}, ${record.scope} scope${record.judged === undefined ? '' : ` (judged on ${record.judged})`}, ${record.entries.length} entries, key ${record.key}`,
-    ];
-    if (record.command !== undefined) lines.push(`command  ${redactArgv(record.command).join(' ')}`);
-    if (life !== undefined) lines.push(...lifeLines(life));
-    if (moved.length === 0) {
-      lines.push(
-        `state    nothing recorded as moved${verifies === 0 ? ' (not verified yet)' : ` (verified ${verifies}x)`}`,
-      );
-    } else {
-      lines.push('state    moved:');
-      for (const file of moved)
-        lines.push(
-          `           ${file.path} (${file.kind}: ${file.was?.slice(0, 12) ?? 'absent'} -> ${file.now?.slice(0, 12) ?? 'absent'})`,
-        );
-      for (const move of slices) lines.push(`slices   ${move.text}`);
-    }
-    lines.push(...reportLines(report));
-    io.stdout.write(`${redactText(lines.join('\n'))}\n`);
+    io.stdout.write(`${redactText(statusLines(run.record, shown).join('\n'))}\n`);
     return EXIT.ok;
   },
 };
+
+/** What status shows of a run, read from its ledger folder. */
+interface Shown {
+  readonly moved: ReturnType<typeof recordedMoves>;
+  readonly verifies: number;
+  readonly report: ReturnType<typeof readReport>;
+  readonly life: Life | undefined;
+  readonly slices: readonly ReturnType<typeof sliceMoveJson>[];
+}
+
+/** The run's moves, verify count, report, life and slice moves (the log read streaming, any size). */
+async function readStatus(run: RunHandle, root: string): Promise<Shown> {
+  const { record } = run;
+  // The log is read streaming (any size): the counts cover all of it, the JSON view its latest events.
+  const moved = recordedMoves(run.dir, record);
+  let verifies = 0;
+  scanEvents(run.dir, () => verifies++, ['verify']);
+  const report = readReport(run.dir);
+  const life = record.kind === 'run' ? lifeOf(root, run) : undefined;
+  // A finished run's report says how its lockfile moved during the run (the file may be back since);
+  // a run without one (live, a snapshot) is compared with the file as it is now.
+  const slices =
+    reportedSliceMoves(report) ??
+    (
+      await lockfileMovesAmong(
+        record,
+        moved.map((file) => file.path),
+        root,
+      )
+    ).map(sliceMoveJson);
+  return { moved, verifies, report, life, slices };
+}
+
+/** `status --json`: the record's fields, what moved, the latest events and the report. */
+function statusJson(run: RunHandle, { moved, verifies, report, life, slices }: Shown) {
+  const { record } = run;
+  return {
+    run: record.id,
+    dir: run.dir,
+    kind: record.kind,
+    state: moved.length > 0 ? 'moved' : 'unmoved',
+    root: record.root,
+    manager: record.manager,
+    scope: record.scope,
+    key: record.key,
+    createdAt: isoTime(record.at),
+    policy: record.policy ?? null,
+    command: record.command ?? null,
+    moved,
+    slices,
+    verifies,
+    life: life ?? null,
+    events: latestEvents(run.dir, EVENTS_SHOWN),
+    report: report ?? null,
+  };
+}
+
+/** The human form: the run, its table and command, its life, what moved (and its slices), its report. */
+function statusLines(record: RunHandle['record'], { moved, verifies, report, life, slices }: Shown): string[] {
+  const lines = [
+    `run      ${record.id} (${record.kind}${record.policy === undefined ? '' : `, policy ${record.policy}`})`,
+    `started  ${isoTime(record.at)}`,
+    `table    ${record.manager}, ${record.scope} scope${record.judged === undefined ? '' : ` (judged on ${record.judged})`}, ${record.entries.length} entries, key ${record.key}`,
+  ];
+  if (record.command !== undefined) lines.push(`command  ${redactArgv(record.command).join(' ')}`);
+  if (life !== undefined) lines.push(...lifeLines(life));
+  if (moved.length === 0) {
+    lines.push(
+      `state    nothing recorded as moved${verifies === 0 ? ' (not verified yet)' : ` (verified ${verifies}x)`}`,
+    );
+  } else {
+    lines.push('state    moved:');
+    for (const file of moved)
+      lines.push(
+        `           ${file.path} (${file.kind}: ${file.was?.slice(0, 12) ?? 'absent'} -> ${file.now?.slice(0, 12) ?? 'absent'})`,
+      );
+    for (const move of slices) lines.push(`slices   ${move.text}`);
+  }
+  lines.push(...reportLines(report));
+  return lines;
+}

@@ -232,8 +232,40 @@ export function classifyParsed(parsed: ParsedCommand): CommandClass {
   if (has(options, INFO_ONLY)) return { ...NOTHING, ...base, effect: 'none' };
   if (command === undefined) return installClass(parsed, table.bare, all);
 
+  const inYarnWorkspace = manager === 'yarn' ? yarnWorkspacesClass(parsed, base, all) : undefined;
+  if (inYarnWorkspace !== undefined) return inYarnWorkspace;
+  if (manager === 'npm' && command === 'audit' && positionals(rest, table.valueOptions)[0] === 'fix')
+    return installClass(parsed, 'rewrites', all);
+
+  const known = table.effects[command];
+  const effect: Effect = known ?? (table.bareIsScript ? 'script' : 'none');
+  switch (effect) {
+    case 'rewrites':
+    case 'installs':
+    case 'tree':
+    case 'store':
+      return installClass(parsed, effect, all);
+    case 'script':
+      return scriptClass(parsed, command, known, base);
+    case 'exec':
+      return execClass(parsed, base);
+    case 'none':
+      return { ...NOTHING, ...base, effect };
+  }
+}
+
+/** What classifyParsed spreads into every class: the manager, the command, whether it acts elsewhere. */
+interface ClassBase {
+  readonly manager: ParsedCommand['manager'];
+  readonly command: string | undefined;
+  readonly elsewhere: boolean;
+}
+
+/** yarn's `workspace <name> <command…>`, `workspaces focus` and `workspaces foreach|run …`; undefined for any other command. */
+function yarnWorkspacesClass(parsed: ParsedCommand, base: ClassBase, all: readonly string[]): CommandClass | undefined {
+  const { command, rest } = parsed;
   // yarn: `workspace <name> <command…>` and `workspaces foreach|run … <command…>` run a yarn command elsewhere.
-  if (manager === 'yarn' && command === 'workspace') {
+  if (command === 'workspace') {
     const [, ...inner] = rest;
     return {
       ...NOTHING,
@@ -243,7 +275,7 @@ export function classifyParsed(parsed: ParsedCommand): CommandClass {
       runs: inner.length > 0 ? ['yarn', ...inner] : undefined,
     };
   }
-  if (manager === 'yarn' && command === 'workspaces') {
+  if (command === 'workspaces') {
     const [sub, ...inner] = rest;
     if (sub === 'focus') return { ...installClass(parsed, 'tree', all), elsewhere: true };
     if (sub === 'foreach' || sub === 'run') {
@@ -258,60 +290,55 @@ export function classifyParsed(parsed: ParsedCommand): CommandClass {
     }
     return { ...NOTHING, ...base, effect: 'none' };
   }
-  if (manager === 'npm' && command === 'audit' && positionals(rest, table.valueOptions)[0] === 'fix')
-    return installClass(parsed, 'rewrites', all);
+  return undefined;
+}
 
-  const known = table.effects[command];
-  const effect: Effect = known ?? (table.bareIsScript ? 'script' : 'none');
-  switch (effect) {
-    case 'rewrites':
-    case 'installs':
-    case 'tree':
-    case 'store':
-      return installClass(parsed, effect, all);
-    case 'script': {
-      const named =
-        known === undefined ? command : command === 'run' ? positionals(rest, table.valueOptions)[0] : command;
-      if (named === undefined) return { ...NOTHING, ...base, effect: 'none' };
-      // A bare word that is no script runs the binary of that name (pnpm turbo, yarn nx, bun x.ts).
-      const fallback = known === undefined ? [parsed.typed ?? command, ...rest] : undefined;
-      return {
-        ...NOTHING,
-        ...base,
-        effect,
-        script: named,
-        fallback,
-        verifiesDepsFirst: manager === 'pnpm',
-        forwarded: forwardedWords(parsed),
-      };
-    }
-    case 'exec': {
-      if (has(rest, SHELL_MODE)) {
-        const line = commandAfterOptions(
-          rest.filter((word) => !SHELL_MODE.has(word)),
-          EXEC_VALUE_OPTIONS,
-        );
-        const call = rest.findIndex((word) => word === '-c' || word === '--call');
-        const text = manager === 'npm' && call !== -1 ? rest[call + 1] : line?.join(' ');
-        return {
-          ...NOTHING,
-          ...base,
-          effect,
-          runsLine: text,
-          verifiesDepsFirst: manager === 'pnpm' && command === 'exec',
-        };
-      }
-      return {
-        ...NOTHING,
-        ...base,
-        effect,
-        runs: commandAfterOptions(rest, EXEC_VALUE_OPTIONS),
-        verifiesDepsFirst: manager === 'pnpm' && command === 'exec',
-      };
-    }
-    case 'none':
-      return { ...NOTHING, ...base, effect };
+/** A script (`run <name>`, or a bare word that may be one): its name, the binary it falls back to, the words forwarded. */
+function scriptClass(parsed: ParsedCommand, command: string, known: Effect | undefined, base: ClassBase): CommandClass {
+  const { manager, rest } = parsed;
+  const table = TABLES[manager];
+  const effect = 'script';
+  const named = known === undefined ? command : command === 'run' ? positionals(rest, table.valueOptions)[0] : command;
+  if (named === undefined) return { ...NOTHING, ...base, effect: 'none' };
+  // A bare word that is no script runs the binary of that name (pnpm turbo, yarn nx, bun x.ts).
+  const fallback = known === undefined ? [parsed.typed ?? command, ...rest] : undefined;
+  return {
+    ...NOTHING,
+    ...base,
+    effect,
+    script: named,
+    fallback,
+    verifiesDepsFirst: manager === 'pnpm',
+    forwarded: forwardedWords(parsed),
+  };
+}
+
+/** exec/dlx and friends: the command they run (or, in shell mode, its line). */
+function execClass(parsed: ParsedCommand, base: ClassBase): CommandClass {
+  const { manager, command, rest } = parsed;
+  const effect = 'exec';
+  if (has(rest, SHELL_MODE)) {
+    const line = commandAfterOptions(
+      rest.filter((word) => !SHELL_MODE.has(word)),
+      EXEC_VALUE_OPTIONS,
+    );
+    const call = rest.findIndex((word) => word === '-c' || word === '--call');
+    const text = manager === 'npm' && call !== -1 ? rest[call + 1] : line?.join(' ');
+    return {
+      ...NOTHING,
+      ...base,
+      effect,
+      runsLine: text,
+      verifiesDepsFirst: manager === 'pnpm' && command === 'exec',
+    };
   }
+  return {
+    ...NOTHING,
+    ...base,
+    effect,
+    runs: commandAfterOptions(rest, EXEC_VALUE_OPTIONS),
+    verifiesDepsFirst: manager === 'pnpm' && command === 'exec',
+  };
 }
 
 function installClass(parsed: ParsedCommand, effect: Effect, all: readonly string[]): CommandClass {

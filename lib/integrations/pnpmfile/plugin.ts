@@ -114,43 +114,9 @@ function pnpmCommandLine(argv: readonly string[]): PnpmCommandLine | undefined {
 export function createHooks(context: PluginContext): PnpmfileHooks {
   const loadRoot = rootFromCwd(context.cwd);
   const loadRuns = loadRoot === undefined ? [] : liveRuns(loadRoot, context.env);
-  let named: { parsed: PnpmCommandLine | undefined } | undefined;
-  const commandLine = (): PnpmCommandLine | undefined => {
-    if (named === undefined) {
-      const argv = context.argv();
-      named = { parsed: argv === undefined ? undefined : pnpmCommandLine(argv) };
-    }
-    return named.parsed;
-  };
-
-  const report = (runs: readonly LiveRun[], hook: string, refused: boolean): void => {
-    const command = commandLine()?.name;
-    for (const run of runs) {
-      reportToRun(run, {
-        type: 'hook',
-        source: 'pnpmfile',
-        hook,
-        ...(command === undefined ? {} : { command }),
-        pid: context.pid,
-        ...(refused ? { refused: true } : {}),
-      });
-    }
-  };
-
-  // The slice files after an install in this process, armed once (pnpm may call updateConfig more than once).
-  let sliceFilesArmed = false;
-  const armSliceFiles = (root: string): void => {
-    const atExit = context.atExit;
-    if (sliceFilesArmed || atExit === undefined || context.inProcess !== true || commandLine()?.installs !== true)
-      return;
-    sliceFilesArmed = true;
-    atExit((code) => {
-      // A failed install left the tree as it was: the files stay what they were for it.
-      if (code !== 0) return;
-      const warning = writeSliceFilesLazily(root);
-      if (warning !== undefined) context.warn?.(warning);
-    });
-  };
+  const commandLine = commandLineOnce(context);
+  const report = reporter(context, commandLine);
+  const armSliceFiles = sliceFilesArming(context, commandLine);
 
   const hooks: PnpmfileHooks = {
     updateConfig(config: PnpmConfig): PnpmConfig {
@@ -191,4 +157,56 @@ export function createHooks(context: PluginContext): PnpmfileHooks {
     };
   }
   return hooks;
+}
+
+/** The pnpm command line this process runs, parsed on first ask and remembered (undefined when not named). */
+function commandLineOnce(context: PluginContext): () => PnpmCommandLine | undefined {
+  let named: { parsed: PnpmCommandLine | undefined } | undefined;
+  return () => {
+    if (named === undefined) {
+      const argv = context.argv();
+      named = { parsed: argv === undefined ? undefined : pnpmCommandLine(argv) };
+    }
+    return named.parsed;
+  };
+}
+
+/** A hook event to each live run: which hook, the command, this pid, whether it refused. */
+function reporter(
+  context: PluginContext,
+  commandLine: () => PnpmCommandLine | undefined,
+): (runs: readonly LiveRun[], hook: string, refused: boolean) => void {
+  return (runs, hook, refused) => {
+    const command = commandLine()?.name;
+    for (const run of runs) {
+      reportToRun(run, {
+        type: 'hook',
+        source: 'pnpmfile',
+        hook,
+        ...(command === undefined ? {} : { command }),
+        pid: context.pid,
+        ...(refused ? { refused: true } : {}),
+      });
+    }
+  };
+}
+
+/** The slice files after an install in this process, armed once (pnpm may call updateConfig more than once). */
+function sliceFilesArming(
+  context: PluginContext,
+  commandLine: () => PnpmCommandLine | undefined,
+): (root: string) => void {
+  let sliceFilesArmed = false;
+  return (root) => {
+    const atExit = context.atExit;
+    if (sliceFilesArmed || atExit === undefined || context.inProcess !== true || commandLine()?.installs !== true)
+      return;
+    sliceFilesArmed = true;
+    atExit((code) => {
+      // A failed install left the tree as it was: the files stay what they were for it.
+      if (code !== 0) return;
+      const warning = writeSliceFilesLazily(root);
+      if (warning !== undefined) context.warn?.(warning);
+    });
+  };
 }

@@ -39,80 +39,113 @@ const LITERALS: Readonly<Record<string, boolean | null>> = { true: true, false: 
 
 /** The JSONC `text` as a tree with positions; throws JsoncError. */
 export function parseJsonc(text: string): JsonNode {
-  let at = 0;
-  const fail = (what: string): never => {
-    const before = text.slice(0, at).split('\n');
+  return new JsoncReader(text).document();
+}
+
+/** One pass over a JSONC text: `at` moves forward only; each method reads one construct from it. */
+class JsoncReader {
+  readonly #text: string;
+  #at = 0;
+
+  constructor(text: string) {
+    this.#text = text;
+  }
+
+  /** The whole text: one value, and nothing after it but space and comments. */
+  document(): JsonNode {
+    const root = this.#value();
+    this.#skip();
+    if (this.#at < this.#text.length) this.#fail('unexpected text after the value');
+    return root;
+  }
+
+  /** Throws what was expected, at the line and column `at` is on. */
+  #fail(what: string): never {
+    const before = this.#text.slice(0, this.#at).split('\n');
     throw new JsoncError(what, before.length, (before.at(-1)?.length ?? 0) + 1);
-  };
-  const skip = (): void => {
+  }
+
+  /** Past white space, a BOM, line and block comments. */
+  #skip(): void {
+    const text = this.#text;
     for (;;) {
-      const char = text[at];
-      if (char === ' ' || char === '\t' || char === '\n' || char === '\r' || char === '\uFEFF') at++;
-      else if (char === '/' && text[at + 1] === '/') {
-        const end = text.indexOf('\n', at);
-        at = end === -1 ? text.length : end;
-      } else if (char === '/' && text[at + 1] === '*') {
-        const end = text.indexOf('*/', at + 2);
-        if (end === -1) fail('an unclosed block comment');
-        at = end + 2;
+      const char = text[this.#at];
+      if (char === ' ' || char === '\t' || char === '\n' || char === '\r' || char === '\uFEFF') this.#at++;
+      else if (char === '/' && text[this.#at + 1] === '/') {
+        const end = text.indexOf('\n', this.#at);
+        this.#at = end === -1 ? text.length : end;
+      } else if (char === '/' && text[this.#at + 1] === '*') {
+        const end = text.indexOf('*/', this.#at + 2);
+        if (end === -1) this.#fail('an unclosed block comment');
+        this.#at = end + 2;
       } else return;
     }
-  };
-  const string = (): JsonNode & { kind: 'string' } => {
-    const start = at;
-    at++;
-    while (at < text.length && text[at] !== '"') {
-      if (text[at] === '\n') fail('a line break inside a string');
-      at += text[at] === '\\' ? 2 : 1;
+  }
+
+  /** A string (at its opening quote), decoded as JSON decodes it. */
+  #string(): JsonNode & { kind: 'string' } {
+    const text = this.#text;
+    const start = this.#at;
+    this.#at++;
+    while (this.#at < text.length && text[this.#at] !== '"') {
+      if (text[this.#at] === '\n') this.#fail('a line break inside a string');
+      this.#at += text[this.#at] === '\\' ? 2 : 1;
     }
-    if (at >= text.length) fail('an unclosed string');
-    at++;
+    if (this.#at >= text.length) this.#fail('an unclosed string');
+    this.#at++;
     let value: string;
     try {
-      value = JSON.parse(text.slice(start, at)) as string;
+      value = JSON.parse(text.slice(start, this.#at)) as string;
     } catch {
-      at = start;
-      return fail('a malformed string');
+      this.#at = start;
+      return this.#fail('a malformed string');
     }
-    return { kind: 'string', start, end: at, value };
-  };
-  const value = (): JsonNode => {
-    skip();
-    const start = at;
-    const char = text[at];
-    if (char === '"') return string();
-    if (char === '{' || char === '[') {
-      const close = char === '{' ? '}' : ']';
-      at++;
-      const props: JsonProp[] = [];
-      const items: JsonNode[] = [];
-      for (;;) {
-        skip();
-        if (text[at] === close) break;
-        if (char === '{') {
-          if (text[at] !== '"') fail('expected a quoted key');
-          const key = string();
-          skip();
-          if (text[at] !== ':') fail('expected ":"');
-          at++;
-          props.push({ key: key.value, start: key.start, value: value() });
-        } else items.push(value());
-        skip();
-        if (text[at] === ',') at++;
-        else if (text[at] !== close) fail(`expected "," or "${close}"`);
-      }
-      at++;
-      return char === '{' ? { kind: 'object', start, end: at, props } : { kind: 'array', start, end: at, items };
+    return { kind: 'string', start, end: this.#at, value };
+  }
+
+  /** Any value: a string, an object or array, or a literal (true, false, null, a number). */
+  #value(): JsonNode {
+    this.#skip();
+    const start = this.#at;
+    const char = this.#text[this.#at];
+    if (char === '"') return this.#string();
+    if (char === '{' || char === '[') return this.#container(char);
+    const word = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(
+      this.#text.slice(this.#at, this.#at + 64),
+    )?.[0];
+    if (word === undefined) return this.#fail('expected a value');
+    this.#at += word.length;
+    return { kind: 'literal', start, end: this.#at, value: word in LITERALS ? (LITERALS[word] ?? null) : Number(word) };
+  }
+
+  /** An object or an array (at its opening bracket), a trailing comma allowed. */
+  #container(char: '{' | '['): JsonNode {
+    const text = this.#text;
+    const start = this.#at;
+    const close = char === '{' ? '}' : ']';
+    this.#at++;
+    const props: JsonProp[] = [];
+    const items: JsonNode[] = [];
+    for (;;) {
+      this.#skip();
+      if (text[this.#at] === close) break;
+      if (char === '{') {
+        if (text[this.#at] !== '"') this.#fail('expected a quoted key');
+        const key = this.#string();
+        this.#skip();
+        if (text[this.#at] !== ':') this.#fail('expected ":"');
+        this.#at++;
+        props.push({ key: key.value, start: key.start, value: this.#value() });
+      } else items.push(this.#value());
+      this.#skip();
+      if (text[this.#at] === ',') this.#at++;
+      else if (text[this.#at] !== close) this.#fail(`expected "," or "${close}"`);
     }
-    const word = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(at, at + 64))?.[0];
-    if (word === undefined) return fail('expected a value');
-    at += word.length;
-    return { kind: 'literal', start, end: at, value: word in LITERALS ? (LITERALS[word] ?? null) : Number(word) };
-  };
-  const root = value();
-  skip();
-  if (at < text.length) fail('unexpected text after the value');
-  return root;
+    this.#at++;
+    return char === '{'
+      ? { kind: 'object', start, end: this.#at, props }
+      : { kind: 'array', start, end: this.#at, items };
+  }
 }
 
 /** The property `key` of an object node, if there is one (the last, as JSON.parse keeps). */

@@ -193,6 +193,19 @@ export function moveTree(
 ): void {
   const from = join(fromBase, fromRel);
   const to = join(toBase, toRel);
+  makeRoomFor(toBase, toRel, from);
+  try {
+    rename(from, to);
+    return;
+  } catch (error) {
+    if (errnoCode(error) !== 'EXDEV') throw ioError(from, to, error);
+  }
+  copyAcross(fromRel, toBase, toRel, recorded, { from, to });
+}
+
+/** The target's parent folders made; a target that already exists refuses the move (nothing moved). */
+function makeRoomFor(toBase: string, toRel: string, from: string): void {
+  const to = join(toBase, toRel);
   try {
     parentsOf(toBase, toRel);
   } catch (error) {
@@ -204,12 +217,16 @@ export function moveTree(
       hint: 'Nothing was moved. Move the existing file away, then retry.',
     });
   }
-  try {
-    rename(from, to);
-    return;
-  } catch (error) {
-    if (errnoCode(error) !== 'EXDEV') throw ioError(from, to, error);
-  }
+}
+
+/** Across file systems: a copy into a stage beside the target, verified against `recorded`, renamed in, then the source removed. */
+function copyAcross(
+  fromRel: string,
+  toBase: string,
+  toRel: string,
+  recorded: readonly TreeFile[],
+  { from, to }: { from: string; to: string },
+): void {
   if (recorded.some((file) => file.kind === 'special')) {
     throw new LockguardError(
       'ERR_LOCKGUARD_IO',

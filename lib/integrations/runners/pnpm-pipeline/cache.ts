@@ -97,10 +97,7 @@ export function pipelineSummary(
     );
   }
   if (ids.length === 0) return none('pnpm pipeline wrote no run report for this run; tasks are not named.');
-  const tasks: TaskAfterMove[] = [];
-  const across: string[] = [];
-  const own: string[] = [];
-  let first = Number.POSITIVE_INFINITY;
+  const gathered: Gathered = { tasks: [], across: [], own: [], first: Number.POSITIVE_INFINITY };
   const notes: string[] = [];
   let source: string | undefined;
   for (const id of ids.sort()) {
@@ -113,34 +110,10 @@ export function pipelineSummary(
       continue;
     }
     source = path;
-    const started = new Map<string, { key: string; at: number }>();
-    let torn = 0;
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
-      let event: PipelineEvent;
-      try {
-        event = JSON.parse(line) as PipelineEvent;
-      } catch {
-        torn++;
-        continue;
-      }
-      if (typeof event?.task !== 'string' || typeof event.at !== 'number') continue;
-      if (event.event === 'taskStarted' && typeof event.key === 'string') {
-        started.set(event.task, { key: event.key, at: event.at });
-        first = Math.min(first, event.at);
-        own.push(event.key);
-      } else if (event.event === 'taskFinished') {
-        const start = started.get(event.task);
-        if (start === undefined) continue;
-        if (start.at < options.movedAt && event.at > options.movedAt) across.push(start.key);
-        if (event.cache === 'hit' && start.at >= options.movedAt)
-          tasks.push({ task: event.task, key: start.key, action: 'restored', at: start.at });
-        else if (event.cache === 'miss' && event.status === 'passed' && event.at >= options.movedAt)
-          tasks.push({ task: event.task, key: start.key, action: 'saved', at: event.at });
-      }
-    }
+    const torn = gatherEvents(text, options.movedAt, gathered);
     if (torn > 0) notes.push(`pnpm pipeline's "${path}" has ${torn} unreadable line(s); the rest was used.`);
   }
+  const { tasks, across, own, first } = gathered;
   return {
     source,
     tasks,
@@ -149,4 +122,43 @@ export function pipelineSummary(
     ownKeys: notes.length === 0 ? own : undefined,
     note: notes.length === 0 ? undefined : notes.join(' '),
   };
+}
+
+/** What the run reports say, task by task: what restored or saved after the move, what ran across it, the keys. */
+interface Gathered {
+  readonly tasks: TaskAfterMove[];
+  readonly across: string[];
+  readonly own: string[];
+  first: number;
+}
+
+/** One run's events.ndjson into `into`, a task's start matched with its finish; returns how many lines were torn. */
+function gatherEvents(text: string, movedAt: number, into: Gathered): number {
+  const started = new Map<string, { key: string; at: number }>();
+  let torn = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let event: PipelineEvent;
+    try {
+      event = JSON.parse(line) as PipelineEvent;
+    } catch {
+      torn++;
+      continue;
+    }
+    if (typeof event?.task !== 'string' || typeof event.at !== 'number') continue;
+    if (event.event === 'taskStarted' && typeof event.key === 'string') {
+      started.set(event.task, { key: event.key, at: event.at });
+      into.first = Math.min(into.first, event.at);
+      into.own.push(event.key);
+    } else if (event.event === 'taskFinished') {
+      const start = started.get(event.task);
+      if (start === undefined) continue;
+      if (start.at < movedAt && event.at > movedAt) into.across.push(start.key);
+      if (event.cache === 'hit' && start.at >= movedAt)
+        into.tasks.push({ task: event.task, key: start.key, action: 'restored', at: start.at });
+      else if (event.cache === 'miss' && event.status === 'passed' && event.at >= movedAt)
+        into.tasks.push({ task: event.task, key: start.key, action: 'saved', at: event.at });
+    }
+  }
+  return torn;
 }

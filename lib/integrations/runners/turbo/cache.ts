@@ -150,46 +150,13 @@ export function turboSummary(cache: RunnerCache, options: { movedAt: number; run
     return none(
       'turbo wrote no run summary for this run (add --summarize to name the tasks that restored or saved after the move).',
     );
-  const tasks: TaskAfterMove[] = [];
-  const across: string[] = [];
-  const own: string[] = [];
-  const graph = new Map<string, TaskNode>();
-  let first = Number.POSITIVE_INFINITY;
+  const gathered: Gathered = { tasks: [], across: [], own: [], graph: new Map(), first: Number.POSITIVE_INFINITY };
   const notes: string[] = [];
   for (const file of files) {
-    let parsed: { tasks?: unknown };
-    try {
-      parsed = JSON.parse(readFileSync(file, 'utf8')) as { tasks?: unknown };
-    } catch {
-      notes.push(`turbo's run summary "${file}" is not valid JSON; its tasks are not named.`);
-      continue;
-    }
-    if (!Array.isArray(parsed?.tasks)) {
-      notes.push(`turbo's run summary "${file}" has no task list; its tasks are not named.`);
-      continue;
-    }
-    for (const task of parsed.tasks as TurboTask[]) {
-      const name = task?.taskId;
-      const key = task?.hash;
-      const start = task?.execution?.startTime;
-      const end = task?.execution?.endTime;
-      if (typeof name !== 'string' || typeof key !== 'string' || typeof start !== 'number' || typeof end !== 'number')
-        continue;
-      own.push(key);
-      if (typeof task.directory === 'string' && Array.isArray(task.dependencies)) {
-        graph.set(key, {
-          task: name,
-          directory: task.directory,
-          dependsOn: task.dependencies.filter((dep): dep is string => typeof dep === 'string'),
-        });
-      }
-      first = Math.min(first, start);
-      const status = task.cache?.status;
-      if (start < options.movedAt && end > options.movedAt) across.push(key);
-      if (status === 'HIT' && start >= options.movedAt) tasks.push({ task: name, key, action: 'restored', at: start });
-      else if (status === 'MISS' && end >= options.movedAt) tasks.push({ task: name, key, action: 'saved', at: end });
-    }
+    const tasks = summaryTasks(file, notes);
+    for (const task of tasks ?? []) gatherTask(task, options.movedAt, gathered);
   }
+  const { tasks, across, own, graph, first } = gathered;
   return {
     source: files.at(-1),
     tasks,
@@ -199,4 +166,52 @@ export function turboSummary(cache: RunnerCache, options: { movedAt: number; run
     ...(notes.length === 0 ? { graph } : {}),
     note: notes.length === 0 ? undefined : notes.join(' '),
   };
+}
+
+/** What the summaries say, task by task: what restored or saved after the move, what ran across it, the keys and graph. */
+interface Gathered {
+  readonly tasks: TaskAfterMove[];
+  readonly across: string[];
+  readonly own: string[];
+  readonly graph: Map<string, TaskNode>;
+  first: number;
+}
+
+/** One run summary's task list; undefined (and a note) when the file is not JSON or has no task list. */
+function summaryTasks(file: string, notes: string[]): TurboTask[] | undefined {
+  let parsed: { tasks?: unknown };
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8')) as { tasks?: unknown };
+  } catch {
+    notes.push(`turbo's run summary "${file}" is not valid JSON; its tasks are not named.`);
+    return undefined;
+  }
+  if (!Array.isArray(parsed?.tasks)) {
+    notes.push(`turbo's run summary "${file}" has no task list; its tasks are not named.`);
+    return undefined;
+  }
+  return parsed.tasks as TurboTask[];
+}
+
+/** One task of a summary into `into` (a task without its id, hash or times is skipped). */
+function gatherTask(task: TurboTask, movedAt: number, into: Gathered): void {
+  const name = task?.taskId;
+  const key = task?.hash;
+  const start = task?.execution?.startTime;
+  const end = task?.execution?.endTime;
+  if (typeof name !== 'string' || typeof key !== 'string' || typeof start !== 'number' || typeof end !== 'number')
+    return;
+  into.own.push(key);
+  if (typeof task.directory === 'string' && Array.isArray(task.dependencies)) {
+    into.graph.set(key, {
+      task: name,
+      directory: task.directory,
+      dependsOn: task.dependencies.filter((dep): dep is string => typeof dep === 'string'),
+    });
+  }
+  into.first = Math.min(into.first, start);
+  const status = task.cache?.status;
+  if (start < movedAt && end > movedAt) into.across.push(key);
+  if (status === 'HIT' && start >= movedAt) into.tasks.push({ task: name, key, action: 'restored', at: start });
+  else if (status === 'MISS' && end >= movedAt) into.tasks.push({ task: name, key, action: 'saved', at: end });
 }

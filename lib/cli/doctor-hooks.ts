@@ -1,0 +1,184 @@
+// `lockguard doctor`'s install-hook checks: per package manager, whether its installs report to (and can be
+// refused by) a guarded run: pnpm's version and pnpmfile, npm's root scripts, yarn's flavour, bun's limits.
+// Invariants: read-only, like every doctor check; a missing or unreadable file is a finding, never a throw.
+
+import { readFileSync, lstatSync } from 'node:fs';
+import { join } from 'node:path';
+import { yarnFlavor } from '../core/yarn-flavor.js';
+import type { Workspace } from '../core/workspace.js';
+import { effectivePnpm, majorOf } from '../integrations/package-managers/version.js';
+import type { DoctorCheck } from '../integrations/runners/index.js';
+import type { Io } from './io.js';
+
+type CheckResult = DoctorCheck;
+
+function readJson(path: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+/** pnpm runs the pnpmfile's updateConfig hook for every command from 10.8 on. */
+const UPDATE_CONFIG_SINCE = { major: 10, minor: 8 } as const;
+
+/** The pnpm that runs here (what PATH finds, switched to the packageManager pin by pnpm 9.7+ unless its settings say not to), and what it means for the pnpmfile plugin. */
+function pnpmVersionCheck(root: string, env: Io['env']): { result: CheckResult; major: number | undefined } {
+  const pnpm = effectivePnpm(root, env);
+  const major = majorOf(pnpm.version);
+  if (pnpm.version === undefined)
+    return {
+      result: {
+        check: 'pnpm',
+        level: 'warn',
+        detail: 'no pnpm found on PATH, and none pinned in packageManager',
+        fix: 'Install pnpm, or pin it in packageManager.',
+      },
+      major,
+    };
+  if (pnpm.found.path === undefined)
+    return {
+      result: {
+        check: 'pnpm',
+        level: 'warn',
+        detail: `${pnpm.why}, but no pnpm executable is on PATH`,
+        fix: 'Install pnpm, or enable corepack (corepack enable).',
+      },
+      major,
+    };
+  const [, minor = 0] = pnpm.version.split('.').map(Number);
+  if (
+    (major ?? 0) > UPDATE_CONFIG_SINCE.major ||
+    (major === UPDATE_CONFIG_SINCE.major && minor >= UPDATE_CONFIG_SINCE.minor)
+  )
+    return { result: { check: 'pnpm', level: 'ok', detail: `${pnpm.why} runs here` }, major };
+  return {
+    result: {
+      check: 'pnpm',
+      level: 'warn',
+      detail: `${pnpm.why} runs here: it has no updateConfig hook for every command, so hook reports and refuse work only for installs`,
+      fix: 'Use pnpm 10.8 or newer.',
+    },
+    major,
+  };
+}
+
+/** The install hooks of the workspace's package manager: the pnpmfile, npm's root scripts, yarn's, bun's. */
+export function hookChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
+  const manifest = readJson(join(workspace.root, 'package.json'));
+  if (workspace.manager === 'pnpm') return pnpmChecks(workspace.root, env);
+  if (workspace.manager === 'npm') return [npmHookCheck(manifest)];
+  if (workspace.manager === 'yarn') return yarnChecks(workspace);
+  if (workspace.manager === 'bun') return bunChecks(workspace.root);
+  return [];
+}
+
+/** pnpm: the version that runs here, and whether .pnpmfile.cjs loads lockguard's plugin (and what that costs). */
+function pnpmChecks(root: string, env: Io['env']): CheckResult[] {
+  const { result, major } = pnpmVersionCheck(root, env);
+  const results: CheckResult[] = [result];
+  let shim = '';
+  try {
+    shim = readFileSync(join(root, '.pnpmfile.cjs'), 'utf8');
+  } catch {
+    // absent: reported below
+  }
+  const costly = major !== undefined && major >= 11;
+  if (shim.includes('lockguard/pnpmfile')) {
+    results.push({
+      check: 'pnpmfile',
+      level: 'ok',
+      detail: `.pnpmfile.cjs loads lockguard/pnpmfile${costly ? ' (on pnpm 11+ any pnpmfile makes every pnpm command start node helpers: a no-op install about 4x slower)' : ''}`,
+    });
+  } else if (costly) {
+    results.push({
+      check: 'pnpmfile',
+      level: 'ok',
+      detail:
+        'no lockguard pnpmfile (the pnpm 11+ default: every pnpm command stays fast); lockguard run refuses pnpm install and the install before pnpm run through the environment, and catches pnpm add after the fact',
+      fix: 'Optional: lockguard init --pnpmfile to refuse pnpm add/update/remove at the source too.',
+    });
+  } else {
+    results.push({
+      check: 'pnpmfile',
+      level: 'warn',
+      detail:
+        '.pnpmfile.cjs does not load lockguard/pnpmfile: installs are still caught after the fact, but not reported early nor refused at the source',
+      fix: 'Run lockguard init (commit the shim once: pnpm folds its bytes into the lockfile).',
+    });
+  }
+  return results;
+}
+
+/** npm: whether the root preinstall/postinstall scripts report to guarded runs. */
+function npmHookCheck(manifest: Record<string, unknown> | undefined): CheckResult {
+  const scripts = (manifest?.['scripts'] ?? {}) as Record<string, unknown>;
+  const hooked = ['preinstall', 'postinstall'].some(
+    (name) => typeof scripts[name] === 'string' && /lockguard(\/npm-hook| hook)/.test(scripts[name] as string),
+  );
+  return hooked
+    ? { check: 'npm-hook', level: 'ok', detail: 'root install scripts report to guarded runs' }
+    : {
+        check: 'npm-hook',
+        level: 'warn',
+        detail:
+          'no lockguard hook in the root preinstall/postinstall: npm installs are caught by file events and the final check only',
+        fix: 'Optional: lockguard init --npm-scripts.',
+      };
+}
+
+/** bun: nothing freezes its lockfile from the environment, and a binary bun.lockb has no slices. */
+function bunChecks(root: string): CheckResult[] {
+  const lockb =
+    lstatSync(join(root, 'bun.lockb'), { throwIfNoEntry: false }) !== undefined &&
+    lstatSync(join(root, 'bun.lock'), { throwIfNoEntry: false }) === undefined;
+  return [
+    {
+      check: 'bun',
+      level: 'warn',
+      detail:
+        'bun has no setting that freezes the lockfile from the environment: under --policy refuse an install inside the run is caught after it (the run fails and withholds), not refused at the source',
+      fix: 'Optional: set [install] frozenLockfile = true in bunfig.toml for CI, where nothing should install.',
+    },
+    ...(lockb
+      ? [
+          {
+            check: 'slices',
+            level: 'warn' as const,
+            detail: 'bun.lockb is binary: lockguard key --projects needs the text bun.lock',
+            fix: 'bun install --save-text-lockfile (bun 1.2+), then remove bun.lockb.',
+          },
+        ]
+      : []),
+  ];
+}
+
+/** yarn berry or classic, from the lockfile's first lines (no lockfile yet: nothing to say). */
+function yarnChecks(workspace: Workspace): CheckResult[] {
+  let lock: Buffer;
+  try {
+    lock = readFileSync(join(workspace.root, 'yarn.lock'));
+  } catch {
+    return [];
+  }
+  if (yarnFlavor(lock) === 'berry') {
+    return [
+      {
+        check: 'yarn',
+        level: 'ok',
+        detail:
+          "yarn berry: under --policy refuse, YARN_ENABLE_IMMUTABLE_INSTALLS and lockguard's yarn plugin (loaded through YARN_PLUGINS, nothing to commit) refuse installs at the source; inside turbo's strict env mode they do not reach the tasks, and a rewrite fails the run after it",
+      },
+    ];
+  }
+  return [
+    {
+      check: 'yarn',
+      level: 'warn',
+      detail:
+        'yarn v1: nothing refuses an install at the source (no env setting; --frozen-lockfile does not stop workspace installs): under --policy refuse a rewrite fails the run after it',
+      fix: 'Optional: move to yarn berry (yarn set version stable) for refusal at the source.',
+    },
+  ];
+}
