@@ -2,7 +2,7 @@
 //
 // Owns: `<root>/.lockguard/quarantine/<run id>/` (a `journal.ndjson`, journal.ts, plus
 // `entries/<runner>/<key>/<the entry's paths relative to its cache dir>`), the withholding pass (all of a
-// unit's paths or none). Listing lives in list.ts, restoring in restore.ts, settling
+// unit's paths or none). The folder names and the lock live in places.ts, listing in list.ts, restoring in restore.ts, settling
 // units a killed pass left in flight in repair.ts.
 // Invariants:
 // - Never deletes a withheld entry (a drop on request is drop.ts; a pass that moved nothing
@@ -23,13 +23,11 @@
 
 import { lstatSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { errnoCode, isLockguardError, LockguardError } from '../../core/errors.js';
+import { errnoCode, isLockguardError, type LockguardError } from '../../core/errors.js';
 import { fsFault } from '../../core/fs-fault.js';
-import { ensureLedger } from '../ledger.js';
-import { ledgerFolder, safeFolder } from '../ledger-fs.js';
-import { DROPPED_PREFIX, JOURNAL_FILE, LEDGER, ledgerPath } from '../ledger-layout.js';
+import { safeFolder } from '../ledger-fs.js';
+import { DROPPED_PREFIX, JOURNAL_FILE } from '../ledger-layout.js';
 import { setAsideAndDelete } from '../set-aside.js';
-import { acquireLock, type LedgerLock } from '../ledger-lock.js';
 import {
   appendJournal,
   readJournal,
@@ -40,7 +38,8 @@ import {
   type UnitRecord,
 } from './journal.js';
 import { crossedLink, filesUnder, isSafeRelative, moveTree, recordTree, type RenameFn, type TreeFile } from './move.js';
-import { repairQuarantine, settleUnit } from './repair.js';
+import { entryHome, lockQuarantine, quarantineDir, quarantineFolder } from './places.js';
+import { settleUnit } from './repair.js';
 import { isoTime } from '../../core/iso-time.js';
 import { machineStamp, trustedPlaces, type TrustedPlaces } from '../trust.js';
 
@@ -100,54 +99,18 @@ export interface QuarantineOptions {
   readonly control?: PassControl;
 }
 
-/** The shape of a run id as a quarantine folder's name (one starting with a dot is never listed). */
-export const RUN_ID = /^[\w.-]+$/;
 /** Units recorded (and fsync'd) per batch of intents. */
 const BATCH = 256;
 
-export function quarantineRoot(root: string): string {
-  return ledgerPath(root, LEDGER.quarantine);
-}
-
-export function quarantineDir(root: string, runId: string): string {
-  // `.`, `..` and the names set aside (`.dropped-…`) are no run: a run id never starts with a dot.
-  if (!RUN_ID.test(runId) || runId.startsWith('.')) {
-    throw new LockguardError('ERR_LOCKGUARD_USAGE', `"${runId}" is not a lockguard run id.`, {
-      hint: 'lockguard quarantine list shows the run ids.',
-    });
-  }
-  return join(quarantineRoot(root), runId);
-}
-
-/** The checked quarantine folder of a run: undefined when it does not exist (create false). */
-export function quarantineFolder(root: string, runId: string, create: boolean): string | undefined {
-  quarantineDir(root, runId);
-  if (create) ensureLedger(root);
-  return ledgerFolder(root, [LEDGER.quarantine, runId], create);
-}
-
-/** An entry's folder inside its run's quarantine folder. */
-export function entryHome(runner: string, key: string): string {
-  return join('entries', runner, key);
-}
-
-/** The lock name that guards a run's quarantine folder. */
-export function quarantineLockName(runId: string): string {
-  return `quarantine-${runId}`;
-}
-
-/**
- * Take a run's quarantine lock; a dead holder's half-done work is repaired first, only inside `places` (the
- * caches the caller vouches for now: trust.ts). A lock not made on this machine is ERR_LOCKGUARD_FOREIGN.
- */
-export function lockQuarantine(root: string, runId: string, places: TrustedPlaces): LedgerLock {
-  const lock = acquireLock(root, quarantineLockName(runId));
-  if (lock.tookOver) {
-    const dir = quarantineFolder(root, runId, false);
-    if (dir !== undefined) repairQuarantine(dir, places);
-  }
-  return lock;
-}
+export {
+  entryHome,
+  lockQuarantine,
+  quarantineDir,
+  quarantineFolder,
+  quarantineLockName,
+  quarantineRoot,
+  RUN_ID,
+} from './places.js';
 
 function yieldToLoop(): Promise<void> {
   return new Promise((done) => setImmediate(done));
