@@ -6,11 +6,12 @@
 // Invariants: library code never prints; only the CLI does, through these; the process never ends before
 // what it printed is written.
 
+import type { Env } from '../core/env.js';
 import { LockguardError } from '../core/errors.js';
 
 export interface Io {
   readonly cwd: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: Env;
   readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
 }

@@ -6,6 +6,7 @@
 // Invariants: pure (strings and numbers out); the child's own failure code always wins; every branch reads
 // a typed field (a pass's `stop` and its cause), never words.
 
+import type { Env } from '../core/env.js';
 import { plural } from '../core/words.js';
 import { isCi } from '../integrations/ci/detect.js';
 import type { FaultCause, PassStop } from '../guard/withhold-pass.js';
@@ -92,13 +93,7 @@ function cutShort(outcome: RunnerOutcome, stop: PassStop): string {
 export type FailMode = 'auto' | 'always' | 'never';
 
 /** The run's exit code: the child's own when it failed; 1 for a move under withhold (in CI, or always) or refuse. */
-export function exitCodeOf(
-  childCode: number,
-  moved: boolean,
-  policy: Policy,
-  failMode: FailMode,
-  env: Readonly<Record<string, string | undefined>>,
-): number {
+export function exitCodeOf(childCode: number, moved: boolean, policy: Policy, failMode: FailMode, env: Env): number {
   if (childCode !== 0 || !moved) return childCode;
   if (failMode === 'never' && policy !== 'refuse') return childCode;
   const fail =
@@ -107,12 +102,7 @@ export function exitCodeOf(
 }
 
 /** A guarded run's exit code: the rule above, then a pass a fault stopped is a setup error (2), and a signal after the child 128+n; a failing move exits `movedCode`. */
-export function runExitCode(
-  verdict: RunVerdict,
-  failMode: FailMode,
-  env: Readonly<Record<string, string | undefined>>,
-  movedCode: number = EXIT.moved,
-): number {
+export function runExitCode(verdict: RunVerdict, failMode: FailMode, env: Env, movedCode: number = EXIT.moved): number {
   let code = exitCodeOf(verdict.childCode, verdict.moved, verdict.policy, failMode, env);
   if (verdict.stop?.kind === 'fault' && (code === 0 || code === EXIT.moved)) code = EXIT.usage;
   if (verdict.signal !== undefined && (code === 0 || code === EXIT.moved)) code = signalCode(verdict.signal);

@@ -1,5 +1,6 @@
 // The options `lockguard run` takes about the runners it guards (`--runner`, `--remote`) and their resolution.
 
+import type { Env } from '../core/env.js';
 import { REMOTE_MODES, RUNNER_NAMES, type RemoteMode, type RunnerName } from '../integrations/runners/index.js';
 import { oneOf, stringValue, type Options, type Parsed } from './args.js';
 
@@ -24,7 +25,7 @@ export function runnerOverride(parsed: Parsed): RunnerName | undefined {
 }
 
 /** `--remote`, else LOCKGUARD_REMOTE, else auto. */
-export function remoteOf(parsed: Parsed, env: Readonly<Record<string, string | undefined>>): RemoteMode {
+export function remoteOf(parsed: Parsed, env: Env): RemoteMode {
   const given = stringValue(parsed, 'remote');
   if (given !== undefined) return oneOf('--remote', given, REMOTE_MODES);
   const fromEnv = env['LOCKGUARD_REMOTE'];

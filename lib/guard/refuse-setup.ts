@@ -8,6 +8,7 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Env } from '../core/env.js';
 import type { WorkspaceFingerprints } from '../core/fingerprints.js';
 import { yarnFlavor } from '../core/yarn-flavor.js';
 import { refuseEnv } from '../integrations/package-managers/refuse-env.js';
@@ -39,10 +40,7 @@ function npmHookInstalled(root: string): boolean {
   }
 }
 
-export function refuseSetup(
-  table: WorkspaceFingerprints,
-  callerEnv: Readonly<Record<string, string | undefined>>,
-): RefuseSetup {
+export function refuseSetup(table: WorkspaceFingerprints, callerEnv: Env): RefuseSetup {
   const env = refuseEnv(table.manager, callerEnv);
   switch (table.manager) {
     case 'pnpm':

@@ -13,6 +13,7 @@
 import { spawnSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import type { Env } from '../core/env.js';
 import { writeAtomic } from '../run/atomic.js';
 import { GIT_MEMO_FILE, LEDGER, LEDGER_DIR, ledgerPath } from '../run/ledger-layout.js';
 
@@ -78,11 +79,7 @@ function writeMemo(root: string, memo: Memo): void {
  * How many files under `<root>/.lockguard/` the repository tracks (0 when none, no repository, or no git).
  * `env` is the environment git runs with; `remember` false leaves the ledger unwritten (doctor is read-only).
  */
-export function ledgerTracked(
-  root: string,
-  env: Readonly<Record<string, string | undefined>>,
-  remember = true,
-): number {
+export function ledgerTracked(root: string, env: Env, remember = true): number {
   const repo = gitDirOf(root);
   if (repo === undefined) return 0;
   let identity: string;
@@ -111,7 +108,7 @@ export function ledgerTracked(
 }
 
 /** The environment git runs with: the caller's, without GIT_* (a hook's GIT_DIR must not redirect it). */
-function gitEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+function gitEnv(env: Env): Record<string, string> {
   const clean: Record<string, string> = {};
   for (const [name, value] of Object.entries(env))
     if (value !== undefined && !name.startsWith('GIT_')) clean[name] = value;
@@ -122,11 +119,7 @@ function gitEnv(env: Readonly<Record<string, string | undefined>>): Record<strin
  * Which of `paths` (workspace-relative) differ in the working tree from HEAD: modified, staged, deleted or
  * untracked, as `git status` says; [] without a repository, without git, or when git fails. One spawn.
  */
-export function changedFromHead(
-  root: string,
-  paths: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-): string[] {
+export function changedFromHead(root: string, paths: readonly string[], env: Env): string[] {
   const repo = gitDirOf(root);
   if (repo === undefined || paths.length === 0) return [];
   const result = spawnSync(
@@ -146,7 +139,7 @@ export function changedFromHead(
 }
 
 /** The one warning line when the repository tracks ledger files, else undefined. */
-export function trackedLedgerLine(root: string, env: Readonly<Record<string, string | undefined>>): string | undefined {
+export function trackedLedgerLine(root: string, env: Env): string | undefined {
   const tracked = ledgerTracked(root, env);
   if (tracked === 0) return undefined;
   return `the repository tracks ${tracked === 1 ? 'a file' : `${tracked} files`} under .lockguard/ (a committed ledger is someone else's records: lockguard repairs and recovers nothing from what was not made on this machine); remove them from git (git rm -r --cached .lockguard) and run lockguard init, which ignores the folder.`;

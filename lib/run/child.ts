@@ -10,6 +10,7 @@
 
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import type { Env } from '../core/env.js';
 import { errnoCode } from '../core/errors.js';
 
 export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -31,7 +32,7 @@ export type ChildEnd =
 
 export interface ChildOptions {
   readonly cwd: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: Env;
   /** Told the child's pid once it is spawned (a run records it: a dead guard's command may live on). */
   readonly onSpawn?: (pid: number) => void;
   /** The signals forwarded to the child while it lives (default FORWARDED_SIGNALS); the others are only held. */

@@ -21,6 +21,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { Env } from '../core/env.js';
 import { LEDGER, LEDGER_DIR, RUN_FILES } from './ledger-layout.js';
 import { machineStamp, madeHere } from './trust.js';
 
@@ -225,7 +226,7 @@ export function findLiveRuns(root: string): LiveRun[] {
  * The live run a process belongs to: LOCKGUARD_RUN when it names a live marker's run, else every live run
  * of the workspace (turbo's strict env mode strips LOCKGUARD_RUN; a lockfile write affects every run anyway).
  */
-export function liveRunsFor(root: string, env: Readonly<Record<string, string | undefined>>): LiveRun[] {
+export function liveRunsFor(root: string, env: Env): LiveRun[] {
   const runs = findLiveRuns(root);
   const named = env['LOCKGUARD_RUN'];
   if (named !== undefined && named !== '') {

@@ -1,69 +1,21 @@
 // Synthetic yarn berry (yarn.lock, `__metadata` version 8) and bun (text bun.lock) lockfiles at monorepo
-// scale (default: 1,000 workspaces, 20,000 packages), with the same graph shape as slices-generate.ts
-// (each package depends on a few later ones, a cycle every 500; each workspace on 8-20 packages and,
-// every third one, another workspace), in the layout each tool writes: yarn's syml entries with
-// descriptors, resolution, dependencies, checksum; bun's workspaces block and one package a line.
+// scale (default: 1,000 workspaces, 20,000 packages), from generate.ts's `monorepoShape`, the graph
+// slices-generate.ts writes as pnpm-lock.yaml (each package depends on a few later ones, a cycle every 500;
+// each workspace on 8-20 packages and, every third one, another workspace), in the layout each tool writes:
+// yarn's syml entries with descriptors, resolution, dependencies, checksum; bun's workspaces block and one
+// package a line.
 //
 // Deterministic for a seed; writes nothing itself.
 
-import { prng } from '../helpers/prng.js';
+import { monorepoShape, type ShapeOptions } from './generate.js';
 
-export interface YarnBunGenerateOptions {
-  readonly workspaces?: number;
-  readonly packages?: number;
-  readonly seed?: number;
-}
-
-interface Shape {
-  readonly names: string[];
-  readonly versions: string[];
-  readonly deps: number[][];
-  /** Per workspace: its folder, package name, external dependencies and maybe a linked workspace. */
-  readonly workspaces: { folder: string; name: string; external: number[]; link: number | undefined }[];
-  /** 128 hex digits (a yarn checksum) or 86 base64 ones (a bun integrity). */
-  readonly hash: (kind: 'hex' | 'base64') => string;
-}
-
-function shape(options: YarnBunGenerateOptions): Shape {
-  const workspaceCount = options.workspaces ?? 1000;
-  const packageCount = options.packages ?? 20_000;
-  const next = prng(options.seed ?? 42);
-  const pick = (n: number): number => Math.floor(next() * n);
-  const names = Array.from({ length: packageCount }, (_, i) => (i % 7 === 0 ? `@scope${i % 50}/pkg-${i}` : `pkg-${i}`));
-  const versions = names.map(() => `${1 + pick(9)}.${pick(20)}.${pick(10)}`);
-  const deps = names.map((_, i) => {
-    const out = new Set<number>();
-    const count = i < packageCount - 10 ? pick(5) : 0;
-    for (let k = 0; k < count; k++) out.add(i + 1 + pick(Math.min(2000, packageCount - i - 1)));
-    if (i % 500 === 499 && i >= 10) out.add(i - 10);
-    return [...out].sort((a, b) => (names[a] as string).localeCompare(names[b] as string));
-  });
-  const workspaces = Array.from({ length: workspaceCount }, (_, p) => {
-    const external = new Set<number>();
-    for (let k = 0; k < 8 + pick(12); k++) external.add(pick(Math.floor(packageCount / 2)));
-    return {
-      folder: p === 0 ? '.' : `packages/group-${Math.floor(p / 100)}/project-${p}`,
-      name: p === 0 ? 'bench-root' : `project-${p}`,
-      external: [...external].sort((a, b) => (names[a] as string).localeCompare(names[b] as string)),
-      link: p > 0 && p % 3 === 0 ? 1 + pick(p - 1 || 1) : undefined,
-    };
-  });
-  const hex = '0123456789abcdef';
-  const b64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  const hash = (kind: 'hex' | 'base64'): string => {
-    let out = '';
-    const chars = kind === 'hex' ? hex : b64;
-    for (let i = 0; i < (kind === 'hex' ? 128 : 86); i++) out += chars[Math.floor(next() * chars.length)];
-    return out;
-  };
-  return { names, versions, deps, workspaces, hash };
-}
+export type YarnBunGenerateOptions = ShapeOptions;
 
 const quoted = (text: string): string => (/[:@"#,]/.test(text) || text.startsWith('^') ? JSON.stringify(text) : text);
 
 /** yarn berry's yarn.lock for the synthetic workspace. */
 export function generateYarnBerryLockfile(options: YarnBunGenerateOptions = {}): string {
-  const { names, versions, deps, workspaces, hash } = shape(options);
+  const { names, versions, deps, workspaces, hash } = monorepoShape(options);
   const entries: [string, string][] = [];
   names.forEach((name, i) => {
     const version = versions[i] as string;
@@ -106,7 +58,7 @@ export function generateYarnBerryLockfile(options: YarnBunGenerateOptions = {}):
 
 /** bun's text bun.lock for the synthetic workspace (every package hoisted: one key per name). */
 export function generateBunLockfile(options: YarnBunGenerateOptions = {}): string {
-  const { names, versions, deps, workspaces, hash } = shape(options);
+  const { names, versions, deps, workspaces, hash } = monorepoShape(options);
   const lines = ['{', '  "lockfileVersion": 1,', '  "configVersion": 1,', '  "workspaces": {'];
   for (const workspace of workspaces) {
     lines.push(

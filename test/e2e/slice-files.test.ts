@@ -17,8 +17,8 @@
 // 5. a runner started directly after an install the pnpmfile plugin saw (pnpm 10): it rebuilds.
 
 import assert from 'node:assert/strict';
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import type { SpawnSyncReturns } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { PNPMFILE_SHIM } from '../../lib/integrations/pnpmfile/shim.js';
@@ -27,6 +27,7 @@ import { isolatedEnv } from '../helpers/env.js';
 import { lockguardPackage } from '../helpers/hooks.js';
 import { startTurboRemoteCache } from '../helpers/cache-servers.js';
 import { startStaticRegistry } from '../helpers/static-registry.js';
+import { check, packTarball, shellIn, toolBin } from '../helpers/tool-shims.js';
 import { tempWorkspace, writeTree } from '../helpers/workspace.js';
 import { REPO } from '../helpers/runner-scenario.js';
 
@@ -53,17 +54,13 @@ interface Workspace {
 function tarballOf(base: string, content: string): void {
   const src = join(base, 'local-src');
   rmSync(src, { recursive: true, force: true });
-  writeTree(join(src, 'package'), {
-    'package.json': JSON.stringify({ name: 'local', version: '1.0.0', main: 'index.js' }),
-    'index.js': `module.exports = ${JSON.stringify(content)};\n`,
-  });
-  for (const ws of ['control', 'sound', 'control-2', 'sound-2']) {
-    mkdirSync(join(base, ws, 'vendor'), { recursive: true });
-    const packed = spawnSync('tar', ['-czf', join(base, ws, 'vendor', 'local-1.0.0.tgz'), '-C', src, 'package'], {
-      encoding: 'utf8',
-    });
-    assert.equal(packed.status, 0, packed.stderr);
-  }
+  for (const ws of ['control', 'sound', 'control-2', 'sound-2'])
+    packTarball(
+      join(base, ws, 'vendor', 'local-1.0.0.tgz'),
+      src,
+      { name: 'local', version: '1.0.0' },
+      `module.exports = ${JSON.stringify(content)};\n`,
+    );
 }
 
 interface Setup {
@@ -86,19 +83,7 @@ async function setup(t: Parameters<typeof tempWorkspace>[0], major: 10 | 12): Pr
     ],
     major === 12 ? 'https://registry.npmjs.org/' : '',
   );
-  mkdirSync(join(base, 'bin'));
-  const pnpm =
-    major === 10
-      ? `exec "${process.execPath}" "${join(REPO, 'node_modules', 'pnpm10', 'bin', 'pnpm.cjs')}" "$@"`
-      : `exec "${join(REPO, 'node_modules', 'pnpm12', 'pnpm')}" "$@"`;
-  writeFileSync(join(base, 'bin', 'pnpm'), `#!/bin/sh\n${pnpm}\n`);
-  writeFileSync(
-    join(base, 'bin', 'nx'),
-    `#!/bin/sh\nexec "${process.execPath}" "${join(REPO, 'node_modules', 'nx', 'dist', 'bin', 'nx.js')}" "$@"\n`,
-  );
-  writeFileSync(join(base, 'bin', 'lockguard'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
-  for (const name of ['pnpm', 'nx', 'lockguard']) chmodSync(join(base, 'bin', name), 0o755);
-  symlinkSync(join(REPO, 'node_modules', 'turbo', 'bin', 'turbo'), join(base, 'bin', 'turbo'));
+  toolBin(join(base, 'bin'), { pnpm: major, nx: join(REPO, 'node_modules', 'nx'), turbo: 'turbo', lockguard: BIN });
   tarballOf(base, 'tarball one');
   return { base, registry, lockguard: lockguardPackage(base) };
 }
@@ -175,19 +160,8 @@ function workspace(
       },
     },
   });
-  const sh = (argv: readonly string[]): SpawnSyncReturns<string> => {
-    const [command = 'true', ...args] = argv;
-    return spawnSync(command, args, { cwd: root, env, encoding: 'utf8', timeout: STEP_TIMEOUT_MS });
-  };
-  const must = (argv: readonly string[]): SpawnSyncReturns<string> => {
-    const result = sh(argv);
-    assert.equal(
-      result.status,
-      0,
-      `${name}: ${argv.join(' ')} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`,
-    );
-    return result;
-  };
+  const sh = shellIn(root, env, STEP_TIMEOUT_MS);
+  const must = (argv: readonly string[]): SpawnSyncReturns<string> => check(sh(argv), `${name}: ${argv.join(' ')}`);
   if (sound) {
     // Set up as a team would: init edits turbo.json's task inputs, .nxignore and .gitignore (the pnpmfile is this test's own).
     const init = must(['lockguard', 'init', '--sound-keys', '--no-pnpmfile']);

@@ -5,7 +5,6 @@
 // init. The slice files are written here by hand (their content is the slice writer's; any small text serves).
 
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -13,6 +12,7 @@ import { cli } from '../helpers/cli.js';
 import { isolatedEnv } from '../helpers/env.js';
 import { assertSetupError } from '../helpers/errors.js';
 import { repoRoot } from '../helpers/fixtures.js';
+import { commitS0, shellIn } from '../helpers/tool-shims.js';
 import { fileDigests, tempWorkspace, type Tree, writeTree } from '../helpers/workspace.js';
 import { sliceKeysFor } from '../../lib/integrations/sound-keys/plan.js';
 
@@ -80,23 +80,16 @@ function workspace(t: Parameters<typeof tempWorkspace>[0], tree: Tree): Ws {
     path: [BIN],
     extra: { NX_TUI: 'false', NX_ISOLATE_PLUGINS: 'false', GIT_CONFIG_NOSYSTEM: '1' },
   });
+  const run = shellIn(root, env, STEP_TIMEOUT_MS);
   const sh = (argv: readonly string[]): { code: number; stdout: string; stderr: string } => {
-    const [command, ...args] = argv;
-    const result = spawnSync(command ?? 'true', args, { cwd: root, env, encoding: 'utf8', timeout: STEP_TIMEOUT_MS });
+    const result = run(argv);
     return {
       code: result.status ?? -1,
       stdout: result.stdout ?? '',
       stderr: `${result.stderr ?? ''}${result.error === undefined ? '' : `\n(${result.error.message})`}`,
     };
   };
-  for (const argv of [
-    ['git', 'init', '-q', '.'],
-    ['git', 'add', '-A'],
-    ['git', '-c', 'user.name=t', '-c', 'user.email=t@lockguard.invalid', 'commit', '-qm', 'S0'],
-  ]) {
-    const result = sh(argv);
-    assert.equal(result.code, 0, `${argv.join(' ')}: ${result.stderr}`);
-  }
+  commitS0(run);
   return {
     root,
     env,

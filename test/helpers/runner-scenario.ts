@@ -12,7 +12,6 @@
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import {
-  chmodSync,
   copyFileSync,
   cpSync,
   existsSync,
@@ -21,7 +20,6 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
-  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -29,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
 import { homeEnv, isolatedEnv } from './env.js';
 import { nxInstallation } from './runner-versions.js';
-import { bunBinary } from './tools.js';
+import { check, commitS0, packTarball, shellIn, toolBin } from './tool-shims.js';
 import { tempWorkspace, writeTree } from './workspace.js';
 
 export type Tool = 'turbo' | 'nx' | 'pnpm-pipeline';
@@ -37,13 +35,9 @@ export type Tool = 'turbo' | 'nx' | 'pnpm-pipeline';
 export type ScenarioManager = 'pnpm' | 'yarn' | 'bun';
 
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-const PNPM10 = join(REPO, 'node_modules', 'pnpm10', 'bin', 'pnpm.cjs');
-const PNPM12 = join(REPO, 'node_modules', 'pnpm12', 'pnpm');
-const PNPM1221 = join(REPO, 'node_modules', 'pnpm1221', 'pnpm');
 const BIN = join(REPO, 'node_modules', '.bin');
 /** One setup step or runner invocation (an install, a turbo or nx run) may take this long before it fails the test. */
 const STEP_TIMEOUT_MS = 90_000;
-const YARN_JS = join(REPO, 'node_modules', '@yarnpkg', 'cli-dist', 'bin', 'yarn.js');
 
 export interface Scenario {
   readonly tool: Tool;
@@ -67,26 +61,9 @@ export interface Scenario {
   installed(): string;
 }
 
-function check(result: SpawnSyncReturns<string>, what: string): SpawnSyncReturns<string> {
-  if (result.status !== 0)
-    throw new Error(`${what} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`);
-  return result;
-}
-
 function tarball(base: string, version: string): void {
-  const src = join(base, `src-${version}`, 'package');
-  writeTree(src, {
-    'package.json': JSON.stringify({ name: 'tiny-dep', version, main: 'index.js' }),
-    'index.js': `module.exports = '${version}';\n`,
-  });
-  check(
-    spawnSync(
-      'tar',
-      ['-czf', join(base, 'ws', 'vendor', `tiny-dep-${version}.tgz`), '-C', join(base, `src-${version}`), 'package'],
-      { encoding: 'utf8', timeout: 10_000 },
-    ),
-    'tar',
-  );
+  const file = join(base, 'ws', 'vendor', `tiny-dep-${version}.tgz`);
+  packTarball(file, join(base, `src-${version}`), { name: 'tiny-dep', version }, `module.exports = '${version}';\n`);
 }
 
 const INSTALL_SIX: Record<ScenarioManager, string> = {
@@ -190,30 +167,23 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
     options.homeOutsideTmp === true ? realpathSync(mkdtempSync('/var/tmp/lockguard-home-')) : join(base, 'home');
   if (options.homeOutsideTmp === true) t.after(() => rmSync(home, { recursive: true, force: true }));
   mkdirSync(join(root, 'vendor'), { recursive: true });
-  mkdirSync(join(base, 'bin'), { recursive: true });
   mkdirSync(home, { recursive: true });
   tarball(base, '6.0.0');
   tarball(base, '7.0.0');
   const pnpmMajor = options.pnpm ?? (tool === 'pnpm-pipeline' ? 12 : 10);
-  const pnpm12 = options.pnpm1221 === true ? PNPM1221 : PNPM12;
-  const pnpm = pnpmMajor === 12 ? `exec "${pnpm12}" "$@"` : `exec "${process.execPath}" "${PNPM10}" "$@"`;
-  writeFileSync(join(base, 'bin', 'pnpm'), `#!/bin/sh\n${pnpm}\n`);
-  chmodSync(join(base, 'bin', 'pnpm'), 0o755);
-  // turbo runs each task through the package manager on PATH.
-  writeFileSync(join(base, 'bin', 'yarn'), `#!/bin/sh\nexec "${process.execPath}" "${YARN_JS}" "$@"\n`);
-  chmodSync(join(base, 'bin', 'yarn'), 0o755);
-  if (manager === 'bun') symlinkSync(bunBinary(), join(base, 'bin', 'bun'));
-  // The runner versions on PATH by name (not node_modules/.bin, where one alias's bin may shadow another's).
   const nxPackage =
     options.nxPackage === undefined || options.nxPackage === 'nx'
       ? join(REPO, 'node_modules', 'nx')
       : nxInstallation(options.nxPackage, join(base, 'nx-install'));
-  writeFileSync(
-    join(base, 'bin', 'nx'),
-    `#!/bin/sh\nexec "${process.execPath}" "${join(nxPackage, (JSON.parse(readFileSync(join(nxPackage, 'package.json'), 'utf8')) as { bin: { nx: string } }).bin.nx)}" "$@"\n`,
-  );
-  chmodSync(join(base, 'bin', 'nx'), 0o755);
-  symlinkSync(join(REPO, 'node_modules', options.turboPackage ?? 'turbo', 'bin', 'turbo'), join(base, 'bin', 'turbo'));
+  // The runner versions on PATH by name (not node_modules/.bin, where one alias's bin may shadow another's);
+  // turbo runs each task through the package manager on PATH.
+  toolBin(join(base, 'bin'), {
+    pnpm: pnpmMajor === 12 ? (options.pnpm1221 === true ? '12.21' : 12) : 10,
+    yarn: true,
+    nx: nxPackage,
+    turbo: options.turboPackage ?? 'turbo',
+    bun: manager === 'bun',
+  });
   writeFileSync(
     join(base, 'a-build.cjs'),
     aBuild(
@@ -340,17 +310,10 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
       GIT_CONFIG_NOSYSTEM: '1',
     },
   });
-  const sh = (argv: readonly string[]): SpawnSyncReturns<string> => {
-    const [command, ...args] = argv;
-    return spawnSync(command ?? 'true', args, { cwd: root, env, encoding: 'utf8', timeout: STEP_TIMEOUT_MS });
-  };
+  const sh = shellIn(root, env, STEP_TIMEOUT_MS);
   check(sh(INSTALL[manager].install), INSTALL[manager].install.join(' '));
-  if (tool === 'pnpm-pipeline' || options.homeOutsideTmp === true) {
-    // The pipeline reads git metadata for its inputs, and nx derives its workspace id from git: S0 is a commit.
-    check(sh(['git', 'init', '-q', '.']), 'git init');
-    check(sh(['git', 'add', '-A']), 'git add');
-    check(sh(['git', 'commit', '-qm', 'S0']), 'git commit');
-  }
+  // The pipeline reads git metadata for its inputs, and nx derives its workspace id from git: S0 is a commit.
+  if (tool === 'pnpm-pipeline' || options.homeOutsideTmp === true) commitS0(sh);
   const saved = join(base, 'saved');
   const lockfile = LOCKFILE[manager];
   mkdirSync(saved);

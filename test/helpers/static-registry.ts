@@ -9,12 +9,11 @@
 
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import type { TestContext } from 'node:test';
 import { freePort } from './cache-servers.js';
-import { writeTree } from './workspace.js';
+import { packTarball } from './tool-shims.js';
 
 export interface RegistryPackage {
   readonly name: string;
@@ -53,15 +52,9 @@ export async function startStaticRegistry(
   const url = `http://127.0.0.1:${port}/`;
   const byName = new Map<string, Record<string, unknown>>();
   for (const { name, version } of packages) {
-    const src = join(dir, 'registry-src', `${name}-${version}`);
-    writeTree(join(src, 'package'), {
-      'package.json': JSON.stringify({ name, version, main: 'index.js' }),
-      'index.js': `module.exports = ${JSON.stringify(version)};\n`,
-    });
-    mkdirSync(join(root, name), { recursive: true });
     const file = join(root, name, `${name}-${version}.tgz`);
-    const packed = spawnSync('tar', ['-czf', file, '-C', src, 'package'], { encoding: 'utf8', timeout: 10_000 });
-    if (packed.status !== 0) throw new Error(`tar failed: ${packed.stderr}`);
+    const src = join(dir, 'registry-src', `${name}-${version}`);
+    packTarball(file, src, { name, version }, `module.exports = ${JSON.stringify(version)};\n`);
     const bytes = readFileSync(file);
     const versions = byName.get(name) ?? {};
     versions[version] = {

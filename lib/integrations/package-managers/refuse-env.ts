@@ -24,6 +24,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Env } from '../../core/env.js';
 import type { Manager } from './tables.js';
 
 /** The file name of the bundled yarn plugin (dist/yarn-plugin.cjs, next to the CLI bundle). */
@@ -51,11 +52,7 @@ export interface RefuseEnvOptions {
  * The variables to add to a refusing run's child env for `manager` (empty where nothing holds). Pass the
  * caller's env so a YARN_PLUGINS the user set is kept (lockguard's plugin is appended to it).
  */
-export function refuseEnv(
-  manager: Manager,
-  env: Readonly<Record<string, string | undefined>> = {},
-  options: RefuseEnvOptions = {},
-): Record<string, string> {
+export function refuseEnv(manager: Manager, env: Env = {}, options: RefuseEnvOptions = {}): Record<string, string> {
   switch (manager) {
     case 'pnpm':
       return {

@@ -9,6 +9,7 @@
 
 import { readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Env } from '../../core/env.js';
 import { isExecutable, pathDirs } from './on-path.js';
 import { envSetting, npmrcSetting, workspaceYamlSetting } from './pnpm-config.js';
 import type { Manager } from './tables.js';
@@ -61,11 +62,7 @@ function packageOf(file: string): { name: string; version: string } | undefined 
 }
 
 /** The version of `manager` a command started in `root` would run. */
-export function runningVersion(
-  manager: Manager,
-  root: string,
-  env: Readonly<Record<string, string | undefined>>,
-): RunningVersion {
+export function runningVersion(manager: Manager, root: string, env: Env): RunningVersion {
   const dirs = [join(root, 'node_modules', '.bin'), ...pathDirs(env)];
   const found = dirs.map((dir) => join(dir, manager)).find(isExecutable);
   if (found === undefined)
@@ -117,7 +114,7 @@ const SWITCHES_FROM = [9, 7] as const;
  * ignores both files' `managePackageManagerVersions` and reads the env variable under either prefix, or
  * `pmOnFail` `ignore`/`warn` (env `pnpm_config_pm_on_fail`, pnpm-workspace.yaml).
  */
-function switchOff(root: string, env: Readonly<Record<string, string | undefined>>, major: number): string | undefined {
+function switchOff(root: string, env: Env, major: number): string | undefined {
   const off = (value: string | undefined): boolean => value?.toLowerCase() === 'false';
   if (major <= 10) {
     const inYaml = workspaceYamlSetting(root, 'managePackageManagerVersions');
@@ -142,7 +139,7 @@ function switchOff(root: string, env: Readonly<Record<string, string | undefined
     : undefined;
 }
 
-export function effectivePnpm(root: string, env: Readonly<Record<string, string | undefined>>): EffectivePnpm {
+export function effectivePnpm(root: string, env: Env): EffectivePnpm {
   const found = runningVersion('pnpm', root, env);
   const pinnedVersion = pinned(root, 'pnpm');
   const [major = 0, minor = 0] = (found.version ?? '').split('.').map(Number);

@@ -11,6 +11,7 @@
 // Invariants: library code: returns values, never prints; runner failures are ERR_LOCKGUARD_PLAN.
 
 import { join } from 'node:path';
+import type { Env } from '../../core/env.js';
 import { classifyKeys, type KeyClass } from '../../core/key-stability.js';
 import { detectManager, LOCKFILES } from '../../core/workspace.js';
 import { existsSync } from 'node:fs';
@@ -125,7 +126,7 @@ function commandGraph(argv: readonly string[], root: string, settings: PnpmSetti
 async function graphFor(
   argv: readonly string[],
   root: string,
-  env: Readonly<Record<string, string | undefined>>,
+  env: Env,
   settings: PnpmSettings,
   options: PlanOptions,
 ): Promise<RunnerGraph> {
@@ -170,7 +171,7 @@ async function graphFor(
 export async function planFor(
   argv: readonly string[],
   root: string,
-  env: Readonly<Record<string, string | undefined>>,
+  env: Env,
   options: PlanOptions = {},
 ): Promise<Plan> {
   const settings = pnpmSettings(root, env);

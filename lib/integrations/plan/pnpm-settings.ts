@@ -9,6 +9,7 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Env } from '../../core/env.js';
 import { envSetting, npmrcSetting, workspaceYamlSetting } from '../package-managers/pnpm-config.js';
 import { effectivePnpm, majorOf } from '../package-managers/version.js';
 
@@ -55,7 +56,7 @@ export function pnpmMajor(root: string): number | undefined {
   }
 }
 
-export function pnpmSettings(root: string, env: Readonly<Record<string, string | undefined>>): PnpmSettings {
+export function pnpmSettings(root: string, env: Env): PnpmSettings {
   const effective = effectivePnpm(root, env);
   const running =
     effective.version === undefined ? undefined : { version: effective.version, path: effective.found.path };

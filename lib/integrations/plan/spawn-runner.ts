@@ -12,6 +12,7 @@
 
 import { spawn } from 'node:child_process';
 import { delimiter, join } from 'node:path';
+import type { Env } from '../../core/env.js';
 import { importExternal } from '../../core/external.js';
 import { pathKeyOf } from '../package-managers/on-path.js';
 import { turboNative } from '../runners/turbo/binary.js';
@@ -28,7 +29,7 @@ const ANSI_COLOR = /\u001b\[[0-9;]*m/g;
 
 export interface SpawnOptions {
   readonly root: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: Env;
   readonly timeoutMs?: number;
 }
 

@@ -6,6 +6,7 @@
 // the real runners (test/e2e/root-scripts.test.ts, remote-gate*.test.ts).
 // Invariants: `on` never changes anything; `auto` changes something only when the run may hold a writer.
 
+import type { Env } from '../../core/env.js';
 import { adapterFor } from './registry.js';
 import type { RemoteMode, RemotePlan, RunnerName } from './types.js';
 
@@ -15,7 +16,7 @@ export function remoteCachePlan(
   runner: RunnerName,
   mode: RemoteMode,
   mayContainWriter: boolean,
-  context: { argv?: readonly string[]; env?: Readonly<Record<string, string | undefined>> } = {},
+  context: { argv?: readonly string[]; env?: Env } = {},
 ): RemotePlan {
   if (mode === 'on' || runner === 'none') return NOTHING;
   if (mode === 'auto' && !mayContainWriter) return NOTHING;

@@ -133,7 +133,7 @@ function binaryOf(launcher: string, root: string, env: Env): string | undefined 
 /** How a guarded run starts `argv` in the launcher's place: the binary, the launcher's env marker, the signals it forwards. */
 export interface DirectStart {
   readonly argv: readonly string[];
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: Env;
   /** The signals the launcher forwards to the binary (SIGINT reaches turbo from the process group only). */
   readonly forward: readonly NodeJS.Signals[];
 }

@@ -12,6 +12,7 @@
 
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import type { Env } from '../../../core/env.js';
 import { errnoCode } from '../../../core/errors.js';
 import type { RunnerCache, SummaryReading, TaskAfterMove, TaskNode } from '../types.js';
 
@@ -49,11 +50,7 @@ export function readTurboJson(dir: string): { cacheDir?: unknown; tasks?: unknow
   return undefined;
 }
 
-export function resolveTurboCache(
-  root: string,
-  argv: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-): RunnerCache {
+export function resolveTurboCache(root: string, argv: readonly string[], env: Env): RunnerCache {
   const place = (path: string): string => (isAbsolute(path) ? path : join(root, path));
   const summaries = join(root, '.turbo', 'runs');
   const fromFlag = flagValue(argv, '--cache-dir');
