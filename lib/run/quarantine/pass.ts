@@ -176,14 +176,25 @@ function makeHome(dir: string, runner: string, key: string, made: Set<string>): 
   return safeFolder(join(dir, 'entries', runner), [key], true) ?? join(dir, entryHome(runner, key));
 }
 
-/** Move one prepared unit into quarantine; undefined when it moved, else why not (the unit then stays whole in the cache). */
+/**
+ * What moving one unit did: `done` (in quarantine) or `undone` (whole in the cache), or `in-flight` when a
+ * failed move could not be settled (split between cache and quarantine: the lock stays held, repair settles
+ * it). `why` is words for the journal and the report only; decisions read `state`.
+ */
+interface MoveResult {
+  readonly state: 'done' | 'undone' | 'in-flight';
+  readonly why?: string;
+  readonly fault?: LockguardError;
+}
+
+/** Move one prepared unit into quarantine; why not when it could not (the unit then stays whole in the cache, or in flight). */
 function moveUnit(
   dir: string,
   prepared: Prepared,
   rename: RenameFn | undefined,
   made: Set<string>,
   places: TrustedPlaces,
-): { outcome: OutcomeLine['op']; why?: string; fault?: LockguardError } {
+): MoveResult {
   const { intent } = prepared;
   const home = join(dir, entryHome(intent.runner, intent.key));
   const done: string[] = [];
@@ -193,7 +204,7 @@ function moveUnit(
       moveTree(intent.cacheDir, path, home, path, filesUnder(intent.files, path), rename);
       done.push(path);
     }
-    return { outcome: 'done' };
+    return { state: 'done' };
   } catch (error) {
     // Put back what already moved, so the unit stays whole in the cache; what cannot be put back is
     // settled from where its files are (finished into quarantine, or left in flight for repair).
@@ -210,10 +221,10 @@ function moveUnit(
         ? error
         : undefined;
     const why = error instanceof Error ? error.message : String(error);
-    if (settled === 'withheld') return { outcome: 'done', ...(fault === undefined ? {} : { fault }) };
-    if (settled === 'not-moved') return { outcome: 'undone', why, ...(fault === undefined ? {} : { fault }) };
+    if (settled === 'withheld') return { state: 'done', ...(fault === undefined ? {} : { fault }) };
+    if (settled === 'not-moved') return { state: 'undone', why, ...(fault === undefined ? {} : { fault }) };
     return {
-      outcome: 'undone',
+      state: 'in-flight',
       why: `in flight: ${why}`,
       fault: fault ?? (isLockguardError(error) ? error : fsFault(error, intent.cacheDir, 'move a cache entry from')),
     };
@@ -299,16 +310,16 @@ export async function quarantine(
         const result = moveUnit(folder, item, options.rename, made, places);
         const t = now();
         outcomes.push({
-          op: result.outcome,
+          op: result.state === 'done' ? 'done' : 'undone',
           unit: item.intent.unit,
           t,
           ...(result.why === undefined ? {} : { why: result.why }),
         });
-        if (result.outcome === 'done') {
+        if (result.state === 'done') {
           moved.push({ ...unitRecord(item.intent), withheldAt: isoTime(t) });
         } else {
           notMoved.push({ key: item.unit.key, reason: 'error', detail: result.why ?? 'not moved' });
-          if (result.why?.startsWith('in flight') === true) keepLock = true;
+          if (result.state === 'in-flight') keepLock = true;
         }
         if (result.fault !== undefined) fault = result.fault;
         count++;
