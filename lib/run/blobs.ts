@@ -6,12 +6,13 @@
 // tag, and one whose credential cannot be cut without touching the file's structure is not kept at all.
 // The name is always the sha256 of the real bytes (what the run's table and `prune` know); what the copy
 // must hash to is returned by `saveBlob` and recorded in the run (`copies`, run-record.ts) where it
-// differs from the name.
+// differs from the name; the record's `copiesVersion` says it was written so (every redacted copy named).
 // Invariants: no credential bytes in `blobs/`: a verbatim copy an older lockguard kept of a lockfile with
 // credentials is replaced (or removed, where no copy can be made) by the next run that reads those bytes.
-// A copy read back hashes to what its run recorded, else it is a forged or damaged ledger file (but a
-// redacted copy read for a record older than the redaction, which names no copy digest: told as not kept)
-// (ERR_LOCKGUARD_BROKEN_LEDGER naming it; its bytes never printed). Only lockfiles are kept; never the
+// A copy read back hashes to what its run recorded, else it is a forged or damaged ledger file
+// (ERR_LOCKGUARD_BROKEN_LEDGER naming it; its bytes never printed). Only for a record older than the
+// redaction (no `copiesVersion`), whose verbatim copy a later run may have replaced, a redacted copy (one
+// holding the marker) is told as not kept: the conservative reading, no per-project detail. Only lockfiles are kept; never the
 // user's other files; never written or read through a symlink (`blobs` itself included: ledger-fs.ts).
 // The common path (no credential, copy already kept) costs one scan of bytes in memory and one lstat.
 
@@ -23,6 +24,7 @@ import { redactLockfile, SECRET_MARKER } from '../core/redact.js';
 import { PRIVATE, writeAtomic } from './atomic.js';
 import { ledgerFolder, readLedgerFile } from './ledger-fs.js';
 import { LEDGER, ledgerPath, PRUNED_PREFIX } from './ledger-layout.js';
+import type { KeptCopy } from './run-record.js';
 import { setAsideAndDelete } from './set-aside.js';
 
 const DIGEST = /^[0-9a-f]{64}$/;
@@ -63,11 +65,17 @@ function sameBytes(path: string, digest: FileDigest): boolean {
 }
 
 /**
- * The copy kept of the bytes whose digest is `digest`, which its run recorded to hash to `copy` (the same
- * digest unless credentials were redacted; null: none kept). Undefined when not kept, or not reachable
- * without a link; a copy that hashes to anything else is refused (ERR_LOCKGUARD_BROKEN_LEDGER).
+ * The copy kept of the bytes whose digest is `digest`, which its run recorded to be `expected` (run-record.ts
+ * `keptCopy`; default: a record older than the redaction, expecting the bytes themselves). Undefined when not
+ * kept, or not reachable without a link; a copy that hashes to anything else is refused
+ * (ERR_LOCKGUARD_BROKEN_LEDGER).
  */
-export function readBlob(root: string, digest: FileDigest, copy: FileDigest | null = digest): Buffer | undefined {
+export function readBlob(
+  root: string,
+  digest: FileDigest,
+  expected: KeptCopy = { digest, recorded: false },
+): Buffer | undefined {
+  const copy = expected.digest;
   if (!DIGEST.test(digest) || copy === null) return undefined;
   let bytes: Buffer | undefined;
   try {
@@ -79,9 +87,9 @@ export function readBlob(root: string, digest: FileDigest, copy: FileDigest | nu
     throw error;
   }
   if (bytes === undefined || fileDigest(bytes) === copy) return bytes;
-  // A record an older lockguard wrote names no copy digest; a newer run may since have replaced the verbatim
+  // A record older than the redaction names no copy digest; a newer run may since have replaced the verbatim
   // copy under that name with a redacted one: not a forgery, just no longer the bytes that record read.
-  if (copy === digest && bytes.includes(SECRET_MARKER)) return undefined;
+  if (!expected.recorded && copy === digest && bytes.includes(SECRET_MARKER)) return undefined;
   const path = join(ledgerPath(root, LEDGER.blobs), digest);
   throw new LockguardError(
     'ERR_LOCKGUARD_BROKEN_LEDGER',

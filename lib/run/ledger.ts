@@ -27,7 +27,15 @@ import { ledgerFolder, listLedgerFolder, parseLine, readLedgerFile, scanLines, t
 import { LEDGER, ledgerPath, RUN_FILES } from './ledger-layout.js';
 import { machineStamp, thisMachine } from './trust.js';
 import { processStart } from './live.js';
-import { brokenRecord, RUN_ID, validateRecord, type Policy, type RunKind, type RunRecord } from './run-record.js';
+import {
+  brokenRecord,
+  COPIES_VERSION,
+  RUN_ID,
+  validateRecord,
+  type Policy,
+  type RunKind,
+  type RunRecord,
+} from './run-record.js';
 import { isoTime } from '../core/iso-time.js';
 import { redactArgv, redactRecord } from '../core/redact.js';
 
@@ -151,7 +159,7 @@ export function createRun(options: CreateRunOptions): RunHandle {
       const copy = saveBlob(table.root, entry.digest, bytes);
       if (copy !== entry.digest) copies[entry.digest] = copy;
     }
-    if (Object.keys(copies).length > 0) record = { ...record, copies };
+    record = { ...record, ...(Object.keys(copies).length > 0 ? { copies } : {}), copiesVersion: COPIES_VERSION };
     createEmpty(join(dir, RUN_FILES.events), PRIVATE);
     writeAtomic(join(dir, RUN_FILES.record), `${JSON.stringify(record, null, 2)}\n`, { mode: PRIVATE });
   } catch (error) {

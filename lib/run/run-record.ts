@@ -49,12 +49,35 @@ export interface RunRecord {
    * copy hashes to, or null when none could be kept. Absent: every copy is the bytes themselves.
    */
   readonly copies?: Readonly<Record<string, FileDigest | null>>;
+  /**
+   * How the run kept its lockfile copies (`COPIES_VERSION`): redacted, each copy that is not its bytes named in
+   * `copies`. Absent: a record written before the redaction (a later run may since have replaced its
+   * verbatim copy with a redacted one). A later version is read as absent (the conservative reading).
+   */
+  readonly copiesVersion?: number;
 }
 
-/** What the copy of the lockfile bytes `digest` a run kept must hash to (null: none kept). */
-export function copyDigest(record: Pick<RunRecord, 'copies'>, digest: FileDigest): FileDigest | null {
+/** The `copiesVersion` this lockguard writes: 1, copies redacted (blobs.ts) and every redacted one in `copies`. */
+export const COPIES_VERSION = 1;
+
+/** What the copy a run kept of one lockfile's bytes must be, as its record says. */
+export interface KeptCopy {
+  /** What the copy must hash to: the bytes' own digest unless redacted; null: none kept. */
+  readonly digest: FileDigest | null;
+  /**
+   * True when the record names every copy that is not its bytes (`copiesVersion`): any other copy is forged.
+   * False for a record older than the redaction, whose verbatim copy a later run may have replaced.
+   */
+  readonly recorded: boolean;
+}
+
+/** What the copy of the lockfile bytes `digest` a run kept must be (`digest` null: none kept). */
+export function keptCopy(record: Pick<RunRecord, 'copies' | 'copiesVersion'>, digest: FileDigest): KeptCopy {
   const copies = record.copies;
-  return copies !== undefined && Object.hasOwn(copies, digest) ? (copies[digest] as FileDigest | null) : digest;
+  return {
+    digest: copies !== undefined && Object.hasOwn(copies, digest) ? (copies[digest] as FileDigest | null) : digest,
+    recorded: record.copiesVersion === COPIES_VERSION,
+  };
 }
 
 function copiesOk(copies: unknown): boolean {
@@ -156,6 +179,8 @@ export function validateRecord(path: string, value: unknown, folderName: string)
     (record.command === undefined ||
       (Array.isArray(record.command) && record.command.every((word) => typeof word === 'string'))) &&
     copiesOk(record.copies) &&
+    (record.copiesVersion === undefined ||
+      (Number.isSafeInteger(record.copiesVersion) && (record.copiesVersion as number) >= 1)) &&
     Array.isArray(record.entries);
   if (!shapeOk) throw brokenRecord(path, 'is missing fields or has fields of the wrong type');
   if (record.id !== folderName)

@@ -23,7 +23,7 @@ import { describeSliceDiff, diffSlices, type SliceDiff } from '../core/slices/di
 import { formatOf, slicesFromLockfileAsync } from '../core/slices/slices.js';
 import { readBlob } from './blobs.js';
 import type { RunRecord } from './ledger.js';
-import { copyDigest } from './run-record.js';
+import { keptCopy, type KeptCopy } from './run-record.js';
 
 /** Why a move has no per-project detail. */
 export type SliceMoveGap =
@@ -54,7 +54,7 @@ export async function describeLockfileMoves(record: RunRecord, root: string = re
   const moves: SliceMove[] = [];
   for (const entry of record.entries) {
     if (entry.kind !== 'lockfile' || entry.digest === null) continue;
-    const move = await describeOne(root, entry.path, entry.digest, copyDigest(record, entry.digest));
+    const move = await describeOne(root, entry.path, entry.digest, keptCopy(record, entry.digest));
     if (move !== undefined) moves.push(move);
   }
   return moves;
@@ -72,7 +72,7 @@ async function describeOne(
   root: string,
   lockfile: string,
   was: FileDigest,
-  copy: FileDigest | null,
+  copy: KeptCopy,
 ): Promise<SliceMove | undefined> {
   let nowBytes: Buffer | undefined;
   try {
@@ -87,7 +87,7 @@ async function describeOne(
   if (now === was) return undefined;
   if (formatOf(lockfile) === undefined) return gap(lockfile, was, now, 'no-slices-for-format', `${lockfile} moved`);
   const uncut = `${lockfile} moved (it holds a credential that cannot be cut out without changing the file's structure, so lockguard keeps no copy of it: no per-project detail)`;
-  if (copy === null) return gap(lockfile, was, now, 'credential-not-cut', uncut);
+  if (copy.digest === null) return gap(lockfile, was, now, 'credential-not-cut', uncut);
   const oldBytes = readBlob(root, was, copy);
   if (oldBytes === undefined)
     return gap(

@@ -2,7 +2,7 @@
 // copy a run keeps is redacted, and what it hashes to is recorded in the run); a verbatim copy an older
 // lockguard kept is replaced or removed; a copy that is not what its run recorded is refused loudly (exit 2
 // through the CLI, naming the file, never printing it), but a redacted copy read for a record older than the
-// redaction is told as not kept; `prune` deletes redacted copies as any other.
+// redaction (no `copiesVersion`) is told as not kept; `prune` deletes redacted copies as any other.
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -13,7 +13,7 @@ import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { readBlob } from '../../lib/run/blobs.js';
 import { createRun, loadRun } from '../../lib/run/ledger.js';
 import { pruneLedger } from '../../lib/run/prune.js';
-import { copyDigest } from '../../lib/run/run-record.js';
+import { COPIES_VERSION, keptCopy } from '../../lib/run/run-record.js';
 import { describeLockfileMove } from '../../lib/run/slice-report.js';
 import { cli } from '../helpers/cli.js';
 import { exited } from '../helpers/ledger-runs.js';
@@ -45,18 +45,34 @@ test('a lockfile with credentials is kept redacted under the real bytes digest; 
   assert.deepEqual(run.record.copies, { [digest]: sha(kept) });
   // Read back through the record as any later process does.
   const loaded = loadRun(run.dir).record;
-  assert.equal(copyDigest(loaded, digest), sha(kept));
-  assert.deepEqual(readBlob(root, digest, copyDigest(loaded, digest)), kept);
+  assert.deepEqual(keptCopy(loaded, digest), { digest: sha(kept), recorded: true });
+  assert.deepEqual(readBlob(root, digest, keptCopy(loaded, digest)), kept);
   // Expecting the bytes themselves (a record with no `copies`, written before the redaction): not kept.
   assert.equal(readBlob(root, digest), undefined);
 });
 
-test('a lockfile with nothing to cut is kept as it is and the record gains no field', (t) => {
+test('a lockfile with nothing to cut is kept as it is and the record names no copy', (t) => {
   const root = tempWorkspace(t, pnpmTree(PLAIN));
   const run = createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root) });
   assert.equal(fs.readFileSync(blobPath(root, sha(PLAIN)), 'utf8'), PLAIN);
   assert.equal(run.record.copies, undefined);
   assert.equal('copies' in JSON.parse(fs.readFileSync(join(run.dir, 'run.json'), 'utf8')), false);
+});
+
+test('every new record says how its copies are kept (copiesVersion), written and read back', (t) => {
+  for (const text of [PLAIN, WITH_SECRET]) {
+    const root = tempWorkspace(t, pnpmTree(text));
+    const run = createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root) });
+    const written = JSON.parse(fs.readFileSync(join(run.dir, 'run.json'), 'utf8')) as Record<string, unknown>;
+    assert.equal(written['copiesVersion'], 1);
+    assert.equal(COPIES_VERSION, 1);
+    const loaded = loadRun(run.dir).record;
+    assert.equal(loaded.copiesVersion, 1);
+    assert.equal(keptCopy(loaded, sha(text)).recorded, true);
+    // Without it (a record older than the redaction), or a later version: the conservative reading.
+    assert.equal(keptCopy({}, sha(text)).recorded, false);
+    assert.equal(keptCopy({ copiesVersion: 2 }, sha(text)).recorded, false);
+  }
 });
 
 test('a verbatim copy an older lockguard kept is replaced by the redacted one, or removed where none can be made', (t) => {
@@ -70,7 +86,7 @@ test('a verbatim copy an older lockguard kept is replaced by the redacted one, o
     if (text === UNCUTTABLE) {
       assert.deepEqual(left, []);
       assert.deepEqual(run.record.copies, { [sha(text)]: null });
-      assert.equal(readBlob(root, sha(text), copyDigest(run.record, sha(text))), undefined);
+      assert.equal(readBlob(root, sha(text), keptCopy(run.record, sha(text))), undefined);
     } else {
       assert.deepEqual(left, [sha(text)]);
     }
@@ -80,11 +96,14 @@ test('a verbatim copy an older lockguard kept is replaced by the redacted one, o
 test('a record older than the redaction, whose copy a newer run replaced with a redacted one, reads as not kept (no false "forged")', async (t) => {
   const root = tempWorkspace(t, pnpmTree(WITH_SECRET));
   const old = createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root) });
-  // What an older lockguard wrote: a record with no copies field (its copy since replaced by a redacted one).
+  // What an older lockguard wrote: a record with no copies field and no copiesVersion (its copy since replaced
+  // by a redacted one).
   const record = JSON.parse(fs.readFileSync(join(old.dir, 'run.json'), 'utf8')) as Record<string, unknown>;
   delete record['copies'];
+  delete record['copiesVersion'];
   fs.writeFileSync(join(old.dir, 'run.json'), JSON.stringify(record));
   assert.equal(readBlob(root, sha(WITH_SECRET)), undefined);
+  assert.equal(readBlob(root, sha(WITH_SECRET), keptCopy(loadRun(old.dir).record, sha(WITH_SECRET))), undefined);
   fs.writeFileSync(join(root, 'pnpm-lock.yaml'), WITH_SECRET.replaceAll('7.0.0', '7.0.1'));
   const moved = await describeLockfileMove(loadRun(old.dir).record, root);
   assert.equal(moved?.gap, 'old-bytes-not-kept');
@@ -136,6 +155,31 @@ test('a forged or garbage copy is refused: verify exits 2 naming the file and th
   }
 });
 
+test('a forged copy that holds the redaction marker is still refused for a new record; an old record reads it as not kept', async (t) => {
+  for (const text of [PLAIN, WITH_SECRET]) {
+    const root = tempWorkspace(t, pnpmTree(text));
+    assert.equal((await cli(['snapshot'], root)).code, 0);
+    // A forgery dressed as a redacted copy: the marker was what told an old record's copy from a forged one.
+    fs.writeFileSync(blobPath(root, sha(text)), lock('https://***0123456789abcdef@evil.example.com/t.tgz'));
+    fs.writeFileSync(join(root, 'pnpm-lock.yaml'), text.replace('sha512-x', 'sha512-y'));
+    const verify = await cli(['verify'], root);
+    assert.equal(verify.code, 2, verify.stderr);
+    assert.ok(verify.stderr.includes(blobPath(root, sha(text))), verify.stderr);
+    assert.match(verify.stderr, /forged or damaged/);
+    assert.match(verify.stderr, /Delete/);
+    assert.ok(!verify.stderr.includes('evil.example.com'), verify.stderr);
+    // The same copy for a record older than the redaction (no copiesVersion, no copies): not kept, never used.
+    const [id] = fs.readdirSync(join(root, '.lockguard', 'runs')).filter((name) => !name.startsWith('.'));
+    const dir = join(root, '.lockguard', 'runs', id as string);
+    const record = JSON.parse(fs.readFileSync(join(dir, 'run.json'), 'utf8')) as Record<string, unknown>;
+    delete record['copies'];
+    delete record['copiesVersion'];
+    fs.writeFileSync(join(dir, 'run.json'), JSON.stringify(record));
+    const moved = await describeLockfileMove(loadRun(dir).record, root);
+    assert.equal(moved?.gap, 'old-bytes-not-kept');
+  }
+});
+
 test('a record whose copies field is garbage is a broken ledger', (t) => {
   const root = tempWorkspace(t, pnpmTree(PLAIN));
   const run = createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(root) });
@@ -146,6 +190,14 @@ test('a record whose copies field is garbage is a broken ledger', (t) => {
       () => loadRun(run.dir),
       { code: 'ERR_LOCKGUARD_BROKEN_LEDGER', path: join(run.dir, 'run.json') },
       JSON.stringify(copies),
+    );
+  }
+  for (const copiesVersion of ['1', 0, -1, 1.5, null, [1], {}]) {
+    fs.writeFileSync(join(run.dir, 'run.json'), JSON.stringify({ ...record, copiesVersion }));
+    assert.throws(
+      () => loadRun(run.dir),
+      { code: 'ERR_LOCKGUARD_BROKEN_LEDGER', path: join(run.dir, 'run.json') },
+      JSON.stringify(copiesVersion),
     );
   }
 });

@@ -2,8 +2,10 @@
 //
 // Owns: `<root>/.lockguard/quarantine/<run id>/` (a `journal.ndjson`, journal.ts, plus
 // `entries/<runner>/<key>/<the entry's paths relative to its cache dir>`), the withholding pass (all of a
-// unit's paths or none). The folder names and the lock live in places.ts, listing in list.ts, restoring in restore.ts, settling
-// units a killed pass left in flight in repair.ts.
+// unit's paths or none): `quarantine`, and the `Pass` holding one pass's state (what moved, what did not,
+// whether it stopped, a fault, whether the lock stays held) as it goes batch by batch. One unit's check and
+// move live in unit.ts, the folder names and the lock in places.ts, listing in list.ts, restoring in
+// restore.ts, settling units a killed pass left in flight in repair.ts.
 // Invariants:
 // - Never deletes a withheld entry (a drop on request is drop.ts; a pass that moved nothing
 //   removes its own empty quarantine folder): quarantine is a rename (copy to a stage name + verify + rename + remove the source, only
@@ -11,50 +13,30 @@
 // - Write-ahead: each batch of units is recorded as intents and fsync'd before any of them moves; each
 //   unit's outcome follows its move. A kill at any moment leaves every moved byte named in the journal, and
 //   a unit is never left split between cache and quarantine (repair finishes or undoes it).
-// - Only paths inside the cache dir named in the unit move, and only when no parent on the way is a
-//   symlink and the path itself is not one (a link is never followed, never moved); each path's last
-//   component starts with the unit's key (the runners' layouts), so a forged unit cannot name other files.
+// - Only paths inside the cache dir named in the unit move (unit.ts checks them).
 // - One pass at a time per run: the pass holds the run's quarantine lock (ledger-lock.ts); a pass that
-//   takes over a dead holder's lock repairs first.
+//   takes over a dead holder's lock repairs first. A unit left in flight, or outcomes not on disk, keep the
+//   lock held (decided on typed states, never on words), so the next command repairs.
 // - The pass yields to the event loop between units, so signals are seen there (interrupts.ts): a stop
 //   request ends it at that safe point; what is left is recorded as not moved.
 // Test seam: `PassControl.pauseAfterUnits`/`pause` (wired by the CLI to LOCKGUARD_TEST_PAUSE_AFTER_UNITS)
 // makes the pass await `pause()` once after that many units, so a test can kill or signal it mid-pass.
 
-import { lstatSync, readdirSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { errnoCode, isLockguardError, type LockguardError } from '../../core/errors.js';
+import { readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { LockguardError } from '../../core/errors.js';
 import { fsFault } from '../../core/fs-fault.js';
-import { safeFolder } from '../ledger-fs.js';
-import { DROPPED_PREFIX, JOURNAL_FILE } from '../ledger-layout.js';
-import { setAsideAndDelete } from '../set-aside.js';
-import {
-  appendJournal,
-  readJournal,
-  unitId,
-  unitRecord,
-  type IntentLine,
-  type OutcomeLine,
-  type UnitRecord,
-} from './journal.js';
-import { crossedLink, filesUnder, isSafeRelative, moveTree, recordTree, type RenameFn, type TreeFile } from './move.js';
-import { entryHome, lockQuarantine, quarantineDir, quarantineFolder } from './places.js';
-import { settleUnit } from './repair.js';
 import { isoTime } from '../../core/iso-time.js';
-import { machineStamp, trustedPlaces, type TrustedPlaces } from '../trust.js';
+import { DROPPED_PREFIX, JOURNAL_FILE } from '../ledger-layout.js';
+import type { LedgerLock } from '../ledger-lock.js';
+import { setAsideAndDelete } from '../set-aside.js';
+import { trustedPlaces, type TrustedPlaces } from '../trust.js';
+import { appendJournal, readJournal, unitRecord, type OutcomeLine, type UnitRecord } from './journal.js';
+import type { RenameFn } from './move.js';
+import { lockQuarantine, quarantineDir, quarantineFolder } from './places.js';
+import { isDiskFault, moveUnit, prepare, type NotMoved, type Prepared, type QuarantineUnit } from './unit.js';
 
-/** One cache entry to withhold: every path of it moves, or none does. */
-export interface QuarantineUnit {
-  readonly runner: string;
-  /** The runner's key (hash) for the entry; names its folder in quarantine. */
-  readonly key: string;
-  readonly cacheDir: string;
-  /** Paths relative to `cacheDir` that make up the entry. */
-  readonly paths: readonly string[];
-  /** Why it is withheld, one short line for the report. */
-  readonly reason: string;
-  readonly task?: string;
-}
+export type { NotMoved, QuarantineUnit } from './unit.js';
 
 export interface QuarantinedEntry extends UnitRecord {
   readonly withheldAt: string;
@@ -66,12 +48,6 @@ export interface QuarantineManifest {
   readonly run: string;
   readonly root: string;
   readonly entries: readonly QuarantinedEntry[];
-}
-
-export interface NotMoved {
-  readonly key: string;
-  readonly reason: 'symlink' | 'outside-cache-dir' | 'missing' | 'error' | 'interrupted';
-  readonly detail: string;
 }
 
 export interface QuarantineResult {
@@ -116,108 +92,11 @@ function yieldToLoop(): Promise<void> {
   return new Promise((done) => setImmediate(done));
 }
 
-interface Prepared {
-  readonly unit: QuarantineUnit;
-  readonly intent: IntentLine;
-}
-
-/** Check a unit and record its present paths (one lstat per path); a NotMoved when it cannot (or need not) move. */
-function prepare(unit: QuarantineUnit, now: number): Prepared | NotMoved {
-  const problem = checkUnit(unit);
-  if (problem !== undefined) return problem;
-  const cacheDir = resolve(unit.cacheDir);
-  const present: string[] = [];
-  const files: TreeFile[] = [];
-  try {
-    for (const path of unit.paths) {
-      const stats = lstatSync(join(cacheDir, path), { throwIfNoEntry: false });
-      if (stats === undefined) continue;
-      if (stats.isSymbolicLink())
-        return {
-          key: unit.key,
-          reason: 'symlink',
-          detail: `"${join(cacheDir, path)}" is a symlink; never followed, never moved`,
-        };
-      present.push(path);
-      recordTree(cacheDir, path, files, stats);
-    }
-  } catch (error) {
-    return {
-      key: unit.key,
-      reason: errnoCode(error) === 'ENOENT' ? 'missing' : 'error',
-      detail: `cannot read it (${errnoCode(error) ?? 'error'})`,
-    };
-  }
-  if (present.length === 0) return { key: unit.key, reason: 'missing', detail: 'the entry is gone from the cache' };
-  const size = files.reduce((sum, file) => sum + file.size, 0);
-  const intent: IntentLine = {
-    op: 'intent',
-    unit: unitId(unit.runner, unit.key),
-    t: now,
-    runner: unit.runner,
-    key: unit.key,
-    ...(unit.task === undefined ? {} : { task: unit.task }),
-    cacheDir,
-    paths: present,
-    files,
-    size,
-    reason: unit.reason,
-    ...machineStamp(),
-  };
-  return { unit, intent };
-}
-
-/** A unit's home in quarantine, created (its runner's folder checked once per pass, `made`). */
-function makeHome(dir: string, runner: string, key: string, made: Set<string>): string {
-  if (!made.has(runner)) {
-    safeFolder(dir, ['entries', runner], true);
-    made.add(runner);
-  }
-  return safeFolder(join(dir, 'entries', runner), [key], true) ?? join(dir, entryHome(runner, key));
-}
-
-/** Move one prepared unit into quarantine; undefined when it moved, else why not (the unit then stays whole in the cache). */
-function moveUnit(
-  dir: string,
-  prepared: Prepared,
-  rename: RenameFn | undefined,
-  made: Set<string>,
-  places: TrustedPlaces,
-): { outcome: OutcomeLine['op']; why?: string; fault?: LockguardError } {
-  const { intent } = prepared;
-  const home = join(dir, entryHome(intent.runner, intent.key));
-  const done: string[] = [];
-  try {
-    makeHome(dir, intent.runner, intent.key, made);
-    for (const path of intent.paths) {
-      moveTree(intent.cacheDir, path, home, path, filesUnder(intent.files, path), rename);
-      done.push(path);
-    }
-    return { outcome: 'done' };
-  } catch (error) {
-    // Put back what already moved, so the unit stays whole in the cache; what cannot be put back is
-    // settled from where its files are (finished into quarantine, or left in flight for repair).
-    for (const path of done.reverse()) {
-      try {
-        moveTree(home, path, intent.cacheDir, path, filesUnder(intent.files, path), rename);
-      } catch {
-        break;
-      }
-    }
-    const settled = settleUnit(dir, intent, 'withhold', places);
-    const fault =
-      isLockguardError(error) && (error.code === 'ERR_LOCKGUARD_DISK' || error.code === 'ERR_LOCKGUARD_ACCESS')
-        ? error
-        : undefined;
-    const why = error instanceof Error ? error.message : String(error);
-    if (settled === 'withheld') return { outcome: 'done', ...(fault === undefined ? {} : { fault }) };
-    if (settled === 'not-moved') return { outcome: 'undone', why, ...(fault === undefined ? {} : { fault }) };
-    return {
-      outcome: 'undone',
-      why: `in flight: ${why}`,
-      fault: fault ?? (isLockguardError(error) ? error : fsFault(error, intent.cacheDir, 'move a cache entry from')),
-    };
-  }
+/** A unit the pass did not move because it stopped: by a fault (`error`), else by a stop request. */
+function stopNote(key: string, fault: LockguardError | undefined): NotMoved {
+  return fault === undefined
+    ? { key, reason: 'interrupted', detail: 'the pass was stopped (a second signal) before this unit' }
+    : { key, reason: 'error', detail: `the pass stopped: ${fault.message}` };
 }
 
 /**
@@ -231,19 +110,14 @@ export async function quarantine(
   options: QuarantineOptions = {},
 ): Promise<QuarantineResult> {
   const dir = quarantineDir(root, runId);
-  const moved: QuarantinedEntry[] = [];
-  const notMoved: NotMoved[] = [];
-  if (units.length === 0) return { dir, moved, notMoved };
+  if (units.length === 0) return { dir, moved: [], notMoved: [] };
   let folder: string;
   try {
     folder = quarantineFolder(root, runId, true) ?? dir;
   } catch (error) {
     // A full or read-only disk before anything moved: every unit stays in the cache, counted as such.
-    if (!isLockguardError(error) || (error.code !== 'ERR_LOCKGUARD_DISK' && error.code !== 'ERR_LOCKGUARD_ACCESS'))
-      throw error;
-    for (const unit of units)
-      notMoved.push({ key: unit.key, reason: 'error', detail: `the pass stopped: ${error.message}` });
-    return { dir, moved, notMoved, fault: error };
+    if (!isDiskFault(error)) throw error;
+    return { dir, moved: [], notMoved: units.map((unit) => stopNote(unit.key, error)), fault: error };
   }
   // The caller vouches for the caches its units name (resolved now); a dead pass's repair stays inside them.
   const places = trustedPlaces(
@@ -251,111 +125,158 @@ export async function quarantine(
     units.map((unit) => ({ runner: unit.runner, dir: resolve(unit.cacheDir) })),
   );
   const lock = lockQuarantine(root, runId, places);
-  const control = options.control;
-  const now = (): number => (options.now?.() ?? new Date()).getTime();
-  let count = 0;
-  let paused = false;
-  let interrupted = false;
-  let fault: LockguardError | undefined;
-  let keepLock = false;
-  let next = 0;
-  const made = new Set<string>();
-  try {
-    for (let start = 0; start < units.length && !interrupted && fault === undefined; start += BATCH) {
-      next = Math.min(units.length, start + BATCH);
-      const batch: Prepared[] = [];
-      for (const unit of units.slice(start, start + BATCH)) {
-        const prepared = prepare(unit, now());
-        if ('intent' in prepared) batch.push(prepared);
-        else notMoved.push(prepared);
+  return new Pass(folder, runId, units, options, places).run(lock);
+}
+
+/** One pass over a run's units, batch by batch: its state, and each section of the pass as a method. */
+class Pass {
+  private readonly folder: string;
+  private readonly runId: string;
+  private readonly units: readonly QuarantineUnit[];
+  private readonly options: QuarantineOptions;
+  private readonly places: TrustedPlaces;
+  private readonly moved: QuarantinedEntry[] = [];
+  private readonly notMoved: NotMoved[] = [];
+  /** The runners whose folder in quarantine is checked (once per pass). */
+  private readonly made = new Set<string>();
+  /** Units the pass tried to move (for the test seam). */
+  private count = 0;
+  private paused = false;
+  private interrupted = false;
+  private fault: LockguardError | undefined;
+  /** A unit left in flight, or outcomes not on disk: the lock stays held and the next command repairs. */
+  private keepLock = false;
+  /** The first unit of the batches not reached yet. */
+  private next = 0;
+
+  constructor(
+    folder: string,
+    runId: string,
+    units: readonly QuarantineUnit[],
+    options: QuarantineOptions,
+    places: TrustedPlaces,
+  ) {
+    this.folder = folder;
+    this.runId = runId;
+    this.units = units;
+    this.options = options;
+    this.places = places;
+  }
+
+  /** Every batch in order under the run's `lock` (released unless kept), until a stop or a fault; then the rest. */
+  async run(lock: LedgerLock): Promise<QuarantineResult> {
+    try {
+      for (let start = 0; start < this.units.length && !this.stopped(); start += BATCH) {
+        this.next = Math.min(this.units.length, start + BATCH);
+        const batch = this.prepareBatch(this.units.slice(start, start + BATCH));
+        if (batch.length === 0) continue;
+        if (!this.announce(batch)) break;
+        await this.moveBatch(batch);
       }
-      if (batch.length === 0) continue;
-      try {
-        appendJournal(
-          folder,
-          batch.map((item) => item.intent),
-          true,
-        );
-      } catch (error) {
-        // No intent on disk: nothing of this batch may move.
-        fault = fsFault(error, join(folder, JOURNAL_FILE), 'append to');
-        for (const item of batch)
-          notMoved.push({ key: item.unit.key, reason: 'error', detail: `the pass stopped: ${fault.message}` });
-        break;
-      }
-      const outcomes: OutcomeLine[] = [];
-      for (let i = 0; i < batch.length; i++) {
-        const item = batch[i] as Prepared;
-        if (interrupted || fault !== undefined || control?.stopRequested?.() === true) {
-          interrupted = interrupted || fault === undefined;
-          const why =
-            fault === undefined
-              ? 'the pass was stopped (a second signal) before this unit'
-              : `the pass stopped: ${fault.message}`;
-          outcomes.push({ op: 'undone', unit: item.intent.unit, t: now(), why });
-          notMoved.push({ key: item.unit.key, reason: fault === undefined ? 'interrupted' : 'error', detail: why });
-          continue;
-        }
-        const result = moveUnit(folder, item, options.rename, made, places);
-        const t = now();
-        outcomes.push({
-          op: result.outcome,
-          unit: item.intent.unit,
-          t,
-          ...(result.why === undefined ? {} : { why: result.why }),
-        });
-        if (result.outcome === 'done') {
-          moved.push({ ...unitRecord(item.intent), withheldAt: isoTime(t) });
-        } else {
-          notMoved.push({ key: item.unit.key, reason: 'error', detail: result.why ?? 'not moved' });
-          if (result.why?.startsWith('in flight') === true) keepLock = true;
-        }
-        if (result.fault !== undefined) fault = result.fault;
-        count++;
-        if (
-          !paused &&
-          control?.pauseAfterUnits !== undefined &&
-          count >= control.pauseAfterUnits &&
-          control.pause !== undefined
-        ) {
-          paused = true;
-          appendJournal(folder, outcomes.splice(0), false);
-          await control.pause();
-        }
-        await yieldToLoop();
-      }
-      try {
-        appendJournal(folder, outcomes, true);
-      } catch (error) {
-        // The moves happened; their outcomes are not on disk. Keep the lock: the next command repairs.
-        keepLock = true;
-        fault = fault ?? fsFault(error, join(folder, JOURNAL_FILE), 'append to');
-      }
+    } finally {
+      // A pass that withheld nothing (every entry gone to a concurrent run, or never there) leaves no
+      // quarantine behind: an empty one would keep its run from `lockguard prune` for nothing.
+      if (!this.keepLock && this.moved.length === 0 && !this.stopped()) dropIfEmpty(this.folder, this.runId);
+      if (!this.keepLock) lock.release();
     }
-  } finally {
-    // A pass that withheld nothing (every entry gone to a concurrent run, or never there) leaves no
-    // quarantine behind: an empty one would keep its run from `lockguard prune` for nothing.
-    if (!keepLock && moved.length === 0 && fault === undefined && !interrupted) dropIfEmpty(folder, runId);
-    if (!keepLock) lock.release();
+    // Units of batches the pass never reached (stopped, or a fault): not moved, nothing recorded for them.
+    for (const unit of this.units.slice(this.next)) this.notMoved.push(stopNote(unit.key, this.fault));
+    return {
+      dir: this.folder,
+      moved: this.moved,
+      notMoved: this.notMoved,
+      ...(this.interrupted ? { interrupted: true } : {}),
+      ...(this.fault === undefined ? {} : { fault: this.fault }),
+    };
   }
-  // Units of batches the pass never reached (stopped, or a fault): not moved, nothing recorded for them.
-  for (const unit of units.slice(next)) {
-    notMoved.push({
-      key: unit.key,
-      reason: fault === undefined ? 'interrupted' : 'error',
-      detail:
-        fault === undefined
-          ? 'the pass was stopped (a second signal) before this unit'
-          : `the pass stopped: ${fault.message}`,
+
+  private stopped(): boolean {
+    return this.interrupted || this.fault !== undefined;
+  }
+
+  private now(): number {
+    return (this.options.now?.() ?? new Date()).getTime();
+  }
+
+  /** The batch's units checked and recorded; those that cannot (or need not) move are noted now. */
+  private prepareBatch(units: readonly QuarantineUnit[]): Prepared[] {
+    const batch: Prepared[] = [];
+    for (const unit of units) {
+      const prepared = prepare(unit, this.now());
+      if ('intent' in prepared) batch.push(prepared);
+      else this.notMoved.push(prepared);
+    }
+    return batch;
+  }
+
+  /** The batch's intents on disk (fsync'd) before any of it moves; false (a fault) when they cannot be. */
+  private announce(batch: readonly Prepared[]): boolean {
+    try {
+      appendJournal(
+        this.folder,
+        batch.map((item) => item.intent),
+        true,
+      );
+      return true;
+    } catch (error) {
+      // No intent on disk: nothing of this batch may move.
+      const fault = fsFault(error, join(this.folder, JOURNAL_FILE), 'append to');
+      this.fault = fault;
+      for (const item of batch) this.notMoved.push(stopNote(item.unit.key, fault));
+      return false;
+    }
+  }
+
+  /** Each unit of the batch moved (or, once the pass stops, recorded as not moved), then the outcomes on disk. */
+  private async moveBatch(batch: readonly Prepared[]): Promise<void> {
+    const outcomes: OutcomeLine[] = [];
+    for (const item of batch) {
+      if (this.stopped() || this.options.control?.stopRequested?.() === true) {
+        this.interrupted = this.interrupted || this.fault === undefined;
+        const note = stopNote(item.unit.key, this.fault);
+        outcomes.push({ op: 'undone', unit: item.intent.unit, t: this.now(), why: note.detail });
+        this.notMoved.push(note);
+        continue;
+      }
+      this.moveOne(item, outcomes);
+      await this.pauseOnce(outcomes);
+      await yieldToLoop();
+    }
+    try {
+      appendJournal(this.folder, outcomes, true);
+    } catch (error) {
+      // The moves happened; their outcomes are not on disk. Keep the lock: the next command repairs.
+      this.keepLock = true;
+      this.fault = this.fault ?? fsFault(error, join(this.folder, JOURNAL_FILE), 'append to');
+    }
+  }
+
+  /** Move one unit, its outcome added to `outcomes`; a unit left in flight keeps the lock, a fault stops the pass. */
+  private moveOne(item: Prepared, outcomes: OutcomeLine[]): void {
+    const result = moveUnit(this.folder, item, this.options.rename, this.made, this.places);
+    const t = this.now();
+    outcomes.push({
+      op: result.state === 'done' ? 'done' : 'undone',
+      unit: item.intent.unit,
+      t,
+      ...(result.why === undefined ? {} : { why: result.why }),
     });
+    if (result.state === 'done') this.moved.push({ ...unitRecord(item.intent), withheldAt: isoTime(t) });
+    else this.notMoved.push({ key: item.unit.key, reason: 'error', detail: result.why ?? 'not moved' });
+    if (result.state === 'in-flight') this.keepLock = true;
+    if (result.fault !== undefined) this.fault = result.fault;
+    this.count++;
   }
-  return {
-    dir: folder,
-    moved,
-    notMoved,
-    ...(interrupted ? { interrupted } : {}),
-    ...(fault === undefined ? {} : { fault }),
-  };
+
+  /** The test seam: once `pauseAfterUnits` units are done, their outcomes on disk, await `pause()`. */
+  private async pauseOnce(outcomes: OutcomeLine[]): Promise<void> {
+    const control = this.options.control;
+    if (this.paused || control?.pause === undefined || control.pauseAfterUnits === undefined) return;
+    if (this.count < control.pauseAfterUnits) return;
+    this.paused = true;
+    appendJournal(this.folder, outcomes.splice(0), false);
+    await control.pause();
+  }
 }
 
 /** Remove a run's quarantine folder that holds nothing (no unit ever moved: only folders and the journal). */
@@ -373,19 +294,4 @@ function dropIfEmpty(folder: string, runId: string): void {
   } catch {
     // Left as it is: it holds nothing, and `quarantine drop` removes it.
   }
-}
-
-function checkUnit(unit: QuarantineUnit): NotMoved | undefined {
-  if (!/^[\w.-]+$/.test(unit.key) || !/^[\w.-]+$/.test(unit.runner))
-    return { key: unit.key, reason: 'outside-cache-dir', detail: 'the key is not a plain name' };
-  for (const path of unit.paths) {
-    if (!isSafeRelative(path))
-      return { key: unit.key, reason: 'outside-cache-dir', detail: `"${path}" is not inside the cache dir` };
-    const link = crossedLink(unit.cacheDir, path);
-    if (link !== undefined)
-      return { key: unit.key, reason: 'symlink', detail: `"${link}" is a symlink or not a folder; not followed` };
-    if (!basename(path).startsWith(unit.key))
-      return { key: unit.key, reason: 'outside-cache-dir', detail: `"${path}" is not a file of the entry ${unit.key}` };
-  }
-  return undefined;
 }

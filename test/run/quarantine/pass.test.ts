@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { quarantine } from '../../../lib/run/quarantine/pass.js';
+import { quarantine, quarantineLockName } from '../../../lib/run/quarantine/pass.js';
 import { listQuarantine } from '../../../lib/run/quarantine/list.js';
 import { restore } from '../../../lib/run/quarantine/restore.js';
 import { isLockguardError } from '../../../lib/core/errors.js';
@@ -230,4 +230,36 @@ test('a pass that lost every entry to a concurrent run leaves no quarantine behi
     { runner: 'turbo', key: 'gone3', cacheDir, paths: ['gone3.tar.zst'], reason: 'test' },
   ]);
   assert.ok(existsSync(join(root, '.lockguard', 'quarantine', 'run-kept', 'entries', 'turbo', 'kept', 'kept.tar.zst')));
+});
+
+test("a failed move that cannot be settled keeps the run's lock (the next command repairs it), and says so by its state", async (t) => {
+  const root = tempWorkspace(t);
+  const cacheDir = join(root, 'cache');
+  write(join(cacheDir, 'torn.tar.zst'), 'torn');
+  write(join(cacheDir, 'after.tar.zst'), 'after');
+  // The move fails with a link left where the entry was: neither side can be proven ours, so it stays in flight.
+  const rename = (from: string): void => {
+    rmSync(from, { force: true });
+    symlinkSync('elsewhere', from);
+    throw new Error('the disk went away');
+  };
+  const result = await quarantine(
+    root,
+    'run-torn',
+    ['torn', 'after'].map((key) => ({ runner: 'turbo', key, cacheDir, paths: [`${key}.tar.zst`], reason: 'test' })),
+    { rename },
+  );
+  assert.deepEqual(result.moved, []);
+  assert.ok(result.fault !== undefined, 'a move left in flight is a fault: the pass stops');
+  assert.deepEqual(
+    result.notMoved.map((n) => [n.key, n.reason]),
+    [
+      ['torn', 'error'],
+      ['after', 'error'],
+    ],
+  );
+  assert.match(result.notMoved[0]?.detail ?? '', /^in flight: .*the disk went away/, 'the words stay for the report');
+  const lock = join(root, '.lockguard', 'live', `.lock-${quarantineLockName('run-torn')}`);
+  assert.ok(existsSync(lock), 'the lock stays held: a later command takes it over and repairs the unit');
+  assert.ok(existsSync(join(root, '.lockguard', 'quarantine', 'run-torn', 'journal.ndjson')), 'the journal is kept');
 });
