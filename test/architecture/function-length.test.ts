@@ -15,8 +15,8 @@ const LIB = fileURLToPath(new URL('../../../lib/', import.meta.url));
 export const MAX_LINES = 60;
 
 /**
- * The functions allowed past MAX_LINES, each with why: the hot lockfile parsers (split only with a bench)
- * and the quarantine pass (issue 22). The list only shrinks: an entry that is gone or short enough fails the
+ * The functions allowed past MAX_LINES, each with why: the hot lockfile parsers (split only with a bench,
+ * issue 22). The list only shrinks: an entry that is gone or short enough fails the
  * test until it is taken out.
  */
 const ALLOWED: Readonly<Record<string, string>> = {
