@@ -10,7 +10,8 @@
 // - each CLI bundle written as the function expression the launcher compiles (no CommonJS module of its own);
 // - dist/cli/<bundle>.cjs.v8cache: its V8 code cache (lib/build/train-code-cache.mjs);
 // - dist/pnpmfile.cjs, dist/npm-hook.cjs, dist/yarn-plugin.cjs: the install-time hooks, plain CommonJS;
-//   dist/slice-writer.cjs: the slice-file writer the pnpm and yarn plugins require only after an install.
+//   dist/slice-writer.cjs: the slice-file writer the pnpm plugin requires only after an install (the yarn
+//   plugin carries it: `yarn plugin import` copies that one file into .yarn/plugins/).
 // Invariants: writes only under dist/; the caches are made by the Node that builds (another V8 rejects them
 // and the bundle is compiled from source, lib/cli/bundle-load.ts); a failed training fails the build.
 
@@ -36,8 +37,30 @@ function entryOf(name) {
   ].join('\n');
 }
 
+/**
+ * The yarn plugin as yarn's own plugins are shipped: `yarn plugin import` evaluates the file in a bare VM
+ * context (only `module` and `exports`: no `require`, `process` or `__filename`) to read its name, so the top
+ * level only sets `name` and `factory`; the bundle runs inside `factory`, with yarn's require (Node builtins)
+ * or, loaded by Node itself (tests), the module's own.
+ */
+function yarnPluginText(bundle) {
+  return [
+    '// lockguard\'s yarn plugin (lib/integrations/yarn-plugin/plugin.ts), built by lib/build/bundle.mjs.',
+    'module.exports = {',
+    "  name: 'lockguard',",
+    '  factory: function (yarnRequire) {',
+    "    var self = typeof __filename === 'string' ? __filename : undefined;",
+    '    var inner = { exports: {} };',
+    "    (function (require, module, exports) {\n" + bundle + '\n    })(typeof yarnRequire === \'function\' ? yarnRequire : require, inner, inner.exports);',
+    '    return inner.exports.createPlugin(self).factory();',
+    '  },',
+    '};',
+    '',
+  ].join('\n');
+}
+
 const bundles = ['main', ...COMMAND_NAMES];
-// The pnpm and yarn plugins load the slice-file writer from its own bundle, only after an install
+// The pnpm plugin loads the slice-file writer from its own bundle, only after an install
 // (lib/integrations/slice-files/lazy-writer.ts).
 const LAZY_SLICE_WRITER = { define: { __LOCKGUARD_SLICE_WRITER__: '"slice-writer.cjs"', 'import.meta.url': 'undefined' } };
 rmSync(join(dist, 'cli'), { recursive: true, force: true });
@@ -56,7 +79,9 @@ await Promise.all([
   ),
   build({ ...common, ...LAZY_SLICE_WRITER, entryPoints: ['dist/lib/integrations/pnpmfile/commonjs.js'], outfile: 'dist/pnpmfile.cjs' }),
   build({ ...common, entryPoints: ['dist/lib/cli/npm-hook-entry.js'], outfile: 'dist/npm-hook.cjs' }),
-  build({ ...common, ...LAZY_SLICE_WRITER, entryPoints: ['dist/lib/integrations/yarn-plugin/commonjs.js'], outfile: 'dist/yarn-plugin.cjs' }),
+  build({ ...common, entryPoints: ['dist/lib/integrations/yarn-plugin/commonjs.js'], write: false, outfile: 'dist/yarn-plugin.cjs' }).then(
+    ({ outputFiles }) => writeFileSync(join(dist, 'yarn-plugin.cjs'), yarnPluginText(outputFiles[0].text)),
+  ),
   build({ ...common, entryPoints: ['dist/lib/integrations/slice-files/after-install.js'], outfile: 'dist/slice-writer.cjs' }),
 ]);
 

@@ -1,8 +1,7 @@
-// The slice-file writer as the install hooks that pnpm and yarn load reach it: loaded only after an install.
+// The slice-file writer as the pnpmfile plugin reaches it: loaded only after an install.
 //
-// Owns: `writeSliceFilesLazily`. The pnpmfile plugin and the yarn plugin are loaded by every pnpm / yarn
-// command, so they must not carry the lockfile readers: in their bundles (dist/pnpmfile.cjs,
-// dist/yarn-plugin.cjs) the build defines `__LOCKGUARD_SLICE_WRITER__` as the name of the writer's own bundle
+// Owns: `writeSliceFilesLazily`. The pnpmfile plugin is loaded by every pnpm command, so it must not carry
+// the lockfile readers: in its bundle (dist/pnpmfile.cjs) the build defines `__LOCKGUARD_SLICE_WRITER__` as the name of the writer's own bundle
 // (dist/slice-writer.cjs, after-install.ts), required from beside them only when an install has ended; from
 // the ES modules (dist/lib), after-install.js is required beside this file.
 // Invariants: never throws (a writer that cannot be loaded is the warning line returned); loads nothing
