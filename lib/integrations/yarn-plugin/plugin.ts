@@ -5,7 +5,8 @@
 // How it gets loaded, two ways:
 // - committed: `yarn plugin import <lockguard>/dist/yarn-plugin.cjs` copies this one file into
 //   `.yarn/plugins/lockguard.cjs` and names it in `.yarnrc.yml`, so every yarn command of every clone loads it
-//   (before lockguard itself is installed: hence one self-contained file, the slice writer inside).
+//   (before lockguard itself is installed: hence one self-contained file, the slice writer inside, its module
+//   code run only after an install: lib/build/bundle.mjs yarnPluginText).
 //   Loaded so, it never refuses: it only writes slice files.
 // - by a refusing run, through YARN_PLUGINS in the child's env (refuse-env.ts): nothing written into the
 //   repository. yarn loads YARN_PLUGINS' plugins first and skips a later one of the same name (measured,
@@ -25,7 +26,7 @@
 
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { writeSliceFilesAfterInstall } from '../slice-files/after-install.js';
+import { type AfterInstall, writeSliceFilesWith } from '../slice-files/lazy-writer.js';
 /** yarn's words before the command that take no part in it: `workspace <name>` and `--cwd <dir>`. */
 export function yarnCommand(argv: readonly string[]): { command: string | undefined; args: readonly string[] } {
   let i = 0;
@@ -73,8 +74,11 @@ export function loadedThroughEnv(
   return listed.split(';').some((entry) => entry !== '' && real(resolve(cwd, entry)) === me);
 }
 
-/** The plugin object yarn loads (`module.exports`); `self` is its file (refusing only when YARN_PLUGINS lists it). */
-export function createPlugin(self: string | undefined) {
+/**
+ * The plugin object yarn loads (`module.exports`); `self` is its file (refusing only when YARN_PLUGINS lists
+ * it); `loadWriter` runs the slice writer's module code, only after an install in a workspace that uses the files.
+ */
+export function createPlugin(self: string | undefined, loadWriter: () => AfterInstall) {
   return {
     name: 'lockguard',
     factory: () => ({
@@ -93,7 +97,7 @@ export function createPlugin(self: string | undefined) {
         },
         afterAllInstalled(project: { cwd?: unknown }): void {
           if (typeof project?.cwd !== 'string') return;
-          const warning = writeSliceFilesAfterInstall(project.cwd);
+          const warning = writeSliceFilesWith(project.cwd, loadWriter);
           if (warning !== undefined) process.stderr.write(`${warning}\n`);
         },
       },
