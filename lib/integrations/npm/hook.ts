@@ -20,6 +20,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileDigest } from '../../core/digest.js';
+import type { Env } from '../../core/env.js';
 import { errnoCode } from '../../core/errors.js';
 import { loadRun } from '../../run/ledger.js';
 import { liveRunsFor, reportToRun, type LiveRun } from '../../run/live.js';
@@ -84,7 +85,7 @@ export function npmLifecycleHook(
 }
 
 /** Whether the root script running now follows a successful install (npm install / ci, any pnpm install): write the slice files. */
-export function writesSliceFilesNow(env: Readonly<Record<string, string | undefined>>): boolean {
+export function writesSliceFilesNow(env: Env): boolean {
   if (env['npm_lifecycle_event'] !== 'postinstall') return false;
   const command = env['npm_command'];
   return command === 'install' || command === 'ci' || (env['npm_config_user_agent'] ?? '').startsWith('pnpm/');

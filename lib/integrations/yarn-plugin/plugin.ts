@@ -26,7 +26,9 @@
 
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { Env } from '../../core/env.js';
 import { type AfterInstall, writeSliceFilesWith } from '../slice-files/lazy-writer.js';
+
 /** yarn's words before the command that take no part in it: `workspace <name>` and `--cwd <dir>`. */
 export function yarnCommand(argv: readonly string[]): { command: string | undefined; args: readonly string[] } {
   let i = 0;
@@ -56,11 +58,7 @@ export function refusalOf(argv: readonly string[]): string | undefined {
 }
 
 /** Whether `self` (this plugin's file) is one of YARN_PLUGINS' entries (yarn resolves them from its cwd). */
-export function loadedThroughEnv(
-  self: string | undefined,
-  env: Readonly<Record<string, string | undefined>>,
-  cwd: string,
-): boolean {
+export function loadedThroughEnv(self: string | undefined, env: Env, cwd: string): boolean {
   const listed = env['YARN_PLUGINS'];
   if (self === undefined || listed === undefined || listed === '') return false;
   const real = (path: string): string => {
