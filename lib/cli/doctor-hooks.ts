@@ -1,5 +1,6 @@
 // `lockguard doctor`'s install-hook checks: per package manager, whether its installs report to (and can be
-// refused by) a guarded run: pnpm's version and pnpmfile, npm's root scripts, yarn's flavour, bun's limits.
+// refused by) a guarded run: pnpm's version and pnpmfile, npm's root scripts, yarn's flavour, bun's limits;
+// and, where the workspace uses per-project slice files, whether its installs rewrite them (`slice-hooks`).
 // Invariants: read-only, like every doctor check; a missing or unreadable file is a finding, never a throw.
 
 import { readFileSync, lstatSync } from 'node:fs';
@@ -9,6 +10,8 @@ import type { Workspace } from '../core/workspace.js';
 import { effectivePnpm, majorOf } from '../integrations/package-managers/version.js';
 import type { DoctorCheck } from '../integrations/runners/index.js';
 import type { Io } from './io.js';
+import { hasSliceRecord } from '../run/slice-files.js';
+import { runnersFoldingSlices } from '../integrations/slice-files/folded-by.js';
 
 type CheckResult = DoctorCheck;
 
@@ -67,11 +70,84 @@ function pnpmVersionCheck(root: string, env: Io['env']): { result: CheckResult; 
 /** The install hooks of the workspace's package manager: the pnpmfile, npm's root scripts, yarn's, bun's. */
 export function hookChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
   const manifest = readJson(join(workspace.root, 'package.json'));
-  if (workspace.manager === 'pnpm') return pnpmChecks(workspace.root, env);
-  if (workspace.manager === 'npm') return [npmHookCheck(manifest)];
-  if (workspace.manager === 'yarn') return yarnChecks(workspace);
-  if (workspace.manager === 'bun') return bunChecks(workspace.root);
-  return [];
+  const checks =
+    workspace.manager === 'pnpm'
+      ? pnpmChecks(workspace.root, env)
+      : workspace.manager === 'npm'
+        ? [npmHookCheck(manifest)]
+        : workspace.manager === 'yarn'
+          ? yarnChecks(workspace)
+          : workspace.manager === 'bun'
+            ? bunChecks(workspace.root)
+            : [];
+  const slices = sliceHookCheck(workspace, manifest, env);
+  return slices === undefined ? checks : [...checks, slices];
+}
+
+/** Whether the root postinstall runs lockguard's hook (`lockguard init --npm-scripts`). */
+function hasPostinstallHook(manifest: Record<string, unknown> | undefined): boolean {
+  const script = ((manifest?.['scripts'] ?? {}) as Record<string, unknown>)['postinstall'];
+  return typeof script === 'string' && /lockguard(\/npm-hook| hook)/.test(script);
+}
+
+/**
+ * Where the workspace uses per-project slice files: whether its installs rewrite them (an install hook), so a
+ * runner started right after one, without lockguard run, hashes what is installed. Nothing where unused.
+ */
+function sliceHookCheck(
+  workspace: Workspace,
+  manifest: Record<string, unknown> | undefined,
+  env: Io['env'],
+): CheckResult | undefined {
+  const { root, manager } = workspace;
+  if (!hasSliceRecord(root) && runnersFoldingSlices(root).length === 0) return undefined;
+  const ok = (detail: string): CheckResult => ({ check: 'slice-hooks', level: 'ok', detail });
+  const gap = (detail: string, fix: string): CheckResult => ({
+    check: 'slice-hooks',
+    level: 'warn',
+    detail: `${detail}: a runner started right after one, without lockguard run, hashes stale .lockguard-slice files`,
+    fix,
+  });
+  if (manager === 'pnpm') {
+    if (hasPostinstallHook(manifest)) return ok('pnpm installs rewrite the slice files (the root postinstall hook)');
+    let shim = '';
+    try {
+      shim = readFileSync(join(root, '.pnpmfile.cjs'), 'utf8');
+    } catch {
+      // absent
+    }
+    const major = majorOf(effectivePnpm(root, env).version);
+    if (shim.includes('lockguard/pnpmfile') && major !== undefined && major <= 10)
+      return ok("pnpm installs rewrite the slice files (the pnpmfile, at pnpm's exit)");
+    return gap(
+      major !== undefined && major >= 11
+        ? `pnpm ${major} installs do not rewrite the slice files (its pnpmfile hooks cannot see an install end)`
+        : 'pnpm installs do not rewrite the slice files (no pnpmfile or root postinstall hook)',
+      'lockguard init --npm-scripts (the root postinstall writes them after every install that changed something).',
+    );
+  }
+  if (manager === 'npm')
+    return hasPostinstallHook(manifest)
+      ? ok('npm install and npm ci rewrite the slice files (the root postinstall hook)')
+      : gap('npm installs do not rewrite the slice files', 'lockguard init --npm-scripts.');
+  if (manager === 'yarn') {
+    let rc = '';
+    try {
+      rc = readFileSync(join(root, '.yarnrc.yml'), 'utf8');
+    } catch {
+      // absent
+    }
+    return rc.includes('lockguard.cjs')
+      ? ok("yarn installs rewrite the slice files (lockguard's committed yarn plugin)")
+      : gap(
+          "yarn installs do not rewrite the slice files (lockguard's yarn plugin is not committed)",
+          'yarn berry: yarn plugin import ./node_modules/lockguard/dist/yarn-plugin.cjs, then commit .yarnrc.yml and .yarn/plugins/lockguard.cjs; yarn 1: lockguard key --write-slices after installs.',
+        );
+  }
+  return gap(
+    `${manager} installs do not rewrite the slice files (no install hook)`,
+    'Start runners through lockguard run, or run lockguard key --write-slices after installs.',
+  );
 }
 
 /** pnpm: the version that runs here, and whether .pnpmfile.cjs loads lockguard's plugin (and what that costs). */

@@ -14,7 +14,8 @@
 // 2. vue's peer re-resolved 2.0.0 -> 1.0.0 (a frozen install): turbo and nx both replay without lockguard;
 // 3. alias's `al` re-pointed aliased@2.0.0 -> 1.0.0 (frozen): nx replays without lockguard;
 // 4. the tarball rebuilt at the same version (integrity only; `pnpm install` rewrites it): turbo replays;
-// 5. a runner started directly after an install the pnpmfile plugin saw (pnpm 10): it rebuilds.
+// 5. a runner started directly after an install the pnpmfile plugin saw (pnpm 10): it rebuilds;
+// and with pnpm 12, a runner started directly after an install whose root postinstall ran lockguard's hook.
 
 import assert from 'node:assert/strict';
 import type { SpawnSyncReturns } from 'node:child_process';
@@ -424,4 +425,63 @@ test('sound keys through a remote: pnpm 12, turborepo-remote-cache 2.12.0 on loo
       assert.deepEqual(turboCached(result), { cached: 4, total: 4 });
     }
   }
+});
+
+test('sound keys, pnpm 12: a runner started directly after a hooked install (the root postinstall, lockguard init --npm-scripts) rebuilds the project whose slice changed; without the hook it replays', {
+  timeout: 600_000,
+}, async (t) => {
+  // pnpm 12 runs pnpmfile hooks in helper processes that never see the install end (measured: no hook runs
+  // after pnpm-lock.yaml and node_modules are written), so its writer is the root postinstall, which pnpm
+  // 12 runs only after an install that wrote them.
+  const at = await setup(t, 12);
+  const hooked = workspace(at, 'sound', true, 12);
+  const unhooked = workspace(at, 'control', true, 12);
+  const init = hooked.must(['lockguard', 'init', '--npm-scripts', '--no-pnpmfile']);
+  assert.match(
+    readFileSync(join(hooked.root, 'package.json'), 'utf8'),
+    /"postinstall": "node -e .*lockguard\/npm-hook/,
+    init.stdout,
+  );
+  for (const ws of [hooked, unhooked]) {
+    const install = ws.must(['pnpm', 'install']);
+    assert.doesNotMatch(install.stderr, /lockguard\] warning/);
+    ws.must(['git', 'init', '-q', '.']);
+  }
+  // The hooked install wrote every project's file; the unhooked one none (no lockguard command ran there yet).
+  const vueFile = (ws: Workspace) => {
+    try {
+      return readFileSync(join(ws.root, 'packages', 'vue', '.lockguard-slice'), 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const s0 = vueFile(hooked);
+  assert.match(s0 ?? '', /^lockguard-slice\/1\nimporter packages\/vue\n/);
+  assert.equal(vueFile(unhooked), undefined);
+  // Both built once through lockguard run (which writes the files before the command), at S0.
+  for (const ws of [hooked, unhooked]) {
+    ws.clean();
+    ws.must(['lockguard', 'run', '--', ...TURBO]);
+    assert.equal(ws.out('vue'), '2.0.0');
+  }
+  // vue's optional peer re-resolved to 1.0.0 (a Renovate branch), a frozen install, then turbo started directly.
+  for (const ws of [hooked, unhooked]) {
+    reresolve(ws, 'packages/vue', 'peer', '2.0.0', '1.0.0');
+    ws.must(['pnpm', 'install', '--frozen-lockfile']);
+    ws.clean();
+  }
+  assert.notEqual(vueFile(hooked), s0, "the hooked frozen install rewrote vue's slice file");
+  const fresh = hooked.must(TURBO);
+  assert.equal(hooked.out('vue'), '1.0.0', `turbo rebuilt vue with what is installed:\n${fresh.stdout}`);
+  assert.deepEqual(turboCached(fresh), { cached: 3, total: 4 });
+  // The control: the same setup without the hook keeps the stale file, and turbo replays the peer-2.0.0 build.
+  const stale = unhooked.must(TURBO);
+  assert.equal(unhooked.out('vue'), '2.0.0', 'without the hook turbo replays the stale peer');
+  assert.deepEqual(turboCached(stale), { cached: 4, total: 4 });
+  // The files after the hooked install equal what lockguard key --write-slices computes for that lockfile.
+  const written = vueFile(hooked);
+  rmSync(join(hooked.root, 'packages', 'vue', '.lockguard-slice'));
+  rmSync(join(hooked.root, '.lockguard', 'slice-files.json'));
+  hooked.must(['lockguard', 'key', '--write-slices']);
+  assert.equal(vueFile(hooked), written);
 });

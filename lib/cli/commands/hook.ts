@@ -2,7 +2,7 @@
 // at once outside a run; under `refuse`, fails `npm install` when it has rewritten the lockfile.
 
 import { resolve } from 'node:path';
-import { npmLifecycleHook } from '../../integrations/npm/hook.js';
+import { npmLifecycleHook, writesSliceFilesNow } from '../../integrations/npm/hook.js';
 import { writeSliceFilesAfterInstall } from '../../integrations/slice-files/after-install.js';
 import { parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
@@ -17,7 +17,8 @@ that is a no-op where lockguard is not installed (npm ci --omit=dev, a checkout 
 
 Inside a guarded run (lockguard run), tells the run that an npm command ran its install scripts
 (npm_command and npm_lifecycle_event say which), so it re-checks the lockfile at once. Outside a run it
-does nothing and exits 0. After "npm install" and "npm ci" (postinstall), where the workspace uses
+does nothing and exits 0. After "npm install" and "npm ci", and after any pnpm install (postinstall; pnpm
+12's pnpmfile cannot see an install end, its root postinstall runs after one), where the workspace uses
 per-project slice files (.lockguard-slice: lockguard init --sound-keys), writes them; a problem writing one
 is a warning, never a failed install.
 
@@ -37,10 +38,9 @@ export const command: Command = {
     const parsed = parse('hook', argv, { dir: { type: 'string', short: 'C' } });
     const root = resolve(io.cwd, stringValue(parsed, 'dir') ?? '.');
     const outcome = npmLifecycleHook(root, io.env, process.pid);
-    // After npm install / npm ci (postinstall: the lockfile and node_modules are written): the per-project
-    // slice files, where the workspace uses them. A problem is a warning: the install never fails for it.
-    const command = io.env['npm_command'];
-    if (io.env['npm_lifecycle_event'] === 'postinstall' && (command === 'install' || command === 'ci')) {
+    // After npm install / npm ci, or a pnpm install (postinstall: the lockfile and node_modules are written):
+    // the per-project slice files, where the workspace uses them. A problem is a warning: the install never fails for it.
+    if (writesSliceFilesNow(io.env)) {
       const warning = writeSliceFilesAfterInstall(root);
       if (warning !== undefined) io.stderr.write(`${paint(io, io.stderr, 'yellow', warning)}\n`);
     }

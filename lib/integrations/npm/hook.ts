@@ -7,12 +7,20 @@
 // `prune`, `exec` run none. The root preinstall runs AFTER npm reified node_modules and wrote
 // package-lock.json, so npm cannot be stopped at the source: under `refuse` a rewrite makes the npm command
 // fail right after it, and the run's own check stays the verdict.
+// Also owns `writesSliceFilesNow`: whether this root script runs right after an install wrote the lockfile and
+// the installed tree, so the per-project slice files are written now. Measured: npm 11 runs the root
+// postinstall after `npm install` and `npm ci` (npm_command says which); pnpm 12.4.2 (whose pnpmfile hooks
+// run in helper processes that never see the install end) runs the root preinstall, install, postinstall
+// and prepare only after an install, add or frozen install that wrote pnpm-lock.yaml and node_modules, never
+// after a failed one, a no-op install (nothing changed: the files are as the last install left them) or
+// `--ignore-scripts`; it sets no npm_command, only npm_lifecycle_event and npm_config_user_agent ("pnpm/…").
 // Invariants: outside a run it costs one failed readdir; never throws for a ledger problem; returns a value,
 // never prints or exits.
 
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileDigest } from '../../core/digest.js';
+import type { Env } from '../../core/env.js';
 import { errnoCode } from '../../core/errors.js';
 import { loadRun } from '../../run/ledger.js';
 import { liveRunsFor, reportToRun, type LiveRun } from '../../run/live.js';
@@ -74,4 +82,11 @@ export function npmLifecycleHook(
     });
   }
   return { runs, refusedFor };
+}
+
+/** Whether the root script running now follows a successful install (npm install / ci, any pnpm install): write the slice files. */
+export function writesSliceFilesNow(env: Env): boolean {
+  if (env['npm_lifecycle_event'] !== 'postinstall') return false;
+  const command = env['npm_command'];
+  return command === 'install' || command === 'ci' || (env['npm_config_user_agent'] ?? '').startsWith('pnpm/');
 }

@@ -11,7 +11,8 @@
 // - Hooks accelerate and refuse; they never decide: the run's table re-check is the verdict.
 // - Never throws for a ledger problem; throws only to refuse, with code ERR_LOCKGUARD_REFUSED.
 // - After an install run in this very process (pnpm 10 runs hooks in-process; pnpm 12's helpers cannot see
-//   the install end), the per-project slice files are written at pnpm's exit (slice-files/after-install.ts):
+//   the install end: there the root postinstall hook writes them, npm/hook.ts writesSliceFilesNow), the
+//   per-project slice files are written at pnpm's exit (slice-files/after-install.ts):
 //   only for a command that installs, only where the workspace uses them, and a problem is one warning on
 //   stderr, never a failed install. The argv is read from this process, never from /proc, outside a run.
 

@@ -1,0 +1,75 @@
+// `lockguard doctor`'s `slice-hooks` check: where a workspace uses per-project slice files, whether its
+// installs rewrite them (pnpm 10's pnpmfile, the root postinstall hook for npm and pnpm 12, yarn's committed
+// plugin), with the fix; nothing where the workspace does not use them.
+
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { HOOK_SCRIPT } from '../../lib/integrations/npm/scripts.js';
+import { cli } from '../helpers/cli.js';
+import { linkPnpmBin } from '../helpers/tools.js';
+import { pnpmTree, tempWorkspace, type Tree } from '../helpers/workspace.js';
+
+interface Check {
+  check: string;
+  level: string;
+  detail: string;
+  fix?: string;
+}
+
+const RECORD = { '.lockguard': { 'slice-files.json': '{"version":1,"lockfile":"x","digest":null,"files":[]}\n' } };
+
+async function sliceHooks(root: string, env: Record<string, string> = {}): Promise<Check | undefined> {
+  const result = await cli(['doctor', '--json'], root, env);
+  return (JSON.parse(result.stdout) as Check[]).find((check) => check.check === 'slice-hooks');
+}
+
+function withPostinstall(root: string, manifest: Record<string, unknown>): void {
+  writeFileSync(join(root, 'package.json'), JSON.stringify({ ...manifest, scripts: { postinstall: HOOK_SCRIPT } }));
+}
+
+test('npm: no check where slice files are unused; a warning with the fix where used; ok with the root postinstall hook', async (t) => {
+  const manifest = { name: 'root', private: true };
+  const tree: Tree = {
+    'package.json': JSON.stringify(manifest),
+    'package-lock.json': JSON.stringify({
+      name: 'root',
+      lockfileVersion: 3,
+      requires: true,
+      packages: { '': manifest },
+    }),
+  };
+  assert.equal(await sliceHooks(tempWorkspace(t, tree)), undefined);
+  const root = tempWorkspace(t, { ...tree, ...RECORD });
+  const before = await sliceHooks(root);
+  assert.equal(before?.level, 'warn');
+  assert.match(before?.detail ?? '', /npm installs do not rewrite the slice files/);
+  assert.match(before?.fix ?? '', /lockguard init --npm-scripts/);
+  withPostinstall(root, manifest);
+  assert.equal((await sliceHooks(root))?.level, 'ok');
+});
+
+test('pnpm 12: the pnpmfile does not count (its hooks cannot see an install end); the root postinstall hook does', async (t) => {
+  const root = tempWorkspace(t, { ...pnpmTree("lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n"), ...RECORD });
+  writeFileSync(join(root, '.pnpmfile.cjs'), "module.exports = require('lockguard/pnpmfile')\n");
+  linkPnpmBin(root, 'pnpm12');
+  const before = await sliceHooks(root, { PATH: '' });
+  assert.equal(before?.level, 'warn', before?.detail);
+  assert.match(before?.detail ?? '', /pnpm 12 installs do not rewrite the slice files/);
+  withPostinstall(root, { name: 'root', private: true });
+  assert.equal((await sliceHooks(root, { PATH: '' }))?.level, 'ok');
+});
+
+test("yarn berry: ok once lockguard's plugin is committed in .yarnrc.yml", async (t) => {
+  const root = tempWorkspace(t, {
+    'package.json': JSON.stringify({ name: 'root', private: true, packageManager: 'yarn@4.18.1' }),
+    'yarn.lock': '__metadata:\n  version: 8\n  cacheKey: 10c0\n',
+    ...RECORD,
+  });
+  const before = await sliceHooks(root);
+  assert.equal(before?.level, 'warn', before?.detail);
+  assert.match(before?.fix ?? '', /yarn plugin import/);
+  writeFileSync(join(root, '.yarnrc.yml'), 'plugins:\n  - path: .yarn/plugins/lockguard.cjs\n');
+  assert.equal((await sliceHooks(root))?.level, 'ok');
+});
