@@ -23,8 +23,6 @@ const OWN_ENV = /\b(?:type|interface)\s+Env\b/;
  * turned to `Env` at merge. The list only shrinks: an entry whose count is off fails until it is corrected.
  */
 const ALLOWED: Readonly<Record<string, number>> = {
-  'integrations/npm/hook.ts': 1,
-  'integrations/pnpmfile/plugin.ts': 1,
   'integrations/sound-keys/index.ts': 1,
   'integrations/sound-keys/nx.ts': 1,
   'integrations/sound-keys/plan.ts': 1,

@@ -58,11 +58,7 @@ function rewrittenLockfiles(root: string, run: LiveRun): string[] {
 }
 
 /** Report to the live runs of `root`; under refuse, name the lockfiles npm rewrote (so the CLI fails). */
-export function npmLifecycleHook(
-  root: string,
-  env: Readonly<Record<string, string | undefined>>,
-  pid: number,
-): HookOutcome {
+export function npmLifecycleHook(root: string, env: Env, pid: number): HookOutcome {
   const runs = liveRunsFor(root, env);
   if (runs.length === 0) return { runs, refusedFor: [] };
   const command = env['npm_command'];

@@ -16,6 +16,7 @@
 //   only for a command that installs, only where the workspace uses them, and a problem is one warning on
 //   stderr, never a failed install. The argv is read from this process, never from /proc, outside a run.
 
+import type { Env } from '../../core/env.js';
 import { LockguardError } from '../../core/errors.js';
 import { liveRunsFor, reportToRun, type LiveRun } from '../../run/live.js';
 import { classifyCommand, parseCommand } from '../package-managers/argv.js';
@@ -36,7 +37,7 @@ export interface PnpmfileHooks {
 /** What the plugin reads of its process; a parameter so tests can build hooks for any situation. */
 export interface PluginContext {
   readonly cwd: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: Env;
   /** pnpm's argv after the executable, when known; read lazily (pnpm 12: a /proc read), only inside a run. */
   readonly argv: () => readonly string[] | undefined;
   readonly pid: number;
