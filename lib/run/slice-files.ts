@@ -131,6 +131,25 @@ export function writeSliceRecord(root: string, record: SliceRecord): void {
   writeAtomic(recordPath(root), `${JSON.stringify(record)}\n`);
 }
 
+/**
+ * Whether the workspace uses slice files as far as this machine's files say: a record (a pass ran here once),
+ * else the root project's own slice file (a fresh clone of a workspace that commits them: `init
+ * --sound-keys=committed`). One lstat, two without a record; a runner's configuration naming the file is
+ * the other way in (integrations/slice-files/folded-by.ts).
+ */
+export function sliceFilesAdopted(root: string): boolean {
+  return hasSliceRecord(root) || rootSliceFileExists(root);
+}
+
+/** Whether the root project's slice file is there (a regular file): one lstat. */
+export function rootSliceFileExists(root: string): boolean {
+  try {
+    return lstatSync(join(root, SLICE_FILE), { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether the workspace has a record at all (a pass ran here once): one stat. */
 export function hasSliceRecord(root: string): boolean {
   try {

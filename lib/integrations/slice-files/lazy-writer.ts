@@ -10,7 +10,7 @@
 
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { hasSliceRecord } from '../../run/slice-files.js';
+import { sliceFilesAdopted } from '../../run/slice-files.js';
 import { runnersFoldingSlices } from './folded-by.js';
 
 declare const __LOCKGUARD_SLICE_WRITER__: string | undefined;
@@ -20,7 +20,7 @@ type AfterInstall = { writeSliceFilesAfterInstall(root: string): string | undefi
 /** after-install.ts's `writeSliceFilesAfterInstall`, loaded now; a warning line when it cannot be. */
 export function writeSliceFilesLazily(root: string): string | undefined {
   // Where the workspace does not use the files, nothing is loaded (one stat, at most four small reads).
-  if (!hasSliceRecord(root) && runnersFoldingSlices(root).length === 0) return undefined;
+  if (!sliceFilesAdopted(root) && runnersFoldingSlices(root).length === 0) return undefined;
   let writer: AfterInstall;
   try {
     const bundled = typeof __LOCKGUARD_SLICE_WRITER__ === 'string' ? __LOCKGUARD_SLICE_WRITER__ : undefined;

@@ -22,7 +22,8 @@ import { configFilesUnder } from './files.js';
 import { type Findings, findingsOf, judge, type TaskFold } from './findings.js';
 import { foldsPath } from './globs.js';
 import { appendItem, applyEdits, isString, type JsonNode, prop, type TextEdit } from './jsonc.js';
-import { type FileEdit, parseConfig, SLICE_FILE, SOUND_KEYS_FIX, type SoundCheck } from './types.js';
+import { ignoreFileEdit, type IgnoreLine } from './ignore-lines.js';
+import { type FileEdit, parseConfig, SLICE_FILE, SOUND_KEYS_FIX, type SoundCheck, type SoundKeysMode } from './types.js';
 
 /** The `.nxignore` line that makes nx hash the gitignored slice files. */
 export const NXIGNORE_LINE = `!**/${SLICE_FILE}`;
@@ -120,23 +121,22 @@ export function nxConfigured(root: string): boolean {
   }
 }
 
-function nxignoreEdit(root: string): FileEdit | undefined {
-  const path = join(root, '.nxignore');
-  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
-  if (text.split(/\r?\n/).some((line) => line.trim() === NXIGNORE_LINE)) return undefined;
-  const sep = text === '' || text.endsWith('\n') ? '' : '\n';
-  return {
-    file: '.nxignore',
-    text: `${text}${sep}# lockguard's per-project slice files: gitignored, yet nx must hash them (lockguard init --sound-keys)\n${NXIGNORE_LINE}\n`,
-    added: [`${NXIGNORE_LINE} (nx skips gitignored files unless un-ignored here)`],
-  };
-}
+const NXIGNORE: IgnoreLine = {
+  line: NXIGNORE_LINE,
+  matches: new Set([NXIGNORE_LINE]),
+  comment: "# lockguard's per-project slice files: gitignored, yet nx must hash them (lockguard init --sound-keys)",
+  added: '(nx skips gitignored files unless un-ignored here)',
+  removed: 'removed (committed files are hashed without it)',
+};
 
-/** What `init --sound-keys` changes for nx (none: already set up, or no nx). */
-export function nxEdits(root: string): FileEdit[] {
+/**
+ * What `init --sound-keys` changes for nx (none: already set up, or no nx). Both modes: targets whose inputs
+ * leave the project root out get the file; `committed` takes `.nxignore`'s line back (a committed file is hashed).
+ */
+export function nxEdits(root: string, mode: SoundKeysMode = 'ignored'): FileEdit[] {
   if (!nxConfigured(root)) return [];
   const out: FileEdit[] = [];
-  const ignore = nxignoreEdit(root);
+  const ignore = ignoreFileEdit(root, '.nxignore', NXIGNORE, mode === 'ignored');
   if (ignore !== undefined) out.push(ignore);
   const nxPath = join(root, 'nx.json');
   const nxText = existsSync(nxPath) ? readFileSync(nxPath, 'utf8') : undefined;

@@ -16,10 +16,20 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isLockguardError } from '../../core/errors.js';
 import { runDry } from '../plan/spawn-runner.js';
-import { addProperty, appendItem, applyEdits, isString, prop, type JsonNode, type TextEdit } from './jsonc.js';
+import {
+  addProperty,
+  appendItem,
+  applyEdits,
+  isString,
+  prop,
+  removeItem,
+  removeProperty,
+  type JsonNode,
+  type TextEdit,
+} from './jsonc.js';
 import { configFilesUnder, fileIn } from './files.js';
 import { type Findings, findingsOf, judge, type TaskFold } from './findings.js';
-import { type FileEdit, parseConfig, SLICE_FILE, type SoundCheck } from './types.js';
+import { type FileEdit, parseConfig, SLICE_FILE, type SoundCheck, type SoundKeysMode } from './types.js';
 
 const TURBO_FILES = ['turbo.json', 'turbo.jsonc'];
 
@@ -33,11 +43,42 @@ function taskName(key: string): string {
   return key.includes('#') ? key.slice(key.indexOf('#') + 1) : key;
 }
 
+/** What init wrote for a task that had no `inputs`. */
+const INIT_PAIR = ['$TURBO_DEFAULT$', SLICE_FILE];
+
+/** Committed mode's edits of one task: take back the `inputs` entry init added (the whole pair where it wrote one). */
+function unfoldTask(
+  key: string,
+  task: JsonNode & { kind: 'object' },
+  inherited: ReadonlySet<string> | undefined,
+): { edit: TextEdit; added: string } | undefined {
+  let index = -1;
+  task.props.forEach((entry, i) => {
+    if (entry.key === 'inputs') index = i;
+  });
+  const inputs = task.props[index]?.value;
+  if (inputs?.kind !== 'array') return undefined;
+  const at = inputs.items.findIndex((item) => isString(item, SLICE_FILE));
+  if (at === -1) return undefined;
+  // The pair init wrote where a task had none (a package task the root defines inherits the root's inputs instead: keep its own).
+  const pair =
+    inputs.items.length === INIT_PAIR.length &&
+    inputs.items.every((item, i) => isString(item, INIT_PAIR[i] ?? '')) &&
+    inherited?.has(taskName(key)) !== true;
+  return pair
+    ? {
+        edit: removeProperty(task, index),
+        added: `tasks.${key}.inputs removed (lockguard added it; committed files are in turbo's default inputs)`,
+      }
+    : { edit: removeItem(inputs, at), added: `tasks.${key}.inputs - "${SLICE_FILE}" (committed files need no entry)` };
+}
+
 /** The edits of one turbo config's `tasks`; `inherited`: task names the root defines (a package file only). */
 function editTasks(
   text: string,
   tree: JsonNode,
   inherited: ReadonlySet<string> | undefined,
+  mode: SoundKeysMode,
 ): { edits: TextEdit[]; added: string[] } {
   const tasks = prop(tree, 'tasks');
   const edits: TextEdit[] = [];
@@ -47,6 +88,14 @@ function editTasks(
     if (value.kind !== 'object') continue;
     const cache = prop(value, 'cache');
     if (cache?.kind === 'literal' && cache.value === false) continue;
+    if (mode === 'committed') {
+      const undo = unfoldTask(key, value, inherited);
+      if (undo !== undefined) {
+        edits.push(undo.edit);
+        added.push(undo.added);
+      }
+      continue;
+    }
     const inputs = prop(value, 'inputs');
     if (inputs === undefined) {
       if (inherited?.has(taskName(key)) === true) continue;
@@ -62,8 +111,11 @@ function editTasks(
   return { edits, added };
 }
 
-/** What `init --sound-keys` changes in the workspace's turbo config files (none: already set up, or no turbo). */
-export function turboEdits(root: string): FileEdit[] {
+/**
+ * What `init --sound-keys` changes in the workspace's turbo config files (none: already set up, or no turbo);
+ * `committed`: what it takes back (the files are committed, turbo's default inputs hash them).
+ */
+export function turboEdits(root: string, mode: SoundKeysMode = 'ignored'): FileEdit[] {
   const rootFile = turboFileIn(root);
   if (rootFile === undefined) return [];
   const rootText = readFileSync(rootFile, 'utf8');
@@ -71,14 +123,14 @@ export function turboEdits(root: string): FileEdit[] {
   const rootTasks = prop(rootTree, 'tasks');
   const defined = new Set(rootTasks?.kind === 'object' ? rootTasks.props.map((entry) => taskName(entry.key)) : []);
   const out: FileEdit[] = [];
-  const own = editTasks(rootText, rootTree, undefined);
+  const own = editTasks(rootText, rootTree, undefined, mode);
   if (own.edits.length > 0)
     out.push({ file: relative(root, rootFile), text: applyEdits(rootText, own.edits), added: own.added });
   for (const file of configFilesUnder(root, TURBO_FILES, { withPackageJson: true })) {
     const text = readFileSync(file, 'utf8');
     const tree = parseConfig(text, file, 'turbo.json (JSONC)');
     if (prop(tree, 'extends') === undefined) continue;
-    const edit = editTasks(text, tree, defined);
+    const edit = editTasks(text, tree, defined, mode);
     if (edit.edits.length > 0)
       out.push({ file: relative(root, file), text: applyEdits(text, edit.edits), added: edit.added });
   }
