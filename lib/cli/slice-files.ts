@@ -13,6 +13,7 @@ import { isLockguardError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
 import { runnersFoldingSlices, type SliceRunner } from '../integrations/slice-files/folded-by.js';
 import {
+  GIT_ADD_SLICES,
   hasSliceRecord,
   rootSliceFileExists,
   SLICE_FILE,
@@ -20,9 +21,6 @@ import {
   type SlicePass,
 } from '../run/slice-files.js';
 import { paint, type Io } from './io.js';
-
-/** What to run to commit the slice files (new, changed and removed ones): committed mode's next step. */
-export const GIT_ADD_SLICES = `git add -A -- '*${SLICE_FILE}'`;
 
 function list(words: readonly string[]): string {
   return words.length <= 1 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
@@ -79,7 +77,10 @@ export function sliceReportLines(pass: SlicePass | undefined): string[] {
 }
 
 /** What `lockguard key --check-slices` prints: each file that is not what the writer would write, with the fix. */
-export function staleSliceLines(stale: { readonly missing: readonly string[]; readonly differ: readonly string[] }): string[] {
+export function staleSliceLines(stale: {
+  readonly missing: readonly string[];
+  readonly differ: readonly string[];
+}): string[] {
   const count = stale.missing.length + stale.differ.length;
   if (count === 0) return ['slice files: current (each holds what lockguard key --write-slices would write)'];
   return [

@@ -30,6 +30,8 @@ import { ledgerPath, SLICE_FILES_RECORD } from './ledger-layout.js';
 
 /** The file's name, in every project folder (next to its package.json). */
 export const SLICE_FILE = '.lockguard-slice';
+/** What commits the slice files, new, changed and removed ones (committed mode: `init --sound-keys=committed`). */
+export const GIT_ADD_SLICES = `git add -A -- '*${SLICE_FILE}'`;
 /** The first line of every slice file: the digest definition's version (test/core/golden.test.ts pins it). */
 export const SLICE_FILE_VERSION = 'lockguard-slice/1';
 

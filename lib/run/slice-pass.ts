@@ -94,15 +94,16 @@ export async function expectedSliceFiles(
 export async function staleSliceFiles(
   root: string,
   lockfile: SliceLockfile | undefined = sliceLockfileOf(root),
-): Promise<{ missing: string[]; differ: string[] } | undefined> {
+): Promise<{ files: string[]; missing: string[]; differ: string[] } | undefined> {
   if (lockfile === undefined) return undefined;
   const missing: string[] = [];
   const differ: string[] = [];
-  for (const [file, text] of await expectedSliceFiles(root, lockfile)) {
+  const expected = await expectedSliceFiles(root, lockfile);
+  for (const [file, text] of expected) {
     const path = join(root, file);
     const stats = lstatSync(path, { throwIfNoEntry: false });
     if (stats === undefined) missing.push(file);
     else if (!stats.isFile() || readFileSync(path, 'utf8') !== text) differ.push(file);
   }
-  return { missing, differ };
+  return { files: [...expected.keys()], missing, differ };
 }

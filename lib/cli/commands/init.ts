@@ -19,6 +19,7 @@ import {
   soundKeysWanted,
   writeEdits,
 } from '../../integrations/sound-keys/index.js';
+import { GIT_ADD_SLICES } from '../../run/slice-files.js';
 import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -185,7 +186,7 @@ async function setUpSoundKeys(root: string, explicit: boolean, mode: SoundKeysMo
   } else {
     writeEdits(root, edits);
     io.stdout.write(
-      `sound keys (${mode}): the runners' keys now fold each project's ${SLICE_FILE} (${mode === 'committed' ? 'committed files: turbo and nx hash them by default' : 'every task\'s key changes once, now'}):\n`,
+      `sound keys (${mode}): the runners' keys now fold each project's ${SLICE_FILE} (${mode === 'committed' ? 'committed files: turbo and nx hash them by default' : "every task's key changes once, now"}):\n`,
     );
     for (const edit of edits) for (const line of edit.added) io.stdout.write(`  ${edit.file}: ${line}\n`);
   }
@@ -197,7 +198,7 @@ async function setUpSoundKeys(root: string, explicit: boolean, mode: SoundKeysMo
     return;
   }
   const { writeSliceFiles } = await import('../../run/slice-pass.js');
-  const { GIT_ADD_SLICES, sliceReportLines } = await import('../slice-files.js');
+  const { sliceReportLines } = await import('../slice-files.js');
   for (const line of sliceReportLines(await writeSliceFiles(root))) io.stdout.write(`  ${line}\n`);
   io.stdout.write(
     `  next: commit the files, now and with every lockfile change: ${GIT_ADD_SLICES}\n  (lockguard key --check-slices in a pre-commit hook or a CI step fails while they are not current)\n`,
@@ -214,7 +215,7 @@ function soundKeysArg(argv: readonly string[]): { argv: string[]; mode: SoundKey
     if (found === undefined) {
       throw new LockguardError(
         'ERR_LOCKGUARD_USAGE',
-        `Expected --sound-keys to be --sound-keys, --sound-keys=ignored or --sound-keys=committed (lockguard init).`,
+        'Expected --sound-keys, --sound-keys=ignored or --sound-keys=committed (lockguard init).',
         { hint: 'lockguard init --help says what each mode does.' },
       );
     }

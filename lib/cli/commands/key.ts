@@ -98,7 +98,10 @@ async function checkSlices(parsed: Parsed, root: string, io: Io): Promise<number
     throw new LockguardError(
       'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
       `There is no lockfile with per-project slices at "${root}" (pnpm-lock.yaml, package-lock.json, yarn.lock or bun.lock), so there are no slice files to check.`,
-      { path: root, hint: 'Run the install that writes the lockfile, or run lockguard key --check-slices at the workspace root.' },
+      {
+        path: root,
+        hint: 'Run the install that writes the lockfile, or run lockguard key --check-slices at the workspace root.',
+      },
     );
   }
   io.stdout.write(

@@ -33,7 +33,7 @@ export function ignoreFileEdit(root: string, file: string, want: IgnoreLine, pre
   if (present) {
     if (hits.length > 0) return undefined;
     const sep = text === '' || text.endsWith('\n') ? '' : '\n';
-    return { file, text: `${text}${sep}${want.comment}\n${want.line}\n`, added: [want.added] };
+    return { file, text: `${text}${sep}${want.comment}\n${want.line}\n`, added: [`${want.line} ${want.added}`] };
   }
   if (hits.length === 0) return undefined;
   const drop = new Set(hits);

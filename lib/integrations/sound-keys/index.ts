@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeAtomic } from '../../run/atomic.js';
 import { rootSliceFileExists } from '../../run/slice-files.js';
+import { committedProof } from './committed.js';
 import { ignoreFileEdit, type IgnoreLine } from './ignore-lines.js';
 import { nxConfigured, nxEdits, nxProof } from './nx.js';
 import { turboEdits, turboFileIn, turboProof } from './turbo.js';
@@ -74,11 +75,20 @@ export function writeEdits(root: string, edits: readonly FileEdit[]): void {
   for (const edit of edits) writeAtomic(join(root, edit.file), edit.text);
 }
 
-/** doctor's proof, one finding per configured runner that has cached tasks (turbo's dry run, nx's task plans). */
+/**
+ * doctor's proof, one finding per configured runner that has cached tasks (turbo's dry run, nx's task plans),
+ * and in committed mode git's view of the files (committed.ts).
+ */
 export async function soundKeysProof(
   root: string,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<SoundCheck[]> {
-  const found = await Promise.all([turboProof(root, env), nxProof(root, env)]);
+  if (!soundKeysWanted(root)) return [];
+  const mode = soundKeysMode(root);
+  const found = await Promise.all([
+    turboProof(root, env, mode),
+    nxProof(root, env, mode),
+    mode === 'committed' ? committedProof(root, env) : undefined,
+  ]);
   return found.filter((check): check is SoundCheck => check !== undefined);
 }

@@ -218,7 +218,8 @@ function removeChild(
   if (before === undefined && after === undefined)
     return { at: container.start + 1, insert: '', remove: container.end - 1 - (container.start + 1) };
   // The first: up to the next one's start; any other: from the end of the one before (the inverse of insertAfter).
-  if (before === undefined && after !== undefined) return { at: child.start, insert: '', remove: after.start - child.start };
+  if (before === undefined && after !== undefined)
+    return { at: child.start, insert: '', remove: after.start - child.start };
   const from = before?.end ?? child.start;
   return { at: from, insert: '', remove: child.end - from };
 }

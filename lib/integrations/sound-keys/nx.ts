@@ -23,7 +23,7 @@ import { type Findings, findingsOf, judge, type TaskFold } from './findings.js';
 import { foldsPath } from './globs.js';
 import { appendItem, applyEdits, isString, type JsonNode, prop, type TextEdit } from './jsonc.js';
 import { ignoreFileEdit, type IgnoreLine } from './ignore-lines.js';
-import { type FileEdit, parseConfig, SLICE_FILE, SOUND_KEYS_FIX, type SoundCheck, type SoundKeysMode } from './types.js';
+import { type FileEdit, parseConfig, SLICE_FILE, type SoundCheck, soundKeysFix, type SoundKeysMode } from './types.js';
 
 /** The `.nxignore` line that makes nx hash the gitignored slice files. */
 export const NXIGNORE_LINE = `!**/${SLICE_FILE}`;
@@ -228,6 +228,7 @@ const NX_PROVEN_SINCE = 24;
 export async function nxProof(
   root: string,
   env: Readonly<Record<string, string | undefined>>,
+  mode?: SoundKeysMode,
 ): Promise<SoundCheck | undefined> {
   if (!nxConfigured(root)) return undefined;
   const version = nxVersionAt(root);
@@ -237,7 +238,7 @@ export async function nxProof(
       runner: 'nx',
       level: 'warn',
       detail: `nx ${version}: doctor proves that nx's keys fold ${SLICE_FILE} from the task plans of nx ${NX_PROVEN_SINCE} and newer only`,
-      fix: `Check with nx show target inputs <project>:<target> after ${SOUND_KEYS_FIX}.`,
+      fix: `Check with nx show target inputs <project>:<target> after ${soundKeysFix(mode)}.`,
     };
   }
   const cannot = (error: unknown): SoundCheck => {
@@ -276,9 +277,12 @@ export async function nxProof(
         runner: 'nx',
         level: 'fail',
         detail: `nx's plans name ${SLICE_FILE}, but nx does not hash ${sample.file} for ${sample.id}: it skips gitignored files`,
-        fix: `${SOUND_KEYS_FIX} (it adds ${NXIGNORE_LINE} to .nxignore)`,
+        fix:
+          mode === 'committed'
+            ? `${soundKeysFix(mode)} (it takes the .gitignore line back), and remove any other rule that ignores the file (git check-ignore -v ${sample.file})`
+            : `${soundKeysFix(mode)} (it adds ${NXIGNORE_LINE} to .nxignore)`,
       };
     }
   }
-  return judge('nx', found);
+  return judge('nx', found, mode);
 }

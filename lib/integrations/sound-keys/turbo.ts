@@ -5,9 +5,11 @@
 // a task with `inputs` gets `.lockguard-slice` appended; a task without gets `["$TURBO_DEFAULT$",
 // ".lockguard-slice"]`, the default it had plus the file; a package task without `inputs` that the root
 // defines inherits the root's, so it is left alone; a task with `cache: false` never restores an output,
-// so it is left alone too), and `turboProof` (`turbo run <every task> --dry=json`: `tasks[].inputs` lists the
+// so it is left alone too; committed mode: no entry where the task's inputs hold `$TURBO_DEFAULT$` or are
+// absent, which hash committed files, and lockguard's own earlier entry taken back there), and `turboProof` (`turbo run <every task> --dry=json`: `tasks[].inputs` lists the
 // files each task's hash folds, by path relative to its package).
-// Measured (turbo 2.11.11): a gitignored file named in `inputs` is hashed; `$TURBO_DEFAULT$` alone skips it;
+// Measured (turbo 2.11.11): a gitignored file named in `inputs` is hashed; `$TURBO_DEFAULT$` alone skips it,
+// and takes a committed one in (the dry run's `tasks[].inputs` lists it);
 // a package turbo.json's `inputs` replace the root's.
 // Invariants: edits only insert (jsonc.ts), so comments and formatting stay; a file that is not JSONC is
 // ERR_LOCKGUARD_BAD_CONFIG and nothing is written; the proof never writes and spawns turbo once.
@@ -43,8 +45,9 @@ function taskName(key: string): string {
   return key.includes('#') ? key.slice(key.indexOf('#') + 1) : key;
 }
 
+const TURBO_DEFAULT = '$TURBO_DEFAULT$';
 /** What init wrote for a task that had no `inputs`. */
-const INIT_PAIR = ['$TURBO_DEFAULT$', SLICE_FILE];
+const INIT_PAIR = [TURBO_DEFAULT, SLICE_FILE];
 
 /** Committed mode's edits of one task: take back the `inputs` entry init added (the whole pair where it wrote one). */
 function unfoldTask(
@@ -88,7 +91,12 @@ function editTasks(
     if (value.kind !== 'object') continue;
     const cache = prop(value, 'cache');
     if (cache?.kind === 'literal' && cache.value === false) continue;
-    if (mode === 'committed') {
+    const inputs = prop(value, 'inputs');
+    // Committed files are in `$TURBO_DEFAULT$` (a task without inputs has it): there the entry is taken back;
+    // a task whose inputs leave the default out still needs the file named, as in ignored mode.
+    const defaults =
+      inputs === undefined || (inputs.kind === 'array' && inputs.items.some((item) => isString(item, TURBO_DEFAULT)));
+    if (mode === 'committed' && defaults) {
       const undo = unfoldTask(key, value, inherited);
       if (undo !== undefined) {
         edits.push(undo.edit);
@@ -96,7 +104,6 @@ function editTasks(
       }
       continue;
     }
-    const inputs = prop(value, 'inputs');
     if (inputs === undefined) {
       if (inherited?.has(taskName(key)) === true) continue;
       edits.push(addProperty(text, value, 'inputs', `["$TURBO_DEFAULT$", "${SLICE_FILE}"]`));
@@ -113,7 +120,8 @@ function editTasks(
 
 /**
  * What `init --sound-keys` changes in the workspace's turbo config files (none: already set up, or no turbo);
- * `committed`: what it takes back (the files are committed, turbo's default inputs hash them).
+ * `committed`: the entry taken back wherever the task's inputs are turbo's default (`$TURBO_DEFAULT$` hashes
+ * committed files), kept or added where its inputs leave the default out (measured, turbo 2.11.11).
  */
 export function turboEdits(root: string, mode: SoundKeysMode = 'ignored'): FileEdit[] {
   const rootFile = turboFileIn(root);
@@ -183,6 +191,7 @@ export function turboFolds(json: string, root: string): TaskFold[] {
 export async function turboProof(
   root: string,
   env: Readonly<Record<string, string | undefined>>,
+  mode?: SoundKeysMode,
 ): Promise<SoundCheck | undefined> {
   let names: string[];
   let json: string;
@@ -214,5 +223,5 @@ export async function turboProof(
       fix: `Run turbo run ${names.join(' ')} --dry=json yourself to see what it prints.`,
     };
   }
-  return judge('turbo', found);
+  return judge('turbo', found, mode);
 }

@@ -30,7 +30,8 @@ export interface FileEdit {
 
 /** One finding of doctor's proof, for one runner. */
 export interface SoundCheck {
-  readonly runner: 'turbo' | 'nx';
+  /** `git`: committed mode's check that git tracks the files (committed.ts). */
+  readonly runner: 'turbo' | 'nx' | 'git';
   readonly level: 'ok' | 'warn' | 'fail';
   readonly detail: string;
   readonly fix?: string;
