@@ -178,15 +178,16 @@ async function setUpSoundKeys(root: string, explicit: boolean, mode: SoundKeysMo
     return;
   }
   const before = soundKeysMode(root);
+  const label = mode === 'committed' ? 'sound keys (committed)' : 'sound keys';
   const edits = soundKeysEdits(root, mode);
   if (edits.length === 0) {
     io.stdout.write(
-      `sound keys (${mode}): already set up (every cached turbo/nx task folds its project's ${SLICE_FILE}): nothing to do.\n`,
+      `${label}: already set up (every cached turbo/nx task folds its project's ${SLICE_FILE}): nothing to do.\n`,
     );
   } else {
     writeEdits(root, edits);
     io.stdout.write(
-      `sound keys (${mode}): the runners' keys now fold each project's ${SLICE_FILE} (${mode === 'committed' ? 'committed files: turbo and nx hash them by default' : "every task's key changes once, now"}):\n`,
+      `${label}: the runners' keys now fold each project's ${SLICE_FILE} (${mode === 'committed' ? 'committed files: turbo and nx hash them by default' : "every task's key changes once, now"}):\n`,
     );
     for (const edit of edits) for (const line of edit.added) io.stdout.write(`  ${edit.file}: ${line}\n`);
   }
