@@ -224,6 +224,13 @@ export function cachedTargets(json: string): string[] {
 
 const NX_PROVEN_SINCE = 24;
 
+/** The fix where nx's plans name the file but nx skips it (gitignored). */
+function unhashedFix(mode: SoundKeysMode | undefined, file: string): string {
+  return mode === 'committed'
+    ? `${soundKeysFix(mode)} (it takes the .gitignore line back), and remove any other rule that ignores the file (git check-ignore -v ${file})`
+    : `${soundKeysFix(mode)} (it adds ${NXIGNORE_LINE} to .nxignore)`;
+}
+
 /** doctor's proof for nx 24, from its own plans; undefined where nx is not set up or has no cached target. */
 export async function nxProof(
   root: string,
@@ -277,10 +284,7 @@ export async function nxProof(
         runner: 'nx',
         level: 'fail',
         detail: `nx's plans name ${SLICE_FILE}, but nx does not hash ${sample.file} for ${sample.id}: it skips gitignored files`,
-        fix:
-          mode === 'committed'
-            ? `${soundKeysFix(mode)} (it takes the .gitignore line back), and remove any other rule that ignores the file (git check-ignore -v ${sample.file})`
-            : `${soundKeysFix(mode)} (it adds ${NXIGNORE_LINE} to .nxignore)`,
+        fix: unhashedFix(mode, sample.file),
       };
     }
   }
