@@ -1,7 +1,7 @@
 // Sound keys for nx: nx hashes each project's `.lockguard-slice`, and the proof from nx's own task plans.
 //
 // Owns: `nxEdits` (`.nxignore` gets `!**/.lockguard-slice`: nx skips gitignored files, measured with nx
-// 24.0.6; a target in nx.json `targetDefaults` or a project.json whose `inputs` leave the project root's file
+// 24.0.6; committed mode takes lockguard's line back, a committed file is hashed; a target in nx.json `targetDefaults` or a project.json whose `inputs` leave the project root's file
 // out gets `"{projectRoot}/.lockguard-slice"` appended; `namedInputs.default`, which every target without
 // `inputs` uses, gets it when it leaves it out; nx's implicit default `{projectRoot}/**/*` already takes it
 // in; a target with `cache: false` never restores, so it is left alone), and `nxProof` (nx 24: the task

@@ -1,8 +1,9 @@
 // The shapes sound keys share: the slice file's name, one file's planned edit, one doctor finding.
 //
-// Owns: `SLICE_FILE` (the name every workspace project's slice file has, next to its package.json), `FileEdit`,
-// `SoundCheck` and `configError` (a turbo.json / nx.json / project.json that cannot be read as JSONC).
-// Invariants: an edit is planned from the file's text alone and only inserts; nothing here writes or spawns.
+// Owns: `SLICE_FILE` (the name every workspace project's slice file has, next to its package.json),
+// `SoundKeysMode` (ignored or committed) and the fix that sets one up, `FileEdit`, `SoundCheck` and
+// `configError` (a turbo.json / nx.json / project.json that cannot be read as JSONC).
+// Invariants: an edit is planned from the file's text alone; nothing here writes or spawns.
 
 import { LockguardError } from '../../core/errors.js';
 import { JsoncError, parseJsonc, type JsonNode } from './jsonc.js';
