@@ -5,7 +5,7 @@
 
 import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { errnoCode, LockguardError } from '../../core/errors.js';
+import { errnoCode, isLockguardError, LockguardError } from '../../core/errors.js';
 import { withLedgerIgnored } from '../../integrations/git.js';
 import { addHookScripts } from '../../integrations/npm/scripts.js';
 import { COMPOSED_PNPMFILE_EXAMPLE, PNPMFILE_SHIM } from '../../integrations/pnpmfile/shim.js';
@@ -200,7 +200,15 @@ async function setUpSoundKeys(root: string, explicit: boolean, mode: SoundKeysMo
   }
   const { writeSliceFiles } = await import('../../run/slice-pass.js');
   const { sliceReportLines } = await import('../slice-files.js');
-  for (const line of sliceReportLines(await writeSliceFiles(root))) io.stdout.write(`  ${line}\n`);
+  try {
+    for (const line of sliceReportLines(await writeSliceFiles(root))) io.stdout.write(`  ${line}\n`);
+  } catch (error) {
+    // The runners' files are set up: a lockfile without slices (bun.lockb) or a file that cannot be written is one line.
+    if (!isLockguardError(error)) throw error;
+    io.stdout.write(
+      `  the slice files were not written: ${error.message}${error.hint === undefined ? '' : ` ${error.hint}`}\n`,
+    );
+  }
   io.stdout.write(
     `  next: commit the files, now and with every lockfile change: ${GIT_ADD_SLICES}\n  (lockguard key --check-slices in a pre-commit hook or a CI step fails while they are not current)\n`,
   );
