@@ -50,11 +50,12 @@ turbo task's inputs (turbo.json and package-level turbo.json files; a task witho
 targets and the default named input whose inputs leave the project root out), and ignores the files in git.
 Each project's ${SLICE_FILE} holds its lockfile slice's digest (lockguard writes it), so the runners' own
 keys change exactly when a project's slice does; every task's key changes once, when this is set up.
---sound-keys=committed instead commits the files (cheaper on a warm turbo run: no inputs entry, turbo's and
-nx's default inputs hash committed files): no turbo inputs edit, no .nxignore line, no .gitignore line (each
-taken back if an earlier init added it), nx targets whose inputs leave the project root out still get the
-file; the files are written now, and must be committed with every lockfile change (lockguard key
---check-slices in a pre-commit hook or CI says when they are not). Switching back: --sound-keys=ignored.
+--sound-keys=committed instead commits the files (cheaper on a warm turbo run: turbo's and nx's default
+inputs hash committed files): no inputs entry where a task's inputs are turbo's default, no .nxignore line,
+no .gitignore line (each taken back if an earlier init added it); turbo tasks whose inputs leave
+$TURBO_DEFAULT$ out and nx targets whose inputs leave the project root out still get the file. The files are
+written now and must be committed with every lockfile change (lockguard key --check-slices in a pre-commit
+hook or CI fails while they are not). Switching back: --sound-keys=ignored.
 
 Options:
 ${DIR_HELP}
