@@ -532,6 +532,10 @@ test("turbo committed: init takes back the inputs entry (keeps it where inputs l
     const again = await cli(['init', '--sound-keys=committed', '--no-pnpmfile'], ws.root, ws.env);
     assert.match(again.stdout, /sound keys \(committed\): already set up/);
     assert.deepEqual(fileDigests(ws.root, ['.git', 'node_modules', '.turbo', '.lockguard']), files, 'idempotent');
+    // A plain init (no mode named) keeps the mode the workspace is in.
+    const plain = await cli(['init', '--no-pnpmfile'], ws.root, ws.env);
+    assert.match(plain.stdout, /sound keys \(committed\): already set up/);
+    assert.deepEqual(fileDigests(ws.root, ['.git', 'node_modules', '.turbo', '.lockguard']), files, 'not switched');
   }
 });
 

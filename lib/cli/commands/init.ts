@@ -60,8 +60,8 @@ hook or CI fails while they are not). Switching back: --sound-keys=ignored.
 Options:
 ${DIR_HELP}
   --sound-keys[=ignored|committed]
-                       set sound keys up (the default where turbo or nx is configured, ignored mode;
-                       --no-sound-keys: never)
+                       set sound keys up (the default where turbo or nx is configured; without a mode:
+                       the one the workspace is in, else ignored; --no-sound-keys: never)
   --pnpmfile           write .pnpmfile.cjs whatever the pnpm version (--no-pnpmfile: never)
   --npm-scripts        add lockguard's hook to the root package.json's preinstall and postinstall scripts
                        (npm workspaces; a no-op where lockguard is not installed, as in npm ci --omit=dev)
@@ -173,12 +173,19 @@ function addNpmScripts(root: string, io: Io): void {
  * turbo and nx fold each project's slice file: every change planned (a config it cannot parse refuses here,
  * before any write), then written and listed; committed mode writes the files too and says to commit them.
  */
-async function setUpSoundKeys(root: string, explicit: boolean, mode: SoundKeysMode, io: Io): Promise<void> {
+async function setUpSoundKeys(
+  root: string,
+  explicit: boolean,
+  chosen: SoundKeysMode | undefined,
+  io: Io,
+): Promise<void> {
   if (!soundKeysWanted(root)) {
     if (explicit) io.stdout.write('sound keys: no turbo.json or nx here, nothing to set up.\n');
     return;
   }
   const before = soundKeysMode(root);
+  // No mode named: the one the workspace is in (a second init never switches it), else ignored.
+  const mode = chosen ?? before ?? 'ignored';
   const label = mode === 'committed' ? 'sound keys (committed)' : 'sound keys';
   const edits = soundKeysEdits(root, mode);
   if (edits.length === 0) {
@@ -216,8 +223,8 @@ async function setUpSoundKeys(root: string, explicit: boolean, mode: SoundKeysMo
 }
 
 /** `--sound-keys=<mode>` taken out of argv (parseArgs' booleans take no value): argv with a bare --sound-keys, and the mode. */
-function soundKeysArg(argv: readonly string[]): { argv: string[]; mode: SoundKeysMode } {
-  let mode: SoundKeysMode = 'ignored';
+function soundKeysArg(argv: readonly string[]): { argv: string[]; mode: SoundKeysMode | undefined } {
+  let mode: SoundKeysMode | undefined;
   const out = argv.map((word) => {
     if (!word.startsWith('--sound-keys=')) return word;
     const value = word.slice('--sound-keys='.length);
