@@ -12,7 +12,14 @@ import type { WorkspaceFingerprints } from '../core/fingerprints.js';
 import { isLockguardError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
 import { runnersFoldingSlices, type SliceRunner } from '../integrations/slice-files/folded-by.js';
-import { hasSliceRecord, SLICE_FILE, sliceFilesCurrent, type SlicePass } from '../run/slice-files.js';
+import {
+  GIT_ADD_SLICES,
+  hasSliceRecord,
+  rootSliceFileExists,
+  SLICE_FILE,
+  sliceFilesCurrent,
+  type SlicePass,
+} from '../run/slice-files.js';
 import { paint, type Io } from './io.js';
 
 function list(words: readonly string[]): string {
@@ -69,6 +76,30 @@ export function sliceReportLines(pass: SlicePass | undefined): string[] {
   return lines;
 }
 
+/** What `lockguard key --check-slices` prints: each file that is not what the writer would write, with the fix. */
+export function staleSliceLines(stale: {
+  readonly missing: readonly string[];
+  readonly differ: readonly string[];
+}): string[] {
+  const count = stale.missing.length + stale.differ.length;
+  if (count === 0) return ['slice files: current (each holds what lockguard key --write-slices would write)'];
+  return [
+    ...stale.missing.map((file) => `missing: ${printable(file)}`),
+    ...stale.differ.map((file) => `stale: ${printable(file)} (written for another lockfile)`),
+    `${count === 1 ? '1 slice file is' : `${count} slice files are`} not current; fix: lockguard key --write-slices && ${GIT_ADD_SLICES}`,
+  ];
+}
+
+/**
+ * The runners that fold the files: those whose configuration names them, else (committed files, which
+ * turbo's and nx's default inputs hash) the configured ones.
+ */
+function foldingRunners(root: string, configured: readonly string[]): SliceRunner[] {
+  const named = runnersFoldingSlices(root);
+  if (named.length > 0 || !rootSliceFileExists(root)) return named;
+  return (['turbo', 'nx'] as const).filter((runner) => configured.includes(runner));
+}
+
 /**
  * `lockguard run`, after its pre-run check and before the command: the slice files, where this workspace
  * uses them; `configured`: the runners the run found configured. Returns the lines for the run's report
@@ -80,10 +111,12 @@ export async function writeSliceFilesBeforeRun(
   io: Io,
 ): Promise<string[]> {
   const root = table.root;
-  // Adopted when lockguard wrote them here before, or a configured runner's configuration names the file
-  // (no turbo or nx configured: nothing read but the record's lstat).
+  // Adopted when lockguard wrote them here before, the root project's file is there (committed files, in a
+  // fresh clone), or a configured runner's configuration names the file (no turbo or nx configured: nothing
+  // read but two lstats).
   const record = hasSliceRecord(root);
-  const runners = record ? undefined : runnersFoldingSlices(root, configured);
+  const committed = !record && rootSliceFileExists(root);
+  const runners = record || committed ? undefined : runnersFoldingSlices(root, configured);
   if (runners !== undefined && runners.length === 0) return [];
   let lines: string[];
   try {
@@ -108,7 +141,7 @@ export async function writeSliceFilesBeforeRun(
       removed: pass?.kind === 'written' ? pass.removed : [],
     };
     const said = changes.changed.length + changes.created.length + changes.removed.length > 0;
-    lines = said ? sliceChangeLines(changes, runners ?? runnersFoldingSlices(root)) : [];
+    lines = said ? sliceChangeLines(changes, runners ?? foldingRunners(root, configured)) : [];
   } catch (error) {
     if (!isLockguardError(error)) throw error;
     const line = `lockguard: warning: the slice files were not all written (${error.message}); runners folding them may replay outputs built against another lockfile.${error.hint === undefined ? '' : ` ${error.hint}`}`;

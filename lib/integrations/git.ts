@@ -3,7 +3,8 @@
 // Owns: the `.gitignore` line `lockguard init` adds (`.lockguard/`, idempotent: any line that already ignores
 // the folder counts), `ledgerTracked`: whether the repository tracks anything under `.lockguard/` (a
 // committed ledger is someone else's records: run/trust.ts treats them as foreign; this says so early), and
-// `changedFromHead`: which inputs differ from the commit (a CI that keys its cache on the commit folds HEAD's).
+// `changedFromHead`: which inputs differ from the commit (a CI that keys its cache on the commit folds HEAD's),
+// and `trackedAndIgnored` (sound keys' committed slice files: doctor's check that git tracks them).
 // Cost: the answer is remembered in `.lockguard/cache/git-index.json` under the git index's stat identity, so
 // a command pays a few lstats (finding `.git`, the index's stat) and one small read while the index is
 // unchanged; only after the index changed (a checkout, a commit, an add) is `git ls-files` run, once.
@@ -136,6 +137,29 @@ export function changedFromHead(root: string, paths: readonly string[], env: Env
         .split('\\')
         .join('/'),
     );
+}
+
+/**
+ * Of `paths` (workspace-relative), those git tracks and those its ignore rules match (tracked or not:
+ * `check-ignore --no-index`); undefined without a repository, without git, or when git fails. Two spawns.
+ */
+export function trackedAndIgnored(
+  root: string,
+  paths: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): { tracked: Set<string>; ignored: Set<string> } | undefined {
+  if (gitDirOf(root) === undefined) return undefined;
+  const options = { cwd: root, env: gitEnv(env), encoding: 'utf8', timeout: 10_000, maxBuffer: 16 << 20 } as const;
+  const listed = spawnSync('git', ['ls-files', '-z', '--', ...paths], options);
+  if (listed.status !== 0 || typeof listed.stdout !== 'string') return undefined;
+  // check-ignore exits 1 when nothing is ignored.
+  const ignored = spawnSync('git', ['check-ignore', '--no-index', '-z', '--stdin'], {
+    ...options,
+    input: paths.map((path) => `${path}\0`).join(''),
+  });
+  if ((ignored.status !== 0 && ignored.status !== 1) || typeof ignored.stdout !== 'string') return undefined;
+  const split = (text: string) => new Set(text.split('\0').filter((path) => path !== ''));
+  return { tracked: split(listed.stdout), ignored: split(ignored.stdout) };
 }
 
 /** The one warning line when the repository tracks ledger files, else undefined. */

@@ -30,6 +30,8 @@ import { ledgerPath, SLICE_FILES_RECORD } from './ledger-layout.js';
 
 /** The file's name, in every project folder (next to its package.json). */
 export const SLICE_FILE = '.lockguard-slice';
+/** What commits the slice files, new, changed and removed ones (committed mode: `init --sound-keys=committed`). */
+export const GIT_ADD_SLICES = `git add -A -- '*${SLICE_FILE}'`;
 /** The first line of every slice file: the digest definition's version (test/core/golden.test.ts pins it). */
 export const SLICE_FILE_VERSION = 'lockguard-slice/1';
 
@@ -129,6 +131,25 @@ export function readSliceRecord(root: string): SliceRecord | undefined {
 export function writeSliceRecord(root: string, record: SliceRecord): void {
   ensureLedger(root);
   writeAtomic(recordPath(root), `${JSON.stringify(record)}\n`);
+}
+
+/**
+ * Whether the workspace uses slice files as far as this machine's files say: a record (a pass ran here once),
+ * else the root project's own slice file (a fresh clone of a workspace that commits them: `init
+ * --sound-keys=committed`). One lstat, two without a record; a runner's configuration naming the file is
+ * the other way in (integrations/slice-files/folded-by.ts).
+ */
+export function sliceFilesAdopted(root: string): boolean {
+  return hasSliceRecord(root) || rootSliceFileExists(root);
+}
+
+/** Whether the root project's slice file is there (a regular file): one lstat. */
+export function rootSliceFileExists(root: string): boolean {
+  try {
+    return lstatSync(join(root, SLICE_FILE), { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether the workspace has a record at all (a pass ran here once): one stat. */

@@ -4,11 +4,13 @@
 //
 // Owns: `writeSliceFiles` (async: pnpm lockfileVersion 6.x included, for the CLI and `lockguard run`) and
 // `writeSliceFilesSync` (for the install hooks, which run inside a package manager's exit: 9.x, npm, yarn, bun),
-// and `expectedSliceFiles` (what a pass would write, for `lockguard plan`).
+// `expectedSliceFiles` (what a pass would write, for `lockguard plan`), and `staleSliceFiles` (which files
+// differ from that, for `lockguard key --check-slices` and doctor: committed files checked, nothing written).
 // Invariants: the fast path reads the record and lstats each file it names, nothing else (no lockfile parse,
 // no slice pass); a workspace without a sliceable lockfile (bun.lockb, pnpm 5.x) writes nothing and says why
 // (the LockguardError of core/slices, thrown).
 
+import { lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileDigest } from '../core/digest.js';
 import { readEntry, realFileSystem } from '../core/file-probe.js';
@@ -86,4 +88,22 @@ export async function expectedSliceFiles(
     expected.set(file, sliceFileText(slice.importer, slice.digest, slice.importer === '.' ? undefined : rootDigest));
   }
   return expected;
+}
+
+/** The files that are not what the writer would write now (workspace-relative; a link or folder there differs); nothing written. */
+export async function staleSliceFiles(
+  root: string,
+  lockfile: SliceLockfile | undefined = sliceLockfileOf(root),
+): Promise<{ files: string[]; missing: string[]; differ: string[] } | undefined> {
+  if (lockfile === undefined) return undefined;
+  const missing: string[] = [];
+  const differ: string[] = [];
+  const expected = await expectedSliceFiles(root, lockfile);
+  for (const [file, text] of expected) {
+    const path = join(root, file);
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    if (stats === undefined) missing.push(file);
+    else if (!stats.isFile() || readFileSync(path, 'utf8') !== text) differ.push(file);
+  }
+  return { files: [...expected.keys()], missing, differ };
 }

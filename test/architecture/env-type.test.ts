@@ -18,17 +18,6 @@ export const INLINE_ENV =
   /Readonly\s*<\s*Record\s*<\s*string\s*,\s*(?:string\s*\|\s*undefined|undefined\s*\|\s*string)\s*>\s*>/g;
 const OWN_ENV = /\b(?:type|interface)\s+Env\b/;
 
-/**
- * Files that still spell it inline, with how many times: other engineers' areas this session (issue 22),
- * turned to `Env` at merge. The list only shrinks: an entry whose count is off fails until it is corrected.
- */
-const ALLOWED: Readonly<Record<string, number>> = {
-  'integrations/sound-keys/index.ts': 1,
-  'integrations/sound-keys/nx.ts': 1,
-  'integrations/sound-keys/plan.ts': 1,
-  'integrations/sound-keys/turbo.ts': 1,
-};
-
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
@@ -51,13 +40,10 @@ test('lib/ names the environment type Env from core/env.ts, never inline, never 
     if (OWN_ENV.test(text)) own.push(`${name}: declares its own Env: import the one from lib/${HOME}`);
   }
   assert.ok(seen > 100, `the walk saw the sources (${seen})`);
-  const inline = [...found]
-    .filter(([name, count]) => ALLOWED[name] !== count)
-    .map(([name, count]) => `${name}: spells the env type inline ${count} time(s): use Env from lib/${HOME}`);
-  const stale = Object.keys(ALLOWED)
-    .filter((name) => !found.has(name))
-    .map((name) => `${name}: no longer spells it inline (or gone): take it out of ALLOWED`);
-  assert.deepEqual([...inline, ...own, ...stale], []);
+  const inline = [...found].map(
+    ([name, count]) => `${name}: spells the env type inline ${count} time(s): use Env from lib/${HOME}`,
+  );
+  assert.deepEqual([...inline, ...own], []);
 });
 
 test('the inline pattern finds the spellings a formatter or a hand could write, and not Env itself', () => {

@@ -1,10 +1,11 @@
 // Sound keys' cost to turbo: a warm `turbo run build` (every task a cache hit) with each package's
-// `.lockguard-slice` folded into its tasks' inputs (turbo.json as `lockguard init --sound-keys` edits it) vs
-// the same workspace without (issue 20's budget: ≤ 1.02×).
+// `.lockguard-slice` folded into its tasks' hashes vs the same workspace without (issue 20's budget: ≤ 1.02×),
+// in both modes: ignored (gitignored files named in `inputs`, turbo.json as `lockguard init --sound-keys`
+// edits it) and committed (the files committed, no `inputs` entry: `init --sound-keys=committed`).
 //
-// Two copies of one workspace (60 packages, 20 source files each, a slice file each, gitignored, a git
-// repository as in real use), both caches warmed, then the two warm runs rotate (medians, and the median
-// of the pair ratios). turbo hashes `$TURBO_DEFAULT$` from git and globs each named extra input in the
+// Three copies of one workspace (60 packages, 20 source files each, a slice file each, a git repository as
+// in real use), every cache warmed, then the three warm runs rotate (medians, and the median of the pair
+// ratios, each against the same round's run without). turbo hashes `$TURBO_DEFAULT$` from git and globs each named extra input in the
 // package folder: the cost is that walk (any extra input pays it), about 0.1 to 0.5 ms a task here.
 
 import { spawnSync } from 'node:child_process';
@@ -66,30 +67,37 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   const template = join(ctx.tmp, 'template');
   const without = join(ctx.tmp, 'without');
   const folded = join(ctx.tmp, 'folded');
+  const committed = join(ctx.tmp, 'committed');
   mkdirSync(template, { recursive: true });
   workspace(template, tools.env);
-  // Both sides copies of one template: the same on-disk layout, only turbo.json differs.
-  for (const copy of [without, folded]) cpSync(template, copy, { recursive: true, verbatimSymlinks: true });
+  // Every side a copy of one template: the same on-disk layout, only turbo.json and .gitignore differ.
+  for (const copy of [without, folded, committed]) cpSync(template, copy, { recursive: true, verbatimSymlinks: true });
   writeEdits(folded, soundKeysEdits(folded));
-  for (const root of [without, folded]) {
+  // Committed mode: the .gitignore line goes, turbo.json stays (build's inputs are turbo's default).
+  writeEdits(committed, soundKeysEdits(committed, 'committed'));
+  for (const root of [without, folded, committed]) {
     git(root, tools.env);
     mustRun(['turbo', 'run', 'build', '--output-logs=none'], root, tools.env);
   }
-  const check = spawnSync('turbo', ['run', 'build', '--dry=json'], {
-    cwd: folded,
-    env: tools.env,
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  if (!check.stdout.includes('".lockguard-slice"'))
-    throw new Error("the folded copy's dry run does not hash .lockguard-slice: the bench would measure nothing");
+  for (const root of [folded, committed]) {
+    const check = spawnSync('turbo', ['run', 'build', '--dry=json'], {
+      cwd: root,
+      env: tools.env,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    if (!check.stdout.includes('".lockguard-slice"'))
+      throw new Error(`the ${root} copy's dry run does not hash .lockguard-slice: the bench would measure nothing`);
+  }
   const run = (cwd: string) => ({
     command: 'turbo',
     args: ['run', 'build', '--output-logs=none'],
     options: { cwd, env: tools.env },
   });
-  const [foldedSamples = [], withoutSamples = []] = processSamples([run(folded), run(without)], ctx.runs);
-  const pairRatio = medianPairRatio(foldedSamples, withoutSamples);
+  const [foldedSamples = [], committedSamples = [], withoutSamples = []] = processSamples(
+    [run(folded), run(committed), run(without)],
+    ctx.runs,
+  );
   return [
     {
       group: 'sound keys',
@@ -97,9 +105,19 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       subjectMs: median(foldedSamples),
       baseline: 'the same without the slice files in inputs',
       baselineMs: median(withoutSamples),
-      pairRatio,
+      pairRatio: medianPairRatio(foldedSamples, withoutSamples),
       goal: 1.02,
       note: 'every task a cache hit (FULL TURBO) on both sides',
+    },
+    {
+      group: 'sound keys',
+      subject: `warm turbo run build, ${PACKAGES} packages, .lockguard-slice committed (no inputs entry: init --sound-keys=committed)`,
+      subjectMs: median(committedSamples),
+      baseline: 'the same without the slice files (gitignored, not in inputs)',
+      baselineMs: median(withoutSamples),
+      pairRatio: medianPairRatio(committedSamples, withoutSamples),
+      goal: 1.02,
+      note: 'every task a cache hit (FULL TURBO) on both sides; turbo hashes a committed file from the git index like any other',
     },
   ];
 }

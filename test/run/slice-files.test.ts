@@ -201,3 +201,41 @@ test("expectedSliceFiles (plan's keys-would-change) names exactly what a pass th
   assert.notEqual(moved.get(`packages/b/${SLICE_FILE}`), textOf(root, 'packages/b'));
   assert.equal(moved.get(`packages/c/${SLICE_FILE}`), textOf(root, 'packages/c'));
 });
+
+test("adoption: a record, or the root project's own file (a fresh clone of committed files), and nothing else; the install hooks' writer follows it; staleSliceFiles names what a pass would change, writing nothing", async (t) => {
+  const { sliceFilesAdopted } = await import('../../lib/run/slice-files.js');
+  const { writeSliceFilesAfterInstall } = await import('../../lib/integrations/slice-files/after-install.js');
+  const { staleSliceFiles } = await import('../../lib/run/slice-pass.js');
+  const root = workspace(t);
+  assert.equal(sliceFilesAdopted(root), false);
+  assert.equal(writeSliceFilesAfterInstall(root), undefined);
+  assert.equal(existsSync(fileOf(root, 'packages/a')), false, 'not adopted: the hook writes nothing');
+  // A fresh clone of committed files: the files, no .lockguard/.
+  await writeSliceFiles(root);
+  rmSync(join(root, '.lockguard'), { recursive: true, force: true });
+  assert.equal(sliceFilesAdopted(root), true);
+  writeFileSync(fileOf(root, 'packages/a'), 'stale\n');
+  rmSync(fileOf(root, 'packages/c'));
+  assert.deepEqual(await staleSliceFiles(root), {
+    files: [
+      '.lockguard-slice',
+      'packages/a/.lockguard-slice',
+      'packages/b/.lockguard-slice',
+      'packages/c/.lockguard-slice',
+    ],
+    missing: ['packages/c/.lockguard-slice'],
+    differ: ['packages/a/.lockguard-slice'],
+  });
+  assert.equal(textOf(root, 'packages/a'), 'stale\n', 'nothing written');
+  assert.equal(writeSliceFilesAfterInstall(root), undefined);
+  assert.deepEqual(await staleSliceFiles(root), {
+    files: (await staleSliceFiles(root))?.files,
+    missing: [],
+    differ: [],
+  });
+  // Without the root's file and the record: not adopted (a folder where the file belongs does not count).
+  rmSync(join(root, '.lockguard'), { recursive: true, force: true });
+  rmSync(fileOf(root, '.'));
+  mkdirSync(fileOf(root, '.'));
+  assert.equal(sliceFilesAdopted(root), false);
+});

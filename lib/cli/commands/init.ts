@@ -5,12 +5,21 @@
 
 import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { errnoCode, LockguardError } from '../../core/errors.js';
+import { errnoCode, isLockguardError, LockguardError } from '../../core/errors.js';
 import { withLedgerIgnored } from '../../integrations/git.js';
 import { addHookScripts } from '../../integrations/npm/scripts.js';
 import { COMPOSED_PNPMFILE_EXAMPLE, PNPMFILE_SHIM } from '../../integrations/pnpmfile/shim.js';
 import { effectivePnpm, majorOf } from '../../integrations/package-managers/version.js';
-import { SLICE_FILE, soundKeysEdits, soundKeysWanted, writeEdits } from '../../integrations/sound-keys/index.js';
+import {
+  SLICE_FILE,
+  SOUND_KEYS_MODES,
+  soundKeysEdits,
+  soundKeysMode,
+  type SoundKeysMode,
+  soundKeysWanted,
+  writeEdits,
+} from '../../integrations/sound-keys/index.js';
+import { GIT_ADD_SLICES } from '../../run/slice-files.js';
 import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -41,10 +50,18 @@ turbo task's inputs (turbo.json and package-level turbo.json files; a task witho
 targets and the default named input whose inputs leave the project root out), and ignores the files in git.
 Each project's ${SLICE_FILE} holds its lockfile slice's digest (lockguard writes it), so the runners' own
 keys change exactly when a project's slice does; every task's key changes once, when this is set up.
+--sound-keys=committed instead commits the files (cheaper on a warm turbo run: turbo's and nx's default
+inputs hash committed files): no inputs entry where a task's inputs are turbo's default, no .nxignore line,
+no .gitignore line (each taken back if an earlier init added it); turbo tasks whose inputs leave
+$TURBO_DEFAULT$ out and nx targets whose inputs leave the project root out still get the file. The files are
+written now and must be committed with every lockfile change (lockguard key --check-slices in a pre-commit
+hook or CI fails while they are not). Switching back: --sound-keys=ignored.
 
 Options:
 ${DIR_HELP}
-  --sound-keys         set sound keys up (the default where turbo or nx is configured; --no-sound-keys: never)
+  --sound-keys[=ignored|committed]
+                       set sound keys up (the default where turbo or nx is configured; without a mode:
+                       the one the workspace is in, else ignored; --no-sound-keys: never)
   --pnpmfile           write .pnpmfile.cjs whatever the pnpm version (--no-pnpmfile: never)
   --npm-scripts        add lockguard's hook to the root package.json's preinstall and postinstall scripts
                        (npm workspaces; a no-op where lockguard is not installed, as in npm ci --omit=dev)
@@ -152,24 +169,77 @@ function addNpmScripts(root: string, io: Io): void {
   io.stdout.write(`package.json: "lockguard hook" added to ${edit.changed.join(' and ')}\n`);
 }
 
-/** turbo and nx fold each project's slice file: every change planned (a config it cannot parse refuses here, before any write), then written and listed. */
-function setUpSoundKeys(root: string, explicit: boolean, io: Io): void {
+/**
+ * turbo and nx fold each project's slice file: every change planned (a config it cannot parse refuses here,
+ * before any write), then written and listed; committed mode writes the files too and says to commit them.
+ */
+async function setUpSoundKeys(
+  root: string,
+  explicit: boolean,
+  chosen: SoundKeysMode | undefined,
+  io: Io,
+): Promise<void> {
   if (!soundKeysWanted(root)) {
     if (explicit) io.stdout.write('sound keys: no turbo.json or nx here, nothing to set up.\n');
     return;
   }
-  const edits = soundKeysEdits(root);
+  const before = soundKeysMode(root);
+  // No mode named: the one the workspace is in (a second init never switches it), else ignored.
+  const mode = chosen ?? before ?? 'ignored';
+  const label = mode === 'committed' ? 'sound keys (committed)' : 'sound keys';
+  const edits = soundKeysEdits(root, mode);
   if (edits.length === 0) {
     io.stdout.write(
-      `sound keys: already set up (every cached turbo/nx task folds its project's ${SLICE_FILE}): nothing to do.\n`,
+      `${label}: already set up (every cached turbo/nx task folds its project's ${SLICE_FILE}): nothing to do.\n`,
     );
+  } else {
+    writeEdits(root, edits);
+    io.stdout.write(
+      `${label}: the runners' keys now fold each project's ${SLICE_FILE} (${mode === 'committed' ? 'committed files: turbo and nx hash them by default' : "every task's key changes once, now"}):\n`,
+    );
+    for (const edit of edits) for (const line of edit.added) io.stdout.write(`  ${edit.file}: ${line}\n`);
+  }
+  if (mode === 'ignored') {
+    if (before === 'committed')
+      io.stdout.write(
+        `  next: stop tracking the committed files (they are written on every machine now): git rm --cached -q -- $(git ls-files -- '*${SLICE_FILE}')\n`,
+      );
     return;
   }
-  writeEdits(root, edits);
+  const { writeSliceFiles } = await import('../../run/slice-pass.js');
+  const { sliceReportLines } = await import('../slice-files.js');
+  try {
+    for (const line of sliceReportLines(await writeSliceFiles(root))) io.stdout.write(`  ${line}\n`);
+  } catch (error) {
+    // The runners' files are set up: a lockfile without slices (bun.lockb) or a file that cannot be written is one line.
+    if (!isLockguardError(error)) throw error;
+    io.stdout.write(
+      `  the slice files were not written: ${error.message}${error.hint === undefined ? '' : ` ${error.hint}`}\n`,
+    );
+  }
   io.stdout.write(
-    `sound keys: the runners' keys now fold each project's ${SLICE_FILE} (every task's key changes once, now):\n`,
+    `  next: commit the files, now and with every lockfile change: ${GIT_ADD_SLICES}\n  (lockguard key --check-slices in a pre-commit hook or a CI step fails while they are not current)\n`,
   );
-  for (const edit of edits) for (const line of edit.added) io.stdout.write(`  ${edit.file}: ${line}\n`);
+}
+
+/** `--sound-keys=<mode>` taken out of argv (parseArgs' booleans take no value): argv with a bare --sound-keys, and the mode. */
+function soundKeysArg(argv: readonly string[]): { argv: string[]; mode: SoundKeysMode | undefined } {
+  let mode: SoundKeysMode | undefined;
+  const out = argv.map((word) => {
+    if (!word.startsWith('--sound-keys=')) return word;
+    const value = word.slice('--sound-keys='.length);
+    const found = SOUND_KEYS_MODES.find((name) => name === value);
+    if (found === undefined) {
+      throw new LockguardError(
+        'ERR_LOCKGUARD_USAGE',
+        'Expected --sound-keys, --sound-keys=ignored or --sound-keys=committed (lockguard init).',
+        { hint: 'lockguard init --help says what each mode does.' },
+      );
+    }
+    mode = found;
+    return '--sound-keys';
+  });
+  return { argv: out, mode };
 }
 
 /** The last pnpm major that runs pnpmfile hooks in its own process (a pnpmfile costs it nothing measurable). */
@@ -177,7 +247,8 @@ const PNPMFILE_FREE_UNTIL = 10;
 
 export const command: Command = {
   help,
-  async run(argv, io: Io) {
+  async run(rawArgv, io: Io) {
+    const { argv, mode } = soundKeysArg(rawArgv);
     const parsed = parse('init', argv, {
       ...DIR_OPTION,
       'npm-scripts': { type: 'boolean' },
@@ -201,7 +272,7 @@ export const command: Command = {
       );
     }
     const workspace = await workspaceOf(parsed, io);
-    if (!flag(parsed, 'no-sound-keys')) setUpSoundKeys(workspace.root, flag(parsed, 'sound-keys'), io);
+    if (!flag(parsed, 'no-sound-keys')) await setUpSoundKeys(workspace.root, flag(parsed, 'sound-keys'), mode, io);
     ignoreLedger(workspace.root, io);
     const npmScripts = flag(parsed, 'npm-scripts');
     if (workspace.manager === 'pnpm') {

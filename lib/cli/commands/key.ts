@@ -16,6 +16,7 @@ const help = `Usage: lockguard key [options]
        lockguard key --project <name|path> [--json]
        lockguard key --projects [--json]
        lockguard key --write-slices
+       lockguard key --check-slices
 
 Prints the key of the fingerprint table as it is now: sha256 over the entries' paths and bytes (or
 absence), never stat data, so two machines with the same files print the same key. Records nothing.
@@ -31,6 +32,11 @@ files it wrote for projects that left the workspace, and prints what it wrote or
 computed when the lockfile is the one the files were last written for. turbo and nx fold the files once
 their inputs name them (lockguard init --sound-keys); lockguard run and the install hooks keep them current.
 
+With --check-slices, writes nothing: exit 0 when every project's .lockguard-slice holds what --write-slices
+would write, 1 naming each missing or stale file and the fix (lockguard key --write-slices && git add -A --
+'*.lockguard-slice'). For workspaces that commit the files (lockguard init --sound-keys=committed): run it
+in a pre-commit hook or a CI step, so a lockfile change never lands without its slice files.
+
 Options:
 ${DIR_HELP}
 ${SCOPE_HELP}
@@ -38,6 +44,7 @@ ${SCOPE_HELP}
                        ("." for the root, "packages/b") or its package name
   --projects           every project's slice digest
   --write-slices       write every project's .lockguard-slice (exit 2 naming the path when one cannot be)
+  --check-slices       check they are current, writing nothing (exit 1: not current; 2: no lockfile)
   --json               print {key, scope, manager, entries} as JSON; with --project(s):
                        {importer, name, digest} (one, or a list)
   -h, --help           this text
@@ -53,8 +60,10 @@ export const command: Command = {
       project: { type: 'string' },
       projects: { type: 'boolean' },
       'write-slices': { type: 'boolean' },
+      'check-slices': { type: 'boolean' },
     });
     const workspace = await workspaceOf(parsed, io);
+    if (flag(parsed, 'check-slices')) return checkSlices(parsed, workspace.root, io);
     if (flag(parsed, 'write-slices')) return writeSlices(parsed, workspace.root, io);
     const project = stringValue(parsed, 'project');
     if (project !== undefined || flag(parsed, 'projects')) return printSlices(parsed, project, workspace.root, io);
@@ -62,15 +71,50 @@ export const command: Command = {
   },
 };
 
-/** --write-slices (alone): every project's .lockguard-slice written, and what was written or removed printed. */
-async function writeSlices(parsed: Parsed, root: string, io: Io): Promise<number> {
-  if (stringValue(parsed, 'project') !== undefined || flag(parsed, 'projects') || flag(parsed, 'json')) {
+/** --write-slices and --check-slices take no other option. */
+function alone(parsed: Parsed, name: 'write-slices' | 'check-slices'): void {
+  const other = name === 'write-slices' ? 'check-slices' : 'write-slices';
+  if (
+    stringValue(parsed, 'project') !== undefined ||
+    flag(parsed, 'projects') ||
+    flag(parsed, 'json') ||
+    flag(parsed, other)
+  ) {
     throw new LockguardError(
       'ERR_LOCKGUARD_USAGE',
-      'Expected --write-slices alone, got it with --project, --projects or --json (lockguard key).',
-      { hint: 'Run lockguard key --write-slices on its own.' },
+      `Expected --${name} alone, got it with --project, --projects, --json or --${other} (lockguard key).`,
+      { hint: `Run lockguard key --${name} on its own.` },
     );
   }
+}
+
+/** --check-slices (alone): exit 1 naming every file that is not what --write-slices would write; nothing written. */
+async function checkSlices(parsed: Parsed, root: string, io: Io): Promise<number> {
+  alone(parsed, 'check-slices');
+  const { staleSliceFiles } = await import('../../run/slice-pass.js');
+  const { staleSliceLines } = await import('../slice-files.js');
+  const stale = await staleSliceFiles(root);
+  if (stale === undefined) {
+    throw new LockguardError(
+      'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
+      `There is no lockfile with per-project slices at "${root}" (pnpm-lock.yaml, package-lock.json, yarn.lock or bun.lock), so there are no slice files to check.`,
+      {
+        path: root,
+        hint: 'Run the install that writes the lockfile, or run lockguard key --check-slices at the workspace root.',
+      },
+    );
+  }
+  io.stdout.write(
+    staleSliceLines(stale)
+      .map((line) => `${line}\n`)
+      .join(''),
+  );
+  return stale.missing.length + stale.differ.length === 0 ? EXIT.ok : EXIT.moved;
+}
+
+/** --write-slices (alone): every project's .lockguard-slice written, and what was written or removed printed. */
+async function writeSlices(parsed: Parsed, root: string, io: Io): Promise<number> {
+  alone(parsed, 'write-slices');
   const { writeSliceFiles } = await import('../../run/slice-pass.js');
   const { sliceReportLines } = await import('../slice-files.js');
   io.stdout.write(

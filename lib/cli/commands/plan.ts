@@ -4,7 +4,7 @@
 
 import { expectedSliceFiles } from '../../run/slice-pass.js';
 import { planFor } from '../../integrations/plan/index.js';
-import { SLICE_FILE, SOUND_KEYS_FIX } from '../../integrations/sound-keys/index.js';
+import { SLICE_FILE, soundKeysFix, soundKeysMode } from '../../integrations/sound-keys/index.js';
 import { sliceKeysFor } from '../../integrations/sound-keys/plan.js';
 import { LockguardError } from '../../core/errors.js';
 import { redactRecord, redactText } from '../../core/redact.js';
@@ -84,7 +84,7 @@ export const command: Command = {
       lines.push(
         soundKeys.leftOut.length === 0
           ? `sound keys: all ${cached} cached tasks fold their project's ${SLICE_FILE} (their keys change when its lockfile slice does)`
-          : `sound keys: ${soundKeys.leftOut.length} of ${cached} cached tasks leave their project's ${SLICE_FILE} out: ${soundKeys.leftOut.join(', ')} (fix: ${SOUND_KEYS_FIX})`,
+          : `sound keys: ${soundKeys.leftOut.length} of ${cached} cached tasks leave their project's ${SLICE_FILE} out: ${soundKeys.leftOut.join(', ')} (fix: ${soundKeysFix(soundKeysMode(workspace.root))})`,
       );
       if (soundKeys.wouldChange !== undefined && soundKeys.wouldChange.length > 0)
         lines.push(

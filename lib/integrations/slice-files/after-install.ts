@@ -9,14 +9,14 @@
 // costs one stat and at most four failed or small reads; where nothing changed, the stat-level check only.
 
 import { isLockguardError } from '../../core/errors.js';
-import { hasSliceRecord } from '../../run/slice-files.js';
+import { sliceFilesAdopted } from '../../run/slice-files.js';
 import { writeSliceFilesSync } from '../../run/slice-pass.js';
 import { runnersFoldingSlices } from './folded-by.js';
 
 /** Write the slice files of the workspace at `root` if it uses them; a warning line when that failed. */
 export function writeSliceFilesAfterInstall(root: string): string | undefined {
   try {
-    if (!hasSliceRecord(root) && runnersFoldingSlices(root).length === 0) return undefined;
+    if (!sliceFilesAdopted(root) && runnersFoldingSlices(root).length === 0) return undefined;
     writeSliceFilesSync(root);
     return undefined;
   } catch (error) {

@@ -11,7 +11,7 @@
 
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { hasSliceRecord } from '../../run/slice-files.js';
+import { sliceFilesAdopted } from '../../run/slice-files.js';
 import { runnersFoldingSlices } from './folded-by.js';
 
 declare const __LOCKGUARD_SLICE_WRITER__: string | undefined;
@@ -27,7 +27,7 @@ const UNLOADABLE =
  * files (one stat, at most four small reads otherwise); a warning line when it cannot be loaded.
  */
 export function writeSliceFilesWith(root: string, load: () => AfterInstall): string | undefined {
-  if (!hasSliceRecord(root) && runnersFoldingSlices(root).length === 0) return undefined;
+  if (!sliceFilesAdopted(root) && runnersFoldingSlices(root).length === 0) return undefined;
   let writer: AfterInstall;
   try {
     writer = load();

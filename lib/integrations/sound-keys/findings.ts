@@ -10,7 +10,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SLICE_FILE, SOUND_KEYS_FIX, type SoundCheck } from './types.js';
+import { SLICE_FILE, type SoundCheck, soundKeysFix, type SoundKeysMode } from './types.js';
 
 /** One cached task, as its runner's own plan shows it. */
 export interface TaskFold {
@@ -66,8 +66,8 @@ export function someOf(names: readonly string[], limit = 5): string {
   return `${names.slice(0, limit).join(', ')}${names.length > limit ? ` (+${names.length - limit} more)` : ''}`;
 }
 
-/** One finding from what a runner's plan showed. */
-export function judge(runner: 'turbo' | 'nx', found: Findings): SoundCheck {
+/** One finding from what a runner's plan showed; `mode`: the workspace's (the fix sets that one up). */
+export function judge(runner: 'turbo' | 'nx', found: Findings, mode?: SoundKeysMode): SoundCheck {
   const folded = found.cached - found.missing.length - found.unwritten.length;
   if (found.missing.length > 0) {
     return {
@@ -75,7 +75,7 @@ export function judge(runner: 'turbo' | 'nx', found: Findings): SoundCheck {
       // Nothing folds the file yet: sound keys are not set up (a warning); some do, some do not: a hole (a failure).
       level: folded + found.unwritten.length === 0 ? 'warn' : 'fail',
       detail: `${found.missing.length} of ${found.cached} cached ${runner} tasks do not fold their project's ${SLICE_FILE}, so a lockfile change ${runner} misses can replay their outputs: ${someOf(found.missing)}`,
-      fix: SOUND_KEYS_FIX,
+      fix: soundKeysFix(mode),
     };
   }
   if (found.unwritten.length > 0) {

@@ -1,35 +1,59 @@
 // Sound keys: turbo and nx fold each project's `.lockguard-slice`, so their own keys change with the
 // project's lockfile slice (README "Sound keys"; this folder's README.md).
 //
-// Owns: `soundKeysEdits` (everything `init --sound-keys` changes: turbo.json files, .nxignore, nx.json,
-// project.json files, and `.lockguard-slice` in the root .gitignore), `writeEdits`, `soundKeysWanted` (turbo
-// or nx is configured: init does it by default there), and `soundKeysProof` (doctor: each runner's own plan).
+// Owns: `soundKeysEdits` (everything `init --sound-keys[=ignored|committed]` changes: turbo.json files,
+// .nxignore, nx.json, project.json files, and `.lockguard-slice` in the root .gitignore; switching modes takes
+// the other mode's entries back), `writeEdits`, `soundKeysWanted` (turbo or nx is configured: init does it by
+// default there), `soundKeysMode` (which mode a clone is in, from its files), and `soundKeysProof` (doctor:
+// each runner's own plan; in committed mode, git's view of the files too: committed.ts).
 // Invariants: every edit is planned before any file is written, so a file that cannot be parsed leaves the
 // workspace as it was; a second init plans nothing; writes are atomic (stage, then rename).
 
-import { existsSync, readFileSync } from 'node:fs';
+import type { Env } from '../../core/env.js';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeAtomic } from '../../run/atomic.js';
+import { rootSliceFileExists } from '../../run/slice-files.js';
+import { committedProof } from './committed.js';
+import { ignoreFileEdit, type IgnoreLine } from './ignore-lines.js';
 import { nxConfigured, nxEdits, nxProof } from './nx.js';
 import { turboEdits, turboFileIn, turboProof } from './turbo.js';
-import { type FileEdit, SLICE_FILE, type SoundCheck } from './types.js';
+import { type FileEdit, SLICE_FILE, type SoundCheck, type SoundKeysMode } from './types.js';
 
-export { SLICE_FILE, SOUND_KEYS_FIX, type FileEdit, type SoundCheck } from './types.js';
+export {
+  SLICE_FILE,
+  SOUND_KEYS_FIX,
+  SOUND_KEYS_MODES,
+  soundKeysFix,
+  type FileEdit,
+  type SoundCheck,
+  type SoundKeysMode,
+} from './types.js';
 export { NXIGNORE_LINE, NX_INPUT } from './nx.js';
 
-/** .gitignore lines that ignore the slice file in every folder. */
-const IGNORES_SLICE = new Set([SLICE_FILE, `**/${SLICE_FILE}`]);
+/** The .gitignore line that ignores the slice file in every folder (ignored mode; committed mode takes it back). */
+export const GITIGNORE_SLICE: IgnoreLine = {
+  line: SLICE_FILE,
+  matches: new Set([SLICE_FILE, `**/${SLICE_FILE}`, `/${SLICE_FILE}`]),
+  comment: "# lockguard's per-project lockfile slice files (written by lockguard, folded by the runners' keys)",
+  added: `(each project's slice file is written on every machine, never committed)`,
+  removed: 'removed (the slice files are committed now)',
+};
 
-function gitignoreEdit(root: string): FileEdit | undefined {
-  const path = join(root, '.gitignore');
-  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
-  if (text.split(/\r?\n/).some((line) => IGNORES_SLICE.has(line.trim()))) return undefined;
-  const sep = text === '' || text.endsWith('\n') ? '' : '\n';
-  return {
-    file: '.gitignore',
-    text: `${text}${sep}# lockguard's per-project lockfile slice files (written by lockguard, folded by the runners' keys)\n${SLICE_FILE}\n`,
-    added: [`${SLICE_FILE} (each project's slice file is written on every machine, never committed)`],
-  };
+/**
+ * The mode a workspace is set up in, from files a fresh clone has: `ignored` where the root .gitignore
+ * ignores the slice files, `committed` where it does not and the root project's file is there (committed
+ * with the lockfile); undefined: neither (not set up, or no file written yet).
+ */
+export function soundKeysMode(root: string): SoundKeysMode | undefined {
+  let text = '';
+  try {
+    text = readFileSync(join(root, '.gitignore'), 'utf8');
+  } catch {
+    // No .gitignore: nothing ignored.
+  }
+  if (text.split('\n').some((line) => GITIGNORE_SLICE.matches.has(line.trim()))) return 'ignored';
+  return rootSliceFileExists(root) ? 'committed' : undefined;
 }
 
 /** Whether turbo or nx is configured at `root` (where init sets sound keys up by default). */
@@ -37,10 +61,13 @@ export function soundKeysWanted(root: string): boolean {
   return turboFileIn(root) !== undefined || nxConfigured(root);
 }
 
-/** Every change sound keys need at `root` (empty: already set up); throws ERR_LOCKGUARD_BAD_CONFIG before anything is written. */
-export function soundKeysEdits(root: string): FileEdit[] {
-  const runners = [...turboEdits(root), ...nxEdits(root)];
-  const ignore = gitignoreEdit(root);
+/**
+ * Every change sound keys need at `root` in `mode` (empty: already set up so; switching modes takes back the
+ * other mode's entries); throws ERR_LOCKGUARD_BAD_CONFIG before anything is written.
+ */
+export function soundKeysEdits(root: string, mode: SoundKeysMode = 'ignored'): FileEdit[] {
+  const runners = [...turboEdits(root, mode), ...nxEdits(root, mode)];
+  const ignore = ignoreFileEdit(root, '.gitignore', GITIGNORE_SLICE, mode === 'ignored');
   return ignore === undefined ? runners : [...runners, ignore];
 }
 
@@ -49,11 +76,17 @@ export function writeEdits(root: string, edits: readonly FileEdit[]): void {
   for (const edit of edits) writeAtomic(join(root, edit.file), edit.text);
 }
 
-/** doctor's proof, one finding per configured runner that has cached tasks (turbo's dry run, nx's task plans). */
-export async function soundKeysProof(
-  root: string,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<SoundCheck[]> {
-  const found = await Promise.all([turboProof(root, env), nxProof(root, env)]);
+/**
+ * doctor's proof, one finding per configured runner that has cached tasks (turbo's dry run, nx's task plans),
+ * and in committed mode git's view of the files (committed.ts).
+ */
+export async function soundKeysProof(root: string, env: Env): Promise<SoundCheck[]> {
+  if (!soundKeysWanted(root)) return [];
+  const mode = soundKeysMode(root);
+  const found = await Promise.all([
+    turboProof(root, env, mode),
+    nxProof(root, env, mode),
+    mode === 'committed' ? committedProof(root, env) : undefined,
+  ]);
   return found.filter((check): check is SoundCheck => check !== undefined);
 }

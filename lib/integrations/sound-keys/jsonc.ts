@@ -2,8 +2,10 @@
 //
 // Owns: `parseJsonc` (JSON plus `//` and block comments and trailing commas, as turbo.json and nx.json allow:
 // a tree whose every node knows where it starts and ends in the text), and `appendItem` / `addProperty`
-// (one insertion each, in the style of what is around it: same line or one more line at the same indent).
-// Invariants: an edit only inserts text; comments, order, spacing and every other byte stay as they were;
+// (one insertion each, in the style of what is around it: same line or one more line at the same indent),
+// and `removeItem` / `removeProperty`, their inverses (`init --sound-keys=committed` takes back what it added).
+// Invariants: an edit inserts text or removes exactly one item or property with the separator before it
+// (after it, for the first); comments, order, spacing and every other byte stay as they were;
 // a text that is not JSONC is a `JsoncError` with its line and column, never a quote of its bytes.
 
 export type JsonNode =
@@ -19,10 +21,11 @@ export interface JsonProp {
   readonly value: JsonNode;
 }
 
-/** One insertion into the text. */
+/** One insertion into the text (or, with `remove`, that many characters at `at` replaced by `insert`). */
 export interface TextEdit {
   readonly at: number;
   readonly insert: string;
+  readonly remove?: number;
 }
 
 export class JsoncError extends Error {
@@ -201,10 +204,44 @@ export function addProperty(text: string, object: JsonNode & { kind: 'object' },
   );
 }
 
-/** `text` with every edit applied (insertions at distinct offsets). */
+/** The removal of one child (its `start` and `end` given) with the separator that joins it to its neighbours. */
+function removeChild(
+  container: JsonNode,
+  children: readonly { readonly start: number; readonly end: number }[],
+  index: number,
+): TextEdit {
+  const child = children[index];
+  if (child === undefined) throw new RangeError(`no child ${index}`);
+  const before = children[index - 1];
+  const after = children[index + 1];
+  // The only child: the container is left empty, as `[]` / `{}`.
+  if (before === undefined && after === undefined)
+    return { at: container.start + 1, insert: '', remove: container.end - 1 - (container.start + 1) };
+  // The first: up to the next one's start; any other: from the end of the one before (the inverse of insertAfter).
+  if (before === undefined && after !== undefined)
+    return { at: child.start, insert: '', remove: after.start - child.start };
+  const from = before?.end ?? child.start;
+  return { at: from, insert: '', remove: child.end - from };
+}
+
+/** Remove the array's item at `index`. */
+export function removeItem(array: JsonNode & { kind: 'array' }, index: number): TextEdit {
+  return removeChild(array, array.items, index);
+}
+
+/** Remove the object's property at `index` (its key through its value). */
+export function removeProperty(object: JsonNode & { kind: 'object' }, index: number): TextEdit {
+  return removeChild(
+    object,
+    object.props.map((entry) => ({ start: entry.start, end: entry.value.end })),
+    index,
+  );
+}
+
+/** `text` with every edit applied (at distinct, non-overlapping places). */
 export function applyEdits(text: string, edits: readonly TextEdit[]): string {
   let out = text;
   for (const edit of [...edits].sort((a, b) => b.at - a.at))
-    out = out.slice(0, edit.at) + edit.insert + out.slice(edit.at);
+    out = out.slice(0, edit.at) + edit.insert + out.slice(edit.at + (edit.remove ?? 0));
   return out;
 }

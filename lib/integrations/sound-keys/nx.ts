@@ -1,7 +1,7 @@
 // Sound keys for nx: nx hashes each project's `.lockguard-slice`, and the proof from nx's own task plans.
 //
 // Owns: `nxEdits` (`.nxignore` gets `!**/.lockguard-slice`: nx skips gitignored files, measured with nx
-// 24.0.6; a target in nx.json `targetDefaults` or a project.json whose `inputs` leave the project root's file
+// 24.0.6; committed mode takes lockguard's line back, a committed file is hashed; a target in nx.json `targetDefaults` or a project.json whose `inputs` leave the project root's file
 // out gets `"{projectRoot}/.lockguard-slice"` appended; `namedInputs.default`, which every target without
 // `inputs` uses, gets it when it leaves it out; nx's implicit default `{projectRoot}/**/*` already takes it
 // in; a target with `cache: false` never restores, so it is left alone), and `nxProof` (nx 24: the task
@@ -13,6 +13,7 @@
 // Invariants: edits only insert (jsonc.ts); a file that is not JSONC is ERR_LOCKGUARD_BAD_CONFIG and
 // nothing is written; the proof never writes and spawns nx three times at most.
 
+import type { Env } from '../../core/env.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isLockguardError } from '../../core/errors.js';
@@ -22,7 +23,8 @@ import { configFilesUnder } from './files.js';
 import { type Findings, findingsOf, judge, type TaskFold } from './findings.js';
 import { foldsPath } from './globs.js';
 import { appendItem, applyEdits, isString, type JsonNode, prop, type TextEdit } from './jsonc.js';
-import { type FileEdit, parseConfig, SLICE_FILE, SOUND_KEYS_FIX, type SoundCheck } from './types.js';
+import { ignoreFileEdit, type IgnoreLine } from './ignore-lines.js';
+import { type FileEdit, parseConfig, SLICE_FILE, type SoundCheck, soundKeysFix, type SoundKeysMode } from './types.js';
 
 /** The `.nxignore` line that makes nx hash the gitignored slice files. */
 export const NXIGNORE_LINE = `!**/${SLICE_FILE}`;
@@ -120,23 +122,22 @@ export function nxConfigured(root: string): boolean {
   }
 }
 
-function nxignoreEdit(root: string): FileEdit | undefined {
-  const path = join(root, '.nxignore');
-  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
-  if (text.split(/\r?\n/).some((line) => line.trim() === NXIGNORE_LINE)) return undefined;
-  const sep = text === '' || text.endsWith('\n') ? '' : '\n';
-  return {
-    file: '.nxignore',
-    text: `${text}${sep}# lockguard's per-project slice files: gitignored, yet nx must hash them (lockguard init --sound-keys)\n${NXIGNORE_LINE}\n`,
-    added: [`${NXIGNORE_LINE} (nx skips gitignored files unless un-ignored here)`],
-  };
-}
+const NXIGNORE: IgnoreLine = {
+  line: NXIGNORE_LINE,
+  matches: new Set([NXIGNORE_LINE]),
+  comment: "# lockguard's per-project slice files: gitignored, yet nx must hash them (lockguard init --sound-keys)",
+  added: '(nx skips gitignored files unless un-ignored here)',
+  removed: 'removed (committed files are hashed without it)',
+};
 
-/** What `init --sound-keys` changes for nx (none: already set up, or no nx). */
-export function nxEdits(root: string): FileEdit[] {
+/**
+ * What `init --sound-keys` changes for nx (none: already set up, or no nx). Both modes: targets whose inputs
+ * leave the project root out get the file; `committed` takes `.nxignore`'s line back (a committed file is hashed).
+ */
+export function nxEdits(root: string, mode: SoundKeysMode = 'ignored'): FileEdit[] {
   if (!nxConfigured(root)) return [];
   const out: FileEdit[] = [];
-  const ignore = nxignoreEdit(root);
+  const ignore = ignoreFileEdit(root, '.nxignore', NXIGNORE, mode === 'ignored');
   if (ignore !== undefined) out.push(ignore);
   const nxPath = join(root, 'nx.json');
   const nxText = existsSync(nxPath) ? readFileSync(nxPath, 'utf8') : undefined;
@@ -224,11 +225,15 @@ export function cachedTargets(json: string): string[] {
 
 const NX_PROVEN_SINCE = 24;
 
+/** The fix where nx's plans name the file but nx skips it (gitignored). */
+function unhashedFix(mode: SoundKeysMode | undefined, file: string): string {
+  return mode === 'committed'
+    ? `${soundKeysFix(mode)} (it takes the .gitignore line back), and remove any other rule that ignores the file (git check-ignore -v ${file})`
+    : `${soundKeysFix(mode)} (it adds ${NXIGNORE_LINE} to .nxignore)`;
+}
+
 /** doctor's proof for nx 24, from its own plans; undefined where nx is not set up or has no cached target. */
-export async function nxProof(
-  root: string,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<SoundCheck | undefined> {
+export async function nxProof(root: string, env: Env, mode?: SoundKeysMode): Promise<SoundCheck | undefined> {
   if (!nxConfigured(root)) return undefined;
   const version = nxVersionAt(root);
   if (version === undefined) return undefined;
@@ -237,7 +242,7 @@ export async function nxProof(
       runner: 'nx',
       level: 'warn',
       detail: `nx ${version}: doctor proves that nx's keys fold ${SLICE_FILE} from the task plans of nx ${NX_PROVEN_SINCE} and newer only`,
-      fix: `Check with nx show target inputs <project>:<target> after ${SOUND_KEYS_FIX}.`,
+      fix: `Check with nx show target inputs <project>:<target> after ${soundKeysFix(mode)}.`,
     };
   }
   const cannot = (error: unknown): SoundCheck => {
@@ -276,9 +281,9 @@ export async function nxProof(
         runner: 'nx',
         level: 'fail',
         detail: `nx's plans name ${SLICE_FILE}, but nx does not hash ${sample.file} for ${sample.id}: it skips gitignored files`,
-        fix: `${SOUND_KEYS_FIX} (it adds ${NXIGNORE_LINE} to .nxignore)`,
+        fix: unhashedFix(mode, sample.file),
       };
     }
   }
-  return judge('nx', found);
+  return judge('nx', found, mode);
 }

@@ -8,6 +8,7 @@
 // JSON); nothing for a command that starts neither runner.
 // Invariants: never writes; a dry run that fails is the plan's own ERR_LOCKGUARD_PLAN (it ran the same).
 
+import type { Env } from '../../core/env.js';
 import { nxGraphArgv } from '../runners/nx/plan.js';
 import { runDry } from '../plan/spawn-runner.js';
 import { turboDryArgv } from '../runners/turbo/plan.js';
@@ -29,7 +30,7 @@ export interface SliceKeys {
 export async function sliceKeysFor(
   argv: readonly string[],
   root: string,
-  env: Readonly<Record<string, string | undefined>>,
+  env: Env,
   expected?: ReadonlyMap<string, string>,
 ): Promise<SliceKeys | undefined> {
   const folds: TaskFold[] = [];

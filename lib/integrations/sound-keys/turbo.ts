@@ -5,21 +5,34 @@
 // a task with `inputs` gets `.lockguard-slice` appended; a task without gets `["$TURBO_DEFAULT$",
 // ".lockguard-slice"]`, the default it had plus the file; a package task without `inputs` that the root
 // defines inherits the root's, so it is left alone; a task with `cache: false` never restores an output,
-// so it is left alone too), and `turboProof` (`turbo run <every task> --dry=json`: `tasks[].inputs` lists the
+// so it is left alone too; committed mode: no entry where the task's inputs hold `$TURBO_DEFAULT$` or are
+// absent, which hash committed files, and lockguard's own earlier entry taken back there), and `turboProof` (`turbo run <every task> --dry=json`: `tasks[].inputs` lists the
 // files each task's hash folds, by path relative to its package).
-// Measured (turbo 2.11.11): a gitignored file named in `inputs` is hashed; `$TURBO_DEFAULT$` alone skips it;
+// Measured (turbo 2.11.11): a gitignored file named in `inputs` is hashed; `$TURBO_DEFAULT$` alone skips it,
+// and takes a committed one in (the dry run's `tasks[].inputs` lists it);
 // a package turbo.json's `inputs` replace the root's.
 // Invariants: edits only insert (jsonc.ts), so comments and formatting stay; a file that is not JSONC is
 // ERR_LOCKGUARD_BAD_CONFIG and nothing is written; the proof never writes and spawns turbo once.
 
+import type { Env } from '../../core/env.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isLockguardError } from '../../core/errors.js';
 import { runDry } from '../plan/spawn-runner.js';
-import { addProperty, appendItem, applyEdits, isString, prop, type JsonNode, type TextEdit } from './jsonc.js';
+import {
+  addProperty,
+  appendItem,
+  applyEdits,
+  isString,
+  prop,
+  removeItem,
+  removeProperty,
+  type JsonNode,
+  type TextEdit,
+} from './jsonc.js';
 import { configFilesUnder, fileIn } from './files.js';
 import { type Findings, findingsOf, judge, type TaskFold } from './findings.js';
-import { type FileEdit, parseConfig, SLICE_FILE, type SoundCheck } from './types.js';
+import { type FileEdit, parseConfig, SLICE_FILE, type SoundCheck, type SoundKeysMode } from './types.js';
 
 const TURBO_FILES = ['turbo.json', 'turbo.jsonc'];
 
@@ -33,11 +46,43 @@ function taskName(key: string): string {
   return key.includes('#') ? key.slice(key.indexOf('#') + 1) : key;
 }
 
+const TURBO_DEFAULT = '$TURBO_DEFAULT$';
+/** What init wrote for a task that had no `inputs`. */
+const INIT_PAIR = [TURBO_DEFAULT, SLICE_FILE];
+
+/** Committed mode's edits of one task: take back the `inputs` entry init added (the whole pair where it wrote one). */
+function unfoldTask(
+  key: string,
+  task: JsonNode & { kind: 'object' },
+  inherited: ReadonlySet<string> | undefined,
+): { edit: TextEdit; added: string } | undefined {
+  let index = -1;
+  task.props.forEach((entry, i) => {
+    if (entry.key === 'inputs') index = i;
+  });
+  const inputs = task.props[index]?.value;
+  if (inputs?.kind !== 'array') return undefined;
+  const at = inputs.items.findIndex((item) => isString(item, SLICE_FILE));
+  if (at === -1) return undefined;
+  // The pair init wrote where a task had none (a package task the root defines inherits the root's inputs instead: keep its own).
+  const pair =
+    inputs.items.length === INIT_PAIR.length &&
+    inputs.items.every((item, i) => isString(item, INIT_PAIR[i] ?? '')) &&
+    inherited?.has(taskName(key)) !== true;
+  return pair
+    ? {
+        edit: removeProperty(task, index),
+        added: `tasks.${key}.inputs removed (lockguard added it; committed files are in turbo's default inputs)`,
+      }
+    : { edit: removeItem(inputs, at), added: `tasks.${key}.inputs - "${SLICE_FILE}" (committed files need no entry)` };
+}
+
 /** The edits of one turbo config's `tasks`; `inherited`: task names the root defines (a package file only). */
 function editTasks(
   text: string,
   tree: JsonNode,
   inherited: ReadonlySet<string> | undefined,
+  mode: SoundKeysMode,
 ): { edits: TextEdit[]; added: string[] } {
   const tasks = prop(tree, 'tasks');
   const edits: TextEdit[] = [];
@@ -48,6 +93,18 @@ function editTasks(
     const cache = prop(value, 'cache');
     if (cache?.kind === 'literal' && cache.value === false) continue;
     const inputs = prop(value, 'inputs');
+    // Committed files are in `$TURBO_DEFAULT$` (a task without inputs has it): there the entry is taken back;
+    // a task whose inputs leave the default out still needs the file named, as in ignored mode.
+    const defaults =
+      inputs === undefined || (inputs.kind === 'array' && inputs.items.some((item) => isString(item, TURBO_DEFAULT)));
+    if (mode === 'committed' && defaults) {
+      const undo = unfoldTask(key, value, inherited);
+      if (undo !== undefined) {
+        edits.push(undo.edit);
+        added.push(undo.added);
+      }
+      continue;
+    }
     if (inputs === undefined) {
       if (inherited?.has(taskName(key)) === true) continue;
       edits.push(addProperty(text, value, 'inputs', `["$TURBO_DEFAULT$", "${SLICE_FILE}"]`));
@@ -62,8 +119,12 @@ function editTasks(
   return { edits, added };
 }
 
-/** What `init --sound-keys` changes in the workspace's turbo config files (none: already set up, or no turbo). */
-export function turboEdits(root: string): FileEdit[] {
+/**
+ * What `init --sound-keys` changes in the workspace's turbo config files (none: already set up, or no turbo);
+ * `committed`: the entry taken back wherever the task's inputs are turbo's default (`$TURBO_DEFAULT$` hashes
+ * committed files), kept or added where its inputs leave the default out (measured, turbo 2.11.11).
+ */
+export function turboEdits(root: string, mode: SoundKeysMode = 'ignored'): FileEdit[] {
   const rootFile = turboFileIn(root);
   if (rootFile === undefined) return [];
   const rootText = readFileSync(rootFile, 'utf8');
@@ -71,14 +132,14 @@ export function turboEdits(root: string): FileEdit[] {
   const rootTasks = prop(rootTree, 'tasks');
   const defined = new Set(rootTasks?.kind === 'object' ? rootTasks.props.map((entry) => taskName(entry.key)) : []);
   const out: FileEdit[] = [];
-  const own = editTasks(rootText, rootTree, undefined);
+  const own = editTasks(rootText, rootTree, undefined, mode);
   if (own.edits.length > 0)
     out.push({ file: relative(root, rootFile), text: applyEdits(rootText, own.edits), added: own.added });
   for (const file of configFilesUnder(root, TURBO_FILES, { withPackageJson: true })) {
     const text = readFileSync(file, 'utf8');
     const tree = parseConfig(text, file, 'turbo.json (JSONC)');
     if (prop(tree, 'extends') === undefined) continue;
-    const edit = editTasks(text, tree, defined);
+    const edit = editTasks(text, tree, defined, mode);
     if (edit.edits.length > 0)
       out.push({ file: relative(root, file), text: applyEdits(text, edit.edits), added: edit.added });
   }
@@ -128,10 +189,7 @@ export function turboFolds(json: string, root: string): TaskFold[] {
 }
 
 /** doctor's proof for turbo, from its own dry run over every task turbo.json defines; undefined where turbo defines none. */
-export async function turboProof(
-  root: string,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<SoundCheck | undefined> {
+export async function turboProof(root: string, env: Env, mode?: SoundKeysMode): Promise<SoundCheck | undefined> {
   let names: string[];
   let json: string;
   try {
@@ -162,5 +220,5 @@ export async function turboProof(
       fix: `Run turbo run ${names.join(' ')} --dry=json yourself to see what it prints.`,
     };
   }
-  return judge('turbo', found);
+  return judge('turbo', found, mode);
 }

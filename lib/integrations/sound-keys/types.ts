@@ -1,11 +1,20 @@
 // The shapes sound keys share: the slice file's name, one file's planned edit, one doctor finding.
 //
-// Owns: `SLICE_FILE` (the name every workspace project's slice file has, next to its package.json), `FileEdit`,
-// `SoundCheck` and `configError` (a turbo.json / nx.json / project.json that cannot be read as JSONC).
-// Invariants: an edit is planned from the file's text alone and only inserts; nothing here writes or spawns.
+// Owns: `SLICE_FILE` (the name every workspace project's slice file has, next to its package.json),
+// `SoundKeysMode` (ignored or committed) and the fix that sets one up, `FileEdit`, `SoundCheck` and
+// `configError` (a turbo.json / nx.json / project.json that cannot be read as JSONC).
+// Invariants: an edit is planned from the file's text alone; nothing here writes or spawns.
 
 import { LockguardError } from '../../core/errors.js';
 import { JsoncError, parseJsonc, type JsonNode } from './jsonc.js';
+
+/**
+ * How the slice files reach the runners' keys. `ignored` (the default): gitignored, written on every machine,
+ * named in turbo's `inputs` and un-ignored for nx. `committed`: committed with each lockfile change, hashed by
+ * turbo's and nx's default inputs as any committed file is (no `inputs` entry: cheaper on a warm turbo run).
+ */
+export type SoundKeysMode = 'ignored' | 'committed';
+export const SOUND_KEYS_MODES: readonly SoundKeysMode[] = ['ignored', 'committed'];
 
 /** One per workspace project, next to its package.json (written by lockguard; its content is the slice writer's). */
 export { SLICE_FILE } from '../../run/slice-files.js';
@@ -22,7 +31,8 @@ export interface FileEdit {
 
 /** One finding of doctor's proof, for one runner. */
 export interface SoundCheck {
-  readonly runner: 'turbo' | 'nx';
+  /** `git`: committed mode's check that git tracks the files (committed.ts). */
+  readonly runner: 'turbo' | 'nx' | 'git';
   readonly level: 'ok' | 'warn' | 'fail';
   readonly detail: string;
   readonly fix?: string;
@@ -30,6 +40,11 @@ export interface SoundCheck {
 
 /** The fix doctor names for a task whose key leaves its slice file out. */
 export const SOUND_KEYS_FIX = 'lockguard init --sound-keys';
+
+/** The init that sets `mode` up (the fix doctor names in that mode). */
+export function soundKeysFix(mode: SoundKeysMode | undefined): string {
+  return mode === 'committed' ? `${SOUND_KEYS_FIX}=committed` : SOUND_KEYS_FIX;
+}
 
 /** `text` (the file at `path`) parsed as JSONC, or ERR_LOCKGUARD_BAD_CONFIG naming the file and where. */
 export function parseConfig(text: string, path: string, what: string): JsonNode {
