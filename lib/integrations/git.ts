@@ -146,7 +146,7 @@ export function changedFromHead(root: string, paths: readonly string[], env: Env
 export function trackedAndIgnored(
   root: string,
   paths: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
+  env: Env,
 ): { tracked: Set<string>; ignored: Set<string> } | undefined {
   if (gitDirOf(root) === undefined) return undefined;
   const options = { cwd: root, env: gitEnv(env), encoding: 'utf8', timeout: 10_000, maxBuffer: 16 << 20 } as const;

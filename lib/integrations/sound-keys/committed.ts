@@ -6,6 +6,7 @@
 // Invariants: read-only (the expected text is computed, never written); three git spawns at most; no
 // repository or no git is a warning (the check cannot be made), never a failure.
 
+import type { Env } from '../../core/env.js';
 import { changedFromHead, trackedAndIgnored } from '../git.js';
 import { GIT_ADD_SLICES } from '../../run/slice-files.js';
 import { staleSliceFiles } from '../../run/slice-pass.js';
@@ -13,10 +14,7 @@ import { someOf } from './findings.js';
 import { SLICE_FILE, type SoundCheck } from './types.js';
 const REWRITE = `lockguard key --write-slices && ${GIT_ADD_SLICES}`;
 
-export async function committedProof(
-  root: string,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<SoundCheck | undefined> {
+export async function committedProof(root: string, env: Env): Promise<SoundCheck | undefined> {
   const stale = await staleSliceFiles(root);
   if (stale === undefined) return undefined;
   const files = stale.files;
