@@ -22,8 +22,6 @@ export const MAX_LINES = 60;
 const ALLOWED: Readonly<Record<string, string>> = {
   'core/slices/bun-lock.ts:readBunLock':
     'a hot lockfile parser (issue 22): split with a bench (test/bench/slices*.bench.ts)',
-  'core/slices/pnpm-yaml/flow.ts:flowEnd':
-    'a hot lockfile parser (issue 22): split with a bench (test/bench/slices*.bench.ts)',
   'core/slices/yarn-berry.ts:indexYarnBerry':
     'a hot lockfile parser (issue 22): split with a bench (test/bench/slices*.bench.ts)',
   'core/slices/yarn-berry.ts:lowerYarnBerry':
