@@ -52,7 +52,8 @@ export function readYamlLines(
 /**
  * One document's reading: the open blocks and what the lines so far left open. `read` walks the lines;
  * each section of a line's reading is a method (a block scalar's line, where a line belongs, a sequence
- * entry, a mapping line), all on this one object's fields, so nothing is allocated per line.
+ * entry: a bare `-`, `- value` or `- key: value`, a mapping line), all on this one object's fields, so
+ * nothing is allocated per line.
  */
 class LineReader {
   private readonly text: string;
@@ -212,11 +213,17 @@ class LineReader {
   private itemLine(lineStart: number, lineEnd: number, at: number, indent: number): void {
     const { text, fail } = this;
     const content = skipBlanks(text, at + 1, lineEnd);
-    if (content >= lineEnd || text.charCodeAt(content) === 0x23) return this.openerItem(lineStart, at, indent, content);
+    if (content >= lineEnd || text.charCodeAt(content) === 0x23) {
+      this.openerItem(lineStart, at, indent, content);
+      return;
+    }
     const code = text.charCodeAt(content);
     if (code === 0x2d && (content + 1 === lineEnd || isBlank(text.charCodeAt(content + 1))))
       throw fail('unsupported', 'a sequence nested on one line ("- - ")', content);
-    if (!readKey(text, content, lineEnd, fail)) return this.valueItem(lineStart, lineEnd, indent, content);
+    if (!readKey(text, content, lineEnd, fail)) {
+      this.valueItem(lineStart, lineEnd, indent, content);
+      return;
+    }
     // `- key: value`: a mapping whose keys sit at the key's column.
     const keyEnd = found.keyEnd;
     const after = found.after;
