@@ -52,7 +52,8 @@ export function readYamlLines(
 /**
  * One document's reading: the open blocks and what the lines so far left open. `read` walks the lines;
  * each section of a line's reading is a method (a block scalar's line, where a line belongs, a sequence
- * entry, a mapping line), all on this one object's fields, so nothing is allocated per line.
+ * entry: a bare `-`, `- value` or `- key: value`, a mapping line), all on this one object's fields, so
+ * nothing is allocated per line.
  */
 class LineReader {
   private readonly text: string;
@@ -210,67 +211,66 @@ class LineReader {
 
   /** A sequence entry: `-` alone (it opens a block), `- value`, or `- key: value` (a mapping at the key's column). */
   private itemLine(lineStart: number, lineEnd: number, at: number, indent: number): void {
-    const { text, fail, line, blocks } = this;
-    const depth = this.top;
+    const { text, fail } = this;
     const content = skipBlanks(text, at + 1, lineEnd);
     if (content >= lineEnd || text.charCodeAt(content) === 0x23) {
-      this.opener = indent;
-      this.openerIsKey = false;
-      if (depth <= this.want) {
-        line.set(
-          this.lineNo,
-          lineStart,
-          at + 1,
-          depth,
-          true,
-          false,
-          content,
-          content,
-          'none',
-          content,
-          content,
-          undefined,
-        );
-        this.visited();
-      }
-      this.lastEnd = at + 1;
+      this.openerItem(lineStart, at, indent, content);
       return;
     }
     const code = text.charCodeAt(content);
     if (code === 0x2d && (content + 1 === lineEnd || isBlank(text.charCodeAt(content + 1))))
       throw fail('unsupported', 'a sequence nested on one line ("- - ")', content);
     if (!readKey(text, content, lineEnd, fail)) {
-      readValue(text, content, lineEnd, fail, depth);
-      if (found.kind === 'block') {
-        this.scalarParent = indent;
-        this.scalarDepth = depth + 1;
-      }
-      if (depth <= this.want) {
-        line.set(
-          this.lineNo,
-          lineStart,
-          found.end,
-          depth,
-          true,
-          false,
-          content,
-          content,
-          found.kind,
-          found.at,
-          found.end,
-          undefined,
-        );
-        this.visited();
-      }
-      this.lastEnd = found.end;
+      this.valueItem(lineStart, lineEnd, indent, content);
       return;
     }
     // `- key: value`: a mapping whose keys sit at the key's column.
     const keyEnd = found.keyEnd;
     const after = found.after;
     if (this.top + 1 >= MAX_DEPTH) throw fail('unsupported', `nesting deeper than ${MAX_DEPTH} levels`, content);
-    blocks.open(++this.top, content - lineStart, false, false);
+    this.blocks.open(++this.top, content - lineStart, false, false);
     this.keyValue(lineStart, lineEnd, content, keyEnd, after, true);
+  }
+
+  /** `-` alone on its line (`content` is where its comment starts, or the line's end): it opens a block. */
+  private openerItem(lineStart: number, at: number, indent: number, content: number): void {
+    const depth = this.top;
+    this.opener = indent;
+    this.openerIsKey = false;
+    if (depth <= this.want) {
+      this.line.set(
+        this.lineNo,
+        lineStart,
+        at + 1,
+        depth,
+        true,
+        false,
+        content,
+        content,
+        'none',
+        content,
+        content,
+        undefined,
+      );
+      this.visited();
+    }
+    this.lastEnd = at + 1;
+  }
+
+  /** `- value` (from `content`): a scalar, a flow collection or the start of a block scalar. */
+  private valueItem(lineStart: number, lineEnd: number, indent: number, content: number): void {
+    const depth = this.top;
+    readValue(this.text, content, lineEnd, this.fail, depth);
+    if (found.kind === 'block') {
+      this.scalarParent = indent;
+      this.scalarDepth = depth + 1;
+    }
+    if (depth <= this.want) {
+      const { kind, at, end } = found;
+      this.line.set(this.lineNo, lineStart, end, depth, true, false, content, content, kind, at, end, undefined);
+      this.visited();
+    }
+    this.lastEnd = found.end;
   }
 
   /** The lines pnpm writes most, recognized whole (see simpleValue): true when read, false for the general path. */
