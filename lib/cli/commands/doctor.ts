@@ -40,7 +40,8 @@ withhold entries from the installed nx (nx 20 to 24; read from node_modules/nx/p
 runs a hint to lockguard prune), and where turbo or nx is configured, that every cached task's key folds its
 project's .lockguard-slice (from turbo run <tasks> --dry=json and nx 24's task plans; the fix: lockguard
 init --sound-keys), and where the files are committed (init --sound-keys=committed) that each is current,
-tracked by git and not ignored. Exit 0 when nothing fails (warnings allowed), 1 when a check fails.
+tracked by git and not ignored; where the workspace uses slice files, whether its installs rewrite them
+(slice-hooks: pnpm 10's pnpmfile, the root postinstall for npm and pnpm 11+, the committed yarn plugin). Exit 0 when nothing fails (warnings allowed), 1 when a check fails.
 
 Options:
 ${DIR_HELP}

@@ -178,10 +178,10 @@ async function setUpSoundKeys(
   explicit: boolean,
   chosen: SoundKeysMode | undefined,
   io: Io,
-): Promise<void> {
+): Promise<boolean> {
   if (!soundKeysWanted(root)) {
     if (explicit) io.stdout.write('sound keys: no turbo.json or nx here, nothing to set up.\n');
-    return;
+    return false;
   }
   const before = soundKeysMode(root);
   // No mode named: the one the workspace is in (a second init never switches it), else ignored.
@@ -204,7 +204,7 @@ async function setUpSoundKeys(
       io.stdout.write(
         `  next: stop tracking the committed files (they are written on every machine now): git rm --cached -q -- $(git ls-files -- '*${SLICE_FILE}')\n`,
       );
-    return;
+    return true;
   }
   const { writeSliceFiles } = await import('../../run/slice-pass.js');
   const { sliceReportLines } = await import('../slice-files.js');
@@ -220,6 +220,7 @@ async function setUpSoundKeys(
   io.stdout.write(
     `  next: commit the files, now and with every lockfile change: ${GIT_ADD_SLICES}\n  (lockguard key --check-slices in a pre-commit hook or a CI step fails while they are not current)\n`,
   );
+  return true;
 }
 
 /** `--sound-keys=<mode>` taken out of argv (parseArgs' booleans take no value): argv with a bare --sound-keys, and the mode. */
@@ -241,6 +242,10 @@ function soundKeysArg(argv: readonly string[]): { argv: string[]; mode: SoundKey
   });
   return { argv: out, mode };
 }
+
+/** Where sound keys are set up and no hook here rewrites the slice files after an install: how to add one. */
+const AFTER_INSTALL_PNPM = `  sound keys: pnpm 11+ runs no pnpmfile hook after an install, so nothing rewrites the ${SLICE_FILE} files then;\n  lockguard init --npm-scripts adds the root postinstall that does (a runner started without lockguard then hashes what is installed).\n`;
+const AFTER_INSTALL_YARN = `  sound keys: commit lockguard's yarn plugin so every yarn berry install rewrites the ${SLICE_FILE} files:\n  yarn plugin import ./node_modules/lockguard/dist/yarn-plugin.cjs (then commit .yarnrc.yml and .yarn/plugins/lockguard.cjs).\n`;
 
 /** The last pnpm major that runs pnpmfile hooks in its own process (a pnpmfile costs it nothing measurable). */
 const PNPMFILE_FREE_UNTIL = 10;
@@ -272,7 +277,8 @@ export const command: Command = {
       );
     }
     const workspace = await workspaceOf(parsed, io);
-    if (!flag(parsed, 'no-sound-keys')) await setUpSoundKeys(workspace.root, flag(parsed, 'sound-keys'), mode, io);
+    const sound =
+      !flag(parsed, 'no-sound-keys') && (await setUpSoundKeys(workspace.root, flag(parsed, 'sound-keys'), mode, io));
     ignoreLedger(workspace.root, io);
     const npmScripts = flag(parsed, 'npm-scripts');
     if (workspace.manager === 'pnpm') {
@@ -288,6 +294,7 @@ export const command: Command = {
             '  through the environment; lockguard init --pnpmfile adds the plugin that refuses pnpm add/update/remove too.\n',
         );
       }
+      if (sound && !wanted && !npmScripts) io.stdout.write(AFTER_INSTALL_PNPM);
     }
     if (npmScripts) addNpmScripts(workspace.root, io);
     if (workspace.manager === 'npm' && !npmScripts) {
@@ -295,6 +302,7 @@ export const command: Command = {
         `This is an npm workspace: no pnpmfile to write.\n  lockguard init --npm-scripts adds "lockguard hook" to the root preinstall/postinstall scripts.\n`,
       );
     }
+    if (workspace.manager === 'yarn' && sound) io.stdout.write(AFTER_INSTALL_YARN);
     if (workspace.manager === 'yarn' && !npmScripts) {
       io.stdout.write(
         `This is a yarn workspace: no hook file to write.\n  yarn berry: a refusing run (lockguard run --policy refuse) hands yarn lockguard's plugin and YARN_ENABLE_IMMUTABLE_INSTALLS through the environment, so no file goes into the repository and a fresh clone needs nothing.\n  yarn v1 has no hooks lockguard can use: installs are caught by the table (file events and the final check).\n`,

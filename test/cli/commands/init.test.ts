@@ -223,3 +223,47 @@ test('init sets sound keys up where turbo or nx is configured and prints each ad
     assert.equal(existsSync(join(root, '.nxignore')), false, 'nothing written');
   }
 });
+
+test('init with sound keys names the hook that rewrites the slice files after an install where none is set up: --npm-scripts on pnpm 11+, the committed plugin on yarn; never where one is', async (t) => {
+  const turbo = { 'turbo.json': '{ "tasks": { "build": { "outputs": ["dist/**"] } } }' };
+  const pnpmHint = /sound keys: pnpm 11\+ runs no pnpmfile hook after an install.*\n.*lockguard init --npm-scripts/;
+  const yarnHint =
+    /sound keys: commit lockguard's yarn plugin.*\n {2}yarn plugin import \.\/node_modules\/lockguard\/dist\/yarn-plugin\.cjs/;
+  {
+    const result = await cli(['init'], pnpm10PinnedTo12(t, turbo), { PATH: '' });
+    assert.equal(result.code, EXIT.ok, result.stderr);
+    assert.match(result.stdout, pnpmHint);
+  }
+  for (const [argv, extra] of [
+    [['init', '--npm-scripts'], turbo],
+    [['init', '--no-sound-keys'], turbo],
+    [['init'], {}],
+  ] as const) {
+    const result = await cli([...argv], pnpm10PinnedTo12(t, extra), { PATH: '' });
+    assert.equal(result.code, EXIT.ok, result.stderr);
+    assert.doesNotMatch(result.stdout, /sound keys: pnpm 11\+/, argv.join(' '));
+  }
+  {
+    const result = await cli(
+      ['init'],
+      pnpm10PinnedTo12(t, { ...turbo, '.npmrc': 'manage-package-manager-versions=false\n' }),
+      { PATH: '' },
+    );
+    assert.equal(result.code, EXIT.ok, result.stderr);
+    assert.doesNotMatch(result.stdout, /sound keys: pnpm 11\+/, 'pnpm 10 writes them from its pnpmfile');
+  }
+  for (const [extra, wanted] of [
+    [turbo, true],
+    [{}, false],
+  ] as const) {
+    const root = tempWorkspace(t, {
+      'package.json': '{"name":"root"}',
+      'yarn.lock': '__metadata:\n  version: 8\n',
+      ...extra,
+    });
+    const result = await cli(['init'], root);
+    assert.equal(result.code, EXIT.ok, result.stderr);
+    if (wanted) assert.match(result.stdout, yarnHint);
+    else assert.doesNotMatch(result.stdout, /yarn plugin import/);
+  }
+});
