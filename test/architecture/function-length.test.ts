@@ -28,8 +28,6 @@ const ALLOWED: Readonly<Record<string, string>> = {
     'a hot lockfile parser (issue 22): split with a bench (test/bench/slices*.bench.ts)',
   'core/slices/pnpm-yaml/reader.ts:LineReader.itemLine':
     'a hot lockfile parser (issue 22): split with a bench (test/bench/slices*.bench.ts)',
-  'core/slices/yarn-berry.ts:indexYarnBerry':
-    'a hot lockfile parser (issue 22): split with a bench (test/bench/slices*.bench.ts)',
   'core/slices/yarn-berry.ts:lowerYarnBerry':
     'a hot lockfile parser (issue 22): split with a bench (test/bench/slices*.bench.ts)',
   'core/slices/bun-jsonc.ts:checkBunLock':
