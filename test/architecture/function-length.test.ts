@@ -28,8 +28,6 @@ const ALLOWED: Readonly<Record<string, string>> = {
     'a hot lockfile parser (issue 22): split with a bench (test/bench/slices*.bench.ts)',
   'core/slices/pnpm-yaml/reader.ts:LineReader.itemLine':
     'a hot lockfile parser (issue 22): split with a bench (test/bench/slices*.bench.ts)',
-  'core/slices/yarn-berry.ts:lowerYarnBerry':
-    'a hot lockfile parser (issue 22): split with a bench (test/bench/slices*.bench.ts)',
   'core/slices/bun-jsonc.ts:checkBunLock':
     'not split yet (issue 22): one pass over bun.lock, hot; its sections (values, roles, frames) want a reader class with a bench',
   'core/slices/yarn-classic-parse.ts:parseYarnClassic':

@@ -315,14 +315,27 @@ export function splitDescriptor(descriptor: string): [string, string] {
   return at === -1 ? [descriptor, ''] : [descriptor.slice(0, at), descriptor.slice(at + 1)];
 }
 
+/** The graph being lowered: per node its own content, out edges and label (undefined until asked). */
+interface Lowering {
+  readonly own: string[];
+  readonly edges: number[][];
+  readonly labels: (NodeLabel | undefined)[];
+  readonly importers: Map<string, number>;
+  /** name -> range -> node: looking up a dependency needs no `name@range` string built (100k+ of them). */
+  readonly byName: Map<string, Map<string, number>>;
+}
+
 export function lowerYarnBerry(index: YarnBerryIndex): LoweredGraph {
-  const own: string[] = [];
-  const edges: number[][] = [];
-  // Package labels are computed on demand (only diffs need them): undefined until asked.
-  const labels: (NodeLabel | undefined)[] = [];
-  const importers = new Map<string, number>();
-  // name -> range -> node: looking up a dependency needs no `name@range` string built (100k+ of them).
-  const byName = new Map<string, Map<string, number>>();
+  const lowering = entryNodes(index);
+  dependencyEdges(index, lowering);
+  const { own, edges, importers } = lowering;
+  return { own, edges, label: labeller(index, lowering.labels), importers };
+}
+
+/** A node for each entry, named by each of its descriptors; a workspace's is an importer (package labels wait). */
+function entryNodes(index: YarnBerryIndex): Lowering {
+  const lowering: Lowering = { own: [], edges: [], labels: [], importers: new Map(), byName: new Map() };
+  const { own, edges, labels, importers, byName } = lowering;
   for (const entry of index.entries) {
     const node = own.length;
     for (const descriptor of entry.descriptors) {
@@ -345,6 +358,12 @@ export function lowerYarnBerry(index: YarnBerryIndex): LoweredGraph {
     }
     edges.push([]);
   }
+  return lowering;
+}
+
+/** Each entry's dependencies as edges: to the entry its descriptor names, else to a leaf (one per descriptor). */
+function dependencyEdges(index: YarnBerryIndex, lowering: Lowering): void {
+  const { own, edges, labels, byName } = lowering;
   const leaves = new Map<string, number>();
   const leaf = (descriptor: string): number => {
     const known = leaves.get(descriptor);
@@ -365,7 +384,11 @@ export function lowerYarnBerry(index: YarnBerryIndex): LoweredGraph {
       out.push(found ?? leaf(`${name}@${range}`));
     }
   });
-  const label = (node: number): NodeLabel => {
+}
+
+/** A node's label, a package's computed when first asked (only diffs need them) and kept in `labels`. */
+function labeller(index: YarnBerryIndex, labels: (NodeLabel | undefined)[]): (node: number) => NodeLabel {
+  return (node) => {
     const known = labels[node];
     if (known !== undefined) return known;
     const entry = index.entries[node];
@@ -374,5 +397,4 @@ export function lowerYarnBerry(index: YarnBerryIndex): LoweredGraph {
     const version = /^ {2}version: (.*)$/m.exec(entry.text)?.[1];
     return (labels[node] = { kind: 'package', name, version: version === undefined ? reference : scalar(version) });
   };
-  return { own, edges, label, importers };
 }
