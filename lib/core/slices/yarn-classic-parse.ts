@@ -135,17 +135,19 @@ class ClassicParser {
         this.type = NUMBER;
         this.value = Number(text.slice(pos, end));
       } else if (text.startsWith('true', pos)) {
-        this.symbol(pos + 4, BOOLEAN, true);
+        this.symbol(pos + 4, BOOLEAN);
+        this.value = true;
       } else if (text.startsWith('false', pos)) {
-        this.symbol(pos + 5, BOOLEAN, false);
+        this.symbol(pos + 5, BOOLEAN);
+        this.value = false;
       } else if (c === 58) {
-        this.symbol(pos + 1, COLON, this.value);
+        this.symbol(pos + 1, COLON);
       } else if (c === 44) {
-        this.symbol(pos + 1, COMMA, this.value);
+        this.symbol(pos + 1, COMMA);
       } else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 47 || c === 46 || c === 45) {
         this.word();
       } else {
-        this.symbol(pos + 1, INVALID, this.value);
+        this.symbol(pos + 1, INVALID);
       }
       this.lastNewline = c === 10;
       this.tokenEnd = this.pos;
@@ -153,11 +155,10 @@ class ClassicParser {
     }
   }
 
-  /** A token of fixed characters ending at `end`. */
-  private symbol(end: number, type: number, value: string | number | boolean): void {
+  /** A token of fixed characters ending at `end` (its value, if any, set by the caller). */
+  private symbol(end: number, type: number): void {
     this.pos = end;
     this.type = type;
-    this.value = value;
   }
 
   /** The spaces after a line break: the indentation, in steps of two. */
