@@ -22,16 +22,8 @@ export const MAX_LINES = 60;
 const ALLOWED: Readonly<Record<string, string>> = {
   'core/slices/bun-lock.ts:readBunLock':
     'a hot lockfile parser (issue 22): split with a bench (test/bench/slices*.bench.ts)',
-  'core/slices/yarn-berry.ts:indexYarnBerry':
-    'a hot lockfile parser (issue 22): split with a bench (test/bench/slices*.bench.ts)',
-  'core/slices/yarn-berry.ts:lowerYarnBerry':
-    'a hot lockfile parser (issue 22): split with a bench (test/bench/slices*.bench.ts)',
   'core/slices/bun-jsonc.ts:checkBunLock':
     'not split yet (issue 22): one pass over bun.lock, hot; its sections (values, roles, frames) want a reader class with a bench',
-  'core/slices/yarn-classic-parse.ts:parseYarnClassic':
-    'not split yet (issue 22): hot, a tokenizer and a parser in one; split with a bench',
-  'core/slices/yarn-classic-parse.ts:next':
-    'not split yet (issue 22): the tokenizer inside parseYarnClassic, goes with it',
   'core/slices/bun-jsonc.ts:value': 'not split yet (issue 22): the value reader inside checkBunLock, goes with it',
 };
 

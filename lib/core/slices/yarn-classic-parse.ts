@@ -2,7 +2,9 @@
 // src/lockfile/parse.js), ported so that lockguard reads exactly the entries, fields and dependencies yarn reads.
 //
 // Owns: `parseYarnClassic` (text in, entries out: each with its patterns, its exact text, version and
-// dependencies as yarn's parse leaves them: a key given twice keeps its last value).
+// dependencies as yarn's parse leaves them: a key given twice keeps its last value), read by one
+// `ClassicParser`: the tokenizer's state and the current token are its fields, each token kind and the
+// parse its methods.
 // yarn 1's reader: a quoted string is JSON; a bare word starts with a letter, `/`, `.` or `-` and runs to a
 // space, `:`, `,` or line break; digits are a number, `true`/`false` booleans; `#` starts a comment; spaces
 // after a line break are the indentation, in steps of two (odd: "Invalid number of spaces"); any other
@@ -43,189 +45,237 @@ const VERSION = /^[v=]?\d+\.\d+\.\d+(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+
 
 /** Read a v1 yarn.lock's text (line breaks already "\n") into entries (`path` names the file in errors). */
 export function parseYarnClassic(text: string, path: string): ClassicEntry[] {
-  const n = text.length;
-  let pos = 0;
-  let line = 1;
-  let lastNewline = false;
+  return new ClassicParser(text, path).read();
+}
+
+/**
+ * yarn 1's Tokenizer and Parser over one text, their state in this one object's fields (nothing allocated
+ * per token): the tokenizer's place and the current token; `next` reads a token, the kinds that span
+ * characters a method each (an indentation, a quoted string, a bare word); `parse` is yarn's Parser.parse,
+ * `entryOf` an entry from a top-level key's mapping.
+ */
+class ClassicParser {
+  private readonly text: string;
+  private readonly path: string;
+  private readonly n: number;
+  private pos = 0;
+  private line = 1;
+  private lastNewline = false;
   // The current token.
-  let type: number = EOF;
-  let value: string | number | boolean = '';
-  let tokenLine = 1;
-  let tokenStart = 0;
-  let tokenEnd = 0;
-  const fail = (reason: string, at: number): LockguardError =>
-    brokenLockfile(path, `${reason}: it is not in yarn 1's lockfile syntax`, { line: at, column: 1 });
+  private type: number = EOF;
+  private value: string | number | boolean = '';
+  private tokenLine = 1;
+  private tokenStart = 0;
+  private tokenEnd = 0;
+  private readonly entries: ClassicEntry[] = [];
+  // Where the entry being read began, and the end of the last token it holds.
+  private entryStart = 0;
+  private lastValueEnd = 0;
+
+  constructor(text: string, path: string) {
+    this.text = text;
+    this.path = path;
+    this.n = text.length;
+  }
+
+  read(): ClassicEntry[] {
+    this.next();
+    this.parse(0);
+    if (this.kind() !== EOF)
+      throw this.fail(
+        'yarn stops reading it here (an indented line after a blank or comment line inside an entry)',
+        this.tokenLine,
+      );
+    return this.entries;
+  }
+
+  private fail(reason: string, at: number): LockguardError {
+    return brokenLockfile(this.path, `${reason}: it is not in yarn 1's lockfile syntax`, { line: at, column: 1 });
+  }
+
+  /** The current token's type, read through a call: `next()` changes it (TypeScript would narrow the field). */
+  private kind(): number {
+    return this.type;
+  }
 
   /** The next token that is not a comment (yarn's Parser.next). */
-  const next = (): void => {
+  private next(): void {
+    const text = this.text;
     for (;;) {
-      if (pos >= n) {
-        type = EOF;
-        tokenLine = line;
+      const pos = this.pos;
+      if (pos >= this.n) {
+        this.type = EOF;
+        this.tokenLine = this.line;
         return;
       }
-      const start = pos;
       const c = text.charCodeAt(pos);
-      tokenLine = line;
-      tokenStart = start;
+      this.tokenLine = this.line;
+      this.tokenStart = pos;
       if (c === 10) {
-        pos++;
-        line++;
-        type = NEWLINE;
+        this.pos = pos + 1;
+        this.line++;
+        this.type = NEWLINE;
       } else if (c === 35) {
         const end = text.indexOf('\n', pos);
-        pos = end === -1 ? n : end;
-        lastNewline = false;
+        this.pos = end === -1 ? this.n : end;
+        this.lastNewline = false;
         continue;
       } else if (c === 32) {
-        if (lastNewline) {
-          const from = pos;
-          while (text.charCodeAt(pos) === 32) pos++;
-          const size = pos - from;
-          if (size % 2 !== 0) throw fail('an odd indentation', line);
-          type = INDENT;
-          value = size / 2;
-        } else {
-          pos++;
-          lastNewline = false;
+        if (!this.lastNewline) {
+          this.pos = pos + 1;
           continue;
         }
+        this.indent();
       } else if (c === 34) {
-        let i = pos + 1;
-        for (; i < n; i++) {
-          if (text.charCodeAt(i) === 34 && !(text.charCodeAt(i - 1) === 92 && text.charCodeAt(i - 2) !== 92)) {
-            i++;
-            break;
-          }
-        }
-        const raw = text.slice(pos, i);
-        for (let k = pos; k < i; k++) if (text.charCodeAt(k) === 10) line++;
-        pos = i;
-        try {
-          value = JSON.parse(raw) as string;
-          type = typeof value === 'string' ? STRING : INVALID;
-        } catch {
-          type = INVALID;
-        }
+        this.quoted();
       } else if (c >= 48 && c <= 57) {
-        while (pos < n && text.charCodeAt(pos) >= 48 && text.charCodeAt(pos) <= 57) pos++;
-        type = NUMBER;
-        value = Number(text.slice(start, pos));
+        let end = pos + 1;
+        while (end < this.n && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) end++;
+        this.pos = end;
+        this.type = NUMBER;
+        this.value = Number(text.slice(pos, end));
       } else if (text.startsWith('true', pos)) {
-        pos += 4;
-        type = BOOLEAN;
-        value = true;
+        this.symbol(pos + 4, BOOLEAN);
+        this.value = true;
       } else if (text.startsWith('false', pos)) {
-        pos += 5;
-        type = BOOLEAN;
-        value = false;
+        this.symbol(pos + 5, BOOLEAN);
+        this.value = false;
       } else if (c === 58) {
-        pos++;
-        type = COLON;
+        this.symbol(pos + 1, COLON);
       } else if (c === 44) {
-        pos++;
-        type = COMMA;
+        this.symbol(pos + 1, COMMA);
       } else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 47 || c === 46 || c === 45) {
-        let i = pos;
-        for (; i < n; i++) {
-          const d = text.charCodeAt(i);
-          if (d === 58 || d === 32 || d === 10 || d === 13 || d === 44) break;
-        }
-        value = text.slice(pos, i);
-        pos = i;
-        type = STRING;
+        this.word();
       } else {
-        type = INVALID;
-        pos++;
+        this.symbol(pos + 1, INVALID);
       }
-      lastNewline = c === 10;
-      tokenEnd = pos;
+      this.lastNewline = c === 10;
+      this.tokenEnd = this.pos;
       return;
     }
-  };
+  }
 
-  const entries: ClassicEntry[] = [];
-  // Where the entry being read began, and the end of the last token it holds.
-  let entryStart = 0;
-  let lastValueEnd = 0;
+  /** A token of fixed characters ending at `end` (its value, if any, set by the caller). */
+  private symbol(end: number, type: number): void {
+    this.pos = end;
+    this.type = type;
+  }
 
-  // The current token's type, read through a call: `next()` changes it (TypeScript would narrow a variable).
-  const kind = (): number => type;
+  /** The spaces after a line break: the indentation, in steps of two. */
+  private indent(): void {
+    const text = this.text;
+    const from = this.pos;
+    let end = from;
+    while (text.charCodeAt(end) === 32) end++;
+    this.pos = end;
+    const size = end - from;
+    if (size % 2 !== 0) throw this.fail('an odd indentation', this.line);
+    this.type = INDENT;
+    this.value = size / 2;
+  }
+
+  /** A quoted string: JSON, to the first quote not escaped as yarn 1 sees an escape (it may span lines). */
+  private quoted(): void {
+    const { text, n, pos } = this;
+    let i = pos + 1;
+    for (; i < n; i++) {
+      if (text.charCodeAt(i) === 34 && !(text.charCodeAt(i - 1) === 92 && text.charCodeAt(i - 2) !== 92)) {
+        i++;
+        break;
+      }
+    }
+    const raw = text.slice(pos, i);
+    for (let k = pos; k < i; k++) if (text.charCodeAt(k) === 10) this.line++;
+    this.pos = i;
+    try {
+      this.value = JSON.parse(raw) as string;
+      this.type = typeof this.value === 'string' ? STRING : INVALID;
+    } catch {
+      this.type = INVALID;
+    }
+  }
+
+  /** A bare word: to a space, `:`, `,` or line break. */
+  private word(): void {
+    const { text, n, pos } = this;
+    let i = pos;
+    for (; i < n; i++) {
+      const d = text.charCodeAt(i);
+      if (d === 58 || d === 32 || d === 10 || d === 13 || d === 44) break;
+    }
+    this.value = text.slice(pos, i);
+    this.pos = i;
+    this.type = STRING;
+  }
 
   /** yarn's Parser.parse(indent). */
-  const parse = (indent: number): Fields => {
+  private parse(indent: number): Fields {
     // No prototype, as yarn's own map: a key named __proto__ is a key.
     const obj = Object.create(null) as Fields;
     for (;;) {
-      if (kind() === NEWLINE) {
-        next();
+      if (this.kind() === NEWLINE) {
+        this.next();
         if (indent === 0) continue;
-        if (kind() !== INDENT) break;
-        if (value === indent) next();
+        if (this.kind() !== INDENT) break;
+        if (this.value === indent) this.next();
         else break;
-      } else if (kind() === INDENT) {
-        if (value === indent) next();
+      } else if (this.kind() === INDENT) {
+        if (this.value === indent) this.next();
         else break;
-      } else if (kind() === EOF) {
+      } else if (this.kind() === EOF) {
         break;
-      } else if (kind() === STRING) {
-        const keyLine = tokenLine;
-        const keyStart = tokenStart;
-        if (value === '') throw fail('an empty key', tokenLine);
-        const keys = [value as string];
-        next();
-        while (kind() === COMMA) {
-          next();
-          if (kind() !== STRING || value === '') throw fail('a key list that is not strings', tokenLine);
-          keys.push(value as string);
-          next();
+      } else if (this.kind() === STRING) {
+        const keyLine = this.tokenLine;
+        const keyStart = this.tokenStart;
+        if (this.value === '') throw this.fail('an empty key', this.tokenLine);
+        const keys = [this.value as string];
+        this.next();
+        while (this.kind() === COMMA) {
+          this.next();
+          if (this.kind() !== STRING || this.value === '')
+            throw this.fail('a key list that is not strings', this.tokenLine);
+          keys.push(this.value as string);
+          this.next();
         }
-        if (indent === 0) entryStart = text.lastIndexOf('\n', keyStart) + 1;
-        if (kind() === COLON) {
-          next();
-          const nested = parse(indent + 1);
+        if (indent === 0) this.entryStart = this.text.lastIndexOf('\n', keyStart) + 1;
+        if (this.kind() === COLON) {
+          this.next();
+          const nested = this.parse(indent + 1);
           for (const key of keys) obj[key] = nested;
-          if (indent === 0) entries.push(entryOf(keys, nested, keyLine));
-          if (indent !== 0 && kind() !== INDENT) break;
-        } else if (kind() === BOOLEAN || kind() === STRING || kind() === NUMBER) {
-          if (indent === 0) throw fail('an entry that is not a mapping', keyLine);
-          for (const key of keys) obj[key] = value;
-          lastValueEnd = tokenEnd;
-          next();
+          if (indent === 0) this.entries.push(this.entryOf(keys, nested, keyLine));
+          if (indent !== 0 && this.kind() !== INDENT) break;
+        } else if (this.kind() === BOOLEAN || this.kind() === STRING || this.kind() === NUMBER) {
+          if (indent === 0) throw this.fail('an entry that is not a mapping', keyLine);
+          for (const key of keys) obj[key] = this.value;
+          this.lastValueEnd = this.tokenEnd;
+          this.next();
         } else {
-          throw fail('a key without a value', tokenLine);
+          throw this.fail('a key without a value', this.tokenLine);
         }
       } else {
-        throw fail('an unexpected character', tokenLine);
+        throw this.fail('an unexpected character', this.tokenLine);
       }
     }
     return obj;
-  };
+  }
 
-  const entryOf = (patterns: string[], fields: Fields, keyLine: number): ClassicEntry => {
+  /** The entry a top-level key list and its mapping make (its text to the end of the last value it holds). */
+  private entryOf(patterns: string[], fields: Fields, keyLine: number): ClassicEntry {
     const version = fields['version'];
     if (typeof version !== 'string' || !VERSION.test(version.trim()))
-      throw fail('an entry without a valid version', keyLine);
+      throw this.fail('an entry without a valid version', keyLine);
     const deps: [string, string][] = [];
     for (const field of ['dependencies', 'optionalDependencies']) {
       const map = fields[field];
       if (map === undefined) continue;
-      if (typeof map !== 'object') throw fail('a dependency list that is not a mapping', keyLine);
+      if (typeof map !== 'object') throw this.fail('a dependency list that is not a mapping', keyLine);
       for (const [name, range] of Object.entries(map)) {
-        if (typeof range === 'object') throw fail('a dependency without a range', keyLine);
+        if (typeof range === 'object') throw this.fail('a dependency without a range', keyLine);
         deps.push([name, String(range)]);
       }
     }
-    const stop = text.indexOf('\n', Math.max(lastValueEnd, entryStart));
-    return { patterns, text: text.slice(entryStart, stop === -1 ? n : stop), version, deps };
-  };
-
-  next();
-  parse(0);
-  if (kind() !== EOF)
-    throw fail(
-      'yarn stops reading it here (an indented line after a blank or comment line inside an entry)',
-      tokenLine,
-    );
-  return entries;
+    const text = this.text;
+    const stop = text.indexOf('\n', Math.max(this.lastValueEnd, this.entryStart));
+    return { patterns, text: text.slice(this.entryStart, stop === -1 ? this.n : stop), version, deps };
+  }
 }
