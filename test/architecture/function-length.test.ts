@@ -32,8 +32,6 @@ const ALLOWED: Readonly<Record<string, string>> = {
     'a hot lockfile parser (issue 22): split with a bench (test/bench/slices*.bench.ts)',
   'core/slices/yarn-berry.ts:lowerYarnBerry':
     'a hot lockfile parser (issue 22): split with a bench (test/bench/slices*.bench.ts)',
-  'core/slices/bun-jsonc.ts:checkBunLock':
-    'not split yet (issue 22): one pass over bun.lock, hot; its sections (values, roles, frames) want a reader class with a bench',
   'core/slices/yarn-classic-parse.ts:parseYarnClassic':
     'not split yet (issue 22): hot, a tokenizer and a parser in one; split with a bench',
   'core/json-lockfile.ts:scanJson': 'not split yet (issue 22): the JSON checker, hot on npm lockfiles',
@@ -41,7 +39,6 @@ const ALLOWED: Readonly<Record<string, string>> = {
     'the quarantine pass (issue 22): its batch state machine wants a class holding the pass state',
   'core/slices/yarn-classic-parse.ts:next':
     'not split yet (issue 22): the tokenizer inside parseYarnClassic, goes with it',
-  'core/slices/bun-jsonc.ts:value': 'not split yet (issue 22): the value reader inside checkBunLock, goes with it',
 };
 
 export interface FunctionSpan {
