@@ -20,8 +20,6 @@ export const MAX_LINES = 60;
  * test until it is taken out.
  */
 const ALLOWED: Readonly<Record<string, string>> = {
-  'core/slices/bun-lock.ts:readBunLock':
-    'a hot lockfile parser (issue 22): split with a bench (test/bench/slices*.bench.ts)',
   'core/slices/pnpm-yaml/blocks.ts:Blocks.addKey':
     'a hot lockfile parser (issue 22): split with a bench (test/bench/slices*.bench.ts)',
   'core/slices/pnpm-yaml/flow.ts:flowEnd':
