@@ -47,8 +47,8 @@ export function checkBunLock(text: string, path: string): BunLockCheck {
 
 /**
  * One pass over the text: the position `i` and what the pass has seen, on this one object's fields. Its
- * sections are methods: the tokens (`skip`, `string`), a value checked against its role (`value`, `placed`,
- * `stringAt`, `scalar`), and the open containers as frames on `stack` (`open`, `member`, `close`).
+ * sections are methods: the tokens (`skip`, `string`), a value checked against its role (`value`, `stringAt`,
+ * `scalar`), and the open containers as frames on `stack` (`open`, `member`, `close`).
  */
 class Checker {
   private readonly text: string;
@@ -269,22 +269,11 @@ class Checker {
     return frame;
   }
 
-  /** A value starts at `i`: check its type against its role, then read it (a container is pushed). */
+  /** A value starts at `i`: check its type against what bun insists on where it sits, then read it (a container is pushed). */
   private value(role: Role, parent: Frame | undefined, key: string): void {
-    const c = this.text.charCodeAt(this.i);
-    const kind = c === 123 ? 'object' : c === 91 ? 'array' : c === 34 ? 'string' : 'other';
-    this.placed(role, parent, key, c, kind);
-    if (kind === 'object') {
-      const frame = this.open(true, role);
-      if (role === Role.Workspace && parent?.role === Role.Workspaces && key !== '') frame.named = true;
-    } else if (kind === 'array') this.open(false, role);
-    else if (kind === 'string') this.stringAt(parent, key);
-    else this.scalar(c);
-  }
-
-  /** What bun insists on, by where the value at `i` sits (and what a package's element tells of the package). */
-  private placed(role: Role, parent: Frame | undefined, key: string, c: number, kind: string): void {
     const start = this.i;
+    const c = this.text.charCodeAt(start);
+    const kind = c === 123 ? 'object' : c === 91 ? 'array' : c === 34 ? 'string' : 'other';
     if (
       (role === Role.Root ||
         role === Role.Workspaces ||
@@ -295,21 +284,29 @@ class Checker {
     )
       throw this.fail(role === Role.DepMap ? 'a dependency map is not an object' : 'a block is not an object', start);
     if (role === Role.Tuple && kind !== 'array') throw this.fail('a package is not an array', start);
-    if (parent === undefined) return;
-    if (parent.role === Role.DepMap && kind !== 'string') throw this.fail('a dependency range is not a string', start);
-    if (
-      parent.role === Role.Root &&
-      (key === 'lockfileVersion' || key === 'configVersion') &&
-      !(c === 45 || (c >= 48 && c <= 57))
-    )
-      throw this.fail(`its ${key} is not a number`, start);
-    if (parent.role === Role.Tuple) {
-      if (parent.count === 1 && kind !== 'string')
-        throw this.fail('a package does not start with its name and version', start);
-      if (this.text.startsWith('null', start)) throw this.fail('a package holds null', start);
-      if (parent.count === 3) parent.thirdIsObject = kind === 'object';
-      if (kind !== 'string') parent.last = -1;
+    if (parent !== undefined) {
+      if (parent.role === Role.DepMap && kind !== 'string')
+        throw this.fail('a dependency range is not a string', start);
+      if (
+        parent.role === Role.Root &&
+        (key === 'lockfileVersion' || key === 'configVersion') &&
+        !(c === 45 || (c >= 48 && c <= 57))
+      )
+        throw this.fail(`its ${key} is not a number`, start);
+      if (parent.role === Role.Tuple) {
+        if (parent.count === 1 && kind !== 'string')
+          throw this.fail('a package does not start with its name and version', start);
+        if (this.text.startsWith('null', start)) throw this.fail('a package holds null', start);
+        if (parent.count === 3) parent.thirdIsObject = kind === 'object';
+        if (kind !== 'string') parent.last = -1;
+      }
     }
+    if (kind === 'object') {
+      const frame = this.open(true, role);
+      if (role === Role.Workspace && parent?.role === Role.Workspaces && key !== '') frame.named = true;
+    } else if (kind === 'array') this.open(false, role);
+    else if (kind === 'string') this.stringAt(parent, key);
+    else this.scalar(c);
   }
 
   /** A string value at `i`: read, then what bun checks of a package's name and a workspace's version. */

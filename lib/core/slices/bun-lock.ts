@@ -208,10 +208,22 @@ function readInPlace(text: string, checked: BunLockCheck, path: string): BunLock
   const header: string[] = [];
   const workspaces = workspacesBlock(text, text.slice(0, packagesAt + 1).split('\n'), header);
   if (workspaces === undefined) return undefined;
+  // Packages: one a line, read in place (no split of the whole file).
   const packages: BunPackage[] = [];
-  const after = packagesBlock(text, packagesAt + PACKAGES_LINE.length, packages);
-  if (after === -1) return undefined;
-  header.push(text.slice(after));
+  let at = packagesAt + PACKAGES_LINE.length;
+  for (;;) {
+    if (at >= text.length) return undefined;
+    let eol = text.indexOf('\n', at);
+    if (eol === -1) eol = text.length;
+    const line = text.slice(at, eol);
+    at = eol + 1;
+    if (line === '') continue;
+    if (line === '  }' || line === '  },') break;
+    const pkg = packageLine(line);
+    if (pkg === undefined) return undefined;
+    packages.push(pkg);
+  }
+  header.push(text.slice(at));
   return finish(header.join('\n'), workspaces, packages, path);
 }
 
@@ -245,25 +257,6 @@ function workspacesBlock(text: string, lines: readonly string[], header: string[
   }
   for (i++; i < lines.length; i++) header.push(lines[i] ?? '');
   return workspaces;
-}
-
-/**
- * The packages block from offset `at` (its first line), one package a line, read in place (no split of the
- * whole file) into `packages`: the offset after its closing line, or -1 when a line is not in bun's layout.
- */
-function packagesBlock(text: string, at: number, packages: BunPackage[]): number {
-  for (;;) {
-    if (at >= text.length) return -1;
-    let eol = text.indexOf('\n', at);
-    if (eol === -1) eol = text.length;
-    const line = text.slice(at, eol);
-    at = eol + 1;
-    if (line === '') continue;
-    if (line === '  }' || line === '  },') return at;
-    const pkg = packageLine(line);
-    if (pkg === undefined) return -1;
-    packages.push(pkg);
-  }
 }
 
 function packageOf(key: string, tuple: unknown, text: string): BunPackage {
