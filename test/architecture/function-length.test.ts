@@ -1,4 +1,4 @@
-// No function in lib/ is longer than 60 lines, but the few named below: a long function is split along its
+// No function in lib/ is longer than 60 lines: a long function is split along its
 // sections (a helper each, named for what it does), so a reader holds one section at a time.
 // Reads the TypeScript sources (the repo's lib/) with the compiler's parser (the devDependency
 // `typescript`), never the build output. A function's length is from its first line (after its doc
@@ -13,19 +13,6 @@ import ts from 'typescript';
 
 const LIB = fileURLToPath(new URL('../../../lib/', import.meta.url));
 export const MAX_LINES = 60;
-
-/**
- * The functions allowed past MAX_LINES, each with why: the hot lockfile parsers (split only with a bench,
- * issue 22). The list only shrinks: an entry that is gone or short enough fails the
- * test until it is taken out.
- */
-const ALLOWED: Readonly<Record<string, string>> = {
-  'core/slices/bun-lock.ts:readBunLock':
-    'a hot lockfile parser (issue 22): split with a bench (test/bench/slices*.bench.ts)',
-  'core/slices/bun-jsonc.ts:checkBunLock':
-    'not split yet (issue 22): one pass over bun.lock, hot; its sections (values, roles, frames) want a reader class with a bench',
-  'core/slices/bun-jsonc.ts:value': 'not split yet (issue 22): the value reader inside checkBunLock, goes with it',
-};
 
 export interface FunctionSpan {
   /** `<file under lib/>:<name>`; a method is `Class.method`, an unnamed function `<anonymous>@<line>`. */
@@ -70,7 +57,7 @@ export function functionSpans(text: string, path: string): FunctionSpan[] {
   return spans;
 }
 
-test(`no function in lib/ is over ${MAX_LINES} lines but the allowed ones, and each allowed one still is`, () => {
+test(`no function in lib/ is over ${MAX_LINES} lines`, () => {
   const long = new Map<string, number>();
   let seen = 0;
   for (const path of sources(LIB)) {
@@ -80,13 +67,8 @@ test(`no function in lib/ is over ${MAX_LINES} lines but the allowed ones, and e
     }
   }
   assert.ok(seen > 500, `the walk saw the functions (${seen})`);
-  const over = [...long]
-    .filter(([id]) => ALLOWED[id] === undefined)
-    .map(([id, lines]) => `${id} (${lines} lines): split it along its sections`);
-  const stale = Object.keys(ALLOWED)
-    .filter((id) => !long.has(id))
-    .map((id) => `${id}: no longer over ${MAX_LINES} lines (or gone): take it out of ALLOWED`);
-  assert.deepEqual([...over, ...stale], []);
+  const over = [...long].map(([id, lines]) => `${id} (${lines} lines): split it along its sections`);
+  assert.deepEqual(over, []);
 });
 
 test('the span reader names functions as they are written and counts their lines', () => {

@@ -1,8 +1,9 @@
 // bun's text lockfile (bun.lock, bun 1.2+): read into workspaces and packages (bun-graph.ts lowers them).
 //
 // Owns: `readBunLock` (the text checked whole as bun checks it, bun-jsonc.ts; then read in the fixed layout
-// bun writes, one package a line), and
-// `bunIntegrity` / `bunInfo`, read from a package's text when the pre-run check asks (slices never do).
+// bun writes: the workspaces block a workspace at a time, the packages block one package a line, bun-line.ts;
+// else read whole), and `bunIntegrity` / `bunInfo`, read from a package's text when the pre-run check asks
+// (slices never do).
 // Layout: top-level `lockfileVersion`, `configVersion`, `workspaces` (folder -> {name, version,
 // dependencies, devDependencies, optionalDependencies, peerDependencies}), maybe `trustedDependencies`,
 // `patchedDependencies`, `overrides`, `catalog(s)`, then `packages`: key -> tuple. A key is the package's
@@ -24,7 +25,7 @@
 
 import { canonicalJson } from '../digest.js';
 import { LockguardError } from '../errors.js';
-import { checkBunLock } from './bun-jsonc.js';
+import { type BunLockCheck, checkBunLock } from './bun-jsonc.js';
 import { packageLine, stringAt } from './bun-line.js';
 import type { BunLock, BunPackage, BunWorkspace } from './bun-lock-types.js';
 
@@ -184,8 +185,14 @@ const PACKAGES_LINE = '\n  "packages": {\n';
 export function readBunLock(source: string, path: string): BunLock {
   const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   const checked = checkBunLock(text, path);
-  const whole = (): BunLock => readWhole(checked.json(), path, checked.packageCount, checked.workspaceCount);
-  if (checked.comments) return whole();
+  return (
+    (checked.comments ? undefined : readInPlace(text, checked, path)) ??
+    readWhole(checked.json(), path, checked.packageCount, checked.workspaceCount)
+  );
+}
+
+/** The file in the layout bun writes, its blocks read in place; undefined when it is not in that layout. */
+function readInPlace(text: string, checked: BunLockCheck, path: string): BunLock | undefined {
   const packagesAt = text.indexOf(PACKAGES_LINE);
   const workspacesAt = text.indexOf(WORKSPACES_LINE);
   // The blocks read in place are the top-level ones (the check says where those start).
@@ -196,13 +203,37 @@ export function readBunLock(source: string, path: string): BunLock {
     packagesAt + 3 !== checked.packagesAt ||
     workspacesAt + 3 !== checked.workspacesAt
   )
-    return whole();
+    return undefined;
   // Everything before the packages block is a few lines a workspace: read as lines.
-  const lines = text.slice(0, packagesAt + 1).split('\n');
-  const wsAt = lines.indexOf('  "workspaces": {');
   const header: string[] = [];
+  const workspaces = workspacesBlock(text, text.slice(0, packagesAt + 1).split('\n'), header);
+  if (workspaces === undefined) return undefined;
+  // Packages: one a line, read in place (no split of the whole file).
+  const packages: BunPackage[] = [];
+  let at = packagesAt + PACKAGES_LINE.length;
+  for (;;) {
+    if (at >= text.length) return undefined;
+    let eol = text.indexOf('\n', at);
+    if (eol === -1) eol = text.length;
+    const line = text.slice(at, eol);
+    at = eol + 1;
+    if (line === '') continue;
+    if (line === '  }' || line === '  },') break;
+    const pkg = packageLine(line);
+    if (pkg === undefined) return undefined;
+    packages.push(pkg);
+  }
+  header.push(text.slice(at));
+  return finish(header.join('\n'), workspaces, packages, path);
+}
+
+/**
+ * The workspaces block among `lines` (the file up to the packages block), `    "<path>": {` ... `    },`
+ * each; the lines around it go to `header`. Undefined when a workspace is not in bun's layout.
+ */
+function workspacesBlock(text: string, lines: readonly string[], header: string[]): BunWorkspace[] | undefined {
+  const wsAt = lines.indexOf('  "workspaces": {');
   const workspaces: BunWorkspace[] = [];
-  // Workspaces: `    "<path>": {` ... `    },`
   let i = 0;
   // The offset of line i in the file, kept as the lines are walked.
   let offset = 0;
@@ -213,7 +244,7 @@ export function readBunLock(source: string, path: string): BunLock {
   offset += (lines[i]?.length ?? 0) + 1;
   for (i = wsAt + 1; i < lines.length && lines[i] !== '  },'; i++) {
     const head = WORKSPACE_HEAD.exec(lines[i] ?? '');
-    if (head === null) return whole();
+    if (head === null) return undefined;
     const start = i;
     const from = offset;
     if (head[1] === undefined) {
@@ -221,27 +252,11 @@ export function readBunLock(source: string, path: string): BunLock {
     }
     offset += (lines[i]?.length ?? 0) + 1;
     const workspace = workspaceBlock(text, lines, start, i, from);
-    if (workspace === undefined) return whole();
+    if (workspace === undefined) return undefined;
     workspaces.push(workspace);
   }
   for (i++; i < lines.length; i++) header.push(lines[i] ?? '');
-  // Packages: one a line, read in place (no split of the whole file).
-  const packages: BunPackage[] = [];
-  let at = packagesAt + PACKAGES_LINE.length;
-  for (;;) {
-    if (at >= text.length) return whole();
-    let eol = text.indexOf('\n', at);
-    if (eol === -1) eol = text.length;
-    const line = text.slice(at, eol);
-    at = eol + 1;
-    if (line === '') continue;
-    if (line === '  }' || line === '  },') break;
-    const pkg = packageLine(line);
-    if (pkg === undefined) return whole();
-    packages.push(pkg);
-  }
-  header.push(text.slice(at));
-  return finish(header.join('\n'), workspaces, packages, path);
+  return workspaces;
 }
 
 function packageOf(key: string, tuple: unknown, text: string): BunPackage {
