@@ -20,7 +20,7 @@ import {
   writeEdits,
 } from '../../integrations/sound-keys/index.js';
 import { GIT_ADD_SLICES } from '../../run/slice-files.js';
-import { flag, parse } from '../args.js';
+import { flag, parse, type Parsed } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../command.js';
@@ -243,6 +243,25 @@ function soundKeysArg(argv: readonly string[]): { argv: string[]; mode: SoundKey
   return { argv: out, mode };
 }
 
+/**
+ * pnpm's hook: the pnpmfile where the pnpm that runs keeps hooks in its own process (or asked for), else why
+ * not; and where sound keys are set up and nothing else will rewrite the slice files (`noWriter`), the hook that does.
+ */
+function pnpmHook(root: string, parsed: Parsed, noWriter: boolean, io: Io): void {
+  const major = majorOf(effectivePnpm(root, io.env).version);
+  const wanted =
+    flag(parsed, 'pnpmfile') || (!flag(parsed, 'no-pnpmfile') && (major === undefined || major <= PNPMFILE_FREE_UNTIL));
+  if (wanted) writePnpmfile(root, io);
+  else if (!flag(parsed, 'no-pnpmfile')) {
+    io.stdout.write(
+      `pnpm ${major ?? ''} runs here: no .pnpmfile.cjs written (on pnpm 11+ any pnpmfile slows every pnpm command).\n` +
+        '  lockguard run needs nothing more: under --policy refuse it refuses pnpm install and the install before pnpm run\n' +
+        '  through the environment; lockguard init --pnpmfile adds the plugin that refuses pnpm add/update/remove too.\n',
+    );
+  }
+  if (noWriter && !wanted) io.stdout.write(AFTER_INSTALL_PNPM);
+}
+
 /** Where sound keys are set up and no hook here rewrites the slice files after an install: how to add one. */
 const AFTER_INSTALL_PNPM = `  sound keys: pnpm 11+ runs no pnpmfile hook after an install, so nothing rewrites the ${SLICE_FILE} files then;\n  lockguard init --npm-scripts adds the root postinstall that does (a runner started without lockguard then hashes what is installed).\n`;
 const AFTER_INSTALL_YARN = `  sound keys: commit lockguard's yarn plugin so every yarn berry install rewrites the ${SLICE_FILE} files:\n  yarn plugin import ./node_modules/lockguard/dist/yarn-plugin.cjs (then commit .yarnrc.yml and .yarn/plugins/lockguard.cjs).\n`;
@@ -281,33 +300,19 @@ export const command: Command = {
       !flag(parsed, 'no-sound-keys') && (await setUpSoundKeys(workspace.root, flag(parsed, 'sound-keys'), mode, io));
     ignoreLedger(workspace.root, io);
     const npmScripts = flag(parsed, 'npm-scripts');
-    if (workspace.manager === 'pnpm') {
-      const major = majorOf(effectivePnpm(workspace.root, io.env).version);
-      const wanted =
-        flag(parsed, 'pnpmfile') ||
-        (!flag(parsed, 'no-pnpmfile') && (major === undefined || major <= PNPMFILE_FREE_UNTIL));
-      if (wanted) writePnpmfile(workspace.root, io);
-      else if (!flag(parsed, 'no-pnpmfile')) {
-        io.stdout.write(
-          `pnpm ${major ?? ''} runs here: no .pnpmfile.cjs written (on pnpm 11+ any pnpmfile slows every pnpm command).\n` +
-            '  lockguard run needs nothing more: under --policy refuse it refuses pnpm install and the install before pnpm run\n' +
-            '  through the environment; lockguard init --pnpmfile adds the plugin that refuses pnpm add/update/remove too.\n',
-        );
-      }
-      if (sound && !wanted && !npmScripts) io.stdout.write(AFTER_INSTALL_PNPM);
-    }
+    if (workspace.manager === 'pnpm') pnpmHook(workspace.root, parsed, sound && !npmScripts, io);
     if (npmScripts) addNpmScripts(workspace.root, io);
     if (workspace.manager === 'npm' && !npmScripts) {
       io.stdout.write(
         `This is an npm workspace: no pnpmfile to write.\n  lockguard init --npm-scripts adds "lockguard hook" to the root preinstall/postinstall scripts.\n`,
       );
     }
-    if (workspace.manager === 'yarn' && sound) io.stdout.write(AFTER_INSTALL_YARN);
     if (workspace.manager === 'yarn' && !npmScripts) {
       io.stdout.write(
         `This is a yarn workspace: no hook file to write.\n  yarn berry: a refusing run (lockguard run --policy refuse) hands yarn lockguard's plugin and YARN_ENABLE_IMMUTABLE_INSTALLS through the environment, so no file goes into the repository and a fresh clone needs nothing.\n  yarn v1 has no hooks lockguard can use: installs are caught by the table (file events and the final check).\n`,
       );
     }
+    if (workspace.manager === 'yarn' && sound) io.stdout.write(AFTER_INSTALL_YARN);
     if (workspace.manager === 'bun' && !npmScripts) {
       io.stdout.write(
         `This is a bun workspace: no hook file to write.\n  bun has no install hooks lockguard can use: installs are caught by the table (file events and the final check).\n`,
