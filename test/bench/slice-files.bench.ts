@@ -22,6 +22,7 @@ import {
   medianPairRatio,
   perOp,
   processSamples,
+  timeProcess,
   type BenchContext,
   type BenchRow,
   type ProcessSpec,
@@ -59,6 +60,47 @@ function astroWorkspace(ctx: BenchContext, fixtures: string): { root: string; by
     );
   }
   return { root, bytes };
+}
+
+/**
+ * The same pass as the user runs it, whole process: `lockguard key --write-slices` after a lockfile change
+ * (the record's digest set apart before each sample, so the memo cannot skip the pass) against `lockguard
+ * key --projects`, alternating, in the astro workspace.
+ */
+function wholeProcessPass(root: string, runs: number): BenchRow {
+  const record = join(root, '.lockguard', 'slice-files.json');
+  const changed = (): void => {
+    const parsed = JSON.parse(readFileSync(record, 'utf8')) as { digest: string | null };
+    writeFileSync(record, `${JSON.stringify({ ...parsed, digest: null })}\n`);
+  };
+  const write: ProcessSpec = {
+    command: process.execPath,
+    args: [BIN, 'key', '--write-slices'],
+    options: { cwd: root },
+  };
+  const projects: ProcessSpec = { command: process.execPath, args: [BIN, 'key', '--projects'], options: { cwd: root } };
+  changed();
+  mustPass(write);
+  mustPass(projects);
+  const subject: number[] = [];
+  const baseline: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const order = i % 2 === 0 ? [true, false] : [false, true];
+    for (const isSubject of order) {
+      if (isSubject) changed();
+      (isSubject ? subject : baseline).push(timeProcess(isSubject ? write : projects));
+    }
+  }
+  return {
+    group: 'slice-files',
+    subject: 'lockguard key --write-slices after a lockfile change (astro), whole process',
+    subjectMs: median(subject),
+    baseline: 'lockguard key --projects, whole process',
+    baselineMs: median(baseline),
+    pairRatio: medianPairRatio(subject, baseline),
+    goal: 1.1,
+    note: 'the pass as a user runs it: Node start, the lockfile read, every slice, every project file compared, the record written; the baseline prints every project slice with its name',
+  };
 }
 
 export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
@@ -130,6 +172,7 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       goal: 1.1,
       note: 'in process: every slice computed, every project file read and compared, the record written; the baseline computes the same slices and reads each package.json for its name',
     });
+    rows.push(wholeProcessPass(root, ctx.runs));
   }
   return rows;
 }
