@@ -1,9 +1,7 @@
 // yarn berry's yarn.lock (yarn 2+, `__metadata` version 4 and later) lowered to the slice graph.
 //
 // Owns: a text index over the layout yarn writes (syml: a key line at column 0 listing the entry's
-// descriptors, `  field: value` lines, `    name: range` under `dependencies:`; `BerryReader` reads it block by
-// block, `EntryBody` checks a block's body line by line), and the lowering (entries to nodes, dependencies
-// to edges, labels on demand: a function each).
+// descriptors, `  field: value` lines, `    name: range` under `dependencies:`), and the lowering.
 // Each entry is one node; its descriptors (`name@npm:^1.0.0`, `a@workspace:*`, `x@patch:...`) all name it.
 // Workspaces are the entries whose `resolution` is `<name>@workspace:<folder>`: the importers ('.' for
 // the root). A dependency `name: range` names the descriptor `name@range` (older lockfiles, v4-v6,
@@ -127,110 +125,67 @@ function lineEndOf(text: string, from: number): number {
  * refuses or reads otherwise than its lines say (yarn-syml.ts has the line form; here: the structure).
  */
 export function indexYarnBerry(source: string, path: string): YarnBerryIndex {
-  return new BerryReader(berryText(source, path), path).read();
-}
-
-/**
- * One lockfile's reading: where it is (the line starting at `at`, ending at `end`, numbered `lineNo`) and
- * what it has read. `read` walks the top-level blocks; each section of a block is a method (its key line,
- * in yarn's long `? key` form or not; its body lines; its checks), all on this one object's fields.
- */
-class BerryReader {
-  private readonly text: string;
-  private readonly path: string;
-  private readonly entries: YarnEntry[] = [];
-  private metadata: string | undefined;
-  private readonly body = new EntryBody();
-  private lineNo = 0;
-  private at = 0;
-  private end = 0;
-
-  constructor(text: string, path: string) {
-    this.text = text;
-    this.path = path;
-  }
-
-  read(): YarnBerryIndex {
-    const text = this.text;
-    while (this.at < text.length) {
-      const at = this.at;
-      const end = lineEndOf(text, at);
-      this.lineNo++;
-      const first = text.charCodeAt(at);
-      if (end === at || first === 35) {
-        this.at = end + 1;
-        continue;
-      }
-      if (first === 32) throw broken(this.path, this.lineNo, 'an indented line outside any entry');
-      const startLine = this.lineNo;
-      this.end = end;
-      const key = first === 63 && text.charCodeAt(at + 1) === 32 ? this.longKey() : this.keyLine();
-      this.readBody();
-      this.addBlock(key, at, startLine);
+  const text = berryText(source, path);
+  const entries: YarnEntry[] = [];
+  let metadata: string | undefined;
+  const body = new EntryBody();
+  let lineNo = 0;
+  let at = 0;
+  const lineEnd = (from: number): number => lineEndOf(text, from);
+  while (at < text.length) {
+    let end = lineEnd(at);
+    lineNo++;
+    const first = text.charCodeAt(at);
+    if (end === at || first === 35) {
+      at = end + 1;
+      continue;
     }
-    if (this.metadata === undefined) throw broken(this.path, 1, 'it has no __metadata block');
-    return { metadata: this.metadata, entries: this.entries, path: this.path };
-  }
-
-  /** A key over 1,024 characters: yarn writes `? <key>` and then a line holding only `:` (the key's last line). */
-  private longKey(): string {
-    const text = this.text;
-    const end = this.end;
-    const long = symlScalar(text.slice(this.at + 2, end));
-    const next = lineEndOf(text, end + 1);
-    if (long === undefined || text.slice(end + 1, next) !== ':')
-      throw broken(this.path, this.lineNo, 'a long key not in the form yarn writes');
-    this.end = next;
-    this.lineNo++;
-    return long;
-  }
-
-  /** A block's `key:` line. */
-  private keyLine(): string {
-    const refused = symlLine(this.text, this.at, this.end);
-    if (refused !== undefined) throw broken(this.path, this.lineNo, refused);
-    if (line.value !== undefined) throw broken(this.path, this.lineNo, 'an entry that is not a mapping');
-    return line.key;
-  }
-
-  /** Every line after the key's that starts with a space, read into `body`; `at` is left past them. */
-  private readBody(): void {
-    const { text, path, body } = this;
-    let end = this.end;
-    let lineNo = this.lineNo;
-    let at = end + 1;
+    if (first === 32) throw broken(path, lineNo, 'an indented line outside any entry');
+    const start = at;
+    const startLine = lineNo;
+    let key: string;
+    if (first === 63 && text.charCodeAt(at + 1) === 32) {
+      // A key over 1,024 characters: yarn writes `? <key>` and then a line holding only `:`.
+      const long = symlScalar(text.slice(at + 2, end));
+      const next = lineEnd(end + 1);
+      if (long === undefined || text.slice(end + 1, next) !== ':')
+        throw broken(path, lineNo, 'a long key not in the form yarn writes');
+      key = long;
+      end = next;
+      lineNo++;
+    } else {
+      const refused = symlLine(text, at, end);
+      if (refused !== undefined) throw broken(path, lineNo, refused);
+      if (line.value !== undefined) throw broken(path, lineNo, 'an entry that is not a mapping');
+      key = line.key;
+    }
     body.reset();
-    for (; at < text.length && text.charCodeAt(at) === 32; at = end + 1) {
-      end = lineEndOf(text, at);
+    // Body: every following line that starts with a space.
+    for (at = end + 1; at < text.length && text.charCodeAt(at) === 32; at = end + 1) {
+      end = lineEnd(at);
       lineNo++;
       const refused = symlLine(text, at, end);
       if (refused !== undefined) throw broken(path, lineNo, refused);
       body.read(path, lineNo);
     }
-    this.at = at;
-    this.end = end;
-    this.lineNo = lineNo;
     if (body.expect !== -1) throw broken(path, lineNo, 'a key with no value');
-  }
-
-  /** The block read from `start` (line `startLine`) to `at`: the `__metadata` block, or an entry yarn accepts. */
-  private addBlock(key: string, start: number, startLine: number): void {
-    const { text, path } = this;
-    const blockEnd = Math.min(this.at - 1, text.length);
+    const { resolution, linkType, deps } = body;
+    const blockEnd = Math.min(at - 1, text.length);
     if (key === '__metadata') {
-      if (this.metadata !== undefined) throw broken(path, startLine, 'it has two __metadata blocks');
-      this.metadata = text.slice(start, blockEnd);
-      return;
+      if (metadata !== undefined) throw broken(path, startLine, 'it has two __metadata blocks');
+      metadata = text.slice(start, blockEnd);
+      continue;
     }
-    const { resolution, linkType, deps } = this.body;
     const descriptors = keyDescriptors(key);
     if (!descriptors.every(validDescriptor))
       throw broken(path, startLine, 'an entry key that is not a list of descriptors');
     if (resolution === undefined || !validDescriptor(resolution))
       throw broken(path, startLine, 'an entry without a valid "resolution" (yarn refuses it)');
     if (!linkType) throw broken(path, startLine, 'an entry without a "linkType" (yarn refuses it)');
-    this.entries.push({ descriptors, text: text.slice(start, blockEnd), resolution, deps, line: startLine });
+    entries.push({ descriptors, text: text.slice(start, blockEnd), resolution, deps, line: startLine });
   }
+  if (metadata === undefined) throw broken(path, 1, 'it has no __metadata block');
+  return { metadata, entries, path };
 }
 
 /** What an entry's body lines say so far (the fields yarn needs), and the checks each line passes. */
@@ -315,27 +270,14 @@ export function splitDescriptor(descriptor: string): [string, string] {
   return at === -1 ? [descriptor, ''] : [descriptor.slice(0, at), descriptor.slice(at + 1)];
 }
 
-/** The graph being lowered: per node its own content, out edges and label (undefined until asked). */
-interface Lowering {
-  readonly own: string[];
-  readonly edges: number[][];
-  readonly labels: (NodeLabel | undefined)[];
-  readonly importers: Map<string, number>;
-  /** name -> range -> node: looking up a dependency needs no `name@range` string built (100k+ of them). */
-  readonly byName: Map<string, Map<string, number>>;
-}
-
 export function lowerYarnBerry(index: YarnBerryIndex): LoweredGraph {
-  const lowering = entryNodes(index);
-  dependencyEdges(index, lowering);
-  const { own, edges, importers } = lowering;
-  return { own, edges, label: labeller(index, lowering.labels), importers };
-}
-
-/** A node for each entry, named by each of its descriptors; a workspace's is an importer (package labels wait). */
-function entryNodes(index: YarnBerryIndex): Lowering {
-  const lowering: Lowering = { own: [], edges: [], labels: [], importers: new Map(), byName: new Map() };
-  const { own, edges, labels, importers, byName } = lowering;
+  const own: string[] = [];
+  const edges: number[][] = [];
+  // Package labels are computed on demand (only diffs need them): undefined until asked.
+  const labels: (NodeLabel | undefined)[] = [];
+  const importers = new Map<string, number>();
+  // name -> range -> node: looking up a dependency needs no `name@range` string built (100k+ of them).
+  const byName = new Map<string, Map<string, number>>();
   for (const entry of index.entries) {
     const node = own.length;
     for (const descriptor of entry.descriptors) {
@@ -358,12 +300,6 @@ function entryNodes(index: YarnBerryIndex): Lowering {
     }
     edges.push([]);
   }
-  return lowering;
-}
-
-/** Each entry's dependencies as edges: to the entry its descriptor names, else to a leaf (one per descriptor). */
-function dependencyEdges(index: YarnBerryIndex, lowering: Lowering): void {
-  const { own, edges, labels, byName } = lowering;
   const leaves = new Map<string, number>();
   const leaf = (descriptor: string): number => {
     const known = leaves.get(descriptor);
@@ -384,11 +320,7 @@ function dependencyEdges(index: YarnBerryIndex, lowering: Lowering): void {
       out.push(found ?? leaf(`${name}@${range}`));
     }
   });
-}
-
-/** A node's label, a package's computed when first asked (only diffs need them) and kept in `labels`. */
-function labeller(index: YarnBerryIndex, labels: (NodeLabel | undefined)[]): (node: number) => NodeLabel {
-  return (node) => {
+  const label = (node: number): NodeLabel => {
     const known = labels[node];
     if (known !== undefined) return known;
     const entry = index.entries[node];
@@ -397,4 +329,5 @@ function labeller(index: YarnBerryIndex, labels: (NodeLabel | undefined)[]): (no
     const version = /^ {2}version: (.*)$/m.exec(entry.text)?.[1];
     return (labels[node] = { kind: 'package', name, version: version === undefined ? reference : scalar(version) });
   };
+  return { own, edges, label, importers };
 }

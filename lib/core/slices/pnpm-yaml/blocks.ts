@@ -4,7 +4,7 @@
 // Owns: `YamlLine` (what a visitor is told about one content line) and `LineState`, the one object that
 // carries it, reused for every line; `Blocks`, the open blocks of a document (indent, sequence or mapping)
 // and each mapping's keys, unique as js-yaml compares them (plain string keys by offsets, other keys as
-// strings, a set once a mapping is large; each of these is a section of `addKey`, a method or function of its own).
+// strings, a set once a mapping is large).
 // Invariants: nothing is allocated per line or per mapping (parallel arrays reused from line to line); a
 // duplicate is a fixed reason plus a position (`fail`), never text from the file.
 
@@ -45,7 +45,6 @@ export interface YamlLine {
 
 /** A mapping with more keys than this checks duplicates with a set of strings. */
 const SMALL_MAPPING = 12;
-const DUPLICATE = 'a mapping has a duplicate key';
 
 /** Whether text[a, a + length) equals text[b, b + length). */
 function sameSpan(text: string, a: number, b: number, length: number): boolean {
@@ -155,20 +154,28 @@ export class Blocks {
 
   /**
    * Record the key at [at, end) in the mapping at `depth`; throws for a duplicate. Returns the key as a
-   * string when it made one (the line then hands the same string to the visitor). Sections: the key's YAML
-   * type; its check against the mapping's set (a large mapping); else against the small mapping's keys, a
-   * plain string key as offsets, any other as a string; the switch to a set past SMALL_MAPPING keys. (One
-   * method for the small mapping's two loops: split further, V8 inlines it into the line reader's callers
-   * and the reading costs ~10% more instructions.)
+   * string when it made one (the line then hands the same string to the visitor).
    */
   addKey(text: string, depth: number, at: number, end: number, fail: Fail): string | undefined {
     const code = text.charCodeAt(at);
     const quoted = code === 0x27 || code === 0x22;
-    const type = quoted || isStringAtSight(code) ? 'string' : plainTypeAt(text, at, end);
+    // plainTypeAt's own first test, inlined: a key starting with a letter but t, f, n (any case) is a string.
+    const letter = (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a);
+    const type =
+      quoted ||
+      (letter && code !== 0x74 && code !== 0x54 && code !== 0x66 && code !== 0x46 && code !== 0x6e && code !== 0x4e)
+        ? 'string'
+        : plainTypeAt(text, at, end);
     this.keyType = type;
     if (type === 'merge') throw fail('unsupported', 'a YAML merge key ("<<")', at);
     const set = this.keySets[depth];
-    if (set !== undefined) return addToSet(set, text, at, end, quoted, type, fail);
+    if (set !== undefined) {
+      const decoded = quoted ? keyText(text, at, end) : text.slice(at, end);
+      const key = type === 'string' ? decoded : keyString(decoded, type);
+      if (set.has(key)) throw fail('broken', 'a mapping has a duplicate key', at);
+      set.add(key);
+      return decoded;
+    }
     const plain = this.plainKeys[depth] as number[];
     const named = this.namedKeys[depth] as string[];
     const plainCount = this.plainCounts[depth] as number;
@@ -185,58 +192,31 @@ export class Blocks {
           text.charCodeAt(from + length - 1) === last &&
           sameSpan(text, from, at, length)
         )
-          throw fail('broken', DUPLICATE, at);
+          throw fail('broken', 'a mapping has a duplicate key', at);
       }
       for (let i = 0; i < namedCount; i++)
         if ((named[i] as string).length === length && text.startsWith(named[i] as string, at))
-          throw fail('broken', DUPLICATE, at);
+          throw fail('broken', 'a mapping has a duplicate key', at);
       plain[plainCount] = at;
       plain[plainCount + 1] = end;
       this.plainCounts[depth] = plainCount + 2;
     } else {
       decoded = quoted ? keyText(text, at, end) : text.slice(at, end);
       const key = type === 'string' ? decoded : keyString(decoded, type);
-      for (let i = 0; i < namedCount; i++) if (named[i] === key) throw fail('broken', DUPLICATE, at);
+      for (let i = 0; i < namedCount; i++)
+        if (named[i] === key) throw fail('broken', 'a mapping has a duplicate key', at);
       for (let i = 0; i < plainCount; i += 2)
         if ((plain[i + 1] as number) - (plain[i] as number) === key.length && text.startsWith(key, plain[i] as number))
-          throw fail('broken', DUPLICATE, at);
+          throw fail('broken', 'a mapping has a duplicate key', at);
       named[namedCount] = key;
       this.namedCounts[depth] = namedCount + 1;
     }
-    if ((this.plainCounts[depth] as number) / 2 + (this.namedCounts[depth] as number) > SMALL_MAPPING)
-      this.keySets[depth] = this.keySet(text, depth);
+    if ((this.plainCounts[depth] as number) / 2 + (this.namedCounts[depth] as number) > SMALL_MAPPING) {
+      const all = new Set(named.slice(0, this.namedCounts[depth]));
+      for (let i = 0; i < (this.plainCounts[depth] as number); i += 2)
+        all.add(text.slice(plain[i] as number, plain[i + 1] as number));
+      this.keySets[depth] = all;
+    }
     return decoded;
   }
-
-  /** The keys of the small mapping at `depth` as a set of strings (it has grown past SMALL_MAPPING). */
-  private keySet(text: string, depth: number): Set<string> {
-    const plain = this.plainKeys[depth] as number[];
-    const all = new Set((this.namedKeys[depth] as string[]).slice(0, this.namedCounts[depth]));
-    for (let i = 0; i < (this.plainCounts[depth] as number); i += 2)
-      all.add(text.slice(plain[i] as number, plain[i + 1] as number));
-    return all;
-  }
-}
-
-/** plainTypeAt's own first test, inlined: a key starting with a letter but t, f, n (any case) is a string. */
-function isStringAtSight(code: number): boolean {
-  const letter = (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a);
-  return letter && code !== 0x74 && code !== 0x54 && code !== 0x66 && code !== 0x46 && code !== 0x6e && code !== 0x4e;
-}
-
-/** A key at [at, end) in a large mapping, checked and added to its set; the key as a string. */
-function addToSet(
-  set: Set<string>,
-  text: string,
-  at: number,
-  end: number,
-  quoted: boolean,
-  type: PlainType,
-  fail: Fail,
-): string {
-  const decoded = quoted ? keyText(text, at, end) : text.slice(at, end);
-  const key = type === 'string' ? decoded : keyString(decoded, type);
-  if (set.has(key)) throw fail('broken', DUPLICATE, at);
-  set.add(key);
-  return decoded;
 }
