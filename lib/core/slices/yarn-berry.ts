@@ -120,6 +120,14 @@ function lineEndOf(text: string, from: number): number {
   return nl === -1 ? text.length : nl;
 }
 
+/** A key over 1,024 characters, whose line starts at `at` and ends at `end`: yarn writes `? <key>` and then a line holding only `:`. */
+function longKey(text: string, at: number, end: number, path: string, lineNo: number): string {
+  const key = symlScalar(text.slice(at + 2, end));
+  if (key === undefined || text.slice(end + 1, lineEndOf(text, end + 1)) !== ':')
+    throw broken(path, lineNo, 'a long key not in the form yarn writes');
+  return key;
+}
+
 /**
  * Read a berry yarn.lock's text into entries (`path` only names the file in errors), refusing what yarn 4
  * refuses or reads otherwise than its lines say (yarn-syml.ts has the line form; here: the structure).
@@ -131,9 +139,8 @@ export function indexYarnBerry(source: string, path: string): YarnBerryIndex {
   const body = new EntryBody();
   let lineNo = 0;
   let at = 0;
-  const lineEnd = (from: number): number => lineEndOf(text, from);
   while (at < text.length) {
-    let end = lineEnd(at);
+    let end = lineEndOf(text, at);
     lineNo++;
     const first = text.charCodeAt(at);
     if (end === at || first === 35) {
@@ -145,13 +152,8 @@ export function indexYarnBerry(source: string, path: string): YarnBerryIndex {
     const startLine = lineNo;
     let key: string;
     if (first === 63 && text.charCodeAt(at + 1) === 32) {
-      // A key over 1,024 characters: yarn writes `? <key>` and then a line holding only `:`.
-      const long = symlScalar(text.slice(at + 2, end));
-      const next = lineEnd(end + 1);
-      if (long === undefined || text.slice(end + 1, next) !== ':')
-        throw broken(path, lineNo, 'a long key not in the form yarn writes');
-      key = long;
-      end = next;
+      key = longKey(text, at, end, path, lineNo);
+      end = lineEndOf(text, end + 1);
       lineNo++;
     } else {
       const refused = symlLine(text, at, end);
@@ -162,7 +164,7 @@ export function indexYarnBerry(source: string, path: string): YarnBerryIndex {
     body.reset();
     // Body: every following line that starts with a space.
     for (at = end + 1; at < text.length && text.charCodeAt(at) === 32; at = end + 1) {
-      end = lineEnd(at);
+      end = lineEndOf(text, at);
       lineNo++;
       const refused = symlLine(text, at, end);
       if (refused !== undefined) throw broken(path, lineNo, refused);
@@ -320,7 +322,12 @@ export function lowerYarnBerry(index: YarnBerryIndex): LoweredGraph {
       out.push(found ?? leaf(`${name}@${range}`));
     }
   });
-  const label = (node: number): NodeLabel => {
+  return { own, edges, label: labeller(index, labels), importers };
+}
+
+/** A node's label: the importers' and leaves' are in `labels`, a package's is read from its entry when first asked. */
+function labeller(index: YarnBerryIndex, labels: (NodeLabel | undefined)[]): (node: number) => NodeLabel {
+  return (node) => {
     const known = labels[node];
     if (known !== undefined) return known;
     const entry = index.entries[node];
@@ -329,5 +336,4 @@ export function lowerYarnBerry(index: YarnBerryIndex): LoweredGraph {
     const version = /^ {2}version: (.*)$/m.exec(entry.text)?.[1];
     return (labels[node] = { kind: 'package', name, version: version === undefined ? reference : scalar(version) });
   };
-  return { own, edges, label, importers };
 }

@@ -211,12 +211,17 @@ export class Blocks {
       named[namedCount] = key;
       this.namedCounts[depth] = namedCount + 1;
     }
-    if ((this.plainCounts[depth] as number) / 2 + (this.namedCounts[depth] as number) > SMALL_MAPPING) {
-      const all = new Set(named.slice(0, this.namedCounts[depth]));
-      for (let i = 0; i < (this.plainCounts[depth] as number); i += 2)
-        all.add(text.slice(plain[i] as number, plain[i + 1] as number));
-      this.keySets[depth] = all;
-    }
+    if ((this.plainCounts[depth] as number) / 2 + (this.namedCounts[depth] as number) > SMALL_MAPPING)
+      this.toSet(text, depth);
     return decoded;
+  }
+
+  /** The mapping at `depth` has grown past SMALL_MAPPING: its keys from now on as a set of strings. */
+  private toSet(text: string, depth: number): void {
+    const plain = this.plainKeys[depth] as number[];
+    const all = new Set((this.namedKeys[depth] as string[]).slice(0, this.namedCounts[depth]));
+    for (let i = 0; i < (this.plainCounts[depth] as number); i += 2)
+      all.add(text.slice(plain[i] as number, plain[i + 1] as number));
+    this.keySets[depth] = all;
   }
 }
