@@ -11,7 +11,7 @@
 import type { WorkspaceFingerprints } from '../core/fingerprints.js';
 import { isLockguardError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
-import { runnersFoldingSlices, type SliceRunner } from '../integrations/slice-files/folded-by.js';
+import { CONFIGS, runnersFoldingSlices, type SliceRunner } from '../integrations/slice-files/folded-by.js';
 import {
   GIT_ADD_SLICES,
   hasSliceRecord,
@@ -97,7 +97,7 @@ export function staleSliceLines(stale: {
 function foldingRunners(root: string, configured: readonly string[]): SliceRunner[] {
   const named = runnersFoldingSlices(root);
   if (named.length > 0 || !rootSliceFileExists(root)) return named;
-  return (['turbo', 'nx'] as const).filter((runner) => configured.includes(runner));
+  return [...new Set(CONFIGS.map(([runner]) => runner))].filter((runner) => configured.includes(runner));
 }
 
 /**

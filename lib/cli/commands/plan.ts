@@ -5,7 +5,7 @@
 import { expectedSliceFiles } from '../../run/slice-pass.js';
 import { planFor } from '../../integrations/plan/index.js';
 import { SLICE_FILE, soundKeysFix, soundKeysMode } from '../../integrations/sound-keys/index.js';
-import { sliceKeysFor } from '../../integrations/sound-keys/plan.js';
+import { hasSoundKeys, sliceKeysFor } from '../../integrations/sound-keys/plan.js';
 import { LockguardError } from '../../core/errors.js';
 import { redactRecord, redactText } from '../../core/redact.js';
 import { flag, parse } from '../args.js';
@@ -53,10 +53,9 @@ export const command: Command = {
     const workspace = await workspaceOf(parsed, io);
     const plan = await planFor(parsed.positionals, workspace.root, io.env);
     const code = plan.unstable.length === 0 ? EXIT.ok : EXIT.moved;
-    const soundKeys =
-      plan.runner === 'turbo' || plan.runner === 'nx'
-        ? await sliceKeysFor(parsed.positionals, workspace.root, io.env, await expectedSliceFiles(workspace.root))
-        : undefined;
+    const soundKeys = hasSoundKeys(plan.runner)
+      ? await sliceKeysFor(parsed.positionals, workspace.root, io.env, await expectedSliceFiles(workspace.root))
+      : undefined;
     if (flag(parsed, 'json')) {
       io.stdout.write(
         `${JSON.stringify(redactRecord(soundKeys === undefined ? plan : { ...plan, soundKeys }), null, 2)}\n`,

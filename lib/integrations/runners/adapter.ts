@@ -1,10 +1,11 @@
 // The one interface every caching runner implements: what lockguard must know of a runner to guard it.
 //
 // Owns: `RunnerAdapter` (detect, cache folder, listing, what one save is, the run summary, the withholding
-// specifics, per-project mapping, the dry-run plan, the remote protocol and its switches, doctor's checks)
+// specifics, per-project mapping, the dry-run plan, the remote protocol and its switches, sound keys,
+// doctor's checks)
 // and the small shapes only adapters and their dispatchers share.
 // Invariants: types only. An adapter imports leaf modules (types, cache-dir, remote-upstream, plan's
-// spawn/task-writes, remote-gate's protocol kit), never a dispatcher (registry.ts, listing.ts, index.ts):
+// spawn/task-writes, remote-gate's protocol kit, sound-keys' JSONC and findings kit), never a dispatcher (registry.ts, listing.ts, index.ts):
 // what it needs of the shared passes is handed to it (e.g. `withhold`'s `pass`), so the registry has no cycle.
 // Each runner's folder (`turbo/`, `nx/`, `pnpm-pipeline/`) exports one object of this type from its
 // index.ts; registry.ts lists them (README.md: what a new runner must provide).
@@ -15,6 +16,8 @@ import type { RunnerGraph } from '../plan/types.js';
 import type { ProtocolAdapter } from '../remote-gate/protocol-kit.js';
 import type { GateProtocol } from '../remote-gate/types.js';
 import type { PackageManager } from '../../core/workspace.js';
+import type { TaskFold } from '../sound-keys/findings.js';
+import type { FileEdit, SoundCheck, SoundKeysMode } from '../sound-keys/types.js';
 import type { RemoteDetection } from './remote-upstream.js';
 import type {
   CacheState,
@@ -117,6 +120,26 @@ export interface RemoteSide {
   ): RemotePlan;
 }
 
+/**
+ * Sound keys (integrations/sound-keys): the runner folds each project's `.lockguard-slice` into its task keys,
+ * as `lockguard init --sound-keys` sets it up, and its own plan proves it.
+ */
+export interface SoundKeysSide {
+  /**
+   * The root config files that, naming the slice file, mean this runner folds it. The install hooks' copy
+   * of this list (slice-files/folded-by.ts, read without loading any adapter) must say the same (tested).
+   */
+  readonly configFiles: readonly string[];
+  /** Whether the workspace sets the runner up (init sets sound keys up there by default). */
+  configured(root: string): boolean;
+  /** What `init --sound-keys=<mode>` changes in the runner's config; ERR_LOCKGUARD_BAD_CONFIG before any write. */
+  edits(root: string, mode: SoundKeysMode): FileEdit[];
+  /** doctor's proof from the runner's own plan over every cached task; undefined where it defines none. */
+  proof(root: string, env: Env, mode: SoundKeysMode | undefined): Promise<SoundCheck | undefined>;
+  /** The cached tasks one command (`argv`, which starts this runner) runs and whether each folds its file. */
+  folds(argv: readonly string[], root: string, env: Env): Promise<TaskFold[]>;
+}
+
 export interface RunnerAdapter {
   /** The name the ledger records and `--runner` takes. */
   readonly name: GuardedRunner;
@@ -165,6 +188,9 @@ export interface RunnerAdapter {
 
   // Remote.
   readonly remote: RemoteSide;
+
+  // Sound keys (absent: the runner's keys cannot fold the slice files; pnpm pipeline's keys fold its inputs).
+  readonly soundKeys?: SoundKeysSide;
 
   // Doctor.
   /** Doctor's checks for this runner, as data (none when the workspace does not use it). Read-only. */

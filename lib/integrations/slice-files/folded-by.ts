@@ -12,10 +12,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SLICE_FILE } from '../../run/slice-files.js';
+import type { RunnerName } from '../runners/types.js';
 
-export type SliceRunner = 'turbo' | 'nx';
+/** A runner whose keys can fold the slice files (its adapter has `soundKeys`). */
+export type SliceRunner = Exclude<RunnerName, 'none'>;
 
-const CONFIGS: ReadonlyArray<readonly [runner: SliceRunner, file: string]> = [
+/**
+ * Each runner adapter's `soundKeys.configFiles`, written out: the install hooks read this module without
+ * loading the adapters (test/integrations/runners/registry.test.ts holds the two equal).
+ */
+export const CONFIGS: ReadonlyArray<readonly [runner: SliceRunner, file: string]> = [
   ['turbo', 'turbo.json'],
   ['turbo', 'turbo.jsonc'],
   ['nx', 'nx.json'],

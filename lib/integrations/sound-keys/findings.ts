@@ -67,7 +67,7 @@ export function someOf(names: readonly string[], limit = 5): string {
 }
 
 /** One finding from what a runner's plan showed; `mode`: the workspace's (the fix sets that one up). */
-export function judge(runner: 'turbo' | 'nx', found: Findings, mode?: SoundKeysMode): SoundCheck {
+export function judge(runner: Exclude<SoundCheck['runner'], 'git'>, found: Findings, mode?: SoundKeysMode): SoundCheck {
   const folded = found.cached - found.missing.length - found.unwritten.length;
   if (found.missing.length > 0) {
     return {

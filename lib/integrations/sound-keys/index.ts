@@ -1,5 +1,6 @@
 // Sound keys: turbo and nx fold each project's `.lockguard-slice`, so their own keys change with the
-// project's lockfile slice (README "Sound keys"; this folder's README.md).
+// project's lockfile slice (README "Sound keys"; this folder's README.md). What each runner does for it is
+// its adapter's `soundKeys` (runners/<runner>/sound-keys.ts); here: the runners together, and the .gitignore.
 //
 // Owns: `soundKeysEdits` (everything `init --sound-keys[=ignored|committed]` changes: turbo.json files,
 // .nxignore, nx.json, project.json files, and `.lockguard-slice` in the root .gitignore; switching modes takes
@@ -16,8 +17,8 @@ import { writeAtomic } from '../../run/atomic.js';
 import { rootSliceFileExists } from '../../run/slice-files.js';
 import { committedProof } from './committed.js';
 import { ignoreFileEdit, type IgnoreLine } from './ignore-lines.js';
-import { nxConfigured, nxEdits, nxProof } from './nx.js';
-import { turboEdits, turboFileIn, turboProof } from './turbo.js';
+import type { SoundKeysSide } from '../runners/adapter.js';
+import { RUNNERS } from '../runners/registry.js';
 import { type FileEdit, SLICE_FILE, type SoundCheck, type SoundKeysMode } from './types.js';
 
 export {
@@ -29,7 +30,10 @@ export {
   type SoundCheck,
   type SoundKeysMode,
 } from './types.js';
-export { NXIGNORE_LINE, NX_INPUT } from './nx.js';
+export { NXIGNORE_LINE, NX_INPUT } from '../runners/nx/sound-keys.js';
+
+/** The runners whose keys can fold the slice files (each adapter's `soundKeys`), in the registry's order. */
+const SIDES: readonly SoundKeysSide[] = RUNNERS.flatMap((adapter) => adapter.soundKeys ?? []);
 
 /** The .gitignore line that ignores the slice file in every folder (ignored mode; committed mode takes it back). */
 export const GITIGNORE_SLICE: IgnoreLine = {
@@ -56,9 +60,9 @@ export function soundKeysMode(root: string): SoundKeysMode | undefined {
   return rootSliceFileExists(root) ? 'committed' : undefined;
 }
 
-/** Whether turbo or nx is configured at `root` (where init sets sound keys up by default). */
+/** Whether a runner with sound keys (turbo, nx) is configured at `root` (where init sets them up by default). */
 export function soundKeysWanted(root: string): boolean {
-  return turboFileIn(root) !== undefined || nxConfigured(root);
+  return SIDES.some((side) => side.configured(root));
 }
 
 /**
@@ -66,7 +70,7 @@ export function soundKeysWanted(root: string): boolean {
  * other mode's entries); throws ERR_LOCKGUARD_BAD_CONFIG before anything is written.
  */
 export function soundKeysEdits(root: string, mode: SoundKeysMode = 'ignored'): FileEdit[] {
-  const runners = [...turboEdits(root, mode), ...nxEdits(root, mode)];
+  const runners = SIDES.flatMap((side) => side.edits(root, mode));
   const ignore = ignoreFileEdit(root, '.gitignore', GITIGNORE_SLICE, mode === 'ignored');
   return ignore === undefined ? runners : [...runners, ignore];
 }
@@ -84,8 +88,7 @@ export async function soundKeysProof(root: string, env: Env): Promise<SoundCheck
   if (!soundKeysWanted(root)) return [];
   const mode = soundKeysMode(root);
   const found = await Promise.all([
-    turboProof(root, env, mode),
-    nxProof(root, env, mode),
+    ...SIDES.map((side) => side.proof(root, env, mode)),
     mode === 'committed' ? committedProof(root, env) : undefined,
   ]);
   return found.filter((check): check is SoundCheck => check !== undefined);

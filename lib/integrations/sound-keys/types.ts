@@ -6,6 +6,7 @@
 // Invariants: an edit is planned from the file's text alone; nothing here writes or spawns.
 
 import { LockguardError } from '../../core/errors.js';
+import type { RunnerName } from '../runners/types.js';
 import { JsoncError, parseJsonc, type JsonNode } from './jsonc.js';
 
 /**
@@ -31,8 +32,8 @@ export interface FileEdit {
 
 /** One finding of doctor's proof, for one runner. */
 export interface SoundCheck {
-  /** `git`: committed mode's check that git tracks the files (committed.ts). */
-  readonly runner: 'turbo' | 'nx' | 'git';
+  /** The runner whose plan was read; `git`: committed mode's check that git tracks the files (committed.ts). */
+  readonly runner: Exclude<RunnerName, 'none'> | 'git';
   readonly level: 'ok' | 'warn' | 'fail';
   readonly detail: string;
   readonly fix?: string;

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GATE_PROTOCOLS, protocolAdapter } from '../../../lib/integrations/remote-gate/index.js';
+import { CONFIGS } from '../../../lib/integrations/slice-files/folded-by.js';
 import {
   adapterFor,
   remoteCachePlan,
@@ -25,6 +26,8 @@ const FUNCTIONS = [
   'doctor',
 ] as const;
 const REMOTE_FUNCTIONS = ['gate', 'detect', 'pointAt', 'writesOff'] as const;
+/** The members of an adapter's optional `soundKeys` (its keys can fold the slice files). */
+const SOUND_KEYS_FUNCTIONS = ['configured', 'edits', 'proof', 'folds'] as const;
 
 /** What an adapter lacks, in words ([] when it is complete). */
 function problems(adapter: RunnerAdapter): string[] {
@@ -40,6 +43,13 @@ function problems(adapter: RunnerAdapter): string[] {
   const remote = adapter.remote as unknown as Record<string, unknown> | undefined;
   if (typeof remote?.['protocol'] !== 'string') found.push('remote.protocol');
   for (const member of REMOTE_FUNCTIONS) if (typeof remote?.[member] !== 'function') found.push(`remote.${member}`);
+  const sound = adapter.soundKeys as unknown as Record<string, unknown> | undefined;
+  if (sound !== undefined) {
+    const files = sound['configFiles'];
+    if (!Array.isArray(files) || files.length === 0) found.push('soundKeys.configFiles');
+    for (const member of SOUND_KEYS_FUNCTIONS)
+      if (typeof sound[member] !== 'function') found.push(`soundKeys.${member}`);
+  }
   return found;
 }
 
@@ -65,6 +75,23 @@ test('the member check fails an adapter that lacks one (it can fail)', () => {
   const { writesOff: _writesOff, ...remote } = first.remote;
   assert.deepEqual(problems({ ...first, remote } as unknown as RunnerAdapter), ['remote.writesOff']);
   assert.deepEqual(problems({ ...first, projects: { mapped: true } } as unknown as RunnerAdapter), ['projects']);
+  assert.ok(first.soundKeys !== undefined);
+  const { folds: _folds, ...sound } = first.soundKeys;
+  assert.deepEqual(problems({ ...first, soundKeys: sound } as unknown as RunnerAdapter), ['soundKeys.folds']);
+});
+
+test("the install hooks' list of the configs that fold the slice files is the adapters' own", () => {
+  const adapters = RUNNERS.flatMap((adapter) =>
+    (adapter.soundKeys?.configFiles ?? []).map((file) => `${adapter.name} ${file}`),
+  );
+  assert.deepEqual(
+    CONFIGS.map(([runner, file]) => `${runner} ${file}`),
+    adapters,
+  );
+  assert.deepEqual(
+    RUNNERS.filter((adapter) => adapter.soundKeys !== undefined).map((adapter) => adapter.name),
+    ['turbo', 'nx'],
+  );
 });
 
 test('every gate protocol is spoken by exactly one adapter, and the gate gets that adapter', () => {

@@ -15,8 +15,8 @@ import {
   removeItem,
   removeProperty,
 } from '../../../lib/integrations/sound-keys/jsonc.js';
-import { nxEdits } from '../../../lib/integrations/sound-keys/nx.js';
-import { turboEdits } from '../../../lib/integrations/sound-keys/turbo.js';
+import { nxEdits } from '../../../lib/integrations/runners/nx/sound-keys.js';
+import { turboEdits } from '../../../lib/integrations/runners/turbo/sound-keys.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 
 test('jsonc: removeItem / removeProperty take out the first, a middle, the last or the only child with its separator; comments elsewhere stay', () => {

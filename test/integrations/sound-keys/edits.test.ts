@@ -14,8 +14,8 @@ import {
   parseJsonc,
   prop,
 } from '../../../lib/integrations/sound-keys/jsonc.js';
-import { nxEdits } from '../../../lib/integrations/sound-keys/nx.js';
-import { turboEdits } from '../../../lib/integrations/sound-keys/turbo.js';
+import { nxEdits } from '../../../lib/integrations/runners/nx/sound-keys.js';
+import { turboEdits } from '../../../lib/integrations/runners/turbo/sound-keys.js';
 import { codeOf } from '../../helpers/errors.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 

@@ -4,20 +4,23 @@
 // root manifest, a command starting `nx`) and the entry layout (`<cache>/<hash>/` +
 // `<cache>/terminalOutputs/<hash>`). Its parts: cache.ts (cache dir, `run.json`), memo.ts (nx's own
 // answer, remembered), task-db.ts and withhold.ts (nx 20 to 23 mark their task DB first), plan.ts
-// (`--graph=stdout`), remote.ts, protocol.ts (self-hosted v1), doctor.ts.
+// (`--graph=stdout`), remote.ts, protocol.ts (self-hosted v1), sound-keys.ts (`.nxignore` and targets'
+// `inputs`, and the task plans' proof), doctor.ts.
 // Invariants: those of its parts; entries are not mapped to projects (every save after a move is withheld).
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { executableName } from '../../package-managers/argv.js';
+import { runDry } from '../../plan/spawn-runner.js';
 import type { RunnerAdapter } from '../adapter.js';
 import type { CacheUnit } from '../types.js';
 import { present } from '../workspace-files.js';
 import { nxSummary, resolveNxCache } from './cache.js';
 import { nxChecks } from './doctor.js';
-import { planNx } from './plan.js';
+import { nxGraphArgv, planNx } from './plan.js';
 import { nxV1 } from './protocol.js';
 import { detectNx, nxWritesOff, pointNxAt } from './remote.js';
+import { nxConfigured, nxEdits, nxFolds, nxProof } from './sound-keys.js';
 import { withholdNx } from './withhold.js';
 
 /** An nx entry: a folder named by its decimal hash. */
@@ -54,6 +57,13 @@ export const nx: RunnerAdapter = {
     detect: detectNx,
     pointAt: (_detection, gateUrl, argv) => pointNxAt(gateUrl, argv),
     writesOff: (_mode, why) => nxWritesOff(why),
+  },
+  soundKeys: {
+    configFiles: ['nx.json', '.nxignore'],
+    configured: nxConfigured,
+    edits: nxEdits,
+    proof: nxProof,
+    folds: async (argv, root, env) => nxFolds(await runDry(nxGraphArgv(argv), { root, env })),
   },
   doctor: (root, env) => nxChecks(root, env),
 };

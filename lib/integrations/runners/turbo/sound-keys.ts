@@ -14,11 +14,11 @@
 // Invariants: edits only insert (jsonc.ts), so comments and formatting stay; a file that is not JSONC is
 // ERR_LOCKGUARD_BAD_CONFIG and nothing is written; the proof never writes and spawns turbo once.
 
-import type { Env } from '../../core/env.js';
+import type { Env } from '../../../core/env.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { isLockguardError } from '../../core/errors.js';
-import { runDry } from '../plan/spawn-runner.js';
+import { isLockguardError } from '../../../core/errors.js';
+import { runDry } from '../../plan/spawn-runner.js';
 import {
   addProperty,
   appendItem,
@@ -29,10 +29,10 @@ import {
   removeProperty,
   type JsonNode,
   type TextEdit,
-} from './jsonc.js';
-import { configFilesUnder, fileIn } from './files.js';
-import { type Findings, findingsOf, judge, type TaskFold } from './findings.js';
-import { type FileEdit, parseConfig, SLICE_FILE, type SoundCheck, type SoundKeysMode } from './types.js';
+} from '../../sound-keys/jsonc.js';
+import { configFilesUnder, fileIn } from '../../sound-keys/files.js';
+import { type Findings, findingsOf, judge, type TaskFold } from '../../sound-keys/findings.js';
+import { type FileEdit, parseConfig, SLICE_FILE, type SoundCheck, type SoundKeysMode } from '../../sound-keys/types.js';
 
 const TURBO_FILES = ['turbo.json', 'turbo.jsonc'];
 

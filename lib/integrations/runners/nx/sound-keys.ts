@@ -13,18 +13,25 @@
 // Invariants: edits only insert (jsonc.ts); a file that is not JSONC is ERR_LOCKGUARD_BAD_CONFIG and
 // nothing is written; the proof never writes and spawns nx three times at most.
 
-import type { Env } from '../../core/env.js';
+import type { Env } from '../../../core/env.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { isLockguardError } from '../../core/errors.js';
-import { runDry } from '../plan/spawn-runner.js';
-import { nxVersionAt } from '../runners/nx/task-db.js';
-import { configFilesUnder } from './files.js';
-import { type Findings, findingsOf, judge, type TaskFold } from './findings.js';
-import { foldsPath } from './globs.js';
-import { appendItem, applyEdits, isString, type JsonNode, prop, type TextEdit } from './jsonc.js';
-import { ignoreFileEdit, type IgnoreLine } from './ignore-lines.js';
-import { type FileEdit, parseConfig, SLICE_FILE, type SoundCheck, soundKeysFix, type SoundKeysMode } from './types.js';
+import { isLockguardError } from '../../../core/errors.js';
+import { runDry } from '../../plan/spawn-runner.js';
+import { nxVersionAt } from './task-db.js';
+import { configFilesUnder } from '../../sound-keys/files.js';
+import { type Findings, findingsOf, judge, type TaskFold } from '../../sound-keys/findings.js';
+import { foldsPath } from '../../sound-keys/globs.js';
+import { appendItem, applyEdits, isString, type JsonNode, prop, type TextEdit } from '../../sound-keys/jsonc.js';
+import { ignoreFileEdit, type IgnoreLine } from '../../sound-keys/ignore-lines.js';
+import {
+  type FileEdit,
+  parseConfig,
+  SLICE_FILE,
+  type SoundCheck,
+  soundKeysFix,
+  type SoundKeysMode,
+} from '../../sound-keys/types.js';
 
 /** The `.nxignore` line that makes nx hash the gitignored slice files. */
 export const NXIGNORE_LINE = `!**/${SLICE_FILE}`;
