@@ -66,7 +66,7 @@ function lockfileOf(root: string): string {
 }
 
 /** A step that plans as a graph of its own: a runner (turbo, nx, pnpm pipeline) or a pnpm -r/--filter run. */
-function graphStep(step: Step): 'turbo' | 'nx' | 'pnpm-pipeline' | 'pnpm-recursive' | undefined {
+function graphStep(step: Step): Exclude<RunnerKind, 'command'> | undefined {
   const runner = runnerOfStep(step.argv);
   if (runner !== undefined) return runner;
   const cmd = step.class;

@@ -6,8 +6,10 @@
 
 import { LockguardError } from '../../core/errors.js';
 import type { PlanTask } from '../../core/key-stability.js';
+import type { RunnerName } from '../runners/types.js';
 
-export type RunnerKind = 'turbo' | 'nx' | 'pnpm-pipeline' | 'pnpm-recursive' | 'command';
+/** What planned the graph: a runner's adapter (by name), a pnpm -r/--filter run, or a plain command. */
+export type RunnerKind = Exclude<RunnerName, 'none'> | 'pnpm-recursive' | 'command';
 
 export interface PlannedTask extends PlanTask {
   /** Workspace-relative folder the task runs in ('.' for the root). */
