@@ -12,7 +12,7 @@ import { isLockguardError, type LockguardError } from '../core/errors.js';
 import { withholdScope, type GuardPlan, type WithholdScope } from '../integrations/runners/index.js';
 import type { ChildEnd } from '../run/child.js';
 import type { Interrupts } from '../run/interrupts.js';
-import { appendEvent } from '../run/ledger.js';
+import { appendEvent, type Policy } from '../run/ledger.js';
 import { buildReport, saveReport, type RunReport, type WithheldEntry } from '../run/report.js';
 import type { GuardSession, MoveRecord } from '../run/session.js';
 import { lockfileMovesAmong, sliceMoveJson, type SliceMove } from '../run/slice-report.js';
@@ -21,7 +21,6 @@ import { passControl, pauseAfterChild } from './pass-control.js';
 import { fallbackLines, judgedText } from './record-words.js';
 import { runnerLabel } from '../integrations/runners/index.js';
 import type { RemoteGateOutcome } from './remote-gate-wiring.js';
-import type { GuardedRunInput } from './run.js';
 import {
   afterRunners,
   scopeReport,
@@ -36,7 +35,7 @@ export interface RunVerdict {
   /** The child's own code (128+n for a signal; 127 when it could not start). */
   readonly childCode: number;
   readonly moved: boolean;
-  readonly policy: GuardedRunInput['policy'];
+  readonly policy: Policy;
   /** Why the withholding pass stopped early, if it did. */
   readonly stop: PassStop | undefined;
   /** The signal that arrived after the child exited, if one did. */
@@ -46,7 +45,7 @@ export interface RunVerdict {
 /** A guarded run, finished: everything its final lines say, as values. */
 export interface RunFinished {
   readonly runId: string;
-  readonly policy: GuardedRunInput['policy'];
+  readonly policy: Policy;
   readonly end: ChildEnd;
   readonly code: number;
   readonly move: MoveRecord | undefined;
@@ -61,9 +60,18 @@ export interface RunFinished {
   readonly markedFinished: boolean;
 }
 
+/** What finishing needs of the run's input (run.ts's GuardedRunInput extends it). */
+export interface FinishInput {
+  /** The command, exactly as the child got it. */
+  readonly command: readonly string[];
+  readonly policy: Policy;
+  /** The run's exit code from its verdict (the caller's rule; it is recorded in the run's exit event and report). */
+  readonly exitCode: (verdict: RunVerdict) => number;
+}
+
 export interface Finishing {
   readonly context: GuardContext;
-  readonly input: GuardedRunInput;
+  readonly input: FinishInput;
   readonly session: GuardSession;
   readonly end: ChildEnd;
   readonly prepared: RunnerPrepared;

@@ -28,12 +28,12 @@ import {
 import { withWorkspaceBins } from '../integrations/package-managers/on-path.js';
 import { preparesTreeFirst } from '../integrations/package-managers/script-walk.js';
 import { runChild, type ChildEnd } from '../run/child.js';
-import { appendEvent, findRun, type Policy } from '../run/ledger.js';
+import { appendEvent, findRun } from '../run/ledger.js';
 import { liveRunsFor, processStart } from '../run/live.js';
 import { GuardSession } from '../run/session.js';
 import { writeGuard } from '../run/guard-record.js';
 import type { GuardContext } from './events.js';
-import { finishRun, recordOrSay, type RunFinished, type RunVerdict } from './finish.js';
+import { finishRun, recordOrSay, type FinishInput, type RunFinished } from './finish.js';
 import { guardRecordOf } from './guard-file.js';
 import { holdForQuarantine } from './pass-control.js';
 import { openRemoteGates, type RemoteGateOutcome, type RemoteGates } from './remote-gate-wiring.js';
@@ -43,18 +43,13 @@ import { refuseSetup, type RefuseSetup } from './refuse-setup.js';
 /** How long the remote decision may wait for the runner's dry run before it assumes a writer. */
 const REMOTE_PLAN_TIMEOUT_MS = 15_000;
 
-export interface GuardedRunInput {
+export interface GuardedRunInput extends FinishInput {
   readonly workspace: Workspace;
-  /** The command, exactly as the child gets it. */
-  readonly command: readonly string[];
-  readonly policy: Policy;
   /** `--runner`: guard only this runner's cache (`none`: none); undefined: the workspace and the command decide. */
   readonly runner: RunnerName | undefined;
   readonly remote: RemoteMode;
   /** Refuse to start when the installed tree does not hold what the lockfile says (skipped where it cannot hold). */
   readonly preCheck: boolean;
-  /** The run's exit code from its verdict (the caller's rule; it is recorded in the run's exit event and report). */
-  readonly exitCode: (verdict: RunVerdict) => number;
   /**
    * The caller's step after the table read and the pre-run check, before the gates open and the command
    * starts (cli: each project's `.lockguard-slice`, cli/slice-files.ts); returns lines for the run's report.

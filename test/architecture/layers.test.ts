@@ -1,5 +1,7 @@
 // The layer rule, checked: core ← run ← integrations ← guard ← cli, imports pointing down only (type-only
-// and dynamic imports count). `lib/index.ts` is the public surface and may re-export any layer.
+// and dynamic imports count), and no import cycle between lib/'s files (the same imports: a cycle of types
+// alone still ties two modules so neither reads without the other). `lib/index.ts` is the public surface
+// and may re-export any layer.
 // Reads the TypeScript sources (the repo's lib/), never the build output.
 
 import assert from 'node:assert/strict';
@@ -67,6 +69,55 @@ test('guard/ sits between integrations/ and cli/: it exists, cli imports it, and
         users.add(from);
   }
   assert.deepEqual([...users], ['cli']);
+});
+
+/** The files of `lib/` each file imports (relative specifiers, resolved to their .ts source). */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of sources(LIB)) {
+    const to = specifiers(readFileSync(file, 'utf8'))
+      .filter((spec) => spec.startsWith('.'))
+      .map((spec) => relative(LIB, resolve(dirname(file), spec.replace(/\.js$/, '.ts'))));
+    graph.set(relative(LIB, file), to);
+  }
+  return graph;
+}
+
+/** One cycle of `graph` per strongly connected part with more than one file (or a file importing itself), as `a -> b -> a`. */
+export function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const found: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (file: string): void => {
+    state.set(file, 'open');
+    path.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!graph.has(next)) continue;
+      if (state.get(next) === 'open') found.push([...path.slice(path.indexOf(next)), next].join(' -> '));
+      else if (state.get(next) === undefined) visit(next);
+    }
+    path.pop();
+    state.set(file, 'done');
+  };
+  for (const file of [...graph.keys()].sort()) if (state.get(file) === undefined) visit(file);
+  return found;
+}
+
+test('no import cycle between the files of lib/ (type-only and dynamic imports count)', () => {
+  const graph = importGraph();
+  assert.ok(graph.size > 100, `the walk saw the files (${graph.size})`);
+  assert.deepEqual(cyclesOf(graph), []);
+});
+
+test('the cycle finder finds a cycle (it can fail)', () => {
+  const graph = new Map([
+    ['a.ts', ['b.ts']],
+    ['b.ts', ['c.ts']],
+    ['c.ts', ['a.ts']],
+    ['d.ts', ['a.ts']],
+  ]);
+  assert.deepEqual(cyclesOf(graph), ['a.ts -> b.ts -> c.ts -> a.ts']);
+  assert.deepEqual(cyclesOf(new Map([['a.ts', ['b.ts']], ['b.ts', []]])), []);
 });
 
 test('the import reader sees type-only, re-export and dynamic imports', () => {

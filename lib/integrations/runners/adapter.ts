@@ -27,8 +27,11 @@ import type {
   RunnerCache,
   RunnerName,
   SummaryReading,
+  WithholdOptions,
+  WithholdPlan,
+  WithholdPlanOptions,
+  WithholdResult,
 } from './types.js';
-import type { planWithhold, withhold, WithholdOptions, WithholdResult } from './withhold.js';
 
 import type { Env } from '../../core/env.js';
 export type { Env };
@@ -59,8 +62,10 @@ export interface RunnerWithholdResult extends WithholdResult {
 
 /** The shared withholding pass, handed to an adapter's own `withhold` (withhold.ts). */
 export interface SharedPass {
-  readonly plan: typeof planWithhold;
-  readonly move: typeof withhold;
+  /** The decision alone (withhold.ts `planWithhold`). */
+  plan(cache: RunnerCache, before: CacheState, options: WithholdPlanOptions): WithholdPlan;
+  /** The decision and the moves (withhold.ts `withhold`). */
+  move(cache: RunnerCache, before: CacheState, options: WithholdOptions): Promise<WithholdResult>;
 }
 
 /** A project of the workspace as the lockfile's slices name it. */

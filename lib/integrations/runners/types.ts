@@ -1,9 +1,12 @@
 // The shapes every runner adapter shares: which runner, where its local cache is, what one entry is.
 //
-// Owns: the vocabulary between the runner adapters, the withholding pass and `lockguard run`.
+// Owns: the vocabulary between the runner adapters, the withholding pass and `lockguard run`, the pass's
+// options and results included (so an adapter's types never import the pass itself).
 // Invariant: types only; nothing here touches the file system.
 
+import type { LockguardError } from '../../core/errors.js';
 import type { RecordedIdentity } from '../../run/guard-record.js';
+import type { NotMoved, PassControl, QuarantinedEntry, QuarantineUnit, RenameFn } from '../../run/quarantine/index.js';
 
 export type RunnerName = 'turbo' | 'nx' | 'pnpm-pipeline' | 'none';
 export const RUNNER_NAMES: readonly RunnerName[] = ['turbo', 'nx', 'pnpm-pipeline', 'none'];
@@ -91,4 +94,59 @@ export interface RemotePlan {
   readonly env: Readonly<Record<string, string>>;
   /** One line for the user, or undefined when nothing was changed and nothing needs saying. */
   readonly note: string | undefined;
+}
+
+// The withholding pass's shapes (withhold.ts runs it; an adapter's own `withhold` is handed it).
+
+export interface WithholdOptions {
+  /** The moment of the move (epoch ms): the earliest evidence, e.g. the lockfile's new ctime. */
+  readonly movedAt: number;
+  /** Just before the command was spawned, and just after it exited (epoch ms). */
+  readonly runStartedAt: number;
+  readonly runEndedAt: number;
+  /** The lockguard run the quarantine folder is named after. */
+  readonly runId: string;
+  /** The workspace whose `.lockguard/` receives the quarantine; default: the cache's root. */
+  readonly ledgerRoot?: string;
+  /** Keys of tasks that started before the move and ended after it (from the runner's summary). */
+  readonly runningAcrossMove?: readonly string[];
+  /** Keys of this run's tasks, when the summary lists them: other keys are not this run's. */
+  readonly ownKeys?: readonly string[];
+  /** Key → task name, for the report. */
+  readonly taskOf?: ReadonlyMap<string, string>;
+  /** Why an entry is withheld, in words naming what moved (default: the lockfile): saved after the move, or running across it. */
+  readonly reasons?: { readonly after: string; readonly across: string };
+  /** A candidate this keeps is kept: its project's slice did not move (affected.ts); its task names it. */
+  readonly spare?: (key: string) => { readonly keep: boolean; readonly task?: string };
+  readonly rename?: RenameFn;
+  /** Stop requests and the test seam, between units (run/quarantine.ts). */
+  readonly control?: PassControl;
+}
+
+export interface WithholdResult {
+  readonly withheld: readonly QuarantinedEntry[];
+  /** Entries this run wrote before the move (kept, correct). */
+  readonly keptBeforeMove: number;
+  /** Entries written after the move but kept: their projects' slices did not move (affected.ts). */
+  readonly spared: readonly { readonly key: string; readonly task: string }[];
+  /** Entries that could not be moved, with why (symlinks, races, permissions): nothing of them was lost. */
+  readonly notMoved: readonly NotMoved[];
+  /** The quarantine folder, when anything went there. */
+  readonly quarantineDir: string | undefined;
+  /** True when a stop request ended the pass before every unit was moved. */
+  readonly interrupted?: boolean;
+  /** The ledger or disk fault that ended the pass early (the entries it did not reach stay in the cache). */
+  readonly fault?: LockguardError;
+}
+
+/** What the decision alone needs (no move: no run id, ledger, rename or stop control). */
+export type WithholdPlanOptions = Omit<WithholdOptions, 'runId' | 'ledgerRoot' | 'rename' | 'control'>;
+
+/** The decision, before anything moves: the units to move, what stays and why. */
+export interface WithholdPlan {
+  readonly units: QuarantineUnit[];
+  readonly keptBeforeMove: number;
+  readonly spared: { key: string; task: string }[];
+  /** Symlinked entries: never followed, never moved (reported). */
+  readonly links: NotMoved[];
 }

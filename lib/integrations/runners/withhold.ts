@@ -13,17 +13,18 @@
 // nothing is deleted (quarantine is a journaled rename, run/quarantine.ts); a stop request (a second
 // signal) or a disk fault ends the pass at a safe point between units, and the result says so.
 
-import type { LockguardError } from '../../core/errors.js';
-import {
-  quarantine,
-  type NotMoved,
-  type PassControl,
-  type QuarantinedEntry,
-  type QuarantineUnit,
-} from '../../run/quarantine/index.js';
-import type { RenameFn } from '../../run/quarantine/index.js';
+import { quarantine, type NotMoved, type QuarantineUnit } from '../../run/quarantine/index.js';
 import { listUnits, sameIdentity, unitIdentity, unitPaths, writtenAtOf } from './listing.js';
-import type { CacheState, RunnerCache } from './types.js';
+import type {
+  CacheState,
+  RunnerCache,
+  WithholdOptions,
+  WithholdPlan,
+  WithholdPlanOptions,
+  WithholdResult,
+} from './types.js';
+
+export type { WithholdOptions, WithholdPlan, WithholdPlanOptions, WithholdResult } from './types.js';
 
 /**
  * File times come from the kernel's coarse clock, which can lag `Date.now()` by a tick: the run's window
@@ -31,53 +32,8 @@ import type { CacheState, RunnerCache } from './types.js';
  */
 export const COARSE_CLOCK_MS = 20;
 
-export interface WithholdOptions {
-  /** The moment of the move (epoch ms): the earliest evidence, e.g. the lockfile's new ctime. */
-  readonly movedAt: number;
-  /** Just before the command was spawned, and just after it exited (epoch ms). */
-  readonly runStartedAt: number;
-  readonly runEndedAt: number;
-  /** The lockguard run the quarantine folder is named after. */
-  readonly runId: string;
-  /** The workspace whose `.lockguard/` receives the quarantine; default: the cache's root. */
-  readonly ledgerRoot?: string;
-  /** Keys of tasks that started before the move and ended after it (from the runner's summary). */
-  readonly runningAcrossMove?: readonly string[];
-  /** Keys of this run's tasks, when the summary lists them: other keys are not this run's. */
-  readonly ownKeys?: readonly string[];
-  /** Key → task name, for the report. */
-  readonly taskOf?: ReadonlyMap<string, string>;
-  /** Why an entry is withheld, in words naming what moved (default: the lockfile): saved after the move, or running across it. */
-  readonly reasons?: { readonly after: string; readonly across: string };
-  /** A candidate this keeps is kept: its project's slice did not move (affected.ts); its task names it. */
-  readonly spare?: (key: string) => { readonly keep: boolean; readonly task?: string };
-  readonly rename?: RenameFn;
-  /** Stop requests and the test seam, between units (run/quarantine.ts). */
-  readonly control?: PassControl;
-}
-
-export interface WithholdResult {
-  readonly withheld: readonly QuarantinedEntry[];
-  /** Entries this run wrote before the move (kept, correct). */
-  readonly keptBeforeMove: number;
-  /** Entries written after the move but kept: their projects' slices did not move (affected.ts). */
-  readonly spared: readonly { readonly key: string; readonly task: string }[];
-  /** Entries that could not be moved, with why (symlinks, races, permissions): nothing of them was lost. */
-  readonly notMoved: readonly NotMoved[];
-  /** The quarantine folder, when anything went there. */
-  readonly quarantineDir: string | undefined;
-  /** True when a stop request ended the pass before every unit was moved. */
-  readonly interrupted?: boolean;
-  /** The ledger or disk fault that ended the pass early (the entries it did not reach stay in the cache). */
-  readonly fault?: LockguardError;
-}
-
 /** Decide which entries to withhold, without moving anything (the pass `withhold` applies). */
-export function planWithhold(
-  cache: RunnerCache,
-  before: CacheState,
-  options: Omit<WithholdOptions, 'runId' | 'ledgerRoot' | 'rename' | 'control'>,
-): { units: QuarantineUnit[]; keptBeforeMove: number; spared: { key: string; task: string }[]; links: NotMoved[] } {
+export function planWithhold(cache: RunnerCache, before: CacheState, options: WithholdPlanOptions): WithholdPlan {
   const across = new Set(options.runningAcrossMove ?? []);
   const own = options.ownKeys === undefined ? undefined : new Set(options.ownKeys);
   const units: QuarantineUnit[] = [];

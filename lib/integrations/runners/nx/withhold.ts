@@ -9,8 +9,7 @@
 
 import { markNotReplayable, nxSupport, nxVersionAt, type NxSupport } from './task-db.js';
 import type { Env, RunnerWithholdResult, SharedPass } from '../adapter.js';
-import type { CacheState, RunnerCache } from '../types.js';
-import type { WithholdOptions } from '../withhold.js';
+import type { CacheState, RunnerCache, WithholdOptions } from '../types.js';
 
 export async function withholdNx(
   cache: RunnerCache,
