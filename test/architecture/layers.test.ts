@@ -117,7 +117,15 @@ test('the cycle finder finds a cycle (it can fail)', () => {
     ['d.ts', ['a.ts']],
   ]);
   assert.deepEqual(cyclesOf(graph), ['a.ts -> b.ts -> c.ts -> a.ts']);
-  assert.deepEqual(cyclesOf(new Map([['a.ts', ['b.ts']], ['b.ts', []]])), []);
+  assert.deepEqual(
+    cyclesOf(
+      new Map([
+        ['a.ts', ['b.ts']],
+        ['b.ts', []],
+      ]),
+    ),
+    [],
+  );
 });
 
 test('the import reader sees type-only, re-export and dynamic imports', () => {
