@@ -7,7 +7,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { BIN } from '../helpers/cli.js';
-import { scenario, type Tool } from '../helpers/runner-scenario.js';
+import { scenario } from '../helpers/runner-scenario.js';
+import type { Tool } from '../helpers/scenario-workspace.js';
 
 const B_TASK: Record<Tool, string> = { turbo: 'b#build', nx: 'b:build', 'pnpm-pipeline': 'packages/b#build' };
 

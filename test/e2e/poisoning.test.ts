@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { scenario, type ScenarioManager, type Tool } from '../helpers/runner-scenario.js';
+import { scenario } from '../helpers/runner-scenario.js';
+import type { ScenarioManager, Tool } from '../helpers/scenario-workspace.js';
 
 const CASES: readonly (readonly [Tool, ScenarioManager])[] = [
   ['turbo', 'pnpm'],

@@ -9,7 +9,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { BIN } from '../helpers/cli.js';
-import { scenario, type Tool } from '../helpers/runner-scenario.js';
+import { scenario } from '../helpers/runner-scenario.js';
+import type { Tool } from '../helpers/scenario-workspace.js';
 
 const SCRIPT: Record<'turbo' | 'nx', string> = {
   turbo: 'turbo run build --summarize',

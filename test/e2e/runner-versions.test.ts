@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { BIN } from '../helpers/cli.js';
 import { resolvePipelineCache } from '../../lib/integrations/runners/index.js';
-import { scenario, type ScenarioOptions, type Tool } from '../helpers/runner-scenario.js';
+import { scenario } from '../helpers/runner-scenario.js';
+import type { ScenarioOptions, Tool } from '../helpers/scenario-workspace.js';
 import { installed, NX_PACKAGES, PNPM_1221, TURBO_PACKAGES, type RunnerVersion } from '../helpers/runner-versions.js';
 
 interface Case {

@@ -30,7 +30,7 @@ import { startTurboRemoteCache } from '../helpers/cache-servers.js';
 import { startStaticRegistry } from '../helpers/static-registry.js';
 import { check, packTarball, shellIn, toolBin } from '../helpers/tool-shims.js';
 import { tempWorkspace, writeTree } from '../helpers/workspace.js';
-import { REPO } from '../helpers/runner-scenario.js';
+import { REPO } from '../helpers/scenario-workspace.js';
 
 const STEP_TIMEOUT_MS = 120_000;
 const PROJECTS = ['vue', 'alias', 'tar', 'other'] as const;

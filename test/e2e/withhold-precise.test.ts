@@ -13,7 +13,8 @@ import { test } from 'node:test';
 import { startTurboRemoteCache } from '../helpers/cache-servers.js';
 import { BIN } from '../helpers/cli.js';
 import { groupGone, latestRunDir, spawnGuard } from '../helpers/crash.js';
-import { scenario, type Scenario, type ScenarioOptions } from '../helpers/runner-scenario.js';
+import { scenario, type Scenario } from '../helpers/runner-scenario.js';
+import type { ScenarioOptions } from '../helpers/scenario-workspace.js';
 
 interface Status {
   report: {

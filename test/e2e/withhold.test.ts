@@ -11,7 +11,8 @@ import { listUnits } from '../../lib/integrations/runners/index.js';
 import { listQuarantine, restore } from '../../lib/run/quarantine/index.js';
 import { trustedPlaces } from '../../lib/run/trust.js';
 import { guardedRun } from '../helpers/guarded-run.js';
-import { scenario, type Tool } from '../helpers/runner-scenario.js';
+import { scenario } from '../helpers/runner-scenario.js';
+import type { Tool } from '../helpers/scenario-workspace.js';
 
 const B_TASK: Record<Tool, string> = { turbo: 'b#build', nx: 'b:build', 'pnpm-pipeline': 'packages/b#build' };
 

@@ -1,5 +1,6 @@
-// The pieces an end-to-end workspace with the real tools is built from, shared by runner-scenario.ts and the
-// e2e tests that build their own workspace (sound-keys, slice-files).
+// The pieces an end-to-end workspace with the real tools is built from, shared by the poisoning scenario
+// (scenario-workspace.ts, runner-scenario.ts) and the e2e tests that build their own workspace (sound-keys,
+// slice-files).
 //
 // Owns: the tools on PATH by name (`toolBin`: one `bin/` folder of shims for the pinned pnpm 10 or 12, yarn,
 // nx, turbo, bun and lockguard), a command run in the workspace with a step timeout (`shellIn`) and its
