@@ -9,47 +9,30 @@
 //   refuses (its YARN_PLUGINS copy wins).
 
 import assert from 'node:assert/strict';
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { cliProcess } from '../helpers/cli.js';
-import { isolatedEnv } from '../helpers/env.js';
 import { lockguardPackage } from '../helpers/hooks.js';
-import { packTarballs } from '../helpers/tools.js';
-import { FLAVORS, freshYarnBunClone, installTemplate, type YarnBunWorkspace } from '../helpers/yarn-bun.js';
+import {
+  depTarballs,
+  FLAVORS,
+  freshYarnBunClone,
+  installTemplate,
+  type YarnBunWorkspace,
+} from '../helpers/yarn-bun.js';
 
 const PROJECTS = ['.', 'packages/a', 'packages/b', 'packages/c'] as const;
 const SLICE = '.lockguard-slice';
 
 let shared = '';
 let env: Record<string, string> = {};
-let dep7 = Buffer.alloc(0);
-let dep6 = Buffer.alloc(0);
+let dep7: Buffer = Buffer.alloc(0);
+let dep6: Buffer = Buffer.alloc(0);
 let plugin = '';
 
 before(() => {
-  shared = realpathSync(mkdtempSync(join(tmpdir(), 'lockguard-slice-hooks-')));
-  env = isolatedEnv(shared);
-  const [seven, six] = packTarballs(
-    join(shared, 'tarballs'),
-    [
-      { name: 'dep', version: '7.0.0' },
-      { name: 'dep', version: '6.0.0' },
-    ],
-    env,
-  );
-  dep7 = readFileSync(seven ?? '');
-  dep6 = readFileSync(six ?? '');
+  ({ dir: shared, env, dep7, dep6 } = depTarballs('lockguard-slice-hooks-'));
   plugin = join(lockguardPackage(shared), 'dist', 'yarn-plugin.cjs');
 });
 

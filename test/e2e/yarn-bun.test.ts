@@ -4,34 +4,26 @@
 // the pre-run check (a lockfile-only edit, a deleted package), and what --policy refuse stops at the source.
 
 import assert from 'node:assert/strict';
-import { closeSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cliProcess } from '../helpers/cli.js';
 import { snapshotStep, verifyStep } from '../helpers/gate.js';
-import { packTarballs } from '../helpers/tools.js';
-import { isolatedEnv } from '../helpers/env.js';
-import { FLAVORS, freshYarnBunClone, installTemplate, type YarnBunWorkspace } from '../helpers/yarn-bun.js';
+import {
+  depTarballs,
+  FLAVORS,
+  freshYarnBunClone,
+  installTemplate,
+  type YarnBunWorkspace,
+} from '../helpers/yarn-bun.js';
 
 let shared = '';
 let env: Record<string, string> = {};
-let dep7 = Buffer.alloc(0);
-let dep6 = Buffer.alloc(0);
+let dep7: Buffer = Buffer.alloc(0);
+let dep6: Buffer = Buffer.alloc(0);
 
 before(() => {
-  shared = realpathSync(mkdtempSync(join(tmpdir(), 'lockguard-yarn-bun-')));
-  env = isolatedEnv(shared);
-  const [seven, six] = packTarballs(
-    join(shared, 'tarballs'),
-    [
-      { name: 'dep', version: '7.0.0' },
-      { name: 'dep', version: '6.0.0' },
-    ],
-    env,
-  );
-  dep7 = readFileSync(seven ?? '');
-  dep6 = readFileSync(six ?? '');
+  ({ dir: shared, env, dep7, dep6 } = depTarballs('lockguard-yarn-bun-'));
 });
 
 after(() => rmSync(shared, { recursive: true, force: true }));

@@ -16,8 +16,8 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { slicesFromLockfile } from '../../lib/core/slices/index.js';
 import { isolatedEnv } from '../helpers/env.js';
-import { packTarballs, runTool } from '../helpers/tools.js';
-import { cloneEnv, FLAVORS, installTemplate, type Flavor, type FlavorSpec } from '../helpers/yarn-bun.js';
+import { runTool } from '../helpers/tools.js';
+import { cloneEnv, FLAVORS, installTemplate, packDeps, type Flavor, type FlavorSpec } from '../helpers/yarn-bun.js';
 import { mutant, random, type MutatorName } from './mutate.js';
 import { ORACLE_MUTATORS } from './oracle.js';
 
@@ -52,21 +52,8 @@ export function toolOracle(flavor: Flavor, dir: string): ToolOracle {
   const spec = FLAVORS.find((candidate) => candidate.flavor === flavor);
   if (spec === undefined) throw new Error(`no flavor ${flavor}`);
   const env = isolatedEnv(dir);
-  const [seven, six] = packTarballs(
-    join(dir, 'tarballs'),
-    [
-      { name: 'dep', version: '7.0.0' },
-      { name: 'dep', version: '6.0.0' },
-    ],
-    env,
-  );
-  const template = installTemplate(
-    spec,
-    join(dir, 'template'),
-    env,
-    readFileSync(seven ?? ''),
-    readFileSync(six ?? ''),
-  );
+  const { dep7, dep6 } = packDeps(dir, env);
+  const template = installTemplate(spec, join(dir, 'template'), env, dep7, dep6);
   // One working copy, its lockfile replaced per mutant (a frozen install writes no lockfile).
   const work = join(dir, 'work');
   mkdirSync(work, { recursive: true });

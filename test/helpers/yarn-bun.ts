@@ -1,15 +1,28 @@
 // yarn (berry with PnP and with node-modules, classic v1) and bun workspaces for end-to-end tests: the same
 // three projects for each (a; b depending on a and on dep@7.0.0; c depending on dep@7.0.0), installed once
-// into a template by the real tool, and fresh clones of it.
+// into a template by the real tool, and fresh clones of it; the dep 7.0.0 and 6.0.0 tarballs they vendor,
+// packed once per test file (`depTarballs`).
 //
 // Invariants: offline (local tarballs through file: ranges, yarn's network off, a dead registry); HOME,
 // XDG_*, yarn's global folder and bun's cache in temp dirs (env.ts isolatedEnv); each clone has its own
 // yarn berry cache (`.yarn/cache` inside it), so deleting a package from one clone touches no other.
 
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { BUN, cloneWorkspace, mustRun, runTool, YARN, YARN1, type Tool, type ToolResult } from './tools.js';
+import { isolatedEnv } from './env.js';
+import {
+  BUN,
+  cloneWorkspace,
+  mustRun,
+  packTarballs,
+  runTool,
+  YARN,
+  YARN1,
+  type Tool,
+  type ToolResult,
+} from './tools.js';
 import { tempWorkspace, writeTree, type Tree } from './workspace.js';
 
 export type Flavor = 'yarn-pnp' | 'yarn-nm' | 'yarn1' | 'bun';
@@ -36,25 +49,20 @@ const argvOf =
     ...(tool.name === 'yarn1' ? ['--offline'] : []),
   ];
 
+/** yarn berry's spec: the same for PnP and node-modules (yarnBunTree's .yarnrc.yml tells them apart). */
+const berry = (flavor: 'yarn-pnp' | 'yarn-nm'): FlavorSpec => ({
+  flavor,
+  tool: YARN,
+  lockfile: 'yarn.lock',
+  packageManager: 'yarn@4.18.1',
+  frozen: ['install', '--immutable'],
+  addSix: ['workspace', 'b', 'add', 'dep@file:../../vendor/dep-6.0.0.tgz'],
+  argv: argvOf(YARN),
+});
+
 export const FLAVORS: readonly FlavorSpec[] = [
-  {
-    flavor: 'yarn-pnp',
-    tool: YARN,
-    lockfile: 'yarn.lock',
-    packageManager: 'yarn@4.18.1',
-    frozen: ['install', '--immutable'],
-    addSix: ['workspace', 'b', 'add', 'dep@file:../../vendor/dep-6.0.0.tgz'],
-    argv: argvOf(YARN),
-  },
-  {
-    flavor: 'yarn-nm',
-    tool: YARN,
-    lockfile: 'yarn.lock',
-    packageManager: 'yarn@4.18.1',
-    frozen: ['install', '--immutable'],
-    addSix: ['workspace', 'b', 'add', 'dep@file:../../vendor/dep-6.0.0.tgz'],
-    argv: argvOf(YARN),
-  },
+  berry('yarn-pnp'),
+  berry('yarn-nm'),
   {
     flavor: 'yarn1',
     tool: YARN1,
@@ -74,6 +82,35 @@ export const FLAVORS: readonly FlavorSpec[] = [
     argv: argvOf(BUN),
   },
 ];
+
+/** dep 7.0.0 and 6.0.0 (what every flavor's tree vendors), packed with `npm pack` under `<dir>/tarballs`. */
+export function packDeps(dir: string, env: Record<string, string>): { dep7: Buffer; dep6: Buffer } {
+  const [seven, six] = packTarballs(
+    join(dir, 'tarballs'),
+    [
+      { name: 'dep', version: '7.0.0' },
+      { name: 'dep', version: '6.0.0' },
+    ],
+    env,
+  );
+  return { dep7: readFileSync(seven ?? ''), dep6: readFileSync(six ?? '') };
+}
+
+export interface DepTarballs {
+  /** A new temp folder (real path), for the file's templates too; the caller removes it when done. */
+  readonly dir: string;
+  /** The isolated env under `dir` (env.ts isolatedEnv). */
+  readonly env: Record<string, string>;
+  readonly dep7: Buffer;
+  readonly dep6: Buffer;
+}
+
+/** What a test file's templates start from (its `before`): a temp folder named `prefix…`, its env, dep 7 and 6. */
+export function depTarballs(prefix: string): DepTarballs {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const env = isolatedEnv(dir);
+  return { dir, env, ...packDeps(dir, env) };
+}
 
 /** The workspace tree for a flavor (tarballs are passed in: packed once per test file). */
 export function yarnBunTree(spec: FlavorSpec, dep7: Buffer, dep6: Buffer): Tree {
