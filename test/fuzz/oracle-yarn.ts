@@ -8,7 +8,7 @@ import type { LockfileSlices } from '../../lib/core/slices/slices.js';
 import { slicesFromLockfile } from '../../lib/core/slices/index.js';
 import { parseSyml, yarnBerryReach } from '../helpers/slices-reach-yarn-bun.js';
 import { mutant, random } from './mutate.js';
-import { ORACLE_MUTATORS } from './oracle.js';
+import { graphReach, ORACLE_MUTATORS } from './oracle.js';
 
 type Parsed = Record<string, Record<string, unknown>>;
 
@@ -36,21 +36,9 @@ export function yarnReads(text: string): Parsed | undefined {
   return parsed;
 }
 
-/** Per importer, every node our graph reaches, named as yarnBerryReach names them (resolution, or `missing d`). */
-function ourReach(slices: LockfileSlices): Map<string, Set<string>> {
-  const name = (own: string): string =>
-    own.startsWith('leaf\n') ? own.slice(5) : (/^ {2}resolution: "?(.*?)"?$/m.exec(own)?.[1] ?? own);
-  const out = new Map<string, Set<string>>();
-  for (const [importer, start] of slices.graph.importers) {
-    const seen = new Set<number>([start]);
-    const todo = [start];
-    while (todo.length > 0)
-      for (const next of slices.graph.edges[todo.pop() as number] ?? [])
-        if (!seen.has(next)) seen.add(next), todo.push(next);
-    out.set(importer, new Set([...seen].map((node) => name(slices.graph.own[node] ?? ''))));
-  }
-  return out;
-}
+/** A node of our graph named as yarnBerryReach names them (resolution, or `missing d`). */
+const berryName = (own: string): string =>
+  own.startsWith('leaf\n') ? own.slice(5) : (/^ {2}resolution: "?(.*?)"?$/m.exec(own)?.[1] ?? own);
 
 export interface YarnOracleCounts {
   readonly tried: number;
@@ -100,7 +88,7 @@ export function yarnOracleRun(text: string, seed: number, count: number): YarnOr
       counts.acceptedButRefused++;
       continue;
     }
-    const a = ourReach(ours);
+    const a = graphReach(ours, berryName);
     const b = yarnBerryReach(theirs);
     const same =
       a.size === b.size &&

@@ -2,8 +2,9 @@
 // bytes, and when it does, do lockguard's slices reach what pnpm's parse reaches?
 //
 // Owns: `pnpmVerdict` (lockfile-file on each YAML document of the bytes, as pnpm 12 reads both; more than two
-// documents is refused as pnpm refuses it) and `sameReach` (importers and, per importer, every package and
-// importer it reaches, computed the slow obvious way over pnpm's parse and read back from lockguard's graph).
+// documents is refused as pnpm refuses it), `sameReach` (importers and, per importer, every package and
+// importer it reaches, computed the slow obvious way over pnpm's parse and read back from lockguard's graph)
+// and `graphReach` (that read-back walk, for any format: the yarn and bun oracles compare with it too).
 // Test-only: lockguard's library never loads lockfile-file for v9 lockfiles.
 
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -92,19 +93,21 @@ export function pnpmReach(lockfile: Parsed): Map<string, Set<string>> {
   return reach;
 }
 
-/** The node ids of lockguard's graph, read back from each node's own text. */
-function nodeIds(slices: LockfileSlices): string[] {
-  return slices.graph.own.map((own) => {
-    const [kind = '', first = ''] = own.split('\n', 2);
-    if (kind === 'importer') return `importer:${first}`;
-    if (kind === 'leaf') return first.startsWith('missing ') ? `pkg:${first.slice(8)}` : `importer:${first.slice(5)}`;
-    return `pkg:${unquote(first.trim().replace(/:( \{\})?$/, ''))}`;
-  });
+/** A pnpm node's id (`pkg:<depPath>` / `importer:<id>`, as pnpmReach names them), read back from its own text. */
+function pnpmNodeId(own: string): string {
+  const [kind = '', first = ''] = own.split('\n', 2);
+  if (kind === 'importer') return `importer:${first}`;
+  if (kind === 'leaf') return first.startsWith('missing ') ? `pkg:${first.slice(8)}` : `importer:${first.slice(5)}`;
+  return `pkg:${unquote(first.trim().replace(/:( \{\})?$/, ''))}`;
 }
 
-/** Per importer, every node lockguard's graph reaches from it. */
-export function graphReach(slices: LockfileSlices): Map<string, Set<string>> {
-  const ids = nodeIds(slices);
+/**
+ * Per importer, every node lockguard's graph reaches from it (itself included), each named by `name` of its own
+ * text (once per node): what an oracle's reach is compared with, for any lockfile format.
+ */
+export function graphReach(slices: LockfileSlices, name: (own: string) => string): Map<string, Set<string>> {
+  const names: (string | undefined)[] = [];
+  const nameOf = (node: number): string => (names[node] ??= name(slices.graph.own[node] ?? ''));
   const reach = new Map<string, Set<string>>();
   for (const [id, start] of slices.graph.importers) {
     const seen = new Set<number>([start]);
@@ -112,14 +115,14 @@ export function graphReach(slices: LockfileSlices): Map<string, Set<string>> {
     while (todo.length > 0)
       for (const next of slices.graph.edges[todo.pop() as number] ?? [])
         if (!seen.has(next)) seen.add(next), todo.push(next);
-    reach.set(id, new Set([...seen].map((node) => ids[node] as string)));
+    reach.set(id, new Set([...seen].map(nameOf)));
   }
   return reach;
 }
 
 /** undefined when lockguard's slices list pnpm's importers and reach what pnpm's parse reaches; else what differs first. */
 export function sameReach(slices: LockfileSlices, parsed: Parsed): string | undefined {
-  const ours = graphReach(slices);
+  const ours = graphReach(slices, pnpmNodeId);
   const theirs = pnpmReach(parsed);
   const a = [...ours.keys()].sort();
   const b = [...theirs.keys()].sort();

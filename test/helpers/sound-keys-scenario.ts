@@ -9,30 +9,14 @@ import { cli } from './cli.js';
 import { isolatedEnv } from './env.js';
 import { repoRoot } from './fixtures.js';
 import { commitS0, shellIn } from './tool-shims.js';
-import { tempWorkspace, type Tree, writeTree } from './workspace.js';
+import { B_ON_A_LOCK, tempWorkspace, type Tree, writeTree } from './workspace.js';
 
 export const REPO = repoRoot();
 export const BIN = join(REPO, 'node_modules', '.bin');
 export const STEP_TIMEOUT_MS = 120_000;
 
-export const LOCK = `lockfileVersion: '9.0'
-
-settings:
-  autoInstallPeers: true
-  excludeLinksFromLockfile: false
-
-importers:
-
-  .: {}
-
-  packages/a: {}
-
-  packages/b:
-    dependencies:
-      a:
-        specifier: workspace:*
-        version: link:../a
-`;
+/** The workspace's lockfile: a, and b depending on a (workspace.ts). */
+export const LOCK = B_ON_A_LOCK;
 
 export const BUILD = `node -e "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.txt','x')"`;
 

@@ -1,4 +1,5 @@
-// Temp workspaces for tests: a fresh mkdtemp per test, built from a file-tree object, removed after.
+// Temp workspaces for tests: a fresh mkdtemp per test, built from a file-tree object, removed after; the
+// smallest pnpm workspaces' files (`pnpmTree`, `B_ON_A_LOCK`); waits; a folder's inventory (`fileDigests`).
 //
 // Invariants: never writes into the repo, never chdirs; a `null` leaf is "do not create".
 
@@ -53,6 +54,26 @@ export function pnpmTree(lockfile = "lockfileVersion: '9.0'\n\nimporters:\n\n  .
     'pnpm-lock.yaml': lockfile,
   };
 }
+
+/** The pnpm 9 lockfile of a workspace of two projects, a and b, b depending on a (`workspace:*`); no packages. */
+export const B_ON_A_LOCK = `lockfileVersion: '9.0'
+
+settings:
+  autoInstallPeers: true
+  excludeLinksFromLockfile: false
+
+importers:
+
+  .: {}
+
+  packages/a: {}
+
+  packages/b:
+    dependencies:
+      a:
+        specifier: workspace:*
+        version: link:../a
+`;
 
 /** Wait until the wall clock is past `ms` after `since` (for racy-window tests that need old ctimes). */
 export async function sleep(ms: number): Promise<void> {

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { slicesFromLockfile, type LockfileSlices } from '../../../lib/core/slices/index.js';
+import { graphReach } from '../../fuzz/oracle.js';
 import { repoRoot } from '../../helpers/fixtures.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 import {
@@ -18,20 +19,6 @@ import {
 } from '../../helpers/slices-reach-yarn-bun.js';
 
 const FIXTURES = join(repoRoot(), 'test', 'fixtures', 'lockfiles');
-
-/** Every node each importer reaches in lockguard's graph, named by `name(node)`. */
-function ourReach(slices: LockfileSlices, name: (own: string) => string): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
-  for (const [importer, start] of slices.graph.importers) {
-    const seen = new Set<number>([start]);
-    const todo = [start];
-    while (todo.length > 0)
-      for (const next of slices.graph.edges[todo.pop() as number] ?? [])
-        if (!seen.has(next)) seen.add(next), todo.push(next);
-    out.set(importer, new Set([...seen].map((node) => name(slices.graph.own[node] ?? ''))));
-  }
-  return out;
-}
 
 function changed(before: LockfileSlices, after: LockfileSlices): string[] {
   const old = new Map(before.slices.map((slice) => [slice.importer, slice.digest]));
@@ -69,7 +56,7 @@ test("yarn berry (jest): one slice per workspace, each reaching what yarn's own 
   const oracle = yarnBerryReach(parseSyml(text));
   assert.equal(ours.slices.length, 71);
   assert.deepEqual(ours.slices.map((slice) => slice.importer).sort(), [...oracle.keys()].sort());
-  const reach = ourReach(ours, berryName);
+  const reach = graphReach(ours, berryName);
   for (const [importer, nodes] of oracle)
     assert.deepEqual([...(reach.get(importer) ?? [])].sort(), [...nodes].sort(), importer);
   assert.ok(ours.slices.every((slice) => /^[0-9a-f]{64}$/.test(slice.digest)));
@@ -114,7 +101,7 @@ test("yarn berry (jest): a dependency range moved to another entry changes exact
   assert.ok(expected.includes('packages/jest-util') && expected.length < oracle.size);
   assert.deepEqual(changed(before, after), expected);
   // The new leaf is reached exactly from there: the oracle agrees on the edited file too.
-  const reach = ourReach(after, berryName);
+  const reach = graphReach(after, berryName);
   for (const [importer, nodes] of yarnBerryReach(parseSyml(edited)))
     assert.deepEqual([...(reach.get(importer) ?? [])].sort(), [...nodes].sort(), importer);
 });
@@ -133,7 +120,7 @@ test("yarn v1 (webpack): the root reaches what yarn's own parser says, from pack
   );
   const deps = { ...manifest['dependencies'], ...manifest['devDependencies'], ...manifest['optionalDependencies'] };
   const oracle = yarnClassicReach(parseSyml(text), new Map([['.', { name: 'webpack', deps }]]));
-  const reach = ourReach(ours, (own) =>
+  const reach = graphReach(ours, (own) =>
     own.startsWith('yarn-v1-workspace\n')
       ? `workspace ${own.split('\n')[1] ?? ''}`
       : own.startsWith('leaf\n')
@@ -308,7 +295,7 @@ test('bun.lock: workspaces reach what a walk over bun.lock as JSON reaches (nest
     ours.slices.map((slice) => slice.importer),
     ['.', 'packages/a', 'packages/b', 'packages/c'],
   );
-  const reach = ourReach(ours, bunKeyOf(ours));
+  const reach = graphReach(ours, bunKeyOf(ours));
   for (const [importer, nodes] of bunIds(BUN_LOCK))
     assert.deepEqual([...(reach.get(importer) ?? [])].sort(), [...nodes].sort(), importer);
   assert.deepEqual([...(bunReach(parseBunLock(BUN_LOCK)).get('packages/b') ?? [])].sort(), [
@@ -359,7 +346,7 @@ test('bun.lock: workspaces reach what a walk over bun.lock as JSON reaches (nest
     names: false,
   });
   for (const [importer, nodes] of bunIds(rehoisted))
-    assert.deepEqual([...(ourReach(moved, bunKeyOf(moved)).get(importer) ?? [])].sort(), [...nodes].sort(), importer);
+    assert.deepEqual([...(graphReach(moved, bunKeyOf(moved)).get(importer) ?? [])].sort(), [...nodes].sort(), importer);
   assert.deepEqual(changed(ours, moved), [], 'every workspace reaches the same tuples as before');
 });
 
@@ -370,7 +357,7 @@ test('bun.lock in a layout bun does not write (one package over several lines) i
   );
   assert.notEqual(reflowed, BUN_LOCK);
   const ours = slicesFromLockfile(Buffer.from(reflowed), { lockfile: 'bun.lock', root: '/nonexistent', names: false });
-  const reach = ourReach(ours, bunKeyOf(ours));
+  const reach = graphReach(ours, bunKeyOf(ours));
   for (const [importer, nodes] of bunIds(reflowed))
     assert.deepEqual([...(reach.get(importer) ?? [])].sort(), [...nodes].sort(), importer);
 });

@@ -10,31 +10,12 @@ import { test } from 'node:test';
 import { cliProcess } from '../../helpers/cli.js';
 import { isolatedEnv } from '../../helpers/env.js';
 import { repoRoot } from '../../helpers/fixtures.js';
-import { tempWorkspace, type Tree } from '../../helpers/workspace.js';
+import { B_ON_A_LOCK, tempWorkspace, type Tree } from '../../helpers/workspace.js';
 
 const REPO = repoRoot();
 const BIN = join(REPO, 'node_modules', '.bin');
 const PNPM10 = join(REPO, 'node_modules', 'pnpm10', 'bin', 'pnpm.cjs');
 const PNPM12 = join(REPO, 'node_modules', 'pnpm12', 'pnpm');
-
-const LOCK = `lockfileVersion: '9.0'
-
-settings:
-  autoInstallPeers: true
-  excludeLinksFromLockfile: false
-
-importers:
-
-  .: {}
-
-  packages/a: {}
-
-  packages/b:
-    dependencies:
-      a:
-        specifier: workspace:*
-        version: link:../a
-`;
 
 interface Options {
   readonly aBuild?: string;
@@ -53,7 +34,7 @@ function fieldNotes(
       ...(options.packageManager === undefined ? {} : { packageManager: options.packageManager }),
     }),
     'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
-    'pnpm-lock.yaml': LOCK,
+    'pnpm-lock.yaml': B_ON_A_LOCK,
     'turbo.json': JSON.stringify({ tasks: { build: { dependsOn: ['^build'], outputs: ['dist/**'] } } }),
     'nx.json': JSON.stringify({ targetDefaults: { build: { dependsOn: ['^build'], cache: true } } }),
     packages: {
