@@ -2,22 +2,13 @@
 // `.lockguard/`, and say nothing when it does not (integrations/git.ts answers; test/integrations/git.test.ts).
 
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { cliProcess } from '../helpers/cli.js';
+import { git } from '../helpers/tool-shims.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 const TRACKED =
   /^lockguard: warning: the repository tracks (a file|\d+ files) under \.lockguard\/ \(a committed ledger is someone else's records: .*\); remove them from git \(git rm -r --cached \.lockguard\) and run lockguard init, which ignores the folder\.$/m;
-
-function git(root: string, ...args: string[]): void {
-  const result = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-  assert.equal(result.status, 0, result.stderr);
-}
 
 test('tracked ledger files: snapshot, run and doctor warn in one line; untracked (or no git): no word', (t) => {
   const root = tempWorkspace(t, pnpmTree());

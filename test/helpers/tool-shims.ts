@@ -4,10 +4,12 @@
 //
 // Owns: the tools on PATH by name (`toolBin`: one `bin/` folder of shims for the pinned pnpm 10 or 12, yarn,
 // nx, turbo, bun and lockguard), a command run in the workspace with a step timeout (`shellIn`) and its
-// check (`check`), a one-module package tarball (`packTarball`), and S0 as a git commit (`commitS0`).
+// check (`check`), a one-module package tarball (`packTarball`), git in a folder (`git`) and S0 as a git commit
+// (`commitS0`).
 // Invariants: every path it writes is under the folders it is given; the shims name this repo's pinned
 // devDependencies (never a tool from the machine's PATH), by absolute path.
 
+import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -92,6 +94,16 @@ export function packTarball(
   });
   mkdirSync(join(file, '..'), { recursive: true });
   check(spawnSync('tar', ['-czf', file, '-C', src, 'package'], { encoding: 'utf8', timeout: 10_000 }), 'tar');
+}
+
+/** `git <args>` in `root` as user t (a commit needs no config), which must exit 0. */
+export function git(root: string, ...args: string[]): void {
+  const result = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  assert.equal(result.status, 0, result.stderr);
 }
 
 /** Make the workspace a git repository whose one commit, S0, holds every file (.gitignore aside). */

@@ -1,5 +1,5 @@
 // Temp workspaces for tests: a fresh mkdtemp per test, built from a file-tree object, removed after; the
-// smallest pnpm workspaces' files (`pnpmTree`, `B_ON_A_LOCK`); waits; a folder's inventory (`fileDigests`).
+// smallest pnpm workspaces' files (`pnpmTree`, `pnpmProjects`, `B_ON_A_LOCK`); waits; a folder's inventory (`fileDigests`).
 //
 // Invariants: never writes into the repo, never chdirs; a `null` leaf is "do not create".
 
@@ -52,6 +52,21 @@ export function pnpmTree(lockfile = "lockfileVersion: '9.0'\n\nimporters:\n\n  .
     'package.json': '{"name":"root","private":true}\n',
     'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
     'pnpm-lock.yaml': lockfile,
+  };
+}
+
+/**
+ * A pnpm workspace over packages/* holding `lockfile`, with a project per entry of `names` (its folder under
+ * packages/ and the name its package.json gives it): the tree the slice tests write.
+ */
+export function pnpmProjects(lockfile: string, names: Readonly<Record<string, string>>): Tree {
+  return {
+    'package.json': '{"name":"root","private":true}',
+    'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
+    'pnpm-lock.yaml': lockfile,
+    packages: Object.fromEntries(
+      Object.entries(names).map(([folder, name]) => [folder, { 'package.json': JSON.stringify({ name }) }]),
+    ),
   };
 }
 

@@ -2,23 +2,14 @@
 // identity (no git process while the index is unchanged; asked again once it changes).
 
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ledgerTracked, withLedgerIgnored } from '../../lib/integrations/git.js';
 import { cliProcess } from '../helpers/cli.js';
 import { scrubbedEnv } from '../helpers/env.js';
+import { git } from '../helpers/tool-shims.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
-
-function git(root: string, ...args: string[]): void {
-  const result = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-  assert.equal(result.status, 0, result.stderr);
-}
 
 test('withLedgerIgnored: added once, after a final newline; any line that already ignores the folder counts', () => {
   assert.match(withLedgerIgnored(undefined) ?? '', /^# .*\n\.lockguard\/\n$/);

@@ -10,7 +10,7 @@ import { projectSlices } from '../../lib/core/slices/slices.js';
 import { SLICE_FILE, SLICE_FILE_VERSION, sliceFileText } from '../../lib/run/slice-files.js';
 import { expectedSliceFiles, writeSliceFiles, writeSliceFilesSync } from '../../lib/run/slice-pass.js';
 import { codeOf } from '../helpers/errors.js';
-import { tempWorkspace } from '../helpers/workspace.js';
+import { pnpmProjects, tempWorkspace } from '../helpers/workspace.js';
 
 const LOCK = `lockfileVersion: '9.0'
 
@@ -52,16 +52,7 @@ snapshots:
 `;
 
 function workspace(t: Parameters<typeof tempWorkspace>[0]): string {
-  return tempWorkspace(t, {
-    'package.json': '{"name":"root","private":true}',
-    'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
-    'pnpm-lock.yaml': LOCK,
-    packages: {
-      a: { 'package.json': '{"name":"a"}' },
-      b: { 'package.json': '{"name":"b"}' },
-      c: { 'package.json': '{"name":"c"}' },
-    },
-  });
+  return tempWorkspace(t, pnpmProjects(LOCK, { a: 'a', b: 'b', c: 'c' }));
 }
 
 const fileOf = (root: string, importer: string) => join(root, importer, SLICE_FILE);

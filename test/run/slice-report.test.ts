@@ -9,7 +9,7 @@ import { findRun } from '../../lib/run/ledger.js';
 import { describeLockfileMove } from '../../lib/run/slice-report.js';
 import { cli } from '../helpers/cli.js';
 import { repoRoot } from '../helpers/fixtures.js';
-import { tempWorkspace } from '../helpers/workspace.js';
+import { pnpmProjects, tempWorkspace } from '../helpers/workspace.js';
 
 const lock = (version: string): string => `lockfileVersion: '9.0'
 
@@ -47,16 +47,7 @@ snapshots:
 `;
 
 async function snapshotted(t: Parameters<typeof tempWorkspace>[0]): Promise<string> {
-  const root = tempWorkspace(t, {
-    'package.json': '{"name":"root","private":true}',
-    'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
-    'pnpm-lock.yaml': lock('7.0.0'),
-    packages: {
-      a: { 'package.json': '{"name":"a"}' },
-      b: { 'package.json': '{"name":"b"}' },
-      c: { 'package.json': '{"name":"c"}' },
-    },
-  });
+  const root = tempWorkspace(t, pnpmProjects(lock('7.0.0'), { a: 'a', b: 'b', c: 'c' }));
   assert.equal((await cli(['snapshot'], root)).code, 0);
   return root;
 }
@@ -124,16 +115,7 @@ test('a pnpm 8 lockfile (v6) that moved: verify --json carries its slice diff to
     join(repoRoot(), 'test', 'core', 'slices', 'fixtures', 'pnpm8-registry', 'pnpm-lock.yaml'),
     'utf8',
   );
-  const root = tempWorkspace(t, {
-    'package.json': '{"name":"root","private":true}',
-    'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
-    'pnpm-lock.yaml': v6,
-    packages: {
-      app: { 'package.json': '{"name":"@w/app"}' },
-      lib: { 'package.json': '{"name":"@w/lib"}' },
-      tool: { 'package.json': '{"name":"@w/tool"}' },
-    },
-  });
+  const root = tempWorkspace(t, pnpmProjects(v6, { app: '@w/app', lib: '@w/lib', tool: '@w/tool' }));
   assert.equal((await cli(['snapshot'], root)).code, 0);
   writeFileSync(
     join(root, 'pnpm-lock.yaml'),

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { projectSlicesAsync } from '../../../lib/core/slices/index.js';
 import { cli, cliProcess } from '../../helpers/cli.js';
 import { repoRoot } from '../../helpers/fixtures.js';
-import { tempWorkspace } from '../../helpers/workspace.js';
+import { pnpmProjects, tempWorkspace } from '../../helpers/workspace.js';
 
 const LOCK = readFileSync(
   join(repoRoot(), 'test', 'core', 'slices', 'fixtures', 'pnpm8-registry', 'pnpm-lock.yaml'),
@@ -16,16 +16,7 @@ const LOCK = readFileSync(
 );
 
 function workspace(t: Parameters<typeof tempWorkspace>[0], lockfile = LOCK): string {
-  return tempWorkspace(t, {
-    'package.json': '{"name":"root","private":true}',
-    'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
-    'pnpm-lock.yaml': lockfile,
-    packages: {
-      app: { 'package.json': '{"name":"@w/app"}' },
-      lib: { 'package.json': '{"name":"@w/lib"}' },
-      tool: { 'package.json': '{"name":"@w/tool"}' },
-    },
-  });
+  return tempWorkspace(t, pnpmProjects(lockfile, { app: '@w/app', lib: '@w/lib', tool: '@w/tool' }));
 }
 
 type Row = { importer: string; name: string | null; digest: string };

@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cli, cliProcess } from '../../helpers/cli.js';
-import { tempWorkspace } from '../../helpers/workspace.js';
+import { pnpmProjects, tempWorkspace } from '../../helpers/workspace.js';
 
 const LOCK = `lockfileVersion: '9.0'
 
@@ -36,12 +36,7 @@ snapshots:
 `;
 
 function workspace(t: Parameters<typeof tempWorkspace>[0]): string {
-  return tempWorkspace(t, {
-    'package.json': '{"name":"root","private":true}',
-    'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
-    'pnpm-lock.yaml': LOCK,
-    packages: { a: { 'package.json': '{"name":"a"}' }, b: { 'package.json': '{"name":"b"}' } },
-  });
+  return tempWorkspace(t, pnpmProjects(LOCK, { a: 'a', b: 'b' }));
 }
 
 test('--projects --json lists every importer with its name and digest; --project picks one by path or name', async (t) => {

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { cli, cliProcess } from '../../helpers/cli.js';
 import { scrubbedEnv } from '../../helpers/env.js';
 import { assertSetupError } from '../../helpers/errors.js';
-import { tempWorkspace } from '../../helpers/workspace.js';
+import { pnpmProjects, tempWorkspace } from '../../helpers/workspace.js';
 
 const DIST = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -40,13 +40,7 @@ snapshots:
 `;
 
 function workspace(t: Parameters<typeof tempWorkspace>[0], extra: Record<string, string> = {}): string {
-  return tempWorkspace(t, {
-    'package.json': '{"name":"root","private":true}',
-    'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
-    'pnpm-lock.yaml': LOCK,
-    packages: { a: { 'package.json': '{"name":"a"}' }, b: { 'package.json': '{"name":"b"}' } },
-    ...extra,
-  });
+  return tempWorkspace(t, { ...pnpmProjects(LOCK, { a: 'a', b: 'b' }), ...extra });
 }
 
 test('--write-slices prints each file it wrote, then that nothing changed; a rewritten lockfile names only what moved', async (t) => {

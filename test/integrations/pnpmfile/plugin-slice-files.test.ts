@@ -6,17 +6,14 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createHooks, type PluginContext } from '../../../lib/integrations/pnpmfile/plugin.js';
-import { tempWorkspace } from '../../helpers/workspace.js';
+import { pnpmProjects, tempWorkspace } from '../../helpers/workspace.js';
 
 const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n\n  packages/a: {}\n";
 
 function workspace(t: Parameters<typeof tempWorkspace>[0], turbo: boolean): string {
   return tempWorkspace(t, {
-    'package.json': '{"name":"root","private":true}',
-    'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
-    'pnpm-lock.yaml': LOCK,
+    ...pnpmProjects(LOCK, { a: 'a' }),
     ...(turbo ? { 'turbo.json': '{"tasks":{"build":{"inputs":["$TURBO_DEFAULT$",".lockguard-slice"]}}}' } : {}),
-    packages: { a: { 'package.json': '{"name":"a"}' } },
   });
 }
 
