@@ -175,28 +175,11 @@ test('pnpm pipeline: PNPM_REMOTE_CACHE_URL with trusted keys; gateable only with
 
 test('pointing: turbo keeps token and team, rewrites its own --api; nx gets its server variable', (t) => {
   const root = tempWorkspace(t, { 'turbo.json': '{}' });
-  const turbo = detectRemote('turbo', root, { TURBO_TOKEN: 'x', HOME: root }, [
-    'turbo',
-    'run',
-    'build',
-    '--api',
-    'http://a.example',
-    '--',
-    '--api',
-    'keep',
-  ]);
+  const argv = ['turbo', 'run', 'build', '--api', 'http://a.example', '--', '--api', 'keep'];
+  const turbo = detectRemote('turbo', root, { TURBO_TOKEN: 'x', HOME: root }, argv);
   assert.equal(turbo.state, 'gateable');
   if (turbo.state !== 'gateable') return;
-  const pointed = pointRunnerAt(turbo, 'http://127.0.0.1:5', [
-    'turbo',
-    'run',
-    'build',
-    '--api',
-    'http://a.example',
-    '--',
-    '--api',
-    'keep',
-  ]);
+  const pointed = pointRunnerAt(turbo, 'http://127.0.0.1:5', argv);
   assert.deepEqual(pointed.env, { TURBO_API: 'http://127.0.0.1:5' });
   assert.deepEqual(pointed.argv, ['turbo', 'run', 'build', '--api', 'http://127.0.0.1:5', '--', '--api', 'keep']);
   const nx = detectRemote('nx', tempWorkspace(t, { 'nx.json': '{}' }), {
