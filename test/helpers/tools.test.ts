@@ -14,11 +14,13 @@ import { tempWorkspace } from './workspace.js';
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 
 test('the helpers load in a checkout with no bun; BUN.command then names where it looked', (t) => {
-  // A checkout with no node_modules: the helpers as built, at the same depth below it (dist/test/helpers).
+  // A checkout with no node_modules: the helpers as built (yarn-bun.ts and what it imports), at the same depth
+  // below it (dist/test/helpers).
   const root = tempWorkspace(t, {}, 'lockguard-no-bun-');
   const helpers = join(root, 'dist', 'test', 'helpers');
   mkdirSync(helpers, { recursive: true });
-  for (const file of ['tools.js', 'yarn-bun.js', 'workspace.js']) copyFileSync(join(HERE, file), join(helpers, file));
+  for (const file of ['tools.js', 'yarn-bun.js', 'workspace.js', 'env.js'])
+    copyFileSync(join(HERE, file), join(helpers, file));
   const script = `
     const { FLAVORS } = await import(${JSON.stringify(join(helpers, 'yarn-bun.js'))});
     const yarn = FLAVORS.find((f) => f.flavor === 'yarn-pnp');
