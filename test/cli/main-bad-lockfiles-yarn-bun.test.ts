@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { cli } from '../helpers/cli.js';
 import { fixturesDir } from '../helpers/fixtures.js';
+import { SECRET } from '../helpers/planted-lockfiles.js';
 import { tempWorkspace } from '../helpers/workspace.js';
-
-const SECRET = 'QZXWVKJHMNPLRTQZXWVKJHMN';
 
 const CASES = [
   {

@@ -4,8 +4,9 @@
 // workspace's tree (`npmTree`; pnpm's is workspace.ts's `pnpmTree`).
 //
 // Invariants: each text is laid out as its package manager writes it, and the tests name positions in it (a
-// line added or moved here moves them); SECRET stands nowhere else, so any six characters of it in a command's
-// output are lockfile bytes printed.
+// line added or moved here moves them); SECRET stands only in the lockfiles the bad-lockfile tests plant it in
+// (these two, and main-bad-lockfiles-yarn-bun's cases), so any six characters of it in a command's output are
+// lockfile bytes printed.
 
 import type { Tree } from './workspace.js';
 

@@ -68,7 +68,7 @@ export interface Setup {
 
 /** The registry, the tools on PATH by name (`bin/pnpm` is pnpm `major`), lockguard as a user installs it. */
 export async function setup(t: Parameters<typeof tempWorkspace>[0], major: 10 | 12): Promise<Setup> {
-  const base = tempWorkspace(t, {}, `lockguard-sound-keys-pnpm${major}-`);
+  const base = tempWorkspace(t, {}, `lockguard-slice-files-pnpm${major}-`);
   const registry = await startStaticRegistry(
     t,
     base,

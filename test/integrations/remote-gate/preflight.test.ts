@@ -4,13 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { gateLocation, ownPreflightHeaders } from '../../../lib/integrations/remote-gate/preflight.js';
-import { parseUpstream, type Upstream } from '../../../lib/integrations/remote-gate/index.js';
-
-function upstreamOf(url: string): Upstream {
-  const parsed = parseUpstream(url);
-  if (typeof parsed === 'string') throw new Error(parsed);
-  return parsed;
-}
+import { upstreamOf } from '../../helpers/remote-gate-rig.js';
 
 const GATE = 'http://127.0.0.1:4111';
 const ASKED = '/v8/artifacts/abc';
