@@ -1,10 +1,10 @@
 // `lockguard plan`'s sound-keys line: which cached tasks' keys fold their project's `.lockguard-slice`, which
 // leave it out, and (given what the slice writer would write) whose keys would change.
 //
-// Owns: `hasSoundKeys(runner)` and `sliceKeysFor(argv, root, env, expected?)`: every command `argv` starts (through root scripts, npx,
-// pnpm exec: runners/detect.ts `stepsOf`) that starts a runner with sound keys (turbo, nx), each asked for
-// its own plan once more (the adapter's `soundKeys.folds`: turbo's dry run `tasks[].inputs`, nx's
-// `--graph=stdout` `taskPlans`), as findings.ts `TaskFold`s.
+// Owns: `hasSoundKeys(runner)` and `sliceKeysFor(argv, root, env, expected?)`: every command `argv` starts
+// (through root scripts, npx, pnpm exec: runners/detect.ts `stepsOf`) that starts a runner with sound keys
+// (turbo, nx), each asked for its own plan once more (the adapter's `soundKeys.folds`: turbo's dry run
+// `tasks[].inputs`, nx's `--graph=stdout` `taskPlans`), as findings.ts `TaskFold`s.
 // Cost: one more dry run per runner step than the plan's own (the plan's graph does not keep the runner's
 // JSON); nothing for a command that starts neither runner.
 // Invariants: never writes; a dry run that fails is the plan's own ERR_LOCKGUARD_PLAN (it ran the same).
