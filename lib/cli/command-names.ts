@@ -37,10 +37,11 @@ export const HELP_WORDS: readonly string[] = ['help', '--help', '-h'];
 
 /**
  * The command `argv` names (after a leading `-C <dir>` / `--dir <dir>` / `--dir=<dir>`), when it is one, also
- * after a help word (`help run`: run's bundle prints run's help); undefined for help alone, the version, a
+ * after a help word (`help run`: run's bundle prints run's help), `--verbose` wherever it is; undefined for help alone, the version, a
  * missing or an unknown command.
  */
-export function commandOf(argv: readonly string[]): string | undefined {
+export function commandOf(argvIn: readonly string[]): string | undefined {
+  const argv = argvIn.filter((word) => word !== '--verbose');
   const first = argv[0];
   const at = first === '-C' || first === '--dir' ? 2 : first?.startsWith('--dir=') === true ? 1 : 0;
   const word = argv[at];

@@ -14,6 +14,8 @@ export interface Io {
   readonly env: Env;
   readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
+  /** `--verbose` before or after the command: long lists printed whole instead of summarised (summary.ts). */
+  readonly verbose?: boolean;
 }
 
 /**

@@ -20,7 +20,7 @@ export function mainHelp(): string {
   const rows = Object.entries(SUMMARIES).map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`);
   return `lockguard: refuse cache saves whose keys folded a lockfile that changed during the run.
 
-Usage: lockguard [-C <dir>] <command> [options]
+Usage: lockguard [-C <dir>] <command> [options] [--verbose]
 
 Commands:
 ${rows.join('\n')}
@@ -29,7 +29,8 @@ In CI, around a cache save:
   lockguard snapshot --github-output     # at job start, before restoring caches and installing
   lockguard verify --github-output       # before the save: save=true|false
 
-Run "lockguard help <command>" (or "lockguard <command> --help") for a command's options.
+Run "lockguard help <command>" (or "lockguard <command> --help") for a command's options. Long lists
+(quarantine entries, slice files written) are summarised with a count; --verbose prints them whole.
 Exit codes: lockguard help exit-codes.
 `;
 }
@@ -52,11 +53,24 @@ function leadingDir(argv: readonly string[], io: Io): { argv: readonly string[];
   return { argv, io };
 }
 
+/**
+ * `--verbose` anywhere before a `--` (after it, the words are the wrapped command's): taken out of argv, and
+ * said in the io every command prints through.
+ */
+function verbosity(argv: readonly string[], io: Io): { argv: readonly string[]; io: Io } {
+  const end = argv.indexOf('--');
+  const own = end === -1 ? argv : argv.slice(0, end);
+  if (!own.includes('--verbose')) return { argv, io };
+  const rest = end === -1 ? [] : argv.slice(end);
+  return { argv: [...own.filter((word) => word !== '--verbose'), ...rest], io: { ...io, verbose: true } };
+}
+
 export async function main(argvIn: readonly string[], ioIn: Io, commands: CommandTable): Promise<number> {
   let argv: readonly string[];
   let io: Io;
   try {
-    ({ argv, io } = leadingDir(argvIn, ioIn));
+    const plain = verbosity(argvIn, ioIn);
+    ({ argv, io } = leadingDir(plain.argv, plain.io));
   } catch (error) {
     printError(ioIn, error);
     return EXIT.usage;
