@@ -8,6 +8,7 @@
 import { resolve } from 'node:path';
 import { isLockguardError, LockguardError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
+import { redactRecord } from '../core/redact.js';
 import { fsFault, isFsFault } from '../core/fs-fault.js';
 import type { CommandTable } from './command.js';
 import { COMMAND_NAMES, HELP_WORDS, SUMMARIES } from './command-names.js';
@@ -87,6 +88,8 @@ export async function main(argvIn: readonly string[], ioIn: Io, commands: Comman
   }
   const load = COMMAND_NAMES.includes(name) ? commands[name] : undefined;
   if (load === undefined) return unknownCommand(name, io);
+  const stdout = { wrote: false };
+  io = { ...io, stdout: watched(io.stdout, stdout) };
   try {
     const command = await load();
     if (rest.includes('--help') || rest.includes('-h')) {
@@ -103,9 +106,65 @@ export async function main(argvIn: readonly string[], ioIn: Io, commands: Comman
     const error =
       !isLockguardError(caught) && isFsFault(caught) ? fsFault(caught, pathOf(caught) ?? io.cwd, 'use') : caught;
     printError(io, error);
-    if (isLockguardError(error)) return error.code === 'ERR_LOCKGUARD_PRE_CHECK' ? EXIT.preCheck : EXIT.usage;
-    return EXIT.internal;
+    const exitCode = !isLockguardError(error)
+      ? EXIT.internal
+      : error.code === 'ERR_LOCKGUARD_PRE_CHECK'
+        ? EXIT.preCheck
+        : EXIT.usage;
+    if (asksJson(rest) && JSON_COMMANDS.includes(name) && !stdout.wrote)
+      await printJsonError(io, name, error, exitCode);
+    return exitCode;
   }
+}
+
+/**
+ * The commands that take --json: an error they did not answer on stdout themselves (snapshot and verify write
+ * theirs to every output asked for, ci-outputs.ts reportFailure, in the same shape) is answered here.
+ */
+const JSON_COMMANDS: readonly string[] = [
+  'doctor',
+  'key',
+  'plan',
+  'prune',
+  'quarantine',
+  'status',
+  'snapshot',
+  'verify',
+];
+
+/** `stream`, noting in `seen` whether anything was written through it. */
+function watched(stream: Io['stdout'], seen: { wrote: boolean }): Io['stdout'] {
+  return {
+    write(text: string) {
+      if (text.length > 0) seen.wrote = true;
+      return stream.write(text);
+    },
+    get isTTY() {
+      return stream.isTTY === true;
+    },
+  };
+}
+
+/** `--json` among the command's own words (before a `--`). */
+function asksJson(rest: readonly string[]): boolean {
+  const end = rest.indexOf('--');
+  return (end === -1 ? rest : rest.slice(0, end)).includes('--json');
+}
+
+/** An error as `--json` asks for it, on stdout (the message and fix stay on stderr): one shape for every command. */
+async function printJsonError(io: Io, command: string, error: unknown, exitCode: number): Promise<void> {
+  const known = isLockguardError(error) ? error : undefined;
+  const body = {
+    version: await (await import('./version.js')).version(),
+    command,
+    exitCode,
+    error: {
+      code: known?.code ?? 'ERR_LOCKGUARD_INTERNAL',
+      message: known?.message ?? 'internal error (a bug in lockguard)',
+      ...(known?.hint === undefined ? {} : { hint: known.hint }),
+    },
+  };
+  io.stdout.write(`${JSON.stringify(redactRecord(body), null, 2)}\n`);
 }
 
 /** `lockguard help [<command> | exit-codes]`: the page asked for; an unknown topic is a usage error. */
