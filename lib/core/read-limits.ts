@@ -25,6 +25,7 @@ const NAMES: Record<ReadKind, string> = {
 };
 
 function sizeOf(bytes: number): string {
+  if (bytes >= 1024 * MiB) return `${(bytes / (1024 * MiB)).toFixed(1)} GiB`;
   return bytes >= MiB ? `${Math.round(bytes / MiB)} MiB` : `${bytes} bytes`;
 }
 

@@ -14,15 +14,16 @@ const NEVER_SEARCHED = /^(node_modules|\..*)$/;
 const SEARCH_DEPTH = 5;
 
 /**
- * The first of `names` that is a regular file or a link in `dir`, as a path: a link is read through the
- * bounded reader, which follows it to a regular file inside the workspace or refuses it, naming it.
+ * The first of `names` in `dir` that is not a folder, as a path: it is read through the bounded reader,
+ * which follows a link to a regular file inside the workspace and refuses anything else (a FIFO, a device),
+ * naming it.
  */
 export function fileIn(dir: string, names: readonly string[]): string | undefined {
   return names
     .map((name) => join(dir, name))
     .find((path) => {
       const stats = lstatSync(path, { throwIfNoEntry: false });
-      return stats?.isFile() === true || stats?.isSymbolicLink() === true;
+      return stats !== undefined && !stats.isDirectory();
     });
 }
 

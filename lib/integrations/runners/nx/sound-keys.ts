@@ -148,7 +148,7 @@ export function nxEdits(root: string, mode: SoundKeysMode = 'ignored'): FileEdit
   const ignore = ignoreFileEdit(root, '.nxignore', NXIGNORE, mode === 'ignored');
   if (ignore !== undefined) out.push(ignore);
   const nxPath = join(root, 'nx.json');
-  const nxText = existsSync(nxPath) ? (readConfigText(nxPath) ?? '') : undefined;
+  const nxText = existsSync(nxPath) ? (readConfigText(nxPath, root) ?? '') : undefined;
   const nxTree = nxText === undefined ? undefined : parseConfig(nxText, nxPath, 'nx.json (JSON with comments)');
   const named = nxTree === undefined ? new Map<string, JsonNode>() : namedInputsOf(nxTree);
   const defaults = nxTree === undefined ? undefined : prop(nxTree, 'targetDefaults');
@@ -161,7 +161,7 @@ export function nxEdits(root: string, mode: SoundKeysMode = 'ignored'): FileEdit
   }
   const projectEdits: FileEdit[] = [];
   for (const file of configFilesUnder(root, ['project.json'], { withPackageJson: false })) {
-    const text = readConfigText(file) ?? '';
+    const text = readConfigText(file, root) ?? '';
     const tree = parseConfig(text, file, 'project.json (JSON with comments)');
     const edit = editTargets(text, prop(tree, 'targets'), 'targets', new Map([...named, ...namedInputsOf(tree)]));
     if (edit.edits.length > 0)

@@ -128,7 +128,7 @@ function editTasks(
 export function turboEdits(root: string, mode: SoundKeysMode = 'ignored'): FileEdit[] {
   const rootFile = turboFileIn(root);
   if (rootFile === undefined) return [];
-  const rootText = readConfigText(rootFile) ?? '';
+  const rootText = readConfigText(rootFile, root) ?? '';
   const rootTree = parseConfig(rootText, rootFile, 'turbo.json (JSONC)');
   const rootTasks = prop(rootTree, 'tasks');
   const defined = new Set(rootTasks?.kind === 'object' ? rootTasks.props.map((entry) => taskName(entry.key)) : []);
@@ -137,7 +137,7 @@ export function turboEdits(root: string, mode: SoundKeysMode = 'ignored'): FileE
   if (own.edits.length > 0)
     out.push({ file: relative(root, rootFile), text: applyEdits(rootText, own.edits), added: own.added });
   for (const file of configFilesUnder(root, TURBO_FILES, { withPackageJson: true })) {
-    const text = readConfigText(file) ?? '';
+    const text = readConfigText(file, root) ?? '';
     const tree = parseConfig(text, file, 'turbo.json (JSONC)');
     if (prop(tree, 'extends') === undefined) continue;
     const edit = editTasks(text, tree, defined, mode);
@@ -159,7 +159,7 @@ interface DryTask {
 function definedTasks(root: string): string[] {
   const file = turboFileIn(root);
   if (file === undefined) return [];
-  const tasks = prop(parseConfig(readConfigText(file) ?? '', file, 'turbo.json (JSONC)'), 'tasks');
+  const tasks = prop(parseConfig(readConfigText(file, root) ?? '', file, 'turbo.json (JSONC)'), 'tasks');
   if (tasks?.kind !== 'object') return [];
   const cached = tasks.props.filter(({ value }) => {
     const cache = prop(value, 'cache');
