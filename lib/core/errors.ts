@@ -38,7 +38,9 @@ export type LockguardErrorCode =
   /** A runner's configuration file (turbo.json, nx.json, project.json) that lockguard init cannot read. */
   | 'ERR_LOCKGUARD_BAD_CONFIG'
   /** A workspace file over the size limit of its kind (core/bounded-read.ts), or nested past the depth limit. */
-  | 'ERR_LOCKGUARD_TOO_LARGE';
+  | 'ERR_LOCKGUARD_TOO_LARGE'
+  /** A child lockguard started for itself (a runner's dry run) did not finish in time and was killed. */
+  | 'ERR_LOCKGUARD_TIMEOUT';
 
 /** Where in a file a failure is (1-based; columns count UTF-16 code units, as editors and js-yaml do). */
 export interface TextPosition {

@@ -259,7 +259,10 @@ export async function nxProof(root: string, env: Env, mode?: SoundKeysMode): Pro
       runner: 'nx',
       level: 'warn',
       detail: `cannot prove nx's keys fold ${SLICE_FILE}: ${isLockguardError(error) ? error.message : 'nx did not print JSON'}`,
-      fix: 'Install the workspace (nx as a root devDependency), then run lockguard doctor again.',
+      fix:
+        isLockguardError(error) && error.code !== 'ERR_LOCKGUARD_PLAN' && error.hint !== undefined
+          ? error.hint
+          : 'Install the workspace (nx as a root devDependency), then run lockguard doctor again.',
     };
   };
   let found: Findings;

@@ -200,9 +200,9 @@ export async function turboProof(root: string, env: Env, mode?: SoundKeysMode): 
   } catch (error) {
     if (!isLockguardError(error)) throw error;
     const fix =
-      error.code === 'ERR_LOCKGUARD_BAD_CONFIG'
-        ? (error.hint ?? 'Fix turbo.json.')
-        : 'Install the workspace (turbo as a root devDependency), then run lockguard doctor again.';
+      error.code === 'ERR_LOCKGUARD_PLAN'
+        ? 'Install the workspace (turbo as a root devDependency), then run lockguard doctor again.'
+        : (error.hint ?? 'Fix turbo.json.');
     return {
       runner: 'turbo',
       level: 'warn',
