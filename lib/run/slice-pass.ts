@@ -11,11 +11,11 @@
 // (the LockguardError of core/slices, thrown).
 
 import { lstatSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { fileDigest } from '../core/digest.js';
 import { readEntry, realFileSystem } from '../core/file-probe.js';
 import { SLICE_LOCKFILES, slicesFromLockfile, slicesFromLockfileAsync } from '../core/slices/slices.js';
-import { applySliceFiles } from './slice-files-write.js';
+import { applySliceFiles, checkProjectFolders } from './slice-files-write.js';
 import { SLICE_FILE, sliceFileText, sliceFilesCurrent, type SliceLockfile, type SlicePass } from './slice-files.js';
 import { readConfigText } from '../core/bounded-read.js';
 
@@ -100,6 +100,11 @@ export async function staleSliceFiles(
   const missing: string[] = [];
   const differ: string[] = [];
   const expected = await expectedSliceFiles(root, lockfile);
+  // A project folder linked outside the workspace is refused by name ("outside"), never compared as "stale".
+  checkProjectFolders(
+    root,
+    [...expected.keys()].map((file) => posix.dirname(file)),
+  );
   for (const [file, text] of expected) {
     const path = join(root, file);
     const stats = lstatSync(path, { throwIfNoEntry: false });
