@@ -10,7 +10,7 @@ import { isLockguardError, LockguardError } from '../core/errors.js';
 import { fsFault, isFsFault } from '../core/fs-fault.js';
 import type { CommandTable } from './command.js';
 import { COMMAND_NAMES, SUMMARIES } from './command-names.js';
-import { printError, type Io } from './io.js';
+import { printableIo, printError, type Io } from './io.js';
 import { EXIT } from './exit-codes.js';
 
 export function mainHelp(): string {
@@ -49,7 +49,9 @@ function leadingDir(argv: readonly string[], io: Io): { argv: readonly string[];
   return { argv, io };
 }
 
-export async function main(argvIn: readonly string[], ioIn: Io, commands: CommandTable): Promise<number> {
+export async function main(argvIn: readonly string[], ioGiven: Io, commands: CommandTable): Promise<number> {
+  // Every byte printed passes one sink (io.ts printableIo, core/printable.ts).
+  const ioIn = printableIo(ioGiven);
   let argv: readonly string[];
   let io: Io;
   try {
