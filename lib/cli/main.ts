@@ -12,7 +12,7 @@ import { redactRecord } from '../core/redact.js';
 import { fsFault, isFsFault } from '../core/fs-fault.js';
 import type { CommandTable } from './command.js';
 import { COMMAND_NAMES, HELP_WORDS, SUMMARIES } from './command-names.js';
-import { printError, type Io } from './io.js';
+import { noticingStdout, printableIo, printError, type Io } from './io.js';
 import { EXIT } from './exit-codes.js';
 import { closest } from './suggest.js';
 
@@ -66,7 +66,9 @@ function verbosity(argv: readonly string[], io: Io): { argv: readonly string[]; 
   return { argv: [...own.filter((word) => word !== '--verbose'), ...rest], io: { ...io, verbose: true } };
 }
 
-export async function main(argvIn: readonly string[], ioIn: Io, commands: CommandTable): Promise<number> {
+export async function main(argvIn: readonly string[], ioGiven: Io, commands: CommandTable): Promise<number> {
+  // Every byte printed passes one sink (io.ts printableIo, core/printable.ts).
+  const ioIn = printableIo(ioGiven);
   let argv: readonly string[];
   let io: Io;
   try {
@@ -89,7 +91,7 @@ export async function main(argvIn: readonly string[], ioIn: Io, commands: Comman
   const load = COMMAND_NAMES.includes(name) ? commands[name] : undefined;
   if (load === undefined) return unknownCommand(name, io);
   const stdout = { wrote: false };
-  io = { ...io, stdout: watched(io.stdout, stdout) };
+  io = noticingStdout(io, stdout);
   try {
     const command = await load();
     if (rest.includes('--help') || rest.includes('-h')) {
@@ -131,19 +133,6 @@ const JSON_COMMANDS: readonly string[] = [
   'snapshot',
   'verify',
 ];
-
-/** `stream`, noting in `seen` whether anything was written through it. */
-function watched(stream: Io['stdout'], seen: { wrote: boolean }): Io['stdout'] {
-  return {
-    write(text: string) {
-      if (text.length > 0) seen.wrote = true;
-      return stream.write(text);
-    },
-    get isTTY() {
-      return stream.isTTY === true;
-    },
-  };
-}
 
 /** `--json` among the command's own words (before a `--`). */
 function asksJson(rest: readonly string[]): boolean {
