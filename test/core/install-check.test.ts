@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
-import { checkInstall, mainDocument, storeFolderName } from '../../lib/core/install-check.js';
+import { checkInstall, mainDocument, pnpmMarkerHolds, storeFolderName } from '../../lib/core/install-check.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 const LOCK = `lockfileVersion: '9.0'
@@ -105,6 +105,39 @@ test("pnpm 12's two-document lockfile: the marker holds the main document", (t) 
   assert.equal(mainDocument(Buffer.from(twoDocs)).toString(), LOCK);
   const root = tempWorkspace(t, installed(twoDocs, LOCK));
   assert.equal(checkInstall(readWorkspaceFingerprints(root)).ok, true);
+});
+
+test("a frozen install's marker: publishDirectory, dependenciesMeta and another platform's optional dependency left out still hold; a changed field does not", () => {
+  const head = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n\n";
+  const lock = Buffer.from(
+    `${head}  packages/a:\n    publishDirectory: dist\n\n  packages/b:\n    dependencies:\n      a:\n        specifier: workspace:*\n        version: link:../a\n    optionalDependencies:\n      fsevents:\n        specifier: 2.3.3\n        version: 2.3.3\n      is-number:\n        specifier: 7.0.0\n        version: 7.0.0\n    dependenciesMeta:\n      a:\n        injected: true\n`,
+  );
+  const frozen = Buffer.from(
+    `${head}  packages/a: {}\n\n  packages/b:\n    dependencies:\n      a:\n        specifier: workspace:*\n        version: link:../a\n    optionalDependencies:\n      is-number:\n        specifier: 7.0.0\n        version: 7.0.0\n`,
+  );
+  assert.equal(pnpmMarkerHolds(lock, frozen), true);
+  assert.equal(pnpmMarkerHolds(lock, Buffer.from(frozen.toString().replace('link:../a', 'link:../c'))), false);
+  assert.equal(
+    pnpmMarkerHolds(
+      lock,
+      Buffer.from(frozen.toString().replace('  packages/a: {}', '  packages/a:\n    publishDirectory: out')),
+    ),
+    false,
+  );
+  assert.equal(
+    pnpmMarkerHolds(
+      lock,
+      Buffer.from(
+        frozen
+          .toString()
+          .replace(
+            'is-number:\n        specifier: 7.0.0\n        version: 7.0.0',
+            'is-number:\n        specifier: 7.0.0\n        version: 6.0.0',
+          ),
+      ),
+    ),
+    false,
+  );
 });
 
 test('store folder names follow pnpm (scopes, peers, file: specs; hashed ones are not named)', () => {

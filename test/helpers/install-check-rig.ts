@@ -6,6 +6,7 @@
 // as a user meets it). Invariants: nothing is written outside the temp folder the caller removes.
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,4 +58,15 @@ export function assertRefused(
   for (const name of names) assert.ok(output.includes(name), `${what}: the refusal names ${name}\n${output}`);
   assert.doesNotMatch(output, /virtual:|__virtual__|[0-9a-f]{64}/, `${what}: no virtual id or hash is named`);
   return output;
+}
+
+/** Run `argv` (a package manager, online, in the rig's environment) in `cwd`; throws with its output on failure. */
+export function mustRunOnline(argv: readonly string[], cwd: string, env: Record<string, string>): string {
+  const [command, ...args] = argv;
+  const result = spawnSync(command ?? '', args, { cwd, env, encoding: 'utf8', timeout: 90_000 });
+  if (result.status !== 0)
+    throw new Error(
+      `${argv.join(' ')} failed (${result.status ?? result.error?.message}) in ${cwd}\n${result.stdout}\n${result.stderr}`,
+    );
+  return result.stdout;
 }
