@@ -331,15 +331,22 @@ function checkNpm(table: WorkspaceFingerprints): InstallCheck {
   return { ok: true, checked: 'npm' };
 }
 
-/** The first field (sorted) whose value differs between two package entries, or undefined when they are equal. */
+/**
+ * npm's flags say why a package is in the tree (`dev`, `optional`, `devOptional`, `peer`), not what is
+ * installed: npm computes them again for each tree it writes, so the hidden lockfile may carry other
+ * flags than the lockfile for the same package (issue 28). They are not compared.
+ */
+const NPM_FLAGS = new Set(['dev', 'optional', 'devOptional', 'peer']);
+
+/** The first field (sorted, flags aside) whose value differs between two package entries, or undefined. */
 function differingField(installed: unknown, wanted: unknown): string | undefined {
   if (canonicalJson(installed) === canonicalJson(wanted)) return undefined;
   const a = (installed !== null && typeof installed === 'object' ? installed : {}) as Record<string, unknown>;
   const b = (wanted !== null && typeof wanted === 'object' ? wanted : {}) as Record<string, unknown>;
   for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
-    if (canonicalJson(a[key]) !== canonicalJson(b[key])) return key;
+    if (!NPM_FLAGS.has(key) && canonicalJson(a[key]) !== canonicalJson(b[key])) return key;
   }
-  return 'entry';
+  return undefined;
 }
 
 /**

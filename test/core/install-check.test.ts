@@ -177,6 +177,35 @@ test('npm: .package-lock.json must equal the lockfile minus the root entry', (t)
   assert.equal(!verdict.ok && verdict.reason, 'lockfile-differs');
 });
 
+test('npm: entries that differ only by the flags npm recomputes per tree (peer, dev, optional, devOptional) hold', (t) => {
+  const entry = { version: '19.1.0', resolved: 'https://registry.example/react-19.1.0.tgz', integrity: 'sha512-r' };
+  const lock = {
+    name: 'r',
+    lockfileVersion: 3,
+    requires: true,
+    packages: { '': { name: 'r' }, 'node_modules/react': { ...entry, peer: true } },
+  };
+  const hidden = {
+    name: 'r',
+    lockfileVersion: 3,
+    requires: true,
+    packages: { 'node_modules/react': { ...entry, dev: true } },
+  };
+  const root = tempWorkspace(t, {
+    'package.json': '{}',
+    'package-lock.json': JSON.stringify(lock),
+    node_modules: { '.package-lock.json': JSON.stringify(hidden), react: { 'package.json': '{}' } },
+  });
+  assert.deepEqual(checkInstall(readWorkspaceFingerprints(root)), { ok: true, checked: 'npm' });
+  lock.packages['node_modules/react'].version = '19.0.0';
+  fs.writeFileSync(join(root, 'package-lock.json'), JSON.stringify(lock));
+  const verdict = checkInstall(readWorkspaceFingerprints(root));
+  assert.equal(
+    !verdict.ok && verdict.detail,
+    'node_modules/react is installed with another "version" than package-lock.json says',
+  );
+});
+
 const NPM_LOCK = {
   name: 'root',
   lockfileVersion: 3,
