@@ -6,6 +6,8 @@
 import { readFileSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { yarnFlavor } from '../core/yarn-flavor.js';
+import { lockfileChecksum, pnpmfileChecksumOf } from '../integrations/pnpmfile/checksum.js';
+import { PNPMFILE_SHIM } from '../integrations/pnpmfile/shim.js';
 import type { Workspace } from '../core/workspace.js';
 import { effectivePnpm, majorOf } from '../integrations/package-managers/version.js';
 import type { DoctorCheck } from '../integrations/runners/index.js';
@@ -84,10 +86,13 @@ export function hookChecks(workspace: Workspace, env: Io['env']): CheckResult[] 
   return slices === undefined ? checks : [...checks, slices];
 }
 
-/** Whether the root postinstall runs lockguard's hook (`lockguard init --npm-scripts`). */
+/** Whether the root prepare (or an earlier init's postinstall) runs lockguard's hook (`lockguard init --npm-scripts`). */
 function hasPostinstallHook(manifest: Record<string, unknown> | undefined): boolean {
-  const script = ((manifest?.['scripts'] ?? {}) as Record<string, unknown>)['postinstall'];
-  return typeof script === 'string' && /lockguard(\/npm-hook| hook)/.test(script);
+  const scripts = (manifest?.['scripts'] ?? {}) as Record<string, unknown>;
+  return ['prepare', 'postinstall'].some((name) => {
+    const script = scripts[name];
+    return typeof script === 'string' && /lockguard(\/npm-hook| hook)/.test(script);
+  });
 }
 
 /**
@@ -109,7 +114,7 @@ function sliceHookCheck(
     fix,
   });
   if (manager === 'pnpm') {
-    if (hasPostinstallHook(manifest)) return ok('pnpm installs rewrite the slice files (the root postinstall hook)');
+    if (hasPostinstallHook(manifest)) return ok('pnpm installs rewrite the slice files (the root prepare hook)');
     let shim = '';
     try {
       shim = readFileSync(join(root, '.pnpmfile.cjs'), 'utf8');
@@ -122,13 +127,13 @@ function sliceHookCheck(
     return gap(
       major !== undefined && major >= 11
         ? `pnpm ${major} installs do not rewrite the slice files (its pnpmfile hooks cannot see an install end)`
-        : 'pnpm installs do not rewrite the slice files (no pnpmfile or root postinstall hook)',
-      'lockguard init --npm-scripts (the root postinstall writes them after every install that changed something).',
+        : 'pnpm installs do not rewrite the slice files (no pnpmfile or root prepare hook)',
+      'lockguard init --npm-scripts (the root prepare script writes them after every install that changed something).',
     );
   }
   if (manager === 'npm')
     return hasPostinstallHook(manifest)
-      ? ok('npm install and npm ci rewrite the slice files (the root postinstall hook)')
+      ? ok('npm install and npm ci rewrite the slice files (the root prepare hook)')
       : gap('npm installs do not rewrite the slice files', 'lockguard init --npm-scripts.');
   if (manager === 'yarn') {
     let rc = '';
@@ -161,6 +166,8 @@ function pnpmChecks(root: string, env: Io['env']): CheckResult[] {
     // absent: reported below
   }
   const costly = major !== undefined && major >= 11;
+  const checksum = pnpmfileChecksumCheck(root, shim);
+  if (checksum !== undefined) results.push(checksum);
   if (shim.includes('lockguard/pnpmfile')) {
     results.push({
       check: 'pnpmfile',
@@ -187,10 +194,49 @@ function pnpmChecks(root: string, env: Io['env']): CheckResult[] {
   return results;
 }
 
+/**
+ * Whether pnpm-lock.yaml records the pnpmfileChecksum pnpm computes for lockguard's pnpmfile: when it does
+ * not, the next frozen install fails (ERR_PNPM_LOCKFILE_CONFIG_MISMATCH) and the next plain install
+ * re-resolves every peer (integrations/pnpmfile/checksum.ts). Only where the answer is certain: a pnpmfile
+ * that loads lockguard's plugin (it always exports hooks), or none left beside the shim's own checksum.
+ */
+function pnpmfileChecksumCheck(root: string, shim: string): CheckResult | undefined {
+  let lock: string;
+  try {
+    lock = readFileSync(join(root, 'pnpm-lock.yaml'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const recorded = lockfileChecksum(lock);
+  const shimChecksum = pnpmfileChecksumOf(PNPMFILE_SHIM);
+  const failing =
+    'the next pnpm install --frozen-lockfile fails with ERR_PNPM_LOCKFILE_CONFIG_MISMATCH, and the next pnpm install re-resolves every peer';
+  if (shim === '' && recorded === shimChecksum)
+    return {
+      check: 'pnpmfile-checksum',
+      level: 'fail',
+      detail: `pnpm-lock.yaml records the checksum of lockguard's .pnpmfile.cjs, which is gone: ${failing}`,
+      fix: 'lockguard uninstall (takes the line out; nothing else changes), then commit pnpm-lock.yaml.',
+    };
+  if (!shim.includes('lockguard/pnpmfile')) return undefined;
+  const expected = pnpmfileChecksumOf(shim);
+  if (recorded === expected)
+    return { check: 'pnpmfile-checksum', level: 'ok', detail: "pnpm-lock.yaml records .pnpmfile.cjs's checksum" };
+  return {
+    check: 'pnpmfile-checksum',
+    level: 'fail',
+    detail: `pnpm-lock.yaml ${recorded === undefined ? 'records no pnpmfileChecksum' : 'records another pnpmfileChecksum'} for .pnpmfile.cjs: ${failing}`,
+    fix:
+      shim === PNPMFILE_SHIM
+        ? 'lockguard init (records the checksum pnpm would, and nothing else), then commit pnpm-lock.yaml.'
+        : 'pnpm install (not frozen), then commit pnpm-lock.yaml.',
+  };
+}
+
 /** npm: whether the root preinstall/postinstall scripts report to guarded runs. */
 function npmHookCheck(manifest: Record<string, unknown> | undefined): CheckResult {
   const scripts = (manifest?.['scripts'] ?? {}) as Record<string, unknown>;
-  const hooked = ['preinstall', 'postinstall'].some(
+  const hooked = ['prepare', 'preinstall', 'postinstall'].some(
     (name) => typeof scripts[name] === 'string' && /lockguard(\/npm-hook| hook)/.test(scripts[name] as string),
   );
   return hooked
@@ -199,7 +245,7 @@ function npmHookCheck(manifest: Record<string, unknown> | undefined): CheckResul
         check: 'npm-hook',
         level: 'warn',
         detail:
-          'no lockguard hook in the root preinstall/postinstall: npm installs are caught by file events and the final check only',
+          'no lockguard hook in the root prepare script: npm installs are caught by file events and the final check only',
         fix: 'Optional: lockguard init --npm-scripts.',
       };
 }
