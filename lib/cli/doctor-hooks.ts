@@ -9,7 +9,8 @@ import { yarnFlavor } from '../core/yarn-flavor.js';
 import { lockfileChecksum, pnpmfileChecksumOf } from '../integrations/pnpmfile/checksum.js';
 import { PNPMFILE_SHIM } from '../integrations/pnpmfile/shim.js';
 import type { Workspace } from '../core/workspace.js';
-import { effectivePnpm, majorOf } from '../integrations/package-managers/version.js';
+import { type EffectivePnpm, effectivePnpm, majorOf } from '../integrations/package-managers/version.js';
+import { spawnSync } from 'node:child_process';
 import type { DoctorCheck } from '../integrations/runners/index.js';
 import type { Io } from './io.js';
 import { hasSliceRecord } from '../run/slice-files.js';
@@ -28,10 +29,39 @@ function readJson(path: string): Record<string, unknown> | undefined {
 /** pnpm runs the pnpmfile's updateConfig hook for every command from 10.8 on. */
 const UPDATE_CONFIG_SINCE = { major: 10, minor: 8 } as const;
 
+/**
+ * The pnpm that runs here, asking the executable itself (`pnpm --version`, from the workspace root) where its
+ * files do not say: a version manager's shim (asdf, mise, volta) is a script whose version is decided when it
+ * runs. Undefined version: nothing answered.
+ */
+export function pnpmHere(root: string, env: Io['env']): EffectivePnpm {
+  const pnpm = effectivePnpm(root, env);
+  const path = pnpm.found.path;
+  if (pnpm.version !== undefined || path === undefined) return pnpm;
+  const asked = spawnSync(path, ['--version'], {
+    cwd: root,
+    env: env as NodeJS.ProcessEnv,
+    encoding: 'utf8',
+    timeout: 15_000,
+  });
+  const version = asked.status === 0 ? /^(\d+\.\d+\.\d+\S*)\s*$/.exec(asked.stdout ?? '')?.[1] : undefined;
+  return version === undefined ? pnpm : { ...pnpm, version, why: `pnpm ${version} (${path}, a launcher that said so)` };
+}
+
 /** The pnpm that runs here (what PATH finds, switched to the packageManager pin by pnpm 9.7+ unless its settings say not to), and what it means for the pnpmfile plugin. */
 function pnpmVersionCheck(root: string, env: Io['env']): { result: CheckResult; major: number | undefined } {
-  const pnpm = effectivePnpm(root, env);
+  const pnpm = pnpmHere(root, env);
   const major = majorOf(pnpm.version);
+  if (pnpm.version === undefined && pnpm.found.path !== undefined)
+    return {
+      result: {
+        check: 'pnpm',
+        level: 'warn',
+        detail: `${pnpm.found.path} did not say which pnpm it runs (pnpm --version failed here), and none is pinned in packageManager`,
+        fix: 'Pin pnpm in packageManager (for example "packageManager": "pnpm@10.34.8"), or fix the launcher.',
+      },
+      major,
+    };
   if (pnpm.version === undefined)
     return {
       result: {
@@ -121,7 +151,7 @@ function sliceHookCheck(
     } catch {
       // absent
     }
-    const major = majorOf(effectivePnpm(root, env).version);
+    const major = majorOf(pnpmHere(root, env).version);
     if (shim.includes('lockguard/pnpmfile') && major !== undefined && major <= 10)
       return ok("pnpm installs rewrite the slice files (the pnpmfile, at pnpm's exit)");
     return gap(
@@ -242,11 +272,11 @@ function npmHookCheck(manifest: Record<string, unknown> | undefined): CheckResul
   return hooked
     ? { check: 'npm-hook', level: 'ok', detail: 'root install scripts report to guarded runs' }
     : {
+        // Optional (lockguard run catches every install without it): a note, not a warning.
         check: 'npm-hook',
-        level: 'warn',
+        level: 'ok',
         detail:
-          'no lockguard hook in the root prepare script: npm installs are caught by file events and the final check only',
-        fix: 'Optional: lockguard init --npm-scripts.',
+          'no lockguard hook in the root prepare script (optional: lockguard init --npm-scripts reports npm installs to a guarded run as they happen); npm installs are caught by file events and the final check',
       };
 }
 
@@ -257,11 +287,11 @@ function bunChecks(root: string): CheckResult[] {
     lstatSync(join(root, 'bun.lock'), { throwIfNoEntry: false }) === undefined;
   return [
     {
+      // bun's limit, not this workspace's setup: a note (the run still fails and withholds after such an install).
       check: 'bun',
-      level: 'warn',
+      level: 'ok',
       detail:
-        'bun has no setting that freezes the lockfile from the environment: under --policy refuse an install inside the run is caught after it (the run fails and withholds), not refused at the source',
-      fix: 'Optional: set [install] frozenLockfile = true in bunfig.toml for CI, where nothing should install.',
+        'bun has no setting that freezes the lockfile from the environment: under --policy refuse an install inside the run is caught after it (the run fails and withholds), not refused at the source (optional: [install] frozenLockfile = true in bunfig.toml for CI)',
     },
     ...(lockb
       ? [

@@ -12,7 +12,8 @@ import { addHookScripts } from '../../integrations/npm/scripts.js';
 import { COMPOSED_PNPMFILE_EXAMPLE, PNPMFILE_SHIM } from '../../integrations/pnpmfile/shim.js';
 import { pnpmfileChecksumOf, withLockfileChecksum } from '../../integrations/pnpmfile/checksum.js';
 import { writeAtomic } from '../../run/atomic.js';
-import { effectivePnpm, majorOf } from '../../integrations/package-managers/version.js';
+import { majorOf } from '../../integrations/package-managers/version.js';
+import { pnpmHere } from '../doctor-hooks.js';
 import {
   SLICE_FILE,
   SOUND_KEYS_MODES,
@@ -204,7 +205,8 @@ function addNpmScripts(root: string, io: Io): void {
   noteInitEdit(root, 'package.json', text, edit.text);
   const moved = edit.changed.filter((event) => event !== 'prepare');
   io.stdout.write(
-    `package.json: lockguard's hook runs in the root prepare script${moved.length === 0 ? '' : ` (taken out of ${moved.join(' and ')}: npm records those as the root's hasInstallScript in package-lock.json)`}\n`,
+    `package.json: lockguard's hook runs in the root prepare script${moved.length === 0 ? '' : ` (taken out of ${moved.join(' and ')}: npm records those as the root's hasInstallScript in package-lock.json)`}\n` +
+      '  next: commit package.json (npm install, npm ci and pnpm installs run the hook from now on; the lockfile does not change).\n',
   );
 }
 
@@ -289,7 +291,7 @@ function soundKeysArg(argv: readonly string[]): { argv: string[]; mode: SoundKey
  * not; and where sound keys are set up and nothing else will rewrite the slice files (`noWriter`), the hook that does.
  */
 function pnpmHook(root: string, parsed: Parsed, noWriter: boolean, io: Io): void {
-  const major = majorOf(effectivePnpm(root, io.env).version);
+  const major = majorOf(pnpmHere(root, io.env).version);
   const wanted =
     flag(parsed, 'pnpmfile') || (!flag(parsed, 'no-pnpmfile') && (major === undefined || major <= PNPMFILE_FREE_UNTIL));
   if (wanted) writePnpmfile(root, io);
