@@ -72,7 +72,11 @@ export function moveStatusLine(
   outcome: string,
   guarded: readonly string[],
   unguarded: readonly UnguardedRunner[],
+  unresolved = 0,
 ): string {
+  // A runner whose cache could not be resolved (the outcome says so first) is no key shown to fold the file.
+  if (unresolved > 0 && guarded.length === 0 && unguarded.length === 0)
+    return `[lockguard] a task ${movedVerb(moves, 'active')} ${listPaths(moves.map((move) => move.path))} during the run: ${outcome}`;
   if (unguarded.length === 0) return statusLine(moves, outcome);
   const changed = listPaths(moves.map((move) => move.path));
   const clauses = unguarded.map((runner) => unguardedClause(runner, changed)).join('; ');

@@ -193,11 +193,18 @@ function printFinished(io: Io, run: RunFinished, unguarded: readonly UnguardedRu
   if (move !== undefined) {
     const done = outcomeText(run.policy, outcome, run.caches, run.runId, refusedClause(run.gates, outcome.spared));
     io.stderr.write(
-      `${paint(io, io.stderr, 'yellow', move.tree === undefined ? moveStatusLine(move.files, done, cacheNames, unguarded) : treeLine({ files: move.files, tree: move.tree }, done))}\n`,
+      `${paint(io, io.stderr, 'yellow', move.tree === undefined ? moveStatusLine(move.files, done, cacheNames, unguarded, outcome.unresolved?.length ?? 0) : treeLine({ files: move.files, tree: move.tree }, done))}\n`,
     );
     for (const slice of run.slices) io.stderr.write(`  ${redactText(slice.text)}\n`);
     io.stderr.write(`  ${judgedText(run.judged, cacheNames)}\n`);
-  } else if (run.installed.length > 0) {
+  } else if ((outcome.unresolved ?? []).length > 0) {
+    // No move, yet a runner this run should guard could not be: said on every run, not only when it matters.
+    for (const item of outcome.unresolved ?? [])
+      io.stderr.write(
+        `${paint(io, io.stderr, 'yellow', `[lockguard] the ${runnerLabel(item.runner)} cache is not guarded: ${item.why} (lockguard doctor says the fix)`)}\n`,
+      );
+  }
+  if (move === undefined && run.installed.length > 0) {
     // An install that left every input as it was (a first or frozen install on a fresh clone): said, not withheld.
     io.stderr.write(`${installedLine(run.installed)}\n  ${judgedText(run.judged, cacheNames)}\n`);
   }
