@@ -53,13 +53,14 @@ export function pnpmHere(root: string, env: Io['env']): EffectivePnpm {
 function pnpmVersionCheck(root: string, env: Io['env']): { result: CheckResult; major: number | undefined } {
   const pnpm = pnpmHere(root, env);
   const major = majorOf(pnpm.version);
+  // A pnpm on PATH outside any package (an asdf or mise shim, a native build) is found, not missing: its version is unknown.
   if (pnpm.version === undefined && pnpm.found.path !== undefined)
     return {
       result: {
         check: 'pnpm',
         level: 'warn',
-        detail: `${pnpm.found.path} did not say which pnpm it runs (pnpm --version failed here), and none is pinned in packageManager`,
-        fix: 'Pin pnpm in packageManager (for example "packageManager": "pnpm@10.34.8"), or fix the launcher.',
+        detail: `pnpm on PATH (${pnpm.found.path}) is a shim or a binary outside any package (asdf, mise, a native build), so lockguard cannot tell which pnpm version it runs, and none is pinned in packageManager`,
+        fix: 'Pin it in package.json: "packageManager": "pnpm@<the version pnpm --version prints>".',
       },
       major,
     };

@@ -116,6 +116,11 @@ export interface ScenarioOptions {
   readonly npmrc?: string;
   /** The nx the workspace installs: a folder of this repo's node_modules (`nx22` = the `npm:nx@22.6.3` alias; default `nx`). */
   readonly nxPackage?: string;
+  /**
+   * nx through Lerna (tool `nx`): the root depends on this repo's Lerna only (`link:`), so nx is Lerna's own
+   * dependency (under pnpm not resolvable from the root), with lerna.json; the runner is `lerna run build`.
+   */
+  readonly lerna?: boolean;
   /** The turbo on PATH: a folder of this repo's node_modules (`turbo20` = the `npm:turbo@2.0.14` alias; default `turbo`). */
   readonly turboPackage?: string;
 }
@@ -250,7 +255,9 @@ export function scenarioWorkspace(
     rootManifest['packageManager'] = { pnpm: pnpmPin, yarn: 'yarn@4.18.1', bun: 'bun@1.4.5' }[manager];
   if (manager !== 'pnpm') rootManifest['workspaces'] = ['packages/*'];
   if (options.rootScripts !== undefined) rootManifest['scripts'] = options.rootScripts;
-  if (tool === 'nx') rootManifest['devDependencies'] = { nx: `link:${nxPackage}` };
+  if (tool === 'nx')
+    rootManifest['devDependencies'] =
+      options.lerna === true ? { lerna: `link:${join(REPO, 'node_modules', 'lerna')}` } : { nx: `link:${nxPackage}` };
   let workspaceYaml = 'packages:\n  - "packages/*"\nupdateNotifier: false\n';
   if (tool === 'pnpm-pipeline')
     workspaceYaml +=
@@ -274,6 +281,9 @@ export function scenarioWorkspace(
             2,
           ),
         }
+      : {}),
+    ...(options.lerna === true
+      ? { 'lerna.json': JSON.stringify({ version: '0.0.0', npmClient: 'pnpm', packages: ['packages/*'] }, null, 2) }
       : {}),
     packages: packagesTree(options),
   });

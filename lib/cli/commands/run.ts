@@ -8,19 +8,19 @@
 // what the next lockguard command does about it.
 
 import { MOVED_EXIT_HELP, MOVED_EXIT_OPTION, movedExitCode } from '../ci-outputs.js';
-import { statusLine } from '../../core/watch.js';
 import { redactText } from '../../core/redact.js';
 import type { Policy } from '../../run/ledger.js';
 import type { RemoteMode } from '../../integrations/runners/index.js';
 import { guardedRun, joinOuterRun } from '../../guard/run.js';
 import type { RunFinished } from '../../guard/finish.js';
 import { judgedText } from '../../guard/record-words.js';
-import { runnerLabel } from '../../integrations/runners/index.js';
+import { runnerLabel, stepsOf } from '../../integrations/runners/index.js';
+import { unguardedRunners, type UnguardedRunner } from '../../integrations/runners/unguarded.js';
 import { LockguardError } from '../../core/errors.js';
 import { oneOf, parse, stringValue, flag } from '../args.js';
 import type { Command } from '../command.js';
 import { guardContext } from '../guard-words.js';
-import { runEventLines } from '../run-words.js';
+import { moveStatusLine, runEventLines } from '../run-words.js';
 import { paint, printError, type Io } from '../io.js';
 import { recoverFirst } from '../recover.js';
 import { outcomeText, refusedClause, runExitCode, type FailMode } from '../run-outcome.js';
@@ -182,23 +182,38 @@ export const command: Command = {
       },
       context,
     );
-    printFinished(io, finished);
+    // Caching runners lockguard does not guard are named on the line, never implied guarded (asked only after a move).
+    const unguarded =
+      finished.move === undefined
+        ? []
+        : unguardedRunners(
+            workspace.root,
+            stepsOf(childArgv, io.cwd).map((step) => step.argv),
+          );
+    printFinished(io, finished, unguarded);
     return finished.code;
   },
 };
 
 /** The run's last lines: the status line (or the install line), and what is left when the pass was cut short. */
-function printFinished(io: Io, run: RunFinished): void {
+function printFinished(io: Io, run: RunFinished, unguarded: readonly UnguardedRunner[]): void {
   const { outcome, move } = run;
   const cacheNames = run.caches.map((guarded) => runnerLabel(guarded.runner));
   if (move !== undefined) {
     const done = outcomeText(run.policy, outcome, run.caches, run.runId, refusedClause(run.gates, outcome.spared));
     io.stderr.write(
-      `${paint(io, io.stderr, 'yellow', move.tree === undefined ? statusLine(move.files, done) : treeLine({ files: move.files, tree: move.tree }, done))}\n`,
+      `${paint(io, io.stderr, 'yellow', move.tree === undefined ? moveStatusLine(move.files, done, cacheNames, unguarded, outcome.unresolved?.length ?? 0) : treeLine({ files: move.files, tree: move.tree }, done))}\n`,
     );
     for (const slice of run.slices) io.stderr.write(`  ${redactText(slice.text)}\n`);
     io.stderr.write(`  ${judgedText(run.judged, cacheNames)}\n`);
-  } else if (run.installed.length > 0) {
+  } else if ((outcome.unresolved ?? []).length > 0) {
+    // No move, yet a runner this run should guard could not be: said on every run, not only when it matters.
+    for (const item of outcome.unresolved ?? [])
+      io.stderr.write(
+        `${paint(io, io.stderr, 'yellow', `[lockguard] the ${runnerLabel(item.runner)} cache is not guarded: ${item.why} (lockguard doctor says the fix)`)}\n`,
+      );
+  }
+  if (move === undefined && run.installed.length > 0) {
     // An install that left every input as it was (a first or frozen install on a fresh clone): said, not withheld.
     io.stderr.write(`${installedLine(run.installed)}\n  ${judgedText(run.judged, cacheNames)}\n`);
   }

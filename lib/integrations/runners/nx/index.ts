@@ -1,7 +1,7 @@
 // nx (20 to 24) as one runner adapter: everything lockguard knows of nx, behind RunnerAdapter.
 //
 // Owns: the `nx` object and what is too small for a module of its own: detection (`nx.json`, `nx` in the
-// root manifest, a command starting `nx`) and the entry layout (`<cache>/<hash>/` +
+// root manifest, a command starting `nx` or `lerna run`) and the entry layout (`<cache>/<hash>/` +
 // `<cache>/terminalOutputs/<hash>`). Its parts: cache.ts (cache dir, `run.json`), memo.ts (nx's own
 // answer, remembered), task-db.ts and withhold.ts (nx 20 to 23 mark their task DB first), plan.ts
 // (`--graph=stdout`), remote.ts, protocol.ts (self-hosted v1), sound-keys.ts (`.nxignore` and targets'
@@ -41,7 +41,10 @@ function nxInManifest(root: string): boolean {
 export const nx: RunnerAdapter = {
   name: 'nx',
   label: 'nx',
-  startedBy: (argv) => argv[0] !== undefined && executableName(argv[0]) === 'nx',
+  // `lerna run` is nx's task runner (Lerna 6 and newer): its cache is nx's, resolved from Lerna's own nx.
+  startedBy: (argv) =>
+    argv[0] !== undefined &&
+    (executableName(argv[0]) === 'nx' || (executableName(argv[0]) === 'lerna' && argv[1] === 'run')),
   configuredAt: (root) => present(join(root, 'nx.json')) || nxInManifest(root),
   resolveCache: (root, _argv, env) => resolveNxCache(root, env),
   units: (_dir, names): CacheUnit[] =>

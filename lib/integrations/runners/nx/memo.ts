@@ -54,12 +54,17 @@ function gitEntry(root: string): string | undefined {
 }
 
 /** Everything nx's answer depends on, as one digest. */
-export function nxMemoKey(root: string, env: Env): string {
+export function nxMemoKey(
+  root: string,
+  env: Env,
+  nxManifest = join(root, 'node_modules', 'nx', 'package.json'),
+): string {
   const git = gitEntry(root);
   const parts = [
     root,
     ...SETTINGS.map((name) => `${name}=${env[name] ?? ''}`),
-    bytes(join(root, 'node_modules', 'nx', 'package.json')),
+    nxManifest,
+    bytes(nxManifest),
     bytes(join(root, 'nx.json')),
     git ?? '-',
     git === undefined ? '-' : statKey(git),
