@@ -198,7 +198,7 @@ export function applySliceFiles(root: string, slices: LockfileSlices, digest: st
     attempt(pass, () => removeLeft(pass, file.importer));
   }
   writeSliceRecord(root, {
-    version: 1,
+    version: 2,
     lockfile: slices.lockfile,
     digest: pass.problems.length === 0 ? digest : null,
     files: pass.written,
@@ -242,7 +242,12 @@ function writeOne(pass: Pass, slice: LockfileSlices['slices'][number]): void {
   if (folder === undefined) return;
   pass.current.add(slice.importer);
   const path = join(folder, SLICE_FILE);
-  const text = sliceFileText(slice.importer, slice.digest, slice.importer === '.' ? undefined : pass.rootDigest);
+  const text = sliceFileText(
+    slice.importer,
+    slice.digest,
+    slice.importer === '.' ? undefined : pass.rootDigest,
+    slice.reach,
+  );
   const sha = sha256Hex(text);
   const known = pass.recorded.get(slice.importer);
   const before = currentFile(path, known?.sha === sha ? { known, text } : undefined);

@@ -86,7 +86,10 @@ export async function expectedSliceFiles(
   const rootDigest = slices.slices.find((slice) => slice.importer === '.')?.digest;
   for (const slice of slices.slices) {
     const file = slice.importer === '.' ? SLICE_FILE : `${slice.importer}/${SLICE_FILE}`;
-    expected.set(file, sliceFileText(slice.importer, slice.digest, slice.importer === '.' ? undefined : rootDigest));
+    expected.set(
+      file,
+      sliceFileText(slice.importer, slice.digest, slice.importer === '.' ? undefined : rootDigest, slice.reach),
+    );
   }
   return expected;
 }

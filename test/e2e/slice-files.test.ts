@@ -80,7 +80,7 @@ test('sound keys, pnpm 12: a runner started directly after a hooked install (the
     }
   };
   const s0 = vueFile(hooked);
-  assert.match(s0 ?? '', /^lockguard-slice\/1\nimporter packages\/vue\n/);
+  assert.match(s0 ?? '', /^lockguard-slice\/2\nimporter packages\/vue\n/);
   assert.equal(vueFile(unhooked), undefined);
   // Both built once through lockguard run (which writes the files before the command), at S0.
   for (const ws of [hooked, unhooked]) {

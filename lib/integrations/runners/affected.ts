@@ -11,6 +11,10 @@
 //   a root devDependency's bin runs from `pnpm --filter c run x`), and turbo 2.11 folds the root's external
 //   dependencies into its global hash (measured: every task's hash changes with a root devDependency, only
 //   b's with b's). A project's slice includes its workspace dependencies' (link: edges), so dependents follow.
+//   And hoist-pattern (default `*`) links every package into node_modules/.pnpm/node_modules, where the
+//   packages a project installs resolve what they require without declaring (measured: test/e2e/
+//   reach-phantom.test.ts): a project that installs a package is affected when the pool moved (the diff's
+//   `hoisted`, core/slices/reach.ts).
 // - Only the lockfile (with the install markers that mirror it) may have moved: pnpm-workspace.yaml, a
 //   pnpmfile or a patch counts for every project. The lockfile must have moved once (the state the run's
 //   first check recorded is the one now: an intermediate state is not kept, so it cannot be diffed) and the
@@ -127,6 +131,9 @@ export function withholdScope(input: {
     ...slice.diff.changed.map((change) => change.importer),
     ...slice.diff.added,
     ...slice.diff.removed,
+    // Unchanged slices whose reach through hoisting moved (core/slices/reach.ts): pnpm's default hoist-pattern
+    // puts every package where the packages a project installs resolve the names they do not declare.
+    ...(slice.diff.hoisted ?? []),
   ]);
   if (affected.has('.')) {
     return all(
