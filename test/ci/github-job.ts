@@ -28,11 +28,20 @@ export interface GithubJob {
   summary: string;
   readonly dir: string;
   steps: number;
+  /** What each step printed on stderr, for failure messages. */
+  readonly log: string[];
 }
 
 export function githubJob(dir: string, env: Record<string, string>): GithubJob {
   mkdirSync(dir, { recursive: true });
-  return { env: { ...env, GITHUB_ACTIONS: 'true', CI: 'true' }, outputs: new Map(), summary: '', dir, steps: 0 };
+  return {
+    env: { ...env, GITHUB_ACTIONS: 'true', CI: 'true' },
+    outputs: new Map(),
+    summary: '',
+    dir,
+    steps: 0,
+    log: [],
+  };
 }
 
 /** The `NAME=value` and `NAME<<DELIMITER` lines of a runner command file. */
