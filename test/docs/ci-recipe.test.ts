@@ -56,6 +56,8 @@ test('no run: script splices a ${{ }} expression; the gates are the action pair'
   }
   // Inputs reach the action through `with:`, where a ${{ }} is data, not shell code.
   assert.ok(all.some((step) => step.includes('        uses: lockguard/lockguard/lib/ci/save@<sha>')));
+  // The recipe README's shape of it names the same pair, one per cache.
+  assert.match(RECIPE_README, /lockguard\/lockguard\/lib\/ci\/save@<sha> {6}# verify --name turbo/);
   // The recipe README's shape of it says the same; the README installs lockguard at a pnpm workspace root with -w.
   assert.match(README, /pnpm add -D -w lockguard/);
   assert.doesNotMatch(README, /pnpm add -D lockguard\b/);
