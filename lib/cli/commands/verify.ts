@@ -20,10 +20,11 @@ import {
   outputModes,
   reportFailure,
   writeDotenv,
+  checkOutputTargets,
   type OutputModes,
 } from '../ci-outputs.js';
 import { EXIT } from '../exit-codes.js';
-import { paint, type Io } from '../io.js';
+import { paint, writeWorkflowCommand, type Io } from '../io.js';
 import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
 import { verifyLine } from '../verdict-words.js';
@@ -98,6 +99,7 @@ async function judge(parsed: Parsed, modes: OutputModes, io: Io): Promise<number
   const name = runNameOf(stringValue(parsed, 'name'), 'verify');
   // A missing $GITHUB_OUTPUT is refused before anything is recorded (no stray run, no stray verdict).
   if (modes.github) requireGithubFile(io.env, 'GITHUB_OUTPUT');
+  checkOutputTargets(modes, io);
   const workspace = await workspaceOf(parsed, io);
   // A guard that died before its final check is finished first (cli/recover.ts).
   const stopped = await recoverFirst(workspace.root, io, 'lenient', 'verify');
@@ -152,7 +154,7 @@ function githubReport(
   const kind = run.record.kind;
   const since = kind === 'snapshot' ? 'since the snapshot' : `during or since run ${verdict.run}`;
   for (const annotation of movedAnnotations(verdict.moved, since, (path) => checkoutPath(io.env, root, path)))
-    io.stderr.write(`${annotation}\n`);
+    writeWorkflowCommand(io.stderr, annotation);
   // A green gate writes nothing to the summary unless asked (--summary always): one section per refusal.
   if (summary === 'never' || (summary === 'refused' && verdict.save)) return;
   const withheld = verdict.save || kind === 'snapshot' ? [] : withheldBy(root, verdict.run);
