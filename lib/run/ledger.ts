@@ -119,6 +119,8 @@ export interface CreateRunOptions {
   readonly command?: readonly string[];
   /** The scope the run's verdict judges, when narrower than the table (run-record.ts `judged`). */
   readonly judged?: Scope;
+  /** A snapshot's name (run-record.ts `name`). */
+  readonly name?: string;
 }
 
 export function createRun(options: CreateRunOptions): RunHandle {
@@ -148,6 +150,7 @@ export function createRun(options: CreateRunOptions): RunHandle {
     ...(options.policy === undefined ? {} : { policy: options.policy }),
     // Recorded redacted (core/redact.ts): the child gets its argv exactly, the ledger never a credential.
     ...(options.command === undefined ? {} : { command: redactArgv(options.command) }),
+    ...(options.name === undefined ? {} : { name: options.name }),
   };
   try {
     // The lockfiles' bytes first (a later process says how they moved), the record last: a run folder
@@ -319,6 +322,7 @@ export function findRun(
   explicit: string | undefined,
   fromEnv: string | undefined,
   kind?: RunKind,
+  name?: string,
 ): RunHandle {
   const given = explicit ?? fromEnv;
   if (given !== undefined && given !== '') {
@@ -355,17 +359,21 @@ export function findRun(
     const run = loadRun(runDir(root, id), root);
     // The latest run is this host's own: one another machine (or a pull request) recorded is never it.
     if (run.record.host !== thisMachine().host) continue;
+    // A named gate judges the latest run of its name only (snapshot --name).
+    if (name !== undefined && run.record.name !== name) continue;
     return run;
   }
   throw new LockguardError(
     'ERR_LOCKGUARD_NO_SNAPSHOT',
-    `No lockguard ${kind ?? 'run'} found in "${ledgerPath(root)}".`,
+    `No lockguard ${name === undefined ? (kind ?? 'run') : `snapshot named ${name}`} found in "${ledgerPath(root)}".`,
     {
       path: ledgerPath(root),
       hint:
-        kind === 'snapshot' || kind === undefined
-          ? 'Take one first: lockguard snapshot (at the start of the job).'
-          : 'Start one with lockguard run -- <command>.',
+        name !== undefined
+          ? `Take one first: lockguard snapshot --name ${name} (before this cache is restored).`
+          : kind === 'snapshot' || kind === undefined
+            ? 'Take one first: lockguard snapshot (at the start of the job).'
+            : 'Start one with lockguard run -- <command>.',
     },
   );
 }

@@ -46,8 +46,8 @@ export interface PruneOptions {
   readonly keep: number;
   /** Decide and measure only. */
   readonly dryRun?: boolean;
-  /** A run to keep (LOCKGUARD_RUN: an id or a run folder). */
-  readonly named?: string;
+  /** Runs to keep (LOCKGUARD_RUN, LOCKGUARD_RUN_<NAME>: ids or run folders). */
+  readonly named?: string | readonly string[];
   /** The clock, for tests of the stranded-folder rule. */
   readonly now?: number;
   /** Called once the unnamed blobs are set aside, before runs are listed again: tests start a run here. */
@@ -105,13 +105,14 @@ function prune(root: string, runs: string, options: PruneOptions): PruneResult {
     .sort()
     .reverse();
   const candidates: Candidate[] = ids.map((id) => read(root, id));
-  const named =
-    options.named === undefined
-      ? undefined
-      : options.named
-          .split(/[\\/]/)
-          .filter((part) => part !== '')
-          .at(-1);
+  const named = new Set(
+    (typeof options.named === 'string' ? [options.named] : (options.named ?? [])).map((given) =>
+      given
+        .split(/[\\/]/)
+        .filter((part) => part !== '')
+        .at(-1),
+    ),
+  );
   const newestOfKind = new Set<string>();
   for (const kind of ['snapshot', 'run']) {
     const newest = ids.find((id) => id.includes(`-${kind}-`));
@@ -128,7 +129,7 @@ function prune(root: string, runs: string, options: PruneOptions): PruneResult {
       newestOfKind: newestOfKind.has(id),
       live: live.has(id),
       quarantined: quarantined.has(id),
-      named: id === named,
+      named: named.has(id),
     });
     if (reason !== undefined) {
       kept.push({ id, reason, ...(candidate.problem === undefined ? {} : { problem: candidate.problem }) });

@@ -44,6 +44,8 @@ export interface RunRecord {
   readonly boot?: string | null;
   readonly policy?: Policy;
   readonly command?: readonly string[];
+  /** A snapshot's name (`snapshot --name`, upper case): the gate of one cache among several in a CI job. */
+  readonly name?: string;
   /**
    * Per lockfile digest whose copy in `blobs/` is not its bytes (credentials redacted, blobs.ts): what the
    * copy hashes to, or null when none could be kept. Absent: every copy is the bytes themselves.
@@ -178,6 +180,7 @@ export function validateRecord(path: string, value: unknown, folderName: string)
       record.policy === 'refuse') &&
     (record.command === undefined ||
       (Array.isArray(record.command) && record.command.every((word) => typeof word === 'string'))) &&
+    (record.name === undefined || (typeof record.name === 'string' && /^[A-Z][A-Z0-9_]{0,39}$/.test(record.name))) &&
     copiesOk(record.copies) &&
     (record.copiesVersion === undefined ||
       (Number.isSafeInteger(record.copiesVersion) && (record.copiesVersion as number) >= 1)) &&

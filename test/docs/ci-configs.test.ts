@@ -1,22 +1,17 @@
 // The CI recipes validated by their platforms' own parsers (pinned devDependencies, offline): the CircleCI
-// config by @circleci/circleci-config-parser (CircleCI's Config SDK parser), the GitHub workflows by
-// @action-validator/cli (the workflow JSON schema, and globs against the repository). Each parser must
+// config by @circleci/circleci-config-parser (CircleCI's Config SDK parser); the GitHub workflow and the
+// action it uses are validated in test/ci/action.test.ts (action-validator and actionlint). Each parser must
 // also reject a mutant (so the validation can fail), and each recipe keeps the rules that make it work,
 // checked on the parsed config: a rule a mutant breaks is named.
 
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import circleci from '@circleci/circleci-config-parser';
 import { repoRoot } from '../helpers/fixtures.js';
 
 const CIRCLECI = readFileSync(join(repoRoot(), 'examples', 'circleci', 'config.yml'), 'utf8');
-const SPLIT = readFileSync(join(repoRoot(), 'examples', 'github-actions', 'workflow.yml'), 'utf8');
-const COMBINED = readFileSync(join(repoRoot(), 'examples', 'github-actions', 'combined-cache.yml'), 'utf8');
-const ACTION_VALIDATOR = join(repoRoot(), 'node_modules', '@action-validator', 'cli', 'cli.mjs');
 
 /** The text with `from` replaced once (it must be there: a mutant that changes nothing proves nothing). */
 function mutate(text: string, from: string, to: string): string {
@@ -90,53 +85,4 @@ test('the CircleCI rules catch mutants the parser accepts', () => {
     ],
   ];
   for (const [from, to, problem] of cases) assert.deepEqual(circleciProblems(mutate(CIRCLECI, from, to)), [problem]);
-});
-
-/** action-validator's verdict on a workflow text: exit code and output. */
-function actionValidator(text: string): { code: number; output: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'lockguard-action-validator-'));
-  try {
-    const file = join(dir, 'workflow.yml');
-    writeFileSync(file, text);
-    const result = spawnSync(process.execPath, [ACTION_VALIDATOR, file], {
-      cwd: repoRoot(),
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    return { code: result.status ?? -1, output: `${result.stdout}${result.stderr}` };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-for (const [name, text, mutant] of [
-  [
-    'workflow.yml (split restore/save)',
-    SPLIT,
-    () =>
-      mutate(SPLIT, "        if: steps.gate.outputs.save == 'true'", "        iff: steps.gate.outputs.save == 'true'"),
-  ],
-  [
-    'combined-cache.yml (one actions/cache step)',
-    COMBINED,
-    () => mutate(COMBINED, '        run: npx --yes "$LOCKGUARD" verify', '        rn: npx --yes "$LOCKGUARD" verify'),
-  ],
-] as const) {
-  test(`action-validator accepts ${name} and rejects its mutant`, () => {
-    const ok = actionValidator(text);
-    assert.equal(ok.code, 0, ok.output);
-    const bad = actionValidator(mutant());
-    assert.equal(bad.code, 1, bad.output);
-    assert.match(bad.output, /"errors"/);
-  });
-}
-
-test('combined-cache.yml: verify is the last step, with no continue-on-error, and no save-always', () => {
-  const steps = COMBINED.split('\n      - ').slice(1);
-  const last = steps.at(-1) ?? '';
-  assert.match(last, /run: npx --yes "\$LOCKGUARD" verify\n/);
-  assert.doesNotMatch(COMBINED, /^\s+continue-on-error:/m);
-  assert.doesNotMatch(COMBINED, /^\s+save-always:/m);
-  assert.equal(steps.filter((step) => /uses: actions\/cache@/.test(step)).length, 1);
-  assert.match(COMBINED, /key: pnpm-store-\$\{\{ runner\.os \}\}-\$\{\{ steps\.lockguard\.outputs\.key \}\}/);
 });

@@ -4,6 +4,7 @@ import { LockguardError } from '../../core/errors.js';
 import { plural } from '../../core/words.js';
 import { DEFAULT_KEEP, pruneLedger, type PruneResult } from '../../run/prune.js';
 import { flag, parse, stringValue } from '../args.js';
+import { namedRunsIn } from '../../integrations/ci/named-runs.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../command.js';
@@ -19,7 +20,7 @@ read. prune removes the older ones, and the lockfile copies in .lockguard/blobs/
 Always kept, whatever --keep says: the newest snapshot and the newest guarded run; runs that are live
 (or whose lockguard process still runs), or died and are not finished yet; runs whose withheld cache
 entries are in quarantine (prune never deletes those: lockguard quarantine restore or drop them); the run
-$LOCKGUARD_RUN names; and runs whose record cannot be read (each named in a warning: look, then remove
+$LOCKGUARD_RUN or a $LOCKGUARD_RUN_<NAME> names; and runs whose record cannot be read (each named in a warning: look, then remove
 its folder by hand).
 
 A kill at any moment loses nothing that is kept: a run leaves the ledger by one rename before it is
@@ -54,12 +55,13 @@ export const command: Command = {
     const workspace = await workspaceOf(parsed, io);
     const stopped = await recoverFirst(workspace.root, io, 'lenient', 'prune');
     if (stopped !== undefined) return stopped;
-    const named = io.env['LOCKGUARD_RUN'];
-    const result = pruneLedger(workspace.root, {
-      keep,
-      dryRun: flag(parsed, 'dry-run'),
-      ...(named === undefined || named === '' ? {} : { named }),
-    });
+    // The run LOCKGUARD_RUN names and every named gate's (LOCKGUARD_RUN_<NAME>, snapshot --name).
+    const plain = io.env['LOCKGUARD_RUN'];
+    const named = [
+      ...(plain === undefined || plain === '' ? [] : [plain]),
+      ...namedRunsIn(io.env).map(([, run]) => run),
+    ];
+    const result = pruneLedger(workspace.root, { keep, dryRun: flag(parsed, 'dry-run'), named });
     if (flag(parsed, 'json')) {
       io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       return EXIT.ok;
@@ -124,7 +126,7 @@ function keptPhrase(reason: string, count: number): string {
     case 'quarantine':
       return `${count} with withheld entries in quarantine`;
     case 'named':
-      return `${count} named by LOCKGUARD_RUN`;
+      return `${count} named by LOCKGUARD_RUN or LOCKGUARD_RUN_<NAME>`;
     default:
       return `${count} unreadable`;
   }

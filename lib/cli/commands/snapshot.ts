@@ -9,6 +9,7 @@ import { writeWhole } from '../../integrations/ci/files.js';
 import { changedFromHead } from '../../integrations/git.js';
 import { listPaths } from '../../core/watch.js';
 import { appendGithub, requireGithubFile, githubFile } from '../../integrations/ci/github.js';
+import { heldBy, keyVariable, runNameOf, runVariable } from '../../integrations/ci/named-runs.js';
 import { createRun } from '../../run/ledger.js';
 import { parse, stringValue, type Parsed } from '../args.js';
 import {
@@ -41,7 +42,12 @@ ${DIR_HELP}
 ${SCOPE_HELP}
   --github-output      append key=... and run=... to $GITHUB_OUTPUT, and LOCKGUARD_RUN=... to
                        $GITHUB_ENV when it is set, so later steps join this run
-                       (on an error: error=<code>)
+                       (on an error: error=<code>). Refused when the job already holds LOCKGUARD_RUN
+                       (a second snapshot would replace the run the first gate judges): use --name
+  --name <name>        one gate among several in a job (one per cache): the run is recorded under the
+                       name and handed on as LOCKGUARD_RUN_<NAME> and LOCKGUARD_KEY_<NAME> ($GITHUB_ENV,
+                       --dotenv); "lockguard verify --name <name>" judges it. Refused when the job already
+                       holds LOCKGUARD_RUN_<NAME>. A letter, then letters, digits or _
   --dotenv <path>      write LOCKGUARD_KEY=<key> and LOCKGUARD_RUN=<run folder> to the file (on an error
                        LOCKGUARD_SAVE=false and LOCKGUARD_ERROR=<code>)
   --key-file <path>    also write the key (one line) to this file, whole or not at all: a file outside the
@@ -60,6 +66,7 @@ export const command: Command = {
       ...SCOPE_OPTION,
       ...OUTPUT_OPTIONS,
       'key-file': { type: 'string' },
+      name: { type: 'string' },
     });
     const modes = outputModes(parsed);
     try {
@@ -76,6 +83,9 @@ async function snapshot(parsed: Parsed, modes: OutputModes, io: Io): Promise<num
   // A missing $GITHUB_OUTPUT is refused before anything is recorded (no stray run, no stray verdict).
   if (modes.github) requireGithubFile(io.env, 'GITHUB_OUTPUT');
   checkOutputTargets(modes, io);
+  const name = runNameOf(stringValue(parsed, 'name'), 'snapshot');
+  // Before anything is recorded: a second snapshot never silently replaces the run an earlier gate judges.
+  refuseReplacing(io, name, modes.github);
   const workspace = await workspaceOf(parsed, io);
   // A guard that died before its final check is finished first (cli/recover.ts).
   const stopped = await recoverFirst(workspace.root, io, 'lenient', 'snapshot');
@@ -87,14 +97,10 @@ async function snapshot(parsed: Parsed, modes: OutputModes, io: Io): Promise<num
   const keyFile = keyFileOf(parsed, io, workspace.root, table.entries);
   // The key file first: a path that cannot be written records no run.
   if (keyFile !== undefined) writeWhole(keyFile, `${table.key}\n`, '--key-file');
-  const run = createRun({ kind: 'snapshot', table });
+  const run = createRun({ kind: 'snapshot', table, ...(name === undefined ? {} : { name }) });
   warnTrackedLedger(workspace.root, io);
   if (ciOf(io.env) !== undefined) warnChangedFromHead(workspace.root, table.entries, io);
-  writeDotenv(modes, io, { LOCKGUARD_KEY: table.key, LOCKGUARD_RUN: run.dir });
-  if (modes.github) {
-    appendGithub(io.env, 'GITHUB_OUTPUT', { key: table.key, run: run.record.id });
-    if (githubFile(io.env, 'GITHUB_ENV') !== undefined) appendGithub(io.env, 'GITHUB_ENV', { LOCKGUARD_RUN: run.dir });
-  }
+  handOn(modes, io, name, table.key, run);
   if (modes.json) {
     const entries = table.entries.map((entry) => ({ path: entry.path, kind: entry.kind, digest: entry.digest }));
     io.stdout.write(
@@ -109,6 +115,45 @@ async function snapshot(parsed: Parsed, modes: OutputModes, io: Io): Promise<num
     );
   }
   return EXIT.ok;
+}
+
+/** The run and its key for later steps: --dotenv, $GITHUB_OUTPUT, $GITHUB_ENV (named variables for --name). */
+function handOn(
+  modes: OutputModes,
+  io: Io,
+  name: string | undefined,
+  key: string,
+  run: { readonly dir: string; readonly record: { readonly id: string } },
+): void {
+  const variables =
+    name === undefined ? { LOCKGUARD_RUN: run.dir } : { [runVariable(name)]: run.dir, [keyVariable(name)]: key };
+  writeDotenv(modes, io, name === undefined ? { LOCKGUARD_KEY: key, LOCKGUARD_RUN: run.dir } : variables);
+  if (!modes.github) return;
+  appendGithub(io.env, 'GITHUB_OUTPUT', { key, run: run.record.id });
+  if (githubFile(io.env, 'GITHUB_ENV') !== undefined) appendGithub(io.env, 'GITHUB_ENV', variables);
+}
+
+/**
+ * A snapshot that would replace the run an earlier gate of this job judges is refused: a named one whose
+ * variable the job holds, an unnamed `--github-output` one when the job holds LOCKGUARD_RUN (the second
+ * cache of issue 28: the later snapshot's run took the first gate's place, and its verify passed a move).
+ */
+function refuseReplacing(io: Io, name: string | undefined, github: boolean): void {
+  const variable = runVariable(name);
+  if (name === undefined && !github) return;
+  const where = heldBy(io.env, variable);
+  if (where === undefined) return;
+  const source = where === 'env' ? 'the job already holds' : 'this step already wrote to $GITHUB_ENV';
+  throw new LockguardError(
+    'ERR_LOCKGUARD_USAGE',
+    `${source} ${variable} (an earlier snapshot${name === undefined ? '' : ` --name ${name.toLowerCase()}`}): this snapshot would replace the run that gate judges (lockguard snapshot).`,
+    {
+      hint:
+        name === undefined
+          ? 'Give each cache its own gate: lockguard snapshot --name store ... lockguard verify --name store, and another --name for the next cache.'
+          : `Use another --name for this cache's gate (each cache of the job its own), or drop this second snapshot.`,
+    },
+  );
 }
 
 /**

@@ -4,7 +4,10 @@ import { redactRecord, redactText } from '../../core/redact.js';
 import { appendGithub, appendSummary, checkoutPath, requireGithubFile } from '../../integrations/ci/github.js';
 import { movedAnnotations, verdictDotenv, verdictGithubOutputs, verdictSummary } from '../../integrations/ci/report.js';
 import { listQuarantine } from '../../run/quarantine/index.js';
-import { findRun } from '../../run/ledger.js';
+import { findRun, type RunHandle } from '../../run/ledger.js';
+import { LockguardError } from '../../core/errors.js';
+import { namedRunsIn, runNameOf, runVariable } from '../../integrations/ci/named-runs.js';
+import type { Env } from '../../core/env.js';
 import { verifyRun } from '../../run/verdict.js';
 import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
 import { parse, stringValue, type Parsed } from '../args.js';
@@ -40,10 +43,16 @@ disk) it is still printed and still decides the exit code, with a one-line warni
 
 The run is --run, else $LOCKGUARD_RUN, else the latest run of the workspace (a snapshot or a guarded run:
 right after "lockguard run", that run). In CI, snapshot --github-output sets $LOCKGUARD_RUN for later steps.
+With several caches in a job, each gate names its snapshot: "snapshot --name store" then "verify --name
+store" judges $LOCKGUARD_RUN_STORE, else the latest snapshot named store. A verify without --name refuses to
+guess when the job holds several named runs, or when the latest run is a named one.
 
 Options:
 ${DIR_HELP}
   --run <id|folder>    the run to judge
+  --name <name>        the named snapshot to judge (snapshot --name): one cache's gate among several
+  --summary <when>     when to write GitHub's job summary: refused (the default: a refused save or an
+                       error), always, never
   --github-output      append save=true|false and moved=<comma-separated paths> to $GITHUB_OUTPUT
                        (on an error: save=false and error=<code>)
   --dotenv <path>      write LOCKGUARD_SAVE=true|false, LOCKGUARD_KEY=<key>, LOCKGUARD_MOVED=<paths> to the
@@ -68,6 +77,8 @@ export const command: Command = {
     const parsed = parse('verify', argv, {
       ...DIR_OPTION,
       run: { type: 'string' },
+      name: { type: 'string' },
+      summary: { type: 'string' },
       ...OUTPUT_OPTIONS,
       ...MOVED_EXIT_OPTION,
     });
@@ -84,6 +95,8 @@ export const command: Command = {
 
 async function judge(parsed: Parsed, modes: OutputModes, io: Io): Promise<number> {
   const movedCode = movedExitCode(parsed, 'verify');
+  const summary = summaryOf(stringValue(parsed, 'summary'));
+  const name = runNameOf(stringValue(parsed, 'name'), 'verify');
   // A missing $GITHUB_OUTPUT is refused before anything is recorded (no stray run, no stray verdict).
   if (modes.github) requireGithubFile(io.env, 'GITHUB_OUTPUT');
   checkOutputTargets(modes, io);
@@ -91,7 +104,7 @@ async function judge(parsed: Parsed, modes: OutputModes, io: Io): Promise<number
   // A guard that died before its final check is finished first (cli/recover.ts).
   const stopped = await recoverFirst(workspace.root, io, 'lenient', 'verify');
   if (stopped !== undefined) return stopped;
-  const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN']);
+  const run = runToJudge(workspace.root, stringValue(parsed, 'run'), name, io.env);
   const { unrecorded, duringRun, ...verdict } = verifyRun(run);
   // The verdict stands even when it could not be recorded (a full or read-only ledger): one line says so.
   if (unrecorded !== undefined)
@@ -109,25 +122,8 @@ async function judge(parsed: Parsed, modes: OutputModes, io: Io): Promise<number
     : verifyLine(verdict.moved, new Set(duringRun), kind, verdict.run, verdict.scope);
   if (modes.github) appendGithub(io.env, 'GITHUB_OUTPUT', verdictGithubOutputs(verdict));
   writeDotenv(modes, io, verdictDotenv({ ...verdict, key: verdict.key ?? '' }));
-  if (onGithub(io)) {
-    const since = kind === 'snapshot' ? 'since the snapshot' : `during or since run ${verdict.run}`;
-    for (const annotation of movedAnnotations(verdict.moved, since, (path) =>
-      checkoutPath(io.env, workspace.root, path),
-    ))
-      writeWorkflowCommand(io.stderr, annotation);
-    const withheld = verdict.save || kind === 'snapshot' ? [] : withheldBy(workspace.root, verdict.run);
-    appendSummary(
-      io.env,
-      verdictSummary({
-        save: verdict.save,
-        key: verdict.key ?? '',
-        moved: verdict.moved,
-        line,
-        slices: slices.map((move) => move.text),
-        withheld,
-      }),
-    );
-  }
+  if (onGithub(io))
+    githubReport(io, workspace.root, run, summary, { ...verdict, line, slices: slices.map((move) => move.text) });
   if (modes.json) {
     const version = await (await import('../version.js')).version();
     io.stdout.write(
@@ -140,6 +136,78 @@ async function judge(parsed: Parsed, modes: OutputModes, io: Io): Promise<number
     for (const move of slices) io.stderr.write(`  ${redactText(move.text)}\n`);
   }
   return exitCode;
+}
+
+type SummaryWhen = 'refused' | 'always' | 'never';
+
+/** Inside GitHub Actions: an ::error annotation on each moved file, and the job summary when --summary wants it. */
+function githubReport(
+  io: Io,
+  root: string,
+  run: RunHandle,
+  summary: SummaryWhen,
+  verdict: Omit<ReturnType<typeof verifyRun>, 'duringRun' | 'unrecorded'> & {
+    readonly line: string;
+    readonly slices: readonly string[];
+  },
+): void {
+  const kind = run.record.kind;
+  const since = kind === 'snapshot' ? 'since the snapshot' : `during or since run ${verdict.run}`;
+  for (const annotation of movedAnnotations(verdict.moved, since, (path) => checkoutPath(io.env, root, path)))
+    writeWorkflowCommand(io.stderr, annotation);
+  // A green gate writes nothing to the summary unless asked (--summary always): one section per refusal.
+  if (summary === 'never' || (summary === 'refused' && verdict.save)) return;
+  const withheld = verdict.save || kind === 'snapshot' ? [] : withheldBy(root, verdict.run);
+  appendSummary(
+    io.env,
+    verdictSummary({
+      save: verdict.save,
+      key: verdict.key ?? '',
+      moved: verdict.moved,
+      line: verdict.line,
+      slices: verdict.slices,
+      withheld,
+      ...(run.record.name === undefined ? {} : { name: run.record.name }),
+    }),
+  );
+}
+
+function summaryOf(given: string | undefined): SummaryWhen {
+  if (given === undefined) return 'refused';
+  if (given === 'refused' || given === 'always' || given === 'never') return given;
+  throw new LockguardError(
+    'ERR_LOCKGUARD_USAGE',
+    `--summary takes refused, always or never, not "${given.slice(0, 40)}" (lockguard verify).`,
+    { hint: 'The default, refused, writes the job summary only when the save is refused.' },
+  );
+}
+
+/**
+ * The run this gate judges: --run; --name (LOCKGUARD_RUN_<NAME>, else the latest snapshot of that name);
+ * else LOCKGUARD_RUN; else the job's one named run; else the latest run. Never a guess among named runs.
+ */
+function runToJudge(root: string, explicit: string | undefined, name: string | undefined, env: Env): RunHandle {
+  if (name !== undefined) {
+    if (explicit !== undefined)
+      throw new LockguardError('ERR_LOCKGUARD_USAGE', 'Give --run or --name, not both (lockguard verify).', {
+        hint: '--name judges the snapshot taken with the same --name.',
+      });
+    return findRun(root, undefined, env[runVariable(name)], 'snapshot', name);
+  }
+  const plain = env['LOCKGUARD_RUN'];
+  if (explicit !== undefined || (plain !== undefined && plain !== '')) return findRun(root, explicit, plain);
+  const named = namedRunsIn(env);
+  if (named.length === 1) return findRun(root, undefined, named[0]?.[1]);
+  const run = named.length > 1 ? undefined : findRun(root, undefined, undefined);
+  const names = run === undefined ? named.map(([one]) => one) : run.record.name === undefined ? [] : [run.record.name];
+  if (run !== undefined && names.length === 0) return run;
+  throw new LockguardError(
+    'ERR_LOCKGUARD_USAGE',
+    `${run === undefined ? `The job holds ${names.length} named runs (${names.join(', ')})` : `The latest run is the snapshot named ${names[0]}`} and verify was given no --name: it will not guess which cache's gate this is (lockguard verify).`,
+    {
+      hint: `Name the gate: lockguard verify --name ${(names[0] ?? 'store').toLowerCase()} (the same --name as its snapshot).`,
+    },
+  );
 }
 
 /** The runner cache entries a guarded run withheld, one label each (for the job summary). */

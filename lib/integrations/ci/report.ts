@@ -23,6 +23,8 @@ export interface VerdictReport {
   readonly slices: readonly string[];
   /** The cache entries the judged run withheld, one label each (`turbo 3f2a… (build)`). */
   readonly withheld: readonly string[];
+  /** The gate's name (snapshot --name), when the job has several. */
+  readonly name?: string;
 }
 
 const clean = (text: string): string => printableUpTo(redactText(text), MESSAGE_MAX);
@@ -64,10 +66,11 @@ function block(lines: readonly string[]): string {
 
 /** The job summary of a verdict (`### lockguard verify: …`, the moved files, the slice diff, what was withheld). */
 export function verdictSummary(report: VerdictReport): string {
-  if (report.save) return `### lockguard verify: nothing moved, the cache may be saved\n\nKey ${code(report.key)}.\n\n`;
+  const gate = report.name === undefined ? 'lockguard verify' : `lockguard verify --name ${clean(report.name)}`;
+  if (report.save) return `### ${gate}: nothing moved, the cache may be saved\n\nKey ${code(report.key)}.\n\n`;
   const rows = report.moved.map((file) => `| ${code(file.path)} | ${movedVerb([file], 'passive')} |`).join('\n');
   const parts = [
-    `### lockguard verify: the cache save is refused\n`,
+    `### ${gate}: the cache save is refused\n`,
     `${clean(report.line ?? '')}\n`,
     `| file | change |\n| --- | --- |\n${rows}\n`,
   ];

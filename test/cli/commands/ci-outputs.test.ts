@@ -100,8 +100,15 @@ for (const outcome of OUTCOMES) {
     const text = readFileSync(summary, 'utf8');
     const annotations = result.stderr.split('\n').filter((line) => line.startsWith('::'));
     if (outcome === 'ok') {
-      assert.match(text, /^### lockguard verify: nothing moved, the cache may be saved\n/);
+      // A green gate writes no summary unless asked (--summary always).
+      assert.equal(text, '');
       assert.deepEqual(annotations, []);
+      assert.equal(
+        (await cli(['verify', '--summary', 'always'], root, { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary }))
+          .code,
+        0,
+      );
+      assert.match(readFileSync(summary, 'utf8'), /^### lockguard verify: nothing moved, the cache may be saved\n/);
     } else if (outcome === 'moved') {
       assert.match(text, /^### lockguard verify: the cache save is refused\n/);
       assert.match(text, /\| ` pnpm-lock\.yaml ` \| rewritten \|/);
