@@ -1,0 +1,219 @@
+// The real-registry tier's arm, as a team adopting lockguard would go: the workspace installed from the npm
+// registry (its committed lockfile), lockguard added from its packed tarball, a control without lockguard
+// that replays a stale output, then `init`, the install it asks for, `doctor`, ten ordinary guarded runs, the
+// poisoning scenario guarded, and the way out.
+//
+// Owns: the steps and what each asserts; the known-gap reversal (a step listed in known-gaps.ts must fail,
+// any other must pass); the per-step wall times, reported as the test's diagnostic.
+// Invariants: every install after the adoption commit is frozen except the ones a user types (the install
+// `init` asks for, the poisoning's `add`, the way out's `remove`); the control runs before `init`, so its stale
+// entry is keyed without lockguard's slice files and cannot meet the guarded runs.
+
+import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { TestContext } from 'node:test';
+import { ARMS, type Arm, type ArmId } from './arms.js';
+import { knownGap, type Step } from './known-gaps.js';
+import { sharedRun } from './shared.js';
+import { type TierWorkspace, tierWorkspace } from './workspace.js';
+
+const TURBO = ['turbo', 'run', 'build'];
+const BEFORE = 'the version b was built with, which S0 installs';
+
+/** Output a guarded run prints only when something moved or was withheld. */
+function lockguardLines(result: { stdout: string; stderr: string }): string[] {
+  return `${result.stdout}\n${result.stderr}`.split('\n').filter((line) => line.startsWith('[lockguard]'));
+}
+
+function shown(result: { status: number | null; stdout: string; stderr: string }): string {
+  return `exit ${result.status}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
+}
+
+/** Back to the adopted lockfile and b's manifest (S0), with a frozen install; b's output removed. */
+function goBack(w: TierWorkspace, arm: Arm): void {
+  w.git('checkout', '--', arm.lockfile, 'packages/b/package.json');
+  w.must(arm.frozen);
+}
+
+function edit(w: TierWorkspace, project: 'a' | 'b', note: string): void {
+  appendFileSync(join(w.root, 'packages', project, 'src', 'index.js'), `// ${note}\n`);
+}
+
+/** Adopt: the team's install (frozen: the committed lockfile), then lockguard added from its tarball; commit. */
+function adopt(w: TierWorkspace, arm: Arm): void {
+  w.must(arm.frozen);
+  const tarball = relative(w.root, join(w.base, 'lockguard.tgz'));
+  w.must(arm.add.map((word) => word.replace('{tarball}', tarball)));
+  w.git('add', '-A');
+  w.git('commit', '-qm', 'lockguard added from its tarball');
+}
+
+/** Without lockguard: a's install mid-run poisons b's entry, and after going back turbo replays it. */
+function control(w: TierWorkspace, arm: Arm): void {
+  edit(w, 'a', 'control');
+  w.arm();
+  w.must(TURBO);
+  assert.equal(w.out(), '6.0.0', 'the control: b built against the is-number a#build installed');
+  goBack(w, arm);
+  rmSync(join(w.root, 'packages', 'b', 'dist'), { recursive: true, force: true });
+  w.must(TURBO);
+  assert.equal(w.out(), '6.0.0', 'the control: turbo replays the stale output (without lockguard)');
+  w.git('checkout', '--', 'packages/a/src');
+}
+
+function init(w: TierWorkspace, arm: Arm): void {
+  const result = w.lockguard(arm.init);
+  assert.equal(result.status, 0, `lockguard ${arm.init.join(' ')}\n${shown(result)}`);
+  const install = w.sh(arm.install);
+  assert.equal(install.status, 0, `${arm.install.join(' ')} after init\n${shown(install)}`);
+  w.git('add', '-A');
+  w.git('commit', '-qm', 'lockguard init');
+}
+
+/** The lockfile after init's install is the adopted one, but for pnpm's record of the pnpmfile's checksum. */
+function hooksKeepLockfile(w: TierWorkspace, arm: Arm): void {
+  const strip = (text: string): string => text.replace(/^pnpmfileChecksum: .*\n\n/m, '');
+  const adopted = w.git('show', `HEAD~1:${arm.lockfile}`);
+  const now = readFileSync(join(w.root, arm.lockfile), 'utf8');
+  assert.equal(strip(now), strip(adopted), `${arm.lockfile} changed by lockguard's hooks`);
+}
+
+function doctor(w: TierWorkspace): void {
+  const result = w.lockguard(['doctor']);
+  const notOk = result.stdout.split('\n').filter((line) => /^\S/.test(line) && !line.startsWith('ok '));
+  assert.deepEqual(notOk, [], `lockguard doctor after init\n${shown(result)}`);
+  assert.equal(result.status, 0, `lockguard doctor\n${shown(result)}`);
+}
+
+interface OrdinaryRun {
+  readonly what: string;
+  readonly before?: (w: TierWorkspace, arm: Arm) => void;
+  readonly env?: Record<string, string>;
+}
+
+const reinstall = (w: TierWorkspace, arm: Arm): void => {
+  for (const dir of ['node_modules', 'packages/a/node_modules', 'packages/b/node_modules'])
+    rmSync(join(w.root, dir), { recursive: true, force: true });
+  w.must(arm.frozen);
+};
+
+const RUNS: readonly OrdinaryRun[] = [
+  { what: 'cold, right after init' },
+  { what: 'warm' },
+  { what: 'after a source edit in a', before: (w) => edit(w, 'a', 'edit 1') },
+  { what: 'after a source edit in b', before: (w) => edit(w, 'b', 'edit 2') },
+  { what: 'warm again' },
+  { what: 'after a frozen reinstall', before: reinstall },
+  { what: 'warm after the reinstall' },
+  { what: 'CI=true', env: { CI: 'true' } },
+  { what: 'CI=true after a source edit in a', before: (w) => edit(w, 'a', 'edit 3'), env: { CI: 'true' } },
+  { what: 'warm, last' },
+];
+
+/** Ten ordinary guarded runs: each exits 0, prints no lockguard line, withholds nothing. */
+function ordinaryRuns(w: TierWorkspace, arm: Arm): void {
+  for (const [i, run] of RUNS.entries()) {
+    run.before?.(w, arm);
+    const result = w.lockguard(['run', '--', ...TURBO], run.env);
+    const what = `guarded run ${i + 1} of ${RUNS.length} (${run.what})`;
+    assert.equal(result.status, 0, `${what}\n${shown(result)}`);
+    assert.deepEqual(lockguardLines(result), [], `${what} said something\n${shown(result)}`);
+    assert.equal(w.out(), '7.0.0', `${what}: ${BEFORE}`);
+  }
+  const quarantine = w.lockguard(['quarantine', 'list', '--json']);
+  assert.deepEqual(JSON.parse(quarantine.stdout), [], `nothing withheld by ordinary runs\n${shown(quarantine)}`);
+  w.git('checkout', '--', 'packages/a/src', 'packages/b/src');
+}
+
+/** Guarded: the run withholds b's entry saved under the old key, and after going back b rebuilds. */
+function poisoning(w: TierWorkspace, arm: Arm): void {
+  edit(w, 'a', 'guarded');
+  w.arm();
+  const run = w.lockguard(['run', '--', ...TURBO]);
+  assert.equal(run.status, 0, `the poisoned run\n${shown(run)}`);
+  assert.equal(w.out(), '6.0.0', `the poisoned run: b built against a#build's install\n${shown(run)}`);
+  assert.match(lockguardLines(run).join('\n'), /withheld/, `the poisoned run names what it withheld\n${shown(run)}`);
+  const list = JSON.parse(w.lockguard(['quarantine', 'list', '--json']).stdout) as {
+    entries: { task?: string }[];
+  }[];
+  assert.ok(
+    list.some((r) => r.entries.some((e) => e.task === 'b#build')),
+    `b#build withheld: ${JSON.stringify(list)}`,
+  );
+  goBack(w, arm);
+  const next = w.lockguard(['run', '--', ...TURBO]);
+  assert.equal(next.status, 0, `the run after going back\n${shown(next)}`);
+  assert.equal(w.out(), '7.0.0', `the run after going back rebuilds b (no stale replay)\n${shown(next)}`);
+  w.git('checkout', '--', 'packages/a/src');
+}
+
+/** `lockguard uninstall` where the CLI has it, else the README's steps; then the repository is the fixture. */
+function wayOut(w: TierWorkspace, arm: Arm, fixtureCommit: string): void {
+  const help = w.lockguard(['--help']);
+  if (/^\s+uninstall\b/m.test(help.stdout)) {
+    const result = w.lockguard(['uninstall']);
+    assert.equal(result.status, 0, `lockguard uninstall\n${shown(result)}`);
+  } else {
+    for (const file of arm.hookFiles) rmSync(join(w.root, file), { force: true });
+  }
+  const remove = w.sh(arm.remove);
+  assert.equal(remove.status, 0, `${arm.remove.join(' ')}\n${shown(remove)}`);
+  rmSync(join(w.root, '.lockguard'), { recursive: true, force: true });
+  w.git('reset', '-q', '--soft', fixtureCommit);
+  const status = w.git('status', '--porcelain', '--untracked-files=all');
+  assert.equal(status, '', `after the way out, git status against the fixture:\n${status}\n${w.git('diff', 'HEAD')}`);
+}
+
+/** Run one step; a step listed in known-gaps.ts must fail (and is reported), any other must pass. */
+function step(t: TestContext, arm: Arm, name: Step, times: string[], body: () => void): void {
+  const started = Date.now();
+  const gap = knownGap(arm.id, name);
+  try {
+    if (gap === undefined) {
+      body();
+      return;
+    }
+    let failure: unknown;
+    try {
+      body();
+    } catch (error) {
+      failure = error;
+    }
+    assert.notEqual(
+      failure,
+      undefined,
+      `known gap no longer reproduces: ${arm.id} ${name} (${gap.bullet}; lane ${gap.lane}). Remove it from test/tier/known-gaps.ts.`,
+    );
+    t.diagnostic(`known gap ${arm.id} ${name} (lane ${gap.lane}): ${String(failure).split('\n')[0]}`);
+  } finally {
+    times.push(`${name} ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  }
+}
+
+/** The whole arm, steps in order; the wall time of each is the test's diagnostic. */
+export function tierArm(t: TestContext, id: ArmId): void {
+  const arm = ARMS[id];
+  const started = Date.now();
+  const times: string[] = [];
+  const timed = (name: string, body: () => void): void => {
+    const at = Date.now();
+    body();
+    times.push(`${name} ${((Date.now() - at) / 1000).toFixed(1)}s`);
+  };
+  try {
+    const shared = sharedRun(t);
+    const w = tierWorkspace(t, arm, shared);
+    const fixtureCommit = w.git('rev-parse', 'HEAD').trim();
+    timed('adopt', () => adopt(w, arm));
+    timed('control', () => control(w, arm));
+    step(t, arm, 'init', times, () => init(w, arm));
+    step(t, arm, 'hooks-keep-lockfile', times, () => hooksKeepLockfile(w, arm));
+    step(t, arm, 'doctor', times, () => doctor(w));
+    step(t, arm, 'runs', times, () => ordinaryRuns(w, arm));
+    step(t, arm, 'poisoning', times, () => poisoning(w, arm));
+    step(t, arm, 'way-out', times, () => wayOut(w, arm, fixtureCommit));
+  } finally {
+    t.diagnostic(`${id}: ${((Date.now() - started) / 1000).toFixed(1)}s wall (${times.join(', ')})`);
+  }
+}
