@@ -27,8 +27,32 @@ const WAY_OUT: Gap = {
     "no `lockguard uninstall`; the README's steps leave turbo.json's inputs, the .gitignore lines and the .lockguard-slice files",
 };
 
+const NPM_SCRIPTS: Gap = {
+  bullet: "`lockguard init --npm-scripts` adds `hasInstallScript: true` to package-lock's root",
+  lane: 'setup',
+  today: 'the install init asks for rewrites package-lock.json (hasInstallScript), so every slice moves once',
+};
+
+const DOCTOR: Gap = {
+  bullet: '`init` → install → `doctor` green on every package manager',
+  lane: 'setup',
+  today: 'doctor warns right after init and its install (slice hooks, slice files not written yet, install check)',
+};
+
+const BUN_CHECK: Gap = {
+  bullet:
+    'bun: `lockguard run` refuses every bun workspace that has a registry dependency (a pre-run check that agrees with each package manager)',
+  lane: 'install',
+  today: 'exit 3, "@esbuild/linux-x64 and 135 more are not installed as bun.lock says" right after bun install',
+};
+
 export const KNOWN_GAPS: Readonly<Partial<Record<ArmId, Readonly<Partial<Record<Step, Gap>>>>>> = {
   'pnpm10-isolated': { 'way-out': WAY_OUT },
+  'pnpm12-isolated': { doctor: DOCTOR, 'way-out': WAY_OUT },
+  'bun-hoisted': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK, 'way-out': WAY_OUT },
+  'bun-isolated': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK, 'way-out': WAY_OUT },
+  'yarn4-node-modules': { 'way-out': WAY_OUT },
+  npm: { 'hooks-keep-lockfile': NPM_SCRIPTS, 'way-out': WAY_OUT },
 };
 
 /** The gap listed for this arm's step, if any. */

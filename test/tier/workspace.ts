@@ -15,7 +15,7 @@ import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync
 import { dirname, join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { isolatedEnv, NPM_BIN } from '../helpers/env.js';
-import { PNPM10, REPO_ROOT } from '../helpers/tools.js';
+import { BUN, PNPM10, PNPM12, REPO_ROOT, type Tool, YARN, YARN1 } from '../helpers/tools.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import type { Arm } from './arms.js';
 import type { Shared } from './shared.js';
@@ -32,6 +32,8 @@ export interface TierWorkspace {
   must(argv: readonly string[], extraEnv?: Record<string, string>): SpawnSyncReturns<string>;
   /** The workspace's own lockguard (installed from the tarball). */
   lockguard(args: readonly string[], extraEnv?: Record<string, string>): SpawnSyncReturns<string>;
+  /** A workspace bin (turbo): through `yarn` under PnP. */
+  bin(argv: readonly string[], extraEnv?: Record<string, string>): SpawnSyncReturns<string>;
   git(...args: string[]): string;
   /** Make a#build's next real run install is-number 6.0.0 into b. */
   arm(): void;
@@ -40,19 +42,33 @@ export interface TierWorkspace {
 }
 
 function homeFiles(shared: Shared): Record<string, string> {
+  // A machine whose registry traffic passes a proxy with its own CA names it in NODE_EXTRA_CA_CERTS, which
+  // turbo's strict env mode keeps from the install a task runs: yarn and bun read it from their files too.
+  const ca = process.env['NODE_EXTRA_CA_CERTS'];
   return {
-    '.config/pnpm/rc': `store-dir=${shared.pnpmStore}\ncache-dir=${shared.pnpmCache}\n`,
-    '.npmrc': `cache=${shared.npmCache}\naudit=false\nfund=false\nupdate-notifier=false\n`,
-    '.yarnrc.yml': `enableGlobalCache: true\nglobalFolder: ${shared.yarnGlobal}\nenableTelemetry: false\n`,
-    '.yarnrc': `cache-folder "${shared.yarn1Cache}"\n`,
-    '.bunfig.toml': `[install.cache]\ndir = "${shared.bunCache}"\n`,
+    '.config/pnpm/rc': `store-dir=${shared.pnpmStore}\ncache-dir=${shared.pnpmCache}\nprefer-offline=true\nupdate-notifier=false\n`,
+    '.npmrc': `cache=${shared.npmCache}\nprefer-offline=true\naudit=false\nfund=false\nupdate-notifier=false\n`,
+    '.yarnrc.yml': `enableGlobalCache: true\nglobalFolder: ${shared.yarnGlobal}\nenableTelemetry: false\n${ca === undefined ? '' : `httpsCaFilePath: ${ca}\n`}`,
+    '.yarnrc': `cache-folder "${shared.yarn1Cache}"\n${ca === undefined ? '' : `cafile "${ca}"\n`}`,
+    '.bunfig.toml': `[install]\n${ca === undefined ? '' : `cafile = "${ca}"\n`}\n[install.cache]\ndir = "${shared.bunCache}"\n`,
   };
 }
 
+/** The pinned tool on PATH under the name a team types (npm is on every PATH: env.ts NPM_BIN). */
+const SHIMS: Readonly<Record<Arm['manager'], readonly [string, Tool] | undefined>> = {
+  pnpm10: ['pnpm', PNPM10],
+  pnpm12: ['pnpm', PNPM12],
+  npm: undefined,
+  yarn4: ['yarn', YARN],
+  yarn1: ['yarn', YARN1],
+  bun: ['bun', BUN],
+};
+
 function shims(bin: string, arm: Arm): void {
   mkdirSync(bin, { recursive: true });
-  const tool = { pnpm10: PNPM10 }[arm.manager];
-  const name = arm.manager.replace(/\d+$/, '');
+  const shim = SHIMS[arm.manager];
+  if (shim === undefined) return;
+  const [name, tool] = shim;
   writeFileSync(
     join(bin, name),
     `#!/bin/sh\nexec ${[tool.command, ...tool.prefix].map((w) => `"${w}"`).join(' ')} "$@"\n`,
@@ -66,7 +82,8 @@ const fs = require('fs'), path = require('path'), cp = require('child_process');
 const armed = path.join(__dirname, 'armed');
 if (fs.existsSync(armed)) {
   fs.unlinkSync(armed);
-  cp.execFileSync(${JSON.stringify(arm.addSix[0])}, ${JSON.stringify(arm.addSix.slice(1))}, { stdio: 'inherit' });
+  const root = path.resolve(__dirname, 'ws');
+  cp.execFileSync(${JSON.stringify(arm.addSix[0])}, ${JSON.stringify(arm.addSix.slice(1))}, { stdio: 'inherit', cwd: root });
 }
 `;
 }
@@ -123,7 +140,8 @@ export function tierWorkspace(t: Pick<TestContext, 'after'>, arm: Arm, shared: S
     env,
     sh,
     must,
-    lockguard: (args, extraEnv) => sh(['lockguard', ...args], extraEnv),
+    lockguard: (args, extraEnv) => sh([...arm.exec, 'lockguard', ...args], extraEnv),
+    bin: (argv, extraEnv) => sh([...arm.exec, ...argv], extraEnv),
     git,
     arm: () => writeFileSync(join(base, 'armed'), ''),
     out() {
