@@ -48,10 +48,13 @@ const BUN_CHECK: Gap = {
 
 export const KNOWN_GAPS: Readonly<Partial<Record<ArmId, Readonly<Partial<Record<Step, Gap>>>>>> = {
   'pnpm10-isolated': { 'way-out': WAY_OUT },
+  'pnpm10-hoisted': { 'way-out': WAY_OUT },
   'pnpm12-isolated': { doctor: DOCTOR, 'way-out': WAY_OUT },
+  'pnpm12-hoisted': { doctor: DOCTOR, 'way-out': WAY_OUT },
   'bun-hoisted': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK, 'way-out': WAY_OUT },
   'bun-isolated': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK, 'way-out': WAY_OUT },
   'yarn4-node-modules': { 'way-out': WAY_OUT },
+  yarn1: { doctor: DOCTOR, 'way-out': WAY_OUT },
   npm: { 'hooks-keep-lockfile': NPM_SCRIPTS, 'way-out': WAY_OUT },
 };
 

@@ -189,7 +189,8 @@ function wayOut(w: TierWorkspace, arm: Arm, fixtureCommit: string): void {
   const remove = w.sh(arm.remove);
   assert.equal(remove.status, 0, `${arm.remove.join(' ')}\n${shown(remove)}`);
   rmSync(join(w.root, '.lockguard'), { recursive: true, force: true });
-  w.git('reset', '-q', '--soft', fixtureCommit);
+  // HEAD and the index back to the fixture's commit, the working tree as the way out left it.
+  w.git('reset', '-q', fixtureCommit);
   const status = w.git('status', '--porcelain', '--untracked-files=all');
   assert.equal(status, '', `after the way out, git status against the fixture:\n${status}\n${w.git('diff', 'HEAD')}`);
 }
@@ -232,10 +233,20 @@ function step(t: TestContext, arm: Arm, name: Step, ledger: Ledger, body: () => 
     t.diagnostic(`known gap ${arm.id} ${name} (lane ${gap.lane}): ${headOf(failure, 1)}`);
 }
 
+/**
+ * CPU seconds this process and the children it waited for used so far (Linux: /proc/self/stat's utime,
+ * stime, cutime, cstime, in clock ticks of 1/100 s): the arm's cost whatever else loads the machine.
+ */
+function cpuSeconds(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i] ?? 0), 0) / 100;
+}
+
 /** The whole arm, steps in order; the wall time of each is the test's diagnostic. */
 export function tierArm(t: TestContext, id: ArmId): void {
   const arm = ARMS[id];
   const started = Date.now();
+  const cpu = cpuSeconds();
   const ledger: Ledger = { times: [], failures: [] };
   const timed = (name: string, body: () => void): void => {
     const at = Date.now();
@@ -255,7 +266,9 @@ export function tierArm(t: TestContext, id: ArmId): void {
     step(t, arm, 'poisoning', ledger, () => poisoning(w, arm));
     step(t, arm, 'way-out', ledger, () => wayOut(w, arm, fixtureCommit));
   } finally {
-    t.diagnostic(`${id}: ${((Date.now() - started) / 1000).toFixed(1)}s wall (${ledger.times.join(', ')})`);
+    const wall = ((Date.now() - started) / 1000).toFixed(1);
+    const used = (cpuSeconds() - cpu).toFixed(1);
+    t.diagnostic(`${id}: ${wall}s wall, ${used}s CPU (${ledger.times.join(', ')})`);
   }
   assert.deepEqual(ledger.failures, [], `${id}: steps that did not do what they must\n${ledger.failures.join('\n\n')}`);
 }
