@@ -46,6 +46,19 @@ const BUN_CHECK: Gap = {
   today: 'exit 3, "@esbuild/linux-x64 and 135 more are not installed as bun.lock says" right after bun install',
 };
 
+const PNP_PLUGIN: Gap = {
+  bullet:
+    'yarn 4 PnP: the yarn plugin path `init` and the README give (./node_modules/lockguard/…) does not exist under PnP',
+  lane: 'install',
+  today: '`yarn plugin import ./node_modules/lockguard/dist/yarn-plugin.cjs` fails with ENOENT',
+};
+
+const PNP_CHECK: Gap = {
+  bullet: 'yarn 4 PnP: `lockguard run` refuses whenever a package ships per-platform builds',
+  lane: 'install',
+  today: 'exit 3, ".yarn/unplugged/@esbuild-aix-ppc64-… and 29 more is missing" right after yarn install',
+};
+
 export const KNOWN_GAPS: Readonly<Partial<Record<ArmId, Readonly<Partial<Record<Step, Gap>>>>>> = {
   'pnpm10-isolated': { 'way-out': WAY_OUT },
   'pnpm10-hoisted': { 'way-out': WAY_OUT },
@@ -54,6 +67,7 @@ export const KNOWN_GAPS: Readonly<Partial<Record<ArmId, Readonly<Partial<Record<
   'bun-hoisted': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK, 'way-out': WAY_OUT },
   'bun-isolated': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK, 'way-out': WAY_OUT },
   'yarn4-node-modules': { 'way-out': WAY_OUT },
+  'yarn4-pnp': { init: PNP_PLUGIN, doctor: DOCTOR, runs: PNP_CHECK, poisoning: PNP_CHECK, 'way-out': WAY_OUT },
   yarn1: { doctor: DOCTOR, 'way-out': WAY_OUT },
   npm: { 'hooks-keep-lockfile': NPM_SCRIPTS, 'way-out': WAY_OUT },
 };

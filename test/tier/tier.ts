@@ -74,23 +74,22 @@ function control(w: TierWorkspace, arm: Arm): void {
   w.git('checkout', '--', 'packages/a/src');
 }
 
+/** init, the README's hooks, the install init asks for, committed; each command checked once all have run. */
 function init(w: TierWorkspace, arm: Arm): void {
-  const result = w.lockguard(arm.init);
-  assert.equal(result.status, 0, `lockguard ${arm.init.join(' ')}\n${shown(result)}`);
-  for (const hook of arm.hooks) {
-    const done = w.sh(hook);
-    assert.equal(done.status, 0, `${hook.join(' ')} (the README's hook for this package manager)\n${shown(done)}`);
-  }
-  const install = w.sh(arm.install);
-  assert.equal(install.status, 0, `${arm.install.join(' ')} after init\n${shown(install)}`);
+  const steps: [string, ReturnType<TierWorkspace['sh']>][] = [
+    [`lockguard ${arm.init.join(' ')}`, w.lockguard(arm.init)],
+  ];
+  for (const hook of arm.hooks) steps.push([`${hook.join(' ')} (the README's hook)`, w.sh(hook)]);
+  steps.push([`${arm.install.join(' ')} after init`, w.sh(arm.install)]);
   w.git('add', '-A');
-  w.git('commit', '-qm', 'lockguard init');
+  w.git('commit', '-qm', 'lockguard init', '--allow-empty');
+  for (const [what, result] of steps) assert.equal(result.status, 0, `${what}\n${shown(result)}`);
 }
 
 /** The lockfile after init's install is the adopted one, but for pnpm's record of the pnpmfile's checksum. */
-function hooksKeepLockfile(w: TierWorkspace, arm: Arm): void {
+function hooksKeepLockfile(w: TierWorkspace, arm: Arm, adoptedCommit: string): void {
   const strip = (text: string): string => text.replace(/^pnpmfileChecksum: .*\n\n/m, '');
-  const adopted = w.git('show', `HEAD~1:${arm.lockfile}`);
+  const adopted = w.git('show', `${adoptedCommit}:${arm.lockfile}`);
   const now = readFileSync(join(w.root, arm.lockfile), 'utf8');
   assert.equal(strip(now), strip(adopted), `${arm.lockfile} changed by lockguard's hooks`);
 }
@@ -258,9 +257,10 @@ export function tierArm(t: TestContext, id: ArmId): void {
     const w = tierWorkspace(t, arm, shared);
     const fixtureCommit = w.git('rev-parse', 'HEAD').trim();
     timed('adopt', () => adopt(w, arm));
+    const adoptedCommit = w.git('rev-parse', 'HEAD').trim();
     timed('control', () => control(w, arm));
     step(t, arm, 'init', ledger, () => init(w, arm));
-    step(t, arm, 'hooks-keep-lockfile', ledger, () => hooksKeepLockfile(w, arm));
+    step(t, arm, 'hooks-keep-lockfile', ledger, () => hooksKeepLockfile(w, arm, adoptedCommit));
     step(t, arm, 'doctor', ledger, () => doctor(w));
     step(t, arm, 'runs', ledger, () => ordinaryRuns(w, arm));
     step(t, arm, 'poisoning', ledger, () => poisoning(w, arm));
