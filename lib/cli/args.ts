@@ -30,7 +30,7 @@ export function parse(command: string, argv: readonly string[], options: Options
       'ERR_LOCKGUARD_USAGE',
       `${(detail ?? 'bad arguments').replace(/\.$/, '')} (lockguard ${command}).`,
       {
-        hint: `${meant === undefined ? '' : `Did you mean ${meant}? `}lockguard help ${command} lists what it takes.`,
+        hint: `${meant === undefined ? '' : `Did you mean ${meant}? `}lockguard ${command} --help lists what it takes.`,
         cause: error,
       },
     );

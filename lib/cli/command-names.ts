@@ -14,6 +14,7 @@ export const COMMAND_NAMES: readonly string[] = [
   'prune',
   'plan',
   'init',
+  'uninstall',
   'hook',
 ];
 
@@ -29,7 +30,8 @@ export const SUMMARIES: Readonly<Record<string, string>> = {
   prune: 'remove old finished runs from the ledger (.lockguard/runs), keeping what is still needed',
   plan: 'before a run: which tasks may rewrite the lockfile, and which keys that makes unstable',
   init: 'set up the install-time hooks (.pnpmfile.cjs; --npm-scripts for npm)',
-  hook: 'for npm root preinstall/postinstall scripts: report to a guarded run',
+  uninstall: 'take back everything init did (the way out)',
+  hook: 'for the npm root prepare script: report to a guarded run',
 };
 
 /** The words that ask for help: `lockguard help run` and `lockguard --help run` show run's help. */

@@ -8,10 +8,11 @@
 import { resolve } from 'node:path';
 import { isLockguardError, LockguardError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
+import { redactRecord } from '../core/redact.js';
 import { fsFault, isFsFault } from '../core/fs-fault.js';
 import type { CommandTable } from './command.js';
 import { COMMAND_NAMES, HELP_WORDS, SUMMARIES } from './command-names.js';
-import { printError, type Io } from './io.js';
+import { noticingStdout, printableIo, printError, type Io } from './io.js';
 import { EXIT } from './exit-codes.js';
 import { closest } from './suggest.js';
 
@@ -65,7 +66,9 @@ function verbosity(argv: readonly string[], io: Io): { argv: readonly string[]; 
   return { argv: [...own.filter((word) => word !== '--verbose'), ...rest], io: { ...io, verbose: true } };
 }
 
-export async function main(argvIn: readonly string[], ioIn: Io, commands: CommandTable): Promise<number> {
+export async function main(argvIn: readonly string[], ioGiven: Io, commands: CommandTable): Promise<number> {
+  // Every byte printed passes one sink (io.ts printableIo, core/printable.ts).
+  const ioIn = printableIo(ioGiven);
   let argv: readonly string[];
   let io: Io;
   try {
@@ -87,6 +90,8 @@ export async function main(argvIn: readonly string[], ioIn: Io, commands: Comman
   }
   const load = COMMAND_NAMES.includes(name) ? commands[name] : undefined;
   if (load === undefined) return unknownCommand(name, io);
+  const stdout = { wrote: false };
+  io = noticingStdout(io, stdout);
   try {
     const command = await load();
     if (rest.includes('--help') || rest.includes('-h')) {
@@ -103,9 +108,52 @@ export async function main(argvIn: readonly string[], ioIn: Io, commands: Comman
     const error =
       !isLockguardError(caught) && isFsFault(caught) ? fsFault(caught, pathOf(caught) ?? io.cwd, 'use') : caught;
     printError(io, error);
-    if (isLockguardError(error)) return error.code === 'ERR_LOCKGUARD_PRE_CHECK' ? EXIT.preCheck : EXIT.usage;
-    return EXIT.internal;
+    const exitCode = !isLockguardError(error)
+      ? EXIT.internal
+      : error.code === 'ERR_LOCKGUARD_PRE_CHECK'
+        ? EXIT.preCheck
+        : EXIT.usage;
+    if (asksJson(rest) && JSON_COMMANDS.includes(name) && !stdout.wrote)
+      await printJsonError(io, name, error, exitCode);
+    return exitCode;
   }
+}
+
+/**
+ * The commands that take --json: an error they did not answer on stdout themselves (snapshot and verify write
+ * theirs to every output asked for, ci-outputs.ts reportFailure, in the same shape) is answered here.
+ */
+const JSON_COMMANDS: readonly string[] = [
+  'doctor',
+  'key',
+  'plan',
+  'prune',
+  'quarantine',
+  'status',
+  'snapshot',
+  'verify',
+];
+
+/** `--json` among the command's own words (before a `--`). */
+function asksJson(rest: readonly string[]): boolean {
+  const end = rest.indexOf('--');
+  return (end === -1 ? rest : rest.slice(0, end)).includes('--json');
+}
+
+/** An error as `--json` asks for it, on stdout (the message and fix stay on stderr): one shape for every command. */
+async function printJsonError(io: Io, command: string, error: unknown, exitCode: number): Promise<void> {
+  const known = isLockguardError(error) ? error : undefined;
+  const body = {
+    version: await (await import('./version.js')).version(),
+    command,
+    exitCode,
+    error: {
+      code: known?.code ?? 'ERR_LOCKGUARD_INTERNAL',
+      message: known?.message ?? 'internal error (a bug in lockguard)',
+      ...(known?.hint === undefined ? {} : { hint: known.hint }),
+    },
+  };
+  io.stdout.write(`${JSON.stringify(redactRecord(body), null, 2)}\n`);
 }
 
 /** `lockguard help [<command> | exit-codes]`: the page asked for; an unknown topic is a usage error. */

@@ -56,7 +56,7 @@ test('a mistyped flag: exit 2 naming it, with the flag meant', async (t) => {
   const result = await cli(['run', '--polcy', 'refuse', '--', 'true'], root);
   assert.equal(result.code, EXIT.usage);
   assert.match(result.stderr, /Unknown option '--polcy'/);
-  assert.match(result.stderr, /Did you mean --policy\? lockguard help run lists what it takes/);
+  assert.match(result.stderr, /Did you mean --policy\? lockguard run --help lists what it takes/);
   const far = await cli(['key', '--zzzzzz'], root);
   assert.equal(far.code, EXIT.usage);
   assert.doesNotMatch(far.stderr, /Did you mean/);

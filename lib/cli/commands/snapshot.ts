@@ -11,7 +11,14 @@ import { listPaths } from '../../core/watch.js';
 import { appendGithub, requireGithubFile, githubFile } from '../../integrations/ci/github.js';
 import { createRun } from '../../run/ledger.js';
 import { parse, stringValue, type Parsed } from '../args.js';
-import { OUTPUT_OPTIONS, outputModes, reportFailure, writeDotenv, type OutputModes } from '../ci-outputs.js';
+import {
+  checkOutputTargets,
+  OUTPUT_OPTIONS,
+  outputModes,
+  reportFailure,
+  writeDotenv,
+  type OutputModes,
+} from '../ci-outputs.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../command.js';
@@ -68,6 +75,7 @@ export const command: Command = {
 async function snapshot(parsed: Parsed, modes: OutputModes, io: Io): Promise<number> {
   // A missing $GITHUB_OUTPUT is refused before anything is recorded (no stray run, no stray verdict).
   if (modes.github) requireGithubFile(io.env, 'GITHUB_OUTPUT');
+  checkOutputTargets(modes, io);
   const workspace = await workspaceOf(parsed, io);
   // A guard that died before its final check is finished first (cli/recover.ts).
   const stopped = await recoverFirst(workspace.root, io, 'lenient', 'snapshot');

@@ -24,18 +24,18 @@
 // Invariants: never withholds less than the conservative pass would when in doubt; reads only on the move
 // path (a few small files); never throws for what it cannot read (that is a reason, and everything is withheld).
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pnpmMarkerHolds } from '../../core/install-check.js';
 import type { PackageManager } from '../../core/workspace.js';
 import { isLockguardError } from '../../core/errors.js';
-import { printable } from '../../core/printable.js';
+import { MESSAGE_MAX, printable, printableUpTo } from '../../core/printable.js';
 import type { RunHandle } from '../../run/ledger.js';
 import { lockfileMovesAmong, type SliceMove } from '../../run/slice-report.js';
 import { movesNow, recordedMoves, type MovedFile } from '../../run/verdict.js';
 import type { Project } from './adapter.js';
 import { adapterFor } from './registry.js';
 import type { RunnerCache, SummaryReading, TaskNode } from './types.js';
+import { readBounded } from '../../core/bounded-read.js';
 
 export type { Project } from './adapter.js';
 
@@ -71,7 +71,7 @@ const MANAGER_REASON: Record<Exclude<PackageManager, 'pnpm'>, string> = {
 
 function read(root: string, path: string): Buffer | undefined {
   try {
-    return readFileSync(join(root, path));
+    return readBounded(join(root, path), { kind: 'lockfile', root });
   } catch {
     return undefined;
   }
@@ -254,7 +254,7 @@ export function scopeClause(passes: readonly ScopedPass[]): string {
   }
   if (unmappedCount > 0)
     inner.push(
-      `${unmappedCount} not mapped to a project: ${printable([...new Set(unmapped.map((item) => item.reason))].join('; '))}`,
+      `${unmappedCount} not mapped to a project: ${printableUpTo([...new Set(unmapped.map((item) => item.reason))].join('; '), MESSAGE_MAX)}`,
     );
   if (inner.length > 0) parts.push(` (${inner.join('; ')})`);
   if (spared.length > 0)
@@ -264,7 +264,9 @@ export function scopeClause(passes: readonly ScopedPass[]): string {
   const reasons = [...new Set(conservative.map((pass) => (pass.scope.kind === 'all' ? pass.scope.reason : '')))];
   if (reasons.length > 0) {
     const label = precise.length > 0 ? ` ${[...new Set(conservative.map((pass) => pass.runner))].join(' and ')}` : '';
-    parts.push(`${precise.length > 0 ? ';' : ','} every${label} save after it: ${printable(reasons.join('; '))}`);
+    parts.push(
+      `${precise.length > 0 ? ';' : ','} every${label} save after it: ${printableUpTo(reasons.join('; '), MESSAGE_MAX)}`,
+    );
   }
   return parts.join('');
 }
