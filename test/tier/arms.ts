@@ -1,0 +1,138 @@
+// The arms of the real-registry tier: one package manager and linker each, over the workspace committed under
+// test/fixtures/registry/<fixture>/ (its lockfile generated once with the real tool from the npm registry,
+// every version pinned exactly), with turbo as the runner.
+//
+// Owns: per arm, the fixture folder, the files laid over it (the linker's setting), the tool on
+// PATH, and the commands a team types: install, frozen install, the hooks the README names, remove
+// lockguard, and the install a#build runs in the poisoning scenario (is-number 6.0.0 into b).
+// Invariants: data only; every argv starts with a tool on the arm's PATH (the pinned devDependencies, shimmed
+// by workspace.ts) or a bin of the workspace (through `exec` where the linker leaves no node_modules/.bin).
+
+export type ArmId =
+  | 'pnpm10-isolated'
+  | 'pnpm10-hoisted'
+  | 'pnpm12-isolated'
+  | 'pnpm12-hoisted'
+  | 'npm'
+  | 'yarn4-node-modules'
+  | 'yarn4-pnp'
+  | 'yarn1'
+  | 'bun-isolated'
+  | 'bun-hoisted';
+
+/** The pinned package manager an arm puts on PATH (as `pnpm`, `yarn` or `bun`; npm is always there). */
+export type Manager = 'pnpm10' | 'pnpm12' | 'npm' | 'yarn4' | 'yarn1' | 'bun';
+
+export interface Arm {
+  readonly id: ArmId;
+  /** The folder under test/fixtures/registry/. */
+  readonly fixture: string;
+  /** Files written over the fixture's (whole): the linker's setting. */
+  readonly overlay: Readonly<Record<string, string>>;
+  readonly manager: Manager;
+  readonly lockfile: string;
+  /** Before a workspace bin (lockguard, turbo): `yarn` under PnP, nothing where node_modules/.bin is on PATH. */
+  readonly exec: readonly string[];
+  /** lockguard's arguments that set up this package manager's hooks. */
+  readonly init: readonly string[];
+  /** Commands the README names after `init` (yarn berry's plugin import). */
+  readonly hooks: readonly (readonly string[])[];
+  /** The install after lockguard is added to package.json, and the one `init` asks for. */
+  readonly install: readonly string[];
+  readonly frozen: readonly string[];
+  /** Remove lockguard (the README's way out, after the hooks). */
+  readonly remove: readonly string[];
+  /** a#build's install when armed, run at the workspace root: is-number 6.0.0 into b. */
+  readonly addSix: readonly string[];
+  /** Files the README's way out deletes before `remove` (the hooks `init` wrote). */
+  readonly hookFiles: readonly string[];
+}
+
+type Family = Omit<Arm, 'id' | 'overlay'>;
+
+const pnpm = (manager: 'pnpm10' | 'pnpm12'): Family => ({
+  fixture: manager,
+  manager,
+  lockfile: 'pnpm-lock.yaml',
+  exec: [],
+  init: ['init'],
+  hooks: [],
+  install: ['pnpm', 'install'],
+  frozen: ['pnpm', 'install', '--frozen-lockfile'],
+  remove: ['pnpm', 'remove', '-w', 'lockguard'],
+  addSix: ['pnpm', '--filter', 'b', 'add', 'is-number@6.0.0'],
+  hookFiles: ['.pnpmfile.cjs'],
+});
+
+const PNPM12_HOISTED = 'packages:\n  - packages/*\nallowBuilds:\n  esbuild: true\nnodeLinker: hoisted\n';
+
+const YARN_PLUGIN = ['yarn', 'plugin', 'import', './node_modules/lockguard/dist/yarn-plugin.cjs'];
+
+const yarn4: Family = {
+  fixture: 'yarn4',
+  manager: 'yarn4',
+  lockfile: 'yarn.lock',
+  exec: [],
+  init: ['init'],
+  hooks: [YARN_PLUGIN],
+  install: ['yarn', 'install'],
+  frozen: ['yarn', 'install', '--immutable'],
+  remove: ['yarn', 'remove', 'lockguard'],
+  addSix: ['yarn', 'workspace', 'b', 'add', 'is-number@6.0.0'],
+  hookFiles: [],
+};
+
+const bun: Family = {
+  fixture: 'bun',
+  manager: 'bun',
+  lockfile: 'bun.lock',
+  exec: [],
+  init: ['init'],
+  hooks: [],
+  install: ['bun', 'install'],
+  frozen: ['bun', 'install', '--frozen-lockfile'],
+  remove: ['bun', 'remove', 'lockguard'],
+  addSix: ['bun', 'add', '--cwd', 'packages/b', 'is-number@6.0.0'],
+  hookFiles: [],
+};
+
+export const ARMS: Readonly<Record<ArmId, Arm>> = {
+  'pnpm10-isolated': { ...pnpm('pnpm10'), id: 'pnpm10-isolated', overlay: {} },
+  'pnpm10-hoisted': { ...pnpm('pnpm10'), id: 'pnpm10-hoisted', overlay: { '.npmrc': 'node-linker=hoisted\n' } },
+  'pnpm12-isolated': { ...pnpm('pnpm12'), id: 'pnpm12-isolated', overlay: {} },
+  'pnpm12-hoisted': { ...pnpm('pnpm12'), id: 'pnpm12-hoisted', overlay: { 'pnpm-workspace.yaml': PNPM12_HOISTED } },
+  npm: {
+    id: 'npm',
+    fixture: 'npm',
+    overlay: {},
+    manager: 'npm',
+    lockfile: 'package-lock.json',
+    exec: [],
+    init: ['init', '--npm-scripts'],
+    hooks: [],
+    install: ['npm', 'install'],
+    frozen: ['npm', 'ci'],
+    remove: ['npm', 'uninstall', 'lockguard'],
+    addSix: ['npm', 'install', '-w', 'b', 'is-number@6.0.0'],
+    hookFiles: [],
+  },
+  'yarn4-node-modules': { ...yarn4, id: 'yarn4-node-modules', overlay: {} },
+  'yarn4-pnp': { ...yarn4, id: 'yarn4-pnp', overlay: { '.yarnrc.yml': 'nodeLinker: pnp\n' }, exec: ['yarn'] },
+  yarn1: {
+    id: 'yarn1',
+    fixture: 'yarn1',
+    overlay: {},
+    manager: 'yarn1',
+    lockfile: 'yarn.lock',
+    exec: [],
+    init: ['init'],
+    hooks: [],
+    install: ['yarn', 'install'],
+    frozen: ['yarn', 'install', '--frozen-lockfile'],
+    remove: ['yarn', 'remove', '-W', 'lockguard'],
+    addSix: ['yarn', 'workspace', 'b', 'add', 'is-number@6.0.0'],
+    hookFiles: [],
+  },
+  'bun-isolated': { ...bun, id: 'bun-isolated', overlay: { 'bunfig.toml': '[install]\nlinker = "isolated"\n' } },
+  'bun-hoisted': { ...bun, id: 'bun-hoisted', overlay: { 'bunfig.toml': '[install]\nlinker = "hoisted"\n' } },
+};

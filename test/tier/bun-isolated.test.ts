@@ -1,0 +1,7 @@
+// The real-registry tier's bun, isolated linker arm, turbo as the runner: tier.ts.
+
+import { test } from 'node:test';
+import { tierArm } from './tier.js';
+
+test('bun, isolated linker: from the tarball, init, doctor, ten runs, the poisoning guarded, the way out', (t) =>
+  tierArm(t, 'bun-isolated'));

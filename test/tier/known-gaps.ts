@@ -1,0 +1,78 @@
+// The real-registry tier's known gaps: the steps of an arm that fail today because of an issue-28 bug another
+// lane is fixing. The one place the lead edits as fixes land.
+//
+// Owns: the list (arm → step → the issue-28 bullet and the lane that fixes it).
+// Invariants: a listed step is asserted in reverse (tier.ts `step`): the arm fails when the gap no longer
+// reproduces, so an entry cannot outlive its fix; an unlisted step must pass. Never list a step to hide a
+// failure nobody owns.
+
+import type { ArmId } from './arms.js';
+
+/** The steps of an arm, in order (tier.ts). */
+export type Step = 'init' | 'hooks-keep-lockfile' | 'doctor' | 'runs' | 'poisoning' | 'way-out';
+
+export interface Gap {
+  /** The issue-28 bullet, in its words. */
+  readonly bullet: string;
+  /** The lane whose fix empties this entry. */
+  readonly lane: 'install' | 'setup' | 'claims';
+  /** What fails today, as measured. */
+  readonly today: string;
+}
+
+const WAY_OUT: Gap = {
+  bullet: 'a way out that takes back everything `init` did (`lockguard uninstall`)',
+  lane: 'setup',
+  today:
+    "no `lockguard uninstall`; the README's steps leave turbo.json's inputs, the .gitignore lines and the .lockguard-slice files",
+};
+
+const NPM_SCRIPTS: Gap = {
+  bullet: "`lockguard init --npm-scripts` adds `hasInstallScript: true` to package-lock's root",
+  lane: 'setup',
+  today: 'the install init asks for rewrites package-lock.json (hasInstallScript), so every slice moves once',
+};
+
+const DOCTOR: Gap = {
+  bullet: '`init` → install → `doctor` green on every package manager',
+  lane: 'setup',
+  today: 'doctor warns right after init and its install (slice hooks, slice files not written yet, install check)',
+};
+
+const BUN_CHECK: Gap = {
+  bullet:
+    'bun: `lockguard run` refuses every bun workspace that has a registry dependency (a pre-run check that agrees with each package manager)',
+  lane: 'install',
+  today: 'exit 3, "@esbuild/linux-x64 and 135 more are not installed as bun.lock says" right after bun install',
+};
+
+const PNP_PLUGIN: Gap = {
+  bullet:
+    'yarn 4 PnP: the yarn plugin path `init` and the README give (./node_modules/lockguard/…) does not exist under PnP',
+  lane: 'install',
+  today: '`yarn plugin import ./node_modules/lockguard/dist/yarn-plugin.cjs` fails with ENOENT',
+};
+
+const PNP_CHECK: Gap = {
+  bullet: 'yarn 4 PnP: `lockguard run` refuses whenever a package ships per-platform builds',
+  lane: 'install',
+  today: 'exit 3, ".yarn/unplugged/@esbuild-aix-ppc64-… and 29 more is missing" right after yarn install',
+};
+
+export const KNOWN_GAPS: Readonly<Partial<Record<ArmId, Readonly<Partial<Record<Step, Gap>>>>>> = {
+  'pnpm10-isolated': { 'way-out': WAY_OUT },
+  'pnpm10-hoisted': { 'way-out': WAY_OUT },
+  'pnpm12-isolated': { doctor: DOCTOR, 'way-out': WAY_OUT },
+  'pnpm12-hoisted': { doctor: DOCTOR, 'way-out': WAY_OUT },
+  'bun-hoisted': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK, 'way-out': WAY_OUT },
+  'bun-isolated': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK, 'way-out': WAY_OUT },
+  'yarn4-node-modules': { 'way-out': WAY_OUT },
+  'yarn4-pnp': { init: PNP_PLUGIN, doctor: DOCTOR, runs: PNP_CHECK, poisoning: PNP_CHECK, 'way-out': WAY_OUT },
+  yarn1: { doctor: DOCTOR, 'way-out': WAY_OUT },
+  npm: { 'hooks-keep-lockfile': NPM_SCRIPTS, 'way-out': WAY_OUT },
+};
+
+/** The gap listed for this arm's step, if any. */
+export function knownGap(arm: ArmId, step: Step): Gap | undefined {
+  return KNOWN_GAPS[arm]?.[step];
+}

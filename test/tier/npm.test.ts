@@ -1,0 +1,6 @@
+// The real-registry tier's npm arm, turbo as the runner: tier.ts.
+
+import { test } from 'node:test';
+import { tierArm } from './tier.js';
+
+test('npm: from the tarball, init, doctor, ten runs, the poisoning guarded, the way out', (t) => tierArm(t, 'npm'));

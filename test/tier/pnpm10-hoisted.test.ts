@@ -1,0 +1,7 @@
+// The real-registry tier's pnpm 10, hoisted (node-linker=hoisted) arm, turbo as the runner: tier.ts.
+
+import { test } from 'node:test';
+import { tierArm } from './tier.js';
+
+test('pnpm 10, hoisted (node-linker=hoisted): from the tarball, init, doctor, ten runs, the poisoning guarded, the way out', (t) =>
+  tierArm(t, 'pnpm10-hoisted'));

@@ -1,0 +1,7 @@
+// The real-registry tier's pnpm 12, hoisted (nodeLinker: hoisted) arm, turbo as the runner: tier.ts.
+
+import { test } from 'node:test';
+import { tierArm } from './tier.js';
+
+test('pnpm 12, hoisted (nodeLinker: hoisted): from the tarball, init, doctor, ten runs, the poisoning guarded, the way out', (t) =>
+  tierArm(t, 'pnpm12-hoisted'));
