@@ -3,7 +3,7 @@
 // and, where the workspace uses per-project slice files, whether its installs rewrite them (`slice-hooks`).
 // Invariants: read-only, like every doctor check; a missing or unreadable file is a finding, never a throw.
 
-import { readFileSync, lstatSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { yarnFlavor } from '../core/yarn-flavor.js';
 import { lockfileChecksum, pnpmfileChecksumOf } from '../integrations/pnpmfile/checksum.js';
@@ -15,12 +15,14 @@ import type { DoctorCheck } from '../integrations/runners/index.js';
 import type { Io } from './io.js';
 import { hasSliceRecord } from '../run/slice-files.js';
 import { runnersFoldingSlices } from '../integrations/slice-files/folded-by.js';
+import { readConfigText } from '../core/bounded-read.js';
+import { readBounded } from '../core/bounded-read.js';
 
 type CheckResult = DoctorCheck;
 
 function readJson(path: string): Record<string, unknown> | undefined {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    return JSON.parse(readConfigText(path) ?? '') as Record<string, unknown>;
   } catch {
     return undefined;
   }
@@ -147,7 +149,7 @@ function sliceHookCheck(
     if (hasPostinstallHook(manifest)) return ok('pnpm installs rewrite the slice files (the root prepare hook)');
     let shim = '';
     try {
-      shim = readFileSync(join(root, '.pnpmfile.cjs'), 'utf8');
+      shim = readConfigText(join(root, '.pnpmfile.cjs')) ?? '';
     } catch {
       // absent
     }
@@ -168,7 +170,7 @@ function sliceHookCheck(
   if (manager === 'yarn') {
     let rc = '';
     try {
-      rc = readFileSync(join(root, '.yarnrc.yml'), 'utf8');
+      rc = readConfigText(join(root, '.yarnrc.yml')) ?? '';
     } catch {
       // absent
     }
@@ -191,7 +193,7 @@ function pnpmChecks(root: string, env: Io['env']): CheckResult[] {
   const results: CheckResult[] = [result];
   let shim = '';
   try {
-    shim = readFileSync(join(root, '.pnpmfile.cjs'), 'utf8');
+    shim = readConfigText(join(root, '.pnpmfile.cjs')) ?? '';
   } catch {
     // absent: reported below
   }
@@ -231,12 +233,13 @@ function pnpmChecks(root: string, env: Io['env']): CheckResult[] {
  * that loads lockguard's plugin (it always exports hooks), or none left beside the shim's own checksum.
  */
 function pnpmfileChecksumCheck(root: string, shim: string): CheckResult | undefined {
-  let lock: string;
+  let lock: string | undefined;
   try {
-    lock = readFileSync(join(root, 'pnpm-lock.yaml'), 'utf8');
+    lock = readBounded(join(root, 'pnpm-lock.yaml'), { kind: 'lockfile', root })?.toString('utf8');
   } catch {
     return undefined;
   }
+  if (lock === undefined) return undefined;
   const recorded = lockfileChecksum(lock);
   const shimChecksum = pnpmfileChecksumOf(PNPMFILE_SHIM);
   const failing =
@@ -310,7 +313,9 @@ function bunChecks(root: string): CheckResult[] {
 function yarnChecks(workspace: Workspace): CheckResult[] {
   let lock: Buffer;
   try {
-    lock = readFileSync(join(workspace.root, 'yarn.lock'));
+    const read = readBounded(join(workspace.root, 'yarn.lock'), { kind: 'lockfile', root: workspace.root });
+    if (read === undefined) return [];
+    lock = read;
   } catch {
     return [];
   }

@@ -1,8 +1,8 @@
 // What a command may touch of the outside: argv is passed in, env and streams come through `Io`.
 //
 // Owns: the `Io` shape, the process's own io (its streams opened on first use), ending the process once the
-// command returned (`exitProcess`), color decisions (TTY only, NO_COLOR / FORCE_COLOR honoured) and printing
-// of errors.
+// command returned (`exitProcess`), color decisions (TTY only, NO_COLOR / FORCE_COLOR / TERM=dumb honoured)
+// and printing of errors.
 // Invariants: library code never prints; only the CLI does, through these; the process never ends before
 // what it printed is written.
 
@@ -14,6 +14,8 @@ export interface Io {
   readonly env: Env;
   readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
+  /** `--verbose` before or after the command: long lists printed whole instead of summarised (summary.ts). */
+  readonly verbose?: boolean;
 }
 
 /**
@@ -69,6 +71,8 @@ export function useColor(io: Io, stream: Io['stdout']): boolean {
   if (io.env['NO_COLOR'] !== undefined && io.env['NO_COLOR'] !== '') return false;
   const force = io.env['FORCE_COLOR'];
   if (force !== undefined) return force !== '0' && force !== 'false';
+  // A terminal that says it cannot show colours (Emacs' shell, some CI log viewers) gets none.
+  if (io.env['TERM'] === 'dumb') return false;
   return stream.isTTY === true;
 }
 

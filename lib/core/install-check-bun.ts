@@ -15,12 +15,13 @@
 // writes; a line it cannot read is "nothing checked", never a refusal built on a guess; bun.lockb
 // (binary) is not checked.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode, LockguardError } from './errors.js';
 import type { WorkspaceFingerprints } from './fingerprints.js';
 import type { InstallCheck } from './install-verdict.js';
 import { bunInfo, bunIntegrity, readBunLock, type BunLock } from './slices/bun-lock.js';
+import { readConfigText } from './bounded-read.js';
 
 const LOCK = 'bun.lock';
 const FIX = 'bun install --frozen-lockfile';
@@ -144,8 +145,9 @@ function list(dir: string): string[] | undefined {
 
 function readTag(folder: string): string | undefined {
   try {
-    return readFileSync(join(folder, '.bun-tag'), 'utf8').trim();
+    return readConfigText(join(folder, '.bun-tag'))?.trim();
   } catch (error) {
+    if (error instanceof LockguardError) throw error;
     if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return undefined;
     throw new LockguardError(
       'ERR_LOCKGUARD_IO',

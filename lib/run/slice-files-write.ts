@@ -161,6 +161,16 @@ function checkedFolder(
 }
 
 /**
+ * Refuse (ERR_LOCKGUARD_OUTSIDE_WORKSPACE) the first of `importers` whose project folder leads outside the
+ * workspace through a link: what `key --check-slices` asks before it compares a file it would read from there.
+ */
+export function checkProjectFolders(root: string, importers: Iterable<string>): void {
+  const realRoot = realpathSync.native(root);
+  const parents = new Map<string, string | null>();
+  for (const importer of importers) checkedFolder(root, realRoot, importer, parents);
+}
+
+/**
  * Write every project's slice file of `slices` (the workspace's lockfile, whose bytes have `digest`) where it
  * is missing or differs, and remove those the record names whose project left. Throws the first problem
  * (after doing everything else it can).

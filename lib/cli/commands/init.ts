@@ -4,7 +4,7 @@
 // Where turbo or nx is configured, sound keys too (integrations/sound-keys/: the runners fold each project's
 // `.lockguard-slice`); init only composes and prints what they change.
 
-import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode, isLockguardError, LockguardError } from '../../core/errors.js';
 import { withLedgerIgnored } from '../../integrations/git.js';
@@ -30,6 +30,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../command.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
+import { readBoundedText, readConfigText } from '../../core/bounded-read.js';
 
 const help = `Usage: lockguard init [options]
 
@@ -76,35 +77,17 @@ ${DIR_HELP}
   -h, --help           this text
 `;
 
-/** A file's text, undefined when absent; anything but a regular file is refused (a FIFO would block the read). */
-function readText(path: string): string | undefined {
-  const stats = lstatSync(path, { throwIfNoEntry: false });
-  if (stats === undefined) return undefined;
-  if (!stats.isFile()) {
-    throw new LockguardError(
-      'ERR_LOCKGUARD_NOT_A_FILE',
-      `Expected "${path}" to be a file, but it is not (a folder, link, FIFO or device).`,
-      {
-        path,
-        hint: 'Move it away, then run lockguard init again.',
-      },
-    );
-  }
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return undefined;
-    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot read "${path}" (${errnoCode(error) ?? 'unknown error'}).`, {
-      path,
-      cause: error,
-      hint: 'Check that it is a readable file.',
-    });
-  }
+/**
+ * A workspace file's text, undefined when absent, through the bounded reader (core/bounded-read.ts): a
+ * regular file, or a link to one inside the workspace; a FIFO, device or file over 16 MiB is refused.
+ */
+function readText(root: string, path: string): string | undefined {
+  return readConfigText(path, root);
 }
 
 function writePnpmfile(root: string, io: Io): void {
   const path = join(root, '.pnpmfile.cjs');
-  const existing = readText(path);
+  const existing = readText(root, path);
   if (existing !== undefined && existing !== PNPMFILE_SHIM) {
     throw new LockguardError(
       'ERR_LOCKGUARD_EXISTS',
@@ -143,7 +126,7 @@ function writePnpmfile(root: string, io: Io): void {
  */
 function recordPnpmfileChecksum(root: string): 'recorded' | 'current' | 'no-lockfile' | 'unknown-shape' {
   const path = join(root, 'pnpm-lock.yaml');
-  const lock = readText(path);
+  const lock = readBoundedText(path, { kind: 'lockfile', root });
   if (lock === undefined) return 'no-lockfile';
   const next = withLockfileChecksum(lock, pnpmfileChecksumOf(PNPMFILE_SHIM));
   if (next === undefined) return 'unknown-shape';
@@ -155,7 +138,7 @@ function recordPnpmfileChecksum(root: string): 'recorded' | 'current' | 'no-lock
 /** Whether the root package.json already depends on lockguard (a devDependency, or any other kind). */
 function declaresLockguard(root: string): boolean {
   try {
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const manifest = JSON.parse(readText(root, join(root, 'package.json')) ?? '') as Record<string, unknown>;
     return ['devDependencies', 'dependencies', 'optionalDependencies'].some((field) => {
       const deps = manifest[field];
       return typeof deps === 'object' && deps !== null && Object.hasOwn(deps, 'lockguard');
@@ -168,7 +151,7 @@ function declaresLockguard(root: string): boolean {
 /** `.lockguard/` in the workspace's .gitignore (created when absent): the ledger is never committed. */
 function ignoreLedger(root: string, io: Io): void {
   const path = join(root, '.gitignore');
-  const before = readText(path);
+  const before = readText(root, path);
   const text = withLedgerIgnored(before);
   if (text === undefined) return;
   try {
@@ -188,7 +171,7 @@ function ignoreLedger(root: string, io: Io): void {
 
 function addNpmScripts(root: string, io: Io): void {
   const path = join(root, 'package.json');
-  const text = readText(path);
+  const text = readText(root, path);
   if (text === undefined) {
     throw new LockguardError(
       'ERR_LOCKGUARD_NOT_A_WORKSPACE',
@@ -234,7 +217,7 @@ async function setUpSoundKeys(
       `${label}: already set up (every cached turbo/nx task folds its project's ${SLICE_FILE}): nothing to do.\n`,
     );
   } else {
-    const before = edits.map((edit) => readText(join(root, edit.file)));
+    const before = edits.map((edit) => readText(root, join(root, edit.file)));
     writeEdits(root, edits);
     for (const [index, edit] of edits.entries()) noteInitEdit(root, edit.file, before[index], edit.text);
     io.stdout.write(

@@ -18,6 +18,8 @@ import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
 import { warnTrackedLedger } from '../tracked-ledger.js';
 import { DIR_HELP, DIR_OPTION, SCOPE_HELP, SCOPE_OPTION, scopeOf, workspaceOf } from '../workspace-option.js';
+import { readSettings } from '../settings.js';
+import type { Scope } from '../../core/entries.js';
 
 const help = `Usage: lockguard snapshot [options]
 
@@ -71,7 +73,7 @@ async function snapshot(parsed: Parsed, modes: OutputModes, io: Io): Promise<num
   const stopped = await recoverFirst(workspace.root, io, 'lenient', 'snapshot');
   if (stopped !== undefined) return stopped;
   const table = readWorkspaceFingerprints(workspace.root, {
-    scope: scopeOf(parsed, 'inputs'),
+    scope: scopeOf(parsed, (readSettings(workspace.root).settings.scope as Scope | undefined) ?? 'inputs'),
     manager: workspace.manager,
   });
   const keyFile = keyFileOf(parsed, io, workspace.root, table.entries);

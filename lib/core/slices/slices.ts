@@ -26,7 +26,7 @@
 // package.json files (for names; yarn v1: also for the importers' dependencies, and the folder listings
 // its workspace globs need) is read. Must never: echo lockfile contents in errors.
 
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { sha256Of } from '../digest.js';
 import { LockguardError } from '../errors.js';
@@ -41,6 +41,7 @@ import { readBunLock } from './bun-lock.js';
 import { lowerBun } from './bun-graph.js';
 import { indexYarnBerry, lowerYarnBerry } from './yarn-berry.js';
 import { classicWorkspaces, indexYarnClassic, lowerYarnClassic } from './yarn-classic.js';
+import { readConfigText } from '../bounded-read.js';
 
 export type SliceDigest = string & { readonly __brand: 'SliceDigest' };
 export type SliceFormat = 'pnpm' | 'npm' | 'yarn' | 'bun';
@@ -201,7 +202,7 @@ function packageName(root: string, importer: string): string | undefined {
   try {
     // A stat first: a missing manifest is common (removed projects, fixtures) and a thrown ENOENT costs more.
     if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
-    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    const parsed: unknown = JSON.parse(readConfigText(path) ?? '');
     const name = (parsed as { name?: unknown } | null)?.name;
     return typeof name === 'string' && name !== '' ? name : undefined;
   } catch {

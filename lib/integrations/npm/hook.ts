@@ -18,13 +18,14 @@
 // Invariants: outside a run it costs one failed readdir; never throws for a ledger problem; returns a value,
 // never prints or exits.
 
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileDigest } from '../../core/digest.js';
 import type { Env } from '../../core/env.js';
-import { errnoCode } from '../../core/errors.js';
+import { errnoCode, isLockguardError } from '../../core/errors.js';
 import { loadRun } from '../../run/ledger.js';
 import { liveRunsFor, reportToRun, type LiveRun } from '../../run/live.js';
+import { readBounded } from '../../core/bounded-read.js';
 
 export interface HookOutcome {
   /** The live runs reported to. */
@@ -48,10 +49,13 @@ function rewrittenLockfiles(root: string, run: LiveRun): string[] {
     try {
       const path = join(root, entry.path);
       // Never open what is not a regular file (a FIFO would block): it is not what the run read, so it moved.
-      now = statSync(path).isFile() ? fileDigest(readFileSync(path)) : 'not-a-file';
+      const bytes = statSync(path).isFile() ? readBounded(path, { kind: 'lockfile', root }) : 'not-a-file';
+      now = bytes === 'not-a-file' ? bytes : bytes === undefined ? null : fileDigest(bytes);
     } catch (error) {
-      if (errnoCode(error) !== 'ENOENT') continue;
-      now = null;
+      // Refused by the bounded reader (too large, a link outside): not what the run read, so it moved.
+      if (isLockguardError(error)) now = 'not-a-file';
+      else if (errnoCode(error) !== 'ENOENT') continue;
+      else now = null;
     }
     if (now !== entry.digest) moved.push(entry.path);
   }

@@ -24,7 +24,6 @@
 // Invariants: never withholds less than the conservative pass would when in doubt; reads only on the move
 // path (a few small files); never throws for what it cannot read (that is a reason, and everything is withheld).
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pnpmMarkerHolds } from '../../core/install-check.js';
 import type { PackageManager } from '../../core/workspace.js';
@@ -36,6 +35,7 @@ import { movesNow, recordedMoves, type MovedFile } from '../../run/verdict.js';
 import type { Project } from './adapter.js';
 import { adapterFor } from './registry.js';
 import type { RunnerCache, SummaryReading, TaskNode } from './types.js';
+import { readBounded } from '../../core/bounded-read.js';
 
 export type { Project } from './adapter.js';
 
@@ -71,7 +71,7 @@ const MANAGER_REASON: Record<Exclude<PackageManager, 'pnpm'>, string> = {
 
 function read(root: string, path: string): Buffer | undefined {
   try {
-    return readFileSync(join(root, path));
+    return readBounded(join(root, path), { kind: 'lockfile', root });
   } catch {
     return undefined;
   }

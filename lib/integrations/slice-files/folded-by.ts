@@ -6,11 +6,13 @@
 // The answer is read from the runners' own configuration as `lockguard init --sound-keys` writes it: turbo
 // when the root turbo.json (or turbo.jsonc) names the file, nx when nx.json or .nxignore does (nx hashes a
 // gitignored file only once .nxignore un-ignores it).
-// Invariants: reads at most four small files, only when asked (never on a run whose record is current);
-// never throws (an unreadable config folds nothing).
+// Invariants: reads at most four files, only when asked (never on a run whose record is current), each
+// through the bounded reader (core/bounded-read.ts: never a device or FIFO, at most 16 MiB, a link only to a
+// file inside the workspace); an absent config folds nothing; one the bounded reader refuses is its
+// LockguardError (the CLI exits 2 naming it; the install hooks turn it into their warning line).
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readBounded } from '../../core/bounded-read.js';
 import { SLICE_FILE } from '../../run/slice-files.js';
 import type { RunnerName } from '../runners/types.js';
 
@@ -29,11 +31,7 @@ export const CONFIGS: ReadonlyArray<readonly [runner: SliceRunner, file: string]
 ];
 
 function names(root: string, file: string): boolean {
-  try {
-    return readFileSync(join(root, file), 'utf8').includes(SLICE_FILE);
-  } catch {
-    return false;
-  }
+  return readBounded(join(root, file), { kind: 'config', root })?.includes(SLICE_FILE) === true;
 }
 
 /**

@@ -8,9 +8,10 @@
 // Invariants: a task that leaves its file out is always named (at most five, then how many more); reads
 // only the slice files themselves.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SLICE_FILE, type SoundCheck, soundKeysFix, type SoundKeysMode } from './types.js';
+import { readConfigText } from '../../core/bounded-read.js';
 
 /** One cached task, as its runner's own plan shows it. */
 export interface TaskFold {
@@ -48,11 +49,7 @@ export function keysWouldChange(
   const now = new Map<string, string | undefined>();
   const read = (file: string): string | undefined => {
     if (!now.has(file)) {
-      try {
-        now.set(file, readFileSync(join(root, file), 'utf8'));
-      } catch {
-        now.set(file, undefined);
-      }
+      now.set(file, readConfigText(join(root, file), root));
     }
     return now.get(file);
   };

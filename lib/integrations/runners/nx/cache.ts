@@ -17,10 +17,11 @@
 
 import type { Env } from '../../../core/env.js';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { nxMemoKey, readNxMemo, writeNxMemo } from './memo.js';
 import type { RunnerCache, SummaryReading, TaskAfterMove } from '../types.js';
+import { readConfigText } from '../../../core/bounded-read.js';
 
 interface NxJson {
   readonly cacheDirectory?: unknown;
@@ -32,7 +33,7 @@ interface NxJson {
 /** nx.json, read once per resolution (undefined when absent or not JSON). */
 function readNxJson(root: string): NxJson | undefined {
   try {
-    const value: unknown = JSON.parse(readFileSync(join(root, 'nx.json'), 'utf8'));
+    const value: unknown = JSON.parse(readConfigText(join(root, 'nx.json')) ?? '');
     return value !== null && typeof value === 'object' ? (value as NxJson) : undefined;
   } catch {
     return undefined;
@@ -158,7 +159,7 @@ export function nxSummary(cache: RunnerCache, options: { movedAt: number; runSta
   const path = join(cache.dir, 'run.json');
   let parsed: { run?: { startTime?: unknown }; tasks?: unknown };
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8')) as typeof parsed;
+    parsed = JSON.parse(readConfigText(path) ?? '') as typeof parsed;
   } catch (error) {
     if (error instanceof SyntaxError)
       return none(`nx's run summary "${path}" is not valid JSON; tasks are not named.`, path);

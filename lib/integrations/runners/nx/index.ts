@@ -8,7 +8,6 @@
 // `inputs`, and the task plans' proof), doctor.ts.
 // Invariants: those of its parts; entries are not mapped to projects (every save after a move is withheld).
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { executableName } from '../../package-managers/argv.js';
 import { runDry } from '../../plan/spawn-runner.js';
@@ -22,13 +21,14 @@ import { nxV1 } from './protocol.js';
 import { detectNx, nxWritesOff, pointNxAt } from './remote.js';
 import { nxConfigured, nxEdits, nxFolds, nxProof } from './sound-keys.js';
 import { withholdNx } from './withhold.js';
+import { readConfigText } from '../../../core/bounded-read.js';
 
 /** An nx entry: a folder named by its decimal hash. */
 const NX_ENTRY = /^\d+$/;
 
 function nxInManifest(root: string): boolean {
   try {
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const manifest = JSON.parse(readConfigText(join(root, 'package.json')) ?? '') as Record<string, unknown>;
     return ['dependencies', 'devDependencies'].some((field) => {
       const deps = manifest[field];
       return deps !== null && typeof deps === 'object' && 'nx' in deps;

@@ -20,9 +20,9 @@
 
 import type { Env } from '../../../core/env.js';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { readConfigText } from '../../../core/bounded-read.js';
 
 /** The nx versions whose withholding the suite proves (README "Supported runner versions"). */
 export const NX_GUARDED_MAJORS = { first: 20, last: 24 } as const;
@@ -41,7 +41,7 @@ export interface NxSupport {
 export function nxVersionAt(root: string): string | undefined {
   try {
     const path = createRequire(join(root, 'package.json')).resolve('nx/package.json');
-    const version = (JSON.parse(readFileSync(path, 'utf8')) as { version?: unknown }).version;
+    const version = (JSON.parse(readConfigText(path) ?? '') as { version?: unknown }).version;
     return typeof version === 'string' && /^\d+\.\d+\.\d+/.test(version) ? version : undefined;
   } catch {
     return undefined;

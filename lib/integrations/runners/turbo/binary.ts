@@ -20,11 +20,12 @@
 // undefined, and the caller runs `file` as given. Reads a few stats, one package.json and at most one shim.
 
 import type { Env } from '../../../core/env.js';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { isExecutable, pathDirs } from '../../package-managers/on-path.js';
 import { readPnpmBinShim, shimNodePath } from '../../package-managers/pnpm-bin-shim.js';
+import { readConfigText } from '../../../core/bounded-read.js';
 
 /** Where a spawn of `file` with `env`'s PATH (`<root>/node_modules/.bin` already first) finds it. */
 function onPath(file: string, root: string, env: Env): string | undefined {
@@ -40,7 +41,7 @@ function onPath(file: string, root: string, env: Env): string | undefined {
 function turboLauncherVersion(launcher: string): string | undefined {
   if (basename(launcher) !== 'turbo' || basename(dirname(launcher)) !== 'bin') return undefined;
   try {
-    const manifest = JSON.parse(readFileSync(join(dirname(dirname(launcher)), 'package.json'), 'utf8')) as {
+    const manifest = JSON.parse(readConfigText(join(dirname(dirname(launcher)), 'package.json')) ?? '') as {
       name?: unknown;
       version?: unknown;
       bin?: unknown;

@@ -6,17 +6,17 @@
 // launcher's place, or the command as given).
 // Invariants: read-only (a few stats, the root package.json, turbo's launcher files); never runs turbo.
 
-import { readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { PackageManager } from '../../../core/workspace.js';
 import { pathKeyOf } from '../../package-managers/on-path.js';
 import type { DoctorCheck, Env } from '../adapter.js';
 import { present } from '../workspace-files.js';
 import { turboNative } from './binary.js';
+import { readConfigText } from '../../../core/bounded-read.js';
 
 function packageManagerPinned(root: string): boolean {
   try {
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown> | null;
+    const manifest = JSON.parse(readConfigText(join(root, 'package.json')) ?? '') as Record<string, unknown> | null;
     return typeof manifest?.['packageManager'] === 'string';
   } catch {
     return false;
