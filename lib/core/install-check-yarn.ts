@@ -4,8 +4,12 @@
 // for berry `.yarn/install-state.gz` (read here: it is no table entry, entries.ts). berry: the state records `lockFileChecksum`, sha512("<install-state version>" + yarn.lock's
 // bytes) (yarn 4.18.1: version 3, read from its bundle and measured): a lockfile edited after the install
 // differs. A package that went: PnP: every zip (and unplugged folder) `.pnp.cjs` maps a package to must
-// be in its folder (one readdir per folder: the cache, `.yarn/unplugged`); node-modules linker: every
-// location `node_modules/.yarn-state.yml` lists must be in its parent folder (one readdir per parent).
+// be in its folder (one readdir per folder: the cache, `.yarn/unplugged`), except the platform packages
+// yarn does not install here (the map lists every platform's; yarn.lock's `conditions:` against
+// `supportedArchitectures`, yarn-conditions.ts); node-modules linker: every location
+// `node_modules/.yarn-state.yml` lists must be in its parent folder (one readdir per parent; an entry's
+// `aliases:` are merged virtual instances, not paths). A missing package is named `name@version`, then
+// its path, never by a virtual id.
 // classic: `node_modules/.yarn-integrity` lists the lockfile entries the last install linked
 // (pattern -> resolved), compared both ways with yarn.lock's. A deleted package folder is not caught for
 // classic: it records no locations, and lists a direct optional dependency skipped for this platform with
@@ -16,11 +20,12 @@
 
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { dirname, join, posix } from 'node:path';
+import { basename, dirname, join, posix } from 'node:path';
 import { errnoCode, LockguardError } from './errors.js';
 import { readEntry, realFileSystem } from './file-probe.js';
 import type { WorkspaceFingerprints } from './fingerprints.js';
 import type { InstallCheck } from './install-verdict.js';
+import { skippedLocators, supportedArchitectures } from './yarn-conditions.js';
 import { yarnFlavor } from './yarn-flavor.js';
 import { stateChecksum } from './yarn-state.js';
 
@@ -79,8 +84,10 @@ function checkBerry(table: WorkspaceFingerprints, lock: Buffer): InstallCheck {
     );
   }
   const pnpData = table.files.get(PNP_DATA) ?? table.files.get(PNP);
-  if (pnpData !== undefined)
-    return missingFrom(table.root, pnpLocations(pnpData), BERRY_FIX) ?? { ok: true, checked: 'yarn' };
+  if (pnpData !== undefined) {
+    const skipped = skippedLocators(lock, supportedArchitectures(table.files.get('.yarnrc.yml')));
+    return missingFrom(table.root, pnpLocations(pnpData, skipped), BERRY_FIX) ?? { ok: true, checked: 'yarn' };
+  }
   const nmState = table.files.get(NM_STATE);
   if (nmState !== undefined)
     return missingFrom(table.root, nmLocations(nmState), BERRY_FIX) ?? { ok: true, checked: 'yarn' };
@@ -95,24 +102,44 @@ export function nodeLinker(rc: Buffer | undefined): string {
   return match?.[1] ?? 'pnp';
 }
 
-const LOCATION = Buffer.from('"packageLocation": "');
+/**
+ * A PnP map's tokens, in order: a package's name with its first reference (`["name", [ ["ref", {`), a
+ * further reference of the same name (`}], ["ref", {`), a location. Lines of .pnp.cjs end in `\` (a JS
+ * string), .pnp.data.json's do not; dependency pairs (`["name", "ref"]`, aliases `["a", ["b", "ref"]]`)
+ * match none of them.
+ */
+const PNP_TOKEN =
+  /\[[\s\\]*"((?:[^"\\]|\\.)*)",[\s\\]*\[[\s\\]*\["((?:[^"\\]|\\.)*)",[\s\\]*\{|\}\],[\s\\]*\["((?:[^"\\]|\\.)*)",[\s\\]*\{|"packageLocation":[\s\\]*"((?:[^"\\]|\\.)*)"/g;
+
+/** A package PnP maps, by its locator (`name@reference`, a virtual reference's `virtual:…#` dropped). */
+export interface PnpLocation {
+  readonly locator: string;
+  readonly location: string;
+}
 
 /**
  * Where PnP keeps each installed package, relative to the root: the zip in the cache (virtual paths
- * resolved as yarn's VirtualFS does) or the unplugged folder; workspaces and links are skipped.
+ * resolved as yarn's VirtualFS does) or the unplugged folder; workspaces and links are skipped. A package
+ * whose locator is in `skipped` (a platform yarn does not install here) is left out: the map lists every
+ * platform's package, yarn creates only those `supportedArchitectures` allows (measured with yarn 4.18.1).
  */
-export function pnpLocations(bytes: Buffer): string[] {
-  const out = new Set<string>();
-  for (let at = bytes.indexOf(LOCATION); at !== -1; at = bytes.indexOf(LOCATION, at + LOCATION.length)) {
-    const start = at + LOCATION.length;
-    const end = bytes.indexOf(34, start);
-    if (end === -1) break;
-    const location = posix.normalize(resolveVirtual(bytes.subarray(start, end).toString('utf8')));
+export function pnpLocations(bytes: Buffer, skipped: ReadonlySet<string> = new Set()): PnpLocation[] {
+  const out = new Map<string, string>();
+  let name = '';
+  let reference = '';
+  for (const match of bytes.toString('utf8').matchAll(PNP_TOKEN)) {
+    if (match[1] !== undefined) [name, reference] = [match[1], match[2] ?? ''];
+    else if (match[3] !== undefined) reference = match[3];
+    const raw = match[4];
+    if (raw === undefined) continue;
+    const locator = `${name}@${reference.replace(/^virtual:[^#]*#/, '')}`;
+    if (skipped.has(locator)) continue;
+    const location = posix.normalize(resolveVirtual(raw));
     const zip = location.indexOf('.zip/');
-    if (zip !== -1) out.add(location.slice(0, zip + 4));
-    else if (location.includes('.yarn/unplugged/')) out.add(location.replace(/\/node_modules\/.*$/, ''));
+    if (zip !== -1) out.set(location.slice(0, zip + 4), locator);
+    else if (location.includes('.yarn/unplugged/')) out.set(location.replace(/\/node_modules\/.*$/, ''), locator);
   }
-  return [...out];
+  return [...out].map(([location, locator]) => ({ location, locator }));
 }
 
 function resolveVirtual(location: string): string {
@@ -121,38 +148,63 @@ function resolveVirtual(location: string): string {
   return resolveVirtual(posix.join(posix.dirname(match[1] ?? ''), '../'.repeat(Number(match[2])), match[3] ?? ''));
 }
 
-/** Every `locations:` entry of node_modules/.yarn-state.yml (the root's "" skipped). */
-export function nmLocations(bytes: Buffer): string[] {
-  const out: string[] = [];
-  for (const match of bytes.toString('utf8').matchAll(/^ {4}- "((?:[^"\\]|\\.)*)"$/gm)) {
-    const location = (match[1] ?? '').includes('\\') ? (JSON.parse(`"${match[1] ?? ''}"`) as string) : (match[1] ?? '');
-    if (location !== '') out.push(location);
+/**
+ * Every `locations:` entry of node_modules/.yarn-state.yml (the root's "" skipped), with its locator. An
+ * entry's `aliases:` (other virtual instances of the same package the hoister merged into its locations)
+ * are locators, not paths: not read (they named "virtual:<128 hex>#npm:…" as missing, issue 28).
+ */
+export function nmLocations(bytes: Buffer): PnpLocation[] {
+  const out: PnpLocation[] = [];
+  let locator = '';
+  let inLocations = false;
+  for (const line of bytes.toString('utf8').split('\n')) {
+    if (line.startsWith('"') || /^[^\s#]/.test(line)) {
+      locator = unquote(line.replace(/:\s*$/, ''));
+      inLocations = false;
+    } else if (/^ {2}\S/.test(line)) inLocations = line === '  locations:';
+    else if (inLocations) {
+      const item = /^ {4}- "((?:[^"\\]|\\.)*)"$/.exec(line);
+      if (item === null) continue;
+      const location = (item[1] ?? '').includes('\\') ? (JSON.parse(`"${item[1] ?? ''}"`) as string) : (item[1] ?? '');
+      if (location !== '') out.push({ location, locator: locator.replace(/@virtual:[^#]*#/, '@') });
+    }
   }
   return out;
 }
 
-/** The first path (relative to `root`) whose entry is not in its folder, as a refusal; one readdir per folder. */
-function missingFrom(root: string, paths: readonly string[], fix: string): InstallCheck | undefined {
-  const byFolder = new Map<string, string[]>();
-  for (const path of paths) {
-    const folder = dirname(path);
+/** `name@npm:1.2.3` -> `name@1.2.3`; other references as yarn spells them (`b@workspace:packages/b`). */
+export function locatorLabel(locator: string): string {
+  const at = locator.indexOf('@', 1);
+  if (at === -1) return locator;
+  const reference = locator.slice(at + 1).replace(/^virtual:[^#]*#/, '');
+  return `${locator.slice(0, at)}@${reference.startsWith('npm:') ? reference.slice(4) : reference}`;
+}
+
+/**
+ * The first package (by `name@version`, its path after it) whose location is not in its folder, as a
+ * refusal; one readdir per folder.
+ */
+function missingFrom(root: string, packages: readonly PnpLocation[], fix: string): InstallCheck | undefined {
+  const byFolder = new Map<string, PnpLocation[]>();
+  for (const pkg of packages) {
+    const folder = dirname(pkg.location);
     let names = byFolder.get(folder);
     if (names === undefined) byFolder.set(folder, (names = []));
-    names.push(path.slice(folder === '.' ? 0 : folder.length + 1));
+    names.push(pkg);
   }
-  const missing: string[] = [];
-  for (const [folder, names] of byFolder) {
+  const missing: PnpLocation[] = [];
+  for (const [folder, pkgs] of byFolder) {
     const present = listing(join(root, folder));
-    for (const name of names)
-      if (present === undefined || !present.has(name)) missing.push(folder === '.' ? name : `${folder}/${name}`);
+    for (const pkg of pkgs) if (present === undefined || !present.has(basename(pkg.location))) missing.push(pkg);
   }
-  if (missing.length === 0) return undefined;
+  const first = missing[0];
+  if (first === undefined) return undefined;
   const more = missing.length > 1 ? ` and ${missing.length - 1} more` : '';
   return {
     ok: false,
     reason: 'package-missing',
     lockfile: LOCK,
-    detail: `${missing[0]}${more} is missing from the installed tree`,
+    detail: `${locatorLabel(first.locator)} (${first.location})${more} ${missing.length > 1 ? 'are' : 'is'} missing from the installed tree`,
     fix,
   };
 }

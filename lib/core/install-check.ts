@@ -150,10 +150,52 @@ function firstMissing(wanted: Buffer, marker: Buffer): string | undefined {
     if (installed === undefined) return `no ${name} section`;
     if (!subset && installed.size !== entries.size) return `${name} differ`;
     for (const [key, text] of entries) {
-      if (installed.get(key) !== text) return key === '' ? `${name} differ` : `${name} entry ${key} differs`;
+      const have = installed.get(key);
+      const same = name === 'importers' ? have !== undefined && importerHolds(text, have) : have === text;
+      if (!same) return key === '' ? `${name} differ` : `${name} entry ${key} differs`;
     }
   }
   return undefined;
+}
+
+/**
+ * An importer's fields, as 4-space keyed blocks (`dependencies:` and its lines, `publishDirectory: dist`);
+ * an importer written `  packages/a: {}` has none.
+ */
+function importerFields(text: string): Map<string, string> {
+  const fields = new Map<string, string>();
+  let key = '';
+  for (const line of text.split('\n').slice(1)) {
+    const field = /^ {4}(\S[^:]*):/.exec(line);
+    if (field !== null) key = field[1] ?? '';
+    fields.set(key, fields.has(key) ? `${fields.get(key)}\n${line}` : line);
+  }
+  return fields;
+}
+
+/**
+ * What a frozen install leaves out of an importer in its marker (pnpm 10 and 11's headless install keeps
+ * only dependencies, devDependencies, optionalDependencies and specifiers: `publishDirectory` and
+ * `dependenciesMeta` go, read from pnpm 10.34.8's filterImporter and measured; issue 28), and the direct
+ * optional dependencies it did not install here (another platform's): the marker holds an importer when
+ * every other field is equal and its optional dependencies are among the lockfile's.
+ */
+const DROPPED_BY_FROZEN = new Set(['publishDirectory', 'dependenciesMeta']);
+
+function importerHolds(wanted: string, installed: string): boolean {
+  if (wanted === installed) return true;
+  const want = importerFields(wanted);
+  const have = importerFields(installed);
+  for (const [field, text] of want) {
+    if (DROPPED_BY_FROZEN.has(field) && !have.has(field)) continue;
+    if (field === 'optionalDependencies') continue;
+    if (have.get(field) !== text) return false;
+  }
+  for (const field of have.keys()) if (!want.has(field)) return false;
+  const optional = (fields: Map<string, string>): string[] =>
+    (fields.get('optionalDependencies') ?? '').split(/\n(?= {6}\S)/).slice(1);
+  const wantedOptional = new Set(optional(want));
+  return optional(have).every((entry) => wantedOptional.has(entry));
 }
 
 /** The folder name pnpm gives a dependency path in its virtual store, or undefined when it is hashed. */
@@ -289,15 +331,22 @@ function checkNpm(table: WorkspaceFingerprints): InstallCheck {
   return { ok: true, checked: 'npm' };
 }
 
-/** The first field (sorted) whose value differs between two package entries, or undefined when they are equal. */
+/**
+ * npm's flags say why a package is in the tree (`dev`, `optional`, `devOptional`, `peer`), not what is
+ * installed: npm computes them again for each tree it writes, so the hidden lockfile may carry other
+ * flags than the lockfile for the same package (issue 28). They are not compared.
+ */
+const NPM_FLAGS = new Set(['dev', 'optional', 'devOptional', 'peer']);
+
+/** The first field (sorted, flags aside) whose value differs between two package entries, or undefined. */
 function differingField(installed: unknown, wanted: unknown): string | undefined {
   if (canonicalJson(installed) === canonicalJson(wanted)) return undefined;
   const a = (installed !== null && typeof installed === 'object' ? installed : {}) as Record<string, unknown>;
   const b = (wanted !== null && typeof wanted === 'object' ? wanted : {}) as Record<string, unknown>;
   for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
-    if (canonicalJson(a[key]) !== canonicalJson(b[key])) return key;
+    if (!NPM_FLAGS.has(key) && canonicalJson(a[key]) !== canonicalJson(b[key])) return key;
   }
-  return 'entry';
+  return undefined;
 }
 
 /**

@@ -32,7 +32,7 @@ function npmHookInstalled(root: string): boolean {
       scripts?: Record<string, unknown>;
     } | null;
     const scripts = manifest?.scripts ?? {};
-    return ['preinstall', 'postinstall'].some(
+    return ['prepare', 'preinstall', 'postinstall'].some(
       (name) => typeof scripts[name] === 'string' && /lockguard/.test(scripts[name] as string),
     );
   } catch {

@@ -27,6 +27,7 @@ import { writeAtomic } from './atomic.js';
 import { ensureLedger } from './ledger.js';
 import { readLedgerFile } from './ledger-fs.js';
 import { ledgerPath, SLICE_FILES_RECORD } from './ledger-layout.js';
+import { recordJson } from '../core/printable.js';
 
 /** The file's name, in every project folder (next to its package.json). */
 export const SLICE_FILE = '.lockguard-slice';
@@ -130,7 +131,7 @@ export function readSliceRecord(root: string): SliceRecord | undefined {
 /** Write the record (the ledger folder created with its .gitignore when missing). */
 export function writeSliceRecord(root: string, record: SliceRecord): void {
   ensureLedger(root);
-  writeAtomic(recordPath(root), `${JSON.stringify(record)}\n`);
+  writeAtomic(recordPath(root), `${recordJson(record)}\n`);
 }
 
 /**

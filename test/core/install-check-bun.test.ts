@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { installPath, installsHere, keyNames, storeName } from '../../lib/core/install-check-bun.js';
 
-test('bun: keys are install paths (workspace names first), store folders name their package, os/cpu decide what installs here', () => {
+test('bun: keys are install paths (workspace names first), store folders name their package, os/cpu/libc decide what installs here', () => {
   const workspaces = new Map([
     ['b', 'packages/b'],
     ['@s/c', 'packages/c'],
@@ -23,4 +23,18 @@ test('bun: keys are install paths (workspace names first), store folders name th
   assert.equal(installsHere({ os: ['definitely-not-this-os'] }), false);
   assert.equal(installsHere({ os: `!${process.platform}` }), false);
   assert.equal(installsHere({ cpu: ['any'] }), true);
+  // libc, as bun.lock writes it for rollup's linux packages: only this machine's libc installs.
+  const here = { os: process.platform, cpu: process.arch };
+  assert.equal(
+    installsHere({ ...here, libc: 'glibc' }, () => 'glibc'),
+    true,
+  );
+  assert.equal(
+    installsHere({ ...here, libc: 'musl' }, () => 'glibc'),
+    false,
+  );
+  assert.equal(
+    installsHere({ ...here, libc: ['musl'] }, () => 'musl'),
+    true,
+  );
 });

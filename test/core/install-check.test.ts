@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
-import { checkInstall, mainDocument, storeFolderName } from '../../lib/core/install-check.js';
+import { checkInstall, mainDocument, pnpmMarkerHolds, storeFolderName } from '../../lib/core/install-check.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 const LOCK = `lockfileVersion: '9.0'
@@ -107,6 +107,39 @@ test("pnpm 12's two-document lockfile: the marker holds the main document", (t) 
   assert.equal(checkInstall(readWorkspaceFingerprints(root)).ok, true);
 });
 
+test("a frozen install's marker: publishDirectory, dependenciesMeta and another platform's optional dependency left out still hold; a changed field does not", () => {
+  const head = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n\n";
+  const lock = Buffer.from(
+    `${head}  packages/a:\n    publishDirectory: dist\n\n  packages/b:\n    dependencies:\n      a:\n        specifier: workspace:*\n        version: link:../a\n    optionalDependencies:\n      fsevents:\n        specifier: 2.3.3\n        version: 2.3.3\n      is-number:\n        specifier: 7.0.0\n        version: 7.0.0\n    dependenciesMeta:\n      a:\n        injected: true\n`,
+  );
+  const frozen = Buffer.from(
+    `${head}  packages/a: {}\n\n  packages/b:\n    dependencies:\n      a:\n        specifier: workspace:*\n        version: link:../a\n    optionalDependencies:\n      is-number:\n        specifier: 7.0.0\n        version: 7.0.0\n`,
+  );
+  assert.equal(pnpmMarkerHolds(lock, frozen), true);
+  assert.equal(pnpmMarkerHolds(lock, Buffer.from(frozen.toString().replace('link:../a', 'link:../c'))), false);
+  assert.equal(
+    pnpmMarkerHolds(
+      lock,
+      Buffer.from(frozen.toString().replace('  packages/a: {}', '  packages/a:\n    publishDirectory: out')),
+    ),
+    false,
+  );
+  assert.equal(
+    pnpmMarkerHolds(
+      lock,
+      Buffer.from(
+        frozen
+          .toString()
+          .replace(
+            'is-number:\n        specifier: 7.0.0\n        version: 7.0.0',
+            'is-number:\n        specifier: 7.0.0\n        version: 6.0.0',
+          ),
+      ),
+    ),
+    false,
+  );
+});
+
 test('store folder names follow pnpm (scopes, peers, file: specs; hashed ones are not named)', () => {
   assert.equal(storeFolderName('@babel/core@7.0.0'), '@babel+core@7.0.0');
   assert.equal(storeFolderName('foo@1.0.0(react@18.0.0)'), 'foo@1.0.0_react@18.0.0');
@@ -142,6 +175,35 @@ test('npm: .package-lock.json must equal the lockfile minus the root entry', (t)
   fs.writeFileSync(join(root, 'package-lock.json'), JSON.stringify(lock));
   const verdict = checkInstall(readWorkspaceFingerprints(root));
   assert.equal(!verdict.ok && verdict.reason, 'lockfile-differs');
+});
+
+test('npm: entries that differ only by the flags npm recomputes per tree (peer, dev, optional, devOptional) hold', (t) => {
+  const entry = { version: '19.1.0', resolved: 'https://registry.example/react-19.1.0.tgz', integrity: 'sha512-r' };
+  const lock = {
+    name: 'r',
+    lockfileVersion: 3,
+    requires: true,
+    packages: { '': { name: 'r' }, 'node_modules/react': { ...entry, peer: true } },
+  };
+  const hidden = {
+    name: 'r',
+    lockfileVersion: 3,
+    requires: true,
+    packages: { 'node_modules/react': { ...entry, dev: true } },
+  };
+  const root = tempWorkspace(t, {
+    'package.json': '{}',
+    'package-lock.json': JSON.stringify(lock),
+    node_modules: { '.package-lock.json': JSON.stringify(hidden), react: { 'package.json': '{}' } },
+  });
+  assert.deepEqual(checkInstall(readWorkspaceFingerprints(root)), { ok: true, checked: 'npm' });
+  lock.packages['node_modules/react'].version = '19.0.0';
+  fs.writeFileSync(join(root, 'package-lock.json'), JSON.stringify(lock));
+  const verdict = checkInstall(readWorkspaceFingerprints(root));
+  assert.equal(
+    !verdict.ok && verdict.detail,
+    'node_modules/react is installed with another "version" than package-lock.json says',
+  );
 });
 
 const NPM_LOCK = {

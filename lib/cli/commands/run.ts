@@ -29,6 +29,7 @@ import { writeSliceFilesBeforeRun } from '../slice-files.js';
 import { warnTrackedLedger } from '../tracked-ledger.js';
 import { installedLine, treeLine } from '../verdict-words.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
+import { decide, readSettings, type TeamSettings } from '../settings.js';
 
 const POLICIES = ['flag', 'withhold', 'refuse'] as const;
 const FAIL_MODES = ['auto', 'always', 'never'] as const;
@@ -64,7 +65,7 @@ the tree then no longer holds what the lockfile says. A move seen while the comm
 
 Options:
 ${DIR_HELP}
-  --policy <p>         what a move triggers (default withhold; also $LOCKGUARD_POLICY):
+  --policy <p>         what a move triggers (default withhold; also $LOCKGUARD_POLICY, "policy" in settings):
                          flag      report it
                          withhold  report it, withhold the runners' stale saves, record the run as moved
                                    (lockguard verify then refuses saves keyed on it)
@@ -72,11 +73,14 @@ ${DIR_HELP}
                                    (pnpm: the environment, and the pnpmfile plugin for pnpm add/update/remove);
                                    a rewrite that slips through fails the run (also locally) and is withheld
   --fail-on-move <m>   auto (default): a move under withhold fails the run where $CI is set, not locally;
-                       always; never. The command's own failure code always wins.
-  --no-pre-check       skip the pre-run check
+                       always; never ("failOnMove" in settings). The command's own failure code always wins.
+  --no-pre-check       skip the pre-run check ("preCheck": false in settings)
 ${MOVED_EXIT_HELP}
 ${RUNNER_HELP}
   -h, --help           this text
+
+Settings a team decides once go in the workspace root's package.json, overridden by the environment, then
+by flags: "lockguard": {"policy": "refuse", "failOnMove": "always", "remote": "off", "preCheck": true}.
 
 Exit codes: the command's own code (128+n for a signal); 1 (or --moved-exit-code) when it succeeded but
 the table moved (see --fail-on-move); 2 usage/setup error; 3 pre-run check refused; 127 command not found.
@@ -113,10 +117,7 @@ interface RunOptions {
   readonly movedCode: number;
 }
 
-function optionsOf(
-  argv: readonly string[],
-  io: Io,
-): { options: RunOptions; childArgv: string[]; parsed: ReturnType<typeof parse> } {
+function parsedRun(argv: readonly string[]): { childArgv: string[]; parsed: ReturnType<typeof parse> } {
   const { options, command: childArgv } = splitArgv(argv);
   const parsed = parse('run', options, {
     ...DIR_OPTION,
@@ -126,33 +127,41 @@ function optionsOf(
     'no-pre-check': { type: 'boolean' },
     ...MOVED_EXIT_OPTION,
   });
+  return { childArgv, parsed };
+}
+
+/** The run's settings: each flag, else its environment variable, else package.json's "lockguard" field, else the default. */
+function optionsOf(parsed: ReturnType<typeof parse>, io: Io, team: TeamSettings): RunOptions {
   const policyWord = stringValue(parsed, 'policy');
   const fromEnv = io.env['LOCKGUARD_POLICY'];
-  const policy =
-    policyWord !== undefined
-      ? oneOf('--policy', policyWord, POLICIES)
-      : fromEnv !== undefined && fromEnv !== ''
-        ? oneOf('LOCKGUARD_POLICY', fromEnv, POLICIES)
-        : 'withhold';
+  const policy = decide<Policy>(
+    policyWord === undefined ? undefined : oneOf('--policy', policyWord, POLICIES),
+    fromEnv === undefined || fromEnv === '' ? undefined : oneOf('LOCKGUARD_POLICY', fromEnv, POLICIES),
+    team.policy,
+    'withhold',
+  ).value;
+  const failWord = stringValue(parsed, 'fail-on-move');
   return {
-    options: {
-      policy,
-      failMode: oneOf('--fail-on-move', stringValue(parsed, 'fail-on-move') ?? 'auto', FAIL_MODES),
-      override: runnerOverride(parsed),
-      remote: remoteOf(parsed, io.env),
-      preCheck: !flag(parsed, 'no-pre-check'),
-      movedCode: movedExitCode(parsed, 'run'),
-    },
-    childArgv,
-    parsed,
+    policy,
+    failMode: decide<FailMode>(
+      failWord === undefined ? undefined : oneOf('--fail-on-move', failWord, FAIL_MODES),
+      undefined,
+      team.failOnMove,
+      'auto',
+    ).value,
+    override: runnerOverride(parsed),
+    remote: remoteOf(parsed, io.env, team.remote as RemoteMode | undefined),
+    preCheck: decide<boolean>(flag(parsed, 'no-pre-check') ? false : undefined, undefined, team.preCheck, true).value,
+    movedCode: movedExitCode(parsed, 'run'),
   };
 }
 
 export const command: Command = {
   help,
   async run(argv, io: Io) {
-    const { options, childArgv, parsed } = optionsOf(argv, io);
+    const { childArgv, parsed } = parsedRun(argv);
     const workspace = await workspaceOf(parsed, io);
+    const options = optionsOf(parsed, io, readSettings(workspace.root).settings);
     const context = guardContext(io, (event) => runEventLines(io, event));
     const joined = await joinOuterRun(workspace, childArgv, context);
     if (joined !== undefined) return joined;

@@ -9,7 +9,8 @@
 // fail right after it, and the run's own check stays the verdict.
 // Also owns `writesSliceFilesNow`: whether this root script runs right after an install wrote the lockfile and
 // the installed tree, so the per-project slice files are written now. Measured: npm 11 runs the root
-// postinstall after `npm install` and `npm ci` (npm_command says which); pnpm 12.4.2 (whose pnpmfile hooks
+// postinstall and prepare after `npm install` and `npm ci` (npm_command says which; npm 11.19.1 records a
+// root postinstall as `hasInstallScript` in package-lock.json, a prepare not: init writes prepare); pnpm 12.4.2 (whose pnpmfile hooks
 // run in helper processes that never see the install end) runs the root preinstall, install, postinstall
 // and prepare only after an install, add or frozen install that wrote pnpm-lock.yaml and node_modules, never
 // after a failed one, a no-op install (nothing changed: the files are as the last install left them) or
@@ -86,7 +87,9 @@ export function npmLifecycleHook(root: string, env: Env, pid: number): HookOutco
 
 /** Whether the root script running now follows a successful install (npm install / ci, any pnpm install): write the slice files. */
 export function writesSliceFilesNow(env: Env): boolean {
-  if (env['npm_lifecycle_event'] !== 'postinstall') return false;
+  // prepare: what init --npm-scripts writes (npm records no hasInstallScript for it); postinstall: earlier inits.
+  const event = env['npm_lifecycle_event'];
+  if (event !== 'prepare' && event !== 'postinstall') return false;
   const command = env['npm_command'];
   return command === 'install' || command === 'ci' || (env['npm_config_user_agent'] ?? '').startsWith('pnpm/');
 }

@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { pnpmMarkerHolds } from '../../core/install-check.js';
 import type { PackageManager } from '../../core/workspace.js';
 import { isLockguardError } from '../../core/errors.js';
-import { printable } from '../../core/printable.js';
+import { MESSAGE_MAX, printable, printableUpTo } from '../../core/printable.js';
 import type { RunHandle } from '../../run/ledger.js';
 import { lockfileMovesAmong, type SliceMove } from '../../run/slice-report.js';
 import { movesNow, recordedMoves, type MovedFile } from '../../run/verdict.js';
@@ -254,7 +254,7 @@ export function scopeClause(passes: readonly ScopedPass[]): string {
   }
   if (unmappedCount > 0)
     inner.push(
-      `${unmappedCount} not mapped to a project: ${printable([...new Set(unmapped.map((item) => item.reason))].join('; '))}`,
+      `${unmappedCount} not mapped to a project: ${printableUpTo([...new Set(unmapped.map((item) => item.reason))].join('; '), MESSAGE_MAX)}`,
     );
   if (inner.length > 0) parts.push(` (${inner.join('; ')})`);
   if (spared.length > 0)
@@ -264,7 +264,9 @@ export function scopeClause(passes: readonly ScopedPass[]): string {
   const reasons = [...new Set(conservative.map((pass) => (pass.scope.kind === 'all' ? pass.scope.reason : '')))];
   if (reasons.length > 0) {
     const label = precise.length > 0 ? ` ${[...new Set(conservative.map((pass) => pass.runner))].join(' and ')}` : '';
-    parts.push(`${precise.length > 0 ? ';' : ','} every${label} save after it: ${printable(reasons.join('; '))}`);
+    parts.push(
+      `${precise.length > 0 ? ';' : ','} every${label} save after it: ${printableUpTo(reasons.join('; '), MESSAGE_MAX)}`,
+    );
   }
   return parts.join('');
 }
