@@ -16,7 +16,7 @@
 // writes; a line it cannot read is "nothing checked", never a refusal built on a guess; bun.lockb
 // (binary) is not checked.
 
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode, LockguardError } from './errors.js';
 import type { WorkspaceFingerprints } from './fingerprints.js';
@@ -262,10 +262,12 @@ function list(dir: string): string[] | undefined {
 }
 
 function readManifest(folder: string): unknown {
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(join(folder, 'package.json'), 'utf8');
+    text = readConfigText(join(folder, 'package.json'));
+    if (text === undefined) return undefined;
   } catch (error) {
+    if (error instanceof LockguardError) throw error;
     if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return undefined;
     throw new LockguardError(
       'ERR_LOCKGUARD_IO',
