@@ -12,8 +12,8 @@
 // - dist/pnpmfile.cjs, dist/npm-hook.cjs, dist/yarn-plugin.cjs: the install-time hooks, plain CommonJS;
 //   dist/slice-writer.cjs: the slice-file writer the pnpm plugin requires only after an install (the yarn
 //   plugin carries its text, run only after an install: `yarn plugin import` copies that one file).
-// Invariants: writes only under dist/; the caches are made by the Node that builds (another V8 rejects them
-// and the bundle is compiled from source, lib/cli/bundle-load.ts); a failed training fails the build.
+// Invariants: no esbuild warning (the build fails on one); writes only under dist/; the caches are made by
+// the Node that builds (another V8 rejects them and the bundle is compiled from source, lib/cli/bundle-load.ts); a failed training fails the build.
 
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
@@ -23,7 +23,16 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dist = join(root, 'dist');
-const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', absWorkingDir: root };
+// import.meta.url, computed only when asked (version.ts, refuse-env.ts, yarn-state.ts, lazy-writer.ts): a CommonJS
+// bundle has no import.meta, so every bundle gets it from its own file name (a build with no warning); undefined
+// where there is none (yarn evaluates its plugins with no __filename), as an empty import.meta gave before.
+const META = {
+  define: { 'import.meta.url': '__lockguardMeta.url' },
+    banner: {
+    js: "const __lockguardMeta = { get url() { return typeof __filename === 'string' ? require('node:url').pathToFileURL(__filename).href : undefined; } };",
+  },
+};
+const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', absWorkingDir: root, ...META };
 const { COMMAND_NAMES } = await import(pathToFileURL(join(dist, 'lib', 'cli', 'command-names.js')).href);
 
 /** The entry of one CLI bundle: main with a table of `name` only (none for the `main` bundle). */
@@ -78,7 +87,7 @@ const bundles = ['main', ...COMMAND_NAMES];
 // (lib/integrations/slice-files/lazy-writer.ts).
 const LAZY_SLICE_WRITER = { define: { __LOCKGUARD_SLICE_WRITER__: '"slice-writer.cjs"', 'import.meta.url': 'undefined' } };
 rmSync(join(dist, 'cli'), { recursive: true, force: true });
-await Promise.all([
+const results = await Promise.all([
   build({ ...common, entryPoints: ['dist/lib/cli/bin.js'], outfile: 'dist/lockguard.cjs' }),
   ...bundles.map((name) =>
     build({
@@ -86,9 +95,6 @@ await Promise.all([
       stdin: { contents: entryOf(name), resolveDir: join(dist, 'lib', 'cli'), sourcefile: `cli-${name}.js` },
       outfile: `dist/cli/${name}.cjs`,
       external: ['@pnpm/lockfile-file', 'execa'],
-      // import.meta.url, computed only when asked (version.ts, refuse-env.ts, yarn-state.ts).
-      define: { 'import.meta.url': '__lockguardMeta.url' },
-      banner: { js: "const __lockguardMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
     }),
   ),
   build({ ...common, ...LAZY_SLICE_WRITER, entryPoints: ['dist/lib/integrations/pnpmfile/commonjs.js'], outfile: 'dist/pnpmfile.cjs' }),
@@ -100,6 +106,10 @@ await Promise.all([
   const { outputFiles } = await build({ ...common, entryPoints: ['dist/lib/integrations/yarn-plugin/commonjs.js'], write: false, outfile: 'dist/yarn-plugin.cjs' });
   writeFileSync(join(dist, 'yarn-plugin.cjs'), yarnPluginText(outputFiles[0].text, readFileSync(join(dist, 'slice-writer.cjs'), 'utf8')));
 }
+// A warning is a bundle that behaves otherwise than its source (an empty import.meta, a dropped require): the
+// build fails on one rather than printing it on every build.
+const warned = results.reduce((count, result) => count + result.warnings.length, 0);
+if (warned > 0) throw new Error(`build: esbuild printed ${warned} warning(s) above; a bundle must build without any.`);
 
 // The only dynamic import left may be core/external.ts's fallback for the ES modules, never reached in a bundle.
 // Each bundle is then written as the script the launcher compiles (lib/cli/bundle-load.ts wrapBundle).

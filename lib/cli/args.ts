@@ -5,6 +5,7 @@
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { LockguardError } from '../core/errors.js';
+import { closest } from './suggest.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -24,15 +25,23 @@ export function parse(command: string, argv: readonly string[], options: Options
     return { values: result.values as Parsed['values'], positionals: result.positionals };
   } catch (error) {
     const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    const meant = meantFlag(detail ?? '', options);
     throw new LockguardError(
       'ERR_LOCKGUARD_USAGE',
       `${(detail ?? 'bad arguments').replace(/\.$/, '')} (lockguard ${command}).`,
       {
-        hint: `lockguard ${command} --help lists what it takes.`,
+        hint: `${meant === undefined ? '' : `Did you mean ${meant}? `}lockguard ${command} --help lists what it takes.`,
         cause: error,
       },
     );
   }
+}
+
+/** The flag the user probably meant when parseArgs names an unknown one (`--polcy` → `--policy`). */
+function meantFlag(detail: string, options: Options): string | undefined {
+  const typed = /^Unknown option '(--[^'=]+)/.exec(detail)?.[1];
+  if (typed === undefined) return undefined;
+  return closest(typed, ['--help', ...Object.keys(options).map((name) => `--${name}`)]);
 }
 
 /** Validate an enumerated setting from a flag or the environment: `Expected X to be "a" or "b", got "c"`. */

@@ -15,7 +15,8 @@ import { fsFault, isFsFault } from '../core/fs-fault.js';
 import { redactRecord } from '../core/redact.js';
 import { ciOf } from '../integrations/ci/detect.js';
 import { writeWhole, dotenvText } from '../integrations/ci/files.js';
-import { appendGithub, appendSummary, githubFile } from '../integrations/ci/github.js';
+import { appendGithub, appendSummary, type GithubFile, githubFile } from '../integrations/ci/github.js';
+import { outputTarget } from '../integrations/ci/output-target.js';
 import { errorDotenv, errorGithubOutputs, errorSummary } from '../integrations/ci/report.js';
 import { flag, stringValue, type Options, type Parsed } from './args.js';
 import { EXIT } from './exit-codes.js';
@@ -63,6 +64,21 @@ export function movedExitCode(parsed: Parsed, command: string): number {
 
 export function writeDotenv(modes: OutputModes, io: Io, pairs: Readonly<Record<string, string>>): void {
   if (modes.dotenv !== undefined) writeWhole(resolvePath(io, modes.dotenv), dotenvText(pairs), '--dotenv');
+}
+
+/**
+ * Every output file asked for checked before any work (integrations/ci/output-target.ts): a device, FIFO,
+ * folder or link where a file belongs is refused (exit 2) before a run is recorded or a verdict written.
+ */
+export function checkOutputTargets(modes: OutputModes, io: Io): void {
+  if (modes.dotenv !== undefined) outputTarget(resolvePath(io, modes.dotenv), '--dotenv');
+  const names: GithubFile[] = [];
+  if (modes.github) names.push('GITHUB_OUTPUT', 'GITHUB_ENV');
+  if (onGithub(io)) names.push('GITHUB_STEP_SUMMARY');
+  for (const name of names) {
+    const path = githubFile(io.env, name);
+    if (path !== undefined) outputTarget(path, `$${name}`);
+  }
 }
 
 function resolvePath(io: Io, path: string): string {

@@ -14,6 +14,7 @@ export const COMMAND_NAMES: readonly string[] = [
   'prune',
   'plan',
   'init',
+  'uninstall',
   'hook',
 ];
 
@@ -29,15 +30,23 @@ export const SUMMARIES: Readonly<Record<string, string>> = {
   prune: 'remove old finished runs from the ledger (.lockguard/runs), keeping what is still needed',
   plan: 'before a run: which tasks may rewrite the lockfile, and which keys that makes unstable',
   init: 'set up the install-time hooks (.pnpmfile.cjs; --npm-scripts for npm)',
-  hook: 'for npm root preinstall/postinstall scripts: report to a guarded run',
+  uninstall: 'take back everything init did (the way out)',
+  hook: 'for the npm root prepare script: report to a guarded run',
 };
 
+/** The words that ask for help: `lockguard help run` and `lockguard --help run` show run's help. */
+export const HELP_WORDS: readonly string[] = ['help', '--help', '-h'];
+
 /**
- * The command `argv` names (after a leading `-C <dir>` / `--dir <dir>` / `--dir=<dir>`), when it is one;
- * undefined for help, the version, a missing or an unknown command.
+ * The command `argv` names (after a leading `-C <dir>` / `--dir <dir>` / `--dir=<dir>`), when it is one, also
+ * after a help word (`help run`: run's bundle prints run's help), `--verbose` wherever it is; undefined for help alone, the version, a
+ * missing or an unknown command.
  */
-export function commandOf(argv: readonly string[]): string | undefined {
+export function commandOf(argvIn: readonly string[]): string | undefined {
+  const argv = argvIn.filter((word) => word !== '--verbose');
   const first = argv[0];
-  const name = first === '-C' || first === '--dir' ? argv[2] : first?.startsWith('--dir=') === true ? argv[1] : first;
+  const at = first === '-C' || first === '--dir' ? 2 : first?.startsWith('--dir=') === true ? 1 : 0;
+  const word = argv[at];
+  const name = word !== undefined && HELP_WORDS.includes(word) ? argv[at + 1] : word;
   return name !== undefined && COMMAND_NAMES.includes(name) ? name : undefined;
 }

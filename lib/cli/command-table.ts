@@ -16,5 +16,6 @@ export const COMMANDS: CommandTable = {
   prune: async () => (await import('./commands/prune.js')).command,
   plan: async () => (await import('./commands/plan.js')).command,
   init: async () => (await import('./commands/init.js')).command,
+  uninstall: async () => (await import('./commands/uninstall.js')).command,
   hook: async () => (await import('./commands/hook.js')).command,
 };

@@ -3,22 +3,26 @@
 // and, where the workspace uses per-project slice files, whether its installs rewrite them (`slice-hooks`).
 // Invariants: read-only, like every doctor check; a missing or unreadable file is a finding, never a throw.
 
-import { readFileSync, lstatSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { yarnFlavor } from '../core/yarn-flavor.js';
+import { lockfileChecksum, pnpmfileChecksumOf } from '../integrations/pnpmfile/checksum.js';
+import { PNPMFILE_SHIM } from '../integrations/pnpmfile/shim.js';
 import type { Workspace } from '../core/workspace.js';
-import { effectivePnpm, majorOf } from '../integrations/package-managers/version.js';
+import { type EffectivePnpm, effectivePnpm, majorOf } from '../integrations/package-managers/version.js';
+import { spawnSync } from 'node:child_process';
 import type { DoctorCheck } from '../integrations/runners/index.js';
 import type { Io } from './io.js';
 import { hasSliceRecord } from '../run/slice-files.js';
 import { runnersFoldingSlices } from '../integrations/slice-files/folded-by.js';
 import { yarnPluginImportLine } from '../integrations/yarn-plugin/import-path.js';
+import { readBounded, readBoundedText, readConfigText } from '../core/bounded-read.js';
 
 type CheckResult = DoctorCheck;
 
 function readJson(path: string): Record<string, unknown> | undefined {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    return JSON.parse(readConfigText(path) ?? '') as Record<string, unknown>;
   } catch {
     return undefined;
   }
@@ -27,10 +31,40 @@ function readJson(path: string): Record<string, unknown> | undefined {
 /** pnpm runs the pnpmfile's updateConfig hook for every command from 10.8 on. */
 const UPDATE_CONFIG_SINCE = { major: 10, minor: 8 } as const;
 
+/**
+ * The pnpm that runs here, asking the executable itself (`pnpm --version`, from the workspace root) where its
+ * files do not say: a version manager's shim (asdf, mise, volta) is a script whose version is decided when it
+ * runs. Undefined version: nothing answered.
+ */
+export function pnpmHere(root: string, env: Io['env']): EffectivePnpm {
+  const pnpm = effectivePnpm(root, env);
+  const path = pnpm.found.path;
+  if (pnpm.version !== undefined || path === undefined) return pnpm;
+  const asked = spawnSync(path, ['--version'], {
+    cwd: root,
+    env: env as NodeJS.ProcessEnv,
+    encoding: 'utf8',
+    timeout: 15_000,
+  });
+  const version = asked.status === 0 ? /^(\d+\.\d+\.\d+\S*)\s*$/.exec(asked.stdout ?? '')?.[1] : undefined;
+  return version === undefined ? pnpm : { ...pnpm, version, why: `pnpm ${version} (${path}, a launcher that said so)` };
+}
+
 /** The pnpm that runs here (what PATH finds, switched to the packageManager pin by pnpm 9.7+ unless its settings say not to), and what it means for the pnpmfile plugin. */
 function pnpmVersionCheck(root: string, env: Io['env']): { result: CheckResult; major: number | undefined } {
-  const pnpm = effectivePnpm(root, env);
+  const pnpm = pnpmHere(root, env);
   const major = majorOf(pnpm.version);
+  // A pnpm on PATH outside any package (an asdf or mise shim, a native build) is found, not missing: its version is unknown.
+  if (pnpm.version === undefined && pnpm.found.path !== undefined)
+    return {
+      result: {
+        check: 'pnpm',
+        level: 'warn',
+        detail: `pnpm on PATH (${pnpm.found.path}) is a shim or a binary outside any package (asdf, mise, a native build), so lockguard cannot tell which pnpm version it runs, and none is pinned in packageManager`,
+        fix: 'Pin it in package.json: "packageManager": "pnpm@<the version pnpm --version prints>".',
+      },
+      major,
+    };
   if (pnpm.version === undefined)
     return {
       result: {
@@ -85,10 +119,13 @@ export function hookChecks(workspace: Workspace, env: Io['env']): CheckResult[] 
   return slices === undefined ? checks : [...checks, slices];
 }
 
-/** Whether the root postinstall runs lockguard's hook (`lockguard init --npm-scripts`). */
+/** Whether the root prepare (or an earlier init's postinstall) runs lockguard's hook (`lockguard init --npm-scripts`). */
 function hasPostinstallHook(manifest: Record<string, unknown> | undefined): boolean {
-  const script = ((manifest?.['scripts'] ?? {}) as Record<string, unknown>)['postinstall'];
-  return typeof script === 'string' && /lockguard(\/npm-hook| hook)/.test(script);
+  const scripts = (manifest?.['scripts'] ?? {}) as Record<string, unknown>;
+  return ['prepare', 'postinstall'].some((name) => {
+    const script = scripts[name];
+    return typeof script === 'string' && /lockguard(\/npm-hook| hook)/.test(script);
+  });
 }
 
 /**
@@ -110,31 +147,31 @@ function sliceHookCheck(
     fix,
   });
   if (manager === 'pnpm') {
-    if (hasPostinstallHook(manifest)) return ok('pnpm installs rewrite the slice files (the root postinstall hook)');
+    if (hasPostinstallHook(manifest)) return ok('pnpm installs rewrite the slice files (the root prepare hook)');
     let shim = '';
     try {
-      shim = readFileSync(join(root, '.pnpmfile.cjs'), 'utf8');
+      shim = readConfigText(join(root, '.pnpmfile.cjs')) ?? '';
     } catch {
       // absent
     }
-    const major = majorOf(effectivePnpm(root, env).version);
+    const major = majorOf(pnpmHere(root, env).version);
     if (shim.includes('lockguard/pnpmfile') && major !== undefined && major <= 10)
       return ok("pnpm installs rewrite the slice files (the pnpmfile, at pnpm's exit)");
     return gap(
       major !== undefined && major >= 11
         ? `pnpm ${major} installs do not rewrite the slice files (its pnpmfile hooks cannot see an install end)`
-        : 'pnpm installs do not rewrite the slice files (no pnpmfile or root postinstall hook)',
-      'lockguard init --npm-scripts (the root postinstall writes them after every install that changed something).',
+        : 'pnpm installs do not rewrite the slice files (no pnpmfile or root prepare hook)',
+      'lockguard init --npm-scripts (the root prepare script writes them after every install that changed something).',
     );
   }
   if (manager === 'npm')
     return hasPostinstallHook(manifest)
-      ? ok('npm install and npm ci rewrite the slice files (the root postinstall hook)')
+      ? ok('npm install and npm ci rewrite the slice files (the root prepare hook)')
       : gap('npm installs do not rewrite the slice files', 'lockguard init --npm-scripts.');
   if (manager === 'yarn') {
     let rc = '';
     try {
-      rc = readFileSync(join(root, '.yarnrc.yml'), 'utf8');
+      rc = readConfigText(join(root, '.yarnrc.yml')) ?? '';
     } catch {
       // absent
     }
@@ -157,11 +194,13 @@ function pnpmChecks(root: string, env: Io['env']): CheckResult[] {
   const results: CheckResult[] = [result];
   let shim = '';
   try {
-    shim = readFileSync(join(root, '.pnpmfile.cjs'), 'utf8');
+    shim = readConfigText(join(root, '.pnpmfile.cjs')) ?? '';
   } catch {
     // absent: reported below
   }
   const costly = major !== undefined && major >= 11;
+  const checksum = pnpmfileChecksumCheck(root, shim);
+  if (checksum !== undefined) results.push(checksum);
   if (shim.includes('lockguard/pnpmfile')) {
     results.push({
       check: 'pnpmfile',
@@ -188,20 +227,60 @@ function pnpmChecks(root: string, env: Io['env']): CheckResult[] {
   return results;
 }
 
+/**
+ * Whether pnpm-lock.yaml records the pnpmfileChecksum pnpm computes for lockguard's pnpmfile: when it does
+ * not, the next frozen install fails (ERR_PNPM_LOCKFILE_CONFIG_MISMATCH) and the next plain install
+ * re-resolves every peer (integrations/pnpmfile/checksum.ts). Only where the answer is certain: a pnpmfile
+ * that loads lockguard's plugin (it always exports hooks), or none left beside the shim's own checksum.
+ */
+function pnpmfileChecksumCheck(root: string, shim: string): CheckResult | undefined {
+  let lock: string | undefined;
+  try {
+    lock = readBoundedText(join(root, 'pnpm-lock.yaml'), { kind: 'lockfile', root });
+  } catch {
+    return undefined;
+  }
+  if (lock === undefined) return undefined;
+  const recorded = lockfileChecksum(lock);
+  const shimChecksum = pnpmfileChecksumOf(PNPMFILE_SHIM);
+  const failing =
+    'the next pnpm install --frozen-lockfile fails with ERR_PNPM_LOCKFILE_CONFIG_MISMATCH, and the next pnpm install re-resolves every peer';
+  if (shim === '' && recorded === shimChecksum)
+    return {
+      check: 'pnpmfile-checksum',
+      level: 'fail',
+      detail: `pnpm-lock.yaml records the checksum of lockguard's .pnpmfile.cjs, which is gone: ${failing}`,
+      fix: 'lockguard uninstall (takes the line out; nothing else changes), then commit pnpm-lock.yaml.',
+    };
+  if (!shim.includes('lockguard/pnpmfile')) return undefined;
+  const expected = pnpmfileChecksumOf(shim);
+  if (recorded === expected)
+    return { check: 'pnpmfile-checksum', level: 'ok', detail: "pnpm-lock.yaml records .pnpmfile.cjs's checksum" };
+  return {
+    check: 'pnpmfile-checksum',
+    level: 'fail',
+    detail: `pnpm-lock.yaml ${recorded === undefined ? 'records no pnpmfileChecksum' : 'records another pnpmfileChecksum'} for .pnpmfile.cjs: ${failing}`,
+    fix:
+      shim === PNPMFILE_SHIM
+        ? 'lockguard init (records the checksum pnpm would, and nothing else), then commit pnpm-lock.yaml.'
+        : 'pnpm install (not frozen), then commit pnpm-lock.yaml.',
+  };
+}
+
 /** npm: whether the root preinstall/postinstall scripts report to guarded runs. */
 function npmHookCheck(manifest: Record<string, unknown> | undefined): CheckResult {
   const scripts = (manifest?.['scripts'] ?? {}) as Record<string, unknown>;
-  const hooked = ['preinstall', 'postinstall'].some(
+  const hooked = ['prepare', 'preinstall', 'postinstall'].some(
     (name) => typeof scripts[name] === 'string' && /lockguard(\/npm-hook| hook)/.test(scripts[name] as string),
   );
   return hooked
     ? { check: 'npm-hook', level: 'ok', detail: 'root install scripts report to guarded runs' }
     : {
+        // Optional (lockguard run catches every install without it): a note, not a warning.
         check: 'npm-hook',
-        level: 'warn',
+        level: 'ok',
         detail:
-          'no lockguard hook in the root preinstall/postinstall: npm installs are caught by file events and the final check only',
-        fix: 'Optional: lockguard init --npm-scripts.',
+          'no lockguard hook in the root prepare script (optional: lockguard init --npm-scripts reports npm installs to a guarded run as they happen); npm installs are caught by file events and the final check',
       };
 }
 
@@ -212,11 +291,11 @@ function bunChecks(root: string): CheckResult[] {
     lstatSync(join(root, 'bun.lock'), { throwIfNoEntry: false }) === undefined;
   return [
     {
+      // bun's limit, not this workspace's setup: a note (the run still fails and withholds after such an install).
       check: 'bun',
-      level: 'warn',
+      level: 'ok',
       detail:
-        'bun has no setting that freezes the lockfile from the environment: under --policy refuse an install inside the run is caught after it (the run fails and withholds), not refused at the source',
-      fix: 'Optional: set [install] frozenLockfile = true in bunfig.toml for CI, where nothing should install.',
+        'bun has no setting that freezes the lockfile from the environment: under --policy refuse an install inside the run is caught after it (the run fails and withholds), not refused at the source (optional: [install] frozenLockfile = true in bunfig.toml for CI)',
     },
     ...(lockb
       ? [
@@ -235,7 +314,9 @@ function bunChecks(root: string): CheckResult[] {
 function yarnChecks(workspace: Workspace): CheckResult[] {
   let lock: Buffer;
   try {
-    lock = readFileSync(join(workspace.root, 'yarn.lock'));
+    const read = readBounded(join(workspace.root, 'yarn.lock'), { kind: 'lockfile', root: workspace.root });
+    if (read === undefined) return [];
+    lock = read;
   } catch {
     return [];
   }

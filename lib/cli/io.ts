@@ -1,19 +1,23 @@
 // What a command may touch of the outside: argv is passed in, env and streams come through `Io`.
 //
 // Owns: the `Io` shape, the process's own io (its streams opened on first use), ending the process once the
-// command returned (`exitProcess`), color decisions (TTY only, NO_COLOR / FORCE_COLOR honoured) and printing
-// of errors.
+// command returned (`exitProcess`), color decisions (TTY only, NO_COLOR / FORCE_COLOR / TERM=dumb honoured),
+// printing of errors, and the sink every printed byte passes (`printableIo`: core/printable.ts's printableText
+// on each write; lockguard's own GitHub annotations alone go around it, through `writeWorkflowCommand`).
 // Invariants: library code never prints; only the CLI does, through these; the process never ends before
-// what it printed is written.
+// what it printed is written; no write reaches a stream raw (main and the npm hook entry wrap their io).
 
 import type { Env } from '../core/env.js';
 import { LockguardError } from '../core/errors.js';
+import { MESSAGE_MAX, printableText, printableUpTo } from '../core/printable.js';
 
 export interface Io {
   readonly cwd: string;
   readonly env: Env;
   readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
+  /** `--verbose` before or after the command: long lists printed whole instead of summarised (summary.ts). */
+  readonly verbose?: boolean;
 }
 
 /**
@@ -69,6 +73,8 @@ export function useColor(io: Io, stream: Io['stdout']): boolean {
   if (io.env['NO_COLOR'] !== undefined && io.env['NO_COLOR'] !== '') return false;
   const force = io.env['FORCE_COLOR'];
   if (force !== undefined) return force !== '0' && force !== 'false';
+  // A terminal that says it cannot show colours (Emacs' shell, some CI log viewers) gets none.
+  if (io.env['TERM'] === 'dumb') return false;
   return stream.isTTY === true;
 }
 
@@ -89,4 +95,52 @@ export function printError(io: Io, error: unknown): void {
   io.stderr.write(
     `lockguard: internal error (this is a bug; please report it with the lines below)\n${detail.replaceAll(io.cwd, '<cwd>')}\n`,
   );
+}
+
+type Stream = Io['stdout'];
+/** The stream each printable stream writes to (for lockguard's own workflow commands alone). */
+const RAW = new WeakMap<Stream, Stream>();
+
+function printableStream(io: Io, raw: Stream): Stream {
+  const stream: Stream = {
+    write: (text: string) => raw.write(printableText(text, text.includes('\u001b') && useColor(io, raw))),
+    get isTTY() {
+      return raw.isTTY === true;
+    },
+  };
+  RAW.set(stream, raw);
+  return stream;
+}
+
+/** `io` with every write made printable (core/printable.ts printableText): the one sink of the CLI's output. */
+export function printableIo(io: Io): Io {
+  if (RAW.has(io.stdout) && RAW.has(io.stderr)) return io;
+  return { ...io, stdout: printableStream(io, io.stdout), stderr: printableStream(io, io.stderr) };
+}
+
+/**
+ * One GitHub workflow command lockguard means (`::error file=…::…`, built escaped by integrations/ci/github.ts),
+ * written past the sink's defusing of `::` lines; still one line with every control character escaped.
+ */
+export function writeWorkflowCommand(stream: Stream, line: string): void {
+  (RAW.get(stream) ?? stream).write(`${printableUpTo(line, MESSAGE_MAX)}\n`);
+}
+
+/**
+ * `io` noting in `seen` whether anything was written to stdout (main answers an error in JSON only when the
+ * command has not answered already); lockguard's own workflow commands still go around the sink.
+ */
+export function noticingStdout(io: Io, seen: { wrote: boolean }): Io {
+  const inner = io.stdout;
+  const stdout: Stream = {
+    write(text: string) {
+      if (text.length > 0) seen.wrote = true;
+      return inner.write(text);
+    },
+    get isTTY() {
+      return inner.isTTY === true;
+    },
+  };
+  RAW.set(stdout, RAW.get(inner) ?? inner);
+  return { ...io, stdout };
 }

@@ -7,18 +7,21 @@
 
 import { resolve } from 'node:path';
 import { isLockguardError, LockguardError } from '../core/errors.js';
+import { printable } from '../core/printable.js';
+import { redactRecord } from '../core/redact.js';
 import { fsFault, isFsFault } from '../core/fs-fault.js';
 import type { CommandTable } from './command.js';
-import { COMMAND_NAMES, SUMMARIES } from './command-names.js';
-import { printError, type Io } from './io.js';
+import { COMMAND_NAMES, HELP_WORDS, SUMMARIES } from './command-names.js';
+import { noticingStdout, printableIo, printError, type Io } from './io.js';
 import { EXIT } from './exit-codes.js';
+import { closest } from './suggest.js';
 
 export function mainHelp(): string {
   const width = Math.max(...Object.keys(SUMMARIES).map((name) => name.length));
   const rows = Object.entries(SUMMARIES).map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`);
   return `lockguard: refuse cache saves whose keys folded a lockfile that changed during the run.
 
-Usage: lockguard [-C <dir>] <command> [options]
+Usage: lockguard [-C <dir>] <command> [options] [--verbose]
 
 Commands:
 ${rows.join('\n')}
@@ -27,7 +30,9 @@ In CI, around a cache save:
   lockguard snapshot --github-output     # at job start, before restoring caches and installing
   lockguard verify --github-output       # before the save: save=true|false
 
-Run "lockguard <command> --help" for a command's options. Exit codes: lockguard --help exit-codes.
+Run "lockguard help <command>" (or "lockguard <command> --help") for a command's options. Long lists
+(quarantine entries, slice files written) are summarised with a count; --verbose prints them whole.
+Exit codes: lockguard help exit-codes.
 `;
 }
 
@@ -49,35 +54,44 @@ function leadingDir(argv: readonly string[], io: Io): { argv: readonly string[];
   return { argv, io };
 }
 
-export async function main(argvIn: readonly string[], ioIn: Io, commands: CommandTable): Promise<number> {
+/**
+ * `--verbose` anywhere before a `--` (after it, the words are the wrapped command's): taken out of argv, and
+ * said in the io every command prints through.
+ */
+function verbosity(argv: readonly string[], io: Io): { argv: readonly string[]; io: Io } {
+  const end = argv.indexOf('--');
+  const own = end === -1 ? argv : argv.slice(0, end);
+  if (!own.includes('--verbose')) return { argv, io };
+  const rest = end === -1 ? [] : argv.slice(end);
+  return { argv: [...own.filter((word) => word !== '--verbose'), ...rest], io: { ...io, verbose: true } };
+}
+
+export async function main(argvIn: readonly string[], ioGiven: Io, commands: CommandTable): Promise<number> {
+  // Every byte printed passes one sink (io.ts printableIo, core/printable.ts).
+  const ioIn = printableIo(ioGiven);
   let argv: readonly string[];
   let io: Io;
   try {
-    ({ argv, io } = leadingDir(argvIn, ioIn));
+    const plain = verbosity(argvIn, ioIn);
+    ({ argv, io } = leadingDir(plain.argv, plain.io));
   } catch (error) {
     printError(ioIn, error);
     return EXIT.usage;
   }
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    if (rest[0] === 'exit-codes') {
-      io.stdout.write((await import('./exit-codes.js')).exitCodesHelp());
-      return EXIT.ok;
-    }
+  if (name === undefined) {
     io.stdout.write(mainHelp());
-    return name === undefined ? EXIT.usage : EXIT.ok;
+    return EXIT.usage;
   }
+  if (HELP_WORDS.includes(name)) return await help(rest, io, commands);
   if (name === '--version' || name === '-v') {
     io.stdout.write(`${await (await import('./version.js')).version()}\n`);
     return EXIT.ok;
   }
   const load = COMMAND_NAMES.includes(name) ? commands[name] : undefined;
-  if (load === undefined) {
-    io.stderr.write(
-      `lockguard: unknown command "${name}".\n  Commands: ${COMMAND_NAMES.join(', ')}. Run lockguard --help.\n`,
-    );
-    return EXIT.usage;
-  }
+  if (load === undefined) return unknownCommand(name, io);
+  const stdout = { wrote: false };
+  io = noticingStdout(io, stdout);
   try {
     const command = await load();
     if (rest.includes('--help') || rest.includes('-h')) {
@@ -94,9 +108,78 @@ export async function main(argvIn: readonly string[], ioIn: Io, commands: Comman
     const error =
       !isLockguardError(caught) && isFsFault(caught) ? fsFault(caught, pathOf(caught) ?? io.cwd, 'use') : caught;
     printError(io, error);
-    if (isLockguardError(error)) return error.code === 'ERR_LOCKGUARD_PRE_CHECK' ? EXIT.preCheck : EXIT.usage;
-    return EXIT.internal;
+    const exitCode = !isLockguardError(error)
+      ? EXIT.internal
+      : error.code === 'ERR_LOCKGUARD_PRE_CHECK'
+        ? EXIT.preCheck
+        : EXIT.usage;
+    if (asksJson(rest) && JSON_COMMANDS.includes(name) && !stdout.wrote)
+      await printJsonError(io, name, error, exitCode);
+    return exitCode;
   }
+}
+
+/**
+ * The commands that take --json: an error they did not answer on stdout themselves (snapshot and verify write
+ * theirs to every output asked for, ci-outputs.ts reportFailure, in the same shape) is answered here.
+ */
+const JSON_COMMANDS: readonly string[] = [
+  'doctor',
+  'key',
+  'plan',
+  'prune',
+  'quarantine',
+  'status',
+  'snapshot',
+  'verify',
+];
+
+/** `--json` among the command's own words (before a `--`). */
+function asksJson(rest: readonly string[]): boolean {
+  const end = rest.indexOf('--');
+  return (end === -1 ? rest : rest.slice(0, end)).includes('--json');
+}
+
+/** An error as `--json` asks for it, on stdout (the message and fix stay on stderr): one shape for every command. */
+async function printJsonError(io: Io, command: string, error: unknown, exitCode: number): Promise<void> {
+  const known = isLockguardError(error) ? error : undefined;
+  const body = {
+    version: await (await import('./version.js')).version(),
+    command,
+    exitCode,
+    error: {
+      code: known?.code ?? 'ERR_LOCKGUARD_INTERNAL',
+      message: known?.message ?? 'internal error (a bug in lockguard)',
+      ...(known?.hint === undefined ? {} : { hint: known.hint }),
+    },
+  };
+  io.stdout.write(`${JSON.stringify(redactRecord(body), null, 2)}\n`);
+}
+
+/** `lockguard help [<command> | exit-codes]`: the page asked for; an unknown topic is a usage error. */
+async function help(rest: readonly string[], io: Io, commands: CommandTable): Promise<number> {
+  const topic = rest[0];
+  if (topic === undefined || topic.startsWith('-')) {
+    io.stdout.write(mainHelp());
+    return EXIT.ok;
+  }
+  if (topic === 'exit-codes') {
+    io.stdout.write((await import('./exit-codes.js')).exitCodesHelp());
+    return EXIT.ok;
+  }
+  const load = COMMAND_NAMES.includes(topic) ? commands[topic] : undefined;
+  if (load === undefined) return unknownCommand(topic, io);
+  io.stdout.write((await load()).help);
+  return EXIT.ok;
+}
+
+function unknownCommand(name: string, io: Io): number {
+  const meant = closest(name, [...COMMAND_NAMES, 'help']);
+  const line = meant === undefined ? '' : `  Did you mean "lockguard ${meant}"?\n`;
+  io.stderr.write(
+    `lockguard: unknown command "${printable(name)}".\n${line}  Commands: ${COMMAND_NAMES.join(', ')}. Run lockguard --help.\n`,
+  );
+  return EXIT.usage;
 }
 
 function pathOf(error: unknown): string | undefined {

@@ -4,8 +4,8 @@
 // Invariant: the bin's contract (only the CLI sets the exit code); loads the hook command alone, not the CLI.
 
 import { command } from './commands/hook.js';
-import { processIo } from './io.js';
+import { printableIo, processIo } from './io.js';
 
-void command.run([], processIo()).then((code) => {
+void command.run([], printableIo(processIo())).then((code) => {
   process.exitCode = code;
 });

@@ -25,6 +25,25 @@ function list(words: readonly string[]): string {
   return `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
 }
 
+/**
+ * A runner whose cache could not be resolved is said first: not guarded, why, and that it may replay; with
+ * one, "no runner cache is guarded here (no turbo, nx or pnpm pipeline configured)" would be false.
+ */
+function unresolvedWords(outcome: RunnerOutcome): { notGuarded: string; noCache: string } {
+  const unresolved = outcome.unresolved ?? [];
+  const notGuarded = unresolved
+    .map(
+      (item) =>
+        `the ${runnerLabel(item.runner)} cache is not guarded (${item.why}), so it may replay saves keyed before it; `,
+    )
+    .join('');
+  const noCache =
+    unresolved.length > 0
+      ? 'nothing was withheld; lockguard verify refuses saves keyed on this run'
+      : 'no runner cache is guarded here (no turbo, nx or pnpm pipeline configured), so nothing was withheld; lockguard verify refuses saves keyed on this run';
+  return { notGuarded, noCache };
+}
+
 /** What was done about the move, for the status line. */
 /** `refused`: the remote gates' clause (refusedClause), '' when they refused nothing. */
 export function outcomeText(
@@ -42,8 +61,7 @@ export function outcomeText(
       : `; ${plural(replayed.length, 'task')} restored from cache after it (${replayed.slice(0, TASKS_NAMED).join(', ')}${replayed.length > TASKS_NAMED ? ', ...' : ''}): re-run them`;
   const details = `${refused} (lockguard status --run ${runId} for details)`;
   const names = list(guarded.map((cache) => runnerLabel(cache.runner)));
-  const noCache =
-    'no runner cache is guarded here (no turbo, nx or pnpm pipeline configured), so nothing was withheld; lockguard verify refuses saves keyed on this run';
+  const { notGuarded, noCache } = unresolvedWords(outcome);
   // A runner version lockguard cannot guard is said first, with what it left, and never counted as withheld.
   const cannot = outcome.unguarded
     .map(
@@ -51,14 +69,16 @@ export function outcomeText(
         `${item.why}: ${plural(item.left, 'cache save')} keyed before it ${item.left === 1 ? 'was' : 'were'} left in the cache, and it may replay ${item.left === 1 ? 'it' : 'them'}; `,
     )
     .join('');
-  const saves =
-    guarded.length === 0
+  const saves = `${notGuarded}${guardedSaves()}`;
+  function guardedSaves(): string {
+    return guarded.length === 0
       ? noCache
       : outcome.stop !== undefined
         ? cutShort(outcome, outcome.stop)
         : withheld === 0 && (outcome.spared ?? 0) === 0
           ? `${cannot}${cannot === '' ? `the ${names} ${guarded.length === 1 ? 'cache holds' : 'caches hold'} no save from after it, so ` : ''}nothing was withheld`
           : `${cannot}${withheld === 0 ? 'no cache save keyed before it was withheld' : `${plural(withheld, 'cache save')} keyed before it ${withheld === 1 ? 'was' : 'were'} withheld`}${outcome.scopeClause ?? ''}`;
+  }
   switch (policy) {
     case 'flag':
       return `reported only (policy flag), nothing was withheld: outputs built after it are keyed on the old lockfile${after}${details}`;

@@ -2,11 +2,16 @@
 // what `--policy refuse` cannot refuse here, the remote switches and fallbacks, the move seen while the
 // command runs, a command that did not start, a gate that could not decide.
 //
-// Owns: those lines, byte for byte as they always read (color included).
+// Owns: those lines, byte for byte as they always read (color included), and the status line's opening for
+// a move (`moveStatusLine`): "which every key folds" only where no unguarded caching runner is here; an
+// unguarded one (wireit, lage, moon, Rush: integrations/runners/unguarded.ts) is named first, with what it
+// means and what to do.
 // Invariants: a command name from the user is redacted where it came from the user; every branch reads a
 // typed field of the event, never words.
 
 import { redactText } from '../core/redact.js';
+import { listPaths, movedVerb, statusLine, type Move } from '../core/watch.js';
+import type { UnguardedRunner } from '../integrations/runners/unguarded.js';
 import type { RefuseGap } from '../guard/events.js';
 import { fallbackLines } from '../guard/record-words.js';
 import type { RunEvent } from './guard-words.js';
@@ -51,4 +56,30 @@ export function runEventLines(io: Io, event: RunEvent): string[] {
         ),
       ];
   }
+}
+
+/** One unguarded runner in the status line: what it is, what its cache may do, and what to do. */
+function unguardedClause(runner: UnguardedRunner, changed: string): string {
+  return `${runner.label} (${runner.evidence}) is not guarded by lockguard and its keys were not shown to fold ${changed}: its cache (${runner.cache}) may replay outputs built before the change; ${runner.fix}`;
+}
+
+/**
+ * The status line of a run whose inputs moved: today's line (which every key folds) where no unguarded
+ * caching runner is here; otherwise the unguarded runners first, then the guarded caches' keys by name.
+ */
+export function moveStatusLine(
+  moves: readonly Pick<Move, 'path' | 'kind'>[],
+  outcome: string,
+  guarded: readonly string[],
+  unguarded: readonly UnguardedRunner[],
+  unresolved = 0,
+): string {
+  // A runner whose cache could not be resolved (the outcome says so first) is no key shown to fold the file.
+  if (unresolved > 0 && guarded.length === 0 && unguarded.length === 0)
+    return `[lockguard] a task ${movedVerb(moves, 'active')} ${listPaths(moves.map((move) => move.path))} during the run: ${outcome}`;
+  if (unguarded.length === 0) return statusLine(moves, outcome);
+  const changed = listPaths(moves.map((move) => move.path));
+  const clauses = unguarded.map((runner) => unguardedClause(runner, changed)).join('; ');
+  const folds = guarded.length === 0 ? '' : `, which the ${listPaths([...new Set(guarded)])} keys fold`;
+  return `[lockguard] a task ${movedVerb(moves, 'active')} ${changed} during the run${folds}: ${clauses}; ${outcome}`;
 }

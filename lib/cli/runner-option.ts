@@ -11,12 +11,13 @@ export const RUNNER_HELP =
   "                       guard only this runner's cache (none: no runner cache); default: every runner the\n" +
   '                       workspace is configured for (turbo.json, nx.json, pnpm-workspace.yaml tasks) plus any\n' +
   '                       the command starts, also through root scripts, npx, pnpm exec and sh -c\n' +
-  '  --remote auto|off|on the remote cache (also $LOCKGUARD_REMOTE): auto (default) gates it: lockguard\n' +
-  "                       serves the runner's cache protocol on 127.0.0.1 for this run, forwards to your\n" +
-  '                       remote, and refuses restores and uploads once the lockfile moved; where it\n' +
-  '                       cannot (Nx Cloud, nx cache plugins, a proxy, a pnpm remote with a token) it\n' +
-  "                       turns remote writes off with the runner's own switch when the plan shows a task\n" +
-  '                       that may install, and says so; off: remote writes off always; on: untouched';
+  '  --remote auto|off|on the remote cache (also $LOCKGUARD_REMOTE, "remote" in settings): auto (default)\n' +
+  "                       gates it: lockguard serves the runner's cache protocol on 127.0.0.1 for this\n" +
+  '                       run, forwards to your remote, and refuses restores and uploads once the lockfile\n' +
+  '                       moved; where it cannot (Nx Cloud, nx cache plugins, a proxy, a pnpm remote with\n' +
+  "                       a token) it turns remote writes off with the runner's own switch when the plan\n" +
+  '                       shows a task that may install, and says so; off: remote writes off always;\n' +
+  '                       on: untouched';
 
 /** `--runner` when given (validated), else undefined (the workspace and the command decide). */
 export function runnerOverride(parsed: Parsed): RunnerName | undefined {
@@ -24,10 +25,11 @@ export function runnerOverride(parsed: Parsed): RunnerName | undefined {
   return given === undefined ? undefined : oneOf('--runner', given, RUNNER_NAMES);
 }
 
-/** `--remote`, else LOCKGUARD_REMOTE, else auto. */
-export function remoteOf(parsed: Parsed, env: Env): RemoteMode {
+/** `--remote`, else LOCKGUARD_REMOTE, else package.json's "lockguard.remote" (`team`), else auto. */
+export function remoteOf(parsed: Parsed, env: Env, team?: RemoteMode): RemoteMode {
   const given = stringValue(parsed, 'remote');
   if (given !== undefined) return oneOf('--remote', given, REMOTE_MODES);
   const fromEnv = env['LOCKGUARD_REMOTE'];
-  return fromEnv === undefined || fromEnv === '' ? 'auto' : oneOf('LOCKGUARD_REMOTE', fromEnv, REMOTE_MODES);
+  if (fromEnv !== undefined && fromEnv !== '') return oneOf('LOCKGUARD_REMOTE', fromEnv, REMOTE_MODES);
+  return team ?? 'auto';
 }

@@ -36,7 +36,11 @@ export type LockguardErrorCode =
   /** A lock or record under `.lockguard/` was not made on this machine since it last booted: never acted on. */
   | 'ERR_LOCKGUARD_FOREIGN'
   /** A runner's configuration file (turbo.json, nx.json, project.json) that lockguard init cannot read. */
-  | 'ERR_LOCKGUARD_BAD_CONFIG';
+  | 'ERR_LOCKGUARD_BAD_CONFIG'
+  /** A workspace file over the size limit of its kind (core/bounded-read.ts), or nested past the depth limit. */
+  | 'ERR_LOCKGUARD_TOO_LARGE'
+  /** A child lockguard started for itself (a runner's dry run) did not finish in time and was killed. */
+  | 'ERR_LOCKGUARD_TIMEOUT';
 
 /** Where in a file a failure is (1-based; columns count UTF-16 code units, as editors and js-yaml do). */
 export interface TextPosition {

@@ -3,6 +3,7 @@
 // Owns: the few file-system calls the table and the watch make, behind an injectable `FileSystem` so tests
 // can count them, and the translation of what is found into values or loud errors.
 // Invariants:
+// - Reads no entry over the lockfile limit (core/read-limits.ts), even one that grows while it is read.
 // - Never blocks: files are opened with O_NONBLOCK and checked with fstat before any read, so a FIFO,
 //   socket or device swapped in at any moment is refused, never waited on.
 // - Links are followed (a symlinked lockfile is judged by its target); a dangling link is reported.
@@ -11,6 +12,7 @@
 
 import * as nodeFs from 'node:fs';
 import { LockguardError, errnoCode } from './errors.js';
+import { READ_LIMITS, tooLarge } from './read-limits.js';
 
 /** The slice of `node:fs` lockguard's core uses; injectable for tests that count syscalls. */
 export interface FileSystem {
@@ -56,7 +58,7 @@ function kindOf(stats: nodeFs.Stats): string {
   return 'special file';
 }
 
-function notAFile(absPath: string, stats: nodeFs.Stats): LockguardError {
+export function notAFile(absPath: string, stats: nodeFs.Stats): LockguardError {
   return new LockguardError(
     'ERR_LOCKGUARD_NOT_A_FILE',
     `Expected "${absPath}" to be a regular file, but it is a ${kindOf(stats)}.`,
@@ -64,7 +66,8 @@ function notAFile(absPath: string, stats: nodeFs.Stats): LockguardError {
   );
 }
 
-function failure(absPath: string, error: unknown): LockguardError {
+/** The LockguardError for a failed open, stat or read of `absPath` (never ENOENT: that is a value). */
+export function readFailure(absPath: string, error: unknown): LockguardError {
   const code = errnoCode(error);
   if (code === 'EACCES' || code === 'EPERM') {
     return new LockguardError('ERR_LOCKGUARD_ACCESS', `Cannot read "${absPath}": permission denied.`, {
@@ -106,7 +109,7 @@ function absentOrDangling(fs: FileSystem, absPath: string, danglingIsAbsent: boo
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return { state: 'absent' };
-    throw failure(absPath, error);
+    throw readFailure(absPath, error);
   }
   if (link === undefined || !link.isSymbolicLink() || danglingIsAbsent) return { state: 'absent' };
   let target = '?';
@@ -136,6 +139,18 @@ export function missing(fs: FileSystem, absPath: string): boolean {
   }
 }
 
+/**
+ * lstat without an exception for a missing file: the Stats, undefined when nothing is there, null when
+ * unclear (the caller's readEntry then reports it). The table read asks this first, as `missing`.
+ */
+export function lstatQuiet(fs: FileSystem, absPath: string): nodeFs.Stats | undefined | null {
+  try {
+    return fs.lstatSync(absPath, NO_THROW);
+  } catch (error) {
+    return errnoCode(error) === 'ENOENT' ? undefined : null;
+  }
+}
+
 const ABSENT = { state: 'absent' } as const;
 
 /** One stat, following links. Used by the watch: never reads; a dangling link is absent. */
@@ -145,7 +160,7 @@ export function probe(fs: FileSystem, absPath: string): Probe {
     stats = fs.statSync(absPath, NO_THROW);
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return ABSENT;
-    throw failure(absPath, error);
+    throw readFailure(absPath, error);
   }
   // Absent, or a link whose target is gone: for the watch both mean the file went (no lstat needed).
   if (stats === undefined) return ABSENT;
@@ -172,11 +187,13 @@ export function readEntry(fs: FileSystem, absPath: string, danglingIsAbsent = fa
       // A socket, or a FIFO opened for writing with no reader: never a regular file.
       throw notAFile(absPath, fs.statSync(absPath));
     }
-    throw failure(absPath, error);
+    throw readFailure(absPath, error);
   }
   try {
     const stats = fs.fstatSync(fd);
     if (!stats.isFile()) throw notAFile(absPath, stats);
+    // Every entry is read under the lockfile limit (core/read-limits.ts): a 1 GiB file is refused unread.
+    if (stats.size > READ_LIMITS.lockfile) throw tooLarge(absPath, 'lockfile', stats.size);
     return { state: 'file', identity: identityOf(stats), bytes: readWhole(fs, fd, stats.size, absPath) };
   } finally {
     fs.closeSync(fd);
@@ -191,7 +208,7 @@ function readWhole(fs: FileSystem, fd: number, expected: number, absPath: string
     try {
       return fs.readSync(fd, into, offset, into.length - offset, null);
     } catch (error) {
-      throw failure(absPath, error);
+      throw readFailure(absPath, error);
     }
   };
   // A buffer of exactly the size fstat said, as readFileSync allocates: the bench measured a bigger or
@@ -206,6 +223,10 @@ function readWhole(fs: FileSystem, fd: number, expected: number, absPath: string
   // Full: the end-of-file read goes to a small shared buffer; a file that grew keeps being read.
   scratch ??= Buffer.allocUnsafe(64 * 1024);
   const chunks = [buffer];
-  for (let n = read(scratch, 0); n > 0; n = read(scratch, 0)) chunks.push(Buffer.from(scratch.subarray(0, n)));
+  for (let n = read(scratch, 0); n > 0; n = read(scratch, 0)) {
+    length += n;
+    if (length > READ_LIMITS.lockfile) throw tooLarge(absPath, 'lockfile');
+    chunks.push(Buffer.from(scratch.subarray(0, n)));
+  }
   return chunks.length === 1 ? buffer : Buffer.concat(chunks);
 }

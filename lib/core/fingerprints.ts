@@ -20,7 +20,8 @@ import {
   type Scope,
 } from './entries.js';
 import { checkLockfileShape } from './lockfile-shape.js';
-import { missing, readEntry, realFileSystem, type FileSystem, type StatIdentity } from './file-probe.js';
+import { checkLink } from './bounded-read.js';
+import { lstatQuiet, readEntry, realFileSystem, type FileSystem, type StatIdentity } from './file-probe.js';
 import { detectManager, type PackageManager } from './workspace.js';
 import { yarnFlavor } from './yarn-flavor.js';
 import { startsWith } from './digest.js';
@@ -75,7 +76,10 @@ export function readWorkspaceFingerprints(root: string, options: ReadOptions = {
 
   const readSpec = (spec: EntrySpec): void => {
     const absPath = join(root, spec.path);
-    const result = missing(fs, absPath) ? ABSENT : readEntry(fs, absPath);
+    const link = lstatQuiet(fs, absPath);
+    // A linked entry is read only when its target is a regular file inside the workspace (core/bounded-read.ts).
+    if (link?.isSymbolicLink() === true) checkLink(fs, absPath, root);
+    const result = link === undefined ? ABSENT : readEntry(fs, absPath);
     if (result.state === 'absent') {
       entries.push({ ...spec, digest: null, identity: null });
       return;

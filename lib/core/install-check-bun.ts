@@ -22,6 +22,7 @@ import { errnoCode, LockguardError } from './errors.js';
 import type { WorkspaceFingerprints } from './fingerprints.js';
 import type { InstallCheck } from './install-verdict.js';
 import { bunInfo, bunIntegrity, readBunLock, type BunLock } from './slices/bun-lock.js';
+import { readConfigText } from './bounded-read.js';
 
 const LOCK = 'bun.lock';
 const FIX = 'bun install --frozen-lockfile';
@@ -281,8 +282,9 @@ function readManifest(folder: string): unknown {
 
 function readTag(folder: string): string | undefined {
   try {
-    return readFileSync(join(folder, '.bun-tag'), 'utf8').trim();
+    return readConfigText(join(folder, '.bun-tag'))?.trim();
   } catch (error) {
+    if (error instanceof LockguardError) throw error;
     if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return undefined;
     throw new LockguardError(
       'ERR_LOCKGUARD_IO',

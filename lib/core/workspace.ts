@@ -6,9 +6,10 @@
 // Invariants: only lstat and small manifest reads; never opens a lockfile (a FIFO there must reach the
 // table read, which refuses it loudly); missing workspace is a LockguardError naming the folder.
 
-import { lstatSync, readFileSync, realpathSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { LockguardError } from './errors.js';
+import { readConfigText } from './bounded-read.js';
 
 export type PackageManager = 'pnpm' | 'npm' | 'yarn' | 'bun';
 
@@ -34,7 +35,7 @@ function exists(path: string): boolean {
 
 function readManifest(dir: string): Record<string, unknown> | undefined {
   try {
-    const parsed: unknown = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    const parsed: unknown = JSON.parse(readConfigText(join(dir, 'package.json')) ?? '');
     return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined;
   } catch {
     // Discovery only: a broken or missing manifest just means "no workspaces field here".

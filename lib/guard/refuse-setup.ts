@@ -6,13 +6,13 @@
 // Invariants: reads only what the table already read (the pnpmfile entries) and the root package.json;
 // warns, never fails: the run's table is the net either way.
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Env } from '../core/env.js';
 import type { WorkspaceFingerprints } from '../core/fingerprints.js';
 import { yarnFlavor } from '../core/yarn-flavor.js';
 import { refuseEnv } from '../integrations/package-managers/refuse-env.js';
 import type { RefuseGap } from './events.js';
+import { readConfigText } from '../core/bounded-read.js';
 
 export interface RefuseSetup {
   readonly env: Readonly<Record<string, string>>;
@@ -28,11 +28,11 @@ function isYarnClassic(table: WorkspaceFingerprints): boolean {
 
 function npmHookInstalled(root: string): boolean {
   try {
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    const manifest = JSON.parse(readConfigText(join(root, 'package.json')) ?? '') as {
       scripts?: Record<string, unknown>;
     } | null;
     const scripts = manifest?.scripts ?? {};
-    return ['preinstall', 'postinstall'].some(
+    return ['prepare', 'preinstall', 'postinstall'].some(
       (name) => typeof scripts[name] === 'string' && /lockguard/.test(scripts[name] as string),
     );
   } catch {

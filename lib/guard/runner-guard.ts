@@ -7,7 +7,8 @@
 // moves; nothing is withheld under `flag` or when the table did not move; a runner problem (an unreadable
 // cache dir, a corrupt summary) becomes a note in the report, never a lost run result; a stop request (a
 // second signal) or a disk fault ends the passes at a safe point between entries, and the outcome says so
-// (`stop`, typed: withhold-pass.ts PassStop).
+// (`stop`, typed: withhold-pass.ts PassStop). A guarded runner whose cache cannot be resolved (no nx to ask
+// where it caches) is `unresolved`, with why: never a guessed folder, never counted as guarded.
 
 import type { Env } from '../core/env.js';
 import {
@@ -38,13 +39,23 @@ export interface RunnerPrepared {
   readonly argv: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly notes: string[];
+  /** Runners the run should guard whose cache could not be resolved, and why (the line says so first). */
+  readonly unresolved: readonly UnresolvedCache[];
   /** The up-front remote switches, one per runner that has one (said before the child starts). */
   readonly switches: readonly RemoteSwitch[];
   /** The environment the command runs with (the caller's plus `env`), for a runner asked after it. */
   readonly runEnv: Env;
 }
 
+/** A runner whose cache lockguard could not resolve: nothing of it is guarded. */
+export interface UnresolvedCache {
+  readonly runner: GuardedRunner;
+  readonly why: string;
+}
+
 export interface RunnerOutcome extends PassOutcome {
+  /** Runners whose cache could not be resolved (not guarded), and why. */
+  readonly unresolved?: readonly UnresolvedCache[];
   /** The status line's words on what was judged per project and what was not (affected.ts scopeClause). */
   readonly scopeClause?: string;
   readonly tasksAfterMove: readonly TaskAfterMove[];
@@ -64,6 +75,7 @@ export function prepareRunners(
   const extraEnv: Record<string, string> = {};
   const extraArgv: string[] = [];
   const switches: RemoteSwitch[] = [];
+  const unresolved: UnresolvedCache[] = [];
   for (const runner of plan.runners) {
     try {
       const cache = resolveCache(runner, root, command, env);
@@ -71,6 +83,7 @@ export function prepareRunners(
         caches.push({ runner, cache, before: cacheState(cache), started: plan.started.includes(runner) });
     } catch (error) {
       notes.push(`${runner} cache: ${noteOf(error)}`);
+      unresolved.push({ runner, why: (error as Error).message });
     }
     const switched = remoteCachePlan(runner, remote, remoteSwitch(runner), { argv: command, env });
     Object.assign(extraEnv, switched.env);
@@ -83,6 +96,7 @@ export function prepareRunners(
     argv: [...command, ...extraArgv],
     env: extraEnv,
     notes,
+    unresolved,
     switches,
     runEnv: { ...env, ...extraEnv },
   };
@@ -112,7 +126,7 @@ export async function afterRunners(
   control?: PassControl,
   scope?: WithholdScope,
 ): Promise<RunnerOutcome> {
-  if (move === undefined) return { ...NOTHING, notes: [...prepared.notes] };
+  if (move === undefined) return { ...NOTHING, notes: [...prepared.notes], unresolved: prepared.unresolved };
   const pass = await withholdPass(prepared.caches, {
     withhold: policy !== 'flag',
     movedAt: move.at,
@@ -125,6 +139,7 @@ export async function afterRunners(
   });
   return {
     ...pass,
+    unresolved: prepared.unresolved,
     notes: [...prepared.notes, ...pass.notes],
     scopeClause: scopeClause(
       pass.caches.flatMap((outcome) =>

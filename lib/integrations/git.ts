@@ -17,6 +17,7 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Env } from '../core/env.js';
 import { writeAtomic } from '../run/atomic.js';
 import { GIT_MEMO_FILE, LEDGER, LEDGER_DIR, ledgerPath } from '../run/ledger-layout.js';
+import { readConfigText } from '../core/bounded-read.js';
 
 /** Lines of a .gitignore that ignore the ledger folder at the root it sits in. */
 const IGNORES_LEDGER = new Set([LEDGER_DIR, `${LEDGER_DIR}/`, `/${LEDGER_DIR}`, `/${LEDGER_DIR}/`]);
@@ -26,7 +27,9 @@ export function withLedgerIgnored(text: string | undefined): string | undefined 
   const lines = (text ?? '').split(/\r?\n/).map((line) => line.trim());
   if (lines.some((line) => IGNORES_LEDGER.has(line))) return undefined;
   const base = text ?? '';
-  return `${base}${base === '' || base.endsWith('\n') ? '' : '\n'}# lockguard's ledger (records of this machine's runs): never committed\n${LEDGER_DIR}/\n`;
+  // The file's own line ending: a CRLF .gitignore stays CRLF.
+  const eol = base.includes('\r\n') ? '\r\n' : '\n';
+  return `${base}${base === '' || base.endsWith('\n') ? '' : eol}# lockguard's ledger (records of this machine's runs): never committed${eol}${LEDGER_DIR}/${eol}`;
 }
 
 /** The repository's git dir and work tree for `root`: the nearest `.git` at or above it (a folder, or a worktree's file). */
@@ -37,7 +40,7 @@ function gitDirOf(root: string): { gitDir: string; top: string } | undefined {
     if (stats?.isDirectory() === true) return { gitDir: dotGit, top: dir };
     if (stats?.isFile() === true) {
       try {
-        const target = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+        const target = /^gitdir:\s*(.+)$/m.exec(readConfigText(dotGit) ?? '')?.[1]?.trim();
         return target === undefined
           ? undefined
           : { gitDir: isAbsolute(target) ? target : resolve(dir, target), top: dir };

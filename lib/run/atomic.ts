@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fsFault } from '../core/fs-fault.js';
+import { recordJson } from '../core/printable.js';
 
 /** The mode of ledger files that may hold a command or a lockfile's bytes (run.json, events, report, blobs). */
 export const PRIVATE = 0o600;
@@ -100,5 +101,5 @@ export function appendText(path: string, text: string, options: { create?: boole
 
 /** One JSON object per line. */
 export function appendLine(path: string, value: unknown, options: { create?: boolean; fsync?: boolean } = {}): void {
-  appendText(path, `${JSON.stringify(value)}\n`, options);
+  appendText(path, `${recordJson(value)}\n`, options);
 }

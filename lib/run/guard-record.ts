@@ -19,6 +19,7 @@ import { writeAtomic } from './atomic.js';
 import { parseLine, readLedgerFile } from './ledger-fs.js';
 import { LEDGER_DIR, RUN_FILES } from './ledger-layout.js';
 import { machineStamp, madeHere } from './trust.js';
+import { recordJson } from '../core/printable.js';
 
 /** Stat identity of a cache entry's primary path: inode, size, mtime, ctime (integrations/runners/listing.ts takes it). */
 export type RecordedIdentity = readonly [ino: number, size: number, mtimeMs: number, ctimeMs: number];
@@ -53,7 +54,7 @@ export interface GuardRecord {
 }
 
 export function writeGuard(runDir: string, record: GuardRecord): void {
-  writeAtomic(posix.join(runDir, RUN_FILES.guard), JSON.stringify({ ...record, ...machineStamp() }));
+  writeAtomic(posix.join(runDir, RUN_FILES.guard), recordJson({ ...record, ...machineStamp() }));
 }
 
 const PLAIN = /^[\w.-]+$/;

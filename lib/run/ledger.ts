@@ -38,6 +38,7 @@ import {
 } from './run-record.js';
 import { isoTime } from '../core/iso-time.js';
 import { redactArgv, redactRecord } from '../core/redact.js';
+import { recordJson } from '../core/printable.js';
 
 export type { Policy, RunKind, RunRecord } from './run-record.js';
 
@@ -161,7 +162,7 @@ export function createRun(options: CreateRunOptions): RunHandle {
     }
     record = { ...record, ...(Object.keys(copies).length > 0 ? { copies } : {}), copiesVersion: COPIES_VERSION };
     createEmpty(join(dir, RUN_FILES.events), PRIVATE);
-    writeAtomic(join(dir, RUN_FILES.record), `${JSON.stringify(record, null, 2)}\n`, { mode: PRIVATE });
+    writeAtomic(join(dir, RUN_FILES.record), `${recordJson(record, 2)}\n`, { mode: PRIVATE });
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
@@ -230,7 +231,7 @@ export function readEvents(dir: string, types?: readonly string[], limit = 10_00
 }
 
 export function writeReport(dir: string, report: unknown): void {
-  writeAtomic(join(dir, RUN_FILES.report), `${JSON.stringify(redactRecord(report), null, 2)}\n`, { mode: PRIVATE });
+  writeAtomic(join(dir, RUN_FILES.report), `${recordJson(redactRecord(report), 2)}\n`, { mode: PRIVATE });
 }
 
 export function readReport(dir: string): unknown {

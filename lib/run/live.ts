@@ -24,6 +24,7 @@ import * as path from 'node:path';
 import type { Env } from '../core/env.js';
 import { LEDGER, LEDGER_DIR, RUN_FILES } from './ledger-layout.js';
 import { machineStamp, madeHere } from './trust.js';
+import { recordJson } from '../core/printable.js';
 
 export type LivePolicy = 'flag' | 'withhold' | 'refuse';
 
@@ -252,7 +253,7 @@ export function reportToRun(run: Pick<LiveRun, 'dir'>, event: Readonly<Record<st
       path.join(run.dir, RUN_FILES.events),
       fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW,
     );
-    fs.writeSync(fd, `${JSON.stringify({ t: Date.now(), ...event })}\n`);
+    fs.writeSync(fd, `${recordJson({ t: Date.now(), ...event })}\n`);
     return true;
   } catch {
     return false;

@@ -161,6 +161,16 @@ function checkedFolder(
 }
 
 /**
+ * Refuse (ERR_LOCKGUARD_OUTSIDE_WORKSPACE) the first of `importers` whose project folder leads outside the
+ * workspace through a link: what `key --check-slices` asks before it compares a file it would read from there.
+ */
+export function checkProjectFolders(root: string, importers: Iterable<string>): void {
+  const realRoot = realpathSync.native(root);
+  const parents = new Map<string, string | null>();
+  for (const importer of importers) checkedFolder(root, realRoot, importer, parents);
+}
+
+/**
  * Write every project's slice file of `slices` (the workspace's lockfile, whose bytes have `digest`) where it
  * is missing or differs, and remove those the record names whose project left. Throws the first problem
  * (after doing everything else it can).
@@ -188,7 +198,7 @@ export function applySliceFiles(root: string, slices: LockfileSlices, digest: st
     attempt(pass, () => removeLeft(pass, file.importer));
   }
   writeSliceRecord(root, {
-    version: 1,
+    version: 2,
     lockfile: slices.lockfile,
     digest: pass.problems.length === 0 ? digest : null,
     files: pass.written,
@@ -232,7 +242,12 @@ function writeOne(pass: Pass, slice: LockfileSlices['slices'][number]): void {
   if (folder === undefined) return;
   pass.current.add(slice.importer);
   const path = join(folder, SLICE_FILE);
-  const text = sliceFileText(slice.importer, slice.digest, slice.importer === '.' ? undefined : pass.rootDigest);
+  const text = sliceFileText(
+    slice.importer,
+    slice.digest,
+    slice.importer === '.' ? undefined : pass.rootDigest,
+    slice.reach,
+  );
   const sha = sha256Hex(text);
   const known = pass.recorded.get(slice.importer);
   const before = currentFile(path, known?.sha === sha ? { known, text } : undefined);

@@ -4,11 +4,17 @@
 // lockfile digest it was written for and each file's stat identity) and the stat-level answer "nothing to do"
 // (`sliceFilesCurrent`). Writing every project's file that is missing or differs and removing the files of
 // projects that left the workspace (`applySliceFiles`) is slice-files-write.ts.
-// The text (version 1), one field a line, nothing secret (digests and the importer path only):
-//   lockguard-slice/1
+// The text (version 2), one field a line, nothing secret (digests and the importer path only):
+//   lockguard-slice/2
 //   importer packages/vue
 //   slice <sha256 hex: the project's slice digest, core/slices/slices.ts>
 //   root <sha256 hex: the root importer's slice digest>      (every project but the root itself)
+//   reach <sha256 hex: the hoisted pool's digest>            (projects that install a package: core/slices/reach.ts)
+// The reach line (version 2) is there because a package a project installs resolves names it does not
+// declare from where the linker hoists (pnpm's default hoist-pattern `*`, hoisted linkers): issue 29.
+// Upgrade from version 1: the record's version is 2 too, so a version-1 record is not current and the next
+// pass (the next guarded run or hooked install) rewrites every file; committed files are rewritten by
+// `lockguard key --write-slices` (then commit them), and `key --check-slices` names them until then.
 // The root line is there because the root's bins reach every project's scripts (pnpm 10 and 12 put
 // `<root>/node_modules/.bin` on every package script's PATH; npm and bun add every ancestor's .bin), so a
 // change to the root's slice may change what any project builds (integrations/runners/affected.ts).
@@ -27,13 +33,14 @@ import { writeAtomic } from './atomic.js';
 import { ensureLedger } from './ledger.js';
 import { readLedgerFile } from './ledger-fs.js';
 import { ledgerPath, SLICE_FILES_RECORD } from './ledger-layout.js';
+import { recordJson } from '../core/printable.js';
 
 /** The file's name, in every project folder (next to its package.json). */
 export const SLICE_FILE = '.lockguard-slice';
 /** What commits the slice files, new, changed and removed ones (committed mode: `init --sound-keys=committed`). */
 export const GIT_ADD_SLICES = `git add -A -- '*${SLICE_FILE}'`;
 /** The first line of every slice file: the digest definition's version (test/core/golden.test.ts pins it). */
-export const SLICE_FILE_VERSION = 'lockguard-slice/1';
+export const SLICE_FILE_VERSION = 'lockguard-slice/2';
 
 /** One file as written: where (its project's importer path), its text's sha256 and its stat identity right after. */
 export interface WrittenFile {
@@ -50,7 +57,7 @@ export interface WrittenFile {
  * as the last guarded run found them (slice-seen.ts), so a run can say what changed since, whoever wrote it.
  */
 export interface SliceRecord {
-  readonly version: 1;
+  readonly version: 2;
   readonly lockfile: string;
   readonly digest: string | null;
   readonly files: readonly WrittenFile[];
@@ -66,9 +73,12 @@ export interface SliceFilesOutcome {
   readonly unchanged: number;
 }
 
-/** The text of one project's file; `root` is the root importer's digest (omitted for the root project). */
-export function sliceFileText(importer: string, digest: string, root: string | undefined): string {
-  return `${SLICE_FILE_VERSION}\nimporter ${importer}\nslice ${digest}\n${root === undefined ? '' : `root ${root}\n`}`;
+/**
+ * The text of one project's file; `root` is the root importer's digest (omitted for the root project),
+ * `reach` the hoisted pool's digest (omitted for a project that installs no package).
+ */
+export function sliceFileText(importer: string, digest: string, root: string | undefined, reach?: string): string {
+  return `${SLICE_FILE_VERSION}\nimporter ${importer}\nslice ${digest}\n${root === undefined ? '' : `root ${root}\n`}${reach === undefined ? '' : `reach ${reach}\n`}`;
 }
 
 function recordPath(root: string): string {
@@ -79,7 +89,7 @@ function isRecord(value: unknown): value is SliceRecord {
   if (value === null || typeof value !== 'object') return false;
   const record = value as Partial<SliceRecord>;
   if (
-    record.version !== 1 ||
+    record.version !== 2 ||
     typeof record.lockfile !== 'string' ||
     (record.digest !== null && typeof record.digest !== 'string') ||
     !Array.isArray(record.files)
@@ -130,7 +140,7 @@ export function readSliceRecord(root: string): SliceRecord | undefined {
 /** Write the record (the ledger folder created with its .gitignore when missing). */
 export function writeSliceRecord(root: string, record: SliceRecord): void {
   ensureLedger(root);
-  writeAtomic(recordPath(root), `${JSON.stringify(record)}\n`);
+  writeAtomic(recordPath(root), `${recordJson(record)}\n`);
 }
 
 /**

@@ -10,13 +10,14 @@
 // no slice pass); a workspace without a sliceable lockfile (bun.lockb, pnpm 5.x) writes nothing and says why
 // (the LockguardError of core/slices, thrown).
 
-import { lstatSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync } from 'node:fs';
+import { join, posix } from 'node:path';
 import { fileDigest } from '../core/digest.js';
 import { readEntry, realFileSystem } from '../core/file-probe.js';
 import { SLICE_LOCKFILES, slicesFromLockfile, slicesFromLockfileAsync } from '../core/slices/slices.js';
-import { applySliceFiles } from './slice-files-write.js';
+import { applySliceFiles, checkProjectFolders } from './slice-files-write.js';
 import { SLICE_FILE, sliceFileText, sliceFilesCurrent, type SliceLockfile, type SlicePass } from './slice-files.js';
+import { readConfigText } from '../core/bounded-read.js';
 
 /** The lockfile a slice pass reads: from a table (its bytes and digests by path) when it holds one, else from disk. */
 export function sliceLockfileOf(
@@ -85,7 +86,10 @@ export async function expectedSliceFiles(
   const rootDigest = slices.slices.find((slice) => slice.importer === '.')?.digest;
   for (const slice of slices.slices) {
     const file = slice.importer === '.' ? SLICE_FILE : `${slice.importer}/${SLICE_FILE}`;
-    expected.set(file, sliceFileText(slice.importer, slice.digest, slice.importer === '.' ? undefined : rootDigest));
+    expected.set(
+      file,
+      sliceFileText(slice.importer, slice.digest, slice.importer === '.' ? undefined : rootDigest, slice.reach),
+    );
   }
   return expected;
 }
@@ -99,11 +103,16 @@ export async function staleSliceFiles(
   const missing: string[] = [];
   const differ: string[] = [];
   const expected = await expectedSliceFiles(root, lockfile);
+  // A project folder linked outside the workspace is refused by name ("outside"), never compared as "stale".
+  checkProjectFolders(
+    root,
+    [...expected.keys()].map((file) => posix.dirname(file)),
+  );
   for (const [file, text] of expected) {
     const path = join(root, file);
     const stats = lstatSync(path, { throwIfNoEntry: false });
     if (stats === undefined) missing.push(file);
-    else if (!stats.isFile() || readFileSync(path, 'utf8') !== text) differ.push(file);
+    else if (!stats.isFile() || readConfigText(path, root) !== text) differ.push(file);
   }
   return { files: [...expected.keys()], missing, differ };
 }

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileDigest, type FileDigest } from '../core/digest.js';
 import { isLockguardError } from '../core/errors.js';
 import { readEntry, realFileSystem } from '../core/file-probe.js';
-import { printable } from '../core/printable.js';
+import { MESSAGE_MAX, printable, printableUpTo } from '../core/printable.js';
 import { redactLabel, redactLockfile, redactRecord } from '../core/redact.js';
 import { describeSliceDiff, diffSlices, type SliceDiff } from '../core/slices/diff.js';
 import { formatOf, slicesFromLockfileAsync } from '../core/slices/slices.js';
@@ -108,7 +108,15 @@ async function describeOne(
     // Names and versions may hold URLs with credentials (a tarball's `?_authToken=`): redacted as recorded.
     const diff = redactDiff(diffSlices(before, after));
     const projects = after.slices.map((slice) => ({ importer: slice.importer, name: slice.name }));
-    return { lockfile, was, now, diff, gap: undefined, projects, text: printable(describeSliceDiff(diff)) };
+    return {
+      lockfile,
+      was,
+      now,
+      diff,
+      gap: undefined,
+      projects,
+      text: printableUpTo(describeSliceDiff(diff), MESSAGE_MAX),
+    };
   } catch (error) {
     if (!isLockguardError(error)) throw error;
     return gap(
@@ -177,7 +185,7 @@ export function reportedSliceMoves(report: unknown): SliceMoveJson[] | undefined
       lockfile: printable(move.lockfile),
       was: move.was as FileDigest,
       now: typeof move.now === 'string' ? (move.now as FileDigest) : null,
-      text: printable(move.text),
+      text: printableUpTo(move.text, MESSAGE_MAX),
       gap: typeof move.gap === 'string' ? (move.gap as SliceMoveGap) : null,
       diff: move.diff !== null && typeof move.diff === 'object' ? (move.diff as SliceDiff) : null,
     });

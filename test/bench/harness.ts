@@ -22,7 +22,7 @@ export interface BenchRow {
   goal?: number;
   note?: string;
   /** What subjectMs/baselineMs hold: wall milliseconds (default) or counted instructions (callgrind). */
-  unit?: 'ms' | 'instructions';
+  unit?: 'ms' | 'instructions' | 'keys';
   /** Samples taken in pairs (subject, baseline, alternating): the median of the pair ratios, which a machine whose speed drifts between pairs moves less than the ratio of the two medians. */
   pairRatio?: number;
 }
@@ -187,6 +187,7 @@ export function countInstructions(spec: ProcessSpec): Promise<number> {
 function ms(value: number, unit: BenchRow['unit'] = 'ms'): string {
   if (!Number.isFinite(value)) return 'n/a';
   if (unit === 'instructions') return `${(value / 1e6).toFixed(0)} M instr`;
+  if (unit === 'keys') return `${value.toFixed(0)} keys`;
   if (value >= 100) return `${value.toFixed(0)} ms`;
   if (value >= 1) return `${value.toFixed(1)} ms`;
   return `${(value * 1000).toFixed(0)} µs`;

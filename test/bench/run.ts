@@ -23,6 +23,7 @@ import * as remoteGate from './remote-gate.bench.js';
 import * as prune from './prune.bench.js';
 import * as soundKeys from './sound-keys.bench.js';
 import * as sliceFiles from './slice-files.bench.js';
+import * as reach from './reach.bench.js';
 import { formatTable, machineLine, type BenchContext, type BenchRow } from './harness.js';
 import { type ModuleResult, updatePage } from './report.js';
 
@@ -44,6 +45,7 @@ const MODULES: readonly BenchModule[] = [
   { name: 'prune', bench: prune.bench },
   { name: 'sound-keys', bench: soundKeys.bench },
   { name: 'slice-files', bench: sliceFiles.bench },
+  { name: 'reach', bench: reach.bench },
 ];
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));

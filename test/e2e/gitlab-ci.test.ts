@@ -1,7 +1,7 @@
 // The GitLab CI recipe (examples/gitlab-ci/) run by gitlab-ci-local 4.75.1 (a pinned devDependency) under
-// its Node 22 (the pinned .ci/nodes build, installed by the root postinstall), shell executor with
-// --shell-isolation: the mode in which it implements `cache:` (restored before the script, saved after it
-// under the key computed from the checkout's lockfile, overwritten, only on success with `when: on_success`).
+// its Node 22 (the pinned .ci/nodes build, installed by npm test's pretest, .ci/nodes/ensure.mjs), shell
+// executor with --shell-isolation: the mode in which it implements `cache:` (restored before the script,
+// saved after it under the key computed from the checkout's lockfile, overwritten, only on success with `when: on_success`).
 //
 // One small real pnpm workspace in a git repo (pnpm 10.34.8 from `packageManager`, offline: its one
 // dependency is a vendored tarball). Its `build` task is the whole story: it reuses `.build-cache/app.txt`
@@ -149,7 +149,7 @@ describe('the GitLab CI recipe under gitlab-ci-local', { timeout: 600_000 }, () 
   before(() => {
     assert.ok(
       existsSync(NODE22),
-      `Node 22 is missing at ${NODE22}: npm install runs "npm ci --prefix .ci/nodes" (postinstall)`,
+      `Node 22 is missing at ${NODE22}: npm test installs it first (node .ci/nodes/ensure.mjs)`,
     );
     assert.ok(existsSync(GITLAB_CI_LOCAL), 'gitlab-ci-local is a devDependency: run npm ci');
     shared = realpathSync(mkdtempSync(join(tmpdir(), 'lockguard-gitlab-')));

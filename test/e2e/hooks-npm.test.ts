@@ -1,5 +1,6 @@
-// `lockguard hook` as an npm root preinstall/postinstall script, in a real npm workspace: what it reports,
-// and what `refuse` can and cannot do with npm (npm runs root scripts only after it wrote the lockfile).
+// `lockguard hook` as the npm root prepare script, in a real npm workspace: what it reports, what `refuse`
+// can and cannot do with npm (npm runs root scripts only after it wrote the lockfile), and that npm records
+// nothing for it in package-lock.json (a root pre/postinstall is recorded as the root's hasInstallScript).
 
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { liveRun, lockguardPackage, spawn, writeTarball, type Spawned } from '..
 import { isolatedEnv } from '../helpers/env.js';
 import { tempWorkspace, writeTree } from '../helpers/workspace.js';
 import { HOOK_SCRIPT } from '../../lib/integrations/npm/scripts.js';
+import { cli } from '../helpers/cli.js';
 
 interface NpmFixture {
   readonly root: string;
@@ -17,7 +19,10 @@ interface NpmFixture {
   read(path: string): Buffer;
 }
 
-function npmFixture(t: { after(fn: () => void): void }, options: { lockguard?: boolean } = {}): NpmFixture {
+function npmFixture(
+  t: { after(fn: () => void): void },
+  options: { lockguard?: boolean; scripts?: boolean } = {},
+): NpmFixture {
   const base = tempWorkspace(t, {}, 'lockguard-hooks-npm-');
   const root = join(base, 'ws');
   const depX = writeTarball(join(base, 'dep-x-1.0.0.tgz'), 'dep-x', '1.0.0');
@@ -32,7 +37,7 @@ function npmFixture(t: { after(fn: () => void): void }, options: { lockguard?: b
         private: true,
         workspaces: ['packages/*'],
         // What lockguard init --npm-scripts writes.
-        scripts: { preinstall: HOOK_SCRIPT, postinstall: HOOK_SCRIPT },
+        ...(options.scripts === false ? {} : { scripts: { prepare: HOOK_SCRIPT } }),
         dependencies: { 'dep-x': `file:${depX}` },
         ...(options.lockguard === false ? {} : { devDependencies: { lockguard: `file:${lockguard}` } }),
       },
@@ -68,17 +73,12 @@ test('npm: lockguard hook reports npm ci and npm install to the live run, and do
   }
   const run = liveRun(t, fixture.root, 'flag');
   {
-    // npm ci and npm install run the root's preinstall and postinstall: each reports.
+    // npm ci and npm install run the root's prepare: each reports.
     for (const command of ['ci', 'install']) {
       const result = fixture.npm([command]);
       assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
     }
-    assert.deepEqual(lifecycle(run.hookEvents()), [
-      'ci:preinstall',
-      'ci:postinstall',
-      'install:preinstall',
-      'install:postinstall',
-    ]);
+    assert.deepEqual(lifecycle(run.hookEvents()), ['ci:prepare', 'install:prepare']);
   }
   {
     // npm install <pkg> runs no root script: nothing reaches the run (the run's own checks must catch it).
@@ -86,7 +86,7 @@ test('npm: lockguard hook reports npm ci and npm install to the live run, and do
     const result = fixture.npm(['install', fixture.depY]);
     assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
     assert.notDeepEqual(fixture.read('package-lock.json'), before);
-    assert.equal(lifecycle(run.hookEvents()).length, 4);
+    assert.equal(lifecycle(run.hookEvents()).length, 2);
   }
 });
 
@@ -111,13 +111,7 @@ test('npm: under refuse, npm install that rewrote the lockfile fails right after
     assert.notEqual(result.code, 0);
     assert.notDeepEqual(fixture.read('package-lock.json'), before);
   }
-  assert.deepEqual(lifecycle(run.hookEvents()), [
-    'ci:preinstall',
-    'ci:postinstall',
-    'install:preinstall',
-    'install:postinstall',
-    'install:preinstall:refused',
-  ]);
+  assert.deepEqual(lifecycle(run.hookEvents()), ['ci:prepare', 'install:prepare', 'install:prepare:refused']);
 });
 
 test('npm: the hook scripts are no-ops where lockguard is not installed (npm ci --omit=dev, a checkout without it), and still report where it is', (t) => {
@@ -145,6 +139,22 @@ test('npm: the hook scripts are no-ops where lockguard is not installed (npm ci 
     const run = liveRun(t, fixture.root, 'flag');
     const result = fixture.npm(['ci']);
     assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
-    assert.deepEqual(lifecycle(run.hookEvents()), ['ci:preinstall', 'ci:postinstall']);
+    assert.deepEqual(lifecycle(run.hookEvents()), ['ci:prepare']);
   }
+});
+
+test('npm 11.19: init --npm-scripts then npm install leaves package-lock.json byte for byte as it was (no hasInstallScript: no slice moves)', async (t) => {
+  const fixture = npmFixture(t, { scripts: false });
+  const before = fixture.read('package-lock.json');
+  const init = await cli(['init', '--npm-scripts', '--no-sound-keys'], fixture.root, {});
+  assert.equal(init.code, 0, init.stderr);
+  const run = liveRun(t, fixture.root, 'flag');
+  for (const command of ['install', 'ci']) {
+    const result = fixture.npm([command]);
+    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    assert.deepEqual(fixture.read('package-lock.json'), before, command);
+  }
+  assert.doesNotMatch(fixture.read('package-lock.json').toString(), /hasInstallScript/);
+  // The hook still runs after both installs.
+  assert.deepEqual(lifecycle(run.hookEvents()), ['install:prepare', 'ci:prepare']);
 });

@@ -147,7 +147,7 @@ for (const spec of FLAVORS.filter((flavor) => flavor.tool.name === 'yarn')) {
       assert.match(result.stderr, /packages\/c\/\.lockguard-slice" to be lockguard's slice file .* it is a folder/);
       const files = sliceFiles(ws);
       for (const project of ['.', 'packages/a', 'packages/b'])
-        assert.match(files.get(project) ?? '', /^lockguard-slice\/1\n/, `${project} written`);
+        assert.match(files.get(project) ?? '', /^lockguard-slice\/2\n/, `${project} written`);
     });
   });
 }

@@ -3,7 +3,7 @@
 // - Through a remote (turborepo-remote-cache 2.12.0 on loopback): a second machine with an empty local cache,
 //   after vue's peer re-resolved, rebuilds vue and takes the other three from the remote; the control (no
 //   lockguard) replays the stale peer from it.
-// - A runner started directly after an install whose root postinstall ran lockguard's hook (`lockguard init
+// - A runner started directly after an install whose root prepare ran lockguard's hook (`lockguard init
 //   --npm-scripts`): it rebuilds the project whose slice changed; without the hook it replays.
 // The workspaces and their projects: test/helpers/slice-files-scenario.ts; pnpm 10's sequence (peer, alias,
 // tarball, with turbo and nx): slice-files-pnpm10.test.ts.
@@ -51,19 +51,19 @@ test('sound keys through a remote: pnpm 12, turborepo-remote-cache 2.12.0 on loo
   }
 });
 
-test('sound keys, pnpm 12: a runner started directly after a hooked install (the root postinstall, lockguard init --npm-scripts) rebuilds the project whose slice changed; without the hook it replays', {
+test('sound keys, pnpm 12: a runner started directly after a hooked install (the root prepare, lockguard init --npm-scripts) rebuilds the project whose slice changed; without the hook it replays', {
   timeout: 600_000,
 }, async (t) => {
   // pnpm 12 runs pnpmfile hooks in helper processes that never see the install end (measured: no hook runs
-  // after pnpm-lock.yaml and node_modules are written), so its writer is the root postinstall, which pnpm
-  // 12 runs only after an install that wrote them.
+  // after pnpm-lock.yaml and node_modules are written), so its writer is the root prepare script, which
+  // pnpm 12 runs only after an install that wrote them.
   const at = await setup(t, 12);
   const hooked = workspace(at, 'sound', true, 12);
   const unhooked = workspace(at, 'control', true, 12);
   const init = hooked.must(['lockguard', 'init', '--npm-scripts', '--no-pnpmfile']);
   assert.match(
     readFileSync(join(hooked.root, 'package.json'), 'utf8'),
-    /"postinstall": "node -e .*lockguard\/npm-hook/,
+    /"prepare": "node -e .*lockguard\/npm-hook/,
     init.stdout,
   );
   for (const ws of [hooked, unhooked]) {
@@ -80,7 +80,7 @@ test('sound keys, pnpm 12: a runner started directly after a hooked install (the
     }
   };
   const s0 = vueFile(hooked);
-  assert.match(s0 ?? '', /^lockguard-slice\/1\nimporter packages\/vue\n/);
+  assert.match(s0 ?? '', /^lockguard-slice\/2\nimporter packages\/vue\n/);
   assert.equal(vueFile(unhooked), undefined);
   // Both built once through lockguard run (which writes the files before the command), at S0.
   for (const ws of [hooked, unhooked]) {

@@ -85,7 +85,9 @@ export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: Sce
       case 'turbo':
         return ['turbo', 'run', 'build', '--summarize'];
       case 'nx':
-        return ['nx', 'run-many', '-t', 'build', '--output-style=static'];
+        return options.lerna === true
+          ? ['lerna', 'run', 'build', '--stream']
+          : ['nx', 'run-many', '-t', 'build', '--output-style=static'];
       case 'pnpm-pipeline':
         return ['pnpm', 'pipeline'];
     }

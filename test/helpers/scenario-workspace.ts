@@ -86,6 +86,8 @@ const C_BUILD = `node -e "require('fs').mkdirSync('dist',{recursive:true});requi
 const C_AFTER_MOVE_BUILD = `node -e "const fs=require('fs'),cp=require('child_process');const until=Date.now()+60000;while(!fs.readFileSync('../../pnpm-lock.yaml','utf8').includes('tiny-dep-6.0.0')&&Date.now()<until)cp.execFileSync('sleep',['0.1']);fs.mkdirSync('dist',{recursive:true});fs.writeFileSync('dist/c.txt','c');fs.appendFileSync('../../../c-ran','x')"`;
 const D_BUILD = `node -e "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/d.txt','d')"`;
 // The install in plain sight (the plan sees it); it runs on every real build of a, so nothing is armed.
+// With `phantom`: a's build also records what phantom-x (a's dependency) resolves for its undeclared tiny-dep.
+const PHANTOM_RECORD = `node -e "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/phantom.json',JSON.stringify({tinyDep:require('phantom-x')}))"`;
 const VISIBLE_A_BUILD =
   'node ../../../a-build.cjs --wait-only && pnpm --filter b add tiny-dep@file:../../vendor/tiny-dep-6.0.0.tgz && node ../../../a-build.cjs';
 
@@ -116,8 +118,18 @@ export interface ScenarioOptions {
   readonly npmrc?: string;
   /** The nx the workspace installs: a folder of this repo's node_modules (`nx22` = the `npm:nx@22.6.3` alias; default `nx`). */
   readonly nxPackage?: string;
+  /**
+   * nx through Lerna (tool `nx`): the root depends on this repo's Lerna only (`link:`), so nx is Lerna's own
+   * dependency (under pnpm not resolvable from the root), with lerna.json; the runner is `lerna run build`.
+   */
+  readonly lerna?: boolean;
   /** The turbo on PATH: a folder of this repo's node_modules (`turbo20` = the `npm:turbo@2.0.14` alias; default `turbo`). */
   readonly turboPackage?: string;
+  /**
+   * a depends on `phantom-x` (a `file:` tarball) whose index.js requires tiny-dep without declaring it (a phantom
+   * dependency, resolved through hoisting); a's build then records what it resolved in `packages/a/dist/phantom.json`.
+   */
+  readonly phantom?: boolean;
 }
 
 /** packages/: a (its build: a-build.cjs, or the install in plain sight), b, and the options' c, d and c1..cN. */
@@ -129,7 +141,15 @@ function packagesTree(options: ScenarioOptions): Tree {
           name: 'a',
           version: '1.0.0',
           private: true,
-          scripts: { build: options.visibleInstall === true ? VISIBLE_A_BUILD : 'node ../../../a-build.cjs' },
+          ...(options.phantom === true
+            ? { dependencies: { 'phantom-x': 'file:../../vendor/phantom-x-1.0.0.tgz' } }
+            : {}),
+          scripts: {
+            build:
+              options.visibleInstall === true
+                ? VISIBLE_A_BUILD
+                : `node ../../../a-build.cjs${options.phantom === true ? ` && ${PHANTOM_RECORD}` : ''}`,
+          },
         },
         null,
         2,
@@ -223,6 +243,13 @@ export function scenarioWorkspace(
   mkdirSync(home, { recursive: true });
   tarball(base, '6.0.0');
   tarball(base, '7.0.0');
+  if (options.phantom === true)
+    packTarball(
+      join(root, 'vendor', 'phantom-x-1.0.0.tgz'),
+      join(base, 'src-phantom'),
+      { name: 'phantom-x', version: '1.0.0' },
+      "module.exports = require('tiny-dep');\n",
+    );
   const pnpmMajor = options.pnpm ?? (tool === 'pnpm-pipeline' ? 12 : 10);
   const nxPackage =
     options.nxPackage === undefined || options.nxPackage === 'nx'
@@ -250,7 +277,9 @@ export function scenarioWorkspace(
     rootManifest['packageManager'] = { pnpm: pnpmPin, yarn: 'yarn@4.18.1', bun: 'bun@1.4.5' }[manager];
   if (manager !== 'pnpm') rootManifest['workspaces'] = ['packages/*'];
   if (options.rootScripts !== undefined) rootManifest['scripts'] = options.rootScripts;
-  if (tool === 'nx') rootManifest['devDependencies'] = { nx: `link:${nxPackage}` };
+  if (tool === 'nx')
+    rootManifest['devDependencies'] =
+      options.lerna === true ? { lerna: `link:${join(REPO, 'node_modules', 'lerna')}` } : { nx: `link:${nxPackage}` };
   let workspaceYaml = 'packages:\n  - "packages/*"\nupdateNotifier: false\n';
   if (tool === 'pnpm-pipeline')
     workspaceYaml +=
@@ -274,6 +303,9 @@ export function scenarioWorkspace(
             2,
           ),
         }
+      : {}),
+    ...(options.lerna === true
+      ? { 'lerna.json': JSON.stringify({ version: '0.0.0', npmClient: 'pnpm', packages: ['packages/*'] }, null, 2) }
       : {}),
     packages: packagesTree(options),
   });

@@ -63,24 +63,27 @@ test("every project gets its slice digest and the root importer's, in the docume
   const pass = await writeSliceFiles(root);
   assert.equal(pass?.kind, 'written');
   assert.deepEqual(pass?.kind === 'written' ? pass.created : [], ['.', 'packages/a', 'packages/b', 'packages/c']);
-  const digests = new Map(projectSlices(root).slices.map((slice) => [slice.importer, slice.digest]));
+  const all = projectSlices(root);
+  const digests = new Map(all.slices.map((slice) => [slice.importer, slice.digest]));
+  // The root, a (through b) and b install packages: their files fold the hoisted pool (reach); c installs none.
   assert.equal(
     textOf(root, 'packages/b'),
-    `${SLICE_FILE_VERSION}\nimporter packages/b\nslice ${digests.get('packages/b')}\nroot ${digests.get('.')}\n`,
+    `${SLICE_FILE_VERSION}\nimporter packages/b\nslice ${digests.get('packages/b')}\nroot ${digests.get('.')}\nreach ${all.pool}\n`,
   );
-  assert.equal(textOf(root, '.'), `${SLICE_FILE_VERSION}\nimporter .\nslice ${digests.get('.')}\n`);
+  assert.equal(textOf(root, '.'), `${SLICE_FILE_VERSION}\nimporter .\nslice ${digests.get('.')}\nreach ${all.pool}\n`);
   assert.equal(
     textOf(root, 'packages/a'),
-    sliceFileText('packages/a', digests.get('packages/a') ?? '', digests.get('.')),
+    sliceFileText('packages/a', digests.get('packages/a') ?? '', digests.get('.'), all.pool),
+  );
+  assert.equal(
+    textOf(root, 'packages/c'),
+    `${SLICE_FILE_VERSION}\nimporter packages/c\nslice ${digests.get('packages/c')}\nroot ${digests.get('.')}\n`,
   );
 });
 
 test('nothing changed: no file is rewritten (same inode and ctime), and a new lockfile rewrites only the slices it moved', async (t) => {
   const root = workspace(t);
   await writeSliceFiles(root);
-  const before = new Map(
-    ['.', 'packages/a', 'packages/b', 'packages/c'].map((importer) => [importer, statSync(fileOf(root, importer))]),
-  );
   // The same lockfile: the record answers (no pass), nothing is touched.
   assert.deepEqual(await writeSliceFiles(root), { kind: 'current' });
   // A file removed by hand is noticed by the stat check, and only it is written back.
@@ -91,12 +94,14 @@ test('nothing changed: no file is rewritten (same inode and ctime), and a new lo
     [],
     3,
   ]);
-  // is-number re-resolved: b's slice moves, and a's (a links b); c and the root stay as they were.
+  const cBack = statSync(fileOf(root, 'packages/c'));
+  // is-number re-resolved: b's slice moves, and a's (a links b); the root's reach through hoisting (it installs
+  // tool, whose code resolves the hoisted pool); c, which installs nothing, stays as it was.
   writeFileSync(join(root, 'pnpm-lock.yaml'), LOCK.replace('sha512-seven', 'sha512-other'));
   const moved = writeSliceFilesSync(root);
-  assert.deepEqual(moved?.kind === 'written' ? moved.changed : undefined, ['packages/a', 'packages/b']);
-  assert.equal(statSync(fileOf(root, '.')).ino, before.get('.')?.ino);
-  assert.equal(statSync(fileOf(root, '.')).ctimeMs, before.get('.')?.ctimeMs);
+  assert.deepEqual(moved?.kind === 'written' ? moved.changed : undefined, ['.', 'packages/a', 'packages/b']);
+  assert.equal(statSync(fileOf(root, 'packages/c')).ino, cBack.ino);
+  assert.equal(statSync(fileOf(root, 'packages/c')).ctimeMs, cBack.ctimeMs);
   // A root devDependency bump changes every project's file (the root's bins reach every script).
   writeFileSync(
     join(root, 'pnpm-lock.yaml'),

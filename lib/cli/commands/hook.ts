@@ -1,4 +1,4 @@
-// `lockguard hook`: for an npm root `preinstall`/`postinstall` script. Reports to live guarded runs; exits 0
+// `lockguard hook`: for an npm root `prepare` script (or an earlier init's preinstall/postinstall). Reports to live guarded runs; exits 0
 // at once outside a run; under `refuse`, fails `npm install` when it has rewritten the lockfile.
 
 import { resolve } from 'node:path';
@@ -13,12 +13,12 @@ const help = `Usage: lockguard hook [options]
 
 For the root package.json of an npm workspace. lockguard init --npm-scripts adds the same thing in a form
 that is a no-op where lockguard is not installed (npm ci --omit=dev, a checkout before its first install):
-  "preinstall": "node -e "try{require.resolve('lockguard/npm-hook')}catch(e){process.exit(0)}require('lockguard/npm-hook')""
+  "prepare": "node -e "try{require.resolve('lockguard/npm-hook')}catch(e){process.exit(0)}require('lockguard/npm-hook')""
 
 Inside a guarded run (lockguard run), tells the run that an npm command ran its install scripts
 (npm_command and npm_lifecycle_event say which), so it re-checks the lockfile at once. Outside a run it
-does nothing and exits 0. After "npm install" and "npm ci", and after any pnpm install (postinstall; pnpm
-12's pnpmfile cannot see an install end, its root postinstall runs after one), where the workspace uses
+does nothing and exits 0. After "npm install" and "npm ci", and after any pnpm install (prepare; pnpm
+12's pnpmfile cannot see an install end, its root prepare runs after one), where the workspace uses
 per-project slice files (.lockguard-slice: lockguard init --sound-keys), writes them; a problem writing one
 is a warning, never a failed install.
 

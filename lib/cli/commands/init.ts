@@ -1,15 +1,19 @@
-// `lockguard init`: set a workspace up for the install-time hooks: the pnpmfile shim and, on request, the
-// npm root lifecycle scripts; and `.lockguard/` in the workspace's .gitignore. Never touches a lockfile.
+// `lockguard init`: set a workspace up for the install-time hooks: the pnpmfile shim (and its checksum in
+// pnpm-lock.yaml, the one lockfile line init writes: what pnpm install would write, so nothing re-resolves)
+// and, on request, the npm root lifecycle script; and `.lockguard/` in the workspace's .gitignore.
 // Where turbo or nx is configured, sound keys too (integrations/sound-keys/: the runners fold each project's
 // `.lockguard-slice`); init only composes and prints what they change.
 
-import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode, isLockguardError, LockguardError } from '../../core/errors.js';
 import { withLedgerIgnored } from '../../integrations/git.js';
 import { addHookScripts } from '../../integrations/npm/scripts.js';
 import { COMPOSED_PNPMFILE_EXAMPLE, PNPMFILE_SHIM } from '../../integrations/pnpmfile/shim.js';
-import { effectivePnpm, majorOf } from '../../integrations/package-managers/version.js';
+import { pnpmfileChecksumOf, withLockfileChecksum } from '../../integrations/pnpmfile/checksum.js';
+import { writeAtomic } from '../../run/atomic.js';
+import { majorOf } from '../../integrations/package-managers/version.js';
+import { pnpmHere } from '../doctor-hooks.js';
 import {
   SLICE_FILE,
   SOUND_KEYS_MODES,
@@ -21,18 +25,21 @@ import {
 } from '../../integrations/sound-keys/index.js';
 import { yarnPluginImportLine } from '../../integrations/yarn-plugin/import-path.js';
 import { GIT_ADD_SLICES } from '../../run/slice-files.js';
+import { noteInitEdit } from '../init-record.js';
 import { flag, parse, type Parsed } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../command.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
+import { readBoundedText, readConfigText } from '../../core/bounded-read.js';
 
 const help = `Usage: lockguard init [options]
 
 pnpm 10 workspaces: writes .pnpmfile.cjs, a few stable lines that load lockguard/pnpmfile when lockguard is
 installed (and do nothing on a fresh clone's first install, before it is). Inside a guarded run the plugin
 reports every pnpm command to the run and, under --policy refuse, stops lockfile rewrites at the source.
-Run "pnpm install" once afterwards (pnpm records the file's checksum in pnpm-lock.yaml) and commit both.
+init records the file's checksum in pnpm-lock.yaml itself (the one line pnpm install would write: a
+checksum that differs makes pnpm 10 re-resolve every peer and a frozen install fail); commit both.
 An existing, different .pnpmfile.cjs is left alone: init prints how to compose it with lockguard's hooks.
 yarn and bun workspaces: no hook file to write (a refusing run hands yarn berry lockguard's plugin through the
 environment; yarn v1 and bun have no hooks lockguard uses).
@@ -44,6 +51,7 @@ for refusing pnpm add/update/remove at the source too.
 
 Every workspace: adds .lockguard/ to the .gitignore at the workspace root (once; created when absent):
 lockguard's ledger holds this machine's run records, and a committed one is never acted on.
+Everything init changes is noted in .lockguard/init.json: lockguard uninstall takes it back.
 
 Where turbo or nx is configured (sound keys; --no-sound-keys opts out): adds ${SLICE_FILE} to every cached
 turbo task's inputs (turbo.json and package-level turbo.json files; a task without inputs gets
@@ -64,45 +72,24 @@ ${DIR_HELP}
                        set sound keys up (the default where turbo or nx is configured; without a mode:
                        the one the workspace is in, else ignored; --no-sound-keys: never)
   --pnpmfile           write .pnpmfile.cjs whatever the pnpm version (--no-pnpmfile: never)
-  --npm-scripts        add lockguard's hook to the root package.json's preinstall and postinstall scripts
+  --npm-scripts        add lockguard's hook to the root package.json's prepare script (npm records a root
+                       preinstall/postinstall as hasInstallScript in package-lock.json; prepare it does not)
                        (npm workspaces; a no-op where lockguard is not installed, as in npm ci --omit=dev)
   -h, --help           this text
 `;
 
-/** A file's text, undefined when absent; anything but a regular file is refused (a FIFO would block the read). */
-function readText(path: string): string | undefined {
-  const stats = lstatSync(path, { throwIfNoEntry: false });
-  if (stats === undefined) return undefined;
-  if (!stats.isFile()) {
-    throw new LockguardError(
-      'ERR_LOCKGUARD_NOT_A_FILE',
-      `Expected "${path}" to be a file, but it is not (a folder, link, FIFO or device).`,
-      {
-        path,
-        hint: 'Move it away, then run lockguard init again.',
-      },
-    );
-  }
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return undefined;
-    throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot read "${path}" (${errnoCode(error) ?? 'unknown error'}).`, {
-      path,
-      cause: error,
-      hint: 'Check that it is a readable file.',
-    });
-  }
+/**
+ * A workspace file's text, undefined when absent, through the bounded reader (core/bounded-read.ts): a
+ * regular file, or a link to one inside the workspace; a FIFO, device or file over 16 MiB is refused.
+ */
+function readText(root: string, path: string): string | undefined {
+  return readConfigText(path, root);
 }
 
 function writePnpmfile(root: string, io: Io): void {
   const path = join(root, '.pnpmfile.cjs');
-  const existing = readText(path);
-  if (existing === PNPMFILE_SHIM) {
-    io.stdout.write(`.pnpmfile.cjs already holds lockguard's shim: nothing to do.\n`);
-    return;
-  }
-  if (existing !== undefined) {
+  const existing = readText(root, path);
+  if (existing !== undefined && existing !== PNPMFILE_SHIM) {
     throw new LockguardError(
       'ERR_LOCKGUARD_EXISTS',
       `"${path}" exists and is not lockguard's shim; init leaves it alone.`,
@@ -112,17 +99,47 @@ function writePnpmfile(root: string, io: Io): void {
       },
     );
   }
-  writeFileSync(path, PNPMFILE_SHIM, { flag: 'wx' });
+  if (existing === undefined) {
+    writeFileSync(path, PNPMFILE_SHIM, { flag: 'wx' });
+    noteInitEdit(root, '.pnpmfile.cjs', undefined, PNPMFILE_SHIM);
+  }
+  const recorded = recordPnpmfileChecksum(root);
   const add = declaresLockguard(root) ? '' : 'add lockguard as a root devDependency (pnpm add -D -w lockguard), ';
+  const wrote = existing === undefined ? 'wrote .pnpmfile.cjs' : ".pnpmfile.cjs already holds lockguard's shim";
+  if (recorded === 'recorded' || recorded === 'current') {
+    if (existing !== undefined && recorded === 'current') {
+      io.stdout.write(`${wrote}, and pnpm-lock.yaml records its checksum: nothing to do.\n`);
+      return;
+    }
+    io.stdout.write(
+      `${wrote}\npnpm-lock.yaml: pnpmfileChecksum recorded (the line pnpm install would write; nothing else changes, so the next install resolves exactly as before and a frozen install passes)\n  next: ${add}commit .pnpmfile.cjs and pnpm-lock.yaml.\n`,
+    );
+    return;
+  }
   io.stdout.write(
-    `wrote .pnpmfile.cjs\n  next: ${add}run "pnpm install" once (it records the file's checksum in pnpm-lock.yaml), commit .pnpmfile.cjs and pnpm-lock.yaml.\n`,
+    `${wrote}\n  next: ${add}run "pnpm install" once (${recorded === 'no-lockfile' ? 'there is no pnpm-lock.yaml yet' : 'pnpm-lock.yaml could not be edited here'}; it records the file's checksum), commit .pnpmfile.cjs and pnpm-lock.yaml.\n`,
   );
+}
+
+/**
+ * Record the shim's pnpmfileChecksum in pnpm-lock.yaml, as pnpm would: a checksum that differs makes pnpm 10
+ * re-resolve every peer (and a frozen install fail), so init records it itself (integrations/pnpmfile/checksum.ts).
+ */
+function recordPnpmfileChecksum(root: string): 'recorded' | 'current' | 'no-lockfile' | 'unknown-shape' {
+  const path = join(root, 'pnpm-lock.yaml');
+  const lock = readBoundedText(path, { kind: 'lockfile', root });
+  if (lock === undefined) return 'no-lockfile';
+  const next = withLockfileChecksum(lock, pnpmfileChecksumOf(PNPMFILE_SHIM));
+  if (next === undefined) return 'unknown-shape';
+  if (next === lock) return 'current';
+  writeAtomic(path, next);
+  return 'recorded';
 }
 
 /** Whether the root package.json already depends on lockguard (a devDependency, or any other kind). */
 function declaresLockguard(root: string): boolean {
   try {
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const manifest = JSON.parse(readText(root, join(root, 'package.json')) ?? '') as Record<string, unknown>;
     return ['devDependencies', 'dependencies', 'optionalDependencies'].some((field) => {
       const deps = manifest[field];
       return typeof deps === 'object' && deps !== null && Object.hasOwn(deps, 'lockguard');
@@ -135,10 +152,12 @@ function declaresLockguard(root: string): boolean {
 /** `.lockguard/` in the workspace's .gitignore (created when absent): the ledger is never committed. */
 function ignoreLedger(root: string, io: Io): void {
   const path = join(root, '.gitignore');
-  const text = withLedgerIgnored(readText(path));
+  const before = readText(root, path);
+  const text = withLedgerIgnored(before);
   if (text === undefined) return;
   try {
     writeFileSync(path, text);
+    noteInitEdit(root, '.gitignore', before, text);
   } catch (error) {
     throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot write "${path}" (${errnoCode(error) ?? 'unknown error'}).`, {
       path,
@@ -153,7 +172,7 @@ function ignoreLedger(root: string, io: Io): void {
 
 function addNpmScripts(root: string, io: Io): void {
   const path = join(root, 'package.json');
-  const text = readText(path);
+  const text = readText(root, path);
   if (text === undefined) {
     throw new LockguardError(
       'ERR_LOCKGUARD_NOT_A_WORKSPACE',
@@ -163,11 +182,16 @@ function addNpmScripts(root: string, io: Io): void {
   }
   const edit = addHookScripts(text, path);
   if (edit.text === undefined) {
-    io.stdout.write(`package.json already runs "lockguard hook" in preinstall and postinstall: nothing to do.\n`);
+    io.stdout.write(`package.json already runs lockguard's hook in prepare: nothing to do.\n`);
     return;
   }
   writeFileSync(path, edit.text);
-  io.stdout.write(`package.json: "lockguard hook" added to ${edit.changed.join(' and ')}\n`);
+  noteInitEdit(root, 'package.json', text, edit.text);
+  const moved = edit.changed.filter((event) => event !== 'prepare');
+  io.stdout.write(
+    `package.json: lockguard's hook runs in the root prepare script${moved.length === 0 ? '' : ` (taken out of ${moved.join(' and ')}: npm records those as the root's hasInstallScript in package-lock.json)`}\n` +
+      '  next: commit package.json (npm install, npm ci and pnpm installs run the hook from now on; the lockfile does not change).\n',
+  );
 }
 
 /**
@@ -194,7 +218,9 @@ async function setUpSoundKeys(
       `${label}: already set up (every cached turbo/nx task folds its project's ${SLICE_FILE}): nothing to do.\n`,
     );
   } else {
+    const before = edits.map((edit) => readText(root, join(root, edit.file)));
     writeEdits(root, edits);
+    for (const [index, edit] of edits.entries()) noteInitEdit(root, edit.file, before[index], edit.text);
     io.stdout.write(
       `${label}: the runners' keys now fold each project's ${SLICE_FILE} (${mode === 'committed' ? 'committed files: turbo and nx hash them by default' : "every task's key changes once, now"}):\n`,
     );
@@ -249,7 +275,7 @@ function soundKeysArg(argv: readonly string[]): { argv: string[]; mode: SoundKey
  * not; and where sound keys are set up and nothing else will rewrite the slice files (`noWriter`), the hook that does.
  */
 function pnpmHook(root: string, parsed: Parsed, noWriter: boolean, io: Io): void {
-  const major = majorOf(effectivePnpm(root, io.env).version);
+  const major = majorOf(pnpmHere(root, io.env).version);
   const wanted =
     flag(parsed, 'pnpmfile') || (!flag(parsed, 'no-pnpmfile') && (major === undefined || major <= PNPMFILE_FREE_UNTIL));
   if (wanted) writePnpmfile(root, io);
@@ -307,7 +333,7 @@ export const command: Command = {
     if (npmScripts) addNpmScripts(workspace.root, io);
     if (workspace.manager === 'npm' && !npmScripts) {
       io.stdout.write(
-        `This is an npm workspace: no pnpmfile to write.\n  lockguard init --npm-scripts adds "lockguard hook" to the root preinstall/postinstall scripts.\n`,
+        `This is an npm workspace: no pnpmfile to write.\n  lockguard init --npm-scripts adds lockguard's hook to the root prepare script.\n`,
       );
     }
     if (workspace.manager === 'yarn' && !npmScripts) {

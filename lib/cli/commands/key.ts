@@ -9,6 +9,7 @@ import { flag, parse, stringValue, type Parsed } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../command.js';
+import { summarised } from '../summary.js';
 import { DIR_HELP, DIR_OPTION, SCOPE_HELP, SCOPE_OPTION, scopeOf, workspaceOf } from '../workspace-option.js';
 
 const help = `Usage: lockguard key [options]
@@ -47,6 +48,7 @@ ${SCOPE_HELP}
   --check-slices       check they are current, writing nothing (exit 1: not current; 2: no lockfile)
   --json               print {key, scope, manager, entries} as JSON; with --project(s):
                        {importer, name, digest} (one, or a list)
+  --verbose            with --write-slices/--check-slices: name every file (over 20 are counted)
   -h, --help           this text
 `;
 
@@ -104,11 +106,10 @@ async function checkSlices(parsed: Parsed, root: string, io: Io): Promise<number
       },
     );
   }
-  io.stdout.write(
-    staleSliceLines(stale)
-      .map((line) => `${line}\n`)
-      .join(''),
-  );
+  const lines = staleSliceLines(stale);
+  // Every file named, up to the limit; the count and the fix (the last line) always.
+  const named = lines.length > 1 ? summarised(io, lines.slice(0, -1), 'slice files') : [];
+  io.stdout.write([...named, ...lines.slice(-1)].map((line) => `${line}\n`).join(''));
   return stale.missing.length + stale.differ.length === 0 ? EXIT.ok : EXIT.moved;
 }
 
@@ -118,7 +119,7 @@ async function writeSlices(parsed: Parsed, root: string, io: Io): Promise<number
   const { writeSliceFiles } = await import('../../run/slice-pass.js');
   const { sliceReportLines } = await import('../slice-files.js');
   io.stdout.write(
-    sliceReportLines(await writeSliceFiles(root))
+    summarised(io, sliceReportLines(await writeSliceFiles(root)), 'slice files')
       .map((line) => `${line}\n`)
       .join(''),
   );

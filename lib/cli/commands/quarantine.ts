@@ -15,6 +15,7 @@ import type { Io } from '../io.js';
 import { PlacesNow } from '../../guard/guard-file.js';
 import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
+import { summarised } from '../summary.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
 const help = `Usage: lockguard quarantine list [--run <id>] [--json]
@@ -44,6 +45,7 @@ ${DIR_HELP}
   --run <id>           the run (see list); required for restore and drop
   --entry <key>        restore one entry: its key (or runner:key)
   --json               print the data as JSON
+  --verbose            list every entry (over 20 are summarised with a count)
   -h, --help           this text
 
 Exit code: 0, or 1 when an entry could not be restored (it changed in quarantine, or a move failed);
@@ -135,12 +137,12 @@ function list(parsed: Parsed, root: string, runId: string | undefined, io: Io): 
     io.stdout.write('No withheld cache entries in this workspace.\n');
     return EXIT.ok;
   }
-  for (const run of runs) io.stdout.write(runLines(run));
+  for (const run of runs) io.stdout.write(runLines(run, io));
   return EXIT.ok;
 }
 
 /** One run's quarantine, for `list`: its counts (in flight, a problem), then each entry. */
-function runLines(run: ReturnType<typeof listQuarantine>[number]): string {
+function runLines(run: ReturnType<typeof listQuarantine>[number], io: Io): string {
   if (run.manifest === undefined) return `run ${run.run}: ${run.problem ?? 'unreadable manifest'}\n`;
   const waiting = run.manifest.entries.filter((entry) => entry.restoredAt === undefined).length;
   const flight =
@@ -148,7 +150,8 @@ function runLines(run: ReturnType<typeof listQuarantine>[number]): string {
       ? ''
       : `, ${run.inFlight} in flight (a pass was killed: the next lockguard command settles them)`;
   const problem = run.problem === undefined ? '' : ` (${run.problem})`;
-  return `run ${run.run}: ${run.manifest.entries.length} entr${run.manifest.entries.length === 1 ? 'y' : 'ies'}, ${waiting} still withheld${flight}${problem}\n${run.manifest.entries.map((entry) => `${describe(entry)}\n`).join('')}`;
+  const entries = summarised(io, run.manifest.entries.map(describe), 'entries', '  ');
+  return `run ${run.run}: ${run.manifest.entries.length} entr${run.manifest.entries.length === 1 ? 'y' : 'ies'}, ${waiting} still withheld${flight}${problem}\n${entries.map((line) => `${line}\n`).join('')}`;
 }
 
 /** `drop --run`: the run's whole quarantine deleted, and what it held said. */
@@ -179,9 +182,12 @@ function restoreRun(parsed: Parsed, root: string, runId: string, io: Io): number
       `${JSON.stringify({ run: runId, restored: result.restored, skipped: result.skipped.map((s) => ({ key: s.entry.key, runner: s.entry.runner, reason: s.reason, detail: s.detail })) }, null, 2)}\n`,
     );
   } else {
-    for (const done of result.restored) io.stdout.write(`restored ${done.runner} ${done.key} into ${done.cacheDir}\n`);
-    for (const skip of result.skipped)
-      io.stdout.write(`skipped  ${skip.entry.runner} ${skip.entry.key}: ${skip.reason} (${skip.detail})\n`);
+    const restored = result.restored.map((done) => `restored ${done.runner} ${done.key} into ${done.cacheDir}`);
+    const skipped = result.skipped.map(
+      (skip) => `skipped  ${skip.entry.runner} ${skip.entry.key}: ${skip.reason} (${skip.detail})`,
+    );
+    for (const line of [...summarised(io, restored, 'restored'), ...summarised(io, skipped, 'skipped')])
+      io.stdout.write(`${line}\n`);
     if (result.restored.length === 0 && result.skipped.length === 0) io.stdout.write('Nothing to restore.\n');
   }
   return result.skipped.some((s) => s.reason === 'error' || s.reason === 'changed-in-quarantine')

@@ -8,19 +8,19 @@
 // what the next lockguard command does about it.
 
 import { MOVED_EXIT_HELP, MOVED_EXIT_OPTION, movedExitCode } from '../ci-outputs.js';
-import { statusLine } from '../../core/watch.js';
 import { redactText } from '../../core/redact.js';
 import type { Policy } from '../../run/ledger.js';
 import type { RemoteMode } from '../../integrations/runners/index.js';
 import { guardedRun, joinOuterRun } from '../../guard/run.js';
 import type { RunFinished } from '../../guard/finish.js';
 import { judgedText } from '../../guard/record-words.js';
-import { runnerLabel } from '../../integrations/runners/index.js';
+import { runnerLabel, stepsOf } from '../../integrations/runners/index.js';
+import { unguardedRunners, type UnguardedRunner } from '../../integrations/runners/unguarded.js';
 import { LockguardError } from '../../core/errors.js';
 import { oneOf, parse, stringValue, flag } from '../args.js';
 import type { Command } from '../command.js';
 import { guardContext } from '../guard-words.js';
-import { runEventLines } from '../run-words.js';
+import { moveStatusLine, runEventLines } from '../run-words.js';
 import { paint, printError, type Io } from '../io.js';
 import { recoverFirst } from '../recover.js';
 import { outcomeText, refusedClause, runExitCode, type FailMode } from '../run-outcome.js';
@@ -29,6 +29,7 @@ import { writeSliceFilesBeforeRun } from '../slice-files.js';
 import { warnTrackedLedger } from '../tracked-ledger.js';
 import { installedLine, treeLine } from '../verdict-words.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
+import { decide, readSettings, type TeamSettings } from '../settings.js';
 
 const POLICIES = ['flag', 'withhold', 'refuse'] as const;
 const FAIL_MODES = ['auto', 'always', 'never'] as const;
@@ -64,7 +65,7 @@ the tree then no longer holds what the lockfile says. A move seen while the comm
 
 Options:
 ${DIR_HELP}
-  --policy <p>         what a move triggers (default withhold; also $LOCKGUARD_POLICY):
+  --policy <p>         what a move triggers (default withhold; also $LOCKGUARD_POLICY, "policy" in settings):
                          flag      report it
                          withhold  report it, withhold the runners' stale saves, record the run as moved
                                    (lockguard verify then refuses saves keyed on it)
@@ -72,11 +73,14 @@ ${DIR_HELP}
                                    (pnpm: the environment, and the pnpmfile plugin for pnpm add/update/remove);
                                    a rewrite that slips through fails the run (also locally) and is withheld
   --fail-on-move <m>   auto (default): a move under withhold fails the run where $CI is set, not locally;
-                       always; never. The command's own failure code always wins.
-  --no-pre-check       skip the pre-run check
+                       always; never ("failOnMove" in settings). The command's own failure code always wins.
+  --no-pre-check       skip the pre-run check ("preCheck": false in settings)
 ${MOVED_EXIT_HELP}
 ${RUNNER_HELP}
   -h, --help           this text
+
+Settings a team decides once go in the workspace root's package.json, overridden by the environment, then
+by flags: "lockguard": {"policy": "refuse", "failOnMove": "always", "remote": "off", "preCheck": true}.
 
 Exit codes: the command's own code (128+n for a signal); 1 (or --moved-exit-code) when it succeeded but
 the table moved (see --fail-on-move); 2 usage/setup error; 3 pre-run check refused; 127 command not found.
@@ -113,10 +117,7 @@ interface RunOptions {
   readonly movedCode: number;
 }
 
-function optionsOf(
-  argv: readonly string[],
-  io: Io,
-): { options: RunOptions; childArgv: string[]; parsed: ReturnType<typeof parse> } {
+function parsedRun(argv: readonly string[]): { childArgv: string[]; parsed: ReturnType<typeof parse> } {
   const { options, command: childArgv } = splitArgv(argv);
   const parsed = parse('run', options, {
     ...DIR_OPTION,
@@ -126,33 +127,41 @@ function optionsOf(
     'no-pre-check': { type: 'boolean' },
     ...MOVED_EXIT_OPTION,
   });
+  return { childArgv, parsed };
+}
+
+/** The run's settings: each flag, else its environment variable, else package.json's "lockguard" field, else the default. */
+function optionsOf(parsed: ReturnType<typeof parse>, io: Io, team: TeamSettings): RunOptions {
   const policyWord = stringValue(parsed, 'policy');
   const fromEnv = io.env['LOCKGUARD_POLICY'];
-  const policy =
-    policyWord !== undefined
-      ? oneOf('--policy', policyWord, POLICIES)
-      : fromEnv !== undefined && fromEnv !== ''
-        ? oneOf('LOCKGUARD_POLICY', fromEnv, POLICIES)
-        : 'withhold';
+  const policy = decide<Policy>(
+    policyWord === undefined ? undefined : oneOf('--policy', policyWord, POLICIES),
+    fromEnv === undefined || fromEnv === '' ? undefined : oneOf('LOCKGUARD_POLICY', fromEnv, POLICIES),
+    team.policy,
+    'withhold',
+  ).value;
+  const failWord = stringValue(parsed, 'fail-on-move');
   return {
-    options: {
-      policy,
-      failMode: oneOf('--fail-on-move', stringValue(parsed, 'fail-on-move') ?? 'auto', FAIL_MODES),
-      override: runnerOverride(parsed),
-      remote: remoteOf(parsed, io.env),
-      preCheck: !flag(parsed, 'no-pre-check'),
-      movedCode: movedExitCode(parsed, 'run'),
-    },
-    childArgv,
-    parsed,
+    policy,
+    failMode: decide<FailMode>(
+      failWord === undefined ? undefined : oneOf('--fail-on-move', failWord, FAIL_MODES),
+      undefined,
+      team.failOnMove,
+      'auto',
+    ).value,
+    override: runnerOverride(parsed),
+    remote: remoteOf(parsed, io.env, team.remote as RemoteMode | undefined),
+    preCheck: decide<boolean>(flag(parsed, 'no-pre-check') ? false : undefined, undefined, team.preCheck, true).value,
+    movedCode: movedExitCode(parsed, 'run'),
   };
 }
 
 export const command: Command = {
   help,
   async run(argv, io: Io) {
-    const { options, childArgv, parsed } = optionsOf(argv, io);
+    const { childArgv, parsed } = parsedRun(argv);
     const workspace = await workspaceOf(parsed, io);
+    const options = optionsOf(parsed, io, readSettings(workspace.root).settings);
     const context = guardContext(io, (event) => runEventLines(io, event));
     const joined = await joinOuterRun(workspace, childArgv, context);
     if (joined !== undefined) return joined;
@@ -173,23 +182,38 @@ export const command: Command = {
       },
       context,
     );
-    printFinished(io, finished);
+    // Caching runners lockguard does not guard are named on the line, never implied guarded (asked only after a move).
+    const unguarded =
+      finished.move === undefined
+        ? []
+        : unguardedRunners(
+            workspace.root,
+            stepsOf(childArgv, io.cwd).map((step) => step.argv),
+          );
+    printFinished(io, finished, unguarded);
     return finished.code;
   },
 };
 
 /** The run's last lines: the status line (or the install line), and what is left when the pass was cut short. */
-function printFinished(io: Io, run: RunFinished): void {
+function printFinished(io: Io, run: RunFinished, unguarded: readonly UnguardedRunner[]): void {
   const { outcome, move } = run;
   const cacheNames = run.caches.map((guarded) => runnerLabel(guarded.runner));
   if (move !== undefined) {
     const done = outcomeText(run.policy, outcome, run.caches, run.runId, refusedClause(run.gates, outcome.spared));
     io.stderr.write(
-      `${paint(io, io.stderr, 'yellow', move.tree === undefined ? statusLine(move.files, done) : treeLine({ files: move.files, tree: move.tree }, done))}\n`,
+      `${paint(io, io.stderr, 'yellow', move.tree === undefined ? moveStatusLine(move.files, done, cacheNames, unguarded, outcome.unresolved?.length ?? 0) : treeLine({ files: move.files, tree: move.tree }, done))}\n`,
     );
     for (const slice of run.slices) io.stderr.write(`  ${redactText(slice.text)}\n`);
     io.stderr.write(`  ${judgedText(run.judged, cacheNames)}\n`);
-  } else if (run.installed.length > 0) {
+  } else if ((outcome.unresolved ?? []).length > 0) {
+    // No move, yet a runner this run should guard could not be: said on every run, not only when it matters.
+    for (const item of outcome.unresolved ?? [])
+      io.stderr.write(
+        `${paint(io, io.stderr, 'yellow', `[lockguard] the ${runnerLabel(item.runner)} cache is not guarded: ${item.why} (lockguard doctor says the fix)`)}\n`,
+      );
+  }
+  if (move === undefined && run.installed.length > 0) {
     // An install that left every input as it was (a first or frozen install on a fresh clone): said, not withheld.
     io.stderr.write(`${installedLine(run.installed)}\n  ${judgedText(run.judged, cacheNames)}\n`);
   }

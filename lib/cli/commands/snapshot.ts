@@ -11,13 +11,22 @@ import { listPaths } from '../../core/watch.js';
 import { appendGithub, requireGithubFile, githubFile } from '../../integrations/ci/github.js';
 import { createRun } from '../../run/ledger.js';
 import { parse, stringValue, type Parsed } from '../args.js';
-import { OUTPUT_OPTIONS, outputModes, reportFailure, writeDotenv, type OutputModes } from '../ci-outputs.js';
+import {
+  checkOutputTargets,
+  OUTPUT_OPTIONS,
+  outputModes,
+  reportFailure,
+  writeDotenv,
+  type OutputModes,
+} from '../ci-outputs.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
 import { warnTrackedLedger } from '../tracked-ledger.js';
 import { DIR_HELP, DIR_OPTION, SCOPE_HELP, SCOPE_OPTION, scopeOf, workspaceOf } from '../workspace-option.js';
+import { readSettings } from '../settings.js';
+import type { Scope } from '../../core/entries.js';
 
 const help = `Usage: lockguard snapshot [options]
 
@@ -66,12 +75,13 @@ export const command: Command = {
 async function snapshot(parsed: Parsed, modes: OutputModes, io: Io): Promise<number> {
   // A missing $GITHUB_OUTPUT is refused before anything is recorded (no stray run, no stray verdict).
   if (modes.github) requireGithubFile(io.env, 'GITHUB_OUTPUT');
+  checkOutputTargets(modes, io);
   const workspace = await workspaceOf(parsed, io);
   // A guard that died before its final check is finished first (cli/recover.ts).
   const stopped = await recoverFirst(workspace.root, io, 'lenient', 'snapshot');
   if (stopped !== undefined) return stopped;
   const table = readWorkspaceFingerprints(workspace.root, {
-    scope: scopeOf(parsed, 'inputs'),
+    scope: scopeOf(parsed, (readSettings(workspace.root).settings.scope as Scope | undefined) ?? 'inputs'),
     manager: workspace.manager,
   });
   const keyFile = keyFileOf(parsed, io, workspace.root, table.entries);

@@ -1,6 +1,6 @@
 // `lockguard status`: the latest run's state and report.
 
-import { printable } from '../../core/printable.js';
+import { MESSAGE_MAX, printableUpTo } from '../../core/printable.js';
 import { plural } from '../../core/words.js';
 import { findRun, latestEvents, readReport, scanEvents, type RunEvent, type RunHandle } from '../../run/ledger.js';
 import type { RunReport } from '../../run/report.js';
@@ -76,13 +76,15 @@ function reportLines(report: unknown): string[] {
   ) {
     // Which saves after the move were judged per project (integrations/runners/affected.ts), and which not.
     for (const reason of scope.reasons.slice(0, SHOWN_ENTRIES))
-      lines.push(`scope    every save after the move (${printable(String(reason))})`);
+      lines.push(`scope    every save after the move (${printableUpTo(String(reason), MESSAGE_MAX)})`);
     if (scope.kept.length > 0)
       lines.push(
         `kept     ${plural(scope.kept.length, 'cache save', 'cache saves')} after the move, their projects' slices did not move:`,
       );
     for (const entry of scope.kept.slice(0, SHOWN_ENTRIES))
-      lines.push(`           ${printable(`${String(entry.runner)} ${String(entry.key)} (${String(entry.task)})`)}`);
+      lines.push(
+        `           ${printableUpTo(`${String(entry.runner)} ${String(entry.key)} (${String(entry.task)})`, MESSAGE_MAX)}`,
+      );
     if (scope.kept.length > SHOWN_ENTRIES)
       lines.push(`           and ${scope.kept.length - SHOWN_ENTRIES} more (lockguard status --json)`);
   }

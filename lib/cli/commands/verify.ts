@@ -17,10 +17,11 @@ import {
   outputModes,
   reportFailure,
   writeDotenv,
+  checkOutputTargets,
   type OutputModes,
 } from '../ci-outputs.js';
 import { EXIT } from '../exit-codes.js';
-import { paint, type Io } from '../io.js';
+import { paint, writeWorkflowCommand, type Io } from '../io.js';
 import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
 import { verifyLine } from '../verdict-words.js';
@@ -85,6 +86,7 @@ async function judge(parsed: Parsed, modes: OutputModes, io: Io): Promise<number
   const movedCode = movedExitCode(parsed, 'verify');
   // A missing $GITHUB_OUTPUT is refused before anything is recorded (no stray run, no stray verdict).
   if (modes.github) requireGithubFile(io.env, 'GITHUB_OUTPUT');
+  checkOutputTargets(modes, io);
   const workspace = await workspaceOf(parsed, io);
   // A guard that died before its final check is finished first (cli/recover.ts).
   const stopped = await recoverFirst(workspace.root, io, 'lenient', 'verify');
@@ -112,7 +114,7 @@ async function judge(parsed: Parsed, modes: OutputModes, io: Io): Promise<number
     for (const annotation of movedAnnotations(verdict.moved, since, (path) =>
       checkoutPath(io.env, workspace.root, path),
     ))
-      io.stderr.write(`${annotation}\n`);
+      writeWorkflowCommand(io.stderr, annotation);
     const withheld = verdict.save || kind === 'snapshot' ? [] : withheldBy(workspace.root, verdict.run);
     appendSummary(
       io.env,

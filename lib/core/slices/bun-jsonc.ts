@@ -39,6 +39,12 @@ const CONTROL = /[\x00-\x08\x0B-\x0C\x0E-\x1F]/;
 /** A JSON number, read where it starts (sticky). */
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const WORDS = ['true', 'false', 'null'] as const;
+/**
+ * The deepest nesting read. bun writes five levels; bun 1.4.5 itself refuses a document nested about 47,000
+ * deep ("JSON document is too deeply nested", measured: the exact depth varies with its stack), so a limit far
+ * below that refuses nothing bun writes and nothing bun would refuse is read.
+ */
+const MAX_DEPTH = 1000;
 
 /** Check bun.lock's text (BOM already dropped) as bun reads it; throws ERR_LOCKGUARD_BROKEN_LOCKFILE / _UNSUPPORTED_LOCKFILE. */
 export function checkBunLock(text: string, path: string): BunLockCheck {
@@ -252,6 +258,8 @@ class Checker {
 
   /** A container opens at `i`: its frame is pushed. */
   private open(object: boolean, role: Role): Frame {
+    if (this.stack.length === MAX_DEPTH)
+      throw this.fail(`arrays or objects nested deeper than ${MAX_DEPTH} levels`, this.i);
     const frame: Frame = {
       object,
       role,

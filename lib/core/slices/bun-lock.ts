@@ -310,6 +310,27 @@ function readWhole(json: string, path: string, packageCount: number, workspaceCo
   return finish(canonicalJson(rest), workspaces, packages, path);
 }
 
+/**
+ * The lockfile versions bun 1.4.5 reads in this layout, measured (`bun install --frozen-lockfile`): a number
+ * whose value is 1, 2 or 3 (`1.0`, `1e0` too). It refuses -1, 1.5 and 1e999 ("Invalid lockfile version"),
+ * 4 and 99 ("Unsupported lockfile version ... created by a newer version of Bun"), and 0 in this layout
+ * ("Missing dependencies object": version 0 is another layout, which lockguard does not read).
+ */
+function checkVersion(path: string, version: number | string): void {
+  const value = typeof version === 'number' ? version : Number.NaN;
+  if (!Number.isInteger(value) || value < 0) throw broken(path, 'its "lockfileVersion" is not a version bun reads');
+  if (value === 0 || value > MAX_VERSION)
+    throw broken(
+      path,
+      value === 0
+        ? 'its "lockfileVersion" 0 needs the layout of bun before 1.2 (let bun 1.2 or later rewrite it: bun install)'
+        : `its "lockfileVersion" is newer than ${MAX_VERSION}, the newest bun 1.4.5 reads (update bun and lockguard)`,
+    );
+}
+
+/** The newest bun.lock version bun 1.4.5 reads ("supports lockfile versions up to 3"). */
+const MAX_VERSION = 3;
+
 function finish(headerText: string, workspaces: BunWorkspace[], packages: BunPackage[], path: string): BunLock {
   let header: unknown;
   try {
@@ -320,6 +341,7 @@ function finish(headerText: string, workspaces: BunWorkspace[], packages: BunPac
   const top = isMap(header) ? header : {};
   const version = top['lockfileVersion'];
   if (typeof version !== 'number' && typeof version !== 'string') throw broken(path, 'it has no "lockfileVersion"');
+  checkVersion(path, version);
   const globalText = canonicalJson({
     lockfileVersion: version,
     configVersion: top['configVersion'] ?? null,

@@ -7,7 +7,9 @@
 // first, and in each project its own dependencies' changes first (a dependency added that was already
 // reached through others included), then other version changes, then packages reached or no longer
 // reached; same-version entry churn (peer suffixes) only counted after them.
-// Invariants: the digests decide what changed (a slice whose digest is equal is unchanged, never walked);
+// A project whose closure is as it was but whose reach through hoisting (reach.ts) moved is not `changed`
+// (its slice is exact and unchanged) but `hoisted`: its key still moves (the slice files fold the reach).
+// Invariants: the digests decide what changed (a slice whose digest and reach are equal is unchanged, never walked);
 // only changed projects' closures are walked; the line never carries a URL's credentials (core/redact.ts).
 // Must never: print, or name anything the lockfiles do not.
 
@@ -43,6 +45,8 @@ export interface SliceDiff {
   /** Importers only in the new lockfile / only in the old one. */
   readonly added: readonly string[];
   readonly removed: readonly string[];
+  /** Importers whose slice is unchanged but whose reach through hoisting moved (reach.ts): not counted unchanged. */
+  readonly hoisted: readonly string[];
   readonly unchanged: number;
 }
 
@@ -156,11 +160,13 @@ export function diffSlices(before: LockfileSlices, after: LockfileSlices): Slice
   const old = new Map(before.slices.map((slice) => [slice.importer, slice]));
   const changed: SliceChange[] = [];
   const added: string[] = [];
+  const hoisted: string[] = [];
   let unchanged = 0;
   for (const slice of after.slices) {
     const was = old.get(slice.importer);
     if (was === undefined) added.push(slice.importer);
-    else if (was.digest === slice.digest) unchanged++;
+    else if (was.digest === slice.digest && was.reach === slice.reach) unchanged++;
+    else if (was.digest === slice.digest) hoisted.push(slice.importer);
     else changed.push(changeOf(before, after, slice.importer, slice.name));
   }
   const now = new Set(after.slices.map((slice) => slice.importer));
@@ -168,7 +174,7 @@ export function diffSlices(before: LockfileSlices, after: LockfileSlices): Slice
   // The projects whose own importer entry changed (the edited ones) first: their dependents only follow them.
   const edited = changed.filter((change) => change.entryChanged);
   const through = changed.filter((change) => !change.entryChanged);
-  return { lockfile: after.lockfile, changed: [...edited, ...through], added, removed, unchanged };
+  return { lockfile: after.lockfile, changed: [...edited, ...through], added, removed, hoisted, unchanged };
 }
 
 const ARROW = '\u2192';
@@ -224,7 +230,11 @@ export function describeSliceDiff(diff: SliceDiff, projectLimit = 4): string {
       `${plural(diff.removed.length, 'project', 'projects')} removed (${diff.removed.slice(0, projectLimit).join(', ')}${diff.removed.length > projectLimit ? ', ...' : ''})`,
     );
   if (parts.length === 0) parts.push("no project's slice changed");
-  const touched = diff.changed.length + diff.added.length + diff.removed.length;
+  if (diff.hoisted.length > 0)
+    parts.push(
+      `${diff.hoisted.length} other ${diff.hoisted.length === 1 ? "project's" : "projects'"} reach through hoisting moved (${diff.hoisted.slice(0, projectLimit).join(', ')}${diff.hoisted.length > projectLimit ? ', ...' : ''})`,
+    );
+  const touched = diff.changed.length + diff.added.length + diff.removed.length + diff.hoisted.length;
   const rest =
     touched === 0
       ? `${plural(diff.unchanged, 'project', 'projects')} unchanged`

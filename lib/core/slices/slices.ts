@@ -26,13 +26,14 @@
 // package.json files (for names; yarn v1: also for the importers' dependencies, and the folder listings
 // its workspace globs need) is read. Must never: echo lockfile contents in errors.
 
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { sha256Of } from '../digest.js';
 import { LockguardError } from '../errors.js';
 import { readEntry, realFileSystem } from '../file-probe.js';
 import { checkLockfileShape } from '../lockfile-shape.js';
 import { closureDigests } from './merkle.js';
+import { installsPackages, poolDigest } from './reach.js';
 import { lowerNpm } from './npm-lock.js';
 import { lowerPnpm, type LoweredGraph } from './pnpm-graph.js';
 import { indexPnpmLockfile } from './pnpm-index.js';
@@ -41,6 +42,7 @@ import { readBunLock } from './bun-lock.js';
 import { lowerBun } from './bun-graph.js';
 import { indexYarnBerry, lowerYarnBerry } from './yarn-berry.js';
 import { classicWorkspaces, indexYarnClassic, lowerYarnClassic } from './yarn-classic.js';
+import { readConfigText } from '../bounded-read.js';
 
 export type SliceDigest = string & { readonly __brand: 'SliceDigest' };
 export type SliceFormat = 'pnpm' | 'npm' | 'yarn' | 'bun';
@@ -51,6 +53,11 @@ export interface ProjectSlice {
   /** The project's package name from its package.json, when there is one with a name. */
   readonly name: string | undefined;
   readonly digest: SliceDigest;
+  /**
+   * What the project reaches beyond its closure through hoisting (reach.ts): the hoisted pool's digest when
+   * its closure installs a package (whose code resolves the pool), undefined when it installs none.
+   */
+  readonly reach: string | undefined;
 }
 
 export interface LockfileSlices {
@@ -62,6 +69,8 @@ export interface LockfileSlices {
   readonly graph: LoweredGraph;
   /** Per node: its closure digest. */
   readonly closures: readonly string[];
+  /** The hoisted pool's digest (reach.ts): every entry of the lockfile. */
+  readonly pool: string;
 }
 
 /** Lockfile names slices are computed for, in the order a root is searched. */
@@ -181,13 +190,16 @@ function lowerYarn(text: string, absPath: string, root: string, redacted: boolea
 
 function finish(format: SliceFormat, graph: LoweredGraph, options: FromLockfileOptions): LockfileSlices {
   const closures = closureDigests(graph);
+  const pool = poolDigest(closures);
+  const installs = installsPackages(graph);
   const slices: ProjectSlice[] = [];
   for (const [importer, node] of graph.importers) {
     const digest = sha256Of(`lockguard-slice/1\n${importer}\n${closures[node] ?? ''}`) as SliceDigest;
-    slices.push({ importer, name: options.names === false ? undefined : packageName(options.root, importer), digest });
+    const name = options.names === false ? undefined : packageName(options.root, importer);
+    slices.push({ importer, name, digest, reach: installs.has(node) ? pool : undefined });
   }
   slices.sort((a, b) => (a.importer < b.importer ? -1 : a.importer > b.importer ? 1 : 0));
-  return { format, lockfile: options.lockfile, slices, graph, closures };
+  return { format, lockfile: options.lockfile, slices, graph, closures, pool };
 }
 
 function packageName(root: string, importer: string): string | undefined {
@@ -201,7 +213,7 @@ function packageName(root: string, importer: string): string | undefined {
   try {
     // A stat first: a missing manifest is common (removed projects, fixtures) and a thrown ENOENT costs more.
     if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
-    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    const parsed: unknown = JSON.parse(readConfigText(path) ?? '');
     const name = (parsed as { name?: unknown } | null)?.name;
     return typeof name === 'string' && name !== '' ? name : undefined;
   } catch {

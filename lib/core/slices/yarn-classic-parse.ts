@@ -13,7 +13,8 @@
 // a file yarn stops reading before its end (an indented line after a blank or comment line inside an entry:
 // yarn ignores the rest), an entry that is not a mapping, a version that is not a version (yarn: "invalid
 // package version"), and dependency maps that are not maps.
-// Invariants: one pass, no recursion deeper than the file's indentation levels, never echoes the file.
+// Invariants: one pass, no recursion deeper than the file's indentation levels nor than MAX_DEPTH (deeper is
+// ERR_LOCKGUARD_BROKEN_LOCKFILE, exit 2), never echoes the file.
 
 import type { LockguardError } from '../errors.js';
 import { brokenLockfile } from '../lockfile-errors.js';
@@ -39,6 +40,12 @@ type Value = string | number | boolean | Fields;
 interface Fields {
   [key: string]: Value;
 }
+
+/**
+ * The deepest nesting read: a lockfile yarn writes nests three levels (entry, field, dependency); the parser
+ * recurses once per level, so a file nested thousands deep is refused here, never a RangeError (exit 70).
+ */
+const MAX_DEPTH = 100;
 
 /** A version as semver reads one (yarn 1 refuses others): `1.2.3`, pre-release and build parts, a `v` or `=` first. */
 const VERSION = /^[v=]?\d+\.\d+\.\d+(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
@@ -240,6 +247,8 @@ class ClassicParser {
         if (indent === 0) this.entryStart = this.text.lastIndexOf('\n', keyStart) + 1;
         if (this.kind() === COLON) {
           this.next();
+          // yarn 1's own parser recurses here too and overflows its stack thousands of levels down.
+          if (indent === MAX_DEPTH) throw this.fail(`mappings nested deeper than ${MAX_DEPTH} levels`, keyLine);
           const nested = this.parse(indent + 1);
           for (const key of keys) obj[key] = nested;
           if (indent === 0) this.entries.push(this.entryOf(keys, nested, keyLine));

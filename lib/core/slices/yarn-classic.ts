@@ -14,13 +14,14 @@
 // package.json files inside the root, links resolved (a glob or a symlink out of the root reads nothing);
 // errors are ERR_LOCKGUARD_BROKEN_LOCKFILE naming the path and line.
 
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, posix, sep } from 'node:path';
 import { canonicalJson } from '../digest.js';
 import { redactLockfileText } from '../redact.js';
 import type { LoweredGraph, NodeLabel } from './pnpm-graph.js';
 import { type ClassicEntry, parseYarnClassic } from './yarn-classic-parse.js';
 import { splitDescriptor } from './yarn-berry.js';
+import { readConfigText } from '../bounded-read.js';
 
 export type { ClassicEntry };
 
@@ -46,7 +47,7 @@ function readManifest(dir: string): Manifest | undefined {
   const path = join(dir, 'package.json');
   if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
   try {
-    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    const parsed: unknown = JSON.parse(readConfigText(path) ?? '');
     return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Manifest) : undefined;
   } catch {
     return undefined;

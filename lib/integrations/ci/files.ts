@@ -12,6 +12,7 @@ import { isLockguardError, LockguardError } from '../../core/errors.js';
 import { fsFault } from '../../core/fs-fault.js';
 import { printable } from '../../core/printable.js';
 import { writeAtomic } from '../../run/atomic.js';
+import { outputTarget } from './output-target.js';
 
 /** `NAME=value` lines, one per pair, each value made one printable line. */
 export function dotenvText(pairs: Readonly<Record<string, string>>): string {
@@ -20,8 +21,13 @@ export function dotenvText(pairs: Readonly<Record<string, string>>): string {
     .join('');
 }
 
-/** Write `text` to `path` atomically (run/atomic.ts; missing parent folders made); `what` names the flag in an error. */
+/**
+ * Write `text` to `path` atomically (run/atomic.ts; missing parent folders made), only over a regular file or
+ * where nothing is (output-target.ts); `what` names the flag in an error.
+ */
 export function writeWhole(path: string, text: string, what: string): void {
+  // Only where a file belongs: never a stage renamed over a device, a FIFO, a folder or a link (output-target.ts).
+  outputTarget(path, what);
   try {
     // One folder at a time, never mkdirSync's recursive mode (it can spin on a path under /proc).
     const missing: string[] = [];

@@ -9,9 +9,9 @@
 // redacted (core/redact.ts) and escaped, so a file name cannot end the command or start another.
 
 import type { Env } from '../../core/env.js';
-import { appendFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
-import { LockguardError } from '../../core/errors.js';
+import { isLockguardError, LockguardError } from '../../core/errors.js';
+import { appendToOutput } from './output-target.js';
 import { redactText } from '../../core/redact.js';
 
 export type GithubFile = 'GITHUB_OUTPUT' | 'GITHUB_ENV' | 'GITHUB_STEP_SUMMARY';
@@ -34,8 +34,9 @@ export function requireGithubFile(env: Env, name: GithubFile): string {
 
 function append(path: string, name: GithubFile, text: string): void {
   try {
-    appendFileSync(path, text);
+    appendToOutput(path, text, `$${name}`);
   } catch (error) {
+    if (isLockguardError(error) && error.code === 'ERR_LOCKGUARD_NOT_A_FILE') throw error;
     throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot append to $${name} at "${path}".`, {
       path,
       cause: error,

@@ -7,7 +7,7 @@
 // step never reads an empty answer as "nothing to say"; every path or line that reaches the summary is
 // redacted (core/redact.ts) and made printable, and sits in a code span or fence it cannot close.
 
-import { printable } from '../../core/printable.js';
+import { MESSAGE_MAX, printableUpTo } from '../../core/printable.js';
 import { redactText } from '../../core/redact.js';
 import { movedVerb } from '../../core/watch.js';
 import type { MovedFile } from '../../run/verdict.js';
@@ -25,7 +25,7 @@ export interface VerdictReport {
   readonly withheld: readonly string[];
 }
 
-const clean = (text: string): string => printable(redactText(text));
+const clean = (text: string): string => printableUpTo(redactText(text), MESSAGE_MAX);
 
 export function verdictGithubOutputs(report: Pick<VerdictReport, 'save' | 'moved'>): Record<string, string> {
   return { save: String(report.save), moved: report.moved.map((file) => clean(file.path)).join(',') };

@@ -9,7 +9,8 @@
 // fail right after it, and the run's own check stays the verdict.
 // Also owns `writesSliceFilesNow`: whether this root script runs right after an install wrote the lockfile and
 // the installed tree, so the per-project slice files are written now. Measured: npm 11 runs the root
-// postinstall after `npm install` and `npm ci` (npm_command says which); pnpm 12.4.2 (whose pnpmfile hooks
+// postinstall and prepare after `npm install` and `npm ci` (npm_command says which; npm 11.19.1 records a
+// root postinstall as `hasInstallScript` in package-lock.json, a prepare not: init writes prepare); pnpm 12.4.2 (whose pnpmfile hooks
 // run in helper processes that never see the install end) runs the root preinstall, install, postinstall
 // and prepare only after an install, add or frozen install that wrote pnpm-lock.yaml and node_modules, never
 // after a failed one, a no-op install (nothing changed: the files are as the last install left them) or
@@ -17,13 +18,14 @@
 // Invariants: outside a run it costs one failed readdir; never throws for a ledger problem; returns a value,
 // never prints or exits.
 
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileDigest } from '../../core/digest.js';
 import type { Env } from '../../core/env.js';
-import { errnoCode } from '../../core/errors.js';
+import { errnoCode, isLockguardError } from '../../core/errors.js';
 import { loadRun } from '../../run/ledger.js';
 import { liveRunsFor, reportToRun, type LiveRun } from '../../run/live.js';
+import { readBounded } from '../../core/bounded-read.js';
 
 export interface HookOutcome {
   /** The live runs reported to. */
@@ -47,10 +49,13 @@ function rewrittenLockfiles(root: string, run: LiveRun): string[] {
     try {
       const path = join(root, entry.path);
       // Never open what is not a regular file (a FIFO would block): it is not what the run read, so it moved.
-      now = statSync(path).isFile() ? fileDigest(readFileSync(path)) : 'not-a-file';
+      const bytes = statSync(path).isFile() ? readBounded(path, { kind: 'lockfile', root }) : 'not-a-file';
+      now = bytes === 'not-a-file' ? bytes : bytes === undefined ? null : fileDigest(bytes);
     } catch (error) {
-      if (errnoCode(error) !== 'ENOENT') continue;
-      now = null;
+      // Refused by the bounded reader (too large, a link outside): not what the run read, so it moved.
+      if (isLockguardError(error)) now = 'not-a-file';
+      else if (errnoCode(error) !== 'ENOENT') continue;
+      else now = null;
     }
     if (now !== entry.digest) moved.push(entry.path);
   }
@@ -82,7 +87,9 @@ export function npmLifecycleHook(root: string, env: Env, pid: number): HookOutco
 
 /** Whether the root script running now follows a successful install (npm install / ci, any pnpm install): write the slice files. */
 export function writesSliceFilesNow(env: Env): boolean {
-  if (env['npm_lifecycle_event'] !== 'postinstall') return false;
+  // prepare: what init --npm-scripts writes (npm records no hasInstallScript for it); postinstall: earlier inits.
+  const event = env['npm_lifecycle_event'];
+  if (event !== 'prepare' && event !== 'postinstall') return false;
   const command = env['npm_command'];
   return command === 'install' || command === 'ci' || (env['npm_config_user_agent'] ?? '').startsWith('pnpm/');
 }

@@ -9,8 +9,9 @@
 // starts the same target with node and `"$@"` and nothing else, the only export is NODE_PATH in that form, the
 // shim itself is no symlink, so both pnpm versions' `$basedir` are its folder); anything else is undefined.
 
-import { lstatSync, readFileSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { readConfigText } from '../../core/bounded-read.js';
 
 export interface PnpmBinShim {
   /** The script the shim starts (absolute, not resolved through symlinks). */
@@ -30,7 +31,7 @@ export function readPnpmBinShim(path: string): PnpmBinShim | undefined {
   try {
     const stat = lstatSync(path);
     if (!stat.isFile() || stat.size > MAX_SHIM_BYTES) return undefined;
-    text = readFileSync(path, 'utf8');
+    text = readConfigText(path) ?? '';
   } catch {
     return undefined;
   }

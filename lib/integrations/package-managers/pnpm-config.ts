@@ -6,13 +6,13 @@
 // version.ts and plan/pnpm-settings.ts).
 // Invariants: line scans only (no YAML or ini parse); a missing or unreadable file is no value; never spawns.
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Env } from '../../core/env.js';
+import { readConfigText } from '../../core/bounded-read.js';
 
 function read(path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    return readConfigText(path) ?? '';
   } catch {
     return undefined;
   }

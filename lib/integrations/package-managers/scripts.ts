@@ -4,12 +4,12 @@
 // Invariants: a missing, unreadable or broken manifest is `{}` (a plan or a runner guess then knows less;
 // the run's table decides anyway); never throws; never echoes the manifest.
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readConfigText } from '../../core/bounded-read.js';
 
 export function scriptsOf(dir: string): Record<string, string> {
   try {
-    const parsed = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: unknown } | null;
+    const parsed = JSON.parse(readConfigText(join(dir, 'package.json')) ?? '') as { scripts?: unknown } | null;
     const scripts = parsed?.scripts;
     if (scripts === null || typeof scripts !== 'object' || Array.isArray(scripts)) return {};
     return Object.fromEntries(

@@ -7,12 +7,13 @@
 // Invariants: a few stats and small reads (the settings files only when a switch is in question), no process started; an executable it cannot place (a native
 // binary outside any package) is `undefined` version with its path, never a guess.
 
-import { readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Env } from '../../core/env.js';
 import { isExecutable, pathDirs } from './on-path.js';
 import { envSetting, npmrcSetting, workspaceYamlSetting } from './pnpm-config.js';
 import type { Manager } from './tables.js';
+import { readConfigText } from '../../core/bounded-read.js';
 
 export interface RunningVersion {
   readonly manager: Manager;
@@ -36,7 +37,7 @@ const PACKAGE_DEPTH = 4;
 
 function pinned(root: string, manager: Manager): string | undefined {
   try {
-    const declared = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { packageManager?: unknown })
+    const declared = (JSON.parse(readConfigText(join(root, 'package.json')) ?? '') as { packageManager?: unknown })
       .packageManager;
     if (typeof declared !== 'string' || !declared.startsWith(`${manager}@`)) return undefined;
     return declared.slice(manager.length + 1).split('+')[0];
@@ -48,7 +49,7 @@ function pinned(root: string, manager: Manager): string | undefined {
 function packageOf(file: string): { name: string; version: string } | undefined {
   for (let dir = dirname(file), up = 0; up < PACKAGE_DEPTH; dir = dirname(dir), up++) {
     try {
-      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      const manifest = JSON.parse(readConfigText(join(dir, 'package.json')) ?? '') as {
         name?: unknown;
         version?: unknown;
       };

@@ -6,8 +6,10 @@
 // `workspace:` or `link:`/`file:` to another project, or names another project by its package name.
 // Invariants: read-only; a project without a name is named by its path; the root is a project ('.').
 
-import { readdirSync, readFileSync, type Dirent } from 'node:fs';
+import { readdirSync, type Dirent } from 'node:fs';
 import { join, posix } from 'node:path';
+import { readConfigText } from '../../core/bounded-read.js';
+import { isLockguardError } from '../../core/errors.js';
 
 export interface WorkspaceProject {
   /** Workspace-relative POSIX folder ('.' for the root). */
@@ -21,8 +23,9 @@ export interface WorkspaceProject {
 export function workspaceGlobs(root: string): string[] {
   let text: string;
   try {
-    text = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8');
-  } catch {
+    text = readConfigText(join(root, 'pnpm-workspace.yaml'), root) ?? '';
+  } catch (error) {
+    if (isLockguardError(error)) throw error;
     return [];
   }
   const globs: string[] = [];
@@ -80,9 +83,10 @@ function folders(root: string, maxDepth: number): string[] {
 
 function manifest(root: string, dir: string): Record<string, unknown> | undefined {
   try {
-    const parsed: unknown = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
+    const parsed: unknown = JSON.parse(readConfigText(join(root, dir, 'package.json'), root) ?? 'null');
     return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined;
-  } catch {
+  } catch (error) {
+    if (isLockguardError(error)) throw error;
     return undefined;
   }
 }

@@ -7,11 +7,12 @@
 // `packageManager` pin (`pnpm@12.4.2`).
 // Invariants: line scans only (no YAML parse); a missing file is a value; never spawns pnpm.
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Env } from '../../core/env.js';
 import { envSetting, npmrcSetting, workspaceYamlSetting } from '../package-managers/pnpm-config.js';
 import { effectivePnpm, majorOf } from '../package-managers/version.js';
+import { readConfigText } from '../../core/bounded-read.js';
+import { isLockguardError } from '../../core/errors.js';
 
 export type VerifyDeps = 'install' | 'warn' | 'error' | 'prompt' | 'false';
 
@@ -27,8 +28,9 @@ export interface PnpmSettings {
 
 function read(path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
-  } catch {
+    return readConfigText(path);
+  } catch (error) {
+    if (isLockguardError(error)) throw error;
     return undefined;
   }
 }

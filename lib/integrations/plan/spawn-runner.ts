@@ -7,19 +7,26 @@
 // node:child_process: importing
 // execa costs about 135 ms and 340 M instructions here, four Node starts, more than pnpm 12's or turbo's whole
 // dry run. On Windows, where a runner on PATH is a `.cmd` shim that only a shell or execa starts, execa runs it.
-// Invariants: never a hang (timeout, then SIGKILL); never echoes the environment; stderr is quoted only
-// by its first meaningful line; both ways of spawning end in the same verdicts.
+// Invariants: never a hang: the dry run runs in a process group of its own, killed whole (SIGKILL) after its
+// timeout (60 s; LOCKGUARD_DRY_RUN_TIMEOUT, in seconds, overrides it), when its output passes the cap, and
+// when lockguard itself is stopped by SIGINT, SIGTERM or SIGHUP meanwhile, so no runner or worker of it is
+// left behind; never echoes the environment; the runner's output is quoted only by the one line that says
+// why it failed (the first that looks like an error, else the first that is not a notice such as turbo's
+// telemetry one); both ways of spawning end in the same verdicts.
 
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { delimiter, join } from 'node:path';
 import type { Env } from '../../core/env.js';
+import { LockguardError } from '../../core/errors.js';
 import { importExternal } from '../../core/external.js';
 import { pathKeyOf } from '../package-managers/on-path.js';
 import { turboNative } from '../runners/turbo/binary.js';
 import { planError } from './types.js';
 
 /** How long a dry run may take before it is killed (turbo and nx start a daemon-less graph walk). */
-const DRY_RUN_TIMEOUT_MS = 120_000;
+const DRY_RUN_TIMEOUT_MS = 60_000;
+/** The setting that overrides it, in seconds. */
+const TIMEOUT_SETTING = 'LOCKGUARD_DRY_RUN_TIMEOUT';
 /** The most a dry run may print (a 1,000-project JSON plan is a few MB). */
 const DRY_RUN_MAX_OUTPUT = 256 * 1024 * 1024;
 /** The longest stderr line quoted in an error. */
@@ -33,12 +40,62 @@ export interface SpawnOptions {
   readonly timeoutMs?: number;
 }
 
-function firstLine(text: string): string {
-  const line = text
+/** Lines that are notices, never a failure's cause: turbo's telemetry notice, nx's banner, warnings, links. */
+const NOISE =
+  /^(WARNING|WARN\b|Attention|NX\s*$|Turborepo now collects|This information is used|You can learn more|https?:\/\/|•\s*Packages in scope|•\s*Running|•\s*Remote caching)/i;
+/** A line that says what went wrong. */
+const CAUSE = /\b(error|ERR_[A-Z_]+|failed|fatal|cannot|could not|not found|invalid|unexpected|panic)\b|^\s*[×✗]\s/i;
+
+/** The line of a failed dry run's output that says why: the first that looks like an error, else the first that is no notice. */
+export function causeLine(text: string): string {
+  const lines = text
     .split('\n')
     .map((part) => part.replace(ANSI_COLOR, '').trim())
-    .find((part) => part !== '' && !/^(WARNING|Attention|NX\s*$)/.test(part));
+    .filter((part) => part !== '' && !NOISE.test(part));
+  const line = lines.find((part) => CAUSE.test(part)) ?? lines[0];
   return (line ?? '').slice(0, QUOTED_LINE_MAX);
+}
+
+/** The dry run's time limit: LOCKGUARD_DRY_RUN_TIMEOUT (seconds) when set, else the caller's, else 60 s. */
+export function dryRunTimeoutMs(env: Env, fallback = DRY_RUN_TIMEOUT_MS): number {
+  const value = env[TIMEOUT_SETTING];
+  if (value === undefined || value === '') return fallback;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new LockguardError(
+      'ERR_LOCKGUARD_BAD_SETTING',
+      `Expected ${TIMEOUT_SETTING} to be a number of seconds above 0, got "${value.slice(0, 40)}".`,
+      { hint: `Set ${TIMEOUT_SETTING} to the seconds a runner's dry run may take (60 when unset), or unset it.` },
+    );
+  return Math.round(seconds * 1000);
+}
+
+/** Kill the child's whole process group (it leads one: spawned detached); the child alone where that fails. */
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+}
+
+const STOPS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * While the group runs: lockguard stopped by a signal kills the group first, then stops as that signal would
+ * (the group is not the terminal's foreground group, so a Ctrl-C no longer reaches it by itself). Returns the undo.
+ */
+function killGroupOnStop(child: ChildProcess): () => void {
+  const onStop = (signal: NodeJS.Signals): void => {
+    killGroup(child);
+    undo();
+    process.kill(process.pid, signal);
+  };
+  const undo = (): void => {
+    for (const signal of STOPS) process.off(signal, onStop);
+  };
+  for (const signal of STOPS) process.on(signal, onStop);
+  return undo;
 }
 
 /** How a dry run ended, whichever way it was spawned. */
@@ -61,7 +118,9 @@ function spawnPlain(
   timeoutMs: number,
 ): Promise<DryEnd> {
   return new Promise((done) => {
-    const child = spawn(file, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], shell: false });
+    // A process group of its own, killed whole: a runner's workers never outlive a timed-out dry run.
+    const child = spawn(file, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], shell: false, detached: true });
+    const undo = killGroupOnStop(child);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let size = 0;
@@ -71,20 +130,21 @@ function spawnPlain(
       (into: Buffer[]) =>
       (chunk: Buffer): void => {
         size += chunk.length;
-        if (size > DRY_RUN_MAX_OUTPUT) child.kill('SIGKILL');
+        if (size > DRY_RUN_MAX_OUTPUT) killGroup(child);
         else into.push(chunk);
       };
     child.stdout.on('data', collect(out));
     child.stderr.on('data', collect(err));
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill('SIGKILL');
+      killGroup(child);
     }, timeoutMs);
     child.once('error', (error: NodeJS.ErrnoException) => {
       startError = error.code ?? 'error';
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
+      undo();
       done({
         ...(startError === undefined ? {} : { startError }),
         exitCode: startError === undefined ? (code ?? undefined) : undefined,
@@ -139,7 +199,7 @@ export async function runDry(argv: readonly string[], options: SpawnOptions): Pr
   const pathKey = pathKeyOf(env);
   env[pathKey] = [join(options.root, 'node_modules', '.bin'), env[pathKey] ?? ''].join(delimiter);
   const shown = argv.join(' ');
-  const timeoutMs = options.timeoutMs ?? DRY_RUN_TIMEOUT_MS;
+  const timeoutMs = dryRunTimeoutMs(options.env, options.timeoutMs);
   const native = turboNative(file, options.root, env);
   const end =
     native !== undefined
@@ -155,12 +215,17 @@ export async function runDry(argv: readonly string[], options: SpawnOptions): Pr
     );
   }
   if (end.exitCode === 0 && !end.timedOut) return end.stdout;
-  const why = end.timedOut
-    ? 'was killed (SIGKILL, timed out)'
-    : end.signal !== undefined
-      ? `was killed (${end.signal})`
-      : `exited with ${String(end.exitCode)}`;
-  const detail = firstLine(end.stderr) || firstLine(end.stdout);
+  if (end.timedOut)
+    throw new LockguardError(
+      'ERR_LOCKGUARD_TIMEOUT',
+      `The runner's dry run "${shown}" timed out after ${timeoutMs / 1000} s and was killed with every process it started.`,
+      {
+        path: options.root,
+        hint: `Run that command yourself to see where it hangs (a daemon, a prompt, a lock); where it is only slow, set ${TIMEOUT_SETTING} to more seconds.`,
+      },
+    );
+  const why = end.signal !== undefined ? `was killed (${end.signal})` : `exited with ${String(end.exitCode)}`;
+  const detail = causeLine(end.stderr) || causeLine(end.stdout);
   throw planError(
     `The runner's dry run "${shown}" ${why}${detail === '' ? '' : `: ${detail}`}.`,
     'Run that command yourself to see why; lockguard plan needs it to succeed.',

@@ -9,6 +9,7 @@
 
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { readConfigText } from '../../core/bounded-read.js';
 
 /** pnpm's own argv (after the executable), from this process (pnpm 10) or its parent (pnpm 12 helpers). */
 export function pnpmArgv(
@@ -39,7 +40,7 @@ export function inProcessPnpmMajor(argv: readonly string[] = process.argv): numb
   if (argv.length < 2 || entry === undefined) return undefined;
   for (let dir = dirname(entry), up = 0; up < PNPM_MANIFEST_LEVELS; dir = dirname(dir), up++) {
     try {
-      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      const manifest = JSON.parse(readConfigText(join(dir, 'package.json')) ?? '') as {
         name?: unknown;
         version?: unknown;
       };

@@ -11,6 +11,10 @@
 //   a root devDependency's bin runs from `pnpm --filter c run x`), and turbo 2.11 folds the root's external
 //   dependencies into its global hash (measured: every task's hash changes with a root devDependency, only
 //   b's with b's). A project's slice includes its workspace dependencies' (link: edges), so dependents follow.
+//   And hoist-pattern (default `*`) links every package into node_modules/.pnpm/node_modules, where the
+//   packages a project installs resolve what they require without declaring (measured: test/e2e/
+//   reach-phantom.test.ts): a project that installs a package is affected when the pool moved (the diff's
+//   `hoisted`, core/slices/reach.ts).
 // - Only the lockfile (with the install markers that mirror it) may have moved: pnpm-workspace.yaml, a
 //   pnpmfile or a patch counts for every project. The lockfile must have moved once (the state the run's
 //   first check recorded is the one now: an intermediate state is not kept, so it cannot be diffed) and the
@@ -24,18 +28,18 @@
 // Invariants: never withholds less than the conservative pass would when in doubt; reads only on the move
 // path (a few small files); never throws for what it cannot read (that is a reason, and everything is withheld).
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pnpmMarkerHolds } from '../../core/install-check.js';
 import type { PackageManager } from '../../core/workspace.js';
 import { isLockguardError } from '../../core/errors.js';
-import { printable } from '../../core/printable.js';
+import { MESSAGE_MAX, printable, printableUpTo } from '../../core/printable.js';
 import type { RunHandle } from '../../run/ledger.js';
 import { lockfileMovesAmong, type SliceMove } from '../../run/slice-report.js';
 import { movesNow, recordedMoves, type MovedFile } from '../../run/verdict.js';
 import type { Project } from './adapter.js';
 import { adapterFor } from './registry.js';
 import type { RunnerCache, SummaryReading, TaskNode } from './types.js';
+import { readBounded } from '../../core/bounded-read.js';
 
 export type { Project } from './adapter.js';
 
@@ -71,7 +75,7 @@ const MANAGER_REASON: Record<Exclude<PackageManager, 'pnpm'>, string> = {
 
 function read(root: string, path: string): Buffer | undefined {
   try {
-    return readFileSync(join(root, path));
+    return readBounded(join(root, path), { kind: 'lockfile', root });
   } catch {
     return undefined;
   }
@@ -127,6 +131,9 @@ export function withholdScope(input: {
     ...slice.diff.changed.map((change) => change.importer),
     ...slice.diff.added,
     ...slice.diff.removed,
+    // Unchanged slices whose reach through hoisting moved (core/slices/reach.ts): pnpm's default hoist-pattern
+    // puts every package where the packages a project installs resolve the names they do not declare.
+    ...(slice.diff.hoisted ?? []),
   ]);
   if (affected.has('.')) {
     return all(
@@ -254,7 +261,7 @@ export function scopeClause(passes: readonly ScopedPass[]): string {
   }
   if (unmappedCount > 0)
     inner.push(
-      `${unmappedCount} not mapped to a project: ${printable([...new Set(unmapped.map((item) => item.reason))].join('; '))}`,
+      `${unmappedCount} not mapped to a project: ${printableUpTo([...new Set(unmapped.map((item) => item.reason))].join('; '), MESSAGE_MAX)}`,
     );
   if (inner.length > 0) parts.push(` (${inner.join('; ')})`);
   if (spared.length > 0)
@@ -264,7 +271,9 @@ export function scopeClause(passes: readonly ScopedPass[]): string {
   const reasons = [...new Set(conservative.map((pass) => (pass.scope.kind === 'all' ? pass.scope.reason : '')))];
   if (reasons.length > 0) {
     const label = precise.length > 0 ? ` ${[...new Set(conservative.map((pass) => pass.runner))].join(' and ')}` : '';
-    parts.push(`${precise.length > 0 ? ';' : ','} every${label} save after it: ${printable(reasons.join('; '))}`);
+    parts.push(
+      `${precise.length > 0 ? ';' : ','} every${label} save after it: ${printableUpTo(reasons.join('; '), MESSAGE_MAX)}`,
+    );
   }
   return parts.join('');
 }

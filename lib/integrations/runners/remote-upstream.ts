@@ -9,10 +9,10 @@
 // that exists but cannot be read is 'unreadable', never an error.
 
 import type { Env } from '../../core/env.js';
-import { readFileSync } from 'node:fs';
 import { parseUpstream } from '../remote-gate/upstream-url.js';
 import type { GateProtocol } from '../remote-gate/types.js';
 import type { RunnerName } from './types.js';
+import { readConfigText } from '../../core/bounded-read.js';
 
 type GuardedRunner = Exclude<RunnerName, 'none'>;
 
@@ -39,12 +39,13 @@ export function isSet(env: Env, name: string): boolean {
 
 /** A JSON object file (whole-line `//` comments allowed): the object, 'absent', or 'unreadable'. */
 export function readJson(path: string): Record<string, unknown> | 'absent' | 'unreadable' {
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    return (error as { code?: string }).code === 'ENOENT' ? 'absent' : 'unreadable';
+    text = readConfigText(path);
+  } catch {
+    return 'unreadable';
   }
+  if (text === undefined) return 'absent';
   try {
     const value: unknown = JSON.parse(text.replace(/^\s*\/\/.*$/gm, ''));
     return value !== null && typeof value === 'object' && !Array.isArray(value)

@@ -3,15 +3,19 @@
 // Owns: the adoption question the slice-file writers ask before writing into a workspace that never asked
 // for the files (`lockguard run` and the install hooks write them only where a runner folds them, or where
 // lockguard already wrote them once: run/slice-files.ts's record), and the runner names the status line says.
-// The answer is read from the runners' own configuration as `lockguard init --sound-keys` writes it: turbo
-// when the root turbo.json (or turbo.jsonc) names the file, nx when nx.json or .nxignore does (nx hashes a
-// gitignored file only once .nxignore un-ignores it).
-// Invariants: reads at most four small files, only when asked (never on a run whose record is current);
-// never throws (an unreadable config folds nothing).
+// The answer is read from the runners' own configuration as `lockguard init --sound-keys` writes it, parsed
+// (JSONC: comments are no configuration): turbo when a task's `inputs` in the root turbo.json (or
+// turbo.jsonc) names the file, nx when nx.json's `namedInputs`/`targetDefaults` or a non-comment line of
+// .nxignore does (nx hashes a gitignored file only once .nxignore un-ignores it). Never a substring of the text.
+// Invariants: reads at most four files, only when asked (never on a run whose record is current), each
+// through the bounded reader (core/bounded-read.ts: never a device or FIFO, at most 16 MiB, a link only to a
+// file inside the workspace); an absent or unparsable config folds nothing; one the bounded reader refuses is
+// its LockguardError (the CLI exits 2 naming it; the install hooks turn it into their warning line).
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readBounded } from '../../core/bounded-read.js';
 import { SLICE_FILE } from '../../run/slice-files.js';
+import { type JsonNode, parseJsonc, prop } from '../sound-keys/jsonc.js';
 import type { RunnerName } from '../runners/types.js';
 
 /** A runner whose keys can fold the slice files (its adapter has `soundKeys`). */
@@ -28,9 +32,47 @@ export const CONFIGS: ReadonlyArray<readonly [runner: SliceRunner, file: string]
   ['nx', '.nxignore'],
 ];
 
+/** A path or glob naming the slice file: the file itself, or one ending in it (`{projectRoot}/.lockguard-slice`). */
+function namesSlice(value: string): boolean {
+  const path = value.startsWith('!') ? value.slice(1) : value;
+  return path === SLICE_FILE || path.endsWith(`/${SLICE_FILE}`);
+}
+
+/** Whether any string value in `node` (not a key) names the slice file. */
+function anyNames(node: JsonNode | undefined): boolean {
+  if (node === undefined) return false;
+  if (node.kind === 'string') return namesSlice(node.value);
+  if (node.kind === 'array') return node.items.some(anyNames);
+  if (node.kind === 'object') return node.props.some((entry) => anyNames(entry.value));
+  return false;
+}
+
+/** turbo: some task's `inputs` (turbo 2 `tasks`, turbo 1 `pipeline`) lists the file. */
+function turboNames(tree: JsonNode): boolean {
+  const tasks = prop(tree, 'tasks') ?? prop(tree, 'pipeline');
+  if (tasks?.kind !== 'object') return false;
+  return tasks.props.some(({ value }) => {
+    const inputs = prop(value, 'inputs');
+    return inputs?.kind === 'array' && inputs.items.some((item) => item.kind === 'string' && namesSlice(item.value));
+  });
+}
+
+/** nx.json: a named input or a target default's inputs name the file. */
+function nxNames(tree: JsonNode): boolean {
+  const targets = prop(tree, 'targetDefaults');
+  const targetInputs = targets?.kind === 'object' ? targets.props.map(({ value }) => prop(value, 'inputs')) : [];
+  return anyNames(prop(tree, 'namedInputs')) || targetInputs.some(anyNames);
+}
+
 function names(root: string, file: string): boolean {
+  const text = readBounded(join(root, file), { kind: 'config', root })?.toString('utf8');
+  if (text === undefined) return false;
+  if (file === '.nxignore')
+    return text.split('\n').some((line) => !line.trimStart().startsWith('#') && namesSlice(line.trim()));
+  if (!text.includes(SLICE_FILE)) return false;
   try {
-    return readFileSync(join(root, file), 'utf8').includes(SLICE_FILE);
+    const tree = parseJsonc(text);
+    return file === 'nx.json' ? nxNames(tree) : turboNames(tree);
   } catch {
     return false;
   }

@@ -10,6 +10,7 @@
 // until called, and nothing where the workspace does not use slice files.
 
 import { createRequire } from 'node:module';
+import { isLockguardError } from '../../core/errors.js';
 import { dirname, join } from 'node:path';
 import { sliceFilesAdopted } from '../../run/slice-files.js';
 import { runnersFoldingSlices } from './folded-by.js';
@@ -22,13 +23,25 @@ export type AfterInstall = { writeSliceFilesAfterInstall(root: string): string |
 const UNLOADABLE =
   "[lockguard] warning: the lockfile slice files (.lockguard-slice) were not written after this install: lockguard's writer could not be loaded (reinstall lockguard). Runners folding them may replay outputs built against another lockfile until lockguard run or lockguard key --write-slices writes them.";
 
+function unreadable(error: unknown): string {
+  const why = isLockguardError(error)
+    ? `${error.message}${error.hint === undefined ? '' : ` ${error.hint}`}`
+    : 'an unexpected error (a bug in lockguard; please report it)';
+  return `[lockguard] warning: the lockfile slice files (.lockguard-slice) were not checked after this install: ${why}`;
+}
+
 /**
  * after-install.ts's `writeSliceFilesAfterInstall`, loaded by `load` only where the workspace uses slice
  * files (one stat, at most four small reads otherwise); a warning line when it cannot be loaded.
  */
 export function writeSliceFilesWith(root: string, load: () => AfterInstall): string | undefined {
-  if (!sliceFilesAdopted(root) && runnersFoldingSlices(root).length === 0) return undefined;
   let writer: AfterInstall;
+  try {
+    if (!sliceFilesAdopted(root) && runnersFoldingSlices(root).length === 0) return undefined;
+  } catch (error) {
+    // A runner config the bounded reader refuses (a FIFO, a device, too large): the hook's warning, never a throw.
+    return unreadable(error);
+  }
   try {
     writer = load();
   } catch {

@@ -3,7 +3,7 @@
 // Owns: `configFilesUnder(root, names, options)`: every file named one of `names` in a folder under `root`
 // (not the root itself), first name found per folder, sorted; never inside node_modules or a dot folder.
 // Invariants: read-only; an unreadable folder is skipped (what cannot be listed holds nothing to edit);
-// links to folders are not followed (a workspace project is a real folder).
+// links to folders are not followed (a workspace project is a real folder); a config file may be a link.
 
 import { type Dirent, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,11 +13,18 @@ const NEVER_SEARCHED = /^(node_modules|\..*)$/;
 /** How deep under the root project folders are looked for (apps/web, packages/group/lib, ...). */
 const SEARCH_DEPTH = 5;
 
-/** The first of `names` that is a regular file in `dir`, as a path. */
+/**
+ * The first of `names` in `dir` that is not a folder, as a path: it is read through the bounded reader,
+ * which follows a link to a regular file inside the workspace and refuses anything else (a FIFO, a device),
+ * naming it.
+ */
 export function fileIn(dir: string, names: readonly string[]): string | undefined {
   return names
     .map((name) => join(dir, name))
-    .find((path) => lstatSync(path, { throwIfNoEntry: false })?.isFile() === true);
+    .find((path) => {
+      const stats = lstatSync(path, { throwIfNoEntry: false });
+      return stats !== undefined && !stats.isDirectory();
+    });
 }
 
 export function configFilesUnder(

@@ -8,9 +8,10 @@
 // Invariants: a task that leaves its file out is always named (at most five, then how many more); reads
 // only the slice files themselves.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SLICE_FILE, type SoundCheck, soundKeysFix, type SoundKeysMode } from './types.js';
+import { readConfigText } from '../../core/bounded-read.js';
 
 /** One cached task, as its runner's own plan shows it. */
 export interface TaskFold {
@@ -25,6 +26,8 @@ export interface Findings {
   readonly cached: number;
   readonly missing: readonly string[];
   readonly unwritten: readonly string[];
+  /** How many projects those tasks belong to (their distinct slice files): tasks are not projects. */
+  readonly unwrittenProjects?: number;
 }
 
 /** The findings of a runner's cached tasks at `root` (which files exist is read here). */
@@ -33,6 +36,9 @@ export function findingsOf(folds: readonly TaskFold[], root: string): Findings {
     cached: folds.length,
     missing: folds.filter((task) => !task.folds).map((task) => task.id),
     unwritten: folds.filter((task) => task.folds && !existsSync(join(root, task.file))).map((task) => task.id),
+    unwrittenProjects: new Set(
+      folds.filter((task) => task.folds && !existsSync(join(root, task.file))).map((task) => task.file),
+    ).size,
   };
 }
 
@@ -48,11 +54,7 @@ export function keysWouldChange(
   const now = new Map<string, string | undefined>();
   const read = (file: string): string | undefined => {
     if (!now.has(file)) {
-      try {
-        now.set(file, readFileSync(join(root, file), 'utf8'));
-      } catch {
-        now.set(file, undefined);
-      }
+      now.set(file, readConfigText(join(root, file), root));
     }
     return now.get(file);
   };
@@ -64,6 +66,12 @@ export function keysWouldChange(
 /** Names, at most a few, then how many more. */
 export function someOf(names: readonly string[], limit = 5): string {
   return `${names.slice(0, limit).join(', ')}${names.length > limit ? ` (+${names.length - limit} more)` : ''}`;
+}
+
+/** `3 projects have` / `1 project has`: the projects, counted by their slice files, never by tasks. */
+function projectsWithout(found: Findings): string {
+  const count = found.unwrittenProjects ?? found.unwritten.length;
+  return count === 1 ? '1 project has' : `${count} projects have`;
 }
 
 /** One finding from what a runner's plan showed; `mode`: the workspace's (the fix sets that one up). */
@@ -82,7 +90,7 @@ export function judge(runner: Exclude<SoundCheck['runner'], 'git'>, found: Findi
     return {
       runner,
       level: 'warn',
-      detail: `every cached ${runner} task names its ${SLICE_FILE}, but ${found.unwritten.length} projects have none written yet: ${someOf(found.unwritten)}`,
+      detail: `every cached ${runner} task names its ${SLICE_FILE}, but ${projectsWithout(found)} none written yet (${found.unwritten.length === 1 ? 'its task' : `their ${found.unwritten.length} tasks`}: ${someOf(found.unwritten)})`,
       fix: 'lockguard key --write-slices (lockguard run and the install hooks write them too).',
     };
   }

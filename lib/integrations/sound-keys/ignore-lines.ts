@@ -7,9 +7,9 @@
 // with the one comment line right above each when it is lockguard's (it starts "# lockguard's"); every
 // other line and the line endings stay.
 
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FileEdit } from './types.js';
+import { readConfigText } from '../../core/bounded-read.js';
 
 export interface IgnoreLine {
   /** The line init writes. */
@@ -27,13 +27,19 @@ const OWN_COMMENT = "# lockguard's";
 
 export function ignoreFileEdit(root: string, file: string, want: IgnoreLine, present: boolean): FileEdit | undefined {
   const path = join(root, file);
-  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const text = readConfigText(path, root) ?? '';
   const lines = text.split('\n');
+  // The file's own line ending: a CRLF file stays CRLF (its lines keep their \r; added lines get one).
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const hits = lines.flatMap((line, i) => (want.matches.has(line.trim()) ? [i] : []));
   if (present) {
     if (hits.length > 0) return undefined;
-    const sep = text === '' || text.endsWith('\n') ? '' : '\n';
-    return { file, text: `${text}${sep}${want.comment}\n${want.line}\n`, added: [`${want.line} ${want.added}`] };
+    const sep = text === '' || text.endsWith('\n') ? '' : eol;
+    return {
+      file,
+      text: `${text}${sep}${want.comment}${eol}${want.line}${eol}`,
+      added: [`${want.line} ${want.added}`],
+    };
   }
   if (hits.length === 0) return undefined;
   const drop = new Set(hits);

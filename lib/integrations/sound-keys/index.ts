@@ -11,8 +11,10 @@
 // workspace as it was; a second init plans nothing; writes are atomic (stage, then rename).
 
 import type { Env } from '../../core/env.js';
-import { readFileSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
+import { checkLink } from '../../core/bounded-read.js';
+import { realFileSystem } from '../../core/file-probe.js';
 import { writeAtomic } from '../../run/atomic.js';
 import { rootSliceFileExists } from '../../run/slice-files.js';
 import { committedProof } from './committed.js';
@@ -20,6 +22,7 @@ import { ignoreFileEdit, type IgnoreLine } from './ignore-lines.js';
 import type { SoundKeysSide } from '../runners/adapter.js';
 import { RUNNERS } from '../runners/registry.js';
 import { type FileEdit, SLICE_FILE, type SoundCheck, type SoundKeysMode } from './types.js';
+import { readConfigText } from '../../core/bounded-read.js';
 
 export {
   SLICE_FILE,
@@ -50,12 +53,8 @@ export const GITIGNORE_SLICE: IgnoreLine = {
  * with the lockfile); undefined: neither (not set up, or no file written yet).
  */
 export function soundKeysMode(root: string): SoundKeysMode | undefined {
-  let text = '';
-  try {
-    text = readFileSync(join(root, '.gitignore'), 'utf8');
-  } catch {
-    // No .gitignore: nothing ignored.
-  }
+  // No .gitignore: nothing ignored.
+  const text = readConfigText(join(root, '.gitignore'), root) ?? '';
   if (text.split('\n').some((line) => GITIGNORE_SLICE.matches.has(line.trim()))) return 'ignored';
   return rootSliceFileExists(root) ? 'committed' : undefined;
 }
@@ -75,9 +74,18 @@ export function soundKeysEdits(root: string, mode: SoundKeysMode = 'ignored'): F
   return ignore === undefined ? runners : [...runners, ignore];
 }
 
-/** Write the planned edits (each atomically). */
+/**
+ * Write the planned edits (each atomically). A file that is a link is written through to its target, a
+ * regular file inside the workspace (checked again here), so the link stays a link.
+ */
 export function writeEdits(root: string, edits: readonly FileEdit[]): void {
-  for (const edit of edits) writeAtomic(join(root, edit.file), edit.text);
+  for (const edit of edits) writeAtomic(writeTarget(root, join(root, edit.file)), edit.text);
+}
+
+function writeTarget(root: string, path: string): string {
+  if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() !== true) return path;
+  checkLink(realFileSystem, path, root);
+  return realpathSync(path);
 }
 
 /**

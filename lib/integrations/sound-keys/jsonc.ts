@@ -40,6 +40,12 @@ export class JsoncError extends Error {
 
 const LITERALS: Readonly<Record<string, boolean | null>> = { true: true, false: false, null: null };
 
+/**
+ * The deepest nesting of objects and arrays read (the reader recurses once per level): far beyond any real
+ * runner config, well within the stack, so a file nested 10,000 deep is a JsoncError, never a RangeError.
+ */
+export const MAX_DEPTH = 1000;
+
 /** The JSONC `text` as a tree with positions; throws JsoncError. */
 export function parseJsonc(text: string): JsonNode {
   return new JsoncReader(text).document();
@@ -49,6 +55,7 @@ export function parseJsonc(text: string): JsonNode {
 class JsoncReader {
   readonly #text: string;
   #at = 0;
+  #depth = 0;
 
   constructor(text: string) {
     this.#text = text;
@@ -112,7 +119,13 @@ class JsoncReader {
     const start = this.#at;
     const char = this.#text[this.#at];
     if (char === '"') return this.#string();
-    if (char === '{' || char === '[') return this.#container(char);
+    if (char === '{' || char === '[') {
+      if (this.#depth === MAX_DEPTH) this.#fail(`objects and arrays nested deeper than ${MAX_DEPTH} levels`);
+      this.#depth++;
+      const node = this.#container(char);
+      this.#depth--;
+      return node;
+    }
     const word = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(
       this.#text.slice(this.#at, this.#at + 64),
     )?.[0];
@@ -185,7 +198,9 @@ function insertAfter(
     };
   }
   const multiline = text.slice(container.start, firstStart).includes('\n');
-  return { at: last.end, insert: multiline ? `,\n${indentAt(text, firstStart)}${entry}` : `, ${entry}` };
+  // The file's own line ending: a CRLF file stays CRLF throughout.
+  const eol = text.slice(container.start, firstStart).includes('\r\n') ? '\r\n' : '\n';
+  return { at: last.end, insert: multiline ? `,${eol}${indentAt(text, firstStart)}${entry}` : `, ${entry}` };
 }
 
 /** Append `json` (already JSON text) as the array's last item. */

@@ -19,6 +19,7 @@ import { appendText } from '../atomic.js';
 import { parseLine, readLedgerFile, scanLines } from '../ledger-fs.js';
 import { JOURNAL_FILE, LEDGER_DIR } from '../ledger-layout.js';
 import { isSafeRelative, type TreeFile } from './move.js';
+import { recordJson } from '../../core/printable.js';
 
 /** The identity of a unit within one run's quarantine. */
 export function unitId(runner: string, key: string): string {
@@ -283,7 +284,7 @@ export function brokenJournal(path: string, problem: string, cause?: unknown): L
 /** Append journal lines in one write; `sync` makes them durable before the caller moves anything. */
 export function appendJournal(dir: string, lines: readonly JournalLine[], sync: boolean): void {
   if (lines.length === 0) return;
-  appendText(join(dir, JOURNAL_FILE), lines.map((line) => `${JSON.stringify(line)}\n`).join(''), {
+  appendText(join(dir, JOURNAL_FILE), lines.map((line) => `${recordJson(line)}\n`).join(''), {
     create: true,
     fsync: sync,
   });

@@ -215,13 +215,13 @@ test('snapshot --key-file refuses the ledger, a file the key folds, the workspac
   mkdirSync(join(root, 'adir'));
   const folder = await cli(['snapshot', '--key-file', 'adir'], root);
   assert.equal(folder.code, 2);
-  assert.match(folder.stderr, /Cannot write --key-file: Cannot write ".*adir"/);
+  assert.match(folder.stderr, /Cannot write --key-file: ".*adir" is a folder, not a file/);
   assert.doesNotMatch(folder.stderr, /\n\s+at /);
   // Under a file (a folder cannot be made there): exit 2 too, and nothing left behind.
   const underFile = await cli(['snapshot', '--key-file', 'package.json/key'], root);
   assert.equal(underFile.code, 2);
   assert.match(underFile.stderr, /Cannot write --key-file: /);
-  assert.match(underFile.stderr, /Give --key-file a file path in a writable folder/);
+  assert.match(underFile.stderr, /Give --key-file the path of a regular file/);
   assert.equal(existsSync(join(root, '.lockguard', 'runs')), false, 'a key file that cannot be written records no run');
 });
 

@@ -26,7 +26,14 @@ test('init writes the shim as .pnpmfile.cjs in a pnpm workspace, and a second in
     assert.equal(result.code, EXIT.ok, result.stderr);
     assert.equal(readFileSync(join(root, '.pnpmfile.cjs'), 'utf8'), PNPMFILE_SHIM);
   }
-  assert.deepEqual(readFileSync(join(root, 'pnpm-lock.yaml')), lockfile);
+  // The one lockfile line init writes: the shim's pnpmfileChecksum, where pnpm writes it (pnpm 10.34.8 and
+  // 12.4.2 wrote this very value and place for the shim; test/e2e/pnpmfile-resolution.test.ts).
+  assert.equal(
+    readFileSync(join(root, 'pnpm-lock.yaml'), 'utf8'),
+    lockfile
+      .toString()
+      .replace('\nimporters:', '\npnpmfileChecksum: sha256-QEbOCfsUO6AOOr/VrvAOMx8FueENNRHQ4w9JzVAXPIY=\n\nimporters:'),
+  );
 });
 
 test('init leaves a different existing .pnpmfile.cjs alone and says how to compose', async (t) => {
@@ -57,7 +64,7 @@ test('init --npm-scripts adds lockguard hook to the root scripts of an npm works
     const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     };
-    assert.deepEqual(manifest.scripts, { preinstall: HOOK_SCRIPT, postinstall: HOOK_SCRIPT });
+    assert.deepEqual(manifest.scripts, { prepare: HOOK_SCRIPT });
     assert.equal(readFileSync(join(root, 'package-lock.json'), 'utf8'), lock);
     assert.equal(existsSync(join(root, '.pnpmfile.cjs')), false);
   }
@@ -93,7 +100,8 @@ test('init in a yarn or bun workspace writes no hook file and says why (only .lo
     const result = await cli(['init'], root);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, new RegExp(`This is a ${word} workspace: no hook file to write`));
-    assert.deepEqual(fs.readdirSync(root).sort(), [...before, '.gitignore'].sort());
+    // .lockguard/ holds init.json: what init changed, for lockguard uninstall.
+    assert.deepEqual(fs.readdirSync(root).sort(), [...before, '.gitignore', '.lockguard'].sort());
   }
 });
 
@@ -168,11 +176,11 @@ test('init names the next steps: adding lockguard only where the root does not d
   };
   assert.equal(
     await next({ name: 'root', private: true }),
-    '  next: add lockguard as a root devDependency (pnpm add -D -w lockguard), run "pnpm install" once (it records the file\'s checksum in pnpm-lock.yaml), commit .pnpmfile.cjs and pnpm-lock.yaml.',
+    '  next: add lockguard as a root devDependency (pnpm add -D -w lockguard), commit .pnpmfile.cjs and pnpm-lock.yaml.',
   );
   assert.equal(
     await next({ name: 'root', private: true, devDependencies: { lockguard: '^0.1.0' } }),
-    '  next: run "pnpm install" once (it records the file\'s checksum in pnpm-lock.yaml), commit .pnpmfile.cjs and pnpm-lock.yaml.',
+    '  next: commit .pnpmfile.cjs and pnpm-lock.yaml.',
   );
 });
 

@@ -77,7 +77,9 @@ test('a dependency change reaches its importer and the importers linking to it, 
     diff.changed.map((change) => change.importer),
     ['packages/b', 'packages/a'],
   );
-  assert.equal(diff.unchanged, 2);
+  // The root installs left-pad, whose code resolves the hoisted pool (core/slices/reach.ts); c installs nothing.
+  assert.deepEqual(diff.hoisted, ['.']);
+  assert.equal(diff.unchanged, 1);
   // b's own dependency changed; a reaches it through b.
   assert.deepEqual(
     diff.changed.map((change) => change.packages),
@@ -90,7 +92,7 @@ test('a dependency change reaches its importer and the importers linking to it, 
   assert.equal(diff.changed.find((change) => change.importer === 'packages/a')?.entryChanged, false);
   assert.equal(
     describeSliceDiff(diff),
-    'pnpm-lock.yaml moved: the slices of 2 projects changed: packages/b (is-number 7.0.0 \u2192 6.0.0), packages/a (through its dependencies: is-number 7.0.0 \u2192 6.0.0); 2 other projects unchanged',
+    "pnpm-lock.yaml moved: the slices of 2 projects changed: packages/b (is-number 7.0.0 \u2192 6.0.0), packages/a (through its dependencies: is-number 7.0.0 \u2192 6.0.0); 1 other project's reach through hoisting moved (.); 1 other project unchanged",
   );
 });
 
@@ -301,7 +303,9 @@ test('npm: a nested copy shadows the hoisted one for its project (and the projec
     ['packages/a', 'packages/b'],
   );
   assert.deepEqual(diff.changed[1]?.packages, [{ name: 'is-number', kind: 'changed', from: ['6.0.0'], to: ['6.0.1'] }]);
-  assert.equal(diff.unchanged, 2);
+  // The root and c install the hoisted is-number: design A folds every entry into their reach.
+  assert.deepEqual(diff.hoisted, ['.', 'packages/c']);
+  assert.equal(diff.unchanged, 0);
 });
 
 test('projectSlices reads names from package.json; sliceDigest finds a project by path or name, else ERR_LOCKGUARD_UNKNOWN_PROJECT', (t) => {

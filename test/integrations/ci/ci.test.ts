@@ -27,7 +27,7 @@ test('an annotation escapes %, CR, LF (and : , in properties) and redacts creden
 });
 
 test('dotenv values are one printable line each', () => {
-  assert.equal(dotenvText({ A: 'x\nB=evil', C: 'ok' }), 'A=x\\u{a}B=evil\nC=ok\n');
+  assert.equal(dotenvText({ A: 'x\nB=evil', C: 'ok' }), 'A=x\\u000aB=evil\nC=ok\n');
 });
 
 test('the job summary: a path cannot close its code span or the slice fence, and credentials are redacted', () => {

@@ -9,6 +9,9 @@ import { writesSliceFilesNow } from '../../../lib/integrations/npm/hook.js';
 test('writesSliceFilesNow: postinstall of npm install/ci and of any pnpm; never preinstall, rebuild or another manager', () => {
   const pnpm12 = 'pnpm/12.4.2 npm/? node/? linux x64';
   assert.equal(writesSliceFilesNow({ npm_lifecycle_event: 'postinstall', npm_command: 'install' }), true);
+  // prepare: what init --npm-scripts writes now (npm records no hasInstallScript for it).
+  assert.equal(writesSliceFilesNow({ npm_lifecycle_event: 'prepare', npm_command: 'install' }), true);
+  assert.equal(writesSliceFilesNow({ npm_lifecycle_event: 'prepare', npm_command: 'pack' }), false);
   assert.equal(writesSliceFilesNow({ npm_lifecycle_event: 'postinstall', npm_command: 'ci' }), true);
   assert.equal(writesSliceFilesNow({ npm_lifecycle_event: 'postinstall', npm_config_user_agent: pnpm12 }), true);
   assert.equal(writesSliceFilesNow({ npm_lifecycle_event: 'preinstall', npm_config_user_agent: pnpm12 }), false);

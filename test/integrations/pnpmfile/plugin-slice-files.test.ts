@@ -47,7 +47,7 @@ test("an install in pnpm 10 writes every project's file at exit (armed once); a 
   install.tasks[0]?.(0);
   assert.match(
     readFileSync(join(root, 'packages', 'a', '.lockguard-slice'), 'utf8'),
-    /^lockguard-slice\/1\nimporter packages\/a\n/,
+    /^lockguard-slice\/2\nimporter packages\/a\n/,
   );
   assert.deepEqual(install.warnings, []);
   assert.equal(hooksFor(root, ['run', 'build']).tasks.length, 0);

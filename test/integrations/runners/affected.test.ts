@@ -29,7 +29,7 @@ const PROJECTS = [
 ];
 const ISOLATED = '{"nodeLinker":"isolated","publicHoistPattern":[],"hoistPattern":["*"]}';
 
-function diff(changed: readonly string[]): SliceDiff {
+function diff(changed: readonly string[], hoisted: readonly string[] = []): SliceDiff {
   return {
     lockfile: 'pnpm-lock.yaml',
     changed: changed.map((importer) => ({
@@ -41,16 +41,17 @@ function diff(changed: readonly string[]): SliceDiff {
     })),
     added: [],
     removed: [],
-    unchanged: 5 - changed.length,
+    hoisted,
+    unchanged: 5 - changed.length - hoisted.length,
   };
 }
 
-function sliceMove(changed: readonly string[], now: FileDigest = NOW): SliceMove {
+function sliceMove(changed: readonly string[], now: FileDigest = NOW, hoisted: readonly string[] = []): SliceMove {
   return {
     lockfile: 'pnpm-lock.yaml',
     was: WAS,
     now,
-    diff: diff(changed),
+    diff: diff(changed, hoisted),
     gap: undefined,
     projects: PROJECTS,
     text: '',
@@ -85,6 +86,18 @@ test('pnpm, isolated linker, only b moved: the scope is b (its dependents are in
   });
   assert.equal(scope.kind, 'projects');
   assert.deepEqual(scope.kind === 'projects' ? [...scope.affected] : [], ['packages/b']);
+});
+
+test("pnpm's private hoisting: a project whose slice did not move but whose reach through hoisting did is affected too", (t) => {
+  const root = installed(t);
+  const scope = withholdScope({
+    root,
+    manager: 'pnpm',
+    moved: [lockfileMoved, ...markersMoved],
+    slices: [sliceMove(['packages/b'], NOW, ['packages/a'])],
+  });
+  assert.equal(scope.kind, 'projects');
+  assert.deepEqual(scope.kind === 'projects' ? [...scope.affected].sort() : [], ['packages/a', 'packages/b']);
 });
 
 test('every other case withholds every save after the move, with its reason', (t) => {

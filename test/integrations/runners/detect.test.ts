@@ -10,6 +10,11 @@ import {
 } from '../../../lib/integrations/runners/index.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 import { join } from 'node:path';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** This repository (dist/test/… → the repo root), whose node_modules holds the pinned nx. */
+const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
 import { createHash } from 'node:crypto';
 
 test('detectRunner recognizes turbo, nx and pnpm pipeline however they are launched', () => {
@@ -57,19 +62,25 @@ test('turbo cache dir: --cache-dir beats TURBO_CACHE_DIR beats turbo.json cacheD
   assert.equal(resolveTurboCache(bare, ['turbo', 'run', 'build'], {}).dir, join(bare, '.turbo', 'cache'));
 });
 
-test('nx cache dir: NX_CACHE_DIRECTORY, then nx.json cacheDirectory, then <root>/.nx/cache without an nx to ask', (t) => {
+test('nx cache dir: NX_CACHE_DIRECTORY, then nx.json cacheDirectory; without an nx to ask, no folder is guessed', (t) => {
   const root = tempWorkspace(t, { 'nx.json': '{"cacheDirectory":"tmp/nx-cache"}' });
   assert.equal(resolveNxCache(root, { NX_CACHE_DIRECTORY: '/elsewhere' }).dir, '/elsewhere');
   assert.equal(resolveNxCache(root, {}).dir, join(root, 'tmp/nx-cache'));
+  // No nx resolves (from the root nor from Lerna): unresolved, with why (the run says its cache is not guarded).
   const plain = tempWorkspace(t, { 'nx.json': '{}', 'package.json': '{}' });
-  const resolved = resolveNxCache(plain, { PATH: process.env['PATH'] ?? '' }, { askNx: false });
-  assert.equal(resolved.dir, join(plain, '.nx', 'cache'));
-  assert.match(resolved.source, /^default/);
-  // HOME under /tmp: nx never shares, so it is not asked.
+  assert.throws(
+    () => resolveNxCache(plain, { HOME: join(plain, 'home') }),
+    (error: unknown) =>
+      (error as { code?: string }).code === 'ERR_LOCKGUARD_BAD_CONFIG' &&
+      /no nx resolves from the workspace root or from Lerna's own folder/.test((error as Error).message),
+  );
+  // nx 24 with HOME under /tmp never shares (measured), so it is not asked.
+  mkdirSync(join(plain, 'node_modules'));
+  symlinkSync(join(REPO, 'node_modules', 'nx'), join(plain, 'node_modules', 'nx'));
   const underTmp = resolveNxCache(plain, { HOME: join(plain, 'home') });
   assert.deepEqual(
     [underTmp.dir, underTmp.source, underTmp.shared],
-    [join(plain, '.nx', 'cache'), 'default', undefined],
+    [join(plain, '.nx', 'cache'), 'default (nx 24.0.6: HOME under /tmp or no identity)', undefined],
   );
 });
 

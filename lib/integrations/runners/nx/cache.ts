@@ -1,15 +1,17 @@
 // nx (20 to 24): where its local cache is, and what its `run.json` says about the tasks after a move.
 //
-// Owns: resolving the cache dir as nx 24.0.6 does (read from its `cache-directory.js`):
+// Owns: resolving the cache dir of the nx the command really starts (which.ts: the workspace's own, else
+// Lerna's), as that nx does:
 //   1. `NX_CACHE_DIRECTORY` (relative to the root), else 2. nx.json `cacheDirectory` (or
-//   `tasksRunnerOptions.default.options.cacheDirectory`); else 3. the per-user shared
-//   `~/.nx/<sha256(workspace id)[:16]>/cache`, used when the workspace has an identity (git remote or first
-//   commit, or an Nx Cloud id) and the home dir is usable and not under /tmp; else 4. `<root>/.nx/cache`
-//   (`node_modules/.cache/nx` for a lerna repo without nx.json).
-//   Step 3 depends on git and nx internals, so it is asked of the workspace's own nx (one `node` process
-//   requiring `nx/src/utils/cache-directory`, ~350 ms) unless step 3 is impossible (HOME under /tmp, or no
-//   git repo and no cloud id); without an nx to ask, step 4 is assumed and said. The answer is remembered
-//   (memo.ts) under a key of everything it depends on, so a guarded run asks once, not on every run.
+//   `tasksRunnerOptions.default.options.cacheDirectory`); else 3. what that nx's own
+//   `cache-directory` module answers (one `node` process requiring it from where the command's `require('nx')`
+//   resolves, ~350 ms, remembered in memo.ts under a key of everything it depends on). Per version (measured):
+//   nx 24.0.6 shares `~/.nx/<id>/cache` only when HOME is usable and not under /tmp and the workspace has an
+//   identity (git, or an Nx Cloud id), so there, and only on nx 24 and newer, `<root>/.nx/cache` is known without
+//   asking; nx 23.3.2 uses `~/.nx/<id>/cache` even with HOME under /tmp, nx 20 to 23.0 the checkout
+//   (`node_modules/.cache/nx` for a lerna repo without nx.json): those are asked, never assumed.
+//   No nx to ask, or no answer: a LockguardError (ERR_LOCKGUARD_BAD_CONFIG) (the cache is not guarded, and the line says why first);
+//   never a folder guessed from the root.
 // Entry layout (measured, nx 20 to 24): `<cache>/<hash>/` (the outputs) + `<cache>/terminalOutputs/<hash>`,
 // plus a `cache_outputs` row in nx's task DB (`.nx/workspace-data/*.db` or `~/.nx/<id>/databases/`). With
 // the folder gone nx 24 misses; nx 20 to 23 need the row marked first (task-db.ts, withhold.ts).
@@ -17,10 +19,13 @@
 
 import type { Env } from '../../../core/env.js';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
+import { LockguardError } from '../../../core/errors.js';
 import { nxMemoKey, readNxMemo, writeNxMemo } from './memo.js';
+import { whichNx, type NxAt } from './which.js';
 import type { RunnerCache, SummaryReading, TaskAfterMove } from '../types.js';
+import { readConfigText } from '../../../core/bounded-read.js';
 
 interface NxJson {
   readonly cacheDirectory?: unknown;
@@ -32,7 +37,7 @@ interface NxJson {
 /** nx.json, read once per resolution (undefined when absent or not JSON). */
 function readNxJson(root: string): NxJson | undefined {
   try {
-    const value: unknown = JSON.parse(readFileSync(join(root, 'nx.json'), 'utf8'));
+    const value: unknown = JSON.parse(readConfigText(join(root, 'nx.json')) ?? '');
     return value !== null && typeof value === 'object' ? (value as NxJson) : undefined;
   } catch {
     return undefined;
@@ -44,9 +49,10 @@ function nxJsonCacheDirectory(nxJson: NxJson | undefined): string | undefined {
   return typeof found === 'string' && found !== '' ? found : undefined;
 }
 
+// argv[1]: the folder `require('nx')` resolves from (the root, or Lerna's package folder); cwd: the root.
 const ASK_NX = `
 const { createRequire } = require('node:module');
-const req = createRequire(process.cwd() + '/package.json');
+const req = createRequire(require('node:path').join(process.argv[1], 'package.json'));
 const m = req(req.resolve('nx/src/utils/cache-directory'));
 process.stdout.write(JSON.stringify({ cache: m.cacheDir }));
 `;
@@ -54,11 +60,11 @@ process.stdout.write(JSON.stringify({ cache: m.cacheDir }));
 /** How long the workspace's nx may take to say where its cache is (it loads its config and plugins). */
 const ASK_NX_TIMEOUT_MS = 15_000;
 
-/** The cache dir the workspace's own nx computes, or undefined when there is no nx to ask. */
-function askNx(root: string, env: Env): string | undefined {
+/** The cache dir the nx at `from` computes for the workspace at `root`, or undefined when it gives no answer. */
+function askNx(root: string, from: string, env: Env): string | undefined {
   const clean: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) clean[name] = value;
-  const result = spawnSync(process.execPath, ['-e', ASK_NX], {
+  const result = spawnSync(process.execPath, ['-e', ASK_NX, from], {
     cwd: root,
     env: { ...clean, NX_DAEMON: 'false' },
     encoding: 'utf8',
@@ -97,6 +103,25 @@ function mayShare(root: string, env: Env, nxJson: NxJson | undefined): boolean {
   }
 }
 
+/** What makes nx's cache resolvable again (doctor's fix, the error's hint). */
+export const NX_CACHE_FIX =
+  'Install the workspace so the nx your command starts resolves (nx as a root devDependency, or Lerna installed), or set cacheDirectory in nx.json.';
+
+/** Thrown where the nx a command starts cannot say where its cache is: nothing of it can be guarded. */
+function cacheUnknown(why: string): LockguardError {
+  return new LockguardError('ERR_LOCKGUARD_BAD_CONFIG', why, { hint: NX_CACHE_FIX });
+}
+
+/** The checkout's own cache dir (nx 24 with HOME under /tmp or no identity: measured). */
+function inCheckout(root: string): string {
+  const lerna = existsSync(join(root, 'lerna.json')) && !existsSync(join(root, 'nx.json'));
+  return lerna ? join(root, 'node_modules', '.cache', 'nx') : join(root, '.nx', 'cache');
+}
+
+function major(nx: NxAt): number | undefined {
+  return nx.version === undefined ? undefined : Number(nx.version.split('.')[0]);
+}
+
 export function resolveNxCache(root: string, env: Env, options: { askNx?: boolean } = {}): RunnerCache {
   const place = (path: string): string => (isAbsolute(path) ? path : join(root, path));
   const fromEnv = env['NX_CACHE_DIRECTORY'];
@@ -105,27 +130,27 @@ export function resolveNxCache(root: string, env: Env, options: { askNx?: boolea
   const nxJson = readNxJson(root);
   const configured = nxJsonCacheDirectory(nxJson);
   if (configured !== undefined) return { runner: 'nx', root, dir: place(configured), source: 'nx.json cacheDirectory' };
-  const shareable = mayShare(root, env, nxJson);
-  if (options.askNx !== false && shareable) {
-    const key = nxMemoKey(root, env);
-    const remembered = readNxMemo(root, key);
-    const asked = remembered ?? askNx(root, env);
-    if (asked !== undefined && remembered === undefined) writeNxMemo(root, key, asked);
-    if (asked !== undefined)
-      return {
-        runner: 'nx',
-        root,
-        dir: asked,
-        source: "nx's own cache-directory resolution",
-        shared: relative(root, asked).startsWith('..'),
-      };
-  }
-  const lerna = existsSync(join(root, 'lerna.json')) && !existsSync(join(root, 'nx.json'));
+  const nx = whichNx(root);
+  if (nx === undefined)
+    throw cacheUnknown(
+      "no nx resolves from the workspace root or from Lerna's own folder (not installed?), so lockguard cannot tell which nx runs or where it caches",
+    );
+  const named = `nx ${nx.version ?? '(version unknown)'}${nx.via === 'lerna' ? " (Lerna's)" : ''}`;
+  if ((major(nx) ?? 0) >= 24 && !mayShare(root, env, nxJson))
+    return { runner: 'nx', root, dir: inCheckout(root), source: `default (${named}: HOME under /tmp or no identity)` };
+  if (options.askNx === false) throw cacheUnknown(`${named} was not asked where its cache is`);
+  const key = nxMemoKey(root, env, nx.manifest);
+  const remembered = readNxMemo(root, key);
+  const asked = remembered ?? askNx(root, nx.from, env);
+  if (asked === undefined)
+    throw cacheUnknown(`${named} did not say where its cache is (its cache-directory module failed to load)`);
+  if (remembered === undefined) writeNxMemo(root, key, asked);
   return {
     runner: 'nx',
     root,
-    dir: lerna ? join(root, 'node_modules', '.cache', 'nx') : join(root, '.nx', 'cache'),
-    source: shareable ? 'default (no nx found to ask about a shared ~/.nx/<id>/cache)' : 'default',
+    dir: asked,
+    source: `${named}'s own cache-directory resolution`,
+    ...(relative(root, asked).startsWith('..') ? { shared: true } : {}),
   };
 }
 
@@ -158,7 +183,7 @@ export function nxSummary(cache: RunnerCache, options: { movedAt: number; runSta
   const path = join(cache.dir, 'run.json');
   let parsed: { run?: { startTime?: unknown }; tasks?: unknown };
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8')) as typeof parsed;
+    parsed = JSON.parse(readConfigText(path) ?? '') as typeof parsed;
   } catch (error) {
     if (error instanceof SyntaxError)
       return none(`nx's run summary "${path}" is not valid JSON; tasks are not named.`, path);

@@ -1,14 +1,13 @@
 // nx (20 to 24) as one runner adapter: everything lockguard knows of nx, behind RunnerAdapter.
 //
 // Owns: the `nx` object and what is too small for a module of its own: detection (`nx.json`, `nx` in the
-// root manifest, a command starting `nx`) and the entry layout (`<cache>/<hash>/` +
+// root manifest, a command starting `nx` or `lerna run`) and the entry layout (`<cache>/<hash>/` +
 // `<cache>/terminalOutputs/<hash>`). Its parts: cache.ts (cache dir, `run.json`), memo.ts (nx's own
 // answer, remembered), task-db.ts and withhold.ts (nx 20 to 23 mark their task DB first), plan.ts
 // (`--graph=stdout`), remote.ts, protocol.ts (self-hosted v1), sound-keys.ts (`.nxignore` and targets'
 // `inputs`, and the task plans' proof), doctor.ts.
 // Invariants: those of its parts; entries are not mapped to projects (every save after a move is withheld).
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { executableName } from '../../package-managers/argv.js';
 import { runDry } from '../../plan/spawn-runner.js';
@@ -22,13 +21,14 @@ import { nxV1 } from './protocol.js';
 import { detectNx, nxWritesOff, pointNxAt } from './remote.js';
 import { nxConfigured, nxEdits, nxFolds, nxProof } from './sound-keys.js';
 import { withholdNx } from './withhold.js';
+import { readConfigText } from '../../../core/bounded-read.js';
 
 /** An nx entry: a folder named by its decimal hash. */
 const NX_ENTRY = /^\d+$/;
 
 function nxInManifest(root: string): boolean {
   try {
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const manifest = JSON.parse(readConfigText(join(root, 'package.json')) ?? '') as Record<string, unknown>;
     return ['dependencies', 'devDependencies'].some((field) => {
       const deps = manifest[field];
       return deps !== null && typeof deps === 'object' && 'nx' in deps;
@@ -41,7 +41,10 @@ function nxInManifest(root: string): boolean {
 export const nx: RunnerAdapter = {
   name: 'nx',
   label: 'nx',
-  startedBy: (argv) => argv[0] !== undefined && executableName(argv[0]) === 'nx',
+  // `lerna run` is nx's task runner (Lerna 6 and newer): its cache is nx's, resolved from Lerna's own nx.
+  startedBy: (argv) =>
+    argv[0] !== undefined &&
+    (executableName(argv[0]) === 'nx' || (executableName(argv[0]) === 'lerna' && argv[1] === 'run')),
   configuredAt: (root) => present(join(root, 'nx.json')) || nxInManifest(root),
   resolveCache: (root, _argv, env) => resolveNxCache(root, env),
   units: (_dir, names): CacheUnit[] =>

@@ -10,10 +10,12 @@
 
 import type { Env } from '../../../core/env.js';
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readFileSync } from 'node:fs';
+import { lstatSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeAtomic } from '../../../run/atomic.js';
 import { LEDGER, LEDGER_DIR, ledgerPath, NX_MEMO_FILE } from '../../../run/ledger-layout.js';
+import { readConfigText } from '../../../core/bounded-read.js';
+import { readBounded } from '../../../core/bounded-read.js';
 
 const MEMO = join(LEDGER_DIR, LEDGER.cache, NX_MEMO_FILE);
 const SETTINGS = [
@@ -36,7 +38,8 @@ function statKey(path: string): string {
 
 function bytes(path: string): string {
   try {
-    return createHash('sha256').update(readFileSync(path)).digest('hex');
+    const read = readBounded(path, { kind: 'config' });
+    return read === undefined ? '-' : createHash('sha256').update(read).digest('hex');
   } catch {
     return '-';
   }
@@ -51,12 +54,17 @@ function gitEntry(root: string): string | undefined {
 }
 
 /** Everything nx's answer depends on, as one digest. */
-export function nxMemoKey(root: string, env: Env): string {
+export function nxMemoKey(
+  root: string,
+  env: Env,
+  nxManifest = join(root, 'node_modules', 'nx', 'package.json'),
+): string {
   const git = gitEntry(root);
   const parts = [
     root,
     ...SETTINGS.map((name) => `${name}=${env[name] ?? ''}`),
-    bytes(join(root, 'node_modules', 'nx', 'package.json')),
+    nxManifest,
+    bytes(nxManifest),
     bytes(join(root, 'nx.json')),
     git ?? '-',
     git === undefined ? '-' : statKey(git),
@@ -68,7 +76,7 @@ export function nxMemoKey(root: string, env: Env): string {
 
 export function readNxMemo(root: string, key: string): string | undefined {
   try {
-    const value = JSON.parse(readFileSync(join(root, MEMO), 'utf8')) as { key?: unknown; cache?: unknown };
+    const value = JSON.parse(readConfigText(join(root, MEMO)) ?? '') as { key?: unknown; cache?: unknown };
     return value.key === key && typeof value.cache === 'string' ? value.cache : undefined;
   } catch {
     return undefined;

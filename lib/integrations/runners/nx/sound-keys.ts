@@ -14,7 +14,7 @@
 // nothing is written; the proof never writes and spawns nx three times at most.
 
 import type { Env } from '../../../core/env.js';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isLockguardError } from '../../../core/errors.js';
 import { runDry } from '../../plan/spawn-runner.js';
@@ -32,6 +32,7 @@ import {
   soundKeysFix,
   type SoundKeysMode,
 } from '../../sound-keys/types.js';
+import { readConfigText } from '../../../core/bounded-read.js';
 
 /** The `.nxignore` line that makes nx hash the gitignored slice files. */
 export const NXIGNORE_LINE = `!**/${SLICE_FILE}`;
@@ -116,7 +117,7 @@ function namedInputsOf(tree: JsonNode): Map<string, JsonNode> {
 export function nxConfigured(root: string): boolean {
   if (existsSync(join(root, 'nx.json'))) return true;
   try {
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<
+    const manifest = JSON.parse(readConfigText(join(root, 'package.json')) ?? '') as Record<
       string,
       Record<string, unknown> | undefined
     >;
@@ -147,7 +148,7 @@ export function nxEdits(root: string, mode: SoundKeysMode = 'ignored'): FileEdit
   const ignore = ignoreFileEdit(root, '.nxignore', NXIGNORE, mode === 'ignored');
   if (ignore !== undefined) out.push(ignore);
   const nxPath = join(root, 'nx.json');
-  const nxText = existsSync(nxPath) ? readFileSync(nxPath, 'utf8') : undefined;
+  const nxText = existsSync(nxPath) ? (readConfigText(nxPath, root) ?? '') : undefined;
   const nxTree = nxText === undefined ? undefined : parseConfig(nxText, nxPath, 'nx.json (JSON with comments)');
   const named = nxTree === undefined ? new Map<string, JsonNode>() : namedInputsOf(nxTree);
   const defaults = nxTree === undefined ? undefined : prop(nxTree, 'targetDefaults');
@@ -160,7 +161,7 @@ export function nxEdits(root: string, mode: SoundKeysMode = 'ignored'): FileEdit
   }
   const projectEdits: FileEdit[] = [];
   for (const file of configFilesUnder(root, ['project.json'], { withPackageJson: false })) {
-    const text = readFileSync(file, 'utf8');
+    const text = readConfigText(file, root) ?? '';
     const tree = parseConfig(text, file, 'project.json (JSON with comments)');
     const edit = editTargets(text, prop(tree, 'targets'), 'targets', new Map([...named, ...namedInputsOf(tree)]));
     if (edit.edits.length > 0)
@@ -258,7 +259,10 @@ export async function nxProof(root: string, env: Env, mode?: SoundKeysMode): Pro
       runner: 'nx',
       level: 'warn',
       detail: `cannot prove nx's keys fold ${SLICE_FILE}: ${isLockguardError(error) ? error.message : 'nx did not print JSON'}`,
-      fix: 'Install the workspace (nx as a root devDependency), then run lockguard doctor again.',
+      fix:
+        isLockguardError(error) && error.code !== 'ERR_LOCKGUARD_PLAN' && error.hint !== undefined
+          ? error.hint
+          : 'Install the workspace (nx as a root devDependency), then run lockguard doctor again.',
     };
   };
   let found: Findings;

@@ -20,9 +20,7 @@
 
 import type { Env } from '../../../core/env.js';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { whichNx } from './which.js';
 
 /** The nx versions whose withholding the suite proves (README "Supported runner versions"). */
 export const NX_GUARDED_MAJORS = { first: 20, last: 24 } as const;
@@ -37,15 +35,9 @@ export interface NxSupport {
   readonly why?: string;
 }
 
-/** The version of the nx that `require('nx/package.json')` finds from the workspace root, or undefined. */
+/** The version of the nx the workspace's commands start (its own, else Lerna's: which.ts), or undefined. */
 export function nxVersionAt(root: string): string | undefined {
-  try {
-    const path = createRequire(join(root, 'package.json')).resolve('nx/package.json');
-    const version = (JSON.parse(readFileSync(path, 'utf8')) as { version?: unknown }).version;
-    return typeof version === 'string' && /^\d+\.\d+\.\d+/.test(version) ? version : undefined;
-  } catch {
-    return undefined;
-  }
+  return whichNx(root)?.version;
 }
 
 const RANGE = `nx ${NX_GUARDED_MAJORS.first} to ${NX_GUARDED_MAJORS.last}`;
@@ -72,14 +64,14 @@ export function nxSupport(version: string | undefined, env: Env): NxSupport {
   return { kind: 'task-db', version };
 }
 
-// Run in the workspace by the workspace's own nx: argv[1] = cache dir, argv[2..] = keys.
+// Run in the workspace by the nx its commands start: argv[1] = where that nx resolves from, argv[2] = cache dir, argv[3..] = keys.
 const MARK = `
 const { createRequire } = require('node:module');
 const fs = require('node:fs'), path = require('node:path');
-const req = createRequire(path.join(process.cwd(), 'package.json'));
+const req = createRequire(path.join(process.argv[1], 'package.json'));
 const native = req('nx/src/native');
 const { getDbConnection } = req('nx/src/utils/db-connection');
-const [cacheDir, ...keys] = process.argv.slice(1);
+const [cacheDir, ...keys] = process.argv.slice(2);
 const cache = new native.NxCache(process.cwd(), cacheDir, getDbConnection());
 let marked = 0;
 for (const key of keys) {
@@ -109,7 +101,7 @@ export function markNotReplayable(
   if (keys.length === 0) return undefined;
   const clean: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) clean[name] = value;
-  const result = spawnSync(process.execPath, ['-e', MARK, cacheDir, ...keys], {
+  const result = spawnSync(process.execPath, ['-e', MARK, whichNx(root)?.from ?? root, cacheDir, ...keys], {
     cwd: root,
     env: { ...clean, NX_DAEMON: 'false' },
     encoding: 'utf8',

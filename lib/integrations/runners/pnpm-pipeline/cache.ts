@@ -11,17 +11,18 @@
 
 import type { Env } from '../../../core/env.js';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { errnoCode } from '../../../core/errors.js';
 import type { RunnerCache, SummaryReading, TaskAfterMove } from '../types.js';
+import { readConfigText } from '../../../core/bounded-read.js';
 
 /** A top-level `cacheDir:` in pnpm-workspace.yaml (plain or quoted scalar), or undefined. */
 function workspaceCacheDir(root: string): string | undefined {
   let text: string;
   try {
-    text = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8');
+    text = readConfigText(join(root, 'pnpm-workspace.yaml')) ?? '';
   } catch {
     return undefined;
   }
@@ -102,10 +103,13 @@ export function pipelineSummary(
   let source: string | undefined;
   for (const id of ids.sort()) {
     const path = join(runs, id, 'events.ndjson');
-    let text: string;
+    let text: string | undefined;
     try {
-      text = readFileSync(path, 'utf8');
+      text = readConfigText(path);
     } catch {
+      text = undefined;
+    }
+    if (text === undefined) {
       notes.push(`pnpm pipeline's "${path}" cannot be read; its tasks are not named.`);
       continue;
     }

@@ -6,7 +6,6 @@
 // (signed v8), npmrc-auth.ts (pnpm's credential for its remote). doctor has no pipeline check.
 // Invariants: those of its parts; entries are not mapped to projects (every save after a move is withheld).
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyCommand } from '../../package-managers/argv.js';
 import type { RunnerAdapter } from '../adapter.js';
@@ -16,6 +15,7 @@ import { pipelineUnits } from './listing.js';
 import { planPipeline } from './plan.js';
 import { pipelineV8 } from './protocol.js';
 import { detectPipeline, pipelineWritesOff, pointPipelineAt } from './remote.js';
+import { readBounded } from '../../../core/bounded-read.js';
 
 /** A top-level `tasks:` or `pipelines:` key in pnpm-workspace.yaml (pnpm 12's pipeline). */
 export function hasPipelineTasks(workspaceYaml: string | Buffer | undefined): boolean {
@@ -27,7 +27,7 @@ export function hasPipelineTasks(workspaceYaml: string | Buffer | undefined): bo
 function workspaceYaml(root: string, given: Buffer | undefined): Buffer | undefined {
   if (given !== undefined || !present(join(root, 'pnpm-workspace.yaml'))) return given;
   try {
-    return readFileSync(join(root, 'pnpm-workspace.yaml'));
+    return readBounded(join(root, 'pnpm-workspace.yaml'), { kind: 'config', root });
   } catch {
     return undefined;
   }

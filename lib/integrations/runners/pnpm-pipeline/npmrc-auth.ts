@@ -11,9 +11,9 @@
 // Invariants: returns presence only; never returns, logs or keeps a value.
 
 import type { Env } from '../../../core/env.js';
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { readConfigText } from '../../../core/bounded-read.js';
 
 /** `//host[:port]/path/` npmrc keys that cover `url`, longest first. */
 function npmrcPrefixes(url: URL): string[] {
@@ -31,7 +31,7 @@ function rcLines(path: string): Map<string, string> {
   const values = new Map<string, string>();
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readConfigText(path) ?? '';
   } catch {
     return values;
   }

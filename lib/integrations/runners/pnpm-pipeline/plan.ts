@@ -7,13 +7,13 @@
 // (test/e2e/poisoning.test.ts): no key folds the fingerprint as the watch sees it. Its own install is frozen: no writer.
 // Tasks see `pnpm_config_verify_deps_before_run=false`, so a nested `pnpm run` does not install.
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PnpmSettings } from '../../plan/pnpm-settings.js';
 import { runDry, type SpawnOptions } from '../../plan/spawn-runner.js';
 import { taskWrite } from '../../plan/task-writes.js';
 import { scriptsOf } from '../../package-managers/scripts.js';
 import { planError, type PlannedTask, type RunnerGraph } from '../../plan/types.js';
+import { readConfigText } from '../../../core/bounded-read.js';
 
 interface PipelineTask {
   readonly project?: unknown;
@@ -27,7 +27,7 @@ export function uncachedPipelineTasks(root: string): Set<string> {
   const found = new Set<string>();
   let text: string;
   try {
-    text = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8');
+    text = readConfigText(join(root, 'pnpm-workspace.yaml')) ?? '';
   } catch {
     return found;
   }

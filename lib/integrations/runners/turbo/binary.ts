@@ -20,11 +20,12 @@
 // undefined, and the caller runs `file` as given. Reads a few stats, one package.json and at most one shim.
 
 import type { Env } from '../../../core/env.js';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { isExecutable, pathDirs } from '../../package-managers/on-path.js';
 import { readPnpmBinShim, shimNodePath } from '../../package-managers/pnpm-bin-shim.js';
+import { readConfigText } from '../../../core/bounded-read.js';
 
 /** Where a spawn of `file` with `env`'s PATH (`<root>/node_modules/.bin` already first) finds it. */
 function onPath(file: string, root: string, env: Env): string | undefined {
@@ -40,7 +41,7 @@ function onPath(file: string, root: string, env: Env): string | undefined {
 function turboLauncherVersion(launcher: string): string | undefined {
   if (basename(launcher) !== 'turbo' || basename(dirname(launcher)) !== 'bin') return undefined;
   try {
-    const manifest = JSON.parse(readFileSync(join(dirname(dirname(launcher)), 'package.json'), 'utf8')) as {
+    const manifest = JSON.parse(readConfigText(join(dirname(dirname(launcher)), 'package.json')) ?? '') as {
       name?: unknown;
       version?: unknown;
       bin?: unknown;
@@ -87,21 +88,42 @@ export interface TurboNative {
   readonly env: Readonly<Record<string, string>>;
 }
 
-/** The binary the launcher that `file` names would start (directly, or through pnpm's .bin shim), or undefined (run `file` itself). */
-export function turboNative(file: string, root: string, env: Env): TurboNative | undefined {
-  if (process.platform === 'win32') return undefined;
+/** What `file` is here, for doctor's words: where it was found, and turbo 2's launcher version when it is one. */
+export interface TurboFound {
+  readonly path: string | undefined;
+  readonly launcherVersion: string | undefined;
+  /** A launcher older than 2.8.18 (it runs as given). */
+  readonly older: boolean;
+}
+
+function launcherOf(file: string, root: string, env: Env) {
   const found = onPath(file, root, env);
   if (found === undefined) return undefined;
   // pnpm's node_modules/.bin/turbo is a shell script that sets NODE_PATH and starts the launcher with node
   // (read only for a command named turbo: the plan's other runners pay nothing for it).
   const shim = basename(found) === 'turbo' ? readPnpmBinShim(found) : undefined;
-  let launcher: string;
   try {
-    launcher = realpathSync(shim?.target ?? found);
+    const launcher = realpathSync(shim?.target ?? found);
+    return { found, shim, launcher, version: turboLauncherVersion(launcher) };
   } catch {
-    return undefined;
+    return { found, shim, launcher: undefined, version: undefined };
   }
-  const version = turboLauncherVersion(launcher);
+}
+
+/** Where `file` resolves here and which turbo 2 launcher it is, if one (doctor says what is true of it). */
+export function turboFound(file: string, root: string, env: Env): TurboFound {
+  const at = launcherOf(file, root, env);
+  const version = at?.version;
+  return { path: at?.found, launcherVersion: version, older: version !== undefined && olderLauncher(version) };
+}
+
+/** The binary the launcher that `file` names would start (directly, or through pnpm's .bin shim), or undefined (run `file` itself). */
+export function turboNative(file: string, root: string, env: Env): TurboNative | undefined {
+  if (process.platform === 'win32') return undefined;
+  const at = launcherOf(file, root, env);
+  if (at?.launcher === undefined) return undefined;
+  const { shim, launcher } = at;
+  const version = at.version;
   if (version === undefined || olderLauncher(version)) return undefined;
   const binary = binaryOf(launcher, root, env);
   if (binary === undefined) return undefined;

@@ -10,11 +10,12 @@
 // task hashes are used to limit withholding only when the cache is shared (a linked worktree); its task
 // graph (each task's `directory` and `dependencies`) tells which entries a move touched (affected.ts).
 
-import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Env } from '../../../core/env.js';
 import { errnoCode } from '../../../core/errors.js';
 import type { RunnerCache, SummaryReading, TaskAfterMove, TaskNode } from '../types.js';
+import { readConfigText } from '../../../core/bounded-read.js';
 
 function flagValue(argv: readonly string[], name: string): string | undefined {
   let value: string | undefined;
@@ -30,12 +31,13 @@ function flagValue(argv: readonly string[], name: string): string | undefined {
 /** A folder's turbo.json / turbo.jsonc with `//` and block comments removed (strings kept); undefined when absent or not JSON. */
 export function readTurboJson(dir: string): { cacheDir?: unknown; tasks?: unknown; pipeline?: unknown } | undefined {
   for (const name of ['turbo.json', 'turbo.jsonc']) {
-    let text: string;
+    let text: string | undefined;
     try {
-      text = readFileSync(join(dir, name), 'utf8');
+      text = readConfigText(join(dir, name));
     } catch {
       continue;
     }
+    if (text === undefined) continue;
     const stripped = text.replace(
       /("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g,
       (_match, str: string | undefined) => str ?? '',
@@ -86,10 +88,10 @@ function mainWorktreeRoot(root: string): string | undefined {
     if (stats?.isDirectory() === true) return undefined;
     if (stats?.isFile() === true) {
       try {
-        const gitdir = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+        const gitdir = /^gitdir:\s*(.+)$/m.exec(readConfigText(dotGit) ?? '')?.[1]?.trim();
         if (gitdir === undefined) return undefined;
         const linked = resolve(top, gitdir);
-        const common = resolve(linked, readFileSync(join(linked, 'commondir'), 'utf8').trim());
+        const common = resolve(linked, (readConfigText(join(linked, 'commondir')) ?? '').trim());
         if (basename(common) !== '.git') return undefined;
         return join(dirname(common), relative(top, root));
       } catch {
@@ -178,7 +180,7 @@ interface Gathered {
 function summaryTasks(file: string, notes: string[]): TurboTask[] | undefined {
   let parsed: { tasks?: unknown };
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8')) as { tasks?: unknown };
+    parsed = JSON.parse(readConfigText(file) ?? '') as { tasks?: unknown };
   } catch {
     notes.push(`turbo's run summary "${file}" is not valid JSON; its tasks are not named.`);
     return undefined;

@@ -6,17 +6,17 @@
 // launcher's place, or the command as given).
 // Invariants: read-only (a few stats, the root package.json, turbo's launcher files); never runs turbo.
 
-import { readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { PackageManager } from '../../../core/workspace.js';
 import { pathKeyOf } from '../../package-managers/on-path.js';
 import type { DoctorCheck, Env } from '../adapter.js';
 import { present } from '../workspace-files.js';
-import { turboNative } from './binary.js';
+import { turboFound, turboNative } from './binary.js';
+import { readConfigText } from '../../../core/bounded-read.js';
 
 function packageManagerPinned(root: string): boolean {
   try {
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown> | null;
+    const manifest = JSON.parse(readConfigText(join(root, 'package.json')) ?? '') as Record<string, unknown> | null;
     return typeof manifest?.['packageManager'] === 'string';
   } catch {
     return false;
@@ -36,6 +36,27 @@ function pinCheck(root: string, manager: PackageManager): DoctorCheck[] {
   ];
 }
 
+/** Why `lockguard run -- turbo` starts the command as given, in what is true here: missing, an older launcher, or another turbo. */
+function notDirect(root: string, env: Env): DoctorCheck {
+  const found = turboFound('turbo', root, env);
+  if (found.path === undefined)
+    return {
+      check: 'turbo-bin',
+      level: 'warn',
+      detail:
+        'turbo.json is here but no turbo is installed (node_modules/.bin or PATH): a turbo command will not start',
+      fix: 'Install the workspace (turbo as a root devDependency).',
+    };
+  const version = found.launcherVersion;
+  const detail =
+    version === undefined
+      ? `turbo at ${found.path} is not turbo 2's Node launcher: lockguard run starts it as given`
+      : found.older
+        ? `turbo ${version} is installed; its launcher (older than 2.8.18) starts its platform binary its own way, so lockguard run starts it as given (one Node start more than turbo 2.8.18 and newer)`
+        : `turbo ${version} is installed, but its launcher finds no platform binary for this machine here: lockguard run starts it as given`;
+  return { check: 'turbo-bin', level: 'ok', detail };
+}
+
 /** The native binary `lockguard run -- turbo` starts in the launcher's place, if any. */
 function startCheck(root: string, env: Env): DoctorCheck {
   const key = pathKeyOf(env);
@@ -44,12 +65,7 @@ function startCheck(root: string, env: Env): DoctorCheck {
     [key]: [join(root, 'node_modules', '.bin'), env[key] ?? ''].join(delimiter),
   });
   if (native === undefined)
-    return {
-      check: 'turbo-bin',
-      level: 'ok',
-      detail:
-        "turbo here is not turbo 2's launcher with its platform binary (or not installed): lockguard run starts the command as given",
-    };
+    return notDirect(root, { ...env, [key]: [join(root, 'node_modules', '.bin'), env[key] ?? ''].join(delimiter) });
   return {
     check: 'turbo-bin',
     level: 'ok',

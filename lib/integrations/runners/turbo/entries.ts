@@ -7,16 +7,16 @@
 // Invariants: reads only on the move path (the manifest of a candidate, the turbo.json files once per
 // pass); anything unreadable is a reason (the entry is withheld), never a throw.
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EntryFiles, Project } from '../adapter.js';
 import type { RunnerCache } from '../types.js';
 import { readTurboJson } from './cache.js';
+import { readConfigText } from '../../../core/bounded-read.js';
 
 /** The files a turbo entry's `-manifest.json` lists (workspace-relative), or undefined. */
 function manifestFiles(cache: RunnerCache, key: string): string[] | undefined {
   try {
-    const parsed = JSON.parse(readFileSync(join(cache.dir, `${key}-manifest.json`), 'utf8')) as { files?: unknown };
+    const parsed = JSON.parse(readConfigText(join(cache.dir, `${key}-manifest.json`)) ?? '') as { files?: unknown };
     if (parsed?.files === null || typeof parsed?.files !== 'object') return undefined;
     return Object.keys(parsed.files as object);
   } catch {

@@ -15,7 +15,7 @@
 // ERR_LOCKGUARD_BAD_CONFIG and nothing is written; the proof never writes and spawns turbo once.
 
 import type { Env } from '../../../core/env.js';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isLockguardError } from '../../../core/errors.js';
 import { runDry } from '../../plan/spawn-runner.js';
@@ -33,6 +33,7 @@ import {
 import { configFilesUnder, fileIn } from '../../sound-keys/files.js';
 import { type Findings, findingsOf, judge, type TaskFold } from '../../sound-keys/findings.js';
 import { type FileEdit, parseConfig, SLICE_FILE, type SoundCheck, type SoundKeysMode } from '../../sound-keys/types.js';
+import { readConfigText } from '../../../core/bounded-read.js';
 
 const TURBO_FILES = ['turbo.json', 'turbo.jsonc'];
 
@@ -127,7 +128,7 @@ function editTasks(
 export function turboEdits(root: string, mode: SoundKeysMode = 'ignored'): FileEdit[] {
   const rootFile = turboFileIn(root);
   if (rootFile === undefined) return [];
-  const rootText = readFileSync(rootFile, 'utf8');
+  const rootText = readConfigText(rootFile, root) ?? '';
   const rootTree = parseConfig(rootText, rootFile, 'turbo.json (JSONC)');
   const rootTasks = prop(rootTree, 'tasks');
   const defined = new Set(rootTasks?.kind === 'object' ? rootTasks.props.map((entry) => taskName(entry.key)) : []);
@@ -136,7 +137,7 @@ export function turboEdits(root: string, mode: SoundKeysMode = 'ignored'): FileE
   if (own.edits.length > 0)
     out.push({ file: relative(root, rootFile), text: applyEdits(rootText, own.edits), added: own.added });
   for (const file of configFilesUnder(root, TURBO_FILES, { withPackageJson: true })) {
-    const text = readFileSync(file, 'utf8');
+    const text = readConfigText(file, root) ?? '';
     const tree = parseConfig(text, file, 'turbo.json (JSONC)');
     if (prop(tree, 'extends') === undefined) continue;
     const edit = editTasks(text, tree, defined, mode);
@@ -158,7 +159,7 @@ interface DryTask {
 function definedTasks(root: string): string[] {
   const file = turboFileIn(root);
   if (file === undefined) return [];
-  const tasks = prop(parseConfig(readFileSync(file, 'utf8'), file, 'turbo.json (JSONC)'), 'tasks');
+  const tasks = prop(parseConfig(readConfigText(file, root) ?? '', file, 'turbo.json (JSONC)'), 'tasks');
   if (tasks?.kind !== 'object') return [];
   const cached = tasks.props.filter(({ value }) => {
     const cache = prop(value, 'cache');
@@ -199,9 +200,9 @@ export async function turboProof(root: string, env: Env, mode?: SoundKeysMode): 
   } catch (error) {
     if (!isLockguardError(error)) throw error;
     const fix =
-      error.code === 'ERR_LOCKGUARD_BAD_CONFIG'
-        ? (error.hint ?? 'Fix turbo.json.')
-        : 'Install the workspace (turbo as a root devDependency), then run lockguard doctor again.';
+      error.code === 'ERR_LOCKGUARD_PLAN'
+        ? 'Install the workspace (turbo as a root devDependency), then run lockguard doctor again.'
+        : (error.hint ?? 'Fix turbo.json.');
     return {
       runner: 'turbo',
       level: 'warn',

@@ -2,12 +2,17 @@
 // guarded run in an nx workspace asks nx (a ~350 ms node process) once, not on every run.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { nxMemoKey, readNxMemo, writeNxMemo } from '../../../../lib/integrations/runners/nx/memo.js';
 import { resolveNxCache } from '../../../../lib/integrations/runners/index.js';
+import { whichNx } from '../../../../lib/integrations/runners/nx/which.js';
 import { tempWorkspace } from '../../../helpers/workspace.js';
+
+/** This repository (dist/test/… → the repo root), whose node_modules holds the pinned nx. */
+const REPO = fileURLToPath(new URL('../../../../../', import.meta.url));
 
 test('the memo is keyed on nx.json, the git config and HOME; a garbage memo is a miss', (t) => {
   const root = tempWorkspace(t, {
@@ -36,8 +41,11 @@ test('resolveNxCache takes the remembered answer instead of asking nx again', (t
   const home = realpathSync(mkdtempSync('/var/tmp/lockguard-nx-home-'));
   t.after(() => rmSync(home, { recursive: true, force: true }));
   const root = tempWorkspace(t, { 'nx.json': '{}', 'package.json': '{}', '.git': { config: '' }, '.lockguard': {} });
+  mkdirSync(join(root, 'node_modules'));
+  symlinkSync(join(REPO, 'node_modules', 'nx'), join(root, 'node_modules', 'nx'));
   const env = { HOME: home };
-  writeNxMemo(root, nxMemoKey(root, env), join(home, '.nx', 'remembered', 'cache'));
+  // The key names the nx the workspace starts (its package.json as Node resolves it).
+  writeNxMemo(root, nxMemoKey(root, env, whichNx(root)?.manifest), join(home, '.nx', 'remembered', 'cache'));
   const cache = resolveNxCache(root, env);
   assert.equal(cache.dir, join(home, '.nx', 'remembered', 'cache'));
   assert.equal(cache.shared, true);

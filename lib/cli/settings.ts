@@ -1,0 +1,116 @@
+// A team's settings, decided once: the `"lockguard"` field of the workspace root's package.json (as prettier,
+// c8 and lint-staged read theirs), overridden by the environment, then by flags.
+//
+// Owns: the field's shape (`policy`, `failOnMove`, `remote`, `preCheck`, `scope`), reading it, and the order
+// in which a setting is decided: flag, then environment ($LOCKGUARD_POLICY, $LOCKGUARD_REMOTE), then the
+// field, then lockguard's default; each value says where it came from (doctor shows it).
+// Invariants: a field that is not an object, an unknown key or a bad value is exit 2 naming the file, the key
+// and the values allowed, never ignored; the manifest is read as every workspace file is (a regular file, a
+// size limit, no device or FIFO); no field is the defaults, with no error.
+
+import { lstatSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LockguardError } from '../core/errors.js';
+import { printable } from '../core/printable.js';
+import { closest } from './suggest.js';
+
+export const SETTING_KEYS = ['policy', 'failOnMove', 'remote', 'preCheck', 'scope'] as const;
+export type SettingKey = (typeof SETTING_KEYS)[number];
+
+/** The allowed values of each setting (true/false for the booleans). */
+const ALLOWED: Readonly<Record<SettingKey, readonly (string | boolean)[]>> = {
+  policy: ['flag', 'withhold', 'refuse'],
+  failOnMove: ['auto', 'always', 'never'],
+  remote: ['auto', 'off', 'on'],
+  preCheck: [true, false],
+  scope: ['inputs', 'full'],
+};
+
+export type TeamSettings = Partial<Record<SettingKey, string | boolean>>;
+
+export interface SettingsFile {
+  /** The package.json read, or undefined when the root has none. */
+  readonly path: string | undefined;
+  readonly settings: TeamSettings;
+}
+
+/** A manifest is small; anything larger is not one (the bounded-reader rule for manifests). */
+const MANIFEST_LIMIT = 16 * 1024 * 1024;
+
+/** The `"lockguard"` field of `<root>/package.json`; no file or no field gives no settings. */
+export function readSettings(root: string): SettingsFile {
+  const path = join(root, 'package.json');
+  let text: string;
+  try {
+    const stat = lstatSync(path);
+    if (!stat.isFile()) return { path: undefined, settings: {} };
+    if (stat.size > MANIFEST_LIMIT)
+      throw badConfig(path, `is ${stat.size} bytes, over the ${MANIFEST_LIMIT}-byte limit for a manifest`);
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path: undefined, settings: {} };
+    throw error;
+  }
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch {
+    // A broken root manifest is the package manager's to report; lockguard's settings are then the defaults.
+    return { path: undefined, settings: {} };
+  }
+  const field = (manifest as { lockguard?: unknown } | null)?.lockguard;
+  if (field === undefined) return { path, settings: {} };
+  return { path, settings: validated(path, field) };
+}
+
+function validated(path: string, field: unknown): TeamSettings {
+  if (field === null || typeof field !== 'object' || Array.isArray(field))
+    throw badConfig(path, 'has a "lockguard" field that is not an object', 'Write it as {"policy": "refuse", ...}.');
+  const settings: TeamSettings = {};
+  for (const [key, value] of Object.entries(field)) {
+    if (!(SETTING_KEYS as readonly string[]).includes(key)) {
+      const meant = closest(key, SETTING_KEYS);
+      throw badConfig(
+        path,
+        `has an unknown key "lockguard.${printable(key).slice(0, 60)}"`,
+        `${meant === undefined ? '' : `Did you mean "${meant}"? `}The keys are ${SETTING_KEYS.join(', ')}.`,
+      );
+    }
+    const allowed = ALLOWED[key as SettingKey];
+    if (!allowed.includes(value as string | boolean))
+      throw badConfig(
+        path,
+        `sets "lockguard.${key}" to a value it does not take`,
+        `Set it to one of ${allowed.map((word) => JSON.stringify(word)).join(', ')}.`,
+      );
+    settings[key as SettingKey] = value as string | boolean;
+  }
+  return settings;
+}
+
+function badConfig(path: string, what: string, hint?: string): LockguardError {
+  return new LockguardError('ERR_LOCKGUARD_BAD_CONFIG', `${printable(path)} ${what}.`, {
+    path,
+    hint: hint ?? `Fix ${path}, or remove its "lockguard" field.`,
+  });
+}
+
+export type SettingSource = 'flag' | 'environment' | 'package.json' | 'default';
+
+export interface Decided<T> {
+  readonly value: T;
+  readonly from: SettingSource;
+}
+
+/** A setting decided in order: the flag, the environment variable, the field, the default. */
+export function decide<T>(
+  flagValue: T | undefined,
+  envValue: T | undefined,
+  fieldValue: unknown,
+  fallback: T,
+): Decided<T> {
+  if (flagValue !== undefined) return { value: flagValue, from: 'flag' };
+  if (envValue !== undefined) return { value: envValue, from: 'environment' };
+  if (fieldValue !== undefined) return { value: fieldValue as T, from: 'package.json' };
+  return { value: fallback, from: 'default' };
+}

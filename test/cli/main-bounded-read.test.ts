@@ -1,0 +1,103 @@
+// Every workspace file lockguard opens goes through the bounded reader (lib/core/bounded-read.ts), through the
+// real CLI: a config file, ignore file, manifest or lockfile that is a link to /dev/zero, a FIFO, or a 1 GiB
+// file (sparse: it costs no disk) is exit 2 naming the path (and the limit), never a read without end, a hang
+// or exit 70. Each process runs under cliProcess's timeout: a hang fails the test, never the suite.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { lstatSync, readFileSync, readlinkSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { cliProcess } from '../helpers/cli.js';
+import { assertSetupError } from '../helpers/errors.js';
+import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
+
+type Hostile = 'dev-zero' | 'fifo' | 'one-gib';
+const HOSTILE: readonly Hostile[] = ['dev-zero', 'fifo', 'one-gib'];
+
+/** Put the hostile thing at `path` (whatever was there is removed first). */
+function plant(path: string, kind: Hostile): void {
+  rmSync(path, { force: true });
+  if (kind === 'dev-zero') symlinkSync('/dev/zero', path);
+  else if (kind === 'fifo') assert.equal(spawnSync('mkfifo', [path]).status, 0, 'mkfifo');
+  else {
+    writeFileSync(path, '');
+    truncateSync(path, 1024 ** 3);
+  }
+}
+
+/** Exit 2 naming the path; a 1 GiB file's line names the limit too. */
+function assertRefused(result: ReturnType<typeof cliProcess>, path: string, kind: Hostile, limit: string): void {
+  assert.equal(result.signal, null, `finished (no hang): ${kind} at ${path}`);
+  assertSetupError(result, path);
+  if (kind === 'one-gib') assert.match(result.stderr, new RegExp(`at most ${limit}`), result.stderr);
+}
+
+const TURBO = '{ "tasks": { "build": { "outputs": ["dist/**"] } } }\n';
+
+test('lockguard run: the adoption check reads turbo.json, turbo.jsonc, nx.json and .nxignore bounded (a link to /dev/zero, a FIFO, 1 GiB)', (t) => {
+  const cases: readonly (readonly [file: string, others: Record<string, string>])[] = [
+    ['turbo.json', {}],
+    ['turbo.jsonc', {}],
+    ['nx.json', {}],
+    ['.nxignore', { 'nx.json': '{}\n' }],
+  ];
+  for (const [file, others] of cases) {
+    for (const kind of HOSTILE) {
+      const root = tempWorkspace(t, { ...pnpmTree(), ...others });
+      const path = join(root, file);
+      plant(path, kind);
+      assertRefused(cliProcess(['run', '--no-pre-check', '--', 'true'], root), path, kind, '16 MiB');
+    }
+  }
+});
+
+test('lockguard init: .gitignore, package.json, turbo.json and nx.json are read bounded', (t) => {
+  const cases: readonly (readonly [file: string, argv: readonly string[], others: Record<string, string>])[] = [
+    ['.gitignore', ['init', '--no-sound-keys', '--no-pnpmfile'], {}],
+    ['package.json', ['init', '--no-sound-keys', '--no-pnpmfile', '--npm-scripts'], {}],
+    ['turbo.json', ['init', '--sound-keys', '--no-pnpmfile'], {}],
+    ['nx.json', ['init', '--sound-keys', '--no-pnpmfile'], {}],
+  ];
+  for (const [file, argv, others] of cases) {
+    for (const kind of HOSTILE) {
+      const root = tempWorkspace(t, { ...pnpmTree(), ...others });
+      const path = join(root, file);
+      plant(path, kind);
+      assertRefused(cliProcess(argv, root), path, kind, '16 MiB');
+    }
+  }
+});
+
+test('the lockfile: key, snapshot and run refuse a link to /dev/zero, a FIFO and a 1 GiB pnpm-lock.yaml with exit 2 (never "Cannot create a string longer")', (t) => {
+  for (const argv of [['key'], ['key', '--projects'], ['snapshot'], ['run', '--no-pre-check', '--', 'true']]) {
+    for (const kind of HOSTILE) {
+      const root = tempWorkspace(t, pnpmTree());
+      const path = join(root, 'pnpm-lock.yaml');
+      plant(path, kind);
+      const result = cliProcess(argv, root);
+      assertRefused(result, path, kind, '256 MiB');
+      assert.doesNotMatch(result.stderr, /Cannot create a string/);
+    }
+  }
+});
+
+test('a config file linked to a regular file inside the workspace is read; one linked outside is refused by name', (t) => {
+  // Inside: init follows turbo.json's link (no "no turbo.json here") and writes through it, keeping the link.
+  const root = tempWorkspace(t, { ...pnpmTree(), 'config/turbo.json': TURBO });
+  symlinkSync('config/turbo.json', join(root, 'turbo.json'));
+  const init = cliProcess(['init', '--sound-keys', '--no-pnpmfile'], root);
+  assert.equal(init.code, 0, init.stderr);
+  assert.doesNotMatch(init.stdout, /no turbo\.json or nx here/);
+  assert.equal(lstatSync(join(root, 'turbo.json')).isSymbolicLink(), true, 'the link stays a link');
+  assert.equal(readlinkSync(join(root, 'turbo.json')), 'config/turbo.json');
+  assert.match(readFileSync(join(root, 'config/turbo.json'), 'utf8'), /\.lockguard-slice/);
+
+  // Outside: refused, naming the link.
+  const other = tempWorkspace(t, { 'turbo.json': TURBO });
+  const linked = tempWorkspace(t, pnpmTree());
+  symlinkSync(join(other, 'turbo.json'), join(linked, 'turbo.json'));
+  const result = cliProcess(['run', '--no-pre-check', '--', 'true'], linked);
+  assertSetupError(result, join(linked, 'turbo.json'));
+  assert.match(result.stderr, /outside the workspace/);
+});
