@@ -15,6 +15,7 @@ import type { DoctorCheck } from '../integrations/runners/index.js';
 import type { Io } from './io.js';
 import { hasSliceRecord } from '../run/slice-files.js';
 import { runnersFoldingSlices } from '../integrations/slice-files/folded-by.js';
+import { yarnPluginImportLine } from '../integrations/yarn-plugin/import-path.js';
 import { readBounded, readBoundedText, readConfigText } from '../core/bounded-read.js';
 
 type CheckResult = DoctorCheck;
@@ -178,7 +179,7 @@ function sliceHookCheck(
       ? ok("yarn installs rewrite the slice files (lockguard's committed yarn plugin)")
       : gap(
           "yarn installs do not rewrite the slice files (lockguard's yarn plugin is not committed)",
-          'yarn berry: yarn plugin import ./node_modules/lockguard/dist/yarn-plugin.cjs, then commit .yarnrc.yml and .yarn/plugins/lockguard.cjs; yarn 1: lockguard key --write-slices after installs.',
+          `yarn berry: ${yarnPluginImportLine(root)}, then commit .yarnrc.yml and .yarn/plugins/lockguard.cjs; yarn 1: lockguard key --write-slices after installs.`,
         );
   }
   return gap(

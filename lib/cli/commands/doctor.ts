@@ -87,7 +87,7 @@ function tableChecks(workspace: Workspace): CheckResult[] {
             check: 'install',
             level: 'warn',
             detail: install.detail,
-            fix: 'lockguard run will refuse to start: install first (frozen), or pass --no-pre-check.',
+            fix: `lockguard run will refuse to start: install first (${install.fix ?? (workspace.manager === 'npm' ? 'npm ci' : `${workspace.manager} install --frozen-lockfile`)}), or pass --no-pre-check.`,
           },
     );
     return results;

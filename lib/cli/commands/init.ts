@@ -23,6 +23,7 @@ import {
   soundKeysWanted,
   writeEdits,
 } from '../../integrations/sound-keys/index.js';
+import { yarnPluginImportLine } from '../../integrations/yarn-plugin/import-path.js';
 import { GIT_ADD_SLICES } from '../../run/slice-files.js';
 import { noteInitEdit } from '../init-record.js';
 import { flag, parse, type Parsed } from '../args.js';
@@ -290,7 +291,9 @@ function pnpmHook(root: string, parsed: Parsed, noWriter: boolean, io: Io): void
 
 /** Where sound keys are set up and no hook here rewrites the slice files after an install: how to add one. */
 const AFTER_INSTALL_PNPM = `  sound keys: pnpm 11+ runs no pnpmfile hook after an install, so nothing rewrites the ${SLICE_FILE} files then;\n  lockguard init --npm-scripts adds the root postinstall that does (a runner started without lockguard then hashes what is installed).\n`;
-const AFTER_INSTALL_YARN = `  sound keys: commit lockguard's yarn plugin so every yarn berry install rewrites the ${SLICE_FILE} files:\n  yarn plugin import ./node_modules/lockguard/dist/yarn-plugin.cjs (then commit .yarnrc.yml and .yarn/plugins/lockguard.cjs).\n`;
+/** The plugin's path is lockguard's own (under PnP: its unplugged folder), integrations/yarn-plugin/import-path.ts. */
+const afterInstallYarn = (root: string): string =>
+  `  sound keys: commit lockguard's yarn plugin so every yarn berry install rewrites the ${SLICE_FILE} files:\n  ${yarnPluginImportLine(root)} (then commit .yarnrc.yml and .yarn/plugins/lockguard.cjs).\n`;
 
 /** The last pnpm major that runs pnpmfile hooks in its own process (a pnpmfile costs it nothing measurable). */
 const PNPMFILE_FREE_UNTIL = 10;
@@ -338,7 +341,7 @@ export const command: Command = {
         `This is a yarn workspace: no hook file to write.\n  yarn berry: a refusing run (lockguard run --policy refuse) hands yarn lockguard's plugin and YARN_ENABLE_IMMUTABLE_INSTALLS through the environment, so no file goes into the repository and a fresh clone needs nothing.\n  yarn v1 has no hooks lockguard can use: installs are caught by the table (file events and the final check).\n`,
       );
     }
-    if (workspace.manager === 'yarn' && sound) io.stdout.write(AFTER_INSTALL_YARN);
+    if (workspace.manager === 'yarn' && sound) io.stdout.write(afterInstallYarn(workspace.root));
     if (workspace.manager === 'bun' && !npmScripts) {
       io.stdout.write(
         `This is a bun workspace: no hook file to write.\n  bun has no install hooks lockguard can use: installs are caught by the table (file events and the final check).\n`,

@@ -235,8 +235,7 @@ test('init sets sound keys up where turbo or nx is configured and prints each ad
 test('init with sound keys names the hook that rewrites the slice files after an install where none is set up: --npm-scripts on pnpm 11+, the committed plugin on yarn; never where one is', async (t) => {
   const turbo = { 'turbo.json': '{ "tasks": { "build": { "outputs": ["dist/**"] } } }' };
   const pnpmHint = /sound keys: pnpm 11\+ runs no pnpmfile hook after an install.*\n.*lockguard init --npm-scripts/;
-  const yarnHint =
-    /sound keys: commit lockguard's yarn plugin.*\n {2}yarn plugin import \.\/node_modules\/lockguard\/dist\/yarn-plugin\.cjs/;
+  const yarnHint = /sound keys: commit lockguard's yarn plugin.*\n {2}yarn plugin import \S+\/dist\/yarn-plugin\.cjs/;
   {
     const result = await cli(['init'], pnpm10PinnedTo12(t, turbo), { PATH: '' });
     assert.equal(result.code, EXIT.ok, result.stderr);
