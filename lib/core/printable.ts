@@ -76,11 +76,35 @@ export function printableText(text: string, colour = false): string {
   );
   out = defuseCommands(out);
   if (out.length > LINE_MAX)
-    out = out
-      .split('\n')
-      .map((line) => cut(line, LINE_MAX))
-      .join('\n');
+    out =
+      boundedJson(out) ??
+      out
+        .split('\n')
+        .map((line) => cut(line, LINE_MAX))
+        .join('\n');
   return out;
+}
+
+/** Each string of a value cut at MESSAGE_MAX (keys and numbers kept). */
+function capStrings(value: unknown): unknown {
+  if (typeof value === 'string') return cut(value, MESSAGE_MAX);
+  if (Array.isArray(value)) return value.map(capStrings);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, capStrings(item)]));
+}
+
+/**
+ * A long write that is one JSON document (`--json`), still one, each string cut at MESSAGE_MAX, so a line cut
+ * never breaks it; undefined when the text is not JSON. Only a write past LINE_MAX comes here.
+ */
+function boundedJson(text: string): string | undefined {
+  const trimmed = text.trimStart();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return undefined;
+  try {
+    return `${printableJson(JSON.stringify(capStrings(JSON.parse(text)), null, 2))}${text.endsWith('\n') ? '\n' : ''}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** What JSON.stringify leaves raw inside a string. */
