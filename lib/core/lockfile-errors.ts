@@ -8,6 +8,7 @@
 
 import { basename } from 'node:path';
 import { LockguardError, type TextPosition } from './errors.js';
+import { MESSAGE_MAX, printableUpTo } from './printable.js';
 
 /** The fix for a lockfile that is broken, by its file name. */
 function fixFor(absPath: string): string {
@@ -30,7 +31,7 @@ function where(position: TextPosition | undefined): string {
 export function brokenLockfile(absPath: string, reason: string, position?: TextPosition): LockguardError {
   return new LockguardError(
     'ERR_LOCKGUARD_BROKEN_LOCKFILE',
-    `The lockfile at "${absPath}" is broken: ${reason}${where(position)}.`,
+    `The lockfile at "${printableUpTo(absPath, MESSAGE_MAX)}" is broken: ${printableUpTo(reason, MESSAGE_MAX)}${where(position)}.`,
     {
       path: absPath,
       hint: fixFor(absPath),
@@ -43,7 +44,7 @@ export function brokenLockfile(absPath: string, reason: string, position?: TextP
 export function unsupportedLockfile(absPath: string, reason: string, position?: TextPosition): LockguardError {
   return new LockguardError(
     'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
-    `The lockfile at "${absPath}" uses ${reason}${where(position)}, which the package manager never writes: per-project slices cannot be read from it.`,
+    `The lockfile at "${printableUpTo(absPath, MESSAGE_MAX)}" uses ${printableUpTo(reason, MESSAGE_MAX)}${where(position)}, which the package manager never writes: per-project slices cannot be read from it.`,
     {
       path: absPath,
       hint: 'Write it out plainly (or let the package manager rewrite it), or use the whole-table key (lockguard key).',

@@ -9,7 +9,7 @@
 // (serialized JSON whose strings escape the code points JSON.stringify leaves raw: the value is unchanged).
 // Invariants: text with nothing to escape comes back unchanged (the same string), so the cost on the hot path
 // is one regular-expression test per write; nothing here prints; an escape never yields a character it
-// escapes (the output of each function is a fixed point of it).
+// escapes (printableText and printableJson are fixed points on their output; printable too under its cap).
 
 // Escaped everywhere: C0 (but tab and line feed: lockguard's own layout), DEL, C1, the bidi controls (ALM,
 // LRM, RLM, LRE..RLO, LRI..PDI) and the line and paragraph separators; in a value, tab and line feed too.
@@ -50,8 +50,9 @@ export function printable(text: string): string {
 export function printableUpTo(text: string, max: number): string {
   const kept = cut(text, max);
   UNPRINTABLE.lastIndex = 0;
-  if (!UNPRINTABLE.test(kept)) return kept;
-  return kept.replace(UNPRINTABLE, escapeChar);
+  // `##[` is a GitHub workflow command (the v1 form) wherever it stands in a line.
+  if (!UNPRINTABLE.test(kept)) return kept.includes('##[') ? kept.replaceAll('##[', '#\\u0023[') : kept;
+  return kept.replace(UNPRINTABLE, escapeChar).replaceAll('##[', '#\\u0023[');
 }
 
 /** A line defused if GitHub would read it as a workflow command: the first colon (or the second `#`) escaped. */
@@ -76,11 +77,35 @@ export function printableText(text: string, colour = false): string {
   );
   out = defuseCommands(out);
   if (out.length > LINE_MAX)
-    out = out
-      .split('\n')
-      .map((line) => cut(line, LINE_MAX))
-      .join('\n');
+    out =
+      boundedJson(out) ??
+      out
+        .split('\n')
+        .map((line) => cut(line, LINE_MAX))
+        .join('\n');
   return out;
+}
+
+/** Each string of a value cut at MESSAGE_MAX (keys and numbers kept). */
+function capStrings(value: unknown): unknown {
+  if (typeof value === 'string') return cut(value, MESSAGE_MAX);
+  if (Array.isArray(value)) return value.map(capStrings);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, capStrings(item)]));
+}
+
+/**
+ * A long write that is one JSON document (`--json`), still one, each string cut at MESSAGE_MAX, so a line cut
+ * never breaks it; undefined when the text is not JSON. Only a write past LINE_MAX comes here.
+ */
+function boundedJson(text: string): string | undefined {
+  const trimmed = text.trimStart();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return undefined;
+  try {
+    return `${printableJson(JSON.stringify(capStrings(JSON.parse(text)), null, 2))}${text.endsWith('\n') ? '\n' : ''}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** What JSON.stringify leaves raw inside a string. */
@@ -92,8 +117,9 @@ const JSON_RAW = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u206
  */
 export function printableJson(json: string): string {
   JSON_RAW.lastIndex = 0;
-  if (!JSON_RAW.test(json)) return json;
-  return json.replace(JSON_RAW, escapeChar);
+  const defused = json.includes('##[') ? json.replaceAll('##[', '#\\u0023[') : json;
+  if (!JSON_RAW.test(defused)) return defused;
+  return defused.replace(JSON_RAW, escapeChar);
 }
 
 /** A ledger record's JSON text (run/ writes every record through it): JSON.stringify, then printableJson. */

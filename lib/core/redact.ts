@@ -69,7 +69,9 @@ export function isSecretName(name: string): boolean {
   return nameWords(name).some((word) => SECRET_WORDS.has(word));
 }
 
-const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^/\s?#]*)@/gi;
+const SCHEME_CHAR = /[a-z0-9+.-]/i;
+const LETTER = /[a-z]/i;
+const USERINFO_END = /[/\s?#]/;
 const QUERY = /\?[^\s#]*/g;
 // A value ends where a URL's query does, and before what closes it in a line (`)`, `,`, quotes, brackets).
 const PARAM = /([?&;])([^=&;#\s]*)=([^&;#\s)"'\]}>,]*)/g;
@@ -83,16 +85,39 @@ export function redactText(text: string): string {
 /** `text` with each secret span (URL userinfo, a secret query value) replaced by what `replace` makes of it. */
 function redactSpans(text: string, replace: (secret: string) => string): string {
   if (!CHEAP.test(text)) return text;
-  return text
-    .replace(URL_USERINFO, (whole, scheme: string, userinfo: string) =>
-      userinfo === 'git' || userinfo === SECRET_MARKER ? whole : `${scheme}${replace(userinfo)}@`,
-    )
-    .replace(QUERY, (query) =>
-      query.replace(PARAM, (whole, sep: string, name: string, value: string) => {
-        if (value === '' || value === SECRET_MARKER) return whole;
-        return isSecretName(name) || QUERY_ONLY.has(name.toLowerCase()) ? `${sep}${name}=${replace(value)}` : whole;
-      }),
-    );
+  return replaceUserinfo(text, replace).replace(QUERY, (query) =>
+    query.replace(PARAM, (whole, sep: string, name: string, value: string) => {
+      if (value === '' || value === SECRET_MARKER) return whole;
+      return isSecretName(name) || QUERY_ONLY.has(name.toLowerCase()) ? `${sep}${name}=${replace(value)}` : whole;
+    }),
+  );
+}
+
+/**
+ * Each URL's userinfo (`scheme://userinfo@`) replaced, as the regular expression
+ * /([a-z][a-z0-9+.-]*:\/\/)([^/\s?#]*)@/gi would find them, in one pass: from each `://` back to the first letter
+ * of its scheme, forward to the last `@` before a `/`, blank, `?` or `#`. (That expression took time quadratic in a
+ * long run of letters: a 2 MB version string held `verify` for minutes.) `git@` and the marker are kept.
+ */
+function replaceUserinfo(text: string, replace: (secret: string) => string): string {
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf('://'); at !== -1; at = text.indexOf('://', at + 1)) {
+    if (at < from) continue;
+    let start = at;
+    while (start > from && SCHEME_CHAR.test(text[start - 1] ?? '')) start--;
+    while (start < at && !LETTER.test(text[start] ?? '')) start++;
+    if (start === at) continue;
+    let end = at + 3;
+    while (end < text.length && !USERINFO_END.test(text[end] ?? '')) end++;
+    const atSign = text.lastIndexOf('@', end - 1);
+    if (atSign < at + 3) continue;
+    const userinfo = text.slice(at + 3, atSign);
+    const kept = userinfo === 'git' || userinfo === SECRET_MARKER;
+    out += `${text.slice(from, start)}${text.slice(start, at + 3)}${kept ? userinfo : replace(userinfo)}@`;
+    from = atSign + 1;
+  }
+  return from === 0 ? text : out + text.slice(from);
 }
 
 /**

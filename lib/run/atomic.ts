@@ -1,14 +1,29 @@
 // Atomic file writes and appends for the ledger.
 //
 // Owns: write-to-a-unique-stage-then-rename in the same folder, append-only lines, and fsync where a
-// caller needs the bytes on disk before it acts (the quarantine journal's intents).
+// caller needs the bytes on disk before it acts (the quarantine journal's intents and outcomes), with the
+// folders that make it durable: a durable write (`fsync`) also syncs the folder its name is in (the stage's
+// rename, a newly created journal), and a durable append first syncs every folder a rename noted since the
+// last one (`noteRenamed`: the quarantine's moves), so an outcome line never survives a power cut that the
+// move it records did not.
 // Invariants: a reader never sees a half-written file; two concurrent writers never share a stage name;
 // a failed write leaves no stage file behind; nothing is written through a symlink (the stage is created
 // O_EXCL, appends are O_NOFOLLOW; rename replaces a link at the target, never follows it); every fault is
 // a LockguardError naming the path (ENOSPC, EROFS, EACCES, ... are setup errors, never a crash).
 
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fsFault } from '../core/fs-fault.js';
 import { recordJson } from '../core/printable.js';
@@ -37,6 +52,21 @@ export function syncFolder(path: string): void {
   }
 }
 
+/** The folders renames went out of and into since the last durable append (quarantine/move.ts notes them). */
+const renamedFolders = new Set<string>();
+
+/** Note a rename of `from` to `to`: both folders are synced before the next durable append (the step's outcome). */
+export function noteRenamed(from: string, to: string): void {
+  renamedFolders.add(dirname(from));
+  renamedFolders.add(dirname(to));
+}
+
+/** fsync every folder noted since the last call. */
+export function syncRenamedFolders(): void {
+  for (const folder of renamedFolders) syncFolder(folder);
+  renamedFolders.clear();
+}
+
 /** `mode`: the new file's permissions (default 0644; 0600 for what may hold a command or a lockfile's bytes). */
 export function writeAtomic(
   path: string,
@@ -57,6 +87,8 @@ export function writeAtomic(
     rmSync(stage, { force: true });
     throw fsFault(error, path, 'write');
   }
+  // Durable means the name too: the rename is in the folder, which is synced after it.
+  if (options.fsync === true) syncFolder(dirname(path));
 }
 
 /** Create an empty file; refused when anything (a link included) is already there. */
@@ -84,6 +116,9 @@ function endsWholeLine(fd: number): boolean {
  */
 export function appendText(path: string, text: string, options: { create?: boolean; fsync?: boolean } = {}): void {
   let fd: number | undefined;
+  // A durable append commits a step: the renames it records are made durable first.
+  if (options.fsync === true) syncRenamedFolders();
+  const creating = options.create === true && options.fsync === true && !existsSync(path);
   try {
     fd = openSync(
       path,
@@ -97,6 +132,7 @@ export function appendText(path: string, text: string, options: { create?: boole
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+  if (creating) syncFolder(dirname(path));
 }
 
 /** One JSON object per line. */

@@ -32,6 +32,7 @@ import { sha256Of } from '../digest.js';
 import { LockguardError } from '../errors.js';
 import { readEntry, realFileSystem } from '../file-probe.js';
 import { checkLockfileShape } from '../lockfile-shape.js';
+import { printable } from '../printable.js';
 import { closureDigests } from './merkle.js';
 import { installsPackages, poolDigest } from './reach.js';
 import { lowerNpm } from './npm-lock.js';
@@ -128,7 +129,7 @@ function unsupportedVersion(absPath: string, version: string, v6: boolean): Lock
   if (v6) {
     return new LockguardError(
       'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
-      `The lockfile at "${absPath}" has lockfileVersion ${version} (pnpm 8): its slices are read asynchronously.`,
+      `The lockfile at "${absPath}" has lockfileVersion ${printable(version)} (pnpm 8): its slices are read asynchronously.`,
       {
         path: absPath,
         hint: 'Call slicesFromLockfileAsync / projectSlicesAsync (the CLI does), or upgrade the lockfile with pnpm 9 or later (pnpm install).',
@@ -137,7 +138,7 @@ function unsupportedVersion(absPath: string, version: string, v6: boolean): Lock
   }
   return new LockguardError(
     'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
-    `The lockfile at "${absPath}" has lockfileVersion ${version === '' ? '(none)' : version}: per-project slices read pnpm lockfiles 6.x (pnpm 8) and 9.x (pnpm 9 to 12).`,
+    `The lockfile at "${absPath}" has lockfileVersion ${version === '' ? '(none)' : printable(version)}: per-project slices read pnpm lockfiles 6.x (pnpm 8) and 9.x (pnpm 9 to 12).`,
     {
       path: absPath,
       hint: 'Rewrite it with a supported pnpm (pnpm install with pnpm 8 or later), or use the whole-table key (lockguard key).',

@@ -23,6 +23,7 @@ import { classifyCommand, parseCommand } from '../package-managers/argv.js';
 import { inProcessPnpmMajor, pnpmArgv } from './command.js';
 import { rootFromConfig, rootFromCwd } from './root.js';
 import { writeSliceFilesLazily } from '../slice-files/lazy-writer.js';
+import { printableText } from '../../core/printable.js';
 
 /** pnpm's config as `updateConfig` receives it (pnpm 10 and 12 differ in fields; we read a few). */
 export type PnpmConfig = Record<string, unknown>;
@@ -60,7 +61,7 @@ export function processContext(): PluginContext {
     pnpmMajor: () => inProcessPnpmMajor(),
     inProcess: process.argv.length >= 2,
     atExit: (task) => process.once('exit', task),
-    warn: (line) => process.stderr.write(`${line}\n`),
+    warn: (line) => process.stderr.write(printableText(`${line}\n`)),
   };
 }
 

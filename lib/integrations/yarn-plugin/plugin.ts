@@ -28,6 +28,7 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Env } from '../../core/env.js';
 import { type AfterInstall, writeSliceFilesWith } from '../slice-files/lazy-writer.js';
+import { printableText } from '../../core/printable.js';
 
 /** yarn's words before the command that take no part in it: `workspace <name>` and `--cwd <dir>`. */
 export function yarnCommand(argv: readonly string[]): { command: string | undefined; args: readonly string[] } {
@@ -96,7 +97,7 @@ export function createPlugin(self: string | undefined, loadWriter: () => AfterIn
         afterAllInstalled(project: { cwd?: unknown }): void {
           if (typeof project?.cwd !== 'string') return;
           const warning = writeSliceFilesWith(project.cwd, loadWriter);
-          if (warning !== undefined) process.stderr.write(`${warning}\n`);
+          if (warning !== undefined) process.stderr.write(printableText(`${warning}\n`));
         },
       },
     }),

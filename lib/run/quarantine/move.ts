@@ -29,6 +29,7 @@ import {
 import { basename, dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { errnoCode, LockguardError } from '../../core/errors.js';
 import { fsFault } from '../../core/fs-fault.js';
+import { noteRenamed } from '../atomic.js';
 import { safeFolder } from '../ledger-fs.js';
 
 export type TreeKind = 'file' | 'dir' | 'link' | 'special';
@@ -196,6 +197,8 @@ export function moveTree(
   makeRoomFor(toBase, toRel, from);
   try {
     rename(from, to);
+    // Made durable before the journal's outcome for it (run/atomic.ts syncRenamedFolders).
+    noteRenamed(from, to);
     return;
   } catch (error) {
     if (errnoCode(error) !== 'EXDEV') throw ioError(from, to, error);
@@ -253,6 +256,7 @@ function copyAcross(
     const problems = treeDifferences(rebase(recorded, fromPosix, stageRel), recordTree(toBase, stageRel));
     if (problems.length > 0) throw new Error(`copy differs from its source: ${problems.slice(0, 3).join('; ')}`);
     renameSync(stage, to);
+    noteRenamed(from, to);
   } catch (error) {
     rmSync(stage, { recursive: true, force: true });
     throw ioError(from, to, error);
