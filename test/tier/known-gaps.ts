@@ -66,9 +66,8 @@ export const KNOWN_GAPS: Readonly<Partial<Record<ArmId, Readonly<Partial<Record<
   'pnpm12-hoisted': { doctor: DOCTOR },
   'bun-hoisted': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK },
   'bun-isolated': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK },
-  'yarn4-node-modules': { 'way-out': WAY_OUT },
   'yarn4-pnp': { init: PNP_PLUGIN, doctor: DOCTOR, runs: PNP_CHECK, poisoning: PNP_CHECK, 'way-out': WAY_OUT },
-  yarn1: { doctor: DOCTOR, 'way-out': WAY_OUT },
+  yarn1: { doctor: DOCTOR },
   npm: { 'hooks-keep-lockfile': NPM_SCRIPTS, 'way-out': WAY_OUT },
 };
 
