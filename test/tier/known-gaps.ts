@@ -53,22 +53,15 @@ const PNP_PLUGIN: Gap = {
   today: '`yarn plugin import ./node_modules/lockguard/dist/yarn-plugin.cjs` fails with ENOENT',
 };
 
-const PNP_CHECK: Gap = {
-  bullet: 'yarn 4 PnP: `lockguard run` refuses whenever a package ships per-platform builds',
-  lane: 'install',
-  today: 'exit 3, ".yarn/unplugged/@esbuild-aix-ppc64-… and 29 more is missing" right after yarn install',
-};
-
 export const KNOWN_GAPS: Readonly<Partial<Record<ArmId, Readonly<Partial<Record<Step, Gap>>>>>> = {
   'pnpm10-isolated': { 'way-out': WAY_OUT },
   'pnpm10-hoisted': { 'way-out': WAY_OUT },
-  'pnpm12-isolated': { doctor: DOCTOR, 'way-out': WAY_OUT },
-  'pnpm12-hoisted': { doctor: DOCTOR, 'way-out': WAY_OUT },
-  'bun-hoisted': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK, 'way-out': WAY_OUT },
-  'bun-isolated': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK, 'way-out': WAY_OUT },
-  'yarn4-node-modules': { 'way-out': WAY_OUT },
-  'yarn4-pnp': { init: PNP_PLUGIN, doctor: DOCTOR, runs: PNP_CHECK, poisoning: PNP_CHECK, 'way-out': WAY_OUT },
-  yarn1: { doctor: DOCTOR, 'way-out': WAY_OUT },
+  'pnpm12-isolated': { doctor: DOCTOR },
+  'pnpm12-hoisted': { doctor: DOCTOR },
+  'bun-hoisted': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK },
+  'bun-isolated': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK },
+  'yarn4-pnp': { init: PNP_PLUGIN, doctor: DOCTOR },
+  yarn1: { doctor: DOCTOR },
   npm: { 'hooks-keep-lockfile': NPM_SCRIPTS, 'way-out': WAY_OUT },
 };
 

@@ -180,6 +180,12 @@ function poisoned(w: TierWorkspace, arm: Arm): void {
 function wayOut(w: TierWorkspace, arm: Arm, fixtureCommit: string): void {
   const help = w.lockguard(['--help']);
   if (/^\s+uninstall\b/m.test(help.stdout)) {
+    // The poisoning's withheld entries first, as `uninstall --help` says (it keeps a ledger that holds some).
+    const list = JSON.parse(w.lockguard(['quarantine', 'list', '--json']).stdout) as { run: string }[];
+    for (const { run } of list) {
+      const drop = w.lockguard(['quarantine', 'drop', '--run', run]);
+      assert.equal(drop.status, 0, `lockguard quarantine drop --run ${run}\n${shown(drop)}`);
+    }
     const result = w.lockguard(['uninstall']);
     assert.equal(result.status, 0, `lockguard uninstall\n${shown(result)}`);
   } else {
