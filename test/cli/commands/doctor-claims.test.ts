@@ -30,19 +30,23 @@ function link(root: string, name: string, target: string): void {
   fs.symlinkSync(target, join(root, 'node_modules', name));
 }
 
-test('a pnpm behind an asdf/mise-style shim, no packageManager pin: found on PATH, version unknown, never "no pnpm found"', async (t) => {
+test('a pnpm behind an asdf/mise-style shim, no packageManager pin: its version asked of it; a mute one found, version unknown, never "no pnpm found"', async (t) => {
   const root = tempWorkspace(t, pnpmTree(LOCK));
   const bin = join(root, 'shims');
   fs.mkdirSync(bin);
   const real = join(repoRoot(), 'node_modules', 'pnpm10', 'bin', 'pnpm.cjs');
   fs.writeFileSync(join(bin, 'pnpm'), `#!/bin/sh\nexec "${process.execPath}" "${real}" "$@"\n`, { mode: 0o755 });
+  // A launcher that answers pnpm --version: found, and its version is the one it says.
   const pnpm = (await checks(root, { PATH: `${bin}:/usr/bin:/bin` })).find((check) => check.check === 'pnpm');
-  assert.equal(pnpm?.level, 'warn');
-  assert.equal(
-    pnpm?.detail,
-    `pnpm on PATH (${join(bin, 'pnpm')}) is a shim or a binary outside any package (asdf, mise, a native build), so lockguard cannot tell which pnpm version it runs, and none is pinned in packageManager`,
-  );
-  assert.match(pnpm?.fix ?? '', /"packageManager": "pnpm@/);
+  assert.equal(pnpm?.level, 'ok');
+  assert.equal(pnpm?.detail, `pnpm 10.34.8 (${join(bin, 'pnpm')}, a launcher that said so) runs here`);
+  // One that cannot say (a broken shim): found on PATH, version unknown, with the fix; never "no pnpm found".
+  fs.writeFileSync(join(bin, 'pnpm'), '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+  const mute = (await checks(root, { PATH: `${bin}:/usr/bin:/bin` })).find((check) => check.check === 'pnpm');
+  assert.equal(mute?.level, 'warn');
+  assert.match(mute?.detail ?? '', new RegExp(`^pnpm on PATH \\(${join(bin, 'pnpm').replaceAll('/', '\\/')}\\)`));
+  assert.doesNotMatch(mute?.detail ?? '', /no pnpm found/);
+  assert.match(mute?.fix ?? '', /"packageManager": "pnpm@/);
   // With no pnpm anywhere, the line says so.
   const none = (await checks(root, { PATH: '/nonexistent' })).find((check) => check.check === 'pnpm');
   assert.equal(none?.detail, 'no pnpm found on PATH, and none pinned in packageManager');
