@@ -117,16 +117,23 @@ interface RunOptions {
   readonly movedCode: number;
 }
 
+const RUN_OPTIONS = {
+  ...DIR_OPTION,
+  ...RUNNER_OPTIONS,
+  policy: { type: 'string' },
+  'fail-on-move': { type: 'string' },
+  'no-pre-check': { type: 'boolean' },
+  ...MOVED_EXIT_OPTION,
+} as const;
+
+/**
+ * The options before `--` and the command after it. The options are judged first, so `run --policy` with its
+ * value missing names --policy, not the missing command.
+ */
 function parsedRun(argv: readonly string[]): { childArgv: string[]; parsed: ReturnType<typeof parse> } {
-  const { options, command: childArgv } = splitArgv(argv);
-  const parsed = parse('run', options, {
-    ...DIR_OPTION,
-    ...RUNNER_OPTIONS,
-    policy: { type: 'string' },
-    'fail-on-move': { type: 'string' },
-    'no-pre-check': { type: 'boolean' },
-    ...MOVED_EXIT_OPTION,
-  });
+  const at = argv.indexOf('--');
+  const parsed = parse('run', at === -1 ? argv : argv.slice(0, at), RUN_OPTIONS);
+  const { command: childArgv } = splitArgv(argv);
   return { childArgv, parsed };
 }
 
