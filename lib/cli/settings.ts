@@ -114,3 +114,19 @@ export function decide<T>(
   if (fieldValue !== undefined) return { value: fieldValue as T, from: 'package.json' };
   return { value: fallback, from: 'default' };
 }
+
+/** Each setting as `lockguard run`/`snapshot` would decide it here without flags: its value and where it came from. */
+export function settingsInEffect(file: SettingsFile, env: Readonly<Record<string, string | undefined>>): string {
+  const fromEnv = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const decided: [SettingKey, Decided<unknown>][] = [
+    ['policy', decide(undefined, fromEnv('LOCKGUARD_POLICY'), file.settings.policy, 'withhold')],
+    ['failOnMove', decide(undefined, undefined, file.settings.failOnMove, 'auto')],
+    ['remote', decide(undefined, fromEnv('LOCKGUARD_REMOTE'), file.settings.remote, 'auto')],
+    ['preCheck', decide(undefined, undefined, file.settings.preCheck, true)],
+    ['scope', decide(undefined, undefined, file.settings.scope, 'inputs')],
+  ];
+  return decided.map(([key, { value, from }]) => `${key} ${String(value)} (${from})`).join(', ');
+}

@@ -80,3 +80,26 @@ test('a bad field is exit 2 naming package.json, the key and what it takes; noth
   }
   assert.equal(existsSync(marker), false, 'the command never ran');
 });
+
+test('doctor shows each setting and where it came from; a bad field fails its check with the fix', async (t) => {
+  const root = tempWorkspace(t, pnpmTree());
+  withField(root, { policy: 'refuse', preCheck: false });
+  const doctor = await cli(['doctor', '--json'], root, { LOCKGUARD_REMOTE: 'off' });
+  const settings = (JSON.parse(doctor.stdout) as { check: string; level: string; detail: string; fix?: string }[]).find(
+    (check) => check.check === 'settings',
+  );
+  assert.equal(settings?.level, 'ok');
+  assert.equal(
+    settings?.detail,
+    'policy refuse (package.json), failOnMove auto (default), remote off (environment), preCheck false (package.json), scope inputs (default)',
+  );
+  withField(root, { polcy: 'refuse' });
+  const bad = await cli(['doctor', '--json'], root);
+  assert.equal(bad.code, EXIT.moved, 'a failing check fails doctor');
+  const failed = (JSON.parse(bad.stdout) as { check: string; level: string; detail: string; fix?: string }[]).find(
+    (check) => check.check === 'settings',
+  );
+  assert.equal(failed?.level, 'fail');
+  assert.match(failed?.detail ?? '', /unknown key "lockguard\.polcy"/);
+  assert.match(failed?.fix ?? '', /Did you mean "policy"/);
+});

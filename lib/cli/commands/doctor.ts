@@ -17,6 +17,7 @@ import { listMarkers } from '../../run/live.js';
 import { foreignClaims, foreignLine } from '../../run/trust.js';
 import { ledgerTracked } from '../../integrations/git.js';
 import { flag, parse } from '../args.js';
+import { readSettings, settingsInEffect } from '../settings.js';
 import { EXIT } from '../exit-codes.js';
 import { LEDGER, ledgerPath } from '../../run/ledger-layout.js';
 import { DEFAULT_KEEP } from '../../run/prune.js';
@@ -213,6 +214,21 @@ function ledgerWarnings(
   return results;
 }
 
+/** The team's settings (package.json's "lockguard" field) as a run would take them without flags. */
+function settingsCheck(root: string, env: Io['env']): CheckResult {
+  try {
+    return { check: 'settings', level: 'ok', detail: settingsInEffect(readSettings(root), env) };
+  } catch (error) {
+    if (!isLockguardError(error)) throw error;
+    return {
+      check: 'settings',
+      level: 'fail',
+      detail: error.message,
+      ...(error.hint === undefined ? {} : { fix: error.hint }),
+    };
+  }
+}
+
 export const command: Command = {
   help,
   async run(argv, io: Io) {
@@ -220,6 +236,7 @@ export const command: Command = {
     const workspace = await workspaceOf(parsed, io);
     const results = [
       nodeCheck(),
+      settingsCheck(workspace.root, io.env),
       ...tableChecks(workspace),
       ...hookChecks(workspace, io.env),
       ...runnerChecks(workspace, io.env),
