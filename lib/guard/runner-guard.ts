@@ -45,6 +45,8 @@ export interface RunnerPrepared {
   readonly switches: readonly RemoteSwitch[];
   /** The environment the command runs with (the caller's plus `env`), for a runner asked after it. */
   readonly runEnv: Env;
+  /** Asks again, after the command, where an unresolved runner caches (its install may have come with the run). */
+  readonly resolvesNow: (runner: GuardedRunner) => boolean;
 }
 
 /** A runner whose cache lockguard could not resolve: nothing of it is guarded. */
@@ -99,6 +101,13 @@ export function prepareRunners(
     unresolved,
     switches,
     runEnv: { ...env, ...extraEnv },
+    resolvesNow: (runner) => {
+      try {
+        return resolveCache(runner, root, command, env) !== undefined;
+      } catch {
+        return false;
+      }
+    },
   };
 }
 
@@ -126,7 +135,14 @@ export async function afterRunners(
   control?: PassControl,
   scope?: WithholdScope,
 ): Promise<RunnerOutcome> {
-  if (move === undefined) return { ...NOTHING, notes: [...prepared.notes], unresolved: prepared.unresolved };
+  // With no move there is nothing to withhold: a runner the run's own install brought (a fresh clone whose
+  // script installs first) is no doubt to report. After a move it stays unresolved: its cache was never listed.
+  if (move === undefined)
+    return {
+      ...NOTHING,
+      notes: [...prepared.notes],
+      unresolved: prepared.unresolved.filter((item) => !prepared.resolvesNow(item.runner)),
+    };
   const pass = await withholdPass(prepared.caches, {
     withhold: policy !== 'flag',
     movedAt: move.at,
