@@ -25,7 +25,7 @@ after(() => rmSync(rig.tmp, { recursive: true, force: true }));
 
 const PNPM11 = [
   join(repoRoot(), '.ci/nodes/node_modules/node22/bin/node'),
-  join(repoRoot(), 'node_modules/pnpm11/bin/pnpm.mjs'),
+  join(repoRoot(), '.ci/nodes/node_modules/pnpm11/bin/pnpm.mjs'),
 ];
 
 const VERSIONS: readonly [string, readonly string[], boolean][] = [
