@@ -1,10 +1,11 @@
 // Per-project slice files end to end with the real pnpm 12 and turbo 2.11.11 (issue 20): the runners fold
 // `.lockguard-slice`, and pnpm 12 gets no pnpmfile (its default setup: lockguard init writes none there).
 // - Through a remote (turborepo-remote-cache 2.12.0 on loopback): a second machine with an empty local cache,
-//   after vue's peer re-resolved, rebuilds vue and takes the other three from the remote; the control (no
-//   lockguard) replays the stale peer from it.
+//   after vue's peer re-resolved, rebuilds vue, and the other three too: each installs a package, so its file
+//   folds the hoisted pool (design A, lib/core/slices/reach.ts), which any lockfile change moves; the control
+//   (no lockguard) replays the stale peer from the remote.
 // - A runner started directly after an install whose root prepare ran lockguard's hook (`lockguard init
-//   --npm-scripts`): it rebuilds the project whose slice changed; without the hook it replays.
+//   --npm-scripts`): it rebuilds every project whose file changed (all four here); without the hook it replays.
 // The workspaces and their projects: test/helpers/slice-files-scenario.ts; pnpm 10's sequence (peer, alias,
 // tarball, with turbo and nx): slice-files-pnpm10.test.ts.
 
@@ -40,9 +41,11 @@ test('sound keys through a remote: pnpm 12, turborepo-remote-cache 2.12.0 on loo
     two.must(['git', 'init', '-q', '.']);
     const result = run(two);
     if (sound) {
-      // The slice file moved vue's key: rebuilt with what is installed; the other three came from the remote.
+      // vue's slice moved its key: rebuilt with what is installed. The re-resolution also moved the hoisted
+      // pool, which the other three fold (each installs a package: alias aliased, tar local, other peer and
+      // aliased), so none of the four is taken from the remote.
       assert.equal(two.out('vue'), '1.0.0', result.stdout);
-      assert.deepEqual(turboCached(result), { cached: 3, total: 4 });
+      assert.deepEqual(turboCached(result), { cached: 0, total: 4 });
     } else {
       // The control: every task a remote hit, vue's output built against peer 2.0.0.
       assert.equal(two.out('vue'), '2.0.0', 'turbo replays the stale peer from the remote');
@@ -51,7 +54,7 @@ test('sound keys through a remote: pnpm 12, turborepo-remote-cache 2.12.0 on loo
   }
 });
 
-test('sound keys, pnpm 12: a runner started directly after a hooked install (the root prepare, lockguard init --npm-scripts) rebuilds the project whose slice changed; without the hook it replays', {
+test('sound keys, pnpm 12: a runner started directly after a hooked install (the root prepare, lockguard init --npm-scripts) rebuilds every project whose slice file changed; without the hook it replays', {
   timeout: 600_000,
 }, async (t) => {
   // pnpm 12 runs pnpmfile hooks in helper processes that never see the install end (measured: no hook runs
@@ -72,15 +75,18 @@ test('sound keys, pnpm 12: a runner started directly after a hooked install (the
     ws.must(['git', 'init', '-q', '.']);
   }
   // The hooked install wrote every project's file; the unhooked one none (no lockguard command ran there yet).
-  const vueFile = (ws: Workspace) => {
+  const sliceFile = (ws: Workspace, project: string) => {
     try {
-      return readFileSync(join(ws.root, 'packages', 'vue', '.lockguard-slice'), 'utf8');
+      return readFileSync(join(ws.root, 'packages', project, '.lockguard-slice'), 'utf8');
     } catch {
       return undefined;
     }
   };
+  const vueFile = (ws: Workspace) => sliceFile(ws, 'vue');
   const s0 = vueFile(hooked);
-  assert.match(s0 ?? '', /^lockguard-slice\/2\nimporter packages\/vue\n/);
+  const otherS0 = sliceFile(hooked, 'other');
+  // vue installs a package (its peer), so its file folds the hoisted pool: a reach line (design A).
+  assert.match(s0 ?? '', /^lockguard-slice\/2\nimporter packages\/vue\nslice .*\nroot .*\nreach [0-9a-f]{64}\n$/);
   assert.equal(vueFile(unhooked), undefined);
   // Both built once through lockguard run (which writes the files before the command), at S0.
   for (const ws of [hooked, unhooked]) {
@@ -95,9 +101,15 @@ test('sound keys, pnpm 12: a runner started directly after a hooked install (the
     ws.clean();
   }
   assert.notEqual(vueFile(hooked), s0, "the hooked frozen install rewrote vue's slice file");
+  // other's own slice and the root's did not move (neither reaches vue's peer), only the pool it folds did.
+  const reachless = (text: string | undefined) => text?.replace(/^reach .*\n/m, '');
+  const otherS1 = sliceFile(hooked, 'other');
+  assert.notEqual(otherS1, otherS0, "the re-resolution moved the hoisted pool, so other's file");
+  assert.equal(reachless(otherS1), reachless(otherS0), "other's slice and root lines are unchanged");
+  // So turbo rebuilds all four: vue with what is installed, the other three because their files changed.
   const fresh = hooked.must(TURBO);
   assert.equal(hooked.out('vue'), '1.0.0', `turbo rebuilt vue with what is installed:\n${fresh.stdout}`);
-  assert.deepEqual(turboCached(fresh), { cached: 3, total: 4 });
+  assert.deepEqual(turboCached(fresh), { cached: 0, total: 4 });
   // The control: the same setup without the hook keeps the stale file, and turbo replays the peer-2.0.0 build.
   const stale = unhooked.must(TURBO);
   assert.equal(unhooked.out('vue'), '2.0.0', 'without the hook turbo replays the stale peer');
