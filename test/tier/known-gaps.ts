@@ -20,19 +20,6 @@ export interface Gap {
   readonly today: string;
 }
 
-const WAY_OUT: Gap = {
-  bullet: 'a way out that takes back everything `init` did (`lockguard uninstall`)',
-  lane: 'setup',
-  today:
-    "no `lockguard uninstall`; the README's steps leave turbo.json's inputs, the .gitignore lines and the .lockguard-slice files",
-};
-
-const NPM_SCRIPTS: Gap = {
-  bullet: "`lockguard init --npm-scripts` adds `hasInstallScript: true` to package-lock's root",
-  lane: 'setup',
-  today: 'the install init asks for rewrites package-lock.json (hasInstallScript), so every slice moves once',
-};
-
 const DOCTOR: Gap = {
   bullet: '`init` → install → `doctor` green on every package manager',
   lane: 'setup',
@@ -54,15 +41,12 @@ const PNP_PLUGIN: Gap = {
 };
 
 export const KNOWN_GAPS: Readonly<Partial<Record<ArmId, Readonly<Partial<Record<Step, Gap>>>>>> = {
-  'pnpm10-isolated': { 'way-out': WAY_OUT },
-  'pnpm10-hoisted': { 'way-out': WAY_OUT },
   'pnpm12-isolated': { doctor: DOCTOR },
   'pnpm12-hoisted': { doctor: DOCTOR },
   'bun-hoisted': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK },
   'bun-isolated': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK },
   'yarn4-pnp': { init: PNP_PLUGIN, doctor: DOCTOR },
   yarn1: { doctor: DOCTOR },
-  npm: { 'hooks-keep-lockfile': NPM_SCRIPTS, 'way-out': WAY_OUT },
 };
 
 /** The gap listed for this arm's step, if any. */
