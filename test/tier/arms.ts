@@ -66,7 +66,8 @@ const pnpm = (manager: 'pnpm10' | 'pnpm12'): Family => ({
 
 const PNPM12_HOISTED = 'packages:\n  - packages/*\nallowBuilds:\n  esbuild: true\nnodeLinker: hoisted\n';
 
-const YARN_PLUGIN = ['yarn', 'plugin', 'import', './node_modules/lockguard/dist/yarn-plugin.cjs'];
+/** yarn berry's plugin import as the README gives it for node-modules; tier.ts takes the path init prints. */
+export const YARN_PLUGIN = ['yarn', 'plugin', 'import', './node_modules/lockguard/dist/yarn-plugin.cjs'];
 
 const yarn4: Family = {
   fixture: 'yarn4',

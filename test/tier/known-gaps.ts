@@ -33,19 +33,11 @@ const BUN_CHECK: Gap = {
   today: 'exit 3, "@esbuild/linux-x64 and 135 more are not installed as bun.lock says" right after bun install',
 };
 
-const PNP_PLUGIN: Gap = {
-  bullet:
-    'yarn 4 PnP: the yarn plugin path `init` and the README give (./node_modules/lockguard/…) does not exist under PnP',
-  lane: 'install',
-  today: '`yarn plugin import ./node_modules/lockguard/dist/yarn-plugin.cjs` fails with ENOENT',
-};
-
 export const KNOWN_GAPS: Readonly<Partial<Record<ArmId, Readonly<Partial<Record<Step, Gap>>>>>> = {
   'pnpm12-isolated': { doctor: DOCTOR },
   'pnpm12-hoisted': { doctor: DOCTOR },
   'bun-hoisted': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK },
   'bun-isolated': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK },
-  'yarn4-pnp': { init: PNP_PLUGIN, doctor: DOCTOR },
   yarn1: { doctor: DOCTOR },
 };
 

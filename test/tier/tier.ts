@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { TestContext } from 'node:test';
-import { ARMS, type Arm, type ArmId } from './arms.js';
+import { ARMS, type Arm, type ArmId, YARN_PLUGIN } from './arms.js';
 import { knownGap, type Step } from './known-gaps.js';
 import { sharedRun } from './shared.js';
 import { type TierWorkspace, tierWorkspace } from './workspace.js';
@@ -76,10 +76,16 @@ function control(w: TierWorkspace, arm: Arm): void {
 
 /** init, the README's hooks, the install init asks for, committed; each command checked once all have run. */
 function init(w: TierWorkspace, arm: Arm): void {
-  const steps: [string, ReturnType<TierWorkspace['sh']>][] = [
-    [`lockguard ${arm.init.join(' ')}`, w.lockguard(arm.init)],
-  ];
-  for (const hook of arm.hooks) steps.push([`${hook.join(' ')} (the README's hook)`, w.sh(hook)]);
+  const ran = w.lockguard(arm.init);
+  const steps: [string, ReturnType<TierWorkspace['sh']>][] = [[`lockguard ${arm.init.join(' ')}`, ran]];
+  // The README: yarn berry imports the plugin from the path init prints (under PnP, the unplugged folder).
+  const printed = /(?:yarn unplug lockguard && )?yarn plugin import (?:"\$\(.*\)"|\S+)/.exec(
+    `${ran.stdout}\n${ran.stderr}`,
+  )?.[0];
+  for (const given of arm.hooks) {
+    const hook = given === YARN_PLUGIN && printed !== undefined ? ['sh', '-c', printed] : given;
+    steps.push([`${hook.join(' ')} (the README's hook)`, w.sh(hook)]);
+  }
   steps.push([`${arm.install.join(' ')} after init`, w.sh(arm.install)]);
   w.git('add', '-A');
   w.git('commit', '-qm', 'lockguard init', '--allow-empty');
