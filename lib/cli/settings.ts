@@ -10,6 +10,7 @@
 
 import { lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Env } from '../core/env.js';
 import { LockguardError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
 import { closest } from './suggest.js';
@@ -116,7 +117,7 @@ export function decide<T>(
 }
 
 /** Each setting as `lockguard run`/`snapshot` would decide it here without flags: its value and where it came from. */
-export function settingsInEffect(file: SettingsFile, env: Readonly<Record<string, string | undefined>>): string {
+export function settingsInEffect(file: SettingsFile, env: Env): string {
   const fromEnv = (name: string): string | undefined => {
     const value = env[name];
     return value === undefined || value === '' ? undefined : value;

@@ -132,7 +132,8 @@ const RUN_OPTIONS = {
  */
 function parsedRun(argv: readonly string[]): { childArgv: string[]; parsed: ReturnType<typeof parse> } {
   const at = argv.indexOf('--');
-  const parsed = parse('run', at === -1 ? argv : argv.slice(0, at), RUN_OPTIONS);
+  // Without `--`, words that are no flag are the command given without it: splitArgv says so.
+  const parsed = parse('run', at === -1 ? argv : argv.slice(0, at), RUN_OPTIONS, at === -1);
   const { command: childArgv } = splitArgv(argv);
   return { childArgv, parsed };
 }
