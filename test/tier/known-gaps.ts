@@ -20,19 +20,7 @@ export interface Gap {
   readonly today: string;
 }
 
-const DOCTOR: Gap = {
-  bullet: '`init` → install → `doctor` green on every package manager',
-  lane: 'setup',
-  today: 'doctor warns right after init and its install (slice hooks, slice files not written yet, install check)',
-};
-
-export const KNOWN_GAPS: Readonly<Partial<Record<ArmId, Readonly<Partial<Record<Step, Gap>>>>>> = {
-  'pnpm12-isolated': { doctor: DOCTOR },
-  'pnpm12-hoisted': { doctor: DOCTOR },
-  'bun-hoisted': { doctor: DOCTOR },
-  'bun-isolated': { doctor: DOCTOR },
-  yarn1: { doctor: DOCTOR },
-};
+export const KNOWN_GAPS: Readonly<Partial<Record<ArmId, Readonly<Partial<Record<Step, Gap>>>>>> = {};
 
 /** The gap listed for this arm's step, if any. */
 export function knownGap(arm: ArmId, step: Step): Gap | undefined {
