@@ -13,18 +13,24 @@
 // is asked from packages/a through Node (yarn PnP: through `yarn node`), never inferred from the lockfile.
 
 import assert from 'node:assert/strict';
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { BIN } from './cli.js';
 import { scenario, type Scenario } from './runner-scenario.js';
-import type { ScenarioManager, ScenarioOptions, ScenarioWorkspace } from './scenario-workspace.js';
-import { check, packTarball } from './tool-shims.js';
+import {
+  scenarioWorkspace,
+  type ScenarioManager,
+  type ScenarioOptions,
+  type ScenarioWorkspace,
+} from './scenario-workspace.js';
+import { check, packTarball, shellIn } from './tool-shims.js';
 import { writeTree } from './workspace.js';
 
 /** One arm: how its workspace differs from the default phantom scenario, and how a bump of b is installed. */
 export interface ArmOptions {
-  readonly manager?: ScenarioManager;
+  /** The workspace's package manager: the scenario's, or npm (built here from the pnpm scenario's files). */
+  readonly manager?: ScenarioManager | 'npm';
   /** The workspace's `.npmrc` (pnpm settings). */
   readonly npmrc?: string;
   /** Lines appended to `.yarnrc.yml` (yarn: `nodeLinker: node-modules`). */
@@ -35,6 +41,11 @@ export interface ArmOptions {
   readonly phantomRequires?: string;
   /** phantom-x is a workspace package (packages/phantom-x) that a depends on injected (pnpm `dependenciesMeta`). */
   readonly injected?: boolean;
+  /**
+   * a's own code requires tiny-dep (a phantom dependency of the project itself) and a installs no package:
+   * its build records what a resolves, not what phantom-x does.
+   */
+  readonly ownPhantom?: boolean;
   /** The root depends on tiny-dep and the move is the root's (yarn PnP's fallback pool: the top-level dependencies). */
   readonly rootDependency?: boolean;
 }
@@ -46,6 +57,14 @@ function bumpArgv(arm: ArmOptions): string[] {
   const manager = arm.manager ?? 'pnpm';
   if (arm.rootDependency === true) return ['yarn', 'add', 'tiny-dep@file:./vendor/tiny-dep-6.0.0.tgz'];
   if (manager === 'yarn') return ['yarn', 'workspace', 'b', 'add', SIX];
+  // npm 11 nests an in-place `npm install -w b tiny-dep@6` under b (a's require then fails loudly, not
+  // stale): the move is the lockfile of a fresh resolution, pulled (saved by npmScenario) and installed.
+  if (manager === 'npm')
+    return [
+      'sh',
+      '-c',
+      'cd {root} && cp ../saved/s1-lock.json package-lock.json && cp ../saved/s1-b.json packages/b/package.json && npm ci',
+    ];
   if (manager === 'bun') return ['sh', '-c', 'cd packages/b && bun add ../../vendor/tiny-dep-6.0.0.tgz'];
   return ['pnpm', '--filter', 'b', 'add', SIX];
 }
@@ -84,6 +103,8 @@ function prepare(arm: ArmOptions, ws: ScenarioWorkspace): void {
       }),
     );
   }
+  if (arm.ownPhantom === true) editJson(join(root, 'packages', 'a', 'package.json'), ownPhantom);
+  if (arm.manager === 'npm') npmWorkspace(root);
   if (arm.rootDependency === true) {
     const manifest = join(root, 'package.json');
     const rootManifest = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, unknown>;
@@ -95,6 +116,31 @@ function prepare(arm: ArmOptions, ws: ScenarioWorkspace): void {
   }
 }
 
+function editJson(file: string, edit: (json: Record<string, unknown>) => Record<string, unknown>): void {
+  writeFileSync(file, JSON.stringify(edit(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>)));
+}
+
+/** a without dependencies, its build recording what a's own code resolves for tiny-dep. */
+function ownPhantom(a: Record<string, unknown>): Record<string, unknown> {
+  const { dependencies: _, ...rest } = a;
+  const scripts = rest['scripts'] as Record<string, string>;
+  return { ...rest, scripts: { ...scripts, build: (scripts['build'] ?? '').replace("'phantom-x'", "'tiny-dep'") } };
+}
+
+/** The pnpm scenario's files as an npm workspace: workspaces in the root manifest, no workspace: protocol. */
+function npmWorkspace(root: string): void {
+  rmSync(join(root, 'pnpm-workspace.yaml'));
+  editJson(join(root, 'package.json'), (json) => ({
+    ...json,
+    workspaces: ['packages/*'],
+    packageManager: 'npm@11.19.1',
+  }));
+  editJson(join(root, 'packages', 'b', 'package.json'), (b) => ({
+    ...b,
+    dependencies: { ...(b['dependencies'] as object), a: '*' },
+  }));
+}
+
 /** An arm's scenario, installed (S0: tiny-dep 7.0.0) with a#build armed to run the arm's bump. */
 export interface Arm {
   readonly s: Scenario;
@@ -102,6 +148,7 @@ export interface Arm {
 }
 
 export function armScenario(t: Pick<TestContext, 'after'>, arm: ArmOptions): Arm {
+  if (arm.manager === 'npm') return npmScenario(t, arm);
   const manager = arm.manager ?? 'pnpm';
   const options: ScenarioOptions = {
     phantom: true,
@@ -119,6 +166,52 @@ export function armScenario(t: Pick<TestContext, 'after'>, arm: ArmOptions): Arm
       return r;
     };
   }
+  return { s, options: arm };
+}
+
+/** The npm arm: the scenario's files as an npm workspace, installed with npm (S0), a#build armed. */
+function npmScenario(t: Pick<TestContext, 'after'>, arm: ArmOptions): Arm {
+  const ws = scenarioWorkspace(t, 'turbo', { phantom: true, pnpm: 10, install: bumpArgv(arm) });
+  prepare(arm, ws);
+  const { base, root, env } = ws;
+  const sh = shellIn(root, env, 90_000);
+  const saved = join(base, 'saved');
+  mkdirSync(saved);
+  // S1 first, resolved fresh (tiny-dep 6.0.0 hoisted to the root): what the move pulls.
+  const bManifest = join(root, 'packages', 'b', 'package.json');
+  const seven = readFileSync(bManifest, 'utf8');
+  writeFileSync(bManifest, seven.replace('tiny-dep-7.0.0.tgz', 'tiny-dep-6.0.0.tgz'));
+  check(sh(['npm', 'install']), 'npm install (S1)');
+  copyFileSync(join(root, 'package-lock.json'), join(saved, 's1-lock.json'));
+  copyFileSync(bManifest, join(saved, 's1-b.json'));
+  for (const path of ['node_modules', 'package-lock.json', 'packages/a/node_modules', 'packages/b/node_modules'])
+    rmSync(join(root, path), { recursive: true, force: true });
+  writeFileSync(bManifest, seven);
+  check(sh(['npm', 'install']), 'npm install');
+  copyFileSync(join(root, 'package-lock.json'), join(saved, 'package-lock.json'));
+  copyFileSync(join(root, 'packages', 'b', 'package.json'), join(saved, 'b-package.json'));
+  const arming = (): void => writeFileSync(join(base, 'armed'), '');
+  arming();
+  const s: Scenario = {
+    tool: 'turbo',
+    manager: 'pnpm',
+    base,
+    root,
+    env,
+    lockfile: join(root, 'package-lock.json'),
+    sh,
+    runnerArgv: () => ['turbo', 'run', 'build', '--summarize'],
+    runner: () => check(sh(['turbo', 'run', 'build', '--summarize']), 'turbo'),
+    arm: arming,
+    goBack() {
+      copyFileSync(join(saved, 'package-lock.json'), join(root, 'package-lock.json'));
+      copyFileSync(join(saved, 'b-package.json'), join(root, 'packages', 'b', 'package.json'));
+      check(sh(['npm', 'ci']), 'npm ci');
+      for (const name of ['a', 'b']) rmSync(join(root, 'packages', name, 'dist'), { recursive: true, force: true });
+    },
+    out: () => undefined,
+    installed: () => '',
+  };
   return { s, options: arm };
 }
 
@@ -142,8 +235,10 @@ export function recorded(s: Scenario): string | undefined {
 
 /** What phantom-x resolves now, asked from a's folder (yarn PnP: through yarn's runtime). */
 export function resolvesNow(arm: Arm): string {
-  const node = arm.options.manager === 'yarn' && arm.options.yarnrc === undefined ? 'yarn node' : 'node';
-  const result = arm.s.sh(['sh', '-c', `cd packages/a && ${node} -p "require('phantom-x')"`]);
+  const pnp = arm.options.manager === 'yarn' && !(arm.options.yarnrc ?? '').includes('node-modules');
+  const node = pnp ? 'yarn node' : 'node';
+  const name = arm.options.ownPhantom === true ? 'tiny-dep' : 'phantom-x';
+  const result = arm.s.sh(['sh', '-c', `cd packages/a && ${node} -p "require('${name}')"`]);
   assert.equal(result.status, 0, result.stderr);
   return result.stdout.trim();
 }
@@ -196,7 +291,8 @@ export function withholdArm(arm: Arm): string {
 export function soundKeysArm(arm: Arm): { before: string; after: string } {
   const { s } = arm;
   rmSync(join(s.base, 'armed'), { force: true });
-  const bump = (): void => void check(s.sh(bumpArgv(arm.options)), bumpArgv(arm.options).join(' '));
+  const argv = bumpArgv(arm.options).map((word) => word.replaceAll('{root}', s.root));
+  const bump = (): void => void check(s.sh(argv), argv.join(' '));
   bump();
   assert.deepEqual(build(arm, false), { aHit: true, says: '7.0.0', resolves: '6.0.0' }, 'the control replays');
   rmSync(join(s.root, '.turbo'), { recursive: true, force: true });

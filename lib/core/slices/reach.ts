@@ -12,7 +12,9 @@
 // alone bounds the pool only as a whole: the pool's digest is over every entry's closure digest, and a project
 // whose closure holds at least one package (anything but importers: a snapshot, an npm location, a missing
 // entry) folds it. A project that installs no package has only project code, which resolves its own
-// `node_modules` and its ancestors' (the root importer's slice: the slice files' `root` line), never the pool.
+// `node_modules` and its ancestors' (the root importer's slice: the slice files' `root` line), never the pool,
+// unless the linker puts the pool in the root node_modules (npm, yarn node-modules, bun, pnpm hoisted or
+// public hoisting: layout.ts), where every project folds it (slices.ts).
 // Not seen: a `node_modules` above the workspace root (outside the lockfile: no slice can fold it).
 // Invariants: O(V log V) over the closures computed once (merkle.ts); reads nothing but the graph.
 
