@@ -3,8 +3,8 @@
 //
 // Owns: `poolAtRoot(root, format, head)`. The pool is at the root (every project folds it, reach.ts):
 // npm (measured: test/e2e/reach-npm-yarn.test.ts, a's own undeclared require resolves b's tiny-dep from the
-// root), yarn v1 and yarn berry's `node-modules` and `pnpm` linkers, bun unless `bunfig.toml` says
-// `linker = "isolated"`, pnpm with `node-linker=hoisted`, `shamefully-hoist` or any `public-hoist-pattern`
+// root), yarn v1 and yarn berry's `node-modules` and `pnpm` linkers, bun's hoisted linker (`bunfig.toml`, or a
+// bun.lock without `configVersion` 1: bun 1.3+ installs workspaces isolated), pnpm with `node-linker=hoisted`, `shamefully-hoist` or any `public-hoist-pattern`
 // (measured: test/e2e/reach-pnpm-hoisted.test.ts). It is not for pnpm's isolated linker without public
 // hoisting and yarn PnP (a workspace's own code resolves what it declares; PnP's fallback goes to the top-level
 // workspace's dependencies: the root's slice, folded as the slice files' root line).
@@ -74,7 +74,13 @@ export function poolAtRoot(root: string, format: 'pnpm' | 'npm' | 'yarn' | 'bun'
       const linker = yamlKey(text(root, '.yarnrc.yml'), 'nodeLinker');
       return linker !== undefined && linker !== '' && linker !== 'pnp';
     }
-    case 'bun':
-      return !/^\s*linker\s*=\s*["']isolated["']/m.test(text(root, 'bunfig.toml'));
+    case 'bun': {
+      const linker = /^\s*linker\s*=\s*["'](\w+)["']/m.exec(text(root, 'bunfig.toml'))?.[1];
+      if (linker !== undefined) return linker !== 'isolated';
+      // bun 1.3+ writes configVersion 1 and installs a workspace isolated by default (measured with bun 1.4.5:
+      // node_modules/.bun/node_modules is the private pool, the root holds the root's own); before, hoisted.
+      const config = /"configVersion"\s*:\s*(\d+)/.exec(lockfileHead)?.[1];
+      return config === undefined || Number(config) < 1;
+    }
   }
 }

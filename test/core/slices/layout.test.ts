@@ -22,15 +22,18 @@ test('pnpm: only node-linker=hoisted, shamefully-hoist or a public-hoist-pattern
   assert.equal(at({ 'pnpm-workspace.yaml': "publicHoistPattern:\n  - '*types*'\n" }), true);
 });
 
-test('npm and yarn v1 always, yarn berry unless PnP (its default), bun unless bunfig.toml says isolated', (t) => {
+test("npm and yarn v1 always, yarn berry unless PnP (its default), bun's hoisted linker (bunfig.toml, else bun.lock's configVersion)", (t) => {
   const root = (tree: Record<string, string>): string => tempWorkspace(t, tree);
   assert.equal(poolAtRoot(root({}), 'npm', ''), true);
   assert.equal(poolAtRoot(root({}), 'yarn', '# yarn lockfile v1\n'), true);
   assert.equal(poolAtRoot(root({}), 'yarn', BERRY), false);
   assert.equal(poolAtRoot(root({ '.yarnrc.yml': 'nodeLinker: pnp\n' }), 'yarn', BERRY), false);
   assert.equal(poolAtRoot(root({ '.yarnrc.yml': 'nodeLinker: "node-modules"\n' }), 'yarn', BERRY), true);
-  assert.equal(poolAtRoot(root({}), 'bun', ''), true);
+  const v1 = '{\n  "lockfileVersion": 1,\n  "configVersion": 1,\n';
+  assert.equal(poolAtRoot(root({}), 'bun', '{\n  "lockfileVersion": 1,\n'), true, 'before configVersion: hoisted');
+  assert.equal(poolAtRoot(root({}), 'bun', v1), false, 'configVersion 1: isolated');
   assert.equal(poolAtRoot(root({ 'bunfig.toml': '[install]\nlinker = "isolated"\n' }), 'bun', ''), false);
+  assert.equal(poolAtRoot(root({ 'bunfig.toml': '[install]\nlinker = "hoisted"\n' }), 'bun', v1), true);
 });
 
 const NPM_LOCK = JSON.stringify({
