@@ -22,6 +22,14 @@ test("bun: phantom-x resolves b's tiny-dep where bun hoists it; withheld mid-run
   assert.match(soundKeysArm(arm).before, /^reach [0-9a-f]{64}$/m);
 });
 
+test('bun linker = "hoisted": a\'s own code requires tiny-dep from the root node_modules; withheld mid-run, sound keys move a', (t) => {
+  const arm = armScenario(t, { manager: 'bun', bunfig: '[install]\nlinker = "hoisted"\n', ownPhantom: true });
+  assert.ok(existsSync(join(arm.s.root, 'node_modules', 'tiny-dep')), 'bun hoists tiny-dep to the root');
+  assert.ok(!existsSync(join(arm.s.root, 'packages', 'a', 'node_modules')), 'a installs no package');
+  withholdArm(arm);
+  assert.match(soundKeysArm(arm).before, /^reach [0-9a-f]{64}$/m, "a's file folds the hoisted pool");
+});
+
 test("yarn 4 PnP fallback: phantom-x resolves the root's tiny-dep through pnpFallbackMode; withheld mid-run, sound keys move a", (t) => {
   const arm = armScenario(t, { manager: 'yarn', yarnrc: '', rootDependency: true });
   withholdArm(arm);
