@@ -157,15 +157,6 @@ export function armScenario(t: Pick<TestContext, 'after'>, arm: ArmOptions): Arm
     ...(arm.rootDependency === true ? { install: ['sh', '-c', `cd {root} && ${bumpArgv(arm).join(' ')}`] } : {}),
   };
   const s = scenario(t, 'turbo', options, (ws) => prepare(arm, ws));
-  if (process.env['ARMS_TIME'] !== undefined) {
-    const sh = s.sh;
-    (s as { sh: Scenario['sh'] }).sh = (argv) => {
-      const at = Date.now();
-      const r = sh(argv);
-      process.stderr.write(`ARMS ${Date.now() - at}ms ${argv.join(' ').slice(0, 80)}\n`);
-      return r;
-    };
-  }
   return { s, options: arm };
 }
 
