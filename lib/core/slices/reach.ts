@@ -27,9 +27,19 @@ export function poolDigest(closures: readonly string[]): string {
   return sha256Of(`lockguard-reach/1\n${distinct.join('\n')}\n`);
 }
 
-/** The importer nodes whose closure holds a node that is not an importer (a package their code installs). */
+/**
+ * The importer nodes whose closure holds a node that is not an importer (a package their code installs). A
+ * pnpm `link:` to a folder that is no importer (outside the workspace, or a plain folder in it) installs
+ * nothing: Node resolves a linked folder's requires from its real path, whose ancestors never hold the
+ * private pool (`node_modules/.pnpm/node_modules`); a folder in the workspace resolves the root
+ * `node_modules`, the root's slice.
+ */
 export function installsPackages(graph: LoweredGraph): Set<number> {
   const importerNodes = new Set(graph.importers.values());
+  const linkLeaf = (node: number): boolean => {
+    const label = graph.label(node);
+    return label.kind === 'leaf' && label.ref.startsWith('link ');
+  };
   const memo = new Map<number, boolean>();
   const installs = (node: number, path: Set<number>): boolean => {
     const known = memo.get(node);
@@ -37,7 +47,7 @@ export function installsPackages(graph: LoweredGraph): Set<number> {
     path.add(node);
     let found = false;
     for (const next of graph.edges[node] ?? []) {
-      if (!importerNodes.has(next)) found = true;
+      if (!importerNodes.has(next)) found = !linkLeaf(next);
       else if (!path.has(next)) found = installs(next, path);
       if (found) break;
     }
