@@ -30,6 +30,12 @@ export const VALUE_MAX = 200;
 export const MESSAGE_MAX = 4000;
 /** One printed line's cap: the net under every write (no legitimate line of lockguard's comes near). */
 export const LINE_MAX = 65_536;
+/**
+ * A recorded string's cap (the ledger, the journal, slice-files.json): above any path Linux accepts (PATH_MAX,
+ * 4096 bytes), so every path a record holds reads back exactly; a value past it (a 2 MB version, a 100 KB
+ * `node -e` script) is recorded cut, with the marker, and is only ever shown, never acted on.
+ */
+export const RECORD_VALUE_MAX = 16_384;
 
 /** `\uXXXX`: readable in a line, and the same value inside a JSON string (every escaped code point is in the BMP). */
 const escapeChar = (char: string): string => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
@@ -122,7 +128,11 @@ export function printableJson(json: string): string {
   return defused.replace(JSON_RAW, escapeChar);
 }
 
-/** A ledger record's JSON text (run/ writes every record through it): JSON.stringify, then printableJson. */
+/** A string cut at RECORD_VALUE_MAX (JSON.stringify's replacer: keys are never cut, nor anything else). */
+const capRecorded = (_key: string, value: unknown): unknown =>
+  typeof value === 'string' && value.length > RECORD_VALUE_MAX ? cut(value, RECORD_VALUE_MAX) : value;
+
+/** A ledger record's JSON text (run/ writes every record through it): each string capped, JSON.stringify, then printableJson. */
 export function recordJson(value: unknown, indent?: number): string {
-  return printableJson(JSON.stringify(value, null, indent));
+  return printableJson(JSON.stringify(value, capRecorded, indent));
 }

@@ -212,7 +212,7 @@ async function closeGates(active: readonly GatedRunner[]): Promise<RemoteGateOut
   const undecided: { runner: RunnerName; requests: number }[] = [];
   for (const { runner, upstream, stats } of gates) {
     notes.push(
-      `remote gate (${runner} → ${upstream}): passed ${stats.passed.restore} restores, ${stats.passed.save} uploads, ${stats.passed.other} other; refused ${stats.refused.restore} restores, ${stats.refused.save} uploads${stats.refusedParts > 0 ? ` (+${stats.refusedParts} blobs)` : ''}; upstream failures passed on: ${stats.upstreamFailures}; not forwarded: ${stats.notForwarded}`,
+      `remote gate (${runner} → ${upstream}): passed ${stats.passed.restore} restores, ${stats.passed.save} uploads, ${stats.passed.other} other; refused ${stats.refused.restore} restores, ${stats.refused.save} uploads${stats.refusedParts > 0 ? ` (+${stats.refusedParts} blobs)` : ''}; upstream failures passed on: ${stats.upstreamFailures}; not forwarded: ${stats.notForwarded}${stats.foreign > 0 ? `; requests from other processes turned away (not this run's): ${stats.foreign}` : ''}`,
     );
     if (stats.decisionFailures > 0) undecided.push({ runner, requests: stats.decisionFailures });
   }

@@ -61,9 +61,16 @@ export function noteRenamed(from: string, to: string): void {
   renamedFolders.add(dirname(to));
 }
 
-/** fsync every folder noted since the last call. */
+/** The folder, or if it was removed since (a restore empties an entry's folder), its nearest ancestor still there. */
+function nearestExisting(folder: string): string {
+  let at = folder;
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  return at;
+}
+
+/** fsync every folder noted since the last call (a removed one: the ancestor its removal is recorded in). */
 export function syncRenamedFolders(): void {
-  for (const folder of renamedFolders) syncFolder(folder);
+  for (const folder of new Set([...renamedFolders].map(nearestExisting))) syncFolder(folder);
   renamedFolders.clear();
 }
 

@@ -50,6 +50,11 @@ export interface GateStats {
   readonly decisionFailures: number;
   /** Requests outside the protocol's paths, answered 404 without reaching the upstream. */
   readonly notForwarded: number;
+  /**
+   * Requests without the gate's per-run path (another process on this machine, which was never given the
+   * gate's URL): answered 404, never forwarded, never decided, so never counted as this run's.
+   */
+  readonly foreign: number;
   /** Keys of the refused entries, in order (restores and saves). */
   readonly refusedKeys: readonly { readonly kind: 'restore' | 'save'; readonly key: string }[];
 }

@@ -4,7 +4,14 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { printable, printableJson, printableText, VALUE_MAX } from '../../lib/core/printable.js';
+import {
+  printable,
+  printableJson,
+  printableText,
+  RECORD_VALUE_MAX,
+  recordJson,
+  VALUE_MAX,
+} from '../../lib/core/printable.js';
 import { outputFaults } from '../helpers/output-scan.js';
 import { prng } from '../helpers/prng.js';
 
@@ -81,4 +88,20 @@ test('text with nothing to escape comes back unchanged; lockguard colours surviv
   assert.equal(printableText('\u001b]0;PWNED\u0007\n', true), '\\u001b]0;PWNED\\u0007\n');
   assert.equal(printableText('ok\n  ::stop-commands::abc\n'), 'ok\n  \\u003a:stop-commands::abc\n');
   assert.equal(printable(`9.0${'x'.repeat(300)}`).endsWith('…(103 more characters)'), true);
+});
+
+test('a record caps each string at RECORD_VALUE_MAX, keeps every shorter one (a path) exactly and stays JSON', () => {
+  const path = `/${'d/'.repeat(2047)}f`; // 4096 characters: PATH_MAX
+  const big = `7.0.0${'x'.repeat(2_000_000)}`;
+  const text = recordJson({ path, version: big, list: [big, 'ok'], n: 1 });
+  const back = JSON.parse(text) as { path: string; version: string; list: string[]; n: number };
+  assert.equal(back.path, path);
+  assert.equal(back.n, 1);
+  assert.equal(back.list[1], 'ok');
+  for (const value of [back.version, back.list[0] as string]) {
+    assert.ok(value.length < RECORD_VALUE_MAX + 40, `${value.length}`);
+    assert.ok(value.startsWith('7.0.0xxx'));
+    assert.match(value, /…\(\d+ more characters\)$/);
+  }
+  assert.ok(text.length < 3 * RECORD_VALUE_MAX, `${text.length}`);
 });

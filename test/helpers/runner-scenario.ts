@@ -13,7 +13,13 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writ
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { homeEnv } from './env.js';
-import { scenarioWorkspace, type ScenarioManager, type ScenarioOptions, type Tool } from './scenario-workspace.js';
+import {
+  scenarioWorkspace,
+  type ScenarioManager,
+  type ScenarioOptions,
+  type ScenarioWorkspace,
+  type Tool,
+} from './scenario-workspace.js';
 import { check, commitS0, shellIn } from './tool-shims.js';
 import { tempWorkspace } from './workspace.js';
 
@@ -68,9 +74,19 @@ function installedIn(root: string): string {
   ).version;
 }
 
-/** Build the scenario workspace, install it (S0) and arm a#build. */
-export function scenario(t: Pick<TestContext, 'after'>, tool: Tool, options: ScenarioOptions = {}): Scenario {
-  const { manager, base, root, env } = scenarioWorkspace(t, tool, options);
+/**
+ * Build the scenario workspace, install it (S0) and arm a#build; `prepare` (if given) edits the written
+ * workspace before the install (a layout's settings, packages of its own: test/helpers/reach-arms.ts).
+ */
+export function scenario(
+  t: Pick<TestContext, 'after'>,
+  tool: Tool,
+  options: ScenarioOptions = {},
+  prepare?: (workspace: ScenarioWorkspace) => void,
+): Scenario {
+  const written = scenarioWorkspace(t, tool, options);
+  prepare?.(written);
+  const { manager, base, root, env } = written;
   const sh = shellIn(root, env, STEP_TIMEOUT_MS);
   check(sh(INSTALL[manager].install), INSTALL[manager].install.join(' '));
   // The pipeline reads git metadata for its inputs, and nx derives its workspace id from git: S0 is a commit.

@@ -12,7 +12,9 @@
 // alone bounds the pool only as a whole: the pool's digest is over every entry's closure digest, and a project
 // whose closure holds at least one package (anything but importers: a snapshot, an npm location, a missing
 // entry) folds it. A project that installs no package has only project code, which resolves its own
-// `node_modules` and its ancestors' (the root importer's slice: the slice files' `root` line), never the pool.
+// `node_modules` and its ancestors' (the root importer's slice: the slice files' `root` line), never the pool,
+// unless the linker puts the pool in the root node_modules (npm, yarn node-modules, bun, pnpm hoisted or
+// public hoisting: layout.ts), where every project folds it (slices.ts).
 // Not seen: a `node_modules` above the workspace root (outside the lockfile: no slice can fold it).
 // Invariants: O(V log V) over the closures computed once (merkle.ts); reads nothing but the graph.
 
@@ -25,9 +27,19 @@ export function poolDigest(closures: readonly string[]): string {
   return sha256Of(`lockguard-reach/1\n${distinct.join('\n')}\n`);
 }
 
-/** The importer nodes whose closure holds a node that is not an importer (a package their code installs). */
+/**
+ * The importer nodes whose closure holds a node that is not an importer (a package their code installs). A
+ * pnpm `link:` to a folder that is no importer (outside the workspace, or a plain folder in it) installs
+ * nothing: Node resolves a linked folder's requires from its real path, whose ancestors never hold the
+ * private pool (`node_modules/.pnpm/node_modules`); a folder in the workspace resolves the root
+ * `node_modules`, the root's slice.
+ */
 export function installsPackages(graph: LoweredGraph): Set<number> {
   const importerNodes = new Set(graph.importers.values());
+  const linkLeaf = (node: number): boolean => {
+    const label = graph.label(node);
+    return label.kind === 'leaf' && label.ref.startsWith('link ');
+  };
   const memo = new Map<number, boolean>();
   const installs = (node: number, path: Set<number>): boolean => {
     const known = memo.get(node);
@@ -35,7 +47,7 @@ export function installsPackages(graph: LoweredGraph): Set<number> {
     path.add(node);
     let found = false;
     for (const next of graph.edges[node] ?? []) {
-      if (!importerNodes.has(next)) found = true;
+      if (!importerNodes.has(next)) found = !linkLeaf(next);
       else if (!path.has(next)) found = installs(next, path);
       if (found) break;
     }

@@ -22,9 +22,9 @@
 // (`slicesFromLockfileAsync`, `projectSlicesAsync`); see pnpm-v6.ts for what a v6 slice folds. Other pnpm
 // versions (5.x, 10.x...) are ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE naming the version.
 // Invariants: v9, npm, yarn and bun: one linear pass (text index, then O(V+E)), no full YAML parse, and
-// neither @pnpm/lockfile-file nor any yarn parser is loaded; no file but the lockfile and the projects'
+// neither @pnpm/lockfile-file nor any yarn parser is loaded; no file but the lockfile, the projects'
 // package.json files (for names; yarn v1: also for the importers' dependencies, and the folder listings
-// its workspace globs need) is read. Must never: echo lockfile contents in errors.
+// its workspace globs need) and the linker's committed settings at the root (layout.ts) is read. Must never: echo lockfile contents in errors.
 
 import { statSync } from 'node:fs';
 import { join, posix } from 'node:path';
@@ -35,6 +35,7 @@ import { checkLockfileShape } from '../lockfile-shape.js';
 import { printable } from '../printable.js';
 import { closureDigests } from './merkle.js';
 import { installsPackages, poolDigest } from './reach.js';
+import { poolAtRoot } from './layout.js';
 import { lowerNpm } from './npm-lock.js';
 import { lowerPnpm, type LoweredGraph } from './pnpm-graph.js';
 import { indexPnpmLockfile } from './pnpm-index.js';
@@ -103,6 +104,11 @@ export interface FromLockfileOptions {
    * beside them (yarn v1's manifests, whose ranges name its entries) is redacted the same way.
    */
   readonly redacted?: boolean;
+  /**
+   * Whether the linker puts the hoisted pool in the root node_modules, where every project's own code resolves
+   * it (layout.ts): then every project folds the pool. Default: read from the settings committed at `root`.
+   */
+  readonly poolAtRoot?: boolean;
 }
 
 /** The format of `options.lockfile` after the byte-level shape check; throws for other lockfiles. */
@@ -151,7 +157,14 @@ export function slicesFromLockfile(bytes: Buffer, options: FromLockfileOptions):
   return slicesOfChecked(checkedFormat(bytes, options), bytes, options);
 }
 
-function slicesOfChecked(format: SliceFormat, bytes: Buffer, options: FromLockfileOptions): LockfileSlices {
+/** options with `poolAtRoot` settled: given, or read from the settings at the root (layout.ts). */
+function withLayout(format: SliceFormat, bytes: Buffer, options: FromLockfileOptions): FromLockfileOptions {
+  if (options.poolAtRoot !== undefined) return options;
+  return { ...options, poolAtRoot: poolAtRoot(options.root, format, bytes.subarray(0, 2048).toString('utf8')) };
+}
+
+function slicesOfChecked(format: SliceFormat, bytes: Buffer, given: FromLockfileOptions): LockfileSlices {
+  const options = withLayout(format, bytes, given);
   const absPath = join(options.root, options.lockfile);
   if (format === 'npm') return finish(format, lowerNpm(bytes, absPath), options);
   if (format === 'bun') return finish(format, lowerBun(readBunLock(bytes.toString('utf8'), absPath), absPath), options);
@@ -169,7 +182,8 @@ export async function slicesFromLockfileAsync(bytes: Buffer, options: FromLockfi
   // Sniffed on the first 4 KiB: lockfileVersion is pnpm's first key (after an env document's few lines).
   if (format !== 'pnpm' || !isPnpmV6(sniffLockfileVersion(bytes.subarray(0, 4096).toString('utf8'))))
     return slicesOfChecked(format, bytes, options);
-  return finish(format, lowerPnpm(await indexPnpmV6(bytes, join(options.root, options.lockfile))), options);
+  const index = await indexPnpmV6(bytes, join(options.root, options.lockfile));
+  return finish(format, lowerPnpm(index), withLayout(format, bytes, options));
 }
 
 /** yarn.lock: berry (a `__metadata` block) or classic (`# yarn lockfile v1`, workspaces from the manifests). */
@@ -192,12 +206,14 @@ function lowerYarn(text: string, absPath: string, root: string, redacted: boolea
 function finish(format: SliceFormat, graph: LoweredGraph, options: FromLockfileOptions): LockfileSlices {
   const closures = closureDigests(graph);
   const pool = poolDigest(closures);
-  const installs = installsPackages(graph);
+  // Where the pool is in the root node_modules, every project's own code resolves it (layout.ts).
+  const everyone = options.poolAtRoot === true;
+  const installs = everyone ? undefined : installsPackages(graph);
   const slices: ProjectSlice[] = [];
   for (const [importer, node] of graph.importers) {
     const digest = sha256Of(`lockguard-slice/1\n${importer}\n${closures[node] ?? ''}`) as SliceDigest;
     const name = options.names === false ? undefined : packageName(options.root, importer);
-    slices.push({ importer, name, digest, reach: installs.has(node) ? pool : undefined });
+    slices.push({ importer, name, digest, reach: everyone || installs?.has(node) === true ? pool : undefined });
   }
   slices.sort((a, b) => (a.importer < b.importer ? -1 : a.importer > b.importer ? 1 : 0));
   return { format, lockfile: options.lockfile, slices, graph, closures, pool };

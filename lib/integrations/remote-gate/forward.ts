@@ -20,6 +20,12 @@ const UPSTREAM_ERROR_MAX = 120;
 /** The methods a preflight may announce (anything else is a request the gate does not understand). */
 export const PREFLIGHT_TARGETS: readonly string[] = ['GET', 'HEAD', 'PUT', 'POST'];
 
+/** A request target's path (its query left out). */
+export function pathOnly(target: string): string {
+  const at = target.indexOf('?');
+  return at === -1 ? target : target.slice(0, at);
+}
+
 /** A path short enough for an event. */
 export function shortPath(path: string): string {
   return path.length <= MAX_PATH_IN_EVENT ? path : `${path.slice(0, MAX_PATH_IN_EVENT)}...`;
@@ -50,8 +56,12 @@ function passBack(
     }
     const location =
       typeof headers['location'] === 'string'
-        ? gateLocation(headers['location'], ctx.options.upstream, path, `http://127.0.0.1:${ctx.port}`, (known) =>
-            knownPath(ctx, known),
+        ? gateLocation(
+            headers['location'],
+            ctx.options.upstream,
+            path,
+            `http://127.0.0.1:${ctx.port}${ctx.prefix}`,
+            (known) => knownPath(ctx, known),
           )
         : undefined;
     if (location === undefined) delete headers['location'];
@@ -61,15 +71,19 @@ function passBack(
   upRes.pipe(res);
 }
 
-/** Forward the request as the client sent it; pass the answer back as the upstream sent it. */
+/**
+ * Forward the request as the client sent it (`target`: its path and query after the gate's per-run path); pass
+ * the answer back as the upstream sent it.
+ */
 export function forward(
   ctx: GateContext,
   req: http.IncomingMessage,
   res: http.ServerResponse,
-  path: string,
+  target: string,
   preflight = false,
 ): void {
-  const up = upstreamRequest(ctx.options.upstream, ctx.agent, req.method ?? 'GET', req.url ?? '/', req.headers);
+  const path = pathOnly(target);
+  const up = upstreamRequest(ctx.options.upstream, ctx.agent, req.method ?? 'GET', target, req.headers);
   let failed = false;
   let clientGone = false;
   const fail = (error: Error): void => {

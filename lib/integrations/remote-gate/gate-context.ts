@@ -35,6 +35,7 @@ export interface GateCounters {
   upstreamFailures: number;
   decisionFailures: number;
   notForwarded: number;
+  foreign: number;
 }
 
 export interface GateContext {
@@ -46,6 +47,11 @@ export interface GateContext {
   readonly counts: GateCounters;
   /** The gate's own port (0 until it listens). */
   port: number;
+  /**
+   * The per-run path every request to the gate starts with (`/lockguard-<32 hex>`, random): only the runner
+   * lockguard started is given it, so a request without it is another process's and is not this run's.
+   */
+  readonly prefix: string;
   /** Tell the owner (a throw is swallowed). */
   tell(event: GateEvent): void;
 }
@@ -60,6 +66,7 @@ export function newCounters(): GateCounters {
     upstreamFailures: 0,
     decisionFailures: 0,
     notForwarded: 0,
+    foreign: 0,
   };
 }
 
@@ -72,6 +79,7 @@ export function statsOf(counts: GateCounters): GateStats {
     upstreamFailures: counts.upstreamFailures,
     decisionFailures: counts.decisionFailures,
     notForwarded: counts.notForwarded,
+    foreign: counts.foreign,
     refusedKeys: [...counts.refusedKeys],
   };
 }

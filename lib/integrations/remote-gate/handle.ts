@@ -11,17 +11,12 @@
 
 import type http from 'node:http';
 import { answerAfterBody, answerPreflight } from './answers.js';
-import { forward, knownPath, PREFLIGHT_TARGETS, shortPath } from './forward.js';
+import { forward, knownPath, pathOnly, PREFLIGHT_TARGETS, shortPath } from './forward.js';
 import type { GateContext } from './gate-context.js';
 import type { Classified, Decision, GateRequest } from './types.js';
 
 /** The most of a thrown decision's message an event keeps (its code instead where there is one). */
 const DECISION_ERROR_MAX = 200;
-
-function pathOnly(raw: string): string {
-  const at = raw.indexOf('?');
-  return at === -1 ? raw : raw.slice(0, at);
-}
 
 /** Answer without forwarding (counted, told as `not-forwarded`). */
 function notForward(
@@ -48,7 +43,8 @@ function admits(ctx: GateContext, request: GateRequest): boolean {
   }
 }
 
-function handlePreflight(ctx: GateContext, req: http.IncomingMessage, res: http.ServerResponse, path: string): void {
+function handlePreflight(ctx: GateContext, req: http.IncomingMessage, res: http.ServerResponse, raw: string): void {
+  const path = pathOnly(raw);
   const announced = String(req.headers['access-control-request-method'] ?? '').toUpperCase();
   const target = PREFLIGHT_TARGETS.includes(announced) ? ctx.adapter.classify(announced, path) : undefined;
   const key = target?.key ?? 'preflight';
@@ -64,7 +60,7 @@ function handlePreflight(ctx: GateContext, req: http.IncomingMessage, res: http.
   };
   if (target?.kind === 'other' || admits(ctx, request)) {
     ctx.counts.passed.other++;
-    forward(ctx, req, res, path, true);
+    forward(ctx, req, res, raw, true);
   } else if (target === undefined) {
     const { status, body, type } = ctx.adapter.refusal('save');
     notForward(ctx, req, res, 'OPTIONS', path, status, body, type);
@@ -100,9 +96,10 @@ function handleKeyed(
   req: http.IncomingMessage,
   res: http.ServerResponse,
   method: string,
-  path: string,
+  raw: string,
   classified: Classified & { kind: 'restore' | 'save'; key: string },
 ): void {
+  const path = pathOnly(raw);
   const request: GateRequest = {
     protocol: ctx.options.protocol,
     method,
@@ -115,7 +112,7 @@ function handleKeyed(
   const { decision, reason } = decideOn(ctx, request);
   if (decision === 'pass') {
     ctx.counts.passed[classified.kind]++;
-    forward(ctx, req, res, path);
+    forward(ctx, req, res, raw);
     return;
   }
   const { status, body, type } = ctx.adapter.refusal(classified.kind);
@@ -131,12 +128,19 @@ function handleKeyed(
 /** Serve one request. */
 export function handle(ctx: GateContext, req: http.IncomingMessage, res: http.ServerResponse): void {
   const method = req.method ?? '';
-  const raw = req.url ?? '';
+  const url = req.url ?? '';
+  if (!url.startsWith(`${ctx.prefix}/`)) {
+    // Not this run's runner: it was never given the gate's path. Not decided, not forwarded, not counted as ours.
+    ctx.counts.foreign++;
+    answerAfterBody(req, res, 404, 'Not a cache path lockguard forwards.\n');
+    return;
+  }
+  const raw = url.slice(ctx.prefix.length);
   const path = pathOnly(raw);
   const host = (req.headers['host'] ?? '').toLowerCase();
   const ours = host === `127.0.0.1:${ctx.port}` || host === `localhost:${ctx.port}`;
   if (method === 'OPTIONS' && ctx.adapter.preflight && ours && raw.startsWith('/') && knownPath(ctx, path)) {
-    handlePreflight(ctx, req, res, path);
+    handlePreflight(ctx, req, res, raw);
     return;
   }
   const classified = raw.startsWith('/') && ours ? ctx.adapter.classify(method, path) : undefined;
@@ -154,8 +158,8 @@ export function handle(ctx: GateContext, req: http.IncomingMessage, res: http.Se
   }
   if (classified.kind === 'other' || classified.key === undefined) {
     ctx.counts.passed.other++;
-    forward(ctx, req, res, path);
+    forward(ctx, req, res, raw);
     return;
   }
-  handleKeyed(ctx, req, res, method, path, { ...classified, kind: classified.kind, key: classified.key });
+  handleKeyed(ctx, req, res, method, raw, { ...classified, kind: classified.kind, key: classified.key });
 }

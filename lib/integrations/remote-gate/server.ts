@@ -23,7 +23,11 @@
 // - After the move, a request on the protocol's paths that the gate does not understand (a preflight
 //   announcing a method the protocol has no reading for) is refused, never forwarded; before it, it passes.
 // - Nothing here records a header value or a query string: events and stats carry method, path, key.
+// - Only requests under the gate's per-run path (its URL's, given to the runner lockguard starts) are this
+//   run's: any other (another process on the machine) is answered 404, reaches nobody and counts only as
+//   `foreign`, never as a restore or an upload this run passed or refused.
 
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { newCounters, statsOf, teller, type GateContext, type GateOptions } from './gate-context.js';
@@ -35,7 +39,7 @@ import type { GateStats } from './types.js';
 export type { GateOptions } from './gate-context.js';
 
 export interface Gate {
-  /** `http://127.0.0.1:<port>`: what the runner is pointed at. */
+  /** `http://127.0.0.1:<port>/lockguard-<random>`: what the runner is pointed at (the path is this run's). */
   readonly url: string;
   readonly port: number;
   stats(): GateStats;
@@ -77,6 +81,7 @@ export async function startGate(options: GateOptions): Promise<Gate> {
     idleMs: options.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
     counts: newCounters(),
     port: 0,
+    prefix: `/lockguard-${randomBytes(16).toString('hex')}`,
     tell: teller(options.onEvent),
   };
   const sockets = new Set<Socket>();
@@ -84,7 +89,7 @@ export async function startGate(options: GateOptions): Promise<Gate> {
   ctx.port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://127.0.0.1:${ctx.port}`,
+    url: `http://127.0.0.1:${ctx.port}${ctx.prefix}`,
     port: ctx.port,
     stats: () => statsOf(ctx.counts),
     close() {

@@ -181,3 +181,40 @@ test("a decision that throws refuses and is reported; a path not the protocol's,
   assert.deepEqual(requests(), [], 'nothing reached the upstream');
   assert.ok(!JSON.stringify(events).includes(TOKEN), 'query strings are not recorded');
 });
+
+test("another process's requests (without the gate's per-run path) are 404, reach nobody and are never counted as this run's", async (t) => {
+  for (const [protocol, prefix] of [
+    ['turbo-v8', '/v8/artifacts/'],
+    ['nx-v1', '/v1/cache/'],
+  ] as const) {
+    const { server, requests } = await spec(t, protocol === 'nx-v1' ? 'nx-v1' : 'v8');
+    let decisions = 0;
+    const { gate, events } = await gateFor(t, protocol, server.url, () => {
+      decisions++;
+      return 'refuse';
+    });
+    const url = new URL(gate.url);
+    assert.match(url.pathname, /^\/lockguard-[0-9a-f]{32}$/, 'the URL the runner is given holds the per-run path');
+    const origin = `http://127.0.0.1:${gate.port}`;
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    // Another process on the machine knows the port (it is listening) but not the path.
+    for (const path of [`${prefix}42`, `/lockguard-${'0'.repeat(32)}${prefix}42`, `${url.pathname}x${prefix}42`]) {
+      const put = await request(`${origin}${path}`, { method: 'PUT', headers: auth, body: Buffer.from('x') });
+      assert.equal(put.status, 404, path);
+    }
+    assert.equal((await request(`${origin}${prefix}42`, { headers: auth })).status, 404);
+    assert.deepEqual(requests(), [], `${protocol}: nothing reached the upstream`);
+    assert.equal(decisions, 0, 'no foreign request was decided');
+    const stats = gate.stats();
+    assert.deepEqual(
+      [stats.refused, stats.refusedParts, stats.passed],
+      [{ restore: 0, save: 0 }, 0, { restore: 0, save: 0, other: 0 }],
+    );
+    assert.equal(stats.foreign, 4);
+    assert.deepEqual(events, []);
+    // The run's own runner, with the path: decided and counted.
+    const own = await request(`${gate.url}${prefix}43`, { method: 'PUT', headers: auth, body: Buffer.from('x') });
+    assert.equal(own.status, protocol === 'nx-v1' ? 409 : 403);
+    assert.equal(gate.stats().refused.save, 1);
+  }
+});
