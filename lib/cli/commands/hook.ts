@@ -17,10 +17,10 @@ that is a no-op where lockguard is not installed (npm ci --omit=dev, a checkout 
 
 Inside a guarded run (lockguard run), tells the run that an npm command ran its install scripts
 (npm_command and npm_lifecycle_event say which), so it re-checks the lockfile at once. Outside a run it
-does nothing and exits 0. After "npm install" and "npm ci", and after any pnpm install (prepare; pnpm
-12's pnpmfile cannot see an install end, its root prepare runs after one), where the workspace uses
-per-project slice files (.lockguard-slice: lockguard init --sound-keys), writes them; a problem writing one
-is a warning, never a failed install.
+does nothing and exits 0. After "npm install" and "npm ci", after any pnpm install (prepare; pnpm 12's
+pnpmfile cannot see an install end, its root prepare runs after one), and after bun's and yarn 1's installs
+(their root prepare), where the workspace uses per-project slice files (.lockguard-slice: lockguard init
+--sound-keys), writes them; a problem writing one is a warning, never a failed install.
 
 Under --policy refuse: npm runs the root's install scripts only after it wrote package-lock.json and
 node_modules, so nothing can stop it before; when "npm install" has rewritten the lockfile, this exits 1 so
