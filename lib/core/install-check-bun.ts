@@ -78,7 +78,10 @@ function wantedPackages(lock: BunLock): Wanted[] {
   const wanted: Wanted[] = [];
   for (const pkg of lock.packages) {
     const at = pkg.ident.indexOf('@', 1);
-    if (at === -1 || !installsHere(bunInfo(pkg))) continue;
+    const info = bunInfo(pkg);
+    // Platform fields it cannot read: not judged (a refusal would rest on a guess about this machine).
+    if (info === undefined && /"(?:os|cpu)":/.test(pkg.text)) continue;
+    if (at === -1 || !installsHere(info)) continue;
     const name = pkg.ident.slice(0, at);
     const spec = pkg.ident.slice(at + 1);
     const integrity = bunIntegrity(pkg);

@@ -1,6 +1,6 @@
 // `lockguard doctor`'s `slice-hooks` check: where a workspace uses per-project slice files, whether its
-// installs rewrite them (pnpm 10's pnpmfile, the root postinstall hook for npm and pnpm 12, yarn's committed
-// plugin), with the fix; nothing where the workspace does not use them.
+// installs rewrite them (pnpm 10's pnpmfile, the root prepare hook for npm, pnpm 12, yarn v1 and bun, yarn
+// berry's committed plugin), with the fix; nothing where the workspace does not use them.
 
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -72,4 +72,30 @@ test("yarn berry: ok once lockguard's plugin is committed in .yarnrc.yml", async
   assert.match(before?.fix ?? '', /yarn plugin import/);
   writeFileSync(join(root, '.yarnrc.yml'), 'plugins:\n  - path: .yarn/plugins/lockguard.cjs\n');
   assert.equal((await sliceHooks(root))?.level, 'ok');
+});
+
+test('yarn v1 and bun: the root prepare hook, never a yarn plugin (yarn v1 has none)', async (t) => {
+  for (const [lockfile, text, name] of [
+    ['yarn.lock', '# yarn lockfile v1\n\n', 'yarn v1'],
+    [
+      'bun.lock',
+      '{\n  "lockfileVersion": 1,\n  "workspaces": {\n    "": {\n      "name": "root",\n    },\n  },\n  "packages": {\n  }\n}\n',
+      'bun',
+    ],
+  ] as const) {
+    const manifest = { name: 'root', private: true };
+    const root = tempWorkspace(t, { 'package.json': JSON.stringify(manifest), [lockfile]: text, ...RECORD });
+    const before = await sliceHooks(root);
+    assert.equal(before?.level, 'warn', before?.detail);
+    assert.match(
+      before?.detail ?? '',
+      new RegExp(`^${name} installs do not rewrite the slice files \\(no root prepare hook\\)`),
+    );
+    assert.doesNotMatch(`${before?.detail} ${before?.fix}`, /plugin/);
+    assert.equal(before?.fix, 'lockguard init --npm-scripts.');
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ ...manifest, scripts: { prepare: HOOK_SCRIPT } }));
+    const after = await sliceHooks(root);
+    assert.equal(after?.level, 'ok', after?.detail);
+    assert.match(after?.detail ?? '', /the root prepare hook/);
+  }
 });

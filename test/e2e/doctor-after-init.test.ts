@@ -1,6 +1,6 @@
 // `lockguard init` → install → `lockguard doctor` prints no warning on a correctly set up workspace, on every
 // package manager lockguard supports (issue 28): pnpm 10 and 12, npm (with and without --npm-scripts), yarn
-// 4 node-modules and PnP, bun. Registry-free: one `file:` tarball dependency (the real-registry tier is
+// 4 node-modules and PnP, yarn 1, bun. Registry-free: one `file:` tarball dependency (the real-registry tier is
 // test/tier/). pnpm is found on PATH as a version manager's shim would put it there (a script, not pnpm's
 // own files), which doctor asks for its version.
 
@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { cli } from '../helpers/cli.js';
 import { isolatedEnv } from '../helpers/env.js';
 import { writeTarball } from '../helpers/hooks.js';
-import { BUN, mustRun, NPM, PNPM10, PNPM12, type Tool, YARN } from '../helpers/tools.js';
+import { BUN, mustRun, NPM, PNPM10, PNPM12, type Tool, YARN, YARN1 } from '../helpers/tools.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 interface Finding {
@@ -35,6 +35,7 @@ const ARMS: readonly Arm[] = [
   { name: 'npm --npm-scripts', tool: NPM, init: ['--npm-scripts'], files: {} },
   { name: 'yarn 4 node-modules', tool: YARN, init: [], files: { '.yarnrc.yml': 'nodeLinker: node-modules\n' } },
   { name: 'yarn 4 PnP', tool: YARN, init: [], files: { '.yarnrc.yml': 'nodeLinker: pnp\n' } },
+  { name: 'yarn 1', tool: YARN1, init: [], files: {} },
   { name: 'bun', tool: BUN, init: [], files: {} },
 ];
 

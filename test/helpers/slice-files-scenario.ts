@@ -160,8 +160,9 @@ export function workspace(
   const sh = shellIn(root, env, STEP_TIMEOUT_MS);
   const must = (argv: readonly string[]): SpawnSyncReturns<string> => check(sh(argv), `${name}: ${argv.join(' ')}`);
   if (sound) {
-    // Set up as a team would: init edits turbo.json's task inputs, .nxignore and .gitignore (the pnpmfile is this test's own).
-    const init = must(['lockguard', 'init', '--sound-keys', '--no-pnpmfile']);
+    // Set up as a team would: init edits turbo.json's task inputs, .nxignore and .gitignore (the pnpmfile and
+    // the root prepare hook, init's default where no pnpmfile writes the files, are this test's own).
+    const init = must(['lockguard', 'init', '--sound-keys', '--no-pnpmfile', '--no-npm-scripts']);
     assert.match(init.stdout, /sound keys: the runners' keys now fold each project's \.lockguard-slice/, init.stdout);
     assert.match(readFileSync(join(root, 'turbo.json'), 'utf8'), /"\$TURBO_DEFAULT\$",\s*"\.lockguard-slice"/);
     assert.match(readFileSync(join(root, '.nxignore'), 'utf8'), /!\*\*\/\.lockguard-slice/);

@@ -20,26 +20,7 @@ export interface Gap {
   readonly today: string;
 }
 
-const DOCTOR: Gap = {
-  bullet: '`init` → install → `doctor` green on every package manager',
-  lane: 'setup',
-  today: 'doctor warns right after init and its install (slice hooks, slice files not written yet, install check)',
-};
-
-const BUN_CHECK: Gap = {
-  bullet:
-    'bun: `lockguard run` refuses every bun workspace that has a registry dependency (a pre-run check that agrees with each package manager)',
-  lane: 'install',
-  today: 'exit 3, "@esbuild/linux-x64 and 135 more are not installed as bun.lock says" right after bun install',
-};
-
-export const KNOWN_GAPS: Readonly<Partial<Record<ArmId, Readonly<Partial<Record<Step, Gap>>>>>> = {
-  'pnpm12-isolated': { doctor: DOCTOR },
-  'pnpm12-hoisted': { doctor: DOCTOR },
-  'bun-hoisted': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK },
-  'bun-isolated': { doctor: DOCTOR, runs: BUN_CHECK, poisoning: BUN_CHECK },
-  yarn1: { doctor: DOCTOR },
-};
+export const KNOWN_GAPS: Readonly<Partial<Record<ArmId, Readonly<Partial<Record<Step, Gap>>>>>> = {};
 
 /** The gap listed for this arm's step, if any. */
 export function knownGap(arm: ArmId, step: Step): Gap | undefined {

@@ -31,7 +31,8 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../command.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
-import { readBoundedText, readConfigText } from '../../core/bounded-read.js';
+import { readBounded, readBoundedText, readConfigText } from '../../core/bounded-read.js';
+import { yarnFlavor } from '../../core/yarn-flavor.js';
 
 const help = `Usage: lockguard init [options]
 
@@ -42,7 +43,8 @@ init records the file's checksum in pnpm-lock.yaml itself (the one line pnpm ins
 checksum that differs makes pnpm 10 re-resolve every peer and a frozen install fail); commit both.
 An existing, different .pnpmfile.cjs is left alone: init prints how to compose it with lockguard's hooks.
 yarn and bun workspaces: no hook file to write (a refusing run hands yarn berry lockguard's plugin through the
-environment; yarn v1 and bun have no hooks lockguard uses).
+environment; yarn v1 and bun have no plugin hooks: where sound keys are set up, the root prepare script
+rewrites the slice files after their installs, see --npm-scripts).
 
 pnpm 11 and newer start node helper processes for any pnpmfile on every command (a no-op install about 4x
 slower), so there init writes nothing by default: lockguard run refuses pnpm install and the install before
@@ -74,7 +76,10 @@ ${DIR_HELP}
   --pnpmfile           write .pnpmfile.cjs whatever the pnpm version (--no-pnpmfile: never)
   --npm-scripts        add lockguard's hook to the root package.json's prepare script (npm records a root
                        preinstall/postinstall as hasInstallScript in package-lock.json; prepare it does not)
-                       (npm workspaces; a no-op where lockguard is not installed, as in npm ci --omit=dev)
+                       (a no-op where lockguard is not installed, as in npm ci --omit=dev). The default
+                       where sound keys are set up and no other hook rewrites the slice files after an
+                       install: npm, pnpm 11+, yarn v1, bun (each runs the root prepare after its installs)
+  --no-npm-scripts     never add it (then lockguard run or lockguard key --write-slices writes the files)
   -h, --help           this text
 `;
 
@@ -170,7 +175,15 @@ function ignoreLedger(root: string, io: Io): void {
   );
 }
 
-function addNpmScripts(root: string, io: Io): void {
+/** Which installs run the root prepare hook, per package manager (measured: integrations/npm/hook.ts). */
+const PREPARE_RUNS: Readonly<Record<string, string>> = {
+  npm: 'npm install and npm ci run the hook from now on',
+  pnpm: 'pnpm installs that change something run the hook from now on',
+  bun: 'bun install and bun add run the hook from now on',
+  yarn: 'yarn install runs the hook from now on (yarn workspace <name> add does not: lockguard run catches it)',
+};
+
+function addNpmScripts(root: string, manager: string, byDefault: boolean, io: Io): void {
   const path = join(root, 'package.json');
   const text = readText(root, path);
   if (text === undefined) {
@@ -188,10 +201,27 @@ function addNpmScripts(root: string, io: Io): void {
   writeFileSync(path, edit.text);
   noteInitEdit(root, 'package.json', text, edit.text);
   const moved = edit.changed.filter((event) => event !== 'prepare');
+  const why = byDefault
+    ? `\n  (it rewrites the ${SLICE_FILE} files after each install, so a runner started without lockguard run hashes what is installed; --no-npm-scripts leaves it out)`
+    : '';
   io.stdout.write(
-    `package.json: lockguard's hook runs in the root prepare script${moved.length === 0 ? '' : ` (taken out of ${moved.join(' and ')}: npm records those as the root's hasInstallScript in package-lock.json)`}\n` +
-      '  next: commit package.json (npm install, npm ci and pnpm installs run the hook from now on; the lockfile does not change).\n',
+    `package.json: lockguard's hook runs in the root prepare script${moved.length === 0 ? '' : ` (taken out of ${moved.join(' and ')}: npm records those as the root's hasInstallScript in package-lock.json)`}${why}\n` +
+      `  next: commit package.json (${PREPARE_RUNS[manager] ?? PREPARE_RUNS['npm']}; the lockfile does not change).\n`,
   );
+}
+
+/** Each project's slice file, written now; a lockfile without slices (bun.lockb) or a file that cannot be written is one line. */
+async function writeSlicesNow(root: string, io: Io): Promise<void> {
+  const { writeSliceFiles } = await import('../../run/slice-pass.js');
+  const { sliceReportLines } = await import('../slice-files.js');
+  try {
+    for (const line of sliceReportLines(await writeSliceFiles(root))) io.stdout.write(`  ${line}\n`);
+  } catch (error) {
+    if (!isLockguardError(error)) throw error;
+    io.stdout.write(
+      `  the slice files were not written: ${error.message}${error.hint === undefined ? '' : ` ${error.hint}`}\n`,
+    );
+  }
 }
 
 /**
@@ -203,10 +233,10 @@ async function setUpSoundKeys(
   explicit: boolean,
   chosen: SoundKeysMode | undefined,
   io: Io,
-): Promise<boolean> {
+): Promise<SoundKeysMode | undefined> {
   if (!soundKeysWanted(root)) {
     if (explicit) io.stdout.write('sound keys: no turbo.json or nx here, nothing to set up.\n');
-    return false;
+    return undefined;
   }
   const before = soundKeysMode(root);
   // No mode named: the one the workspace is in (a second init never switches it), else ignored.
@@ -231,23 +261,13 @@ async function setUpSoundKeys(
       io.stdout.write(
         `  next: stop tracking the committed files (they are written on every machine now): git rm --cached -q -- $(git ls-files -- '*${SLICE_FILE}')\n`,
       );
-    return true;
+    return mode;
   }
-  const { writeSliceFiles } = await import('../../run/slice-pass.js');
-  const { sliceReportLines } = await import('../slice-files.js');
-  try {
-    for (const line of sliceReportLines(await writeSliceFiles(root))) io.stdout.write(`  ${line}\n`);
-  } catch (error) {
-    // The runners' files are set up: a lockfile without slices (bun.lockb) or a file that cannot be written is one line.
-    if (!isLockguardError(error)) throw error;
-    io.stdout.write(
-      `  the slice files were not written: ${error.message}${error.hint === undefined ? '' : ` ${error.hint}`}\n`,
-    );
-  }
+  await writeSlicesNow(root, io);
   io.stdout.write(
     `  next: commit the files, now and with every lockfile change: ${GIT_ADD_SLICES}\n  (lockguard key --check-slices in a pre-commit hook or a CI step fails while they are not current)\n`,
   );
-  return true;
+  return mode;
 }
 
 /** `--sound-keys=<mode>` taken out of argv (parseArgs' booleans take no value): argv with a bare --sound-keys, and the mode. */
@@ -274,7 +294,7 @@ function soundKeysArg(argv: readonly string[]): { argv: string[]; mode: SoundKey
  * pnpm's hook: the pnpmfile where the pnpm that runs keeps hooks in its own process (or asked for), else why
  * not; and where sound keys are set up and nothing else will rewrite the slice files (`noWriter`), the hook that does.
  */
-function pnpmHook(root: string, parsed: Parsed, noWriter: boolean, io: Io): void {
+function pnpmHook(root: string, parsed: Parsed, io: Io): boolean {
   const major = majorOf(pnpmHere(root, io.env).version);
   const wanted =
     flag(parsed, 'pnpmfile') || (!flag(parsed, 'no-pnpmfile') && (major === undefined || major <= PNPMFILE_FREE_UNTIL));
@@ -286,17 +306,63 @@ function pnpmHook(root: string, parsed: Parsed, noWriter: boolean, io: Io): void
         '  through the environment; lockguard init --pnpmfile adds the plugin that refuses pnpm add/update/remove too.\n',
     );
   }
-  if (noWriter && !wanted) io.stdout.write(AFTER_INSTALL_PNPM);
+  // pnpm 10's pnpmfile writes them at pnpm's exit; pnpm 11+ runs its hooks in helpers that never see an install end.
+  return wanted && (major === undefined || major <= PNPMFILE_FREE_UNTIL);
 }
 
-/** Where sound keys are set up and no hook here rewrites the slice files after an install: how to add one. */
-const AFTER_INSTALL_PNPM = `  sound keys: pnpm 11+ runs no pnpmfile hook after an install, so nothing rewrites the ${SLICE_FILE} files then;\n  lockguard init --npm-scripts adds the root postinstall that does (a runner started without lockguard then hashes what is installed).\n`;
+/** yarn berry (its plugin, committed by the user, rewrites the slice files), judged from yarn.lock. */
+function yarnBerry(root: string): boolean {
+  try {
+    const lock = readBounded(join(root, 'yarn.lock'), { kind: 'lockfile', root });
+    return lock !== undefined && yarnFlavor(lock) === 'berry';
+  } catch {
+    return false;
+  }
+}
+
+/** Where sound keys are set up and no hook here rewrites the slice files after an install (--no-npm-scripts): how to add one. */
+const AFTER_INSTALL = `  sound keys: nothing rewrites the ${SLICE_FILE} files after an install here (--no-npm-scripts);\n  lockguard init --npm-scripts adds the root prepare hook that does (a runner started without lockguard then hashes what is installed).\n`;
 /** The plugin's path is lockguard's own (under PnP: its unplugged folder), integrations/yarn-plugin/import-path.ts. */
 const afterInstallYarn = (root: string): string =>
   `  sound keys: commit lockguard's yarn plugin so every yarn berry install rewrites the ${SLICE_FILE} files:\n  ${yarnPluginImportLine(root)} (then commit .yarnrc.yml and .yarn/plugins/lockguard.cjs).\n`;
 
 /** The last pnpm major that runs pnpmfile hooks in its own process (a pnpmfile costs it nothing measurable). */
 const PNPMFILE_FREE_UNTIL = 10;
+
+/**
+ * The package manager's hooks: pnpm's pnpmfile; the root prepare hook where asked, or by default where sound
+ * keys are set up and nothing else rewrites the slice files after an install (pnpm 11+, npm, yarn v1, bun).
+ * Whether the prepare hook is in place.
+ */
+function installHooks(workspace: { root: string; manager: string }, parsed: Parsed, sound: boolean, io: Io): boolean {
+  const { root, manager } = workspace;
+  const otherWriter = manager === 'pnpm' ? pnpmHook(root, parsed, io) : manager === 'yarn' ? yarnBerry(root) : false;
+  const byDefault = sound && !otherWriter && !flag(parsed, 'no-npm-scripts');
+  const npmScripts = flag(parsed, 'npm-scripts') || byDefault;
+  if (npmScripts) addNpmScripts(root, manager, !flag(parsed, 'npm-scripts'), io);
+  else if (sound && !otherWriter) io.stdout.write(AFTER_INSTALL);
+  if (sound && manager === 'yarn' && otherWriter) io.stdout.write(afterInstallYarn(root));
+  return npmScripts;
+}
+
+/** What this package manager's installs get from lockguard, where init wrote no hook for them. */
+function managerNotes(manager: string, npmScripts: boolean, io: Io): void {
+  if (manager === 'npm' && !npmScripts) {
+    io.stdout.write(
+      `This is an npm workspace: no pnpmfile to write.\n  lockguard init --npm-scripts adds lockguard's hook to the root prepare script.\n`,
+    );
+  }
+  if (manager === 'yarn') {
+    io.stdout.write(
+      `This is a yarn workspace: no hook file to write.\n  yarn berry: a refusing run (lockguard run --policy refuse) hands yarn lockguard's plugin and YARN_ENABLE_IMMUTABLE_INSTALLS through the environment, so no file goes into the repository and a fresh clone needs nothing.\n  yarn v1 has no plugins: installs inside a run are caught by the table (file events and the final check).\n`,
+    );
+  }
+  if (manager === 'bun') {
+    io.stdout.write(
+      `This is a bun workspace: no hook file to write.\n  bun has no plugin hooks: installs inside a run are caught by the table (file events and the final check).\n`,
+    );
+  }
+}
 
 export const command: Command = {
   help,
@@ -305,6 +371,7 @@ export const command: Command = {
     const parsed = parse('init', argv, {
       ...DIR_OPTION,
       'npm-scripts': { type: 'boolean' },
+      'no-npm-scripts': { type: 'boolean' },
       pnpmfile: { type: 'boolean' },
       'no-pnpmfile': { type: 'boolean' },
       'sound-keys': { type: 'boolean' },
@@ -317,6 +384,13 @@ export const command: Command = {
         { hint: 'lockguard init --help says what each does.' },
       );
     }
+    if (flag(parsed, 'npm-scripts') && flag(parsed, 'no-npm-scripts')) {
+      throw new LockguardError(
+        'ERR_LOCKGUARD_USAGE',
+        'Expected --npm-scripts or --no-npm-scripts, not both (lockguard init).',
+        { hint: 'lockguard init --help says what each does.' },
+      );
+    }
     if (flag(parsed, 'sound-keys') && flag(parsed, 'no-sound-keys')) {
       throw new LockguardError(
         'ERR_LOCKGUARD_USAGE',
@@ -325,28 +399,18 @@ export const command: Command = {
       );
     }
     const workspace = await workspaceOf(parsed, io);
-    const sound =
-      !flag(parsed, 'no-sound-keys') && (await setUpSoundKeys(workspace.root, flag(parsed, 'sound-keys'), mode, io));
+    const sound = flag(parsed, 'no-sound-keys')
+      ? undefined
+      : await setUpSoundKeys(workspace.root, flag(parsed, 'sound-keys'), mode, io);
     ignoreLedger(workspace.root, io);
-    const npmScripts = flag(parsed, 'npm-scripts');
-    if (workspace.manager === 'pnpm') pnpmHook(workspace.root, parsed, sound && !npmScripts, io);
-    if (npmScripts) addNpmScripts(workspace.root, io);
-    if (workspace.manager === 'npm' && !npmScripts) {
-      io.stdout.write(
-        `This is an npm workspace: no pnpmfile to write.\n  lockguard init --npm-scripts adds lockguard's hook to the root prepare script.\n`,
-      );
+    const npmScripts = installHooks(workspace, parsed, sound !== undefined, io);
+    // The hook rewrites them after installs, but pnpm 11+ runs it only after one that changed something, and
+    // the install init asks for may change nothing: written now (committed mode wrote them above).
+    if (npmScripts && sound === 'ignored') {
+      io.stdout.write(`sound keys: each project's ${SLICE_FILE}, written now (git ignores them):\n`);
+      await writeSlicesNow(workspace.root, io);
     }
-    if (workspace.manager === 'yarn' && !npmScripts) {
-      io.stdout.write(
-        `This is a yarn workspace: no hook file to write.\n  yarn berry: a refusing run (lockguard run --policy refuse) hands yarn lockguard's plugin and YARN_ENABLE_IMMUTABLE_INSTALLS through the environment, so no file goes into the repository and a fresh clone needs nothing.\n  yarn v1 has no hooks lockguard can use: installs are caught by the table (file events and the final check).\n`,
-      );
-    }
-    if (workspace.manager === 'yarn' && sound) io.stdout.write(afterInstallYarn(workspace.root));
-    if (workspace.manager === 'bun' && !npmScripts) {
-      io.stdout.write(
-        `This is a bun workspace: no hook file to write.\n  bun has no install hooks lockguard can use: installs are caught by the table (file events and the final check).\n`,
-      );
-    }
+    managerNotes(workspace.manager, npmScripts, io);
     return EXIT.ok;
   },
 };

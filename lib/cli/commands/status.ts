@@ -1,6 +1,6 @@
 // `lockguard status`: the latest run's state and report.
 
-import { MESSAGE_MAX, printableUpTo } from '../../core/printable.js';
+import { MESSAGE_MAX, printable, printableUpTo } from '../../core/printable.js';
 import { plural } from '../../core/words.js';
 import { findRun, latestEvents, readReport, scanEvents, type RunEvent, type RunHandle } from '../../run/ledger.js';
 import type { RunReport } from '../../run/report.js';
@@ -61,7 +61,8 @@ function reportLines(report: unknown): string[] {
     );
     for (const entry of r.withheld.slice(0, SHOWN_ENTRIES))
       lines.push(
-        `           ${entry.runner} ${entry.key}${entry.task === null ? '' : ` (${entry.task})`}: ${entry.reason}`,
+        // By task where the runner said which (its summary, or the entry's own files), by key only where not.
+        `           ${entry.runner} ${typeof entry.task === 'string' ? `${printable(entry.task)} (${entry.key})` : entry.key}: ${entry.reason}`,
       );
     if (r.withheld.length > SHOWN_ENTRIES)
       lines.push(`           and ${r.withheld.length - SHOWN_ENTRIES} more (lockguard status --json)`);

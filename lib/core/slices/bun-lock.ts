@@ -109,7 +109,8 @@ export function bunIntegrity(pkg: BunPackage): string | undefined {
 export function bunInfo(pkg: BunPackage): Readonly<Record<string, unknown>> | undefined {
   if (!pkg.text.includes('"os":') && !pkg.text.includes('"cpu":')) return undefined;
   try {
-    return (JSON.parse(pkg.text) as unknown[]).slice(1).find(isMap);
+    // bun writes arrays of more than one item with a trailing comma (`"os": [ "linux", "android", ]`, turbo's).
+    return (parseJsonc(pkg.text) as unknown[]).slice(1).find(isMap);
   } catch {
     return undefined;
   }

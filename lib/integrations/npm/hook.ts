@@ -15,6 +15,9 @@
 // and prepare only after an install, add or frozen install that wrote pnpm-lock.yaml and node_modules, never
 // after a failed one, a no-op install (nothing changed: the files are as the last install left them) or
 // `--ignore-scripts`; it sets no npm_command, only npm_lifecycle_event and npm_config_user_agent ("pnpm/…").
+// bun 1.4.5 runs the root prepare after every `bun install` (plain, no-op, `--frozen-lockfile`) and `bun add`,
+// once the lockfile and node_modules are written ("bun/…"); yarn 1.22.22 after every `yarn install` (plain,
+// no-op, `--frozen-lockfile`) but not after `yarn workspace <w> add` ("yarn/1.…"); neither sets npm_command.
 // Invariants: outside a run it costs one failed readdir; never throws for a ledger problem; returns a value,
 // never prints or exits.
 
@@ -85,11 +88,13 @@ export function npmLifecycleHook(root: string, env: Env, pid: number): HookOutco
   return { runs, refusedFor };
 }
 
-/** Whether the root script running now follows a successful install (npm install / ci, any pnpm install): write the slice files. */
+/** Whether the root script running now follows a successful install (npm install / ci, any pnpm, bun or yarn 1 install): write the slice files. */
 export function writesSliceFilesNow(env: Env): boolean {
   // prepare: what init --npm-scripts writes (npm records no hasInstallScript for it); postinstall: earlier inits.
   const event = env['npm_lifecycle_event'];
   if (event !== 'prepare' && event !== 'postinstall') return false;
   const command = env['npm_command'];
-  return command === 'install' || command === 'ci' || (env['npm_config_user_agent'] ?? '').startsWith('pnpm/');
+  if (command === 'install' || command === 'ci') return true;
+  const agent = env['npm_config_user_agent'] ?? '';
+  return agent.startsWith('pnpm/') || agent.startsWith('bun/') || agent.startsWith('yarn/1.');
 }

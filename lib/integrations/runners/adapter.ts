@@ -181,6 +181,12 @@ export interface RunnerAdapter {
   ): Promise<RunnerWithholdResult>;
   /** Per-project withholding (affected.ts). */
   readonly projects: ProjectMapping;
+  /**
+   * The task a cache entry is of, from the entry's own files, where the runner's summary does not name it
+   * (turbo without --summarize): what `status` and the quarantine list call a withheld entry. Absent or
+   * undefined: named by its key.
+   */
+  entryTask?(cache: RunnerCache, key: string): string | undefined;
 
   // Plan.
   /** The task graph of `argv` (a command that starts this runner), from the runner's own dry run. */

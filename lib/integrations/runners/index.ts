@@ -127,7 +127,7 @@ export async function withholdAfterRun(
   cache: RunnerCache,
   before: CacheState,
   summary: SummaryReading,
-  options: Omit<WithholdOptions, 'runningAcrossMove' | 'ownKeys' | 'taskOf' | 'spare'> & {
+  options: Omit<WithholdOptions, 'runningAcrossMove' | 'ownKeys' | 'taskOf' | 'nameOf' | 'spare'> & {
     readonly scope?: WithholdScope;
   },
   env: Env = process.env,
@@ -135,10 +135,12 @@ export async function withholdAfterRun(
   const { scope, ...rest } = options;
   const taskOf = new Map(summary.tasks.map((task) => [task.key, task.task]));
   const entries = scope === undefined ? undefined : entryScope(cache, scope, summary);
+  const entryTask = adapterFor(cache.runner).entryTask;
   const fed: WithholdOptions = {
     ...rest,
     runningAcrossMove: summary.runningAcrossMove,
     taskOf,
+    ...(entryTask === undefined ? {} : { nameOf: (key: string) => entryTask(cache, key) }),
     ...(cache.shared === true && summary.ownKeys !== undefined ? { ownKeys: summary.ownKeys } : {}),
     ...(entries?.kind === 'projects' ? { spare: (key: string) => entries.spare(key) } : {}),
   };

@@ -114,6 +114,8 @@ export interface WithholdOptions {
   readonly ownKeys?: readonly string[];
   /** Key → task name, for the report. */
   readonly taskOf?: ReadonlyMap<string, string>;
+  /** Key → task name from the entry's own files, for the report, where neither `taskOf` nor `spare` names it. */
+  readonly nameOf?: (key: string) => string | undefined;
   /** Why an entry is withheld, in words naming what moved (default: the lockfile): saved after the move, or running across it. */
   readonly reasons?: { readonly after: string; readonly across: string };
   /** A candidate this keeps is kept: its project's slice did not move (affected.ts); its task names it. */

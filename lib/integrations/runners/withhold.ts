@@ -62,7 +62,7 @@ export function planWithhold(cache: RunnerCache, before: CacheState, options: Wi
       continue;
     }
     const verdict = options.spare?.(unit.key);
-    const task = options.taskOf?.get(unit.key) ?? verdict?.task;
+    const task = options.taskOf?.get(unit.key) ?? verdict?.task ?? options.nameOf?.(unit.key);
     if (verdict?.keep === true) {
       spared.push({ key: unit.key, task: task ?? unit.key });
       continue;

@@ -33,6 +33,8 @@ const LOCK = `{
 
     "d": ["d@1.0.0", "", { "os": ["linux"], "cpu": ["x64"] }, "sha512-dAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="],
 
+    "t": ["t@1.0.0", "", { "os": [ "linux", "android", ], "cpu": "arm64" }, "sha512-tAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="],
+
     "e": ["e@2.0.0", "", { "devDependencies": { "never": "1" }, "dependencies": {} }, "sha1-eAAAAAAAAAAAAAAAAAAAAAAAAAA="],
 
     "o": ["o@1.0.0", "", { "dependencies": { "d\\u0040x": "1", "q": "1" } }, "sha512-o\\u002bAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="],

@@ -22,3 +22,12 @@ test('writesSliceFilesNow: postinstall of npm install/ci and of any pnpm; never 
   );
   assert.equal(writesSliceFilesNow({}), false);
 });
+
+test('writesSliceFilesNow: the root prepare bun and yarn 1 run after their installs (measured: lib/integrations/npm/hook.ts)', () => {
+  const bun = 'bun/1.4.5 npm/? node/v26.3.0 linux x64';
+  const yarn1 = 'yarn/1.22.22 npm/? node/v20.20.2 linux x64';
+  assert.equal(writesSliceFilesNow({ npm_lifecycle_event: 'prepare', npm_config_user_agent: bun }), true);
+  assert.equal(writesSliceFilesNow({ npm_lifecycle_event: 'prepare', npm_config_user_agent: yarn1 }), true);
+  assert.equal(writesSliceFilesNow({ npm_lifecycle_event: 'preinstall', npm_config_user_agent: bun }), false);
+  assert.equal(writesSliceFilesNow({ npm_lifecycle_event: 'preinstall', npm_config_user_agent: yarn1 }), false);
+});

@@ -33,6 +33,28 @@ function taskOfLog(files: readonly string[]): string | undefined {
   return undefined;
 }
 
+/**
+ * The task an entry is of, from its manifest alone: the package folder holding its log
+ * (`packages/b/.turbo/turbo-build.log`) and that package's name, as turbo names tasks (`b#build`; the root's
+ * `//#build`). Undefined where the manifest or the log is missing (the entry is then named by its key).
+ */
+export function turboEntryTask(cache: RunnerCache, key: string): string | undefined {
+  for (const file of manifestFiles(cache, key) ?? []) {
+    const match = /^(?:(.*)\/)?\.turbo\/turbo-([^/]+)\.log$/.exec(file);
+    if (match?.[2] === undefined) continue;
+    const dir = match[1] ?? '';
+    if (dir === '') return `//#${match[2]}`;
+    let name: unknown;
+    try {
+      name = (JSON.parse(readConfigText(join(cache.root, dir, 'package.json')) ?? '') as { name?: unknown }).name;
+    } catch {
+      name = undefined;
+    }
+    return `${typeof name === 'string' && name !== '' ? name : dir}#${match[2]}`;
+  }
+  return undefined;
+}
+
 /** True when every `dependsOn` of the turbo configs is `^task` or a same-package `task` (no `pkg#task`). */
 function turboOrdersByPackages(root: string, projects: readonly Project[]): boolean {
   for (const project of projects) {

@@ -15,7 +15,7 @@ import type { RunnerAdapter } from '../adapter.js';
 import { present } from '../workspace-files.js';
 import { resolveTurboCache, turboSummary } from './cache.js';
 import { turboChecks } from './doctor.js';
-import { turboEntryFiles } from './entries.js';
+import { turboEntryFiles, turboEntryTask } from './entries.js';
 import { turboUnitPaths, turboUnits } from './listing.js';
 import { planTurbo, turboDryArgv } from './plan.js';
 import { turboV8 } from './protocol.js';
@@ -32,6 +32,7 @@ export const turbo: RunnerAdapter = {
   unitPaths: turboUnitPaths,
   summary: turboSummary,
   projects: { mapped: true, entryFiles: turboEntryFiles },
+  entryTask: turboEntryTask,
   plan: planTurbo,
   remote: {
     protocol: 'turbo-v8',
