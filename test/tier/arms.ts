@@ -1,9 +1,9 @@
 // The arms of the real-registry tier: one package manager and linker each, over the workspace committed under
 // test/fixtures/registry/<fixture>/ (its lockfile generated once with the real tool from the npm registry,
-// every version pinned exactly), with turbo as the runner.
+// every version pinned exactly), with turbo as the runner (nx on one arm: pnpm10-nx).
 //
 // Owns: per arm, the fixture folder, the files laid over it (the linker's setting), the tool on
-// PATH, and the commands a team types: install, frozen install, the hooks the README names, remove
+// PATH, the runner's command, and the commands a team types: install, frozen install, the hooks the README names, remove
 // lockguard, and the install a#build runs in the poisoning scenario (is-number 6.0.0 into b).
 // Invariants: data only; every argv starts with a tool on the arm's PATH (the pinned devDependencies, shimmed
 // by workspace.ts) or a bin of the workspace (through `exec` where the linker leaves no node_modules/.bin).
@@ -11,6 +11,7 @@
 export type ArmId =
   | 'pnpm10-isolated'
   | 'pnpm10-hoisted'
+  | 'pnpm10-nx'
   | 'pnpm12-isolated'
   | 'pnpm12-hoisted'
   | 'npm'
@@ -33,6 +34,8 @@ export interface Arm {
   readonly lockfile: string;
   /** Before a workspace bin (lockguard, turbo): `yarn` under PnP, nothing where node_modules/.bin is on PATH. */
   readonly exec: readonly string[];
+  /** The runner's build over the whole graph, as a team types it (a workspace bin). */
+  readonly run: readonly string[];
   /** lockguard's arguments that set up this package manager's hooks. */
   readonly init: readonly string[];
   /** Commands the README names after `init` (yarn berry's plugin import). */
@@ -48,7 +51,11 @@ export interface Arm {
   readonly hookFiles: readonly string[];
 }
 
-type Family = Omit<Arm, 'id' | 'overlay'>;
+type Family = Omit<Arm, 'id' | 'overlay' | 'run'>;
+
+const TURBO = ['turbo', 'run', 'build'];
+/** nx 24.0.6, as CI runs it: no daemon, no terminal UI (workspace.ts sets NX_DAEMON and NX_TUI). */
+const NX = ['nx', 'run-many', '-t', 'build', '--output-style=static'];
 
 const pnpm = (manager: 'pnpm10' | 'pnpm12'): Family => ({
   fixture: manager,
@@ -98,12 +105,24 @@ const bun: Family = {
 };
 
 export const ARMS: Readonly<Record<ArmId, Arm>> = {
-  'pnpm10-isolated': { ...pnpm('pnpm10'), id: 'pnpm10-isolated', overlay: {} },
-  'pnpm10-hoisted': { ...pnpm('pnpm10'), id: 'pnpm10-hoisted', overlay: { '.npmrc': 'node-linker=hoisted\n' } },
-  'pnpm12-isolated': { ...pnpm('pnpm12'), id: 'pnpm12-isolated', overlay: {} },
-  'pnpm12-hoisted': { ...pnpm('pnpm12'), id: 'pnpm12-hoisted', overlay: { 'pnpm-workspace.yaml': PNPM12_HOISTED } },
+  'pnpm10-isolated': { ...pnpm('pnpm10'), id: 'pnpm10-isolated', overlay: {}, run: TURBO },
+  'pnpm10-hoisted': {
+    ...pnpm('pnpm10'),
+    id: 'pnpm10-hoisted',
+    overlay: { '.npmrc': 'node-linker=hoisted\n' },
+    run: TURBO,
+  },
+  'pnpm10-nx': { ...pnpm('pnpm10'), id: 'pnpm10-nx', fixture: 'pnpm10-nx', overlay: {}, run: NX },
+  'pnpm12-isolated': { ...pnpm('pnpm12'), id: 'pnpm12-isolated', overlay: {}, run: TURBO },
+  'pnpm12-hoisted': {
+    ...pnpm('pnpm12'),
+    id: 'pnpm12-hoisted',
+    overlay: { 'pnpm-workspace.yaml': PNPM12_HOISTED },
+    run: TURBO,
+  },
   npm: {
     id: 'npm',
+    run: TURBO,
     fixture: 'npm',
     overlay: {},
     manager: 'npm',
@@ -117,10 +136,17 @@ export const ARMS: Readonly<Record<ArmId, Arm>> = {
     addSix: ['npm', 'install', '-w', 'b', 'is-number@6.0.0'],
     hookFiles: [],
   },
-  'yarn4-node-modules': { ...yarn4, id: 'yarn4-node-modules', overlay: {} },
-  'yarn4-pnp': { ...yarn4, id: 'yarn4-pnp', overlay: { '.yarnrc.yml': 'nodeLinker: pnp\n' }, exec: ['yarn'] },
+  'yarn4-node-modules': { ...yarn4, id: 'yarn4-node-modules', overlay: {}, run: TURBO },
+  'yarn4-pnp': {
+    ...yarn4,
+    id: 'yarn4-pnp',
+    overlay: { '.yarnrc.yml': 'nodeLinker: pnp\n' },
+    exec: ['yarn'],
+    run: TURBO,
+  },
   yarn1: {
     id: 'yarn1',
+    run: TURBO,
     fixture: 'yarn1',
     overlay: {},
     manager: 'yarn1',
@@ -134,6 +160,16 @@ export const ARMS: Readonly<Record<ArmId, Arm>> = {
     addSix: ['yarn', 'workspace', 'b', 'add', 'is-number@6.0.0'],
     hookFiles: [],
   },
-  'bun-isolated': { ...bun, id: 'bun-isolated', overlay: { 'bunfig.toml': '[install]\nlinker = "isolated"\n' } },
-  'bun-hoisted': { ...bun, id: 'bun-hoisted', overlay: { 'bunfig.toml': '[install]\nlinker = "hoisted"\n' } },
+  'bun-isolated': {
+    ...bun,
+    id: 'bun-isolated',
+    overlay: { 'bunfig.toml': '[install]\nlinker = "isolated"\n' },
+    run: TURBO,
+  },
+  'bun-hoisted': {
+    ...bun,
+    id: 'bun-hoisted',
+    overlay: { 'bunfig.toml': '[install]\nlinker = "hoisted"\n' },
+    run: TURBO,
+  },
 };

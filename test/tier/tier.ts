@@ -18,7 +18,6 @@ import { knownGap, type Step } from './known-gaps.js';
 import { sharedRun } from './shared.js';
 import { type TierWorkspace, tierWorkspace } from './workspace.js';
 
-const TURBO = ['turbo', 'run', 'build'];
 const BEFORE = 'the version b was built with, which S0 installs';
 
 function must(result: { status: number | null; stdout: string; stderr: string }, what: string): void {
@@ -65,11 +64,11 @@ function adopt(w: TierWorkspace, arm: Arm): void {
 function control(w: TierWorkspace, arm: Arm): void {
   edit(w, 'a', 'control');
   w.arm();
-  must(w.bin(TURBO), 'the control');
+  must(w.bin(arm.run), 'the control');
   assert.equal(w.out(), '6.0.0', 'the control: b built against the is-number a#build installed');
   goBack(w, arm);
   rmSync(join(w.root, 'packages', 'b', 'dist'), { recursive: true, force: true });
-  must(w.bin(TURBO), 'the control after going back');
+  must(w.bin(arm.run), 'the control after going back');
   assert.equal(w.out(), '6.0.0', 'the control: turbo replays the stale output (without lockguard)');
   w.git('checkout', '--', 'packages/a/src');
 }
@@ -144,7 +143,7 @@ function ordinaryRuns(w: TierWorkspace, arm: Arm): void {
 function tenRuns(w: TierWorkspace, arm: Arm): void {
   for (const [i, run] of RUNS.entries()) {
     run.before?.(w, arm);
-    const result = w.lockguard(['run', '--', ...TURBO], run.env);
+    const result = w.lockguard(['run', '--', ...arm.run], run.env);
     const what = `guarded run ${i + 1} of ${RUNS.length} (${run.what})`;
     assert.equal(result.status, 0, `${what}\n${shown(result)}`);
     assert.deepEqual(lockguardLines(result), [], `${what} said something\n${shown(result)}`);
@@ -167,7 +166,7 @@ function poisoning(w: TierWorkspace, arm: Arm): void {
 function poisoned(w: TierWorkspace, arm: Arm): void {
   edit(w, 'a', 'guarded');
   w.arm();
-  const run = w.lockguard(['run', '--', ...TURBO]);
+  const run = w.lockguard(['run', '--', ...arm.run]);
   assert.equal(run.status, 0, `the poisoned run\n${shown(run)}`);
   assert.equal(w.out(), '6.0.0', `the poisoned run: b built against a#build's install\n${shown(run)}`);
   assert.match(lockguardLines(run).join('\n'), /withheld/, `the poisoned run names what it withheld\n${shown(run)}`);
@@ -177,7 +176,7 @@ function poisoned(w: TierWorkspace, arm: Arm): void {
     `the poisoned run withheld entries: ${JSON.stringify(list)}`,
   );
   goBack(w, arm);
-  const next = w.lockguard(['run', '--', ...TURBO]);
+  const next = w.lockguard(['run', '--', ...arm.run]);
   assert.equal(next.status, 0, `the run after going back\n${shown(next)}`);
   assert.equal(w.out(), '7.0.0', `the run after going back rebuilds b (no stale replay)\n${shown(next)}`);
 }

@@ -100,6 +100,10 @@ export function tierWorkspace(t: Pick<TestContext, 'after'>, arm: Arm, shared: S
     settings: 'home',
     path: [join(root, 'node_modules', '.bin'), join(base, 'bin'), NPM_BIN],
     extra: {
+      // nx as CI runs it: no daemon left behind, no terminal UI, plugins in-process (turbo arms ignore them).
+      NX_DAEMON: 'false',
+      NX_TUI: 'false',
+      NX_ISOLATE_PLUGINS: 'false',
       GIT_AUTHOR_NAME: 'tier',
       GIT_AUTHOR_EMAIL: 'tier@example.invalid',
       GIT_COMMITTER_NAME: 'tier',

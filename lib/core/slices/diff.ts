@@ -3,8 +3,9 @@
 // Owns: which projects' slices changed, were added or removed, and how (packages added, removed, or at
 // other versions, plus "entry changed" when a project's own importer entry differs and "content changed"
 // for packages at the same version whose entries differ, such as a new integrity or peer suffix), and how many
-// did not; and the one-line text of it, the projects whose own importer entry changed (the edited ones)
-// first, and in each project its own dependencies' changes first (a dependency added that was already
+// did not; and the one-line text of it, the change the user made first (a project that gained or lost a
+// dependency of its own, then one whose own dependency moved, then other edited entries, then projects
+// changed only through their dependencies), and in each project its own dependencies' changes first (a dependency added that was already
 // reached through others included), then other version changes, then packages reached or no longer
 // reached; same-version entry churn (peer suffixes) only counted after them.
 // A project whose closure is as it was but whose reach through hoisting (reach.ts) moved is not `changed`
@@ -171,10 +172,22 @@ export function diffSlices(before: LockfileSlices, after: LockfileSlices): Slice
   }
   const now = new Set(after.slices.map((slice) => slice.importer));
   const removed = before.slices.map((slice) => slice.importer).filter((importer) => !now.has(importer));
-  // The projects whose own importer entry changed (the edited ones) first: their dependents only follow them.
-  const edited = changed.filter((change) => change.entryChanged);
-  const through = changed.filter((change) => !change.entryChanged);
-  return { lockfile: after.lockfile, changed: [...edited, ...through], added, removed, hoisted, unchanged };
+  // The change the user made first: a project that gained or lost a dependency of its own, then one whose
+  // own dependency is at another version, then one whose entry changed otherwise (a peer suffix, a
+  // specifier), then those changed only through what they depend on. Stable: lockfile order within each.
+  const ordered = changed
+    .map((change, index) => ({ change, index, rank: projectRank(change) }))
+    .sort((a, b) => a.rank - b.rank || a.index - b.index)
+    .map(({ change }) => change);
+  return { lockfile: after.lockfile, changed: ordered, added, removed, hoisted, unchanged };
+}
+
+/** How surely a project's change is the edit itself (0: a dependency of its own added or removed). */
+function projectRank(change: SliceChange): number {
+  if (!change.entryChanged) return 3;
+  if (change.packages.some((pkg) => pkg.direct === true && pkg.kind !== 'changed')) return 0;
+  if (change.packages.some((pkg) => pkg.direct === true)) return 1;
+  return 2;
 }
 
 const ARROW = '\u2192';
