@@ -33,6 +33,8 @@ export interface ArmOptions {
   readonly manager?: ScenarioManager | 'npm';
   /** The workspace's `.npmrc` (pnpm settings). */
   readonly npmrc?: string;
+  /** Lines appended to `pnpm-workspace.yaml` (pnpm settings there: `publicHoistPattern`, `nodeLinker`). */
+  readonly workspaceYaml?: string;
   /** Lines appended to `.yarnrc.yml` (yarn: `nodeLinker: node-modules`). */
   readonly yarnrc?: string;
   /** The workspace's `bunfig.toml`. */
@@ -73,6 +75,8 @@ function bumpArgv(arm: ArmOptions): string[] {
 function prepare(arm: ArmOptions, ws: ScenarioWorkspace): void {
   const { root, base } = ws;
   if (arm.yarnrc !== undefined) writeFileSync(join(root, '.yarnrc.yml'), arm.yarnrc, { flag: 'a' });
+  if (arm.workspaceYaml !== undefined)
+    writeFileSync(join(root, 'pnpm-workspace.yaml'), arm.workspaceYaml, { flag: 'a' });
   if (arm.bunfig !== undefined) writeFileSync(join(root, 'bunfig.toml'), arm.bunfig);
   if (arm.phantomRequires !== undefined)
     packTarball(
