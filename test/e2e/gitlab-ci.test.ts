@@ -38,6 +38,30 @@ import { fileDigests, writeTree } from '../helpers/workspace.js';
 
 const RECIPE = readFileSync(join(REPO_ROOT, 'examples', 'gitlab-ci', '.gitlab-ci.yml'), 'utf8');
 const ALLOW_FAILURE = readFileSync(join(REPO_ROOT, 'examples', 'gitlab-ci', 'allow-failure.gitlab-ci.yml'), 'utf8');
+const TEMPLATE = readFileSync(join(REPO_ROOT, 'lib', 'ci', 'gitlab', 'lockguard.gitlab-ci.yml'), 'utf8');
+/** A job that uses the include template (lib/ci/gitlab/), as its header shows: two caches, one gate. */
+const TEMPLATE_JOB = `include:
+  - local: .gitlab/lockguard.gitlab-ci.yml
+    inputs:
+      lockguard: $LOCKGUARD
+      build-paths: [.build-cache/]
+
+default:
+  before_script:
+    - corepack enable
+
+build:
+  extends: .lockguard-caches
+  script:
+    - pnpm install --frozen-lockfile --store-dir .pnpm-store
+    - !reference [.lockguard, snapshot]
+    - pnpm -r run build
+    - !reference [.lockguard, verify]
+  artifacts:
+    when: always
+    reports:
+      dotenv: lockguard.env
+`;
 const GITLAB_CI_LOCAL = join(REPO_ROOT, 'node_modules', 'gitlab-ci-local', 'dist', 'index.js');
 const NODE22 = join(REPO_ROOT, '.ci', 'nodes', 'node_modules', 'node22', 'bin', 'node');
 
@@ -229,6 +253,59 @@ describe('the GitLab CI recipe under gitlab-ci-local', { timeout: 600_000 }, () 
       readFileSync(join(repo, '.gitlab-ci-local', 'builds', 'build', 'lockguard.env'), 'utf8'),
       /^LOCKGUARD_SAVE=true\nLOCKGUARD_KEY=[0-9a-f]{64}\nLOCKGUARD_MOVED=\n$/,
     );
+  });
+
+  /** The saved cache whose key starts with `prefix`: its files' digests. */
+  const cacheOf = (all: Map<string, Map<string, string>>, prefix: string): Map<string, string> | undefined =>
+    [...all].find(([name]) => name.replace(/^\d+_/, '').startsWith(prefix))?.[1];
+
+  test('the include template (spec:inputs, two caches): the moving job fails and saves neither; a later pipeline restores both', () => {
+    mkdirSync(join(repo, '.gitlab'), { recursive: true });
+    useCi(TEMPLATE, '.gitlab/lockguard.gitlab-ci.yml');
+    useCi(TEMPLATE_JOB);
+    let good = new Map<string, Map<string, string>>();
+    const [clean, moving, later] = scenario(() => {
+      const result = pipeline('.gitlab-ci.yml', ['build']);
+      if (good.size === 0) good = caches();
+      return result;
+    });
+    assert.equal(clean?.code, 0, clean?.output);
+    assert.match(clean?.output ?? '', /nothing moved since/);
+    assert.deepEqual([...good.keys()].map((name) => name.replace(/^\d+_/, '').replace(/-[^-]+$/, '')).sort(), [
+      'lockguard-build',
+      'lockguard-store',
+    ]);
+    assert.ok(cacheOf(good, 'lockguard-build')?.has('.build-cache/app.txt'), 'the build cache holds the build');
+    assert.ok((cacheOf(good, 'lockguard-store')?.size ?? 0) > 0, 'the store cache holds the store');
+    assert.notEqual(moving?.code, 0, 'the moving job fails');
+    assert.match(moving?.output ?? '', /pnpm-lock\.yaml was rewritten since the snapshot/);
+    assert.deepEqual(caches(), good, "both caches are the clean job's, byte for byte");
+    assert.equal(later?.code, 0, later?.output);
+    assert.match(later?.output ?? '', /app build: reused built with dep 7\.0\.0/);
+  });
+
+  test('the include template: without its verify line the moving job saves its build under the old key (the run rejects the mutant); an input of the wrong type is refused', () => {
+    mkdirSync(join(repo, '.gitlab'), { recursive: true });
+    const verify = '    - $[[ inputs.lockguard ]] verify --dotenv lockguard.env';
+    assert.ok(TEMPLATE.includes(verify));
+    useCi(TEMPLATE.replace(verify, '    - "true"'), '.gitlab/lockguard.gitlab-ci.yml');
+    useCi(TEMPLATE_JOB);
+    const [clean, moving] = scenario(() => pipeline('.gitlab-ci.yml', ['build']), 2);
+    assert.equal(clean?.code, 0, clean?.output);
+    assert.equal(moving?.code, 0, moving?.output);
+    const build = [...caches().keys()].find((name) => name.replace(/^\d+_/, '').startsWith('lockguard-build'));
+    assert.equal(
+      readFileSync(join(repo, '.gitlab-ci-local', 'cache', build ?? 'none', '.build-cache', 'app.txt'), 'utf8'),
+      'built with dep 6.0.0\n',
+      'the mutant saved the moved build under the commit lockfile key',
+    );
+    // gitlab-ci-local checks the inputs against the template's spec, as GitLab does (an input of the wrong type).
+    useCi(TEMPLATE, '.gitlab/lockguard.gitlab-ci.yml');
+    useCi(TEMPLATE_JOB.replace('      build-paths: [.build-cache/]', '      build-paths: .build-cache/'));
+    const bad = pipeline('.gitlab-ci.yml', ['build']);
+    assert.notEqual(bad.code, 0, bad.output);
+    assert.match(bad.output, /`build-paths` input: provided value is not a array/);
+    rmSync(join(repo, '.gitlab'), { recursive: true, force: true });
   });
 
   test('the allow-failure variant: the moving pipeline passes with a warning and saves nothing', () => {
