@@ -12,7 +12,7 @@
 // - dist/pnpmfile.cjs, dist/npm-hook.cjs, dist/yarn-plugin.cjs: the install-time hooks, plain CommonJS;
 //   dist/slice-writer.cjs: the slice-file writer the pnpm plugin requires only after an install (the yarn
 //   plugin carries its text, run only after an install: `yarn plugin import` copies that one file).
-// Invariants: no esbuild warning (the build fails on one); writes only under dist/; the caches are made by
+// Invariants: no esbuild warning (the build fails on one); every CLI bundle is ASCII (the build fails otherwise); writes only under dist/; the caches are made by
 // the Node that builds (another V8 rejects them and the bundle is compiled from source, lib/cli/bundle-load.ts); a failed training fails the build.
 
 import { build } from 'esbuild';
@@ -120,6 +120,13 @@ for (const name of bundles) {
   const imports = (text.match(/\bimport\(/g) ?? []).length;
   const external = text.includes('typeof __lockguardImport === "function"');
   if (imports !== (external ? 2 : 0)) throw new Error(`build: ${file} holds ${imports} import() calls; a bundle may import only through core/external.ts's importExternal.`);
+  // One non-ASCII character (a `•` in a regular expression: esbuild escapes strings, not regex literals) makes V8
+  // hold and scan the whole bundle as two-byte text: +7.5 M instructions on every `lockguard run` (callgrind).
+  const wide = /[^\x00-\x7f]/.exec(text);
+  if (wide !== null) {
+    const line = text.slice(0, wide.index).split('\n').length;
+    throw new Error(`build: ${file} line ${line} holds U+${wide[0].codePointAt(0).toString(16).padStart(4, '0')}; write it as a \\u escape in the source so the bundle stays ASCII.`);
+  }
   writeFileSync(file, wrapBundle(text));
 }
 

@@ -42,9 +42,10 @@ export interface SpawnOptions {
 
 /** Lines that are notices, never a failure's cause: turbo's telemetry notice, nx's banner, warnings, links. */
 const NOISE =
-  /^(WARNING|WARN\b|Attention|NX\s*$|Turborepo now collects|This information is used|You can learn more|https?:\/\/|•\s*Packages in scope|•\s*Running|•\s*Remote caching)/i;
+  /^(WARNING|WARN\b|Attention|NX\s*$|Turborepo now collects|This information is used|You can learn more|https?:\/\/|\u2022\s*Packages in scope|\u2022\s*Running|\u2022\s*Remote caching)/i;
 /** A line that says what went wrong. */
-const CAUSE = /\b(error|ERR_[A-Z_]+|failed|fatal|cannot|could not|not found|invalid|unexpected|panic)\b|^\s*[×✗]\s/i;
+const CAUSE =
+  /\b(error|ERR_[A-Z_]+|failed|fatal|cannot|could not|not found|invalid|unexpected|panic)\b|^\s*[\u00d7\u2717]\s/i;
 
 /** The line of a failed dry run's output that says why: the first that looks like an error, else the first that is no notice. */
 export function causeLine(text: string): string {
