@@ -2,7 +2,8 @@
 // key fold the project's `.lockguard-slice` (turbo: the dry run's task hashes; nx: the hashes in its run.json
 // after real runs), a second init changes nothing, `--no-sound-keys` leaves the runners' files alone, a
 // broken turbo.json refuses; `doctor` names the tasks that leave the file out, with the fix, and passes after
-// init. The slice files are written here by hand (their content is the slice writer's; any small text serves).
+// init. The slice files are written here by hand (their content is the slice writer's; any small text serves),
+// so init runs with --no-npm-scripts: with its default root prepare hook it also writes the real files at once.
 
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,7 +33,7 @@ test("turbo: init folds each project's slice file into its tasks' hashes (root a
     ws.slice('b', 'slice b 1\n');
   }
   {
-    const result = await cli(['init', '--no-pnpmfile'], ws.root, ws.env);
+    const result = await cli(['init', '--no-pnpmfile', '--no-npm-scripts'], ws.root, ws.env);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /turbo\.json: tasks\.build\.inputs = \["\$TURBO_DEFAULT\$", "\.lockguard-slice"\]/);
     assert.match(result.stdout, /turbo\.json: tasks\.lint\.inputs \+ "\.lockguard-slice"/);
@@ -62,7 +63,7 @@ test("turbo: init folds each project's slice file into its tasks' hashes (root a
   }
   {
     const files = fileDigests(ws.root, ['.git', 'node_modules', '.turbo', '.lockguard']);
-    const again = await cli(['init', '--no-pnpmfile'], ws.root, ws.env);
+    const again = await cli(['init', '--no-pnpmfile', '--no-npm-scripts'], ws.root, ws.env);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /sound keys: already set up/);
     assert.deepEqual(
@@ -81,7 +82,7 @@ test('turbo: doctor names the tasks that leave their slice file out, with the fi
     assert.match(check?.detail ?? '', /4 of 4 cached turbo tasks do not fold .*: a#build, a#lint, b#build, b#lint/);
     assert.equal(check?.fix, 'lockguard init --sound-keys');
   }
-  assert.equal((await cli(['init', '--no-pnpmfile'], ws.root, ws.env)).code, 0);
+  assert.equal((await cli(['init', '--no-pnpmfile', '--no-npm-scripts'], ws.root, ws.env)).code, 0);
   {
     const [check] = await soundChecks(ws);
     assert.equal(check?.level, 'ok', check?.detail);
@@ -117,9 +118,12 @@ test('--no-sound-keys leaves turbo.json, nx.json and .nxignore alone; init where
   }
   {
     const ws = workspace(t, { 'pnpm-lock.yaml': LOCK });
-    assert.doesNotMatch((await cli(['init', '--no-pnpmfile'], ws.root, ws.env)).stdout, /sound keys/);
+    assert.doesNotMatch(
+      (await cli(['init', '--no-pnpmfile', '--no-npm-scripts'], ws.root, ws.env)).stdout,
+      /sound keys/,
+    );
     assert.match(
-      (await cli(['init', '--sound-keys', '--no-pnpmfile'], ws.root, ws.env)).stdout,
+      (await cli(['init', '--sound-keys', '--no-pnpmfile', '--no-npm-scripts'], ws.root, ws.env)).stdout,
       /sound keys: no turbo\.json or nx here, nothing to set up/,
     );
   }
@@ -129,7 +133,7 @@ test('--no-sound-keys leaves turbo.json, nx.json and .nxignore alone; init where
       'turbo.json': '{ "tasks": { "build": { "env": [SECRET_TOKEN_VALUE] } } }',
     });
     const files = fileDigests(ws.root, ['.git']);
-    const result = await cli(['init', '--no-pnpmfile'], ws.root, ws.env);
+    const result = await cli(['init', '--no-pnpmfile', '--no-npm-scripts'], ws.root, ws.env);
     assertSetupError(result, join(ws.root, 'turbo.json'));
     assert.match(result.stderr, /line 1, column/);
     assert.doesNotMatch(result.stderr, /SECRET_TOKEN_VALUE/);
@@ -157,7 +161,7 @@ test("plan: which cached tasks' keys fold their slice file, which leave it out (
       /sound keys: 2 of 2 cached tasks leave their project's \.lockguard-slice out: a#build, b#build \(fix: lockguard init --sound-keys\)/,
     );
   }
-  assert.equal((await cli(['init', '--no-pnpmfile'], ws.root, ws.env)).code, 0);
+  assert.equal((await cli(['init', '--no-pnpmfile', '--no-npm-scripts'], ws.root, ws.env)).code, 0);
   {
     const result = await cli(['plan', '--json', '--', 'turbo', 'run', 'build', 'lint'], ws.root, ws.env);
     assert.deepEqual((JSON.parse(result.stdout) as PlanSoundKeys).soundKeys, {
@@ -210,7 +214,7 @@ test("nx: init un-ignores the slice files and adds them where inputs leave the p
       assert.equal(after[id]?.hash, before[id]?.hash, `${id}: nx misses the slice change`);
   }
   {
-    const result = await cli(['init', '--no-pnpmfile'], ws.root, ws.env);
+    const result = await cli(['init', '--no-pnpmfile', '--no-npm-scripts'], ws.root, ws.env);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /\.nxignore: !\*\*\/\.lockguard-slice/);
     assert.match(result.stdout, /nx\.json: targetDefaults\.lint\.inputs \+ "\{projectRoot\}\/\.lockguard-slice"/);
@@ -245,7 +249,7 @@ test("nx: init un-ignores the slice files and adds them where inputs leave the p
   }
   {
     const files = fileDigests(ws.root, ['.git', 'node_modules', '.nx', '.lockguard']);
-    const result = await cli(['init', '--no-pnpmfile'], ws.root, ws.env);
+    const result = await cli(['init', '--no-pnpmfile', '--no-npm-scripts'], ws.root, ws.env);
     assert.match(result.stdout, /sound keys: already set up/);
     assert.deepEqual(
       fileDigests(ws.root, ['.git', 'node_modules', '.nx', '.lockguard']),
@@ -263,7 +267,7 @@ test('nx: doctor names the tasks whose plans leave the slice file out, with the 
     assert.match(check?.detail ?? '', /cached nx tasks do not fold .*a:lint, b:lint, c:check/);
     assert.equal(check?.fix, 'lockguard init --sound-keys');
   }
-  assert.equal((await cli(['init', '--no-pnpmfile'], ws.root, ws.env)).code, 0);
+  assert.equal((await cli(['init', '--no-pnpmfile', '--no-npm-scripts'], ws.root, ws.env)).code, 0);
   {
     const [check] = await soundChecks(ws);
     assert.equal(check?.level, 'ok', check?.detail);
