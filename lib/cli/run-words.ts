@@ -41,6 +41,8 @@ export function runEventLines(io: Io, event: RunEvent): string[] {
       return [yellow(REFUSE_GAP[event.gap])];
     case 'remote-plan':
       return fallbackLines(event.switches, event.fallbacks);
+    case 'slice-files':
+      return event.lines.map((line) => yellow(event.warning ? line : `lockguard: ${line}`));
     case 'move-detected':
       return [yellow(detectionLine(event.move, event.policy, event.guarded))];
     case 'child-not-started':

@@ -82,7 +82,11 @@ for (const [pnpm, summarize] of CASES) {
       assert.deepEqual(report.withholdScope?.kept.map((entry) => entry.task).sort(), ['a#build', 'c#build']);
       assert.equal(readFileSync(join(s.base, 'c-ran'), 'utf8'), 'x');
       const human = s.sh([process.execPath, BIN, 'status']).stdout;
-      assert.match(human, /^kept {5}2 cache saves after the move, their projects' slices and reach did not move:$/m, human);
+      assert.match(
+        human,
+        /^kept {5}2 cache saves after the move, their projects' slices and reach did not move:$/m,
+        human,
+      );
     }
     {
       // Back on S0: turbo restores a's and c's kept entries (cache hit; c does not run) and rebuilds b with 7.0.0.
