@@ -1,6 +1,6 @@
 // The arms of the real-registry tier: one package manager and linker each, over the workspace committed under
 // test/fixtures/registry/<fixture>/ (its lockfile generated once with the real tool from the npm registry,
-// every version pinned exactly), with turbo as the runner (nx on one arm: pnpm10-nx).
+// every version pinned exactly), with turbo as the runner (nx on one arm: pnpm10-nx; Lerna on one: pnpm10-lerna).
 //
 // Owns: per arm, the fixture folder, the files laid over it (the linker's setting), the tool on
 // PATH, the runner's command, and the commands a team types: install, frozen install, the hooks the README names, remove
@@ -12,6 +12,7 @@ export type ArmId =
   | 'pnpm10-isolated'
   | 'pnpm10-hoisted'
   | 'pnpm10-nx'
+  | 'pnpm10-lerna'
   | 'pnpm12-isolated'
   | 'pnpm12-hoisted'
   | 'npm'
@@ -56,6 +57,8 @@ type Family = Omit<Arm, 'id' | 'overlay' | 'run'>;
 const TURBO = ['turbo', 'run', 'build'];
 /** nx 24.0.6, as CI runs it: no daemon, no terminal UI (workspace.ts sets NX_DAEMON and NX_TUI). */
 const NX = ['nx', 'run-many', '-t', 'build', '--output-style=static'];
+/** Lerna 9.0.7 (the newest on Node 20), whose `lerna run` is its own nx 22's task runner (not the root's: pnpm). */
+const LERNA = ['lerna', 'run', 'build'];
 
 const pnpm = (manager: 'pnpm10' | 'pnpm12'): Family => ({
   fixture: manager,
@@ -113,6 +116,7 @@ export const ARMS: Readonly<Record<ArmId, Arm>> = {
     run: TURBO,
   },
   'pnpm10-nx': { ...pnpm('pnpm10'), id: 'pnpm10-nx', fixture: 'pnpm10-nx', overlay: {}, run: NX },
+  'pnpm10-lerna': { ...pnpm('pnpm10'), id: 'pnpm10-lerna', fixture: 'pnpm10-lerna', overlay: {}, run: LERNA },
   'pnpm12-isolated': { ...pnpm('pnpm12'), id: 'pnpm12-isolated', overlay: {}, run: TURBO },
   'pnpm12-hoisted': {
     ...pnpm('pnpm12'),
