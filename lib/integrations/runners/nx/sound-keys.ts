@@ -233,8 +233,8 @@ export function cachedTargets(json: string): string[] {
 
 /**
  * The first nx whose own output proves the fold: `nx show target inputs` (what nx really hashes) came with nx 22
- * (measured: 22.6.3 and Lerna 9.0.7's 22.7.12 print the same task plans and `files` as 24.0.6; 20.8.4 and
- * 21.6.11 have the task plans but no `show target`).
+ * (measured: Lerna 9.0.7's nx 22.7.12 prints the same task plans and `files` as 24.0.6; 22.6.3's CLI has the
+ * command too; 20.8.4 and 21.6.11 have the task plans but no `show target`).
  */
 const NX_PROVEN_SINCE = 22;
 
