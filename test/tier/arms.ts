@@ -50,6 +50,13 @@ export interface Arm {
   readonly addSix: readonly string[];
   /** Files the README's way out deletes before `remove` (the hooks `init` wrote). */
   readonly hookFiles: readonly string[];
+  /**
+   * The registry phantom dependency this arm proves (issue 29; phantom.ts): a's debug 3.2.7 requires
+   * supports-color without declaring it, and resolves the one another project installs (b's, or under yarn
+   * PnP's fallback the root's). `bump` installs supports-color 6.1.0 there (at the root); `manifest` is the
+   * package.json it edits.
+   */
+  readonly phantom?: { readonly bump: readonly string[]; readonly manifest: string };
 }
 
 type Family = Omit<Arm, 'id' | 'overlay' | 'run'>;
@@ -93,6 +100,9 @@ const yarn4: Family = {
   hookFiles: [],
 };
 
+/** yarn: supports-color is the root's dependency (the pool PnP's fallback serves; node-modules hoists it). */
+const YARN_PHANTOM = { bump: ['yarn', 'add', 'supports-color@6.1.0'], manifest: 'package.json' };
+
 const bun: Family = {
   fixture: 'bun',
   manager: 'bun',
@@ -108,7 +118,13 @@ const bun: Family = {
 };
 
 export const ARMS: Readonly<Record<ArmId, Arm>> = {
-  'pnpm10-isolated': { ...pnpm('pnpm10'), id: 'pnpm10-isolated', overlay: {}, run: TURBO },
+  'pnpm10-isolated': {
+    ...pnpm('pnpm10'),
+    id: 'pnpm10-isolated',
+    overlay: {},
+    run: TURBO,
+    phantom: { bump: ['pnpm', '--filter', 'b', 'add', 'supports-color@6.1.0'], manifest: 'packages/b/package.json' },
+  },
   'pnpm10-hoisted': {
     ...pnpm('pnpm10'),
     id: 'pnpm10-hoisted',
@@ -140,9 +156,10 @@ export const ARMS: Readonly<Record<ArmId, Arm>> = {
     addSix: ['npm', 'install', '-w', 'b', 'is-number@6.0.0'],
     hookFiles: [],
   },
-  'yarn4-node-modules': { ...yarn4, id: 'yarn4-node-modules', overlay: {}, run: TURBO },
+  'yarn4-node-modules': { ...yarn4, id: 'yarn4-node-modules', overlay: {}, run: TURBO, phantom: YARN_PHANTOM },
   'yarn4-pnp': {
     ...yarn4,
+    phantom: YARN_PHANTOM,
     id: 'yarn4-pnp',
     overlay: { '.yarnrc.yml': 'nodeLinker: pnp\n' },
     exec: ['yarn'],
