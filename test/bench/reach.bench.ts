@@ -5,22 +5,26 @@
 // - own slice: the project's closure only (exact, not sound under hoisting: issue 29's bug);
 // - slice files before the reach (lockguard-slice/1): own slice + the root importer's slice;
 // - design A (lockguard-slice/2, chosen): + the hoisted pool's digest, for projects that install a package;
+// - design B: own + root + only the hoisted entries named by what the project's installed packages require
+//   without declaring (reach-design-b.ts, from test/bench/reach-phantoms.tsv: the real tarballs' code, scanned
+//   by reach-scan.ts); and B where a computed require in the closure folds the whole pool (B's blind spot);
 // - whole-lockfile key: every project's key moves on every change.
-// Design B (only the hoisted packages that installed packages require without declaring) needs the installed
-// packages' code, which the histories do not have: its share kept lies between design A's and the slice files
-// before the reach (it folds a subset of the pool, and at least the own and root slices).
 // Timing row: the reach's own cost (pool digest + which projects install a package) beside the whole slice
 // pass of astro's newest lockfile, in process. Writes nothing.
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { closureDigests } from '../../lib/core/slices/merkle.js';
 import { installsPackages, poolDigest } from '../../lib/core/slices/reach.js';
 import { slicesFromLockfileAsync, type LockfileSlices } from '../../lib/core/slices/slices.js';
+import { designBFolds, loadPhantoms, type DesignBFolds, type Phantoms } from './reach-design-b.js';
 import { median, type BenchContext, type BenchRow } from './harness.js';
 
 const REPOS = ['vue-core', 'astro'] as const;
+/** Design B's map, made by reach-scan.ts (read from the sources: tsc does not copy it into dist/). */
+const PHANTOMS = fileURLToPath(new URL('../../../test/bench/reach-phantoms.tsv', import.meta.url));
 
 /** Per design: keys moved, over keys compared, across every change of one history. */
 export interface HistoryShares {
@@ -31,6 +35,14 @@ export interface HistoryShares {
   readonly designA: number;
   /** Changes that moved every project's key under design A. */
   readonly allMovedA: number;
+  readonly designB: number;
+  /** Design B, where a package with a computed require in the closure folds the whole pool. */
+  readonly designBComputed: number;
+  readonly allMovedB: number;
+  /** Project keys (summed over revisions compared) whose closure held a package the map does not know. */
+  readonly unknownB: number;
+  /** Project keys whose closure held a package with a computed require or import. */
+  readonly dynamicB: number;
 }
 
 function mainDocument(text: string): string {
@@ -47,53 +59,94 @@ async function slicesOf(file: string): Promise<LockfileSlices> {
   return slicesFromLockfileAsync(bytes, { lockfile: 'pnpm-lock.yaml', root: '/nonexistent', names: false });
 }
 
+interface Revision {
+  readonly sliced: LockfileSlices;
+  readonly folds: DesignBFolds;
+}
+
+/** One revision: its slices and design B's folds. */
+async function revision(file: string, phantoms: Map<string, Phantoms>): Promise<Revision> {
+  const sliced = await slicesOf(file);
+  const folds = designBFolds(sliced, phantoms, mainDocument(readFileSync(file, 'utf8')));
+  return { sliced, folds };
+}
+
+type Counts = { -readonly [K in keyof HistoryShares]: HistoryShares[K] };
+
+/** Add one change (before -> after) to the counts: which designs moved each project's key. */
+function countChange(counts: Counts, before: Revision, after: Revision): void {
+  const old = new Map(before.sliced.slices.map((slice) => [slice.importer, slice]));
+  const rootMoved = old.get('.')?.digest !== after.sliced.slices.find((slice) => slice.importer === '.')?.digest;
+  let [compared, movedA, movedB] = [0, 0, 0];
+  for (const slice of after.sliced.slices) {
+    const was = old.get(slice.importer);
+    if (was === undefined) continue;
+    compared++;
+    const ownMoved = was.digest !== slice.digest;
+    const withRoot = ownMoved || (slice.importer !== '.' && rootMoved);
+    const withReach = withRoot || was.reach !== slice.reach;
+    const b = withRoot || before.folds.plain.get(slice.importer) !== after.folds.plain.get(slice.importer);
+    const bc = withRoot || before.folds.computed.get(slice.importer) !== after.folds.computed.get(slice.importer);
+    counts.own += ownMoved ? 1 : 0;
+    counts.ownRoot += withRoot ? 1 : 0;
+    movedA += withReach ? 1 : 0;
+    movedB += b ? 1 : 0;
+    counts.designBComputed += bc ? 1 : 0;
+    counts.unknownB += after.folds.unknown.has(slice.importer) ? 1 : 0;
+    counts.dynamicB += after.folds.dynamic.has(slice.importer) ? 1 : 0;
+  }
+  counts.keys += compared;
+  counts.changes++;
+  counts.designA += movedA;
+  counts.designB += movedB;
+  if (movedA === compared) counts.allMovedA++;
+  if (movedB === compared) counts.allMovedB++;
+}
+
 /** Count, over consecutive revisions of one history folder, how many project keys each design moves. */
-export async function historyShares(dir: string): Promise<HistoryShares> {
+export async function historyShares(dir: string, phantoms: Map<string, Phantoms>): Promise<HistoryShares> {
   const files = readdirSync(dir)
     .filter((name) => /^\d+-.*\.yaml$/.test(name))
     .sort()
     .reverse();
-  let [changes, keys, own, ownRoot, designA, allMovedA] = [0, 0, 0, 0, 0, 0];
-  let before = await slicesOf(join(dir, files[0] as string));
+  const counts: Counts = {
+    ...{ changes: 0, keys: 0, own: 0, ownRoot: 0, designA: 0, allMovedA: 0 },
+    ...{ designB: 0, designBComputed: 0, allMovedB: 0, unknownB: 0, dynamicB: 0 },
+  };
+  let before = await revision(join(dir, files[0] as string), phantoms);
   for (const file of files.slice(1)) {
-    const after = await slicesOf(join(dir, file));
-    const old = new Map(before.slices.map((slice) => [slice.importer, slice]));
-    const rootMoved = old.get('.')?.digest !== after.slices.find((slice) => slice.importer === '.')?.digest;
-    let movedHere = 0;
-    let compared = 0;
-    for (const slice of after.slices) {
-      const was = old.get(slice.importer);
-      if (was === undefined) continue;
-      compared++;
-      const ownMoved = was.digest !== slice.digest;
-      const withRoot = ownMoved || (slice.importer !== '.' && rootMoved);
-      const withReach = withRoot || was.reach !== slice.reach;
-      own += ownMoved ? 1 : 0;
-      ownRoot += withRoot ? 1 : 0;
-      designA += withReach ? 1 : 0;
-      movedHere += withReach ? 1 : 0;
-    }
-    keys += compared;
-    changes++;
-    if (movedHere === compared) allMovedA++;
+    const after = await revision(join(dir, file), phantoms);
+    countChange(counts, before, after);
     before = after;
   }
-  return { changes, keys, own, ownRoot, designA, allMovedA };
+  return counts;
 }
 
 const pct = (moved: number, keys: number): string => `${(100 * (1 - moved / keys)).toFixed(1)}%`;
 
-function sharesRow(repo: string, shares: HistoryShares): BenchRow {
-  const { changes, keys, own, ownRoot, designA, allMovedA } = shares;
-  return {
+function sharesRows(repo: string, shares: HistoryShares): BenchRow[] {
+  const { changes, keys, own, ownRoot, designA, allMovedA, designB, designBComputed, allMovedB } = shares;
+  const base = {
     group: 'reach',
-    subject: `${repo}: project keys kept across ${changes} real changes, design A (lockguard-slice/2)`,
-    subjectMs: keys - designA,
     baseline: 'keys compared (a whole-lockfile key keeps none)',
     baselineMs: keys,
-    unit: 'keys',
-    note: `keys kept of ${keys}: own slice ${pct(own, keys)}, own + root (lockguard-slice/1) ${pct(ownRoot, keys)}, design A ${pct(designA, keys)} (${allMovedA} of ${changes} changes moved every key), whole lockfile 0.0%; design B lies between A and own + root`,
-  };
+  } as const;
+  return [
+    {
+      ...base,
+      subject: `${repo}: project keys kept across ${changes} real changes, design A (lockguard-slice/2)`,
+      subjectMs: keys - designA,
+      unit: 'keys',
+      note: `keys kept of ${keys}: own slice ${pct(own, keys)}, own + root (lockguard-slice/1) ${pct(ownRoot, keys)}, design A ${pct(designA, keys)} (${allMovedA} of ${changes} changes moved every key), design B ${pct(designB, keys)}, whole lockfile 0.0%`,
+    },
+    {
+      ...base,
+      subject: `${repo}: project keys kept across ${changes} real changes, design B (phantom requires, scanned tarballs)`,
+      subjectMs: keys - designB,
+      unit: 'keys',
+      note: `keys kept of ${keys}: design B ${pct(designB, keys)} (${allMovedB} of ${changes} changes moved every key); B where a computed require folds the pool ${pct(designBComputed, keys)}; of the keys compared, ${shares.unknownB} had a package the scan could not read in their closure (they fold the pool) and ${shares.dynamicB} a package with a computed require or import (B's blind spot)`,
+    },
+  ];
 }
 
 /** The reach's own cost beside the whole slice pass, in process, on astro's newest lockfile. */
@@ -139,9 +192,10 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
       },
     ];
   const rows: BenchRow[] = [];
+  const phantoms = loadPhantoms(PHANTOMS);
   for (const repo of REPOS) {
     if (!existsSync(join(history, repo))) continue;
-    rows.push(sharesRow(repo, await historyShares(join(history, repo))));
+    rows.push(...sharesRows(repo, await historyShares(join(history, repo), phantoms)));
   }
   if (existsSync(join(history, 'astro'))) rows.push(await costRow(join(history, 'astro'), ctx.runs));
   return rows;
