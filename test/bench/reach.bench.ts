@@ -8,7 +8,10 @@
 // - design B: own + root + only the hoisted entries named by what the project's installed packages require
 //   without declaring (reach-design-b.ts, from test/bench/reach-phantoms.tsv: the real tarballs' code, scanned
 //   by reach-scan.ts); and B where a computed require in the closure folds the whole pool (B's blind spot);
-// - whole-lockfile key: every project's key moves on every change.
+// - whole-lockfile key: every project's key moves on every change;
+// - turbo's own keys (reach-turbo.ts): each revision rebuilt from its lockfile, `turbo run build --dry=json`,
+//   its hashOfExternalDependencies and its task hash per package, and how many of the keys turbo kept a
+//   design says moved (turbo's misses).
 // Timing row: the reach's own cost (pool digest + which projects install a package) beside the whole slice
 // pass of astro's newest lockfile, in process. Writes nothing.
 
@@ -20,6 +23,7 @@ import { closureDigests } from '../../lib/core/slices/merkle.js';
 import { installsPackages, poolDigest } from '../../lib/core/slices/reach.js';
 import { slicesFromLockfileAsync, type LockfileSlices } from '../../lib/core/slices/slices.js';
 import { designBFolds, loadPhantoms, type DesignBFolds, type Phantoms } from './reach-design-b.js';
+import { turboHashes, writeWorkspace } from './reach-turbo.js';
 import { median, type BenchContext, type BenchRow } from './harness.js';
 
 const REPOS = ['vue-core', 'astro'] as const;
@@ -43,7 +47,27 @@ export interface HistoryShares {
   readonly unknownB: number;
   /** Project keys whose closure held a package with a computed require or import. */
   readonly dynamicB: number;
+  /** turbo's own hashes for the same changes, where turbo ran. */
+  readonly turbo?: TurboShares;
 }
+
+/** turbo's per-package keys over the importers turbo plans a build for (every importer but the root). */
+export interface TurboShares {
+  keys: number;
+  /** `hashOfExternalDependencies` unchanged across the change. */
+  externalKept: number;
+  /** The build task's hash unchanged (it folds the root's external dependencies and `^build`'s hashes). */
+  taskKept: number;
+  /** Of the keys turbo's external hash kept: how many a design says moved. */
+  readonly externalMissed: { own: number; b: number };
+  /** Of the keys turbo's task hash kept: how many a design says moved (turbo's misses: stale replays). */
+  readonly taskMissed: { own: number; b: number; a: number };
+}
+
+const emptyTurboShares = (): TurboShares => ({
+  ...{ keys: 0, externalKept: 0, taskKept: 0 },
+  ...{ externalMissed: { own: 0, b: 0 }, taskMissed: { own: 0, b: 0, a: 0 } },
+});
 
 function mainDocument(text: string): string {
   return (
@@ -59,52 +83,115 @@ async function slicesOf(file: string): Promise<LockfileSlices> {
   return slicesFromLockfileAsync(bytes, { lockfile: 'pnpm-lock.yaml', root: '/nonexistent', names: false });
 }
 
+type TurboMap = Map<string, { external: string; task: string }>;
+
 interface Revision {
   readonly sliced: LockfileSlices;
   readonly folds: DesignBFolds;
+  readonly turbo?: TurboMap;
 }
 
-/** One revision: its slices and design B's folds. */
-async function revision(file: string, phantoms: Map<string, Phantoms>): Promise<Revision> {
+/** One revision: its slices, design B's folds and, given a folder to rebuild it in, turbo's hashes. */
+async function revision(file: string, phantoms: Map<string, Phantoms>, turboDir?: string): Promise<Revision> {
   const sliced = await slicesOf(file);
-  const folds = designBFolds(sliced, phantoms, mainDocument(readFileSync(file, 'utf8')));
-  return { sliced, folds };
+  const main = mainDocument(readFileSync(file, 'utf8'));
+  const folds = designBFolds(sliced, phantoms, main);
+  if (turboDir === undefined) return { sliced, folds };
+  writeWorkspace(join(turboDir, 'ws'), main);
+  return { sliced, folds, turbo: turboHashes(join(turboDir, 'ws'), join(turboDir, 'home')) };
 }
 
 type Counts = { -readonly [K in keyof HistoryShares]: HistoryShares[K] };
 
+/** Per importer present before and after one change: which designs moved its key. */
+interface Moved {
+  readonly own: boolean;
+  readonly ownRoot: boolean;
+  readonly a: boolean;
+  readonly b: boolean;
+}
+
 /** Add one change (before -> after) to the counts: which designs moved each project's key. */
-function countChange(counts: Counts, before: Revision, after: Revision): void {
+function countChange(counts: Counts, before: Revision, after: Revision): Map<string, Moved> {
   const old = new Map(before.sliced.slices.map((slice) => [slice.importer, slice]));
   const rootMoved = old.get('.')?.digest !== after.sliced.slices.find((slice) => slice.importer === '.')?.digest;
-  let [compared, movedA, movedB] = [0, 0, 0];
+  const moved = new Map<string, Moved>();
   for (const slice of after.sliced.slices) {
     const was = old.get(slice.importer);
     if (was === undefined) continue;
-    compared++;
-    const ownMoved = was.digest !== slice.digest;
-    const withRoot = ownMoved || (slice.importer !== '.' && rootMoved);
-    const withReach = withRoot || was.reach !== slice.reach;
-    const b = withRoot || before.folds.plain.get(slice.importer) !== after.folds.plain.get(slice.importer);
-    const bc = withRoot || before.folds.computed.get(slice.importer) !== after.folds.computed.get(slice.importer);
-    counts.own += ownMoved ? 1 : 0;
-    counts.ownRoot += withRoot ? 1 : 0;
-    movedA += withReach ? 1 : 0;
-    movedB += b ? 1 : 0;
+    const own = was.digest !== slice.digest;
+    const ownRoot = own || (slice.importer !== '.' && rootMoved);
+    const a = ownRoot || was.reach !== slice.reach;
+    const b = ownRoot || before.folds.plain.get(slice.importer) !== after.folds.plain.get(slice.importer);
+    const bc = ownRoot || before.folds.computed.get(slice.importer) !== after.folds.computed.get(slice.importer);
+    moved.set(slice.importer, { own, ownRoot, a, b });
+    counts.own += own ? 1 : 0;
+    counts.ownRoot += ownRoot ? 1 : 0;
+    counts.designA += a ? 1 : 0;
+    counts.designB += b ? 1 : 0;
     counts.designBComputed += bc ? 1 : 0;
     counts.unknownB += after.folds.unknown.has(slice.importer) ? 1 : 0;
     counts.dynamicB += after.folds.dynamic.has(slice.importer) ? 1 : 0;
   }
-  counts.keys += compared;
+  const all = [...moved.values()];
+  counts.keys += all.length;
   counts.changes++;
-  counts.designA += movedA;
-  counts.designB += movedB;
-  if (movedA === compared) counts.allMovedA++;
-  if (movedB === compared) counts.allMovedB++;
+  if (all.every((m) => m.a)) counts.allMovedA++;
+  if (all.every((m) => m.b)) counts.allMovedB++;
+  return moved;
+}
+
+/** Per importer: the importers it reaches through workspace links (itself included): what `^build` folds. */
+function workspaceClosures(sliced: LockfileSlices): Map<string, string[]> {
+  const { importers, edges } = sliced.graph;
+  const idOf = new Map([...importers].map(([id, node]) => [node, id]));
+  const out = new Map<string, string[]>();
+  for (const [id, start] of importers) {
+    const seen = new Set([start]);
+    const queue = [start];
+    for (let node = queue.pop(); node !== undefined; node = queue.pop())
+      for (const next of edges[node] ?? [])
+        if (idOf.has(next) && !seen.has(next)) {
+          seen.add(next);
+          queue.push(next);
+        }
+    out.set(
+      id,
+      [...seen].map((node) => idOf.get(node) as string),
+    );
+  }
+  return out;
+}
+
+/** Add one change to turbo's counts: what its hashes kept, and which of those kept keys a design moved. */
+function countTurbo(counts: TurboShares, before: Revision, after: Revision, moved: Map<string, Moved>): void {
+  const [old, now] = [before.turbo as TurboMap, after.turbo as TurboMap];
+  const ownTaskMoved = (id: string): boolean => old.get(id)?.task !== now.get(id)?.task;
+  const closures = workspaceClosures(after.sliced);
+  for (const [importer, hashes] of now) {
+    const was = old.get(importer);
+    const design = moved.get(importer);
+    if (was === undefined || design === undefined) continue;
+    counts.keys++;
+    const extKept = was.external === hashes.external;
+    const taskKept = !(closures.get(importer) ?? [importer]).some(ownTaskMoved);
+    counts.externalKept += extKept ? 1 : 0;
+    counts.taskKept += taskKept ? 1 : 0;
+    if (extKept) counts.externalMissed.own += design.own ? 1 : 0;
+    if (extKept) counts.externalMissed.b += design.b ? 1 : 0;
+    if (!taskKept) continue;
+    counts.taskMissed.own += design.own ? 1 : 0;
+    counts.taskMissed.b += design.b ? 1 : 0;
+    counts.taskMissed.a += design.a ? 1 : 0;
+  }
 }
 
 /** Count, over consecutive revisions of one history folder, how many project keys each design moves. */
-export async function historyShares(dir: string, phantoms: Map<string, Phantoms>): Promise<HistoryShares> {
+export async function historyShares(
+  dir: string,
+  phantoms: Map<string, Phantoms>,
+  turboDir?: string,
+): Promise<HistoryShares> {
   const files = readdirSync(dir)
     .filter((name) => /^\d+-.*\.yaml$/.test(name))
     .sort()
@@ -113,13 +200,15 @@ export async function historyShares(dir: string, phantoms: Map<string, Phantoms>
     ...{ changes: 0, keys: 0, own: 0, ownRoot: 0, designA: 0, allMovedA: 0 },
     ...{ designB: 0, designBComputed: 0, allMovedB: 0, unknownB: 0, dynamicB: 0 },
   };
-  let before = await revision(join(dir, files[0] as string), phantoms);
+  const turbo = turboDir === undefined ? undefined : emptyTurboShares();
+  let before = await revision(join(dir, files[0] as string), phantoms, turboDir);
   for (const file of files.slice(1)) {
-    const after = await revision(join(dir, file), phantoms);
-    countChange(counts, before, after);
+    const after = await revision(join(dir, file), phantoms, turboDir);
+    const moved = countChange(counts, before, after);
+    if (turbo && before.turbo && after.turbo) countTurbo(turbo, before, after, moved);
     before = after;
   }
-  return counts;
+  return turbo === undefined ? counts : { ...counts, turbo };
 }
 
 const pct = (moved: number, keys: number): string => `${(100 * (1 - moved / keys)).toFixed(1)}%`;
@@ -147,6 +236,19 @@ function sharesRows(repo: string, shares: HistoryShares): BenchRow[] {
       note: `keys kept of ${keys}: design B ${pct(designB, keys)} (${allMovedB} of ${changes} changes moved every key); B where a computed require folds the pool ${pct(designBComputed, keys)}; of the keys compared, ${shares.unknownB} had a package the scan could not read in their closure (they fold the pool) and ${shares.dynamicB} a package with a computed require or import (B's blind spot)`,
     },
   ];
+}
+
+function turboRow(repo: string, shares: HistoryShares, turbo: TurboShares): BenchRow {
+  const { keys, externalKept, taskKept, externalMissed, taskMissed } = turbo;
+  return {
+    group: 'reach',
+    subject: `${repo}: turbo's own per-package keys kept across ${shares.changes} real changes (hashOfExternalDependencies)`,
+    subjectMs: externalKept,
+    baseline: 'keys compared (every importer turbo plans a build for: all but the root)',
+    baselineMs: keys,
+    unit: 'keys',
+    note: `turbo 2.11 --dry=json on each revision rebuilt from its lockfile: hashOfExternalDependencies kept ${pct(keys - externalKept, keys)} (of those kept, the own slice says ${externalMissed.own} moved, design B ${externalMissed.b}); the build task's hash (the root's external dependencies, package.json, ^build composed over workspace dependencies) kept ${pct(keys - taskKept, keys)}; of the task keys turbo kept, the own slice says ${taskMissed.own} moved (turbo's misses of the lockfile), design B ${taskMissed.b} (the reach turbo cannot see), design A ${taskMissed.a}`,
+  };
 }
 
 /** The reach's own cost beside the whole slice pass, in process, on astro's newest lockfile. */
@@ -195,7 +297,9 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   const phantoms = loadPhantoms(PHANTOMS);
   for (const repo of REPOS) {
     if (!existsSync(join(history, repo))) continue;
-    rows.push(...sharesRows(repo, await historyShares(join(history, repo), phantoms)));
+    const shares = await historyShares(join(history, repo), phantoms, join(ctx.tmp, `reach-turbo-${repo}`));
+    rows.push(...sharesRows(repo, shares));
+    if (shares.turbo !== undefined) rows.push(turboRow(repo, shares, shares.turbo));
   }
   if (existsSync(join(history, 'astro'))) rows.push(await costRow(join(history, 'astro'), ctx.runs));
   return rows;
