@@ -141,6 +141,8 @@ test('design B: a package the map does not know folds the whole pool', () => {
     names: false,
   });
   assert.equal(result.plain.get('packages/c'), sliced.pool);
+  // The estimate reads an unreadable registry version as code-free: c folds nothing there.
+  assert.equal(result.codeless.get('packages/c'), undefined);
 });
 
 test('the committed map: every registry package of the histories it names, in its own format', () => {

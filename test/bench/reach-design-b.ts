@@ -12,7 +12,8 @@
 // sha256 over the sorted closure digests of what joined. A package S holds that the map does not know
 // (a `file:` folder in the repository, a version the registry no longer serves) makes P fold the whole
 // pool, as design A does. Variant `computed`: the same, and a package with a computed require or import in
-// S also folds the whole pool (what B alone cannot see).
+// S also folds the whole pool (what B alone cannot see). Estimate `codeless` (not sound): a registry version
+// whose tarball could not be read (the registry no longer serves it) read as holding no code.
 // Not seen here: a workspace package nobody links to (its name is in its package.json, which the histories
 // do not have; a shipped B reads the names as the slice pass does).
 // Invariants: pure over the graph, its closures and the map; never reads the network.
@@ -63,6 +64,8 @@ export function workspaceNames(lockfileMain: string): Map<string, string> {
 export interface DesignBFolds {
   readonly plain: ReadonlyMap<string, string | undefined>;
   readonly computed: ReadonlyMap<string, string | undefined>;
+  /** Not sound, an estimate: B if the registry tarballs the scan could not read held no code. */
+  readonly codeless: ReadonlyMap<string, string | undefined>;
   /** Importers whose closure held a package the map does not know (they fold the whole pool). */
   readonly unknown: ReadonlySet<string>;
   /** Importers whose closure held a package with a computed require (the `computed` variant folds the pool). */
@@ -72,7 +75,7 @@ export interface DesignBFolds {
 interface Indexed {
   readonly byName: Map<string, number[]>;
   readonly nameOf: (node: number) => string | undefined;
-  readonly scanOf: (node: number) => Phantoms | 'unknown' | undefined;
+  readonly scanOf: (node: number) => Phantoms | 'unread' | 'unknown' | undefined;
 }
 
 function indexGraph(sliced: LockfileSlices, phantoms: Map<string, Phantoms>, names: Map<string, string>): Indexed {
@@ -93,10 +96,12 @@ function indexGraph(sliced: LockfileSlices, phantoms: Map<string, Phantoms>, nam
     const label = graph.label(node);
     return label.kind === 'package' ? label.name : importerName.get(node);
   };
-  const scanOf = (node: number): Phantoms | 'unknown' | undefined => {
+  const scanOf = (node: number): Phantoms | 'unread' | 'unknown' | undefined => {
     const label = graph.label(node);
     if (label.kind !== 'package') return undefined;
-    return (label.missing ? undefined : phantoms.get(`${label.name}@${label.version}`)) ?? 'unknown';
+    if (label.missing || /^(?:file|link|git|https?):/.test(label.version)) return 'unknown';
+    // A registry version the map lacks: its tarball could not be read (the scan's error lines).
+    return phantoms.get(`${label.name}@${label.version}`) ?? 'unread';
   };
   return { byName, nameOf, scanOf };
 }
@@ -108,6 +113,7 @@ function walkProject(start: number, sliced: LockfileSlices, ix: Indexed) {
   const folded = new Set<number>();
   const names = new Set<string>();
   let unknown = false;
+  let unread = false;
   let dynamic = false;
   const queue = [start];
   const addName = (name: string): void => {
@@ -130,8 +136,9 @@ function walkProject(start: number, sliced: LockfileSlices, ix: Indexed) {
     }
     const scan = ix.scanOf(node);
     if (scan === undefined) continue;
-    if (scan === 'unknown') {
-      unknown = true;
+    if (scan === 'unknown' || scan === 'unread') {
+      if (scan === 'unknown') unknown = true;
+      else unread = true;
       continue;
     }
     if (scan.dynamic > 0) dynamic = true;
@@ -141,7 +148,7 @@ function walkProject(start: number, sliced: LockfileSlices, ix: Indexed) {
       for (const name of scan.peers) if (!resolved.has(name)) addName(name);
     }
   }
-  return { folded, unknown, dynamic };
+  return { folded, unknown, unread, dynamic };
 }
 
 /** Design B's fold for every importer of one lockfile revision. */
@@ -153,15 +160,17 @@ export function designBFolds(
   const ix = indexGraph(sliced, phantoms, workspaceNames(lockfileMain));
   const plain = new Map<string, string | undefined>();
   const computed = new Map<string, string | undefined>();
+  const codeless = new Map<string, string | undefined>();
   const [unknownSet, dynamicSet] = [new Set<string>(), new Set<string>()];
   for (const [importer, node] of sliced.graph.importers) {
-    const { folded, unknown, dynamic } = walkProject(node, sliced, ix);
+    const { folded, unknown, unread, dynamic } = walkProject(node, sliced, ix);
     const digests = [...new Set([...folded].map((n) => sliced.closures[n] ?? ''))].sort();
     const subset = digests.length === 0 ? undefined : createHash('sha256').update(digests.join('\n')).digest('base64');
-    plain.set(importer, unknown ? sliced.pool : subset);
-    computed.set(importer, unknown || dynamic ? sliced.pool : subset);
-    if (unknown) unknownSet.add(importer);
+    plain.set(importer, unknown || unread ? sliced.pool : subset);
+    codeless.set(importer, unknown ? sliced.pool : subset);
+    computed.set(importer, unknown || unread || dynamic ? sliced.pool : subset);
+    if (unknown || unread) unknownSet.add(importer);
     if (dynamic) dynamicSet.add(importer);
   }
-  return { plain, computed, unknown: unknownSet, dynamic: dynamicSet };
+  return { plain, computed, codeless, unknown: unknownSet, dynamic: dynamicSet };
 }

@@ -42,6 +42,8 @@ export interface HistoryShares {
   readonly designB: number;
   /** Design B, where a package with a computed require in the closure folds the whole pool. */
   readonly designBComputed: number;
+  /** Design B's estimate with the unreadable registry tarballs read as code-free (not sound). */
+  readonly designBCodeless: number;
   readonly allMovedB: number;
   /** Project keys (summed over revisions compared) whose closure held a package the map does not know. */
   readonly unknownB: number;
@@ -130,6 +132,8 @@ function countChange(counts: Counts, before: Revision, after: Revision): Map<str
     counts.designA += a ? 1 : 0;
     counts.designB += b ? 1 : 0;
     counts.designBComputed += bc ? 1 : 0;
+    const bx = ownRoot || before.folds.codeless.get(slice.importer) !== after.folds.codeless.get(slice.importer);
+    counts.designBCodeless += bx ? 1 : 0;
     counts.unknownB += after.folds.unknown.has(slice.importer) ? 1 : 0;
     counts.dynamicB += after.folds.dynamic.has(slice.importer) ? 1 : 0;
   }
@@ -198,7 +202,7 @@ export async function historyShares(
     .reverse();
   const counts: Counts = {
     ...{ changes: 0, keys: 0, own: 0, ownRoot: 0, designA: 0, allMovedA: 0 },
-    ...{ designB: 0, designBComputed: 0, allMovedB: 0, unknownB: 0, dynamicB: 0 },
+    ...{ designB: 0, designBComputed: 0, designBCodeless: 0, allMovedB: 0, unknownB: 0, dynamicB: 0 },
   };
   const turbo = turboDir === undefined ? undefined : emptyTurboShares();
   let before = await revision(join(dir, files[0] as string), phantoms, turboDir);
@@ -233,7 +237,7 @@ function sharesRows(repo: string, shares: HistoryShares): BenchRow[] {
       subject: `${repo}: project keys kept across ${changes} real changes, design B (phantom requires, scanned tarballs)`,
       subjectMs: keys - designB,
       unit: 'keys',
-      note: `keys kept of ${keys}: design B ${pct(designB, keys)} (${allMovedB} of ${changes} changes moved every key); B where a computed require folds the pool ${pct(designBComputed, keys)}; of the keys compared, ${shares.unknownB} had a package the scan could not read in their closure (they fold the pool) and ${shares.dynamicB} a package with a computed require or import (B's blind spot)`,
+      note: `keys kept of ${keys}: design B ${pct(designB, keys)} (${allMovedB} of ${changes} changes moved every key); B where a computed require folds the pool ${pct(designBComputed, keys)}; of the keys compared, ${shares.unknownB} had a package the scan could not read in their closure (they fold the pool; were the unreadable registry tarballs code-free, B would keep ${pct(shares.designBCodeless, keys)}) and ${shares.dynamicB} a package with a computed require or import (B's blind spot)`,
     },
   ];
 }
@@ -280,6 +284,31 @@ async function costRow(dir: string, runs: number): Promise<BenchRow> {
   };
 }
 
+/** Design B's fold pass (this prototype: one walk per project) beside the slice pass, on astro's newest lockfile. */
+async function designBCostRow(dir: string, runs: number, phantoms: Map<string, Phantoms>): Promise<BenchRow> {
+  const file = join(dir, readdirSync(dir).filter((name) => name.startsWith('01-'))[0] as string);
+  const main = mainDocument(readFileSync(file, 'utf8'));
+  const sliced = await slicesOf(file);
+  const pass: number[] = [];
+  const fold: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    let start = performance.now();
+    await slicesOf(file);
+    pass.push(performance.now() - start);
+    start = performance.now();
+    designBFolds(sliced, phantoms, main);
+    fold.push(performance.now() - start);
+  }
+  return {
+    group: 'reach',
+    subject: `astro (${sliced.slices.length} importers): design B's fold, the map in memory (prototype: one walk per project)`,
+    subjectMs: median(fold),
+    baseline: 'the slice pass (design A)',
+    baselineMs: median(pass),
+    note: 'a shipped B would union the names per strongly connected component in the Merkle pass instead of walking each closure',
+  };
+}
+
 export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
   const history = ctx.fixturesDir === undefined ? undefined : join(ctx.fixturesDir, '..', 'history');
   if (history === undefined || !existsSync(history))
@@ -302,5 +331,6 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
     if (shares.turbo !== undefined) rows.push(turboRow(repo, shares, shares.turbo));
   }
   if (existsSync(join(history, 'astro'))) rows.push(await costRow(join(history, 'astro'), ctx.runs));
+  if (existsSync(join(history, 'astro'))) rows.push(await designBCostRow(join(history, 'astro'), ctx.runs, phantoms));
   return rows;
 }
