@@ -99,8 +99,7 @@ export function readWorkspaceFingerprints(root: string, options: ReadOptions = {
   };
 
   for (const spec of specs) readSpec(spec);
-  for (const { depth, dir } of ancestorsWithModules(fs, root))
-    for (const spec of ancestorEntries(depth)) readSpec(spec, dir);
+  for (const { spec, dir } of ancestorSpecs(fs, root)) readSpec(spec, dir);
   if (manager === 'pnpm' || manager === 'bun') {
     for (const patch of rootManifestPatches(fs, root)) patches.add(patch);
   }
@@ -113,6 +112,39 @@ export function readWorkspaceFingerprints(root: string, options: ReadOptions = {
   }
   const keyed = entries.filter((entry) => entry.kind !== 'ancestor-marker');
   return { root, manager, scope, at, entries, files, key: tableKey(keyed) };
+}
+
+/** Each ancestor marker's spec, with the folder a link to it must stay inside. */
+function ancestorSpecs(fs: FileSystem, root: string): { spec: EntrySpec; dir: string }[] {
+  return ancestorsWithModules(fs, root).flatMap(({ depth, dir }) =>
+    ancestorEntries(depth).map((spec) => ({ spec, dir })),
+  );
+}
+
+/**
+ * The install markers of every `node_modules` above `root` (the table's `ancestor-marker` entries), read
+ * alone: what the slice files fold where no table was read (the install hooks, `key --write-slices`). One
+ * stat per ancestor when none holds a `node_modules`.
+ */
+export function readAncestorMarkers(root: string, fs: FileSystem = realFileSystem): FingerprintEntry[] {
+  return ancestorSpecs(fs, root).map(({ spec, dir }) => {
+    const absPath = join(root, spec.path);
+    const link = lstatQuiet(fs, absPath);
+    if (link?.isSymbolicLink() === true) checkLink(fs, absPath, dir);
+    const result = link === undefined ? ABSENT : readEntry(fs, absPath);
+    if (result.state === 'absent') return { ...spec, digest: null, identity: null };
+    const hashed = spec.normalize === undefined ? result.bytes : normalizeBytes(spec.normalize, result.bytes);
+    return { ...spec, digest: fileDigest(hashed), identity: result.identity };
+  });
+}
+
+/** sha256 over the present ancestor markers' paths and digests, or undefined when none is present. */
+export function aboveDigest(
+  entries: readonly Pick<FingerprintEntry, 'path' | 'kind' | 'digest'>[],
+): string | undefined {
+  const present = entries.filter((entry) => entry.kind === 'ancestor-marker' && entry.digest !== null);
+  if (present.length === 0) return undefined;
+  return sha256Hex(canonicalJson({ lockguardAbove: 1, entries: present.map((entry) => [entry.path, entry.digest]) }));
 }
 
 /** At most this many ancestors are looked at (a deeper path is not a workspace anyone runs). */

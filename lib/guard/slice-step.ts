@@ -8,10 +8,17 @@
 // folds them, lockguard wrote them before, or they are committed; a problem writing a file never stops the
 // run: it is one warning line naming the path and the fix (`lockguard key --write-slices` exits 2 on it).
 
-import type { WorkspaceFingerprints } from '../core/fingerprints.js';
+import { aboveDigest, type WorkspaceFingerprints } from '../core/fingerprints.js';
 import { isLockguardError } from '../core/errors.js';
 import { CONFIGS, runnersFoldingSlices, type SliceRunner } from '../integrations/slice-files/folded-by.js';
-import { hasSliceRecord, rootSliceFileExists, SLICE_FILE, sliceFilesCurrent } from '../run/slice-files.js';
+import {
+  hasSliceRecord,
+  recordDigest,
+  rootSliceFileExists,
+  SLICE_FILE,
+  sliceFilesCurrent,
+  sliceFilesIgnored,
+} from '../run/slice-files.js';
 
 /** What the step has to say: its lines for the run's report, and whether they are a warning (a file not written). */
 export interface SliceStep {
@@ -87,6 +94,9 @@ export async function sliceFilesBeforeRun(
   if (runners !== undefined && runners.length === 0) return NOTHING;
   let lines: string[];
   try {
+    // A node_modules above the root: its markers are in the table; folded where the files are gitignored.
+    const aboveHere = aboveDigest(table.entries);
+    const above = aboveHere !== undefined && sliceFilesIgnored(root) ? aboveHere : undefined;
     // The fast path with the table's own digests (no hash, no parse); the slice pass is loaded only when needed.
     if (
       record &&
@@ -94,13 +104,13 @@ export async function sliceFilesBeforeRun(
         (entry) =>
           entry.kind === 'lockfile' &&
           entry.digest !== null &&
-          sliceFilesCurrent(root, entry.path, entry.digest, { seenByRun: true }),
+          sliceFilesCurrent(root, entry.path, recordDigest(entry.digest, above), { seenByRun: true }),
       )
     )
       return NOTHING;
     const { sliceLockfileOf, writeSliceFiles } = await import('../run/slice-pass.js');
     const { noteRunSeen } = await import('../run/slice-seen.js');
-    const pass = await writeSliceFiles(root, sliceLockfileOf(root, table));
+    const pass = await writeSliceFiles(root, sliceLockfileOf(root, table), above);
     // Changed since the last run, whoever rewrote them (an install hook may have, after that run).
     const changes = {
       changed: noteRunSeen(root),

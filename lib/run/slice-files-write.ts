@@ -175,13 +175,19 @@ export function checkProjectFolders(root: string, importers: Iterable<string>): 
  * is missing or differs, and remove those the record names whose project left. Throws the first problem
  * (after doing everything else it can).
  */
-export function applySliceFiles(root: string, slices: LockfileSlices, digest: string): SliceFilesOutcome {
+export function applySliceFiles(
+  root: string,
+  slices: LockfileSlices,
+  digest: string,
+  above?: string,
+): SliceFilesOutcome {
   const realRoot = realpathSync.native(root);
   const record = readSliceRecord(root);
   const pass: Pass = {
     root,
     realRoot,
     rootDigest: slices.slices.find((slice) => slice.importer === '.')?.digest,
+    above,
     recorded: new Map((record?.files ?? []).map((file) => [file.importer, file])),
     parents: new Map(),
     created: [],
@@ -214,6 +220,8 @@ interface Pass {
   readonly root: string;
   readonly realRoot: string;
   readonly rootDigest: string | undefined;
+  /** The above line every project's file folds (slice-files.ts), or undefined. */
+  readonly above: string | undefined;
   readonly recorded: ReadonlyMap<string, WrittenFile>;
   readonly parents: Map<string, string | null>;
   readonly created: string[];
@@ -247,6 +255,7 @@ function writeOne(pass: Pass, slice: LockfileSlices['slices'][number]): void {
     slice.digest,
     slice.importer === '.' ? undefined : pass.rootDigest,
     slice.reach,
+    pass.above,
   );
   const sha = sha256Hex(text);
   const known = pass.recorded.get(slice.importer);

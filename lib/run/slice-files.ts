@@ -10,11 +10,17 @@
 //   slice <sha256 hex: the project's slice digest, core/slices/slices.ts>
 //   root <sha256 hex: the root importer's slice digest>      (every project but the root itself)
 //   reach <sha256 hex: the hoisted pool's digest>            (projects that install a package: core/slices/reach.ts)
+//   above <sha256 hex: the install markers of a node_modules above the root>   (every project; only where one
+//                                                            is there and the files are gitignored, below)
 // The reach line (version 2) is there because a package a project installs resolves names it does not
 // declare from where the linker hoists (pnpm's default hoist-pattern `*`, hoisted linkers): issue 29.
 // Upgrade from version 1: the record's version is 2 too, so a version-1 record is not current and the next
 // pass (the next guarded run or hooked install) rewrites every file; committed files are rewritten by
 // `lockguard key --write-slices` (then commit them), and `key --check-slices` names them until then.
+// The above line is there because Node resolves from every ancestor's node_modules what a project's own
+// lacks (core/entries.ts `ancestor-marker`): it is written only on a machine that has such a folder, and only
+// where the files are gitignored (committed files must agree between machines: there doctor warns instead);
+// the record's digest then covers it too (`recordDigest`), so a change up there makes the next pass rewrite.
 // The root line is there because the root's bins reach every project's scripts (pnpm 10 and 12 put
 // `<root>/node_modules/.bin` on every package script's PATH; npm and bun add every ancestor's .bin), so a
 // change to the root's slice may change what any project builds (integrations/runners/affected.ts).
@@ -34,6 +40,8 @@ import { ensureLedger } from './ledger.js';
 import { readLedgerFile } from './ledger-fs.js';
 import { ledgerPath, SLICE_FILES_RECORD } from './ledger-layout.js';
 import { recordJson } from '../core/printable.js';
+import { sha256Hex } from '../core/digest.js';
+import { readConfigText } from '../core/bounded-read.js';
 
 /** The file's name, in every project folder (next to its package.json). */
 export const SLICE_FILE = '.lockguard-slice';
@@ -77,8 +85,33 @@ export interface SliceFilesOutcome {
  * The text of one project's file; `root` is the root importer's digest (omitted for the root project),
  * `reach` the hoisted pool's digest (omitted for a project that installs no package).
  */
-export function sliceFileText(importer: string, digest: string, root: string | undefined, reach?: string): string {
-  return `${SLICE_FILE_VERSION}\nimporter ${importer}\nslice ${digest}\n${root === undefined ? '' : `root ${root}\n`}${reach === undefined ? '' : `reach ${reach}\n`}`;
+export function sliceFileText(
+  importer: string,
+  digest: string,
+  root: string | undefined,
+  reach?: string,
+  above?: string,
+): string {
+  return `${SLICE_FILE_VERSION}\nimporter ${importer}\nslice ${digest}\n${root === undefined ? '' : `root ${root}\n`}${reach === undefined ? '' : `reach ${reach}\n`}${above === undefined ? '' : `above ${above}\n`}`;
+}
+
+/** What the record keeps as the digest the files were written for: the lockfile's, and the above line's when folded. */
+export function recordDigest(lockfileDigest: string, above: string | undefined): string {
+  return above === undefined ? lockfileDigest : sha256Hex(`${lockfileDigest}\nabove ${above}\n`);
+}
+
+/** The root .gitignore lines that ignore the slice file in every folder (ignored mode: integrations/sound-keys). */
+export const SLICE_IGNORE_LINES: ReadonlySet<string> = new Set([SLICE_FILE, `**/${SLICE_FILE}`, `/${SLICE_FILE}`]);
+
+/** Whether the root .gitignore ignores the slice files (written on every machine, never committed). */
+export function sliceFilesIgnored(root: string): boolean {
+  let text: string | undefined;
+  try {
+    text = readConfigText(join(root, '.gitignore'), root);
+  } catch {
+    return false;
+  }
+  return (text ?? '').split('\n').some((line) => SLICE_IGNORE_LINES.has(line.trim()));
 }
 
 function recordPath(root: string): string {

@@ -16,7 +16,16 @@ import { fileDigest } from '../core/digest.js';
 import { readEntry, realFileSystem } from '../core/file-probe.js';
 import { SLICE_LOCKFILES, slicesFromLockfile, slicesFromLockfileAsync } from '../core/slices/slices.js';
 import { applySliceFiles, checkProjectFolders } from './slice-files-write.js';
-import { SLICE_FILE, sliceFileText, sliceFilesCurrent, type SliceLockfile, type SlicePass } from './slice-files.js';
+import {
+  recordDigest,
+  SLICE_FILE,
+  sliceFilesCurrent,
+  sliceFilesIgnored,
+  sliceFileText,
+  type SliceLockfile,
+  type SlicePass,
+} from './slice-files.js';
+import { aboveDigest, readAncestorMarkers, type FingerprintEntry } from '../core/fingerprints.js';
 import { readConfigText } from '../core/bounded-read.js';
 
 /** The lockfile a slice pass reads: from a table (its bytes and digests by path) when it holds one, else from disk. */
@@ -39,9 +48,22 @@ export function sliceLockfileOf(
   return undefined;
 }
 
-/** The lockfile's digest when its files need a pass, or undefined when the record says they are current. */
-function staleDigest(root: string, lockfile: SliceLockfile): string | undefined {
-  const digest = lockfile.digest ?? fileDigest(lockfile.bytes);
+/**
+ * The above line every project's file folds (slice-files.ts): the digest of the install markers of the
+ * `node_modules` folders above the root (`entries`: a table's, else read here), where any is present and the
+ * files are gitignored; else undefined. One stat per ancestor when none holds a node_modules.
+ */
+export function aboveFor(
+  root: string,
+  entries?: readonly Pick<FingerprintEntry, 'path' | 'kind' | 'digest'>[],
+): string | undefined {
+  const digest = aboveDigest(entries ?? readAncestorMarkers(root));
+  return digest !== undefined && sliceFilesIgnored(root) ? digest : undefined;
+}
+
+/** The record digest when the files need a pass, or undefined when the record says they are current. */
+function staleDigest(root: string, lockfile: SliceLockfile, above: string | undefined): string | undefined {
+  const digest = recordDigest(lockfile.digest ?? fileDigest(lockfile.bytes), above);
   return sliceFilesCurrent(root, lockfile.name, digest) ? undefined : digest;
 }
 
@@ -49,12 +71,13 @@ function staleDigest(root: string, lockfile: SliceLockfile): string | undefined 
 export async function writeSliceFiles(
   root: string,
   lockfile: SliceLockfile | undefined = sliceLockfileOf(root),
+  above: string | undefined = aboveFor(root),
 ): Promise<SlicePass | undefined> {
   if (lockfile === undefined) return undefined;
-  const digest = staleDigest(root, lockfile);
+  const digest = staleDigest(root, lockfile, above);
   if (digest === undefined) return { kind: 'current' };
   const slices = await slicesFromLockfileAsync(lockfile.bytes, { lockfile: lockfile.name, root, names: false });
-  return { kind: 'written', ...applySliceFiles(root, slices, digest) };
+  return { kind: 'written', ...applySliceFiles(root, slices, digest, above) };
 }
 
 /** writeSliceFiles for the install hooks, synchronous (pnpm 6.x lockfiles are refused by core/slices). */
@@ -63,7 +86,8 @@ export function writeSliceFilesSync(
   lockfile: SliceLockfile | undefined = sliceLockfileOf(root),
 ): SlicePass | undefined {
   if (lockfile === undefined) return undefined;
-  const digest = staleDigest(root, lockfile);
+  const above = aboveFor(root);
+  const digest = staleDigest(root, lockfile, above);
   if (digest === undefined) return { kind: 'current' };
   return {
     kind: 'written',
@@ -71,6 +95,7 @@ export function writeSliceFilesSync(
       root,
       slicesFromLockfile(lockfile.bytes, { lockfile: lockfile.name, root, names: false }),
       digest,
+      above,
     ),
   };
 }
@@ -82,13 +107,14 @@ export async function expectedSliceFiles(
 ): Promise<Map<string, string>> {
   const expected = new Map<string, string>();
   if (lockfile === undefined) return expected;
+  const above = aboveFor(root);
   const slices = await slicesFromLockfileAsync(lockfile.bytes, { lockfile: lockfile.name, root, names: false });
   const rootDigest = slices.slices.find((slice) => slice.importer === '.')?.digest;
   for (const slice of slices.slices) {
     const file = slice.importer === '.' ? SLICE_FILE : `${slice.importer}/${SLICE_FILE}`;
     expected.set(
       file,
-      sliceFileText(slice.importer, slice.digest, slice.importer === '.' ? undefined : rootDigest, slice.reach),
+      sliceFileText(slice.importer, slice.digest, slice.importer === '.' ? undefined : rootDigest, slice.reach, above),
     );
   }
   return expected;

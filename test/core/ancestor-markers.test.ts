@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isAncestorMarkerPath } from '../../lib/core/entries.js';
@@ -14,7 +14,8 @@ import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { FingerprintWatch, statusLine } from '../../lib/core/watch.js';
 import { withholdScope } from '../../lib/integrations/runners/affected.js';
 import { isTableEntry } from '../../lib/run/run-record.js';
-import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
+import { writeSliceFilesSync } from '../../lib/run/slice-pass.js';
+import { pnpmProjects, pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";
 const NPM_MARKER = '{"name":"above","lockfileVersion":3,"packages":{}}\n';
@@ -114,4 +115,25 @@ test('a move above the root withholds every save after it, on any package manage
     assert.equal(scope.kind, 'all');
     assert.match(scope.kind === 'all' ? scope.reason : '', /a node_modules above the workspace root/);
   }
+});
+
+test('gitignored slice files fold the markers above the root (the above line), committed ones never; a change up there rewrites them', (t) => {
+  const lock = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n\n  packages/a: {}\n";
+  const tree = (ignore: string) => ({
+    node_modules: { '.package-lock.json': NPM_MARKER },
+    ws: { ...pnpmProjects(lock, { a: 'a' }), '.gitignore': ignore },
+  });
+  const file = (root: string) => readFileSync(join(root, 'packages', 'a', '.lockguard-slice'), 'utf8');
+  const ignored = join(tempWorkspace(t, tree('.lockguard/\n.lockguard-slice\n')), 'ws');
+  assert.equal(writeSliceFilesSync(ignored)?.kind, 'written');
+  const first = file(ignored);
+  assert.match(first, /^above [0-9a-f]{64}$/m);
+  assert.equal(writeSliceFilesSync(ignored)?.kind, 'current', 'nothing moved: the fast path');
+  writeFileSync(join(ignored, '..', 'node_modules', '.package-lock.json'), NPM_MARKER.replace('3', '2'));
+  assert.equal(writeSliceFilesSync(ignored)?.kind, 'written', 'a change above the root makes the next pass write');
+  assert.notEqual(file(ignored), first);
+  assert.equal(file(ignored).replace(/^above .*$/m, ''), first.replace(/^above .*$/m, ''), 'only the above line moved');
+  const committed = join(tempWorkspace(t, tree('.lockguard/\n')), 'ws');
+  writeSliceFilesSync(committed);
+  assert.doesNotMatch(file(committed), /^above /m, 'committed files agree between machines');
 });

@@ -13,6 +13,7 @@ import type { Workspace } from '../../core/workspace.js';
 import { RUNNERS, type DoctorCheck } from '../../integrations/runners/index.js';
 import { soundKeysProof } from '../../integrations/sound-keys/index.js';
 import { listRunIds, loadRun, runDir } from '../../run/ledger.js';
+import { hasSliceRecord, sliceFilesIgnored } from '../../run/slice-files.js';
 import { listMarkers } from '../../run/live.js';
 import { foreignClaims, foreignLine } from '../../run/trust.js';
 import { ledgerTracked } from '../../integrations/git.js';
@@ -121,13 +122,18 @@ function aboveRootChecks(table: WorkspaceFingerprints): CheckResult[] {
     if (entry.digest !== null) present.push(entry.path);
     byFolder.set(folder, present);
   }
+  // Gitignored slice files fold the markers (run/slice-files.ts, the above line); committed ones cannot.
+  const folded = sliceFilesIgnored(table.root) && hasSliceRecord(table.root);
+  const keys = folded
+    ? "and each project's .lockguard-slice folds it, so the runners' keys that fold those files move with it (and differ from other machines' while it is there)"
+    : 'but no key folds it (committed or absent slice files), so a cache can replay outputs built against what it held before';
   return [...byFolder].map(([folder, present]) => ({
     check: 'above root',
     level: 'warn',
     detail:
       present.length === 0
         ? `${resolve(table.root, folder)} is a node_modules above the workspace root, where every project resolves what its own node_modules lacks; it holds no install marker (npm, pnpm or yarn writes one; bun and hand-made folders do not), so lockguard cannot see it change, and no key folds it`
-        : `${resolve(table.root, folder)} is a node_modules above the workspace root, where every project resolves what its own node_modules lacks: a guarded run watches ${present.join(', ')} and withholds what was saved after it changes, but no key folds it, so a cache can replay outputs built against what it held before`,
+        : `${resolve(table.root, folder)} is a node_modules above the workspace root, where every project resolves what its own node_modules lacks: a guarded run watches ${present.join(', ')} and withholds what was saved after it changes, ${keys}`,
     fix: `Remove ${resolve(table.root, folder)}, or move the workspace out from under it, so every package a project resolves comes from the workspace's own install.`,
   }));
 }

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { checkLink } from '../../core/bounded-read.js';
 import { realFileSystem } from '../../core/file-probe.js';
 import { writeAtomic } from '../../run/atomic.js';
-import { rootSliceFileExists } from '../../run/slice-files.js';
+import { rootSliceFileExists, SLICE_IGNORE_LINES } from '../../run/slice-files.js';
 import { committedProof } from './committed.js';
 import { ignoreFileEdit, type IgnoreLine } from './ignore-lines.js';
 import type { SoundKeysSide } from '../runners/adapter.js';
@@ -41,7 +41,7 @@ const SIDES: readonly SoundKeysSide[] = RUNNERS.flatMap((adapter) => adapter.sou
 /** The .gitignore line that ignores the slice file in every folder (ignored mode; committed mode takes it back). */
 export const GITIGNORE_SLICE: IgnoreLine = {
   line: SLICE_FILE,
-  matches: new Set([SLICE_FILE, `**/${SLICE_FILE}`, `/${SLICE_FILE}`]),
+  matches: SLICE_IGNORE_LINES,
   comment: "# lockguard's per-project lockfile slice files (written by lockguard, folded by the runners' keys)",
   added: `(each project's slice file is written on every machine, never committed)`,
   removed: 'removed (the slice files are committed now)',
