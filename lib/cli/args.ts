@@ -14,7 +14,16 @@ export interface Parsed {
   readonly positionals: string[];
 }
 
+/** A test seam: sees every options table `parse` is handed (test/cli/help-options.test.ts: each is in its help). */
+let observer: ((command: string, options: Options) => void) | undefined;
+
+/** Set (or clear, with undefined) the observer of `parse`'s options tables. */
+export function observeParse(next: ((command: string, options: Options) => void) | undefined): void {
+  observer = next;
+}
+
 export function parse(command: string, argv: readonly string[], options: Options, allowPositionals = false): Parsed {
+  observer?.(command, options);
   try {
     const result = parseArgs({
       args: [...argv],

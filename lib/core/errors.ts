@@ -86,8 +86,3 @@ export function errnoCode(error: unknown): string | undefined {
   }
   return undefined;
 }
-
-/** Exhaustiveness guard for switches over unions. */
-export function unreachable(value: never): never {
-  throw new Error(`Unreachable: ${String(value)}`);
-}
