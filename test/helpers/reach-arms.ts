@@ -31,6 +31,8 @@ import { writeTree } from './workspace.js';
 export interface ArmOptions {
   /** The workspace's package manager: the scenario's, or npm (built here from the pnpm scenario's files). */
   readonly manager?: ScenarioManager | 'npm';
+  /** The pnpm major of a pnpm arm (default 10). */
+  readonly pnpm?: 10 | 12;
   /** The workspace's `.npmrc` (pnpm settings). */
   readonly npmrc?: string;
   /** Lines appended to `pnpm-workspace.yaml` (pnpm settings there: `publicHoistPattern`, `nodeLinker`). */
@@ -172,7 +174,7 @@ export function armScenario(t: Pick<TestContext, 'after'>, arm: ArmOptions): Arm
   const manager = arm.manager ?? 'pnpm';
   const options: ScenarioOptions = {
     phantom: true,
-    ...(manager === 'pnpm' ? { pnpm: 10 as const } : { manager }),
+    ...(manager === 'pnpm' ? { pnpm: arm.pnpm ?? 10 } : { manager }),
     ...(arm.npmrc === undefined ? {} : { npmrc: arm.npmrc }),
     ...(arm.rootDependency === true ? { install: ['sh', '-c', `cd {root} && ${bumpArgv(arm).join(' ')}`] } : {}),
     ...(arm.above === true ? { install: bumpArgv(arm) } : {}),

@@ -15,6 +15,7 @@ import { join, relative } from 'node:path';
 import type { TestContext } from 'node:test';
 import { ARMS, type Arm, type ArmId, YARN_PLUGIN } from './arms.js';
 import { knownGap, type Step } from './known-gaps.js';
+import { phantomStep } from './phantom.js';
 import { sharedRun } from './shared.js';
 import { type TierWorkspace, tierWorkspace } from './workspace.js';
 
@@ -280,6 +281,7 @@ export function tierArm(t: TestContext, id: ArmId): void {
     step(t, arm, 'doctor', ledger, () => doctor(w));
     step(t, arm, 'runs', ledger, () => ordinaryRuns(w, arm));
     step(t, arm, 'poisoning', ledger, () => poisoning(w, arm));
+    if (arm.phantom !== undefined) step(t, arm, 'phantom', ledger, () => phantomStep(w, arm));
     step(t, arm, 'way-out', ledger, () => wayOut(w, arm, fixtureCommit));
   } finally {
     const wall = ((Date.now() - started) / 1000).toFixed(1);
