@@ -1,9 +1,10 @@
 // `npm run fuzz`: the lockfile fuzz of lockfiles.test.ts, longer, with its counts printed, and the oracle
 // passes: pnpm (mutants @pnpm/lockfile-file refuses that lockguard still slices; mutants both read with another
 // reach), yarn berry (the same against yarn's own parser), and the real yarn 4, yarn 1 and bun (`--tools N`
-// mutants each of a lockfile the tool wrote, through its frozen install; none it cannot read may be sliced).
+// mutants each of a lockfile the tool wrote, through its frozen install; none it cannot read may be sliced), and
+// the pnpm YAML reader's shortcut against its general path (`--reader N` mutants, every line read alike).
 //
-// Usage: npm run fuzz -- [--seed N] [--count N] [--format pnpm,npm,yarn-berry,yarn-v1,bun] [--oracle N] [--tools N] [--timeout MS]
+// Usage: npm run fuzz -- [--seed N] [--count N] [--format pnpm,npm,yarn-berry,yarn-v1,bun] [--oracle N] [--tools N] [--reader N] [--timeout MS]
 // Settings also from LOCKGUARD_FUZZ_SEED and LOCKGUARD_FUZZ_COUNT. Exit 1 when anything failed: every failure
 // is printed with the seed, format, fixture and index that reproduce it.
 
@@ -17,6 +18,7 @@ import { fuzz } from './harness.js';
 import { oracleRun } from './oracle.js';
 import { toolOracle, toolOracleRun } from './oracle-tools.js';
 import { yarnOracleRun } from './oracle-yarn.js';
+import { readerShortcutRun } from './reader-shortcut.js';
 
 function integer(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
@@ -33,6 +35,7 @@ const { values } = parseArgs({
     format: { type: 'string' },
     oracle: { type: 'string' },
     tools: { type: 'string' },
+    reader: { type: 'string' },
     timeout: { type: 'string' },
   },
   strict: true,
@@ -41,6 +44,7 @@ const seed = integer('--seed', values.seed ?? process.env['LOCKGUARD_FUZZ_SEED']
 const count = integer('--count', values.count ?? process.env['LOCKGUARD_FUZZ_COUNT'], 1000);
 const oracle = integer('--oracle', values.oracle, 500);
 const tools = integer('--tools', values.tools, 100);
+const reader = integer('--reader', values.reader, 2000);
 const formats = values.format?.split(',') ?? FORMATS.map((format) => format.name);
 
 const started = performance.now();
@@ -121,5 +125,13 @@ for (const flavor of tools > 0 ? flavors : []) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+if (reader > 0 && formats.includes('pnpm')) {
+  const counts = readerShortcutRun(seed, reader);
+  process.stdout.write(
+    `pnpm YAML reader, shortcut against the general path: ${counts.tried} mutants, ${counts.refused} refused by both at the same place, ${counts.differ.length} read differently\n`,
+  );
+  for (const line of counts.differ.slice(0, 10)) process.stdout.write(`  ${line}\n`);
+  oracleFailed ||= counts.differ.length > 0;
 }
 process.exitCode = report.failures.length > 0 || oracleFailed ? 1 : 0;
