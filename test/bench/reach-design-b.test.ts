@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { slicesFromLockfile } from '../../lib/core/slices/slices.js';
 import { repoRoot } from '../helpers/fixtures.js';
 import { designBFolds, loadPhantoms, type Phantoms, workspaceNames } from './reach-design-b.js';
+import { designBPass } from './reach-design-b-pass.js';
 import { computedRequires, requiredNames, scanPackage } from './reach-scan-code.js';
 import { registryPackages, tarballUrl } from './reach-scan.js';
 
@@ -109,7 +110,12 @@ function folds(text: string) {
     root: '/nonexistent',
     names: false,
   });
-  return designBFolds(sliced, MAP, text);
+  const walk = designBFolds(sliced, MAP, text);
+  // The one-pass fold (what the bench runs) gives the same as the walk per project.
+  const pass = designBPass(sliced, MAP, text);
+  for (const variant of ['plain', 'computed', 'codeless', 'unknown', 'dynamic'] as const)
+    assert.deepEqual([...pass[variant]].sort(), [...walk[variant]].sort(), variant);
+  return walk;
 }
 
 test('design B: a phantom require folds every version of the name; an unrelated bump moves only its project', () => {

@@ -23,6 +23,7 @@ import { closureDigests } from '../../lib/core/slices/merkle.js';
 import { installsPackages, poolDigest } from '../../lib/core/slices/reach.js';
 import { slicesFromLockfileAsync, type LockfileSlices } from '../../lib/core/slices/slices.js';
 import { designBFolds, loadPhantoms, type DesignBFolds, type Phantoms } from './reach-design-b.js';
+import { designBPass } from './reach-design-b-pass.js';
 import { turboHashes, writeWorkspace } from './reach-turbo.js';
 import { median, type BenchContext, type BenchRow } from './harness.js';
 
@@ -93,11 +94,20 @@ interface Revision {
   readonly turbo?: TurboMap;
 }
 
+/** The one-pass fold must equal the walk per project (the definition) on every revision: else the bench stops. */
+function sameFolds(pass: DesignBFolds, walk: DesignBFolds, file: string): void {
+  for (const variant of ['plain', 'computed', 'codeless'] as const)
+    for (const [importer, digest] of walk[variant])
+      if (pass[variant].get(importer) !== digest)
+        throw new Error(`design B's one-pass fold differs from the walk: ${file}, ${importer}, ${variant}`);
+}
+
 /** One revision: its slices, design B's folds and, given a folder to rebuild it in, turbo's hashes. */
 async function revision(file: string, phantoms: Map<string, Phantoms>, turboDir?: string): Promise<Revision> {
   const sliced = await slicesOf(file);
   const main = mainDocument(readFileSync(file, 'utf8'));
-  const folds = designBFolds(sliced, phantoms, main);
+  const folds = designBPass(sliced, phantoms, main);
+  sameFolds(folds, designBFolds(sliced, phantoms, main), file);
   if (turboDir === undefined) return { sliced, folds };
   writeWorkspace(join(turboDir, 'ws'), main);
   return { sliced, folds, turbo: turboHashes(join(turboDir, 'ws'), join(turboDir, 'home')) };
@@ -284,7 +294,7 @@ async function costRow(dir: string, runs: number): Promise<BenchRow> {
   };
 }
 
-/** Design B's fold pass (this prototype: one walk per project) beside the slice pass, on astro's newest lockfile. */
+/** Design B's fold in one pass (reach-design-b-pass.ts) beside the slice pass, on astro's newest lockfile. */
 async function designBCostRow(dir: string, runs: number, phantoms: Map<string, Phantoms>): Promise<BenchRow> {
   const file = join(dir, readdirSync(dir).filter((name) => name.startsWith('01-'))[0] as string);
   const main = mainDocument(readFileSync(file, 'utf8'));
@@ -296,16 +306,16 @@ async function designBCostRow(dir: string, runs: number, phantoms: Map<string, P
     await slicesOf(file);
     pass.push(performance.now() - start);
     start = performance.now();
-    designBFolds(sliced, phantoms, main);
+    designBPass(sliced, phantoms, main);
     fold.push(performance.now() - start);
   }
   return {
     group: 'reach',
-    subject: `astro (${sliced.slices.length} importers): design B's fold, the map in memory (prototype: one walk per project)`,
+    subject: `astro (${sliced.slices.length} importers): design B's fold in one pass, the map in memory`,
     subjectMs: median(fold),
     baseline: 'the slice pass (design A)',
     baselineMs: median(pass),
-    note: 'a shipped B would union the names per strongly connected component in the Merkle pass instead of walking each closure',
+    note: 'the phantom names unioned per strongly connected component (bitsets), closed per importer, one digest per distinct name set; equal to the walk per project on every revision of both histories (checked as the shares are counted)',
   };
 }
 
