@@ -19,12 +19,14 @@ test('the scan: literal requires and imports name packages; relative, builtin an
     "import a from 'x'; import { b } from \"@s/y/sub\"; import 'z'; export * from 'w';",
     "const fs = require('fs'); require(`t`); import('u'); __require(\"es\"); obj.require('not-this');",
     "require.resolve('rr/package.json'); import r from './rel'; import n from 'node:path'; import v from 'virtual:v';",
-    "import type { T } from 'types-only'; require('fs/promises');",
+    "import type { T } from 'types-only'; require('fs/promises'); import.meta.resolve('mr');",
   ].join('\n');
-  assert.deepEqual([...requiredNames(source)].sort(), ['@s/y', 'es', 'rr', 't', 'u', 'w', 'x', 'z']);
-  // Computed: require(x), import(y), require.resolve(p), a template with ${}; not a definition, not literals.
-  const computed = "require(x); require('a'); import(y); function require(n) {}; require.resolve(p); require(`a${b}`)";
-  assert.equal(computedRequires(computed), 4);
+  assert.deepEqual([...requiredNames(source)].sort(), ['@s/y', 'es', 'mr', 'rr', 't', 'u', 'w', 'x', 'z']);
+  // Computed: require(x), import(y), require.resolve(p), a template with ${}, import.meta.resolve(spec); not a
+  // definition, not literals.
+  const computed =
+    "require(x); require('a'); import(y); function require(n) {}; require.resolve(p); require(`a${b}`); import.meta.resolve(spec)";
+  assert.equal(computedRequires(computed), 5);
 });
 
 test('scanPackage: undeclared = required minus dependencies, optional, peers, bundled, itself', () => {
