@@ -26,7 +26,9 @@ const RECORD_PART: Record<Extract<GuardEvent, { type: 'record-failed' }>['part']
 /** The events only a guarded run's own steps emit (cli/run-words.ts renders them). */
 export type RunEvent = Extract<
   GuardEvent,
-  { type: 'refuse-gap' | 'remote-plan' | 'move-detected' | 'child-not-started' | 'gate-undecided' }
+  {
+    type: 'refuse-gap' | 'remote-plan' | 'slice-files' | 'move-detected' | 'child-not-started' | 'gate-undecided';
+  }
 >;
 /** The events any workspace command may see. */
 export type CommonEvent = Exclude<GuardEvent, RunEvent>;
@@ -86,6 +88,7 @@ function recoveredLine(event: Extract<GuardEvent, { type: 'run-recovered' }>): s
 const RUN_EVENTS: ReadonlySet<GuardEvent['type']> = new Set<RunEvent['type']>([
   'refuse-gap',
   'remote-plan',
+  'slice-files',
   'move-detected',
   'child-not-started',
   'gate-undecided',

@@ -10,7 +10,7 @@
 // typed field of the event, never words.
 
 import { redactText } from '../core/redact.js';
-import { listPaths, movedVerb, statusLine, type Move } from '../core/watch.js';
+import { foldsClause, listPaths, movedVerb, statusLine, type Move } from '../core/watch.js';
 import type { UnguardedRunner } from '../integrations/runners/unguarded.js';
 import type { RefuseGap } from '../guard/events.js';
 import { fallbackLines } from '../guard/record-words.js';
@@ -41,6 +41,8 @@ export function runEventLines(io: Io, event: RunEvent): string[] {
       return [yellow(REFUSE_GAP[event.gap])];
     case 'remote-plan':
       return fallbackLines(event.switches, event.fallbacks);
+    case 'slice-files':
+      return event.lines.map((line) => yellow(event.warning ? line : `lockguard: ${line}`));
     case 'move-detected':
       return [yellow(detectionLine(event.move, event.policy, event.guarded))];
     case 'child-not-started':
@@ -80,6 +82,12 @@ export function moveStatusLine(
   if (unguarded.length === 0) return statusLine(moves, outcome);
   const changed = listPaths(moves.map((move) => move.path));
   const clauses = unguarded.map((runner) => unguardedClause(runner, changed)).join('; ');
-  const folds = guarded.length === 0 ? '' : `, which the ${listPaths([...new Set(guarded)])} keys fold`;
+  const paths = moves.map((move) => move.path);
+  const above = paths.some((path) => path.startsWith('../'));
+  const folds = above
+    ? `, ${foldsClause(paths)}`
+    : guarded.length === 0
+      ? ''
+      : `, which the ${listPaths([...new Set(guarded)])} keys fold`;
   return `[lockguard] a task ${movedVerb(moves, 'active')} ${changed} during the run${folds}: ${clauses}; ${outcome}`;
 }

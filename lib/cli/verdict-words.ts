@@ -8,7 +8,7 @@
 // ran, otherwise "since the snapshot" / "since run <id>"; no line names a file that did not change.
 
 import type { Scope } from '../core/entries.js';
-import { listPaths, movedVerb } from '../core/watch.js';
+import { foldsClause, listPaths, movedVerb } from '../core/watch.js';
 import type { Policy } from '../run/ledger.js';
 import type { MovedFile } from '../run/verdict.js';
 import type { Evidence, MoveRecord } from '../run/session.js';
@@ -81,7 +81,7 @@ export function verifyLine(
   if (inRun.length === 0)
     return `[lockguard] ${since(after, `run ${run}`)}, which its keys fold (${scope} scope): ${outcome}`;
   const task = `a task ${movedVerb(inRun, 'active')} ${listPaths(inRun.map((file) => file.path))} during run ${run}`;
-  return `[lockguard] ${task}${after.length === 0 ? '' : `, and ${since(after, 'it ended')}`}, which every key folds: ${outcome}`;
+  return `[lockguard] ${task}${after.length === 0 ? '' : `, and ${since(after, 'it ended')}`}, ${foldsClause(moved.map((file) => file.path))}: ${outcome}`;
 }
 
 /**

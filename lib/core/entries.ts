@@ -2,7 +2,9 @@
 //
 // Owns: the list of entries (workspace-relative POSIX paths with their kind), the patch files a lockfile
 // or workspace manifest names, and the normalization of install markers that carry volatile fields.
-// Invariants: entries never leave the workspace root (the watch's promise 5, lib/README.md: a file outside it is not watched); hoisted
+// Invariants: entries never leave the workspace root (the watch's promise 5, lib/README.md: a file outside it is not watched),
+// but for the install markers of a `node_modules` folder above it (`ancestor-marker`: Node resolves a name a
+// project's own node_modules lacks from every ancestor's, issue 29), which are watched and never keyed; hoisted
 // links and `.pnpm-workspace-state-v1.json` are never entries (they change on every install).
 // yarn is one manager for berry (2+) and classic (v1): each flavour's files are absent in the other's
 // workspace, and an absent entry costs one lstat. Measured with yarn 4.18.1, yarn 1.22.22 and bun 1.4.5
@@ -17,8 +19,20 @@ import type { PackageManager } from './workspace.js';
 /** inputs: what an install reads. full: inputs plus the install-tree markers. */
 export type Scope = 'inputs' | 'full';
 
-/** `config`: a package manager's own settings file that changes what an install does (.yarnrc.yml, bunfig.toml). */
-export type EntryKind = 'lockfile' | 'workspace-manifest' | 'pnpmfile' | 'config' | 'patch' | 'install-marker';
+/**
+ * `config`: a package manager's own settings file that changes what an install does (.yarnrc.yml, bunfig.toml).
+ * `ancestor-marker`: an install marker of a `node_modules` above the workspace root (`../node_modules/…`):
+ * watched in every scope, folded into no key (it is no file of the workspace, and keys must agree between
+ * machines).
+ */
+export type EntryKind =
+  | 'lockfile'
+  | 'workspace-manifest'
+  | 'pnpmfile'
+  | 'config'
+  | 'patch'
+  | 'install-marker'
+  | 'ancestor-marker';
 
 export type Normalizer = 'modules-yaml';
 
@@ -36,6 +50,27 @@ export function isScope(value: string): value is Scope {
 
 export function inScope(kind: EntryKind, scope: Scope): boolean {
   return scope === 'full' || kind !== 'install-marker';
+}
+
+/** What every package manager writes in a `node_modules` folder it installed (npm, pnpm, yarn berry and v1). */
+const ANCESTOR_MARKERS: readonly EntrySpec[] = [
+  { path: 'node_modules/.package-lock.json', kind: 'ancestor-marker' },
+  { path: 'node_modules/.modules.yaml', kind: 'ancestor-marker', normalize: 'modules-yaml' },
+  { path: 'node_modules/.pnpm/lock.yaml', kind: 'ancestor-marker' },
+  { path: 'node_modules/.yarn-state.yml', kind: 'ancestor-marker' },
+  { path: 'node_modules/.yarn-integrity', kind: 'ancestor-marker' },
+];
+
+/** The marker entries of a `node_modules` folder `depth` levels above the workspace root (`../` × depth). */
+export function ancestorEntries(depth: number): EntrySpec[] {
+  const up = '../'.repeat(depth);
+  return ANCESTOR_MARKERS.map((spec) => ({ ...spec, path: `${up}${spec.path}` }));
+}
+
+/** Whether `path` is an ancestor marker's path as `ancestorEntries` writes it (a ledger's entries are checked by it). */
+export function isAncestorMarkerPath(path: string): boolean {
+  const match = /^((?:\.\.\/){1,64})(node_modules\/.+)$/.exec(path);
+  return match !== null && ANCESTOR_MARKERS.some((spec) => spec.path === match[2]);
 }
 
 /** The fixed entries of a package manager, before patches (which depend on file contents). */

@@ -7,10 +7,14 @@
 //   with the same files compute the same key.
 // - Hashes bytes, never parses the lockfile: pnpm 12's two-document lockfile is just bytes here.
 // - An absent file is an entry too (recorded absent): appearing later is a move.
+// - A `node_modules` above the root (Node resolves from every ancestor's) has its install markers read as
+//   `ancestor-marker` entries, which the watch re-checks like any other and the key never folds: only
+//   ancestors that hold a `node_modules` folder at the read are listed (one stat per ancestor).
 
-import { join, posix } from 'node:path';
+import { dirname, join, posix, resolve } from 'node:path';
 import { canonicalJson, fileDigest, sha256Hex, type FileDigest, type TableKey } from './digest.js';
 import {
+  ancestorEntries,
   baseEntries,
   normalizeBytes,
   patchPaths,
@@ -74,11 +78,12 @@ export function readWorkspaceFingerprints(root: string, options: ReadOptions = {
   const files = new Map<string, Buffer>();
   const patches = new Set<string>();
 
-  const readSpec = (spec: EntrySpec): void => {
+  const readSpec = (spec: EntrySpec, bound = root): void => {
     const absPath = join(root, spec.path);
     const link = lstatQuiet(fs, absPath);
-    // A linked entry is read only when its target is a regular file inside the workspace (core/bounded-read.ts).
-    if (link?.isSymbolicLink() === true) checkLink(fs, absPath, root);
+    // A linked entry is read only when its target is a regular file inside the workspace (core/bounded-read.ts),
+    // an ancestor's marker only inside that ancestor.
+    if (link?.isSymbolicLink() === true) checkLink(fs, absPath, bound);
     const result = link === undefined ? ABSENT : readEntry(fs, absPath);
     if (result.state === 'absent') {
       entries.push({ ...spec, digest: null, identity: null });
@@ -94,6 +99,8 @@ export function readWorkspaceFingerprints(root: string, options: ReadOptions = {
   };
 
   for (const spec of specs) readSpec(spec);
+  for (const { depth, dir } of ancestorsWithModules(fs, root))
+    for (const spec of ancestorEntries(depth)) readSpec(spec, dir);
   if (manager === 'pnpm' || manager === 'bun') {
     for (const patch of rootManifestPatches(fs, root)) patches.add(patch);
   }
@@ -104,7 +111,34 @@ export function readWorkspaceFingerprints(root: string, options: ReadOptions = {
   for (const path of [...patches].sort()) {
     if (!entries.some((entry) => entry.path === path)) readSpec({ path, kind: 'patch' });
   }
-  return { root, manager, scope, at, entries, files, key: tableKey(entries) };
+  const keyed = entries.filter((entry) => entry.kind !== 'ancestor-marker');
+  return { root, manager, scope, at, entries, files, key: tableKey(keyed) };
+}
+
+/** At most this many ancestors are looked at (a deeper path is not a workspace anyone runs). */
+const ANCESTORS_MAX = 64;
+
+/**
+ * The folders above `root` that hold a `node_modules` folder (or a link to one), nearest first, with their
+ * depth. One stat per ancestor; an ancestor that cannot be looked at is taken to hold none (Node could not
+ * resolve from it either). Lexical: `..` of the root as given, as the entries' paths are joined.
+ */
+function ancestorsWithModules(fs: FileSystem, root: string): { depth: number; dir: string }[] {
+  const found: { depth: number; dir: string }[] = [];
+  let dir = resolve(root);
+  for (let depth = 1; depth <= ANCESTORS_MAX; depth++) {
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+    let stats: ReturnType<FileSystem['statSync']> | undefined;
+    try {
+      stats = fs.statSync(join(dir, 'node_modules'), { throwIfNoEntry: false });
+    } catch {
+      stats = undefined;
+    }
+    if (stats?.isDirectory() === true) found.push({ depth, dir });
+  }
+  return found;
 }
 
 // pnpm 9/10 accept `pnpm.patchedDependencies` in the root package.json, bun its `patchedDependencies`.

@@ -127,7 +127,20 @@ export class FingerprintWatch {
 
 /** `[lockguard] a task rewrote pnpm-lock.yaml during the run, which every key folds: <outcome>` */
 export function statusLine(moves: readonly Pick<Move, 'path' | 'kind'>[], outcome: string): string {
-  return `[lockguard] a task ${movedVerb(moves, 'active')} ${listPaths(moves.map((move) => move.path))} during the run, which every key folds: ${outcome}`;
+  const paths = moves.map((move) => move.path);
+  return `[lockguard] a task ${movedVerb(moves, 'active')} ${listPaths(paths)} during the run, ${foldsClause(paths)}: ${outcome}`;
+}
+
+/**
+ * What moved files are to the run's keys: "which every key folds", unless some are markers of a
+ * node_modules above the workspace root (`../…`), which no key folds and every project resolves from.
+ */
+export function foldsClause(paths: readonly string[]): string {
+  const above = paths.filter((path) => path.startsWith('../')).length;
+  if (above === 0) return 'which every key folds';
+  if (above === paths.length)
+    return 'a node_modules above the workspace root, which every project resolves from and no key folds';
+  return 'which every key folds or, above the workspace root, every project resolves from';
 }
 
 /** What happened to `moves`, as a verb: `rewrote`/`rewritten`, `created`, `removed`, `changed` (a mix). */

@@ -75,6 +75,8 @@ export type GuardEvent =
       readonly switches: readonly RemoteSwitch[];
       readonly fallbacks: readonly RemoteFallback[];
     }
+  /** The slice-file step wrote or removed files (its status lines), or could not write them all (a warning). */
+  | { readonly type: 'slice-files'; readonly lines: readonly string[]; readonly warning: boolean }
   /** A check while the command runs first saw the move. */
   | {
       readonly type: 'move-detected';

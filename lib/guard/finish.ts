@@ -80,7 +80,7 @@ export interface Finishing {
   readonly interrupts: Interrupts;
   readonly fallbacks: readonly RemoteFallback[];
   readonly gateOutcome: RemoteGateOutcome;
-  /** What the caller's step before the command said (the slice files it wrote), for the report. */
+  /** What the slice-file step before the command said (slice-step.ts), for the report. */
   readonly beforeNotes: readonly string[];
 }
 

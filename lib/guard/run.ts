@@ -39,6 +39,7 @@ import { holdForQuarantine } from './pass-control.js';
 import { openRemoteGates, type RemoteGateOutcome, type RemoteGates } from './remote-gate-wiring.js';
 import { prepareRunners, type RunnerPrepared } from './runner-guard.js';
 import { refuseSetup, type RefuseSetup } from './refuse-setup.js';
+import { sliceFilesBeforeRun } from './slice-step.js';
 
 /** How long the remote decision may wait for the runner's dry run before it assumes a writer. */
 const REMOTE_PLAN_TIMEOUT_MS = 15_000;
@@ -51,13 +52,11 @@ export interface GuardedRunInput extends FinishInput {
   /** Refuse to start when the installed tree does not hold what the lockfile says (skipped where it cannot hold). */
   readonly preCheck: boolean;
   /**
-   * The caller's step after the table read and the pre-run check, before the gates open and the command
-   * starts (cli: each project's `.lockguard-slice`, cli/slice-files.ts); returns lines for the run's report.
+   * Each project's `.lockguard-slice`, written after the pre-run check and before the command where a runner
+   * folds them or lockguard wrote them before (slice-step.ts; a `slice-files` event says what changed).
+   * Default true, as `lockguard run` does; false leaves the files as they are.
    */
-  readonly beforeCommand?: (
-    table: WorkspaceFingerprints,
-    runners: readonly GuardedRunner[],
-  ) => Promise<readonly string[]>;
+  readonly sliceFiles?: boolean;
 }
 
 /**
@@ -222,9 +221,11 @@ async function beforeStart(
   if (input.preCheck && !pipeline && !preparesTreeFirst(steps)) preCheck(table, input.workspace);
   const refuse = input.policy === 'refuse' ? refuseSetup(table, context.env) : undefined;
   if (refuse?.gap !== undefined) context.emit({ type: 'refuse-gap', gap: refuse.gap });
-  // Each project's .lockguard-slice (the caller's step), so turbo's and nx's own keys fold what the lockfile gives it.
-  const beforeNotes = input.beforeCommand === undefined ? [] : await input.beforeCommand(table, guard.runners);
-  return { refuse, beforeNotes };
+  // Each project's .lockguard-slice, so turbo's and nx's own keys fold what the lockfile gives it.
+  const step = input.sliceFiles === false ? undefined : await sliceFilesBeforeRun(table, guard.runners);
+  if (step !== undefined && step.lines.length > 0)
+    context.emit({ type: 'slice-files', lines: step.lines, warning: step.warning });
+  return { refuse, beforeNotes: step?.lines ?? [] };
 }
 
 /** What the child is started within: the guard plan, the session watching the table, the open gates. */

@@ -9,7 +9,7 @@
 
 import { posix } from 'node:path';
 import type { FileDigest, TableKey } from '../core/digest.js';
-import { baseEntries, type EntryKind, type Scope } from '../core/entries.js';
+import { baseEntries, isAncestorMarkerPath, type EntryKind, type Scope } from '../core/entries.js';
 import { LockguardError } from '../core/errors.js';
 import type { FingerprintEntry } from '../core/fingerprints.js';
 import type { PackageManager } from '../core/workspace.js';
@@ -117,8 +117,9 @@ export function isWorkspaceRelative(path: string): boolean {
   return !path.split('/').some((segment) => segment === '..' || segment === '.' || segment === '');
 }
 
-/** Whether `path` may stand in a table of `manager` with `kind`: a fixed entry of that kind, or a patch file. */
+/** Whether `path` may stand in a table of `manager` with `kind`: a fixed entry of that kind, a patch file, or an ancestor marker. */
 export function isTableEntry(manager: PackageManager, path: string, kind: EntryKind): boolean {
+  if (kind === 'ancestor-marker') return isAncestorMarkerPath(path);
   if (!isWorkspaceRelative(path)) return false;
   if (kind === 'patch')
     return path.endsWith('.patch') && !path.startsWith(`${LEDGER_DIR}/`) && !path.startsWith('node_modules/');

@@ -216,7 +216,9 @@ export class GuardSession {
     for (const move of install)
       if (!this.#installSeen.has(move.path)) this.#installSeen.set(move.path, this.#signatureOf(move.path));
     const markers = new Set(
-      this.table.entries.filter((entry) => entry.kind === 'install-marker').map((entry) => entry.path),
+      this.table.entries
+        .filter((entry) => entry.kind === 'install-marker' || entry.kind === 'ancestor-marker')
+        .map((entry) => entry.path),
     );
     const now = Date.now();
     const settled: Move[] = [];

@@ -152,6 +152,13 @@ function useCi(text: string, name = '.gitlab-ci.yml'): void {
   writeFileSync(join(repo, name), text);
 }
 
+/** The include template (as given, or a variant) under .gitlab/, and the job that includes it. */
+function useTemplate(template = TEMPLATE, job = TEMPLATE_JOB): void {
+  mkdirSync(join(repo, '.gitlab'), { recursive: true });
+  useCi(template, '.gitlab/lockguard.gitlab-ci.yml');
+  useCi(job);
+}
+
 /** The three commits every scenario runs: clean, a commit whose build moves the lockfile, clean again. */
 function scenario(run: () => Pipeline, pipelines = 3): Pipeline[] {
   rmSync(join(repo, '.gitlab-ci-local'), { recursive: true, force: true });
@@ -260,9 +267,7 @@ describe('the GitLab CI recipe under gitlab-ci-local', { timeout: 600_000 }, () 
     [...all].find(([name]) => name.replace(/^\d+_/, '').startsWith(prefix))?.[1];
 
   test('the include template (spec:inputs, two caches): the moving job fails and saves neither; a later pipeline restores both', () => {
-    mkdirSync(join(repo, '.gitlab'), { recursive: true });
-    useCi(TEMPLATE, '.gitlab/lockguard.gitlab-ci.yml');
-    useCi(TEMPLATE_JOB);
+    useTemplate();
     let good = new Map<string, Map<string, string>>();
     const [clean, moving, later] = scenario(() => {
       const result = pipeline('.gitlab-ci.yml', ['build']);
@@ -285,11 +290,9 @@ describe('the GitLab CI recipe under gitlab-ci-local', { timeout: 600_000 }, () 
   });
 
   test('the include template: without its verify line the moving job saves its build under the old key (the run rejects the mutant); an input of the wrong type is refused', () => {
-    mkdirSync(join(repo, '.gitlab'), { recursive: true });
     const verify = '    - $[[ inputs.lockguard ]] verify --dotenv lockguard.env';
     assert.ok(TEMPLATE.includes(verify));
-    useCi(TEMPLATE.replace(verify, '    - "true"'), '.gitlab/lockguard.gitlab-ci.yml');
-    useCi(TEMPLATE_JOB);
+    useTemplate(TEMPLATE.replace(verify, '    - "true"'));
     const [clean, moving] = scenario(() => pipeline('.gitlab-ci.yml', ['build']), 2);
     assert.equal(clean?.code, 0, clean?.output);
     assert.equal(moving?.code, 0, moving?.output);
@@ -300,8 +303,10 @@ describe('the GitLab CI recipe under gitlab-ci-local', { timeout: 600_000 }, () 
       'the mutant saved the moved build under the commit lockfile key',
     );
     // gitlab-ci-local checks the inputs against the template's spec, as GitLab does (an input of the wrong type).
-    useCi(TEMPLATE, '.gitlab/lockguard.gitlab-ci.yml');
-    useCi(TEMPLATE_JOB.replace('      build-paths: [.build-cache/]', '      build-paths: .build-cache/'));
+    useTemplate(
+      TEMPLATE,
+      TEMPLATE_JOB.replace('      build-paths: [.build-cache/]', '      build-paths: .build-cache/'),
+    );
     const bad = pipeline('.gitlab-ci.yml', ['build']);
     assert.notEqual(bad.code, 0, bad.output);
     assert.match(bad.output, /`build-paths` input: provided value is not a array/);

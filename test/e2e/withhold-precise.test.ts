@@ -70,7 +70,7 @@ for (const [pnpm, summarize] of CASES) {
       else assert.ok(moved.includes('pnpm-lock.yaml'), moved.join(', '));
       assert.equal(
         line,
-        `2 cache saves keyed before it were withheld (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices did not move) (lockguard status --run ${runId} for details)`,
+        `2 cache saves keyed before it were withheld (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices and reach did not move) (lockguard status --run ${runId} for details)`,
       );
       assert.match(
         stderr,
@@ -82,7 +82,11 @@ for (const [pnpm, summarize] of CASES) {
       assert.deepEqual(report.withholdScope?.kept.map((entry) => entry.task).sort(), ['a#build', 'c#build']);
       assert.equal(readFileSync(join(s.base, 'c-ran'), 'utf8'), 'x');
       const human = s.sh([process.execPath, BIN, 'status']).stdout;
-      assert.match(human, /^kept {5}2 cache saves after the move, their projects' slices did not move:$/m, human);
+      assert.match(
+        human,
+        /^kept {5}2 cache saves after the move, their projects' slices and reach did not move:$/m,
+        human,
+      );
     }
     {
       // Back on S0: turbo restores a's and c's kept entries (cache hit; c does not run) and rebuilds b with 7.0.0.
@@ -174,7 +178,7 @@ test('a guard killed before its final check: the next lockguard command finishes
       next.stderr.split('\n').find((candidate) => candidate.startsWith(`[lockguard] run ${dead} did not finish`)) ?? '';
     assert.equal(
       line.replace(/\(pid \d+\)/, '(pid N)'),
-      `[lockguard] run ${dead} did not finish: its guard (pid N) died before its final check, and it had recorded a move of the table: 2 cache saves it made since the move it recorded were withheld (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices did not move), restorably (lockguard quarantine list --run ${dead})`,
+      `[lockguard] run ${dead} did not finish: its guard (pid N) died before its final check, and it had recorded a move of the table: 2 cache saves it made since the move it recorded were withheld (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices and reach did not move), restorably (lockguard quarantine list --run ${dead})`,
     );
   }
   {
@@ -258,7 +262,7 @@ test('with the remote gate (turborepo-remote-cache): the gate refuses every uplo
   // Locally per project; at the gate every upload after the move (turbo stops uploading at its first refusal).
   assert.match(
     rest,
-    /^2 cache saves keyed before it were withheld \(b#build, d#build, whose projects' slices moved\); 2 kept \(a#build, c#build: their projects' slices did not move\); [12] remote uploads? keyed before it (was|were) refused \(the gate refuses every upload after the move, of kept saves too: at the request it cannot tell whose entry it is\) \(lockguard status --run \S+ for details\)$/,
+    /^2 cache saves keyed before it were withheld \(b#build, d#build, whose projects' slices moved\); 2 kept \(a#build, c#build: their projects' slices and reach did not move\); [12] remote uploads? keyed before it (was|were) refused \(the gate refuses every upload after the move, of kept saves too: at the request it cannot tell whose entry it is\) \(lockguard status --run \S+ for details\)$/,
   );
   // Nothing keyed on the old lockfile after the move reached the remote: neither b's nor d's entry.
   const hashes = new Map(

@@ -54,9 +54,19 @@ export async function pnpmVerdict(bytes: Buffer, dir: string): Promise<OracleVer
   return main === undefined ? { accepts: false, why: 'nothing read' } : { accepts: true, main };
 }
 
-/** Per importer, every node it reaches (`importer:<id>`, `pkg:<depPath>`), over pnpm's parse. */
+/**
+ * Per importer, every node it reaches (`importer:<id>`, `pkg:<depPath>`), over pnpm's parse. Each node's edges
+ * are read from the parse once (astro's 231 importers reach 136,000 nodes between them: reading them on every
+ * visit took over a second per mutant).
+ */
 export function pnpmReach(lockfile: Parsed): Map<string, Set<string>> {
+  const edges = new Map<string, string[]>();
   const edgesOf = (node: string): string[] => {
+    let out = edges.get(node);
+    if (out === undefined) edges.set(node, (out = readEdges(node)));
+    return out;
+  };
+  const readEdges = (node: string): string[] => {
     const out: string[] = [];
     const add = (refs: Refs, fromDir: string): void => {
       if (refs === null || typeof refs !== 'object') return;
@@ -128,9 +138,10 @@ export function sameReach(slices: LockfileSlices, parsed: Parsed): string | unde
   const b = [...theirs.keys()].sort();
   if (a.join('\n') !== b.join('\n')) return `importers differ (${a.length} vs ${b.length})`;
   for (const id of a) {
-    const x = [...(ours.get(id) ?? [])].sort().join('\n');
-    const y = [...(theirs.get(id) ?? [])].sort().join('\n');
-    if (x !== y) return `the reach of one importer differs`;
+    // Equal sets: as many nodes, and each of ours in theirs (no sort of 136,000 names per mutant on astro).
+    const x = ours.get(id) ?? new Set<string>();
+    const y = theirs.get(id) ?? new Set<string>();
+    if (x.size !== y.size || [...x].some((node) => !y.has(node))) return `the reach of one importer differs`;
   }
   return undefined;
 }

@@ -31,6 +31,8 @@ import { writeTree } from './workspace.js';
 export interface ArmOptions {
   /** The workspace's package manager: the scenario's, or npm (built here from the pnpm scenario's files). */
   readonly manager?: ScenarioManager | 'npm';
+  /** The pnpm major of a pnpm arm (default 10). */
+  readonly pnpm?: 10 | 12;
   /** The workspace's `.npmrc` (pnpm settings). */
   readonly npmrc?: string;
   /** Lines appended to `pnpm-workspace.yaml` (pnpm settings there: `publicHoistPattern`, `nodeLinker`). */
@@ -50,6 +52,17 @@ export interface ArmOptions {
   readonly ownPhantom?: boolean;
   /** The root depends on tiny-dep and the move is the root's (yarn PnP's fallback pool: the top-level dependencies). */
   readonly rootDependency?: boolean;
+  /**
+   * tiny-dep is installed by npm in a `node_modules` above the workspace root (the scenario's base folder) and
+   * nowhere a's code resolves inside the workspace; a's own code requires it (implies `ownPhantom`), and the
+   * move is an npm install up there.
+   */
+  readonly above?: boolean;
+}
+
+/** The npm install above the workspace root that puts tiny-dep `version` there (run from the workspace root). */
+function aboveInstall(version: string): string {
+  return `cd {root}/.. && npm install --no-audit --no-fund --offline tiny-dep@file:ws/vendor/tiny-dep-${version}.tgz`;
 }
 
 const SIX = 'tiny-dep@file:../../vendor/tiny-dep-6.0.0.tgz';
@@ -58,6 +71,7 @@ const SIX = 'tiny-dep@file:../../vendor/tiny-dep-6.0.0.tgz';
 function bumpArgv(arm: ArmOptions): string[] {
   const manager = arm.manager ?? 'pnpm';
   if (arm.rootDependency === true) return ['yarn', 'add', 'tiny-dep@file:./vendor/tiny-dep-6.0.0.tgz'];
+  if (arm.above === true) return ['sh', '-c', aboveInstall('6.0.0')];
   if (manager === 'yarn') return ['yarn', 'workspace', 'b', 'add', SIX];
   // npm 11 nests an in-place `npm install -w b tiny-dep@6` under b (a's require then fails loudly, not
   // stale): the move is the lockfile of a fresh resolution, pulled (saved by npmScenario) and installed.
@@ -107,7 +121,11 @@ function prepare(arm: ArmOptions, ws: ScenarioWorkspace): void {
       }),
     );
   }
-  if (arm.ownPhantom === true) editJson(join(root, 'packages', 'a', 'package.json'), ownPhantom);
+  if (arm.ownPhantom === true || arm.above === true) editJson(join(root, 'packages', 'a', 'package.json'), ownPhantom);
+  if (arm.above === true) {
+    writeFileSync(join(base, 'package.json'), JSON.stringify({ name: 'above', private: true }));
+    check(shellIn(root, ws.env, 90_000)(['sh', '-c', aboveInstall('7.0.0').replaceAll('{root}', root)]), 'npm above');
+  }
   if (arm.manager === 'npm') npmWorkspace(root);
   if (arm.rootDependency === true) {
     const manifest = join(root, 'package.json');
@@ -156,9 +174,10 @@ export function armScenario(t: Pick<TestContext, 'after'>, arm: ArmOptions): Arm
   const manager = arm.manager ?? 'pnpm';
   const options: ScenarioOptions = {
     phantom: true,
-    ...(manager === 'pnpm' ? { pnpm: 10 as const } : { manager }),
+    ...(manager === 'pnpm' ? { pnpm: arm.pnpm ?? 10 } : { manager }),
     ...(arm.npmrc === undefined ? {} : { npmrc: arm.npmrc }),
     ...(arm.rootDependency === true ? { install: ['sh', '-c', `cd {root} && ${bumpArgv(arm).join(' ')}`] } : {}),
+    ...(arm.above === true ? { install: bumpArgv(arm) } : {}),
   };
   const s = scenario(t, 'turbo', options, (ws) => prepare(arm, ws));
   return { s, options: arm };
@@ -214,6 +233,8 @@ function npmScenario(t: Pick<TestContext, 'after'>, arm: ArmOptions): Arm {
 function goBack(arm: Arm): void {
   if (arm.options.rootDependency === true)
     copyFileSync(join(arm.s.base, 'root-package.json'), join(arm.s.root, 'package.json'));
+  if (arm.options.above === true)
+    check(arm.s.sh(['sh', '-c', aboveInstall('7.0.0').replaceAll('{root}', arm.s.root)]), 'npm above (back)');
   arm.s.goBack();
 }
 
@@ -232,7 +253,7 @@ export function recorded(s: Scenario): string | undefined {
 export function resolvesNow(arm: Arm): string {
   const pnp = arm.options.manager === 'yarn' && !(arm.options.yarnrc ?? '').includes('node-modules');
   const node = pnp ? 'yarn node' : 'node';
-  const name = arm.options.ownPhantom === true ? 'tiny-dep' : 'phantom-x';
+  const name = arm.options.ownPhantom === true || arm.options.above === true ? 'tiny-dep' : 'phantom-x';
   const result = arm.s.sh(['sh', '-c', `cd packages/a && ${node} -p "require('${name}')"`]);
   assert.equal(result.status, 0, result.stderr);
   return result.stdout.trim();

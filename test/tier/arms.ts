@@ -1,6 +1,6 @@
 // The arms of the real-registry tier: one package manager and linker each, over the workspace committed under
 // test/fixtures/registry/<fixture>/ (its lockfile generated once with the real tool from the npm registry,
-// every version pinned exactly), with turbo as the runner (nx on one arm: pnpm10-nx).
+// every version pinned exactly), with turbo as the runner (nx on one arm: pnpm10-nx; Lerna on one: pnpm10-lerna).
 //
 // Owns: per arm, the fixture folder, the files laid over it (the linker's setting), the tool on
 // PATH, the runner's command, and the commands a team types: install, frozen install, the hooks the README names, remove
@@ -12,6 +12,7 @@ export type ArmId =
   | 'pnpm10-isolated'
   | 'pnpm10-hoisted'
   | 'pnpm10-nx'
+  | 'pnpm10-lerna'
   | 'pnpm12-isolated'
   | 'pnpm12-hoisted'
   | 'npm'
@@ -49,6 +50,13 @@ export interface Arm {
   readonly addSix: readonly string[];
   /** Files the README's way out deletes before `remove` (the hooks `init` wrote). */
   readonly hookFiles: readonly string[];
+  /**
+   * The registry phantom dependency this arm proves (issue 29; phantom.ts): a's debug 3.2.7 requires
+   * supports-color without declaring it, and resolves the one another project installs (b's, or under yarn
+   * PnP's fallback the root's). `bump` installs supports-color 6.1.0 there (at the root); `manifest` is the
+   * package.json it edits.
+   */
+  readonly phantom?: { readonly bump: readonly string[]; readonly manifest: string };
 }
 
 type Family = Omit<Arm, 'id' | 'overlay' | 'run'>;
@@ -56,6 +64,8 @@ type Family = Omit<Arm, 'id' | 'overlay' | 'run'>;
 const TURBO = ['turbo', 'run', 'build'];
 /** nx 24.0.6, as CI runs it: no daemon, no terminal UI (workspace.ts sets NX_DAEMON and NX_TUI). */
 const NX = ['nx', 'run-many', '-t', 'build', '--output-style=static'];
+/** Lerna 9.0.7 (the newest on Node 20), whose `lerna run` is its own nx 22's task runner (not the root's: pnpm). */
+const LERNA = ['lerna', 'run', 'build'];
 
 const pnpm = (manager: 'pnpm10' | 'pnpm12'): Family => ({
   fixture: manager,
@@ -90,6 +100,9 @@ const yarn4: Family = {
   hookFiles: [],
 };
 
+/** yarn: supports-color is the root's dependency (the pool PnP's fallback serves; node-modules hoists it). */
+const YARN_PHANTOM = { bump: ['yarn', 'add', 'supports-color@6.1.0'], manifest: 'package.json' };
+
 const bun: Family = {
   fixture: 'bun',
   manager: 'bun',
@@ -105,7 +118,13 @@ const bun: Family = {
 };
 
 export const ARMS: Readonly<Record<ArmId, Arm>> = {
-  'pnpm10-isolated': { ...pnpm('pnpm10'), id: 'pnpm10-isolated', overlay: {}, run: TURBO },
+  'pnpm10-isolated': {
+    ...pnpm('pnpm10'),
+    id: 'pnpm10-isolated',
+    overlay: {},
+    run: TURBO,
+    phantom: { bump: ['pnpm', '--filter', 'b', 'add', 'supports-color@6.1.0'], manifest: 'packages/b/package.json' },
+  },
   'pnpm10-hoisted': {
     ...pnpm('pnpm10'),
     id: 'pnpm10-hoisted',
@@ -113,6 +132,7 @@ export const ARMS: Readonly<Record<ArmId, Arm>> = {
     run: TURBO,
   },
   'pnpm10-nx': { ...pnpm('pnpm10'), id: 'pnpm10-nx', fixture: 'pnpm10-nx', overlay: {}, run: NX },
+  'pnpm10-lerna': { ...pnpm('pnpm10'), id: 'pnpm10-lerna', fixture: 'pnpm10-lerna', overlay: {}, run: LERNA },
   'pnpm12-isolated': { ...pnpm('pnpm12'), id: 'pnpm12-isolated', overlay: {}, run: TURBO },
   'pnpm12-hoisted': {
     ...pnpm('pnpm12'),
@@ -136,9 +156,10 @@ export const ARMS: Readonly<Record<ArmId, Arm>> = {
     addSix: ['npm', 'install', '-w', 'b', 'is-number@6.0.0'],
     hookFiles: [],
   },
-  'yarn4-node-modules': { ...yarn4, id: 'yarn4-node-modules', overlay: {}, run: TURBO },
+  'yarn4-node-modules': { ...yarn4, id: 'yarn4-node-modules', overlay: {}, run: TURBO, phantom: YARN_PHANTOM },
   'yarn4-pnp': {
     ...yarn4,
+    phantom: YARN_PHANTOM,
     id: 'yarn4-pnp',
     overlay: { '.yarnrc.yml': 'nodeLinker: pnp\n' },
     exec: ['yarn'],

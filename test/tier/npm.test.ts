@@ -3,4 +3,5 @@
 import { test } from 'node:test';
 import { tierArm } from './tier.js';
 
-test('npm: from the tarball, init, doctor, ten runs, the poisoning guarded, the way out', (t) => tierArm(t, 'npm'));
+test('npm: from the tarball, init, doctor, seven ordinary runs, the poisoning guarded, the way out', (t) =>
+  tierArm(t, 'npm'));

@@ -35,8 +35,8 @@ export interface TierWorkspace {
   /** A workspace bin (turbo): through `yarn` under PnP. */
   bin(argv: readonly string[], extraEnv?: Record<string, string>): SpawnSyncReturns<string>;
   git(...args: string[]): string;
-  /** Make a#build's next real run install is-number 6.0.0 into b. */
-  arm(): void;
+  /** Make a#build's next real run install is-number 6.0.0 into b (or run `argv`, from the workspace root). */
+  arm(argv?: readonly string[]): void;
   /** is-number's version as b's build saw it, or undefined when b has no output. */
   out(): string | undefined;
 }
@@ -81,9 +81,11 @@ function aBuild(arm: Arm): string {
 const fs = require('fs'), path = require('path'), cp = require('child_process');
 const armed = path.join(__dirname, 'armed');
 if (fs.existsSync(armed)) {
+  const given = fs.readFileSync(armed, 'utf8');
   fs.unlinkSync(armed);
   const root = path.resolve(__dirname, 'ws');
-  cp.execFileSync(${JSON.stringify(arm.addSix[0])}, ${JSON.stringify(arm.addSix.slice(1))}, { stdio: 'inherit', cwd: root });
+  const [file, ...args] = given === '' ? ${JSON.stringify(arm.addSix)} : JSON.parse(given);
+  cp.execFileSync(file, args, { stdio: 'inherit', cwd: root });
 }
 `;
 }
@@ -147,7 +149,7 @@ export function tierWorkspace(t: Pick<TestContext, 'after'>, arm: Arm, shared: S
     lockguard: (args, extraEnv) => sh([...arm.exec, 'lockguard', ...args], extraEnv),
     bin: (argv, extraEnv) => sh([...arm.exec, ...argv], extraEnv),
     git,
-    arm: () => writeFileSync(join(base, 'armed'), ''),
+    arm: (argv) => writeFileSync(join(base, 'armed'), argv === undefined ? '' : JSON.stringify(argv)),
     out() {
       try {
         const text = readFileSync(join(root, 'packages', 'b', 'dist', 'out.json'), 'utf8');

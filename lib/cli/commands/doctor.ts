@@ -5,10 +5,10 @@
 // Invariants: never writes (not even the ledger); one failing check never hides the others.
 
 import { lstatSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { checkInstall } from '../../core/install-check.js';
 import { isLockguardError } from '../../core/errors.js';
-import { readWorkspaceFingerprints } from '../../core/fingerprints.js';
+import { readWorkspaceFingerprints, type WorkspaceFingerprints } from '../../core/fingerprints.js';
 import type { Workspace } from '../../core/workspace.js';
 import { RUNNERS, type DoctorCheck } from '../../integrations/runners/index.js';
 import { soundKeysProof } from '../../integrations/sound-keys/index.js';
@@ -73,6 +73,7 @@ function tableChecks(workspace: Workspace): CheckResult[] {
         detail: `${workspace.manager} workspace at ${workspace.root}: ${present.join(', ') || 'no files yet'}`,
       },
     ];
+    results.push(...aboveRootChecks(table));
     const install = checkInstall(table);
     results.push(
       install.ok
@@ -103,6 +104,32 @@ function tableChecks(workspace: Workspace): CheckResult[] {
       },
     ];
   }
+}
+
+/**
+ * A `node_modules` above the workspace root (the table's `ancestor-marker` entries, five per such folder):
+ * every project resolves from it what its own node_modules lacks. Said as a warning with what is checked:
+ * a run watches its markers (a change mid-run withholds), no key folds it (keys must agree between
+ * machines), and a folder with no marker (bun's, or one made by hand) is not watched at all.
+ */
+function aboveRootChecks(table: WorkspaceFingerprints): CheckResult[] {
+  const byFolder = new Map<string, string[]>();
+  for (const entry of table.entries) {
+    if (entry.kind !== 'ancestor-marker') continue;
+    const folder = entry.path.slice(0, entry.path.indexOf('node_modules/') + 'node_modules'.length);
+    const present = byFolder.get(folder) ?? [];
+    if (entry.digest !== null) present.push(entry.path);
+    byFolder.set(folder, present);
+  }
+  return [...byFolder].map(([folder, present]) => ({
+    check: 'above root',
+    level: 'warn',
+    detail:
+      present.length === 0
+        ? `${resolve(table.root, folder)} is a node_modules above the workspace root, where every project resolves what its own node_modules lacks; it holds no install marker (npm, pnpm or yarn writes one; bun and hand-made folders do not), so lockguard cannot see it change, and no key folds it`
+        : `${resolve(table.root, folder)} is a node_modules above the workspace root, where every project resolves what its own node_modules lacks: a guarded run watches ${present.join(', ')} and withholds what was saved after it changes, but no key folds it, so a cache can replay outputs built against what it held before`,
+    fix: `Remove ${resolve(table.root, folder)}, or move the workspace out from under it, so every package a project resolves comes from the workspace's own install.`,
+  }));
 }
 
 /** Every runner adapter's own checks (turbo's pin and binary, nx's version), in the registry's order. */

@@ -1,6 +1,6 @@
-// `lockguard init`: set a workspace up for the install-time hooks: the pnpmfile shim (and its checksum in
-// pnpm-lock.yaml, the one lockfile line init writes: what pnpm install would write, so nothing re-resolves)
-// and, on request, the npm root lifecycle script; and `.lockguard/` in the workspace's .gitignore.
+// `lockguard init`: set a workspace up: the install-time hooks (cli/init-hooks.ts: the pnpmfile shim and its
+// checksum, the root prepare hook, what each package manager gets), and `.lockguard/` in the workspace's
+// .gitignore.
 // Where turbo or nx is configured, sound keys too (integrations/sound-keys/: the runners fold each project's
 // `.lockguard-slice`); init only composes and prints what they change.
 
@@ -8,12 +8,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode, isLockguardError, LockguardError } from '../../core/errors.js';
 import { withLedgerIgnored } from '../../integrations/git.js';
-import { addHookScripts } from '../../integrations/npm/scripts.js';
-import { COMPOSED_PNPMFILE_EXAMPLE, PNPMFILE_SHIM } from '../../integrations/pnpmfile/shim.js';
-import { pnpmfileChecksumOf, withLockfileChecksum } from '../../integrations/pnpmfile/checksum.js';
-import { writeAtomic } from '../../run/atomic.js';
-import { majorOf } from '../../integrations/package-managers/version.js';
-import { pnpmHere } from '../doctor-hooks.js';
 import {
   SLICE_FILE,
   SOUND_KEYS_MODES,
@@ -23,16 +17,15 @@ import {
   soundKeysWanted,
   writeEdits,
 } from '../../integrations/sound-keys/index.js';
-import { yarnPluginImportLine } from '../../integrations/yarn-plugin/import-path.js';
 import { GIT_ADD_SLICES } from '../../run/slice-files.js';
 import { noteInitEdit } from '../init-record.js';
-import { flag, parse, type Parsed } from '../args.js';
+import { flag, parse } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../command.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
-import { readBounded, readBoundedText, readConfigText } from '../../core/bounded-read.js';
-import { yarnFlavor } from '../../core/yarn-flavor.js';
+import { installHooks, managerNotes } from '../init-hooks.js';
+import { readConfigText } from '../../core/bounded-read.js';
 
 const help = `Usage: lockguard init [options]
 
@@ -91,69 +84,6 @@ function readText(root: string, path: string): string | undefined {
   return readConfigText(path, root);
 }
 
-function writePnpmfile(root: string, io: Io): void {
-  const path = join(root, '.pnpmfile.cjs');
-  const existing = readText(root, path);
-  if (existing !== undefined && existing !== PNPMFILE_SHIM) {
-    throw new LockguardError(
-      'ERR_LOCKGUARD_EXISTS',
-      `"${path}" exists and is not lockguard's shim; init leaves it alone.`,
-      {
-        path,
-        hint: `Compose lockguard with your hooks in that file, for example:\n\n${COMPOSED_PNPMFILE_EXAMPLE.replace(/^/gm, '    ')}`,
-      },
-    );
-  }
-  if (existing === undefined) {
-    writeFileSync(path, PNPMFILE_SHIM, { flag: 'wx' });
-    noteInitEdit(root, '.pnpmfile.cjs', undefined, PNPMFILE_SHIM);
-  }
-  const recorded = recordPnpmfileChecksum(root);
-  const add = declaresLockguard(root) ? '' : 'add lockguard as a root devDependency (pnpm add -D -w lockguard), ';
-  const wrote = existing === undefined ? 'wrote .pnpmfile.cjs' : ".pnpmfile.cjs already holds lockguard's shim";
-  if (recorded === 'recorded' || recorded === 'current') {
-    if (existing !== undefined && recorded === 'current') {
-      io.stdout.write(`${wrote}, and pnpm-lock.yaml records its checksum: nothing to do.\n`);
-      return;
-    }
-    io.stdout.write(
-      `${wrote}\npnpm-lock.yaml: pnpmfileChecksum recorded (the line pnpm install would write; nothing else changes, so the next install resolves exactly as before and a frozen install passes)\n  next: ${add}commit .pnpmfile.cjs and pnpm-lock.yaml.\n`,
-    );
-    return;
-  }
-  io.stdout.write(
-    `${wrote}\n  next: ${add}run "pnpm install" once (${recorded === 'no-lockfile' ? 'there is no pnpm-lock.yaml yet' : 'pnpm-lock.yaml could not be edited here'}; it records the file's checksum), commit .pnpmfile.cjs and pnpm-lock.yaml.\n`,
-  );
-}
-
-/**
- * Record the shim's pnpmfileChecksum in pnpm-lock.yaml, as pnpm would: a checksum that differs makes pnpm 10
- * re-resolve every peer (and a frozen install fail), so init records it itself (integrations/pnpmfile/checksum.ts).
- */
-function recordPnpmfileChecksum(root: string): 'recorded' | 'current' | 'no-lockfile' | 'unknown-shape' {
-  const path = join(root, 'pnpm-lock.yaml');
-  const lock = readBoundedText(path, { kind: 'lockfile', root });
-  if (lock === undefined) return 'no-lockfile';
-  const next = withLockfileChecksum(lock, pnpmfileChecksumOf(PNPMFILE_SHIM));
-  if (next === undefined) return 'unknown-shape';
-  if (next === lock) return 'current';
-  writeAtomic(path, next);
-  return 'recorded';
-}
-
-/** Whether the root package.json already depends on lockguard (a devDependency, or any other kind). */
-function declaresLockguard(root: string): boolean {
-  try {
-    const manifest = JSON.parse(readText(root, join(root, 'package.json')) ?? '') as Record<string, unknown>;
-    return ['devDependencies', 'dependencies', 'optionalDependencies'].some((field) => {
-      const deps = manifest[field];
-      return typeof deps === 'object' && deps !== null && Object.hasOwn(deps, 'lockguard');
-    });
-  } catch {
-    return false;
-  }
-}
-
 /** `.lockguard/` in the workspace's .gitignore (created when absent): the ledger is never committed. */
 function ignoreLedger(root: string, io: Io): void {
   const path = join(root, '.gitignore');
@@ -172,41 +102,6 @@ function ignoreLedger(root: string, io: Io): void {
   }
   io.stdout.write(
     ".gitignore: added .lockguard/ (lockguard's ledger holds this machine's run records: never commit it)\n",
-  );
-}
-
-/** Which installs run the root prepare hook, per package manager (measured: integrations/npm/hook.ts). */
-const PREPARE_RUNS: Readonly<Record<string, string>> = {
-  npm: 'npm install and npm ci run the hook from now on',
-  pnpm: 'pnpm installs that change something run the hook from now on',
-  bun: 'bun install and bun add run the hook from now on',
-  yarn: 'yarn install runs the hook from now on (yarn workspace <name> add does not: lockguard run catches it)',
-};
-
-function addNpmScripts(root: string, manager: string, byDefault: boolean, io: Io): void {
-  const path = join(root, 'package.json');
-  const text = readText(root, path);
-  if (text === undefined) {
-    throw new LockguardError(
-      'ERR_LOCKGUARD_NOT_A_WORKSPACE',
-      `There is no package.json at the workspace root "${root}".`,
-      { path, hint: 'Run lockguard init --npm-scripts in the folder that holds the root package.json.' },
-    );
-  }
-  const edit = addHookScripts(text, path);
-  if (edit.text === undefined) {
-    io.stdout.write(`package.json already runs lockguard's hook in prepare: nothing to do.\n`);
-    return;
-  }
-  writeFileSync(path, edit.text);
-  noteInitEdit(root, 'package.json', text, edit.text);
-  const moved = edit.changed.filter((event) => event !== 'prepare');
-  const why = byDefault
-    ? `\n  (it rewrites the ${SLICE_FILE} files after each install, so a runner started without lockguard run hashes what is installed; --no-npm-scripts leaves it out)`
-    : '';
-  io.stdout.write(
-    `package.json: lockguard's hook runs in the root prepare script${moved.length === 0 ? '' : ` (taken out of ${moved.join(' and ')}: npm records those as the root's hasInstallScript in package-lock.json)`}${why}\n` +
-      `  next: commit package.json (${PREPARE_RUNS[manager] ?? PREPARE_RUNS['npm']}; the lockfile does not change).\n`,
   );
 }
 
@@ -288,80 +183,6 @@ function soundKeysArg(argv: readonly string[]): { argv: string[]; mode: SoundKey
     return '--sound-keys';
   });
   return { argv: out, mode };
-}
-
-/**
- * pnpm's hook: the pnpmfile where the pnpm that runs keeps hooks in its own process (or asked for), else why
- * not; and where sound keys are set up and nothing else will rewrite the slice files (`noWriter`), the hook that does.
- */
-function pnpmHook(root: string, parsed: Parsed, io: Io): boolean {
-  const major = majorOf(pnpmHere(root, io.env).version);
-  const wanted =
-    flag(parsed, 'pnpmfile') || (!flag(parsed, 'no-pnpmfile') && (major === undefined || major <= PNPMFILE_FREE_UNTIL));
-  if (wanted) writePnpmfile(root, io);
-  else if (!flag(parsed, 'no-pnpmfile')) {
-    io.stdout.write(
-      `pnpm ${major ?? ''} runs here: no .pnpmfile.cjs written (on pnpm 11+ any pnpmfile slows every pnpm command).\n` +
-        '  lockguard run needs nothing more: under --policy refuse it refuses pnpm install and the install before pnpm run\n' +
-        '  through the environment; lockguard init --pnpmfile adds the plugin that refuses pnpm add/update/remove too.\n',
-    );
-  }
-  // pnpm 10's pnpmfile writes them at pnpm's exit; pnpm 11+ runs its hooks in helpers that never see an install end.
-  return wanted && (major === undefined || major <= PNPMFILE_FREE_UNTIL);
-}
-
-/** yarn berry (its plugin, committed by the user, rewrites the slice files), judged from yarn.lock. */
-function yarnBerry(root: string): boolean {
-  try {
-    const lock = readBounded(join(root, 'yarn.lock'), { kind: 'lockfile', root });
-    return lock !== undefined && yarnFlavor(lock) === 'berry';
-  } catch {
-    return false;
-  }
-}
-
-/** Where sound keys are set up and no hook here rewrites the slice files after an install (--no-npm-scripts): how to add one. */
-const AFTER_INSTALL = `  sound keys: nothing rewrites the ${SLICE_FILE} files after an install here (--no-npm-scripts);\n  lockguard init --npm-scripts adds the root prepare hook that does (a runner started without lockguard then hashes what is installed).\n`;
-/** The plugin's path is lockguard's own (under PnP: its unplugged folder), integrations/yarn-plugin/import-path.ts. */
-const afterInstallYarn = (root: string): string =>
-  `  sound keys: commit lockguard's yarn plugin so every yarn berry install rewrites the ${SLICE_FILE} files:\n  ${yarnPluginImportLine(root)} (then commit .yarnrc.yml and .yarn/plugins/lockguard.cjs).\n`;
-
-/** The last pnpm major that runs pnpmfile hooks in its own process (a pnpmfile costs it nothing measurable). */
-const PNPMFILE_FREE_UNTIL = 10;
-
-/**
- * The package manager's hooks: pnpm's pnpmfile; the root prepare hook where asked, or by default where sound
- * keys are set up and nothing else rewrites the slice files after an install (pnpm 11+, npm, yarn v1, bun).
- * Whether the prepare hook is in place.
- */
-function installHooks(workspace: { root: string; manager: string }, parsed: Parsed, sound: boolean, io: Io): boolean {
-  const { root, manager } = workspace;
-  const otherWriter = manager === 'pnpm' ? pnpmHook(root, parsed, io) : manager === 'yarn' ? yarnBerry(root) : false;
-  const byDefault = sound && !otherWriter && !flag(parsed, 'no-npm-scripts');
-  const npmScripts = flag(parsed, 'npm-scripts') || byDefault;
-  if (npmScripts) addNpmScripts(root, manager, !flag(parsed, 'npm-scripts'), io);
-  else if (sound && !otherWriter) io.stdout.write(AFTER_INSTALL);
-  if (sound && manager === 'yarn' && otherWriter) io.stdout.write(afterInstallYarn(root));
-  return npmScripts;
-}
-
-/** What this package manager's installs get from lockguard, where init wrote no hook for them. */
-function managerNotes(manager: string, npmScripts: boolean, io: Io): void {
-  if (manager === 'npm' && !npmScripts) {
-    io.stdout.write(
-      `This is an npm workspace: no pnpmfile to write.\n  lockguard init --npm-scripts adds lockguard's hook to the root prepare script.\n`,
-    );
-  }
-  if (manager === 'yarn') {
-    io.stdout.write(
-      `This is a yarn workspace: no hook file to write.\n  yarn berry: a refusing run (lockguard run --policy refuse) hands yarn lockguard's plugin and YARN_ENABLE_IMMUTABLE_INSTALLS through the environment, so no file goes into the repository and a fresh clone needs nothing.\n  yarn v1 has no plugins: installs inside a run are caught by the table (file events and the final check).\n`,
-    );
-  }
-  if (manager === 'bun') {
-    io.stdout.write(
-      `This is a bun workspace: no hook file to write.\n  bun has no plugin hooks: installs inside a run are caught by the table (file events and the final check).\n`,
-    );
-  }
 }
 
 export const command: Command = {

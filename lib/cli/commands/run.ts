@@ -25,7 +25,6 @@ import { paint, printError, type Io } from '../io.js';
 import { recoverFirst } from '../recover.js';
 import { outcomeText, refusedClause, runExitCode, type FailMode } from '../run-outcome.js';
 import { remoteOf, runnerOverride, RUNNER_HELP, RUNNER_OPTIONS } from '../runner-option.js';
-import { writeSliceFilesBeforeRun } from '../slice-files.js';
 import { warnTrackedLedger } from '../tracked-ledger.js';
 import { installedLine, treeLine } from '../verdict-words.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
@@ -186,7 +185,6 @@ export const command: Command = {
         remote: options.remote,
         preCheck: options.preCheck,
         exitCode: (verdict) => runExitCode(verdict, options.failMode, io.env, options.movedCode),
-        beforeCommand: (table, runners) => writeSliceFilesBeforeRun(table, runners, io),
       },
       context,
     );

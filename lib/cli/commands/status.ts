@@ -80,7 +80,7 @@ function reportLines(report: unknown): string[] {
       lines.push(`scope    every save after the move (${printableUpTo(String(reason), MESSAGE_MAX)})`);
     if (scope.kept.length > 0)
       lines.push(
-        `kept     ${plural(scope.kept.length, 'cache save', 'cache saves')} after the move, their projects' slices did not move:`,
+        `kept     ${plural(scope.kept.length, 'cache save', 'cache saves')} after the move, their projects' slices and reach did not move:`,
       );
     for (const entry of scope.kept.slice(0, SHOWN_ENTRIES))
       lines.push(

@@ -19,7 +19,8 @@
 //   pnpmfile or a patch counts for every project. The lockfile must have moved once (the state the run's
 //   first check recorded is the one now: an intermediate state is not kept, so it cannot be diffed) and the
 //   installed tree must hold it now (`node_modules/.pnpm/lock.yaml`).
-// - npm, yarn, bun, hoisted pnpm, public hoisting: every save after the move, and the reason says why.
+// - npm, yarn, bun, hoisted pnpm, public hoisting, a node_modules above the root that moved: every save after the
+//   move, and the reason says why.
 // Entries: a runner whose adapter maps them (`projects.mapped`: turbo) has them mapped to a task by its run
 // summary (folder and task graph, so a task depending on an affected one is affected) or, without one, by
 // the files the entry holds (turbo/entries.ts: its `-manifest.json`, when turbo.json orders tasks only along
@@ -29,6 +30,7 @@
 // path (a few small files); never throws for what it cannot read (that is a reason, and everything is withheld).
 
 import { join } from 'node:path';
+import { isAncestorMarkerPath } from '../../core/entries.js';
 import { pnpmMarkerHolds } from '../../core/install-check.js';
 import type { PackageManager } from '../../core/workspace.js';
 import { isLockguardError } from '../../core/errors.js';
@@ -109,6 +111,13 @@ export function withholdScope(input: {
   slices: readonly SliceMove[];
 }): WithholdScope {
   const all = (reason: string): WithholdScope => ({ kind: 'all', reason });
+  // A node_modules above the root (core/entries.ts `ancestor-marker`): every project resolves from it what its
+  // own node_modules lacks, and no slice holds it.
+  const above = input.moved.find((file) => isAncestorMarkerPath(file.path));
+  if (above !== undefined)
+    return all(
+      `${above.path} moved: a node_modules above the workspace root, where every project resolves what its own node_modules lacks, and which no slice holds`,
+    );
   if (input.manager !== 'pnpm') return all(MANAGER_REASON[input.manager]);
   const other = input.moved.find((file) => file.path !== LOCKFILE && !MARKERS.has(file.path));
   if (other !== undefined) return all(`${other.path} moved, which every project's install reads`);
@@ -241,7 +250,7 @@ function names(tasks: readonly string[]): string {
 
 /**
  * The status line's words on the scope, after "N cache saves keyed before it were withheld":
- * ` (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices did
+ * ` (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices and reach did
  * not move)`, or `, every save after it: <reason>`; '' when nothing was withheld or kept.
  */
 export function scopeClause(passes: readonly ScopedPass[]): string {
@@ -270,7 +279,7 @@ export function scopeClause(passes: readonly ScopedPass[]): string {
   if (inner.length > 0) parts.push(` (${inner.join('; ')})`);
   if (spared.length > 0)
     parts.push(
-      `; ${spared.length} kept (${names(spared)}: ${spared.length === 1 ? "its project's slice did" : "their projects' slices did"} not move)`,
+      `; ${spared.length} kept (${names(spared)}: ${spared.length === 1 ? "its project's slice and reach did" : "their projects' slices and reach did"} not move)`,
     );
   const reasons = [...new Set(conservative.map((pass) => (pass.scope.kind === 'all' ? pass.scope.reason : '')))];
   if (reasons.length > 0) {

@@ -275,7 +275,7 @@ test('the status line clause: per project, kept only, every save with the reason
         scope: precise,
       },
     ]),
-    " (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices did not move)",
+    " (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices and reach did not move)",
   );
   assert.equal(
     scopeClause([{ runner: 'turbo', withheld: [{ task: 'b#build' }], spared: [], scope: precise }]),
@@ -283,7 +283,7 @@ test('the status line clause: per project, kept only, every save with the reason
   );
   assert.equal(
     scopeClause([{ runner: 'turbo', withheld: [], spared: [{ task: 'c#build' }], scope: precise }]),
-    "; 1 kept (c#build: its project's slice did not move)",
+    "; 1 kept (c#build: its project's slice and reach did not move)",
   );
   assert.equal(scopeClause([{ runner: 'turbo', withheld: [], spared: [], scope: precise }]), '');
   assert.equal(
@@ -300,6 +300,6 @@ test('the status line clause: per project, kept only, every save with the reason
       },
       { runner: 'nx', withheld: [{}], spared: [], scope: { kind: 'all', reason: 'not mapped' } },
     ]),
-    " (1 whose project's slice moved; 1 not mapped to a project: no manifest); 1 kept (c#build: its project's slice did not move); every nx save after it: not mapped",
+    " (1 whose project's slice moved; 1 not mapped to a project: no manifest); 1 kept (c#build: its project's slice and reach did not move); every nx save after it: not mapped",
   );
 });

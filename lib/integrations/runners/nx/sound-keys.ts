@@ -4,7 +4,7 @@
 // 24.0.6; committed mode takes lockguard's line back, a committed file is hashed; a target in nx.json `targetDefaults` or a project.json whose `inputs` leave the project root's file
 // out gets `"{projectRoot}/.lockguard-slice"` appended; `namedInputs.default`, which every target without
 // `inputs` uses, gets it when it leaves it out; nx's implicit default `{projectRoot}/**/*` already takes it
-// in; a target with `cache: false` never restores, so it is left alone), and `nxProof` (nx 24: the task
+// in; a target with `cache: false` never restores, so it is left alone), and `nxProof` (nx 22 and newer, the nx the commands start, Lerna's own too: the task
 // plans `nx run-many -t <every cached target> --graph=stdout` prints (`taskPlans`: per task, per project,
 // the globs it hashes), then one `nx show target inputs <task> --json` to see that nx really hashes a
 // written slice file: the globs do not say what nx ignores).
@@ -18,7 +18,7 @@ import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isLockguardError } from '../../../core/errors.js';
 import { runDry } from '../../plan/spawn-runner.js';
-import { nxVersionAt } from './task-db.js';
+import { type NxAt, nxCommand, whichNx } from './which.js';
 import { configFilesUnder } from '../../sound-keys/files.js';
 import { type Findings, findingsOf, judge, type TaskFold } from '../../sound-keys/findings.js';
 import { foldsPath } from '../../sound-keys/globs.js';
@@ -231,7 +231,12 @@ export function cachedTargets(json: string): string[] {
   return [...names].sort();
 }
 
-const NX_PROVEN_SINCE = 24;
+/**
+ * The first nx whose own output proves the fold: `nx show target inputs` (what nx really hashes) came with nx 22
+ * (measured: Lerna 9.0.7's nx 22.7.12 prints the same task plans and `files` as 24.0.6; 22.6.3's CLI has the
+ * command too; 20.8.4 and 21.6.11 have the task plans but no `show target`).
+ */
+const NX_PROVEN_SINCE = 22;
 
 /** The fix where nx's plans name the file but nx skips it (gitignored). */
 function unhashedFix(mode: SoundKeysMode | undefined, file: string): string {
@@ -240,11 +245,20 @@ function unhashedFix(mode: SoundKeysMode | undefined, file: string): string {
     : `${soundKeysFix(mode)} (it adds ${NXIGNORE_LINE} to .nxignore)`;
 }
 
-/** doctor's proof for nx 24, from its own plans; undefined where nx is not set up or has no cached target. */
+/** A dry run of the nx the commands start (Lerna's own included), through its own CLI. */
+function askNx(root: string, nx: NxAt | undefined, given: Env): (...args: string[]) => Promise<string> {
+  const command = nxCommand(nx, given);
+  const env: Env = { ...given, ...command.env };
+  return (...args) => runDry([...command.argv, ...args], { root, env });
+}
+
+/** doctor's proof for nx 22 and newer, from its own plans; undefined where nx is not set up or has no cached target. */
 export async function nxProof(root: string, env: Env, mode?: SoundKeysMode): Promise<SoundCheck | undefined> {
   if (!nxConfigured(root)) return undefined;
-  const version = nxVersionAt(root);
+  const nx = whichNx(root);
+  const version = nx?.version;
   if (version === undefined) return undefined;
+  const ask = askNx(root, nx, env);
   if (Number(version.split('.')[0]) < NX_PROVEN_SINCE) {
     return {
       runner: 'nx',
@@ -268,9 +282,9 @@ export async function nxProof(root: string, env: Env, mode?: SoundKeysMode): Pro
   let found: Findings;
   let folds: TaskFold[];
   try {
-    const targets = cachedTargets(await runDry(['nx', 'graph', '--file=stdout'], { root, env }));
+    const targets = cachedTargets(await ask('graph', '--file=stdout'));
     if (targets.length === 0) return undefined;
-    folds = nxFolds(await runDry(['nx', 'run-many', '-t', targets.join(','), '--graph=stdout'], { root, env }));
+    folds = nxFolds(await ask('run-many', '-t', targets.join(','), '--graph=stdout'));
     found = findingsOf(folds, root);
   } catch (error) {
     return cannot(error);
@@ -279,11 +293,7 @@ export async function nxProof(root: string, env: Env, mode?: SoundKeysMode): Pro
   if (found.missing.length === 0 && sample !== undefined) {
     let files: unknown;
     try {
-      files = (
-        parseNx(await runDry(['nx', 'show', 'target', 'inputs', sample.id, '--json'], { root, env })) as {
-          files?: unknown;
-        }
-      ).files;
+      files = (parseNx(await ask('show', 'target', 'inputs', sample.id, '--json')) as { files?: unknown }).files;
     } catch (error) {
       return cannot(error);
     }

@@ -3,13 +3,14 @@
 // FIELD-NOTES "Other caching runners").
 //
 // Owns: `whichNx(root)`: the folder Node resolves nx from (the root, or Lerna's own package folder), nx's
-// package.json there and its version; `lernaManifestAt(root)`.
+// package.json there and its version; `lernaManifestAt(root)`; `nxCommand`: how to start that nx's CLI.
 // Invariants: resolution only (Node's own algorithm through createRequire, links followed as Node follows
 // them); never runs anything; never throws (nothing found is undefined).
 
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
+import type { Env } from '../../../core/env.js';
 
 export interface NxAt {
   /** The folder whose `require('nx')` finds this nx (the root, or Lerna's package folder). */
@@ -65,4 +66,30 @@ export function whichNx(root: string): NxAt | undefined {
   const viaLerna = resolveFrom(from, 'nx/package.json');
   if (viaLerna === undefined) return undefined;
   return { from, via: 'lerna', manifest: viaLerna, version: versionOf(viaLerna) };
+}
+
+/**
+ * How to start the CLI of the nx the workspace's commands start, with what to add to its environment. The
+ * workspace's own: `nx` (the root's `node_modules/.bin`). Lerna's: its bin through Node, with `NODE_PATH`
+ * naming the folder that holds it: nx's CLI looks for a local nx from the workspace root and stops ("Could not
+ * find Nx modules") where that is Lerna's dependency only (pnpm), and Node's lookup from there takes in
+ * `NODE_PATH` (measured: Lerna 9.0.7's nx 22.7.12 on pnpm 10, as pnpm's own bin shims do).
+ */
+export function nxCommand(nx: NxAt | undefined, env: Env): { argv: string[]; env: Record<string, string> } {
+  if (nx === undefined || nx.via === 'workspace') return { argv: ['nx'], env: {} };
+  let bin: unknown;
+  try {
+    bin = (JSON.parse(readFileSync(nx.manifest, 'utf8')) as { bin?: unknown }).bin;
+  } catch {
+    return { argv: ['nx'], env: {} };
+  }
+  const path =
+    typeof bin === 'string' ? bin : typeof bin === 'object' && bin !== null ? (bin as { nx?: unknown }).nx : undefined;
+  if (typeof path !== 'string') return { argv: ['nx'], env: {} };
+  const holder = dirname(dirname(nx.manifest));
+  const before = env['NODE_PATH'];
+  return {
+    argv: [process.execPath, join(dirname(nx.manifest), path)],
+    env: { NODE_PATH: before === undefined || before === '' ? holder : `${holder}${delimiter}${before}` },
+  };
 }

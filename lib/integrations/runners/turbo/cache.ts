@@ -6,7 +6,8 @@
 // cache is the main worktree's `.turbo/cache` (shared with every worktree).
 // Entry layout: `<hash>.tar.zst` + `<hash>-meta.json` (+ `<hash>-manifest.json` on 2.11.11; 2.0.14 and 2.5.8
 // write none), written when the task ends; the same cache dir and `.turbo/runs/` summaries from 2.0.14 on.
-// Invariants: never runs turbo; a missing or corrupt summary is a note, never an error. The summary's
+// Invariants: never runs turbo; a missing or corrupt summary is a note, never an error, and the note says only what
+// the missing summary hides in this run (`noSummaryNote`). The summary's
 // task hashes are used to limit withholding only when the cache is shared (a linked worktree); its task
 // graph (each task's `directory` and `dependencies`) tells which entries a move touched (affected.ts).
 
@@ -145,10 +146,7 @@ export function turboSummary(cache: RunnerCache, options: { movedAt: number; run
       `turbo's run summaries in "${dir}" cannot be read (${errnoCode(error) ?? 'error'}); tasks are not named.`,
     );
   }
-  if (files.length === 0)
-    return none(
-      'turbo wrote no run summary for this run (add --summarize to name the tasks that restored or saved after the move).',
-    );
+  if (files.length === 0) return none(noSummaryNote(cache, options.movedAt));
   const gathered: Gathered = { tasks: [], across: [], own: [], graph: new Map(), first: Number.POSITIVE_INFINITY };
   const notes: string[] = [];
   for (const file of files) {
@@ -165,6 +163,44 @@ export function turboSummary(cache: RunnerCache, options: { movedAt: number; run
     ...(notes.length === 0 ? { graph } : {}),
     note: notes.length === 0 ? undefined : notes.join(' '),
   };
+}
+
+/** The saves this run wrote at or after the move (`<hash>.tar.zst` by mtime) with no `-manifest.json` beside them. */
+function savesWithoutManifest(dir: string, movedAt: number): number {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  const present = new Set(names);
+  return names.filter((name) => {
+    if (!name.endsWith('.tar.zst')) return false;
+    const key = name.slice(0, -'.tar.zst'.length);
+    if (present.has(`${key}-manifest.json`)) return false;
+    return (statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0) >= movedAt;
+  }).length;
+}
+
+/**
+ * What is lost without a run summary, and only that: which tasks turbo restored from its cache after the move
+ * (only the summary says: a restore writes no entry); the saves after it are named from their `-manifest.json`
+ * (turbo 2.11.11 writes one; 2.0.14 and 2.5.8 do not: then they are named by key only, said with their count);
+ * in a cache shared with other worktrees, which saves are this run's own.
+ */
+function noSummaryNote(cache: RunnerCache, movedAt: number): string {
+  const unnamed = savesWithoutManifest(cache.dir, movedAt);
+  const lost = [
+    'which tasks turbo restored from its cache after the move',
+    ...(unnamed > 0
+      ? [
+          `the task of ${unnamed === 1 ? 'the 1 save' : `the ${unnamed} saves`} after it (this turbo wrote no -manifest.json)`,
+        ]
+      : []),
+    ...(cache.shared === true ? ["which saves in the shared cache are this run's own"] : []),
+  ];
+  const list = lost.length === 1 ? lost[0] : `${lost.slice(0, -1).join(', ')} and ${lost.at(-1)}`;
+  return `turbo wrote no run summary for this run, so lockguard cannot tell ${list} (add --summarize to turbo's command line).`;
 }
 
 /** What the summaries say, task by task: what restored or saved after the move, what ran across it, the keys and graph. */
