@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { slicesFromLockfile } from '../../lib/core/slices/slices.js';
 import { repoRoot } from '../helpers/fixtures.js';
 import { designBFolds, loadPhantoms, type Phantoms, workspaceNames } from './reach-design-b.js';
+import { designBPass } from './reach-design-b-pass.js';
 import { computedRequires, requiredNames, scanPackage } from './reach-scan-code.js';
 import { registryPackages, tarballUrl } from './reach-scan.js';
 
@@ -18,12 +19,14 @@ test('the scan: literal requires and imports name packages; relative, builtin an
     "import a from 'x'; import { b } from \"@s/y/sub\"; import 'z'; export * from 'w';",
     "const fs = require('fs'); require(`t`); import('u'); __require(\"es\"); obj.require('not-this');",
     "require.resolve('rr/package.json'); import r from './rel'; import n from 'node:path'; import v from 'virtual:v';",
-    "import type { T } from 'types-only'; require('fs/promises');",
+    "import type { T } from 'types-only'; require('fs/promises'); import.meta.resolve('mr');",
   ].join('\n');
-  assert.deepEqual([...requiredNames(source)].sort(), ['@s/y', 'es', 'rr', 't', 'u', 'w', 'x', 'z']);
-  // Computed: require(x), import(y), require.resolve(p), a template with ${}; not a definition, not literals.
-  const computed = "require(x); require('a'); import(y); function require(n) {}; require.resolve(p); require(`a${b}`)";
-  assert.equal(computedRequires(computed), 4);
+  assert.deepEqual([...requiredNames(source)].sort(), ['@s/y', 'es', 'mr', 'rr', 't', 'u', 'w', 'x', 'z']);
+  // Computed: require(x), import(y), require.resolve(p), a template with ${}, import.meta.resolve(spec); not a
+  // definition, not literals.
+  const computed =
+    "require(x); require('a'); import(y); function require(n) {}; require.resolve(p); require(`a${b}`); import.meta.resolve(spec)";
+  assert.equal(computedRequires(computed), 5);
 });
 
 test('scanPackage: undeclared = required minus dependencies, optional, peers, bundled, itself', () => {
@@ -109,7 +112,12 @@ function folds(text: string) {
     root: '/nonexistent',
     names: false,
   });
-  return designBFolds(sliced, MAP, text);
+  const walk = designBFolds(sliced, MAP, text);
+  // The one-pass fold (what the bench runs) gives the same as the walk per project.
+  const pass = designBPass(sliced, MAP, text);
+  for (const variant of ['plain', 'computed', 'codeless', 'unknown', 'dynamic'] as const)
+    assert.deepEqual([...pass[variant]].sort(), [...walk[variant]].sort(), variant);
+  return walk;
 }
 
 test('design B: a phantom require folds every version of the name; an unrelated bump moves only its project', () => {

@@ -3,7 +3,9 @@
 // test/bench/reach-phantoms.tsv (made by reach-scan.ts from the real tarballs).
 //
 // Owns: `loadPhantoms` (the map), `workspaceNames` (a workspace package's name as its dependents link it:
-// the histories hold lockfiles, not manifests), and `designBFolds` (per importer, the digest design B folds).
+// the histories hold lockfiles, not manifests), `indexGraph` (names -> nodes, each node's scan), and
+// `designBFolds` (per importer, the digest design B folds: one walk per project, the definition written out;
+// reach-design-b-pass.ts computes the same in one pass).
 // Definition, per project P (pnpm isolated, defaults: the pool is reached only through installed packages):
 // S = P's closure; U = the names S's packages require without declaring (a required peer counts where the
 // snapshot leaves it unresolved); every package entry named N in U, in any version (the linker picks one;
@@ -72,13 +74,17 @@ export interface DesignBFolds {
   readonly dynamic: ReadonlySet<string>;
 }
 
-interface Indexed {
+export interface Indexed {
   readonly byName: Map<string, number[]>;
   readonly nameOf: (node: number) => string | undefined;
   readonly scanOf: (node: number) => Phantoms | 'unread' | 'unknown' | undefined;
 }
 
-function indexGraph(sliced: LockfileSlices, phantoms: Map<string, Phantoms>, names: Map<string, string>): Indexed {
+export function indexGraph(
+  sliced: LockfileSlices,
+  phantoms: Map<string, Phantoms>,
+  names: Map<string, string>,
+): Indexed {
   const { graph } = sliced;
   const byName = new Map<string, number[]>();
   const importerName = new Map<number, string>();

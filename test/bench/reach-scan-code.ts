@@ -2,11 +2,11 @@
 // package names a package's code requires, and which of them it does not declare.
 //
 // Owns: `requiredNames(source)` (static `require('x')`, `__require('x')` (esbuild's shim), `require.resolve('x')`,
-// `import … from 'x'`, `import 'x'`, `export … from 'x'`, `import('x')`; a template literal without `${` counts
-// as a literal), `computedRequires(source)` (a `require(`, `require.resolve(` or `import(` whose argument is
-// not one literal: what design B cannot see), and `scanPackage` (the package's declared names from its own
-// package.json: dependencies, optionalDependencies, peerDependencies; bundled packages under its
-// node_modules; its own name; Node builtins).
+// `import.meta.resolve('x')`, `import … from 'x'`, `import 'x'`, `export … from 'x'`, `import('x')`; a template
+// literal without `${` counts as a literal), `computedRequires(source)` (a `require(`, `require.resolve(`,
+// `import.meta.resolve(` or `import(` whose argument is not one literal: what design B cannot see), and
+// `scanPackage` (the package's declared names from its own package.json: dependencies, optionalDependencies,
+// peerDependencies; bundled packages under its node_modules; its own name; Node builtins).
 // Code files: .js .cjs .mjs .jsx, .ts .tsx .mts .cts but not declarations (.d.ts …), .vue .svelte .astro
 // (a bundler resolves their imports like Node). A name in a comment or a string that only looks like a
 // require counts too: the map errs toward more names (less precision, never a missed reach).
@@ -24,6 +24,7 @@ const LITERAL = String.raw`(?:'([^'\n\\]+)'|"([^"\n\\]+)"|\x60([^\x60$\n\\]+)\x6
 const STATIC_PATTERNS = [
   new RegExp(String.raw`(?<![\w$.])(?:__)?require\s*\(\s*${LITERAL}\s*\)`, 'g'),
   new RegExp(String.raw`(?<![\w$.])require\.resolve\s*\(\s*${LITERAL}`, 'g'),
+  new RegExp(String.raw`(?<![\w$.])import\.meta\.resolve\s*\(\s*${LITERAL}`, 'g'),
   new RegExp(String.raw`(?<![\w$.])import\s*\(\s*${LITERAL}`, 'g'),
   // import x from 'y' / import {a} from 'y' / import 'y' / export * from 'y' / export {a} from 'y'
   new RegExp(
@@ -32,7 +33,7 @@ const STATIC_PATTERNS = [
   ),
 ];
 const COMPUTED = new RegExp(
-  String.raw`(?<![\w$.])(?<!function\s*)(?:require(?:\.resolve)?|import)\s*\(\s*(?!${LITERAL}\s*[,)])(?=[^\s)])`,
+  String.raw`(?<![\w$.])(?<!function\s*)(?:require(?:\.resolve)?|import(?:\.meta\.resolve)?)\s*\(\s*(?!${LITERAL}\s*[,)])(?=[^\s)])`,
   'g',
 );
 
