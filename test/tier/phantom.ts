@@ -60,6 +60,8 @@ export function phantomStep(w: TierWorkspace, arm: Arm): void {
   } finally {
     rmSync(join(w.base, 'armed'), { force: true });
     w.git('checkout', '--', 'packages/a/src');
+    // A failed assertion mid-way leaves the bump installed: back to the lockfile, so the way out still runs.
+    if (w.git('status', '--porcelain', '--', arm.lockfile, phantom.manifest) !== '') back(w, arm, phantom.manifest);
   }
 }
 
@@ -79,7 +81,7 @@ function midRun(w: TierWorkspace, arm: Arm, phantom: NonNullable<Arm['phantom']>
 
 function committed(w: TierWorkspace, arm: Arm, phantom: NonNullable<Arm['phantom']>): void {
   w.git('checkout', '--', 'packages/a/src');
-  guarded(w, arm, 'the run before the bump');
+  // a's entry for this source on the old lockfile (5.5.0) is in the cache from the ordinary runs.
   const before = slice(w);
   w.must(phantom.bump);
   w.git('add', '-A');
