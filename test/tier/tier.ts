@@ -15,7 +15,7 @@ import { join, relative } from 'node:path';
 import type { TestContext } from 'node:test';
 import { ARMS, type Arm, type ArmId, YARN_PLUGIN } from './arms.js';
 import { knownGap, type Step } from './known-gaps.js';
-import { phantomStep } from './phantom.js';
+import { phantomControl, phantomStep } from './phantom.js';
 import { sharedRun } from './shared.js';
 import { type TierWorkspace, tierWorkspace } from './workspace.js';
 
@@ -276,6 +276,7 @@ export function tierArm(t: TestContext, id: ArmId): void {
     timed('adopt', () => adopt(w, arm));
     const adoptedCommit = w.git('rev-parse', 'HEAD').trim();
     timed('control', () => control(w, arm));
+    if (arm.phantom !== undefined) timed('phantom-control', () => phantomControl(w, arm));
     step(t, arm, 'init', ledger, () => init(w, arm));
     step(t, arm, 'hooks-keep-lockfile', ledger, () => hooksKeepLockfile(w, arm, adoptedCommit));
     step(t, arm, 'doctor', ledger, () => doctor(w));
