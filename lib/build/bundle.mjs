@@ -1,4 +1,4 @@
-// `npm run build`, after `tsc`: the esbuild bundles, then the V8 code caches of the CLI's bundles.
+// `npm run build`, after `tsc`: the esbuild bundles and the type declarations of the CommonJS entry points.
 //
 // Owns: what ships as bundles (package.json "files") and how each is built:
 // - dist/lockguard.cjs: the executable, a launcher of a few lines (lib/cli/bin.ts) that picks one bundle;
@@ -8,16 +8,16 @@
 //   imported through the launcher (lib/core/external.ts): no `import()` may remain in a bundle (the build
 //   fails on one: code compiled through node:vm cannot import in Node 20);
 // - each CLI bundle written as the function expression the launcher compiles (no CommonJS module of its own);
-// - dist/cli/<bundle>.cjs.v8cache: its V8 code cache (lib/build/train-code-cache.mjs);
+// - no V8 code cache: one only the Node that built it accepts helps no user on another Node (lib/cli/bundle-load.ts);
 // - dist/pnpmfile.cjs, dist/npm-hook.cjs, dist/yarn-plugin.cjs: the install-time hooks, plain CommonJS;
 //   dist/slice-writer.cjs: the slice-file writer the pnpm plugin requires only after an install (the yarn
 //   plugin carries its text, run only after an install: `yarn plugin import` copies that one file).
-// Invariants: no esbuild warning (the build fails on one); every CLI bundle is ASCII (the build fails otherwise); writes only under dist/; the caches are made by
-// the Node that builds (another V8 rejects them and the bundle is compiled from source, lib/cli/bundle-load.ts); a failed training fails the build.
+// - dist/npm-hook.d.cts, dist/yarn-plugin.d.cts: the types of the two CommonJS-only exports (lib/build/types/).
+// Invariants: no esbuild warning (the build fails on one); every CLI bundle is ASCII (the build fails
+// otherwise); writes only under dist/.
 
 import { build } from 'esbuild';
-import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -130,5 +130,7 @@ for (const name of bundles) {
   writeFileSync(file, wrapBundle(text));
 }
 
-const trained = spawnSync(process.execPath, [join(root, 'lib', 'build', 'train-code-cache.mjs'), join(dist, 'cli')], { stdio: 'inherit' });
-if (trained.status !== 0) throw new Error(`build: training the code caches in ${join(dist, 'cli')} failed (exit ${trained.status ?? trained.signal})`);
+// The types of the exports esbuild writes as CommonJS only (package.json "exports"): declarations kept by hand.
+for (const name of ['npm-hook', 'yarn-plugin']) {
+  copyFileSync(join(root, 'lib', 'build', 'types', `${name}.d.cts`), join(dist, `${name}.d.cts`));
+}

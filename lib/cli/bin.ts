@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The executable, dist/lockguard.cjs: a few lines that pick the bundle of the command argv names
 // (dist/cli/<command>.cjs, or dist/cli/main.cjs for help, the version and an unknown command; built by
-// lib/build/bundle.mjs), load it with its V8 code cache (bundle-load.ts), hand it argv and the process's io, and
+// lib/build/bundle.mjs), compile it from source (bundle-load.ts), hand it argv and the process's io, and
 // end the process with the command's exit code (io.ts exitProcess). It runs only as that bundle (it finds the CLI's bundles next to itself).
 // Invariants: no top-level await and no work before the bundle runs; the bundles' two external packages are
 // imported from here (Node's own loader), the only place that can (core/external.ts).

@@ -1,7 +1,7 @@
 // Loading lockguard's two external runtime packages on demand: execa (the runners' dry runs for `lockguard
 // plan`) and @pnpm/lockfile-file (pnpm 8 lockfiles, for slices).
 //
-// Owns: `importExternal`. The CLI's bundle is compiled through node:vm to use its V8 code cache
+// Owns: `importExternal`. The CLI's bundle is compiled through node:vm
 // (cli/bundle-load.ts), and code compiled that way cannot `import()` in Node 20; its launcher (dist/lockguard.cjs,
 // loaded by Node itself) hands every bundle an importer as `__lockguardImport`. Everywhere else (the ES module
 // library under dist/lib) there is none, and this module imports directly.

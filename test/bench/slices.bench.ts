@@ -18,7 +18,7 @@ import { generateLockfile } from './slices-generate.js';
 import { planFor } from '../../lib/integrations/plan/index.js';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-// The executable users run (dist/lockguard.cjs and the command's bundle with its code cache).
+// The executable users run (dist/lockguard.cjs and the command's bundle).
 const BIN = join(REPO, 'dist', 'lockguard.cjs');
 const LOCKFILE_FILE = join(REPO, 'node_modules', '@pnpm', 'lockfile-file');
 const PNPM12 = join(REPO, 'node_modules', 'pnpm12', 'pnpm');

@@ -1,14 +1,14 @@
 // The executable as it ships: dist/lockguard.cjs picks one bundle per command (dist/cli/<command>.cjs) and
-// loads it with the V8 code cache the build trained (lib/cli/bundle-load.ts). A cache is used only for the
-// exact bytes it was made from and only by the V8 that made it; anything else compiles from source.
+// compiles it from source through node:vm (lib/cli/bundle-load.ts). No V8 code cache ships: one made by the
+// build's Node is rejected by every other Node (issue 34).
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { cachedDataFor, cacheHeader, cachePathOf, compileBundle } from '../../lib/cli/bundle-load.js';
+import { compileBundle, wrapBundle } from '../../lib/cli/bundle-load.js';
 import { COMMAND_NAMES } from '../../lib/cli/command-names.js';
 import { EXIT } from '../../lib/cli/exit-codes.js';
 import { BIN, cli } from '../helpers/cli.js';
@@ -17,82 +17,28 @@ import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 const CLI = fileURLToPath(new URL('../../cli/', import.meta.url));
 
-/** A bundle file and its cache, made the way the build makes them. */
-function bundleWithCache(dir: string, source: string): string {
-  const file = join(dir, 'tiny.cjs');
-  writeFileSync(file, source);
-  const compiled = compileBundle(file, { cache: false });
-  compiled.run(async () => undefined);
-  const bytes = readFileSync(file);
-  const data = compiled.script.createCachedData();
-  writeFileSync(
-    cachePathOf(file),
-    Buffer.concat([Buffer.from(cacheHeader(bytes.length, data.length), 'latin1'), bytes, data]),
-  );
-  return file;
-}
-
-const LOADER = fileURLToPath(new URL('../../lib/cli/bundle-load.js', import.meta.url));
-
-/**
- * What a fresh process gets from `file` (a process compiles each source once, as the executable does: a
- * second compile in the same process would come from V8's in-memory cache and never look at the file's).
- */
-function compiledValueOf(file: string): { value: unknown; cacheUsed: boolean } {
-  const script = `const { compileBundle } = await import(${JSON.stringify(LOADER)});
-const compiled = compileBundle(${JSON.stringify(file)});
-const value = compiled.run(async () => undefined).value;
-process.stdout.write(JSON.stringify({ value: value ?? null, cacheUsed: compiled.cacheUsed }));`;
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
-  assert.equal(result.status, 0, result.stderr);
-  return JSON.parse(result.stdout) as { value: unknown; cacheUsed: boolean };
-}
-
-test('every command has its bundle, and this Node takes every cache the build made', () => {
+test('every command has its bundle, written wrapped, and no code cache sits next to any', () => {
   const files = readdirSync(CLI);
-  for (const name of ['main', ...COMMAND_NAMES]) {
-    assert.ok(files.includes(`${name}.cjs`), `dist/cli/${name}.cjs`);
-    assert.ok(files.includes(`${name}.cjs.v8cache`), `dist/cli/${name}.cjs.v8cache`);
-    assert.equal(
-      compiledValueOf(join(CLI, `${name}.cjs`)).cacheUsed,
-      true,
-      `${name}: the cache was made by this V8 from these bytes`,
-    );
+  assert.deepEqual(
+    files.filter((file) => !file.endsWith('.cjs')),
+    [],
+    'dist/cli holds bundles only',
+  );
+  for (const name of ['main', ...COMMAND_NAMES]) assert.ok(files.includes(`${name}.cjs`), `dist/cli/${name}.cjs`);
+});
+
+test('a bundle runs with the five CommonJS names and the importer, wrapped by the build or not', async (t) => {
+  const dir = tempWorkspace(t, {});
+  const code = 'module.exports.value = [typeof require, __filename, typeof __lockguardImport];\n';
+  for (const [name, text] of [
+    ['plain.cjs', code],
+    ['wrapped.cjs', wrapBundle(code)],
+  ] as const) {
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    const exports = compileBundle(file).run(async () => undefined);
+    assert.deepEqual(exports.value, ['function', file, 'function'], name);
   }
-});
-
-test('never stale: a bundle that changed (same length) compiles from source and runs its new code', (t) => {
-  const dir = tempWorkspace(t, {});
-  const file = bundleWithCache(dir, 'module.exports.value = "one";\n');
-  assert.deepEqual(compiledValueOf(file), { value: 'one', cacheUsed: true });
-  writeFileSync(file, 'module.exports.value = "two";\n');
-  assert.deepEqual(compiledValueOf(file), { value: 'two', cacheUsed: false });
-});
-
-test('a cache of another V8, a torn or garbage cache file, or one V8 rejects: compiled from source, the same result', (t) => {
-  const dir = tempWorkspace(t, {});
-  const file = bundleWithCache(dir, 'module.exports.value = 40 + 2;\n');
-  const source = readFileSync(file);
-  const cache = readFileSync(cachePathOf(file));
-  assert.ok(cachedDataFor(cache, source) !== undefined);
-  const header = cache.subarray(0, cache.indexOf(10) + 1).toString('latin1');
-  const foreign = Buffer.concat([
-    Buffer.from(header.replace(process.versions.v8, '1.2.3.4'), 'latin1'),
-    cache.subarray(header.length),
-  ]);
-  assert.equal(cachedDataFor(foreign, source), undefined, 'made by another V8');
-  assert.equal(cachedDataFor(cache.subarray(0, cache.length - 1), source), undefined, 'torn');
-  assert.equal(cachedDataFor(Buffer.from('not a cache'), source), undefined, 'garbage');
-  // V8's own checks: data that passes ours but that V8 refuses (here its version hash) is no cache either.
-  const data = Buffer.from(cache.subarray(header.length + source.length));
-  data.fill(0xab, 4, 8);
-  writeFileSync(cachePathOf(file), Buffer.concat([Buffer.from(header, 'latin1'), source, data]));
-  assert.deepEqual(compiledValueOf(file), { value: 42, cacheUsed: false });
-  writeFileSync(cachePathOf(file), 'garbage');
-  assert.deepEqual(compiledValueOf(file), { value: 42, cacheUsed: false });
 });
 
 test('the executable routes -C <dir>, --dir=<dir>, help, the version and an unknown command to the right bundle', async (t) => {
