@@ -90,6 +90,12 @@ test('the tarball: bin, every exports target and its types, no code cache, no te
     [],
     'no code cache, test or source map ships',
   );
+  // The CLI ships as its bundles (dist/cli, dist/lockguard.cjs); its ES modules serve no export (layers point down).
+  assert.deepEqual(
+    [...files].filter((path) => path.startsWith('dist/lib/cli/')),
+    [],
+    'dist/lib/cli stays out',
+  );
   assert.ok(
     packed.unpackedSize <= UNPACKED_BUDGET,
     `unpacked ${packed.unpackedSize} bytes, at most ${UNPACKED_BUDGET} (half of the 15.5 MB of 2cb271f)`,
