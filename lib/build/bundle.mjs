@@ -12,7 +12,8 @@
 // - dist/pnpmfile.cjs, dist/npm-hook.cjs, dist/yarn-plugin.cjs: the install-time hooks, plain CommonJS;
 //   dist/slice-writer.cjs: the slice-file writer the pnpm plugin requires only after an install (the yarn
 //   plugin carries its text, run only after an install: `yarn plugin import` copies that one file).
-// - dist/npm-hook.d.cts, dist/yarn-plugin.d.cts: the types of the two CommonJS-only exports (lib/build/types/).
+// - dist/npm-hook.d.cts, dist/yarn-plugin.d.cts, dist/pnpmfile.d.cts: the types of the CommonJS files `exports`
+//   names (lib/build/types/; the pnpmfile's `require` condition gets its own, not the ES module's).
 // Invariants: no esbuild warning (the build fails on one); every CLI bundle is ASCII (the build fails
 // otherwise); writes only under dist/.
 
@@ -131,6 +132,6 @@ for (const name of bundles) {
 }
 
 // The types of the exports esbuild writes as CommonJS only (package.json "exports"): declarations kept by hand.
-for (const name of ['npm-hook', 'yarn-plugin']) {
+for (const name of ['npm-hook', 'yarn-plugin', 'pnpmfile']) {
   copyFileSync(join(root, 'lib', 'build', 'types', `${name}.d.cts`), join(dist, `${name}.d.cts`));
 }

@@ -7,7 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { pinnedNodeBin, pinnedNodes } from '../helpers/ci-nodes.js';
@@ -23,7 +23,7 @@ const UNPACKED_BUDGET = Math.floor(15_510_355 / 2);
 interface Manifest {
   version: string;
   bin: Record<string, string>;
-  exports: Record<string, string | Record<string, string>>;
+  exports: Record<string, Target>;
   dependencies: Record<string, string>;
 }
 interface Packed {
@@ -34,11 +34,11 @@ interface Packed {
 
 const manifest = (): Manifest => JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as Manifest;
 
-/** Every file `exports` points at (each condition's target), without the leading `./`. */
-export function exportTargets(exports: Manifest['exports']): string[] {
-  return Object.values(exports)
-    .flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target)))
-    .map((target) => target.replace(/^\.\//, ''));
+type Target = string | { [condition: string]: Target };
+
+/** Every file `exports` points at (each condition's target, nested ones too), without the leading `./`. */
+export function exportTargets(target: Target): string[] {
+  return typeof target === 'string' ? [target.replace(/^\.\//, '')] : Object.values(target).flatMap(exportTargets);
 }
 
 /** Pack the repository into `dir` and unpack it at `dir/node_modules/lockguard`, its dependencies linked. */
@@ -117,4 +117,36 @@ test('the tarball: bin, every exports target and its types, no code cache, no te
     );
     assert.equal(run([join(dir, 'node_modules', 'lockguard', 'dist', 'lockguard.cjs'), '--version']), `${version}\n`);
   }
+});
+
+// TypeScript as a user's project has it (module node20: require(esm) as on Node >= 20.19; strict: an import
+// without types is TS7016), from an ES module and from CommonJS, against the unpacked package: every `exports`
+// entry resolves to declarations, and the pnpmfile's CommonJS view has its names.
+test('TypeScript finds types for every export, imported (ESM) and required (CommonJS)', (t) => {
+  const dir = tempWorkspace(t, {}, 'lockguard-types-');
+  packAndUnpack(dir);
+  symlinkSync(join(repoRoot(), 'node_modules', '@types'), join(dir, 'node_modules', '@types'));
+  const entries = Object.keys(manifest().exports)
+    .filter((entry) => entry !== './package.json')
+    .map((entry, i) => ({ specifier: entry.replace(/^\./, 'lockguard'), name: `e${i}` }));
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+  const lines = (line: (e: { specifier: string; name: string }) => string) => entries.map(line).join('\n');
+  writeFileSync(
+    join(dir, 'esm.mts'),
+    `${lines((e) => `import * as ${e.name} from '${e.specifier}';`)}\nexport const all = [${entries.map((e) => e.name)}];
+import { withLockguard } from 'lockguard/pnpmfile';\nexport const w: (hooks: {}) => unknown = withLockguard;\n`,
+  );
+  writeFileSync(
+    join(dir, 'cjs.cts'),
+    `${lines((e) => `import ${e.name} = require('${e.specifier}');`)}\nexport const all = [${entries.map((e) => e.name)}];
+import pnpmfile = require('lockguard/pnpmfile');\nexport const w: (hooks: {}) => unknown = pnpmfile.withLockguard;\n`,
+  );
+  const tsc = join(repoRoot(), 'node_modules', 'typescript', 'bin', 'tsc');
+  const options = ['--noEmit', '--strict', '--module', 'node20', '--types', 'node'];
+  const result = spawnSync(process.execPath, [tsc, ...options, 'esm.mts', 'cjs.cts'], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
 });
