@@ -44,9 +44,16 @@ const CIS: readonly Ci[] = [
 ];
 
 /** The schema compiled with ajv; Azure's patterns are not valid under the `u` flag, and its extensions are
- * kept: `firstProperty` checked, `ignoreCase`/`aliases`/`doNotSuggest` (editor hints) ignored. */
+ * kept: `firstProperty` checked, `ignoreCase`/`aliases`/`doNotSuggest` (editor hints) ignored. The generated
+ * code is not optimized: Azure's 1.6 MB schema compiles in about 1 s instead of 4.6 s, for two small files. */
 function validator(ci: Ci): ValidateFunction {
-  const ajv = new Ajv({ strict: false, allErrors: true, unicodeRegExp: false, logger: false });
+  const ajv = new Ajv({
+    strict: false,
+    allErrors: true,
+    unicodeRegExp: false,
+    logger: false,
+    code: { optimize: false },
+  });
   ajv.addKeyword({
     keyword: 'firstProperty',
     schemaType: 'array',
