@@ -19,6 +19,8 @@ interface Row {
   readonly ci: string;
   readonly gate: Gate;
   readonly recipe: string | undefined;
+  /** The row's "lockguard there" cell: what the recipe does. */
+  readonly there: string;
 }
 
 function table(): Row[] {
@@ -36,6 +38,7 @@ function table(): Row[] {
     rows.push({
       ci: cells[0] ?? '',
       gate: cells[4] as Gate,
+      there: cells[3] ?? '',
       recipe: link === undefined ? undefined : resolve(dirname(README), link),
     });
   }
@@ -100,11 +103,24 @@ function beforeSaveProblems(doc: Doc): string[] {
   return isVerify((before?.['run'] as Doc | undefined)?.['command']) ? [] : ['verify is not right before save_cache'];
 }
 
+/** The row says the key is written by `snapshot --key-file` exactly when the recipe (comments dropped) does. */
+function keyFileProblems(row: Row, doc: Doc): string[] {
+  const said = row.there.includes('--key-file');
+  const done = /\bsnapshot\b[^"]*--key-file\b/.test(JSON.stringify(doc));
+  if (said === done) return [];
+  return [
+    said
+      ? 'the row says --key-file, the recipe does not use it'
+      : 'the recipe uses --key-file, the row does not say it',
+  ];
+}
+
 function problems(row: Row, text: string): string[] {
   const doc = parse(text) as Doc;
-  if (row.gate === 'action-pair') return actionPairProblems(doc);
-  if (row.gate === 'last-step') return lastStepProblems(row.ci, doc);
-  if (row.gate === 'before-save') return beforeSaveProblems(doc);
+  const keyFile = keyFileProblems(row, doc);
+  if (row.gate === 'action-pair') return [...actionPairProblems(doc), ...keyFile];
+  if (row.gate === 'last-step') return [...lastStepProblems(row.ci, doc), ...keyFile];
+  if (row.gate === 'before-save') return [...beforeSaveProblems(doc), ...keyFile];
   return [`row ${row.ci} links a recipe but has no gate`];
 }
 
@@ -156,6 +172,12 @@ test('each rule rejects a mutant of its recipe', () => {
       '      - save_cache:',
       '      - run: pnpm -r run lint\n      - save_cache:',
       'verify is not right before save_cache',
+    ],
+    [
+      'CircleCI',
+      'snapshot --key-file /tmp/lockguard/cache-key',
+      'snapshot',
+      'the row says --key-file, the recipe does not use it',
     ],
   ];
   for (const [ci, from, to, problem] of cases) {

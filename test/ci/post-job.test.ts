@@ -6,9 +6,8 @@
 // lockguard` swapped for the built CLI, as the GitLab test swaps $LOCKGUARD; a no-op corepack); the build
 // runs `pnpm add` when the commit holds MOVE. Control: the same recipe with its lockguard lines as no-ops saves
 // under the re-hashed key after the move (what these CIs do); with the recipe, the job fails and nothing
-// is saved. Schemas: no npm package carries Azure Pipelines' or Buildkite's pipeline schema as a validator
-// one can run offline (see lib/ci/README.md); the files are parsed with yaml and held to their table row
-// in ci-table.test.ts.
+// is saved. Schemas: the files validate against each CI's published schema in ci-schemas.test.ts (vendored
+// under test/fixtures/ci-schemas/) and are held to their table row in ci-table.test.ts.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

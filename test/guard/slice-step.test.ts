@@ -8,35 +8,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { findWorkspace, guardedRun, type GuardEvent } from '../../lib/index.js';
 import { cliProcess } from '../helpers/cli.js';
-import { pnpmProjects, tempWorkspace } from '../helpers/workspace.js';
-
-const LOCK = `lockfileVersion: '9.0'
-
-importers:
-
-  .: {}
-
-  packages/a:
-    dependencies:
-      is-number:
-        specifier: 7.0.0
-        version: 7.0.0
-
-  packages/b: {}
-
-packages:
-
-  is-number@7.0.0:
-    resolution: {integrity: sha512-41Cifkg6e8TylSpdtTpeLVMqvSBEVzTttHvERD741+pnZ8ANv0004MRL43QKPDlK9cGvNp6NZWZUBlbGXYxxng==}
-    engines: {node: '>=0.12.0'}
-
-snapshots:
-
-  is-number@7.0.0: {}
-`;
+import { A_ON_IS_NUMBER_LOCK, pnpmProjects, tempWorkspace } from '../helpers/workspace.js';
 
 const TREE = {
-  ...pnpmProjects(LOCK, { a: 'a', b: 'b' }),
+  ...pnpmProjects(A_ON_IS_NUMBER_LOCK, { a: 'a', b: 'b' }),
   'turbo.json': '{"tasks":{"build":{"inputs":["$TURBO_DEFAULT$",".lockguard-slice"]}}}\n',
 };
 

@@ -131,3 +131,28 @@ export function fileDigests(
   if (existsSync(dir)) walk(dir);
   return out;
 }
+
+/** A pnpm v9 lockfile of three importers: the root, packages/a on is-number 7.0.0, and packages/b on nothing. */
+export const A_ON_IS_NUMBER_LOCK = `lockfileVersion: '9.0'
+
+importers:
+
+  .: {}
+
+  packages/a:
+    dependencies:
+      is-number:
+        specifier: 7.0.0
+        version: 7.0.0
+
+  packages/b: {}
+
+packages:
+
+  is-number@7.0.0:
+    resolution: {integrity: sha512-seven}
+
+snapshots:
+
+  is-number@7.0.0: {}
+`;

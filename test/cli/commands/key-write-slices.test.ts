@@ -11,33 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { cli, cliProcess } from '../../helpers/cli.js';
 import { scrubbedEnv } from '../../helpers/env.js';
 import { assertSetupError } from '../../helpers/errors.js';
-import { pnpmProjects, tempWorkspace } from '../../helpers/workspace.js';
+import { A_ON_IS_NUMBER_LOCK, pnpmProjects, tempWorkspace } from '../../helpers/workspace.js';
 
 const DIST = fileURLToPath(new URL('../../../', import.meta.url));
 
-const LOCK = `lockfileVersion: '9.0'
-
-importers:
-
-  .: {}
-
-  packages/a:
-    dependencies:
-      is-number:
-        specifier: 7.0.0
-        version: 7.0.0
-
-  packages/b: {}
-
-packages:
-
-  is-number@7.0.0:
-    resolution: {integrity: sha512-seven}
-
-snapshots:
-
-  is-number@7.0.0: {}
-`;
+const LOCK = A_ON_IS_NUMBER_LOCK;
 
 function workspace(t: Parameters<typeof tempWorkspace>[0], extra: Record<string, string> = {}): string {
   return tempWorkspace(t, { ...pnpmProjects(LOCK, { a: 'a', b: 'b' }), ...extra });
