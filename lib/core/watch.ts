@@ -133,13 +133,13 @@ export function statusLine(moves: readonly Pick<Move, 'path' | 'kind'>[], outcom
 
 /**
  * What moved files are to the run's keys: "which every key folds", unless some are markers of a
- * node_modules above the workspace root (`../…`), which no key folds and every project resolves from.
+ * node_modules above the workspace root (`../…`), which every project resolves from (the table's key never
+ * folds it; gitignored slice files do, as they were when the run's keys were taken).
  */
 export function foldsClause(paths: readonly string[]): string {
   const above = paths.filter((path) => path.startsWith('../')).length;
   if (above === 0) return 'which every key folds';
-  if (above === paths.length)
-    return 'a node_modules above the workspace root, which every project resolves from and no key folds';
+  if (above === paths.length) return 'a node_modules above the workspace root, which every project resolves from';
   return 'which every key folds or, above the workspace root, every project resolves from';
 }
 

@@ -116,7 +116,7 @@ export function withholdScope(input: {
   const above = input.moved.find((file) => isAncestorMarkerPath(file.path));
   if (above !== undefined)
     return all(
-      `${above.path} moved: a node_modules above the workspace root, where every project resolves what its own node_modules lacks, and which no slice holds`,
+      `${above.path} moved: a node_modules above the workspace root, where every project resolves what its own node_modules lacks, so every project is affected`,
     );
   if (input.manager !== 'pnpm') return all(MANAGER_REASON[input.manager]);
   const other = input.moved.find((file) => file.path !== LOCKFILE && !MARKERS.has(file.path));
