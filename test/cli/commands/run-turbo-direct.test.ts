@@ -139,7 +139,9 @@ async function guardedRun(
     // Through the launcher, wait until it listens for SIGTERM: it sets its listeners just after it spawned the
     // binary, and a signal landing before that kills it with Node's default action on a loaded machine (turbo's
     // own race, not what this test compares). lockguard listens before it spawns the binary: nothing to wait for.
-    if (launched) await waitFor(() => existsSync(join(root, 'listening')), 15_000, "turbo's launcher to listen for SIGTERM");
+    if (launched) {
+      await waitFor(() => existsSync(join(root, 'listening')), 15_000, "turbo's launcher to listen for SIGTERM");
+    }
     // Signals sent in this order are forwarded in this order: a forwarded SIGINT would be counted before the SIGTERM.
     child.kill('SIGINT');
     child.kill('SIGTERM');
