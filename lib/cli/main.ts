@@ -134,6 +134,7 @@ export async function main(argvIn: readonly string[], ioGiven: Io, commands: Com
  */
 const JSON_COMMANDS: readonly string[] = [
   'doctor',
+  'init',
   'key',
   'plan',
   'prune',
