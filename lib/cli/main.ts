@@ -139,6 +139,7 @@ const JSON_COMMANDS: readonly string[] = [
   'plan',
   'prune',
   'quarantine',
+  'run',
   'status',
   'snapshot',
   'verify',

@@ -1,5 +1,5 @@
 // `--quiet` (cli/main.ts, io.ts quietIo): lockguard prints only its errors and warnings on stderr; a command's
-// answer on stdout and every exit code stay as they are.
+// answer on stdout and every exit code stay as they are. `run --json` (cli/run-json.ts) answers on stdout's last line.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -45,4 +45,33 @@ test('--quiet still prints errors (with their fix) and warnings; --quiet with --
   const both = await cli(['--quiet', 'status', '--verbose'], empty);
   assert.equal(both.code, EXIT.usage);
   assert.match(both.stderr, /--verbose and --quiet/);
+});
+
+test('run --json: the last line of stdout answers (moved files, withheld count, exit code) instead of the status line', async (t) => {
+  const root = tempWorkspace(t, pnpmTree());
+  const result = await cli(['run', '--json', ...MOVE], root, { CI: 'true' });
+  assert.equal(result.code, EXIT.moved, result.stderr);
+  assert.doesNotMatch(result.stderr, /\[lockguard\]/);
+  const answer = JSON.parse(result.stdout.trimEnd().split('\n').at(-1) ?? '') as Record<string, unknown>;
+  assert.deepEqual(
+    { ...answer, version: typeof answer['version'], run: typeof answer['run'] },
+    {
+      version: 'string',
+      command: 'run',
+      exitCode: EXIT.moved,
+      run: 'string',
+      policy: 'withhold',
+      moved: ['pnpm-lock.yaml'],
+      tree: null,
+      caches: [],
+      withheld: 0,
+      spared: 0,
+      staleLeft: 0,
+      stopped: null,
+      unguarded: [],
+    },
+  );
+  const still = await cli(['run', '--json', '--runner', 'none', '--no-pre-check', '--', 'true'], root);
+  assert.equal(still.code, EXIT.ok);
+  assert.deepEqual((JSON.parse(still.stdout) as { moved: unknown }).moved, []);
 });
