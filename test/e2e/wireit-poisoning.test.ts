@@ -7,33 +7,14 @@
 // b with what is installed, and restores nothing stale.
 
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { wireitScenario, type WireitScenario, type WireitVariant } from '../helpers/wireit-scenario.js';
-
-/** The entries (keys) under every package's `.wireit/<script>/cache/`. */
-function entries(s: WireitScenario): string[] {
-  const out: string[] = [];
-  for (const name of ['a', 'b']) {
-    const data = join(s.root, 'packages', name, '.wireit');
-    for (const script of existsSync(data) ? readdirSync(data) : [])
-      out.push(...(existsSync(join(data, script, 'cache')) ? readdirSync(join(data, script, 'cache')) : []));
-  }
-  return out.sort();
-}
-
-/** The keys quarantined by any run under `entries/wireit/`. */
-function quarantined(s: WireitScenario): string[] {
-  const dir = join(s.root, '.lockguard', 'quarantine');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .flatMap((run) => {
-      const home = join(dir, run, 'entries', 'wireit');
-      return existsSync(home) ? readdirSync(home) : [];
-    })
-    .sort();
-}
+import {
+  cacheKeys as entries,
+  hasStamp,
+  quarantinedKeys as quarantined,
+  wireitScenario,
+  type WireitVariant,
+} from '../helpers/wireit-scenario.js';
 
 const CASES: ReadonlyArray<readonly [WireitVariant, boolean]> = [
   ['M', false],
@@ -65,13 +46,7 @@ for (const [variant, removeOutputs] of CASES) {
     assert.deepEqual(entries(s), [], 'both entries left the cache');
     assert.equal(quarantined(s).length, 2, 'both are in quarantine, restorable');
     for (const name of ['a', 'b'])
-      assert.equal(
-        readdirSync(join(s.root, 'packages', name, '.wireit')).some((script) =>
-          existsSync(join(s.root, 'packages', name, '.wireit', script, 'fingerprint')),
-        ),
-        false,
-        `${name}'s fingerprint stamp naming the withheld save is gone`,
-      );
+      assert.equal(hasStamp(s, name), false, `${name}'s fingerprint stamp naming the withheld save is gone`);
     s.goBack({ removeOutputs });
     assert.equal(s.installed(), '7.0.0');
     const back = s.build();

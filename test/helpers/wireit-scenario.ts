@@ -15,7 +15,7 @@
 // Invariants: writes only under its temp folder (removed when the test ends); every command has a timeout.
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { BIN } from './cli.js';
@@ -167,4 +167,33 @@ export async function wireitScenario(t: Pick<TestContext, 'after'>, variant: Wir
         }
       ).version,
   };
+}
+
+/** The entries (keys) under every package's `.wireit/<script>/cache/`. */
+export function cacheKeys(s: WireitScenario): string[] {
+  const out: string[] = [];
+  for (const name of ['a', 'b']) {
+    const data = join(s.root, 'packages', name, '.wireit');
+    for (const script of existsSync(data) ? readdirSync(data) : [])
+      out.push(...(existsSync(join(data, script, 'cache')) ? readdirSync(join(data, script, 'cache')) : []));
+  }
+  return out.sort();
+}
+
+/** The keys quarantined by any run (under each `.lockguard/quarantine/<run>/entries/wireit/`). */
+export function quarantinedKeys(s: WireitScenario): string[] {
+  const dir = join(s.root, '.lockguard', 'quarantine');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .flatMap((run) => {
+      const home = join(dir, run, 'entries', 'wireit');
+      return existsSync(home) ? readdirSync(home) : [];
+    })
+    .sort();
+}
+
+/** Whether any script of package `name` has a fingerprint stamp (the outputs in place count as fresh to wireit). */
+export function hasStamp(s: WireitScenario, name: string): boolean {
+  const data = join(s.root, 'packages', name, '.wireit');
+  return (existsSync(data) ? readdirSync(data) : []).some((script) => existsSync(join(data, script, 'fingerprint')));
 }
