@@ -4,10 +4,11 @@
 // walk through scripts finds it under `npm run build`), or a `wireit` block in the root package.json, or, with
 // wireit installed at the root, in a workspace package's package.json (packages.ts). Its parts: cache.ts
 // (WIREIT_CACHE, the entries under each package's .wireit/, the freshness stamps), withhold.ts (stamps off,
-// then the shared pass), remote.ts (WIREIT_CACHE=github: not gated; the switch), doctor.ts.
+// then the shared pass), remote.ts (WIREIT_CACHE=github: not gated; the switch), sound-keys.ts (`files`
+// naming .lockguard-slice: init's edits, doctor's finding), doctor.ts.
 // wireit writes no run report and has no dry run: its entries are judged by when they were written, named by
 // their keys, not mapped to projects (every save after a move is withheld), and `lockguard plan` says it cannot
-// show wireit's graph. Sound keys (`files` naming .lockguard-slice) are not set up by init yet.
+// show wireit's graph (`plan`'s folds list every cached script of the workspace, from their `files`).
 // Invariants: those of its parts; detection reads the root package.json, one or two lstats, and only when
 // wireit is installed, the workspace packages' manifests.
 
@@ -18,6 +19,7 @@ import { resolveWireitCache, wireitSummary, wireitUnits } from './cache.js';
 import { wireitChecks } from './doctor.js';
 import { manifestAt, wireitBlock, wireitInstalled, wireitPackages } from './packages.js';
 import { detectWireit, wireitWritesOff } from './remote.js';
+import { wireitEdits, wireitFolds, wireitProof } from './sound-keys.js';
 import { withholdWireit } from './withhold.js';
 
 /** The root package.json has a `wireit` block, or wireit is installed and a workspace package has one. */
@@ -47,6 +49,13 @@ export const wireit: RunnerAdapter = {
   remote: {
     detect: (_root, env) => detectWireit(env),
     writesOff: (_mode, why, context) => wireitWritesOff(why, context.env),
+  },
+  soundKeys: {
+    configFiles: ['package.json'],
+    configured: wireitConfigured,
+    edits: (root) => wireitEdits(root),
+    proof: async (root, _env, mode) => wireitProof(root, mode),
+    folds: async (_argv, root) => wireitFolds(root),
   },
   doctor: wireitChecks,
 };
