@@ -6,11 +6,13 @@
 // invalid WIREIT_CACHE fails wireit) and, for pnpm, yarn and bun workspaces, `wireit-lock-input`: wireit's
 // default `packageLocks` follows the package manager that started it (npm and `node --run`:
 // package-lock.json only; read from wireit 0.14.13's analyzer.js), so under `npm run` a cached script that
-// names no `packageLocks` folds no lockfile of this workspace.
+// names no `packageLocks` (nor `.lockguard-slice` in its `files`: sound keys) folds no lockfile of this workspace.
 // Invariants: read-only (the root and workspace package.json files); never runs wireit.
 
 import { join } from 'node:path';
 import type { PackageManager } from '../../../core/workspace.js';
+import { foldsPath } from '../../sound-keys/globs.js';
+import { SLICE_FILE } from '../../sound-keys/types.js';
 import type { DoctorCheck, Env } from '../adapter.js';
 import { wireitCacheMode } from './cache.js';
 import { manifestAt, wireitBlock, wireitPackages } from './packages.js';
@@ -40,7 +42,7 @@ function cacheCheck(env: Env, packages: number): DoctorCheck {
   };
 }
 
-/** `<dir>:<script>` of each cached script (a command, files and output) that names no `packageLocks`. */
+/** `<dir>:<script>` of each cached script (a command, files and output) naming no `packageLocks` nor the slice file. */
 function scriptsWithoutLocks(root: string, packages: readonly string[]): string[] {
   const out: string[] = [];
   for (const dir of packages) {
@@ -49,7 +51,12 @@ function scriptsWithoutLocks(root: string, packages: readonly string[]): string[
       if (config === null || typeof config !== 'object') continue;
       const script = config as Record<string, unknown>;
       if (script['command'] === undefined || script['files'] === undefined || script['output'] === undefined) continue;
-      if (script['packageLocks'] === undefined) out.push(`${dir === '.' ? '' : dir}:${name}`);
+      const files = Array.isArray(script['files'])
+        ? script['files'].filter((glob): glob is string => typeof glob === 'string')
+        : [];
+      // Its own packageLocks, or the slice file in its files (sound keys): its key folds the lockfile's part.
+      if (script['packageLocks'] === undefined && !foldsPath(files, SLICE_FILE))
+        out.push(`${dir === '.' ? '' : dir}:${name}`);
     }
   }
   return out;
@@ -65,7 +72,7 @@ function lockInputCheck(root: string, packages: readonly string[], manager: Pack
       check: 'wireit-lock-input',
       level: 'warn',
       detail: `started by npm (npm run), wireit looks for package-lock.json only: ${lockfile} is no input to ${scripts.slice(0, 5).join(', ')}${scripts.length > 5 ? ` and ${scripts.length - 5} more` : ''}`,
-      fix: `Start wireit with ${manager === 'bun' ? 'bun run' : `${manager} run`} (its default then folds ${lockfile}), add "packageLocks": ["${lockfile}"] to those scripts, or name .lockguard-slice in their files (lockguard key --write-slices).`,
+      fix: `Start wireit with ${manager === 'bun' ? 'bun run' : `${manager} run`} (its default then folds ${lockfile}), add "packageLocks": ["${lockfile}"] to those scripts, or fold each package's lockfile slice (lockguard init --sound-keys).`,
     },
   ];
 }

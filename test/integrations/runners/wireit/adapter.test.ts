@@ -161,4 +161,13 @@ test('doctor: the cache in use, github warned; under a pnpm lockfile the scripts
     ['wireit-cache warn'],
   );
   assert.deepEqual(wireitChecks(workspace(t, { 'packages/a': false }), {}, 'pnpm'), []);
+  // A script whose files name the slice file (sound keys) folds the lockfile's part: no warning.
+  writeFileSync(
+    join(root, 'packages', 'a', 'package.json'),
+    pkg('a', { build: { ...CACHED.build, files: ['src/**', '.lockguard-slice'] } }),
+  );
+  assert.deepEqual(
+    wireitChecks(root, {}, 'pnpm').map((check) => check.check),
+    ['wireit-cache'],
+  );
 });
