@@ -66,13 +66,12 @@ function lockInputCheck(root: string, packages: readonly string[], manager: Pack
   if (manager === 'npm') return [];
   const scripts = scriptsWithoutLocks(root, packages);
   if (scripts.length === 0) return [];
-  const lockfile = { pnpm: 'pnpm-lock.yaml', yarn: 'yarn.lock', bun: 'bun.lock' }[manager];
   return [
     {
       check: 'wireit-lock-input',
       level: 'warn',
-      detail: `started by npm (npm run), wireit looks for package-lock.json only: ${lockfile} is no input to ${scripts.slice(0, 5).join(', ')}${scripts.length > 5 ? ` and ${scripts.length - 5} more` : ''}`,
-      fix: `Start wireit with ${manager === 'bun' ? 'bun run' : `${manager} run`} (its default then folds ${lockfile}), add "packageLocks": ["${lockfile}"] to those scripts, or fold each package's lockfile slice (lockguard init --sound-keys).`,
+      detail: `started by npm (npm run), wireit looks for package-lock.json only: this workspace's lockfile is no input to ${scripts.slice(0, 5).join(', ')}${scripts.length > 5 ? ` and ${scripts.length - 5} more` : ''}`,
+      fix: `Start wireit with ${manager} run (its default then folds this workspace's lockfile), add it to those scripts' "packageLocks", or fold each package's lockfile slice (lockguard init --sound-keys).`,
     },
   ];
 }

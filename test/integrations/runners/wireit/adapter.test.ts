@@ -155,7 +155,7 @@ test('doctor: the cache in use, github warned; under a pnpm lockfile the scripts
     pnpm.map((check) => `${check.check} ${check.level}`),
     ['wireit-cache ok', 'wireit-lock-input warn'],
   );
-  assert.match(pnpm[1]?.detail ?? '', /pnpm-lock\.yaml is no input to packages\/a:build/);
+  assert.match(pnpm[1]?.detail ?? '', /this workspace's lockfile is no input to packages\/a:build/);
   assert.deepEqual(
     wireitChecks(root, { WIREIT_CACHE: 'github' }, 'npm').map((check) => `${check.check} ${check.level}`),
     ['wireit-cache warn'],
