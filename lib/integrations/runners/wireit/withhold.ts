@@ -21,6 +21,15 @@ export async function withholdWireit(
   pass: SharedPass,
 ): Promise<RunnerWithholdResult> {
   const plan = pass.plan(cache, before, options);
+  // Nothing to withhold (most runs): the plan is the result; the cache is listed once.
+  if (plan.units.length === 0)
+    return {
+      withheld: [],
+      keptBeforeMove: plan.keptBeforeMove,
+      spared: plan.spared,
+      notMoved: plan.links,
+      quarantineDir: undefined,
+    };
   const entries = plan.units.flatMap((unit) => unit.paths.map((path) => ({ key: unit.key, path })));
   try {
     dropStamps(cache.dir, entries);

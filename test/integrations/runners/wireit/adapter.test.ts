@@ -104,6 +104,9 @@ test("listing: each package's .wireit/<hex script>/cache/<sha256>, never through
   mkdirSync(join(root, 'elsewhere', HEX_BUILD, 'cache', sha('x')), { recursive: true });
   mkdirSync(join(root, 'packages', 'd'));
   symlinkSync(join(root, 'elsewhere'), join(root, 'packages', 'd', '.wireit'));
+  // Nor a linked cache folder.
+  mkdirSync(join(root, 'packages', 'e', '.wireit', HEX_BUILD), { recursive: true });
+  symlinkSync(join(root, 'elsewhere', HEX_BUILD, 'cache'), join(root, 'packages', 'e', '.wireit', HEX_BUILD, 'cache'));
   const units = wireitUnits(join(root, 'packages'));
   assert.deepEqual(
     units.map((unit) => `${unit.primary}`).sort(),
