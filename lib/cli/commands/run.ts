@@ -28,6 +28,7 @@ import { remoteOf, runnerOverride, RUNNER_HELP, RUNNER_OPTIONS } from '../runner
 import { warnTrackedLedger } from '../tracked-ledger.js';
 import { installedLine, treeLine } from '../verdict-words.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
+import { keepLedgerBounded } from '../retention-step.js';
 import { decide, readSettings, type TeamSettings } from '../settings.js';
 
 const POLICIES = ['flag', 'withhold', 'refuse'] as const;
@@ -168,7 +169,8 @@ export const command: Command = {
   async run(argv, io: Io) {
     const { childArgv, parsed } = parsedRun(argv);
     const workspace = await workspaceOf(parsed, io);
-    const options = optionsOf(parsed, io, readSettings(workspace.root).settings);
+    const settings = readSettings(workspace.root);
+    const options = optionsOf(parsed, io, settings.settings);
     const context = guardContext(io, (event) => runEventLines(io, event));
     const joined = await joinOuterRun(workspace, childArgv, context);
     if (joined !== undefined) return joined;
@@ -197,6 +199,7 @@ export const command: Command = {
             stepsOf(childArgv, io.cwd).map((step) => step.argv),
           );
     printFinished(io, finished, unguarded);
+    keepLedgerBounded(workspace.root, io, settings);
     return finished.code;
   },
 };
