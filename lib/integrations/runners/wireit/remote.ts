@@ -19,7 +19,7 @@ export function detectWireit(env: Env): RemoteDetection {
     ? {
         state: 'ungateable',
         runner: 'wireit',
-        why: "WIREIT_CACHE=github: wireit reads and writes the GitHub Actions cache from its own process, so that remote is not gated (lockguard's --remote=auto or off sets WIREIT_CACHE=local for runs that may rewrite the lockfile)",
+        why: 'WIREIT_CACHE=github: wireit reaches the GitHub Actions cache from its own process, so that remote is not gated',
       }
     : { state: 'none', runner: 'wireit' };
 }
