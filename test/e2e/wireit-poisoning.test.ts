@@ -7,7 +7,10 @@
 // b with what is installed, and restores nothing stale.
 
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { latestRunDir } from '../helpers/crash.js';
 import {
   cacheKeys as entries,
   hasStamp,
@@ -54,3 +57,20 @@ for (const [variant, removeOutputs] of CASES) {
     assert.equal(s.out(), '7.0.0', 'b rebuilt with what is installed');
   });
 }
+
+test('wireit, guarded then `quarantine restore`: the withheld entries go back into their package caches, and wireit restores from them again', async (t) => {
+  const s = await wireitScenario(t, 'M');
+  const run = s.lockguard(['run', '--', 'npm', 'run', 'build']);
+  assert.equal(run.status, 0, run.stderr);
+  const withheld = quarantined(s);
+  assert.equal(withheld.length, 2);
+  const runId = (latestRunDir(s.root) ?? '').split('/').at(-1) ?? '';
+  const restore = s.lockguard(['quarantine', 'restore', '--run', runId]);
+  assert.equal(restore.status, 0, restore.stderr);
+  assert.deepEqual(entries(s), withheld, 'every withheld entry is back in its package cache');
+  // 6.0.0 is what is installed now (a's install ran): with the outputs gone, wireit restores them from the cache.
+  for (const name of ['a', 'b']) rmSync(join(s.root, 'packages', name, 'dist'), { recursive: true, force: true });
+  const again = s.build();
+  assert.match(again.stdout + again.stderr, /Ran 0 scripts/);
+  assert.equal(s.out(), '6.0.0');
+});
