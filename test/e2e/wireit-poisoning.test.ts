@@ -4,13 +4,15 @@
 // the next run after going back replays 6.0.0 while 7.0.0 is installed: from the cache (outputs removed), or
 // as "fresh" (outputs kept, the fingerprint stamp naming the stale save). Under `lockguard run -- npm run
 // build` both saves are withheld (entry folders quarantined, their stamps removed) and the next run rebuilds
-// b with what is installed, and restores nothing stale.
+// b with what is installed, and restores nothing stale. `quarantine restore` puts them back; under `pnpm run`
+// (not poisoned: wireit folds pnpm-lock.yaml there) a guarded run works the same way.
 
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { latestRunDir } from '../helpers/crash.js';
+import { check } from '../helpers/tool-shims.js';
 import {
   cacheKeys as entries,
   hasStamp,
@@ -73,4 +75,18 @@ test('wireit, guarded then `quarantine restore`: the withheld entries go back in
   const again = s.build();
   assert.match(again.stdout + again.stderr, /Ran 0 scripts/);
   assert.equal(s.out(), '6.0.0');
+});
+
+test('wireit under `pnpm run` (keys fold pnpm-lock.yaml, taken after a ran): guarded, the saves after the move are withheld and the next run rebuilds', async (t) => {
+  const s = await wireitScenario(t, 'M');
+  const run = s.lockguard(['run', '--', 'pnpm', 'run', 'build']);
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(s.out(), '6.0.0');
+  assert.doesNotMatch(run.stderr, /not guarded/);
+  assert.deepEqual(entries(s), []);
+  assert.equal(quarantined(s).length, 2);
+  s.goBack();
+  const back = check(s.sh(['pnpm', 'run', 'build']), 'pnpm run build');
+  assert.match(back.stdout + back.stderr, /Ran 2 scripts/);
+  assert.equal(s.out(), '7.0.0');
 });
