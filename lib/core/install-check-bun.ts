@@ -19,7 +19,7 @@
 import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode, LockguardError } from './errors.js';
-import type { WorkspaceFingerprints } from './fingerprints.js';
+import type { WorkspaceFingerprints } from './table.js';
 import type { InstallCheck } from './install-verdict.js';
 import { bunInfo, bunIntegrity, readBunLock, type BunLock } from './slices/bun-lock.js';
 import { readConfigText } from './bounded-read.js';

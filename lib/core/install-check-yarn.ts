@@ -23,7 +23,7 @@ import { readdirSync } from 'node:fs';
 import { basename, dirname, join, posix } from 'node:path';
 import { errnoCode, LockguardError } from './errors.js';
 import { readEntry, realFileSystem } from './file-probe.js';
-import type { WorkspaceFingerprints } from './fingerprints.js';
+import type { WorkspaceFingerprints } from './table.js';
 import type { InstallCheck } from './install-verdict.js';
 import { skippedLocators, supportedArchitectures } from './yarn-conditions.js';
 import { yarnFlavor } from './yarn-flavor.js';

@@ -12,7 +12,7 @@
 import type { LockguardError } from '../errors.js';
 import { brokenLockfile } from '../lockfile-errors.js';
 import type { BunLock, BunPackage } from './bun-lock.js';
-import type { LoweredGraph, NodeLabel } from './pnpm-graph.js';
+import type { LoweredGraph, NodeLabel } from './graph.js';
 
 /** `name@version` -> [name, version]; scoped names keep their `@`. */
 export function splitIdent(ident: string): [string, string] {

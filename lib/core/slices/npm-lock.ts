@@ -14,7 +14,7 @@
 import { canonicalJson } from '../digest.js';
 import { jsonValuePosition, parseLockfileJson } from '../json-lockfile.js';
 import { brokenLockfile } from '../lockfile-errors.js';
-import type { LoweredGraph, NodeLabel } from './pnpm-graph.js';
+import type { LoweredGraph, NodeLabel } from './graph.js';
 
 interface NpmEntry {
   readonly name?: string;

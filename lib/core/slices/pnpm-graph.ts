@@ -10,21 +10,10 @@
 // content, never an error: the slice still changes when the reference does.
 
 import { posix } from 'node:path';
-import type { SliceGraph } from './merkle.js';
+import type { LoweredGraph, NodeLabel } from './graph.js';
 import type { PnpmDep, PnpmEntry, PnpmLockIndex } from './pnpm-index.js';
 
-/** What a node stands for, for diffs: a package (name, version) or a project. */
-export type NodeLabel =
-  | { readonly kind: 'package'; readonly name: string; readonly version: string; readonly missing?: true }
-  | { readonly kind: 'importer'; readonly id: string }
-  | { readonly kind: 'leaf'; readonly ref: string };
-
-export interface LoweredGraph extends SliceGraph {
-  /** Importer id -> node. */
-  readonly importers: ReadonlyMap<string, number>;
-  /** What node `node` stands for (computed on demand: only diffs need it). */
-  label(node: number): NodeLabel;
-}
+export type { LoweredGraph, NodeLabel } from './graph.js';
 
 /** `name@version(peers)` -> [name, version without peers]; scoped names keep their leading `@`. */
 export function splitPackageKey(key: string): [string, string] {

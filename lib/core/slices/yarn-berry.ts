@@ -27,7 +27,7 @@
 
 import type { LockguardError } from '../errors.js';
 import { brokenLockfile, positionAt } from '../lockfile-errors.js';
-import type { LoweredGraph, NodeLabel } from './pnpm-graph.js';
+import type { LoweredGraph, NodeLabel } from './graph.js';
 import { NON_PRINTABLE } from './pnpm-yaml/index.js';
 import { line, symlLine, symlScalar } from './yarn-syml.js';
 

@@ -18,7 +18,7 @@ import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, posix, sep } from 'node:path';
 import { canonicalJson } from '../digest.js';
 import { redactLockfileText } from '../redact.js';
-import type { LoweredGraph, NodeLabel } from './pnpm-graph.js';
+import type { LoweredGraph, NodeLabel } from './graph.js';
 import { type ClassicEntry, parseYarnClassic } from './yarn-classic-parse.js';
 import { splitDescriptor } from './yarn-berry.js';
 import { readConfigText } from '../bounded-read.js';
