@@ -17,7 +17,7 @@
 // sha256("lockguard-slice/1\n" + importer path + "\n" + digest of its group), in hex. Two lockfiles give a project
 // the same digest exactly when everything it reaches is byte-identical (modulo sha256 collisions).
 // yarn berry (yarn-berry.ts), yarn v1 (yarn-classic.ts, importers from the manifests) and text bun.lock
-// (bun-lock.ts, bun-graph.ts): the same definition over their own entries, each format's module saying what a node folds.
+// (package-managers/bun/): the same definition over their own entries, each format's module saying what a node folds.
 // pnpm lockfileVersion 6.x (pnpm 8): the same definition over @pnpm/lockfile-file's parse, asynchronously
 // (`slicesFromLockfileAsync`, `projectSlicesAsync`); see pnpm-v6.ts for what a v6 slice folds. Other pnpm
 // versions (5.x, 10.x...) are ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE naming the version.

@@ -5,9 +5,9 @@
 // bun writes no install marker (measured with bun 1.4.5): the pre-run check reads each package's .bun-tag.
 
 import { configText } from '../../config-settings.js';
-import { checkBun } from '../../install-check-bun.js';
-import { lowerBun } from '../../slices/bun-graph.js';
-import { readBunLock } from '../../slices/bun-lock.js';
+import { checkBun } from './install-check.js';
+import { lowerBun } from './graph.js';
+import { readBunLock } from './lock.js';
 import type { PackageManagerCore } from '../adapter.js';
 
 const TEXT = 'bun.lock';

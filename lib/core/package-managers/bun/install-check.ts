@@ -18,11 +18,11 @@
 
 import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { errnoCode, LockguardError } from './errors.js';
-import type { WorkspaceFingerprints } from './table.js';
-import type { InstallCheck } from './install-verdict.js';
-import { bunInfo, bunIntegrity, readBunLock, type BunLock } from './slices/bun-lock.js';
-import { readConfigText } from './bounded-read.js';
+import { errnoCode, LockguardError } from '../../errors.js';
+import type { WorkspaceFingerprints } from '../../table.js';
+import type { InstallCheck } from '../../install-verdict.js';
+import { bunInfo, bunIntegrity, readBunLock, type BunLock } from './lock.js';
+import { readConfigText } from '../../bounded-read.js';
 
 const LOCK = 'bun.lock';
 const FIX = 'bun install --frozen-lockfile';

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { slicesFromLockfile, type LockfileSlices } from '../../../lib/core/slices/index.js';
-import { fixturesDir } from '../../helpers/fixtures.js';
+import { slicesFromLockfile, type LockfileSlices } from '../../../../lib/core/slices/index.js';
+import { fixturesDir } from '../../../helpers/fixtures.js';
 
 const GOOD = readFileSync(join(fixturesDir(), 'bun-workspace', 'bun.lock'), 'utf8');
 const DEP = '"dep": ["dep@../../vendor/dep-7.0.0.tgz", {}, "sha512-';

@@ -1,18 +1,18 @@
-// A read bun.lock (bun-lock.ts) lowered to the slice graph: workspaces and packages as nodes, dependencies
+// A read bun.lock (lock.ts) lowered to the slice graph: workspaces and packages as nodes, dependencies
 // resolved as bun and node do.
 //
 // Owns: resolution (a dependency `d` of the package at key `x/y` is `x/y/d`, else `x/d`, else `d`; of
 // workspace `b`: `b/d`, else `d`; of the root: `d`; a workspace ident is a link to its importer, and so is a
-// name no key resolves that is a workspace's) and each node's own content (bun-lock.ts states the slice).
+// name no key resolves that is a workspace's) and each node's own content (lock.ts states the slice).
 // A dependency (or a workspace's devDependency) no key resolves is refused, as bun 1.4 refuses the lockfile
 // ("Failed to resolve prod dependency"); an optional or peer one is no edge (bun installs without it).
 // Invariants: O(V + E) map lookups; strings are built only for keys something is nested under; labels are
 // made on demand (only diffs ask).
 
-import type { LockguardError } from '../errors.js';
-import { brokenLockfile } from '../lockfile-errors.js';
-import type { BunLock, BunPackage } from './bun-lock.js';
-import type { LoweredGraph, NodeLabel } from './graph.js';
+import type { LockguardError } from '../../errors.js';
+import { brokenLockfile } from '../../lockfile-errors.js';
+import type { BunLock, BunPackage } from './lock.js';
+import type { LoweredGraph, NodeLabel } from '../../slices/graph.js';
 
 /** `name@version` -> [name, version]; scoped names keep their `@`. */
 export function splitIdent(ident: string): [string, string] {
@@ -32,7 +32,7 @@ export function parentKey(key: string): string {
 
 const NO_EDGES: number[] = [];
 
-/** A package key or workspace path written twice (bun warns and keeps the first; bun-jsonc.ts refuses other keys). */
+/** A package key or workspace path written twice (bun warns and keeps the first; jsonc.ts refuses other keys). */
 function twice(path: string): LockguardError {
   return brokenLockfile(path, 'a key appears twice in one object (bun reads the first, and warns)');
 }

@@ -3,7 +3,12 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { installPath, installsHere, keyNames, storeName } from '../../lib/core/install-check-bun.js';
+import {
+  installPath,
+  installsHere,
+  keyNames,
+  storeName,
+} from '../../../../lib/core/package-managers/bun/install-check.js';
 
 test('bun: keys are install paths (workspace names first), store folders name their package, os/cpu/libc decide what installs here', () => {
   const workspaces = new Map([

@@ -1,10 +1,10 @@
 // Where a value sits in bun.lock, and what bun 1.4.5 insists on there: the roles (the top level, the
 // workspaces block, a workspace, a dependency map, the packages block, a package's tuple, the info object
-// inside it), the frame bun-jsonc.ts's pass keeps for an open container, and the checks of a package's
+// inside it), the frame jsonc.ts's pass keeps for an open container, and the checks of a package's
 // elements (its `name@resolution`, its integrity) as measured with `bun install --frozen-lockfile`.
 //
 // Owns: `Role`, `roleOf`, `Frame`, `hasKey`, `SEMVER`, `identKind`, `validIntegrity`. Invariants: pure (no
-// state, no reads of the file: the pass in bun-jsonc.ts reads it and throws; these only answer).
+// state, no reads of the file: the pass in jsonc.ts reads it and throws; these only answer).
 
 /** Where a value sits in bun.lock's layout: what bun checks its type against. */
 export const Role = {

@@ -3,7 +3,7 @@
 // Owns: `checkBunLock` (one pass over the whole text: JSONC as bun reads bun.lock, and the shape bun insists
 // on) and the cleaned JSON text for the full parse when the file holds comments or trailing commas. The pass
 // is one `Checker` object, a method per section: the tokens, a value checked against its role (the roles and
-// what bun wants of a package's elements are bun-roles.ts), and the frames of the open containers.
+// what bun wants of a package's elements are roles.ts), and the frames of the open containers.
 // What bun 1.4.5 accepts, measured (`bun install --frozen-lockfile`): JSON with `//` and `/* */` comments and
 // a trailing comma before `}` or `]`, a BOM, CRLF. What it refuses: a stray word or a missing or doubled comma
 // ("Unexpected garbage" and friends), a raw control character (tab included) or an unknown escape in a
@@ -13,13 +13,13 @@
 // lockguard does not read: single-quoted strings, hexadecimal numbers, text after the top-level object.
 // Duplicate keys (bun warns "Duplicate key" and keeps the first: an empty `"packages": {}` before the real
 // one leaves it with no packages) are refused at every level: here, but for the members of the two big blocks,
-// which are counted here and refused by their readers (bun-lock.ts, bun-graph.ts: a key met twice).
+// which are counted here and refused by their readers (lock.ts, graph.ts: a key met twice).
 // Invariants: iterative (no nesting depth overflows the stack: a container is a frame, not a call); a refusal
 // is a fixed reason with a line and a column, never text from the file; nothing allocated per value but a frame.
 
-import { brokenLockfile, positionAt, unsupportedLockfile } from '../lockfile-errors.js';
-import type { LockguardError } from '../errors.js';
-import { type Frame, hasKey, identKind, Role, roleOf, SEMVER, validIntegrity } from './bun-roles.js';
+import { brokenLockfile, positionAt, unsupportedLockfile } from '../../lockfile-errors.js';
+import type { LockguardError } from '../../errors.js';
+import { type Frame, hasKey, identKind, Role, roleOf, SEMVER, validIntegrity } from './roles.js';
 
 export interface BunLockCheck {
   /** True when the file holds comments (a layout bun does not write: the full parse reads it). */
@@ -215,7 +215,7 @@ class Checker {
     const start = this.i;
     this.i = this.string();
     const key = this.stringValue(start, this.i);
-    // The two big blocks count their members (their readers refuse a key met twice: bun-lock.ts, bun-graph.ts).
+    // The two big blocks count their members (their readers refuse a key met twice: lock.ts, graph.ts).
     if (top.role === Role.Packages || top.role === Role.Workspaces) {
       top.count++;
       if (key === '') top.last = 0;

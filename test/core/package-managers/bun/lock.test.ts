@@ -4,8 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bunInfo, bunIntegrity, readBunLock, type BunLock } from '../../../lib/core/slices/bun-lock.js';
-import { parseBunLock } from '../../helpers/slices-reach-yarn-bun.js';
+import { bunInfo, bunIntegrity, readBunLock, type BunLock } from '../../../../lib/core/package-managers/bun/lock.js';
+import { parseBunLock } from '../../../helpers/slices-reach-yarn-bun.js';
 
 const LOCK = `{
   "lockfileVersion": 1,

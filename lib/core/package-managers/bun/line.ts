@@ -1,12 +1,12 @@
 // One package line of bun.lock as bun writes it (`    "key": [ ... ],`), read without a JSON parse: the
-// fast path of bun-lock.ts's packages block.
+// fast path of lock.ts's packages block.
 //
 // Owns: `packageLine` (the line's key, ident, tuple text and dependency names, or undefined when the line
 // is not in bun's layout: the caller then reads the whole file through a JSONC parse) and `stringAt` (a JSON
 // string literal at an index). Invariants: strings on a line with no backslash end at the next quote; a
 // line with one is read literal by literal; nothing here throws on a line it does not take.
 
-import type { BunPackage } from './bun-lock-types.js';
+import type { BunPackage } from './lock-types.js';
 
 /** The JSON string literal starting at `at` (a `"`): [value, index after it], or undefined. */
 export function stringAt(text: string, at: number): [string, number] | undefined {

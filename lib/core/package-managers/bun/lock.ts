@@ -1,7 +1,7 @@
-// bun's text lockfile (bun.lock, bun 1.2+): read into workspaces and packages (bun-graph.ts lowers them).
+// bun's text lockfile (bun.lock, bun 1.2+): read into workspaces and packages (graph.ts lowers them).
 //
-// Owns: `readBunLock` (the text checked whole as bun checks it, bun-jsonc.ts; then read in the fixed layout
-// bun writes: the workspaces block a workspace at a time, the packages block one package a line, bun-line.ts;
+// Owns: `readBunLock` (the text checked whole as bun checks it, jsonc.ts; then read in the fixed layout
+// bun writes: the workspaces block a workspace at a time, the packages block one package a line, line.ts;
 // else read whole), and `bunIntegrity` / `bunInfo`, read from a package's text when the pre-run check asks
 // (slices never do).
 // Layout: top-level `lockfileVersion`, `configVersion`, `workspaces` (folder -> {name, version,
@@ -9,7 +9,7 @@
 // `patchedDependencies`, `overrides`, `catalog(s)`, then `packages`: key -> tuple. A key is the package's
 // install path by names (`dep`, `x/dep` under x, `b/dep` under workspace b); the tuple is
 // `[ident, registry?, info?, integrity?]` (`["a@workspace:packages/a"]` for a workspace).
-// Edges (resolved in bun-graph.ts): dependencies, optionalDependencies and peerDependencies (bun installs peers) of every entry, and
+// Edges (resolved in graph.ts): dependencies, optionalDependencies and peerDependencies (bun installs peers) of every entry, and
 // devDependencies of workspaces; a name no key resolves is no edge (not installed, like npm's lowering).
 // THE BUN SLICE: a workspace's own content is its block's exact text plus the lockfile's version lines,
 // `trustedDependencies` and `patchedDependencies` (they change what an install builds); a package's is
@@ -23,13 +23,13 @@
 // one path). Errors are ERR_LOCKGUARD_BROKEN_LOCKFILE naming the
 // path and line, never quoting contents.
 
-import { canonicalJson } from '../digest.js';
-import { LockguardError } from '../errors.js';
-import { type BunLockCheck, checkBunLock } from './bun-jsonc.js';
-import { packageLine, stringAt } from './bun-line.js';
-import type { BunLock, BunPackage, BunWorkspace } from './bun-lock-types.js';
+import { canonicalJson } from '../../digest.js';
+import { LockguardError } from '../../errors.js';
+import { type BunLockCheck, checkBunLock } from './jsonc.js';
+import { packageLine, stringAt } from './line.js';
+import type { BunLock, BunPackage, BunWorkspace } from './lock-types.js';
 
-export type { BunLock, BunPackage, BunWorkspace } from './bun-lock-types.js';
+export type { BunLock, BunPackage, BunWorkspace } from './lock-types.js';
 
 function broken(path: string, reason: string, line?: number): LockguardError {
   return new LockguardError(
