@@ -7,7 +7,7 @@
 
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { yarnFlavor } from '../core/yarn-flavor.js';
+import { yarnFlavor } from '../core/package-managers/yarn/flavor.js';
 import { lockfileChecksum, pnpmfileChecksumOf } from '../integrations/pnpmfile/checksum.js';
 import { PNPMFILE_SHIM } from '../integrations/pnpmfile/shim.js';
 import type { Workspace } from '../core/workspace.js';

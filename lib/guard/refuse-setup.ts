@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import type { Env } from '../core/env.js';
 import type { WorkspaceFingerprints } from '../core/fingerprints.js';
-import { yarnFlavor } from '../core/yarn-flavor.js';
+import { yarnFlavor } from '../core/package-managers/yarn/flavor.js';
 import { refuseEnv } from '../integrations/package-managers/refuse-env.js';
 import type { RefuseGap } from './events.js';
 import { readConfigText } from '../core/bounded-read.js';

@@ -16,7 +16,7 @@
 // its members' exact texts and the digests of the groups it points into, and the project's digest is
 // sha256("lockguard-slice/1\n" + importer path + "\n" + digest of its group), in hex. Two lockfiles give a project
 // the same digest exactly when everything it reaches is byte-identical (modulo sha256 collisions).
-// yarn berry (yarn-berry.ts), yarn v1 (yarn-classic.ts, importers from the manifests) and text bun.lock
+// yarn berry (package-managers/yarn/berry.ts), yarn v1 (package-managers/yarn/classic.ts, importers from the manifests) and text bun.lock
 // (package-managers/bun/): the same definition over their own entries, each format's module saying what a node folds.
 // pnpm lockfileVersion 6.x (pnpm 8): the same definition over @pnpm/lockfile-file's parse, asynchronously
 // (`slicesFromLockfileAsync`, `projectSlicesAsync`); see pnpm-v6.ts for what a v6 slice folds. Other pnpm

@@ -7,7 +7,7 @@
 // with yarn 4.18.1 and yarn 1.22.22 (core/README.md has the table).
 
 import { configText, yamlKey } from '../../config-settings.js';
-import { checkYarn } from '../../install-check-yarn.js';
+import { checkYarn } from './install-check.js';
 import type { PackageManagerCore } from '../adapter.js';
 import { yarnPatchPaths } from './patches.js';
 import { lowerYarn } from './slices.js';
@@ -31,7 +31,7 @@ export const yarn: PackageManagerCore = {
     // berry: its settings (nodeLinker, the cache, ...); classic: .yarnrc (its flags, the registry).
     { path: '.yarnrc.yml', kind: 'config' },
     { path: '.yarnrc', kind: 'config' },
-    // Not `.yarn/install-state.gz`: its bytes vary between installs of one lockfile (yarn-state.ts), and
+    // Not `.yarn/install-state.gz`: its bytes vary between installs of one lockfile (state.ts), and
     // the one field that does not costs a gunzip of the whole state (42 ms for 2,500 packages, against
     // 2.4 ms to hash it): the pre-run check reads it itself. What it records shows in these:
     // berry PnP (the default linker): the resolution map Node loads; the loader and the data file exist

@@ -4,7 +4,7 @@
 // Owns: `yarnPatchPaths`. Invariants: a byte scan, never a parse; only paths inside the workspace are named.
 
 import { posix } from 'node:path';
-import { yarnFlavor } from '../../yarn-flavor.js';
+import { yarnFlavor } from './flavor.js';
 
 /**
  * The patch files a yarn berry lockfile names: `name@patch:<inner>#<path>.patch` descriptors and

@@ -6,8 +6,8 @@
 
 import { LockguardError } from '../../errors.js';
 import type { LoweredGraph } from '../../slices/graph.js';
-import { indexYarnBerry, lowerYarnBerry } from '../../slices/yarn-berry.js';
-import { classicWorkspaces, indexYarnClassic, lowerYarnClassic } from '../../slices/yarn-classic.js';
+import { indexYarnBerry, lowerYarnBerry } from './berry.js';
+import { classicWorkspaces, indexYarnClassic, lowerYarnClassic } from './classic.js';
 
 /** yarn.lock: berry (a `__metadata` block) or classic (`# yarn lockfile v1`, workspaces from the manifests). */
 export function lowerYarn(text: string, absPath: string, root: string, redacted: boolean): LoweredGraph {

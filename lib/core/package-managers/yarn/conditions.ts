@@ -4,7 +4,7 @@
 // is `[current]`; yarn 4.18.1's own rule, read from its bundle: an axis it does not list is no limit).
 //
 // Owns: `skippedLocators` (the `name@reference` of every locked package yarn leaves out here, as yarn.lock's
-// `resolution:` spells it) and the small readers it needs. Used by the pre-run check (install-check-yarn.ts):
+// `resolution:` spells it) and the small readers it needs. Used by the pre-run check (install-check.ts):
 // the PnP map and node-modules state list every platform's package; yarn creates only these.
 // Invariants: never parses YAML or the lockfile whole (line scans of the two files); a condition it cannot
 // read counts as installed here (the check then looks for it: a refusal, never a silent pass); never throws.

@@ -3,8 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { yarnPatchPaths } from '../../lib/core/fingerprints.js';
-import { yarnFlavor } from '../../lib/core/yarn-flavor.js';
+import { yarnPatchPaths } from '../../../../lib/core/fingerprints.js';
+import { yarnFlavor } from '../../../../lib/core/package-managers/yarn/flavor.js';
 
 test('yarnFlavor: berry by its __metadata block, classic by its v1 header, else unknown', () => {
   assert.equal(yarnFlavor(Buffer.from('# comment\n\n__metadata:\n  version: 8\n')), 'berry');

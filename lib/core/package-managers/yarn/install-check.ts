@@ -6,7 +6,7 @@
 // differs. A package that went: PnP: every zip (and unplugged folder) `.pnp.cjs` maps a package to must
 // be in its folder (one readdir per folder: the cache, `.yarn/unplugged`), except the platform packages
 // yarn does not install here (the map lists every platform's; yarn.lock's `conditions:` against
-// `supportedArchitectures`, yarn-conditions.ts); node-modules linker: every location
+// `supportedArchitectures`, conditions.ts); node-modules linker: every location
 // `node_modules/.yarn-state.yml` lists must be in its parent folder (one readdir per parent; an entry's
 // `aliases:` are merged virtual instances, not paths). A missing package is named `name@version`, then
 // its path, never by a virtual id.
@@ -21,13 +21,13 @@
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join, posix } from 'node:path';
-import { errnoCode, LockguardError } from './errors.js';
-import { readEntry, realFileSystem } from './file-probe.js';
-import type { WorkspaceFingerprints } from './table.js';
-import type { InstallCheck } from './install-verdict.js';
-import { skippedLocators, supportedArchitectures } from './yarn-conditions.js';
-import { yarnFlavor } from './yarn-flavor.js';
-import { stateChecksum } from './yarn-state.js';
+import { errnoCode, LockguardError } from '../../errors.js';
+import { readEntry, realFileSystem } from '../../file-probe.js';
+import type { WorkspaceFingerprints } from '../../table.js';
+import type { InstallCheck } from '../../install-verdict.js';
+import { skippedLocators, supportedArchitectures } from './conditions.js';
+import { yarnFlavor } from './flavor.js';
+import { stateChecksum } from './state.js';
 
 export { stateChecksum };
 

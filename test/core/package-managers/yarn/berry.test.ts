@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { slicesFromLockfile } from '../../../lib/core/slices/index.js';
-import { fixturesDir } from '../../helpers/fixtures.js';
+import { slicesFromLockfile } from '../../../../lib/core/slices/index.js';
+import { fixturesDir } from '../../../helpers/fixtures.js';
 
 const GOOD = readFileSync(join(fixturesDir(), 'yarn-berry-workspace', 'yarn.lock'), 'utf8');
 

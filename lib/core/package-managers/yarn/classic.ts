@@ -1,6 +1,6 @@
 // yarn classic's (v1) yarn.lock lowered to the slice graph, with the workspaces from the manifests.
 //
-// Owns: the entries of the lockfile (read with yarn 1's own grammar in yarn-classic-parse.ts) and the
+// Owns: the entries of the lockfile (read with yarn 1's own grammar in classic-parse.ts) and the
 // importers: a v1 lockfile lists no workspaces, so they come from the root package.json's `workspaces` globs
 // (`*` and `**` segments, `!` exclusions; node_modules skipped; inside the root only), each workspace's
 // manifest giving its dependencies, devDependencies and optionalDependencies.
@@ -10,18 +10,18 @@
 // else is a leaf (the slice still changes when the reference does).
 // THE YARN V1 SLICE: a package's own content is its entry's exact text; a workspace's is its folder, its
 // manifest's four dependency maps as canonical JSON and the lockfile's header comment line.
-// Invariants: one pass over the lockfile (yarn-classic-parse.ts); reads only the root's and its workspaces'
+// Invariants: one pass over the lockfile (classic-parse.ts); reads only the root's and its workspaces'
 // package.json files inside the root, links resolved (a glob or a symlink out of the root reads nothing);
 // errors are ERR_LOCKGUARD_BROKEN_LOCKFILE naming the path and line.
 
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, posix, sep } from 'node:path';
-import { canonicalJson } from '../digest.js';
-import { redactLockfileText } from '../redact.js';
-import type { LoweredGraph, NodeLabel } from './graph.js';
-import { type ClassicEntry, parseYarnClassic } from './yarn-classic-parse.js';
-import { splitDescriptor } from './yarn-berry.js';
-import { readConfigText } from '../bounded-read.js';
+import { canonicalJson } from '../../digest.js';
+import { redactLockfileText } from '../../redact.js';
+import type { LoweredGraph, NodeLabel } from '../../slices/graph.js';
+import { type ClassicEntry, parseYarnClassic } from './classic-parse.js';
+import { splitDescriptor } from './berry.js';
+import { readConfigText } from '../../bounded-read.js';
 
 export type { ClassicEntry };
 
@@ -34,7 +34,7 @@ export interface ClassicWorkspace {
   readonly deps: readonly (readonly [name: string, range: string])[];
 }
 
-/** Read a v1 yarn.lock's text into entries (`path` names the file in errors): yarn 1's grammar, yarn-classic-parse.ts. */
+/** Read a v1 yarn.lock's text into entries (`path` names the file in errors): yarn 1's grammar, classic-parse.ts. */
 export function indexYarnClassic(source: string, path: string): ClassicEntry[] {
   let text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   if (text.includes('\r\n')) text = text.replaceAll('\r\n', '\n');

@@ -1,12 +1,12 @@
-// yarn-syml.ts's plain-scalar test against yarn's own: for seeded random strings of the characters that
+// syml.ts's plain-scalar test against yarn's own: for seeded random strings of the characters that
 // matter, a string is accepted unquoted exactly when @yarnpkg/parsers' stringifySyml writes it unquoted, and a
 // quoted one reads back as the string yarn wrote.
 
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
-import { symlLine, symlScalar, line } from '../../../lib/core/slices/yarn-syml.js';
-import { prng } from '../../helpers/prng.js';
+import { symlLine, symlScalar, line } from '../../../../lib/core/package-managers/yarn/syml.js';
+import { prng } from '../../../helpers/prng.js';
 
 const require = createRequire(import.meta.url);
 const { stringifySyml } = require('@yarnpkg/parsers') as { stringifySyml(value: unknown): string };

@@ -16,7 +16,7 @@
 // What is refused, as yarn 4.18.1 refuses it (measured with `yarn install --immutable`: a YAML error, an
 // entry without `resolution` or `linkType`, an invalid locator) or reads otherwise than the lines say (it
 // then refuses it too, "the lockfile would have been modified"): every line not in the form yarn writes
-// (yarn-syml.ts: indentation, quoting, flow, comments after a value, a line of spaces), a NUL or another
+// (syml.ts: indentation, quoting, flow, comments after a value, a line of spaces), a NUL or another
 // character js-yaml refuses, a key twice in one mapping, a descriptor naming two entries, two `__metadata`
 // blocks, a field yarn writes as a mapping given a scalar (or the reverse), a dependency name yarn cannot
 // read (yarn drops it), nesting deeper than yarn writes. Accepted as yarn reads them: CRLF, a BOM, comment
@@ -25,11 +25,11 @@
 // Invariants: one pass over the lines, no YAML parse; the only failure is ERR_LOCKGUARD_BROKEN_LOCKFILE
 // naming the path and line, never echoing contents.
 
-import type { LockguardError } from '../errors.js';
-import { brokenLockfile, positionAt } from '../lockfile-errors.js';
-import type { LoweredGraph, NodeLabel } from './graph.js';
-import { NON_PRINTABLE } from './pnpm-yaml/index.js';
-import { line, symlLine, symlScalar } from './yarn-syml.js';
+import type { LockguardError } from '../../errors.js';
+import { brokenLockfile, positionAt } from '../../lockfile-errors.js';
+import type { LoweredGraph, NodeLabel } from '../../slices/graph.js';
+import { NON_PRINTABLE } from '../../slices/pnpm-yaml/index.js';
+import { line, symlLine, symlScalar } from './syml.js';
 
 export interface YarnEntry {
   readonly descriptors: readonly string[];
@@ -130,7 +130,7 @@ function longKey(text: string, at: number, end: number, path: string, lineNo: nu
 
 /**
  * Read a berry yarn.lock's text into entries (`path` only names the file in errors), refusing what yarn 4
- * refuses or reads otherwise than its lines say (yarn-syml.ts has the line form; here: the structure).
+ * refuses or reads otherwise than its lines say (syml.ts has the line form; here: the structure).
  */
 export function indexYarnBerry(source: string, path: string): YarnBerryIndex {
   const text = berryText(source, path);

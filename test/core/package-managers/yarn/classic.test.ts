@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { slicesFromLockfile } from '../../../lib/core/slices/index.js';
-import { fixturesDir } from '../../helpers/fixtures.js';
-import { tempWorkspace } from '../../helpers/workspace.js';
+import { slicesFromLockfile } from '../../../../lib/core/slices/index.js';
+import { fixturesDir } from '../../../helpers/fixtures.js';
+import { tempWorkspace } from '../../../helpers/workspace.js';
 
 const GOOD = readFileSync(join(fixturesDir(), 'yarn-v1-workspace', 'yarn.lock'), 'utf8');
 

@@ -16,8 +16,12 @@ import {
   pnpLocations,
   splitPatterns,
   stateChecksum,
-} from '../../lib/core/install-check-yarn.js';
-import { conditionHolds, skippedLocators, supportedArchitectures } from '../../lib/core/yarn-conditions.js';
+} from '../../../../lib/core/package-managers/yarn/install-check.js';
+import {
+  conditionHolds,
+  skippedLocators,
+  supportedArchitectures,
+} from '../../../../lib/core/package-managers/yarn/conditions.js';
 
 test('stateChecksum reads lockFileChecksum out of a gzipped v8-serialized install state (as yarn writes it)', () => {
   const lock = Buffer.from('__metadata:\n  version: 8\n');

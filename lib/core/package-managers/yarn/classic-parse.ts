@@ -16,8 +16,8 @@
 // Invariants: one pass, no recursion deeper than the file's indentation levels nor than MAX_DEPTH (deeper is
 // ERR_LOCKGUARD_BROKEN_LOCKFILE, exit 2), never echoes the file.
 
-import type { LockguardError } from '../errors.js';
-import { brokenLockfile } from '../lockfile-errors.js';
+import type { LockguardError } from '../../errors.js';
+import { brokenLockfile } from '../../lockfile-errors.js';
 
 export interface ClassicEntry {
   readonly patterns: readonly string[];
