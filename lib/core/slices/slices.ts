@@ -8,7 +8,7 @@
 // optionalDependencies of the importer and dependencies/optionalDependencies of snapshots, and other
 // importers through `link:` references (a linked workspace project is installed into this one's tree, so
 // its own dependencies are reached too). npm: the package-lock entries node would resolve, from the
-// project's folder outwards (npm-lock.ts). The slice of a pnpm importer also folds the lockfile version,
+// project's folder outwards (package-managers/npm/lock.ts). The slice of a pnpm importer also folds the lockfile version,
 // the `settings` block, and the `catalogs` entries its `catalog:` specifiers use. Not folded: pnpm 12's
 // env document (pnpm's own binaries, no project's dependency), `overrides`, `patchedDependencies` and
 // checksums (their effect shows in the entries they change: a patched snapshot's key carries its hash).
@@ -19,7 +19,7 @@
 // yarn berry (package-managers/yarn/berry.ts), yarn v1 (package-managers/yarn/classic.ts, importers from the manifests) and text bun.lock
 // (package-managers/bun/): the same definition over their own entries, each format's module saying what a node folds.
 // pnpm lockfileVersion 6.x (pnpm 8): the same definition over @pnpm/lockfile-file's parse, asynchronously
-// (`slicesFromLockfileAsync`, `projectSlicesAsync`); see pnpm-v6.ts for what a v6 slice folds. Other pnpm
+// (`slicesFromLockfileAsync`, `projectSlicesAsync`); see package-managers/pnpm/v6.ts for what a v6 slice folds. Other pnpm
 // versions (5.x, 10.x...) are ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE naming the version.
 // Invariants: v9, npm, yarn and bun: one linear pass (text index, then O(V+E)), no full YAML parse, and
 // neither @pnpm/lockfile-file nor any yarn parser is loaded; no file but the lockfile, the projects'
@@ -151,7 +151,7 @@ function lowerOptions(options: FromLockfileOptions): { readonly root: string; re
   return { root: options.root, redacted: options.redacted === true };
 }
 
-/** Every project's slice of one lockfile's bytes, pnpm 6.x included (read with @pnpm/lockfile-file, pnpm-v6.ts). */
+/** Every project's slice of one lockfile's bytes, pnpm 6.x included (read with @pnpm/lockfile-file, package-managers/pnpm/v6.ts). */
 export async function slicesFromLockfileAsync(bytes: Buffer, options: FromLockfileOptions): Promise<LockfileSlices> {
   const format = checkedFormat(bytes, options);
   const reader = coreOf(format).slices;

@@ -6,7 +6,7 @@
 // test/e2e/reach-npm-yarn.test.ts, a's own undeclared require resolves b's tiny-dep from the root).
 
 import type { PackageManagerCore } from '../adapter.js';
-import { lowerNpm } from '../../slices/npm-lock.js';
+import { lowerNpm } from './lock.js';
 import { checkNpm } from './install-check.js';
 
 const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json'] as const;

@@ -7,9 +7,9 @@
 import { LockguardError } from '../../errors.js';
 import { printable } from '../../printable.js';
 import type { LoweredGraph } from '../../slices/graph.js';
-import { lowerPnpm } from '../../slices/pnpm-graph.js';
-import { indexPnpmLockfile } from '../../slices/pnpm-index.js';
-import { indexPnpmV6, isPnpmV6, sniffLockfileVersion } from '../../slices/pnpm-v6.js';
+import { lowerPnpm } from './graph.js';
+import { indexPnpmLockfile } from './lockfile-index.js';
+import { indexPnpmV6, isPnpmV6, sniffLockfileVersion } from './v6.js';
 
 /** A 9.x lockfile lowered to the slice graph; another version is ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE. */
 export function lowerPnpmLockfile(bytes: Buffer, absPath: string): LoweredGraph {
@@ -19,7 +19,7 @@ export function lowerPnpmLockfile(bytes: Buffer, absPath: string): LoweredGraph 
   return lowerPnpm(index);
 }
 
-/** The same, 6.x included (read with @pnpm/lockfile-file, pnpm-v6.ts). */
+/** The same, 6.x included (read with @pnpm/lockfile-file, v6.ts). */
 export async function lowerPnpmLockfileAsync(bytes: Buffer, absPath: string): Promise<LoweredGraph> {
   // Sniffed on the first 4 KiB: lockfileVersion is pnpm's first key (after an env document's few lines).
   if (!isPnpmV6(sniffLockfileVersion(bytes.subarray(0, 4096).toString('utf8'))))

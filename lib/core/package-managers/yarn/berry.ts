@@ -28,7 +28,7 @@
 import type { LockguardError } from '../../errors.js';
 import { brokenLockfile, positionAt } from '../../lockfile-errors.js';
 import type { LoweredGraph, NodeLabel } from '../../slices/graph.js';
-import { NON_PRINTABLE } from '../../slices/pnpm-yaml/index.js';
+import { NON_PRINTABLE } from '../pnpm/yaml/index.js';
 import { line, symlLine, symlScalar } from './syml.js';
 
 export interface YarnEntry {

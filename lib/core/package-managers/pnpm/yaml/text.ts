@@ -7,7 +7,7 @@
 // Invariants: a refusal names a reason, a line and a column, never text from the file.
 
 import { isUtf8 } from 'node:buffer';
-import { brokenLockfile, positionAt } from '../../lockfile-errors.js';
+import { brokenLockfile, positionAt } from '../../../lockfile-errors.js';
 
 export interface DocumentSpan {
   readonly from: number;

@@ -14,7 +14,7 @@
 // over the lines and no recursion (flow collections are read with an explicit stack), so no input can make
 // it overflow the stack, expand an alias, or take more than linear time.
 
-import { brokenLockfile, unsupportedLockfile } from '../../lockfile-errors.js';
+import { brokenLockfile, unsupportedLockfile } from '../../../lockfile-errors.js';
 import { found, readKey, readValue, SIMPLE_KEY, SIMPLE_QUOTED_KEY, simpleValue, type ValueKind } from './line.js';
 import { isBlank, MAX_DEPTH, resetHash, skipBlanks, SPACE, TAB, type Fail } from './scalar.js';
 import { Blocks, LineState, type YamlLine } from './blocks.js';

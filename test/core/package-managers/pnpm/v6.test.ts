@@ -17,9 +17,9 @@ import {
   slicesFromLockfile,
   slicesFromLockfileAsync,
   type LockfileSlices,
-} from '../../../lib/core/slices/index.js';
-import { repoRoot } from '../../helpers/fixtures.js';
-import { parseWithPnpm, pnpmReach } from '../../helpers/slices-reach.js';
+} from '../../../../lib/core/slices/index.js';
+import { repoRoot } from '../../../helpers/fixtures.js';
+import { parseWithPnpm, pnpmReach } from '../../../helpers/slices-reach.js';
 
 const ROOT = '/nonexistent/lockguard-v6';
 const fixture = (name: string): string =>

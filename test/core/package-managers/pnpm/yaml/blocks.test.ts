@@ -1,11 +1,11 @@
-// pnpm-yaml/blocks: a mapping's keys are unique as js-yaml compares them, whether the mapping is small
+// yaml/blocks: a mapping's keys are unique as js-yaml compares them, whether the mapping is small
 // (offsets) or large (a set), and whether a key is written plain or quoted.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LockguardError } from '../../../../lib/core/errors.js';
-import { Blocks } from '../../../../lib/core/slices/pnpm-yaml/blocks.js';
-import type { Fail } from '../../../../lib/core/slices/pnpm-yaml/scalar.js';
+import { LockguardError } from '../../../../../lib/core/errors.js';
+import { Blocks } from '../../../../../lib/core/package-managers/pnpm/yaml/blocks.js';
+import type { Fail } from '../../../../../lib/core/package-managers/pnpm/yaml/scalar.js';
 
 const fail: Fail = (_kind, reason, at) => new LockguardError('ERR_LOCKGUARD_BROKEN_LOCKFILE', `${reason} at ${at}`);
 

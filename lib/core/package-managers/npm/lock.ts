@@ -11,10 +11,10 @@
 // Must never: read anything but the bytes given; echo them in an error (a refusal names a reason, a line and a
 // column: an entry that is not an object, a field lockguard reads in a type npm never writes, a NUL in a location).
 
-import { canonicalJson } from '../digest.js';
-import { jsonValuePosition, parseLockfileJson } from '../json-lockfile.js';
-import { brokenLockfile } from '../lockfile-errors.js';
-import type { LoweredGraph, NodeLabel } from './graph.js';
+import { canonicalJson } from '../../digest.js';
+import { jsonValuePosition, parseLockfileJson } from '../../json-lockfile.js';
+import { brokenLockfile } from '../../lockfile-errors.js';
+import type { LoweredGraph, NodeLabel } from '../../slices/graph.js';
 
 interface NpmEntry {
   readonly name?: string;

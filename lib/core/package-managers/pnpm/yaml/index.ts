@@ -3,7 +3,7 @@
 // Owns: nothing of its own; the folder's surface. text.ts decodes the bytes and splits the documents,
 // reader.ts reads a document line by line (`readYamlLines`) on blocks.ts (the open blocks, the reported
 // line), line.ts (one line's key and value), flow.ts (flow collections) and scalar.ts (quoted and plain
-// scalars). pnpm-index.ts reads a lockfile's sections out of these lines.
+// scalars). lockfile-index.ts reads a lockfile's sections out of these lines.
 // Invariants: modules outside this folder import it through this file only; the modules in it import each
 // other directly (never this file), so the folder has no cycle.
 

@@ -1,5 +1,5 @@
 // pnpm lockfiles before v9 (lockfileVersion 6.0 / 6.1, written by pnpm 8), read through @pnpm/lockfile-file
-// and turned into the same index the v9 text reader builds, so pnpm-graph.ts, the Merkle pass and the diff
+// and turned into the same index the v9 text reader builds, so graph.ts, the Merkle pass and the diff
 // work on them unchanged.
 //
 // Owns: `indexPnpmV6` (bytes in, PnpmLockIndex out) and which lockfileVersions take this path.
@@ -28,11 +28,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LockguardError, type TextPosition } from '../errors.js';
-import { importExternal } from '../external.js';
-import { brokenLockfile } from '../lockfile-errors.js';
-import type { PnpmDep, PnpmEntry, PnpmLockIndex } from './pnpm-index.js';
-import { decodePnpmLockfile, readYamlLines, yamlDocuments } from './pnpm-yaml/index.js';
+import { LockguardError, type TextPosition } from '../../errors.js';
+import { importExternal } from '../../external.js';
+import { brokenLockfile } from '../../lockfile-errors.js';
+import type { PnpmDep, PnpmEntry, PnpmLockIndex } from './lockfile-index.js';
+import { decodePnpmLockfile, readYamlLines, yamlDocuments } from './yaml/index.js';
 
 /** True for the lockfile versions this module reads (pnpm 8's '6.0' and '6.1'). */
 export function isPnpmV6(version: string): boolean {
@@ -89,7 +89,7 @@ function depsOf(maps: readonly unknown[], specifiers?: Refs): PnpmDep[] {
   return deps;
 }
 
-/** The index pnpm-graph.ts lowers, from lockfile-file's in-memory lockfile. */
+/** The index graph.ts lowers, from lockfile-file's in-memory lockfile. */
 function indexFromParsed(lockfile: ParsedLockfile, path: string): PnpmLockIndex {
   if (!isMap(lockfile) || typeof lockfile.lockfileVersion !== 'string' || !isPnpmV6(lockfile.lockfileVersion)) {
     throw broken(path, 'pnpm reads no lockfileVersion 6 from it');

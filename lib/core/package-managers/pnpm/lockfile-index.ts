@@ -1,19 +1,19 @@
 // A text-level index over a pnpm v9 lockfile: importers, packages, snapshots and catalogs, without a YAML
 // parse into objects.
 //
-// Owns: reading the entries out of the lines pnpm-yaml/ reads (which checks the YAML as pnpm would, and
+// Owns: reading the entries out of the lines yaml/ reads (which checks the YAML as pnpm would, and
 // refuses what it cannot read faithfully), checking each section has the shape pnpm writes (mappings where
 // pnpm writes mappings, a scalar reference per snapshot dependency, specifier and version per importer
 // dependency), and picking the main document of pnpm 12's two-document form (an env document, `---`, the
 // main one: the env document's importers are pnpm's own binaries, not projects, so it is checked and skipped).
 // Invariants: every entry keeps its exact text (the slice digest hashes it), after the decoding pnpm does (a
 // BOM dropped, CRLF as LF), so two files pnpm reads alike give the same texts; a reference is kept as written
-// (`link:`, alias `name@version`, peer suffixes), resolution happens in pnpm-graph.ts; a failure is
+// (`link:`, alias `name@version`, peer suffixes), resolution happens in graph.ts; a failure is
 // ERR_LOCKGUARD_BROKEN_LOCKFILE or _UNSUPPORTED_LOCKFILE naming the path, line and column, never echoing
 // contents. Must never: parse the whole file into objects (0.9 s for a 6.9 MB file), or read anything but
 // the bytes given.
 
-import { brokenLockfile, unsupportedLockfile } from '../lockfile-errors.js';
+import { brokenLockfile, unsupportedLockfile } from '../../lockfile-errors.js';
 import {
   decodePnpmLockfile,
   flowEnd,
@@ -22,7 +22,7 @@ import {
   unquote,
   yamlDocuments,
   type YamlLine,
-} from './pnpm-yaml/index.js';
+} from './yaml/index.js';
 
 /** One dependency as an entry lists it: `name: ref` (snapshots) or `name: {specifier, version}` (importers). */
 export interface PnpmDep {

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fixturesDir } from '../../../helpers/fixtures.js';
-import { READER_FIXTURES as FIXTURES, readerShortcutRun, reading } from '../../../fuzz/reader-shortcut.js';
+import { fixturesDir } from '../../../../helpers/fixtures.js';
+import { READER_FIXTURES as FIXTURES, readerShortcutRun, reading } from '../../../../fuzz/reader-shortcut.js';
 
 /**
  * Seeded mutants in the suite: a sample (about 3 s); `npm run fuzz -- --reader 2000` the volume (the suite ran

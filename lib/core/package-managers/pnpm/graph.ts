@@ -10,10 +10,10 @@
 // content, never an error: the slice still changes when the reference does.
 
 import { posix } from 'node:path';
-import type { LoweredGraph, NodeLabel } from './graph.js';
-import type { PnpmDep, PnpmEntry, PnpmLockIndex } from './pnpm-index.js';
+import type { LoweredGraph, NodeLabel } from '../../slices/graph.js';
+import type { PnpmDep, PnpmEntry, PnpmLockIndex } from './lockfile-index.js';
 
-export type { LoweredGraph, NodeLabel } from './graph.js';
+export type { LoweredGraph, NodeLabel } from '../../slices/graph.js';
 
 /** `name@version(peers)` -> [name, version without peers]; scoped names keep their leading `@`. */
 export function splitPackageKey(key: string): [string, string] {

@@ -8,7 +8,7 @@
 // Invariants: no recursion, no allocation but the strings asked for; a refusal goes through the caller's
 // `Fail`, with an offset, never with text.
 
-import type { LockguardError } from '../../errors.js';
+import type { LockguardError } from '../../../errors.js';
 
 /** Deepest nesting read (block levels plus flow brackets); pnpm writes at most about 10. */
 export const MAX_DEPTH = 64;
