@@ -50,9 +50,14 @@ export interface SliceReader {
   };
   /** The lockfile lowered to the slice graph; throws LockguardError for what it cannot read. */
   lower(bytes: Buffer, absPath: string, options: LowerOptions): LoweredGraph;
-  /** The same, for lockfile versions only an asynchronous reader reads (pnpm 8's 6.x); default `lower`. */
-  lowerAsync?(bytes: Buffer, absPath: string, options: LowerOptions): Promise<LoweredGraph>;
 }
+
+/**
+ * The same as `SliceReader.lower`, for lockfile versions only an asynchronous reader reads (pnpm 8's 6.x,
+ * through @pnpm/lockfile-file). Listed apart from the adapters (registry.ts `ASYNC_SLICE_READERS`): the install
+ * hooks' bundles slice synchronously, and an adapter holding it would carry that package into each of them.
+ */
+export type AsyncLower = (bytes: Buffer, absPath: string, options: LowerOptions) => Promise<LoweredGraph>;
 
 /** Everything core/ knows of one package manager. */
 export interface PackageManagerCore {

@@ -10,36 +10,45 @@
 // install-check.ts, slices/slices.ts, slices/layout.ts) go through this list, never through a switch on a name.
 
 import { inScope, type EntrySpec, type Scope } from '../entries.js';
-import type { PackageManagerCore } from './adapter.js';
+import type { AsyncLower, PackageManagerCore } from './adapter.js';
 import { bun } from './bun/index.js';
 import type { PackageManager } from './names.js';
 import { npm } from './npm/index.js';
 import { pnpm } from './pnpm/index.js';
+import { lowerPnpmLockfileAsync } from './pnpm/slices.js';
 import { yarn } from './yarn/index.js';
 
 export const PACKAGE_MANAGER_CORES: readonly PackageManagerCore[] = [pnpm, npm, yarn, bun];
 
+/** The readers of lockfile versions only an asynchronous reader reads (adapter.ts `AsyncLower` says why apart). */
+export const ASYNC_SLICE_READERS: Readonly<Partial<Record<PackageManager, AsyncLower>>> = {
+  pnpm: lowerPnpmLockfileAsync,
+};
+
 /** The manager of a root that names none (no lockfile, no marker, no `packageManager` field). */
 export const FALLBACK_MANAGER: PackageManager = 'npm';
 
-const BY_NAME = new Map(PACKAGE_MANAGER_CORES.map((core) => [core.name, core]));
-const BY_LOCKFILE = new Map(PACKAGE_MANAGER_CORES.flatMap((core) => core.lockfiles.map((file) => [file, core])));
+// Built with no work at load: a bundle that imports this module but none of its answers (an install hook
+// reaching run/run-record.ts) drops it and every adapter (esbuild keeps a module whose loading does work).
+function byName(name: string): PackageManagerCore | undefined {
+  return PACKAGE_MANAGER_CORES.find((core) => core.name === name);
+}
 
 /** The core adapter of a package manager (every PackageManager has one). */
 export function coreOf(name: PackageManager): PackageManagerCore {
-  const core = BY_NAME.get(name);
+  const core = byName(name);
   if (core === undefined) throw new Error(`no package-manager adapter is registered for ${name}`);
   return core;
 }
 
 /** The core adapter whose lockfile is named exactly `relPath` ('pnpm-lock.yaml'), or undefined. */
 export function coreOfLockfile(relPath: string): PackageManagerCore | undefined {
-  return BY_LOCKFILE.get(relPath);
+  return PACKAGE_MANAGER_CORES.find((core) => core.lockfiles.includes(relPath));
 }
 
 /** Whether `name` names a registered package manager (a manifest's `packageManager` field, a record). */
 export function isPackageManager(name: string): name is PackageManager {
-  return BY_NAME.has(name as PackageManager);
+  return byName(name) !== undefined;
 }
 
 /** The fixed entries of a package manager in `scope`, before patches (which depend on file contents). */

@@ -37,7 +37,7 @@ import { installsPackages, poolDigest } from './reach.js';
 import { poolAtRoot } from './layout.js';
 import type { LoweredGraph } from './graph.js';
 import type { PackageManager } from '../package-managers/names.js';
-import { coreOf, PACKAGE_MANAGER_CORES } from '../package-managers/registry.js';
+import { ASYNC_SLICE_READERS, PACKAGE_MANAGER_CORES, coreOf } from '../package-managers/registry.js';
 import { readConfigText } from '../bounded-read.js';
 
 export type SliceDigest = string & { readonly __brand: 'SliceDigest' };
@@ -154,13 +154,9 @@ function lowerOptions(options: FromLockfileOptions): { readonly root: string; re
 /** Every project's slice of one lockfile's bytes, pnpm 6.x included (read with @pnpm/lockfile-file, package-managers/pnpm/v6.ts). */
 export async function slicesFromLockfileAsync(bytes: Buffer, options: FromLockfileOptions): Promise<LockfileSlices> {
   const format = checkedFormat(bytes, options);
-  const reader = coreOf(format).slices;
-  if (reader.lowerAsync === undefined) return slicesOfChecked(format, bytes, options);
-  const graph: LoweredGraph = await reader.lowerAsync(
-    bytes,
-    join(options.root, options.lockfile),
-    lowerOptions(options),
-  );
+  const lowerAsync = ASYNC_SLICE_READERS[format];
+  if (lowerAsync === undefined) return slicesOfChecked(format, bytes, options);
+  const graph: LoweredGraph = await lowerAsync(bytes, join(options.root, options.lockfile), lowerOptions(options));
   return finish(format, graph, withLayout(format, bytes, options));
 }
 

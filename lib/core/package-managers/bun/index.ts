@@ -12,7 +12,7 @@ import type { PackageManagerCore } from '../adapter.js';
 
 const TEXT = 'bun.lock';
 const BINARY = 'bun.lockb';
-const NO_BYTES = Buffer.alloc(0);
+const NO_BYTES = /* @__PURE__ */ Buffer.alloc(0);
 
 /** bun.lock names patch files in a top-level `patchedDependencies` map, which bun writes before `packages`. */
 function lockfileRegion(relPath: string, bytes: Buffer): Buffer {

@@ -10,7 +10,7 @@ import { lowerNpm } from './lock.js';
 import { checkNpm } from './install-check.js';
 
 const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json'] as const;
-const NO_BYTES = Buffer.alloc(0);
+const NO_BYTES = /* @__PURE__ */ Buffer.alloc(0);
 
 export const npm: PackageManagerCore = {
   name: 'npm',

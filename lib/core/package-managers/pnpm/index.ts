@@ -8,7 +8,7 @@ import { startsWith } from '../../digest.js';
 import { configText, npmrcKey, yamlKey } from '../../config-settings.js';
 import type { PackageManagerCore } from '../adapter.js';
 import { checkPnpm } from './install-check.js';
-import { lowerPnpmLockfile, lowerPnpmLockfileAsync } from './slices.js';
+import { lowerPnpmLockfile } from './slices.js';
 import { findPnpmRoot } from './workspace-root.js';
 
 const LOCKFILE = 'pnpm-lock.yaml';
@@ -66,6 +66,5 @@ export const pnpm: PackageManagerCore = {
   slices: {
     lockfiles: [LOCKFILE],
     lower: (bytes, absPath) => lowerPnpmLockfile(bytes, absPath),
-    lowerAsync: (bytes, absPath) => lowerPnpmLockfileAsync(bytes, absPath),
   },
 };

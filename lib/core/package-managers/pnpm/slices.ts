@@ -20,7 +20,11 @@ export function lowerPnpmLockfile(bytes: Buffer, absPath: string): LoweredGraph 
 }
 
 /** The same, 6.x included (read with @pnpm/lockfile-file, v6.ts). */
-export async function lowerPnpmLockfileAsync(bytes: Buffer, absPath: string): Promise<LoweredGraph> {
+export async function lowerPnpmLockfileAsync(
+  bytes: Buffer,
+  absPath: string,
+  _options?: unknown,
+): Promise<LoweredGraph> {
   // Sniffed on the first 4 KiB: lockfileVersion is pnpm's first key (after an env document's few lines).
   if (!isPnpmV6(sniffLockfileVersion(bytes.subarray(0, 4096).toString('utf8'))))
     return lowerPnpmLockfile(bytes, absPath);

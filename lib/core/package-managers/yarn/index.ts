@@ -13,7 +13,7 @@ import { yarnPatchPaths } from './patches.js';
 import { lowerYarn } from './slices.js';
 
 const LOCKFILE = 'yarn.lock';
-const NO_BYTES = Buffer.alloc(0);
+const NO_BYTES = /* @__PURE__ */ Buffer.alloc(0);
 
 /** yarn v1 and berry's `node-modules` and `pnpm` linkers hoist to the root; PnP (berry's default) does not. */
 function yarnPoolAtRoot(root: string, lockfileHead: string): boolean {
