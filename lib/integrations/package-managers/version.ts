@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import type { Env } from '../../core/env.js';
 import { isExecutable, pathDirs } from './on-path.js';
 import { envSetting, npmrcSetting, workspaceYamlSetting } from './pnpm-config.js';
+import { integrationOf } from './registry.js';
 import type { Manager } from './tables.js';
 import { readConfigText } from '../../core/bounded-read.js';
 
@@ -25,13 +26,6 @@ export interface RunningVersion {
   readonly source: 'package' | 'packageManager' | 'unknown';
 }
 
-/** Package names whose version is the tool's (pnpm 12 ships as `@pnpm/exe.<platform>` too). */
-const PACKAGES: Readonly<Record<Manager, readonly string[]>> = {
-  pnpm: ['pnpm', '@pnpm/exe'],
-  npm: ['npm'],
-  yarn: ['yarn', '@yarnpkg/cli-dist'],
-  bun: ['bun'],
-};
 /** How many folders above the executable its package.json may be (`bin/pnpm.cjs`, `dist/bin/...`). */
 const PACKAGE_DEPTH = 4;
 
@@ -84,7 +78,10 @@ export function runningVersion(manager: Manager, root: string, env: Env): Runnin
     const pin = pinned(root, manager);
     return { manager, version: pin, path: found, source: pin === undefined ? 'unknown' : 'packageManager' };
   }
-  if (owner !== undefined && PACKAGES[manager].some((name) => owner.name === name || owner.name.startsWith(`${name}.`)))
+  if (
+    owner !== undefined &&
+    integrationOf(manager).packages.some((name) => owner.name === name || owner.name.startsWith(`${name}.`))
+  )
     return { manager, version: owner.version, path: found, source: 'package' };
   return { manager, version: undefined, path: found, source: 'unknown' };
 }
