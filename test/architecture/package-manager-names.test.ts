@@ -41,7 +41,6 @@ const ALLOWED: Readonly<Record<string, string>> = {
   'cli/doctor-hooks.ts': "doctor's install-hook checks per manager (not yet moved into the integration adapters)",
   'cli/init-hooks.ts': "init's install-hook edits per manager (not yet moved into the integration adapters)",
   'cli/commands/uninstall.ts': "uninstall removes the pnpmfile's lockfile line (pnpm's checksum of it)",
-  'integrations/package-managers/version.ts': "effectivePnpm: whether pnpm switches to its pin (pnpm's alone)",
 };
 
 function sources(dir: string): string[] {
