@@ -9,7 +9,7 @@
 import type { ArmId } from './arms.js';
 
 /** The steps of an arm, in order (tier.ts). */
-export type Step = 'init' | 'hooks-keep-lockfile' | 'doctor' | 'runs' | 'poisoning' | 'phantom' | 'way-out';
+export type Step = 'package' | 'init' | 'hooks-keep-lockfile' | 'doctor' | 'runs' | 'poisoning' | 'phantom' | 'way-out';
 
 export interface Gap {
   /** The issue-28 bullet, in its words. */

@@ -1,5 +1,6 @@
 // The real-registry tier's arm, as a team adopting lockguard would go: the workspace installed from the npm
-// registry (its committed lockfile), lockguard added from its packed tarball, a control without lockguard
+// registry (its committed lockfile), lockguard added from its packed tarball (its bin and its library, ESM and
+// CommonJS, as this package manager installed them), a control without lockguard
 // that replays a stale output, then `init`, the install it asks for, `doctor`, seven ordinary guarded runs, the
 // poisoning scenario guarded, and the way out.
 //
@@ -59,6 +60,34 @@ function adopt(w: TierWorkspace, arm: Arm): void {
   w.must(arm.install);
   w.git('add', '-A');
   w.git('commit', '-qm', 'lockguard added from its tarball');
+}
+
+/** The exports a user's code reaches first, as `Object.keys` lists them, sorted. */
+const SOME_EXPORTS = ['FingerprintWatch', 'guardedRun', 'readWorkspaceFingerprints'];
+const LISTED = `Object.keys(m).filter((k) => ${JSON.stringify(SOME_EXPORTS)}.includes(k)).sort().join()`;
+
+/**
+ * lockguard as its tarball installed it with this package manager: the bin's help, and the library imported
+ * (ESM) and required (CommonJS, through require(esm) on the Node the suite runs) from the workspace root.
+ */
+function installedPackage(w: TierWorkspace): void {
+  const help = w.lockguard(['--help']);
+  assert.equal(help.status, 0, `lockguard --help\n${shown(help)}`);
+  assert.match(help.stdout, /^Usage: lockguard /m, `lockguard --help\n${shown(help)}`);
+  const esm = w.bin([
+    'node',
+    '--input-type=module',
+    '-e',
+    `const m = await import('lockguard'); console.log(${LISTED})`,
+  ]);
+  const cjs = w.bin(['node', '-e', `const m = require('lockguard'); console.log(${LISTED})`]);
+  for (const [what, result] of [
+    ['import', esm],
+    ['require', cjs],
+  ] as const) {
+    assert.equal(result.status, 0, `${what}('lockguard')\n${shown(result)}`);
+    assert.equal(result.stdout.trim(), SOME_EXPORTS.join(), `${what}('lockguard')\n${shown(result)}`);
+  }
 }
 
 /** Without lockguard: a's install mid-run poisons b's entry, and after going back turbo replays it. */
@@ -275,6 +304,7 @@ export function tierArm(t: TestContext, id: ArmId): void {
     const fixtureCommit = w.git('rev-parse', 'HEAD').trim();
     timed('adopt', () => adopt(w, arm));
     const adoptedCommit = w.git('rev-parse', 'HEAD').trim();
+    step(t, arm, 'package', ledger, () => installedPackage(w));
     timed('control', () => control(w, arm));
     if (arm.phantom !== undefined) timed('phantom-control', () => phantomControl(w, arm));
     step(t, arm, 'init', ledger, () => init(w, arm));

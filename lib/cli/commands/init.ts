@@ -51,7 +51,8 @@ Everything init changes is noted in .lockguard/init.json: lockguard uninstall ta
 Where turbo or nx is configured (sound keys; --no-sound-keys opts out): adds ${SLICE_FILE} to every cached
 turbo task's inputs (turbo.json and package-level turbo.json files; a task without inputs gets
 ["$TURBO_DEFAULT$", "${SLICE_FILE}"]), makes nx hash it (!**/${SLICE_FILE} in .nxignore, and in the
-targets and the default named input whose inputs leave the project root out), and ignores the files in git.
+nx.json and project.json targets and default named input whose inputs leave the project root out), and
+ignores the files in git (.gitignore).
 Each project's ${SLICE_FILE} holds its lockfile slice's digest (lockguard writes it), so the runners' own
 keys change exactly when a project's slice does; every task's key changes once, when this is set up.
 --sound-keys=committed instead commits the files (cheaper on a warm turbo run: turbo's and nx's default

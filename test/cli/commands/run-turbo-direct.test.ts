@@ -20,8 +20,21 @@ import { pnpmTree, tempWorkspace, waitFor } from '../../helpers/workspace.js';
 const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";
 const LAUNCHER_PACKAGE = realpathSync(join(repoRoot(), 'node_modules', 'turbo'));
 
+// Preloaded into turbo's launcher (NODE_OPTIONS): says when it has added its SIGTERM listener. Inert in any
+// other Node process (lockguard itself gets the same NODE_OPTIONS).
+const LISTENING_PRELOAD = `const on = process.on;
+process.on = function (event, listener) {
+  const result = on.call(this, event, listener);
+  if (event === 'SIGTERM' && /turbo[\\/]bin[\\/]turbo$/.test(process.argv[1] ?? '')) {
+    require('node:fs').writeFileSync(require('node:path').join(process.env.OUT, 'listening'), '');
+  }
+  return result;
+};
+`;
+
 // Records its parent, the marker and its argv; counts the signals that reach it; ends with 4, or 9 on SIGTERM.
 const FAKE_BINARY = `#!/bin/sh
+echo $$ > "$OUT/pid"
 echo "$PPID $__TURBO_NPM_WRAPPER \\"$NODE_PATH\\" $*" > "$OUT/start"
 trap 'echo INT >> "$OUT/signals"' INT
 trap 'echo TERM >> "$OUT/signals"; exit 9' TERM
@@ -40,6 +53,7 @@ function turboWorkspace(t: Parameters<typeof tempWorkspace>[0]): {
     node_modules: { '.pnpm': { 'lock.yaml': LOCK } },
     'turbo.json': '{"tasks":{"build":{}}}\n',
     'fake-turbo': FAKE_BINARY,
+    'listening.cjs': LISTENING_PRELOAD,
   });
   chmodSync(join(root, 'fake-turbo'), 0o755);
   symlinkSync(LAUNCHER_PACKAGE, join(root, 'node_modules', 'turbo'));
@@ -55,6 +69,7 @@ function turboWorkspace(t: Parameters<typeof tempWorkspace>[0]): {
     PATH: [join(root, 'node_modules', '.bin'), process.env['PATH'] ?? ''].join(delimiter),
     TURBO_BINARY_PATH: join(root, 'fake-turbo'),
     OUT: root,
+    NODE_OPTIONS: `--require ${join(root, 'listening.cjs')}`,
   });
   return { root, env, viaLauncher: ['./launch-turbo.sh'] };
 }
@@ -70,6 +85,7 @@ function pnpmTurboWorkspace(
     'pnpm-workspace.yaml': 'packages: []\n',
     'turbo.json': '{"tasks":{"build":{}}}\n',
     'fake-turbo': FAKE_BINARY,
+    'listening.cjs': LISTENING_PRELOAD,
     vendor: {
       turbo: {
         'package.json': '{"name":"turbo","version":"2.11.11","bin":{"turbo":"./bin/turbo"}}\n',
@@ -86,6 +102,7 @@ function pnpmTurboWorkspace(
     PATH: [join(root, 'node_modules', '.bin'), process.env['PATH'] ?? ''].join(delimiter),
     TURBO_BINARY_PATH: join(root, 'fake-turbo'),
     OUT: root,
+    NODE_OPTIONS: `--require ${join(root, 'listening.cjs')}`,
   };
   // The shim started by sh (a command no guarded run takes for turbo's launcher): shim, launcher, binary.
   return { root, env, viaLauncher: ['sh', join(root, 'node_modules', '.bin', 'turbo')] };
@@ -101,7 +118,12 @@ interface Seen {
 }
 
 /** Start `lockguard run -- <command> run build`, send SIGINT then SIGTERM to lockguard alone, and report what the binary saw. */
-async function guardedRun(root: string, env: Record<string, string>, command: readonly string[]): Promise<Seen> {
+async function guardedRun(
+  root: string,
+  env: Record<string, string>,
+  command: readonly string[],
+  launched = false,
+): Promise<Seen> {
   const child = spawn(process.execPath, [BIN, 'run', '--runner', 'none', '--', ...command, 'run', 'build'], {
     cwd: root,
     env,
@@ -114,6 +136,12 @@ async function guardedRun(root: string, env: Record<string, string>, command: re
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   try {
     await waitFor(() => existsSync(join(root, 'ready')), 15_000, 'the binary to start');
+    // Through the launcher, wait until it listens for SIGTERM: it sets its listeners just after it spawned the
+    // binary, and a signal landing before that kills it with Node's default action on a loaded machine (turbo's
+    // own race, not what this test compares). lockguard listens before it spawns the binary: nothing to wait for.
+    if (launched) {
+      await waitFor(() => existsSync(join(root, 'listening')), 15_000, "turbo's launcher to listen for SIGTERM");
+    }
     // Signals sent in this order are forwarded in this order: a forwarded SIGINT would be counted before the SIGTERM.
     child.kill('SIGINT');
     child.kill('SIGTERM');
@@ -122,7 +150,7 @@ async function guardedRun(root: string, env: Record<string, string>, command: re
     await waitFor(
       () => existsSync(join(root, 'signals')),
       5_000,
-      `the binary's signals file (lockguard exited ${code}; its stderr: ${stderr})`,
+      `the binary's signals file (lockguard -- ${command.join(' ')} exited ${code}; its stderr: ${stderr})`,
     );
     const [, ppid = '', marker = '', nodePath = '', args = ''] =
       /^(\d+) (\S*) "([^"]*)" (.*)$/.exec(readFileSync(join(root, 'start'), 'utf8').trim()) ?? [];
@@ -136,6 +164,16 @@ async function guardedRun(root: string, env: Record<string, string>, command: re
     };
   } finally {
     child.kill('SIGKILL');
+    // A failed run must not leave the binary looping (it holds lockguard's stderr pipe: the file would hang).
+    writeFileSync(join(root, 'stop'), '');
+    const pid = existsSync(join(root, 'pid')) ? Number(readFileSync(join(root, 'pid'), 'utf8')) : 0;
+    if (pid > 0) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
   }
 }
 
@@ -152,7 +190,7 @@ for (const layout of LAYOUTS) {
     const direct = layout.make(t);
     const seenDirect = await guardedRun(direct.root, direct.env, ['turbo']);
     const launched = layout.make(t);
-    const seenLaunched = await guardedRun(launched.root, launched.env, launched.viaLauncher);
+    const seenLaunched = await guardedRun(launched.root, launched.env, launched.viaLauncher, true);
     assert.equal(seenDirect.parentIsLockguard, true, 'no launcher in between');
     assert.equal(seenLaunched.parentIsLockguard, false, 'the launcher is its parent');
     const { parentIsLockguard: _a, ...direct_ } = seenDirect;
