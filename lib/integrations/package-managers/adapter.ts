@@ -10,6 +10,7 @@
 import type { Env } from '../../core/env.js';
 import type { PackageManager } from '../../core/package-managers/names.js';
 import type { WorkspaceFingerprints } from '../../core/table.js';
+import type { HookCheck, SliceHooks } from './hook-checks.js';
 import type { ManagerTable } from './tables.js';
 
 /** Under `--policy refuse`: what the workspace cannot refuse at the source (guard/refuse-setup.ts). */
@@ -20,13 +21,19 @@ export interface RefuseEnvOptions {
   readonly yarnPlugin?: string | undefined;
 }
 
+/** What `lockguard doctor` asks of a package manager's install hooks (hook-checks.ts has the shapes). */
+export interface PackageManagerHooks {
+  /** Whether its installs report to (and can be refused by) a guarded run here: its plugin, scripts, limits. */
+  checks(root: string, env: Env): HookCheck[];
+  /** Where the workspace uses slice files: whether its installs rewrite them (an install hook), or the fix. */
+  sliceHooks(root: string, env: Env): SliceHooks;
+}
+
 /** Everything integrations/ knows of one package manager. */
 export interface PackageManagerIntegration {
   readonly name: PackageManager;
   /** What its command line means (argv.ts reads it; data only: the pnpmfile bundle carries it). */
   readonly commandLine: ManagerTable;
-  /** Package names whose version is the tool's (version.ts; `@pnpm/exe.<platform>` counts for `@pnpm/exe`). */
-  readonly packages: readonly string[];
   /** The frozen install that makes the tree hold the lockfile again (the pre-run check's fix by default). */
   readonly frozenInstall: string;
   /**
@@ -36,4 +43,6 @@ export interface PackageManagerIntegration {
   refuseEnv(env: Env, options: RefuseEnvOptions): Record<string, string>;
   /** What will not be refused at the source in this workspace given that env, or undefined when everything is. */
   refuseGap(table: WorkspaceFingerprints, env: Readonly<Record<string, string>>): RefuseGap | undefined;
+  /** doctor's checks of its install hooks (`<pm>/hooks.ts`). */
+  readonly hooks: PackageManagerHooks;
 }

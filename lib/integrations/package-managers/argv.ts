@@ -8,7 +8,7 @@
 // reads a file (a script's body is the caller's to look up, script-walk.ts does); an argv it cannot read is
 // `undefined`, never a guess.
 
-import { EXECUTABLES, integrationOf, PACKAGE_MANAGER_INTEGRATIONS } from './registry.js';
+import { COMMAND_LINES, commandLineOf, EXECUTABLES } from './command-lines.js';
 import type { Effect, Manager, ManagerTable } from './tables.js';
 
 export type { Effect, Manager } from './tables.js';
@@ -59,7 +59,7 @@ export interface CommandClass {
 export function executableName(word: string): string {
   const last = word.slice(Math.max(word.lastIndexOf('/'), word.lastIndexOf('\\')) + 1);
   const bare = last.replace(/\.(c?js|mjs|exe|cmd|ps1)$/i, '');
-  const release = PACKAGE_MANAGER_INTEGRATIONS.find((integration) => integration.commandLine.releaseFile?.test(bare));
+  const release = COMMAND_LINES.find((table) => table.releaseFile?.test(bare));
   return release?.name ?? bare;
 }
 
@@ -75,7 +75,7 @@ function stripLauncher(argv: readonly string[]): readonly string[] {
 
 /** What `manager`'s command line means (its integration adapter's table). */
 function tableOf(manager: Manager): ManagerTable {
-  return integrationOf(manager).commandLine;
+  return commandLineOf(manager);
 }
 
 /** Manager, command and words of `argv` (argv[0] is the executable), or undefined when it is no package manager. */

@@ -1,7 +1,8 @@
 // The package managers' integration halves: one adapter per package manager, in the core registry's order.
 //
-// Owns: `PACKAGE_MANAGER_INTEGRATIONS`, `integrationOf(name)` and `EXECUTABLES` (every executable name of
-// every manager, derived). Adding a package manager is a folder exporting one PackageManagerIntegration and
+// Owns: `PACKAGE_MANAGER_INTEGRATIONS` and `integrationOf(name)`. What a command line means is read through
+// command-lines.ts instead (the same tables, listed apart: the pnpmfile bundle, loaded in pnpm's processes,
+// carries them alone). Adding a package manager is a folder exporting one PackageManagerIntegration and
 // one line here, beside its core half (core/package-managers/registry.ts; README.md says what each provides;
 // test/integrations/package-managers/registry.test.ts checks both registries name the same managers).
 // Invariants: no package-manager knowledge here; the dispatchers (argv.ts, refuse-env.ts, version.ts,
@@ -22,14 +23,3 @@ export function integrationOf(name: PackageManager): PackageManagerIntegration {
   if (found === undefined) throw new Error(`no package-manager integration is registered for ${name}`);
   return found;
 }
-
-/** Executable names (basename, extension dropped) → the manager, and whether the word itself means `exec`. */
-export const EXECUTABLES: Readonly<Record<string, { readonly manager: PackageManager; readonly exec?: true }>> =
-  Object.fromEntries(
-    PACKAGE_MANAGER_INTEGRATIONS.flatMap((integration) =>
-      Object.entries(integration.commandLine.executables).map(([word, how]) => [
-        word,
-        { manager: integration.name, ...how },
-      ]),
-    ),
-  );

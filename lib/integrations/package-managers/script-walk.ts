@@ -10,7 +10,7 @@
 
 import { resolve } from 'node:path';
 import { classifyCommand, managerWords, parseCommand, type CommandClass } from './argv.js';
-import { integrationOf } from './registry.js';
+import { commandLineOf } from './command-lines.js';
 import { quoteWord, shellLine, simpleCommands, unwrapCommand } from './shell-line.js';
 
 /** How deep scripts calling scripts are followed. */
@@ -51,7 +51,7 @@ function scriptDir(argv: readonly string[], cmd: CommandClass, dir: string | und
     }
     return undefined;
   };
-  const moved = named(integrationOf(cmd.manager).commandLine.dirOptions);
+  const moved = named(commandLineOf(cmd.manager).dirOptions);
   if (moved !== undefined) return resolve(dir, moved);
   // --filter, -r, -w, --workspace: other packages, whose scripts are not read here.
   return cmd.elsewhere ? undefined : dir;
@@ -93,7 +93,7 @@ export function walkCommand(argv: readonly string[], options: WalkOptions): Step
     if (cmd.runs !== undefined)
       visit(
         cmd.runs,
-        cmd.elsewhere && integrationOf(cmd.manager).commandLine.elsewhereFolderUnknown ? undefined : dir,
+        cmd.elsewhere && commandLineOf(cmd.manager).elsewhereFolderUnknown ? undefined : dir,
         [...via, `${cmd.manager} ${cmd.command ?? ''}`.trim()],
         depth + 1,
       );
@@ -104,7 +104,7 @@ export function walkCommand(argv: readonly string[], options: WalkOptions): Step
     const where = scriptDir(argvNow, cmd, dir);
     if (where === undefined) return;
     const scripts = options.scriptsOf(where);
-    const names = integrationOf(cmd.manager).commandLine.prePostScripts
+    const names = commandLineOf(cmd.manager).prePostScripts
       ? [`pre${cmd.script}`, cmd.script, `post${cmd.script}`]
       : [cmd.script];
     if (scripts[cmd.script] === undefined) {

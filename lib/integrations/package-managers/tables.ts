@@ -25,6 +25,8 @@ export type Manager = PackageManager;
 export type Effect = 'rewrites' | 'installs' | 'tree' | 'store' | 'script' | 'exec' | 'none';
 
 export interface ManagerTable {
+  /** The manager this table is (its folder's name). */
+  readonly name: Manager;
   /** Every spelling → its canonical command name. */
   readonly aliases: Readonly<Record<string, string>>;
   /** Canonical command → what it does; a canonical name absent here is `none` (or a script: `bareIsScript`). */
@@ -41,6 +43,8 @@ export interface ManagerTable {
   readonly bareIsScript: boolean;
   /** What the manager does with no command at all (yarn: install; others: nothing). */
   readonly bare: Effect;
+  /** Package names whose version is the tool's (version.ts; `@pnpm/exe.<platform>` counts for `@pnpm/exe`). */
+  readonly packages: readonly string[];
   /** Executable names (basename, extension dropped) → whether the word itself means exec (npx, pnpx, bunx). */
   readonly executables: Readonly<Record<string, { readonly exec?: true }>>;
   /** A release file's name that runs this manager (`.yarn/releases/yarn-4.18.1.cjs`). */

@@ -11,7 +11,7 @@ import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Env } from '../../core/env.js';
 import { isExecutable, pathDirs } from './on-path.js';
-import { integrationOf } from './registry.js';
+import { commandLineOf } from './command-lines.js';
 import type { Manager } from './tables.js';
 import { readConfigText } from '../../core/bounded-read.js';
 
@@ -80,7 +80,7 @@ export function runningVersion(manager: Manager, root: string, env: Env): Runnin
   }
   if (
     owner !== undefined &&
-    integrationOf(manager).packages.some((name) => owner.name === name || owner.name.startsWith(`${name}.`))
+    commandLineOf(manager).packages.some((name) => owner.name === name || owner.name.startsWith(`${name}.`))
   )
     return { manager, version: owner.version, path: found, source: 'package' };
   return { manager, version: undefined, path: found, source: 'unknown' };

@@ -7,11 +7,8 @@ import { test } from 'node:test';
 import { PACKAGE_MANAGER_CORES } from '../../../lib/core/package-managers/registry.js';
 import type { PackageManagerIntegration } from '../../../lib/integrations/package-managers/adapter.js';
 import { executableName, parseCommand } from '../../../lib/integrations/package-managers/argv.js';
-import {
-  EXECUTABLES,
-  integrationOf,
-  PACKAGE_MANAGER_INTEGRATIONS,
-} from '../../../lib/integrations/package-managers/registry.js';
+import { COMMAND_LINES, EXECUTABLES } from '../../../lib/integrations/package-managers/command-lines.js';
+import { integrationOf, PACKAGE_MANAGER_INTEGRATIONS } from '../../../lib/integrations/package-managers/registry.js';
 
 const SETS = [
   'valueOptions',
@@ -31,7 +28,9 @@ function problems(integration: PackageManagerIntegration): string[] {
   if (typeof record['name'] !== 'string' || record['name'] === '') found.push('name');
   for (const member of ['refuseEnv', 'refuseGap'] as const)
     if (typeof record[member] !== 'function') found.push(member);
-  if (!Array.isArray(record['packages']) || integration.packages.length === 0) found.push('packages');
+  const hooks = integration.hooks as unknown as Record<string, unknown> | undefined;
+  for (const member of ['checks', 'sliceHooks'] as const)
+    if (typeof hooks?.[member] !== 'function') found.push(`hooks.${member}`);
   if (typeof record['frozenInstall'] !== 'string' || !integration.frozenInstall.startsWith(integration.name))
     found.push('frozenInstall');
   const table = integration.commandLine as unknown as Record<string, unknown> | undefined;
@@ -42,6 +41,8 @@ function problems(integration: PackageManagerIntegration): string[] {
   if (!Object.keys(integration.commandLine.executables ?? {}).includes(integration.name))
     found.push('commandLine.executables');
   if (typeof table['execCommand'] !== 'string') found.push('commandLine.execCommand');
+  if (!Array.isArray(table['packages']) || integration.commandLine.packages.length === 0)
+    found.push('commandLine.packages');
   if (!Array.isArray(table['dirOptions'])) found.push('commandLine.dirOptions');
   return found;
 }
@@ -52,6 +53,12 @@ test('one integration adapter per manager of the core registry, in its order', (
     PACKAGE_MANAGER_CORES.map((core) => core.name),
   );
   for (const integration of PACKAGE_MANAGER_INTEGRATIONS) assert.equal(integrationOf(integration.name), integration);
+  // argv.ts reads the same tables through command-lines.ts (listed apart for the pnpmfile bundle).
+  assert.deepEqual(
+    COMMAND_LINES,
+    PACKAGE_MANAGER_INTEGRATIONS.map((integration) => integration.commandLine),
+  );
+  for (const integration of PACKAGE_MANAGER_INTEGRATIONS) assert.equal(integration.commandLine.name, integration.name);
   assert.throws(() => integrationOf('deno' as never), /no package-manager integration/);
 });
 

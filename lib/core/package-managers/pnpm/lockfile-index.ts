@@ -68,7 +68,7 @@ const SNAPSHOTS = 3;
 const CATALOGS = 4;
 const SETTINGS = 5;
 const SECTION_NAMES = ['', 'importers', 'packages', 'snapshots', 'catalogs', 'settings'] as const;
-const ENTRY_OF = SECTION_NAMES.map((name) => `an entry of "${name}"`);
+const ENTRY_OF = /* @__PURE__ */ SECTION_NAMES.map((name) => `an entry of "${name}"`);
 
 const NON_STRING = 'that YAML reads as a number, boolean, null or date (pnpm quotes those)';
 

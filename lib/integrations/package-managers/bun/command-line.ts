@@ -7,6 +7,8 @@
 import type { ManagerTable } from '../tables.js';
 
 export const BUN_COMMAND_LINE: ManagerTable = {
+  name: 'bun',
+  packages: ['bun'],
   executables: { bun: {}, bunx: { exec: true } },
   execCommand: 'x',
   recursiveWords: new Set(),

@@ -7,11 +7,12 @@
 
 import type { PackageManagerIntegration } from '../adapter.js';
 import { BUN_COMMAND_LINE } from './command-line.js';
+import { BUN_HOOKS } from './hooks.js';
 
 export const bun: PackageManagerIntegration = {
   name: 'bun',
   commandLine: BUN_COMMAND_LINE,
-  packages: ['bun'],
+  hooks: BUN_HOOKS,
   frozenInstall: 'bun install --frozen-lockfile',
   refuseEnv: () => ({}),
   refuseGap: () => 'bun',

@@ -7,6 +7,8 @@
 import type { ManagerTable } from '../tables.js';
 
 export const NPM_COMMAND_LINE: ManagerTable = {
+  name: 'npm',
+  packages: ['npm'],
   executables: { npm: {}, 'npm-cli': {}, npx: { exec: true }, 'npx-cli': { exec: true } },
   execCommand: 'exec',
   recursiveWords: new Set(),

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { readConfigText } from '../../../core/bounded-read.js';
 import type { PackageManagerIntegration } from '../adapter.js';
 import { NPM_COMMAND_LINE } from './command-line.js';
+import { NPM_HOOKS } from './hooks.js';
 
 function npmHookInstalled(root: string): boolean {
   try {
@@ -27,7 +28,7 @@ function npmHookInstalled(root: string): boolean {
 export const npm: PackageManagerIntegration = {
   name: 'npm',
   commandLine: NPM_COMMAND_LINE,
-  packages: ['npm'],
+  hooks: NPM_HOOKS,
   frozenInstall: 'npm ci',
   refuseEnv: () => ({}),
   refuseGap: (table) => (npmHookInstalled(table.root) ? undefined : 'npm-no-hook'),

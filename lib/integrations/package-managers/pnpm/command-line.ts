@@ -7,6 +7,8 @@
 import type { ManagerTable } from '../tables.js';
 
 export const PNPM_COMMAND_LINE: ManagerTable = {
+  name: 'pnpm',
+  packages: ['pnpm', '@pnpm/exe'],
   executables: { pnpm: {}, pn: {}, pnpx: { exec: true }, pnx: { exec: true } },
   execCommand: 'dlx',
   recursiveWords: new Set(['recursive', 'multi', 'm']),

@@ -10,11 +10,12 @@
 
 import type { PackageManagerIntegration } from '../adapter.js';
 import { PNPM_COMMAND_LINE } from './command-line.js';
+import { PNPM_HOOKS } from './hooks.js';
 
 export const pnpm: PackageManagerIntegration = {
   name: 'pnpm',
   commandLine: PNPM_COMMAND_LINE,
-  packages: ['pnpm', '@pnpm/exe'],
+  hooks: PNPM_HOOKS,
   frozenInstall: 'pnpm install --frozen-lockfile',
   refuseEnv: () => ({
     pnpm_config_frozen_lockfile: 'true',

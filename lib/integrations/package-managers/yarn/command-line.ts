@@ -8,6 +8,8 @@ import type { ManagerTable } from '../tables.js';
 
 // yarn berry (2+) and yarn 1 share a table: their install words and script rules agree where it matters.
 export const YARN_COMMAND_LINE: ManagerTable = {
+  name: 'yarn',
+  packages: ['yarn', '@yarnpkg/cli-dist'],
   executables: { yarn: {}, yarnpkg: {} },
   releaseFile: /^yarn-\d/,
   execCommand: 'exec',

@@ -14,12 +14,13 @@
 import { yarnFlavor } from '../../../core/package-managers/yarn/flavor.js';
 import type { PackageManagerIntegration } from '../adapter.js';
 import { YARN_COMMAND_LINE } from './command-line.js';
+import { YARN_HOOKS } from './hooks.js';
 import { yarnPluginPath } from './plugin-path.js';
 
 export const yarn: PackageManagerIntegration = {
   name: 'yarn',
   commandLine: YARN_COMMAND_LINE,
-  packages: ['yarn', '@yarnpkg/cli-dist'],
+  hooks: YARN_HOOKS,
   frozenInstall: 'yarn install --frozen-lockfile',
   refuseEnv(env, options) {
     const out: Record<string, string> = { YARN_ENABLE_IMMUTABLE_INSTALLS: 'true' };

@@ -30,7 +30,7 @@ export function singleQuoteEnd(text: string, at: number, end: number): number {
   return -1;
 }
 
-const DOUBLE_ESCAPES = new Set('0abtnvfre "/\\N_LP\t'.split('').map((c) => c.charCodeAt(0)));
+const DOUBLE_ESCAPES = /* @__PURE__ */ new Set('0abtnvfre "/\\N_LP\t'.split('').map((c) => c.charCodeAt(0)));
 const HEX_ESCAPES = new Map([
   [0x78, 2],
   [0x75, 4],
