@@ -12,7 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LockguardError } from '../core/errors.js';
 import { readBounded, readBoundedText, readConfigText } from '../core/bounded-read.js';
-import { yarnFlavor } from '../core/yarn-flavor.js';
+import { yarnFlavor } from '../core/package-managers/yarn/flavor.js';
 import { addHookScripts } from '../integrations/npm/scripts.js';
 import { majorOf } from '../integrations/package-managers/version.js';
 import { COMPOSED_PNPMFILE_EXAMPLE, PNPMFILE_SHIM } from '../integrations/pnpmfile/shim.js';

@@ -1,6 +1,7 @@
-// Which files the fingerprint table holds, per package manager and scope.
+// Which files the fingerprint table holds, and in which scope.
 //
-// Owns: the list of entries (workspace-relative POSIX paths with their kind), the patch files a lockfile
+// Owns: the entries' kinds and scopes (each package manager's own list is its adapter's, package-managers/<pm>/;
+// registry.ts `baseEntries` filters it by scope), the patch files a lockfile
 // or workspace manifest names, and the normalization of install markers that carry volatile fields.
 // Invariants: entries never leave the workspace root (the watch's promise 5, lib/README.md: a file outside it is not watched),
 // but for the install markers of a `node_modules` folder above it (`ancestor-marker`: Node resolves a name a
@@ -14,7 +15,6 @@
 
 import { posix } from 'node:path';
 import { plainJson } from './digest.js';
-import type { PackageManager } from './workspace.js';
 
 /** inputs: what an install reads. full: inputs plus the install-tree markers. */
 export type Scope = 'inputs' | 'full';
@@ -72,53 +72,6 @@ export function isAncestorMarkerPath(path: string): boolean {
   const match = /^((?:\.\.\/){1,64})(node_modules\/.+)$/.exec(path);
   return match !== null && ANCESTOR_MARKERS.some((spec) => spec.path === match[2]);
 }
-
-/** The fixed entries of a package manager, before patches (which depend on file contents). */
-export function baseEntries(manager: PackageManager, scope: Scope): EntrySpec[] {
-  const all = BASE[manager];
-  return all.filter((entry) => inScope(entry.kind, scope));
-}
-
-const BASE: Record<PackageManager, readonly EntrySpec[]> = {
-  pnpm: [
-    { path: 'pnpm-lock.yaml', kind: 'lockfile' },
-    { path: 'pnpm-workspace.yaml', kind: 'workspace-manifest' },
-    { path: '.pnpmfile.cjs', kind: 'pnpmfile' },
-    { path: '.pnpmfile.mjs', kind: 'pnpmfile' },
-    { path: 'node_modules/.pnpm/lock.yaml', kind: 'install-marker' },
-    { path: 'node_modules/.modules.yaml', kind: 'install-marker', normalize: 'modules-yaml' },
-  ],
-  npm: [
-    { path: 'package-lock.json', kind: 'lockfile' },
-    { path: 'npm-shrinkwrap.json', kind: 'lockfile' },
-    { path: 'node_modules/.package-lock.json', kind: 'install-marker' },
-  ],
-  yarn: [
-    { path: 'yarn.lock', kind: 'lockfile' },
-    // berry: its settings (nodeLinker, the cache, ...); classic: .yarnrc (its flags, the registry).
-    { path: '.yarnrc.yml', kind: 'config' },
-    { path: '.yarnrc', kind: 'config' },
-    // Not `.yarn/install-state.gz`: its bytes vary between installs of one lockfile (yarn-state.ts), and
-    // the one field that does not costs a gunzip of the whole state (42 ms for 2,500 packages, against
-    // 2.4 ms to hash it): the pre-run check reads it itself. What it records shows in these:
-    // berry PnP (the default linker): the resolution map Node loads; the loader and the data file exist
-    // only with ESM packages or pnpEnableInlining: false.
-    { path: '.pnp.cjs', kind: 'install-marker' },
-    { path: '.pnp.loader.mjs', kind: 'install-marker' },
-    { path: '.pnp.data.json', kind: 'install-marker' },
-    // berry nodeLinker: node-modules (every installed package and its locations).
-    { path: 'node_modules/.yarn-state.yml', kind: 'install-marker' },
-    // classic: the lockfile entries the last install linked.
-    { path: 'node_modules/.yarn-integrity', kind: 'install-marker' },
-  ],
-  bun: [
-    { path: 'bun.lock', kind: 'lockfile' },
-    { path: 'bun.lockb', kind: 'lockfile' },
-    { path: 'bunfig.toml', kind: 'config' },
-    // No marker: bun keeps no record of what it installed (each package folder's .bun-tag holds its
-    // integrity; the pre-run check reads those).
-  ],
-};
 
 /**
  * Patch files named by a `patchedDependencies` block (pnpm lockfile, pnpm-workspace.yaml) or a

@@ -11,52 +11,18 @@
 //   `ancestor-marker` entries, which the watch re-checks like any other and the key never folds: only
 //   ancestors that hold a `node_modules` folder at the read are listed (one stat per ancestor).
 
-import { dirname, join, posix, resolve } from 'node:path';
-import { canonicalJson, fileDigest, sha256Hex, type FileDigest, type TableKey } from './digest.js';
-import {
-  ancestorEntries,
-  baseEntries,
-  normalizeBytes,
-  patchPaths,
-  type EntryKind,
-  type EntrySpec,
-  type Normalizer,
-  type Scope,
-} from './entries.js';
+import { dirname, join, resolve } from 'node:path';
+import { canonicalJson, fileDigest, sha256Hex, type TableKey } from './digest.js';
+import { ancestorEntries, normalizeBytes, patchPaths, type EntrySpec, type Scope } from './entries.js';
 import { checkLockfileShape } from './lockfile-shape.js';
 import { checkLink } from './bounded-read.js';
-import { lstatQuiet, readEntry, realFileSystem, type FileSystem, type StatIdentity } from './file-probe.js';
-import { detectManager, type PackageManager } from './workspace.js';
-import { yarnFlavor } from './yarn-flavor.js';
-import { startsWith } from './digest.js';
+import { lstatQuiet, readEntry, realFileSystem, type FileSystem } from './file-probe.js';
+import { detectManager } from './workspace.js';
+import type { PackageManager } from './package-managers/names.js';
+import { baseEntries, coreOf, coreOfLockfile } from './package-managers/registry.js';
+import type { FingerprintEntry, WorkspaceFingerprints } from './table.js';
 
-export interface FingerprintEntry {
-  /** Workspace-relative POSIX path. */
-  readonly path: string;
-  readonly kind: EntryKind;
-  readonly normalize?: Normalizer;
-  /** sha256 of the (normalized) bytes; null when the file was absent. */
-  readonly digest: FileDigest | null;
-  /** Stat identity at the read (following links); null when absent. */
-  readonly identity: StatIdentity | null;
-}
-
-export interface WorkspaceFingerprints {
-  /** Absolute workspace root. */
-  readonly root: string;
-  readonly manager: PackageManager;
-  readonly scope: Scope;
-  /** Epoch ms taken before the first read. */
-  readonly at: number;
-  readonly entries: readonly FingerprintEntry[];
-  /**
-   * The raw bytes each present entry held at the read, by path. Kept so a racy re-check compares bytes,
-   * not digests; empty for a table restored from a ledger (the re-check then compares digests).
-   */
-  readonly files: ReadonlyMap<string, Buffer>;
-  /** What a cache key should fold: sha256 over the canonical (path, digest) list. */
-  readonly key: TableKey;
-}
+export type { FingerprintEntry, WorkspaceFingerprints } from './table.js';
 
 export interface ReadOptions {
   /** `full` (default) includes the install-tree markers; `inputs` is what an install reads. */
@@ -100,13 +66,9 @@ export function readWorkspaceFingerprints(root: string, options: ReadOptions = {
 
   for (const spec of specs) readSpec(spec);
   for (const { spec, dir } of ancestorSpecs(fs, root)) readSpec(spec, dir);
-  if (manager === 'pnpm' || manager === 'bun') {
-    for (const patch of rootManifestPatches(fs, root)) patches.add(patch);
-  }
-  if (manager === 'yarn') {
-    const lock = files.get('yarn.lock');
-    if (lock !== undefined) for (const patch of yarnPatchPaths(lock)) patches.add(patch);
-  }
+  const { patches: named } = coreOf(manager);
+  if (named.rootManifest) for (const patch of rootManifestPatches(fs, root)) patches.add(patch);
+  for (const patch of named.fromLockfile?.(files) ?? []) patches.add(patch);
   for (const path of [...patches].sort()) {
     if (!entries.some((entry) => entry.path === path)) readSpec({ path, kind: 'patch' });
   }
@@ -182,37 +144,15 @@ function rootManifestPatches(fs: FileSystem, root: string): string[] {
 
 const ABSENT = { state: 'absent' } as const;
 const PATCHED = Buffer.from('patchedDependencies');
-const NO_BYTES = Buffer.alloc(0);
 
 /**
- * Where a file can name patch files: npm and yarn lockfiles never do (nothing to search); a pnpm lockfile
- * names them in its main document's header, before `importers:`, where pnpm writes `patchedDependencies`
- * (pnpm 12's env document is skipped); a workspace manifest or package.json is small and searched whole.
- * Only the header is searched because a search for an absent needle through a whole lockfile costs about
- * half of hashing it (measured: 150 µs of 290 µs on vite's 0.5 MB lockfile). A block placed after
- * `importers:` by hand is not seen; the lockfile's own bytes are in the key either way.
+ * Where a file can name patch files: a lockfile's own region, as its package manager's adapter says
+ * (package-managers/<pm>/: npm and yarn lockfiles never do; pnpm's header, bun.lock's top-level map); a
+ * workspace manifest or package.json is small and searched whole.
  */
 export function patchRegion(relPath: string, bytes: Buffer): Buffer {
-  if (
-    relPath === 'package-lock.json' ||
-    relPath === 'npm-shrinkwrap.json' ||
-    relPath === 'yarn.lock' ||
-    relPath === 'bun.lockb'
-  )
-    return NO_BYTES;
-  // bun.lock names them in a top-level `patchedDependencies` map, which bun writes before `packages`.
-  if (relPath === 'bun.lock') {
-    const end = bytes.indexOf('\n  "packages": {');
-    return bytes.subarray(0, end === -1 ? bytes.length : end + 1);
-  }
-  if (relPath !== 'pnpm-lock.yaml') return bytes;
-  let start = 0;
-  if (startsWith(bytes, '---\n')) {
-    const second = bytes.indexOf('\n---\n', 3);
-    if (second !== -1) start = second + 5;
-  }
-  const end = bytes.indexOf('\nimporters:', start);
-  return bytes.subarray(start, end === -1 ? bytes.length : end + 1);
+  const owner = coreOfLockfile(relPath);
+  return owner === undefined ? bytes : owner.patches.lockfileRegion(relPath, bytes);
 }
 
 /**
@@ -243,51 +183,7 @@ export function patchBlocks(bytes: Buffer): string {
   return text;
 }
 
-/**
- * The patch files a yarn berry lockfile names: `name@patch:<inner>#<path>.patch` descriptors and
- * resolutions (`~/` is the project root; builtin patches such as `optional!builtin<compat/fsevents>` are
- * no files). A path relative to a workspace other than the root is resolved against the workspace named by
- * the resolution's `locator=` parameter. Classic (v1) lockfiles have no patch protocol: nothing is found.
- * Found from the `#` each patch path follows, a rare byte (9 us over jest's 0.88 MB lockfile, against
- * 152 us to search for `patch:`); only lines that hold `@patch:` are read.
- */
-export function yarnPatchPaths(bytes: Buffer): string[] {
-  // yarn v1 has no `patch:` protocol, and each of its `resolved` lines holds a `#`: nothing to find there.
-  if (yarnFlavor(bytes) === 'classic') return [];
-  const found = new Set<string>();
-  for (let at = bytes.indexOf(35); at !== -1; at = bytes.indexOf(35, at + 1)) {
-    const start = bytes.lastIndexOf(10, at) + 1;
-    const newline = bytes.indexOf(10, at);
-    const end = newline === -1 ? bytes.length : newline;
-    at = end;
-    const line = bytes.subarray(start, end).toString('utf8');
-    if (!line.includes('@patch:')) continue;
-    for (const match of line.matchAll(/#([^#",]+?\.patch)(?:::([^",\s]*))?(?=[",\s]|$)/g)) {
-      const raw = safeDecode(match[1] ?? '');
-      let path: string;
-      if (raw.startsWith('~/')) path = raw.slice(2);
-      else {
-        const locator = /(?:^|&)locator=([^&]*)/.exec(match[2] ?? '')?.[1];
-        const workspace = locator === undefined ? undefined : /@workspace:(.*)$/.exec(safeDecode(locator))?.[1];
-        path = posix.join(workspace === undefined || workspace === '.' ? '' : workspace, raw);
-      }
-      found.add(path);
-    }
-  }
-  return [...found]
-    .map((path) => posix.normalize(path))
-    .filter((path) => path !== '' && !path.startsWith('../') && path !== '..' && !posix.isAbsolute(path))
-    .sort();
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    // A stray % is taken as written: the path is then looked up as it stands (and found absent).
-    return text;
-  }
-}
+export { yarnPatchPaths } from './package-managers/yarn/patches.js';
 
 /** The key of a list of entries: only paths and digests (or absence) count. */
 export function tableKey(entries: readonly Pick<FingerprintEntry, 'path' | 'digest'>[]): TableKey {

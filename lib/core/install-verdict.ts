@@ -1,10 +1,11 @@
-// The pre-run check's answer, shared by the check of each package manager (install-check.ts for pnpm and
-// npm, install-check-yarn.ts, install-check-bun.ts).
+// The pre-run check's answer, shared by the check of each package manager (package-managers/<pm>/).
 //
 // Owns: the verdict's shape only. A mismatch is a value, never an exception.
 
+import type { PackageManager } from './package-managers/names.js';
+
 export type InstallCheck =
-  | { readonly ok: true; readonly checked: 'pnpm' | 'npm' | 'yarn' | 'bun' | 'nothing' }
+  | { readonly ok: true; readonly checked: PackageManager | 'nothing' }
   | {
       readonly ok: false;
       readonly reason: 'not-installed' | 'lockfile-differs' | 'package-missing';

@@ -7,6 +7,7 @@
 // a returned outcome; an event carries values (runners, counts, errors, ids), and a decision never reads
 // words back from one.
 
+import type { RefuseGap } from '../integrations/package-managers/adapter.js';
 import type { Env } from '../core/env.js';
 import type { LockguardError } from '../core/errors.js';
 import type { GuardedRunner, RunnerName, ScopedPass } from '../integrations/runners/index.js';
@@ -39,7 +40,7 @@ export interface RemoteSwitch {
 }
 
 /** Under `--policy refuse`: what the workspace cannot refuse at the source (refuse-setup.ts). */
-export type RefuseGap = 'pnpm-no-pnpmfile' | 'npm-no-hook' | 'yarn-classic' | 'yarn-strict-env' | 'bun';
+export type { RefuseGap };
 
 export type GuardEvent =
   /** A signal arrived while lockguard works on the quarantine (the first waits, the second stops the pass). */

@@ -26,6 +26,7 @@ import {
   type RunnerName,
 } from '../integrations/runners/index.js';
 import { withWorkspaceBins } from '../integrations/package-managers/on-path.js';
+import { integrationOf } from '../integrations/package-managers/registry.js';
 import { preparesTreeFirst } from '../integrations/package-managers/script-walk.js';
 import { runChild, type ChildEnd } from '../run/child.js';
 import { appendEvent, findRun } from '../run/ledger.js';
@@ -114,7 +115,7 @@ function preCheck(table: WorkspaceFingerprints, workspace: Workspace): void {
     `The installed tree does not hold what ${verdict.lockfile} says: ${verdict.detail}. Every cache key would fold the lockfile while outputs are built from another tree.`,
     {
       path: workspace.root,
-      hint: `Install first (${verdict.fix ?? (workspace.manager === 'npm' ? 'npm ci' : `${workspace.manager} install --frozen-lockfile`)}), or pass --no-pre-check.`,
+      hint: `Install first (${verdict.fix ?? integrationOf(workspace.manager).frozenInstall}), or pass --no-pre-check.`,
     },
   );
 }

@@ -9,7 +9,8 @@
 
 import { posix } from 'node:path';
 import type { FileDigest, TableKey } from '../core/digest.js';
-import { baseEntries, isAncestorMarkerPath, type EntryKind, type Scope } from '../core/entries.js';
+import { isAncestorMarkerPath, type EntryKind, type Scope } from '../core/entries.js';
+import { baseEntries, isPackageManager } from '../core/package-managers/registry.js';
 import { LockguardError } from '../core/errors.js';
 import type { FingerprintEntry } from '../core/fingerprints.js';
 import type { PackageManager } from '../core/workspace.js';
@@ -99,7 +100,6 @@ export function judgedScope(record: Pick<RunRecord, 'scope' | 'judged'>): Scope 
 // Ids up to 0.1.0 stamped milliseconds (`\d{9}Z`); newer ones microseconds (`\d{12}Z`), so they sort by creation.
 export const RUN_ID = /^\d{8}T(?:\d{9}|\d{12})Z-(snapshot|run)-[0-9a-f]{6}$/;
 
-const MANAGERS: readonly PackageManager[] = ['pnpm', 'npm', 'yarn', 'bun'];
 const DIGEST = /^[0-9a-f]{64}$/;
 
 export function brokenRecord(path: string, problem: string, cause?: unknown): LockguardError {
@@ -166,7 +166,8 @@ export function validateRecord(path: string, value: unknown, folderName: string)
     typeof record.root === 'string' &&
     posix.isAbsolute(record.root) &&
     !record.root.includes('\0') &&
-    MANAGERS.includes(record.manager as PackageManager) &&
+    typeof record.manager === 'string' &&
+    isPackageManager(record.manager) &&
     (record.scope === 'inputs' || record.scope === 'full') &&
     (record.judged === undefined || record.judged === 'inputs' || record.judged === record.scope) &&
     finite(record.at) &&

@@ -10,7 +10,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import type { LockfileSlices } from '../../lib/core/slices/slices.js';
-import { unquote } from '../../lib/core/slices/pnpm-yaml/index.js';
+import { unquote } from '../../lib/core/package-managers/pnpm/yaml/index.js';
 
 type Refs = Record<string, unknown> | undefined;
 interface Parsed {

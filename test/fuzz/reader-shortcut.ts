@@ -1,6 +1,6 @@
 // The pnpm YAML line reader's shortcut (the line shapes pnpm writes most) against its general path, on seeded
 // mutants of real pnpm lockfiles: every line read alike (depth, key, value, kind), or the same refusal at the
-// same place. test/core/slices/pnpm-yaml/reader.test.ts runs a sample; `npm run fuzz -- --reader N` the volume.
+// same place. test/core/package-managers/pnpm/yaml/reader.test.ts runs a sample; `npm run fuzz -- --reader N` the volume.
 //
 // Owns: `reading` (what the reader reports, as plain data) and `readerShortcutRun` (the seeded comparison).
 // Invariants: deterministic per (seed, count): case i mutates fixture i mod 2 with the i-th draw of one rng;
@@ -8,8 +8,8 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodePnpmLockfile, yamlDocuments } from '../../lib/core/slices/pnpm-yaml/text.js';
-import { readYamlLines } from '../../lib/core/slices/pnpm-yaml/reader.js';
+import { decodePnpmLockfile, yamlDocuments } from '../../lib/core/package-managers/pnpm/yaml/text.js';
+import { readYamlLines } from '../../lib/core/package-managers/pnpm/yaml/reader.js';
 import { fixturesDir } from '../helpers/fixtures.js';
 import { mutant, random } from './mutate.js';
 import { ORACLE_MUTATORS } from './oracle.js';

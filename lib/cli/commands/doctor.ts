@@ -10,6 +10,7 @@ import { checkInstall } from '../../core/install-check.js';
 import { isLockguardError } from '../../core/errors.js';
 import { readWorkspaceFingerprints, type WorkspaceFingerprints } from '../../core/fingerprints.js';
 import type { Workspace } from '../../core/workspace.js';
+import { integrationOf } from '../../integrations/package-managers/registry.js';
 import { RUNNERS, type DoctorCheck } from '../../integrations/runners/index.js';
 import { soundKeysProof } from '../../integrations/sound-keys/index.js';
 import { listRunIds, loadRun, runDir } from '../../run/ledger.js';
@@ -91,7 +92,7 @@ function tableChecks(workspace: Workspace): CheckResult[] {
             check: 'install',
             level: 'warn',
             detail: install.detail,
-            fix: `lockguard run will refuse to start: install first (${install.fix ?? (workspace.manager === 'npm' ? 'npm ci' : `${workspace.manager} install --frozen-lockfile`)}), or pass --no-pre-check.`,
+            fix: `lockguard run will refuse to start: install first (${install.fix ?? integrationOf(workspace.manager).frozenInstall}), or pass --no-pre-check.`,
           },
     );
     return results;

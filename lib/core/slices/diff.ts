@@ -16,7 +16,7 @@
 
 import { redactLabel, redactText } from '../redact.js';
 import { plural } from '../words.js';
-import type { LoweredGraph } from './pnpm-graph.js';
+import type { LoweredGraph } from './graph.js';
 import type { LockfileSlices } from './slices.js';
 
 export interface PackageChange {

@@ -19,7 +19,7 @@
 // Invariants: O(V log V) over the closures computed once (merkle.ts); reads nothing but the graph.
 
 import { sha256Of } from '../digest.js';
-import type { LoweredGraph } from './pnpm-graph.js';
+import type { LoweredGraph } from './graph.js';
 
 /** The hoisted pool's digest: sha256 over every distinct closure digest of the graph, sorted. */
 export function poolDigest(closures: readonly string[]): string {

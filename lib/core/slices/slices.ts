@@ -8,7 +8,7 @@
 // optionalDependencies of the importer and dependencies/optionalDependencies of snapshots, and other
 // importers through `link:` references (a linked workspace project is installed into this one's tree, so
 // its own dependencies are reached too). npm: the package-lock entries node would resolve, from the
-// project's folder outwards (npm-lock.ts). The slice of a pnpm importer also folds the lockfile version,
+// project's folder outwards (package-managers/npm/lock.ts). The slice of a pnpm importer also folds the lockfile version,
 // the `settings` block, and the `catalogs` entries its `catalog:` specifiers use. Not folded: pnpm 12's
 // env document (pnpm's own binaries, no project's dependency), `overrides`, `patchedDependencies` and
 // checksums (their effect shows in the entries they change: a patched snapshot's key carries its hash).
@@ -16,10 +16,10 @@
 // its members' exact texts and the digests of the groups it points into, and the project's digest is
 // sha256("lockguard-slice/1\n" + importer path + "\n" + digest of its group), in hex. Two lockfiles give a project
 // the same digest exactly when everything it reaches is byte-identical (modulo sha256 collisions).
-// yarn berry (yarn-berry.ts), yarn v1 (yarn-classic.ts, importers from the manifests) and text bun.lock
-// (bun-lock.ts, bun-graph.ts): the same definition over their own entries, each format's module saying what a node folds.
+// yarn berry (package-managers/yarn/berry.ts), yarn v1 (package-managers/yarn/classic.ts, importers from the manifests) and text bun.lock
+// (package-managers/bun/): the same definition over their own entries, each format's module saying what a node folds.
 // pnpm lockfileVersion 6.x (pnpm 8): the same definition over @pnpm/lockfile-file's parse, asynchronously
-// (`slicesFromLockfileAsync`, `projectSlicesAsync`); see pnpm-v6.ts for what a v6 slice folds. Other pnpm
+// (`slicesFromLockfileAsync`, `projectSlicesAsync`); see package-managers/pnpm/v6.ts for what a v6 slice folds. Other pnpm
 // versions (5.x, 10.x...) are ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE naming the version.
 // Invariants: v9, npm, yarn and bun: one linear pass (text index, then O(V+E)), no full YAML parse, and
 // neither @pnpm/lockfile-file nor any yarn parser is loaded; no file but the lockfile, the projects'
@@ -32,22 +32,16 @@ import { sha256Of } from '../digest.js';
 import { LockguardError } from '../errors.js';
 import { readEntry, realFileSystem } from '../file-probe.js';
 import { checkLockfileShape } from '../lockfile-shape.js';
-import { printable } from '../printable.js';
 import { closureDigests } from './merkle.js';
 import { installsPackages, poolDigest } from './reach.js';
 import { poolAtRoot } from './layout.js';
-import { lowerNpm } from './npm-lock.js';
-import { lowerPnpm, type LoweredGraph } from './pnpm-graph.js';
-import { indexPnpmLockfile } from './pnpm-index.js';
-import { indexPnpmV6, isPnpmV6, sniffLockfileVersion } from './pnpm-v6.js';
-import { readBunLock } from './bun-lock.js';
-import { lowerBun } from './bun-graph.js';
-import { indexYarnBerry, lowerYarnBerry } from './yarn-berry.js';
-import { classicWorkspaces, indexYarnClassic, lowerYarnClassic } from './yarn-classic.js';
+import type { LoweredGraph } from './graph.js';
+import type { PackageManager } from '../package-managers/names.js';
+import { ASYNC_SLICE_READERS, PACKAGE_MANAGER_CORES, coreOf } from '../package-managers/registry.js';
 import { readConfigText } from '../bounded-read.js';
 
 export type SliceDigest = string & { readonly __brand: 'SliceDigest' };
-export type SliceFormat = 'pnpm' | 'npm' | 'yarn' | 'bun';
+export type SliceFormat = PackageManager;
 
 export interface ProjectSlice {
   /** The importer path as the lockfile names it: '.' for the root, 'packages/b'. */
@@ -75,14 +69,19 @@ export interface LockfileSlices {
   readonly pool: string;
 }
 
-/** Lockfile names slices are computed for, in the order a root is searched. */
-export const SLICE_LOCKFILES: ReadonlyArray<readonly [name: string, format: SliceFormat]> = [
-  ['pnpm-lock.yaml', 'pnpm'],
-  ['package-lock.json', 'npm'],
-  ['npm-shrinkwrap.json', 'npm'],
-  ['yarn.lock', 'yarn'],
-  ['bun.lock', 'bun'],
-];
+/** Lockfile names slices are computed for, in the order a root is searched (each adapter's `slices.lockfiles`). */
+export const SLICE_LOCKFILES: ReadonlyArray<readonly [name: string, format: SliceFormat]> =
+  PACKAGE_MANAGER_CORES.flatMap((core) => core.slices.lockfiles.map((name) => [name, core.name] as const));
+
+/** A lockfile some adapter has no slices for (bun.lockb), with the fix its refusal names. */
+function refusedLockfile(lockfile: string): { readonly hint: string } | undefined {
+  for (const core of PACKAGE_MANAGER_CORES) {
+    const refused = core.slices.refused;
+    if (refused !== undefined && (lockfile === refused.lockfile || lockfile.endsWith(`/${refused.lockfile}`)))
+      return refused;
+  }
+  return undefined;
+}
 
 /** What has slices, for messages: every format named, so a refusal says plainly what would work. */
 export const SLICE_FORMATS_TEXT =
@@ -121,35 +120,14 @@ function checkedFormat(bytes: Buffer, options: FromLockfileOptions): SliceFormat
       `Per-project slices are computed for ${SLICE_FORMATS_TEXT}, not "${absPath}".`,
       {
         path: absPath,
-        hint: options.lockfile.endsWith('bun.lockb')
-          ? 'bun.lockb is binary: let bun write the text lockfile (bun install --save-text-lockfile, bun 1.2+), or use the whole-table key (lockguard key).'
-          : 'Use the whole-table key (lockguard key) for this package manager.',
+        hint:
+          refusedLockfile(options.lockfile)?.hint ??
+          'Use the whole-table key (lockguard key) for this package manager.',
       },
     );
   }
   checkLockfileShape(absPath, options.lockfile, bytes);
   return format;
-}
-
-function unsupportedVersion(absPath: string, version: string, v6: boolean): LockguardError {
-  if (v6) {
-    return new LockguardError(
-      'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
-      `The lockfile at "${absPath}" has lockfileVersion ${printable(version)} (pnpm 8): its slices are read asynchronously.`,
-      {
-        path: absPath,
-        hint: 'Call slicesFromLockfileAsync / projectSlicesAsync (the CLI does), or upgrade the lockfile with pnpm 9 or later (pnpm install).',
-      },
-    );
-  }
-  return new LockguardError(
-    'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
-    `The lockfile at "${absPath}" has lockfileVersion ${version === '' ? '(none)' : printable(version)}: per-project slices read pnpm lockfiles 6.x (pnpm 8) and 9.x (pnpm 9 to 12).`,
-    {
-      path: absPath,
-      hint: 'Rewrite it with a supported pnpm (pnpm install with pnpm 8 or later), or use the whole-table key (lockguard key).',
-    },
-  );
 }
 
 /** Every project's slice of one lockfile's bytes (pnpm lockfileVersion 9.x, npm). For 6.x: slicesFromLockfileAsync. */
@@ -166,41 +144,20 @@ function withLayout(format: SliceFormat, bytes: Buffer, options: FromLockfileOpt
 function slicesOfChecked(format: SliceFormat, bytes: Buffer, given: FromLockfileOptions): LockfileSlices {
   const options = withLayout(format, bytes, given);
   const absPath = join(options.root, options.lockfile);
-  if (format === 'npm') return finish(format, lowerNpm(bytes, absPath), options);
-  if (format === 'bun') return finish(format, lowerBun(readBunLock(bytes.toString('utf8'), absPath), absPath), options);
-  if (format === 'yarn')
-    return finish(format, lowerYarn(bytes.toString('utf8'), absPath, options.root, options.redacted === true), options);
-  const index = indexPnpmLockfile(bytes, absPath);
-  if (!/^9\.\d+$/.test(index.lockfileVersion))
-    throw unsupportedVersion(absPath, index.lockfileVersion, isPnpmV6(index.lockfileVersion));
-  return finish(format, lowerPnpm(index), options);
+  return finish(format, coreOf(format).slices.lower(bytes, absPath, lowerOptions(options)), options);
 }
 
-/** Every project's slice of one lockfile's bytes, pnpm 6.x included (read with @pnpm/lockfile-file, pnpm-v6.ts). */
+function lowerOptions(options: FromLockfileOptions): { readonly root: string; readonly redacted: boolean } {
+  return { root: options.root, redacted: options.redacted === true };
+}
+
+/** Every project's slice of one lockfile's bytes, pnpm 6.x included (read with @pnpm/lockfile-file, package-managers/pnpm/v6.ts). */
 export async function slicesFromLockfileAsync(bytes: Buffer, options: FromLockfileOptions): Promise<LockfileSlices> {
   const format = checkedFormat(bytes, options);
-  // Sniffed on the first 4 KiB: lockfileVersion is pnpm's first key (after an env document's few lines).
-  if (format !== 'pnpm' || !isPnpmV6(sniffLockfileVersion(bytes.subarray(0, 4096).toString('utf8'))))
-    return slicesOfChecked(format, bytes, options);
-  const index = await indexPnpmV6(bytes, join(options.root, options.lockfile));
-  return finish(format, lowerPnpm(index), withLayout(format, bytes, options));
-}
-
-/** yarn.lock: berry (a `__metadata` block) or classic (`# yarn lockfile v1`, workspaces from the manifests). */
-function lowerYarn(text: string, absPath: string, root: string, redacted: boolean): LoweredGraph {
-  const head = text.slice(0, 2048);
-  if (/^__metadata:/m.test(head)) return lowerYarnBerry(indexYarnBerry(text, absPath));
-  const header = /^# yarn lockfile v1$/m.exec(head)?.[0];
-  if (header !== undefined)
-    return lowerYarnClassic(indexYarnClassic(text, absPath), classicWorkspaces(root, redacted), header);
-  throw new LockguardError(
-    'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
-    `The lockfile at "${absPath}" is neither a yarn berry lockfile (no __metadata block) nor a yarn v1 one (no "# yarn lockfile v1" line).`,
-    {
-      path: absPath,
-      hint: 'Let yarn rewrite it (yarn install), or use the whole-table key (lockguard key).',
-    },
-  );
+  const lowerAsync = ASYNC_SLICE_READERS[format];
+  if (lowerAsync === undefined) return slicesOfChecked(format, bytes, options);
+  const graph: LoweredGraph = await lowerAsync(bytes, join(options.root, options.lockfile), lowerOptions(options));
+  return finish(format, graph, withLayout(format, bytes, options));
 }
 
 function finish(format: SliceFormat, graph: LoweredGraph, options: FromLockfileOptions): LockfileSlices {
@@ -256,15 +213,15 @@ function lockfileOf(root: string): { readonly name: string; readonly bytes: Buff
     const result = readEntry(realFileSystem, join(root, name));
     if (result.state === 'file') return { name, bytes: result.bytes };
   }
-  const binary = readEntry(realFileSystem, join(root, 'bun.lockb'));
-  if (binary.state === 'file') {
+  for (const core of PACKAGE_MANAGER_CORES) {
+    const refused = core.slices.refused;
+    if (refused === undefined) continue;
+    const path = join(root, refused.lockfile);
+    if (readEntry(realFileSystem, path).state !== 'file') continue;
     throw new LockguardError(
       'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
-      `"${join(root, 'bun.lockb')}" is bun's binary lockfile: per-project slices are computed for ${SLICE_FORMATS_TEXT}.`,
-      {
-        path: join(root, 'bun.lockb'),
-        hint: 'Let bun write the text lockfile (bun install --save-text-lockfile, bun 1.2+; then remove bun.lockb), or use the whole-table key (lockguard key).',
-      },
+      `"${path}" ${refused.why}: per-project slices are computed for ${SLICE_FORMATS_TEXT}.`,
+      { path, hint: refused.rootHint },
     );
   }
   throw new LockguardError(

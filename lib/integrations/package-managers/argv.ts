@@ -8,7 +8,8 @@
 // reads a file (a script's body is the caller's to look up, script-walk.ts does); an argv it cannot read is
 // `undefined`, never a guess.
 
-import { EXECUTABLES, TABLES, type Effect, type Manager } from './tables.js';
+import { COMMAND_LINES, commandLineOf, EXECUTABLES } from './command-lines.js';
+import type { Effect, Manager, ManagerTable } from './tables.js';
 
 export type { Effect, Manager } from './tables.js';
 
@@ -58,7 +59,8 @@ export interface CommandClass {
 export function executableName(word: string): string {
   const last = word.slice(Math.max(word.lastIndexOf('/'), word.lastIndexOf('\\')) + 1);
   const bare = last.replace(/\.(c?js|mjs|exe|cmd|ps1)$/i, '');
-  return /^yarn-\d/.test(bare) ? 'yarn' : bare;
+  const release = COMMAND_LINES.find((table) => table.releaseFile?.test(bare));
+  return release?.name ?? bare;
 }
 
 /** Drop a `node <script>` or `corepack` launcher in front of the tool. */
@@ -71,7 +73,10 @@ function stripLauncher(argv: readonly string[]): readonly string[] {
   return argv;
 }
 
-const RECURSIVE = new Set(['recursive', 'multi', 'm']);
+/** What `manager`'s command line means (its integration adapter's table). */
+function tableOf(manager: Manager): ManagerTable {
+  return commandLineOf(manager);
+}
 
 /** Manager, command and words of `argv` (argv[0] is the executable), or undefined when it is no package manager. */
 export function parseCommand(argv: readonly string[]): ParsedCommand | undefined {
@@ -81,13 +86,13 @@ export function parseCommand(argv: readonly string[]): ParsedCommand | undefined
   const known = EXECUTABLES[executableName(head)];
   if (known === undefined) return undefined;
   const { manager } = known;
-  const table = TABLES[manager];
+  const table = tableOf(manager);
   const args = words.slice(1);
   if (known.exec === true) {
     // npx / pnpx / bunx: the words are exec's own.
     return {
       manager,
-      command: manager === 'bun' ? 'x' : manager === 'pnpm' ? 'dlx' : 'exec',
+      command: table.execCommand,
       typed: executableName(head),
       options: [],
       rest: args,
@@ -102,7 +107,7 @@ export function parseCommand(argv: readonly string[]): ParsedCommand | undefined
       if (table.valueOptions.has(word) && i + 1 < args.length) options.push(args[++i] as string);
       continue;
     }
-    if (manager === 'pnpm' && RECURSIVE.has(word)) {
+    if (table.recursiveWords.has(word)) {
       options.push('-r');
       continue;
     }
@@ -199,21 +204,21 @@ const NOTHING = {
  */
 export function managerWords(parsed: ParsedCommand): readonly string[] {
   const { manager, command, options, rest } = parsed;
-  if (manager !== 'pnpm' || command === undefined) return [...options, ...rest];
-  const effect = TABLES.pnpm.effects[command] ?? 'script';
+  const table = tableOf(manager);
+  if (!table.forwardsAfterName || command === undefined) return [...options, ...rest];
+  const effect = table.effects[command] ?? 'script';
   if (effect === 'script')
-    return command === 'run'
-      ? [...options, ...rest.slice(0, firstPositional(rest, TABLES.pnpm.valueOptions))]
-      : options;
+    return command === 'run' ? [...options, ...rest.slice(0, firstPositional(rest, table.valueOptions))] : options;
   if (effect === 'exec') return [...options, ...rest.slice(0, firstPositional(rest, EXEC_VALUE_OPTIONS))];
   return [...options, ...rest];
 }
 
 /** What pnpm appends to the script `parsed` runs: the words after the script name. */
 function forwardedWords(parsed: ParsedCommand): readonly string[] | undefined {
-  if (parsed.manager !== 'pnpm') return undefined;
+  const table = tableOf(parsed.manager);
+  if (!table.forwardsAfterName) return undefined;
   if (parsed.command !== 'run') return parsed.rest;
-  const at = firstPositional(parsed.rest, TABLES.pnpm.valueOptions);
+  const at = firstPositional(parsed.rest, table.valueOptions);
   return parsed.rest.slice(at + 1);
 }
 
@@ -225,16 +230,17 @@ export function classifyCommand(argv: readonly string[]): CommandClass | undefin
 
 export function classifyParsed(parsed: ParsedCommand): CommandClass {
   const { manager, command, options, rest } = parsed;
-  const table = TABLES[manager];
+  const table = tableOf(manager);
   const all = [...options, ...rest];
   const elsewhere = has(managerWords(parsed), table.elsewhereOptions);
   const base = { manager, command, elsewhere };
   if (has(options, INFO_ONLY)) return { ...NOTHING, ...base, effect: 'none' };
   if (command === undefined) return installClass(parsed, table.bare, all);
 
-  const inYarnWorkspace = manager === 'yarn' ? yarnWorkspacesClass(parsed, base, all) : undefined;
-  if (inYarnWorkspace !== undefined) return inYarnWorkspace;
-  if (manager === 'npm' && command === 'audit' && positionals(rest, table.valueOptions)[0] === 'fix')
+  const inWorkspace = table.workspaceCommands ? workspacesClass(parsed, base, all) : undefined;
+  if (inWorkspace !== undefined) return inWorkspace;
+  const rewritingWord = table.rewritingSubcommands[command];
+  if (rewritingWord !== undefined && positionals(rest, table.valueOptions)[0] === rewritingWord)
     return installClass(parsed, 'rewrites', all);
 
   const known = table.effects[command];
@@ -262,8 +268,8 @@ interface ClassBase {
 }
 
 /** yarn's `workspace <name> <command…>`, `workspaces focus` and `workspaces foreach|run …`; undefined for any other command. */
-function yarnWorkspacesClass(parsed: ParsedCommand, base: ClassBase, all: readonly string[]): CommandClass | undefined {
-  const { command, rest } = parsed;
+function workspacesClass(parsed: ParsedCommand, base: ClassBase, all: readonly string[]): CommandClass | undefined {
+  const { manager, command, rest } = parsed;
   // yarn: `workspace <name> <command…>` and `workspaces foreach|run … <command…>` run a yarn command elsewhere.
   if (command === 'workspace') {
     const [, ...inner] = rest;
@@ -272,7 +278,7 @@ function yarnWorkspacesClass(parsed: ParsedCommand, base: ClassBase, all: readon
       ...base,
       effect: 'exec',
       elsewhere: true,
-      runs: inner.length > 0 ? ['yarn', ...inner] : undefined,
+      runs: inner.length > 0 ? [manager, ...inner] : undefined,
     };
   }
   if (command === 'workspaces') {
@@ -285,7 +291,7 @@ function yarnWorkspacesClass(parsed: ParsedCommand, base: ClassBase, all: readon
         ...base,
         effect: 'exec',
         elsewhere: true,
-        runs: cmd === undefined || cmd.length === 0 ? undefined : ['yarn', ...cmd],
+        runs: cmd === undefined || cmd.length === 0 ? undefined : [manager, ...cmd],
       };
     }
     return { ...NOTHING, ...base, effect: 'none' };
@@ -296,7 +302,7 @@ function yarnWorkspacesClass(parsed: ParsedCommand, base: ClassBase, all: readon
 /** A script (`run <name>`, or a bare word that may be one): its name, the binary it falls back to, the words forwarded. */
 function scriptClass(parsed: ParsedCommand, command: string, known: Effect | undefined, base: ClassBase): CommandClass {
   const { manager, rest } = parsed;
-  const table = TABLES[manager];
+  const table = tableOf(manager);
   const effect = 'script';
   const named = known === undefined ? command : command === 'run' ? positionals(rest, table.valueOptions)[0] : command;
   if (named === undefined) return { ...NOTHING, ...base, effect: 'none' };
@@ -308,7 +314,7 @@ function scriptClass(parsed: ParsedCommand, command: string, known: Effect | und
     effect,
     script: named,
     fallback,
-    verifiesDepsFirst: manager === 'pnpm',
+    verifiesDepsFirst: table.verifiesDepsFirst.scripts,
     forwarded: forwardedWords(parsed),
   };
 }
@@ -316,20 +322,22 @@ function scriptClass(parsed: ParsedCommand, command: string, known: Effect | und
 /** exec/dlx and friends: the command they run (or, in shell mode, its line). */
 function execClass(parsed: ParsedCommand, base: ClassBase): CommandClass {
   const { manager, command, rest } = parsed;
+  const table = tableOf(manager);
   const effect = 'exec';
+  const verifiesDepsFirst = command !== undefined && table.verifiesDepsFirst.commands.has(command);
   if (has(rest, SHELL_MODE)) {
     const line = commandAfterOptions(
       rest.filter((word) => !SHELL_MODE.has(word)),
       EXEC_VALUE_OPTIONS,
     );
-    const call = rest.findIndex((word) => word === '-c' || word === '--call');
-    const text = manager === 'npm' && call !== -1 ? rest[call + 1] : line?.join(' ');
+    const call = rest.findIndex((word) => table.lineOptions.has(word));
+    const text = call !== -1 ? rest[call + 1] : line?.join(' ');
     return {
       ...NOTHING,
       ...base,
       effect,
       runsLine: text,
-      verifiesDepsFirst: manager === 'pnpm' && command === 'exec',
+      verifiesDepsFirst,
     };
   }
   return {
@@ -337,31 +345,28 @@ function execClass(parsed: ParsedCommand, base: ClassBase): CommandClass {
     ...base,
     effect,
     runs: commandAfterOptions(rest, EXEC_VALUE_OPTIONS),
-    verifiesDepsFirst: manager === 'pnpm' && command === 'exec',
+    verifiesDepsFirst,
   };
 }
 
 function installClass(parsed: ParsedCommand, effect: Effect, all: readonly string[]): CommandClass {
   const { manager, command, rest } = parsed;
-  const table = TABLES[manager];
+  const table = tableOf(manager);
   const elsewhere = has(managerWords(parsed), table.elsewhereOptions);
   const base = { ...NOTHING, manager, command, elsewhere };
   if (effect !== 'rewrites' && effect !== 'installs' && effect !== 'tree' && effect !== 'store')
     return { ...base, effect };
   // A global install writes outside the workspace; `--help` prints and exits.
-  if (has(all, GLOBAL) || has(all, INFO_ONLY) || (manager === 'npm' && all.includes('--dry-run')))
+  if (has(all, GLOBAL) || has(all, INFO_ONLY) || all.some((word) => table.dryRunOptions.has(word)))
     return { ...base, effect: 'none' };
   // `pnpm install <pkg>` (and `bun install <pkg>`) is an add: it rewrites the lockfile under frozenLockfile (measured).
-  const adds =
-    effect === 'installs' &&
-    (manager === 'pnpm' || manager === 'bun' || manager === 'npm') &&
-    positionals(rest, table.valueOptions).length > 0;
+  const adds = effect === 'installs' && table.installWithNamesAdds && positionals(rest, table.valueOptions).length > 0;
   const rewrites = effect === 'rewrites' || adds;
   const frozen =
     !rewrites &&
     (effect === 'tree' || (effect === 'installs' && has(all, table.frozenOptions) && !has(all, table.unfrozenOptions)));
   const writesLockfile =
-    rewrites || (effect === 'installs' && !frozen) || (manager === 'npm' && all.includes('--package-lock-only'));
+    rewrites || (effect === 'installs' && !frozen) || all.some((word) => table.lockfileOnlyOptions.has(word));
   return {
     ...base,
     effect: adds ? 'rewrites' : effect,

@@ -10,6 +10,7 @@
 
 import { resolve } from 'node:path';
 import { classifyCommand, managerWords, parseCommand, type CommandClass } from './argv.js';
+import { commandLineOf } from './command-lines.js';
 import { quoteWord, shellLine, simpleCommands, unwrapCommand } from './shell-line.js';
 
 /** How deep scripts calling scripts are followed. */
@@ -50,12 +51,7 @@ function scriptDir(argv: readonly string[], cmd: CommandClass, dir: string | und
     }
     return undefined;
   };
-  const moved =
-    cmd.manager === 'pnpm'
-      ? named(['--dir', '-C'])
-      : cmd.manager === 'npm'
-        ? named(['--prefix', '-C'])
-        : named(['--cwd']);
+  const moved = named(commandLineOf(cmd.manager).dirOptions);
   if (moved !== undefined) return resolve(dir, moved);
   // --filter, -r, -w, --workspace: other packages, whose scripts are not read here.
   return cmd.elsewhere ? undefined : dir;
@@ -97,7 +93,7 @@ export function walkCommand(argv: readonly string[], options: WalkOptions): Step
     if (cmd.runs !== undefined)
       visit(
         cmd.runs,
-        cmd.manager === 'yarn' && cmd.elsewhere ? undefined : dir,
+        cmd.elsewhere && commandLineOf(cmd.manager).elsewhereFolderUnknown ? undefined : dir,
         [...via, `${cmd.manager} ${cmd.command ?? ''}`.trim()],
         depth + 1,
       );
@@ -108,7 +104,9 @@ export function walkCommand(argv: readonly string[], options: WalkOptions): Step
     const where = scriptDir(argvNow, cmd, dir);
     if (where === undefined) return;
     const scripts = options.scriptsOf(where);
-    const names = cmd.manager === 'npm' ? [`pre${cmd.script}`, cmd.script, `post${cmd.script}`] : [cmd.script];
+    const names = commandLineOf(cmd.manager).prePostScripts
+      ? [`pre${cmd.script}`, cmd.script, `post${cmd.script}`]
+      : [cmd.script];
     if (scripts[cmd.script] === undefined) {
       if (cmd.fallback !== undefined) visit(cmd.fallback, where, via, depth + 1);
       return;

@@ -10,7 +10,8 @@
 import { join } from 'node:path';
 import type { Env } from '../../core/env.js';
 import { envSetting, npmrcSetting, workspaceYamlSetting } from '../package-managers/pnpm-config.js';
-import { effectivePnpm, majorOf } from '../package-managers/version.js';
+import { effectivePnpm } from '../package-managers/pnpm/effective-version.js';
+import { majorOf } from '../package-managers/version.js';
 import { readConfigText } from '../../core/bounded-read.js';
 import { isLockguardError } from '../../core/errors.js';
 

@@ -10,7 +10,7 @@
 // says to unplug it first. Invariants: pure but for `yarnPluginPath`'s existence checks; never throws.
 
 import { isAbsolute, relative, sep } from 'node:path';
-import { yarnPluginPath } from '../package-managers/refuse-env.js';
+import { yarnPluginPath } from '../package-managers/yarn/plugin-path.js';
 
 /** The command that imports lockguard's plugin into the yarn workspace at `root`, as a user types it. */
 export function yarnPluginImportLine(root: string, plugin: string | undefined = yarnPluginPath()): string {

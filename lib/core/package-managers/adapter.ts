@@ -1,0 +1,82 @@
+// The one interface every package manager's core half implements: what core/ must know of a package
+// manager to read its table, check its install and slice its lockfile.
+//
+// Owns: `PackageManagerCore` and the shapes only adapters and their dispatchers share.
+// Invariants: types only. An adapter (`<pm>/index.ts`) imports leaf modules of core/ (entries.ts' types,
+// table.ts, install-verdict.ts, slices/graph.ts, config-settings.ts, lockfile-errors.ts, its own folder),
+// never a dispatcher (registry.ts, workspace.ts, fingerprints.ts, slices/slices.ts, install-check.ts,
+// slices/layout.ts): they reach it through registry.ts, so the registry has no cycle. README.md says what a
+// new package manager's folder must provide.
+
+import type { EntrySpec } from '../entries.js';
+import type { InstallCheck } from '../install-verdict.js';
+import type { LoweredGraph } from '../slices/graph.js';
+import type { WorkspaceFingerprints } from '../table.js';
+import type { PackageManager } from './names.js';
+
+export type { PackageManager };
+
+/** What a lockfile reader is handed beside the bytes. */
+export interface LowerOptions {
+  /** Absolute workspace root (yarn v1 reads its importers from the manifests there). */
+  readonly root: string;
+  /** The bytes are a redacted copy (slices.ts `FromLockfileOptions.redacted`). */
+  readonly redacted: boolean;
+}
+
+/** Where this package manager's files name patch files (fingerprints.ts adds each as a `patch` entry). */
+export interface PatchSources {
+  /** The root package.json's `patchedDependencies` (pnpm's `pnpm.patchedDependencies`, bun's own) count. */
+  readonly rootManifest: boolean;
+  /** The part of one of its lockfiles (by name) that can name patch files; an empty buffer when none can. */
+  lockfileRegion(relPath: string, bytes: Buffer): Buffer;
+  /** Patch files its lockfile names in its own syntax (yarn berry's `patch:` descriptors), from the bytes read. */
+  fromLockfile?(files: ReadonlyMap<string, Buffer>): string[];
+}
+
+/** Per-project slices of this package manager's lockfile (slices/slices.ts dispatches here). */
+export interface SliceReader {
+  /** The lockfiles slices are read from, in the order a root is searched. */
+  readonly lockfiles: readonly string[];
+  /**
+   * A lockfile of this manager that has no slices (bun.lockb): what it is (`"…" is …`), the fix named when
+   * its bytes are handed in (`hint`) and when it is the root's only lockfile (`rootHint`).
+   */
+  readonly refused?: {
+    readonly lockfile: string;
+    readonly why: string;
+    readonly hint: string;
+    readonly rootHint: string;
+  };
+  /** The lockfile lowered to the slice graph; throws LockguardError for what it cannot read. */
+  lower(bytes: Buffer, absPath: string, options: LowerOptions): LoweredGraph;
+}
+
+/**
+ * The same as `SliceReader.lower`, for lockfile versions only an asynchronous reader reads (pnpm 8's 6.x,
+ * through @pnpm/lockfile-file). Listed apart from the adapters (registry.ts `ASYNC_SLICE_READERS`): the install
+ * hooks' bundles slice synchronously, and an adapter holding it would carry that package into each of them.
+ */
+export type AsyncLower = (bytes: Buffer, absPath: string, options: LowerOptions) => Promise<LoweredGraph>;
+
+/** Everything core/ knows of one package manager. */
+export interface PackageManagerCore {
+  readonly name: PackageManager;
+  /** Its lockfile names, in the order a workspace root is recognized by (workspace.ts). */
+  readonly lockfiles: readonly string[];
+  /** Files that say a root is this manager's before any lockfile does (pnpm-workspace.yaml). */
+  readonly rootMarkers: readonly string[];
+  /**
+   * Its own rule for the workspace root above a real folder, when it has one (pnpm: find-workspace-dir's);
+   * undefined when it finds none. Throws LockguardError when its rule refuses (a misnamed manifest).
+   */
+  findRoot?(real: string): Promise<string | undefined>;
+  /** The table's fixed entries (entries.ts `baseEntries` filters them by scope). */
+  readonly entries: readonly EntrySpec[];
+  readonly patches: PatchSources;
+  /** The pre-run check of a full-scope table: does the installed tree hold what the lockfile says? */
+  checkInstall(table: WorkspaceFingerprints): InstallCheck;
+  /** Whether its linker at `root` puts the hoisted pool in the root node_modules (slices/layout.ts). */
+  poolAtRoot(root: string, lockfileHead: string): boolean;
+  readonly slices: SliceReader;
+}

@@ -1,0 +1,19 @@
+// The slice graph every package manager's lockfile reader lowers its lockfile to (package-managers/<pm>/).
+//
+// Owns: `LoweredGraph` and `NodeLabel`. Invariants: types only, a leaf (slices.ts, diff.ts, reach.ts and
+// each reader share it without importing one another).
+
+import type { SliceGraph } from './merkle.js';
+
+/** What a node stands for, for diffs: a package (name, version) or a project. */
+export type NodeLabel =
+  | { readonly kind: 'package'; readonly name: string; readonly version: string; readonly missing?: true }
+  | { readonly kind: 'importer'; readonly id: string }
+  | { readonly kind: 'leaf'; readonly ref: string };
+
+export interface LoweredGraph extends SliceGraph {
+  /** Importer id -> node. */
+  readonly importers: ReadonlyMap<string, number>;
+  /** What node `node` stands for (computed on demand: only diffs need it). */
+  label(node: number): NodeLabel;
+}

@@ -1,0 +1,19 @@
+// bun's integration half: its command line, the package its version is read from, its frozen install and
+// its refusal switches (none: measured with bun 1.4.5, no env setting freezes the lockfile;
+// `install.frozenLockfile` is bunfig.toml only).
+//
+// Owns: the `PackageManagerIntegration` of bun (adapter.ts), listed in registry.ts.
+// Invariants: values only.
+
+import type { PackageManagerIntegration } from '../adapter.js';
+import { BUN_COMMAND_LINE } from './command-line.js';
+import { BUN_HOOKS } from './hooks.js';
+
+export const bun: PackageManagerIntegration = {
+  name: 'bun',
+  commandLine: BUN_COMMAND_LINE,
+  hooks: BUN_HOOKS,
+  frozenInstall: 'bun install --frozen-lockfile',
+  refuseEnv: () => ({}),
+  refuseGap: () => 'bun',
+};
