@@ -6,6 +6,7 @@
 
 import { writeFileSync } from 'node:fs';
 import type { Workspace } from '../../core/workspace.js';
+import { coreOf } from '../../core/package-managers/registry.js';
 import { join } from 'node:path';
 import { errnoCode, isLockguardError, LockguardError } from '../../core/errors.js';
 import { withLedgerIgnored } from '../../integrations/git.js';
@@ -229,14 +230,18 @@ export const command: Command = {
     // --json: the same work, its lines kept for the answer with the files it changed (init.json's record).
     const lines: string[] = [];
     const recorded = readInitRecord(workspace.root);
-    const lockfile = readText(workspace.root, join(workspace.root, 'pnpm-lock.yaml'));
+    // init's one lockfile edit (pnpm 10's checksum line) is in no record: the lockfiles are compared.
+    const lockfiles = coreOf(workspace.manager).lockfiles;
+    const lockText = (): (string | undefined)[] => lockfiles.map((name) => readText(workspace.root, join(workspace.root, name)));
+    const lockBefore = lockText();
     const code = await initialise(workspace, parsed, mode, {
       ...io,
       stdout: { write: (text: string) => lines.push(...text.replace(/\n$/, '').split('\n')) },
     });
     const after = readInitRecord(workspace.root);
     const changed = Object.keys(after).filter((file) => recorded[file]?.after !== after[file]?.after);
-    if (readText(workspace.root, join(workspace.root, 'pnpm-lock.yaml')) !== lockfile) changed.push('pnpm-lock.yaml');
+    const lockAfter = lockText();
+    changed.push(...lockfiles.filter((_, index) => lockAfter[index] !== lockBefore[index]));
     const version = await (await import('../version.js')).version();
     io.stdout.write(
       `${JSON.stringify({ version, command: 'init', exitCode: code, root: workspace.root, changed: changed.sort(), lines }, null, 2)}\n`,
