@@ -232,7 +232,8 @@ export const command: Command = {
     const recorded = readInitRecord(workspace.root);
     // init's one lockfile edit (pnpm 10's checksum line) is in no record: the lockfiles are compared.
     const lockfiles = coreOf(workspace.manager).lockfiles;
-    const lockText = (): (string | undefined)[] => lockfiles.map((name) => readText(workspace.root, join(workspace.root, name)));
+    const lockText = (): (string | undefined)[] =>
+      lockfiles.map((name) => readText(workspace.root, join(workspace.root, name)));
     const lockBefore = lockText();
     const code = await initialise(workspace, parsed, mode, {
       ...io,
