@@ -142,6 +142,7 @@ const JSON_COMMANDS: readonly string[] = [
   'run',
   'status',
   'snapshot',
+  'uninstall',
   'verify',
 ];
 

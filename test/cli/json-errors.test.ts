@@ -24,6 +24,7 @@ const COMMANDS: readonly (readonly string[])[] = [
   ['run', '--', 'true'],
   ['status'],
   ['snapshot'],
+  ['uninstall'],
   ['verify'],
 ];
 

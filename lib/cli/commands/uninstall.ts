@@ -22,7 +22,7 @@ import { withoutLockguardPlugin, YARN_PLUGIN_PATH } from '../../integrations/yar
 import { writeAtomic } from '../../run/atomic.js';
 import { LEDGER, LEDGER_DIR, ledgerPath } from '../../run/ledger-layout.js';
 import { readSliceRecord, SLICE_FILE, SLICE_FILE_VERSION } from '../../run/slice-files.js';
-import { parse } from '../args.js';
+import { flag, parse } from '../args.js';
 import type { Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { readInitRecord, textDigest } from '../init-record.js';
@@ -47,6 +47,8 @@ anything left is named with what to remove by hand. Commit the result.
 
 Options:
 ${DIR_HELP}
+  --json               print {version, command, exitCode, root, done (each thing taken back), left (each
+                       thing left in place, and why)}
   -h, --help           this text
 `;
 
@@ -212,7 +214,7 @@ function takeBackLedger(root: string, keep: boolean, report: Report): void {
 export const command: Command = {
   help,
   async run(argv, io: Io) {
-    const parsed = parse('uninstall', argv, { ...DIR_OPTION });
+    const parsed = parse('uninstall', argv, { ...DIR_OPTION, json: { type: 'boolean' } });
     const { root } = await workspaceOf(parsed, io);
     const report: Report = { done: [], left: [] };
     takeBackSliceFiles(root, report);
@@ -223,6 +225,13 @@ export const command: Command = {
     stillNamingSlices(root, report);
     takeBackGitignore(root, handled, report);
     takeBackLedger(root, report.left.length > 0, report);
+    if (flag(parsed, 'json')) {
+      const version = await (await import('../version.js')).version();
+      io.stdout.write(
+        `${JSON.stringify({ version, command: 'uninstall', exitCode: EXIT.ok, root, done: report.done, left: report.left }, null, 2)}\n`,
+      );
+      return EXIT.ok;
+    }
     for (const line of report.done) io.stdout.write(`${line}\n`);
     for (const line of report.left) io.stdout.write(`left in place: ${line}\n`);
     if (report.done.length === 0 && report.left.length === 0)

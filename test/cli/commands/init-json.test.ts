@@ -1,4 +1,4 @@
-// `lockguard init --json`: one JSON answer on stdout, with the files init wrote and the lines it would have
+// `lockguard init --json` and `uninstall --json`: one JSON answer on stdout, with the files init wrote and the lines it would have
 // printed; a second init changes nothing; an error in the shape every command's --json error has.
 
 import assert from 'node:assert/strict';
@@ -41,4 +41,17 @@ test('init --json on an error answers in the shape of every --json error', async
   assert.equal(answer.command, 'init');
   assert.equal(answer.exitCode, EXIT.usage);
   assert.match(answer.error?.code ?? '', /^ERR_LOCKGUARD_/);
+});
+
+test('uninstall --json lists what it took back, then nothing', async (t) => {
+  const root = tempWorkspace(t, { ...pnpmTree(), 'turbo.json': '{ "tasks": { "build": {} } }' });
+  assert.equal((await cli(['init', '--pnpmfile'], root)).code, EXIT.ok);
+  const first = await cli(['uninstall', '--json'], root);
+  assert.equal(first.code, EXIT.ok, first.stderr);
+  const answer = JSON.parse(first.stdout) as { command: string; done: string[]; left: string[] };
+  assert.equal(answer.command, 'uninstall');
+  assert.ok(answer.done.length >= 3, answer.done.join('\n'));
+  assert.deepEqual(answer.left, []);
+  const again = JSON.parse((await cli(['uninstall', '--json'], root)).stdout) as { done: string[]; left: string[] };
+  assert.deepEqual([again.done, again.left], [[], []]);
 });
