@@ -38,8 +38,6 @@ const ALLOWED: Readonly<Record<string, string>> = {
   'integrations/plan/': "plans of pnpm's recursive runs (`pnpm -r run`), a runner pnpm is",
   'integrations/runners/':
     "the runners lane's files: the pnpm pipeline runner is pnpm; affected.ts and turbo/doctor.ts name managers (left to that lane)",
-  'cli/init-hooks.ts': "init's install-hook edits per manager (not yet moved into the integration adapters)",
-  'cli/commands/uninstall.ts': "uninstall removes the pnpmfile's lockfile line (pnpm's checksum of it)",
 };
 
 function sources(dir: string): string[] {
