@@ -2,7 +2,7 @@
 //
 // Owns: the `Io` shape, the process's own io (its streams opened on first use), ending the process once the
 // command returned (`exitProcess`), color decisions (TTY only, NO_COLOR / FORCE_COLOR / TERM=dumb honoured),
-// printing of errors, and the sink every printed byte passes (`printableIo`: core/printable.ts's printableText
+// printing of errors, --quiet's filter (`quietIo`), and the sink every printed byte passes (`printableIo`: core/printable.ts's printableText
 // on each write; lockguard's own GitHub annotations alone go around it, through `writeWorkflowCommand`).
 // Invariants: library code never prints; only the CLI does, through these; the process never ends before
 // what it printed is written; no write reaches a stream raw (main and the npm hook entry wrap their io).
@@ -84,8 +84,33 @@ export function paint(io: Io, stream: Io['stdout'], code: 'yellow' | 'red' | 'gr
   return `\u001b[${open}m${text}\u001b[0m`;
 }
 
+/** The stream errors go to: stderr, or under --quiet the stream its filter stands in front of. */
+const LOUD = new WeakMap<Io['stderr'], Io['stderr']>();
+
+/**
+ * `io` under --quiet: stderr passes lockguard's warnings (a write that starts `lockguard: warning:`) and
+ * errors (printError writes around the filter), and drops the rest: status lines, notes, progress.
+ */
+export function quietIo(io: Io): Io {
+  const loud = io.stderr;
+  const stderr: Io['stderr'] = {
+    write: (text: string) => (withoutColor(text).startsWith('lockguard: warning:') ? loud.write(text) : true),
+    get isTTY() {
+      return loud.isTTY === true;
+    },
+  };
+  LOUD.set(stderr, loud);
+  return { ...io, stderr };
+}
+
+/** `text` without the colour `paint` may open it with. */
+function withoutColor(text: string): string {
+  return text.startsWith('\u001b[') ? text.slice(text.indexOf('m') + 1) : text;
+}
+
 /** Print a LockguardError as `lockguard: message` plus its fix; anything else is a bug report. */
-export function printError(io: Io, error: unknown): void {
+export function printError(ioIn: Io, error: unknown): void {
+  const io = { ...ioIn, stderr: LOUD.get(ioIn.stderr) ?? ioIn.stderr };
   if (error instanceof LockguardError) {
     io.stderr.write(`${paint(io, io.stderr, 'red', 'lockguard:')} ${error.message}\n`);
     if (error.hint !== undefined) io.stderr.write(`  ${error.hint}\n`);

@@ -12,7 +12,7 @@ import { redactRecord } from '../core/redact.js';
 import { fsFault, isFsFault } from '../core/fs-fault.js';
 import type { CommandTable } from './command.js';
 import { COMMAND_NAMES, HELP_WORDS, SUMMARIES } from './command-names.js';
-import { noticingStdout, printableIo, printError, type Io } from './io.js';
+import { noticingStdout, printableIo, printError, quietIo, type Io } from './io.js';
 import { EXIT } from './exit-codes.js';
 import { closest } from './suggest.js';
 
@@ -21,7 +21,7 @@ export function mainHelp(): string {
   const rows = Object.entries(SUMMARIES).map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`);
   return `lockguard: refuse cache saves whose keys folded a lockfile that changed during the run.
 
-Usage: lockguard [-C <dir>] <command> [options] [--verbose]
+Usage: lockguard [-C <dir>] <command> [options] [--verbose | --quiet]
 
 Commands:
 ${rows.join('\n')}
@@ -32,6 +32,8 @@ In CI, around a cache save:
 
 Run "lockguard help <command>" (or "lockguard <command> --help") for a command's options. Long lists
 (quarantine entries, slice files written) are summarised with a count; --verbose prints them whole.
+--quiet prints only errors and warnings on stderr (no status line: the exit code and lockguard status
+say what happened); what a command answers on stdout (a key, --json) is printed as always.
 Exit codes: lockguard help exit-codes.
 `;
 }
@@ -55,15 +57,22 @@ function leadingDir(argv: readonly string[], io: Io): { argv: readonly string[];
 }
 
 /**
- * `--verbose` anywhere before a `--` (after it, the words are the wrapped command's): taken out of argv, and
- * said in the io every command prints through.
+ * `--verbose` and `--quiet` anywhere before a `--` (after it, the words are the wrapped command's): taken out
+ * of argv, and said in the io every command prints through (`--quiet`: io.ts quietIo).
  */
 function verbosity(argv: readonly string[], io: Io): { argv: readonly string[]; io: Io } {
   const end = argv.indexOf('--');
   const own = end === -1 ? argv : argv.slice(0, end);
-  if (!own.includes('--verbose')) return { argv, io };
+  const verbose = own.includes('--verbose');
+  const quiet = own.includes('--quiet');
+  if (!verbose && !quiet) return { argv, io };
+  if (verbose && quiet)
+    throw new LockguardError('ERR_LOCKGUARD_USAGE', '--verbose and --quiet ask for opposite things.', {
+      hint: 'Pass one of them.',
+    });
   const rest = end === -1 ? [] : argv.slice(end);
-  return { argv: [...own.filter((word) => word !== '--verbose'), ...rest], io: { ...io, verbose: true } };
+  const words = [...own.filter((word) => word !== '--verbose' && word !== '--quiet'), ...rest];
+  return { argv: words, io: quiet ? quietIo(io) : { ...io, verbose: true } };
 }
 
 export async function main(argvIn: readonly string[], ioGiven: Io, commands: CommandTable): Promise<number> {
@@ -125,10 +134,12 @@ export async function main(argvIn: readonly string[], ioGiven: Io, commands: Com
  */
 const JSON_COMMANDS: readonly string[] = [
   'doctor',
+  'init',
   'key',
   'plan',
   'prune',
   'quarantine',
+  'run',
   'status',
   'snapshot',
   'verify',

@@ -27,7 +27,7 @@ function list(words: readonly string[]): string {
 
 /**
  * A runner whose cache could not be resolved is said first: not guarded, why, and that it may replay; with
- * one, "no runner cache is guarded here (no turbo, nx or pnpm pipeline configured)" would be false.
+ * one, "no runner cache is guarded here (no turbo, nx, pnpm pipeline or wireit configured)" would be false.
  */
 function unresolvedWords(outcome: RunnerOutcome): { notGuarded: string; noCache: string } {
   const unresolved = outcome.unresolved ?? [];
@@ -40,7 +40,7 @@ function unresolvedWords(outcome: RunnerOutcome): { notGuarded: string; noCache:
   const noCache =
     unresolved.length > 0
       ? 'nothing was withheld; lockguard verify refuses saves keyed on this run'
-      : 'no runner cache is guarded here (no turbo, nx or pnpm pipeline configured), so nothing was withheld; lockguard verify refuses saves keyed on this run';
+      : 'no runner cache is guarded here (no turbo, nx, pnpm pipeline or wireit configured), so nothing was withheld; lockguard verify refuses saves keyed on this run';
   return { notGuarded, noCache };
 }
 

@@ -1,8 +1,9 @@
 // A team's settings, decided once: the `"lockguard"` field of the workspace root's package.json (as prettier,
 // c8 and lint-staged read theirs), overridden by the environment, then by flags.
 //
-// Owns: the field's shape (`policy`, `failOnMove`, `remote`, `preCheck`, `scope`), reading it, and the order
-// in which a setting is decided: flag, then environment ($LOCKGUARD_POLICY, $LOCKGUARD_REMOTE), then the
+// Owns: the field's shape (`policy`, `failOnMove`, `remote`, `preCheck`, `scope`, `keepRuns`), reading it, and
+// the order in which a setting is decided: flag, then environment ($LOCKGUARD_POLICY, $LOCKGUARD_REMOTE,
+// $LOCKGUARD_KEEP_RUNS), then the
 // field, then lockguard's default; each value says where it came from (doctor shows it).
 // Invariants: a field that is not an object, an unknown key or a bad value is exit 2 naming the file, the key
 // and the values allowed, never ignored; the manifest is read as every workspace file is (a regular file, a
@@ -13,13 +14,14 @@ import { join } from 'node:path';
 import type { Env } from '../core/env.js';
 import { LockguardError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
+import { DEFAULT_RETENTION } from '../run/retention.js';
 import { closest } from './suggest.js';
 
-export const SETTING_KEYS = ['policy', 'failOnMove', 'remote', 'preCheck', 'scope'] as const;
+export const SETTING_KEYS = ['policy', 'failOnMove', 'remote', 'preCheck', 'scope', 'keepRuns'] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 
-/** The allowed values of each setting (true/false for the booleans). */
-const ALLOWED: Readonly<Record<SettingKey, readonly (string | boolean)[]>> = {
+/** The allowed values of each setting with a fixed set of them (true/false for the booleans). */
+const ALLOWED: Readonly<Record<Exclude<SettingKey, 'keepRuns'>, readonly (string | boolean)[]>> = {
   policy: ['flag', 'withhold', 'refuse'],
   failOnMove: ['auto', 'always', 'never'],
   remote: ['auto', 'off', 'on'],
@@ -27,7 +29,15 @@ const ALLOWED: Readonly<Record<SettingKey, readonly (string | boolean)[]>> = {
   scope: ['inputs', 'full'],
 };
 
-export type TeamSettings = Partial<Record<SettingKey, string | boolean>>;
+export type TeamSettings = Partial<Record<SettingKey, string | boolean | number>>;
+
+/** How many of the newest runs the ledger keeps by itself (run/retention.ts), or 'all': never pruned by itself. */
+export type Retention = number | 'all';
+
+/** A retention as written in package.json (a whole number of runs, at least 1, or "all"). */
+export function isRetention(value: unknown): value is Retention {
+  return value === 'all' || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1);
+}
 
 export interface SettingsFile {
   /** The package.json read, or undefined when the root has none. */
@@ -77,7 +87,17 @@ function validated(path: string, field: unknown): TeamSettings {
         `${meant === undefined ? '' : `Did you mean "${meant}"? `}The keys are ${SETTING_KEYS.join(', ')}.`,
       );
     }
-    const allowed = ALLOWED[key as SettingKey];
+    if (key === 'keepRuns') {
+      if (!isRetention(value))
+        throw badConfig(
+          path,
+          'sets "lockguard.keepRuns" to a value it does not take',
+          'Set it to a whole number of runs (1 or more), or "all" to never prune by itself.',
+        );
+      settings.keepRuns = value;
+      continue;
+    }
+    const allowed = ALLOWED[key as Exclude<SettingKey, 'keepRuns'>];
     if (!allowed.includes(value as string | boolean))
       throw badConfig(
         path,
@@ -128,6 +148,23 @@ export function settingsInEffect(file: SettingsFile, env: Env): string {
     ['remote', decide(undefined, fromEnv('LOCKGUARD_REMOTE'), file.settings.remote, 'auto')],
     ['preCheck', decide(undefined, undefined, file.settings.preCheck, true)],
     ['scope', decide(undefined, undefined, file.settings.scope, 'inputs')],
+    ['keepRuns', retentionOf(file, env)],
   ];
   return decided.map(([key, { value, from }]) => `${key} ${String(value)} (${from})`).join(', ');
+}
+
+/** The ledger's retention: $LOCKGUARD_KEEP_RUNS, then the field's `keepRuns`, then lockguard's default. */
+export function retentionOf(file: SettingsFile, env: Env, fallback: Retention = DEFAULT_RETENTION): Decided<Retention> {
+  const given = env['LOCKGUARD_KEEP_RUNS'];
+  let fromEnv: Retention | undefined;
+  if (given !== undefined && given !== '') {
+    fromEnv = given === 'all' ? 'all' : /^\d+$/.test(given) ? Number(given) : Number.NaN;
+    if (!isRetention(fromEnv))
+      throw new LockguardError(
+        'ERR_LOCKGUARD_USAGE',
+        'LOCKGUARD_KEEP_RUNS is not a whole number of runs (1 or more) or "all".',
+        { hint: 'Set LOCKGUARD_KEEP_RUNS=100 (the default), or "all" to never prune by itself; or unset it.' },
+      );
+  }
+  return decide<Retention>(undefined, fromEnv, file.settings.keepRuns, fallback);
 }

@@ -16,10 +16,12 @@ interface JsonError {
 
 const COMMANDS: readonly (readonly string[])[] = [
   ['doctor'],
+  ['init'],
   ['key'],
   ['plan', '--', 'turbo', 'run', 'build'],
   ['prune'],
   ['quarantine', 'list'],
+  ['run', '--', 'true'],
   ['status'],
   ['snapshot'],
   ['verify'],

@@ -91,7 +91,7 @@ test('doctor shows each setting and where it came from; a bad field fails its ch
   assert.equal(settings?.level, 'ok');
   assert.equal(
     settings?.detail,
-    'policy refuse (package.json), failOnMove auto (default), remote off (environment), preCheck false (package.json), scope inputs (default)',
+    'policy refuse (package.json), failOnMove auto (default), remote off (environment), preCheck false (package.json), scope inputs (default), keepRuns 100 (default)',
   );
   withField(root, { polcy: 'refuse' });
   const bad = await cli(['doctor', '--json'], root);

@@ -19,10 +19,11 @@ import { listMarkers } from '../../run/live.js';
 import { foreignClaims, foreignLine } from '../../run/trust.js';
 import { ledgerTracked } from '../../integrations/git.js';
 import { flag, parse } from '../args.js';
-import { readSettings, settingsInEffect } from '../settings.js';
+import { readSettings, type Retention, retentionOf, settingsInEffect } from '../settings.js';
 import { EXIT } from '../exit-codes.js';
 import { LEDGER, ledgerPath } from '../../run/ledger-layout.js';
 import { DEFAULT_KEEP } from '../../run/prune.js';
+import { DEFAULT_RETENTION, retentionSlack } from '../../run/retention.js';
 import { paint, type Io } from '../io.js';
 import type { Command } from '../command.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
@@ -216,12 +217,16 @@ function ledgerWarnings(
 ): CheckResult[] {
   const dir = ledgerPath(root);
   const results: CheckResult[] = [];
-  if (runs > PRUNE_HINT_AT)
+  const keep = retentionIn(root, env);
+  if (runs > (keep === 'all' ? PRUNE_HINT_AT : keep + retentionSlack(keep)))
     results.push({
       check: 'ledger',
       level: 'warn',
-      detail: `${runs} runs in ${join(dir, LEDGER.runs)}: lockguard never removes one by itself`,
-      fix: `lockguard prune removes all but the newest ${DEFAULT_KEEP} and the runs still needed (--dry-run shows what would go).`,
+      detail:
+        keep === 'all'
+          ? `${runs} runs in ${join(dir, LEDGER.runs)}: keepRuns is "all", so lockguard never removes one by itself`
+          : `${runs} runs in ${join(dir, LEDGER.runs)}, over keepRuns ${keep} plus ${retentionSlack(keep)}: the prune after a run has not happened (a run that could not prune printed a warning)`,
+      fix: `lockguard prune removes all but the newest ${keep === 'all' ? DEFAULT_KEEP : keep} and the runs still needed (--dry-run shows what would go).`,
     });
   const tracked = ledgerTracked(root, env, false);
   if (tracked > 0)
@@ -296,3 +301,12 @@ export const command: Command = {
     return results.some((result) => result.level === 'fail') ? EXIT.moved : EXIT.ok;
   },
 };
+
+/** The workspace's retention; the default when the setting is broken (the settings check reports that). */
+function retentionIn(root: string, env: Io['env']): Retention {
+  try {
+    return retentionOf(readSettings(root), env).value;
+  } catch {
+    return DEFAULT_RETENTION;
+  }
+}

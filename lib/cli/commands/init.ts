@@ -5,6 +5,8 @@
 // `.lockguard-slice`); init only composes and prints what they change.
 
 import { writeFileSync } from 'node:fs';
+import type { Workspace } from '../../core/workspace.js';
+import { coreOf } from '../../core/package-managers/registry.js';
 import { join } from 'node:path';
 import { errnoCode, isLockguardError, LockguardError } from '../../core/errors.js';
 import { withLedgerIgnored } from '../../integrations/git.js';
@@ -18,8 +20,8 @@ import {
   writeEdits,
 } from '../../integrations/sound-keys/index.js';
 import { GIT_ADD_SLICES } from '../../run/slice-files.js';
-import { noteInitEdit } from '../init-record.js';
-import { flag, parse } from '../args.js';
+import { noteInitEdit, readInitRecord } from '../init-record.js';
+import { flag, parse, type Parsed } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../command.js';
@@ -74,6 +76,8 @@ ${DIR_HELP}
                        where sound keys are set up and no other hook rewrites the slice files after an
                        install: npm, pnpm 11+, yarn v1, bun (each runs the root prepare after its installs)
   --no-npm-scripts     never add it (then lockguard run or lockguard key --write-slices writes the files)
+  --json               print {version, command, exitCode, root, changed (the files init wrote), lines (what
+                       it would have printed)}; an error as {version, command, exitCode, error}
   -h, --help           this text
 `;
 
@@ -192,6 +196,7 @@ export const command: Command = {
     const { argv, mode } = soundKeysArg(rawArgv);
     const parsed = parse('init', argv, {
       ...DIR_OPTION,
+      json: { type: 'boolean' },
       'npm-scripts': { type: 'boolean' },
       'no-npm-scripts': { type: 'boolean' },
       pnpmfile: { type: 'boolean' },
@@ -221,18 +226,49 @@ export const command: Command = {
       );
     }
     const workspace = await workspaceOf(parsed, io);
-    const sound = flag(parsed, 'no-sound-keys')
-      ? undefined
-      : await setUpSoundKeys(workspace.root, flag(parsed, 'sound-keys'), mode, io);
-    ignoreLedger(workspace.root, io);
-    const npmScripts = installHooks(workspace, parsed, sound !== undefined, io);
-    // The hook rewrites them after installs, but pnpm 11+ runs it only after one that changed something, and
-    // the install init asks for may change nothing: written now (committed mode wrote them above).
-    if (npmScripts && sound === 'ignored') {
-      io.stdout.write(`sound keys: each project's ${SLICE_FILE}, written now (git ignores them):\n`);
-      await writeSlicesNow(workspace.root, io);
-    }
-    managerNotes(workspace.manager, npmScripts, io);
-    return EXIT.ok;
+    if (!flag(parsed, 'json')) return await initialise(workspace, parsed, mode, io);
+    // --json: the same work, its lines kept for the answer with the files it changed (init.json's record).
+    const lines: string[] = [];
+    const recorded = readInitRecord(workspace.root);
+    // init's one lockfile edit (pnpm 10's checksum line) is in no record: the lockfiles are compared.
+    const lockfiles = coreOf(workspace.manager).lockfiles;
+    const lockText = (): (string | undefined)[] =>
+      lockfiles.map((name) => readText(workspace.root, join(workspace.root, name)));
+    const lockBefore = lockText();
+    const code = await initialise(workspace, parsed, mode, {
+      ...io,
+      stdout: { write: (text: string) => lines.push(...text.replace(/\n$/, '').split('\n')) },
+    });
+    const after = readInitRecord(workspace.root);
+    const changed = Object.keys(after).filter((file) => recorded[file]?.after !== after[file]?.after);
+    const lockAfter = lockText();
+    changed.push(...lockfiles.filter((_, index) => lockAfter[index] !== lockBefore[index]));
+    const version = await (await import('../version.js')).version();
+    io.stdout.write(
+      `${JSON.stringify({ version, command: 'init', exitCode: code, root: workspace.root, changed: changed.sort(), lines }, null, 2)}\n`,
+    );
+    return code;
   },
 };
+
+/** What init does, its lines printed on `io`. */
+async function initialise(
+  workspace: Workspace,
+  parsed: Parsed,
+  mode: SoundKeysMode | undefined,
+  io: Io,
+): Promise<number> {
+  const sound = flag(parsed, 'no-sound-keys')
+    ? undefined
+    : await setUpSoundKeys(workspace.root, flag(parsed, 'sound-keys'), mode, io);
+  ignoreLedger(workspace.root, io);
+  const npmScripts = installHooks(workspace, parsed, sound !== undefined, io);
+  // The hook rewrites them after installs, but pnpm 11+ runs it only after one that changed something, and
+  // the install init asks for may change nothing: written now (committed mode wrote them above).
+  if (npmScripts && sound === 'ignored') {
+    io.stdout.write(`sound keys: each project's ${SLICE_FILE}, written now (git ignores them):\n`);
+    await writeSlicesNow(workspace.root, io);
+  }
+  managerNotes(workspace.manager, npmScripts, io);
+  return EXIT.ok;
+}

@@ -4,18 +4,23 @@ import { LockguardError } from '../../core/errors.js';
 import { plural } from '../../core/words.js';
 import { DEFAULT_KEEP, pruneLedger, type PruneResult } from '../../run/prune.js';
 import { flag, parse, stringValue } from '../args.js';
-import { namedRunsIn } from '../../integrations/ci/named-runs.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import type { Command } from '../command.js';
+import { runsNamedIn } from '../retention-step.js';
 import { recoverFirst } from '../recover.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 
 const help = `Usage: lockguard prune [--keep <n>] [--dry-run] [options]
 
 Every "lockguard run" and "lockguard snapshot" leaves a folder in .lockguard/runs/ (its record, events and
-report, some 3-20 KB), and nothing removes them by itself: they are what "verify --run" and "status --run"
-read. prune removes the older ones, and the lockfile copies in .lockguard/blobs/ that only they kept.
+report, some 3-20 KB): they are what "verify --run" and "status --run" read. prune removes the older ones,
+and the lockfile copies in .lockguard/blobs/ that only they kept.
+
+After each guarded run and snapshot, lockguard prunes by itself: once the ledger holds a tenth more runs
+than the workspace keeps (at least 10 more), down to the newest it keeps. It keeps 100 unless "keepRuns" in
+the root package.json's "lockguard" field or $LOCKGUARD_KEEP_RUNS says another number, or "all" (never by
+itself). lockguard status shows the count and the setting.
 
 Always kept, whatever --keep says: the newest snapshot and the newest guarded run; runs that are live
 (or whose lockguard process still runs), or died and are not finished yet; runs whose withheld cache
@@ -56,11 +61,7 @@ export const command: Command = {
     const stopped = await recoverFirst(workspace.root, io, 'lenient', 'prune');
     if (stopped !== undefined) return stopped;
     // The run LOCKGUARD_RUN names and every named gate's (LOCKGUARD_RUN_<NAME>, snapshot --name).
-    const plain = io.env['LOCKGUARD_RUN'];
-    const named = [
-      ...(plain === undefined || plain === '' ? [] : [plain]),
-      ...namedRunsIn(io.env).map(([, run]) => run),
-    ];
+    const named = runsNamedIn(io.env);
     const result = pruneLedger(workspace.root, { keep, dryRun: flag(parsed, 'dry-run'), named });
     if (flag(parsed, 'json')) {
       io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

@@ -21,13 +21,15 @@ import { oneOf, parse, stringValue, flag } from '../args.js';
 import type { Command } from '../command.js';
 import { guardContext } from '../guard-words.js';
 import { moveStatusLine, runEventLines } from '../run-words.js';
-import { paint, printError, type Io } from '../io.js';
+import { paint, printError, quietIo, type Io } from '../io.js';
+import { runAnswer } from '../run-json.js';
 import { recoverFirst } from '../recover.js';
 import { outcomeText, refusedClause, runExitCode, type FailMode } from '../run-outcome.js';
 import { remoteOf, runnerOverride, RUNNER_HELP, RUNNER_OPTIONS } from '../runner-option.js';
 import { warnTrackedLedger } from '../tracked-ledger.js';
 import { installedLine, treeLine } from '../verdict-words.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
+import { keepLedgerBounded } from '../retention-step.js';
 import { decide, readSettings, type TeamSettings } from '../settings.js';
 
 const POLICIES = ['flag', 'withhold', 'refuse'] as const;
@@ -76,6 +78,9 @@ ${DIR_HELP}
   --no-pre-check       skip the pre-run check ("preCheck": false in settings)
 ${MOVED_EXIT_HELP}
 ${RUNNER_HELP}
+  --json               after the command, one line on stdout (the last: the command's own output comes first):
+                       {version, command, exitCode, run, policy, moved, tree, caches, withheld, spared,
+                       staleLeft, stopped, unguarded}; instead of the status lines (errors and warnings stay)
   -h, --help           this text
 
 Settings a team decides once go in the workspace root's package.json, overridden by the environment, then
@@ -122,6 +127,7 @@ const RUN_OPTIONS = {
   policy: { type: 'string' },
   'fail-on-move': { type: 'string' },
   'no-pre-check': { type: 'boolean' },
+  json: { type: 'boolean' },
   ...MOVED_EXIT_OPTION,
 } as const;
 
@@ -168,7 +174,8 @@ export const command: Command = {
   async run(argv, io: Io) {
     const { childArgv, parsed } = parsedRun(argv);
     const workspace = await workspaceOf(parsed, io);
-    const options = optionsOf(parsed, io, readSettings(workspace.root).settings);
+    const settings = readSettings(workspace.root);
+    const options = optionsOf(parsed, io, settings.settings);
     const context = guardContext(io, (event) => runEventLines(io, event));
     const joined = await joinOuterRun(workspace, childArgv, context);
     if (joined !== undefined) return joined;
@@ -196,7 +203,13 @@ export const command: Command = {
             workspace.root,
             stepsOf(childArgv, io.cwd).map((step) => step.argv),
           );
-    printFinished(io, finished, unguarded);
+    if (flag(parsed, 'json')) {
+      // The answer replaces the status lines; errors and warnings still go to stderr.
+      printFinished(quietIo(io), finished, unguarded);
+      const version = await (await import('../version.js')).version();
+      io.stdout.write(`${runAnswer(version, finished, unguarded)}\n`);
+    } else printFinished(io, finished, unguarded);
+    keepLedgerBounded(workspace.root, io, settings);
     return finished.code;
   },
 };

@@ -26,6 +26,7 @@ import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
 import { warnTrackedLedger } from '../tracked-ledger.js';
 import { DIR_HELP, DIR_OPTION, SCOPE_HELP, SCOPE_OPTION, scopeOf, workspaceOf } from '../workspace-option.js';
+import { keepLedgerBounded } from '../retention-step.js';
 import { readSettings } from '../settings.js';
 import type { Scope } from '../../core/entries.js';
 
@@ -90,8 +91,9 @@ async function snapshot(parsed: Parsed, modes: OutputModes, io: Io): Promise<num
   // A guard that died before its final check is finished first (cli/recover.ts).
   const stopped = await recoverFirst(workspace.root, io, 'lenient', 'snapshot');
   if (stopped !== undefined) return stopped;
+  const settings = readSettings(workspace.root);
   const table = readWorkspaceFingerprints(workspace.root, {
-    scope: scopeOf(parsed, (readSettings(workspace.root).settings.scope as Scope | undefined) ?? 'inputs'),
+    scope: scopeOf(parsed, (settings.settings.scope as Scope | undefined) ?? 'inputs'),
     manager: workspace.manager,
   });
   const keyFile = keyFileOf(parsed, io, workspace.root, table.entries);
@@ -114,6 +116,7 @@ async function snapshot(parsed: Parsed, modes: OutputModes, io: Io): Promise<num
       `lockguard: snapshot of ${table.scope} (${table.manager}: ${present} ${present === 1 ? 'file' : 'files'}, ${absent} absent) recorded in ${run.dir}\n`,
     );
   }
+  keepLedgerBounded(workspace.root, io, settings);
   return EXIT.ok;
 }
 

@@ -5,6 +5,8 @@ import { plural } from '../../core/words.js';
 import { findRun, latestEvents, readReport, scanEvents, type RunEvent, type RunHandle } from '../../run/ledger.js';
 import type { RunReport } from '../../run/report.js';
 import { recordedMoves } from '../../run/verdict.js';
+import { countRuns, retentionSlack } from '../../run/retention.js';
+import { readSettings, retentionOf } from '../settings.js';
 import { lifeOf, type Life } from '../../run/recovery.js';
 import { lockfileMovesAmong, reportedSliceMoves, sliceMoveJson } from '../../run/slice-report.js';
 import { flag, parse, stringValue } from '../args.js';
@@ -151,9 +153,26 @@ export const command: Command = {
       return EXIT.ok;
     }
     io.stdout.write(`${redactText(statusLines(run.record, shown).join('\n'))}\n`);
+    io.stdout.write(`${ledgerLine(workspace.root, io)}\n`);
     return EXIT.ok;
   },
 };
+
+/** How many runs the ledger holds, and how many it keeps by itself (the retention and where it was set). */
+function ledgerLine(root: string, io: Io): string {
+  const { value, from } = retentionOf(readSettings(root), io.env);
+  const kept =
+    value === 'all'
+      ? 'none pruned by itself'
+      : `the newest ${value} kept, older ones pruned after a run once ${value + retentionSlack(value)} pile up`;
+  const where =
+    from === 'default'
+      ? 'the default; "keepRuns" in package.json\'s "lockguard" field'
+      : from === 'environment'
+        ? 'LOCKGUARD_KEEP_RUNS'
+        : 'keepRuns in package.json';
+  return `ledger   ${plural(countRuns(root), 'run')} (${kept}: ${where})`;
+}
 
 /** What status shows of a run, read from its ledger folder. */
 interface Shown {

@@ -12,6 +12,6 @@ export type { ProtocolAdapter } from './protocol-kit.js';
 /** A fresh adapter for `protocol`. */
 export function protocolAdapter(protocol: GateProtocol): ProtocolAdapter {
   const runner = RUNNERS.find((adapter) => adapter.remote.protocol === protocol);
-  if (runner === undefined) throw new Error(`no runner adapter speaks ${protocol}`);
+  if (runner?.remote.gate === undefined) throw new Error(`no runner adapter speaks ${protocol}`);
   return runner.remote.gate();
 }

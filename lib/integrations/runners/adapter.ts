@@ -104,16 +104,20 @@ export interface Pointed {
   readonly argv: readonly string[];
 }
 
-/** The runner's remote cache: its protocol, where it is configured, how to point it at the gate, its own switch. */
+/**
+ * The runner's remote cache: its protocol, where it is configured, how to point it at the gate, its own switch.
+ * `protocol`, `gate` and `pointAt` come together; a runner whose remote no gate can stand in front of (wireit's
+ * GitHub Actions cache) has none of them, and its `detect` never says `gateable`.
+ */
 export interface RemoteSide {
   /** The cache protocol the gate speaks for this runner. */
-  readonly protocol: GateProtocol;
+  readonly protocol?: GateProtocol;
   /** The gate's reading of the protocol's requests: a fresh one per gate (it may remember keys). */
-  gate(): ProtocolAdapter;
+  gate?(): ProtocolAdapter;
   /** The remote this runner would reach from `root` with `env` and its own `argv`: read-only, never a token. */
   detect(root: string, env: Env, argv: readonly string[]): RemoteDetection;
   /** The env (and argv) that points the runner at the gate at `gateUrl`. */
-  pointAt(detection: Gateable, gateUrl: string, argv: readonly string[]): Pointed;
+  pointAt?(detection: Gateable, gateUrl: string, argv: readonly string[]): Pointed;
   /**
    * The runner's own switch where no gate stands: remote writes off (`mode` off, or auto with a possible
    * writer; `why` is the reason in words). Its note starts with `[lockguard] <label> `.

@@ -10,8 +10,9 @@ import type { GuardedRunner, RunnerAdapter } from './adapter.js';
 import { nx } from './nx/index.js';
 import { pnpmPipeline } from './pnpm-pipeline/index.js';
 import { turbo } from './turbo/index.js';
+import { wireit } from './wireit/index.js';
 
-export const RUNNERS: readonly RunnerAdapter[] = [turbo, nx, pnpmPipeline];
+export const RUNNERS: readonly RunnerAdapter[] = [turbo, nx, pnpmPipeline, wireit];
 
 const BY_NAME = new Map(RUNNERS.map((adapter) => [adapter.name, adapter]));
 

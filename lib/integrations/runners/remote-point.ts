@@ -16,5 +16,7 @@ type Gateable = Extract<RemoteDetection, { state: 'gateable' }>;
 
 /** The child's env (and argv) that sends the runner's remote cache traffic to the gate at `gateUrl`. */
 export function pointRunnerAt(detection: Gateable, gateUrl: string, argv: readonly string[]): Pointed {
-  return adapterFor(detection.runner).remote.pointAt(detection, gateUrl, argv);
+  const { pointAt } = adapterFor(detection.runner).remote;
+  if (pointAt === undefined) throw new Error(`the ${detection.runner} adapter has no gate to point at`);
+  return pointAt(detection, gateUrl, argv);
 }

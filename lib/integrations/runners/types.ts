@@ -8,8 +8,8 @@ import type { LockguardError } from '../../core/errors.js';
 import type { RecordedIdentity } from '../../run/guard-record.js';
 import type { NotMoved, PassControl, QuarantinedEntry, QuarantineUnit, RenameFn } from '../../run/quarantine/index.js';
 
-export type RunnerName = 'turbo' | 'nx' | 'pnpm-pipeline' | 'none';
-export const RUNNER_NAMES: readonly RunnerName[] = ['turbo', 'nx', 'pnpm-pipeline', 'none'];
+export type RunnerName = 'turbo' | 'nx' | 'pnpm-pipeline' | 'wireit' | 'none';
+export const RUNNER_NAMES: readonly RunnerName[] = ['turbo', 'nx', 'pnpm-pipeline', 'wireit', 'none'];
 
 /** A runner's local cache as the runner itself resolves it. */
 export interface RunnerCache {

@@ -1,23 +1,22 @@
 // Caching runners lockguard does not guard, found so the line can name them instead of implying protection.
 //
-// Owns: `unguardedRunners(root, steps)`: wireit (a `wireit` object or a script running `wireit` in the root
-// package.json), lage (`lage.config.{js,cjs,mjs,ts}`), moon (`.moon/workspace.{yml,yaml}`), Rush
+// Owns: `unguardedRunners(root, steps)`: lage (`lage.config.{js,cjs,mjs,ts}`), moon (`.moon/workspace.{yml,yaml}`), Rush
 // (`rush.json`), or a command step that starts one of them; each with the file that configures it, where its
 // local cache is, and what a user does about a stale save there. What their keys fold is measured in
 // FIELD-NOTES ("Other caching runners"): none of them is shown to re-key after a lockfile rewrite mid-run.
-// Invariants: a few lstats and one small read of the root package.json; never runs anything; never throws;
+// (wireit is guarded since it has an adapter: runners/wireit/.)
+// Invariants: a few lstats; never runs anything; never throws;
 // an unguarded runner is never counted as guarded and its cache is never touched.
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { executableName } from '../package-managers/argv.js';
 import { present } from './workspace-files.js';
 
-export type UnguardedName = 'wireit' | 'lage' | 'moon' | 'rush';
+export type UnguardedName = 'lage' | 'moon' | 'rush';
 
 export interface UnguardedRunner {
   readonly name: UnguardedName;
-  /** The runner in words (`wireit`, `Rush`). */
+  /** The runner in words (`lage`, `Rush`). */
   readonly label: string;
   /** What says it is here: the config file, or the command that starts it. */
   readonly evidence: string;
@@ -35,12 +34,6 @@ interface Known {
 }
 
 const KNOWN: Readonly<Record<UnguardedName, Known>> = {
-  wireit: {
-    label: 'wireit',
-    files: [],
-    cache: '.wireit/ in each package',
-    fix: 'delete those .wireit folders before the next run (or run with WIREIT_CACHE=none)',
-  },
   lage: {
     label: 'lage',
     files: ['lage.config.js', 'lage.config.cjs', 'lage.config.mjs', 'lage.config.ts'],
@@ -61,21 +54,7 @@ const KNOWN: Readonly<Record<UnguardedName, Known>> = {
   },
 };
 
-const ORDER: readonly UnguardedName[] = ['wireit', 'lage', 'moon', 'rush'];
-
-/** Whether the root package.json configures wireit (a `wireit` object, or a script that is `wireit`). */
-function wireitInManifest(root: string): boolean {
-  try {
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown> | null;
-    const config = manifest?.['wireit'];
-    if (config !== null && typeof config === 'object') return true;
-    const scripts = manifest?.['scripts'];
-    if (scripts === null || typeof scripts !== 'object') return false;
-    return Object.values(scripts).some((line) => typeof line === 'string' && /^\s*wireit(\s|$)/.test(line));
-  } catch {
-    return false;
-  }
-}
+const ORDER: readonly UnguardedName[] = ['lage', 'moon', 'rush'];
 
 /** The command name each runner's binary goes by (`rush` and `rushx` for Rush). */
 function startedName(argv: readonly string[]): UnguardedName | undefined {
@@ -92,7 +71,6 @@ function startedName(argv: readonly string[]): UnguardedName | undefined {
  */
 export function unguardedRunners(root: string, steps: readonly (readonly string[])[] = []): UnguardedRunner[] {
   const found = new Map<UnguardedName, string>();
-  if (wireitInManifest(root)) found.set('wireit', 'package.json');
   for (const name of ORDER) {
     const file = KNOWN[name].files.find((candidate) => present(join(root, candidate)));
     if (file !== undefined && !found.has(name)) found.set(name, file);

@@ -6,8 +6,10 @@
 // The answer is read from the runners' own configuration as `lockguard init --sound-keys` writes it, parsed
 // (JSONC: comments are no configuration): turbo when a task's `inputs` in the root turbo.json (or
 // turbo.jsonc) names the file, nx when nx.json's `namedInputs`/`targetDefaults` or a non-comment line of
-// .nxignore does (nx hashes a gitignored file only once .nxignore un-ignores it). Never a substring of the text.
-// Invariants: reads at most four files, only when asked (never on a run whose record is current), each
+// .nxignore does (nx hashes a gitignored file only once .nxignore un-ignores it), wireit when a cached script's
+// `files` in a wireit package's package.json does. Never a substring of the text.
+// Invariants: reads at most five root files (and, where wireit is configured or installed, the wireit packages'
+// package.json files), only when asked (never on a run whose record is current), each
 // through the bounded reader (core/bounded-read.ts: never a device or FIFO, at most 16 MiB, a link only to a
 // file inside the workspace); an absent or unparsable config folds nothing; one the bounded reader refuses is
 // its LockguardError (the CLI exits 2 naming it; the install hooks turn it into their warning line).
@@ -17,6 +19,7 @@ import { readBounded } from '../../core/bounded-read.js';
 import { SLICE_FILE } from '../../run/slice-files.js';
 import { type JsonNode, parseJsonc, prop } from '../sound-keys/jsonc.js';
 import type { RunnerName } from '../runners/types.js';
+import { manifestAt, wireitBlock, wireitInstalled, wireitPackages } from '../runners/wireit/packages.js';
 
 /** A runner whose keys can fold the slice files (its adapter has `soundKeys`). */
 export type SliceRunner = Exclude<RunnerName, 'none'>;
@@ -30,7 +33,13 @@ export const CONFIGS: ReadonlyArray<readonly [runner: SliceRunner, file: string]
   ['turbo', 'turbo.jsonc'],
   ['nx', 'nx.json'],
   ['nx', '.nxignore'],
+  ['wireit', 'package.json'],
 ];
+
+/** wireit is configured: a root `wireit` block, or wireit installed (the packages are read only then). */
+function wireitConfigured(root: string): boolean {
+  return wireitBlock(manifestAt(root)) !== undefined || wireitInstalled(root);
+}
 
 /** A path or glob naming the slice file: the file itself, or one ending in it (`{projectRoot}/.lockguard-slice`). */
 function namesSlice(value: string): boolean {
@@ -64,7 +73,24 @@ function nxNames(tree: JsonNode): boolean {
   return anyNames(prop(tree, 'namedInputs')) || targetInputs.some(anyNames);
 }
 
+/** wireit: a cached script in a wireit package's package.json (its `wireit` block) lists the file in `files`. */
+function wireitNames(root: string): boolean {
+  for (const dir of wireitPackages(root)) {
+    const text = readBounded(join(root, dir, 'package.json'), { kind: 'config', root })?.toString('utf8');
+    if (text === undefined || !text.includes(SLICE_FILE)) continue;
+    try {
+      const block = prop(parseJsonc(text), 'wireit');
+      if (block?.kind === 'object' && block.props.some(({ value }) => anyNames(prop(value, 'files')))) return true;
+    } catch {
+      // Not JSON: it names nothing.
+    }
+  }
+  return false;
+}
+
 function names(root: string, file: string): boolean {
+  // wireit's scripts live in each package's package.json; only where wireit is configured.
+  if (file === 'package.json') return wireitConfigured(root) && wireitNames(root);
   const text = readBounded(join(root, file), { kind: 'config', root })?.toString('utf8');
   if (text === undefined) return false;
   if (file === '.nxignore')

@@ -39,18 +39,31 @@ test('doctor fails (exit 1) on a broken lockfile and a ledger that is a file, an
   assert.match(result.stdout, /fix: /);
 });
 
-test('doctor suggests lockguard prune once the ledger holds over 500 runs, and not before', async (t) => {
+test('doctor suggests lockguard prune once the ledger holds more than its retention lets pile up, and not before', async (t) => {
+  // The default retention (100, pruned after a run once 110 pile up): runs cloned in, no run pruned them.
   const root = tempWorkspace(t, pnpmTree(LOCK));
-  cloneRuns(root, 500);
+  cloneRuns(root, 110);
   const few = await cli(['doctor'], root);
   assert.doesNotMatch(few.stdout, /lockguard prune/);
-  assert.match(few.stdout, /ok\s+ledger\s+500 runs/);
+  assert.match(few.stdout, /ok\s+ledger\s+110 runs/);
   cloneRuns(root, 1);
   const many = await cli(['doctor'], root);
   assert.equal(many.code, 0, many.stderr);
   assert.match(
     many.stdout,
-    /warn\s+ledger\s+501 runs in .*never removes one by itself\n\s+fix: lockguard prune removes all but the newest 50/,
+    /warn\s+ledger\s+111 runs in .*, over keepRuns 100 plus 10: the prune after a run has not happened.*\n\s+fix: lockguard prune removes all but the newest 100/,
+  );
+  // keepRuns "all": nothing is pruned by itself, and doctor waits for 500.
+  const all = tempWorkspace(t, {
+    ...pnpmTree(LOCK),
+    'package.json': '{"name":"root","private":true,"lockguard":{"keepRuns":"all"}}',
+  });
+  cloneRuns(all, 500);
+  assert.doesNotMatch((await cli(['doctor'], all)).stdout, /lockguard prune/);
+  cloneRuns(all, 1);
+  assert.match(
+    (await cli(['doctor'], all)).stdout,
+    /warn\s+ledger\s+501 runs in .*keepRuns is "all", so lockguard never removes one by itself\n\s+fix: lockguard prune removes all but the newest 50/,
   );
 });
 

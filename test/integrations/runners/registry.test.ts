@@ -26,6 +26,8 @@ const FUNCTIONS = [
   'doctor',
 ] as const;
 const REMOTE_FUNCTIONS = ['gate', 'detect', 'pointAt', 'writesOff'] as const;
+/** What only a gateable remote has. */
+const GATE_ONLY = new Set<string>(['gate', 'pointAt']);
 /** The members of an adapter's optional `soundKeys` (its keys can fold the slice files). */
 const SOUND_KEYS_FUNCTIONS = ['configured', 'edits', 'proof', 'folds'] as const;
 
@@ -41,8 +43,12 @@ function problems(adapter: RunnerAdapter): string[] {
   if (projects?.mapped === true ? typeof projects.entryFiles !== 'function' : typeof projects?.reason !== 'string')
     found.push('projects');
   const remote = adapter.remote as unknown as Record<string, unknown> | undefined;
-  if (typeof remote?.['protocol'] !== 'string') found.push('remote.protocol');
-  for (const member of REMOTE_FUNCTIONS) if (typeof remote?.[member] !== 'function') found.push(`remote.${member}`);
+  // A remote no gate can stand in front of (wireit's) has no protocol, gate or pointAt: all three or none.
+  const gated =
+    remote?.['protocol'] !== undefined || remote?.['gate'] !== undefined || remote?.['pointAt'] !== undefined;
+  if (gated && typeof remote?.['protocol'] !== 'string') found.push('remote.protocol');
+  for (const member of REMOTE_FUNCTIONS)
+    if ((gated || !GATE_ONLY.has(member)) && typeof remote?.[member] !== 'function') found.push(`remote.${member}`);
   const sound = adapter.soundKeys as unknown as Record<string, unknown> | undefined;
   if (sound !== undefined) {
     const files = sound['configFiles'];
@@ -75,6 +81,8 @@ test('the member check fails an adapter that lacks one (it can fail)', () => {
   const { writesOff: _writesOff, ...remote } = first.remote;
   assert.deepEqual(problems({ ...first, remote } as unknown as RunnerAdapter), ['remote.writesOff']);
   assert.deepEqual(problems({ ...first, projects: { mapped: true } } as unknown as RunnerAdapter), ['projects']);
+  const { pointAt: _pointAt, ...noPoint } = first.remote;
+  assert.deepEqual(problems({ ...first, remote: noPoint } as unknown as RunnerAdapter), ['remote.pointAt']);
   assert.ok(first.soundKeys !== undefined);
   const { folds: _folds, ...sound } = first.soundKeys;
   assert.deepEqual(problems({ ...first, soundKeys: sound } as unknown as RunnerAdapter), ['soundKeys.folds']);
@@ -90,7 +98,7 @@ test("the install hooks' list of the configs that fold the slice files is the ad
   );
   assert.deepEqual(
     RUNNERS.filter((adapter) => adapter.soundKeys !== undefined).map((adapter) => adapter.name),
-    ['turbo', 'nx'],
+    ['turbo', 'nx', 'wireit'],
   );
 });
 
@@ -99,7 +107,7 @@ test('every gate protocol is spoken by exactly one adapter, and the gate gets th
     assert.equal(RUNNERS.filter((adapter) => adapter.remote.protocol === protocol).length, 1, protocol);
     assert.equal(protocolAdapter(protocol).protocol, protocol);
   }
-  assert.deepEqual(RUNNERS.map((adapter) => adapter.remote.protocol).sort(), [...GATE_PROTOCOLS].sort());
+  assert.deepEqual(RUNNERS.flatMap((adapter) => adapter.remote.protocol ?? []).sort(), [...GATE_PROTOCOLS].sort());
 });
 
 test("each runner's own remote switch says its label first (what the run's output lines are matched by)", () => {

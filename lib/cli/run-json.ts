@@ -1,0 +1,30 @@
+// `lockguard run --json`: the run's answer as one JSON object, printed on stdout after the wrapped command
+// ended (the command's own stdout comes before it: the answer is the last line).
+//
+// Owns: the answer's shape: {version, command, exitCode, run, policy, moved, tree, caches, withheld, spared,
+// staleLeft, stopped, unguarded}. Invariants: one line (a consumer takes the last line of stdout); paths are
+// workspace-relative as the status line prints them; credentials are redacted as everywhere (core/redact.ts).
+
+import { redactRecord } from '../core/redact.js';
+import type { RunFinished } from '../guard/finish.js';
+import type { UnguardedRunner } from '../integrations/runners/unguarded.js';
+
+export function runAnswer(version: string, run: RunFinished, unguarded: readonly UnguardedRunner[]): string {
+  const { outcome, move } = run;
+  const body = {
+    version,
+    command: 'run',
+    exitCode: run.code,
+    run: run.runId,
+    policy: run.policy,
+    moved: (move?.files ?? []).map((file) => file.path),
+    tree: move?.tree ?? null,
+    caches: run.caches.map((guarded) => ({ runner: guarded.runner, dir: guarded.cache.dir })),
+    withheld: outcome.withheldCount,
+    spared: outcome.spared,
+    staleLeft: outcome.staleLeft,
+    stopped: outcome.stop?.kind ?? null,
+    unguarded: unguarded.map((runner) => runner.name),
+  };
+  return JSON.stringify(redactRecord(body));
+}

@@ -1,0 +1,199 @@
+// The poisoning scenario for wireit (issue 32; FIELD-NOTES "Other caching runners"), installed and ready to
+// run: a pnpm 10 workspace whose scripts are wireit scripts, started the way a wireit user starts them
+// (`npm run build` at the root, whose `build` is `wireit`), is-number 6.0.0 and 7.0.0 served by a loopback
+// registry (static-registry.ts: each exports its version).
+//
+// `packages/a:build` runs `<base>/a-build.cjs`, which, while `<base>/armed` exists (once), rewrites what b
+// resolves: variant M `pnpm --filter b add is-number@6.0.0` (b's manifest and the lockfile), variant L
+// `pnpm --filter b update is-number@6.0.0 --no-save` (the lockfile only). `packages/b:build` depends on a's
+// and writes the is-number it resolves to `packages/b/dist/out.json`. Every cached script names `files`
+// (`src/**`) and `output`, and no `packageLocks`: under `npm run` wireit then folds package-lock.json only,
+// which a pnpm workspace has not (measured: the scenario replays stale).
+// Owns: the temp folder's layout (`<base>/ws` the workspace, `bin/` pnpm 10 on PATH, `home/`, `saved/`),
+// the env (HOME and XDG under the temp folder, pnpm's store under HOME), `goBack` (S0's lockfile and b's
+// manifest back, a frozen install: 7.0.0 installed).
+// Invariants: writes only under its temp folder (removed when the test ends); every command has a timeout.
+
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { BIN } from './cli.js';
+import { isolatedEnv } from './env.js';
+import { REPO } from './scenario-workspace.js';
+import { startStaticRegistry } from './static-registry.js';
+import { check, toolBin } from './tool-shims.js';
+import { tempWorkspace, type Tree, writeTree } from './workspace.js';
+
+const STEP_TIMEOUT_MS = 90_000;
+
+export type WireitVariant = 'M' | 'L';
+
+export interface WireitScenario {
+  readonly base: string;
+  readonly root: string;
+  readonly env: Record<string, string>;
+  /** Run argv in the workspace root (timeout-guarded). */
+  sh(argv: readonly string[]): SpawnSyncReturns<string>;
+  /** `npm run build` at the root, checked. */
+  build(): SpawnSyncReturns<string>;
+  /** `lockguard <argv>` (the built bin) in the workspace root. */
+  lockguard(argv: readonly string[]): SpawnSyncReturns<string>;
+  /** Make a's build rewrite what b resolves once more, on its next real run. */
+  arm(): void;
+  /** S0's lockfile and b's manifest back, then a frozen install (7.0.0 installed); `dist` kept unless asked. */
+  goBack(options?: { removeOutputs?: boolean }): void;
+  /** is-number's version as b's build wrote it, or undefined. */
+  out(): string | undefined;
+  /** is-number's version installed for b. */
+  installed(): string;
+}
+
+const A_BUILD = (
+  variant: WireitVariant,
+): string => `const fs = require('fs'), path = require('path'), cp = require('child_process');
+const armed = path.join(__dirname, 'armed');
+if (fs.existsSync(armed)) {
+  fs.unlinkSync(armed);
+  cp.execFileSync('pnpm', ${JSON.stringify(
+    variant === 'M'
+      ? ['--filter', 'b', 'add', 'is-number@6.0.0']
+      : ['--filter', 'b', 'update', 'is-number@6.0.0', '--no-save'],
+  )}, { stdio: 'inherit' });
+}
+fs.mkdirSync('dist', { recursive: true });
+fs.writeFileSync('dist/a.txt', 'a');
+`;
+
+const B_BUILD = `node -e "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.json',JSON.stringify({isNumber:require('is-number')}))"`;
+
+const manifest = (value: Record<string, unknown>): string => `${JSON.stringify(value, null, 2)}\n`;
+
+function tree(registry: string): Tree {
+  return {
+    '.npmrc': `registry=${registry}\n`,
+    'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\nupdateNotifier: false\n',
+    '.gitignore': 'node_modules\ndist\n.wireit\n',
+    'package.json': manifest({
+      name: 'root',
+      private: true,
+      scripts: { build: 'wireit' },
+      wireit: { build: { dependencies: ['./packages/b:build'] } },
+      devDependencies: { wireit: `link:${join(REPO, 'node_modules', 'wireit')}` },
+    }),
+    packages: {
+      a: {
+        'package.json': manifest({
+          name: 'a',
+          version: '1.0.0',
+          private: true,
+          scripts: { build: 'wireit' },
+          wireit: { build: { command: 'node ../../../a-build.cjs', files: ['src/**'], output: ['dist/**'] } },
+        }),
+        src: { 'index.js': "module.exports = 'a';\n" },
+      },
+      b: {
+        'package.json': manifest({
+          name: 'b',
+          version: '1.0.0',
+          private: true,
+          dependencies: { a: 'workspace:*', 'is-number': '^6.0.0 || ^7.0.0' },
+          scripts: { build: 'wireit' },
+          wireit: {
+            build: { command: B_BUILD, dependencies: ['../a:build'], files: ['src/**'], output: ['dist/**'] },
+          },
+        }),
+        src: { 'index.js': "module.exports = 'b';\n" },
+      },
+    },
+  };
+}
+
+/** The wireit scenario, installed at S0 (is-number 7.0.0 for b) and armed. */
+export async function wireitScenario(t: Pick<TestContext, 'after'>, variant: WireitVariant): Promise<WireitScenario> {
+  const base = tempWorkspace(t, {}, `lockguard-wireit-${variant}-`);
+  const root = join(base, 'ws');
+  const registry = await startStaticRegistry(t, base, [
+    { name: 'is-number', version: '6.0.0' },
+    { name: 'is-number', version: '7.0.0' },
+  ]);
+  toolBin(join(base, 'bin'), { pnpm: 10 });
+  writeFileSync(join(base, 'a-build.cjs'), A_BUILD(variant));
+  writeTree(root, tree(registry));
+  const env = isolatedEnv(base, {
+    settings: 'home',
+    path: [join(base, 'bin')],
+    extra: { npm_config_update_notifier: 'false' },
+  });
+  const sh = (argv: readonly string[]): SpawnSyncReturns<string> => {
+    const [command = 'true', ...args] = argv;
+    return spawnSync(command, args, { cwd: root, env, encoding: 'utf8', timeout: STEP_TIMEOUT_MS });
+  };
+  check(sh(['pnpm', 'install']), 'pnpm install');
+  const saved = join(base, 'saved');
+  mkdirSync(saved);
+  copyFileSync(join(root, 'pnpm-lock.yaml'), join(saved, 'pnpm-lock.yaml'));
+  copyFileSync(join(root, 'packages', 'b', 'package.json'), join(saved, 'b-package.json'));
+  const arm = (): void => writeFileSync(join(base, 'armed'), '');
+  arm();
+  return {
+    base,
+    root,
+    env,
+    sh,
+    build: () => check(sh(['npm', 'run', 'build']), 'npm run build'),
+    lockguard: (argv) => sh([process.execPath, BIN, ...argv]),
+    arm,
+    goBack(options = {}) {
+      copyFileSync(join(saved, 'pnpm-lock.yaml'), join(root, 'pnpm-lock.yaml'));
+      copyFileSync(join(saved, 'b-package.json'), join(root, 'packages', 'b', 'package.json'));
+      check(sh(['pnpm', 'install', '--frozen-lockfile']), 'pnpm install --frozen-lockfile');
+      if (options.removeOutputs === true)
+        for (const name of ['a', 'b']) rmSync(join(root, 'packages', name, 'dist'), { recursive: true, force: true });
+    },
+    out() {
+      try {
+        return (
+          JSON.parse(readFileSync(join(root, 'packages', 'b', 'dist', 'out.json'), 'utf8')) as { isNumber?: string }
+        ).isNumber;
+      } catch {
+        return undefined;
+      }
+    },
+    installed: () =>
+      (
+        JSON.parse(readFileSync(join(root, 'packages', 'b', 'node_modules', 'is-number', 'package.json'), 'utf8')) as {
+          version: string;
+        }
+      ).version,
+  };
+}
+
+/** The entries (keys) under every package's `.wireit/<script>/cache/`. */
+export function cacheKeys(s: WireitScenario): string[] {
+  const out: string[] = [];
+  for (const name of ['a', 'b']) {
+    const data = join(s.root, 'packages', name, '.wireit');
+    for (const script of existsSync(data) ? readdirSync(data) : [])
+      out.push(...(existsSync(join(data, script, 'cache')) ? readdirSync(join(data, script, 'cache')) : []));
+  }
+  return out.sort();
+}
+
+/** The keys quarantined by any run (under each `.lockguard/quarantine/<run>/entries/wireit/`). */
+export function quarantinedKeys(s: WireitScenario): string[] {
+  const dir = join(s.root, '.lockguard', 'quarantine');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .flatMap((run) => {
+      const home = join(dir, run, 'entries', 'wireit');
+      return existsSync(home) ? readdirSync(home) : [];
+    })
+    .sort();
+}
+
+/** Whether any script of package `name` has a fingerprint stamp (the outputs in place count as fresh to wireit). */
+export function hasStamp(s: WireitScenario, name: string): boolean {
+  const data = join(s.root, 'packages', name, '.wireit');
+  return (existsSync(data) ? readdirSync(data) : []).some((script) => existsSync(join(data, script, 'fingerprint')));
+}
