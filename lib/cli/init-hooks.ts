@@ -3,7 +3,8 @@
 // hook (asked for, or by default where sound keys need something to rewrite the slice files after an
 // install), and what each package manager gets where init writes no hook.
 //
-// Owns: `installHooks` and `managerNotes` (commands/init.ts composes them). Invariants: a file init did not
+// Owns: `installHooks` and `managerNotes` (commands/init.ts composes them); what each manager gets is its
+// integration adapter's `init` (integrations/package-managers/<pm>/index.ts), its own hook written here by kind. Invariants: a file init did not
 // write is never overwritten (an existing pnpmfile that is not lockguard's shim is refused with how to
 // compose it); every edit is noted for `lockguard uninstall` (init-record.ts); every line printed says what
 // changed and what to commit.
@@ -15,6 +16,10 @@ import { readBounded, readBoundedText, readConfigText } from '../core/bounded-re
 import { yarnFlavor } from '../core/package-managers/yarn/flavor.js';
 import { addHookScripts } from '../integrations/npm/scripts.js';
 import { majorOf } from '../integrations/package-managers/version.js';
+import { integrationOf } from '../integrations/package-managers/registry.js';
+import type { PackageManager } from '../core/package-managers/names.js';
+import { PNPM_LOCKFILE } from '../core/package-managers/pnpm/index.js';
+import { YARN_LOCKFILE } from '../core/package-managers/yarn/index.js';
 import { COMPOSED_PNPMFILE_EXAMPLE, PNPMFILE_SHIM } from '../integrations/pnpmfile/shim.js';
 import { pnpmfileChecksumOf, withLockfileChecksum } from '../integrations/pnpmfile/checksum.js';
 import { SLICE_FILE } from '../integrations/sound-keys/index.js';
@@ -65,7 +70,7 @@ function writePnpmfile(root: string, io: Io): void {
  * re-resolve every peer (and a frozen install fail), so init records it itself (integrations/pnpmfile/checksum.ts).
  */
 function recordPnpmfileChecksum(root: string): 'recorded' | 'current' | 'no-lockfile' | 'unknown-shape' {
-  const path = join(root, 'pnpm-lock.yaml');
+  const path = join(root, PNPM_LOCKFILE);
   const lock = readBoundedText(path, { kind: 'lockfile', root });
   if (lock === undefined) return 'no-lockfile';
   const next = withLockfileChecksum(lock, pnpmfileChecksumOf(PNPMFILE_SHIM));
@@ -88,15 +93,7 @@ function declaresLockguard(root: string): boolean {
   }
 }
 
-/** Which installs run the root prepare hook, per package manager (measured: integrations/npm/hook.ts). */
-const PREPARE_RUNS: Readonly<Record<string, string>> = {
-  npm: 'npm install and npm ci run the hook from now on',
-  pnpm: 'pnpm installs that change something run the hook from now on',
-  bun: 'bun install and bun add run the hook from now on',
-  yarn: 'yarn install runs the hook from now on (yarn workspace <name> add does not: lockguard run catches it)',
-};
-
-function addNpmScripts(root: string, manager: string, byDefault: boolean, io: Io): void {
+function addNpmScripts(root: string, manager: PackageManager, byDefault: boolean, io: Io): void {
   const path = join(root, 'package.json');
   const text = readConfigText(path, root);
   if (text === undefined) {
@@ -119,7 +116,7 @@ function addNpmScripts(root: string, manager: string, byDefault: boolean, io: Io
     : '';
   io.stdout.write(
     `package.json: lockguard's hook runs in the root prepare script${moved.length === 0 ? '' : ` (taken out of ${moved.join(' and ')}: npm records those as the root's hasInstallScript in package-lock.json)`}${why}\n` +
-      `  next: commit package.json (${PREPARE_RUNS[manager] ?? PREPARE_RUNS['npm']}; the lockfile does not change).\n`,
+      `  next: commit package.json (${integrationOf(manager).init.prepareRuns}; the lockfile does not change).\n`,
   );
 }
 
@@ -146,7 +143,7 @@ function pnpmHook(root: string, parsed: Parsed, io: Io): boolean {
 /** yarn berry (its plugin, committed by the user, rewrites the slice files), judged from yarn.lock. */
 function yarnBerry(root: string): boolean {
   try {
-    const lock = readBounded(join(root, 'yarn.lock'), { kind: 'lockfile', root });
+    const lock = readBounded(join(root, YARN_LOCKFILE), { kind: 'lockfile', root });
     return lock !== undefined && yarnFlavor(lock) === 'berry';
   } catch {
     return false;
@@ -159,6 +156,15 @@ const AFTER_INSTALL = `  sound keys: nothing rewrites the ${SLICE_FILE} files af
 const afterInstallYarn = (root: string): string =>
   `  sound keys: commit lockguard's yarn plugin so every yarn berry install rewrites the ${SLICE_FILE} files:\n  ${yarnPluginImportLine(root)} (then commit .yarnrc.yml and .yarn/plugins/lockguard.cjs).\n`;
 
+/**
+ * Each kind of a package manager's own install hook (its adapter's `init.hook`): set it up (or say why not)
+ * and answer whether it rewrites the slice files after an install.
+ */
+const HOOK_WRITERS: Readonly<Record<'pnpmfile' | 'yarn-plugin', (root: string, parsed: Parsed, io: Io) => boolean>> = {
+  pnpmfile: (root, parsed, io) => pnpmHook(root, parsed, io),
+  'yarn-plugin': (root) => yarnBerry(root),
+};
+
 /** The last pnpm major that runs pnpmfile hooks in its own process (a pnpmfile costs it nothing measurable). */
 const PNPMFILE_FREE_UNTIL = 10;
 
@@ -168,36 +174,24 @@ const PNPMFILE_FREE_UNTIL = 10;
  * Whether the prepare hook is in place.
  */
 export function installHooks(
-  workspace: { root: string; manager: string },
+  workspace: { root: string; manager: PackageManager },
   parsed: Parsed,
   sound: boolean,
   io: Io,
 ): boolean {
   const { root, manager } = workspace;
-  const otherWriter = manager === 'pnpm' ? pnpmHook(root, parsed, io) : manager === 'yarn' ? yarnBerry(root) : false;
+  const { hook } = integrationOf(manager).init;
+  const otherWriter = hook === undefined ? false : HOOK_WRITERS[hook](root, parsed, io);
   const byDefault = sound && !otherWriter && !flag(parsed, 'no-npm-scripts');
   const npmScripts = flag(parsed, 'npm-scripts') || byDefault;
   if (npmScripts) addNpmScripts(root, manager, !flag(parsed, 'npm-scripts'), io);
   else if (sound && !otherWriter) io.stdout.write(AFTER_INSTALL);
-  if (sound && manager === 'yarn' && otherWriter) io.stdout.write(afterInstallYarn(root));
+  if (sound && hook === 'yarn-plugin' && otherWriter) io.stdout.write(afterInstallYarn(root));
   return npmScripts;
 }
 
 /** What this package manager's installs get from lockguard, where init wrote no hook for them. */
-export function managerNotes(manager: string, npmScripts: boolean, io: Io): void {
-  if (manager === 'npm' && !npmScripts) {
-    io.stdout.write(
-      `This is an npm workspace: no pnpmfile to write.\n  lockguard init --npm-scripts adds lockguard's hook to the root prepare script.\n`,
-    );
-  }
-  if (manager === 'yarn') {
-    io.stdout.write(
-      `This is a yarn workspace: no hook file to write.\n  yarn berry: a refusing run (lockguard run --policy refuse) hands yarn lockguard's plugin and YARN_ENABLE_IMMUTABLE_INSTALLS through the environment, so no file goes into the repository and a fresh clone needs nothing.\n  yarn v1 has no plugins: installs inside a run are caught by the table (file events and the final check).\n`,
-    );
-  }
-  if (manager === 'bun') {
-    io.stdout.write(
-      `This is a bun workspace: no hook file to write.\n  bun has no plugin hooks: installs inside a run are caught by the table (file events and the final check).\n`,
-    );
-  }
+export function managerNotes(manager: PackageManager, npmScripts: boolean, io: Io): void {
+  const note = integrationOf(manager).init.note(npmScripts);
+  if (note !== undefined) io.stdout.write(note);
 }

@@ -12,6 +12,7 @@
 // take out by hand; a slice file is removed only while it holds a slice file's text; nothing outside the
 // workspace root is touched.
 
+import { PNPM_LOCKFILE } from '../../core/package-managers/pnpm/index.js';
 import { lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode } from '../../core/errors.js';
@@ -92,7 +93,7 @@ function takeBackPnpm(root: string, handled: ReadonlySet<string>, report: Report
     );
     return;
   }
-  const lockPath = join(root, 'pnpm-lock.yaml');
+  const lockPath = join(root, PNPM_LOCKFILE);
   const lock = readText(lockPath);
   if (lock === undefined || readText(shimPath) !== undefined) return;
   if (lockfileChecksum(lock) !== pnpmfileChecksumOf(PNPMFILE_SHIM)) return;

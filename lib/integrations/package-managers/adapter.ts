@@ -29,6 +29,19 @@ export interface PackageManagerHooks {
   sliceHooks(root: string, env: Env): SliceHooks;
 }
 
+/** What `lockguard init` does and says for a package manager (cli/init-hooks.ts renders and writes it). */
+export interface PackageManagerInit {
+  /**
+   * The install hook of its own init sets up, by kind (cli/init-hooks.ts has one writer per kind): pnpm's
+   * pnpmfile, yarn berry's plugin (committed by the user). Undefined: only the root prepare hook.
+   */
+  readonly hook?: 'pnpmfile' | 'yarn-plugin';
+  /** Which of its installs run the root prepare hook (measured: integrations/npm/hook.ts). */
+  readonly prepareRuns: string;
+  /** What its installs get from lockguard where init wrote no hook for them, or undefined for nothing to say. */
+  note(npmScripts: boolean): string | undefined;
+}
+
 /** Everything integrations/ knows of one package manager. */
 export interface PackageManagerIntegration {
   readonly name: PackageManager;
@@ -45,4 +58,6 @@ export interface PackageManagerIntegration {
   refuseGap(table: WorkspaceFingerprints, env: Readonly<Record<string, string>>): RefuseGap | undefined;
   /** doctor's checks of its install hooks (`<pm>/hooks.ts`). */
   readonly hooks: PackageManagerHooks;
+  /** What init sets up and says for it. */
+  readonly init: PackageManagerInit;
 }

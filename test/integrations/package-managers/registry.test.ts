@@ -31,6 +31,9 @@ function problems(integration: PackageManagerIntegration): string[] {
   const hooks = integration.hooks as unknown as Record<string, unknown> | undefined;
   for (const member of ['checks', 'sliceHooks'] as const)
     if (typeof hooks?.[member] !== 'function') found.push(`hooks.${member}`);
+  const init = integration.init as unknown as Record<string, unknown> | undefined;
+  if (typeof init?.['prepareRuns'] !== 'string') found.push('init.prepareRuns');
+  if (typeof init?.['note'] !== 'function') found.push('init.note');
   if (typeof record['frozenInstall'] !== 'string' || !integration.frozenInstall.startsWith(integration.name))
     found.push('frozenInstall');
   const table = integration.commandLine as unknown as Record<string, unknown> | undefined;

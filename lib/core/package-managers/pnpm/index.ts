@@ -11,7 +11,9 @@ import { checkPnpm } from './install-check.js';
 import { lowerPnpmLockfile } from './slices.js';
 import { findPnpmRoot } from './workspace-root.js';
 
-const LOCKFILE = 'pnpm-lock.yaml';
+/** pnpm's lockfile (init and uninstall edit its pnpmfileChecksum line). */
+export const PNPM_LOCKFILE = 'pnpm-lock.yaml';
+const LOCKFILE = PNPM_LOCKFILE;
 
 function pnpmPoolAtRoot(root: string): boolean {
   const npmrc = configText(root, '.npmrc');

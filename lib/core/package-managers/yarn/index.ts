@@ -12,7 +12,9 @@ import type { PackageManagerCore } from '../adapter.js';
 import { yarnPatchPaths } from './patches.js';
 import { lowerYarn } from './slices.js';
 
-const LOCKFILE = 'yarn.lock';
+/** yarn's lockfile (berry or v1: init tells them apart by it). */
+export const YARN_LOCKFILE = 'yarn.lock';
+const LOCKFILE = YARN_LOCKFILE;
 const NO_BYTES = /* @__PURE__ */ Buffer.alloc(0);
 
 /** yarn v1 and berry's `node-modules` and `pnpm` linkers hoist to the root; PnP (berry's default) does not. */

@@ -12,7 +12,7 @@
 
 /**
  * yarn's own test for a string it writes unquoted (@yarnpkg/parsers syml.ts `simpleStringPattern`, written
- * without its lookaheads: the same strings, tested in linear time; test/core/slices/yarn-syml.test.ts compares).
+ * without its lookaheads: the same strings, tested in linear time; test/core/package-managers/yarn/syml.test.ts compares).
  */
 const SIMPLE =
   /^[^-?:,\][{}#&*!|>'"%@` \t\r\n\u2028\u2029](?:[^,\][{}:#\r\n\u2028\u2029]*[^,\][{}:# \t\r\n\u2028\u2029])?$/;

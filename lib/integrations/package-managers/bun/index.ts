@@ -13,6 +13,11 @@ export const bun: PackageManagerIntegration = {
   name: 'bun',
   commandLine: BUN_COMMAND_LINE,
   hooks: BUN_HOOKS,
+  init: {
+    prepareRuns: 'bun install and bun add run the hook from now on',
+    note: () =>
+      `This is a bun workspace: no hook file to write.\n  bun has no plugin hooks: installs inside a run are caught by the table (file events and the final check).\n`,
+  },
   frozenInstall: 'bun install --frozen-lockfile',
   refuseEnv: () => ({}),
   refuseGap: () => 'bun',

@@ -29,6 +29,13 @@ export const npm: PackageManagerIntegration = {
   name: 'npm',
   commandLine: NPM_COMMAND_LINE,
   hooks: NPM_HOOKS,
+  init: {
+    prepareRuns: 'npm install and npm ci run the hook from now on',
+    note: (npmScripts) =>
+      npmScripts
+        ? undefined
+        : `This is an npm workspace: no pnpmfile to write.\n  lockguard init --npm-scripts adds lockguard's hook to the root prepare script.\n`,
+  },
   frozenInstall: 'npm ci',
   refuseEnv: () => ({}),
   refuseGap: (table) => (npmHookInstalled(table.root) ? undefined : 'npm-no-hook'),

@@ -16,6 +16,11 @@ export const pnpm: PackageManagerIntegration = {
   name: 'pnpm',
   commandLine: PNPM_COMMAND_LINE,
   hooks: PNPM_HOOKS,
+  init: {
+    hook: 'pnpmfile',
+    prepareRuns: 'pnpm installs that change something run the hook from now on',
+    note: () => undefined,
+  },
   frozenInstall: 'pnpm install --frozen-lockfile',
   refuseEnv: () => ({
     pnpm_config_frozen_lockfile: 'true',

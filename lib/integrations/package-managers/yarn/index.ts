@@ -21,6 +21,13 @@ export const yarn: PackageManagerIntegration = {
   name: 'yarn',
   commandLine: YARN_COMMAND_LINE,
   hooks: YARN_HOOKS,
+  init: {
+    hook: 'yarn-plugin',
+    prepareRuns:
+      'yarn install runs the hook from now on (yarn workspace <name> add does not: lockguard run catches it)',
+    note: () =>
+      `This is a yarn workspace: no hook file to write.\n  yarn berry: a refusing run (lockguard run --policy refuse) hands yarn lockguard's plugin and YARN_ENABLE_IMMUTABLE_INSTALLS through the environment, so no file goes into the repository and a fresh clone needs nothing.\n  yarn v1 has no plugins: installs inside a run are caught by the table (file events and the final check).\n`,
+  },
   frozenInstall: 'yarn install --frozen-lockfile',
   refuseEnv(env, options) {
     const out: Record<string, string> = { YARN_ENABLE_IMMUTABLE_INSTALLS: 'true' };
