@@ -18,7 +18,7 @@ import { dirname } from 'node:path';
 import { Script } from 'node:vm';
 
 /** What a bundle is handed besides CommonJS's own five names. */
-export type ImportExternal = (specifier: string) => Promise<unknown>;
+type ImportExternal = (specifier: string) => Promise<unknown>;
 
 // The bundle's scope: CommonJS's five names plus `__lockguardImport` (core/external.ts). The build writes each
 // bundle already wrapped (wrapBundle), so its bytes are the script V8 compiles: one string, no copy.

@@ -31,10 +31,10 @@ export type RunEvent = Extract<
   }
 >;
 /** The events any workspace command may see. */
-export type CommonEvent = Exclude<GuardEvent, RunEvent>;
+type CommonEvent = Exclude<GuardEvent, RunEvent>;
 
 /** The line(s) of one event, without their newlines. */
-export function eventLines(event: CommonEvent): string[] {
+function eventLines(event: CommonEvent): string[] {
   switch (event.type) {
     case 'signal-held':
       return event.count === 1

@@ -14,9 +14,9 @@ import { ledgerFolder } from '../run/ledger-fs.js';
 import { ledgerPath } from '../run/ledger-layout.js';
 
 /** The record's name under `.lockguard/`. */
-export const INIT_RECORD = 'init.json';
+const INIT_RECORD = 'init.json';
 
-export interface InitFile {
+interface InitFile {
   /** The file's text before init first touched it; null when init created it. */
   readonly before: string | null;
   /** sha256 (hex) of the text init left. */

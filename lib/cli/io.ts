@@ -43,6 +43,7 @@ const opened: NodeJS.WriteStream[] = [];
  * synchronously), else when the event loop drains. Exiting at once skips tearing the heap down (about a
  * tenth of `lockguard run`'s own time); nothing is pending then: the child has exited, every file was
  * written synchronously, every gate and watcher is closed.
+ * @public every CLI bundle exports it for the launcher (lib/build/bundle.mjs entryOf, lib/cli/bin.ts).
  */
 export function exitProcess(code: number): void {
   process.exitCode = code;

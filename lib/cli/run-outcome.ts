@@ -113,7 +113,7 @@ function cutShort(outcome: RunnerOutcome, stop: PassStop): string {
 export type FailMode = 'auto' | 'always' | 'never';
 
 /** The run's exit code: the child's own when it failed; 1 for a move under withhold (in CI, or always) or refuse. */
-export function exitCodeOf(childCode: number, moved: boolean, policy: Policy, failMode: FailMode, env: Env): number {
+function exitCodeOf(childCode: number, moved: boolean, policy: Policy, failMode: FailMode, env: Env): number {
   if (childCode !== 0 || !moved) return childCode;
   if (failMode === 'never' && policy !== 'refuse') return childCode;
   const fail =

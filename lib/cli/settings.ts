@@ -17,8 +17,8 @@ import { printable } from '../core/printable.js';
 import { DEFAULT_RETENTION } from '../run/retention.js';
 import { closest } from './suggest.js';
 
-export const SETTING_KEYS = ['policy', 'failOnMove', 'remote', 'preCheck', 'scope', 'keepRuns'] as const;
-export type SettingKey = (typeof SETTING_KEYS)[number];
+const SETTING_KEYS = ['policy', 'failOnMove', 'remote', 'preCheck', 'scope', 'keepRuns'] as const;
+type SettingKey = (typeof SETTING_KEYS)[number];
 
 /** The allowed values of each setting with a fixed set of them (true/false for the booleans). */
 const ALLOWED: Readonly<Record<Exclude<SettingKey, 'keepRuns'>, readonly (string | boolean)[]>> = {
@@ -35,7 +35,7 @@ export type TeamSettings = Partial<Record<SettingKey, string | boolean | number>
 export type Retention = number | 'all';
 
 /** A retention as written in package.json (a whole number of runs, at least 1, or "all"). */
-export function isRetention(value: unknown): value is Retention {
+function isRetention(value: unknown): value is Retention {
   return value === 'all' || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1);
 }
 
@@ -116,7 +116,7 @@ function badConfig(path: string, what: string, hint?: string): LockguardError {
   });
 }
 
-export type SettingSource = 'flag' | 'environment' | 'package.json' | 'default';
+type SettingSource = 'flag' | 'environment' | 'package.json' | 'default';
 
 export interface Decided<T> {
   readonly value: T;

@@ -8,7 +8,7 @@
 import type { Io } from './io.js';
 
 /** How many lines of a list are printed before the rest is counted. */
-export const LIST_LIMIT = 20;
+const LIST_LIMIT = 20;
 
 /** `lines`, or its first LIST_LIMIT and one line counting the rest (`indent` before it, `what` naming them). */
 export function summarised(io: Io, lines: readonly string[], what: string, indent = ''): string[] {

@@ -16,7 +16,7 @@ import type { Evidence, MoveRecord } from '../run/session.js';
 const pad = (value: number): string => String(value).padStart(2, '0');
 
 /** `12:03:04`, local time: when a line is read next to the command's own output. */
-export function clockTime(ms: number): string {
+function clockTime(ms: number): string {
   const date = new Date(ms);
   return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }

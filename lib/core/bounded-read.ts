@@ -22,8 +22,6 @@ import { errnoCode, LockguardError } from './errors.js';
 import { notAFile, readFailure, type FileSystem, realFileSystem } from './file-probe.js';
 import { READ_LIMITS, type ReadKind, tooLarge } from './read-limits.js';
 
-export { READ_LIMITS, type ReadKind, tooLarge } from './read-limits.js';
-
 export interface BoundedReadOptions {
   readonly kind: ReadKind;
   /** The workspace root a link's target must stay inside; without it only the target's type is checked. */

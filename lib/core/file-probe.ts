@@ -45,7 +45,7 @@ export interface StatIdentity {
 
 export type Probe = { readonly state: 'absent' } | { readonly state: 'file'; readonly identity: StatIdentity };
 
-export function identityOf(stats: nodeFs.Stats): StatIdentity {
+function identityOf(stats: nodeFs.Stats): StatIdentity {
   return { dev: stats.dev, ino: stats.ino, size: stats.size, ctimeMs: stats.ctimeMs, mtimeMs: stats.mtimeMs };
 }
 
@@ -126,22 +126,9 @@ function absentOrDangling(fs: FileSystem, absPath: string, danglingIsAbsent: boo
 }
 
 /**
- * True only when nothing at all is at `absPath` (not even a dangling link), found without an exception:
- * the table read asks this first, because most absent entries stay absent (pnpmfiles, markers before an
- * install) and a failed open costs an exception, which costs more than the syscall. Anything unclear is
- * false: the caller's readEntry then reports it.
- */
-export function missing(fs: FileSystem, absPath: string): boolean {
-  try {
-    return fs.lstatSync(absPath, NO_THROW) === undefined;
-  } catch (error) {
-    return errnoCode(error) === 'ENOENT';
-  }
-}
-
-/**
  * lstat without an exception for a missing file: the Stats, undefined when nothing is there, null when
- * unclear (the caller's readEntry then reports it). The table read asks this first, as `missing`.
+ * unclear (the caller's readEntry then reports it). The table read asks this first: most absent entries stay
+ * absent (pnpmfiles, markers before an install), and a failed open costs an exception.
  */
 export function lstatQuiet(fs: FileSystem, absPath: string): nodeFs.Stats | undefined | null {
   try {

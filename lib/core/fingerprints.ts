@@ -186,7 +186,7 @@ export function patchBlocks(bytes: Buffer): string {
 export { yarnPatchPaths } from './package-managers/yarn/patches.js';
 
 /** The key of a list of entries: only paths and digests (or absence) count. */
-export function tableKey(entries: readonly Pick<FingerprintEntry, 'path' | 'digest'>[]): TableKey {
+function tableKey(entries: readonly Pick<FingerprintEntry, 'path' | 'digest'>[]): TableKey {
   const pairs = [...entries]
     .map((entry) => [entry.path, entry.digest] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

@@ -8,7 +8,7 @@
 import { errnoCode, LockguardError } from './errors.js';
 
 /** Errno codes that are the disk's or the user's setup, never lockguard's bug. */
-export const SETUP_ERRNOS: ReadonlySet<string> = new Set([
+const SETUP_ERRNOS: ReadonlySet<string> = new Set([
   'ENOSPC',
   'EDQUOT',
   'EROFS',

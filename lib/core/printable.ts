@@ -29,7 +29,7 @@ export const VALUE_MAX = 200;
 /** A message's length cap (a sentence that quotes values already capped). */
 export const MESSAGE_MAX = 4000;
 /** One printed line's cap: the net under every write (no legitimate line of lockguard's comes near). */
-export const LINE_MAX = 65_536;
+const LINE_MAX = 65_536;
 /**
  * A recorded string's cap (the ledger, the journal, slice-files.json): above any path Linux accepts (PATH_MAX,
  * 4096 bytes), so every path a record holds reads back exactly; a value past it (a 2 MB version, a 100 KB

@@ -36,7 +36,7 @@ export interface RemoteGateInput {
   readonly session: GuardSession;
 }
 
-export interface GatedRunner {
+interface GatedRunner {
   readonly runner: RunnerName;
   readonly upstream: string;
   readonly source: string;

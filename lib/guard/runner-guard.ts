@@ -50,7 +50,7 @@ export interface RunnerPrepared {
 }
 
 /** A runner whose cache lockguard could not resolve: nothing of it is guarded. */
-export interface UnresolvedCache {
+interface UnresolvedCache {
   readonly runner: GuardedRunner;
   readonly why: string;
 }

@@ -41,14 +41,14 @@ function consequence(count: number, runners: readonly SliceRunner[], once: boole
 }
 
 /** What a run has to say: projects whose file changed since the last run, and what its own pass created or removed. */
-export interface SliceChanges {
+interface SliceChanges {
   readonly changed: readonly string[];
   readonly created: readonly string[];
   readonly removed: readonly string[];
 }
 
 /** The status lines of a run's slice files (none when nothing changed). */
-export function sliceChangeLines(pass: SliceChanges, runners: readonly SliceRunner[]): string[] {
+function sliceChangeLines(pass: SliceChanges, runners: readonly SliceRunner[]): string[] {
   const lines: string[] = [];
   if (pass.changed.length > 0)
     lines.push(

@@ -40,7 +40,7 @@ function writeAll(fd: number, data: string | Uint8Array): void {
 }
 
 /** fsync a folder, so a rename or a new name in it survives a power cut (best effort where unsupported). */
-export function syncFolder(path: string): void {
+function syncFolder(path: string): void {
   let fd: number | undefined;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY);
@@ -69,7 +69,7 @@ function nearestExisting(folder: string): string {
 }
 
 /** fsync every folder noted since the last call (a removed one: the ancestor its removal is recorded in). */
-export function syncRenamedFolders(): void {
+function syncRenamedFolders(): void {
   for (const folder of new Set([...renamedFolders].map(nearestExisting))) syncFolder(folder);
   renamedFolders.clear();
 }

@@ -31,7 +31,7 @@ import { LEDGER_DIR } from './ledger-layout.js';
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const CHUNK = 1 << 20;
 /** Longest event or journal line kept (a journal intent lists a unit's files; 8 MB holds ~40,000 of them). */
-export const MAX_LINE = 8 << 20;
+const MAX_LINE = 8 << 20;
 
 function linkError(path: string): LockguardError {
   return new LockguardError(

@@ -26,7 +26,7 @@ import { LEDGER, LEDGER_DIR, RUN_FILES } from './ledger-layout.js';
 import { machineStamp, madeHere } from './trust.js';
 import { recordJson } from '../core/printable.js';
 
-export type LivePolicy = 'flag' | 'withhold' | 'refuse';
+type LivePolicy = 'flag' | 'withhold' | 'refuse';
 
 export interface LiveRun {
   /** Absolute run folder (what LOCKGUARD_RUN holds). */

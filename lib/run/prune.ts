@@ -54,7 +54,7 @@ export interface PruneOptions {
   readonly afterSetAside?: () => void;
 }
 
-export type KeptReason = 'newest' | 'newest-of-kind' | 'live' | 'quarantine' | 'named' | 'unreadable';
+type KeptReason = 'newest' | 'newest-of-kind' | 'live' | 'quarantine' | 'named' | 'unreadable';
 
 export interface PruneResult {
   readonly dryRun: boolean;

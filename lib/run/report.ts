@@ -22,7 +22,7 @@ export interface WithheldEntry {
 }
 
 /** One runner cache the run guarded. */
-export interface GuardedCacheReport {
+interface GuardedCacheReport {
   readonly runner: string;
   readonly cacheDir: string;
   /** How the cache dir was chosen: `--cache-dir`, `TURBO_CACHE_DIR`, `default`, ... */
@@ -32,7 +32,7 @@ export interface GuardedCacheReport {
 }
 
 /** A task the runner's summary shows restoring or saving after the move. */
-export interface TaskAfterMoveReport {
+interface TaskAfterMoveReport {
   readonly task: string;
   readonly key: string;
   readonly action: 'restored' | 'saved';
@@ -60,7 +60,7 @@ export interface GateStats {
 }
 
 /** The remote gates of a run: where each forwarded, what it passed and refused. */
-export interface RemoteGateReport {
+interface RemoteGateReport {
   readonly gates: readonly {
     readonly runner: string;
     readonly upstream: string;

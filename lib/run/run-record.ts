@@ -111,7 +111,7 @@ export function brokenRecord(path: string, problem: string, cause?: unknown): Lo
 }
 
 /** A clean workspace-relative POSIX path: not empty, not absolute, no `.`/`..` segments, no NUL or backslash. */
-export function isWorkspaceRelative(path: string): boolean {
+function isWorkspaceRelative(path: string): boolean {
   if (path === '' || path.includes('\0') || path.includes('\\') || posix.isAbsolute(path)) return false;
   if (posix.normalize(path) !== path) return false;
   return !path.split('/').some((segment) => segment === '..' || segment === '.' || segment === '');

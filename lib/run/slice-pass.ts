@@ -53,7 +53,7 @@ export function sliceLockfileOf(
  * `node_modules` folders above the root (`entries`: a table's, else read here), where any is present and the
  * files are gitignored; else undefined. One stat per ancestor when none holds a node_modules.
  */
-export function aboveFor(
+function aboveFor(
   root: string,
   entries?: readonly Pick<FingerprintEntry, 'path' | 'kind' | 'digest'>[],
 ): string | undefined {

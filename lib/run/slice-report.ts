@@ -26,7 +26,7 @@ import type { RunRecord } from './ledger.js';
 import { keptCopy, type KeptCopy } from './run-record.js';
 
 /** Why a move has no per-project detail. */
-export type SliceMoveGap =
+type SliceMoveGap =
   | 'old-bytes-not-kept'
   | 'lockfile-removed'
   | 'no-slices-for-format'
@@ -50,7 +50,7 @@ export interface SliceMove {
 }
 
 /** Every lockfile of the run whose bytes differ now from what it read, with its slice diff. */
-export async function describeLockfileMoves(record: RunRecord, root: string = record.root): Promise<SliceMove[]> {
+async function describeLockfileMoves(record: RunRecord, root: string = record.root): Promise<SliceMove[]> {
   const moves: SliceMove[] = [];
   for (const entry of record.entries) {
     if (entry.kind !== 'lockfile' || entry.digest === null) continue;

@@ -187,7 +187,7 @@ function realFolder(path: string): boolean {
 }
 
 /** A lock's content names a holder (a pid): then it claims work that may need repair. */
-export function holderShaped(value: unknown): boolean {
+function holderShaped(value: unknown): boolean {
   return value !== null && typeof value === 'object' && typeof (value as { pid?: unknown }).pid === 'number';
 }
 

@@ -24,7 +24,7 @@ export interface MovedFile {
   readonly now: FileDigest | null;
 }
 
-export interface Verdict {
+interface Verdict {
   readonly run: string;
   /** The scope the verdict judged (a guarded run's: inputs, what the runners' keys fold). */
   readonly scope: RunRecord['scope'];
@@ -46,7 +46,7 @@ export interface RecordedVerdict extends Verdict {
  * markers are in its record for the report, never in its verdict); no kept bytes, so racy re-reads compare
  * digests.
  */
-export function tableOf(record: RunRecord): WorkspaceFingerprints {
+function tableOf(record: RunRecord): WorkspaceFingerprints {
   const scope = judgedScope(record);
   return {
     root: record.root,

@@ -14,10 +14,8 @@ import type { LoweredGraph } from '../slices/graph.js';
 import type { WorkspaceFingerprints } from '../table.js';
 import type { PackageManager } from './names.js';
 
-export type { PackageManager };
-
 /** What a lockfile reader is handed beside the bytes. */
-export interface LowerOptions {
+interface LowerOptions {
   /** Absolute workspace root (yarn v1 reads its importers from the manifests there). */
   readonly root: string;
   /** The bytes are a redacted copy (slices.ts `FromLockfileOptions.redacted`). */
@@ -25,7 +23,7 @@ export interface LowerOptions {
 }
 
 /** Where this package manager's files name patch files (fingerprints.ts adds each as a `patch` entry). */
-export interface PatchSources {
+interface PatchSources {
   /** The root package.json's `patchedDependencies` (pnpm's `pnpm.patchedDependencies`, bun's own) count. */
   readonly rootManifest: boolean;
   /** The part of one of its lockfiles (by name) that can name patch files; an empty buffer when none can. */
@@ -35,7 +33,7 @@ export interface PatchSources {
 }
 
 /** Per-project slices of this package manager's lockfile (slices/slices.ts dispatches here). */
-export interface SliceReader {
+interface SliceReader {
   /** The lockfiles slices are read from, in the order a root is searched. */
   readonly lockfiles: readonly string[];
   /**

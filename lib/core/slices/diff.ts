@@ -205,7 +205,7 @@ function describePackage(change: PackageChange): string {
 }
 
 /** `packages/b (is-number 7.0.0 → 6.0.0)`; at most `limit` package changes, then "+N more". */
-export function describeChange(change: SliceChange, limit = 3): string {
+function describeChange(change: SliceChange, limit = 3): string {
   const parts = change.packages.slice(0, limit).map(describePackage);
   if (change.packages.length > limit) parts.push(`+${change.packages.length - limit} more`);
   if (parts.length === 0 && change.contentChanged.length > 0)

@@ -7,18 +7,14 @@ export {
   projectSlicesAsync,
   sliceDigest,
   findSlice,
-  formatOf,
-  SLICE_LOCKFILES,
   type ProjectSlice,
   type LockfileSlices,
   type SliceDigest,
   type SliceFormat,
-  type FromLockfileOptions,
 } from './slices.js';
 export {
   diffSlices,
   describeSliceDiff,
-  describeChange,
   type SliceDiff,
   type SliceChange,
   type PackageChange,

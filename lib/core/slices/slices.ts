@@ -84,7 +84,7 @@ function refusedLockfile(lockfile: string): { readonly hint: string } | undefine
 }
 
 /** What has slices, for messages: every format named, so a refusal says plainly what would work. */
-export const SLICE_FORMATS_TEXT =
+const SLICE_FORMATS_TEXT =
   'pnpm-lock.yaml (lockfileVersion 6.x and 9.x), package-lock.json / npm-shrinkwrap.json (v2, v3), yarn.lock (yarn berry and yarn v1) and bun.lock (text)';
 
 export function formatOf(lockfile: string): SliceFormat | undefined {

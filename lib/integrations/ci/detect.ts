@@ -6,7 +6,7 @@
 // Invariants: pure (env in, value out); a provider counts only when its variable is exactly "true" (as each
 // sets it); `CI` counts unless empty, "0" or "false" (any case), the convention of ci-info and turbo.
 
-export type CiName = 'github' | 'gitlab' | 'circleci' | 'other';
+type CiName = 'github' | 'gitlab' | 'circleci' | 'other';
 
 export interface Ci {
   readonly name: CiName;

@@ -14,7 +14,7 @@ import { LockguardError } from '../../core/errors.js';
 import { printable } from '../../core/printable.js';
 
 /** A run name: a letter, then letters, digits and `_` (it becomes part of an environment variable's name). */
-export const RUN_NAME = /^[A-Za-z][A-Za-z0-9_]{0,39}$/;
+const RUN_NAME = /^[A-Za-z][A-Za-z0-9_]{0,39}$/;
 const NAMED_RUN_VARIABLE = /^LOCKGUARD_RUN_([A-Z][A-Z0-9_]{0,39})$/;
 
 /** The name as recorded and spelled in variables (upper case), or a usage error naming the rule. */

@@ -22,9 +22,9 @@ import { LockguardError } from '../../core/errors.js';
 export const HOOK_SCRIPT = `node -e "try{require.resolve('lockguard/npm-hook')}catch(e){process.exit(0)}require('lockguard/npm-hook')"`;
 /** The form lockguard 0.1 wrote (fails with 127 where lockguard is not installed): replaced when found. */
 const OLD_HOOK = /(^|[\s;&|(])lockguard hook(?=\s|$|[;&|)])/;
-export const HOOK_EVENTS = ['prepare'] as const;
+const HOOK_EVENTS = ['prepare'] as const;
 /** Where earlier lockguard versions put the hook (recorded by npm as the root's hasInstallScript). */
-export const OLD_HOOK_EVENTS = ['preinstall', 'postinstall'] as const;
+const OLD_HOOK_EVENTS = ['preinstall', 'postinstall'] as const;
 
 export interface ScriptsEdit {
   /** The new manifest text, or undefined when nothing had to change. */

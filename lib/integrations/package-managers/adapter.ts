@@ -30,7 +30,7 @@ export interface PackageManagerHooks {
 }
 
 /** What `lockguard init` does and says for a package manager (cli/init-hooks.ts renders and writes it). */
-export interface PackageManagerInit {
+interface PackageManagerInit {
   /**
    * The install hook of its own init sets up, by kind (cli/init-hooks.ts has one writer per kind): pnpm's
    * pnpmfile, yarn berry's plugin (committed by the user). Undefined: only the root prepare hook.

@@ -11,8 +11,6 @@
 import { COMMAND_LINES, commandLineOf, EXECUTABLES } from './command-lines.js';
 import type { Effect, Manager, ManagerTable } from './tables.js';
 
-export type { Effect, Manager } from './tables.js';
-
 export interface ParsedCommand {
   readonly manager: Manager;
   /** The canonical command (`i` → `install`); undefined for a bare invocation (`yarn`, `pnpm -r`). */

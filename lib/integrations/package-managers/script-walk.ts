@@ -14,9 +14,9 @@ import { commandLineOf } from './command-lines.js';
 import { quoteWord, shellLine, simpleCommands, unwrapCommand } from './shell-line.js';
 
 /** How deep scripts calling scripts are followed. */
-export const MAX_SCRIPT_DEPTH = 8;
+const MAX_SCRIPT_DEPTH = 8;
 /** At most this many steps are listed for one command (a guard against a script fan-out bomb). */
-export const MAX_STEPS = 512;
+const MAX_STEPS = 512;
 
 export interface Step {
   /** One simple command, launchers and `VAR=` prefixes removed. */

@@ -27,7 +27,7 @@ import { recursiveArgs, recursiveGraph } from './pnpm-recursive.js';
 import { pnpmSettings, type PnpmSettings } from './pnpm-settings.js';
 import type { PlannedTask, RunnerGraph, RunnerKind } from './types.js';
 
-export type { RunnerKind, PlannedTask, RunnerGraph } from './types.js';
+export type { RunnerKind } from './types.js';
 
 export interface PlanRow {
   readonly id: string;

@@ -15,7 +15,7 @@ import { majorOf } from '../package-managers/version.js';
 import { readConfigText } from '../../core/bounded-read.js';
 import { isLockguardError } from '../../core/errors.js';
 
-export type VerifyDeps = 'install' | 'warn' | 'error' | 'prompt' | 'false';
+type VerifyDeps = 'install' | 'warn' | 'error' | 'prompt' | 'false';
 
 export interface PnpmSettings {
   /** The major of the pnpm that runs here (else the one `packageManager` pins), or undefined. */
@@ -47,7 +47,7 @@ function normalize(value: string): VerifyDeps | undefined {
 }
 
 /** The pnpm major the workspace pins in package.json `packageManager`, if any. */
-export function pnpmMajor(root: string): number | undefined {
+function pnpmMajor(root: string): number | undefined {
   const text = read(join(root, 'package.json'));
   if (text === undefined) return undefined;
   try {

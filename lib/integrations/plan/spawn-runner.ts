@@ -58,7 +58,7 @@ export function causeLine(text: string): string {
 }
 
 /** The dry run's time limit: LOCKGUARD_DRY_RUN_TIMEOUT (seconds) when set, else the caller's, else 60 s. */
-export function dryRunTimeoutMs(env: Env, fallback = DRY_RUN_TIMEOUT_MS): number {
+function dryRunTimeoutMs(env: Env, fallback = DRY_RUN_TIMEOUT_MS): number {
   const value = env[TIMEOUT_SETTING];
   if (value === undefined || value === '') return fallback;
   const seconds = Number(value);

@@ -8,17 +8,13 @@
 //   await gate.close(); gate.stats();
 // Invariant: re-exports only.
 
-export { startGate, type Gate, type GateOptions } from './server.js';
-export { protocolAdapter, type ProtocolAdapter } from './protocols.js';
-export { parseUpstream, type Upstream, type UpstreamProblem } from './upstream.js';
+export { startGate, type Gate } from './server.js';
+export { protocolAdapter } from './protocols.js';
+export { parseUpstream, type Upstream } from './upstream.js';
 export {
   GATE_PROTOCOLS,
-  type Classified,
-  type Decide,
   type Decision,
   type GateEvent,
   type GateProtocol,
-  type GateRequest,
   type GateStats,
-  type RequestKind,
 } from './types.js';

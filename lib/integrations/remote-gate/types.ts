@@ -9,7 +9,7 @@ export type GateProtocol = 'turbo-v8' | 'nx-v1' | 'pnpm-pipeline-v8';
 export const GATE_PROTOCOLS: readonly GateProtocol[] = ['turbo-v8', 'nx-v1', 'pnpm-pipeline-v8'];
 
 /** What a request does to the cache: fetch an entry (restore), file one (save), or anything else. */
-export type RequestKind = 'restore' | 'save' | 'other';
+type RequestKind = 'restore' | 'save' | 'other';
 
 /** An adapter's reading of one request. */
 export interface Classified {

@@ -10,7 +10,7 @@ import https from 'node:https';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { Upstream } from './upstream-url.js';
 
-export { parseUpstream, type Upstream, type UpstreamProblem } from './upstream-url.js';
+export { parseUpstream, type Upstream } from './upstream-url.js';
 
 // RFC 9110 §7.6.1 connection-specific fields, plus `host` (set for the upstream).
 const HOP_BY_HOP = new Set([

@@ -88,7 +88,7 @@ export type EntryFiles =
     };
 
 /** Per-project withholding: entries mapped to projects, or not (and the reason the status line gives). */
-export type ProjectMapping =
+type ProjectMapping =
   | { readonly mapped: false; readonly reason: string }
   | {
       readonly mapped: true;
@@ -109,7 +109,7 @@ export interface Pointed {
  * `protocol`, `gate` and `pointAt` come together; a runner whose remote no gate can stand in front of (wireit's
  * GitHub Actions cache) has none of them, and its `detect` never says `gateable`.
  */
-export interface RemoteSide {
+interface RemoteSide {
   /** The cache protocol the gate speaks for this runner. */
   readonly protocol?: GateProtocol;
   /** The gate's reading of the protocol's requests: a fresh one per gate (it may remember keys). */

@@ -43,15 +43,13 @@ import { adapterFor } from './registry.js';
 import type { RunnerCache, SummaryReading, TaskNode } from './types.js';
 import { readBounded } from '../../core/bounded-read.js';
 
-export type { Project } from './adapter.js';
-
 /** Which saves after the move a pass withholds. */
 export type WithholdScope =
   | { readonly kind: 'all'; readonly reason: string }
   | { readonly kind: 'projects'; readonly affected: ReadonlySet<string>; readonly projects: readonly Project[] };
 
 /** One candidate's verdict: kept (its project's slice did not move) or withheld, with the task when known. */
-export interface SpareVerdict {
+interface SpareVerdict {
   readonly keep: boolean;
   readonly task?: string;
 }

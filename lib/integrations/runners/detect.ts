@@ -16,7 +16,6 @@ import { RUNNERS } from './registry.js';
 import type { RunnerName } from './types.js';
 
 export type { ConfigHints, GuardedRunner } from './adapter.js';
-export { hasPipelineTasks } from './pnpm-pipeline/index.js';
 
 /** The runner one simple command starts directly, if any. */
 export function runnerOfStep(argv: readonly string[]): GuardedRunner | undefined {

@@ -32,37 +32,31 @@ export {
 } from './detect.js';
 export { cacheState, listUnits } from './listing.js';
 export {
-  entryScope,
   recordedRunScope,
   scopeClause,
   withholdScope,
-  type EntryScope,
   type ScopedPass,
-  type ScopeJudged,
   type WithholdScope,
 } from './affected.js';
 export { remoteCachePlan } from './remote.js';
-export { detectRemote, TURBO_DEFAULT_API, type RemoteDetection } from './remote-config.js';
-export { pointRunnerAt, type Pointed } from './remote-point.js';
-export { planWithhold, withhold, type WithholdOptions, type WithholdResult } from './withhold.js';
-export { resolveTurboCache, turboSummary } from './turbo/cache.js';
-export { directTurboStart, turboNative, type DirectStart, type TurboNative } from './turbo/binary.js';
-export { resolveNxCache, nxSummary } from './nx/cache.js';
-export { NX_GUARDED_MAJORS, nxSupport, nxVersionAt, type NxSupport } from './nx/task-db.js';
-export { resolvePipelineCache, pipelineSummary, pipelineFolderName } from './pnpm-pipeline/cache.js';
+export { detectRemote, type RemoteDetection } from './remote-config.js';
+export { pointRunnerAt } from './remote-point.js';
+export { withhold, type WithholdOptions, type WithholdResult } from './withhold.js';
+export { resolveTurboCache } from './turbo/cache.js';
+export { directTurboStart } from './turbo/binary.js';
+export { resolveNxCache } from './nx/cache.js';
+export { nxSupport, nxVersionAt } from './nx/task-db.js';
+export { resolvePipelineCache, pipelineFolderName } from './pnpm-pipeline/cache.js';
 export { adapterFor, RUNNERS } from './registry.js';
-export type { DoctorCheck, RunnerAdapter, RunnerWithholdResult } from './adapter.js';
+export type { DoctorCheck, RunnerAdapter } from './adapter.js';
 export { RUNNER_NAMES, REMOTE_MODES } from './types.js';
 export type {
   CacheState,
-  CacheUnit,
   RemoteMode,
-  RemotePlan,
   RunnerCache,
   RunnerName,
   SummaryReading,
   TaskAfterMove,
-  UnitIdentity,
 } from './types.js';
 
 /** The runner's local cache as it resolves it, or undefined for 'none'. */

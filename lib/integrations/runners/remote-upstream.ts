@@ -82,7 +82,7 @@ export function flagValue(argv: readonly string[], name: string): string | undef
 }
 
 /** Does a proxy variable cover this URL's host (so the runner would go through it)? Returns its name. */
-export function proxyFor(url: string, env: Env): string | undefined {
+function proxyFor(url: string, env: Env): string | undefined {
   const parsed = new URL(url);
   const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   const noProxy = (env['NO_PROXY'] ?? env['no_proxy'] ?? '')

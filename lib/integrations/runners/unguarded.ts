@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { executableName } from '../package-managers/argv.js';
 import { present } from './workspace-files.js';
 
-export type UnguardedName = 'lage' | 'moon' | 'rush';
+type UnguardedName = 'lage' | 'moon' | 'rush';
 
 export interface UnguardedRunner {
   readonly name: UnguardedName;

@@ -30,7 +30,7 @@ export type { WithholdOptions, WithholdPlan, WithholdPlanOptions, WithholdResult
  * File times come from the kernel's coarse clock, which can lag `Date.now()` by a tick: the run's window
  * is widened by this much on both sides (the move itself is compared file time to file time).
  */
-export const COARSE_CLOCK_MS = 20;
+const COARSE_CLOCK_MS = 20;
 
 /** Decide which entries to withhold, without moving anything (the pass `withhold` applies). */
 export function planWithhold(cache: RunnerCache, before: CacheState, options: WithholdPlanOptions): WithholdPlan {

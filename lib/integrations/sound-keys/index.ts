@@ -26,20 +26,18 @@ import { readConfigText } from '../../core/bounded-read.js';
 
 export {
   SLICE_FILE,
-  SOUND_KEYS_FIX,
   SOUND_KEYS_MODES,
   soundKeysFix,
   type FileEdit,
   type SoundCheck,
   type SoundKeysMode,
 } from './types.js';
-export { NXIGNORE_LINE, NX_INPUT } from '../runners/nx/sound-keys.js';
 
 /** The runners whose keys can fold the slice files (each adapter's `soundKeys`), in the registry's order. */
 const SIDES: readonly SoundKeysSide[] = RUNNERS.flatMap((adapter) => adapter.soundKeys ?? []);
 
 /** The .gitignore line that ignores the slice file in every folder (ignored mode; committed mode takes it back). */
-export const GITIGNORE_SLICE: IgnoreLine = {
+const GITIGNORE_SLICE: IgnoreLine = {
   line: SLICE_FILE,
   matches: SLICE_IGNORE_LINES,
   comment: "# lockguard's per-project lockfile slice files (written by lockguard, folded by the runners' keys)",

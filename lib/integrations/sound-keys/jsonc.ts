@@ -14,7 +14,7 @@ export type JsonNode =
   | { readonly kind: 'string'; readonly start: number; readonly end: number; readonly value: string }
   | { readonly kind: 'literal'; readonly start: number; readonly end: number; readonly value: boolean | number | null };
 
-export interface JsonProp {
+interface JsonProp {
   readonly key: string;
   /** Where the key's opening quote is. */
   readonly start: number;
@@ -44,7 +44,7 @@ const LITERALS: Readonly<Record<string, boolean | null>> = { true: true, false: 
  * The deepest nesting of objects and arrays read (the reader recurses once per level): far beyond any real
  * runner config, well within the stack, so a file nested 10,000 deep is a JsoncError, never a RangeError.
  */
-export const MAX_DEPTH = 1000;
+const MAX_DEPTH = 1000;
 
 /** The JSONC `text` as a tree with positions; throws JsoncError. */
 export function parseJsonc(text: string): JsonNode {

@@ -40,7 +40,7 @@ export interface SoundCheck {
 }
 
 /** The fix doctor names for a task whose key leaves its slice file out. */
-export const SOUND_KEYS_FIX = 'lockguard init --sound-keys';
+const SOUND_KEYS_FIX = 'lockguard init --sound-keys';
 
 /** The init that sets `mode` up (the fix doctor names in that mode). */
 export function soundKeysFix(mode: SoundKeysMode | undefined): string {

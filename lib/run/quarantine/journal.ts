@@ -63,7 +63,7 @@ export function unitRecord(intent: IntentLine): UnitRecord {
   };
 }
 
-export type OutcomeOp = 'done' | 'undone' | 'restore' | 'restored' | 'unrestored';
+type OutcomeOp = 'done' | 'undone' | 'restore' | 'restored' | 'unrestored';
 
 export interface OutcomeLine {
   readonly op: OutcomeOp;
@@ -111,7 +111,7 @@ function fileOk(file: unknown): file is TreeFile {
 }
 
 /** Whether a parsed intent can be trusted: plain names, an absolute cache dir outside the ledger, paths inside it. */
-export function intentOk(value: Partial<IntentLine>): value is IntentLine {
+function intentOk(value: Partial<IntentLine>): value is IntentLine {
   if (
     typeof value.runner !== 'string' ||
     !PLAIN.test(value.runner) ||
@@ -273,7 +273,7 @@ function readLegacyManifest(dir: string): JournalReading {
   return { units, skipped, source: 'manifest' };
 }
 
-export function brokenJournal(path: string, problem: string, cause?: unknown): LockguardError {
+function brokenJournal(path: string, problem: string, cause?: unknown): LockguardError {
   return new LockguardError('ERR_LOCKGUARD_BROKEN_LEDGER', `The quarantine record "${path}" ${problem}.`, {
     path,
     cause,

@@ -26,13 +26,13 @@ import {
   rmSync,
   type Stats,
 } from 'node:fs';
-import { basename, dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import { errnoCode, LockguardError } from '../../core/errors.js';
 import { fsFault } from '../../core/fs-fault.js';
 import { noteRenamed } from '../atomic.js';
 import { safeFolder } from '../ledger-fs.js';
 
-export type TreeKind = 'file' | 'dir' | 'link' | 'special';
+type TreeKind = 'file' | 'dir' | 'link' | 'special';
 
 /** One node of a recorded tree, path relative to the cache dir (POSIX separators). */
 export interface TreeFile {
@@ -49,7 +49,7 @@ export interface TreeFile {
 export type RenameFn = (from: string, to: string) => void;
 
 /** The name a copy across file systems is made under before it is verified and renamed into place. */
-export const STAGE_PREFIX = '.lockguard-stage-';
+const STAGE_PREFIX = '.lockguard-stage-';
 
 export function stageOf(path: string): string {
   return join(dirname(path), `${STAGE_PREFIX}${basename(path)}`);
@@ -167,12 +167,6 @@ export function recordIfThere(base: string, rel: string): TreeFile[] | undefined
   }
 }
 
-/** Whether the tree at `base/rel` is exactly `recorded` (paths relative to `base`). */
-export function holds(base: string, rel: string, recorded: readonly TreeFile[]): boolean {
-  const now = recordIfThere(base, rel);
-  return now !== undefined && treeDifferences(recorded, now).length === 0;
-}
-
 /** Create `toBase/<dirname of toRel>` one checked component at a time (never through a link). */
 function parentsOf(toBase: string, toRel: string): void {
   const parent = dirname(normalize(toRel));
@@ -282,10 +276,4 @@ function ioError(from: string, to: string, cause: unknown): LockguardError {
       hint: 'Nothing was lost: the entry stays where it was. Check the permissions of both folders.',
     },
   );
-}
-
-/** Relative path from `base` to `abs` with POSIX separators, or undefined when `abs` is outside `base`. */
-export function inside(base: string, abs: string): string | undefined {
-  const rel = relative(base, abs);
-  return isSafeRelative(rel) ? rel.split(sep).join('/') : undefined;
 }

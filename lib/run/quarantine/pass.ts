@@ -81,7 +81,6 @@ const BATCH = 256;
 export {
   entryHome,
   lockQuarantine,
-  quarantineDir,
   quarantineFolder,
   quarantineLockName,
   quarantineRoot,

@@ -15,13 +15,13 @@ import type { BunLock, BunPackage } from './lock.js';
 import type { LoweredGraph, NodeLabel } from '../../slices/graph.js';
 
 /** `name@version` -> [name, version]; scoped names keep their `@`. */
-export function splitIdent(ident: string): [string, string] {
+function splitIdent(ident: string): [string, string] {
   const at = ident.indexOf('@', 1);
   return at === -1 ? [ident, ''] : [ident.slice(0, at), ident.slice(at + 1)];
 }
 
 /** The key without its last name: `x/@s/c` -> `x`, `x/dep` -> `x`, `dep` -> '' (a scoped name is two segments). */
-export function parentKey(key: string): string {
+function parentKey(key: string): string {
   const cut = key.lastIndexOf('/');
   if (cut === -1) return '';
   const before = key.lastIndexOf('/', cut - 1);

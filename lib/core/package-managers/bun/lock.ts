@@ -29,7 +29,7 @@ import { type BunLockCheck, checkBunLock } from './jsonc.js';
 import { packageLine, stringAt } from './line.js';
 import type { BunLock, BunPackage, BunWorkspace } from './lock-types.js';
 
-export type { BunLock, BunPackage, BunWorkspace } from './lock-types.js';
+export type { BunLock, BunPackage } from './lock-types.js';
 
 function broken(path: string, reason: string, line?: number): LockguardError {
   return new LockguardError(
@@ -43,7 +43,7 @@ function broken(path: string, reason: string, line?: number): LockguardError {
 }
 
 /** JSONC as bun writes it (trailing commas, no comments) -> a value; strings are skipped, never edited. */
-export function parseJsonc(text: string): unknown {
+function parseJsonc(text: string): unknown {
   let out = '';
   let from = 0;
   for (let i = 0; i < text.length; i++) {

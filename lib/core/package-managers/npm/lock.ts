@@ -65,7 +65,7 @@ function isRangeMap(value: unknown): boolean {
 }
 
 /** The `packages` map of a package-lock's bytes, each entry checked to have what slicing reads, in the types npm writes. */
-export function npmPackages(bytes: Uint8Array, path: string): Record<string, NpmEntry> {
+function npmPackages(bytes: Uint8Array, path: string): Record<string, NpmEntry> {
   const { text, value } = parseLockfileJson(bytes, path);
   const packages = isMap(value) ? value['packages'] : undefined;
   if (!isMap(packages)) {
@@ -84,13 +84,13 @@ export function npmPackages(bytes: Uint8Array, path: string): Record<string, Npm
 }
 
 /** True for a project location: the root or a folder entry that is not under any node_modules. */
-export function isProjectLocation(location: string): boolean {
+function isProjectLocation(location: string): boolean {
   return location === '' || !(location.startsWith('node_modules/') || location.includes('/node_modules/'));
 }
 
 /** Where node finds `name` when required from `location`: `<dir>/node_modules/<name>` for `location` and
  * each folder above it that is not itself named node_modules, up to the root; undefined when none is locked. */
-export function resolveFrom(packages: Record<string, NpmEntry>, location: string, name: string): string | undefined {
+function resolveFrom(packages: Record<string, NpmEntry>, location: string, name: string): string | undefined {
   let base = location;
   for (;;) {
     if (base !== 'node_modules' && !base.endsWith('/node_modules')) {

@@ -13,10 +13,10 @@ import { posix } from 'node:path';
 import type { LoweredGraph, NodeLabel } from '../../slices/graph.js';
 import type { PnpmDep, PnpmEntry, PnpmLockIndex } from './lockfile-index.js';
 
-export type { LoweredGraph, NodeLabel } from '../../slices/graph.js';
+export type { LoweredGraph } from '../../slices/graph.js';
 
 /** `name@version(peers)` -> [name, version without peers]; scoped names keep their leading `@`. */
-export function splitPackageKey(key: string): [string, string] {
+function splitPackageKey(key: string): [string, string] {
   const paren = key.indexOf('(');
   const base = paren === -1 ? key : key.slice(0, paren);
   const at = base.indexOf('@', 1);
@@ -25,7 +25,7 @@ export function splitPackageKey(key: string): [string, string] {
 }
 
 /** The snapshot key a reference names, or a `link:` target as {link}. */
-export function resolveRef(dep: PnpmDep, fromDir: string): { readonly key: string } | { readonly link: string } {
+function resolveRef(dep: PnpmDep, fromDir: string): { readonly key: string } | { readonly link: string } {
   if (dep.ref.startsWith('link:'))
     return { link: posix.normalize(posix.join(fromDir, dep.ref.slice(5))).replace(/\/$/, '') || '.' };
   const paren = dep.ref.indexOf('(');

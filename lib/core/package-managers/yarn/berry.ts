@@ -31,7 +31,7 @@ import type { LoweredGraph, NodeLabel } from '../../slices/graph.js';
 import { NON_PRINTABLE } from '../pnpm/yaml/index.js';
 import { line, symlLine, symlScalar } from './syml.js';
 
-export interface YarnEntry {
+interface YarnEntry {
   readonly descriptors: readonly string[];
   /** The entry's exact lines, joined by "\n". */
   readonly text: string;
@@ -53,7 +53,7 @@ function broken(path: string, line: number, reason: string): LockguardError {
 }
 
 /** A syml scalar as yarn writes it: "double-quoted" (JSON escapes) or plain (labels only: the index has checked it). */
-export function scalar(raw: string): string {
+function scalar(raw: string): string {
   if (raw.charCodeAt(0) !== 34) return raw;
   if (!raw.includes('\\')) return raw.slice(1, -1);
   try {
@@ -96,7 +96,7 @@ function validDescriptor(descriptor: string): boolean {
 }
 
 /** The descriptors of an entry's key (decoded): `a@npm:^1, a@npm:^1.2` as yarn splits it. */
-export function keyDescriptors(key: string): string[] {
+function keyDescriptors(key: string): string[] {
   return key.split(MULTIPLE_KEYS);
 }
 

@@ -14,7 +14,7 @@ export type Architectures = Readonly<Record<'os' | 'cpu' | 'libc', readonly stri
 let libcCache: string | null | undefined;
 
 /** yarn's `libc` here: glibc or musl on Linux (Node's report says which), none elsewhere. */
-export function hostLibc(): string | null {
+function hostLibc(): string | null {
   if (libcCache !== undefined) return libcCache;
   if (process.platform !== 'linux') libcCache = null;
   else {

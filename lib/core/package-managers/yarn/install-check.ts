@@ -250,7 +250,7 @@ export function splitPatterns(key: string): string[] {
   return out;
 }
 
-export function unquote(value: string): string {
+function unquote(value: string): string {
   if (!value.startsWith('"')) return value;
   return value.includes('\\') ? (JSON.parse(value) as string) : value.slice(1, -1);
 }

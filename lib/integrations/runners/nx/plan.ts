@@ -50,7 +50,7 @@ function commandOf(target: NxTarget | undefined): { command: string | undefined;
   return { command: undefined, viaRun: false };
 }
 
-export function nxGraph(json: string, root: string, settings: PnpmSettings): RunnerGraph {
+function nxGraph(json: string, root: string, settings: PnpmSettings): RunnerGraph {
   let parsed: {
     graph?: { nodes?: Record<string, { data?: { targets?: Record<string, NxTarget> } }> };
     tasks?: { tasks?: unknown; dependencies?: unknown };

@@ -35,9 +35,9 @@ import {
 import { readConfigText } from '../../../core/bounded-read.js';
 
 /** The `.nxignore` line that makes nx hash the gitignored slice files. */
-export const NXIGNORE_LINE = `!**/${SLICE_FILE}`;
+const NXIGNORE_LINE = `!**/${SLICE_FILE}`;
 /** The input init appends where a target's inputs leave the file out. */
-export const NX_INPUT = `{projectRoot}/${SLICE_FILE}`;
+const NX_INPUT = `{projectRoot}/${SLICE_FILE}`;
 /** What nx uses for `default` when nx.json does not define it. */
 const IMPLICIT_DEFAULT = ['{projectRoot}/**/*'];
 
@@ -224,7 +224,7 @@ export function nxFolds(json: string): TaskFold[] {
 }
 
 /** The cached target names of nx's project graph (`nx graph --file=stdout`). */
-export function cachedTargets(json: string): string[] {
+function cachedTargets(json: string): string[] {
   const names = new Set<string>();
   for (const node of Object.values(parseNx(json).graph?.nodes ?? {}))
     for (const [name, target] of Object.entries(node.data?.targets ?? {})) if (target.cache === true) names.add(name);

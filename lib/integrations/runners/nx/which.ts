@@ -44,7 +44,7 @@ function versionOf(manifest: string): string | undefined {
  * Lerna's package.json as Node finds the package from the root (the node_modules folders Node searches, in
  * its order; Lerna's `exports` leave package.json out, so it is found by folder), its real path, or undefined.
  */
-export function lernaManifestAt(root: string): string | undefined {
+function lernaManifestAt(root: string): string | undefined {
   try {
     for (const dir of createRequire(join(root, 'package.json')).resolve.paths('lerna') ?? []) {
       const manifest = join(dir, 'lerna', 'package.json');

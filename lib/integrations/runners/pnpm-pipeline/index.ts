@@ -18,7 +18,7 @@ import { detectPipeline, pipelineWritesOff, pointPipelineAt } from './remote.js'
 import { readBounded } from '../../../core/bounded-read.js';
 
 /** A top-level `tasks:` or `pipelines:` key in pnpm-workspace.yaml (pnpm 12's pipeline). */
-export function hasPipelineTasks(workspaceYaml: string | Buffer | undefined): boolean {
+function hasPipelineTasks(workspaceYaml: string | Buffer | undefined): boolean {
   if (workspaceYaml === undefined) return false;
   const text = typeof workspaceYaml === 'string' ? workspaceYaml : workspaceYaml.toString('utf8');
   return /^(tasks|pipelines):/m.test(text);

@@ -23,7 +23,7 @@ interface PipelineTask {
 }
 
 /** Task names whose pnpm-workspace.yaml entry says `cache: false`. */
-export function uncachedPipelineTasks(root: string): Set<string> {
+function uncachedPipelineTasks(root: string): Set<string> {
   const found = new Set<string>();
   let text: string;
   try {
@@ -47,7 +47,7 @@ export function uncachedPipelineTasks(root: string): Set<string> {
 
 const idOf = (project: unknown, script: unknown): string => `${String(project)}#${String(script)}`;
 
-export function pipelineGraph(json: string, root: string, settings: PnpmSettings): RunnerGraph {
+function pipelineGraph(json: string, root: string, settings: PnpmSettings): RunnerGraph {
   let parsed: { tasks?: unknown };
   try {
     parsed = JSON.parse(json.slice(json.indexOf('{'))) as { tasks?: unknown };

@@ -23,7 +23,7 @@ export function turboDryArgv(argv: readonly string[]): string[] {
   return [...argv.filter((arg) => !arg.startsWith('--dry') && !arg.startsWith('--graph')), '--dry=json'];
 }
 
-export function turboGraph(json: string, root: string, settings: PnpmSettings, pnpmWorkspace: boolean): RunnerGraph {
+function turboGraph(json: string, root: string, settings: PnpmSettings, pnpmWorkspace: boolean): RunnerGraph {
   let parsed: { tasks?: unknown };
   try {
     parsed = JSON.parse(json.slice(json.indexOf('{'))) as { tasks?: unknown };

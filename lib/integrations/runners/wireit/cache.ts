@@ -131,7 +131,7 @@ export function wireitUnits(dir: string): CacheUnit[] {
 }
 
 /** The script's freshness stamp next to an entry's `cache/` folder (`<pkg>/.wireit/<hex>/fingerprint`). */
-export function stampOf(dir: string, primary: string): string {
+function stampOf(dir: string, primary: string): string {
   return join(dir, ...posix.dirname(posix.dirname(primary)).split('/'), 'fingerprint');
 }
 

@@ -23,7 +23,7 @@ import { wireitEdits, wireitFolds, wireitProof } from './sound-keys.js';
 import { withholdWireit } from './withhold.js';
 
 /** The root package.json has a `wireit` block, or wireit is installed and a workspace package has one. */
-export function wireitConfigured(root: string): boolean {
+function wireitConfigured(root: string): boolean {
   if (wireitBlock(manifestAt(root)) !== undefined) return true;
   return wireitInstalled(root) && wireitPackages(root).length > 0;
 }

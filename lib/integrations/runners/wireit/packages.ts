@@ -92,7 +92,7 @@ function foldersUnder(root: string, maxDepth: number): string[] {
 }
 
 /** The workspace's package folders (relative, POSIX), the root not included. */
-export function workspaceFolders(root: string, rootManifest = manifestAt(root)): string[] {
+function workspaceFolders(root: string, rootManifest = manifestAt(root)): string[] {
   const globs = present(join(root, 'pnpm-workspace.yaml')) ? workspaceGlobs(root) : npmWorkspaces(rootManifest);
   const include = globs.filter((glob) => !glob.startsWith('!')).map(globRegex);
   if (include.length === 0) return [];

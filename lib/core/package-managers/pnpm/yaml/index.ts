@@ -10,4 +10,4 @@
 export { flowEnd } from './flow.js';
 export { readYamlLines, type YamlLine } from './reader.js';
 export { plainTypeAt, unquote } from './scalar.js';
-export { decodePnpmLockfile, type DocumentSpan, NON_PRINTABLE, yamlDocuments } from './text.js';
+export { decodePnpmLockfile, NON_PRINTABLE, yamlDocuments } from './text.js';

@@ -15,12 +15,12 @@
 // it overflow the stack, expand an alias, or take more than linear time.
 
 import { brokenLockfile, unsupportedLockfile } from '../../../lockfile-errors.js';
-import { found, readKey, readValue, SIMPLE_KEY, SIMPLE_QUOTED_KEY, simpleValue, type ValueKind } from './line.js';
+import { found, readKey, readValue, SIMPLE_KEY, SIMPLE_QUOTED_KEY, simpleValue } from './line.js';
 import { isBlank, MAX_DEPTH, resetHash, skipBlanks, SPACE, TAB, type Fail } from './scalar.js';
 import { Blocks, LineState, type YamlLine } from './blocks.js';
 import type { DocumentSpan } from './text.js';
 
-export type { ValueKind, YamlLine };
+export type { YamlLine };
 
 // biome-ignore lint/suspicious/noConfusingVoidType: a visitor may return nothing (keep visiting) or the depth it wants next.
 type Visit = (line: YamlLine) => number | void;
