@@ -24,7 +24,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dist = join(root, 'dist');
-// import.meta.url, computed only when asked (version.ts, refuse-env.ts, yarn-state.ts, lazy-writer.ts): a CommonJS
+// import.meta.url, computed only when asked (version.ts, yarn/plugin-path.ts, yarn/state.ts, lazy-writer.ts): a CommonJS
 // bundle has no import.meta, so every bundle gets it from its own file name (a build with no warning); undefined
 // where there is none (yarn evaluates its plugins with no __filename), as an empty import.meta gave before.
 const META = {

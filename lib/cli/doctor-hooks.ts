@@ -8,7 +8,7 @@ import type { Workspace } from '../core/workspace.js';
 import { integrationOf } from '../integrations/package-managers/registry.js';
 import type { DoctorCheck } from '../integrations/runners/index.js';
 import { runnersFoldingSlices } from '../integrations/slice-files/folded-by.js';
-import { hasSliceRecord } from '../run/slice-files.js';
+import { hasSliceRecord } from '../ledger/slice-files.js';
 import type { Io } from './io.js';
 
 export { pnpmHere } from '../integrations/package-managers/pnpm/hooks.js';

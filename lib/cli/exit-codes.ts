@@ -16,8 +16,8 @@ export const EXIT = {
   internal: 70,
 } as const;
 
-/** The exit code for a signal: 128+n (run/child.ts, where the child's own signal is told the same way). */
-export { signalExitCode as signalCode } from '../run/child.js';
+/** The exit code for a signal: 128+n (ledger/child.ts, where the child's own signal is told the same way). */
+export { signalExitCode as signalCode } from '../ledger/child.js';
 
 export function exitCodesHelp(): string {
   return `lockguard exit codes:

@@ -9,7 +9,7 @@
 // field of the event.
 
 import { scopeClause } from '../integrations/runners/index.js';
-import { foreignLine } from '../run/trust.js';
+import { foreignLine } from '../ledger/trust.js';
 import type { GuardContext, GuardEvent } from '../guard/events.js';
 import { CHILD_SEAM, PAUSE_SEAM } from '../guard/pass-control.js';
 import { diedText, evidenceText } from '../guard/record-words.js';

@@ -24,7 +24,7 @@ import { COMPOSED_PNPMFILE_EXAMPLE, PNPMFILE_SHIM } from '../integrations/pnpmfi
 import { pnpmfileChecksumOf, withLockfileChecksum } from '../integrations/pnpmfile/checksum.js';
 import { SLICE_FILE } from '../integrations/sound-keys/index.js';
 import { yarnPluginImportLine } from '../integrations/yarn-plugin/import-path.js';
-import { writeAtomic } from '../run/atomic.js';
+import { writeAtomic } from '../ledger/atomic.js';
 import { flag, type Parsed } from './args.js';
 import { pnpmHere } from './doctor-hooks.js';
 import { noteInitEdit } from './init-record.js';

@@ -9,9 +9,9 @@
 
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { writeAtomic } from '../run/atomic.js';
-import { ledgerFolder } from '../run/ledger-fs.js';
-import { ledgerPath } from '../run/ledger-layout.js';
+import { writeAtomic } from '../ledger/atomic.js';
+import { ledgerFolder } from '../ledger/ledger-fs.js';
+import { ledgerPath } from '../ledger/ledger-layout.js';
 
 /** The record's name under `.lockguard/`. */
 const INIT_RECORD = 'init.json';

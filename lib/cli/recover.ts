@@ -17,7 +17,12 @@ export type { RecoveryMode };
  * arrived), else undefined. `strict` (run, snapshot): a failure to finish is thrown (exit 2: the next
  * runner must not start over unwithheld saves); `lenient` (verify, status, quarantine): one warning line.
  */
-export async function recoverFirst(root: string, io: Io, mode: RecoveryMode, by: string): Promise<number | undefined> {
-  const signal = await recoverDeadRuns(root, guardContext(io), mode, by);
+export async function recoverFirst(
+  root: string,
+  io: Io,
+  mode: RecoveryMode,
+  finishedBy: string,
+): Promise<number | undefined> {
+  const signal = await recoverDeadRuns(root, guardContext(io), mode, finishedBy);
   return signal === undefined ? undefined : signalCode(signal);
 }

@@ -1,5 +1,5 @@
 // The ledger's retention after a guarded run or a snapshot: the setting decided (settings.ts), the prune
-// done where it is due (run/retention.ts), and a warning when it could not be.
+// done where it is due (ledger/retention.ts), and a warning when it could not be.
 //
 // Owns: which runs the environment names (kept by every prune: $LOCKGUARD_RUN, $LOCKGUARD_RUN_<NAME>), and
 // what an automatic prune prints: nothing when it works (a run that moved nothing stays silent), one
@@ -10,7 +10,7 @@
 import type { Env } from '../core/env.js';
 import { isLockguardError } from '../core/errors.js';
 import { namedRunsIn } from '../integrations/ci/named-runs.js';
-import { pruneIfOver } from '../run/retention.js';
+import { pruneIfOver } from '../ledger/retention.js';
 import type { Io } from './io.js';
 import { readSettings, retentionOf, type SettingsFile } from './settings.js';
 

@@ -14,7 +14,7 @@ import type { RunVerdict } from '../guard/finish.js';
 import { runnerLabel } from '../integrations/runners/index.js';
 import type { RemoteGateOutcome } from '../guard/remote-gate-wiring.js';
 import type { GuardedCache, RunnerOutcome } from '../guard/runner-guard.js';
-import type { Policy } from '../run/ledger.js';
+import type { Policy } from '../ledger/ledger.js';
 import { EXIT, signalCode } from './exit-codes.js';
 
 /** How many restored tasks the status line names before it says "...". */

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Env } from '../core/env.js';
 import { LockguardError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
-import { DEFAULT_RETENTION } from '../run/retention.js';
+import { DEFAULT_RETENTION } from '../ledger/retention.js';
 import { closest } from './suggest.js';
 
 const SETTING_KEYS = ['policy', 'failOnMove', 'remote', 'preCheck', 'scope', 'keepRuns'] as const;
@@ -31,7 +31,7 @@ const ALLOWED: Readonly<Record<Exclude<SettingKey, 'keepRuns'>, readonly (string
 
 export type TeamSettings = Partial<Record<SettingKey, string | boolean | number>>;
 
-/** How many of the newest runs the ledger keeps by itself (run/retention.ts), or 'all': never pruned by itself. */
+/** How many of the newest runs the ledger keeps by itself (ledger/retention.ts), or 'all': never pruned by itself. */
 export type Retention = number | 'all';
 
 /** A retention as written in package.json (a whole number of runs, at least 1, or "all"). */

@@ -6,7 +6,7 @@
 // path printed through `printable`.
 
 import { printable } from '../core/printable.js';
-import { GIT_ADD_SLICES, SLICE_FILE, type SlicePass } from '../run/slice-files.js';
+import { GIT_ADD_SLICES, SLICE_FILE, type SlicePass } from '../ledger/slice-files.js';
 
 /** What `lockguard key --write-slices` prints: every file written or removed, or that nothing changed. */
 export function sliceReportLines(pass: SlicePass | undefined): string[] {

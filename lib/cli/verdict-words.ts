@@ -9,9 +9,9 @@
 
 import type { Scope } from '../core/entries.js';
 import { foldsClause, listPaths, movedVerb } from '../core/watch.js';
-import type { Policy } from '../run/ledger.js';
-import type { MovedFile } from '../run/verdict.js';
-import type { Evidence, MoveRecord } from '../run/session.js';
+import type { Policy } from '../ledger/ledger.js';
+import type { MovedFile } from '../ledger/verdict.js';
+import type { Evidence, MoveRecord } from '../ledger/session.js';
 
 const pad = (value: number): string => String(value).padStart(2, '0');
 

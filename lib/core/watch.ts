@@ -90,12 +90,12 @@ export class FingerprintWatch {
       const entry = this.#entries[i];
       const absPath = this.#absolute[i];
       if (entry === undefined || absPath === undefined || this.#moves.has(entry.path)) continue;
-      const kind = this.#judge(entry, absPath);
+      const kind = this.#moveKindOf(entry, absPath);
       if (kind !== undefined) this.#moves.set(entry.path, { path: entry.path, kind, was: entry.digest });
     }
   }
 
-  #judge(entry: FingerprintEntry, absPath: string): MoveKind | undefined {
+  #moveKindOf(entry: FingerprintEntry, absPath: string): MoveKind | undefined {
     const now = probe(this.#fs, absPath);
     if (entry.identity === null) return now.state === 'absent' ? undefined : 'appeared';
     if (now.state === 'absent') return 'went';

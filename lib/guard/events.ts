@@ -11,10 +11,10 @@ import type { RefuseGap } from '../integrations/package-managers/adapter.js';
 import type { Env } from '../core/env.js';
 import type { LockguardError } from '../core/errors.js';
 import type { GuardedRunner, RunnerName, ScopedPass } from '../integrations/runners/index.js';
-import type { Policy } from '../run/ledger.js';
-import type { Evidence as DeadRunEvidence } from '../run/recovery.js';
-import type { MoveRecord } from '../run/session.js';
-import type { ForeignClaim } from '../run/trust.js';
+import type { Policy } from '../ledger/ledger.js';
+import type { Evidence as DeadRunEvidence } from '../ledger/recovery.js';
+import type { MoveRecord } from '../ledger/session.js';
+import type { ForeignClaim } from '../ledger/trust.js';
 
 /** Where a guard/ entry point runs and where its events go. */
 export interface GuardContext {
@@ -66,7 +66,7 @@ export type GuardEvent =
     }
   /** A lenient command could not finish a dead run now; the next command that can write the ledger does. */
   | { readonly type: 'recovery-deferred'; readonly error: LockguardError }
-  /** Markers or locks in `live/` not made on this machine, left alone (run/trust.ts). */
+  /** Markers or locks in `live/` not made on this machine, left alone (ledger/trust.ts). */
   | { readonly type: 'foreign-claims'; readonly claims: readonly ForeignClaim[] }
   /** `--policy refuse` cannot refuse everything at the source here. */
   | { readonly type: 'refuse-gap'; readonly gap: RefuseGap }

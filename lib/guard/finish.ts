@@ -10,12 +10,12 @@
 
 import { isLockguardError, type LockguardError } from '../core/errors.js';
 import { withholdScope, type GuardPlan, type WithholdScope } from '../integrations/runners/index.js';
-import type { ChildEnd } from '../run/child.js';
-import type { Interrupts } from '../run/interrupts.js';
-import { appendEvent, type Policy } from '../run/ledger.js';
-import { buildReport, saveReport, type RunReport, type WithheldEntry } from '../run/report.js';
-import type { GuardSession, MoveRecord } from '../run/session.js';
-import { lockfileMovesAmong, sliceMoveJson, type SliceMove } from '../run/slice-report.js';
+import type { ChildEnd } from '../ledger/child.js';
+import type { Interrupts } from '../ledger/interrupts.js';
+import { appendEvent, type Policy } from '../ledger/ledger.js';
+import { buildReport, saveReport, type RunReport, type WithheldEntry } from '../ledger/report.js';
+import type { GuardSession, MoveRecord } from '../ledger/session.js';
+import { lockfileMovesAmong, sliceMoveJson, type SliceMove } from '../ledger/slice-report.js';
 import type { GuardContext, RecordPart, RemoteFallback } from './events.js';
 import { passControl, pauseAfterChild } from './pass-control.js';
 import { fallbackLines, judgedText } from './record-words.js';

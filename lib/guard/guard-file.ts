@@ -1,5 +1,5 @@
-// The guarded caches of a run, to and from their on-disk record (run/guard-record.ts), and the places a
-// record read back may name (run/trust.ts).
+// The guarded caches of a run, to and from their on-disk record (ledger/guard-record.ts), and the places a
+// record read back may name (ledger/trust.ts).
 //
 // Owns: turning the runner adapters' shapes (RunnerCache, CacheState) into the structural record `lockguard
 // run` writes before its child starts, and back, for the run that finishes a dead guard's work; composing
@@ -19,8 +19,8 @@ import {
   type RunnerCache,
   type RunnerName,
 } from '../integrations/runners/index.js';
-import type { GuardedCacheRecord, GuardRecord } from '../run/guard-record.js';
-import { trustedCache, trustedPlaces, type TrustedPlaces } from '../run/trust.js';
+import type { GuardedCacheRecord, GuardRecord } from '../ledger/guard-record.js';
+import { trustedCache, trustedPlaces, type TrustedPlaces } from '../ledger/trust.js';
 import type { GuardedCache } from './runner-guard.js';
 
 export function guardRecordOf(caches: readonly GuardedCache[], runStartedAt: number): GuardRecord {

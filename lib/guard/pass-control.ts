@@ -1,14 +1,14 @@
 // How a guarded run steers a withholding pass: signals (second one stops between units) and the test seam.
 //
-// Owns: building a PassControl (run/quarantine.ts) from held signals and the environment, and the events
+// Owns: building a PassControl (ledger/quarantine.ts) from held signals and the environment, and the events
 // for a signal that arrives while lockguard works on the quarantine (events.ts `signal-held`).
 // Test seams (not in --help), for tests that kill -9 or signal the guard at a chosen stage, deterministically:
 // - LOCKGUARD_TEST_PAUSE_AFTER_UNITS=<n>: the withholding pass pauses once after n units;
 // - LOCKGUARD_TEST_PAUSE_AFTER_CHILD=1: `lockguard run` pauses after its child exited, before the final check.
 // Each emits one `seam-paused` event and goes on when a signal arrives (or after 60 s).
 
-import { holdSignals, type Interrupts } from '../run/interrupts.js';
-import type { PassControl } from '../run/quarantine/index.js';
+import { holdSignals, type Interrupts } from '../ledger/interrupts.js';
+import type { PassControl } from '../ledger/quarantine/index.js';
 import type { GuardContext } from './events.js';
 
 export const PAUSE_SEAM = 'LOCKGUARD_TEST_PAUSE_AFTER_UNITS';

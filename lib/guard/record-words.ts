@@ -8,8 +8,8 @@
 
 import type { Scope } from '../core/entries.js';
 import { listPaths } from '../core/watch.js';
-import type { Evidence as DeadRunEvidence } from '../run/recovery.js';
-import type { MoveRecord } from '../run/session.js';
+import type { Evidence as DeadRunEvidence } from '../ledger/recovery.js';
+import type { MoveRecord } from '../ledger/session.js';
 import type { RemoteFallback, RemoteSwitch } from './events.js';
 
 /** Why each entry was withheld, naming what moved (never "the old lockfile" when the lockfile did not change). */

@@ -10,9 +10,9 @@
 
 import { isLockguardError } from '../core/errors.js';
 import { RUNNER_NAMES, recordedRunScope } from '../integrations/runners/index.js';
-import type { Interrupts } from '../run/interrupts.js';
-import type { GuardRecord } from '../run/guard-record.js';
-import { acquireLock } from '../run/ledger-lock.js';
+import type { Interrupts } from '../ledger/interrupts.js';
+import type { GuardRecord } from '../ledger/guard-record.js';
+import { acquireLock } from '../ledger/ledger-lock.js';
 import {
   dropMarker,
   evidenceOf,
@@ -25,8 +25,8 @@ import {
   runningChild,
   type Evidence,
   type RecoveryRecord,
-} from '../run/recovery.js';
-import type { RunHandle } from '../run/ledger.js';
+} from '../ledger/recovery.js';
+import type { RunHandle } from '../ledger/ledger.js';
 import type { GuardContext } from './events.js';
 import { cacheOfRecord, PlacesNow } from './guard-file.js';
 import { passControl } from './pass-control.js';
@@ -40,9 +40,9 @@ export async function finishDeadRuns(
   root: string,
   context: GuardContext,
   interrupts: Interrupts,
-  by: string,
+  finishedBy: string,
 ): Promise<void> {
-  // What a record may name: the caches this workspace is configured for, as they resolve now (run/trust.ts).
+  // What a record may name: the caches this workspace is configured for, as they resolve now (ledger/trust.ts).
   const places = new PlacesNow(root, context.env);
   // A journal may name any runner: a dead pass's repair is offered every runner's cache as it resolves now.
   repairDeadLocks(root, () => places.trusted(RUNNER_NAMES));
@@ -62,7 +62,7 @@ export async function finishDeadRuns(
       throw error;
     }
     try {
-      await finishOne(root, context, dead.run, dead.pid, interrupts, by, places);
+      await finishOne(root, context, dead.run, dead.pid, interrupts, finishedBy, places);
     } finally {
       lock.release();
     }
@@ -75,7 +75,7 @@ async function finishOne(
   run: RunHandle,
   pid: number | undefined,
   interrupts: Interrupts,
-  by: string,
+  finishedBy: string,
   places: PlacesNow,
 ): Promise<void> {
   const id = run.record.id;
@@ -110,7 +110,7 @@ async function finishOne(
   notes.push(...scopeNotes(pass, evidence));
   notes.push(...pass.notes);
   const complete = pass.stop === undefined;
-  const record = recoveryRecord(by, pid, evidence, since, pass, notes, child);
+  const record = recoveryRecord(finishedBy, pid, evidence, since, pass, notes, child);
   recordRecovery(root, run, record, complete && child === undefined);
   context.emit({
     type: 'run-recovered',
@@ -183,7 +183,7 @@ function scopeNotes(pass: PassOutcome, evidence: Evidence): string[] {
 
 /** The recovery record: who finished the run and why, from when, what was withheld where, the notes. */
 function recoveryRecord(
-  by: string,
+  finishedBy: string,
   pid: number | undefined,
   evidence: Evidence,
   since: number,
@@ -192,7 +192,7 @@ function recoveryRecord(
   child: ReturnType<typeof runningChild>,
 ): RecoveryRecord {
   return {
-    by: `lockguard ${by}`,
+    by: `lockguard ${finishedBy}`,
     reason: `${diedText(pid)}, and ${evidenceText(evidence)}`,
     evidence: evidence.kind,
     since,

@@ -12,8 +12,8 @@
 // writes a header, a token or a query string anywhere (events carry method, path, key).
 
 import type { Env } from '../core/env.js';
-import { appendEvent, type Policy } from '../run/ledger.js';
-import type { GuardSession } from '../run/session.js';
+import { appendEvent, type Policy } from '../ledger/ledger.js';
+import type { GuardSession } from '../ledger/session.js';
 import {
   detectRemote,
   pointRunnerAt,

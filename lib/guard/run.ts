@@ -28,11 +28,11 @@ import {
 import { withWorkspaceBins } from '../integrations/package-managers/on-path.js';
 import { integrationOf } from '../integrations/package-managers/registry.js';
 import { preparesTreeFirst } from '../integrations/package-managers/script-walk.js';
-import { runChild, type ChildEnd } from '../run/child.js';
-import { appendEvent, findRun } from '../run/ledger.js';
-import { liveRunsFor, processStart } from '../run/live.js';
-import { GuardSession } from '../run/session.js';
-import { writeGuard } from '../run/guard-record.js';
+import { runChild, type ChildEnd } from '../ledger/child.js';
+import { appendEvent, findRun } from '../ledger/ledger.js';
+import { liveRunsFor, processStart } from '../ledger/live.js';
+import { GuardSession } from '../ledger/session.js';
+import { writeGuard } from '../ledger/guard-record.js';
 import type { GuardContext } from './events.js';
 import { finishRun, recordOrSay, type FinishInput, type RunFinished } from './finish.js';
 import { guardRecordOf } from './guard-file.js';
@@ -262,7 +262,7 @@ async function startGuarded(
     (runner) => !gates.gated.has(runner) && remoteSwitch(runner),
   );
   context.emit({ type: 'remote-plan', switches: prepared.switches, fallbacks: gates.fallbacks });
-  // What this run guards is on disk before the child can save anything (run/guard-record.ts); a run
+  // What this run guards is on disk before the child can save anything (ledger/guard-record.ts); a run
   // that guards no runner cache has nothing a later command could withhold, and writes nothing.
   if (prepared.caches.length > 0) writeGuard(session.run.dir, guardRecordOf(prepared.caches, runStartedAt));
   const guarded = prepared.caches.length;

@@ -22,10 +22,10 @@ import {
   type TaskAfterMove,
   type WithholdScope,
 } from '../integrations/runners/index.js';
-import type { Policy } from '../run/ledger.js';
-import type { WithholdScopeReport } from '../run/report.js';
-import type { PassControl } from '../run/quarantine/index.js';
-import type { MoveRecord } from '../run/session.js';
+import type { Policy } from '../ledger/ledger.js';
+import type { WithholdScopeReport } from '../ledger/report.js';
+import type { PassControl } from '../ledger/quarantine/index.js';
+import type { MoveRecord } from '../ledger/session.js';
 import type { RemoteSwitch } from './events.js';
 import { withholdReasons } from './record-words.js';
 import { noteOf, withholdPass, type PassCache, type PassOutcome } from './withhold-pass.js';

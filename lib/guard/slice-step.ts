@@ -4,7 +4,7 @@
 // Owns: `sliceFilesBeforeRun` (what `guardedRun` does unless `sliceFiles: false`: the same for `lockguard run`
 // and for a library caller) and the status lines of a run's slice files (`sliceChangeLines`).
 // Invariants: on a run where the record is current it costs one stat, one small read and one lstat per
-// project (run/slice-pass.ts), and no runner configuration is read; the files are written only where a runner
+// project (ledger/slice-pass.ts), and no runner configuration is read; the files are written only where a runner
 // folds them, lockguard wrote them before, or they are committed; a problem writing a file never stops the
 // run: it is one warning line naming the path and the fix (`lockguard key --write-slices` exits 2 on it).
 
@@ -18,7 +18,7 @@ import {
   SLICE_FILE,
   sliceFilesCurrent,
   sliceFilesIgnored,
-} from '../run/slice-files.js';
+} from '../ledger/slice-files.js';
 
 /** What the step has to say: its lines for the run's report, and whether they are a warning (a file not written). */
 export interface SliceStep {
@@ -108,8 +108,8 @@ export async function sliceFilesBeforeRun(
       )
     )
       return NOTHING;
-    const { sliceLockfileOf, writeSliceFiles } = await import('../run/slice-pass.js');
-    const { noteRunSeen } = await import('../run/slice-seen.js');
+    const { sliceLockfileOf, writeSliceFiles } = await import('../ledger/slice-pass.js');
+    const { noteRunSeen } = await import('../ledger/slice-seen.js');
     const pass = await writeSliceFiles(root, sliceLockfileOf(root, table), above);
     // Changed since the last run, whoever rewrote them (an install hook may have, after that run).
     const changes = {

@@ -26,8 +26,8 @@ import {
   type SummaryReading,
   type WithholdScope,
 } from '../integrations/runners/index.js';
-import { ledgerPath } from '../run/ledger-layout.js';
-import type { NotMoved, PassControl } from '../run/quarantine/index.js';
+import { ledgerPath } from '../ledger/ledger-layout.js';
+import type { NotMoved, PassControl } from '../ledger/quarantine/index.js';
 
 /** One cache the pass goes over: where it is and what it held just before the command started. */
 export interface PassCache {

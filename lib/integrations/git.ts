@@ -2,7 +2,7 @@
 //
 // Owns: the `.gitignore` line `lockguard init` adds (`.lockguard/`, idempotent: any line that already ignores
 // the folder counts), `ledgerTracked`: whether the repository tracks anything under `.lockguard/` (a
-// committed ledger is someone else's records: run/trust.ts treats them as foreign; this says so early), and
+// committed ledger is someone else's records: ledger/trust.ts treats them as foreign; this says so early), and
 // `changedFromHead`: which inputs differ from the commit (a CI that keys its cache on the commit folds HEAD's),
 // and `trackedAndIgnored` (sound keys' committed slice files: doctor's check that git tracks them).
 // Cost: the answer is remembered in `.lockguard/cache/git-index.json` under the git index's stat identity, so
@@ -15,8 +15,8 @@ import { spawnSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Env } from '../core/env.js';
-import { writeAtomic } from '../run/atomic.js';
-import { GIT_MEMO_FILE, LEDGER, LEDGER_DIR, ledgerPath } from '../run/ledger-layout.js';
+import { writeAtomic } from '../ledger/atomic.js';
+import { GIT_MEMO_FILE, LEDGER, LEDGER_DIR, ledgerPath } from '../ledger/ledger-layout.js';
 import { readConfigText } from '../core/bounded-read.js';
 
 /** Lines of a .gitignore that ignore the ledger folder at the root it sits in. */

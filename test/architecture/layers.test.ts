@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const LIB = fileURLToPath(new URL('../../../lib/', import.meta.url));
-const LAYERS = ['core', 'run', 'integrations', 'guard', 'cli'] as const;
+const LAYERS = ['core', 'ledger', 'integrations', 'guard', 'cli'] as const;
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -37,7 +37,7 @@ function layerOf(file: string): (typeof LAYERS)[number] | 'index' | undefined {
   return LAYERS.find((layer) => layer === top);
 }
 
-test('layers point down only: core imports no run/integrations/guard/cli, run no integrations/guard/cli, integrations no guard/cli, guard no cli', () => {
+test('layers point down only: core imports no ledger/integrations/guard/cli, ledger no integrations/guard/cli, integrations no guard/cli, guard no cli', () => {
   const violations: string[] = [];
   let checked = 0;
   for (const file of sources(LIB)) {
@@ -130,6 +130,6 @@ test('the cycle finder finds a cycle (it can fail)', () => {
 
 test('the import reader sees type-only, re-export and dynamic imports', () => {
   const text =
-    "import type { A } from '../cli/a.js';\nexport { b } from '../run/b.js';\nconst c = await import('../integrations/c.js');\n// import x from '../cli/commented.js'\n";
-  assert.deepEqual(specifiers(text), ['../cli/a.js', '../run/b.js', '../integrations/c.js']);
+    "import type { A } from '../cli/a.js';\nexport { b } from '../ledger/b.js';\nconst c = await import('../integrations/c.js');\n// import x from '../cli/commented.js'\n";
+  assert.deepEqual(specifiers(text), ['../cli/a.js', '../ledger/b.js', '../integrations/c.js']);
 });

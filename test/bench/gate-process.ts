@@ -5,7 +5,7 @@
 // stdin ends it prints `{"rssStartKb":…, "maxRssKb":…}` and exits (maxRSS: the kernel's high-water mark).
 
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
-import { GuardSession } from '../../lib/run/session.js';
+import { GuardSession } from '../../lib/ledger/session.js';
 import { parseUpstream, startGate, type GateProtocol } from '../../lib/integrations/remote-gate/index.js';
 
 const [protocol, url, root] = process.argv.slice(2);

@@ -5,7 +5,7 @@
 
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pruneLedger } from '../../lib/run/prune.js';
+import { pruneLedger } from '../../lib/ledger/prune.js';
 import { cloneRuns } from '../helpers/ledger-runs.js';
 import { median, type BenchContext, type BenchRow } from './harness.js';
 

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { FingerprintWatch } from '../../lib/core/watch.js';
-import { GuardSession } from '../../lib/run/session.js';
+import { GuardSession } from '../../lib/ledger/session.js';
 import { median, medianPairRatio, perOp, type BenchContext, type BenchRow } from './harness.js';
 import { benchTools, mustRun } from './workspaces.js';
 import { artifactBody, startTurboRemoteCache } from '../helpers/cache-servers.js';

@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileDigest } from '../../lib/core/digest.js';
 import { slicesFromLockfile } from '../../lib/core/slices/slices.js';
-import { applySliceFiles } from '../../lib/run/slice-files-write.js';
+import { applySliceFiles } from '../../lib/ledger/slice-files-write.js';
 import { BIN } from '../helpers/cli.js';
 import {
   countInstructions,

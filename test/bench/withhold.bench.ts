@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { cacheState, withhold, withholdAfterRun, type RunnerCache } from '../../lib/integrations/runners/index.js';
 import { resolveWireitCache } from '../../lib/integrations/runners/wireit/cache.js';
-import { trustedPlaces } from '../../lib/run/trust.js';
-import { restore } from '../../lib/run/quarantine/index.js';
+import { trustedPlaces } from '../../lib/ledger/trust.js';
+import { restore } from '../../lib/ledger/quarantine/index.js';
 import { sideBySide, type BenchContext, type BenchRow } from './harness.js';
 
 const ENTRIES = 10_000;

@@ -19,7 +19,7 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { findWorkspace, LOCKFILES } from '../../lib/core/workspace.js';
-import { findRun, loadRun } from '../../lib/run/ledger.js';
+import { findRun, loadRun } from '../../lib/ledger/ledger.js';
 import { cli, cliProcess, type CliResult } from '../helpers/cli.js';
 import { scrubbedEnv } from '../helpers/env.js';
 import { assertSetupError, codeOf } from '../helpers/errors.js';

@@ -1,4 +1,4 @@
-// The ledger keeps itself bounded (run/retention.ts, cli/retention-step.ts): after a guarded run or a snapshot,
+// The ledger keeps itself bounded (ledger/retention.ts, cli/retention-step.ts): after a guarded run or a snapshot,
 // once the runs pass the retention plus its slack, lockguard prunes down to the retention, keeping what
 // `lockguard prune` keeps; "all" and a busy ledger prune nothing; status says the count and the setting.
 
@@ -7,9 +7,9 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { EXIT } from '../../lib/cli/exit-codes.js';
-import { acquireLock } from '../../lib/run/ledger-lock.js';
-import { RUN_ID } from '../../lib/run/run-record.js';
-import { retentionSlack } from '../../lib/run/retention.js';
+import { acquireLock } from '../../lib/ledger/ledger-lock.js';
+import { RUN_ID } from '../../lib/ledger/run-record.js';
+import { retentionSlack } from '../../lib/ledger/retention.js';
 import { cli } from '../helpers/cli.js';
 import { cloneRuns } from '../helpers/ledger-runs.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';

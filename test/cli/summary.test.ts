@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { quarantine } from '../../lib/run/quarantine/index.js';
+import { quarantine } from '../../lib/ledger/quarantine/index.js';
 import { cli } from '../helpers/cli.js';
 import { write } from '../helpers/runner-caches.js';
 import { pnpmProjects, pnpmTree, tempWorkspace } from '../helpers/workspace.js';

@@ -13,8 +13,8 @@ import { isLockguardError } from '../../lib/core/errors.js';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { FingerprintWatch, statusLine } from '../../lib/core/watch.js';
 import { withholdScope } from '../../lib/integrations/runners/affected.js';
-import { isTableEntry } from '../../lib/run/run-record.js';
-import { writeSliceFilesSync } from '../../lib/run/slice-pass.js';
+import { isTableEntry } from '../../lib/ledger/run-record.js';
+import { writeSliceFilesSync } from '../../lib/ledger/slice-pass.js';
 import { pnpmProjects, pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";

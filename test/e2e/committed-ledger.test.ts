@@ -3,7 +3,7 @@
 // socket, a numeric folder) is inventoried by sha256 and inode before and after every command: nothing there
 // is deleted, moved or written, and the ledger is reported as foreign with what to do. The same journals
 // with a lock that *is* tied to this machine (an attacker who knew the boot id) still touch nothing: repair
-// acts only in the caches the workspace is configured for now (run/trust.ts).
+// acts only in the caches the workspace is configured for now (ledger/trust.ts).
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -13,11 +13,11 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
-import { writeGuard } from '../../lib/run/guard-record.js';
-import { createRun } from '../../lib/run/ledger.js';
-import { unitId, type IntentLine } from '../../lib/run/quarantine/journal.js';
-import { recordTree } from '../../lib/run/quarantine/move.js';
-import { machineStamp } from '../../lib/run/trust.js';
+import { writeGuard } from '../../lib/ledger/guard-record.js';
+import { createRun } from '../../lib/ledger/ledger.js';
+import { unitId, type IntentLine } from '../../lib/ledger/quarantine/journal.js';
+import { recordTree } from '../../lib/ledger/quarantine/move.js';
+import { machineStamp } from '../../lib/ledger/trust.js';
 import { cliProcess, type CliResult } from '../helpers/cli.js';
 import { homeEnv, scrubbedEnv } from '../helpers/env.js';
 import { fileDigests, pnpmTree, tempWorkspace, writeTree } from '../helpers/workspace.js';

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
-import { createRun } from '../../lib/run/ledger.js';
+import { createRun } from '../../lib/ledger/ledger.js';
 import { cliProcess, type CliResult } from '../helpers/cli.js';
 import { scrubbedEnv } from '../helpers/env.js';
 import { assertSetupError, codeOf } from '../helpers/errors.js';

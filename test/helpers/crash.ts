@@ -10,7 +10,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, type TestContext } from 'node:test';
-import { readJournal } from '../../lib/run/quarantine/journal.js';
+import { readJournal } from '../../lib/ledger/quarantine/journal.js';
 import { BIN } from './cli.js';
 import { sleep } from './workspace.js';
 

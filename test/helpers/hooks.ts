@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import { PNPMFILE_SHIM } from '../../lib/integrations/pnpmfile/shim.js';
-import { createRun, readEvents, type Policy, type RunEvent } from '../../lib/run/ledger.js';
-import { processStart, registerLive, unregisterLive } from '../../lib/run/live.js';
+import { createRun, readEvents, type Policy, type RunEvent } from '../../lib/ledger/ledger.js';
+import { processStart, registerLive, unregisterLive } from '../../lib/ledger/live.js';
 import { isolatedEnv } from './env.js';
 import { tempWorkspace, writeTree, type Tree } from './workspace.js';
 

@@ -7,7 +7,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
-import { createRun, runIdAt } from '../../lib/run/ledger.js';
+import { createRun, runIdAt } from '../../lib/ledger/ledger.js';
 
 /**
  * Make a run's record say its process has exited (no start time: never taken for live), as a run written

@@ -13,17 +13,17 @@ import type { Workspace } from '../../core/workspace.js';
 import { integrationOf } from '../../integrations/package-managers/registry.js';
 import { RUNNERS, type DoctorCheck } from '../../integrations/runners/index.js';
 import { soundKeysProof } from '../../integrations/sound-keys/index.js';
-import { listRunIds, loadRun, runDir } from '../../run/ledger.js';
-import { hasSliceRecord, sliceFilesIgnored } from '../../run/slice-files.js';
-import { listMarkers } from '../../run/live.js';
-import { foreignClaims, foreignLine } from '../../run/trust.js';
+import { listRunIds, loadRun, runDir } from '../../ledger/ledger.js';
+import { hasSliceRecord, sliceFilesIgnored } from '../../ledger/slice-files.js';
+import { listMarkers } from '../../ledger/live.js';
+import { foreignClaims, foreignLine } from '../../ledger/trust.js';
 import { ledgerTracked } from '../../integrations/git.js';
 import { flag, parse } from '../args.js';
 import { readSettings, type Retention, retentionOf, settingsInEffect } from '../settings.js';
 import { EXIT } from '../exit-codes.js';
-import { LEDGER, ledgerPath } from '../../run/ledger-layout.js';
-import { DEFAULT_KEEP } from '../../run/prune.js';
-import { DEFAULT_RETENTION, retentionSlack } from '../../run/retention.js';
+import { LEDGER, ledgerPath } from '../../ledger/ledger-layout.js';
+import { DEFAULT_KEEP } from '../../ledger/prune.js';
+import { DEFAULT_RETENTION, retentionSlack } from '../../ledger/retention.js';
 import { paint, type Io } from '../io.js';
 import type { Command } from '../command.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
@@ -124,7 +124,7 @@ function aboveRootChecks(table: WorkspaceFingerprints): CheckResult[] {
     if (entry.digest !== null) present.push(entry.path);
     byFolder.set(folder, present);
   }
-  // Gitignored slice files fold the markers (run/slice-files.ts, the above line); committed ones cannot.
+  // Gitignored slice files fold the markers (ledger/slice-files.ts, the above line); committed ones cannot.
   const folded = sliceFilesIgnored(table.root) && hasSliceRecord(table.root);
   const keys = folded
     ? "and each project's .lockguard-slice folds it, so the runners' keys that fold those files move with it (and differ from other machines' while it is there)"

@@ -19,7 +19,7 @@ import {
   soundKeysWanted,
   writeEdits,
 } from '../../integrations/sound-keys/index.js';
-import { GIT_ADD_SLICES } from '../../run/slice-files.js';
+import { GIT_ADD_SLICES } from '../../ledger/slice-files.js';
 import { noteInitEdit, readInitRecord } from '../init-record.js';
 import { flag, parse, type Parsed } from '../args.js';
 import { EXIT } from '../exit-codes.js';
@@ -112,7 +112,7 @@ function ignoreLedger(root: string, io: Io): void {
 
 /** Each project's slice file, written now; a lockfile without slices (bun.lockb) or a file that cannot be written is one line. */
 async function writeSlicesNow(root: string, io: Io): Promise<void> {
-  const { writeSliceFiles } = await import('../../run/slice-pass.js');
+  const { writeSliceFiles } = await import('../../ledger/slice-pass.js');
   const { sliceReportLines } = await import('../slice-files.js');
   try {
     for (const line of sliceReportLines(await writeSliceFiles(root))) io.stdout.write(`  ${line}\n`);
@@ -145,7 +145,7 @@ async function setUpSoundKeys(
   const edits = soundKeysEdits(root, mode);
   if (edits.length === 0) {
     io.stdout.write(
-      `${label}: already set up (every cached turbo/nx task folds its project's ${SLICE_FILE}): nothing to do.\n`,
+      `${label}: already set up (every cached task of turbo, nx or wireit folds its project's ${SLICE_FILE}): nothing to do.\n`,
     );
   } else {
     const before = edits.map((edit) => readText(root, join(root, edit.file)));

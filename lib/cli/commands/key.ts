@@ -93,7 +93,7 @@ function alone(parsed: Parsed, name: 'write-slices' | 'check-slices'): void {
 /** --check-slices (alone): exit 1 naming every file that is not what --write-slices would write; nothing written. */
 async function checkSlices(parsed: Parsed, root: string, io: Io): Promise<number> {
   alone(parsed, 'check-slices');
-  const { staleSliceFiles } = await import('../../run/slice-pass.js');
+  const { staleSliceFiles } = await import('../../ledger/slice-pass.js');
   const { staleSliceLines } = await import('../slice-files.js');
   const stale = await staleSliceFiles(root);
   if (stale === undefined) {
@@ -116,7 +116,7 @@ async function checkSlices(parsed: Parsed, root: string, io: Io): Promise<number
 /** --write-slices (alone): every project's .lockguard-slice written, and what was written or removed printed. */
 async function writeSlices(parsed: Parsed, root: string, io: Io): Promise<number> {
   alone(parsed, 'write-slices');
-  const { writeSliceFiles } = await import('../../run/slice-pass.js');
+  const { writeSliceFiles } = await import('../../ledger/slice-pass.js');
   const { sliceReportLines } = await import('../slice-files.js');
   io.stdout.write(
     summarised(io, sliceReportLines(await writeSliceFiles(root)), 'slice files')

@@ -2,7 +2,7 @@
 // up-front cache keys that makes unstable; for turbo and nx, which cached tasks' keys fold their project's
 // .lockguard-slice (integrations/sound-keys/plan.ts). Exit 0: every key stable; 1: some unstable; 2: error.
 
-import { expectedSliceFiles } from '../../run/slice-pass.js';
+import { expectedSliceFiles } from '../../ledger/slice-pass.js';
 import { planFor } from '../../integrations/plan/index.js';
 import { SLICE_FILE, soundKeysFix, soundKeysMode } from '../../integrations/sound-keys/index.js';
 import { hasSoundKeys, sliceKeysFor } from '../../integrations/sound-keys/plan.js';

@@ -1,8 +1,8 @@
-// `lockguard prune`: remove old finished runs from the ledger (run/prune.ts decides and removes).
+// `lockguard prune`: remove old finished runs from the ledger (ledger/prune.ts decides and removes).
 
 import { LockguardError } from '../../core/errors.js';
 import { plural } from '../../core/words.js';
-import { DEFAULT_KEEP, pruneLedger, type PruneResult } from '../../run/prune.js';
+import { DEFAULT_KEEP, pruneLedger, type PruneResult } from '../../ledger/prune.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';

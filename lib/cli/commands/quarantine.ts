@@ -6,7 +6,7 @@ import {
   listQuarantine,
   type QuarantinedEntry,
   restore,
-} from '../../run/quarantine/index.js';
+} from '../../ledger/quarantine/index.js';
 import { RUNNER_NAMES } from '../../integrations/runners/index.js';
 import { LockguardError } from '../../core/errors.js';
 import { flag, parse, stringValue, type Parsed } from '../args.js';

@@ -9,7 +9,7 @@
 
 import { MOVED_EXIT_HELP, MOVED_EXIT_OPTION, movedExitCode } from '../ci-outputs.js';
 import { redactText } from '../../core/redact.js';
-import type { Policy } from '../../run/ledger.js';
+import type { Policy } from '../../ledger/ledger.js';
 import type { RemoteMode } from '../../integrations/runners/index.js';
 import { guardedRun, joinOuterRun } from '../../guard/run.js';
 import type { RunFinished } from '../../guard/finish.js';

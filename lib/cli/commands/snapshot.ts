@@ -10,7 +10,7 @@ import { changedFromHead } from '../../integrations/git.js';
 import { listPaths } from '../../core/watch.js';
 import { appendGithub, requireGithubFile, githubFile } from '../../integrations/ci/github.js';
 import { heldBy, keyVariable, runNameOf, runVariable } from '../../integrations/ci/named-runs.js';
-import { createRun } from '../../run/ledger.js';
+import { createRun } from '../../ledger/ledger.js';
 import { parse, stringValue, type Parsed } from '../args.js';
 import {
   checkOutputTargets,

@@ -2,13 +2,13 @@
 
 import { MESSAGE_MAX, printable, printableUpTo } from '../../core/printable.js';
 import { plural } from '../../core/words.js';
-import { findRun, latestEvents, readReport, scanEvents, type RunEvent, type RunHandle } from '../../run/ledger.js';
-import type { RunReport } from '../../run/report.js';
-import { recordedMoves } from '../../run/verdict.js';
-import { countRuns, retentionSlack } from '../../run/retention.js';
+import { findRun, latestEvents, readReport, scanEvents, type RunEvent, type RunHandle } from '../../ledger/ledger.js';
+import type { RunReport } from '../../ledger/report.js';
+import { recordedMoves } from '../../ledger/verdict.js';
+import { countRuns, retentionSlack } from '../../ledger/retention.js';
 import { readSettings, retentionOf } from '../settings.js';
-import { lifeOf, type Life } from '../../run/recovery.js';
-import { lockfileMovesAmong, reportedSliceMoves, sliceMoveJson } from '../../run/slice-report.js';
+import { lifeOf, type Life } from '../../ledger/recovery.js';
+import { lockfileMovesAmong, reportedSliceMoves, sliceMoveJson } from '../../ledger/slice-report.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';

@@ -3,13 +3,13 @@
 import { redactRecord, redactText } from '../../core/redact.js';
 import { appendGithub, appendSummary, checkoutPath, requireGithubFile } from '../../integrations/ci/github.js';
 import { movedAnnotations, verdictDotenv, verdictGithubOutputs, verdictSummary } from '../../integrations/ci/report.js';
-import { listQuarantine } from '../../run/quarantine/index.js';
-import { findRun, type RunHandle } from '../../run/ledger.js';
+import { listQuarantine } from '../../ledger/quarantine/index.js';
+import { findRun, type RunHandle } from '../../ledger/ledger.js';
 import { LockguardError } from '../../core/errors.js';
 import { namedRunsIn, runNameOf, runVariable } from '../../integrations/ci/named-runs.js';
 import type { Env } from '../../core/env.js';
-import { verifyRun } from '../../run/verdict.js';
-import { lockfileMovesAmong, sliceMoveJson } from '../../run/slice-report.js';
+import { verifyRun } from '../../ledger/verdict.js';
+import { lockfileMovesAmong, sliceMoveJson } from '../../ledger/slice-report.js';
 import { parse, stringValue, type Parsed } from '../args.js';
 import {
   MOVED_EXIT_HELP,
@@ -84,7 +84,7 @@ export const command: Command = {
     });
     const modes = outputModes(parsed);
     try {
-      return await judge(parsed, modes, io);
+      return await verifyAgainstSnapshot(parsed, modes, io);
     } catch (error) {
       // Every exit leaves an answer in the outputs asked for: save=false and the error's code.
       await reportFailure('verify', error, io, modes);
@@ -93,7 +93,7 @@ export const command: Command = {
   },
 };
 
-async function judge(parsed: Parsed, modes: OutputModes, io: Io): Promise<number> {
+async function verifyAgainstSnapshot(parsed: Parsed, modes: OutputModes, io: Io): Promise<number> {
   const movedCode = movedExitCode(parsed, 'verify');
   const summary = summaryOf(stringValue(parsed, 'summary'));
   const name = runNameOf(stringValue(parsed, 'name'), 'verify');

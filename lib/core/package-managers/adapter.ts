@@ -10,12 +10,12 @@
 
 import type { EntrySpec } from '../entries.js';
 import type { InstallCheck } from '../install-verdict.js';
-import type { LoweredGraph } from '../slices/graph.js';
+import type { LockfileGraph } from '../slices/graph.js';
 import type { WorkspaceFingerprints } from '../table.js';
 import type { PackageManager } from './names.js';
 
 /** What a lockfile reader is handed beside the bytes. */
-interface LowerOptions {
+interface GraphOptions {
   /** Absolute workspace root (yarn v1 reads its importers from the manifests there). */
   readonly root: string;
   /** The bytes are a redacted copy (slices.ts `FromLockfileOptions.redacted`). */
@@ -46,16 +46,16 @@ interface SliceReader {
     readonly hint: string;
     readonly rootHint: string;
   };
-  /** The lockfile lowered to the slice graph; throws LockguardError for what it cannot read. */
-  lower(bytes: Buffer, absPath: string, options: LowerOptions): LoweredGraph;
+  /** The lockfile read into the slice graph; throws LockguardError for what it cannot read. */
+  graph(bytes: Buffer, absPath: string, options: GraphOptions): LockfileGraph;
 }
 
 /**
- * The same as `SliceReader.lower`, for lockfile versions only an asynchronous reader reads (pnpm 8's 6.x,
+ * The same as `SliceReader.graph`, for lockfile versions only an asynchronous reader reads (pnpm 8's 6.x,
  * through @pnpm/lockfile-file). Listed apart from the adapters (registry.ts `ASYNC_SLICE_READERS`): the install
  * hooks' bundles slice synchronously, and an adapter holding it would carry that package into each of them.
  */
-export type AsyncLower = (bytes: Buffer, absPath: string, options: LowerOptions) => Promise<LoweredGraph>;
+export type AsyncLower = (bytes: Buffer, absPath: string, options: GraphOptions) => Promise<LockfileGraph>;
 
 /** Everything core/ knows of one package manager. */
 export interface PackageManagerCore {

@@ -15,21 +15,21 @@ import { bun } from './bun/index.js';
 import type { PackageManager } from './names.js';
 import { npm } from './npm/index.js';
 import { pnpm } from './pnpm/index.js';
-import { lowerPnpmLockfileAsync } from './pnpm/slices.js';
+import { pnpmSliceGraphAsync } from './pnpm/slices.js';
 import { yarn } from './yarn/index.js';
 
 export const PACKAGE_MANAGER_CORES: readonly PackageManagerCore[] = [pnpm, npm, yarn, bun];
 
 /** The readers of lockfile versions only an asynchronous reader reads (adapter.ts `AsyncLower` says why apart). */
 export const ASYNC_SLICE_READERS: Readonly<Partial<Record<PackageManager, AsyncLower>>> = {
-  pnpm: lowerPnpmLockfileAsync,
+  pnpm: pnpmSliceGraphAsync,
 };
 
 /** The manager of a root that names none (no lockfile, no marker, no `packageManager` field). */
 export const FALLBACK_MANAGER: PackageManager = 'npm';
 
 // Built with no work at load: a bundle that imports this module but none of its answers (an install hook
-// reaching run/run-record.ts) drops it and every adapter (esbuild keeps a module whose loading does work).
+// reaching ledger/run-record.ts) drops it and every adapter (esbuild keeps a module whose loading does work).
 function byName(name: string): PackageManagerCore | undefined {
   return PACKAGE_MANAGER_CORES.find((core) => core.name === name);
 }

@@ -16,7 +16,7 @@
 
 import { redactLabel, redactText } from '../redact.js';
 import { plural } from '../words.js';
-import type { LoweredGraph } from './graph.js';
+import type { LockfileGraph } from './graph.js';
 import type { LockfileSlices } from './slices.js';
 
 export interface PackageChange {
@@ -56,7 +56,7 @@ interface Closure {
   readonly owns: Map<string, Set<string>>;
 }
 
-function closureOf(graph: LoweredGraph, start: number): Closure {
+function closureOf(graph: LockfileGraph, start: number): Closure {
   const versions = new Map<string, Set<string>>();
   const owns = new Map<string, Set<string>>();
   const seen = new Uint8Array(graph.own.length);
@@ -84,7 +84,7 @@ function closureOf(graph: LoweredGraph, start: number): Closure {
 }
 
 /** The project's own dependencies: package name -> versions (links to other projects left out). */
-function directOf(graph: LoweredGraph, node: number): Map<string, Set<string>> {
+function directOf(graph: LockfileGraph, node: number): Map<string, Set<string>> {
   const direct = new Map<string, Set<string>>();
   for (const next of graph.edges[node] ?? []) {
     const label = graph.label(next);

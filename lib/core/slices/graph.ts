@@ -1,6 +1,6 @@
-// The slice graph every package manager's lockfile reader lowers its lockfile to (package-managers/<pm>/).
+// The slice graph every package manager's lockfile reader reads its lockfile into (package-managers/<pm>/).
 //
-// Owns: `LoweredGraph` and `NodeLabel`. Invariants: types only, a leaf (slices.ts, diff.ts, reach.ts and
+// Owns: `LockfileGraph` and `NodeLabel`. Invariants: types only, a leaf (slices.ts, diff.ts, reach.ts and
 // each reader share it without importing one another).
 
 import type { SliceGraph } from './merkle.js';
@@ -11,7 +11,7 @@ export type NodeLabel =
   | { readonly kind: 'importer'; readonly id: string }
   | { readonly kind: 'leaf'; readonly ref: string };
 
-export interface LoweredGraph extends SliceGraph {
+export interface LockfileGraph extends SliceGraph {
   /** Importer id -> node. */
   readonly importers: ReadonlyMap<string, number>;
   /** What node `node` stands for (computed on demand: only diffs need it). */

@@ -1,6 +1,6 @@
 // One Merkle pass over a dependency graph: every node's closure digest in O(V + E).
 //
-// Owns: the graph shape every lockfile format is lowered to (`SliceGraph`), Tarjan's strongly connected
+// Owns: the graph shape every lockfile format is read into (`SliceGraph`), Tarjan's strongly connected
 // components (iterative, over typed arrays: the edges flattened once, a component's members one run of
 // Tarjan's stack; real lockfiles have cycles and deep chains), and the digest of each component.
 // Definition: a component's digest is sha256 (base64) over "lockguard-slice-scc/1", the sorted own texts of

@@ -19,7 +19,7 @@
 // Invariants: O(V log V) over the closures computed once (merkle.ts); reads nothing but the graph.
 
 import { sha256Of } from '../digest.js';
-import type { LoweredGraph } from './graph.js';
+import type { LockfileGraph } from './graph.js';
 
 /** The hoisted pool's digest: sha256 over every distinct closure digest of the graph, sorted. */
 export function poolDigest(closures: readonly string[]): string {
@@ -34,7 +34,7 @@ export function poolDigest(closures: readonly string[]): string {
  * private pool (`node_modules/.pnpm/node_modules`); a folder in the workspace resolves the root
  * `node_modules`, the root's slice.
  */
-export function installsPackages(graph: LoweredGraph): Set<number> {
+export function installsPackages(graph: LockfileGraph): Set<number> {
   const importerNodes = new Set(graph.importers.values());
   const linkLeaf = (node: number): boolean => {
     const label = graph.label(node);

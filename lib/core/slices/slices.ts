@@ -35,7 +35,7 @@ import { checkLockfileShape } from '../lockfile-shape.js';
 import { closureDigests } from './merkle.js';
 import { installsPackages, poolDigest } from './reach.js';
 import { poolAtRoot } from './layout.js';
-import type { LoweredGraph } from './graph.js';
+import type { LockfileGraph } from './graph.js';
 import type { PackageManager } from '../package-managers/names.js';
 import { ASYNC_SLICE_READERS, PACKAGE_MANAGER_CORES, coreOf } from '../package-managers/registry.js';
 import { readConfigText } from '../bounded-read.js';
@@ -61,8 +61,8 @@ export interface LockfileSlices {
   /** Workspace-relative lockfile path. */
   readonly lockfile: string;
   readonly slices: readonly ProjectSlice[];
-  /** The lowered graph, for diffs (labels tell what each node is). */
-  readonly graph: LoweredGraph;
+  /** The lockfile's graph, for diffs (labels tell what each node is). */
+  readonly graph: LockfileGraph;
   /** Per node: its closure digest. */
   readonly closures: readonly string[];
   /** The hoisted pool's digest (reach.ts): every entry of the lockfile. */
@@ -144,23 +144,23 @@ function withLayout(format: SliceFormat, bytes: Buffer, options: FromLockfileOpt
 function slicesOfChecked(format: SliceFormat, bytes: Buffer, given: FromLockfileOptions): LockfileSlices {
   const options = withLayout(format, bytes, given);
   const absPath = join(options.root, options.lockfile);
-  return finish(format, coreOf(format).slices.lower(bytes, absPath, lowerOptions(options)), options);
+  return finish(format, coreOf(format).slices.graph(bytes, absPath, graphOptions(options)), options);
 }
 
-function lowerOptions(options: FromLockfileOptions): { readonly root: string; readonly redacted: boolean } {
+function graphOptions(options: FromLockfileOptions): { readonly root: string; readonly redacted: boolean } {
   return { root: options.root, redacted: options.redacted === true };
 }
 
 /** Every project's slice of one lockfile's bytes, pnpm 6.x included (read with @pnpm/lockfile-file, package-managers/pnpm/v6.ts). */
 export async function slicesFromLockfileAsync(bytes: Buffer, options: FromLockfileOptions): Promise<LockfileSlices> {
   const format = checkedFormat(bytes, options);
-  const lowerAsync = ASYNC_SLICE_READERS[format];
-  if (lowerAsync === undefined) return slicesOfChecked(format, bytes, options);
-  const graph: LoweredGraph = await lowerAsync(bytes, join(options.root, options.lockfile), lowerOptions(options));
+  const graphAsync = ASYNC_SLICE_READERS[format];
+  if (graphAsync === undefined) return slicesOfChecked(format, bytes, options);
+  const graph: LockfileGraph = await graphAsync(bytes, join(options.root, options.lockfile), graphOptions(options));
   return finish(format, graph, withLayout(format, bytes, options));
 }
 
-function finish(format: SliceFormat, graph: LoweredGraph, options: FromLockfileOptions): LockfileSlices {
+function finish(format: SliceFormat, graph: LockfileGraph, options: FromLockfileOptions): LockfileSlices {
   const closures = closureDigests(graph);
   const pool = poolDigest(closures);
   // Where the pool is in the root node_modules, every project's own code resolves it (layout.ts).

@@ -1,7 +1,7 @@
 // Files a CI step reads after lockguard: the key file (`snapshot --key-file`) and a dotenv report
 // (`verify --dotenv`, GitLab's `artifacts:reports:dotenv`).
 //
-// Owns: writing such a file whole or not at all (run/atomic.ts: a stage in the same folder, then a rename:
+// Owns: writing such a file whole or not at all (ledger/atomic.ts: a stage in the same folder, then a rename:
 // a reader such as CircleCI's `{{ checksum }}` never sees half a key), and the dotenv text.
 // Invariants: every value is one printable line (control characters escaped by core/printable.ts, so a
 // path cannot forge a second variable); a fault is an ERR_LOCKGUARD_* error naming the path and the fix.
@@ -11,7 +11,7 @@ import { dirname } from 'node:path';
 import { isLockguardError, LockguardError } from '../../core/errors.js';
 import { fsFault } from '../../core/fs-fault.js';
 import { printable } from '../../core/printable.js';
-import { writeAtomic } from '../../run/atomic.js';
+import { writeAtomic } from '../../ledger/atomic.js';
 import { outputTarget } from './output-target.js';
 
 /** `NAME=value` lines, one per pair, each value made one printable line. */
@@ -22,7 +22,7 @@ export function dotenvText(pairs: Readonly<Record<string, string>>): string {
 }
 
 /**
- * Write `text` to `path` atomically (run/atomic.ts; missing parent folders made), only over a regular file or
+ * Write `text` to `path` atomically (ledger/atomic.ts; missing parent folders made), only over a regular file or
  * where nothing is (output-target.ts); `what` names the flag in an error.
  */
 export function writeWhole(path: string, text: string, what: string): void {

@@ -10,7 +10,7 @@
 import { MESSAGE_MAX, printableUpTo } from '../../core/printable.js';
 import { redactText } from '../../core/redact.js';
 import { movedVerb } from '../../core/watch.js';
-import type { MovedFile } from '../../run/verdict.js';
+import type { MovedFile } from '../../ledger/verdict.js';
 import { errorAnnotation } from './github.js';
 
 export interface VerdictReport {

@@ -26,8 +26,8 @@ import { join } from 'node:path';
 import { fileDigest } from '../../core/digest.js';
 import type { Env } from '../../core/env.js';
 import { errnoCode, isLockguardError } from '../../core/errors.js';
-import { loadRun } from '../../run/ledger.js';
-import { liveRunsFor, reportToRun, type LiveRun } from '../../run/live.js';
+import { loadRun } from '../../ledger/ledger.js';
+import { liveRunsFor, reportToRun, type LiveRun } from '../../ledger/live.js';
 import { readBounded } from '../../core/bounded-read.js';
 
 export interface HookOutcome {

@@ -18,7 +18,7 @@
 
 import type { Env } from '../../core/env.js';
 import { LockguardError } from '../../core/errors.js';
-import { liveRunsFor, reportToRun, type LiveRun } from '../../run/live.js';
+import { liveRunsFor, reportToRun, type LiveRun } from '../../ledger/live.js';
 import { classifyCommand, parseCommand } from '../package-managers/argv.js';
 import { inProcessPnpmMajor, pnpmArgv } from './command.js';
 import { rootFromConfig, rootFromCwd } from './root.js';

@@ -54,5 +54,5 @@ export type GateEvent =
   | { readonly type: 'not-forwarded'; readonly method: string; readonly path: string };
 
 /** Counters a run reports. `refused.save` counts whole entries; `refusedParts` the pipeline's blobs. */
-/** What one gate counted; declared with the run report, which records it (run/report.ts). */
-export type { GateStats } from '../../run/report.js';
+/** What one gate counted; declared with the run report, which records it (ledger/report.ts). */
+export type { GateStats } from '../../ledger/report.js';

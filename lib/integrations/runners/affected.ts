@@ -35,9 +35,9 @@ import { pnpmMarkerHolds } from '../../core/install-check.js';
 import type { PackageManager } from '../../core/workspace.js';
 import { isLockguardError } from '../../core/errors.js';
 import { MESSAGE_MAX, printable, printableUpTo } from '../../core/printable.js';
-import type { RunHandle } from '../../run/ledger.js';
-import { lockfileMovesAmong, type SliceMove } from '../../run/slice-report.js';
-import { movesNow, recordedMoves, type MovedFile } from '../../run/verdict.js';
+import type { RunHandle } from '../../ledger/ledger.js';
+import { lockfileMovesAmong, type SliceMove } from '../../ledger/slice-report.js';
+import { movesNow, recordedMoves, type MovedFile } from '../../ledger/verdict.js';
 import type { Project } from './adapter.js';
 import { adapterFor } from './registry.js';
 import type { RunnerCache, SummaryReading, TaskNode } from './types.js';
@@ -100,7 +100,7 @@ function layoutReason(root: string): string | undefined {
 
 /**
  * The scope of the pass after a move: `moved` is every table entry the run recorded moving (its `now` as
- * first recorded), `slices` the lockfile's slice diff now (run/slice-report.ts).
+ * first recorded), `slices` the lockfile's slice diff now (ledger/slice-report.ts).
  */
 export function withholdScope(input: {
   root: string;

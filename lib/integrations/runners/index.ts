@@ -81,7 +81,7 @@ export function runnerLabel(runner: Exclude<RunnerName, 'none'>): string {
 
 /**
  * The caches of `runners` (default: every runner the workspace is configured for) as they resolve now, with
- * no command line: what a record read back may name (run/trust.ts). A runner whose cache cannot be resolved
+ * no command line: what a record read back may name (ledger/trust.ts). A runner whose cache cannot be resolved
  * is left out (nothing of it can be vouched for).
  */
 export function cachesNow(

@@ -5,8 +5,14 @@
 // Invariant: types only; nothing here touches the file system.
 
 import type { LockguardError } from '../../core/errors.js';
-import type { RecordedIdentity } from '../../run/guard-record.js';
-import type { NotMoved, PassControl, QuarantinedEntry, QuarantineUnit, RenameFn } from '../../run/quarantine/index.js';
+import type { RecordedIdentity } from '../../ledger/guard-record.js';
+import type {
+  NotMoved,
+  PassControl,
+  QuarantinedEntry,
+  QuarantineUnit,
+  RenameFn,
+} from '../../ledger/quarantine/index.js';
 
 export type RunnerName = 'turbo' | 'nx' | 'pnpm-pipeline' | 'wireit' | 'none';
 export const RUNNER_NAMES: readonly RunnerName[] = ['turbo', 'nx', 'pnpm-pipeline', 'wireit', 'none'];
@@ -121,7 +127,7 @@ export interface WithholdOptions {
   /** A candidate this keeps is kept: its project's slice did not move (affected.ts); its task names it. */
   readonly spare?: (key: string) => { readonly keep: boolean; readonly task?: string };
   readonly rename?: RenameFn;
-  /** Stop requests and the test seam, between units (run/quarantine.ts). */
+  /** Stop requests and the test seam, between units (ledger/quarantine.ts). */
   readonly control?: PassControl;
 }
 

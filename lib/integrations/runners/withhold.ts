@@ -10,10 +10,10 @@
 // affected.ts decides, and anything it cannot establish is withheld).
 // Invariants: entries present before the run, written before the move, or written outside the run stay;
 // a symlinked entry is never followed and never moved (reported); nothing outside the cache dir moves;
-// nothing is deleted (quarantine is a journaled rename, run/quarantine.ts); a stop request (a second
+// nothing is deleted (quarantine is a journaled rename, ledger/quarantine.ts); a stop request (a second
 // signal) or a disk fault ends the pass at a safe point between units, and the result says so.
 
-import { quarantine, type NotMoved, type QuarantineUnit } from '../../run/quarantine/index.js';
+import { quarantine, type NotMoved, type QuarantineUnit } from '../../ledger/quarantine/index.js';
 import { listUnits, sameIdentity, unitIdentity, unitPaths, writtenAtOf } from './listing.js';
 import type {
   CacheState,

@@ -3,14 +3,14 @@
 // still hashes what is installed.
 //
 // Owns: `writeSliceFilesAfterInstall`: where the workspace uses slice files (lockguard wrote them before, or
-// a runner's configuration names them: folded-by.ts), one synchronous pass (run/slice-pass.ts).
+// a runner's configuration names them: folded-by.ts), one synchronous pass (ledger/slice-pass.ts).
 // Invariants: never throws: any problem, lockguard's or not, is the one warning line it returns (a hook must
 // never fail the user's install because of a slice file); where the workspace does not use the files it
 // costs one stat and at most four failed or small reads; where nothing changed, the stat-level check only.
 
 import { isLockguardError } from '../../core/errors.js';
-import { sliceFilesAdopted } from '../../run/slice-files.js';
-import { writeSliceFilesSync } from '../../run/slice-pass.js';
+import { sliceFilesAdopted } from '../../ledger/slice-files.js';
+import { writeSliceFilesSync } from '../../ledger/slice-pass.js';
 import { runnersFoldingSlices } from './folded-by.js';
 
 /** Write the slice files of the workspace at `root` if it uses them; a warning line when that failed. */

@@ -2,7 +2,7 @@
 //
 // Owns: the adoption question the slice-file writers ask before writing into a workspace that never asked
 // for the files (`lockguard run` and the install hooks write them only where a runner folds them, or where
-// lockguard already wrote them once: run/slice-files.ts's record), and the runner names the status line says.
+// lockguard already wrote them once: ledger/slice-files.ts's record), and the runner names the status line says.
 // The answer is read from the runners' own configuration as `lockguard init --sound-keys` writes it, parsed
 // (JSONC: comments are no configuration): turbo when a task's `inputs` in the root turbo.json (or
 // turbo.jsonc) names the file, nx when nx.json's `namedInputs`/`targetDefaults` or a non-comment line of
@@ -16,7 +16,7 @@
 
 import { join } from 'node:path';
 import { readBounded } from '../../core/bounded-read.js';
-import { SLICE_FILE } from '../../run/slice-files.js';
+import { SLICE_FILE } from '../../ledger/slice-files.js';
 import { type JsonNode, parseJsonc, prop } from '../sound-keys/jsonc.js';
 import type { RunnerName } from '../runners/types.js';
 import { manifestAt, wireitBlock, wireitInstalled, wireitPackages } from '../runners/wireit/packages.js';

@@ -12,7 +12,7 @@
 import { createRequire } from 'node:module';
 import { isLockguardError } from '../../core/errors.js';
 import { dirname, join } from 'node:path';
-import { sliceFilesAdopted } from '../../run/slice-files.js';
+import { sliceFilesAdopted } from '../../ledger/slice-files.js';
 import { runnersFoldingSlices } from './folded-by.js';
 
 declare const __LOCKGUARD_SLICE_WRITER__: string | undefined;

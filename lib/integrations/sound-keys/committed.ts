@@ -8,8 +8,8 @@
 
 import type { Env } from '../../core/env.js';
 import { changedFromHead, trackedAndIgnored } from '../git.js';
-import { GIT_ADD_SLICES } from '../../run/slice-files.js';
-import { staleSliceFiles } from '../../run/slice-pass.js';
+import { GIT_ADD_SLICES } from '../../ledger/slice-files.js';
+import { staleSliceFiles } from '../../ledger/slice-pass.js';
 import { someOf } from './findings.js';
 import { SLICE_FILE, type SoundCheck } from './types.js';
 const REWRITE = `lockguard key --write-slices && ${GIT_ADD_SLICES}`;

@@ -2,7 +2,7 @@
 // as one doctor finding.
 //
 // Owns: `TaskFold` (one cached task: its project's slice file and whether its key folds it), `findingsOf`
-// (those that leave the file out; those that fold it but whose project has none written yet), `judge`
+// (those that leave the file out; those that fold it but whose project has none written yet), `soundCheckOf`
 // (ok / warn / fail with the fix), and `keysWouldChange` (the tasks whose folded file holds other bytes than
 // the slice writer would write), shared by the turbo and nx proofs and by `plan`.
 // Invariants: a task that leaves its file out is always named (at most five, then how many more); reads
@@ -75,7 +75,11 @@ function projectsWithout(found: Findings): string {
 }
 
 /** One finding from what a runner's plan showed; `mode`: the workspace's (the fix sets that one up). */
-export function judge(runner: Exclude<SoundCheck['runner'], 'git'>, found: Findings, mode?: SoundKeysMode): SoundCheck {
+export function soundCheckOf(
+  runner: Exclude<SoundCheck['runner'], 'git'>,
+  found: Findings,
+  mode?: SoundKeysMode,
+): SoundCheck {
   const folded = found.cached - found.missing.length - found.unwritten.length;
   if (found.missing.length > 0) {
     return {

@@ -18,7 +18,7 @@ export type SoundKeysMode = 'ignored' | 'committed';
 export const SOUND_KEYS_MODES: readonly SoundKeysMode[] = ['ignored', 'committed'];
 
 /** One per workspace project, next to its package.json (written by lockguard; its content is the slice writer's). */
-export { SLICE_FILE } from '../../run/slice-files.js';
+export { SLICE_FILE } from '../../ledger/slice-files.js';
 
 /** What init changes in one file: its new text and, for the user, what was added. */
 export interface FileEdit {

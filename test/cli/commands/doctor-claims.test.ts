@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { judge, findingsOf } from '../../../lib/integrations/sound-keys/findings.js';
+import { soundCheckOf, findingsOf } from '../../../lib/integrations/sound-keys/findings.js';
 import { cli } from '../../helpers/cli.js';
 import { repoRoot } from '../../helpers/fixtures.js';
 import { pnpmTree, tempWorkspace } from '../../helpers/workspace.js';
@@ -99,7 +99,7 @@ test('unwritten slice files are counted by project: 3 tasks of one project are 1
     root,
   );
   assert.equal(
-    judge('turbo', found).detail,
+    soundCheckOf('turbo', found).detail,
     'every cached turbo task names its .lockguard-slice, but 1 project has none written yet (their 3 tasks: a#build, a#test, a#lint)',
   );
 });

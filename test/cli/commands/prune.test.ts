@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { listRunIds } from '../../../lib/run/ledger.js';
+import { listRunIds } from '../../../lib/ledger/ledger.js';
 import { BIN, cliProcess } from '../../helpers/cli.js';
 import { scrubbedEnv } from '../../helpers/env.js';
 import { assertSetupError } from '../../helpers/errors.js';

@@ -34,7 +34,7 @@ function problems(core: PackageManagerCore): string[] {
   if (typeof patches?.['lockfileRegion'] !== 'function') found.push('patches.lockfileRegion');
   const slices = core.slices as unknown as Record<string, unknown> | undefined;
   if (!Array.isArray(slices?.['lockfiles'])) found.push('slices.lockfiles');
-  if (typeof slices?.['lower'] !== 'function') found.push('slices.lower');
+  if (typeof slices?.['lower'] !== 'function') found.push('slices.graph');
   return found;
 }
 
@@ -58,8 +58,8 @@ test('the member check fails an adapter that lacks one (it can fail)', () => {
   assert.ok(first !== undefined);
   const { checkInstall: _checkInstall, ...noCheck } = first;
   assert.deepEqual(problems(noCheck as unknown as PackageManagerCore), ['checkInstall']);
-  const { lower: _lower, ...slices } = first.slices;
-  assert.deepEqual(problems({ ...first, slices } as unknown as PackageManagerCore), ['slices.lower']);
+  const { graph: _graph, ...slices } = first.slices;
+  assert.deepEqual(problems({ ...first, slices } as unknown as PackageManagerCore), ['slices.graph']);
   assert.deepEqual(problems({ ...first, entries: [] }), ['entries']);
 });
 

@@ -13,8 +13,8 @@ import {
   type WithholdScope,
 } from '../../../lib/integrations/runners/affected.js';
 import type { RunnerCache, SummaryReading, TaskNode } from '../../../lib/integrations/runners/types.js';
-import type { SliceMove } from '../../../lib/run/slice-report.js';
-import type { MovedFile } from '../../../lib/run/verdict.js';
+import type { SliceMove } from '../../../lib/ledger/slice-report.js';
+import type { MovedFile } from '../../../lib/ledger/verdict.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 
 const WAS = 'a'.repeat(64) as FileDigest;

@@ -1,4 +1,4 @@
-// A read bun.lock (lock.ts) lowered to the slice graph: workspaces and packages as nodes, dependencies
+// A read bun.lock (lock.ts) read into the slice graph: workspaces and packages as nodes, dependencies
 // resolved as bun and node do.
 //
 // Owns: resolution (a dependency `d` of the package at key `x/y` is `x/y/d`, else `x/d`, else `d`; of
@@ -12,7 +12,7 @@
 import type { LockguardError } from '../../errors.js';
 import { brokenLockfile } from '../../lockfile-errors.js';
 import type { BunLock, BunPackage } from './lock.js';
-import type { LoweredGraph, NodeLabel } from '../../slices/graph.js';
+import type { LockfileGraph, NodeLabel } from '../../slices/graph.js';
 
 /** `name@version` -> [name, version]; scoped names keep their `@`. */
 function splitIdent(ident: string): [string, string] {
@@ -38,7 +38,7 @@ function twice(path: string): LockguardError {
 }
 
 /** The slice graph of a read bun.lock; `path` names the file when a dependency resolves to nothing. */
-export function lowerBun(lock: BunLock, path: string): LoweredGraph {
+export function bunSliceGraph(lock: BunLock, path: string): LockfileGraph {
   const graph = new BunGraph(path);
   graph.addWorkspaces(lock);
   graph.addPackages(lock);
@@ -56,7 +56,7 @@ export function lowerBun(lock: BunLock, path: string): LoweredGraph {
   return { own, edges, label, importers };
 }
 
-/** The graph being lowered: nodes first (workspaces, then packages), then their edges. */
+/** The graph being built: nodes first (workspaces, then packages), then their edges. */
 class BunGraph {
   readonly own: string[] = [];
   readonly edges: number[][] = [];

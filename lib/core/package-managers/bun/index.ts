@@ -6,7 +6,7 @@
 
 import { configText } from '../../config-settings.js';
 import { checkBun } from './install-check.js';
-import { lowerBun } from './graph.js';
+import { bunSliceGraph } from './graph.js';
 import { readBunLock } from './lock.js';
 import type { PackageManagerCore } from '../adapter.js';
 
@@ -55,6 +55,6 @@ export const bun: PackageManagerCore = {
       rootHint:
         'Let bun write the text lockfile (bun install --save-text-lockfile, bun 1.2+; then remove bun.lockb), or use the whole-table key (lockguard key).',
     },
-    lower: (bytes, absPath) => lowerBun(readBunLock(bytes.toString('utf8'), absPath), absPath),
+    graph: (bytes, absPath) => bunSliceGraph(readBunLock(bytes.toString('utf8'), absPath), absPath),
   },
 };

@@ -1,4 +1,4 @@
-// The shapes of a read bun.lock (lock.ts reads them, graph.ts lowers them).
+// The shapes of a read bun.lock (lock.ts reads them, graph.ts builds the graph from them).
 //
 // Owns: `BunWorkspace`, `BunPackage`, `BunLock`. Invariants: types only; a package's `text` is its tuple's
 // exact text (canonical JSON when the file was read whole).

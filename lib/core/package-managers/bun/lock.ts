@@ -1,4 +1,4 @@
-// bun's text lockfile (bun.lock, bun 1.2+): read into workspaces and packages (graph.ts lowers them).
+// bun's text lockfile (bun.lock, bun 1.2+): read into workspaces and packages (graph.ts builds the graph from them).
 //
 // Owns: `readBunLock` (the text checked whole as bun checks it, jsonc.ts; then read in the fixed layout
 // bun writes: the workspaces block a workspace at a time, the packages block one package a line, line.ts;
@@ -10,7 +10,7 @@
 // install path by names (`dep`, `x/dep` under x, `b/dep` under workspace b); the tuple is
 // `[ident, registry?, info?, integrity?]` (`["a@workspace:packages/a"]` for a workspace).
 // Edges (resolved in graph.ts): dependencies, optionalDependencies and peerDependencies (bun installs peers) of every entry, and
-// devDependencies of workspaces; a name no key resolves is no edge (not installed, like npm's lowering).
+// devDependencies of workspaces; a name no key resolves is no edge (not installed, as in npm's graph).
 // THE BUN SLICE: a workspace's own content is its block's exact text plus the lockfile's version lines,
 // `trustedDependencies` and `patchedDependencies` (they change what an install builds); a package's is
 // its tuple's exact text, without the key: a package bun hoists elsewhere (its key goes from `dep` to

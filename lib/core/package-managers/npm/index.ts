@@ -6,7 +6,7 @@
 // test/e2e/reach-npm-yarn.test.ts, a's own undeclared require resolves b's tiny-dep from the root).
 
 import type { PackageManagerCore } from '../adapter.js';
-import { lowerNpm } from './lock.js';
+import { npmSliceGraph } from './lock.js';
 import { checkNpm } from './install-check.js';
 
 const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json'] as const;
@@ -24,5 +24,5 @@ export const npm: PackageManagerCore = {
   patches: { rootManifest: false, lockfileRegion: () => NO_BYTES },
   checkInstall: checkNpm,
   poolAtRoot: () => true,
-  slices: { lockfiles: LOCKFILES, lower: (bytes, absPath) => lowerNpm(bytes, absPath) },
+  slices: { lockfiles: LOCKFILES, graph: (bytes, absPath) => npmSliceGraph(bytes, absPath) },
 };

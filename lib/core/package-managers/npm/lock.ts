@@ -1,4 +1,4 @@
-// An npm package-lock v2/v3 (`packages` map) lowered to the slice graph, resolving as node does.
+// An npm package-lock v2/v3 (`packages` map) read into the slice graph, resolving as node does.
 //
 // Owns: which entries are projects (the root "" and every folder entry outside node_modules: the
 // workspaces), and resolving each dependency the way node's module resolution finds it: from the
@@ -14,7 +14,7 @@
 import { canonicalJson } from '../../digest.js';
 import { jsonValuePosition, parseLockfileJson } from '../../json-lockfile.js';
 import { brokenLockfile } from '../../lockfile-errors.js';
-import type { LoweredGraph, NodeLabel } from '../../slices/graph.js';
+import type { LockfileGraph, NodeLabel } from '../../slices/graph.js';
 
 interface NpmEntry {
   readonly name?: string;
@@ -109,7 +109,7 @@ function nameAt(location: string, entry: NpmEntry): string {
   return cut === -1 ? location : location.slice(cut + 'node_modules/'.length);
 }
 
-export function lowerNpm(bytes: Uint8Array, path: string): LoweredGraph {
+export function npmSliceGraph(bytes: Uint8Array, path: string): LockfileGraph {
   const packages = npmPackages(bytes, path);
   const locations = Object.keys(packages);
   const nodeOf = new Map<string, number>();

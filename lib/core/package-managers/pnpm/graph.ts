@@ -1,4 +1,4 @@
-// A pnpm lockfile index lowered to the slice graph: importers and snapshots as nodes, references as edges.
+// A pnpm lockfile index read into the slice graph: importers and snapshots as nodes, references as edges.
 //
 // Owns: resolving a reference as pnpm does (`link:` to another importer, relative to the referring
 // importer's folder or, inside snapshots, to the workspace root; an alias `name@version` names its snapshot
@@ -10,10 +10,10 @@
 // content, never an error: the slice still changes when the reference does.
 
 import { posix } from 'node:path';
-import type { LoweredGraph, NodeLabel } from '../../slices/graph.js';
+import type { LockfileGraph, NodeLabel } from '../../slices/graph.js';
 import type { PnpmDep, PnpmEntry, PnpmLockIndex } from './lockfile-index.js';
 
-export type { LoweredGraph } from '../../slices/graph.js';
+export type { LockfileGraph } from '../../slices/graph.js';
 
 /** `name@version(peers)` -> [name, version without peers]; scoped names keep their leading `@`. */
 function splitPackageKey(key: string): [string, string] {
@@ -40,7 +40,7 @@ function catalogName(specifier: string | undefined): string | undefined {
   return name === '' ? 'default' : name;
 }
 
-export function lowerPnpm(index: PnpmLockIndex): LoweredGraph {
+export function pnpmSliceGraph(index: PnpmLockIndex): LockfileGraph {
   const graph = new PnpmGraph(index);
   for (const [id, entry] of index.importers) graph.addImporter(id, entry);
   for (const [id, entry] of index.importers) {
@@ -65,7 +65,7 @@ export function lowerPnpm(index: PnpmLockIndex): LoweredGraph {
   return { own, edges, label, importers: graph.importers };
 }
 
-/** The graph being lowered: nodes (own content, edges, labels) and the keys that find them. */
+/** The graph being built: nodes (own content, edges, labels) and the keys that find them. */
 class PnpmGraph {
   readonly own: string[] = [];
   readonly edges: number[][] = [];

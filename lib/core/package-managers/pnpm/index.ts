@@ -8,7 +8,7 @@ import { startsWith } from '../../digest.js';
 import { configText, npmrcKey, yamlKey } from '../../config-settings.js';
 import type { PackageManagerCore } from '../adapter.js';
 import { checkPnpm } from './install-check.js';
-import { lowerPnpmLockfile } from './slices.js';
+import { pnpmLockfileSliceGraph } from './slices.js';
 import { findPnpmRoot } from './workspace-root.js';
 
 /** pnpm's lockfile (init and uninstall edit its pnpmfileChecksum line). */
@@ -67,6 +67,6 @@ export const pnpm: PackageManagerCore = {
   poolAtRoot: pnpmPoolAtRoot,
   slices: {
     lockfiles: [LOCKFILE],
-    lower: (bytes, absPath) => lowerPnpmLockfile(bytes, absPath),
+    graph: (bytes, absPath) => pnpmLockfileSliceGraph(bytes, absPath),
   },
 };

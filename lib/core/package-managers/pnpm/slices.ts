@@ -1,34 +1,30 @@
 // pnpm's lockfile reader for per-project slices: lockfileVersion 9.x from its text index, 6.x (pnpm 8)
 // through @pnpm/lockfile-file, asynchronously (slices/slices.ts asks it through pnpm's adapter).
 //
-// Owns: `lowerPnpmLockfile`, `lowerPnpmLockfileAsync` and the refusal of other lockfile versions.
+// Owns: `pnpmLockfileSliceGraph`, `pnpmSliceGraphAsync` and the refusal of other lockfile versions.
 // Invariants: the 9.x path never loads @pnpm/lockfile-file; never echoes lockfile contents in errors.
 
 import { LockguardError } from '../../errors.js';
 import { printable } from '../../printable.js';
-import type { LoweredGraph } from '../../slices/graph.js';
-import { lowerPnpm } from './graph.js';
+import type { LockfileGraph } from '../../slices/graph.js';
+import { pnpmSliceGraph } from './graph.js';
 import { indexPnpmLockfile } from './lockfile-index.js';
 import { indexPnpmV6, isPnpmV6, sniffLockfileVersion } from './v6.js';
 
-/** A 9.x lockfile lowered to the slice graph; another version is ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE. */
-export function lowerPnpmLockfile(bytes: Buffer, absPath: string): LoweredGraph {
+/** A 9.x lockfile read into the slice graph; another version is ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE. */
+export function pnpmLockfileSliceGraph(bytes: Buffer, absPath: string): LockfileGraph {
   const index = indexPnpmLockfile(bytes, absPath);
   if (!/^9\.\d+$/.test(index.lockfileVersion))
     throw unsupportedVersion(absPath, index.lockfileVersion, isPnpmV6(index.lockfileVersion));
-  return lowerPnpm(index);
+  return pnpmSliceGraph(index);
 }
 
 /** The same, 6.x included (read with @pnpm/lockfile-file, v6.ts). */
-export async function lowerPnpmLockfileAsync(
-  bytes: Buffer,
-  absPath: string,
-  _options?: unknown,
-): Promise<LoweredGraph> {
+export async function pnpmSliceGraphAsync(bytes: Buffer, absPath: string, _options?: unknown): Promise<LockfileGraph> {
   // Sniffed on the first 4 KiB: lockfileVersion is pnpm's first key (after an env document's few lines).
   if (!isPnpmV6(sniffLockfileVersion(bytes.subarray(0, 4096).toString('utf8'))))
-    return lowerPnpmLockfile(bytes, absPath);
-  return lowerPnpm(await indexPnpmV6(bytes, absPath));
+    return pnpmLockfileSliceGraph(bytes, absPath);
+  return pnpmSliceGraph(await indexPnpmV6(bytes, absPath));
 }
 
 function unsupportedVersion(absPath: string, version: string, v6: boolean): LockguardError {

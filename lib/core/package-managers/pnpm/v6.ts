@@ -89,7 +89,7 @@ function depsOf(maps: readonly unknown[], specifiers?: Refs): PnpmDep[] {
   return deps;
 }
 
-/** The index graph.ts lowers, from lockfile-file's in-memory lockfile. */
+/** The index graph.ts builds the graph from, from lockfile-file's in-memory lockfile. */
 function indexFromParsed(lockfile: ParsedLockfile, path: string): PnpmLockIndex {
   if (!isMap(lockfile) || typeof lockfile.lockfileVersion !== 'string' || !isPnpmV6(lockfile.lockfileVersion)) {
     throw broken(path, 'pnpm reads no lockfileVersion 6 from it');

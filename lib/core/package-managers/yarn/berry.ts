@@ -1,7 +1,7 @@
-// yarn berry's yarn.lock (yarn 2+, `__metadata` version 4 and later) lowered to the slice graph.
+// yarn berry's yarn.lock (yarn 2+, `__metadata` version 4 and later) read into the slice graph.
 //
 // Owns: a text index over the layout yarn writes (syml: a key line at column 0 listing the entry's
-// descriptors, `  field: value` lines, `    name: range` under `dependencies:`), and the lowering.
+// descriptors, `  field: value` lines, `    name: range` under `dependencies:`), and the graph built from them.
 // Each entry is one node; its descriptors (`name@npm:^1.0.0`, `a@workspace:*`, `x@patch:...`) all name it.
 // Workspaces are the entries whose `resolution` is `<name>@workspace:<folder>`: the importers ('.' for
 // the root). A dependency `name: range` names the descriptor `name@range` (older lockfiles, v4-v6,
@@ -27,7 +27,7 @@
 
 import type { LockguardError } from '../../errors.js';
 import { brokenLockfile, positionAt } from '../../lockfile-errors.js';
-import type { LoweredGraph, NodeLabel } from '../../slices/graph.js';
+import type { LockfileGraph, NodeLabel } from '../../slices/graph.js';
 import { NON_PRINTABLE } from '../pnpm/yaml/index.js';
 import { line, symlLine, symlScalar } from './syml.js';
 
@@ -272,7 +272,7 @@ export function splitDescriptor(descriptor: string): [string, string] {
   return at === -1 ? [descriptor, ''] : [descriptor.slice(0, at), descriptor.slice(at + 1)];
 }
 
-export function lowerYarnBerry(index: YarnBerryIndex): LoweredGraph {
+export function yarnBerrySliceGraph(index: YarnBerryIndex): LockfileGraph {
   const own: string[] = [];
   const edges: number[][] = [];
   // Package labels are computed on demand (only diffs need them): undefined until asked.

@@ -1,4 +1,4 @@
-// yarn classic's (v1) yarn.lock lowered to the slice graph, with the workspaces from the manifests.
+// yarn classic's (v1) yarn.lock read into the slice graph, with the workspaces from the manifests.
 //
 // Owns: the entries of the lockfile (read with yarn 1's own grammar in classic-parse.ts) and the
 // importers: a v1 lockfile lists no workspaces, so they come from the root package.json's `workspaces` globs
@@ -18,7 +18,7 @@ import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, posix, sep } from 'node:path';
 import { canonicalJson } from '../../digest.js';
 import { redactLockfileText } from '../../redact.js';
-import type { LoweredGraph, NodeLabel } from '../../slices/graph.js';
+import type { LockfileGraph, NodeLabel } from '../../slices/graph.js';
 import { type ClassicEntry, parseYarnClassic } from './classic-parse.js';
 import { splitDescriptor } from './berry.js';
 import { readConfigText } from '../../bounded-read.js';
@@ -181,11 +181,11 @@ function readWorkspaces(root: string): ClassicWorkspace[] {
   return out;
 }
 
-export function lowerYarnClassic(
+export function yarnClassicSliceGraph(
   entries: readonly ClassicEntry[],
   workspaces: readonly ClassicWorkspace[],
   header: string,
-): LoweredGraph {
+): LockfileGraph {
   const own: string[] = [];
   const edges: number[][] = [];
   const labels: NodeLabel[] = [];

@@ -10,7 +10,7 @@ import { configText, yamlKey } from '../../config-settings.js';
 import { checkYarn } from './install-check.js';
 import type { PackageManagerCore } from '../adapter.js';
 import { yarnPatchPaths } from './patches.js';
-import { lowerYarn } from './slices.js';
+import { yarnSliceGraph } from './slices.js';
 
 /** yarn's lockfile (berry or v1: init tells them apart by it). */
 export const YARN_LOCKFILE = 'yarn.lock';
@@ -59,6 +59,6 @@ export const yarn: PackageManagerCore = {
   poolAtRoot: yarnPoolAtRoot,
   slices: {
     lockfiles: [LOCKFILE],
-    lower: (bytes, absPath, options) => lowerYarn(bytes.toString('utf8'), absPath, options.root, options.redacted),
+    graph: (bytes, absPath, options) => yarnSliceGraph(bytes.toString('utf8'), absPath, options.root, options.redacted),
   },
 };

@@ -12,8 +12,8 @@ import type { Env } from '../../../core/env.js';
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { writeAtomic } from '../../../run/atomic.js';
-import { LEDGER, LEDGER_DIR, ledgerPath, NX_MEMO_FILE } from '../../../run/ledger-layout.js';
+import { writeAtomic } from '../../../ledger/atomic.js';
+import { LEDGER, LEDGER_DIR, ledgerPath, NX_MEMO_FILE } from '../../../ledger/ledger-layout.js';
 import { readConfigText } from '../../../core/bounded-read.js';
 import { readBounded } from '../../../core/bounded-read.js';
 

@@ -20,7 +20,7 @@ import { isLockguardError } from '../../../core/errors.js';
 import { runDry } from '../../plan/spawn-runner.js';
 import { type NxAt, nxCommand, whichNx } from './which.js';
 import { configFilesUnder } from '../../sound-keys/files.js';
-import { type Findings, findingsOf, judge, type TaskFold } from '../../sound-keys/findings.js';
+import { type Findings, findingsOf, soundCheckOf, type TaskFold } from '../../sound-keys/findings.js';
 import { foldsPath } from '../../sound-keys/globs.js';
 import { appendItem, applyEdits, isString, type JsonNode, prop, type TextEdit } from '../../sound-keys/jsonc.js';
 import { ignoreFileEdit, type IgnoreLine } from '../../sound-keys/ignore-lines.js';
@@ -306,5 +306,5 @@ export async function nxProof(root: string, env: Env, mode?: SoundKeysMode): Pro
       };
     }
   }
-  return judge('nx', found, mode);
+  return soundCheckOf('nx', found, mode);
 }

@@ -31,7 +31,7 @@ import {
   type TextEdit,
 } from '../../sound-keys/jsonc.js';
 import { configFilesUnder, fileIn } from '../../sound-keys/files.js';
-import { type Findings, findingsOf, judge, type TaskFold } from '../../sound-keys/findings.js';
+import { type Findings, findingsOf, soundCheckOf, type TaskFold } from '../../sound-keys/findings.js';
 import { type FileEdit, parseConfig, SLICE_FILE, type SoundCheck, type SoundKeysMode } from '../../sound-keys/types.js';
 import { readConfigText } from '../../../core/bounded-read.js';
 
@@ -221,5 +221,5 @@ export async function turboProof(root: string, env: Env, mode?: SoundKeysMode): 
       fix: `Run turbo run ${names.join(' ')} --dry=json yourself to see what it prints.`,
     };
   }
-  return judge('turbo', found, mode);
+  return soundCheckOf('turbo', found, mode);
 }

@@ -10,7 +10,7 @@
 // The cache is spread over the packages, so lockguard's cache dir is the nearest folder holding every wireit
 // package but the root (`packages/`), the one package's folder when there is one, or `<root>/.wireit` when
 // only the root configures wireit; an entry's path is relative to it. The trust rule never lets a record name
-// the workspace root itself (run/trust.ts): where the packages' nearest common folder is the root, a
+// the workspace root itself (ledger/trust.ts): where the packages' nearest common folder is the root, a
 // guarded run still withholds, but a dead run's record cannot steer into it (recovery leaves it, and says so).
 // Measured (test/e2e/wireit.test.ts): a moved entry is a miss (wireit runs the script and saves again); with
 // the stamp left naming it and the outputs in place, the next run is "fresh" and rebuilds nothing, so a

@@ -16,7 +16,7 @@
 import { join, posix } from 'node:path';
 import { readConfigText } from '../../../core/bounded-read.js';
 import { appendItem, applyEdits, type JsonNode, prop, type TextEdit } from '../../sound-keys/jsonc.js';
-import { findingsOf, judge, type TaskFold } from '../../sound-keys/findings.js';
+import { findingsOf, soundCheckOf, type TaskFold } from '../../sound-keys/findings.js';
 import { foldsPath } from '../../sound-keys/globs.js';
 import { type FileEdit, parseConfig, SLICE_FILE, type SoundCheck } from '../../sound-keys/types.js';
 import { wireitPackages } from './packages.js';
@@ -85,10 +85,10 @@ export function wireitFolds(root: string): TaskFold[] {
 }
 
 /** doctor's finding over every cached wireit script; undefined where wireit caches none. */
-export function wireitProof(root: string, mode: Parameters<typeof judge>[2]): SoundCheck | undefined {
+export function wireitProof(root: string, mode: Parameters<typeof soundCheckOf>[2]): SoundCheck | undefined {
   const folds = wireitFolds(root);
   if (folds.length === 0) return undefined;
-  const check = judge('wireit', findingsOf(folds, root), mode);
+  const check = soundCheckOf('wireit', findingsOf(folds, root), mode);
   return {
     ...check,
     detail: check.detail

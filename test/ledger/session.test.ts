@@ -8,8 +8,8 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
-import { GuardSession, SETTLE_MS } from '../../lib/run/session.js';
-import { readEvents } from '../../lib/run/ledger.js';
+import { GuardSession, SETTLE_MS } from '../../lib/ledger/session.js';
+import { readEvents } from '../../lib/ledger/ledger.js';
 import { cliProcess } from '../helpers/cli.js';
 import { sleep, tempWorkspace, waitFor } from '../helpers/workspace.js';
 

@@ -6,7 +6,7 @@
 // line.
 // A marker stays from the run's start until the run is finished (its final check and withholding pass
 // recorded): a marker whose process is gone is a run that died unfinished, kept as evidence until the
-// next workspace command finishes that run (run/recovery.ts) and removes it.
+// next workspace command finishes that run (ledger/recovery.ts) and removes it.
 // Invariants:
 // - Node builtins (and the ledger's names, ledger-layout.ts, and trust.ts) only, tiny: the pnpmfile plugin
 //   (dist/pnpmfile.cjs) bundles it and runs inside pnpm.

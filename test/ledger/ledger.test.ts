@@ -16,10 +16,10 @@ import {
   newRunId,
   runIdAt,
   runIdTime,
-} from '../../lib/run/ledger.js';
-import { readBlob } from '../../lib/run/blobs.js';
-import { findLiveRuns, listMarkers, registerLive, unregisterLive, processStart } from '../../lib/run/live.js';
-import { verifyRun } from '../../lib/run/verdict.js';
+} from '../../lib/ledger/ledger.js';
+import { readBlob } from '../../lib/ledger/blobs.js';
+import { findLiveRuns, listMarkers, registerLive, unregisterLive, processStart } from '../../lib/ledger/live.js';
+import { verifyRun } from '../../lib/ledger/verdict.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";

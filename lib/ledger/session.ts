@@ -11,7 +11,7 @@
 // an early check commits a move only once the file has held still for SETTLE_MS (a file caught mid-write,
 // such as npm's truncate-then-write of its hidden lockfile, is a suspect, not a move); the live marker stays until `close()` records the run finished (after the final check and the withholding
 // pass): a guard that dies before leaves a dead marker, and the next lockguard command finishes the run
-// (run/recovery.ts). stop() and close() are idempotent.
+// (ledger/recovery.ts). stop() and close() are idempotent.
 
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';

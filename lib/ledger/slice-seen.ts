@@ -2,7 +2,7 @@
 // run` itself, an install hook, `lockguard key --write-slices`): the status line's count.
 //
 // Owns: `noteRunSeen` (the projects whose file's text differs from what the last run saw, then the record says
-// this run saw them; sliceFilesCurrent's `seenByRun` asks the same on the fast path). The record is run/slice-files.ts's; this module adds its `seen` field.
+// this run saw them; sliceFilesCurrent's `seenByRun` asks the same on the fast path). The record is ledger/slice-files.ts's; this module adds its `seen` field.
 // Invariants: reads and writes only the record; the first run with a record has no earlier view, so it
 // counts nothing (the writer's own lines say what it created).
 

@@ -1,4 +1,4 @@
-// Per-project slice files (run/slice-files.ts, run/slice-pass.ts): what is written, when nothing is, what is
+// Per-project slice files (ledger/slice-files.ts, ledger/slice-pass.ts): what is written, when nothing is, what is
 // removed and what is refused.
 
 import assert from 'node:assert/strict';
@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { projectSlices } from '../../lib/core/slices/slices.js';
-import { SLICE_FILE, SLICE_FILE_VERSION, sliceFileText } from '../../lib/run/slice-files.js';
-import { expectedSliceFiles, writeSliceFiles, writeSliceFilesSync } from '../../lib/run/slice-pass.js';
+import { SLICE_FILE, SLICE_FILE_VERSION, sliceFileText } from '../../lib/ledger/slice-files.js';
+import { expectedSliceFiles, writeSliceFiles, writeSliceFilesSync } from '../../lib/ledger/slice-pass.js';
 import { codeOf } from '../helpers/errors.js';
 import { pnpmProjects, tempWorkspace } from '../helpers/workspace.js';
 
@@ -199,9 +199,9 @@ test("expectedSliceFiles (plan's keys-would-change) names exactly what a pass th
 });
 
 test("adoption: a record, or the root project's own file (a fresh clone of committed files), and nothing else; the install hooks' writer follows it; staleSliceFiles names what a pass would change, writing nothing", async (t) => {
-  const { sliceFilesAdopted } = await import('../../lib/run/slice-files.js');
+  const { sliceFilesAdopted } = await import('../../lib/ledger/slice-files.js');
   const { writeSliceFilesAfterInstall } = await import('../../lib/integrations/slice-files/after-install.js');
-  const { staleSliceFiles } = await import('../../lib/run/slice-pass.js');
+  const { staleSliceFiles } = await import('../../lib/ledger/slice-pass.js');
   const root = workspace(t);
   assert.equal(sliceFilesAdopted(root), false);
   assert.equal(writeSliceFilesAfterInstall(root), undefined);

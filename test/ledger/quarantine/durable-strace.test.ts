@@ -14,7 +14,7 @@ import { scrubbedEnv } from '../../helpers/env.js';
 import { turboEntry } from '../../helpers/runner-caches.js';
 import { pnpmTree, tempWorkspace } from '../../helpers/workspace.js';
 
-const QUARANTINE = fileURLToPath(new URL('../../../lib/run/quarantine/index.js', import.meta.url));
+const QUARANTINE = fileURLToPath(new URL('../../../lib/ledger/quarantine/index.js', import.meta.url));
 
 type Call =
   | { kind: 'rename'; from: string; to: string }

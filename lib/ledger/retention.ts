@@ -1,5 +1,5 @@
 // Keeping the ledger bounded by itself: after a guarded run or a snapshot, the runs past the workspace's
-// retention are pruned (run/prune.ts removes them, with every rule of `lockguard prune`).
+// retention are pruned (ledger/prune.ts removes them, with every rule of `lockguard prune`).
 //
 // Owns: the retention's default, when an automatic prune happens, and counting the runs kept.
 // Invariants:

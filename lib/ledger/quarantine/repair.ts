@@ -41,7 +41,7 @@ export type Direction = 'withhold' | 'restore';
 
 type Where = { q: 'full' | 'part' | 'none' | 'other'; c: 'full' | 'part' | 'none' | 'other' };
 
-function judge(recorded: readonly TreeFile[], now: readonly TreeFile[] | undefined): Where['q'] {
+function treeMatch(recorded: readonly TreeFile[], now: readonly TreeFile[] | undefined): Where['q'] {
   if (now === undefined) return 'none';
   if (treeDifferences(recorded, now).length === 0) return 'full';
   return isPartOf(recorded, now) ? 'part' : 'other';
@@ -82,7 +82,10 @@ export function settleUnit(dir: string, intent: IntentLine, direction: Direction
     if (!provable(cache, path)) return 'moving';
     for (const side of [home, cache]) rmSync(stageOf(join(side, path)), { recursive: true, force: true });
     const recorded = filesUnder(intent.files, path);
-    where.set(path, { q: judge(recorded, recordIfThere(home, path)), c: judge(recorded, recordIfThere(cache, path)) });
+    where.set(path, {
+      q: treeMatch(recorded, recordIfThere(home, path)),
+      c: treeMatch(recorded, recordIfThere(cache, path)),
+    });
   }
   try {
     return direction === 'withhold'

@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isLockguardError } from '../../lib/core/errors.js';
-import { acquireLock, deadLocks } from '../../lib/run/ledger-lock.js';
+import { acquireLock, deadLocks } from '../../lib/ledger/ledger-lock.js';
 import {
   foreignClaims,
   foreignLine,
@@ -20,7 +20,7 @@ import {
   thisMachine,
   trustedCache,
   trustedPlaces,
-} from '../../lib/run/trust.js';
+} from '../../lib/ledger/trust.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 function deadPid(): number {

@@ -1,4 +1,4 @@
-// run/prune.ts against real ledgers: what is kept and why, what goes, the lockfile copies, what a killed
+// ledger/prune.ts against real ledgers: what is kept and why, what goes, the lockfile copies, what a killed
 // prune left aside, a run started during the prune, and links where the ledger's folders belong.
 
 import assert from 'node:assert/strict';
@@ -7,10 +7,10 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
-import { createRun, listRunIds, newRunId, runIdAt, type RunKind } from '../../lib/run/ledger.js';
-import { processStart, registerLive } from '../../lib/run/live.js';
-import { PRUNED_PREFIX } from '../../lib/run/ledger-layout.js';
-import { pruneLedger } from '../../lib/run/prune.js';
+import { createRun, listRunIds, newRunId, runIdAt, type RunKind } from '../../lib/ledger/ledger.js';
+import { processStart, registerLive } from '../../lib/ledger/live.js';
+import { PRUNED_PREFIX } from '../../lib/ledger/ledger-layout.js';
+import { pruneLedger } from '../../lib/ledger/prune.js';
 import { codeOf } from '../helpers/errors.js';
 import { exited } from '../helpers/ledger-runs.js';
 import { fileDigests, pnpmTree, tempWorkspace } from '../helpers/workspace.js';

@@ -191,7 +191,7 @@ export function moveTree(
   makeRoomFor(toBase, toRel, from);
   try {
     rename(from, to);
-    // Made durable before the journal's outcome for it (run/atomic.ts syncRenamedFolders).
+    // Made durable before the journal's outcome for it (ledger/atomic.ts syncRenamedFolders).
     noteRenamed(from, to);
     return;
   } catch (error) {

@@ -4,7 +4,7 @@
 // Owns: holding SIGINT, SIGTERM and SIGHUP for a critical span. While held, the first signal is noted and
 // the work goes on until the quarantine is consistent (the pass completes); a second one asks it to stop
 // at the next safe point (between two units: what is left is finished by the next lockguard command).
-// Before `arm()`, signals are left to whoever else listens (lib/run/child.ts forwards them to the child
+// Before `arm()`, signals are left to whoever else listens (lib/ledger/child.ts forwards them to the child
 // while it runs), so holding from just before the child starts leaves no moment where a signal kills
 // lockguard with the default action between the child's end and the pass.
 // Invariants: never exits the process (the caller turns `signal` into 128+n); listeners are removed on

@@ -105,7 +105,7 @@ export interface RunReport {
   readonly remote: readonly string[];
   /** The remote gates of the run (`lockguard run` always fills it; `gates` is empty when none stood). */
   readonly remoteGate?: RemoteGateReport;
-  /** Per moved lockfile, which projects' slices changed (run/slice-report.ts sliceMoveJson). */
+  /** Per moved lockfile, which projects' slices changed (ledger/slice-report.ts sliceMoveJson). */
   readonly slices: readonly SliceMoveJson[];
   /** Install markers the run's final check found changed: what an install did (never a move by itself). */
   readonly installed?: readonly MovedFile[];

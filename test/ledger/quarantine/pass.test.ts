@@ -15,11 +15,11 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { quarantine, quarantineLockName } from '../../../lib/run/quarantine/pass.js';
-import { listQuarantine } from '../../../lib/run/quarantine/list.js';
-import { restore } from '../../../lib/run/quarantine/restore.js';
+import { quarantine, quarantineLockName } from '../../../lib/ledger/quarantine/pass.js';
+import { listQuarantine } from '../../../lib/ledger/quarantine/list.js';
+import { restore } from '../../../lib/ledger/quarantine/restore.js';
 import { isLockguardError } from '../../../lib/core/errors.js';
-import { trustedPlaces } from '../../../lib/run/trust.js';
+import { trustedPlaces } from '../../../lib/ledger/trust.js';
 import { tempWorkspace } from '../../helpers/workspace.js';
 import { write } from '../../helpers/runner-caches.js';
 

@@ -6,7 +6,7 @@
 // Invariants: plain node:child_process (execa's import alone costs more than lockguard's whole check, and a
 // wrapper's start-up is on every run's path); never a shell; listeners removed when the child ends; the
 // caller learns the pid at once (`onSpawn`), so a run can record it before the child can do anything.
-// After the child ends, signals are the caller's (run/interrupts.ts holds them during the withholding pass).
+// After the child ends, signals are the caller's (ledger/interrupts.ts holds them during the withholding pass).
 
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';

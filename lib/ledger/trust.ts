@@ -12,7 +12,7 @@
 //   one report line). Without a boot id (no /proc) nothing can be tied, so nothing is repaired from a record.
 // - **Trusted places** (`TrustedPlaces`): the folders lockguard may delete, move or write in because of a
 //   record are the runner caches this workspace is configured for as they resolve now (computed by
-//   integrations/, handed down by the CLI: run/ knows no runner) and nothing else. A record may only name one
+//   integrations/, handed down by the CLI: ledger/ knows no runner) and nothing else. A record may only name one
 //   of them, exactly (`trustedCache`); a cache folder inside the workspace must be reached from the workspace
 //   root without a link (a committed `.turbo/cache -> /elsewhere` is not a place a record can steer into).
 // Invariants: node builtins and the ledger's names only (live.ts, bundled into the pnpmfile, imports it);
