@@ -150,3 +150,33 @@ import pnpmfile = require('lockguard/pnpmfile');\nexport const w: (hooks: {}) =>
   });
   assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
 });
+
+// TypeScript before `exports` (moduleResolution node10, as older CommonJS projects still configure it): the
+// top-level `types` and `typesVersions` give every entry its declarations, as `exports` does for node20.
+test('TypeScript with moduleResolution node10 finds types for every export (types and typesVersions)', (t) => {
+  const dir = tempWorkspace(t, {}, 'lockguard-types10-');
+  packAndUnpack(dir);
+  symlinkSync(join(repoRoot(), 'node_modules', '@types'), join(dir, 'node_modules', '@types'));
+  const entries = Object.keys(manifest().exports)
+    .filter((entry) => entry !== './package.json')
+    .map((entry, i) => ({ specifier: entry.replace(/^\./, 'lockguard'), name: `e${i}` }));
+  writeFileSync(
+    join(dir, 'cjs.ts'),
+    `${entries.map((e) => `import * as ${e.name} from '${e.specifier}';`).join('\n')}
+export const all = [${entries.map((e) => e.name)}];
+import { FingerprintWatch } from 'lockguard';\nexport const watch: unknown = FingerprintWatch;
+import { withLockguard } from 'lockguard/pnpmfile';\nexport const w: (hooks: {}) => unknown = withLockguard;\n`,
+  );
+  const tsc = join(repoRoot(), 'node_modules', 'typescript', 'bin', 'tsc');
+  // As `tsc --init` once wrote it: es2016+ targets (the declarations use #private fields), esModuleInterop.
+  const options = [
+    ...['--noEmit', '--strict', '--module', 'commonjs', '--moduleResolution', 'node10', '--types', 'node'],
+    ...['--target', 'es2022', '--esModuleInterop'],
+  ];
+  const result = spawnSync(process.execPath, [tsc, ...options, 'cjs.ts'], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
+});
