@@ -34,7 +34,7 @@ function problems(core: PackageManagerCore): string[] {
   if (typeof patches?.['lockfileRegion'] !== 'function') found.push('patches.lockfileRegion');
   const slices = core.slices as unknown as Record<string, unknown> | undefined;
   if (!Array.isArray(slices?.['lockfiles'])) found.push('slices.lockfiles');
-  if (typeof slices?.['lower'] !== 'function') found.push('slices.graph');
+  if (typeof slices?.['graph'] !== 'function') found.push('slices.graph');
   return found;
 }
 
