@@ -136,7 +136,7 @@ test('EACCES as an unprivileged user: snapshot, run, prune and verify exit 2 nam
   assertSetupError(verify, join(ledger, 'runs'));
   assert.match(verify.stderr, /run\.json": permission denied \(EACCES\)/);
   const script = `import { readWorkspaceFingerprints } from ${JSON.stringify(join(shipped, 'lib', 'core', 'fingerprints.js'))};
-import { createRun } from ${JSON.stringify(join(shipped, 'lib', 'run', 'ledger.js'))};
+import { createRun } from ${JSON.stringify(join(shipped, 'lib', 'ledger', 'ledger.js'))};
 try { createRun({ kind: 'snapshot', table: readWorkspaceFingerprints(process.cwd(), { scope: 'inputs' }) }); console.log('no error'); } catch (e) { console.log(e.code); }`;
   const library = spawn(['--input-type=module', '-e', script]);
   assert.equal(library.stdout.trim(), 'ERR_LOCKGUARD_ACCESS', library.stderr);
