@@ -1,0 +1,221 @@
+// The poisoning scenario for moon 2.5.5 (issue 32; FIELD-NOTES "Other caching runners"), installed and ready to
+// run: a pnpm 10 workspace in a git repository (moon caches nothing outside one) whose projects are moon
+// projects with the system toolchain (no toolchain plugin is downloaded: moon runs offline), started the way a
+// moon user starts them (`moon run :build`), is-number 6.0.0 and 7.0.0 served by a loopback registry
+// (static-registry.ts: each exports its version).
+//
+// `a:build` runs `<base>/a-build.cjs`, which, while `<base>/armed` exists (once), rewrites what b resolves:
+// variant M `pnpm --filter b add is-number@6.0.0` (b's manifest and the lockfile), variant L `pnpm --filter b
+// update is-number@6.0.0 --no-save` (the lockfile only). `b:build` depends on `a:build` and writes the is-number
+// it resolves to `packages/b/dist/out.json`. Each task's `inputs` are `src/**/*` (b's manifest is no input, so M
+// replays too) unless `inputs: 'default'` (moon's own default, every file of the project); no key folds the
+// lockfile (the system toolchain hashes no dependencies).
+// Owns: the temp folder's layout (`<base>/ws` the workspace, `bin/` pnpm 10 and moon on PATH, `home/`, `saved/`),
+// the env (HOME and XDG under the temp folder, no MOON_* of the developer's, telemetry off), `goBack` (S0's
+// lockfile and b's manifest back, a frozen install: 7.0.0 installed).
+// Invariants: writes only under its temp folder (removed when the test ends); every command has a timeout.
+
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { BIN } from './cli.js';
+import { isolatedEnv } from './env.js';
+import { startStaticRegistry } from './static-registry.js';
+import { check, commitS0, toolBin } from './tool-shims.js';
+import { REPO_ROOT } from './tools.js';
+import { tempWorkspace, type Tree, writeTree } from './workspace.js';
+
+const STEP_TIMEOUT_MS = 90_000;
+
+/** The moon binary of the pinned @moonrepo/cli (its per-platform package). */
+export const MOON = join(REPO_ROOT, 'node_modules', '@moonrepo', 'cli', 'moon.js');
+
+export type MoonVariant = 'M' | 'L';
+
+export interface MoonScenario {
+  readonly base: string;
+  readonly root: string;
+  readonly env: Record<string, string>;
+  /** Run argv in the workspace root (timeout-guarded). */
+  sh(argv: readonly string[]): SpawnSyncReturns<string>;
+  /** `moon run :build` at the root, checked. */
+  build(): SpawnSyncReturns<string>;
+  /** `lockguard <argv>` (the built bin) in the workspace root. */
+  lockguard(argv: readonly string[]): SpawnSyncReturns<string>;
+  /** S0's lockfile and b's manifest back, then a frozen install (7.0.0 installed); `dist` kept unless asked. */
+  goBack(options?: { removeOutputs?: boolean }): void;
+  /** is-number's version as b's build wrote it, or undefined. */
+  out(): string | undefined;
+  /** is-number's version installed for b. */
+  installed(): string;
+}
+
+const A_BUILD = (
+  variant: MoonVariant,
+): string => `const fs = require('fs'), path = require('path'), cp = require('child_process');
+const armed = path.join(__dirname, 'armed');
+if (fs.existsSync(armed)) {
+  fs.unlinkSync(armed);
+  cp.execFileSync('pnpm', ${JSON.stringify(
+    variant === 'M'
+      ? ['--filter', 'b', 'add', 'is-number@6.0.0']
+      : ['--filter', 'b', 'update', 'is-number@6.0.0', '--no-save'],
+  )}, { stdio: 'inherit' });
+}
+fs.mkdirSync('dist', { recursive: true });
+fs.writeFileSync('dist/a.txt', 'a');
+`;
+
+const B_BUILD = `const fs = require('fs');
+const version = require(require.resolve('is-number', { paths: [process.cwd()] }));
+fs.mkdirSync('dist', { recursive: true });
+fs.writeFileSync('dist/out.json', JSON.stringify({ isNumber: version }));
+`;
+
+const manifest = (value: Record<string, unknown>): string => `${JSON.stringify(value, null, 2)}\n`;
+
+function moonYml(command: string, deps: readonly string[], inputs: 'src' | 'default'): string {
+  return [
+    'tasks:',
+    '  build:',
+    `    command: '${command}'`,
+    ...(deps.length > 0 ? [`    deps: [${deps.map((dep) => `'${dep}'`).join(', ')}]`] : []),
+    ...(inputs === 'src' ? ["    inputs: ['src/**/*']"] : []),
+    "    outputs: ['dist']",
+    '',
+  ].join('\n');
+}
+
+function tree(registry: string, inputs: 'src' | 'default'): Tree {
+  return {
+    '.npmrc': `registry=${registry}\n`,
+    'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\nupdateNotifier: false\n',
+    '.gitignore': 'node_modules\ndist\n.moon/cache\n.lockguard\n',
+    '.moon': { 'workspace.yml': "projects:\n  - 'packages/*'\ntelemetry: false\n" },
+    'package.json': manifest({ name: 'root', private: true }),
+    packages: {
+      a: {
+        'package.json': manifest({ name: 'a', version: '1.0.0', private: true }),
+        'moon.yml': moonYml('node ../../../a-build.cjs', [], inputs),
+        src: { 'index.js': "module.exports = 'a';\n" },
+      },
+      b: {
+        'package.json': manifest({
+          name: 'b',
+          version: '1.0.0',
+          private: true,
+          dependencies: { a: 'workspace:*', 'is-number': '^6.0.0 || ^7.0.0' },
+        }),
+        'moon.yml': moonYml('node ../../../b-build.cjs', ['a:build'], inputs),
+        src: { 'index.js': "module.exports = 'b';\n" },
+      },
+    },
+  };
+}
+
+/** The isolated env, without any MOON_ or PROTO_ setting of the developer's, and moon's telemetry off. */
+function moonEnv(base: string): Record<string, string> {
+  const env = isolatedEnv(base, {
+    settings: 'home',
+    path: [join(base, 'bin')],
+    extra: { npm_config_update_notifier: 'false', MOON_TELEMETRY: 'false', NO_COLOR: '1' },
+  });
+  for (const name of Object.keys(env)) if (/^(MOON|PROTO)_/.test(name) && name !== 'MOON_TELEMETRY') delete env[name];
+  return env;
+}
+
+/** The moon scenario, installed at S0 (is-number 7.0.0 for b), committed to git, and armed. */
+export async function moonScenario(
+  t: Pick<TestContext, 'after'>,
+  variant: MoonVariant,
+  options: { inputs?: 'src' | 'default' } = {},
+): Promise<MoonScenario> {
+  const base = tempWorkspace(t, {}, `lockguard-moon-${variant}-`);
+  const root = join(base, 'ws');
+  const registry = await startStaticRegistry(t, base, [
+    { name: 'is-number', version: '6.0.0' },
+    { name: 'is-number', version: '7.0.0' },
+  ]);
+  toolBin(join(base, 'bin'), { pnpm: 10 });
+  writeFileSync(join(base, 'bin', 'moon'), `#!/bin/sh\nexec "${process.execPath}" "${MOON}" "$@"\n`, { mode: 0o755 });
+  writeFileSync(join(base, 'a-build.cjs'), A_BUILD(variant));
+  writeFileSync(join(base, 'b-build.cjs'), B_BUILD);
+  writeTree(root, tree(registry, options.inputs ?? 'src'));
+  const env = moonEnv(base);
+  const sh = (argv: readonly string[]): SpawnSyncReturns<string> => {
+    const [command = 'true', ...args] = argv;
+    return spawnSync(command, args, { cwd: root, env, encoding: 'utf8', timeout: STEP_TIMEOUT_MS });
+  };
+  check(sh(['pnpm', 'install']), 'pnpm install');
+  commitS0(sh);
+  const saved = join(base, 'saved');
+  mkdirSync(saved);
+  copyFileSync(join(root, 'pnpm-lock.yaml'), join(saved, 'pnpm-lock.yaml'));
+  copyFileSync(join(root, 'packages', 'b', 'package.json'), join(saved, 'b-package.json'));
+  writeFileSync(join(base, 'armed'), '');
+  return {
+    base,
+    root,
+    env,
+    sh,
+    build: () => check(sh(['moon', 'run', ':build']), 'moon run :build'),
+    lockguard: (argv) => sh([process.execPath, BIN, ...argv]),
+    goBack(goOptions = {}) {
+      copyFileSync(join(saved, 'pnpm-lock.yaml'), join(root, 'pnpm-lock.yaml'));
+      copyFileSync(join(saved, 'b-package.json'), join(root, 'packages', 'b', 'package.json'));
+      check(sh(['pnpm', 'install', '--frozen-lockfile']), 'pnpm install --frozen-lockfile');
+      if (goOptions.removeOutputs === true)
+        for (const name of ['a', 'b']) rmSync(join(root, 'packages', name, 'dist'), { recursive: true, force: true });
+    },
+    out() {
+      try {
+        return (
+          JSON.parse(readFileSync(join(root, 'packages', 'b', 'dist', 'out.json'), 'utf8')) as { isNumber?: string }
+        ).isNumber;
+      } catch {
+        return undefined;
+      }
+    },
+    installed: () =>
+      (
+        JSON.parse(readFileSync(join(root, 'packages', 'b', 'node_modules', 'is-number', 'package.json'), 'utf8')) as {
+          version: string;
+        }
+      ).version,
+  };
+}
+
+/** The keys of the archives under `.moon/cache/outputs/` (`<hash>.tar.gz`). */
+export function archiveKeys(s: MoonScenario): string[] {
+  const dir = join(s.root, '.moon', 'cache', 'outputs');
+  return (existsSync(dir) ? readdirSync(dir) : [])
+    .filter((name) => name.endsWith('.tar.gz'))
+    .map((name) => name.slice(0, -'.tar.gz'.length))
+    .sort();
+}
+
+/** The keys quarantined by any run (under each `.lockguard/quarantine/<run>/entries/moon/`). */
+export function quarantinedKeys(s: MoonScenario): string[] {
+  const dir = join(s.root, '.lockguard', 'quarantine');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .flatMap((run) => {
+      const home = join(dir, run, 'entries', 'moon');
+      return existsSync(home) ? readdirSync(home) : [];
+    })
+    .sort();
+}
+
+/** The hash `states/<project>/build/lastRun.json` names (what moon calls "the previous run"), or undefined. */
+export function lastRunHash(s: MoonScenario, project: string): string | undefined {
+  try {
+    return (
+      JSON.parse(readFileSync(join(s.root, '.moon', 'cache', 'states', project, 'build', 'lastRun.json'), 'utf8')) as {
+        hash?: string;
+      }
+    ).hash;
+  } catch {
+    return undefined;
+  }
+}
