@@ -12,7 +12,16 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { latestRunDir } from '../helpers/crash.js';
-import { archiveKeys, lastRunHash, moonScenario, type MoonVariant, quarantinedKeys } from '../helpers/moon-scenario.js';
+import {
+  archiveKeys,
+  lastRunHash,
+  moonFile,
+  moonScenario,
+  type MoonVariant,
+  quarantinedKeys,
+} from '../helpers/moon-scenario.js';
+
+moonFile();
 
 const GUARDED = ['run', '--', 'moon', 'run', ':build'];
 

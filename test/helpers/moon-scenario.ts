@@ -16,13 +16,24 @@
 // Invariants: writes only under its temp folder (removed when the test ends); every command has a timeout.
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TestContext } from 'node:test';
+import { after, type TestContext } from 'node:test';
 import { BIN } from './cli.js';
 import { isolatedEnv } from './env.js';
 import { startStaticRegistry } from './static-registry.js';
-import { check, commitS0, toolBin } from './tool-shims.js';
+import { check, commitS0, shellIn, toolBin } from './tool-shims.js';
 import { REPO_ROOT } from './tools.js';
 import { tempWorkspace, type Tree, writeTree } from './workspace.js';
 
@@ -116,39 +127,83 @@ function tree(registry: string, inputs: 'src' | 'default'): Tree {
 
 /** The isolated env, without any MOON_ or PROTO_ setting of the developer's, and moon's telemetry off. */
 function moonEnv(base: string): Record<string, string> {
+  const bin = toolBin(join(base, 'bin'), { pnpm: 10 });
+  writeFileSync(join(bin, 'moon'), `#!/bin/sh\nexec "${process.execPath}" "${MOON}" "$@"\n`, { mode: 0o755 });
   const env = isolatedEnv(base, {
     settings: 'home',
-    path: [join(base, 'bin')],
+    path: [bin],
     extra: { npm_config_update_notifier: 'false', MOON_TELEMETRY: 'false', NO_COLOR: '1' },
   });
   for (const name of Object.keys(env)) if (/^(MOON|PROTO)_/.test(name) && name !== 'MOON_TELEMETRY') delete env[name];
   return env;
 }
 
-/** The moon scenario, installed at S0 (is-number 7.0.0 for b), committed to git, and armed. */
+/** One installed S0 per variant and inputs per test process (a file's tests copy it: one install per file). */
+interface Template {
+  readonly dir: string;
+  readonly env: Record<string, string>;
+}
+const templates = new Map<string, Promise<Template>>();
+
+/**
+ * What outlives one test: the file's templates, removed (and their registries stopped) after the file's last
+ * test. Registered by `moonFile()` at a test file's top level.
+ */
+const fileHooks: (() => void)[] = [];
+const fileScope = {
+  after: (fn: () => void) => {
+    fileHooks.push(fn);
+  },
+} as unknown as Pick<TestContext, 'after'>;
+
+/** Call once at a test file's top level: the templates its tests copy are removed after its last test. */
+export function moonFile(): void {
+  after(() => {
+    for (const hook of fileHooks.splice(0)) hook();
+  });
+}
+
+async function installTemplate(variant: MoonVariant, inputs: 'src' | 'default'): Promise<Template> {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), `lockguard-moon-${variant}-template-`)));
+  fileScope.after(() => rmSync(dir, { recursive: true, force: true }));
+  const root = join(dir, 'ws');
+  const registry = await startStaticRegistry(fileScope, dir, [
+    { name: 'is-number', version: '6.0.0' },
+    { name: 'is-number', version: '7.0.0' },
+  ]);
+  writeTree(root, tree(registry, inputs));
+  const env = moonEnv(dir);
+  const sh = shellIn(root, env, STEP_TIMEOUT_MS);
+  check(sh(['pnpm', 'install']), 'pnpm install');
+  commitS0(sh);
+  return { dir, env };
+}
+
+/**
+ * The moon scenario at S0 (is-number 7.0.0 for b), committed to git, and armed: the file's template workspace
+ * copied (`cp -a`, links and all) into this test's temp folder. HOME, the pnpm store and the registry are the
+ * template's (shared by the file's tests, which run one at a time).
+ */
 export async function moonScenario(
   t: Pick<TestContext, 'after'>,
   variant: MoonVariant,
   options: { inputs?: 'src' | 'default' } = {},
 ): Promise<MoonScenario> {
+  const inputs = options.inputs ?? 'src';
+  const id = `${variant}-${inputs}`;
+  let pending = templates.get(id);
+  if (pending === undefined) templates.set(id, (pending = installTemplate(variant, inputs)));
+  const template = await pending;
   const base = tempWorkspace(t, {}, `lockguard-moon-${variant}-`);
   const root = join(base, 'ws');
-  const registry = await startStaticRegistry(t, base, [
-    { name: 'is-number', version: '6.0.0' },
-    { name: 'is-number', version: '7.0.0' },
-  ]);
-  toolBin(join(base, 'bin'), { pnpm: 10 });
-  writeFileSync(join(base, 'bin', 'moon'), `#!/bin/sh\nexec "${process.execPath}" "${MOON}" "$@"\n`, { mode: 0o755 });
+  check(
+    spawnSync('cp', ['-a', join(template.dir, 'ws'), root], { encoding: 'utf8', timeout: STEP_TIMEOUT_MS }),
+    'cp -a',
+  );
   writeFileSync(join(base, 'a-build.cjs'), A_BUILD(variant));
   writeFileSync(join(base, 'b-build.cjs'), B_BUILD);
-  writeTree(root, tree(registry, options.inputs ?? 'src'));
-  const env = moonEnv(base);
-  const sh = (argv: readonly string[]): SpawnSyncReturns<string> => {
-    const [command = 'true', ...args] = argv;
-    return spawnSync(command, args, { cwd: root, env, encoding: 'utf8', timeout: STEP_TIMEOUT_MS });
-  };
-  check(sh(['pnpm', 'install']), 'pnpm install');
-  commitS0(sh);
+  const env = template.env;
+  const sh = shellIn(root, env, STEP_TIMEOUT_MS);
   const saved = join(base, 'saved');
   mkdirSync(saved);
   copyFileSync(join(root, 'pnpm-lock.yaml'), join(saved, 'pnpm-lock.yaml'));
