@@ -4,7 +4,8 @@
 // through scripts finds it under `pnpm run build`), or moon's workspace config at the root (`.moon/workspace.*`
 // or `.config/moon/workspace.*`: config.ts). Its parts: cache.ts (MOON_CACHE, `.moon/cache/outputs/<hash>.tar.gz`
 // with `hashes/<hash>.json`, the lastRun states), withhold.ts (states off, then the shared pass), remote.ts
-// (the Bazel remote API: not gated; MOON_REMOTE_HOST empty), doctor.ts.
+// (the Bazel remote API: not gated; MOON_REMOTE_HOST empty), sound-keys.ts and task-files.ts (task `inputs`
+// naming .lockguard-slice: init's edits; doctor's finding from `moon query projects`), doctor.ts.
 // moon keys each task when it is about to run, but with its system toolchain no key folds the lockfile (its
 // JavaScript toolchain folds the manifests' ranges and installs before tasks: moon#2673): every save after a
 // move is withheld, named by its hash manifest's target, not mapped to projects; `lockguard plan` says it cannot
@@ -18,6 +19,7 @@ import { moonEntryTask, moonSummary, moonUnitPaths, moonUnits, resolveMoonCache 
 import { moonWorkspaceFile } from './config.js';
 import { moonChecks } from './doctor.js';
 import { detectMoon, moonWritesOff } from './remote.js';
+import { moonEdits, moonFolds, moonProof } from './sound-keys.js';
 import { withholdMoon } from './withhold.js';
 
 export const moon: RunnerAdapter = {
@@ -45,6 +47,13 @@ export const moon: RunnerAdapter = {
   remote: {
     detect: (root, env) => detectMoon(root, env),
     writesOff: (_mode, why, context) => moonWritesOff(why, context.env),
+  },
+  soundKeys: {
+    configFiles: ['.moon/workspace.yml'],
+    configured: (root) => moonWorkspaceFile(root) !== undefined,
+    edits: moonEdits,
+    proof: moonProof,
+    folds: (_argv, root, env) => moonFolds(root, env, undefined),
   },
   doctor: (root, env) => moonChecks(root, env),
 };
