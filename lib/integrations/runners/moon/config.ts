@@ -23,6 +23,8 @@ export function moonConfigDir(root: string): string {
 /** The workspace config file moon reads, relative to the root, or undefined when there is none. */
 export function moonWorkspaceFile(root: string): string | undefined {
   const dir = moonConfigDir(root);
+  // Not configured (most workspaces): two lstats, not one per format.
+  if (dir === '.moon' && !present(join(root, '.moon'))) return undefined;
   for (const format of FORMATS) {
     const file = `${dir}/workspace.${format}`;
     if (present(join(root, file))) return file;
