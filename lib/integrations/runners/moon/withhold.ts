@@ -22,26 +22,15 @@ export async function withholdMoon(
 ): Promise<RunnerWithholdResult> {
   const plan = pass.plan(cache, before, options);
   // Nothing to withhold (most runs): the plan is the result; the cache is listed once.
-  if (plan.units.length === 0)
-    return {
-      withheld: [],
-      keptBeforeMove: plan.keptBeforeMove,
-      spared: plan.spared,
-      notMoved: plan.links,
-      quarantineDir: undefined,
-    };
+  if (plan.units.length === 0) return pass.keep(plan);
   const keys = plan.units.map((unit) => unit.key);
   try {
     dropLastRuns(cache.dir, new Set(keys));
   } catch (error) {
-    const detail = `its task's lastRun.json could not be removed (${error instanceof Error ? error.message : String(error)}): left in the cache (moved alone, moon would still reuse the stale outputs in place)`;
-    return {
-      withheld: [],
-      keptBeforeMove: plan.keptBeforeMove,
-      spared: plan.spared,
-      notMoved: [...plan.links, ...plan.units.map((unit) => ({ key: unit.key, reason: 'error' as const, detail }))],
-      quarantineDir: undefined,
-    };
+    return pass.keep(
+      plan,
+      `its task's lastRun.json could not be removed (${error instanceof Error ? error.message : String(error)}): left in the cache (moved alone, moon would still reuse the stale outputs in place)`,
+    );
   }
   const result = await pass.move(cache, before, { ...options, ownKeys: keys });
   return { ...result, keptBeforeMove: plan.keptBeforeMove };
