@@ -10,10 +10,13 @@
 // it resolves to `packages/b/dist/out.json`. Each task's `inputs` are `src/**/*` (b's manifest is no input, so M
 // replays too) unless `inputs: 'default'` (moon's own default, every file of the project); no key folds the
 // lockfile (the system toolchain hashes no dependencies).
-// Owns: the temp folder's layout (`<base>/ws` the workspace, `bin/` pnpm 10 and moon on PATH, `home/`, `saved/`),
-// the env (HOME and XDG under the temp folder, no MOON_* of the developer's, telemetry off), `goBack` (S0's
+// Owns: one installed template per variant and inputs per test file (`<template>/ws` the workspace at S0, `bin/`
+// pnpm 10 and moon on PATH, `home/` with the pnpm store, the registry; removed after the file's last test:
+// `moonFile()`), each test's copy of it (`<base>/ws`, `cp -a`; `<base>/a-build.cjs`, `armed`, `saved/`), the env
+// (HOME and XDG under the template, no MOON_ or PROTO_ setting of the developer's, telemetry off), `goBack` (S0's
 // lockfile and b's manifest back, a frozen install: 7.0.0 installed).
-// Invariants: writes only under its temp folder (removed when the test ends); every command has a timeout.
+// Invariants: writes only under its temp folders (each test's removed when it ends, the templates after the
+// file); every command has a timeout.
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import {
