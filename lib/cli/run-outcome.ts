@@ -11,7 +11,7 @@ import { plural } from '../core/words.js';
 import { isCi } from '../integrations/ci/detect.js';
 import type { FaultCause, PassStop } from '../guard/withhold-pass.js';
 import type { RunVerdict } from '../guard/finish.js';
-import { runnerLabel } from '../integrations/runners/index.js';
+import { RUNNERS, runnerLabel } from '../integrations/runners/index.js';
 import type { RemoteGateOutcome } from '../guard/remote-gate-wiring.js';
 import type { GuardedCache, RunnerOutcome } from '../guard/runner-guard.js';
 import type { Policy } from '../ledger/ledger.js';
@@ -27,8 +27,13 @@ function list(words: readonly string[]): string {
 
 /**
  * A runner whose cache could not be resolved is said first: not guarded, why, and that it may replay; with
- * one, "no runner cache is guarded here (no turbo, nx, pnpm pipeline or wireit configured)" would be false.
+ * one, "no runner cache is guarded here (no turbo, nx, pnpm pipeline, wireit or moon configured)" would be false.
  */
+/** Every guarded runner in words: `turbo, nx, pnpm pipeline, wireit or moon` (the registry's order). */
+const GUARDED_WORDS = `${RUNNERS.slice(0, -1)
+  .map((adapter) => adapter.label)
+  .join(', ')} or ${RUNNERS.at(-1)?.label ?? ''}`;
+
 function unresolvedWords(outcome: RunnerOutcome): { notGuarded: string; noCache: string } {
   const unresolved = outcome.unresolved ?? [];
   const notGuarded = unresolved
@@ -40,7 +45,7 @@ function unresolvedWords(outcome: RunnerOutcome): { notGuarded: string; noCache:
   const noCache =
     unresolved.length > 0
       ? 'nothing was withheld; lockguard verify refuses saves keyed on this run'
-      : 'no runner cache is guarded here (no turbo, nx, pnpm pipeline or wireit configured), so nothing was withheld; lockguard verify refuses saves keyed on this run';
+      : `no runner cache is guarded here (no ${GUARDED_WORDS} configured), so nothing was withheld; lockguard verify refuses saves keyed on this run`;
   return { notGuarded, noCache };
 }
 

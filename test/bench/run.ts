@@ -16,6 +16,7 @@ import * as fingerprint from './fingerprint.bench.js';
 import * as precheck from './precheck.bench.js';
 import * as run from './run.bench.js';
 import * as withhold from './withhold.bench.js';
+import * as withholdMoon from './withhold-moon.bench.js';
 import * as slices from './slices.bench.js';
 import * as slicesYarnBun from './slices-yarn-bun.bench.js';
 import * as pnpmfile from './pnpmfile.bench.js';
@@ -38,6 +39,7 @@ interface BenchModule {
 const MODULES: readonly BenchModule[] = [
   { name: 'fingerprint', bench: fingerprint.bench },
   { name: 'withhold', bench: withhold.bench },
+  { name: 'withhold-moon', bench: withholdMoon.bench },
   { name: 'run', bench: run.bench },
   { name: 'precheck', bench: precheck.bench },
   { name: 'slices', bench: slices.bench },

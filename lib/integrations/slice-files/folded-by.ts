@@ -7,7 +7,8 @@
 // (JSONC: comments are no configuration): turbo when a task's `inputs` in the root turbo.json (or
 // turbo.jsonc) names the file, nx when nx.json's `namedInputs`/`targetDefaults` or a non-comment line of
 // .nxignore does (nx hashes a gitignored file only once .nxignore un-ignores it), wireit when a cached script's
-// `files` in a wireit package's package.json does. Never a substring of the text.
+// `files` in a wireit package's package.json does, moon when a task's `inputs` in a moon.yml or an inherited task
+// file does. Never a substring of the text.
 // Invariants: reads at most five root files (and, where wireit is configured or installed, the wireit packages'
 // package.json files), only when asked (never on a run whose record is current), each
 // through the bounded reader (core/bounded-read.ts: never a device or FIFO, at most 16 MiB, a link only to a
@@ -19,6 +20,8 @@ import { readBounded } from '../../core/bounded-read.js';
 import { SLICE_FILE } from '../../ledger/slice-files.js';
 import { type JsonNode, parseJsonc, prop } from '../sound-keys/jsonc.js';
 import type { RunnerName } from '../runners/types.js';
+import { moonWorkspaceFile } from '../runners/moon/config.js';
+import { moonNamesSlice } from '../runners/moon/task-files.js';
 import { manifestAt, wireitBlock, wireitInstalled, wireitPackages } from '../runners/wireit/packages.js';
 
 /** A runner whose keys can fold the slice files (its adapter has `soundKeys`). */
@@ -34,11 +37,17 @@ export const CONFIGS: ReadonlyArray<readonly [runner: SliceRunner, file: string]
   ['nx', 'nx.json'],
   ['nx', '.nxignore'],
   ['wireit', 'package.json'],
+  ['moon', '.moon/workspace.yml'],
 ];
 
 /** wireit is configured: a root `wireit` block, or wireit installed (the packages are read only then). */
 function wireitConfigured(root: string): boolean {
   return wireitBlock(manifestAt(root)) !== undefined || wireitInstalled(root);
+}
+
+/** moon is configured: its workspace file, in `.moon/` or `.config/moon/`. */
+function moonConfigured(root: string): boolean {
+  return moonWorkspaceFile(root) !== undefined;
 }
 
 /** A path or glob naming the slice file: the file itself, or one ending in it (`{projectRoot}/.lockguard-slice`). */
@@ -91,6 +100,8 @@ function wireitNames(root: string): boolean {
 function names(root: string, file: string): boolean {
   // wireit's scripts live in each package's package.json; only where wireit is configured.
   if (file === 'package.json') return wireitConfigured(root) && wireitNames(root);
+  // moon's tasks live in each project's moon.yml and the inherited task files; only where moon is configured.
+  if (file === '.moon/workspace.yml') return moonConfigured(root) && moonNamesSlice(root, SLICE_FILE);
   const text = readBounded(join(root, file), { kind: 'config', root })?.toString('utf8');
   if (text === undefined) return false;
   if (file === '.nxignore')

@@ -1,5 +1,5 @@
-// `lockguard run` in a workspace configured for a caching runner lockguard does not guard (lage, moon, Rush:
-// detected from their config files alone; wireit is guarded since issue 32): a lockfile rewrite mid-run names that runner, what
+// `lockguard run` in a workspace configured for a caching runner lockguard does not guard (lage, Rush:
+// detected from their config files alone; wireit and moon are guarded since issue 32): a lockfile rewrite mid-run names that runner, what
 // its cache may do and what to do, and never says "which every key folds" of it (issue 28).
 
 import assert from 'node:assert/strict';
@@ -26,18 +26,13 @@ function statusLineOf(root: string): string {
 }
 
 const NOTHING =
-  'no runner cache is guarded here (no turbo, nx, pnpm pipeline or wireit configured), so nothing was withheld; lockguard verify refuses saves keyed on this run (lockguard status --run RUN for details)';
+  'no runner cache is guarded here (no turbo, nx, pnpm pipeline, wireit or moon configured), so nothing was withheld; lockguard verify refuses saves keyed on this run (lockguard status --run RUN for details)';
 
 const CASES: ReadonlyArray<readonly [string, Tree, string]> = [
   [
     'lage',
     { 'lage.config.js': 'module.exports = { pipeline: { build: ["^build"] } };\n' },
     'lage (lage.config.js) is not guarded by lockguard and its keys were not shown to fold pnpm-lock.yaml: its cache (node_modules/.cache/lage) may replay outputs built before the change; delete node_modules/.cache/lage before the next run',
-  ],
-  [
-    'moon',
-    { '.moon': { 'workspace.yml': 'projects:\n  - "packages/*"\n' } },
-    'moon (.moon/workspace.yml) is not guarded by lockguard and its keys were not shown to fold pnpm-lock.yaml: its cache (.moon/cache) may replay outputs built before the change; delete .moon/cache before the next run',
   ],
   [
     'Rush',
@@ -68,6 +63,13 @@ test('a wireit workspace (a `wireit` block in the root package.json): wireit is 
   const line = statusLineOf(root);
   assert.doesNotMatch(line, /not guarded/);
   assert.match(line, /the wireit cache holds no save from after it, so nothing was withheld/);
+});
+
+test('a moon workspace (.moon/workspace.yml): moon is guarded, never named unguarded', (t) => {
+  const root = tempWorkspace(t, installed({ '.moon': { 'workspace.yml': 'projects:\n  - "packages/*"\n' } }));
+  const line = statusLineOf(root);
+  assert.doesNotMatch(line, /not guarded/);
+  assert.match(line, /the moon cache holds no save from after it, so nothing was withheld/);
 });
 
 test('no caching runner configured at all: the line stays as it was', (t) => {
