@@ -12,8 +12,7 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { cliProcess } from '../helpers/cli.js';
 import {
-  fileIncludes,
-  groupGone,
+  childStarted,
   lockguardJson,
   tempOnTmpfs,
   inventory,
@@ -22,7 +21,6 @@ import {
   mountTmpfs,
   spawnGuard,
   unitsInFlight,
-  until,
   type Inventory,
 } from '../helpers/crash.js';
 import { scenario, type Scenario } from '../helpers/runner-scenario.js';
@@ -100,20 +98,13 @@ test('kill -9 of the guard while its child runs: the next guarded run withholds 
   const s = scenario(t, 'turbo');
   const cacheDir = join(s.root, '.turbo', 'cache');
   const guard = spawnGuard(turboArgv(s), s.root, s.env);
-  let runDir: string | undefined;
-  await until(
-    () =>
-      (runDir = latestRunDir(s.root)) !== undefined && fileIncludes(join(runDir, 'events.ndjson'), '"type":"child"'),
-    'the child to start',
-  );
-  process.kill(guard.pid, 'SIGKILL');
-  await guard.exited;
-  await groupGone(guard.pid);
+  const run = await childStarted(s.root);
+  await guard.kill9();
   // The orphaned turbo finished the build: the stale entry is in the cache, nothing withheld it.
   assert.equal(s.out(), '6.0.0');
   const before = inventory(cacheDir, s.root);
   assert.equal(before.inQuarantine, 0);
-  await finishAndRebuild(s, (runDir ?? '').split('/').at(-1) ?? '', before, cacheDir);
+  await finishAndRebuild(s, run, before, cacheDir);
 });
 
 test('kill -9 of the guard after its child exited, before the final check', async (t) => {
@@ -121,9 +112,7 @@ test('kill -9 of the guard after its child exited, before the final check', asyn
   const cacheDir = join(s.root, '.turbo', 'cache');
   const guard = spawnGuard(turboArgv(s), s.root, { ...s.env, LOCKGUARD_TEST_PAUSE_AFTER_CHILD: '1' });
   await guard.waitFor(/test seam: paused after the child exited/, 120_000);
-  process.kill(guard.pid, 'SIGKILL');
-  await guard.exited;
-  await groupGone(guard.pid);
+  await guard.kill9();
   const before = inventory(cacheDir, s.root);
   assert.equal(before.inQuarantine, 0);
   const runDir = latestRunDir(s.root) ?? '';
@@ -158,9 +147,7 @@ async function killMidPass(s: Scenario, env: Record<string, string>, cacheDir: s
     before.inQuarantine > 0 && before.inCache > BULK,
     `a pass in the middle: ${before.inQuarantine} files in quarantine, ${before.inCache} in the cache`,
   );
-  process.kill(guard.pid, 'SIGKILL');
-  await guard.exited;
-  await groupGone(guard.pid);
+  await guard.kill9();
   {
     // Killed mid-pass: every byte is still somewhere (a unit may be split, or a copy staged; nothing lost).
     const torn = inventory(cacheDir, s.root);

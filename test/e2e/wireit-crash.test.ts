@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { cliProcess } from '../helpers/cli.js';
-import { fileIncludes, groupGone, latestRunDir, lockguardJson, spawnGuard, until } from '../helpers/crash.js';
+import { childStarted, latestRunDir, lockguardJson, spawnGuard } from '../helpers/crash.js';
 import {
   cacheKeys,
   hasStamp,
@@ -82,24 +82,15 @@ async function finishAndRebuild(s: WireitScenario, deadRun: string): Promise<voi
 test('wireit: kill -9 of the guard while its child runs; the next command withholds what the orphaned build saved', async (t) => {
   const s = await wireitScenario(t, 'M');
   const guard = spawnGuard(GUARDED, s.root, s.env);
-  let runDir: string | undefined;
-  await until(
-    () =>
-      (runDir = latestRunDir(s.root)) !== undefined && fileIncludes(join(runDir, 'events.ndjson'), '"type":"child"'),
-    'the child to start',
-  );
-  process.kill(guard.pid, 'SIGKILL');
-  await guard.exited;
-  await groupGone(guard.pid);
-  await finishAndRebuild(s, (runDir ?? '').split('/').at(-1) ?? '');
+  const run = await childStarted(s.root);
+  await guard.kill9();
+  await finishAndRebuild(s, run);
 });
 
 test('wireit: kill -9 of the guard after its child exited, before the final check', async (t) => {
   const s = await wireitScenario(t, 'M');
   const guard = spawnGuard(GUARDED, s.root, { ...s.env, LOCKGUARD_TEST_PAUSE_AFTER_CHILD: '1' });
   await guard.waitFor(/test seam: paused after the child exited/, 120_000);
-  process.kill(guard.pid, 'SIGKILL');
-  await guard.exited;
-  await groupGone(guard.pid);
+  await guard.kill9();
   await finishAndRebuild(s, (latestRunDir(s.root) ?? '').split('/').at(-1) ?? '');
 });

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { startTurboRemoteCache } from '../helpers/cache-servers.js';
 import { BIN } from '../helpers/cli.js';
-import { groupGone, latestRunDir, spawnGuard } from '../helpers/crash.js';
+import { latestRunDir, spawnGuard } from '../helpers/crash.js';
 import { scenario, type Scenario } from '../helpers/runner-scenario.js';
 import type { ScenarioOptions } from '../helpers/scenario-workspace.js';
 
@@ -166,9 +166,7 @@ test('a guard killed before its final check: the next lockguard command finishes
     LOCKGUARD_TEST_PAUSE_AFTER_CHILD: '1',
   });
   await guard.waitFor(/test seam: paused after the child exited/, 120_000);
-  process.kill(guard.pid, 'SIGKILL');
-  await guard.exited;
-  await groupGone(guard.pid);
+  await guard.kill9();
   const dead = (latestRunDir(s.root) ?? '').split('/').at(-1) ?? '';
   {
     // The next guarded run finishes it first: b's and d's saves withheld, a's and c's kept, as the run itself would have.

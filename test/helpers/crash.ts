@@ -23,6 +23,8 @@ export interface GuardProcess {
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
   /** The exit, once it came. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** kill -9 of the guard, then wait for it and for every process of its group (its orphaned command) to be gone. */
+  kill9(): Promise<void>;
 }
 
 /** `lockguard <argv>` as a process group leader (so its child can be waited for after the guard is killed). */
@@ -58,6 +60,11 @@ export function spawnGuard(argv: readonly string[], cwd: string, env: Record<str
       }
     },
     exited,
+    async kill9() {
+      process.kill(pid, 'SIGKILL');
+      await exited;
+      await groupGone(pid);
+    },
   };
 }
 
@@ -269,6 +276,16 @@ export function fileIncludes(path: string, text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Wait until the newest guarded run of the workspace recorded its child's start; its run id. */
+export async function childStarted(root: string): Promise<string> {
+  let runDir: string | undefined;
+  await until(
+    () => (runDir = latestRunDir(root)) !== undefined && fileIncludes(join(runDir, 'events.ndjson'), '"type":"child"'),
+    'the child to start',
+  );
+  return (runDir ?? '').split('/').at(-1) ?? '';
 }
 
 /** The newest guarded run folder of the workspace (or undefined before one exists). */
