@@ -7,12 +7,13 @@
 // plan/index.ts, remote-gate/protocols.ts, doctor) go through this list, never through a switch on a name.
 
 import type { GuardedRunner, RunnerAdapter } from './adapter.js';
+import { lage } from './lage/index.js';
 import { nx } from './nx/index.js';
 import { pnpmPipeline } from './pnpm-pipeline/index.js';
 import { turbo } from './turbo/index.js';
 import { wireit } from './wireit/index.js';
 
-export const RUNNERS: readonly RunnerAdapter[] = [turbo, nx, pnpmPipeline, wireit];
+export const RUNNERS: readonly RunnerAdapter[] = [turbo, nx, pnpmPipeline, wireit, lage];
 
 const BY_NAME = new Map(RUNNERS.map((adapter) => [adapter.name, adapter]));
 
