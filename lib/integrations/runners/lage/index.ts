@@ -3,7 +3,8 @@
 // Owns: the `lage` object and its detection: a command `lage` (a root script `lage build` is followed there by
 // detect.ts), or lage's config at the root (config.ts: lage's own cosmiconfig search), or lage in the root's
 // dependencies. Its parts: config.ts, cache.ts (the fixed node_modules/.cache/lage, one save = the outputs
-// folder and its log), remote.ts (backfill's remote: not gated; LAGE_WRITE_CACHE=false), doctor.ts.
+// folder and its log), remote.ts (backfill's remote: not gated; LAGE_WRITE_CACHE=false), sound-keys.ts
+// (committed mode only: lage hashes only what git lists; `lage info` for doctor's proof), doctor.ts.
 // lage keys every target's external dependencies from one lockfile parse at the start of the run (its
 // TargetHasher), so a lockfile-only change made during the run (variant L) is saved under the old key and
 // replayed after going back (test/e2e/lage-poisoning.test.ts). lage writes no run report: its entries are
@@ -12,12 +13,14 @@
 // Invariants: those of its parts; detection reads the root package.json and a few lstats.
 
 import { executableName } from '../../package-managers/argv.js';
+import { sliceFilesIgnored } from '../../../ledger/slice-files.js';
 import { planError } from '../../plan/types.js';
 import type { RunnerAdapter } from '../adapter.js';
 import { lageSummary, lageUnitPaths, lageUnits, resolveLageCache } from './cache.js';
 import { lageConfigured } from './config.js';
 import { lageChecks } from './doctor.js';
 import { detectLage, lageWritesOff } from './remote.js';
+import { lageEdits, lageFolds, lageProof } from './sound-keys.js';
 
 export const lage: RunnerAdapter = {
   name: 'lage',
@@ -39,6 +42,13 @@ export const lage: RunnerAdapter = {
   remote: {
     detect: (root, env) => detectLage(root, env),
     writesOff: (_mode, why, context) => lageWritesOff(why, context.env),
+  },
+  soundKeys: {
+    configFiles: ['lage.config.js'],
+    configured: lageConfigured,
+    edits: (root, mode) => lageEdits(root, mode),
+    proof: (root, env, mode) => lageProof(root, env, mode),
+    folds: (_argv, root, env) => lageFolds(root, env, sliceFilesIgnored(root) ? 'ignored' : undefined),
   },
   doctor: (root, env) => lageChecks(root, env),
 };
