@@ -55,14 +55,14 @@ export function lageEdits(root: string, mode: SoundKeysMode): FileEdit[] {
   if (mode === 'ignored')
     throw refuse(
       join(root, file),
-      `lage cannot fold a gitignored ${SLICE_FILE}: ${IGNORED_WHY}.`,
+      `Cannot set up sound keys for lage ("${join(root, file)}") in ignored mode: ${IGNORED_WHY}.`,
       'Use lockguard init --sound-keys=committed (the files are committed with each lockfile change and lage hashes them), or --no-sound-keys.',
     );
   if (config === undefined) return [];
   if (config.file.file === 'package.json' || !config.file.code)
     throw refuse(
       join(root, file),
-      `lockguard edits lage's inputs only in a lage.config.js (found ${file}).`,
+      `lockguard edits lage's inputs only in a lage.config.js, not in "${join(root, file)}".`,
       `Where a target's "inputs" leave it out, add "${SLICE_FILE}" to them by hand; targets without "inputs" fold it already (committed).`,
     );
   const arrays = inputsArrays(config.text);
@@ -70,7 +70,7 @@ export function lageEdits(root: string, mode: SoundKeysMode): FileEdit[] {
   if (opaque !== undefined)
     throw refuse(
       join(root, file),
-      `An "inputs" in ${file} (line ${opaque.line}) is not a literal array of strings, so lockguard cannot edit it safely (a JS config is code).`,
+      `An "inputs" in "${join(root, file)}" (line ${opaque.line}) is not a literal array of strings, so lockguard cannot edit it safely (a JS config is code).`,
       `Add '${SLICE_FILE}' to that inputs list by hand (e.g. inputs: [...yours, '${SLICE_FILE}']), then run lockguard init --sound-keys=committed again.`,
     );
   const missing = arrays.filter((array) => !foldsPath(array.items, SLICE_FILE));
