@@ -22,7 +22,7 @@ import { findingsOf, soundCheckOf, type TaskFold } from '../../sound-keys/findin
 import { foldsPath } from '../../sound-keys/globs.js';
 import { type FileEdit, SLICE_FILE, type SoundCheck, type SoundKeysMode } from '../../sound-keys/types.js';
 import type { Env } from '../adapter.js';
-import { lageConfigText } from './config.js';
+import { lageConfigText, lageConfigured } from './config.js';
 import { type InputsArray, inputsArrays, pipelineKeys } from './js-literals.js';
 
 const IGNORED_WHY =
@@ -50,6 +50,8 @@ function appendTo(text: string, array: InputsArray): string {
 }
 
 export function lageEdits(root: string, mode: SoundKeysMode): FileEdit[] {
+  // Asked for every workspace (sound-keys/index.ts asks every runner): nothing where lage is not configured.
+  if (!lageConfigured(root)) return [];
   const config = lageConfigText(root);
   const file = config?.file.file ?? 'lage.config.js';
   if (mode === 'ignored')
@@ -120,8 +122,13 @@ export async function lageFolds(root: string, env: Env, mode: SoundKeysMode | un
   });
 }
 
-/** doctor's finding over every target of lage's pipeline; undefined where lage runs none. */
-export async function lageProof(root: string, env: Env, mode: SoundKeysMode | undefined): Promise<SoundCheck> {
+/** doctor's finding over every target of lage's pipeline; undefined where lage is not configured. */
+export async function lageProof(
+  root: string,
+  env: Env,
+  mode: SoundKeysMode | undefined,
+): Promise<SoundCheck | undefined> {
+  if (!lageConfigured(root)) return undefined;
   if (mode === 'ignored')
     return {
       runner: 'lage',

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { inputsArrays, pipelineKeys } from '../../../../lib/integrations/runners/lage/js-literals.js';
-import { lageEdits } from '../../../../lib/integrations/runners/lage/sound-keys.js';
+import { lageEdits, lageProof } from '../../../../lib/integrations/runners/lage/sound-keys.js';
 import { runnersFoldingSlices } from '../../../../lib/integrations/slice-files/folded-by.js';
 import { codeOf } from '../../../helpers/errors.js';
 import { tempWorkspace } from '../../../helpers/workspace.js';
@@ -81,4 +81,11 @@ test('refused, nothing written: ignored mode (lage never hashes a gitignored fil
   assert.throws(() => lageEdits(opaque, 'committed'), /line 2/);
   const json = tempWorkspace(t, { '.lagerc.json': '{"pipeline":{"build":{"inputs":["src/**"]}}}' });
   assert.equal(await codeOf(() => lageEdits(json, 'committed')), 'ERR_LOCKGUARD_BAD_CONFIG');
+});
+
+test('a workspace without lage: no edit in either mode and no proof (every runner is asked for every workspace)', async (t) => {
+  const root = tempWorkspace(t, { 'package.json': '{"name":"root"}', 'turbo.json': '{}' });
+  assert.deepEqual(lageEdits(root, 'ignored'), []);
+  assert.deepEqual(lageEdits(root, 'committed'), []);
+  assert.equal(await lageProof(root, {}, 'ignored'), undefined);
 });
