@@ -20,7 +20,7 @@ import { outputTarget } from '../integrations/ci/output-target.js';
 import { errorDotenv, errorGithubOutputs, errorSummary } from '../integrations/ci/report.js';
 import { flag, stringValue, type Options, type Parsed } from './args.js';
 import { EXIT } from './exit-codes.js';
-import type { Io } from './io.js';
+import { type Io, warn } from './io.js';
 
 export const OUTPUT_OPTIONS: Options = {
   'github-output': { type: 'boolean' },
@@ -100,9 +100,7 @@ export async function reportFailure(command: string, caught: unknown, io: Io, mo
     try {
       write();
     } catch (fault) {
-      io.stderr.write(
-        `lockguard: warning: ${what} was not written (${fault instanceof Error ? fault.message : String(fault)})\n`,
-      );
+      warn(io, `${what} was not written (${fault instanceof Error ? fault.message : String(fault)})`);
     }
   };
   if (modes.github && githubFile(io.env, 'GITHUB_OUTPUT') !== undefined)

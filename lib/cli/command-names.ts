@@ -16,6 +16,7 @@ export const COMMAND_NAMES: readonly string[] = [
   'init',
   'uninstall',
   'hook',
+  'completion',
 ];
 
 /** One line per command, in the order `lockguard --help` lists them. */
@@ -32,6 +33,7 @@ export const SUMMARIES: Readonly<Record<string, string>> = {
   init: 'set a workspace up: install hooks, .gitignore, turbo and nx inputs for sound keys (prints each edit)',
   uninstall: 'take back everything init did (the way out)',
   hook: 'for the npm root prepare script: report to a guarded run',
+  completion: 'print the bash completion script (source <(lockguard completion bash))',
 };
 
 /** The words that ask for help: `lockguard help run` and `lockguard --help run` show run's help. */

@@ -18,4 +18,5 @@ export const COMMANDS: CommandTable = {
   init: async () => (await import('./commands/init.js')).command,
   uninstall: async () => (await import('./commands/uninstall.js')).command,
   hook: async () => (await import('./commands/hook.js')).command,
+  completion: async () => (await import('./commands/completion.js')).command,
 };

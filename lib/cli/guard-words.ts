@@ -13,7 +13,7 @@ import { foreignLine } from '../ledger/trust.js';
 import type { GuardContext, GuardEvent } from '../guard/events.js';
 import { CHILD_SEAM, PAUSE_SEAM } from '../guard/pass-control.js';
 import { diedText, evidenceText } from '../guard/record-words.js';
-import type { Io } from './io.js';
+import { type Io, warnLines } from './io.js';
 import { plural } from '../core/words.js';
 
 const RECORD_PART: Record<Extract<GuardEvent, { type: 'record-failed' }>['part'], string> = {
@@ -94,6 +94,16 @@ const RUN_EVENTS: ReadonlySet<GuardEvent['type']> = new Set<RunEvent['type']>([
   'gate-undecided',
 ]);
 
+/** The events that are warnings (kept under --quiet): something lockguard could not do, said by kind. */
+function isWarning(event: GuardEvent): boolean {
+  return (
+    event.type === 'recovery-deferred' ||
+    event.type === 'foreign-claims' ||
+    event.type === 'record-failed' ||
+    (event.type === 'slice-files' && event.warning)
+  );
+}
+
 function isRunEvent(event: GuardEvent): event is RunEvent {
   return RUN_EVENTS.has(event.type);
 }
@@ -109,7 +119,8 @@ export function guardContext(io: Io, run?: (event: RunEvent) => string[]): Guard
     env: io.env,
     emit(event) {
       const lines = isRunEvent(event) ? (run?.(event) ?? []) : eventLines(event);
-      for (const line of lines) io.stderr.write(`${line}\n`);
+      if (isWarning(event)) warnLines(io, lines);
+      else for (const line of lines) io.stderr.write(`${line}\n`);
     },
   };
 }

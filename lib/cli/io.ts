@@ -89,13 +89,14 @@ export function paint(io: Io, stream: Io['stdout'], code: 'yellow' | 'red' | 'gr
 const LOUD = new WeakMap<Io['stderr'], Io['stderr']>();
 
 /**
- * `io` under --quiet: stderr passes lockguard's warnings (a write that starts `lockguard: warning:`) and
- * errors (printError writes around the filter), and drops the rest: status lines, notes, progress.
+ * `io` under --quiet: what is written to its stderr (status lines, notes, progress) is dropped; warnings
+ * (`warn`, `warnLines`) and errors (`printError`) are written around the filter, so they are kept by what
+ * they are, not by how their text starts.
  */
 export function quietIo(io: Io): Io {
   const loud = io.stderr;
   const stderr: Io['stderr'] = {
-    write: (text: string) => (withoutColor(text).startsWith('lockguard: warning:') ? loud.write(text) : true),
+    write: () => true,
     get isTTY() {
       return loud.isTTY === true;
     },
@@ -104,14 +105,25 @@ export function quietIo(io: Io): Io {
   return { ...io, stderr };
 }
 
-/** `text` without the colour `paint` may open it with. */
-function withoutColor(text: string): string {
-  return text.startsWith('\u001b[') ? text.slice(text.indexOf('m') + 1) : text;
+/** stderr as written before --quiet's filter (the stream itself when there is none). */
+function loudStderr(io: Io): Io['stderr'] {
+  return LOUD.get(io.stderr) ?? io.stderr;
+}
+
+/** One warning, `lockguard: warning: <text>` on stderr: kept under --quiet. */
+export function warn(io: Io, text: string): void {
+  loudStderr(io).write(`lockguard: warning: ${text}\n`);
+}
+
+/** Lines that are warnings as they are worded (a guarded run's events), on stderr: kept under --quiet. */
+export function warnLines(io: Io, lines: readonly string[]): void {
+  const stderr = loudStderr(io);
+  for (const line of lines) stderr.write(`${line}\n`);
 }
 
 /** Print a LockguardError as `lockguard: message` plus its fix; anything else is a bug report. */
 export function printError(ioIn: Io, error: unknown): void {
-  const io = { ...ioIn, stderr: LOUD.get(ioIn.stderr) ?? ioIn.stderr };
+  const io = { ...ioIn, stderr: loudStderr(ioIn) };
   if (error instanceof LockguardError) {
     io.stderr.write(`${paint(io, io.stderr, 'red', 'lockguard:')} ${error.message}\n`);
     if (error.hint !== undefined) io.stderr.write(`  ${error.hint}\n`);

@@ -11,7 +11,7 @@ import type { Env } from '../core/env.js';
 import { isLockguardError } from '../core/errors.js';
 import { namedRunsIn } from '../integrations/ci/named-runs.js';
 import { pruneIfOver } from '../ledger/retention.js';
-import type { Io } from './io.js';
+import { type Io, warn } from './io.js';
 import { readSettings, retentionOf, type SettingsFile } from './settings.js';
 
 /** The runs the environment names: `LOCKGUARD_RUN` and every named gate's `LOCKGUARD_RUN_<NAME>`. */
@@ -28,6 +28,6 @@ export function keepLedgerBounded(root: string, io: Io, settings?: SettingsFile)
     pruneIfOver(root, keep, runsNamedIn(io.env));
   } catch (error) {
     const why = isLockguardError(error) ? error.message : String(error);
-    io.stderr.write(`lockguard: warning: the ledger was not pruned: ${why} (lockguard prune says more)\n`);
+    warn(io, `the ledger was not pruned: ${why} (lockguard prune says more)`);
   }
 }

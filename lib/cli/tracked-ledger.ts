@@ -5,7 +5,7 @@
 // silence, never an error.
 
 import { trackedLedgerLine } from '../integrations/git.js';
-import type { Io } from './io.js';
+import { type Io, warn } from './io.js';
 
 export function warnTrackedLedger(root: string, io: Io): void {
   let line: string | undefined;
@@ -14,5 +14,5 @@ export function warnTrackedLedger(root: string, io: Io): void {
   } catch {
     line = undefined;
   }
-  if (line !== undefined) io.stderr.write(`lockguard: warning: ${line}\n`);
+  if (line !== undefined) warn(io, line);
 }

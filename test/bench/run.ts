@@ -24,6 +24,8 @@ import * as prune from './prune.bench.js';
 import * as soundKeys from './sound-keys.bench.js';
 import * as sliceFiles from './slice-files.bench.js';
 import * as reach from './reach.bench.js';
+import * as readers from './readers.bench.js';
+import * as scale from './scale.bench.js';
 import { formatTable, machineLine, type BenchContext, type BenchRow } from './harness.js';
 import { type ModuleResult, updatePage } from './report.js';
 
@@ -46,6 +48,8 @@ const MODULES: readonly BenchModule[] = [
   { name: 'sound-keys', bench: soundKeys.bench },
   { name: 'slice-files', bench: sliceFiles.bench },
   { name: 'reach', bench: reach.bench },
+  { name: 'readers', bench: readers.bench },
+  { name: 'scale', bench: scale.bench },
 ];
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));

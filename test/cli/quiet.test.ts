@@ -6,6 +6,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { EXIT } from '../../lib/cli/exit-codes.js';
+import { guardContext } from '../../lib/cli/guard-words.js';
+import { quietIo, warn } from '../../lib/cli/io.js';
+import { LockguardError } from '../../lib/core/errors.js';
 import { cli } from '../helpers/cli.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
@@ -74,4 +77,25 @@ test('run --json: the last line of stdout answers (moved files, withheld count, 
   const still = await cli(['run', '--json', '--runner', 'none', '--no-pre-check', '--', 'true'], root);
   assert.equal(still.code, EXIT.ok);
   assert.deepEqual((JSON.parse(still.stdout) as { moved: unknown }).moved, []);
+});
+
+test('--quiet keeps a warning by its kind, not by how its text starts', () => {
+  const written: string[] = [];
+  const io = quietIo({
+    cwd: '/',
+    env: {},
+    stdout: { write: () => true },
+    stderr: { write: (text: string) => written.push(text) },
+  });
+  io.stderr.write('lockguard: warning: a status line that only looks like one\n');
+  io.stderr.write('[lockguard] a status line\n');
+  assert.deepEqual(written, [], 'what is written to the filtered stream is dropped, whatever it starts with');
+  warn(io, 'said through warn');
+  const context = guardContext(io);
+  context.emit({ type: 'record-failed', part: 'report', error: new LockguardError('ERR_LOCKGUARD_IO', 'disk full') });
+  context.emit({ type: 'marker-removed', id: 'r1', problem: 'no record' });
+  assert.deepEqual(written, [
+    'lockguard: warning: said through warn\n',
+    "lockguard: warning: the run's report was not written (disk full)\n",
+  ]);
 });

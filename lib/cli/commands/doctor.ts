@@ -225,7 +225,7 @@ function ledgerWarnings(
       detail:
         keep === 'all'
           ? `${runs} runs in ${join(dir, LEDGER.runs)}: keepRuns is "all", so lockguard never removes one by itself`
-          : `${runs} runs in ${join(dir, LEDGER.runs)}, over keepRuns ${keep} plus ${retentionSlack(keep)}: the prune after a run has not happened (a run that could not prune printed a warning)`,
+          : `${runs} runs in ${join(dir, LEDGER.runs)}, over keepRuns ${keep} plus ${retentionSlack(keep)}: no run has pruned since (a run skips the prune while another lockguard command holds the ledger, and says why when a prune fails)`,
       fix: `lockguard prune removes all but the newest ${keep === 'all' ? DEFAULT_KEEP : keep} and the runs still needed (--dry-run shows what would go).`,
     });
   const tracked = ledgerTracked(root, env, false);

@@ -5,7 +5,7 @@ import { plural } from '../../core/words.js';
 import { DEFAULT_KEEP, pruneLedger, type PruneResult } from '../../ledger/prune.js';
 import { flag, parse, stringValue } from '../args.js';
 import { EXIT } from '../exit-codes.js';
-import type { Io } from '../io.js';
+import { type Io, warn } from '../io.js';
 import type { Command } from '../command.js';
 import { runsNamedIn } from '../retention-step.js';
 import { recoverFirst } from '../recover.js';
@@ -68,11 +68,9 @@ export const command: Command = {
       return EXIT.ok;
     }
     for (const run of result.kept) {
-      if (run.reason === 'unreadable')
-        io.stderr.write(`lockguard: warning: kept run ${run.id}: ${run.problem ?? 'it has no record yet'}\n`);
+      if (run.reason === 'unreadable') warn(io, `kept run ${run.id}: ${run.problem ?? 'it has no record yet'}`);
     }
-    if (result.blobs.why !== undefined)
-      io.stderr.write(`lockguard: warning: kept every lockfile copy: ${result.blobs.why}\n`);
+    if (result.blobs.why !== undefined) warn(io, `kept every lockfile copy: ${result.blobs.why}`);
     io.stdout.write(`${summary(result)}\n`);
     return EXIT.ok;
   },

@@ -21,7 +21,7 @@ import { oneOf, parse, stringValue, flag } from '../args.js';
 import type { Command } from '../command.js';
 import { guardContext } from '../guard-words.js';
 import { moveStatusLine, runEventLines } from '../run-words.js';
-import { paint, printError, quietIo, type Io } from '../io.js';
+import { paint, printError, quietIo, type Io, warn } from '../io.js';
 import { runAnswer } from '../run-json.js';
 import { recoverFirst } from '../recover.js';
 import { outcomeText, refusedClause, runExitCode, type FailMode } from '../run-outcome.js';
@@ -247,7 +247,5 @@ function printFinished(io: Io, run: RunFinished, unguarded: readonly UnguardedRu
     );
   }
   if (!run.markedFinished)
-    io.stderr.write(
-      'lockguard: warning: the run could not be marked finished; the next lockguard command finishes it again (nothing is lost).\n',
-    );
+    warn(io, 'the run could not be marked finished; the next lockguard command finishes it again (nothing is lost).');
 }

@@ -21,7 +21,7 @@ import {
   type OutputModes,
 } from '../ci-outputs.js';
 import { EXIT } from '../exit-codes.js';
-import type { Io } from '../io.js';
+import { type Io, warn } from '../io.js';
 import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
 import { warnTrackedLedger } from '../tracked-ledger.js';
@@ -171,8 +171,9 @@ function warnChangedFromHead(root: string, entries: readonly { readonly path: st
   );
   if (changed.length === 0) return;
   const paths = listPaths(changed.map(printable));
-  io.stderr.write(
-    `lockguard: warning: ${paths} ${changed.length === 1 ? 'differs' : 'differ'} from HEAD in the working tree: a cache keyed on the commit (GitLab's cache:key:files) folds HEAD's bytes, this snapshot the working tree's; commit the change, or snapshot before whatever made it\n`,
+  warn(
+    io,
+    `${paths} ${changed.length === 1 ? 'differs' : 'differ'} from HEAD in the working tree: a cache keyed on the commit (GitLab's cache:key:files) folds HEAD's bytes, this snapshot the working tree's; commit the change, or snapshot before whatever made it`,
   );
 }
 

@@ -24,7 +24,7 @@ import {
   type OutputModes,
 } from '../ci-outputs.js';
 import { EXIT } from '../exit-codes.js';
-import { paint, writeWorkflowCommand, type Io } from '../io.js';
+import { paint, type Io, warn, writeWorkflowCommand } from '../io.js';
 import type { Command } from '../command.js';
 import { recoverFirst } from '../recover.js';
 import { verifyLine } from '../verdict-words.js';
@@ -107,8 +107,7 @@ async function verifyAgainstSnapshot(parsed: Parsed, modes: OutputModes, io: Io)
   const run = runToJudge(workspace.root, stringValue(parsed, 'run'), name, io.env);
   const { unrecorded, duringRun, ...verdict } = verifyRun(run);
   // The verdict stands even when it could not be recorded (a full or read-only ledger): one line says so.
-  if (unrecorded !== undefined)
-    io.stderr.write(`lockguard: warning: the verdict was not recorded in the run's events (${unrecorded.message})\n`);
+  if (unrecorded !== undefined) warn(io, `the verdict was not recorded in the run's events (${unrecorded.message})`);
   const slices = verdict.save
     ? []
     : await lockfileMovesAmong(

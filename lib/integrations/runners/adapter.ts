@@ -66,6 +66,11 @@ export interface SharedPass {
   plan(cache: RunnerCache, before: CacheState, options: WithholdPlanOptions): WithholdPlan;
   /** The decision and the moves (withhold.ts `withhold`). */
   move(cache: RunnerCache, before: CacheState, options: WithholdOptions): Promise<WithholdResult>;
+  /**
+   * The result of a pass that moves nothing (withhold.ts `keepInPlace`): the plan's counts and links, and,
+   * when `detail` is given, every planned entry as not moved, for that reason.
+   */
+  keep(plan: WithholdPlan, detail?: string): WithholdResult;
 }
 
 /** A project of the workspace as the lockfile's slices name it. */

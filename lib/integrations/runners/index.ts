@@ -18,7 +18,7 @@ import { entryScope, type ScopeJudged, type WithholdScope } from './affected.js'
 import { configuredRunners } from './detect.js';
 import { adapterFor } from './registry.js';
 import type { CacheState, RunnerCache, RunnerName, SummaryReading } from './types.js';
-import { planWithhold, withhold, type WithholdOptions } from './withhold.js';
+import { keepInPlace, planWithhold, withhold, type WithholdOptions } from './withhold.js';
 
 export {
   configuredRunners,
@@ -142,7 +142,7 @@ export async function withholdAfterRun(
   const result =
     own === undefined
       ? await withhold(cache, before, fed)
-      : await own(cache, before, fed, env, { plan: planWithhold, move: withhold });
+      : await own(cache, before, fed, env, { plan: planWithhold, move: withhold, keep: keepInPlace });
   return {
     ...result,
     scope:

@@ -82,6 +82,19 @@ export function planWithhold(cache: RunnerCache, before: CacheState, options: Wi
   return { units, keptBeforeMove, spared, links };
 }
 
+/** A pass that moves nothing: the plan's counts and links; with `detail`, every planned entry not moved for it. */
+export function keepInPlace(plan: WithholdPlan, detail?: string): WithholdResult {
+  const unmoved =
+    detail === undefined ? [] : plan.units.map((unit) => ({ key: unit.key, reason: 'error' as const, detail }));
+  return {
+    withheld: [],
+    keptBeforeMove: plan.keptBeforeMove,
+    spared: plan.spared,
+    notMoved: [...plan.links, ...unmoved],
+    quarantineDir: undefined,
+  };
+}
+
 /** Move every entry this run saved under a stale key into `.lockguard/quarantine/<runId>/`. */
 export async function withhold(
   cache: RunnerCache,

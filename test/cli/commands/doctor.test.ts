@@ -51,7 +51,7 @@ test('doctor suggests lockguard prune once the ledger holds more than its retent
   assert.equal(many.code, 0, many.stderr);
   assert.match(
     many.stdout,
-    /warn\s+ledger\s+111 runs in .*, over keepRuns 100 plus 10: the prune after a run has not happened.*\n\s+fix: lockguard prune removes all but the newest 100/,
+    /warn\s+ledger\s+111 runs in .*, over keepRuns 100 plus 10: no run has pruned since \(a run skips the prune while another lockguard command holds the ledger.*\n\s+fix: lockguard prune removes all but the newest 100/,
   );
   // keepRuns "all": nothing is pruned by itself, and doctor waits for 500.
   const all = tempWorkspace(t, {

@@ -45,7 +45,15 @@ export interface Frame {
 export const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 /** Digest sizes by algorithm, and the base64 length of each. */
 const DIGEST: Record<string, number> = { sha1: 20, sha256: 32, sha384: 48, sha512: 64 };
-const BASE64 = /^[A-Za-z0-9+/]*$/;
+/** Whether every character of `text` is in base64's alphabet (a loop: the regex was 6% of a bun.lock read). */
+function base64Only(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // A-Z, a-z, 0-9, '+', '/'
+    if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47)) return false;
+  }
+  return true;
+}
 
 /**
  * Whether bun reads `value` (a package's integrity) as one, as measured with bun 1.4.5: a known algorithm,
@@ -57,7 +65,7 @@ export function validIntegrity(value: string): boolean {
   const size = DIGEST[value.slice(0, dash)];
   if (dash === -1 || size === undefined) return false;
   const data = value.slice(dash + 1, dash + 1 + 4 * Math.ceil(size / 3)).replace(/=+$/, '');
-  return BASE64.test(data) && data.length % 4 !== 1 && Math.floor((data.length * 3) / 4) <= size;
+  return base64Only(data) && data.length % 4 !== 1 && Math.floor((data.length * 3) / 4) <= size;
 }
 
 /** Resolutions bun reads besides a registry version: a protocol, or a tarball's path. */

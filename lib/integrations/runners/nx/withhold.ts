@@ -25,11 +25,7 @@ export async function withholdNx(
   const keys = plan.units.map((unit) => unit.key);
   if (support.kind === 'unguarded') {
     return {
-      withheld: [],
-      keptBeforeMove: plan.keptBeforeMove,
-      spared: plan.spared,
-      notMoved: plan.links,
-      quarantineDir: undefined,
+      ...pass.keep(plan),
       unguarded: { why: support.why ?? `nx ${support.version} cannot be guarded`, left: keys.length },
       ...version,
     };
@@ -37,14 +33,7 @@ export async function withholdNx(
   const failed = markNotReplayable(cache.root, cache.dir, keys, env);
   if (failed !== undefined) {
     const detail = `nx ${support.version} answers hits from its task DB, and ${failed}: left in the cache (moving it would make nx restore nothing)`;
-    return {
-      withheld: [],
-      keptBeforeMove: plan.keptBeforeMove,
-      spared: plan.spared,
-      notMoved: [...plan.links, ...keys.map((key) => ({ key, reason: 'error' as const, detail }))],
-      quarantineDir: undefined,
-      ...version,
-    };
+    return { ...pass.keep(plan, detail), ...version };
   }
   // Only the marked entries may move (one written since the plan would be a hit with nothing restored);
   // the plan above already counted the entries kept from before the move.

@@ -22,26 +22,15 @@ export async function withholdWireit(
 ): Promise<RunnerWithholdResult> {
   const plan = pass.plan(cache, before, options);
   // Nothing to withhold (most runs): the plan is the result; the cache is listed once.
-  if (plan.units.length === 0)
-    return {
-      withheld: [],
-      keptBeforeMove: plan.keptBeforeMove,
-      spared: plan.spared,
-      notMoved: plan.links,
-      quarantineDir: undefined,
-    };
+  if (plan.units.length === 0) return pass.keep(plan);
   const entries = plan.units.flatMap((unit) => unit.paths.map((path) => ({ key: unit.key, path })));
   try {
     dropStamps(cache.dir, entries);
   } catch (error) {
-    const detail = `its script's fingerprint stamp could not be removed (${error instanceof Error ? error.message : String(error)}): left in the cache (moved alone, wireit would still call the stale outputs fresh)`;
-    return {
-      withheld: [],
-      keptBeforeMove: plan.keptBeforeMove,
-      spared: plan.spared,
-      notMoved: [...plan.links, ...plan.units.map((unit) => ({ key: unit.key, reason: 'error' as const, detail }))],
-      quarantineDir: undefined,
-    };
+    return pass.keep(
+      plan,
+      `its script's fingerprint stamp could not be removed (${error instanceof Error ? error.message : String(error)}): left in the cache (moved alone, wireit would still call the stale outputs fresh)`,
+    );
   }
   const keys = plan.units.map((unit) => unit.key);
   const result = await pass.move(cache, before, { ...options, ownKeys: keys });
