@@ -186,12 +186,13 @@ export function lageCache(s: LageScenario): string {
   return join(s.root, 'node_modules', '.cache', 'lage');
 }
 
-/** The keys of the entries under `node_modules/.cache/lage/cache/<prefix>/`. */
+/** The keys of the entries under `node_modules/.cache/lage/cache/<prefix>/` (not the npm provider's `npm/`). */
 export function cacheKeys(s: LageScenario): string[] {
   const dir = join(lageCache(s), 'cache');
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .flatMap((prefix) => readdirSync(join(dir, prefix)))
+    .filter((name) => /^[0-9a-f]{40}$/.test(name))
     .sort();
 }
 

@@ -1,15 +1,15 @@
 // lage's remote cache (backfill's `cacheStorageConfig`: azure-blob, npm), read from lage 2.17.0's bundled
 // source (@lage-run/scheduler createCacheProvider.ts, @lage-run/cache backfillWrapper.ts, backfill-config
-// envConfig.ts) and measured (test/integrations/runners/lage/remote.test.ts for the switch's words; the
-// behaviour by hand, below).
+// envConfig.ts) and measured (test/e2e/lage-remote.test.ts: the config's npm provider and LAGE_WRITE_CACHE;
+// the env's provider by hand, below).
 //
 // A remote is on when the config's `cacheOptions.cacheStorageConfig` is set, or `BACKFILL_CACHE_PROVIDER` /
 // `BACKFILL_CACHE_PROVIDER_OPTIONS` is. lage reaches it from its own worker threads (azure-blob through the
 // Azure SDK, npm through `npm install` / `npm publish` of a package per hash): no URL a gate could stand in
 // front of, so it is `ungateable` and the status line names it. Remote writes happen when
 // `cacheOptions.writeRemoteCache` is true, `LAGE_WRITE_CACHE=true`, or `CI`/`TF_BUILD` is set, unless
-// `LAGE_WRITE_CACHE=false`. Measured with an npm provider on a dead registry: under `CI=true` lage tried two
-// remote puts; with `LAGE_WRITE_CACHE=false` none, and its remote reads stayed. But `BACKFILL_CACHE_PROVIDER`
+// `LAGE_WRITE_CACHE=false`. Measured with an npm provider on a refused port: under `CI=true` lage tries two
+// remote puts; with `LAGE_WRITE_CACHE=false` none, and its remote reads stay. But `BACKFILL_CACHE_PROVIDER`
 // in the env also replaces the *local* provider's storage (the env is merged over every provider's config), so
 // there every save goes to the remote whatever `LAGE_WRITE_CACHE` says: for such a run lockguard blanks both
 // variables (measured: lage then saves in node_modules/.cache/lage, where the pass withholds, and reads no
