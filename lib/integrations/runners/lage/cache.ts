@@ -7,8 +7,8 @@
 // internalCacheFolder` and `BACKFILL_INTERNAL_CACHE_FOLDER` do not move it. One save of a target is the
 // folder `cache/<hash[:4]>/<hash>/` (its outputs, copied; a hit copies them back) and the log lage replays on
 // a hit, `logs/<hash[:4]>/<hash>.log`, written just after; keys are sha1 hex (40). Measured
-// (test/e2e/lage-poisoning.test.ts): with the folder moved away the next run is a miss that runs the target;
-// the log alone is never read as a hit.
+// (test/e2e/lage-poisoning.test.ts; the log left alone, by hand): with the folder moved away the next run is
+// a miss that runs the target; a log without its folder is never a hit (lage reads it only to replay one).
 // Local saves are off with `--no-cache` or `--skip-local-cache`, or when `LAGE_RUN_CACHE` or
 // `LAGE_RUN_SKIP_LOCAL_CACHE` is set (commander's env options: any value, "false" included, measured); `CI`
 // alone does not turn them off (lage's default for --skip-local-cache is the string in CI, never `true`:
