@@ -7,7 +7,7 @@ import { oneOf, stringValue, type Options, type Parsed } from './args.js';
 export const RUNNER_OPTIONS: Options = { runner: { type: 'string' }, remote: { type: 'string' } };
 
 export const RUNNER_HELP =
-  '  --runner turbo|nx|pnpm-pipeline|wireit|moon|none\n' +
+  '  --runner turbo|nx|pnpm-pipeline|wireit|moon|lage|none\n' +
   "                       guard only this runner's cache (none: no runner cache); default: every runner the\n" +
   '                       workspace is configured for (turbo.json, nx.json, pnpm-workspace.yaml tasks) plus any\n' +
   '                       the command starts, also through root scripts, npx, pnpm exec and sh -c\n' +

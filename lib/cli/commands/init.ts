@@ -145,7 +145,7 @@ async function setUpSoundKeys(
   const edits = soundKeysEdits(root, mode);
   if (edits.length === 0) {
     io.stdout.write(
-      `${label}: already set up (every cached task of turbo, nx, wireit or moon folds its project's ${SLICE_FILE}): nothing to do.\n`,
+      `${label}: already set up (every cached task of turbo, nx, wireit, moon or lage folds its project's ${SLICE_FILE}): nothing to do.\n`,
     );
   } else {
     const before = edits.map((edit) => readText(root, join(root, edit.file)));

@@ -8,12 +8,13 @@
 
 import type { GuardedRunner, RunnerAdapter } from './adapter.js';
 import { moon } from './moon/index.js';
+import { lage } from './lage/index.js';
 import { nx } from './nx/index.js';
 import { pnpmPipeline } from './pnpm-pipeline/index.js';
 import { turbo } from './turbo/index.js';
 import { wireit } from './wireit/index.js';
 
-export const RUNNERS: readonly RunnerAdapter[] = [turbo, nx, pnpmPipeline, wireit, moon];
+export const RUNNERS: readonly RunnerAdapter[] = [turbo, nx, pnpmPipeline, wireit, moon, lage];
 
 const BY_NAME = new Map(RUNNERS.map((adapter) => [adapter.name, adapter]));
 

@@ -14,8 +14,8 @@ import type {
   RenameFn,
 } from '../../ledger/quarantine/index.js';
 
-export type RunnerName = 'turbo' | 'nx' | 'pnpm-pipeline' | 'wireit' | 'moon' | 'none';
-export const RUNNER_NAMES: readonly RunnerName[] = ['turbo', 'nx', 'pnpm-pipeline', 'wireit', 'moon', 'none'];
+export type RunnerName = 'turbo' | 'nx' | 'pnpm-pipeline' | 'wireit' | 'moon' | 'lage' | 'none';
+export const RUNNER_NAMES: readonly RunnerName[] = ['turbo', 'nx', 'pnpm-pipeline', 'wireit', 'moon', 'lage', 'none'];
 
 /** A runner's local cache as the runner itself resolves it. */
 export interface RunnerCache {

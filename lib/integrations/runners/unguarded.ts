@@ -1,10 +1,9 @@
 // Caching runners lockguard does not guard, found so the line can name them instead of implying protection.
 //
-// Owns: `unguardedRunners(root, steps)`: lage (`lage.config.{js,cjs,mjs,ts}`), Rush
-// (`rush.json`), or a command step that starts one of them; each with the file that configures it, where its
-// local cache is, and what a user does about a stale save there. What their keys fold is measured in
-// FIELD-NOTES ("Other caching runners"): none of them is shown to re-key after a lockfile rewrite mid-run.
-// (wireit and moon are guarded since they have adapters: runners/wireit/, runners/moon/.)
+// Owns: `unguardedRunners(root, steps)`: Rush (`rush.json`), or a command step that starts it; with the file
+// that configures it, where its local cache is, and what a user does about a stale save there. What its keys
+// fold is measured in FIELD-NOTES ("Other caching runners"). (wireit, moon and lage are guarded since they have
+// adapters: runners/wireit/, runners/moon/, runners/lage/.)
 // Invariants: a few lstats; never runs anything; never throws;
 // an unguarded runner is never counted as guarded and its cache is never touched.
 
@@ -12,11 +11,11 @@ import { join } from 'node:path';
 import { executableName } from '../package-managers/argv.js';
 import { present } from './workspace-files.js';
 
-type UnguardedName = 'lage' | 'rush';
+type UnguardedName = 'rush';
 
 export interface UnguardedRunner {
   readonly name: UnguardedName;
-  /** The runner in words (`lage`, `Rush`). */
+  /** The runner in words (`moon`, `Rush`). */
   readonly label: string;
   /** What says it is here: the config file, or the command that starts it. */
   readonly evidence: string;
@@ -34,12 +33,6 @@ interface Known {
 }
 
 const KNOWN: Readonly<Record<UnguardedName, Known>> = {
-  lage: {
-    label: 'lage',
-    files: ['lage.config.js', 'lage.config.cjs', 'lage.config.mjs', 'lage.config.ts'],
-    cache: 'node_modules/.cache/lage',
-    fix: 'delete node_modules/.cache/lage before the next run',
-  },
   rush: {
     label: 'Rush',
     files: ['rush.json'],
@@ -48,7 +41,7 @@ const KNOWN: Readonly<Record<UnguardedName, Known>> = {
   },
 };
 
-const ORDER: readonly UnguardedName[] = ['lage', 'rush'];
+const ORDER: readonly UnguardedName[] = ['rush'];
 
 /** The command name each runner's binary goes by (`rush` and `rushx` for Rush). */
 function startedName(argv: readonly string[]): UnguardedName | undefined {

@@ -8,7 +8,8 @@
 // turbo.jsonc) names the file, nx when nx.json's `namedInputs`/`targetDefaults` or a non-comment line of
 // .nxignore does (nx hashes a gitignored file only once .nxignore un-ignores it), wireit when a cached script's
 // `files` in a wireit package's package.json does, moon when a task's `inputs` in a moon.yml or an inherited task
-// file does. Never a substring of the text.
+// file does, lage when a literal `inputs` array of lage.config.js does (code, never run: its text). Never a
+// substring of the text.
 // Invariants: reads at most five root files (and, where wireit is configured or installed, the wireit packages'
 // package.json files), only when asked (never on a run whose record is current), each
 // through the bounded reader (core/bounded-read.ts: never a device or FIFO, at most 16 MiB, a link only to a
@@ -38,7 +39,11 @@ export const CONFIGS: ReadonlyArray<readonly [runner: SliceRunner, file: string]
   ['nx', '.nxignore'],
   ['wireit', 'package.json'],
   ['moon', '.moon/workspace.yml'],
+  ['lage', 'lage.config.js'],
 ];
+
+/** lage: an `inputs: [...]` whose string items include the slice file (lage.config.js as init edits it). */
+const LAGE_INPUTS_NAME = /\binputs\s*:\s*\[[^\]]*['"](?:[^'"\]]*\/)?\.lockguard-slice['"]/;
 
 /** wireit is configured: a root `wireit` block, or wireit installed (the packages are read only then). */
 function wireitConfigured(root: string): boolean {
@@ -107,6 +112,8 @@ function names(root: string, file: string): boolean {
   if (file === '.nxignore')
     return text.split('\n').some((line) => !line.trimStart().startsWith('#') && namesSlice(line.trim()));
   if (!text.includes(SLICE_FILE)) return false;
+  // lage.config.js is code, never run here: a literal `inputs` array naming the file (what init writes).
+  if (file === 'lage.config.js') return LAGE_INPUTS_NAME.test(text);
   try {
     const tree = parseJsonc(text);
     return file === 'nx.json' ? nxNames(tree) : turboNames(tree);

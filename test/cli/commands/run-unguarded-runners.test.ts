@@ -1,5 +1,5 @@
-// `lockguard run` in a workspace configured for a caching runner lockguard does not guard (lage, Rush:
-// detected from their config files alone; wireit and moon are guarded since issue 32): a lockfile rewrite mid-run names that runner, what
+// `lockguard run` in a workspace configured for a caching runner lockguard does not guard (Rush: detected
+// from its config file alone; wireit, moon and lage are guarded since issue 32): a lockfile rewrite mid-run names that runner, what
 // its cache may do and what to do, and never says "which every key folds" of it (issue 28).
 
 import assert from 'node:assert/strict';
@@ -26,14 +26,9 @@ function statusLineOf(root: string): string {
 }
 
 const NOTHING =
-  'no runner cache is guarded here (no turbo, nx, pnpm pipeline, wireit or moon configured), so nothing was withheld; lockguard verify refuses saves keyed on this run (lockguard status --run RUN for details)';
+  'no runner cache is guarded here (no turbo, nx, pnpm pipeline, wireit, moon or lage configured), so nothing was withheld; lockguard verify refuses saves keyed on this run (lockguard status --run RUN for details)';
 
 const CASES: ReadonlyArray<readonly [string, Tree, string]> = [
-  [
-    'lage',
-    { 'lage.config.js': 'module.exports = { pipeline: { build: ["^build"] } };\n' },
-    'lage (lage.config.js) is not guarded by lockguard and its keys were not shown to fold pnpm-lock.yaml: its cache (node_modules/.cache/lage) may replay outputs built before the change; delete node_modules/.cache/lage before the next run',
-  ],
   [
     'Rush',
     { 'rush.json': '{ "rushVersion": "5.179.0", "projects": [] }\n' },
@@ -70,6 +65,16 @@ test('a moon workspace (.moon/workspace.yml): moon is guarded, never named ungua
   const line = statusLineOf(root);
   assert.doesNotMatch(line, /not guarded/);
   assert.match(line, /the moon cache holds no save from after it, so nothing was withheld/);
+});
+
+test('a lage workspace (lage.config.js at the root): lage is guarded, never named unguarded', (t) => {
+  const root = tempWorkspace(
+    t,
+    installed({ 'lage.config.js': 'module.exports = { pipeline: { build: ["^build"] } };\n' }),
+  );
+  const line = statusLineOf(root);
+  assert.doesNotMatch(line, /not guarded/);
+  assert.match(line, /the lage cache holds no save from after it, so nothing was withheld/);
 });
 
 test('no caching runner configured at all: the line stays as it was', (t) => {

@@ -98,7 +98,7 @@ test("the install hooks' list of the configs that fold the slice files is the ad
   );
   assert.deepEqual(
     RUNNERS.filter((adapter) => adapter.soundKeys !== undefined).map((adapter) => adapter.name),
-    ['turbo', 'nx', 'wireit', 'moon'],
+    ['turbo', 'nx', 'wireit', 'moon', 'lage'],
   );
 });
 
