@@ -84,13 +84,22 @@ test('lage, init --sound-keys=committed: doctor green; after the bump and key --
   assert.equal(s.out(), '6.0.0', 'b rebuilt with what is installed');
 });
 
-test('lage: ignored mode refused (exit 2, the fix named); doctor names a target whose inputs leave the file out, init appends it', async () => {
+test('lage: ignored mode (the default of init) leaves lage out and says why, nothing written; doctor names a target whose inputs leave the file out, init appends it', async () => {
   const s = await unarmed('inputs');
-  const ignored = s.lockguard(['init', '--sound-keys', '--no-pnpmfile']);
-  assert.equal(ignored.status, 2, ignored.stderr);
-  assert.match(ignored.stderr, /lage\.config\.js/);
-  assert.match(ignored.stderr, /--sound-keys=committed/);
-  assert.equal(readFileSync(join(s.root, 'lage.config.js'), 'utf8'), LAGE_CONFIG, 'nothing written');
+  for (const argv of [
+    ['init', '--sound-keys', '--no-pnpmfile'],
+    ['init', '--no-pnpmfile'],
+  ]) {
+    const ignored = s.lockguard(argv);
+    assert.equal(ignored.status, 0, ignored.stderr);
+    assert.match(
+      ignored.stdout,
+      /sound keys: not for lage: lage hashes only the files git lists.*--sound-keys=committed/,
+    );
+    assert.doesNotMatch(ignored.stdout, /keys now fold/);
+    assert.equal(readFileSync(join(s.root, 'lage.config.js'), 'utf8'), LAGE_CONFIG, 'nothing written');
+    assert.doesNotMatch(readFileSync(join(s.root, '.gitignore'), 'utf8'), /lockguard-slice/);
+  }
   const narrowed = LAGE_CONFIG.replace(
     "build: ['^build'],",
     "build: { dependsOn: ['^build'], inputs: ['src/**', 'package.json'] },",

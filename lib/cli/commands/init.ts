@@ -14,6 +14,8 @@ import {
   SLICE_FILE,
   SOUND_KEYS_MODES,
   soundKeysEdits,
+  soundKeysLeftOut,
+  configuredSides,
   soundKeysMode,
   type SoundKeysMode,
   soundKeysWanted,
@@ -142,6 +144,15 @@ async function setUpSoundKeys(
   // No mode named: the one the workspace is in (a second init never switches it), else ignored.
   const mode = chosen ?? before ?? 'ignored';
   const label = mode === 'committed' ? 'sound keys (committed)' : 'sound keys';
+  const leftOut = soundKeysLeftOut(root, mode).map(
+    ({ runner, why }) =>
+      `not for ${runner}: ${why}; lockguard init --sound-keys=committed sets its keys up (the files committed with each lockfile change)`,
+  );
+  // Every configured runner left out (lage alone, ignored mode): nothing to set up; say why, change nothing.
+  if (leftOut.length > 0 && soundKeysLeftOut(root, mode).length === configuredSides(root)) {
+    for (const line of leftOut) io.stdout.write(`${label}: ${line}\n`);
+    return undefined;
+  }
   const edits = soundKeysEdits(root, mode);
   if (edits.length === 0) {
     io.stdout.write(
@@ -156,6 +167,7 @@ async function setUpSoundKeys(
     );
     for (const edit of edits) for (const line of edit.added) io.stdout.write(`  ${edit.file}: ${line}\n`);
   }
+  for (const line of leftOut) io.stdout.write(`  ${line}\n`);
   if (mode === 'ignored') {
     if (before === 'committed')
       io.stdout.write(

@@ -148,6 +148,11 @@ export interface SoundKeysSide {
   configured(root: string): boolean;
   /** What `init --sound-keys=<mode>` changes in the runner's config; ERR_LOCKGUARD_BAD_CONFIG before any write. */
   edits(root: string, mode: SoundKeysMode): FileEdit[];
+  /**
+   * Why this runner's keys cannot fold the slice files in `mode` at `root` (lage ignores gitignored files):
+   * init then leaves it out and says why, instead of failing; undefined (or absent) where they can.
+   */
+  unsupported?(root: string, mode: SoundKeysMode): string | undefined;
   /** doctor's proof from the runner's own plan over every cached task; undefined where it defines none. */
   proof(root: string, env: Env, mode: SoundKeysMode | undefined): Promise<SoundCheck | undefined>;
   /** The cached tasks one command (`argv`, which starts this runner) runs and whether each folds its file. */

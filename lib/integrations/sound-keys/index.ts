@@ -57,9 +57,22 @@ export function soundKeysMode(root: string): SoundKeysMode | undefined {
   return rootSliceFileExists(root) ? 'committed' : undefined;
 }
 
+/** How many runners with sound keys are configured at `root`. */
+export function configuredSides(root: string): number {
+  return SIDES.filter((side) => side.configured(root)).length;
+}
+
 /** Whether a runner with sound keys (turbo, nx) is configured at `root` (where init sets them up by default). */
 export function soundKeysWanted(root: string): boolean {
   return SIDES.some((side) => side.configured(root));
+}
+
+/** The configured runners whose keys cannot fold the slice files in `mode`, each with why (init says so). */
+export function soundKeysLeftOut(root: string, mode: SoundKeysMode): { runner: string; why: string }[] {
+  return RUNNERS.flatMap((adapter) => {
+    const why = adapter.soundKeys?.unsupported?.(root, mode);
+    return why === undefined ? [] : [{ runner: adapter.label, why }];
+  });
 }
 
 /**
@@ -67,7 +80,9 @@ export function soundKeysWanted(root: string): boolean {
  * other mode's entries); throws ERR_LOCKGUARD_BAD_CONFIG before anything is written.
  */
 export function soundKeysEdits(root: string, mode: SoundKeysMode = 'ignored'): FileEdit[] {
-  const runners = SIDES.flatMap((side) => side.edits(root, mode));
+  const runners = SIDES.filter((side) => side.unsupported?.(root, mode) === undefined).flatMap((side) =>
+    side.edits(root, mode),
+  );
   const ignore = ignoreFileEdit(root, '.gitignore', GITIGNORE_SLICE, mode === 'ignored');
   return ignore === undefined ? runners : [...runners, ignore];
 }

@@ -20,7 +20,7 @@ import { lageSummary, lageUnitPaths, lageUnits, resolveLageCache } from './cache
 import { lageConfigured } from './config.js';
 import { lageChecks } from './doctor.js';
 import { detectLage, lageWritesOff } from './remote.js';
-import { lageEdits, lageFolds, lageProof } from './sound-keys.js';
+import { lageEdits, lageFolds, lageProof, lageUnsupported } from './sound-keys.js';
 
 export const lage: RunnerAdapter = {
   name: 'lage',
@@ -47,6 +47,7 @@ export const lage: RunnerAdapter = {
     configFiles: ['lage.config.js'],
     configured: lageConfigured,
     edits: (root, mode) => lageEdits(root, mode),
+    unsupported: (root, mode) => lageUnsupported(root, mode),
     proof: (root, env, mode) => lageProof(root, env, mode),
     folds: (_argv, root, env) => lageFolds(root, env, sliceFilesIgnored(root) ? 'ignored' : undefined),
   },

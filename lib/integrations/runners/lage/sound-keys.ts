@@ -28,6 +28,11 @@ import { type InputsArray, inputsArrays, pipelineKeys } from './js-literals.js';
 const IGNORED_WHY =
   'lage hashes only the files git lists (tracked, or untracked and not ignored), so a gitignored .lockguard-slice never reaches its keys';
 
+/** Why lage's keys cannot fold the slice files in `mode` (ignored: lage never hashes a gitignored file). */
+export function lageUnsupported(root: string, mode: SoundKeysMode): string | undefined {
+  return mode === 'ignored' && lageConfigured(root) ? IGNORED_WHY : undefined;
+}
+
 function refuse(path: string, message: string, hint: string): LockguardError {
   return new LockguardError('ERR_LOCKGUARD_BAD_CONFIG', message, { path, hint });
 }
