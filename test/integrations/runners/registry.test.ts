@@ -2,6 +2,7 @@
 // every member RunnerAdapter requires (a new runner missing one fails here, not in a user's run).
 
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { GATE_PROTOCOLS, protocolAdapter } from '../../../lib/integrations/remote-gate/index.js';
 import { CONFIGS } from '../../../lib/integrations/slice-files/folded-by.js';
@@ -13,6 +14,8 @@ import {
   runnerLabel,
   type RunnerAdapter,
 } from '../../../lib/integrations/runners/index.js';
+import { repoRoot } from '../../helpers/fixtures.js';
+import { tempWorkspace } from '../../helpers/workspace.js';
 
 /** The members every adapter must have, by kind (RunnerAdapter's required ones; `withhold` is optional). */
 const FUNCTIONS = [
@@ -116,5 +119,24 @@ test("each runner's own remote switch says its label first (what the run's outpu
     assert.ok(plan.note?.startsWith(`[lockguard] ${adapter.label} `), `${adapter.name}: ${plan.note}`);
     assert.equal(runnerLabel(adapter.name), adapter.label);
     assert.ok(Object.keys(plan.env).length > 0, `${adapter.name} changes the child's env`);
+  }
+});
+
+test("a runner's sound-keys proof says nothing where that runner is not configured, with every runner on PATH", async (t) => {
+  // A turbo workspace: doctor asks every runner's proof; moon's once ran `moon query projects` here and
+  // warned (the tier caught it: moon is on PATH through this repository's node_modules/.bin).
+  const root = tempWorkspace(t, {
+    'package.json': '{"name":"root","private":true}\n',
+    'turbo.json': '{"tasks":{"build":{"outputs":["dist/**"]}}}\n',
+  });
+  const env = { PATH: `${join(repoRoot(), 'node_modules', '.bin')}:${process.env['PATH'] ?? ''}`, HOME: root };
+  for (const adapter of RUNNERS) {
+    const side = adapter.soundKeys;
+    if (side === undefined || side.configured(root)) continue;
+    assert.equal(
+      await side.proof(root, env, undefined),
+      undefined,
+      `${adapter.name}'s proof where it is not configured`,
+    );
   }
 });

@@ -21,6 +21,7 @@ import { runDry } from '../../plan/spawn-runner.js';
 import { findingsOf, soundCheckOf, type TaskFold } from '../../sound-keys/findings.js';
 import { foldsPath } from '../../sound-keys/globs.js';
 import { type FileEdit, SLICE_FILE, type SoundCheck, type SoundKeysMode } from '../../sound-keys/types.js';
+import { moonWorkspaceFile } from './config.js';
 import { type MoonTask, moonTaskFiles, namesSliceFile, tasksOf } from './task-files.js';
 
 const QUOTED = `'${SLICE_FILE}'`;
@@ -97,8 +98,13 @@ export async function moonFolds(root: string, env: Env, mode: SoundKeysMode | un
   return folds;
 }
 
-/** doctor's finding over every cached moon task; undefined where moon caches none. */
-export async function moonProof(root: string, env: Env, mode: SoundKeysMode | undefined): Promise<SoundCheck> {
+/** doctor's finding over every cached moon task; undefined where moon is not configured (no query is run). */
+export async function moonProof(
+  root: string,
+  env: Env,
+  mode: SoundKeysMode | undefined,
+): Promise<SoundCheck | undefined> {
+  if (moonWorkspaceFile(root) === undefined) return undefined;
   let folds: TaskFold[];
   try {
     folds = await moonFolds(root, env, mode);
