@@ -4,13 +4,14 @@
 // about 60 M of the 150 M instructions it adds without a CA bundle; callgrind, 2026-12-05). A cache shipped in
 // the package helps only the Node that built it (lib/README.md "How the CLI ships"); one written by the
 // user's own Node, after the command ran (so the functions it compiled lazily are in it), is accepted by that
-// Node on every later run: verify 238 M → 154 M instructions, `run -- true` 261 M → 158 M.
+// Node on every later run: verify 233 M → 156 M instructions, `run -- true` 311 M → 201 M (Node 20; the
+// bench's code-cache module, test/bench/README.md "The code cache").
 //
 // Owns: where the cache lives (`codeCacheFile`: `$XDG_CACHE_HOME/lockguard/code-cache/<node version>-<arch>/`,
 // else `~/.cache/lockguard/...`; one file per bundle and build, `<bundle>-<build id>.v8`), reading it
 // (`readCodeCache`) and writing it (`writeCodeCache`).
 // When there is none: `LOCKGUARD_CODE_CACHE=off` (or 0, false); under `CI` (a fresh machine per job would
-// write a cache and never read it: a first run costs about 7% more instructions); a bundle without a build id
+// write a cache and never read it: a first run costs 9-12% more instructions); a bundle without a build id
 // (the build stamps each: lib/build/bundle.mjs); no HOME.
 // Invariants:
 // - Never changes what a command prints or its exit code: every failure (no permission, a full disk, a file
