@@ -9,6 +9,8 @@
 // (lage-scenario.ts); `quarantine restore` and a killed guard are lage-crash.test.ts.
 
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, test } from 'node:test';
 import {
   cacheKeys as entries,
@@ -69,3 +71,21 @@ for (const [variant, how] of [
     assert.equal(s.out(), '7.0.0', 'b rebuilt with what is installed');
   });
 }
+
+test("lockguard plan -- lage build: lage's own target graph (lage info); a target whose script installs is a writer and the targets after it unstable", async () => {
+  const s = lageScenario(await install(), 'L', 'plan');
+  const quiet = s.lockguard(['plan', '--json', '--', 'lage', 'build']);
+  assert.equal(quiet.status, 0, quiet.stderr);
+  const none = JSON.parse(quiet.stdout) as { runner: string; writers: string[]; unstable: string[] };
+  assert.deepEqual([none.runner, none.writers, none.unstable], ['lage', [], []]);
+  // a's build script now runs an install lockguard can read (the scenario's own hides it in a .cjs file).
+  const manifest = join(s.root, 'packages', 'a', 'package.json');
+  const a = JSON.parse(readFileSync(manifest, 'utf8')) as { scripts: Record<string, string> };
+  a.scripts['build'] = `pnpm --filter b add is-number@6.0.0 && ${a.scripts['build']}`;
+  writeFileSync(manifest, JSON.stringify(a));
+  const plan = s.lockguard(['plan', '--json', '--', 'lage', 'build']);
+  assert.equal(plan.status, 1, plan.stderr);
+  const data = JSON.parse(plan.stdout) as { runner: string; writers: string[]; unstable: string[] };
+  assert.deepEqual([data.runner, data.writers, data.unstable], ['lage', ['a#build'], ['b#build']]);
+  assert.deepEqual(entries(s), [], 'nothing ran: no cache entry');
+});

@@ -14,9 +14,9 @@
 
 import { executableName } from '../../package-managers/argv.js';
 import { sliceFilesIgnored } from '../../../ledger/slice-files.js';
-import { planError } from '../../plan/types.js';
 import type { RunnerAdapter } from '../adapter.js';
 import { lageSummary, lageUnitPaths, lageUnits, resolveLageCache } from './cache.js';
+import { planLage } from './plan.js';
 import { lageConfigured } from './config.js';
 import { lageChecks } from './doctor.js';
 import { detectLage, lageWritesOff } from './remote.js';
@@ -32,13 +32,7 @@ export const lage: RunnerAdapter = {
   unitPaths: lageUnitPaths,
   summary: lageSummary,
   projects: { mapped: false, reason: "lage's cache entries are not mapped to projects here" },
-  plan: () =>
-    Promise.reject(
-      planError(
-        "lockguard plan cannot show lage's target graph yet.",
-        'Run it guarded (lockguard run -- lage build): stale saves are withheld after the run.',
-      ),
-    ),
+  plan: planLage,
   remote: {
     detect: (root, env) => detectLage(root, env),
     writesOff: (_mode, why, context) => lageWritesOff(why, context.env),
