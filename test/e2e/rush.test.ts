@@ -4,7 +4,8 @@
 // projects by their folders and gives b (which reaches is-number) a new slice and a the same; `run -- rush
 // build` says what Rush's build cache does (keys each project on its own dependencies) and exits with Rush's
 // code, and an install inside `rush build` is refused by Rush itself ("Another Rush command is already
-// running"); `doctor` from a project folder says the same, and never "No workspace found".
+// running"); the pre-run check compares Rush's lockfile with pnpm's marker in common/temp; `doctor` from a
+// project folder says the same, and never "No workspace found".
 // One install (the fixture, test/fixtures/rush/, installed with the real Rush from the npm registry), reused
 // by every test in order; HOME (where Rush keeps its pnpm) and XDG_* are isolated in the temp dir.
 
@@ -109,6 +110,14 @@ test('Rush: snapshot then verify is green; a lockfile change is a move verify re
     const now = slices();
     assert.notEqual(now['packages/b'], before['packages/b'], 'b reaches is-number: a new slice');
     assert.equal(now['packages/a'], before['packages/a'], 'a reaches nothing that moved: the same slice');
+    // The pre-run check compares Rush's lockfile with pnpm's marker in common/temp, and names Rush's install.
+    const run = lockguard(['run', '--', 'true']);
+    assert.equal(run.code, 3, run.stderr);
+    assert.match(
+      run.stderr,
+      /common\/temp\/node_modules\/\.pnpm\/lock\.yaml: importers entry \.\.\/\.\.\/packages\/b differs/,
+    );
+    assert.match(run.stderr, /Install first \(rush install\)/);
   } finally {
     ok(['git', 'checkout', '--', LOCK]);
   }
@@ -148,4 +157,10 @@ test('Rush: doctor from a project folder finds the repository and says what Rush
   const table = findings.find((finding) => finding.check === 'table');
   assert.equal(table?.level, 'ok', JSON.stringify(table));
   assert.match(table?.detail ?? '', /common\/config\/rush\/pnpm-lock\.yaml/);
+  assert.deepEqual(
+    findings.find((finding) => finding.check === 'install'),
+    { check: 'install', level: 'ok', detail: 'the installed tree holds what the lockfile says' },
+  );
+  assert.equal(findings.find((finding) => finding.check === 'hooks')?.level, 'ok');
+  assert.ok(!findings.some((finding) => finding.check === 'pnpmfile'), 'no advice to add a pnpmfile Rush never loads');
 });
