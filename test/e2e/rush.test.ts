@@ -5,7 +5,7 @@
 // build` says what Rush's build cache does (keys each project on its own dependencies) and exits with Rush's
 // code, and an install inside `rush build` is refused by Rush itself ("Another Rush command is already
 // running"); the pre-run check compares Rush's lockfile with pnpm's marker in common/temp; `doctor` from a
-// project folder says the same, and never "No workspace found".
+// project folder says the same, and never "No workspace found"; `init` writes no hook Rush would never run.
 // One install (the fixture, test/fixtures/rush/, installed with the real Rush from the npm registry), reused
 // by every test in order; HOME (where Rush keeps its pnpm) and XDG_* are isolated in the temp dir.
 
@@ -148,7 +148,7 @@ test('Rush: run -- rush build says what Rush does and exits with its code; an in
   }
 });
 
-test('Rush: doctor from a project folder finds the repository and says what Rush does; no "No workspace found"', () => {
+test('Rush: doctor from a project folder finds the repository and says what Rush does; no "No workspace found"; init writes no hook', () => {
   const doctor = lockguard(['doctor', '--json'], join(root, 'packages/a'));
   assert.doesNotMatch(doctor.stderr, /No workspace found/);
   const findings = JSON.parse(doctor.stdout) as { check: string; level: string; detail: string }[];
@@ -163,4 +163,11 @@ test('Rush: doctor from a project folder finds the repository and says what Rush
   );
   assert.equal(findings.find((finding) => finding.check === 'hooks')?.level, 'ok');
   assert.ok(!findings.some((finding) => finding.check === 'pnpmfile'), 'no advice to add a pnpmfile Rush never loads');
+  {
+    // init writes no hook Rush would never run (a root .pnpmfile.cjs, root scripts), and says why.
+    const init = lockguard(['init'], join(root, 'packages/a'));
+    assert.equal(init.code, 0, init.stderr);
+    assert.match(init.stdout, /Rush: no install hook written: Rush installs with its own pnpm and pnpmfile/);
+    assert.equal(sh(['git', 'status', '--porcelain', '--untracked-files=all']).out, ' M .gitignore\n');
+  }
 });
