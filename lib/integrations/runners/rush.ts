@@ -17,6 +17,8 @@ import { present } from './workspace-files.js';
 
 /** Where Rush says its build cache is switched on (off when the file is absent). */
 const RUSH_BUILD_CACHE_JSON = 'common/config/rush/build-cache.json';
+/** Where Rush says pnpm runs as a workspace (`useWorkspaces`; off when absent, measured with Rush 5.179.0). */
+const RUSH_PNPM_CONFIG_JSON = 'common/config/rush/pnpm-config.json';
 
 export interface RushHere {
   /** What says it is here: `rush.json`, or `the command starts rush`. */
@@ -25,20 +27,28 @@ export interface RushHere {
    * Its build cache: `on` (buildCacheEnabled: true), `off` (no build-cache.json, or buildCacheEnabled is not
    * true), `unread` (the file is there but lockguard could not read it as JSON with comments).
    */
-  readonly buildCache: 'on' | 'off' | 'unread';
+  readonly buildCache: Switch;
+  /**
+   * pnpm runs as a workspace in common/temp (`useWorkspaces: true`): the lockfile has an importer per project.
+   * Without it every project is a `@rush-temp/<name>` tarball of the one importer `common/temp`.
+   */
+  readonly workspaces: Switch;
 }
 
-function buildCacheOf(root: string): RushHere['buildCache'] {
+type Switch = 'on' | 'off' | 'unread';
+
+/** A top-level boolean of one of Rush's JSON-with-comments files: off when the file or the key is absent. */
+function switchOf(root: string, file: string, key: string): Switch {
   let text: string | undefined;
   try {
-    text = readConfigText(join(root, RUSH_BUILD_CACHE_JSON), root);
+    text = readConfigText(join(root, file), root);
   } catch {
     return 'unread';
   }
   if (text === undefined) return 'off';
-  // buildCacheEnabled is a top-level boolean; a comment or string that holds the words does not count as set.
+  // A comment that holds the words does not count as set.
   const plain = text.replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm, '');
-  const match = /"buildCacheEnabled"\s*:\s*(true|false)\b/.exec(plain);
+  const match = new RegExp(`"${key}"\\s*:\\s*(true|false)\\b`).exec(plain);
   if (match === null) return 'off';
   return match[1] === 'true' ? 'on' : 'off';
 }
@@ -58,7 +68,11 @@ function startsRush(argv: readonly string[]): boolean {
 export function rushHere(root: string, steps: () => readonly (readonly string[])[] = () => []): RushHere | undefined {
   const configured = present(join(root, 'rush.json'));
   if (!configured && !steps().some(startsRush)) return undefined;
-  return { evidence: configured ? 'rush.json' : 'the command starts rush', buildCache: buildCacheOf(root) };
+  return {
+    evidence: configured ? 'rush.json' : 'the command starts rush',
+    buildCache: switchOf(root, RUSH_BUILD_CACHE_JSON, 'buildCacheEnabled'),
+    workspaces: switchOf(root, RUSH_PNPM_CONFIG_JSON, 'useWorkspaces'),
+  };
 }
 
 /**
@@ -73,4 +87,17 @@ export function rushWords(rush: RushHere): string {
         ? `Rush's build cache is off here (${RUSH_BUILD_CACHE_JSON}); when on, it keys each project on its own dependencies (shrinkwrap-deps.json)`
         : `Rush's build cache settings (${RUSH_BUILD_CACHE_JSON}) could not be read; when on, it keys each project on its own dependencies (shrinkwrap-deps.json)`;
   return `Rush (${rush.evidence}): ${cache} and Rush refuses its installs (rush install, update, add) during a build, so there is nothing to withhold; lockguard leaves its cache alone`;
+}
+
+/**
+ * Where pnpm does not run as a workspace (no `useWorkspaces: true`), what per-project slices cannot tell apart
+ * (doctor warns): measured with Rush 5.179.0, the lockfile's one importer `.` reaches every project as a
+ * `@rush-temp/<name>` tarball, so `key --projects` lists one project, common/temp.
+ */
+export function rushWorkspacesGap(rush: RushHere): { readonly detail: string; readonly fix: string } | undefined {
+  if (rush.workspaces === 'on') return undefined;
+  return {
+    detail: `Rush runs pnpm without workspaces here (${RUSH_PNPM_CONFIG_JSON} has no "useWorkspaces": true): its lockfile has one importer, common/temp, reaching every project as a @rush-temp tarball, so per-project slices (lockguard key --projects, verify's slice lines) name common/temp only; snapshot and verify key on the whole lockfile as everywhere`,
+    fix: `Set "useWorkspaces": true in ${RUSH_PNPM_CONFIG_JSON}, then rush update.`,
+  };
 }
