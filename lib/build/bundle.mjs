@@ -18,6 +18,7 @@
 // otherwise); writes only under dist/.
 
 import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -131,7 +132,11 @@ for (const name of bundles) {
     const line = text.slice(0, wide.index).split('\n').length;
     throw new Error(`build: ${file} line ${line} holds U+${wide[0].codePointAt(0).toString(16).padStart(4, '0')}; write it as a \\u escape in the source so the bundle stays ASCII.`);
   }
-  writeFileSync(file, wrapBundle(text));
+  // The build id (the wrapped bundle's content hash) names its code cache on the user's machine
+  // (lib/cli/code-cache.ts reads this line): V8 checks a cache only against the source's length.
+  const wrapped = wrapBundle(text);
+  const id = createHash('sha256').update(wrapped).digest('hex').slice(0, 32);
+  writeFileSync(file, `${wrapped}\n//# lockguard-build=${id}\n`);
 }
 
 // The types of the exports esbuild writes as CommonJS only (package.json "exports"): declarations kept by hand.

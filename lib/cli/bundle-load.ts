@@ -1,13 +1,15 @@
-// Loading a CommonJS bundle of the CLI through node:vm, compiled from source.
+// Loading a CommonJS bundle of the CLI through node:vm, compiled from source or from the code cache the
+// user's own Node wrote on an earlier run (code-cache.ts).
 //
 // Owns: compiling + running a bundle with the wrapper the build wrote around it (wrapBundle), so the launcher
-// can hand it `__lockguardImport`.
-// Why no code cache: the build used to ship V8 code caches (`<bundle>.v8cache`, 7 MB of a 13.8 MB install)
-// that only the exact Node build that ran `npm run build` accepts; every other Node (another patch release,
-// Node 22, 24) rejected them and paid the read. Measured (issue 34; numbers in lib/README.md "How the CLI ships"):
-// on the build's Node they saved a few ms of CPU per command; on any other Node nothing. None ship now.
+// can hand it `__lockguardImport`; and, when the command is done, writing the code cache where there was none
+// or V8 rejected it (`saveCodeCache`).
+// Why no code cache ships: the build used to ship V8 code caches (`<bundle>.v8cache`, 7 MB of a 13.8 MB
+// install) that only the exact Node build that ran `npm run build` accepts; every other Node rejected them and
+// paid the read (issue 34; lib/README.md "How the CLI ships"). The cache is written on the user's machine
+// instead, by the Node that reads it.
 // Invariants:
-// - Read-only: nothing here writes (no cache in lockguard's install, a user's home or a temp dir).
+// - What the command prints and its exit code never depend on the cache (code-cache.ts swallows every fault).
 // - The bundle cannot `import()` (a vm.Script has no module loader of its own in Node 20 without an
 //   experimental flag): its two external packages come through the `importExternal` argument
 //   (core/external.ts), which the caller (dist/lockguard.cjs, loaded by Node itself) provides.
@@ -16,6 +18,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
+import { codeCacheFile, readCodeCache, writeCodeCache } from './code-cache.js';
 
 /** What a bundle is handed besides CommonJS's own five names. */
 type ImportExternal = (specifier: string) => Promise<unknown>;
@@ -34,14 +37,29 @@ export interface CompiledBundle {
   readonly script: Script;
   /** Run the bundle's top level once; returns its `module.exports`. */
   run(importExternal: ImportExternal): Record<string, unknown>;
+  /** After the command: write the code cache where there was none or V8 rejected it (never throws). */
+  saveCodeCache(): void;
 }
 
-/** Compile `bundle` from source (wrapped here when the build did not wrap it). */
-export function compileBundle(bundle: string): CompiledBundle {
+/**
+ * Compile `bundle` (wrapped here when the build did not wrap it), from the code cache where `env` allows one
+ * and a valid one is there (code-cache.ts); without `env`, from source and no cache.
+ */
+export function compileBundle(bundle: string, env?: NodeJS.ProcessEnv): CompiledBundle {
   const text = readFileSync(bundle, 'utf8');
-  const script = new Script(text.startsWith(HEAD) ? text : wrapBundle(text), { filename: bundle });
+  const cacheFile = env === undefined ? undefined : codeCacheFile(bundle, text, env);
+  const cachedData = cacheFile === undefined ? undefined : readCodeCache(cacheFile);
+  const script = new Script(text.startsWith(HEAD) ? text : wrapBundle(text), { filename: bundle, cachedData });
   return {
     script,
+    saveCodeCache() {
+      if (cacheFile === undefined || (cachedData !== undefined && script.cachedDataRejected !== true)) return;
+      try {
+        writeCodeCache(cacheFile, script.createCachedData());
+      } catch {
+        // No cache this time.
+      }
+    },
     run(importExternal) {
       const module = { exports: {} as Record<string, unknown> };
       const wrapper = script.runInThisContext() as (...args: unknown[]) => void;

@@ -30,7 +30,7 @@ export const SUMMARIES: Readonly<Record<string, string>> = {
   quarantine: 'list, restore or drop the cache entries guarded runs withheld',
   prune: 'remove old finished runs from the ledger (.lockguard/runs), keeping what is still needed',
   plan: 'before a run: which tasks may rewrite the lockfile, and which keys that makes unstable',
-  init: 'set a workspace up: install hooks, .gitignore, turbo and nx inputs for sound keys (prints each edit)',
+  init: 'set a workspace up: install hooks, .gitignore, sound-key inputs of turbo, nx, wireit, moon, lage (prints each edit)',
   uninstall: 'take back everything init did (the way out)',
   hook: 'for the npm root prepare script: report to a guarded run',
   completion: 'print the bash completion script (source <(lockguard completion bash))',

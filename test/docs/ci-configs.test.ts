@@ -35,6 +35,10 @@ function circleciProblems(text: string): string[] {
   const lockguard = (step: Step | undefined, what: RegExp): boolean =>
     step?.name === 'run' && /\$LOCKGUARD"? /.test(command(step)) && what.test(command(step));
   const snapshotAt = steps.findIndex((step) => lockguard(step, / snapshot --key-file /));
+  // lockguard itself pinned by the lockfile (test/ci/circleci-pinned.test.ts runs that step), never npx.
+  if (steps.some((step) => /\bnpx\b/.test(command(step)))) problems.push('a step runs npx');
+  const pinnedAt = steps.findIndex((step) => /export LOCKGUARD=/.test(command(step)));
+  if (pinnedAt === -1 || pinnedAt > snapshotAt) problems.push('lockguard is not pinned before the snapshot');
   const keyFile = /snapshot --key-file (\S+)/.exec(command(steps[snapshotAt]))?.[1];
   if (keyFile === undefined) return ['no `lockguard snapshot --key-file` step'];
   if (!keyFile.startsWith('/tmp/')) problems.push(`the key file ${keyFile} is not outside the checkout`);
@@ -82,6 +86,11 @@ test('the CircleCI rules catch mutants the parser accepts', () => {
       '      - save_cache:',
       '      - run: pnpm -r run lint\n      - save_cache:',
       'lockguard verify is not the step right before save_cache',
+    ],
+    [
+      'export LOCKGUARD="node /tmp/lockguard-cli/package/dist/lockguard.cjs"',
+      'export LOCKGUARD="npx --yes lockguard@0.1.0"',
+      'a step runs npx',
     ],
   ];
   for (const [from, to, problem] of cases) assert.deepEqual(circleciProblems(mutate(CIRCLECI, from, to)), [problem]);

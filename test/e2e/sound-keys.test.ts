@@ -124,7 +124,7 @@ test('--no-sound-keys leaves turbo.json, nx.json and .nxignore alone; init where
     );
     assert.match(
       (await cli(['init', '--sound-keys', '--no-pnpmfile', '--no-npm-scripts'], ws.root, ws.env)).stdout,
-      /sound keys: no turbo\.json or nx here, nothing to set up/,
+      /sound keys: no turbo, nx, wireit, moon or lage configured here, nothing to set up/,
     );
   }
   {

@@ -1,6 +1,6 @@
 // The one environment every subprocess of a test gets.
 //
-// Owns: the pinned npm first on PATH (NPM_BIN), which of the developer's variables a test never inherits (`scrubbedEnv`: CI, GITHUB_*, LOCKGUARD_*,
+// Owns: the pinned npm first on PATH (NPM_BIN), lockguard's code cache off (LOCKGUARD_CODE_CACHE), which of the developer's variables a test never inherits (`scrubbedEnv`: CI, GITHUB_*, LOCKGUARD_*,
 // npm_*/pnpm_* settings, YARN_*, BUN_*, COREPACK_*, TURBO_*, NX_*, NODE_OPTIONS, colour switches), and the
 // isolated environment (`isolatedEnv`): HOME and XDG_* under a temp dir, no telemetry or update checks, and
 // (by default) every package manager's cache, store and global folder under it too, offline, with an
@@ -31,6 +31,9 @@ export function scrubbedEnv(extra: Record<string, string> = {}): Record<string, 
     env[name] = value;
   }
   env['PATH'] = [NPM_BIN, env['PATH'] ?? ''].join(delimiter);
+  // lockguard's code cache (lib/cli/code-cache.ts) off: it would write under the developer's HOME where a test
+  // keeps it, and every test would pay a first run's write. test/cli/code-cache.test.ts turns it on.
+  env['LOCKGUARD_CODE_CACHE'] = 'off';
   return { ...env, ...extra };
 }
 

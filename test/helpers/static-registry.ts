@@ -1,7 +1,8 @@
 // A registry of a few local packages on loopback, for end-to-end tests whose lockfiles must re-resolve a
 // range between versions (an optional peer, an `npm:` alias): `file:` tarballs cannot stand in for that.
 //
-// The packages are made here (a package.json and an index.js exporting its version, packed with tar), their
+// The packages are made here (a package.json and an index.js exporting its version, packed with tar; or a
+// tarball given, served as is), their
 // packuments written as files, and a child process serves them read-only (`GET /<name>`, `GET
 // /<name>/-/<file>.tgz`). Any other package's metadata is fetched from `upstream` when one is given (pnpm 12
 // resolves the pnpm its `packageManager` pins through the registry, from npm's: the network the machine has),
@@ -9,7 +10,7 @@
 
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { freePort } from './cache-servers.js';
@@ -18,6 +19,10 @@ import { packTarball } from './tool-shims.js';
 export interface RegistryPackage {
   readonly name: string;
   readonly version: string;
+  /** A tarball already packed (`npm pack`), served as is; else one is made here. */
+  readonly tarball?: string;
+  /** Fields of the packument's version entry besides name, version and dist (bin, engines, ...). */
+  readonly manifest?: Readonly<Record<string, unknown>>;
 }
 
 const SERVER = `const http = require('http'), fs = require('fs'), path = require('path');
@@ -51,16 +56,21 @@ export async function startStaticRegistry(
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
   const byName = new Map<string, Record<string, unknown>>();
-  for (const { name, version } of packages) {
+  for (const { name, version, tarball, manifest } of packages) {
     const file = join(root, name, `${name}-${version}.tgz`);
     const src = join(dir, 'registry-src', `${name}-${version}`);
-    packTarball(file, src, { name, version }, `module.exports = ${JSON.stringify(version)};\n`);
+    if (tarball === undefined)
+      packTarball(file, src, { name, version }, `module.exports = ${JSON.stringify(version)};\n`);
+    else {
+      mkdirSync(join(root, name), { recursive: true });
+      copyFileSync(tarball, file);
+    }
     const bytes = readFileSync(file);
     const versions = byName.get(name) ?? {};
     versions[version] = {
+      ...(manifest ?? { main: 'index.js' }),
       name,
       version,
-      main: 'index.js',
       dist: {
         tarball: `${url}${name}/-/${name}-${version}.tgz`,
         integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}`,

@@ -1,7 +1,7 @@
 // `lockguard init`: set a workspace up: the install-time hooks (cli/init-hooks.ts: the pnpmfile shim and its
 // checksum, the root prepare hook, what each package manager gets), and `.lockguard/` in the workspace's
 // .gitignore.
-// Where turbo or nx is configured, sound keys too (integrations/sound-keys/: the runners fold each project's
+// Where turbo, nx, wireit, moon or lage is configured, sound keys too (integrations/sound-keys/: the runners fold each project's
 // `.lockguard-slice`); init only composes and prints what they change.
 
 import { writeFileSync } from 'node:fs';
@@ -53,24 +53,30 @@ Every workspace: adds .lockguard/ to the .gitignore at the workspace root (once;
 lockguard's ledger holds this machine's run records, and a committed one is never acted on.
 Everything init changes is noted in .lockguard/init.json: lockguard uninstall takes it back.
 
-Where turbo or nx is configured (sound keys; --no-sound-keys opts out): adds ${SLICE_FILE} to every cached
-turbo task's inputs (turbo.json and package-level turbo.json files; a task without inputs gets
-["$TURBO_DEFAULT$", "${SLICE_FILE}"]), makes nx hash it (!**/${SLICE_FILE} in .nxignore, and in the
-nx.json and project.json targets and default named input whose inputs leave the project root out), and
-ignores the files in git (.gitignore).
+Where turbo, nx, wireit, moon or lage is configured (sound keys; --no-sound-keys opts out): adds
+${SLICE_FILE} to every cached task's inputs, and ignores the files in git (.gitignore):
+  turbo   turbo.json and package-level turbo.json files (a task without inputs gets
+          ["$TURBO_DEFAULT$", "${SLICE_FILE}"])
+  nx      !**/${SLICE_FILE} in .nxignore, and the nx.json and project.json targets and default named
+          input whose inputs leave the project root out
+  wireit  the "files" of each cached script in a package.json's "wireit" block
+  moon    the inputs of each cached task in moon.yml and .moon/tasks.yml, .moon/tasks/*.yml (a task
+          without inputs gets ['**/*', '${SLICE_FILE}'])
+  lage    a literal "inputs" array in lage.config.js, committed mode only (lage hashes only the files git
+          lists, so a gitignored file never reaches its keys: init leaves lage out and says why)
 Each project's ${SLICE_FILE} holds its lockfile slice's digest (lockguard writes it), so the runners' own
 keys change exactly when a project's slice does; every task's key changes once, when this is set up.
---sound-keys=committed instead commits the files (cheaper on a warm turbo run: turbo's and nx's default
-inputs hash committed files): no inputs entry where a task's inputs are turbo's default, no .nxignore line,
-no .gitignore line (each taken back if an earlier init added it); turbo tasks whose inputs leave
-$TURBO_DEFAULT$ out and nx targets whose inputs leave the project root out still get the file. The files are
-written now and must be committed with every lockfile change (lockguard key --check-slices in a pre-commit
-hook or CI fails while they are not). Switching back: --sound-keys=ignored.
+--sound-keys=committed instead commits the files (cheaper on a warm turbo run: turbo's, nx's, moon's and
+lage's default inputs hash committed files): no inputs entry where a task's inputs are turbo's default, no
+.nxignore line, no .gitignore line (each taken back if an earlier init added it); turbo tasks whose inputs
+leave $TURBO_DEFAULT$ out and nx targets whose inputs leave the project root out still get the file. The
+files are written now and must be committed with every lockfile change (lockguard key --check-slices in a
+pre-commit hook or CI fails while they are not). Switching back: --sound-keys=ignored.
 
 Options:
 ${DIR_HELP}
   --sound-keys[=ignored|committed]
-                       set sound keys up (the default where turbo or nx is configured; without a mode:
+                       set sound keys up (the default where a runner above is configured; without a mode:
                        the one the workspace is in, else ignored; --no-sound-keys: never)
   --pnpmfile           write .pnpmfile.cjs whatever the pnpm version (--no-pnpmfile: never)
   --npm-scripts        add lockguard's hook to the root package.json's prepare script (npm records a root
@@ -138,19 +144,21 @@ async function setUpSoundKeys(
   io: Io,
 ): Promise<SoundKeysMode | undefined> {
   if (!soundKeysWanted(root)) {
-    if (explicit) io.stdout.write('sound keys: no turbo.json or nx here, nothing to set up.\n');
+    if (explicit)
+      io.stdout.write('sound keys: no turbo, nx, wireit, moon or lage configured here, nothing to set up.\n');
     return undefined;
   }
   const before = soundKeysMode(root);
   // No mode named: the one the workspace is in (a second init never switches it), else ignored.
   const mode = chosen ?? before ?? 'ignored';
   const label = mode === 'committed' ? 'sound keys (committed)' : 'sound keys';
-  const leftOut = soundKeysLeftOut(root, mode).map(
+  const unsupported = soundKeysLeftOut(root, mode);
+  const leftOut = unsupported.map(
     ({ runner, why }) =>
       `not for ${runner}: ${why}; lockguard init --sound-keys=committed sets its keys up (the files committed with each lockfile change)`,
   );
   // Every configured runner left out (lage alone, ignored mode): nothing to set up; say why, change nothing.
-  if (leftOut.length > 0 && soundKeysLeftOut(root, mode).length === configuredSides(root)) {
+  if (unsupported.length > 0 && unsupported.length === configuredSides(root)) {
     for (const line of leftOut) io.stdout.write(`${label}: ${line}\n`);
     return undefined;
   }

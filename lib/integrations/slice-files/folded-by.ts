@@ -23,7 +23,7 @@ import { type JsonNode, parseJsonc, prop } from '../sound-keys/jsonc.js';
 import type { RunnerName } from '../runners/types.js';
 import { moonWorkspaceFile } from '../runners/moon/config.js';
 import { moonNamesSlice } from '../runners/moon/task-files.js';
-import { manifestAt, wireitBlock, wireitInstalled, wireitPackages } from '../runners/wireit/packages.js';
+import { wireitPackages, wireitPresent } from '../runners/wireit/packages.js';
 
 /** A runner whose keys can fold the slice files (its adapter has `soundKeys`). */
 export type SliceRunner = Exclude<RunnerName, 'none'>;
@@ -44,11 +44,6 @@ export const CONFIGS: ReadonlyArray<readonly [runner: SliceRunner, file: string]
 
 /** lage: an `inputs: [...]` whose string items include the slice file (lage.config.js as init edits it). */
 const LAGE_INPUTS_NAME = /\binputs\s*:\s*\[[^\]]*['"](?:[^'"\]]*\/)?\.lockguard-slice['"]/;
-
-/** wireit is configured: a root `wireit` block, or wireit installed (the packages are read only then). */
-function wireitConfigured(root: string): boolean {
-  return wireitBlock(manifestAt(root)) !== undefined || wireitInstalled(root);
-}
 
 /** moon is configured: its workspace file, in `.moon/` or `.config/moon/`. */
 function moonConfigured(root: string): boolean {
@@ -104,7 +99,7 @@ function wireitNames(root: string): boolean {
 
 function names(root: string, file: string): boolean {
   // wireit's scripts live in each package's package.json; only where wireit is configured.
-  if (file === 'package.json') return wireitConfigured(root) && wireitNames(root);
+  if (file === 'package.json') return wireitPresent(root) && wireitNames(root);
   // moon's tasks live in each project's moon.yml and the inherited task files; only where moon is configured.
   if (file === '.moon/workspace.yml') return moonConfigured(root) && moonNamesSlice(root, SLICE_FILE);
   const text = readBounded(join(root, file), { kind: 'config', root })?.toString('utf8');

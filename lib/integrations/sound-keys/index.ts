@@ -62,7 +62,7 @@ export function configuredSides(root: string): number {
   return SIDES.filter((side) => side.configured(root)).length;
 }
 
-/** Whether a runner with sound keys (turbo, nx) is configured at `root` (where init sets them up by default). */
+/** Whether a runner with sound keys (turbo, nx, wireit, moon, lage) is configured at `root` (where init sets them up by default). */
 export function soundKeysWanted(root: string): boolean {
   return SIDES.some((side) => side.configured(root));
 }
@@ -106,10 +106,12 @@ function writeTarget(root: string, path: string): string {
  * and in committed mode git's view of the files (committed.ts).
  */
 export async function soundKeysProof(root: string, env: Env): Promise<SoundCheck[]> {
-  if (!soundKeysWanted(root)) return [];
+  // Each side's configured() asked once (a side's own proof also returns nothing where it is not configured).
+  const sides = SIDES.filter((side) => side.configured(root));
+  if (sides.length === 0) return [];
   const mode = soundKeysMode(root);
   const found = await Promise.all([
-    ...SIDES.map((side) => side.proof(root, env, mode)),
+    ...sides.map((side) => side.proof(root, env, mode)),
     mode === 'committed' ? committedProof(root, env) : undefined,
   ]);
   return found.filter((check): check is SoundCheck => check !== undefined);

@@ -8,8 +8,9 @@
 // root manifest's dependencies or devDependencies, or installed in its node_modules) and `lageConfigured`.
 // A JS or TS config is code: lockguard never runs it; what it reads of one is its text (`mentions`), and says
 // so where that matters (remote.ts, doctor.ts).
-// Invariants: read-only; a few lstats and the root package.json; never throws for an absent or unreadable file.
+// Invariants: read-only; one or two readdirs, an lstat and the root package.json; never throws for an absent or unreadable file.
 
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readConfigText } from '../../../core/bounded-read.js';
 import { present } from '../workspace-files.js';
@@ -56,11 +57,28 @@ function rootManifest(root: string): Record<string, unknown> | undefined {
   }
 }
 
+const CONFIG_DIR = '.config/';
+
+/** The names in `dir` (empty where it cannot be listed: absent, not a folder, no permission). */
+function namesIn(dir: string): Set<string> {
+  try {
+    return new Set(readdirSync(dir));
+  } catch {
+    return new Set();
+  }
+}
+
 /** The config file lage 2.17.0 would load at `root`, or undefined (lage then runs with its defaults). */
 export function lageConfigFile(root: string, manifest = rootManifest(root)): LageConfigFile | undefined {
   const key = manifest?.['lage'];
   if (key !== undefined && key !== null) return { file: 'package.json', code: false };
-  const file = RC_PLACES.find((place) => present(join(root, place)));
+  // One readdir of the root (and of .config/ where it is there) instead of an lstat per place: this is asked
+  // on every guarded run, and most workspaces have no lage config at all.
+  const rootNames = namesIn(root);
+  const configNames = rootNames.has('.config') ? namesIn(join(root, '.config')) : new Set<string>();
+  const file = RC_PLACES.find((place) =>
+    place.startsWith(CONFIG_DIR) ? configNames.has(place.slice(CONFIG_DIR.length)) : rootNames.has(place),
+  );
   if (file === undefined) return undefined;
   return { file, code: /\.(c|m)?[jt]s$/.test(file) };
 }

@@ -15,7 +15,7 @@ import { foldsPath } from '../../sound-keys/globs.js';
 import { SLICE_FILE } from '../../sound-keys/types.js';
 import type { DoctorCheck, Env } from '../adapter.js';
 import { wireitCacheMode } from './cache.js';
-import { manifestAt, wireitBlock, wireitInstalled, wireitPackages } from './packages.js';
+import { manifestAt, wireitBlock, wireitPackages, wireitPresent } from './packages.js';
 
 function cacheCheck(env: Env, packages: number): DoctorCheck {
   const { mode, source } = wireitCacheMode(env);
@@ -79,7 +79,7 @@ function lockInputCheck(root: string, packages: readonly string[], manager: Pack
 export function wireitChecks(root: string, env: Env, manager: PackageManager): DoctorCheck[] {
   // Where wireit is neither configured at the root nor installed there, no package is read (a workspace of
   // hundreds of projects paid a read of every manifest here: about 120 ms of doctor's CPU at 300 projects).
-  if (wireitBlock(manifestAt(root)) === undefined && !wireitInstalled(root)) return [];
+  if (!wireitPresent(root)) return [];
   const packages = wireitPackages(root);
   if (packages.length === 0) return [];
   return [cacheCheck(env, packages.length), ...lockInputCheck(root, packages, manager)];

@@ -1,7 +1,7 @@
 // Which folders of a workspace hold a wireit configuration: the root and the workspace packages whose
 // package.json has a `wireit` block (wireit 0.14.13 reads its scripts from there; analyzer.js).
 //
-// Owns: `wireitInstalled` (wireit under the root's node_modules: hoisted, or in pnpm's hidden hoist) and
+// Owns: `wireitPresent` (a root block or wireit installed), `wireitInstalled` (wireit under the root's node_modules: hoisted, or in pnpm's hidden hoist) and
 // `wireitPackages` (the workspace folders, pnpm-workspace.yaml `packages:` else package.json `workspaces`,
 // read by ../../workspace-folders.ts, whose manifest has a `wireit` object).
 // Invariants: read-only; a manifest that cannot be read or parsed is no wireit package (never an error).
@@ -37,6 +37,14 @@ export function wireitInstalled(root: string): boolean {
     present(join(root, 'node_modules', 'wireit')) ||
     present(join(root, 'node_modules', '.pnpm', 'node_modules', 'wireit'))
   );
+}
+
+/**
+ * wireit may be in use here: a root `wireit` block, or wireit installed at the root. Where it is not, nothing
+ * reads the packages' manifests (doctor, folded-by: a workspace of hundreds of projects paid a read of each).
+ */
+export function wireitPresent(root: string): boolean {
+  return wireitBlock(manifestAt(root)) !== undefined || wireitInstalled(root);
 }
 
 /** The workspace's package folders (relative, POSIX), the root not included. */

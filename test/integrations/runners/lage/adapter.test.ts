@@ -28,6 +28,15 @@ test("detection: lage's config file at the root (its search order), a `lage` key
     assert.deepEqual(lageConfigFile(root)?.file, file);
     assert.ok(configuredRunners(root).includes('lage'), file);
   }
+  const order = tempWorkspace(t, {
+    'package.json': '{"name":"root"}',
+    'lage.config.js': '',
+    '.config': { 'lagerc.json': '{}' },
+    '.lagerc.yml': '',
+  });
+  assert.equal(lageConfigFile(order)?.file, '.lagerc.yml', "cosmiconfig's order: .lagerc* first, lage.config.* last");
+  const configIsFile = tempWorkspace(t, { 'package.json': '{"name":"root"}', '.config': 'not a folder' });
+  assert.equal(lageConfigFile(configIsFile), undefined, 'a .config that is a file is no lagerc');
   const key = tempWorkspace(t, { 'package.json': '{"name":"root","lage":{"pipeline":{}}}', 'lage.config.js': '' });
   assert.deepEqual(lageConfigFile(key), { file: 'package.json', code: false }, 'package.json is searched first');
   const dep = tempWorkspace(t, { 'package.json': '{"name":"root","devDependencies":{"lage":"2.17.0"}}' });
