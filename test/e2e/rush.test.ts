@@ -164,6 +164,12 @@ test('Rush: doctor from a project folder finds the repository and says what Rush
   assert.equal(findings.find((finding) => finding.check === 'hooks')?.level, 'ok');
   assert.ok(!findings.some((finding) => finding.check === 'pnpmfile'), 'no advice to add a pnpmfile Rush never loads');
   {
+    // plan names Rush's lockfile, not a root one.
+    const plan = lockguard(['plan', '--', process.execPath, RUSH, 'build']);
+    assert.equal(plan.code, 0, plan.stderr);
+    assert.match(plan.stdout, /lockfile common\/config\/rush\/pnpm-lock\.yaml/);
+  }
+  {
     // init writes no hook Rush would never run (a root .pnpmfile.cjs, root scripts), and says why.
     const init = lockguard(['init'], join(root, 'packages/a'));
     assert.equal(init.code, 0, init.stderr);
