@@ -11,7 +11,7 @@
 // Invariants: never writes anything of git's; no git, no repository, or a git that fails is "not tracked"
 // (nothing to warn about that lockguard can know); the memo is advice only (a broken one is a miss).
 
-import { spawnSync } from 'node:child_process';
+import { childProcess } from '../core/child-process.js';
 import { lstatSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Env } from '../core/env.js';
@@ -98,7 +98,7 @@ export function ledgerTracked(root: string, env: Env, remember = true): number {
   if (memo?.index === identity) return memo.tracked;
   const clean = gitEnv(env);
   const prefix = relative(repo.top, join(root, LEDGER_DIR)).split('\\').join('/');
-  const result = spawnSync('git', ['ls-files', '-z', '--', `${prefix}/`], {
+  const result = childProcess().spawnSync('git', ['ls-files', '-z', '--', `${prefix}/`], {
     cwd: repo.top,
     env: clean,
     encoding: 'utf8',
@@ -126,7 +126,7 @@ function gitEnv(env: Env): Record<string, string> {
 export function changedFromHead(root: string, paths: readonly string[], env: Env): string[] {
   const repo = gitDirOf(root);
   if (repo === undefined || paths.length === 0) return [];
-  const result = spawnSync(
+  const result = childProcess().spawnSync(
     'git',
     ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', ...paths],
     { cwd: root, env: gitEnv(env), encoding: 'utf8', timeout: 10_000, maxBuffer: 16 << 20 },
@@ -153,10 +153,10 @@ export function trackedAndIgnored(
 ): { tracked: Set<string>; ignored: Set<string> } | undefined {
   if (gitDirOf(root) === undefined) return undefined;
   const options = { cwd: root, env: gitEnv(env), encoding: 'utf8', timeout: 10_000, maxBuffer: 16 << 20 } as const;
-  const listed = spawnSync('git', ['ls-files', '-z', '--', ...paths], options);
+  const listed = childProcess().spawnSync('git', ['ls-files', '-z', '--', ...paths], options);
   if (listed.status !== 0 || typeof listed.stdout !== 'string') return undefined;
   // check-ignore exits 1 when nothing is ignored.
-  const ignored = spawnSync('git', ['check-ignore', '--no-index', '-z', '--stdin'], {
+  const ignored = childProcess().spawnSync('git', ['check-ignore', '--no-index', '-z', '--stdin'], {
     ...options,
     input: paths.map((path) => `${path}\0`).join(''),
   });

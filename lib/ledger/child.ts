@@ -8,7 +8,7 @@
 // caller learns the pid at once (`onSpawn`), so a run can record it before the child can do anything.
 // After the child ends, signals are the caller's (ledger/interrupts.ts holds them during the withholding pass).
 
-import { spawn } from 'node:child_process';
+import { childProcess } from '../core/child-process.js';
 import { constants } from 'node:os';
 import type { Env } from '../core/env.js';
 import { errnoCode } from '../core/errors.js';
@@ -43,7 +43,7 @@ export function runChild(argv: readonly string[], options: ChildOptions): Promis
   const [file, ...args] = argv;
   if (file === undefined) throw new Error('runChild needs a command');
   return new Promise((resolve) => {
-    const child = spawn(file, args, {
+    const child = childProcess().spawn(file, args, {
       cwd: options.cwd,
       env: options.env as NodeJS.ProcessEnv,
       stdio: 'inherit',

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import * as fingerprint from './fingerprint.bench.js';
 import * as precheck from './precheck.bench.js';
 import * as run from './run.bench.js';
+import * as codeCache from './code-cache.bench.js';
 import * as withhold from './withhold.bench.js';
 import * as withholdMoon from './withhold-moon.bench.js';
 import * as slices from './slices.bench.js';
@@ -41,6 +42,7 @@ const MODULES: readonly BenchModule[] = [
   { name: 'withhold', bench: withhold.bench },
   { name: 'withhold-moon', bench: withholdMoon.bench },
   { name: 'run', bench: run.bench },
+  { name: 'code-cache', bench: codeCache.bench },
   { name: 'precheck', bench: precheck.bench },
   { name: 'slices', bench: slices.bench },
   { name: 'slices-yarn-bun', bench: slicesYarnBun.bench },

@@ -14,7 +14,8 @@
 // why it failed (the first that looks like an error, else the first that is not a notice such as turbo's
 // telemetry one); both ways of spawning end in the same verdicts.
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { childProcess } from '../../core/child-process.js';
 import { delimiter, join } from 'node:path';
 import type { Env } from '../../core/env.js';
 import { LockguardError } from '../../core/errors.js';
@@ -120,7 +121,13 @@ function spawnPlain(
 ): Promise<DryEnd> {
   return new Promise((done) => {
     // A process group of its own, killed whole: a runner's workers never outlive a timed-out dry run.
-    const child = spawn(file, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], shell: false, detached: true });
+    const child = childProcess().spawn(file, args, {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      shell: false,
+      detached: true,
+    });
     const undo = killGroupOnStop(child);
     const out: Buffer[] = [];
     const err: Buffer[] = [];

@@ -6,7 +6,7 @@
 // Invariants: read-only, like every doctor check, but for asking a launcher its version (`pnpm --version`)
 // where its files do not say; a missing or unreadable file is a finding, never a throw.
 
-import { spawnSync } from 'node:child_process';
+import { childProcess } from '../../../core/child-process.js';
 import { join } from 'node:path';
 import { readBoundedText, readConfigText } from '../../../core/bounded-read.js';
 import type { Env } from '../../../core/env.js';
@@ -31,7 +31,7 @@ export function pnpmHere(root: string, env: Env): EffectivePnpm {
   const pnpm = effectivePnpm(root, env);
   const path = pnpm.found.path;
   if (pnpm.version !== undefined || path === undefined) return pnpm;
-  const asked = spawnSync(path, ['--version'], {
+  const asked = childProcess().spawnSync(path, ['--version'], {
     cwd: root,
     env: env as NodeJS.ProcessEnv,
     encoding: 'utf8',

@@ -18,7 +18,7 @@
 // Invariants: never writes anything of nx's; a missing or corrupt run.json is a note, never an error.
 
 import type { Env } from '../../../core/env.js';
-import { spawnSync } from 'node:child_process';
+import { childProcess } from '../../../core/child-process.js';
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { LockguardError } from '../../../core/errors.js';
@@ -64,7 +64,7 @@ const ASK_NX_TIMEOUT_MS = 15_000;
 function askNx(root: string, from: string, env: Env): string | undefined {
   const clean: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) clean[name] = value;
-  const result = spawnSync(process.execPath, ['-e', ASK_NX, from], {
+  const result = childProcess().spawnSync(process.execPath, ['-e', ASK_NX, from], {
     cwd: root,
     env: { ...clean, NX_DAEMON: 'false' },
     encoding: 'utf8',

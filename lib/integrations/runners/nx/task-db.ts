@@ -19,7 +19,7 @@
 // nothing else of nx's is written; versions outside the measured range are said, never assumed guarded.
 
 import type { Env } from '../../../core/env.js';
-import { spawnSync } from 'node:child_process';
+import { childProcess } from '../../../core/child-process.js';
 import { whichNx } from './which.js';
 
 /** The nx versions whose withholding the suite proves (README "Supported runner versions"). */
@@ -101,12 +101,16 @@ export function markNotReplayable(
   if (keys.length === 0) return undefined;
   const clean: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) clean[name] = value;
-  const result = spawnSync(process.execPath, ['-e', MARK, whichNx(root)?.from ?? root, cacheDir, ...keys], {
-    cwd: root,
-    env: { ...clean, NX_DAEMON: 'false' },
-    encoding: 'utf8',
-    timeout: MARK_TIMEOUT_MS,
-  });
+  const result = childProcess().spawnSync(
+    process.execPath,
+    ['-e', MARK, whichNx(root)?.from ?? root, cacheDir, ...keys],
+    {
+      cwd: root,
+      env: { ...clean, NX_DAEMON: 'false' },
+      encoding: 'utf8',
+      timeout: MARK_TIMEOUT_MS,
+    },
+  );
   if (result.error !== undefined)
     return `the workspace's nx could not be started to update its task DB (${(result.error as { code?: string }).code ?? result.error.message})`;
   if (result.status !== 0) {
