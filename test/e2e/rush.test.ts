@@ -7,7 +7,8 @@
 // running"); the pre-run check compares Rush's lockfile with pnpm's marker in common/temp; `doctor` from a
 // project folder says the same, and never "No workspace found"; `init` writes no hook Rush would never run.
 // One install (the fixture, test/fixtures/rush/, installed with the real Rush from the npm registry), reused
-// by every test in order; HOME (where Rush keeps its pnpm) and XDG_* are isolated in the temp dir.
+// by every test in order; HOME (where Rush keeps its pnpm) and XDG_* are isolated in the temp dir. Last, what
+// the line claims of Rush's own keys: a lockfile-only bump reaching b rebuilds exactly b.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -176,4 +177,25 @@ test('Rush: doctor from a project folder finds the repository and says what Rush
     assert.match(init.stdout, /Rush: no install hook written: Rush installs with its own pnpm and pnpmfile/);
     assert.equal(sh(['git', 'status', '--porcelain', '--untracked-files=all']).out, ' M .gitignore\n');
   }
+});
+
+test("Rush's own keys: a lockfile-only bump reaching b rebuilds exactly b (what the line says, measured)", () => {
+  // b's is-number as a range, the lockfile Rush wrote for it (7.0.0): built once, a restored from the cache.
+  copyFileSync(join(FIXTURE, 'lockfile-only/package.json'), join(root, 'packages/b/package.json'));
+  copyFileSync(join(FIXTURE, 'lockfile-only/pnpm-lock.yaml'), join(root, LOCK));
+  ok(['git', 'add', '-A']);
+  ok(['git', 'commit', '-qm', 'b: a range']);
+  ok([process.execPath, RUSH, 'install']);
+  ok([process.execPath, RUSH, 'build']);
+  assert.equal(readFileSync(join(root, 'packages/b/dist/out.txt'), 'utf8'), '7.0.0\n');
+  // The same manifests, the lockfile alone moves b to 6.0.0: Rush restores a and rebuilds b with what is installed.
+  copyFileSync(join(FIXTURE, 'lockfile-only/pnpm-lock-6.yaml'), join(root, LOCK));
+  ok(['git', 'add', '-A']);
+  ok(['git', 'commit', '-qm', 'lockfile-only bump']);
+  ok([process.execPath, RUSH, 'install']);
+  const build = ok([process.execPath, RUSH, 'build', '--verbose']);
+  assert.match(build, /"a" was restored from the build cache/);
+  assert.match(build, /"b" completed successfully/);
+  assert.equal(readFileSync(join(root, 'packages/b/dist/out.txt'), 'utf8'), '6.0.0\n');
+  assert.match(readFileSync(join(root, 'packages/b/.rush/temp/shrinkwrap-deps.json'), 'utf8'), /is-number@6\.0\.0/);
 });
