@@ -2,14 +2,14 @@
 // ended (the command's own stdout comes before it: the answer is the last line).
 //
 // Owns: the answer's shape: {version, command, exitCode, run, policy, moved, tree, caches, withheld, spared,
-// staleLeft, stopped, unguarded}. Invariants: one line (a consumer takes the last line of stdout); paths are
+// staleLeft, stopped, rush} (rush: whether Rush is here, whose cache needs no withholding: integrations/runners/rush.ts). Invariants: one line (a consumer takes the last line of stdout); paths are
 // workspace-relative as the status line prints them; credentials are redacted as everywhere (core/redact.ts).
 
 import { redactRecord } from '../core/redact.js';
 import type { RunFinished } from '../guard/finish.js';
-import type { UnguardedRunner } from '../integrations/runners/unguarded.js';
+import type { RushHere } from '../integrations/runners/rush.js';
 
-export function runAnswer(version: string, run: RunFinished, unguarded: readonly UnguardedRunner[]): string {
+export function runAnswer(version: string, run: RunFinished, rush: RushHere | undefined): string {
   const { outcome, move } = run;
   const body = {
     version,
@@ -24,7 +24,7 @@ export function runAnswer(version: string, run: RunFinished, unguarded: readonly
     spared: outcome.spared,
     staleLeft: outcome.staleLeft,
     stopped: outcome.stop?.kind ?? null,
-    unguarded: unguarded.map((runner) => runner.name),
+    rush: rush !== undefined,
   };
   return JSON.stringify(redactRecord(body));
 }

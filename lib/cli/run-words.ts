@@ -3,15 +3,15 @@
 // command runs, a command that did not start, a gate that could not decide.
 //
 // Owns: those lines, byte for byte as they always read (color included), and the status line's opening for
-// a move (`moveStatusLine`): "which every key folds" only where no unguarded caching runner is here; an
-// unguarded one (wireit, lage, moon, Rush: integrations/runners/unguarded.ts) is named first, with what it
-// means and what to do.
+// a move (`moveStatusLine`): "which every key folds" only where no Rush is here; Rush (whose build cache keys
+// each project on its own dependencies: integrations/runners/rush.ts) is named first, with why nothing of its
+// cache is withheld, and on a run that moved nothing too (`rushLine`).
 // Invariants: a command name from the user is redacted where it came from the user; every branch reads a
 // typed field of the event, never words.
 
 import { redactText } from '../core/redact.js';
 import { foldsClause, listPaths, movedVerb, statusLine, type Move } from '../core/watch.js';
-import type { UnguardedRunner } from '../integrations/runners/unguarded.js';
+import { rushWords, type RushHere } from '../integrations/runners/rush.js';
 import type { RefuseGap } from '../guard/events.js';
 import { fallbackLines } from '../guard/record-words.js';
 import type { RunEvent } from './guard-words.js';
@@ -60,28 +60,27 @@ export function runEventLines(io: Io, event: RunEvent): string[] {
   }
 }
 
-/** One unguarded runner in the status line: what it is, what its cache may do, and what to do. */
-function unguardedClause(runner: UnguardedRunner, changed: string): string {
-  return `${runner.label} (${runner.evidence}) is not guarded by lockguard and its keys were not shown to fold ${changed}: its cache (${runner.cache}) may replay outputs built before the change; ${runner.fix}`;
+/** The line of a run in a Rush repository (or that started Rush) that moved nothing: what Rush's cache needs. */
+export function rushLine(rush: RushHere): string {
+  return `[lockguard] ${rushWords(rush)}`;
 }
 
 /**
- * The status line of a run whose inputs moved: today's line (which every key folds) where no unguarded
- * caching runner is here; otherwise the unguarded runners first, then the guarded caches' keys by name.
+ * The status line of a run whose inputs moved: today's line (which every key folds) where Rush is not here;
+ * otherwise what Rush's cache does first, then the guarded caches' keys by name.
  */
 export function moveStatusLine(
   moves: readonly Pick<Move, 'path' | 'kind'>[],
   outcome: string,
   guarded: readonly string[],
-  unguarded: readonly UnguardedRunner[],
+  rush: RushHere | undefined,
   unresolved = 0,
 ): string {
   // A runner whose cache could not be resolved (the outcome says so first) is no key shown to fold the file.
-  if (unresolved > 0 && guarded.length === 0 && unguarded.length === 0)
+  if (unresolved > 0 && guarded.length === 0 && rush === undefined)
     return `[lockguard] a task ${movedVerb(moves, 'active')} ${listPaths(moves.map((move) => move.path))} during the run: ${outcome}`;
-  if (unguarded.length === 0) return statusLine(moves, outcome);
+  if (rush === undefined) return statusLine(moves, outcome);
   const changed = listPaths(moves.map((move) => move.path));
-  const clauses = unguarded.map((runner) => unguardedClause(runner, changed)).join('; ');
   const paths = moves.map((move) => move.path);
   const above = paths.some((path) => path.startsWith('../'));
   const folds = above
@@ -89,5 +88,5 @@ export function moveStatusLine(
     : guarded.length === 0
       ? ''
       : `, which the ${listPaths([...new Set(guarded)])} keys fold`;
-  return `[lockguard] a task ${movedVerb(moves, 'active')} ${changed} during the run${folds}: ${clauses}; ${outcome}`;
+  return `[lockguard] a task ${movedVerb(moves, 'active')} ${changed} during the run${folds}: ${rushWords(rush)}; ${outcome}`;
 }

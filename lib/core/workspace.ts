@@ -2,7 +2,8 @@
 //
 // Owns: the workspace root (a package manager's own rule where its adapter has one, pnpm's find-workspace-dir
 // in package-managers/pnpm/; else the nearest folder up with a lockfile or a `workspaces` field) and the
-// package-manager guess from the files found there, asked of the registry (package-managers/registry.ts).
+// package-manager guess from the files found there, asked of the registry (package-managers/registry.ts);
+// a Rush repository's root is the folder with rush.json (core/rush.ts reads it).
 // Invariants: only lstat and small manifest reads; never opens a lockfile (a FIFO there must reach the
 // table read, which refuses it loudly); missing workspace is a LockguardError naming the folder.
 
@@ -11,7 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { LockguardError } from './errors.js';
 import { readConfigText } from './bounded-read.js';
 import type { PackageManager } from './package-managers/names.js';
-import { FALLBACK_MANAGER, isPackageManager, PACKAGE_MANAGER_CORES } from './package-managers/registry.js';
+import { FALLBACK_MANAGER, isPackageManager, layoutAt, PACKAGE_MANAGER_CORES } from './package-managers/registry.js';
 
 export type { PackageManager };
 
@@ -24,6 +25,11 @@ export interface Workspace {
 /** Lockfile names in the order a root is recognized by, with their package manager (the registry's order). */
 export const LOCKFILES: ReadonlyArray<readonly [name: string, manager: PackageManager]> = PACKAGE_MANAGER_CORES.flatMap(
   (core) => core.lockfiles.map((name) => [name, core.name] as const),
+);
+
+/** Files that mark a root whose lockfile lives elsewhere (Rush's rush.json: package-managers/pnpm/rush.ts). */
+const LAYOUT_MARKERS: readonly string[] = PACKAGE_MANAGER_CORES.flatMap((core) =>
+  core.layout === undefined ? [] : [core.layout.marker],
 );
 
 function exists(path: string): boolean {
@@ -41,7 +47,9 @@ function readManifest(dir: string): Record<string, unknown> | undefined {
 }
 
 function isRootCandidate(dir: string): boolean {
-  if (LOCKFILES.some(([name]) => exists(join(dir, name)))) return true;
+  // A Rush repository's lockfile is under common/config/rush/ (core/rush.ts): rush.json marks its root.
+  if (LOCKFILES.some(([name]) => exists(join(dir, name))) || LAYOUT_MARKERS.some((name) => exists(join(dir, name))))
+    return true;
   const manifest = readManifest(dir);
   return manifest !== undefined && manifest['workspaces'] !== undefined;
 }
@@ -53,8 +61,13 @@ function nearestRootUp(start: string): string | undefined {
   }
 }
 
-/** The package manager that owns `root`, judged from the files in it. */
+/**
+ * The package manager that owns `root`, judged from the files in it. A Rush repository (rush.json) is pnpm's
+ * in pnpm mode; its npm and yarn modes are refused (core/rush.ts throws with the fix).
+ */
 export function detectManager(root: string): PackageManager {
+  const layout = layoutAt(root);
+  if (layout !== undefined) return layout.manager;
   for (const core of PACKAGE_MANAGER_CORES)
     if (core.rootMarkers.some((name) => exists(join(root, name)))) return core.name;
   for (const [name, manager] of LOCKFILES) if (exists(join(root, name))) return manager;
@@ -97,7 +110,7 @@ export async function findWorkspace(start: string): Promise<Workspace> {
     throw new LockguardError(
       'ERR_LOCKGUARD_NOT_A_WORKSPACE',
       `No workspace found at or above "${real}": expected pnpm-workspace.yaml, a lockfile ` +
-        `(${LOCKFILES.map(([name]) => name).join(', ')}) or a package.json with "workspaces".`,
+        `(${LOCKFILES.map(([name]) => name).join(', ')}), a package.json with "workspaces" or ${LAYOUT_MARKERS.join(', ')}.`,
       {
         path: real,
         hint: 'Run lockguard inside your repository, or pass --dir with the workspace root.',

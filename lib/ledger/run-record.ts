@@ -10,7 +10,7 @@
 import { posix } from 'node:path';
 import type { FileDigest, TableKey } from '../core/digest.js';
 import { isAncestorMarkerPath, type EntryKind, type Scope } from '../core/entries.js';
-import { baseEntries, isPackageManager } from '../core/package-managers/registry.js';
+import { isPackageManager, knownEntries } from '../core/package-managers/registry.js';
 import { LockguardError } from '../core/errors.js';
 import type { FingerprintEntry } from '../core/fingerprints.js';
 import type { PackageManager } from '../core/workspace.js';
@@ -123,7 +123,7 @@ export function isTableEntry(manager: PackageManager, path: string, kind: EntryK
   if (!isWorkspaceRelative(path)) return false;
   if (kind === 'patch')
     return path.endsWith('.patch') && !path.startsWith(`${LEDGER_DIR}/`) && !path.startsWith('node_modules/');
-  return baseEntries(manager, 'full').some((spec) => spec.path === path && spec.kind === kind);
+  return knownEntries(manager).some((spec) => spec.path === path && spec.kind === kind);
 }
 
 function finite(value: unknown): value is number {

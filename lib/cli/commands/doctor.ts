@@ -28,6 +28,7 @@ import { paint, type Io } from '../io.js';
 import type { Command } from '../command.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 import { hookChecks } from '../doctor-hooks.js';
+import { rushHere, rushWords, rushWorkspacesGap } from '../../integrations/runners/rush.js';
 
 export type CheckLevel = DoctorCheck['level'];
 export type CheckResult = DoctorCheck;
@@ -142,7 +143,12 @@ function aboveRootChecks(table: WorkspaceFingerprints): CheckResult[] {
 
 /** Every runner adapter's own checks (turbo's pin and binary, nx's version), in the registry's order. */
 function runnerChecks(workspace: Workspace, env: Io['env']): CheckResult[] {
-  return RUNNERS.flatMap((adapter) => adapter.doctor(workspace.root, env, workspace.manager));
+  const rush = rushHere(workspace.root);
+  // Rush is no guarded runner: what its cache does with a lockfile change is said, as the run's line says it.
+  const rushCheck: CheckResult[] = rush === undefined ? [] : [{ check: 'rush', level: 'ok', detail: rushWords(rush) }];
+  const gap = rush === undefined ? undefined : rushWorkspacesGap(rush);
+  if (gap !== undefined) rushCheck.push({ check: 'rush', level: 'warn', ...gap });
+  return [...RUNNERS.flatMap((adapter) => adapter.doctor(workspace.root, env, workspace.manager)), ...rushCheck];
 }
 
 /** More runs than this and doctor suggests `lockguard prune`. */

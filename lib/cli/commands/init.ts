@@ -29,6 +29,7 @@ import type { Io } from '../io.js';
 import type { Command } from '../command.js';
 import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 import { installHooks, managerNotes } from '../init-hooks.js';
+import { rushHere } from '../../integrations/runners/rush.js';
 import { readConfigText } from '../../core/bounded-read.js';
 
 const help = `Usage: lockguard init [options]
@@ -271,6 +272,11 @@ export const command: Command = {
   },
 };
 
+/** init in a Rush repository (integrations/runners/rush.ts): what it leaves alone, and why. */
+const RUSH_NOTE =
+  'Rush: no install hook written: Rush installs with its own pnpm and pnpmfile (common/config/rush/.pnpmfile.cjs), and refuses installs during a build. ' +
+  'Key a CI cache on common/config/rush/pnpm-lock.yaml with lockguard snapshot and lockguard verify.\n';
+
 /** What init does, its lines printed on `io`. */
 async function initialise(
   workspace: Workspace,
@@ -282,6 +288,11 @@ async function initialise(
     ? undefined
     : await setUpSoundKeys(workspace.root, flag(parsed, 'sound-keys'), mode, io);
   ignoreLedger(workspace.root, io);
+  if (rushHere(workspace.root) !== undefined) {
+    // Rush installs with its own pnpm and pnpmfile: a root .pnpmfile.cjs or root scripts would never run.
+    io.stdout.write(RUSH_NOTE);
+    return EXIT.ok;
+  }
   const npmScripts = installHooks(workspace, parsed, sound !== undefined, io);
   // The hook rewrites them after installs, but pnpm 11+ runs it only after one that changed something, and
   // the install init asks for may change nothing: written now (committed mode wrote them above).

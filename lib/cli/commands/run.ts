@@ -15,12 +15,12 @@ import { guardedRun, joinOuterRun } from '../../guard/run.js';
 import type { RunFinished } from '../../guard/finish.js';
 import { judgedText } from '../../guard/record-words.js';
 import { runnerLabel, stepsOf } from '../../integrations/runners/index.js';
-import { unguardedRunners, type UnguardedRunner } from '../../integrations/runners/unguarded.js';
+import { rushHere, type RushHere } from '../../integrations/runners/rush.js';
 import { LockguardError } from '../../core/errors.js';
 import { oneOf, parse, stringValue, flag } from '../args.js';
 import type { Command } from '../command.js';
 import { guardContext } from '../guard-words.js';
-import { moveStatusLine, runEventLines } from '../run-words.js';
+import { moveStatusLine, runEventLines, rushLine } from '../run-words.js';
 import { paint, printError, quietIo, type Io, warn } from '../io.js';
 import { runAnswer } from '../run-json.js';
 import { recoverFirst } from '../recover.js';
@@ -195,33 +195,27 @@ export const command: Command = {
       },
       context,
     );
-    // Caching runners lockguard does not guard are named on the line, never implied guarded (asked only after a move).
-    const unguarded =
-      finished.move === undefined
-        ? []
-        : unguardedRunners(
-            workspace.root,
-            stepsOf(childArgv, io.cwd).map((step) => step.argv),
-          );
+    // Rush (rush.json, or the command starts it) is said on the line: its cache needs no withholding, and why.
+    const rush = rushHere(workspace.root, () => stepsOf(childArgv, io.cwd).map((step) => step.argv));
     if (flag(parsed, 'json')) {
       // The answer replaces the status lines; errors and warnings still go to stderr.
-      printFinished(quietIo(io), finished, unguarded);
+      printFinished(quietIo(io), finished, rush);
       const version = await (await import('../version.js')).version();
-      io.stdout.write(`${runAnswer(version, finished, unguarded)}\n`);
-    } else printFinished(io, finished, unguarded);
+      io.stdout.write(`${runAnswer(version, finished, rush)}\n`);
+    } else printFinished(io, finished, rush);
     keepLedgerBounded(workspace.root, io, settings);
     return finished.code;
   },
 };
 
 /** The run's last lines: the status line (or the install line), and what is left when the pass was cut short. */
-function printFinished(io: Io, run: RunFinished, unguarded: readonly UnguardedRunner[]): void {
+function printFinished(io: Io, run: RunFinished, rush: RushHere | undefined): void {
   const { outcome, move } = run;
   const cacheNames = run.caches.map((guarded) => runnerLabel(guarded.runner));
   if (move !== undefined) {
     const done = outcomeText(run.policy, outcome, run.caches, run.runId, refusedClause(run.gates, outcome.spared));
     io.stderr.write(
-      `${paint(io, io.stderr, 'yellow', move.tree === undefined ? moveStatusLine(move.files, done, cacheNames, unguarded, outcome.unresolved?.length ?? 0) : treeLine({ files: move.files, tree: move.tree }, done))}\n`,
+      `${paint(io, io.stderr, 'yellow', move.tree === undefined ? moveStatusLine(move.files, done, cacheNames, rush, outcome.unresolved?.length ?? 0) : treeLine({ files: move.files, tree: move.tree }, done))}\n`,
     );
     for (const slice of run.slices) io.stderr.write(`  ${redactText(slice.text)}\n`);
     io.stderr.write(`  ${judgedText(run.judged, cacheNames)}\n`);
@@ -236,6 +230,8 @@ function printFinished(io: Io, run: RunFinished, unguarded: readonly UnguardedRu
     // An install that left every input as it was (a first or frozen install on a fresh clone): said, not withheld.
     io.stderr.write(`${installedLine(run.installed)}\n  ${judgedText(run.judged, cacheNames)}\n`);
   }
+  // Rush on a run that moved nothing: said every time, so its cache is never taken for guarded or forgotten.
+  if (move === undefined && rush !== undefined) io.stderr.write(`${paint(io, io.stderr, 'yellow', rushLine(rush))}\n`);
   if (outcome.stop?.kind === 'fault') {
     printError(io, outcome.stop.error);
     io.stderr.write(

@@ -46,6 +46,11 @@ interface SliceReader {
     readonly hint: string;
     readonly rootHint: string;
   };
+  /**
+   * The workspace-relative project folder of an importer of the lockfile at `lockfile` (workspace-relative),
+   * when the importers are not relative to the root (Rush's are relative to common/temp); the importer itself otherwise.
+   */
+  importerFolder?(lockfile: string, importer: string): string;
   /** The lockfile read into the slice graph; throws LockguardError for what it cannot read. */
   graph(bytes: Buffer, absPath: string, options: GraphOptions): LockfileGraph;
 }
@@ -56,6 +61,22 @@ interface SliceReader {
  * hooks' bundles slice synchronously, and an adapter holding it would carry that package into each of them.
  */
 export type AsyncLower = (bytes: Buffer, absPath: string, options: GraphOptions) => Promise<LockfileGraph>;
+
+/**
+ * Another layout of a package manager's files, chosen by a file at the root (a Rush repository: rush.json,
+ * its pnpm lockfile under common/config/rush/, pnpm's markers under common/temp/).
+ */
+interface RootLayout {
+  /** The file whose presence at a folder makes it a workspace root of this layout (workspace.ts). */
+  readonly marker: string;
+  /**
+   * The table's fixed entries at `root` when it has this layout, else undefined; throws LockguardError when the
+   * marker file is broken or names a mode lockguard does not read.
+   */
+  entriesAt(root: string): readonly EntrySpec[] | undefined;
+  /** Every entry the layout can have (a ledger record's paths are checked against them). */
+  readonly entries: readonly EntrySpec[];
+}
 
 /** Everything core/ knows of one package manager. */
 export interface PackageManagerCore {
@@ -69,6 +90,8 @@ export interface PackageManagerCore {
    * undefined when it finds none. Throws LockguardError when its rule refuses (a misnamed manifest).
    */
   findRoot?(real: string): Promise<string | undefined>;
+  /** Another layout of its files, chosen by a file at the root (pnpm: a Rush repository). */
+  readonly layout?: RootLayout;
   /** The table's fixed entries (entries.ts `baseEntries` filters them by scope). */
   readonly entries: readonly EntrySpec[];
   readonly patches: PatchSources;

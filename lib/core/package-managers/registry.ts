@@ -51,7 +51,25 @@ export function isPackageManager(name: string): name is PackageManager {
   return byName(name) !== undefined;
 }
 
-/** The fixed entries of a package manager in `scope`, before patches (which depend on file contents). */
-export function baseEntries(manager: PackageManager, scope: Scope): EntrySpec[] {
-  return coreOf(manager).entries.filter((entry) => inScope(entry.kind, scope));
+/**
+ * The fixed entries of a package manager in `scope`, before patches (which depend on file contents); at `root`,
+ * those of the layout the root has (a Rush repository), when it has one.
+ */
+export function baseEntries(manager: PackageManager, scope: Scope, root?: string): EntrySpec[] {
+  const core = coreOf(manager);
+  const entries = (root === undefined ? undefined : core.layout?.entriesAt(root)) ?? core.entries;
+  return entries.filter((entry) => inScope(entry.kind, scope));
+}
+
+/** Every fixed entry a table of `manager` can hold, in any layout (a ledger record's entries are checked by it). */
+export function knownEntries(manager: PackageManager): EntrySpec[] {
+  const core = coreOf(manager);
+  return [...core.entries, ...(core.layout?.entries ?? [])];
+}
+
+/** The package manager of the layout `root` has (a Rush repository: pnpm), if any; throws for a broken marker file. */
+export function layoutAt(root: string): { readonly manager: PackageManager } | undefined {
+  for (const core of PACKAGE_MANAGER_CORES)
+    if (core.layout?.entriesAt(root) !== undefined) return { manager: core.name };
+  return undefined;
 }

@@ -37,7 +37,13 @@ import { installsPackages, poolDigest } from './reach.js';
 import { poolAtRoot } from './layout.js';
 import type { LockfileGraph } from './graph.js';
 import type { PackageManager } from '../package-managers/names.js';
-import { ASYNC_SLICE_READERS, PACKAGE_MANAGER_CORES, coreOf } from '../package-managers/registry.js';
+import {
+  ASYNC_SLICE_READERS,
+  PACKAGE_MANAGER_CORES,
+  baseEntries,
+  coreOf,
+  layoutAt,
+} from '../package-managers/registry.js';
 import { readConfigText } from '../bounded-read.js';
 
 export type SliceDigest = string & { readonly __brand: 'SliceDigest' };
@@ -160,7 +166,16 @@ export async function slicesFromLockfileAsync(bytes: Buffer, options: FromLockfi
   return finish(format, graph, withLayout(format, bytes, options));
 }
 
-function finish(format: SliceFormat, graph: LockfileGraph, options: FromLockfileOptions): LockfileSlices {
+/** The graph with each importer named by its project folder in the workspace (Rush's are relative to common/temp). */
+function byFolder(format: SliceFormat, graph: LockfileGraph, lockfile: string): LockfileGraph {
+  const folderOf = coreOf(format).slices.importerFolder;
+  if (folderOf === undefined) return graph;
+  const importers = new Map([...graph.importers].map(([listed, node]) => [folderOf(lockfile, listed), node] as const));
+  return { ...graph, importers };
+}
+
+function finish(format: SliceFormat, read: LockfileGraph, options: FromLockfileOptions): LockfileSlices {
+  const graph = byFolder(format, read, options.lockfile);
   const closures = closureDigests(graph);
   const pool = poolDigest(closures);
   // Where the pool is in the root node_modules, every project's own code resolves it (layout.ts).
@@ -209,6 +224,13 @@ export async function projectSlicesAsync(root: string): Promise<LockfileSlices> 
 }
 
 function lockfileOf(root: string): { readonly name: string; readonly bytes: Buffer } {
+  // A root with another layout (a Rush repository) has its lockfile where that layout says.
+  const laid = layoutAt(root);
+  if (laid !== undefined) {
+    const name = baseEntries(laid.manager, 'inputs', root).find((entry) => entry.kind === 'lockfile')?.path;
+    const result = name === undefined ? undefined : readEntry(realFileSystem, join(root, name));
+    if (name !== undefined && result?.state === 'file') return { name, bytes: result.bytes };
+  }
   for (const [name] of SLICE_LOCKFILES) {
     const result = readEntry(realFileSystem, join(root, name));
     if (result.state === 'file') return { name, bytes: result.bytes };

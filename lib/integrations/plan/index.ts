@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { Env } from '../../core/env.js';
 import { classifyKeys, type KeyClass } from '../../core/key-stability.js';
 import { detectManager, LOCKFILES } from '../../core/workspace.js';
+import { baseEntries } from '../../core/package-managers/registry.js';
 import { existsSync } from 'node:fs';
 import { parseCommand } from '../package-managers/argv.js';
 import { runningVersion } from '../package-managers/version.js';
@@ -61,6 +62,9 @@ export interface PlanOptions {
 
 function lockfileOf(root: string): string {
   const manager = detectManager(root);
+  // A root whose layout puts the lockfile elsewhere (a Rush repository: common/config/rush/pnpm-lock.yaml).
+  const laid = baseEntries(manager, 'inputs', root).find((entry) => entry.kind === 'lockfile')?.path;
+  if (laid !== undefined && !LOCKFILES.some(([name]) => name === laid)) return laid;
   const present = LOCKFILES.find(([name, owner]) => owner === manager && existsSync(join(root, name)));
   return present?.[0] ?? LOCKFILES.find(([, owner]) => owner === manager)?.[0] ?? 'the lockfile';
 }

@@ -1,6 +1,6 @@
-// `lockguard run` in a workspace configured for a caching runner lockguard does not guard (Rush: detected
-// from its config file alone; wireit, moon and lage are guarded since issue 32): a lockfile rewrite mid-run names that runner, what
-// its cache may do and what to do, and never says "which every key folds" of it (issue 28).
+// `lockguard run` where a caching runner is configured: wireit, moon and lage are guarded since issue 32 and
+// never named unguarded; Rush (rush.json) is no guarded runner and needs none: the line says what its build
+// cache keys and why nothing of it is withheld, on every run, and never "which every key folds" (issues 28, 32).
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -28,20 +28,60 @@ function statusLineOf(root: string): string {
 const NOTHING =
   'no runner cache is guarded here (no turbo, nx, pnpm pipeline, wireit, moon or lage configured), so nothing was withheld; lockguard verify refuses saves keyed on this run (lockguard status --run RUN for details)';
 
-const CASES: ReadonlyArray<readonly [string, Tree, string]> = [
-  [
-    'Rush',
-    { 'rush.json': '{ "rushVersion": "5.179.0", "projects": [] }\n' },
-    'Rush (rush.json) is not guarded by lockguard and its keys were not shown to fold pnpm-lock.yaml: its cache (common/temp/build-cache) may replay outputs built before the change; run rush install, then delete common/temp/build-cache before the next build',
-  ],
-];
+const RUSH_JSON =
+  '// Rush reads JSON with comments\n{ "rushVersion": "5.179.0", "pnpmVersion": "10.34.8", "projects": [] }\n';
+const RUSH_LOCK = 'common/config/rush/pnpm-lock.yaml';
+/** A Rush repository in pnpm mode whose install is in step with its lockfile (Rush's layout: core/package-managers/pnpm/rush.ts). */
+const rushTree = (extra: Tree = {}): Tree => ({
+  'rush.json': RUSH_JSON,
+  common: {
+    config: { rush: { 'pnpm-lock.yaml': LOCK } },
+    temp: { node_modules: { '.pnpm': { 'lock.yaml': LOCK } } },
+  },
+  ...extra,
+});
+const RUSH_WORDS =
+  "Rush (rush.json): Rush's build cache is off here (common/config/rush/build-cache.json); when on, it keys each project on its own dependencies (shrinkwrap-deps.json) and Rush refuses its installs (rush install, update, add) during a build, so there is nothing to withhold; lockguard leaves its cache alone";
 
-for (const [runner, files, clause] of CASES) {
-  test(`a ${runner} workspace: the line names ${runner} as unguarded, with what to do, and no "every key folds"`, (t) => {
-    const root = tempWorkspace(t, installed(files));
-    assert.equal(statusLineOf(root), `[lockguard] a task rewrote pnpm-lock.yaml during the run: ${clause}; ${NOTHING}`);
-  });
-}
+test('a Rush repository: a rewrite of its lockfile says what Rush does, never "not guarded" nor "every key folds"', (t) => {
+  const root = tempWorkspace(t, rushTree());
+  const result = cliProcess(['run', '--', 'sh', '-c', `echo "# edited" >> ${RUSH_LOCK}`], root);
+  assert.equal(result.code, 0, result.stderr);
+  const lines = result.stderr.split('\n').filter((line) => line.startsWith('[lockguard] a task'));
+  assert.equal(lines.length, 1, result.stderr);
+  assert.equal(
+    (lines[0] ?? '').replace(/--run \S+ for/, '--run RUN for'),
+    `[lockguard] a task rewrote ${RUSH_LOCK} during the run: ${RUSH_WORDS}; ${NOTHING}`,
+  );
+  assert.doesNotMatch(result.stderr, /not guarded/);
+});
+
+test('a Rush repository with its build cache on: a run that moves nothing says so in one line; --json says rush instead', (t) => {
+  const cacheOn = {
+    common: {
+      config: {
+        rush: {
+          'pnpm-lock.yaml': LOCK,
+          'build-cache.json': '{\n  // on\n  "buildCacheEnabled": true, "cacheProvider": "local-only"\n}\n',
+        },
+      },
+      temp: { node_modules: { '.pnpm': { 'lock.yaml': LOCK } } },
+    },
+  };
+  const root = tempWorkspace(t, rushTree(cacheOn));
+  const result = cliProcess(['run', '--', 'true'], root);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(
+    result.stderr.trim(),
+    "[lockguard] Rush (rush.json): Rush's build cache (common/temp/build-cache) keys each project on its own dependencies (shrinkwrap-deps.json) and Rush refuses its installs (rush install, update, add) during a build, so there is nothing to withhold; lockguard leaves its cache alone",
+  );
+  // --json is quiet: the answer says it instead.
+  const json = cliProcess(['run', '--json', '--', 'true'], root);
+  assert.equal(json.stderr, '');
+  const answer = JSON.parse(json.stdout.trim().split('\n').at(-1) ?? '') as { rush: unknown; caches: unknown };
+  assert.equal(answer.rush, true);
+  assert.deepEqual(answer.caches, []);
+});
 
 test('a wireit workspace (a `wireit` block in the root package.json): wireit is guarded, never named unguarded', (t) => {
   const root = tempWorkspace(

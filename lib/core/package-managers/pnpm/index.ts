@@ -10,6 +10,7 @@ import type { PackageManagerCore } from '../adapter.js';
 import { checkPnpm } from './install-check.js';
 import { pnpmLockfileSliceGraph } from './slices.js';
 import { findPnpmRoot } from './workspace-root.js';
+import { isRushLockfile, readRushConfig, RUSH_JSON, RUSH_PNPM_ENTRIES, rushProjectFolder } from './rush.js';
 
 /** pnpm's lockfile (init and uninstall edit its pnpmfileChecksum line). */
 export const PNPM_LOCKFILE = 'pnpm-lock.yaml';
@@ -53,6 +54,12 @@ export const pnpm: PackageManagerCore = {
   lockfiles: [LOCKFILE],
   rootMarkers: ['pnpm-workspace.yaml'],
   findRoot: findPnpmRoot,
+  // A Rush repository in pnpm mode: its lockfile is common/config/rush/pnpm-lock.yaml (rush.ts).
+  layout: {
+    marker: RUSH_JSON,
+    entriesAt: (root) => (readRushConfig(root) === undefined ? undefined : RUSH_PNPM_ENTRIES),
+    entries: RUSH_PNPM_ENTRIES,
+  },
   entries: [
     { path: LOCKFILE, kind: 'lockfile' },
     { path: 'pnpm-workspace.yaml', kind: 'workspace-manifest' },
@@ -67,6 +74,7 @@ export const pnpm: PackageManagerCore = {
   poolAtRoot: pnpmPoolAtRoot,
   slices: {
     lockfiles: [LOCKFILE],
+    importerFolder: (lockfile, importer) => (isRushLockfile(lockfile) ? rushProjectFolder(importer) : importer),
     graph: (bytes, absPath) => pnpmLockfileSliceGraph(bytes, absPath),
   },
 };

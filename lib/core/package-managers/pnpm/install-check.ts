@@ -6,7 +6,8 @@
 // Invariants: reads only what the table already kept (plus the readdir above); never parses YAML; never
 // writes; compares the lockfile as pnpm reads it (a BOM dropped, CRLF as LF).
 // Catches what pnpm's own verifyDepsBeforeRun misses (test/core/install-check.test.ts): a lockfile-only edit,
-// and a package folder deleted from node_modules/.pnpm.
+// and a package folder deleted from node_modules/.pnpm. In a Rush repository (rush.ts) the lockfile is
+// common/config/rush/pnpm-lock.yaml and the markers are under common/temp/ (the table says where: `pathsOf`).
 
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +18,27 @@ import type { WorkspaceFingerprints } from '../../table.js';
 
 const PNPM_LOCK = 'pnpm-lock.yaml';
 const PNPM_MARKER = 'node_modules/.pnpm/lock.yaml';
+const MODULES_YAML = 'node_modules/.modules.yaml';
+
+/** Where the table's lockfile and pnpm's markers are: at the root, or where a layout puts them (Rush: rush.ts). */
+interface Paths {
+  readonly lock: string;
+  readonly marker: string;
+  readonly modules: string;
+  /** The folder pnpm installed in, workspace-relative with a trailing slash ('' at the root, 'common/temp/'). */
+  readonly base: string;
+  /** The frozen install of that layout, when it is not pnpm's own. */
+  readonly fix?: string;
+}
+
+function pathsOf(table: WorkspaceFingerprints): Paths {
+  const lock = table.entries.find((entry) => entry.kind === 'lockfile')?.path ?? PNPM_LOCK;
+  const marker = table.entries.find((entry) => entry.kind === 'install-marker' && entry.path.endsWith(PNPM_MARKER));
+  if (lock === PNPM_LOCK || marker === undefined)
+    return { lock: PNPM_LOCK, marker: PNPM_MARKER, modules: MODULES_YAML, base: '' };
+  const base = marker.path.slice(0, -PNPM_MARKER.length);
+  return { lock, marker: marker.path, modules: `${base}${MODULES_YAML}`, base, fix: 'rush install' };
+}
 
 /**
  * The lockfile's bytes as pnpm reads them and writes its marker: a UTF-8 BOM dropped, CRLF (or a lone CR) as
@@ -36,15 +58,18 @@ export function mainDocument(bytes: Buffer): Buffer {
 }
 
 export function checkPnpm(table: WorkspaceFingerprints): InstallCheck {
-  const lock = table.files.get(PNPM_LOCK);
+  const paths = pathsOf(table);
+  const fix = paths.fix === undefined ? {} : { fix: paths.fix };
+  const lock = table.files.get(paths.lock);
   if (lock === undefined) return { ok: true, checked: 'nothing' };
-  const marker = table.files.get(PNPM_MARKER);
+  const marker = table.files.get(paths.marker);
   if (marker === undefined) {
     return {
       ok: false,
       reason: 'not-installed',
-      lockfile: PNPM_LOCK,
-      detail: `${PNPM_MARKER} is missing: nothing was installed from this lockfile`,
+      lockfile: paths.lock,
+      detail: `${paths.marker} is missing: nothing was installed from this lockfile`,
+      ...fix,
     };
   }
   const wanted = mainDocument(lock);
@@ -55,19 +80,21 @@ export function checkPnpm(table: WorkspaceFingerprints): InstallCheck {
       return {
         ok: false,
         reason: 'lockfile-differs',
-        lockfile: PNPM_LOCK,
-        detail: `${PNPM_LOCK} differs from what the last install recorded (${PNPM_MARKER}: ${difference})`,
+        lockfile: paths.lock,
+        detail: `${paths.lock} differs from what the last install recorded (${paths.marker}: ${difference})`,
+        ...fix,
       };
     }
   }
-  const missing = missingStoreFolders(table.root, marker, table.files.get('node_modules/.modules.yaml'));
+  const missing = missingStoreFolders(join(table.root, paths.base), marker, table.files.get(paths.modules));
   if (missing.length > 0) {
     const more = missing.length > 1 ? ` and ${missing.length - 1} more` : '';
     return {
       ok: false,
       reason: 'package-missing',
-      lockfile: PNPM_LOCK,
-      detail: `node_modules/.pnpm/${missing[0]}${more} is missing from the installed tree`,
+      lockfile: paths.lock,
+      detail: `${paths.base}node_modules/.pnpm/${missing[0]}${more} is missing from the installed tree`,
+      ...fix,
     };
   }
   return { ok: true, checked: 'pnpm' };
