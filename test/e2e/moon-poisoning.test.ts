@@ -8,7 +8,7 @@
 // back and moon restores from them again.
 
 import assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { latestRunDir } from '../helpers/crash.js';
@@ -94,4 +94,33 @@ test('moon, guarded then `quarantine restore`: the withheld entries go back into
   const again = s.build();
   assert.equal(tasks(again), '2 completed (2 cached)');
   assert.equal(s.out(), '6.0.0');
+});
+
+test("lockguard plan -- moon run :build: moon's own task graph (moon query projects); a task whose command installs is a writer and the tasks after it unstable", async (t) => {
+  const s = await moonScenario(t, 'L');
+  const quiet = s.lockguard(['plan', '--json', '--', 'moon', 'run', ':build']);
+  assert.equal(quiet.status, 0, quiet.stderr);
+  const none = JSON.parse(quiet.stdout) as { runner: string; tasks: { id: string }[]; writers: string[] };
+  assert.deepEqual(
+    [none.runner, none.tasks.map((task) => task.id), none.writers],
+    ['moon', ['a:build', 'b:build'], []],
+  );
+  // a's build command now runs an install lockguard can read (the scenario's own hides it in a .cjs file).
+  const file = join(s.root, 'packages', 'a', 'moon.yml');
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8').replace(/command: '[^']*'/, "command: 'pnpm --filter b add is-number@6.0.0'"),
+  );
+  const plan = s.lockguard(['plan', '--json', '--', 'moon', 'run', 'b:build']);
+  assert.equal(plan.status, 1, plan.stderr);
+  const data = JSON.parse(plan.stdout) as { runner: string; writers: string[]; unstable: string[] };
+  assert.deepEqual(
+    [data.runner, data.writers, data.unstable],
+    ['moon', ['a:build'], ['b:build']],
+    'b:build brings a:build',
+  );
+  assert.deepEqual(archiveKeys(s), [], 'nothing ran: no archive');
+  const query = s.lockguard(['plan', '--', 'moon', 'run', '#tag:build']);
+  assert.equal(query.status, 2);
+  assert.match(query.stderr, /reads moon targets as project:task or :task, not "#tag:build"/);
 });

@@ -13,7 +13,6 @@
 // Invariants: those of its parts; detection is a few lstats and never runs moon.
 
 import { executableName } from '../../package-managers/argv.js';
-import { planError } from '../../plan/types.js';
 import type { RunnerAdapter } from '../adapter.js';
 import { moonEntryTask, moonSummary, moonUnitPaths, moonUnits, resolveMoonCache } from './cache.js';
 import { moonWorkspaceFile } from './config.js';
@@ -21,6 +20,8 @@ import { moonChecks } from './doctor.js';
 import { detectMoon, moonWritesOff } from './remote.js';
 import { moonEdits, moonFolds, moonProof } from './sound-keys.js';
 import { withholdMoon } from './withhold.js';
+
+import { planMoon } from './plan.js';
 
 export const moon: RunnerAdapter = {
   name: 'moon',
@@ -37,13 +38,7 @@ export const moon: RunnerAdapter = {
   withhold: withholdMoon,
   projects: { mapped: false, reason: "moon's cache entries are not mapped to projects here" },
   entryTask: moonEntryTask,
-  plan: () =>
-    Promise.reject(
-      planError(
-        'lockguard plan cannot show moon’s task graph yet.',
-        'Run it guarded (lockguard run -- moon run :build): stale saves are withheld after the run.',
-      ),
-    ),
+  plan: planMoon,
   remote: {
     detect: (root, env) => detectMoon(root, env),
     writesOff: (_mode, why, context) => moonWritesOff(why, context.env),
