@@ -18,6 +18,7 @@ import * as run from './run.bench.js';
 import * as codeCache from './code-cache.bench.js';
 import * as withhold from './withhold.bench.js';
 import * as withholdMoon from './withhold-moon.bench.js';
+import * as withholdLage from './withhold-lage.bench.js';
 import * as slices from './slices.bench.js';
 import * as slicesYarnBun from './slices-yarn-bun.bench.js';
 import * as pnpmfile from './pnpmfile.bench.js';
@@ -41,6 +42,7 @@ const MODULES: readonly BenchModule[] = [
   { name: 'fingerprint', bench: fingerprint.bench },
   { name: 'withhold', bench: withhold.bench },
   { name: 'withhold-moon', bench: withholdMoon.bench },
+  { name: 'withhold-lage', bench: withholdLage.bench },
   { name: 'run', bench: run.bench },
   { name: 'code-cache', bench: codeCache.bench },
   { name: 'precheck', bench: precheck.bench },
