@@ -77,7 +77,7 @@ function detectionRow(ctx: BenchContext): BenchRow {
   writeFileSync(join(root, 'packages', 'a', 'package.json'), '{"name":"a"}\n');
   const others = RUNNERS.filter((runner) => !['turbo', 'nx', 'pnpm-pipeline'].includes(runner.name));
   const detect = (): void => {
-    for (const runner of others) if (runner.configuredAt(root)) throw new Error(`${runner.name} detected`);
+    for (const runner of others) if (runner.configuredAt(root, {})) throw new Error(`${runner.name} detected`);
     if (rushHere(root, () => []) !== undefined) throw new Error('Rush detected');
   };
   const rounds = 2_000;
