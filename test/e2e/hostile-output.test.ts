@@ -8,7 +8,7 @@
 // no unbounded line; no command crashes (exit 70).
 
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cli, cliProcess } from '../helpers/cli.js';
@@ -162,7 +162,7 @@ for (const format of formats()) {
       };
       for (const path of Object.values(github)) writeFileSync(path, '');
       t.after(() => {
-        for (const path of Object.values(github)) writeFileSync(path, '');
+        for (const path of Object.values(github)) rmSync(path, { force: true });
       });
       const env = scrubbedEnv({ GITHUB_ACTIONS: 'true', CI: 'true', ...github });
       const snap = cliProcess(['snapshot', '--github-output', '--dotenv', 'out.env'], root, env);

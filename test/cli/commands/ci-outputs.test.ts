@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cli } from '../../helpers/cli.js';
@@ -37,7 +37,7 @@ for (const outcome of OUTCOMES) {
     const { root } = await workspaceFor(t, outcome);
     const output = join(root, '..', `${root.split('/').at(-1)}-github-output`);
     writeFileSync(output, '');
-    t.after(() => writeFileSync(output, ''));
+    t.after(() => rmSync(output, { force: true }));
     const result = await cli(['verify', '--github-output'], root, { GITHUB_OUTPUT: output });
     assert.equal(result.code, EXPECTED_EXIT[outcome], result.stderr);
     const expected = {

@@ -8,7 +8,16 @@
 
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
 import { BIN } from '../../helpers/cli.js';
@@ -323,12 +332,16 @@ test('lockguard run -- pnpm build starts nothing but pnpm build itself (no pnpm 
   );
   writeFileSync(join(root, 'stop'), '');
   const pnpm = [process.execPath, PNPM10.prefix[0] as string];
-  const alone = tracedExecs([...pnpm, 'build'], root, env, join(root, '..', `${root.split('/').pop()}.alone.strace`));
+  const traces = ['alone', 'guarded'].map((name) => join(root, '..', `${root.split('/').pop()}.${name}.strace`));
+  t.after(() => {
+    for (const trace of traces) rmSync(trace, { force: true });
+  });
+  const alone = tracedExecs([...pnpm, 'build'], root, env, traces[0] as string);
   const guarded = tracedExecs(
     [process.execPath, BIN, 'run', '--no-pre-check', '--', ...pnpm, 'build'],
     root,
     env,
-    join(root, '..', `${root.split('/').pop()}.guarded.strace`),
+    traces[1] as string,
   );
   assert.ok(
     alone.some((line) => line.startsWith('sh, -c, turbo run build')),
