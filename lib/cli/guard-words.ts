@@ -8,7 +8,7 @@
 // are redacted where they came from the user); nothing here decides anything: every branch is on a typed
 // field of the event.
 
-import { scopeClause } from '../integrations/runners/index.js';
+import { scopeClause } from '../integrations/runners/scope-words.js';
 import { foreignLine } from '../ledger/trust.js';
 import type { GuardContext, GuardEvent } from '../guard/events.js';
 import { CHILD_SEAM, PAUSE_SEAM } from '../guard/pass-control.js';
