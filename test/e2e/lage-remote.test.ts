@@ -5,7 +5,7 @@
 // no remote put while its remote reads stay; the local saves after the move are withheld as usual.
 
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { freePort } from '../helpers/cache-servers.js';
@@ -50,6 +50,12 @@ test("lage's remote under CI=true: two remote puts without lockguard; none under
   {
     const s = lageScenario(install, 'L', 'remote-guarded');
     writeFileSync(join(s.root, 'lage.config.js'), config(port));
+    // a's install where lockguard's plan (lage info) sees it: on `auto` the switch is thrown for a run whose
+    // plan holds a writer (an install hidden in a .cjs file is not seen; the line then says writes stay on).
+    const manifest = join(s.root, 'packages', 'a', 'package.json');
+    const a = JSON.parse(readFileSync(manifest, 'utf8')) as { scripts: Record<string, string> };
+    a.scripts['build'] = `pnpm --filter b update is-number@6.0.0 --no-save && ${a.scripts['build']}`;
+    writeFileSync(manifest, JSON.stringify(a));
     const guarded = s.sh(['env', 'CI=true', ...NPM_NO_RETRY, process.execPath, BIN, 'run', '--', ...LAGE]);
     // 1: in CI a run whose table moved fails under `withhold` (README, exit codes), after the build succeeded.
     assert.equal(guarded.status, 1, guarded.stderr);

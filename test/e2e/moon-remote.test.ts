@@ -39,6 +39,17 @@ async function withRemote(t: TestContext): Promise<{ s: MoonScenario; requests: 
     workspace,
     `${readFileSync(workspace, 'utf8')}remote:\n  api: 'http'\n  host: 'http://127.0.0.1:${port}'\n`,
   );
+  // a's install where lockguard's plan (moon query projects) sees it: with remote writes on `auto`, the switch
+  // is thrown for a run whose plan holds a writer (an install hidden in a .cjs file is not seen: the line then
+  // says the remote stays on, as for every runner whose remote no gate can stand in front of).
+  const aTask = join(s.root, 'packages', 'a', 'moon.yml');
+  writeFileSync(
+    aTask,
+    readFileSync(aTask, 'utf8').replace(
+      "command: 'node ../../../a-build.cjs'",
+      "script: 'pnpm --filter b update is-number@6.0.0 --no-save && node ../../../a-build.cjs'",
+    ),
+  );
   const requests = (): string[] => readFileSync(log, 'utf8').split('\n').filter(Boolean);
   return { s, requests };
 }
