@@ -16,7 +16,7 @@
 // - ENOENT (nothing there, also below a missing folder) is `undefined`; every refusal is a LockguardError
 //   naming the path, what was found and the fix; never the file's bytes.
 
-import * as nodeFs from 'node:fs';
+import { constants, realpathSync, type Stats } from 'node:fs';
 import { sep } from 'node:path';
 import { errnoCode, LockguardError } from './errors.js';
 import { notAFile, readFailure, type FileSystem, realFileSystem } from './file-probe.js';
@@ -29,7 +29,7 @@ export interface BoundedReadOptions {
   readonly fs?: FileSystem;
 }
 
-const OPEN_FLAGS = nodeFs.constants.O_RDONLY | nodeFs.constants.O_NONBLOCK;
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
 const NO_THROW = { throwIfNoEntry: false } as const;
 
 function outside(absPath: string, target: string): LockguardError {
@@ -44,7 +44,7 @@ function outside(absPath: string, target: string): LockguardError {
 export function checkLink(fs: FileSystem, absPath: string, root: string | undefined): 'absent' | 'file' {
   let target: string;
   try {
-    target = nodeFs.realpathSync(absPath);
+    target = realpathSync(absPath);
   } catch (error) {
     if (errnoCode(error) !== 'ENOENT') throw readFailure(absPath, error);
     let to = '?';
@@ -76,7 +76,7 @@ function realRoot(root: string): string {
   if (rootMemo?.root !== root) {
     let real = root;
     try {
-      real = nodeFs.realpathSync(root);
+      real = realpathSync(root);
     } catch {
       // A root that cannot be resolved: compare with it as given.
     }
@@ -87,7 +87,7 @@ function realRoot(root: string): string {
 
 /** What stands at `absPath` before it is opened: nothing, or a regular file (directly or through a link). */
 function admit(fs: FileSystem, absPath: string, root: string | undefined): 'absent' | 'file' {
-  let stats: nodeFs.Stats | undefined;
+  let stats: Stats | undefined;
   try {
     stats = fs.lstatSync(absPath, NO_THROW);
   } catch (error) {

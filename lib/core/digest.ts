@@ -4,8 +4,7 @@
 // and canonical JSON (sorted object keys, no whitespace), so equal values always hash equal.
 // Invariant: nothing here reads the file system or the clock.
 
-import * as crypto from 'node:crypto';
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 
 /** sha256 of one entry's (possibly normalized) bytes, lowercase hex. */
 export type FileDigest = string & { readonly __brand: 'FileDigest' };
@@ -16,12 +15,14 @@ export function sha256Hex(data: Uint8Array | string): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-// One-shot sha256 (Node >= 20.12: `crypto.hash`, no Hash object per call); falls back to createHash.
-const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex' | 'base64') => string }).hash;
-
+// One-shot sha256 (`crypto.hash`, Node >= 20.12): no Hash object per call. The bundles pnpm and yarn load run
+// on whatever Node they run on, so an older one falls back to createHash. A named import: esbuild copies a
+// namespace import of a builtin property by property at start-up.
 /** sha256 of a string, hex or base64; for hot loops that hash many small strings (slice digests). */
 export function sha256Of(data: string, encoding: 'hex' | 'base64' = 'hex'): string {
-  return oneShot !== undefined ? oneShot('sha256', data, encoding) : createHash('sha256').update(data).digest(encoding);
+  return typeof hash === 'function'
+    ? hash('sha256', data, encoding)
+    : createHash('sha256').update(data).digest(encoding);
 }
 
 export function fileDigest(bytes: Uint8Array): FileDigest {

@@ -19,8 +19,22 @@
 //   lstat, files are opened O_NOFOLLOW.
 // - Never throws into a package manager's hook for a ledger problem: callers get values.
 
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmdirSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Env } from '../core/env.js';
 import { LEDGER, LEDGER_DIR, RUN_FILES } from './ledger-layout.js';
 import { machineStamp, madeHere } from './trust.js';
@@ -50,7 +64,7 @@ export interface Marker {
   readonly foreign: boolean;
 }
 
-export const LIVE_DIR = path.join(LEDGER_DIR, LEDGER.live);
+export const LIVE_DIR = join(LEDGER_DIR, LEDGER.live);
 
 const MARKER_NAME = /^[\w.-]+$/;
 /** proc(5): `starttime` is field 22 of /proc/<pid>/stat, the 20th after the command name (0-based: 19). */
@@ -62,7 +76,7 @@ export function processStart(pid: number): number | null {
   if (pid === process.pid && ownStart !== undefined) return ownStart;
   let start: number | null = null;
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces and parentheses): `) <state> <ppid> ...`.
     const fields = stat.slice(stat.lastIndexOf(')') + ') '.length).split(' ');
     const value = Number(fields[STARTTIME_AFTER_COMM]);
@@ -91,7 +105,7 @@ export function isAlive(pid: number, pidStart: number | null): boolean {
 /** A real folder (lstat: never a link). */
 function realFolder(dir: string): boolean {
   try {
-    return fs.lstatSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
+    return lstatSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
   } catch {
     return false;
   }
@@ -109,7 +123,7 @@ function parseMarker(root: string, name: string, text: string): LiveRun | undefi
       !policyOk
     )
       return undefined;
-    if (path.resolve(value.dir) !== path.join(path.resolve(root), LEDGER_DIR, LEDGER.runs, name)) return undefined;
+    if (resolve(value.dir) !== join(resolve(root), LEDGER_DIR, LEDGER.runs, name)) return undefined;
     return {
       dir: value.dir,
       id: value.id,
@@ -148,28 +162,28 @@ export function pidExists(pid: number): boolean {
 
 /** Mark a run live in its workspace (the caller has checked `.lockguard` is a real folder). */
 export function registerLive(root: string, run: LiveRun): void {
-  const dir = path.join(root, LIVE_DIR);
-  const ledger = path.join(root, LEDGER_DIR);
+  const dir = join(root, LIVE_DIR);
+  const ledger = join(root, LEDGER_DIR);
   if (!realFolder(ledger))
     throw Object.assign(new Error(`"${ledger}" is not a folder`), { code: 'ENOTDIR', path: ledger });
-  if (!realFolder(dir)) fs.mkdirSync(dir);
+  if (!realFolder(dir)) mkdirSync(dir);
   if (!realFolder(dir)) throw Object.assign(new Error(`"${dir}" is not a folder`), { code: 'ENOTDIR', path: dir });
-  const stage = path.join(dir, `.${run.id}.${process.pid}.stage`);
-  fs.writeFileSync(stage, JSON.stringify({ ...run, ...machineStamp() }), { flag: 'wx' });
-  fs.renameSync(stage, path.join(dir, run.id));
+  const stage = join(dir, `.${run.id}.${process.pid}.stage`);
+  writeFileSync(stage, JSON.stringify({ ...run, ...machineStamp() }), { flag: 'wx' });
+  renameSync(stage, join(dir, run.id));
 }
 
 /** Remove a run's marker, and `live/` itself when it is empty (so idle workspaces cost one failed readdir). */
 export function unregisterLive(root: string, id: string): void {
-  const dir = path.join(root, LIVE_DIR);
-  if (!MARKER_NAME.test(id) || !realFolder(path.join(root, LEDGER_DIR)) || !realFolder(dir)) return;
+  const dir = join(root, LIVE_DIR);
+  if (!MARKER_NAME.test(id) || !realFolder(join(root, LEDGER_DIR)) || !realFolder(dir)) return;
   try {
-    fs.unlinkSync(path.join(dir, id));
+    unlinkSync(join(dir, id));
   } catch (error) {
     if ((error as { code?: string }).code !== 'ENOENT') throw error;
   }
   try {
-    fs.rmdirSync(dir);
+    rmdirSync(dir);
   } catch {
     // Not empty (another live run) or already gone: both fine.
   }
@@ -177,27 +191,24 @@ export function unregisterLive(root: string, id: string): void {
 
 /** Every marker of the workspace, live or not (the stage files of a marker being written are skipped). */
 export function listMarkers(root: string): Marker[] {
-  const dir = path.join(root, LIVE_DIR);
+  const dir = join(root, LIVE_DIR);
   let names: string[];
   try {
-    names = fs.readdirSync(dir);
+    names = readdirSync(dir);
   } catch {
     return [];
   }
-  if (!realFolder(path.join(root, LEDGER_DIR)) || !realFolder(dir)) return [];
+  if (!realFolder(join(root, LEDGER_DIR)) || !realFolder(dir)) return [];
   const markers: Marker[] = [];
   for (const name of names) {
     if (name.startsWith('.') || !MARKER_NAME.test(name)) continue;
     let text: string;
     try {
-      const fd = fs.openSync(
-        path.join(dir, name),
-        fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK,
-      );
+      const fd = openSync(join(dir, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
       try {
-        text = fs.fstatSync(fd).isFile() ? fs.readFileSync(fd, 'utf8') : '';
+        text = fstatSync(fd).isFile() ? readFileSync(fd, 'utf8') : '';
       } finally {
-        fs.closeSync(fd);
+        closeSync(fd);
       }
     } catch {
       continue;
@@ -231,7 +242,7 @@ export function liveRunsFor(root: string, env: Env): LiveRun[] {
   const runs = findLiveRuns(root);
   const named = env['LOCKGUARD_RUN'];
   if (named !== undefined && named !== '') {
-    const match = runs.filter((run) => path.resolve(run.dir) === path.resolve(named));
+    const match = runs.filter((run) => resolve(run.dir) === resolve(named));
     if (match.length > 0) return match;
   }
   return runs;
@@ -239,25 +250,17 @@ export function liveRunsFor(root: string, env: Env): LiveRun[] {
 
 /** Append one event line to a run's log; false when the run folder is gone or not reachable without a link (never throws). */
 export function reportToRun(run: Pick<LiveRun, 'dir'>, event: Readonly<Record<string, unknown>>): boolean {
-  const runs = path.dirname(run.dir);
-  if (
-    path.basename(runs) !== LEDGER.runs ||
-    !realFolder(path.dirname(runs)) ||
-    !realFolder(runs) ||
-    !realFolder(run.dir)
-  )
+  const runs = dirname(run.dir);
+  if (basename(runs) !== LEDGER.runs || !realFolder(dirname(runs)) || !realFolder(runs) || !realFolder(run.dir))
     return false;
   let fd: number | undefined;
   try {
-    fd = fs.openSync(
-      path.join(run.dir, RUN_FILES.events),
-      fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW,
-    );
-    fs.writeSync(fd, `${recordJson({ t: Date.now(), ...event })}\n`);
+    fd = openSync(join(run.dir, RUN_FILES.events), constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
+    writeSync(fd, `${recordJson({ t: Date.now(), ...event })}\n`);
     return true;
   } catch {
     return false;
   } finally {
-    if (fd !== undefined) fs.closeSync(fd);
+    if (fd !== undefined) closeSync(fd);
   }
 }
