@@ -34,6 +34,8 @@ Run "lockguard help <command>" (or "lockguard <command> --help") for a command's
 (quarantine entries, slice files written) are summarised with a count; --verbose prints them whole.
 --quiet prints only errors and warnings on stderr (no status line: the exit code and lockguard status
 say what happened); what a command answers on stdout (a key, --json) is printed as always.
+Start-up: each command's compiled code is cached in $XDG_CACHE_HOME/lockguard/code-cache (else ~/.cache/...)
+after its first run, never under CI; LOCKGUARD_CODE_CACHE=off turns it off.
 Exit codes: lockguard help exit-codes.
 `;
 }

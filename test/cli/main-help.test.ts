@@ -28,6 +28,8 @@ test('help <command> and --help <command> print the page <command> --help prints
   const top = await cli(['help'], root);
   assert.equal(top.code, EXIT.ok);
   assert.match(top.stdout, /lockguard help <command>/);
+  // The code cache (lib/cli/code-cache.ts) is named where a user looks: its folder and the switch that stops it.
+  assert.match(top.stdout, /\$XDG_CACHE_HOME\/lockguard\/code-cache .*never under CI; LOCKGUARD_CODE_CACHE=off/s);
   assert.match((await cli(['help', 'exit-codes'], root)).stdout, /lockguard exit codes/);
 });
 
