@@ -9,15 +9,15 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cacheState, withholdAfterRun } from '../../lib/integrations/runners/index.js';
 import { resolveLageCache } from '../../lib/integrations/runners/lage/cache.js';
 import { RUNNERS } from '../../lib/integrations/runners/registry.js';
 import { rushHere } from '../../lib/integrations/runners/rush.js';
-import { median, processSamples, sideBySide, type BenchContext, type BenchRow } from './harness.js';
+import { median, processSamples, type BenchContext, type BenchRow } from './harness.js';
+import { withholdRows } from './withhold-rows.js';
 
 const ENTRIES = 10_000;
 
-async function withholdRows(ctx: BenchContext): Promise<BenchRow[]> {
+async function lageRows(ctx: BenchContext): Promise<BenchRow[]> {
   const root = join(ctx.tmp, 'withhold-lage-bench');
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
@@ -30,42 +30,13 @@ async function withholdRows(ctx: BenchContext): Promise<BenchRow[]> {
     mkdirSync(join(cache.dir, 'logs', prefix), { recursive: true });
     writeFileSync(join(cache.dir, 'logs', prefix, `${hash}.log`), 'log');
   }
-  const before = cacheState(cache);
-  if (before.entries.size !== ENTRIES) throw new Error(`lage listing found ${before.entries.size} entries`);
   const shards = join(cache.dir, 'cache');
   const bare = (): void => {
     for (const prefix of readdirSync(shards))
       for (const name of readdirSync(join(shards, prefix))) lstatSync(join(shards, prefix, name));
   };
-  const now = Date.now();
-  const summary = { source: undefined, tasks: [], runningAcrossMove: [], ownKeys: undefined, note: undefined };
-  const window = { movedAt: now + 60_000, runStartedAt: now - 60_000, runEndedAt: now + 120_000, runId: 'bench' };
-  const pass = async (): Promise<void> => {
-    const result = await withholdAfterRun(cache, before, summary, window, {});
-    if (result.withheld.length !== 0) throw new Error('the lage bench cache changed under the pass');
-  };
-  const [subjectMs, baselineMs] = await sideBySide(pass, bare, ctx.runs);
-  const [listingMs, bareListing] = await sideBySide(() => cacheState(cache), bare, ctx.runs);
-  rmSync(root, { recursive: true, force: true });
   const baseline = 'readdir of cache/ and of each shard + one lstat per entry';
-  return [
-    {
-      group: 'withhold',
-      subject: `withholding pass, ${ENTRIES} lage entries, none withheld`,
-      subjectMs,
-      baseline,
-      baselineMs,
-      goal: 1.5,
-    },
-    {
-      group: 'withhold',
-      subject: `before-run listing (cacheState), ${ENTRIES} lage entries`,
-      subjectMs: listingMs,
-      baseline,
-      baselineMs: bareListing,
-      goal: 1.5,
-    },
-  ];
+  return withholdRows(ctx, { label: 'lage', entries: ENTRIES, root, cache, bare, baseline });
 }
 
 function detectionRow(ctx: BenchContext): BenchRow {
@@ -101,5 +72,5 @@ function detectionRow(ctx: BenchContext): BenchRow {
 }
 
 export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
-  return [...(await withholdRows(ctx)), detectionRow(ctx)];
+  return [...(await lageRows(ctx)), detectionRow(ctx)];
 }

@@ -6,9 +6,9 @@
 import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { cacheState, withholdAfterRun } from '../../lib/integrations/runners/index.js';
 import { resolveMoonCache } from '../../lib/integrations/runners/moon/cache.js';
-import { sideBySide, type BenchContext, type BenchRow } from './harness.js';
+import type { BenchContext, BenchRow } from './harness.js';
+import { withholdRows } from './withhold-rows.js';
 
 const ENTRIES = 10_000;
 
@@ -27,38 +27,9 @@ export async function bench(ctx: BenchContext): Promise<BenchRow[]> {
     writeFileSync(join(outputs, `${hash}.tar.gz`), `z${i}`);
     writeFileSync(join(cache.dir, 'hashes', `${hash}.json`), '[]');
   }
-  const before = cacheState(cache);
-  if (before.entries.size !== ENTRIES) throw new Error(`moon listing found ${before.entries.size} entries`);
   const bare = (): void => {
     for (const name of readdirSync(outputs)) lstatSync(join(outputs, name));
   };
-  const now = Date.now();
-  const summary = { source: undefined, tasks: [], runningAcrossMove: [], ownKeys: undefined, note: undefined };
-  const window = { movedAt: now + 60_000, runStartedAt: now - 60_000, runEndedAt: now + 120_000, runId: 'bench' };
-  const pass = async (): Promise<void> => {
-    const result = await withholdAfterRun(cache, before, summary, window, {});
-    if (result.withheld.length !== 0) throw new Error('the moon bench cache changed under the pass');
-  };
-  const [subjectMs, baselineMs] = await sideBySide(pass, bare, ctx.runs);
-  const [listingMs, bareListing] = await sideBySide(() => cacheState(cache), bare, ctx.runs);
-  rmSync(root, { recursive: true, force: true });
   const baseline = 'readdir of outputs/ + one lstat per entry';
-  return [
-    {
-      group: 'withhold',
-      subject: `withholding pass, ${ENTRIES} moon entries, none withheld`,
-      subjectMs,
-      baseline,
-      baselineMs,
-      goal: 1.5,
-    },
-    {
-      group: 'withhold',
-      subject: `before-run listing (cacheState), ${ENTRIES} moon entries`,
-      subjectMs: listingMs,
-      baseline,
-      baselineMs: bareListing,
-      goal: 1.5,
-    },
-  ];
+  return withholdRows(ctx, { label: 'moon', entries: ENTRIES, root, cache, bare, baseline });
 }

@@ -8,11 +8,12 @@
 import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { cacheState, withhold, withholdAfterRun, type RunnerCache } from '../../lib/integrations/runners/index.js';
+import { cacheState, withhold, type RunnerCache } from '../../lib/integrations/runners/index.js';
 import { resolveWireitCache } from '../../lib/integrations/runners/wireit/cache.js';
 import { trustedPlaces } from '../../lib/ledger/trust.js';
 import { restore } from '../../lib/ledger/quarantine/index.js';
 import { sideBySide, type BenchContext, type BenchRow } from './harness.js';
+import { withholdRows } from './withhold-rows.js';
 
 const ENTRIES = 10_000;
 
@@ -122,38 +123,10 @@ async function wireitRows(ctx: BenchContext): Promise<BenchRow[]> {
   const root = join(ctx.tmp, 'withhold-wireit-bench');
   const caches = wireitWorkspace(root);
   const cache = resolveWireitCache(root, [], {});
-  const before = cacheState(cache);
-  if (before.entries.size !== ENTRIES) throw new Error(`wireit listing found ${before.entries.size} entries`);
   const bare = (): void => {
     for (const dir of caches) for (const name of readdirSync(dir)) lstatSync(join(dir, name));
   };
-  const now = Date.now();
-  const summary = { source: undefined, tasks: [], runningAcrossMove: [], ownKeys: undefined, note: undefined };
-  const window = { movedAt: now + 60_000, runStartedAt: now - 60_000, runEndedAt: now + 120_000, runId: 'bench' };
-  const pass = async (): Promise<void> => {
-    const result = await withholdAfterRun(cache, before, summary, window, {});
-    if (result.withheld.length !== 0) throw new Error('the wireit bench cache changed under the pass');
-  };
-  const [subjectMs, baselineMs] = await sideBySide(pass, bare, ctx.runs);
-  const [listingMs, bareListing] = await sideBySide(() => cacheState(cache), bare, ctx.runs);
-  rmSync(root, { recursive: true, force: true });
   const baseline = 'readdir of each package cache + one lstat per entry';
-  return [
-    {
-      group: 'withhold',
-      subject: `withholding pass, ${ENTRIES} wireit entries in ${WIREIT_PACKAGES} packages, none withheld`,
-      subjectMs,
-      baseline,
-      baselineMs,
-      goal: 1.5,
-    },
-    {
-      group: 'withhold',
-      subject: `before-run listing (cacheState), ${ENTRIES} wireit entries in ${WIREIT_PACKAGES} packages`,
-      subjectMs: listingMs,
-      baseline,
-      baselineMs: bareListing,
-      goal: 1.5,
-    },
-  ];
+  const label = `wireit in ${WIREIT_PACKAGES} packages`;
+  return withholdRows(ctx, { label, entries: ENTRIES, root, cache, bare, baseline });
 }
