@@ -124,3 +124,22 @@ test('no caching runner configured at all: the line stays as it was', (t) => {
     `[lockguard] a task rewrote pnpm-lock.yaml during the run, which every key folds: ${NOTHING}`,
   );
 });
+
+test('a runner whose cache cannot be resolved (nx.json, no nx installed): a run that moves nothing says so in one line, on every run, and exits with the command\'s code', (t) => {
+  const root = tempWorkspace(t, installed({ 'nx.json': '{}' }));
+  for (const code of [0, 3]) {
+    const result = cliProcess(['run', '--', 'sh', '-c', `exit ${code}`], root);
+    assert.equal(result.code, code, result.stderr);
+    const lines = result.stderr.split('\n').filter((line) => line !== '');
+    assert.equal(lines.length, 1, result.stderr);
+    assert.match(
+      lines[0] ?? '',
+      /^\[lockguard\] the nx cache is not guarded: no nx resolves from the workspace root .*\(lockguard doctor says the fix\)$/,
+    );
+  }
+  // Where nothing is configured, a run that moves nothing says nothing (README "When nothing moves").
+  const plain = tempWorkspace(t, installed({}));
+  const quiet = cliProcess(['run', '--', 'true'], plain);
+  assert.equal(quiet.code, 0, quiet.stderr);
+  assert.equal(quiet.stderr, '');
+});
