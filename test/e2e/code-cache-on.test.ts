@@ -38,7 +38,10 @@ test('turbo over pnpm, the code cache on: the run that writes it and the run tha
     assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
     const lines = run.stderr.split('\n').filter((line) => line.startsWith('[lockguard] a task'));
     assert.equal(lines.length, 1, run.stderr);
-    assert.match(lines[0] ?? '', /^\[lockguard\] a task rewrote pnpm-lock\.yaml during the run, which every key folds: /);
+    assert.match(
+      lines[0] ?? '',
+      /^\[lockguard\] a task rewrote pnpm-lock\.yaml during the run, which every key folds: /,
+    );
     assert.match(lines[0] ?? '', /cache saves? keyed before it (was|were) withheld/);
     assert.equal(s.out(), '6.0.0', 'the run itself built against the new install');
   }

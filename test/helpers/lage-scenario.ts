@@ -15,19 +15,28 @@
 // Invariants: writes only under its temp folder (removed when the file's tests end); every command has a timeout.
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { BIN } from './cli.js';
 import { isolatedEnv } from './env.js';
 import { REPO } from './scenario-workspace.js';
 import { startStaticRegistry } from './static-registry.js';
+import {
+  aBuild,
+  B_BUILD_COMMAND,
+  type IsNumberVariant,
+  builtIsNumber,
+  installedIsNumber,
+  manifest,
+  quarantinedKeysOf,
+} from './is-number-scenario.js';
 import { check, commitS0, shellIn, toolBin } from './tool-shims.js';
 import { tempWorkspace, type Tree, writeTree } from './workspace.js';
 
 const STEP_TIMEOUT_MS = 90_000;
 
-export type LageVariant = 'M' | 'L';
+export type LageVariant = IsNumberVariant;
 
 export interface LageInstall {
   readonly base: string;
@@ -50,26 +59,6 @@ export interface LageScenario {
   /** is-number's version installed for b. */
   installed(): string;
 }
-
-const A_BUILD = (
-  variant: LageVariant,
-): string => `const fs = require('fs'), path = require('path'), cp = require('child_process');
-const armed = path.join(__dirname, 'armed');
-if (fs.existsSync(armed)) {
-  fs.unlinkSync(armed);
-  cp.execFileSync('pnpm', ${JSON.stringify(
-    variant === 'M'
-      ? ['--filter', 'b', 'add', 'is-number@6.0.0']
-      : ['--filter', 'b', 'update', 'is-number@6.0.0', '--no-save'],
-  )}, { stdio: 'inherit' });
-}
-fs.mkdirSync('dist', { recursive: true });
-fs.writeFileSync('dist/a.txt', 'a');
-`;
-
-const B_BUILD = `node -e "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.json',JSON.stringify({isNumber:require('is-number')}))"`;
-
-const manifest = (value: Record<string, unknown>): string => `${JSON.stringify(value, null, 2)}\n`;
 
 /** lage's config of the scenario (exported: the sound-keys tests rewrite it). */
 export const LAGE_CONFIG = `module.exports = {
@@ -109,7 +98,7 @@ function tree(registry: string): Tree {
           version: '1.0.0',
           private: true,
           dependencies: { a: 'workspace:*', 'is-number': '^6.0.0 || ^7.0.0' },
-          scripts: { build: B_BUILD },
+          scripts: { build: B_BUILD_COMMAND },
         }),
         src: { 'index.js': "module.exports = 'b';\n" },
       },
@@ -147,17 +136,10 @@ export function lageScenario(install: LageInstall, variant: LageVariant, name: s
     spawnSync('cp', ['-a', join(install.base, 's0', 'ws'), root], { encoding: 'utf8', timeout: STEP_TIMEOUT_MS }),
     'cp -a',
   );
-  writeFileSync(join(home, 'a-build.cjs'), A_BUILD(variant));
+  writeFileSync(join(home, 'a-build.cjs'), aBuild(variant));
   writeFileSync(join(home, 'armed'), '');
   const { env } = install;
   const sh = shellIn(root, env, STEP_TIMEOUT_MS);
-  const version = (file: string): string | undefined => {
-    try {
-      return (JSON.parse(readFileSync(file, 'utf8')) as { version?: string; isNumber?: string }).isNumber;
-    } catch {
-      return undefined;
-    }
-  };
   return {
     root,
     env,
@@ -171,13 +153,8 @@ export function lageScenario(install: LageInstall, variant: LageVariant, name: s
       check(sh(['git', 'checkout', '--', 'pnpm-lock.yaml', 'packages/b/package.json']), 'git checkout');
       check(sh(['pnpm', 'install', '--frozen-lockfile']), 'pnpm install --frozen-lockfile');
     },
-    out: () => version(join(root, 'packages', 'b', 'dist', 'out.json')),
-    installed: () =>
-      (
-        JSON.parse(readFileSync(join(root, 'packages', 'b', 'node_modules', 'is-number', 'package.json'), 'utf8')) as {
-          version: string;
-        }
-      ).version,
+    out: () => builtIsNumber(root),
+    installed: () => installedIsNumber(root),
   };
 }
 
@@ -207,14 +184,7 @@ export function logKeys(s: LageScenario): string[] {
 
 /** The keys quarantined by any run (under each `.lockguard/quarantine/<run>/entries/lage/`). */
 export function quarantinedKeys(s: LageScenario): string[] {
-  const dir = join(s.root, '.lockguard', 'quarantine');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .flatMap((run) => {
-      const entries = join(dir, run, 'entries', 'lage');
-      return existsSync(entries) ? readdirSync(entries) : [];
-    })
-    .sort();
+  return quarantinedKeysOf(s.root, 'lage');
 }
 
 /** lage's own count of what it ran and restored in one build's output: `success: N, skipped: M`. */

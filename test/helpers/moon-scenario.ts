@@ -19,23 +19,23 @@
 // file); every command has a timeout.
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, type TestContext } from 'node:test';
 import { BIN } from './cli.js';
 import { isolatedEnv } from './env.js';
 import { startStaticRegistry } from './static-registry.js';
+import {
+  aBuild,
+  type IsNumberVariant,
+  builtIsNumber,
+  installedIsNumber,
+  manifest,
+  quarantinedKeysOf,
+  restoreS0,
+  saveS0,
+} from './is-number-scenario.js';
 import { check, commitS0, shellIn, toolBin } from './tool-shims.js';
 import { REPO_ROOT } from './tools.js';
 import { tempWorkspace, type Tree, writeTree } from './workspace.js';
@@ -45,7 +45,7 @@ const STEP_TIMEOUT_MS = 90_000;
 /** The moon binary of the pinned @moonrepo/cli (its per-platform package). */
 export const MOON = join(REPO_ROOT, 'node_modules', '@moonrepo', 'cli', 'moon.js');
 
-export type MoonVariant = 'M' | 'L';
+export type MoonVariant = IsNumberVariant;
 
 export interface MoonScenario {
   readonly base: string;
@@ -65,29 +65,11 @@ export interface MoonScenario {
   installed(): string;
 }
 
-const A_BUILD = (
-  variant: MoonVariant,
-): string => `const fs = require('fs'), path = require('path'), cp = require('child_process');
-const armed = path.join(__dirname, 'armed');
-if (fs.existsSync(armed)) {
-  fs.unlinkSync(armed);
-  cp.execFileSync('pnpm', ${JSON.stringify(
-    variant === 'M'
-      ? ['--filter', 'b', 'add', 'is-number@6.0.0']
-      : ['--filter', 'b', 'update', 'is-number@6.0.0', '--no-save'],
-  )}, { stdio: 'inherit' });
-}
-fs.mkdirSync('dist', { recursive: true });
-fs.writeFileSync('dist/a.txt', 'a');
-`;
-
 const B_BUILD = `const fs = require('fs');
 const version = require(require.resolve('is-number', { paths: [process.cwd()] }));
 fs.mkdirSync('dist', { recursive: true });
 fs.writeFileSync('dist/out.json', JSON.stringify({ isNumber: version }));
 `;
-
-const manifest = (value: Record<string, unknown>): string => `${JSON.stringify(value, null, 2)}\n`;
 
 function moonYml(command: string, deps: readonly string[], inputs: 'src' | 'default'): string {
   return [
@@ -203,14 +185,11 @@ export async function moonScenario(
     spawnSync('cp', ['-a', join(template.dir, 'ws'), root], { encoding: 'utf8', timeout: STEP_TIMEOUT_MS }),
     'cp -a',
   );
-  writeFileSync(join(base, 'a-build.cjs'), A_BUILD(variant));
+  writeFileSync(join(base, 'a-build.cjs'), aBuild(variant));
   writeFileSync(join(base, 'b-build.cjs'), B_BUILD);
   const env = template.env;
   const sh = shellIn(root, env, STEP_TIMEOUT_MS);
-  const saved = join(base, 'saved');
-  mkdirSync(saved);
-  copyFileSync(join(root, 'pnpm-lock.yaml'), join(saved, 'pnpm-lock.yaml'));
-  copyFileSync(join(root, 'packages', 'b', 'package.json'), join(saved, 'b-package.json'));
+  saveS0(base, root);
   writeFileSync(join(base, 'armed'), '');
   return {
     base,
@@ -219,28 +198,9 @@ export async function moonScenario(
     sh,
     build: () => check(sh(['moon', 'run', ':build']), 'moon run :build'),
     lockguard: (argv) => sh([process.execPath, BIN, ...argv]),
-    goBack(goOptions = {}) {
-      copyFileSync(join(saved, 'pnpm-lock.yaml'), join(root, 'pnpm-lock.yaml'));
-      copyFileSync(join(saved, 'b-package.json'), join(root, 'packages', 'b', 'package.json'));
-      check(sh(['pnpm', 'install', '--frozen-lockfile']), 'pnpm install --frozen-lockfile');
-      if (goOptions.removeOutputs === true)
-        for (const name of ['a', 'b']) rmSync(join(root, 'packages', name, 'dist'), { recursive: true, force: true });
-    },
-    out() {
-      try {
-        return (
-          JSON.parse(readFileSync(join(root, 'packages', 'b', 'dist', 'out.json'), 'utf8')) as { isNumber?: string }
-        ).isNumber;
-      } catch {
-        return undefined;
-      }
-    },
-    installed: () =>
-      (
-        JSON.parse(readFileSync(join(root, 'packages', 'b', 'node_modules', 'is-number', 'package.json'), 'utf8')) as {
-          version: string;
-        }
-      ).version,
+    goBack: (goOptions) => restoreS0(base, root, sh, goOptions),
+    out: () => builtIsNumber(root),
+    installed: () => installedIsNumber(root),
   };
 }
 
@@ -255,14 +215,7 @@ export function archiveKeys(s: MoonScenario): string[] {
 
 /** The keys quarantined by any run (under each `.lockguard/quarantine/<run>/entries/moon/`). */
 export function quarantinedKeys(s: MoonScenario): string[] {
-  const dir = join(s.root, '.lockguard', 'quarantine');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .flatMap((run) => {
-      const home = join(dir, run, 'entries', 'moon');
-      return existsSync(home) ? readdirSync(home) : [];
-    })
-    .sort();
+  return quarantinedKeysOf(s.root, 'moon');
 }
 
 /** The hash `states/<project>/build/lastRun.json` names (what moon calls "the previous run"), or undefined. */

@@ -15,19 +15,30 @@
 // Invariants: writes only under its temp folder (removed when the test ends); every command has a timeout.
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { BIN } from './cli.js';
 import { isolatedEnv } from './env.js';
 import { REPO } from './scenario-workspace.js';
 import { startStaticRegistry } from './static-registry.js';
+import {
+  aBuild,
+  B_BUILD_COMMAND,
+  type IsNumberVariant,
+  builtIsNumber,
+  installedIsNumber,
+  manifest,
+  quarantinedKeysOf,
+  restoreS0,
+  saveS0,
+} from './is-number-scenario.js';
 import { check, toolBin } from './tool-shims.js';
 import { tempWorkspace, type Tree, writeTree } from './workspace.js';
 
 const STEP_TIMEOUT_MS = 90_000;
 
-export type WireitVariant = 'M' | 'L';
+export type WireitVariant = IsNumberVariant;
 
 export interface WireitScenario {
   readonly base: string;
@@ -48,26 +59,6 @@ export interface WireitScenario {
   /** is-number's version installed for b. */
   installed(): string;
 }
-
-const A_BUILD = (
-  variant: WireitVariant,
-): string => `const fs = require('fs'), path = require('path'), cp = require('child_process');
-const armed = path.join(__dirname, 'armed');
-if (fs.existsSync(armed)) {
-  fs.unlinkSync(armed);
-  cp.execFileSync('pnpm', ${JSON.stringify(
-    variant === 'M'
-      ? ['--filter', 'b', 'add', 'is-number@6.0.0']
-      : ['--filter', 'b', 'update', 'is-number@6.0.0', '--no-save'],
-  )}, { stdio: 'inherit' });
-}
-fs.mkdirSync('dist', { recursive: true });
-fs.writeFileSync('dist/a.txt', 'a');
-`;
-
-const B_BUILD = `node -e "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.json',JSON.stringify({isNumber:require('is-number')}))"`;
-
-const manifest = (value: Record<string, unknown>): string => `${JSON.stringify(value, null, 2)}\n`;
 
 function tree(registry: string): Tree {
   return {
@@ -100,7 +91,7 @@ function tree(registry: string): Tree {
           dependencies: { a: 'workspace:*', 'is-number': '^6.0.0 || ^7.0.0' },
           scripts: { build: 'wireit' },
           wireit: {
-            build: { command: B_BUILD, dependencies: ['../a:build'], files: ['src/**'], output: ['dist/**'] },
+            build: { command: B_BUILD_COMMAND, dependencies: ['../a:build'], files: ['src/**'], output: ['dist/**'] },
           },
         }),
         src: { 'index.js': "module.exports = 'b';\n" },
@@ -118,7 +109,7 @@ export async function wireitScenario(t: Pick<TestContext, 'after'>, variant: Wir
     { name: 'is-number', version: '7.0.0' },
   ]);
   toolBin(join(base, 'bin'), { pnpm: 10 });
-  writeFileSync(join(base, 'a-build.cjs'), A_BUILD(variant));
+  writeFileSync(join(base, 'a-build.cjs'), aBuild(variant));
   writeTree(root, tree(registry));
   const env = isolatedEnv(base, {
     settings: 'home',
@@ -130,10 +121,7 @@ export async function wireitScenario(t: Pick<TestContext, 'after'>, variant: Wir
     return spawnSync(command, args, { cwd: root, env, encoding: 'utf8', timeout: STEP_TIMEOUT_MS });
   };
   check(sh(['pnpm', 'install']), 'pnpm install');
-  const saved = join(base, 'saved');
-  mkdirSync(saved);
-  copyFileSync(join(root, 'pnpm-lock.yaml'), join(saved, 'pnpm-lock.yaml'));
-  copyFileSync(join(root, 'packages', 'b', 'package.json'), join(saved, 'b-package.json'));
+  saveS0(base, root);
   const arm = (): void => writeFileSync(join(base, 'armed'), '');
   arm();
   return {
@@ -144,28 +132,9 @@ export async function wireitScenario(t: Pick<TestContext, 'after'>, variant: Wir
     build: () => check(sh(['npm', 'run', 'build']), 'npm run build'),
     lockguard: (argv) => sh([process.execPath, BIN, ...argv]),
     arm,
-    goBack(options = {}) {
-      copyFileSync(join(saved, 'pnpm-lock.yaml'), join(root, 'pnpm-lock.yaml'));
-      copyFileSync(join(saved, 'b-package.json'), join(root, 'packages', 'b', 'package.json'));
-      check(sh(['pnpm', 'install', '--frozen-lockfile']), 'pnpm install --frozen-lockfile');
-      if (options.removeOutputs === true)
-        for (const name of ['a', 'b']) rmSync(join(root, 'packages', name, 'dist'), { recursive: true, force: true });
-    },
-    out() {
-      try {
-        return (
-          JSON.parse(readFileSync(join(root, 'packages', 'b', 'dist', 'out.json'), 'utf8')) as { isNumber?: string }
-        ).isNumber;
-      } catch {
-        return undefined;
-      }
-    },
-    installed: () =>
-      (
-        JSON.parse(readFileSync(join(root, 'packages', 'b', 'node_modules', 'is-number', 'package.json'), 'utf8')) as {
-          version: string;
-        }
-      ).version,
+    goBack: (options) => restoreS0(base, root, sh, options),
+    out: () => builtIsNumber(root),
+    installed: () => installedIsNumber(root),
   };
 }
 
@@ -182,14 +151,7 @@ export function cacheKeys(s: WireitScenario): string[] {
 
 /** The keys quarantined by any run (under each `.lockguard/quarantine/<run>/entries/wireit/`). */
 export function quarantinedKeys(s: WireitScenario): string[] {
-  const dir = join(s.root, '.lockguard', 'quarantine');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .flatMap((run) => {
-      const home = join(dir, run, 'entries', 'wireit');
-      return existsSync(home) ? readdirSync(home) : [];
-    })
-    .sort();
+  return quarantinedKeysOf(s.root, 'wireit');
 }
 
 /** Whether any script of package `name` has a fingerprint stamp (the outputs in place count as fresh to wireit). */

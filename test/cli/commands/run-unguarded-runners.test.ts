@@ -125,7 +125,7 @@ test('no caching runner configured at all: the line stays as it was', (t) => {
   );
 });
 
-test('a runner whose cache cannot be resolved (nx.json, no nx installed): a run that moves nothing says so in one line, on every run, and exits with the command\'s code', (t) => {
+test("a runner whose cache cannot be resolved (nx.json, no nx installed): a run that moves nothing says so in one line, on every run, and exits with the command's code", (t) => {
   const root = tempWorkspace(t, installed({ 'nx.json': '{}' }));
   for (const code of [0, 3]) {
     const result = cliProcess(['run', '--', 'sh', '-c', `exit ${code}`], root);
