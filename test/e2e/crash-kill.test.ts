@@ -23,7 +23,7 @@ import {
   unitsInFlight,
   type Inventory,
 } from '../helpers/crash.js';
-import { scenario, type Scenario } from '../helpers/runner-scenario.js';
+import { installOncePerFile, scenario, type Scenario } from '../helpers/runner-scenario.js';
 
 /**
  * Stale entries the mid-pass kill finds: the pass pauses (the test seam) after 300 units, so 2,000 leave it
@@ -32,6 +32,8 @@ import { scenario, type Scenario } from '../helpers/runner-scenario.js';
  * `LOCKGUARD_CRASH_ENTRIES=20000 node --test dist/test/e2e/crash-kill.test.js` runs that volume.
  */
 const BULK = Number(process.env['LOCKGUARD_CRASH_ENTRIES'] ?? '') || 2_000;
+// One install of the scenario for the file, a private copy per test (runner-scenario.ts).
+installOncePerFile();
 tempOnTmpfs('3g');
 
 function turboArgv(s: Scenario): string[] {

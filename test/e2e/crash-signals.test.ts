@@ -19,7 +19,7 @@ import {
   tempOnTmpfs,
   unitsInFlight,
 } from '../helpers/crash.js';
-import { scenario, type Scenario } from '../helpers/runner-scenario.js';
+import { installOncePerFile, scenario, type Scenario } from '../helpers/runner-scenario.js';
 
 /**
  * Stale entries behind the pass's pause (the test seam, after 300 units). One SIGINT lets the pass finish, so
@@ -31,6 +31,8 @@ import { scenario, type Scenario } from '../helpers/runner-scenario.js';
 const GIVEN = Number(process.env['LOCKGUARD_CRASH_ENTRIES'] ?? '') || undefined;
 const ONE_SIGINT_BULK = GIVEN ?? 2_000;
 const TWO_SIGINTS_BULK = GIVEN ?? 5_000;
+// One install of the scenario for the file, a private copy per test (runner-scenario.ts).
+installOncePerFile();
 tempOnTmpfs('2g');
 
 function status(s: Scenario, runId: string): { life: { state: string; by?: string } } {

@@ -24,10 +24,13 @@ import {
   resizeTmpfs,
   unitsInFlight,
 } from '../helpers/crash.js';
-import { scenario } from '../helpers/runner-scenario.js';
+import { installOncePerFile, scenario } from '../helpers/runner-scenario.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 const DIST = fileURLToPath(new URL('../../', import.meta.url));
+
+// One install per scenario for the file, a private copy per test (runner-scenario.ts).
+installOncePerFile();
 
 function fill(dir: string): void {
   try {

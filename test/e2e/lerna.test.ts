@@ -10,7 +10,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { BIN } from '../helpers/cli.js';
-import { scenario } from '../helpers/runner-scenario.js';
+import { installOncePerFile, scenario } from '../helpers/runner-scenario.js';
+
+// One install per scenario for the file, a private copy per test (runner-scenario.ts).
+installOncePerFile();
 
 test('Lerna on pnpm, without lockguard (the control): a lockfile rewritten mid-run is replayed stale after going back', (t) => {
   const s = scenario(t, 'nx', { lerna: true });

@@ -15,7 +15,10 @@ import { test, type TestContext } from 'node:test';
 import { resolveNxCache } from '../../lib/integrations/runners/index.js';
 import { startSpecCache, startTurboRemoteCache, type CacheServer } from '../helpers/cache-servers.js';
 import { BIN } from '../helpers/cli.js';
-import { scenario, secondMachine, type Scenario } from '../helpers/runner-scenario.js';
+import { installOncePerFile, scenario, secondMachine, type Scenario } from '../helpers/runner-scenario.js';
+
+// One install per scenario for the file, a private copy per test (runner-scenario.ts).
+installOncePerFile();
 
 const TOKEN = 'lg-planted-token-5f2c9a1e';
 

@@ -9,8 +9,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { BIN } from '../helpers/cli.js';
-import { scenario } from '../helpers/runner-scenario.js';
+import { installOncePerFile, scenario } from '../helpers/runner-scenario.js';
 import type { Tool } from '../helpers/scenario-workspace.js';
+
+// One install per scenario for the file, a private copy per test (runner-scenario.ts).
+installOncePerFile();
 
 const SCRIPT: Record<'turbo' | 'nx', string> = {
   turbo: 'turbo run build --summarize',

@@ -13,8 +13,11 @@ import { test } from 'node:test';
 import { startTurboRemoteCache } from '../helpers/cache-servers.js';
 import { BIN } from '../helpers/cli.js';
 import { latestRunDir, spawnGuard } from '../helpers/crash.js';
-import { scenario, type Scenario } from '../helpers/runner-scenario.js';
+import { installOncePerFile, scenario, type Scenario } from '../helpers/runner-scenario.js';
 import type { ScenarioOptions } from '../helpers/scenario-workspace.js';
+
+// One install per scenario for the file, a private copy per test (runner-scenario.ts).
+installOncePerFile();
 
 interface Status {
   report: {

@@ -11,8 +11,11 @@ import { listUnits } from '../../lib/integrations/runners/index.js';
 import { listQuarantine, restore } from '../../lib/ledger/quarantine/index.js';
 import { trustedPlaces } from '../../lib/ledger/trust.js';
 import { guardedRun } from '../helpers/guarded-run.js';
-import { scenario } from '../helpers/runner-scenario.js';
+import { installOncePerFile, scenario } from '../helpers/runner-scenario.js';
 import type { Tool } from '../helpers/scenario-workspace.js';
+
+// One install per scenario for the file, a private copy per test (runner-scenario.ts).
+installOncePerFile();
 
 const B_TASK: Record<Tool, string> = { turbo: 'b#build', nx: 'b:build', 'pnpm-pipeline': 'packages/b#build' };
 

@@ -265,11 +265,15 @@ interface Build {
   readonly resolves: string;
 }
 
-/** A turbo build from a clean dist (guarded: under `lockguard run`): whether a#build was replayed, what it says. */
+/**
+ * A turbo build of a from a clean dist (guarded: under `lockguard run`): whether a#build was replayed, what it
+ * says. `--filter=a`: these builds read only a#build (its hash does not depend on the filter: b depends on a,
+ * not a on b), so b#build, a pnpm-started task no assertion here reads, is not run.
+ */
 function build(arm: Arm, guarded: boolean): Build {
   const { s } = arm;
   rmSync(join(s.root, 'packages', 'a', 'dist'), { recursive: true, force: true });
-  const turbo = ['turbo', 'run', 'build', '--output-logs=hash-only'];
+  const turbo = ['turbo', 'run', 'build', '--filter=a', '--output-logs=hash-only'];
   const run = s.sh(guarded ? [process.execPath, BIN, 'run', '--', ...turbo] : turbo);
   assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
   return { aHit: /a:build: cache hit/.test(run.stdout), says: recorded(s), resolves: resolvesNow(arm) };

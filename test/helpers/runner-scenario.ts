@@ -7,11 +7,28 @@
 // fails its test instead of stalling the run; S0's lockfile and b/package.json are kept under `<base>/saved/`
 // (what `goBack` and a second machine start from); a#build installs only while armed, and `scenario` arms it
 // (unless the install is in plain sight, where it runs on every real build).
+// A file that calls `installOncePerFile()` at its top level installs each pnpm scenario once (a template, removed
+// after the file's last test) and gives every test a private `cp -a` copy of the installed workspace, its bin/,
+// a-build.cjs and saved/ in its own temp folder; the copies share the template's HOME (pnpm's store, whose path
+// `.modules.yaml` records), as the lage and moon scenarios do. Not shared: a `prepare`, an `install` (its argv
+// names the root), `homeOutsideTmp` (nx's cache under that HOME), the pipeline (its own frozen install and git
+// inputs), yarn and bun workspaces.
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TestContext } from 'node:test';
+import { after, type TestContext } from 'node:test';
 import { homeEnv } from './env.js';
 import {
   scenarioWorkspace,
@@ -84,6 +101,19 @@ export function scenario(
   options: ScenarioOptions = {},
   prepare?: (workspace: ScenarioWorkspace) => void,
 ): Scenario {
+  const scope = prepare === undefined && shareable(tool, options) ? fileScope : undefined;
+  const installed =
+    scope !== undefined ? copyOf(t, template(scope, tool, options)) : installS0(t, tool, options, prepare);
+  return drive(installed, tool, options);
+}
+
+/** Write the scenario workspace, install it (S0) and keep S0's lockfile and b/package.json under `<base>/saved/`. */
+function installS0(
+  t: Pick<TestContext, 'after'>,
+  tool: Tool,
+  options: ScenarioOptions,
+  prepare?: (workspace: ScenarioWorkspace) => void,
+): ScenarioWorkspace {
   const written = scenarioWorkspace(t, tool, options);
   prepare?.(written);
   const { manager, base, root, env } = written;
@@ -96,6 +126,77 @@ export function scenario(
   mkdirSync(saved);
   copyFileSync(join(root, lockfile), join(saved, lockfile));
   copyFileSync(join(root, 'packages', 'b', 'package.json'), join(saved, 'b-package.json'));
+  return written;
+}
+
+/** The installed templates of this file by tool and options, and their cleanups (undefined: the file did not opt in). */
+let fileScope: { readonly templates: Map<string, ScenarioWorkspace>; readonly cleanups: (() => void)[] } | undefined;
+
+/**
+ * Call once at a test file's top level: its tests' pnpm scenarios are installed once per tool and options
+ * and copied per test (`cp -a`); the templates are removed after the file's last test.
+ */
+export function installOncePerFile(): void {
+  const scope = { templates: new Map<string, ScenarioWorkspace>(), cleanups: [] as (() => void)[] };
+  fileScope = scope;
+  after(() => {
+    for (const cleanup of scope.cleanups.reverse()) cleanup();
+    scope.templates.clear();
+  });
+}
+
+function shareable(tool: Tool, options: ScenarioOptions): boolean {
+  return (
+    tool !== 'pnpm-pipeline' &&
+    (options.manager ?? 'pnpm') === 'pnpm' &&
+    options.install === undefined &&
+    options.homeOutsideTmp !== true
+  );
+}
+
+/** The file's installed template for `tool` and `options`, installed on first use. */
+function template(scope: NonNullable<typeof fileScope>, tool: Tool, options: ScenarioOptions): ScenarioWorkspace {
+  const id = JSON.stringify([tool, options]);
+  let installed = scope.templates.get(id);
+  if (installed === undefined) {
+    installed = installS0({ after: (fn) => void scope.cleanups.push(fn as () => void) }, tool, options);
+    scope.templates.set(id, installed);
+  }
+  return installed;
+}
+
+/**
+ * A private copy of an installed template in the test's own temp folder: the workspace (links and all), bin/,
+ * a-build.cjs and saved/; PATH names the copy's bin/, HOME stays the template's (its pnpm store). pnpm's
+ * workspace state names the projects by absolute path: rewritten to the copy's, as an install there writes it.
+ */
+function copyOf(t: Pick<TestContext, 'after'>, installed: ScenarioWorkspace): ScenarioWorkspace {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), `lockguard-copy-${installed.manager}-`)));
+  t.after(() => rmSync(base, { recursive: true, force: true }));
+  for (const name of ['ws', 'bin', 'saved', 'a-build.cjs'])
+    check(
+      spawnSync('cp', ['-a', join(installed.base, name), join(base, name)], {
+        encoding: 'utf8',
+        timeout: STEP_TIMEOUT_MS,
+      }),
+      `cp -a ${name}`,
+    );
+  const root = join(base, 'ws');
+  const state = join(root, 'node_modules', '.pnpm-workspace-state-v1.json');
+  if (existsSync(state)) writeFileSync(state, readFileSync(state, 'utf8').replaceAll(`"${installed.root}`, `"${root}`));
+  const env = {
+    ...installed.env,
+    PATH: (installed.env['PATH'] ?? '').replace(join(installed.base, 'bin'), join(base, 'bin')),
+  };
+  return { manager: installed.manager, base, root, env };
+}
+
+/** The scenario's driver over an installed workspace (S0 saved under `<base>/saved/`), armed. */
+function drive(installed: ScenarioWorkspace, tool: Tool, options: ScenarioOptions): Scenario {
+  const { manager, base, root, env } = installed;
+  const sh = shellIn(root, env, STEP_TIMEOUT_MS);
+  const saved = join(base, 'saved');
+  const lockfile = LOCKFILE[manager];
   const runnerArgv = (): string[] => {
     switch (tool) {
       case 'turbo':
