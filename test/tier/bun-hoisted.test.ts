@@ -3,5 +3,5 @@
 import { test } from 'node:test';
 import { tierArm } from './tier.js';
 
-test('bun, hoisted linker: from the tarball, init, doctor, seven ordinary runs, the poisoning guarded, the way out', (t) =>
+test('bun, hoisted linker: from the tarball, init, doctor, five ordinary runs, the poisoning guarded, the way out', (t) =>
   tierArm(t, 'bun-hoisted'));

@@ -3,5 +3,5 @@
 import { test } from 'node:test';
 import { tierArm } from './tier.js';
 
-test('pnpm 10, isolated (its default): from the tarball, init, doctor, seven ordinary runs, the poisoning guarded, the way out', (t) =>
+test('pnpm 10, isolated (its default): from the tarball, init, doctor, five ordinary runs, the poisoning guarded, the way out', (t) =>
   tierArm(t, 'pnpm10-isolated'));

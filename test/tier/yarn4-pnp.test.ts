@@ -3,5 +3,5 @@
 import { test } from 'node:test';
 import { tierArm } from './tier.js';
 
-test('yarn 4, PnP: from the tarball, init, doctor, seven ordinary runs, the poisoning guarded, the way out', (t) =>
+test('yarn 4, PnP: from the tarball, init, doctor, five ordinary runs, the poisoning guarded, the way out', (t) =>
   tierArm(t, 'yarn4-pnp'));
