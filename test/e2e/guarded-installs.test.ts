@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { BIN } from '../helpers/cli.js';
 import {
   editManifestOfB,
+  installFixturesOncePerFile,
   PNPM_VERSIONS,
   pnpmCommand,
   pnpmFixture,
@@ -19,6 +20,9 @@ import {
 } from '../helpers/hooks.js';
 import { isolatedEnv } from '../helpers/env.js';
 import { tempWorkspace, writeTree } from '../helpers/workspace.js';
+
+// One install per pnpm version for the file, a private copy per test (hooks.ts).
+installFixturesOncePerFile();
 
 interface Report {
   report: { moved: { files: { path: string }[]; evidence: string } | null; exitCode: number };

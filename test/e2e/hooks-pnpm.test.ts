@@ -5,7 +5,17 @@ import assert from 'node:assert/strict';
 import { rmSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { editManifestOfB, liveRun, PNPM_VERSIONS, pnpmFixture, type Spawned } from '../helpers/hooks.js';
+import {
+  editManifestOfB,
+  installFixturesOncePerFile,
+  liveRun,
+  PNPM_VERSIONS,
+  pnpmFixture,
+  type Spawned,
+} from '../helpers/hooks.js';
+
+// One install per pnpm version for the file, a private copy per test (hooks.ts).
+installFixturesOncePerFile();
 
 function output(result: Spawned): string {
   return `${result.stdout}\n${result.stderr}`;

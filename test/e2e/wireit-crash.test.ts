@@ -17,7 +17,11 @@ import {
   quarantinedKeys,
   wireitScenario,
   type WireitScenario,
+  installWireitOncePerFile,
 } from '../helpers/wireit-scenario.js';
+
+// One install per variant for the file, a private copy per test (wireit-scenario.ts).
+installWireitOncePerFile();
 
 const GUARDED = ['run', '--', 'npm', 'run', 'build'];
 

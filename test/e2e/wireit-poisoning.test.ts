@@ -19,7 +19,11 @@ import {
   quarantinedKeys as quarantined,
   wireitScenario,
   type WireitVariant,
+  installWireitOncePerFile,
 } from '../helpers/wireit-scenario.js';
+
+// One install per variant for the file, a private copy per test (wireit-scenario.ts).
+installWireitOncePerFile();
 
 const CASES: ReadonlyArray<readonly [WireitVariant, boolean]> = [
   ['M', false],

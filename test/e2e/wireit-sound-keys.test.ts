@@ -9,7 +9,10 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { check } from '../helpers/tool-shims.js';
-import { wireitScenario, type WireitScenario } from '../helpers/wireit-scenario.js';
+import { wireitScenario, type WireitScenario, installWireitOncePerFile } from '../helpers/wireit-scenario.js';
+
+// One install per variant for the file, a private copy per test (wireit-scenario.ts).
+installWireitOncePerFile();
 
 const BUMP = ['pnpm', '--filter', 'b', 'update', 'is-number@6.0.0', '--no-save'];
 

@@ -3,11 +3,15 @@
 // the shim as .pnpmfile.cjs), and a live run created as `lockguard run` creates it.
 //
 // Invariants: everything lives under the test's temp folder (HOME, XDG_*, stores, caches: env.ts); every
-// spawn has a timeout; nothing is written into the repository.
+// spawn has a timeout; nothing is written into the repository. A file that calls `installFixturesOncePerFile()`
+// at its top level installs the pnpm workspace once per pnpm version (a template, removed after the file's last
+// test) and gives each test a private `cp -a` copy of the installed workspace; the copies share the template's
+// HOME, store, tarballs and lockguard package (what `.modules.yaml` and the manifests name by absolute path).
 
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
@@ -128,6 +132,75 @@ export function pnpmFixture(
   t: { after(fn: () => void): void },
   version: PnpmVersion,
   options: { install?: boolean; tree?: Tree } = {},
+): PnpmFixture {
+  const scope = options.install !== false && options.tree === undefined ? fixtureScope : undefined;
+  if (scope === undefined) return installedFixture(t, version, options);
+  let template = scope.templates.get(version);
+  if (template === undefined) {
+    template = installedFixture({ after: (fn) => void scope.cleanups.push(fn) }, version, options);
+    scope.templates.set(version, template);
+  }
+  return fixtureCopy(t, version, template);
+}
+
+/** This file's installed templates by pnpm version, and their cleanups (undefined: the file did not opt in). */
+let fixtureScope: { readonly templates: Map<PnpmVersion, PnpmFixture>; readonly cleanups: (() => void)[] } | undefined;
+
+/**
+ * Call once at a test file's top level: its tests' installed pnpm fixtures (no `tree`, `install` not false) are
+ * installed once per pnpm version and copied per test; the templates are removed after the file's last test.
+ */
+export function installFixturesOncePerFile(): void {
+  const scope = { templates: new Map<PnpmVersion, PnpmFixture>(), cleanups: [] as (() => void)[] };
+  fixtureScope = scope;
+  after(() => {
+    for (const cleanup of scope.cleanups.reverse()) cleanup();
+    scope.templates.clear();
+  });
+}
+
+/**
+ * A private copy of an installed template in the test's own temp folder: the workspace (`cp -a`, links and
+ * all), the tarballs, and a link to the template's lockguard package, each where the lockfile's relative paths
+ * name them; where the manifests, the lockfile's specifiers and pnpm's workspace state name them (and the
+ * projects) by absolute path, the copy's paths, as a fixture written and installed there has them.
+ */
+function fixtureCopy(t: { after(fn: () => void): void }, version: PnpmVersion, template: PnpmFixture): PnpmFixture {
+  const from = join(template.root, '..');
+  const base = tempWorkspace(t, {}, `lockguard-hooks-${version}-copy-`);
+  const root = join(base, 'ws');
+  const copied = spawnSync('cp', ['-a', template.root, root], { encoding: 'utf8', timeout: 60_000 });
+  if (copied.status !== 0) throw new Error(`cp -a ${template.root} failed: ${copied.stderr}`);
+  for (const tarball of [template.depX, template.depY]) cpSync(tarball, join(base, basename(tarball)));
+  symlinkSync(template.lockguard, join(base, basename(template.lockguard)));
+  // The manifests and the lockfile's specifiers name the tarballs and the package by absolute path.
+  const named = [
+    join(root, 'package.json'),
+    join(root, 'packages', 'a', 'package.json'),
+    join(root, 'packages', 'b', 'package.json'),
+    join(root, 'pnpm-lock.yaml'),
+    join(root, 'node_modules', '.pnpm', 'lock.yaml'),
+  ];
+  for (const file of named.filter((path) => existsSync(path)))
+    writeFileSync(file, readFileSync(file, 'utf8').replaceAll(`${from}/`, `${base}/`));
+  // pnpm's workspace state names the projects by absolute path (and the store, the template's: kept).
+  const state = join(root, 'node_modules', '.pnpm-workspace-state-v1.json');
+  if (existsSync(state)) writeFileSync(state, readFileSync(state, 'utf8').replaceAll(`"${template.root}`, `"${root}`));
+  return {
+    ...template,
+    root,
+    lockguard: join(base, basename(template.lockguard)),
+    depX: join(base, basename(template.depX)),
+    depY: join(base, basename(template.depY)),
+    pnpm: (args, extra = {}) => pnpm(version, args, root, { ...template.env, ...extra }),
+    read: (path) => readFileSync(join(root, path)),
+  };
+}
+
+function installedFixture(
+  t: { after(fn: () => void): void },
+  version: PnpmVersion,
+  options: { install?: boolean; tree?: Tree },
 ): PnpmFixture {
   const base = tempWorkspace(t, {}, `lockguard-hooks-${version}-`);
   const root = join(base, 'ws');

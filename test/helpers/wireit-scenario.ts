@@ -13,11 +13,15 @@
 // the env (HOME and XDG under the temp folder, pnpm's store under HOME), `goBack` (S0's lockfile and b's
 // manifest back, a frozen install: 7.0.0 installed).
 // Invariants: writes only under its temp folder (removed when the test ends); every command has a timeout.
+// A file that calls `installWireitOncePerFile()` at its top level installs each variant once (a template, its
+// registry running until the file's last test) and gives each test a private `cp -a` copy of the installed
+// workspace, a-build.cjs and saved/ in its own temp folder; the copies share the template's HOME (pnpm's store),
+// bin/ and registry, as the lage scenario's do.
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TestContext } from 'node:test';
+import { after, type TestContext } from 'node:test';
 import { BIN } from './cli.js';
 import { isolatedEnv } from './env.js';
 import { REPO } from './scenario-workspace.js';
@@ -102,6 +106,56 @@ function tree(registry: string): Tree {
 
 /** The wireit scenario, installed at S0 (is-number 7.0.0 for b) and armed. */
 export async function wireitScenario(t: Pick<TestContext, 'after'>, variant: WireitVariant): Promise<WireitScenario> {
+  const scope = wireitScope;
+  if (scope === undefined) return drive(await installed(t, variant));
+  let template = scope.templates.get(variant);
+  if (template === undefined) {
+    template = installed({ after: (fn) => void scope.cleanups.push(fn as () => unknown) }, variant);
+    scope.templates.set(variant, template);
+  }
+  return drive(copyOf(t, variant, await template));
+}
+
+interface Installed {
+  readonly base: string;
+  readonly root: string;
+  readonly env: Record<string, string>;
+}
+
+/** This file's installed templates by variant, and their cleanups (undefined: the file did not opt in). */
+let wireitScope:
+  | { readonly templates: Map<WireitVariant, Promise<Installed>>; readonly cleanups: (() => unknown)[] }
+  | undefined;
+
+/** Call once at a test file's top level: each variant installed once, copied per test, removed after the file. */
+export function installWireitOncePerFile(): void {
+  const scope = { templates: new Map<WireitVariant, Promise<Installed>>(), cleanups: [] as (() => unknown)[] };
+  wireitScope = scope;
+  after(async () => {
+    for (const cleanup of scope.cleanups.reverse()) await cleanup();
+    scope.templates.clear();
+  });
+}
+
+/** A private copy of an installed template (workspace, a-build.cjs, saved/); pnpm's workspace state names the copy. */
+function copyOf(t: Pick<TestContext, 'after'>, variant: WireitVariant, template: Installed): Installed {
+  const base = tempWorkspace(t, {}, `lockguard-wireit-${variant}-copy-`);
+  for (const name of ['ws', 'saved', 'a-build.cjs'])
+    check(
+      spawnSync('cp', ['-a', join(template.base, name), join(base, name)], {
+        encoding: 'utf8',
+        timeout: STEP_TIMEOUT_MS,
+      }),
+      `cp -a ${name}`,
+    );
+  const root = join(base, 'ws');
+  const state = join(root, 'node_modules', '.pnpm-workspace-state-v1.json');
+  if (existsSync(state)) writeFileSync(state, readFileSync(state, 'utf8').replaceAll(`"${template.root}`, `"${root}`));
+  return { base, root, env: template.env };
+}
+
+/** The workspace written and installed at S0 (its registry stopped when `t` ends), S0 kept under saved/. */
+async function installed(t: Pick<TestContext, 'after'>, variant: WireitVariant): Promise<Installed> {
   const base = tempWorkspace(t, {}, `lockguard-wireit-${variant}-`);
   const root = join(base, 'ws');
   const registry = await startStaticRegistry(t, base, [
@@ -122,6 +176,15 @@ export async function wireitScenario(t: Pick<TestContext, 'after'>, variant: Wir
   };
   check(sh(['pnpm', 'install']), 'pnpm install');
   saveS0(base, root);
+  return { base, root, env };
+}
+
+/** The scenario's driver over an installed workspace (S0 under `<base>/saved/`), armed. */
+function drive({ base, root, env }: Installed): WireitScenario {
+  const sh = (argv: readonly string[]): SpawnSyncReturns<string> => {
+    const [command = 'true', ...args] = argv;
+    return spawnSync(command, args, { cwd: root, env, encoding: 'utf8', timeout: STEP_TIMEOUT_MS });
+  };
   const arm = (): void => writeFileSync(join(base, 'armed'), '');
   arm();
   return {
