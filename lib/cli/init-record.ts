@@ -7,7 +7,7 @@
 // one is no record: uninstall then takes back what it can recognise without it); small files only (the
 // lockfile is not recorded: its one line is taken back by pnpm's rule, integrations/pnpmfile/checksum.ts).
 
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../core/lazy-builtins.js';
 import { readFileSync } from 'node:fs';
 import { writeAtomic } from '../ledger/atomic.js';
 import { ledgerFolder } from '../ledger/ledger-fs.js';
@@ -26,7 +26,7 @@ interface InitFile {
 export type InitRecord = Readonly<Record<string, InitFile>>;
 
 export function textDigest(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return nodeCrypto().createHash('sha256').update(text).digest('hex');
 }
 
 function isInitFile(value: unknown): value is InitFile {

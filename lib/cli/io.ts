@@ -10,6 +10,7 @@
 import type { Env } from '../core/env.js';
 import { LockguardError } from '../core/errors.js';
 import { MESSAGE_MAX, printableText, printableUpTo } from '../core/printable.js';
+import { fdStream } from './fd-stream.js';
 
 export interface Io {
   readonly cwd: string;
@@ -29,13 +30,18 @@ export function processIo(): Io {
   return {
     cwd: process.cwd(),
     env: process.env,
-    stdout: lazyStream(() => process.stdout),
-    stderr: lazyStream(() => process.stderr),
+    stdout: fdStream(1, () => opening(process.stdout)),
+    stderr: fdStream(2, () => opening(process.stderr)),
   };
 }
 
 /** The process's streams that were opened (processIo), to know when all they were given is written. */
 const opened: NodeJS.WriteStream[] = [];
+
+function opening(stream: NodeJS.WriteStream): NodeJS.WriteStream {
+  opened.push(stream);
+  return stream;
+}
 
 /**
  * End the process with `code` once the command returned: at once when every opened stream has written all
@@ -48,26 +54,6 @@ const opened: NodeJS.WriteStream[] = [];
 export function exitProcess(code: number): void {
   process.exitCode = code;
   if (opened.every((stream) => stream.writableLength === 0)) process.exit(code);
-}
-
-function lazyStream(open: () => NodeJS.WriteStream): Io['stdout'] {
-  let stream: NodeJS.WriteStream | undefined;
-  const get = (): NodeJS.WriteStream => {
-    if (stream === undefined) {
-      stream = open();
-      opened.push(stream);
-      stream.on('error', (error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
-      });
-    }
-    return stream;
-  };
-  return {
-    write: (text: string) => get().write(text),
-    get isTTY() {
-      return get().isTTY === true;
-    },
-  };
 }
 
 export function useColor(io: Io, stream: Io['stdout']): boolean {

@@ -4,7 +4,7 @@
 // and canonical JSON (sorted object keys, no whitespace), so equal values always hash equal.
 // Invariant: nothing here reads the file system or the clock.
 
-import { createHash, hash } from 'node:crypto';
+import { nodeCrypto } from './lazy-builtins.js';
 
 /** sha256 of one entry's (possibly normalized) bytes, lowercase hex. */
 export type FileDigest = string & { readonly __brand: 'FileDigest' };
@@ -12,14 +12,15 @@ export type FileDigest = string & { readonly __brand: 'FileDigest' };
 export type TableKey = string & { readonly __brand: 'TableKey' };
 
 export function sha256Hex(data: Uint8Array | string): string {
-  return createHash('sha256').update(data).digest('hex');
+  return nodeCrypto().createHash('sha256').update(data).digest('hex');
 }
 
 // One-shot sha256 (`crypto.hash`, Node >= 20.12): no Hash object per call. The bundles pnpm and yarn load run
-// on whatever Node they run on, so an older one falls back to createHash. A named import: esbuild copies a
-// namespace import of a builtin property by property at start-up.
+// on whatever Node they run on, so an older one falls back to createHash. node:crypto is loaded on first use
+// (node-crypto.ts).
 /** sha256 of a string, hex or base64; for hot loops that hash many small strings (slice digests). */
 export function sha256Of(data: string, encoding: 'hex' | 'base64' = 'hex'): string {
+  const { hash, createHash } = nodeCrypto();
   return typeof hash === 'function'
     ? hash('sha256', data, encoding)
     : createHash('sha256').update(data).digest(encoding);

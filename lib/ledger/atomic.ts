@@ -11,7 +11,7 @@
 // O_EXCL, appends are O_NOFOLLOW; rename replaces a link at the target, never follows it); every fault is
 // a LockguardError naming the path (ENOSPC, EROFS, EACCES, ... are setup errors, never a crash).
 
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../core/lazy-builtins.js';
 import {
   closeSync,
   constants,
@@ -80,7 +80,10 @@ export function writeAtomic(
   data: string | Uint8Array,
   options: { fsync?: boolean; mode?: number } = {},
 ): void {
-  const stage = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.stage`);
+  const stage = join(
+    dirname(path),
+    `.${basename(path)}.${process.pid}.${nodeCrypto().randomBytes(4).toString('hex')}.stage`,
+  );
   let fd: number | undefined;
   try {
     fd = openSync(stage, CREATE_FLAGS, options.mode ?? 0o644);

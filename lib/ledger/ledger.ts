@@ -13,7 +13,7 @@
 // - What may hold a command (`run.json`, `events.ndjson`, `report.json`) is redacted as it is recorded
 //   (core/redact.ts) and written mode 0600.
 
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../core/lazy-builtins.js';
 import { lstatSync, mkdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { LockguardError } from '../core/errors.js';
@@ -84,7 +84,7 @@ let lastMicros = 0;
 export function newRunId(kind: RunKind, clock: () => number = wallMicros): string {
   const micros = Math.max(Math.floor(clock()), Date.now() * 1000, lastMicros + 1);
   lastMicros = micros;
-  return runIdAt(kind, micros, randomBytes(3).toString('hex'));
+  return runIdAt(kind, micros, nodeCrypto().randomBytes(3).toString('hex'));
 }
 
 /** The run id stamped `micros` (epoch microseconds) with the 6-hex-digit `suffix` (tests build old ids with it). */

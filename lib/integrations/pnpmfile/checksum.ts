@@ -15,11 +15,11 @@
 // Invariants: pure (text in, text out); an edit touches only the pnpmfileChecksum line (and the blank line
 // after it); a lockfile whose shape is not understood is left alone (undefined), never guessed at.
 
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../core/lazy-builtins.js';
 
 /** pnpm's checksum of a pnpmfile's text (what it records when the file exports hooks). */
 export function pnpmfileChecksumOf(text: string): string {
-  return `sha256-${createHash('sha256').update(text.split('\r\n').join('\n')).digest('base64')}`;
+  return `sha256-${nodeCrypto().createHash('sha256').update(text.split('\r\n').join('\n')).digest('base64')}`;
 }
 
 /** pnpm's top-level keys that come before pnpmfileChecksum (pnpm 10's ROOT_KEYS order). */

@@ -27,7 +27,7 @@
 //   run's: any other (another process on the machine) is answered 404, reaches nobody and counts only as
 //   `foreign`, never as a restore or an upload this run passed or refused.
 
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../../core/lazy-builtins.js';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { newCounters, statsOf, teller, type GateContext, type GateOptions } from './gate-context.js';
@@ -81,7 +81,7 @@ export async function startGate(options: GateOptions): Promise<Gate> {
     idleMs: options.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
     counts: newCounters(),
     port: 0,
-    prefix: `/lockguard-${randomBytes(16).toString('hex')}`,
+    prefix: `/lockguard-${nodeCrypto().randomBytes(16).toString('hex')}`,
     tell: teller(options.onEvent),
   };
   const sockets = new Set<Socket>();

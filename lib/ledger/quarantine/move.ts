@@ -12,7 +12,7 @@
 // - A copy is made under `.lockguard-stage-<name>` next to its target and renamed only once verified, so a
 //   copy torn by a kill is never taken for an entry (repair removes stages: repair.ts).
 
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../core/lazy-builtins.js';
 import {
   closeSync,
   constants,
@@ -84,7 +84,7 @@ const HASH_BUFFER = Buffer.allocUnsafe(1 << 16);
 function hashFile(path: string): string {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   try {
-    const hash = createHash('sha256');
+    const hash = nodeCrypto().createHash('sha256');
     const buffer = HASH_BUFFER;
     for (;;) {
       const read = readSync(fd, buffer, 0, buffer.length, null);

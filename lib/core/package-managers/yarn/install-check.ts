@@ -18,7 +18,7 @@
 // answers with values; a format it does not know (no checksum in the state) is "nothing checked", never
 // a refusal built on a guess.
 
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../lazy-builtins.js';
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join, posix } from 'node:path';
 import { errnoCode, LockguardError } from '../../errors.js';
@@ -61,7 +61,7 @@ const CLASSIC_FIX = 'yarn install --frozen-lockfile';
 // ---- berry ---------------------------------------------------------------------------------------------
 
 function lockChecksum(version: number, lock: Buffer): string {
-  return createHash('sha512').update(String(version)).update(lock).digest('hex');
+  return nodeCrypto().createHash('sha512').update(String(version)).update(lock).digest('hex');
 }
 
 function checkBerry(table: WorkspaceFingerprints, lock: Buffer): InstallCheck {

@@ -9,7 +9,7 @@
 // written atomically; never holds a token (nx.json and git config are hashed, not copied).
 
 import type { Env } from '../../../core/env.js';
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../../core/lazy-builtins.js';
 import { lstatSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeAtomic } from '../../../ledger/atomic.js';
@@ -39,7 +39,7 @@ function statKey(path: string): string {
 function bytes(path: string): string {
   try {
     const read = readBounded(path, { kind: 'config' });
-    return read === undefined ? '-' : createHash('sha256').update(read).digest('hex');
+    return read === undefined ? '-' : nodeCrypto().createHash('sha256').update(read).digest('hex');
   } catch {
     return '-';
   }
@@ -71,7 +71,7 @@ export function nxMemoKey(
     git === undefined ? '-' : bytes(join(git, 'config')),
     git === undefined ? '-' : statKey(join(git, 'shallow')),
   ];
-  return createHash('sha256').update(parts.join('\0')).digest('hex');
+  return nodeCrypto().createHash('sha256').update(parts.join('\0')).digest('hex');
 }
 
 export function readNxMemo(root: string, key: string): string | undefined {

@@ -10,7 +10,7 @@
 // no change. Invariants: never runs pnpm; unreadable runs are notes, never errors.
 
 import type { Env } from '../../../core/env.js';
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../../core/lazy-builtins.js';
 import { readdirSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { isAbsolute, join } from 'node:path';
@@ -53,7 +53,7 @@ function pnpmCacheDir(root: string, env: Env): { dir: string; source: string } {
 
 /** The workspace's folder in the pipeline cache: sha256 of the workspace path, first 32 hex. */
 export function pipelineFolderName(root: string): string {
-  return createHash('sha256').update(root).digest('hex').slice(0, 32);
+  return nodeCrypto().createHash('sha256').update(root).digest('hex').slice(0, 32);
 }
 
 export function resolvePipelineCache(root: string, env: Env): RunnerCache {

@@ -19,7 +19,7 @@
 // is not listed through); node_modules and dot folders are never walked; reads only the stamps of entries
 // being withheld.
 
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../../core/lazy-builtins.js';
 import { lstatSync, readdirSync, readFileSync, rmSync, type Dirent } from 'node:fs';
 import { basename, join, posix, relative, sep } from 'node:path';
 import type { Env } from '../../../core/env.js';
@@ -151,7 +151,7 @@ export function dropStamps(dir: string, entries: readonly { key: string; path: s
       if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') continue;
       throw cacheError(stamp, error);
     }
-    if (createHash('sha256').update(bytes).digest('hex') !== key) continue;
+    if (nodeCrypto().createHash('sha256').update(bytes).digest('hex') !== key) continue;
     try {
       rmSync(stamp, { force: true });
     } catch (error) {
