@@ -19,6 +19,7 @@ import { PNPMFILE_SHIM } from '../../lib/integrations/pnpmfile/shim.js';
 import { createRun, readEvents, type Policy, type RunEvent } from '../../lib/ledger/ledger.js';
 import { processStart, registerLive, unregisterLive } from '../../lib/ledger/live.js';
 import { isolatedEnv } from './env.js';
+import { copyInstalled } from './tool-shims.js';
 import { tempWorkspace, writeTree, type Tree } from './workspace.js';
 
 /** This worktree: the package a test workspace links as its `lockguard` devDependency. */
@@ -168,9 +169,7 @@ export function installFixturesOncePerFile(): void {
 function fixtureCopy(t: { after(fn: () => void): void }, version: PnpmVersion, template: PnpmFixture): PnpmFixture {
   const from = join(template.root, '..');
   const base = tempWorkspace(t, {}, `lockguard-hooks-${version}-copy-`);
-  const root = join(base, 'ws');
-  const copied = spawnSync('cp', ['-a', template.root, root], { encoding: 'utf8', timeout: 60_000 });
-  if (copied.status !== 0) throw new Error(`cp -a ${template.root} failed: ${copied.stderr}`);
+  const root = copyInstalled(from, base, [basename(template.root)], basename(template.root));
   for (const tarball of [template.depX, template.depY]) cpSync(tarball, join(base, basename(tarball)));
   symlinkSync(template.lockguard, join(base, basename(template.lockguard)));
   // The manifests and the lockfile's specifiers name the tarballs and the package by absolute path.
@@ -183,9 +182,6 @@ function fixtureCopy(t: { after(fn: () => void): void }, version: PnpmVersion, t
   ];
   for (const file of named.filter((path) => existsSync(path)))
     writeFileSync(file, readFileSync(file, 'utf8').replaceAll(`${from}/`, `${base}/`));
-  // pnpm's workspace state names the projects by absolute path (and the store, the template's: kept).
-  const state = join(root, 'node_modules', '.pnpm-workspace-state-v1.json');
-  if (existsSync(state)) writeFileSync(state, readFileSync(state, 'utf8').replaceAll(`"${template.root}`, `"${root}`));
   return {
     ...template,
     root,

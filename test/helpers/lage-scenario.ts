@@ -14,7 +14,7 @@
 // on PATH, `home/`), `goBack` (S0's lockfile and b's manifest back from git, a frozen install: 7.0.0 installed).
 // Invariants: writes only under its temp folder (removed when the file's tests end); every command has a timeout.
 
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import type { SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
@@ -31,7 +31,7 @@ import {
   manifest,
   quarantinedKeysOf,
 } from './is-number-scenario.js';
-import { check, commitS0, shellIn, toolBin } from './tool-shims.js';
+import { check, commitS0, copyInstalled, shellIn, toolBin } from './tool-shims.js';
 import { tempWorkspace, type Tree, writeTree } from './workspace.js';
 
 const STEP_TIMEOUT_MS = 90_000;
@@ -130,12 +130,8 @@ export async function lageInstall(t: Pick<TestContext, 'after'>): Promise<LageIn
 /** A copy of the installed S0 under `<base>/<name>/ws`, armed for `variant`. */
 export function lageScenario(install: LageInstall, variant: LageVariant, name: string): LageScenario {
   const home = join(install.base, name);
-  const root = join(home, 'ws');
   mkdirSync(home);
-  check(
-    spawnSync('cp', ['-a', join(install.base, 's0', 'ws'), root], { encoding: 'utf8', timeout: STEP_TIMEOUT_MS }),
-    'cp -a',
-  );
+  const root = copyInstalled(join(install.base, 's0'), home, ['ws']);
   writeFileSync(join(home, 'a-build.cjs'), aBuild(variant));
   writeFileSync(join(home, 'armed'), '');
   const { env } = install;

@@ -18,7 +18,7 @@
 // Invariants: writes only under its temp folders (each test's removed when it ends, the templates after the
 // file); every command has a timeout.
 
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import type { SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,7 +36,7 @@ import {
   restoreS0,
   saveS0,
 } from './is-number-scenario.js';
-import { check, commitS0, shellIn, toolBin } from './tool-shims.js';
+import { check, commitS0, copyInstalled, shellIn, toolBin } from './tool-shims.js';
 import { REPO_ROOT } from './tools.js';
 import { tempWorkspace, type Tree, writeTree } from './workspace.js';
 
@@ -180,11 +180,7 @@ export async function moonScenario(
   if (pending === undefined) templates.set(id, (pending = installTemplate(variant, inputs)));
   const template = await pending;
   const base = tempWorkspace(t, {}, `lockguard-moon-${variant}-`);
-  const root = join(base, 'ws');
-  check(
-    spawnSync('cp', ['-a', join(template.dir, 'ws'), root], { encoding: 'utf8', timeout: STEP_TIMEOUT_MS }),
-    'cp -a',
-  );
+  const root = copyInstalled(template.dir, base, ['ws']);
   writeFileSync(join(base, 'a-build.cjs'), aBuild(variant));
   writeFileSync(join(base, 'b-build.cjs'), B_BUILD);
   const env = template.env;

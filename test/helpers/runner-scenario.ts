@@ -37,7 +37,7 @@ import {
   type ScenarioWorkspace,
   type Tool,
 } from './scenario-workspace.js';
-import { check, commitS0, shellIn } from './tool-shims.js';
+import { check, commitS0, copyInstalled, shellIn } from './tool-shims.js';
 import { tempWorkspace } from './workspace.js';
 
 /** One setup step or runner invocation (an install, a turbo or nx run) may take this long before it fails the test. */
@@ -173,17 +173,7 @@ function template(scope: NonNullable<typeof fileScope>, tool: Tool, options: Sce
 function copyOf(t: Pick<TestContext, 'after'>, installed: ScenarioWorkspace): ScenarioWorkspace {
   const base = realpathSync(mkdtempSync(join(tmpdir(), `lockguard-copy-${installed.manager}-`)));
   t.after(() => rmSync(base, { recursive: true, force: true }));
-  for (const name of ['ws', 'bin', 'saved', 'a-build.cjs'])
-    check(
-      spawnSync('cp', ['-a', join(installed.base, name), join(base, name)], {
-        encoding: 'utf8',
-        timeout: STEP_TIMEOUT_MS,
-      }),
-      `cp -a ${name}`,
-    );
-  const root = join(base, 'ws');
-  const state = join(root, 'node_modules', '.pnpm-workspace-state-v1.json');
-  if (existsSync(state)) writeFileSync(state, readFileSync(state, 'utf8').replaceAll(`"${installed.root}`, `"${root}`));
+  const root = copyInstalled(installed.base, base, ['ws', 'bin', 'saved', 'a-build.cjs']);
   const env = {
     ...installed.env,
     PATH: (installed.env['PATH'] ?? '').replace(join(installed.base, 'bin'), join(base, 'bin')),

@@ -4,14 +4,14 @@
 //
 // Owns: the tools on PATH by name (`toolBin`: one `bin/` folder of shims for the pinned pnpm 10 or 12, yarn,
 // nx, turbo, bun and lockguard), a command run in the workspace with a step timeout (`shellIn`) and its
-// check (`check`), a one-module package tarball (`packTarball`), git in a folder (`git`) and S0 as a git commit
-// (`commitS0`).
+// check (`check`), a one-module package tarball (`packTarball`), git in a folder (`git`), S0 as a git commit
+// (`commitS0`), and an installed template copied for one test (`copyInstalled`).
 // Invariants: every path it writes is under the folders it is given; the shims name this repo's pinned
 // devDependencies (never a tool from the machine's PATH), by absolute path.
 
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bunBinary, PNPM10, PNPM12, REPO_ROOT, YARN } from './tools.js';
 import { writeTree } from './workspace.js';
@@ -64,6 +64,25 @@ export function check(result: SpawnSyncReturns<string>, what: string): SpawnSync
   if (result.status !== 0)
     throw new Error(`${what} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`);
   return result;
+}
+
+/**
+ * A test's private copy of an installed template: each of `names` (files or folders under `from`, links and all:
+ * `cp -a`) into `to`. When `root` names the template's workspace (`from/<root>`, copied to `to/<root>`), pnpm's
+ * workspace state, which names the projects by absolute path, is re-pointed at the copy, as an install there
+ * writes it. Returns the copy's workspace path (`to/<root>`).
+ */
+export function copyInstalled(from: string, to: string, names: readonly string[], root = 'ws'): string {
+  for (const name of names)
+    check(
+      spawnSync('cp', ['-a', join(from, name), join(to, name)], { encoding: 'utf8', timeout: 120_000 }),
+      `cp -a ${name}`,
+    );
+  const copy = join(to, root);
+  const state = join(copy, 'node_modules', '.pnpm-workspace-state-v1.json');
+  if (existsSync(state))
+    writeFileSync(state, readFileSync(state, 'utf8').replaceAll(`"${join(from, root)}`, `"${copy}`));
+  return copy;
 }
 
 /** Run argv in `cwd` with `env`, for at most `timeoutMs`. */

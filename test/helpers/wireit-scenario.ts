@@ -19,7 +19,7 @@
 // bin/ and registry, as the lage scenario's do.
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, type TestContext } from 'node:test';
 import { BIN } from './cli.js';
@@ -37,7 +37,7 @@ import {
   restoreS0,
   saveS0,
 } from './is-number-scenario.js';
-import { check, toolBin } from './tool-shims.js';
+import { check, copyInstalled, toolBin } from './tool-shims.js';
 import { tempWorkspace, type Tree, writeTree } from './workspace.js';
 
 const STEP_TIMEOUT_MS = 90_000;
@@ -140,17 +140,7 @@ export function installWireitOncePerFile(): void {
 /** A private copy of an installed template (workspace, a-build.cjs, saved/); pnpm's workspace state names the copy. */
 function copyOf(t: Pick<TestContext, 'after'>, variant: WireitVariant, template: Installed): Installed {
   const base = tempWorkspace(t, {}, `lockguard-wireit-${variant}-copy-`);
-  for (const name of ['ws', 'saved', 'a-build.cjs'])
-    check(
-      spawnSync('cp', ['-a', join(template.base, name), join(base, name)], {
-        encoding: 'utf8',
-        timeout: STEP_TIMEOUT_MS,
-      }),
-      `cp -a ${name}`,
-    );
-  const root = join(base, 'ws');
-  const state = join(root, 'node_modules', '.pnpm-workspace-state-v1.json');
-  if (existsSync(state)) writeFileSync(state, readFileSync(state, 'utf8').replaceAll(`"${template.root}`, `"${root}`));
+  const root = copyInstalled(template.base, base, ['ws', 'saved', 'a-build.cjs']);
   return { base, root, env: template.env };
 }
 
