@@ -8,6 +8,9 @@
 //   imported through the launcher (lib/core/external.ts): no `import()` may remain in a bundle (the build
 //   fails on one: code compiled through node:vm cannot import in Node 20);
 // - each CLI bundle written as the function expression the launcher compiles (no CommonJS module of its own);
+// - dist/cli/recover-runs.cjs, the one chunk (lib/core/chunks.ts): dead-run recovery, left out of every command's
+//   bundle and compiled by the launcher only when a run is dead; it takes CHUNK_SHARED from the bundle that loads
+//   it (each such bundle exports them as `shared`) and carries its own copy of everything else;
 // - no V8 code cache: one only the Node that built it accepts helps no user on another Node (lib/cli/bundle-load.ts);
 // - dist/pnpmfile.cjs, dist/npm-hook.cjs, dist/yarn-plugin.cjs: the install-time hooks, plain CommonJS;
 //   dist/slice-writer.cjs: the slice-file writer the pnpm plugin requires only after an install (the yarn
@@ -19,8 +22,8 @@
 
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -36,15 +39,47 @@ const META = {
 };
 const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', absWorkingDir: root, ...META };
 const { COMMAND_NAMES } = await import(pathToFileURL(join(dist, 'lib', 'cli', 'command-names.js')).href);
+const { CHUNK_SHARED } = await import(pathToFileURL(join(dist, 'lib', 'core', 'chunks.js')).href);
+const RECOVERY = 'dist/lib/guard/recover.js';
 
-/** The entry of one CLI bundle: main with a table of `name` only (none for the `main` bundle). */
-function entryOf(name) {
+/** A command's bundle leaves guard/recover.ts's import of recover-runs.js out: the launcher loads it as the chunk. */
+const leaveRecoveryOut = {
+  name: 'leave-recovery-out',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/recover-runs\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' && args.importer.endsWith(join('guard', 'recover.js')) ? { path: args.path, external: true } : undefined,
+    );
+  },
+};
+
+/** The chunk requires CHUNK_SHARED as `lockguard-shared:<path>` (the launcher hands it the host's modules). */
+const shareFromHost = {
+  name: 'share-from-host',
+  setup(build) {
+    build.onResolve({ filter: /^\./ }, (args) => {
+      const path = relative(join(dist, 'lib'), join(args.resolveDir, args.path)).split(sep).join('/');
+      return CHUNK_SHARED.includes(path) ? { path: `lockguard-shared:${path}`, external: true } : undefined;
+    });
+  },
+};
+
+/**
+ * The entry of one CLI bundle: main with a table of `name` only (none for the `main` bundle); with `shared`,
+ * the modules the recovery chunk takes from it, exported as `shared` (lib/cli/bin.ts hands them over).
+ */
+function entryOf(name, shared = false) {
   const table = name === 'main' ? '{}' : `{ ${JSON.stringify(name)}: async () => command }`;
   return [
     "import { main } from './main.js';",
     "export { exitProcess, processIo } from './io.js';",
     ...(name === 'main' ? [] : [`import { command } from './commands/${name}.js';`]),
     `export function start(argv, io) { return main(argv, io, ${table}); }`,
+    ...(shared
+      ? [
+          ...CHUNK_SHARED.map((path, index) => `import * as shared${index} from '../${path}';`),
+          `export const shared = { ${CHUNK_SHARED.map((path, index) => `${JSON.stringify(path)}: shared${index}`).join(', ')} };`,
+        ]
+      : []),
   ].join('\n');
 }
 
@@ -89,19 +124,38 @@ const bundles = ['main', ...COMMAND_NAMES];
 // (lib/integrations/slice-files/lazy-writer.ts).
 const LAZY_SLICE_WRITER = { define: { __LOCKGUARD_SLICE_WRITER__: '"slice-writer.cjs"', 'import.meta.url': 'undefined' } };
 rmSync(join(dist, 'cli'), { recursive: true, force: true });
+const cliOptions = {
+  ...common,
+  external: ['@pnpm/lockfile-file', 'execa'],
+  plugins: [leaveRecoveryOut],
+  // Thirteen bundles share most of their code: without indentation and blank lines they are 0.77x the
+  // size (the tarball's budget, test/package/tarball.test.ts); names stay, so a bug's stack still reads.
+  minifyWhitespace: true,
+};
+/** One command's bundle; built again with the shared modules exported when it holds dead-run recovery. */
+async function cliBundle(name) {
+  const options = (shared) => ({
+    ...cliOptions,
+    stdin: { contents: entryOf(name, shared), resolveDir: join(dist, 'lib', 'cli'), sourcefile: `cli-${name}.js` },
+    outfile: `dist/cli/${name}.cjs`,
+  });
+  const first = await build({ ...options(false), write: false, metafile: true });
+  if (!(RECOVERY in first.metafile.inputs)) {
+    writeFileSync(join(dist, 'cli', `${name}.cjs`), first.outputFiles[0].text);
+    return first;
+  }
+  return build(options(true));
+}
+mkdirSync(join(dist, 'cli'), { recursive: true });
 const results = await Promise.all([
   build({ ...common, entryPoints: ['dist/lib/cli/bin.js'], outfile: 'dist/lockguard.cjs' }),
-  ...bundles.map((name) =>
-    build({
-      ...common,
-      stdin: { contents: entryOf(name), resolveDir: join(dist, 'lib', 'cli'), sourcefile: `cli-${name}.js` },
-      outfile: `dist/cli/${name}.cjs`,
-      external: ['@pnpm/lockfile-file', 'execa'],
-      // Thirteen bundles share most of their code: without indentation and blank lines they are 0.77x the
-      // size (the tarball's budget, test/package/tarball.test.ts); names stay, so a bug's stack still reads.
-      minifyWhitespace: true,
-    }),
-  ),
+  ...bundles.map(cliBundle),
+  build({
+    ...cliOptions,
+    plugins: [shareFromHost],
+    entryPoints: ['dist/lib/guard/recover-runs.js'],
+    outfile: 'dist/cli/recover-runs.cjs',
+  }),
   build({ ...common, ...LAZY_SLICE_WRITER, entryPoints: ['dist/lib/integrations/pnpmfile/commonjs.js'], outfile: 'dist/pnpmfile.cjs' }),
   build({ ...common, entryPoints: ['dist/lib/cli/npm-hook-entry.js'], outfile: 'dist/npm-hook.cjs' }),
   build({ ...common, entryPoints: ['dist/lib/integrations/slice-files/after-install.js'], outfile: 'dist/slice-writer.cjs' }),
@@ -119,12 +173,14 @@ if (warned > 0) throw new Error(`build: esbuild printed ${warned} warning(s) abo
 // The only dynamic import left may be core/external.ts's fallback for the ES modules, never reached in a bundle.
 // Each bundle is then written as the script the launcher compiles (lib/cli/bundle-load.ts wrapBundle).
 const { wrapBundle } = await import(pathToFileURL(join(dist, 'lib', 'cli', 'bundle-load.js')).href);
-for (const name of bundles) {
+for (const name of [...bundles, 'recover-runs']) {
   const file = join(dist, 'cli', `${name}.cjs`);
   const text = readFileSync(file, 'utf8');
   const imports = (text.match(/\bimport\(/g) ?? []).length;
-  const external = /typeof __lockguardImport\s*===\s*"function"/.test(text);
-  if (imports !== (external ? 2 : 0)) throw new Error(`build: ${file} holds ${imports} import() calls; a bundle may import only through core/external.ts's importExternal.`);
+  const external = /typeof __lockguardImport\s*===\s*"function"\)\s*return __lockguardImport\(specifier\)/.test(text);
+  // guard/recover.ts's own import of recover-runs.js, left out of the bundle and never reached in it.
+  const recovery = text.includes('import("./recover-runs.js")');
+  if (imports !== (external ? 2 : 0) + (recovery ? 1 : 0)) throw new Error(`build: ${file} holds ${imports} import() calls; a bundle may import only through core/external.ts's importExternal.`);
   // One non-ASCII character (a `•` in a regular expression: esbuild escapes strings, not regex literals) makes V8
   // hold and scan the whole bundle as two-byte text: +7.5 M instructions on every `lockguard run` (callgrind).
   const wide = /[^\x00-\x7f]/.exec(text);

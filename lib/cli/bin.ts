@@ -2,27 +2,41 @@
 // The executable, dist/lockguard.cjs: a few lines that pick the bundle of the command argv names
 // (dist/cli/<command>.cjs, or dist/cli/main.cjs for help, the version and an unknown command; built by
 // lib/build/bundle.mjs), compile it (bundle-load.ts: from the code cache this machine's Node wrote, else from
-// source), hand it argv and the process's io, write the code cache where there was none, and end the process
+// source), hand it argv and the process's io, write the code caches where there were none, and end the process
 // with the command's exit code (io.ts exitProcess). It runs only as that bundle (it finds the CLI's bundles next to itself).
+// A bundle asks it for a chunk (core/chunks.ts: dist/cli/recover-runs.cjs, dead-run recovery) only when it needs
+// one: compiled once, handed the modules the bundle shares with it (its `shared` export).
 // Invariants: no top-level await and no work before the bundle runs; the bundles' two external packages are
 // imported from here (Node's own loader), the only place that can (core/external.ts).
 
 import { join } from 'node:path';
-import { compileBundle } from './bundle-load.js';
+import { compileBundle, type CompiledBundle } from './bundle-load.js';
 import { commandOf } from './command-names.js';
+import { RECOVERY_CHUNK } from '../core/chunks.js';
 import type { Io } from './io.js';
 
 interface CliBundle {
   start(argv: readonly string[], io: Io): Promise<number>;
   processIo(): Io;
   exitProcess(code: number): void;
+  shared?: Record<string, unknown>;
 }
 
 const argv = process.argv.slice(2);
-const bundle = join(__dirname, 'cli', `${commandOf(argv) ?? 'main'}.cjs`);
-const compiled = compileBundle(bundle, process.env);
-const cli = compiled.run((specifier) => import(specifier)) as unknown as CliBundle;
+const dir = join(__dirname, 'cli');
+const compiled: CompiledBundle[] = [compileBundle(join(dir, `${commandOf(argv) ?? 'main'}.cjs`), process.env)];
+let chunk: Promise<unknown> | undefined;
+const importer = (specifier: string): Promise<unknown> => {
+  if (specifier !== RECOVERY_CHUNK) return import(specifier);
+  chunk ??= Promise.resolve().then(() => {
+    const loaded = compileBundle(join(dir, 'recover-runs.cjs'), process.env);
+    compiled.push(loaded);
+    return loaded.run(importer, cli.shared ?? {});
+  });
+  return chunk;
+};
+const cli = (compiled[0] as CompiledBundle).run(importer) as unknown as CliBundle;
 void cli.start(argv, cli.processIo()).then((code) => {
-  compiled.saveCodeCache();
+  for (const bundle of compiled) bundle.saveCodeCache();
   cli.exitProcess(code);
 });

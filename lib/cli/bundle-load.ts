@@ -33,10 +33,25 @@ export function wrapBundle(code: string): string {
   return `${HEAD}${code.replace(/^#!/, '//')}${TAIL}`;
 }
 
+const SHARED = 'lockguard-shared:';
+
+/** `require`, but `lockguard-shared:<path>` is `shared[<path>]`; a name `shared` lacks is a build fault. */
+function sharedRequire(require: NodeJS.Require, shared: Readonly<Record<string, unknown>>, bundle: string) {
+  return (id: string): unknown => {
+    if (!id.startsWith(SHARED)) return require(id);
+    const module = shared[id.slice(SHARED.length)];
+    if (module === undefined) throw new Error(`${bundle} asks for ${id}, which the bundle loading it does not share`);
+    return module;
+  };
+}
+
 export interface CompiledBundle {
   readonly script: Script;
-  /** Run the bundle's top level once; returns its `module.exports`. */
-  run(importExternal: ImportExternal): Record<string, unknown>;
+  /**
+   * Run the bundle's top level once; returns its `module.exports`. `shared`: modules the bundle (a chunk:
+   * core/chunks.ts) takes from the bundle that loads it, required as `lockguard-shared:<path>`.
+   */
+  run(importExternal: ImportExternal, shared?: Readonly<Record<string, unknown>>): Record<string, unknown>;
   /** After the command: write the code cache where there was none or V8 rejected it (never throws). */
   saveCodeCache(): void;
 }
@@ -63,13 +78,14 @@ export function compileBundle(bundle: string, env?: NodeJS.ProcessEnv): Compiled
         // No cache this time.
       }
     },
-    run(importExternal) {
+    run(importExternal, shared) {
       const module = { exports: {} as Record<string, unknown> };
       const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+      const require = createRequire(bundle);
       wrapper.call(
         module.exports,
         module.exports,
-        createRequire(bundle),
+        shared === undefined ? require : sharedRequire(require, shared, bundle),
         module,
         bundle,
         dirname(bundle),

@@ -24,7 +24,27 @@ test('every command has its bundle, written wrapped, and no code cache sits next
     [],
     'dist/cli holds bundles only',
   );
-  for (const name of ['main', ...COMMAND_NAMES]) assert.ok(files.includes(`${name}.cjs`), `dist/cli/${name}.cjs`);
+  for (const name of ['main', ...COMMAND_NAMES, 'recover-runs'])
+    assert.ok(files.includes(`${name}.cjs`), `dist/cli/${name}.cjs`);
+});
+
+test("a chunk's lockguard-shared: requires are its host's modules, the same objects; a name not shared is an error", async (t) => {
+  const dir = tempWorkspace(t, {});
+  const file = join(dir, 'chunk.cjs');
+  writeFileSync(
+    file,
+    wrapBundle(
+      "module.exports.errors = require('lockguard-shared:core/errors.js');\nmodule.exports.path = require('node:path').sep;\nmodule.exports.missing = () => require('lockguard-shared:nope.js');\n",
+    ),
+  );
+  const errors = { LockguardError: class {} };
+  const exports = compileBundle(file).run(async () => undefined, { 'core/errors.js': errors });
+  assert.equal(exports.errors, errors);
+  assert.equal(exports.path, '/');
+  assert.throws(
+    () => (exports.missing as () => unknown)(),
+    /asks for lockguard-shared:nope\.js, which the bundle loading it does not share/,
+  );
 });
 
 test('a bundle runs with the five CommonJS names and the importer, wrapped by the build or not', async (t) => {

@@ -1,7 +1,8 @@
-// What a command that has little to do loads of Node itself (lib/core/lazy-builtins.ts, lib/cli/fd-stream.ts):
+// What a command that has little to do loads (lib/core/lazy-builtins.ts, lib/cli/fd-stream.ts, lib/core/chunks.ts):
 // a `verify` where nothing moved, its line printed to a pipe, hashes nothing and so never loads node:crypto,
-// and writes its line without Node's stream classes (node:stream, node:net, node:tty). Each is milliseconds of
-// every CI step's start (test/bench/README.md "The code cache"); a static import of either puts them back.
+// writes its line without Node's stream classes (node:stream, node:net, node:tty), and never compiles the
+// dead-run recovery chunk (dist/cli/recover-runs.cjs), which a command compiles only when a run is dead. Each is
+// milliseconds of every CI step's start (test/bench/README.md "The code cache"); a static import puts them back.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -10,17 +11,35 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { EXIT } from '../../lib/cli/exit-codes.js';
 import { BIN, cliProcess } from '../helpers/cli.js';
+import { childStarted, spawnGuard } from '../helpers/crash.js';
 import { scrubbedEnv } from '../helpers/env.js';
 import { RACY_WINDOW_MS } from '../../lib/core/watch.js';
 import { pnpmTree, sleep, tempWorkspace } from '../helpers/workspace.js';
 
-/** The builtins `argv` loads (Node's own module list at exit, read through a preload), and its result. */
-function loadedBy(root: string, argv: readonly string[]): { modules: string[]; code: number | null; stdout: string } {
-  const list = join(root, '..', `modules-${process.pid}.txt`);
+interface Loaded {
+  /** Node's builtins the process loaded. */
+  modules: string[];
+  /** The bundles the launcher read (dist/cli/*.cjs), by file name. */
+  bundles: string[];
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** What `argv` loads (Node's own module list and the bundles read, seen by a preload), and its result. */
+function loadedBy(root: string, argv: readonly string[]): Loaded {
+  const list = join(root, '..', `loaded-${process.pid}.json`);
   const preload = join(root, '..', `preload-${process.pid}.cjs`);
   writeFileSync(
     preload,
-    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')));\n`,
+    [
+      "const fs = require('node:fs');",
+      'const read = fs.readFileSync;',
+      'const bundles = [];',
+      "fs.readFileSync = function (path, ...rest) { if (typeof path === 'string' && path.endsWith('.cjs')) bundles.push(path.split('/').pop()); return read.call(this, path, ...rest); };",
+      `process.on('exit', () => fs.writeFileSync(${JSON.stringify(list)}, JSON.stringify({ modules: process.moduleLoadList, bundles })));`,
+      '',
+    ].join('\n'),
   );
   const result = spawnSync(process.execPath, ['-r', preload, BIN, ...argv], {
     cwd: root,
@@ -29,11 +48,11 @@ function loadedBy(root: string, argv: readonly string[]): { modules: string[]; c
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 20_000,
   });
-  const modules = readFileSync(list, 'utf8')
-    .split('\n')
+  const seen = JSON.parse(readFileSync(list, 'utf8')) as { modules: string[]; bundles: string[] };
+  const modules = seen.modules
     .filter((line) => line.startsWith('NativeModule '))
     .map((line) => line.slice('NativeModule '.length));
-  return { modules, code: result.status, stdout: result.stdout };
+  return { modules, bundles: seen.bundles, code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 test('a verify where nothing moved loads neither node:crypto nor the stream classes, and still prints its line', async (t) => {
@@ -46,9 +65,28 @@ test('a verify where nothing moved loads neither node:crypto nor the stream clas
   assert.match(verify.stdout, /nothing moved since/);
   for (const name of ['crypto', 'stream', 'net', 'tty'])
     assert.ok(!verify.modules.includes(name), `verify loaded node:${name}`);
+  assert.deepEqual(verify.bundles, ['lockguard.cjs', 'verify.cjs']);
 
   // The same preload sees them where they are needed: a snapshot hashes the table.
   const snapshot = loadedBy(root, ['snapshot']);
   assert.equal(snapshot.code, EXIT.ok);
   assert.ok(snapshot.modules.includes('crypto'), 'the preload did not see a snapshot load node:crypto');
+});
+
+test('a dead run is finished through the recovery chunk, which a command compiles only then', async (t) => {
+  const root = tempWorkspace(t, pnpmTree());
+  const guard = spawnGuard(['run', '--no-pre-check', '--', 'sleep', '1'], root, scrubbedEnv());
+  await childStarted(root);
+  await guard.kill9();
+
+  const status = loadedBy(root, ['status']);
+  assert.equal(status.code, EXIT.ok, status.stderr);
+  assert.match(status.stderr, /did not finish: its guard \(pid \d+\) died before its final check/);
+  assert.deepEqual(status.bundles, ['lockguard.cjs', 'status.cjs', 'recover-runs.cjs']);
+
+  // Finished: the next command has nothing to recover and leaves the chunk alone.
+  const again = loadedBy(root, ['status']);
+  assert.equal(again.code, EXIT.ok, again.stderr);
+  assert.doesNotMatch(again.stderr, /did not finish/);
+  assert.deepEqual(again.bundles, ['lockguard.cjs', 'status.cjs']);
 });
