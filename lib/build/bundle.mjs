@@ -5,8 +5,8 @@
 // - dist/cli/<command>.cjs, one per command, and dist/cli/main.cjs (help, --version, an unknown command):
 //   each holds lib/cli/main.ts with a table of its one command, and nothing another command needs; the
 //   command's own on-demand imports are inlined; @pnpm/lockfile-file and execa stay external and are
-//   imported through the launcher (lib/core/external.ts): no `import()` may remain in a bundle (the build
-//   fails on one: code compiled through node:vm cannot import in Node 20);
+//   imported through the launcher (lib/core/external.ts): no `import()` that a bundle can reach may remain in
+//   it (the build fails on one: code compiled through node:vm cannot import in Node 20);
 // - each CLI bundle written as the function expression the launcher compiles (no CommonJS module of its own);
 // - dist/cli/recover-runs.cjs, the one chunk (lib/core/chunks.ts): dead-run recovery, left out of every command's
 //   bundle and compiled by the launcher only when a run is dead; it takes CHUNK_SHARED from the bundle that loads
@@ -170,7 +170,8 @@ const results = await Promise.all([
 const warned = results.reduce((count, result) => count + result.warnings.length, 0);
 if (warned > 0) throw new Error(`build: esbuild printed ${warned} warning(s) above; a bundle must build without any.`);
 
-// The only dynamic import left may be core/external.ts's fallback for the ES modules, never reached in a bundle.
+// The only dynamic imports left may be core/external.ts's fallback for the ES modules and guard/recover.ts's
+// import of recover-runs.js (the chunk's, for the ES modules), neither reached in a bundle.
 // Each bundle is then written as the script the launcher compiles (lib/cli/bundle-load.ts wrapBundle).
 const { wrapBundle } = await import(pathToFileURL(join(dist, 'lib', 'cli', 'bundle-load.js')).href);
 for (const name of [...bundles, 'recover-runs']) {
