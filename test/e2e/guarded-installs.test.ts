@@ -26,7 +26,7 @@ installFixturesOncePerFile();
 
 interface Report {
   report: { moved: { files: { path: string }[]; evidence: string } | null; exitCode: number };
-  events: { type: string; source?: string; command?: string; refused?: boolean }[];
+  events: { type: string; source?: string; hook?: string; command?: string; refused?: boolean }[];
 }
 
 function guarded(
@@ -84,6 +84,12 @@ for (const version of PNPM_VERSIONS) {
       assert.match(both(add), /ERR_LOCKGUARD_REFUSED/);
       assert.deepEqual(fixture.read('pnpm-lock.yaml'), lockfile);
       assert.deepEqual(statusLines(add), [], 'nothing moved');
+      // Refused before pnpm resolved anything: by updateConfig, not by pnpm 10's afterAllResolved net.
+      const hooks = status(fixture).events.filter((event) => event.type === 'hook' && event.refused === true);
+      assert.deepEqual(
+        hooks.map((event) => [event.hook, event.command]),
+        [['updateConfig', 'add']],
+      );
     }
     {
       editManifestOfB(fixture);
