@@ -24,10 +24,10 @@ test('no script runs when a consumer installs the package', () => {
   }
 });
 
-test('npm pack builds dist first, and npm test installs the other Nodes it needs', () => {
+test('npm pack builds dist first, and npm test installs the other Nodes and the system tools it needs', () => {
   const { scripts } = manifest();
   assert.equal(scripts.prepack, 'npm run build');
-  assert.equal(scripts.pretest, 'node .ci/nodes/ensure.mjs');
+  assert.equal(scripts.pretest, 'node .ci/nodes/ensure.mjs && node .ci/tools.mjs');
 });
 
 test('the manifest names the repository a registry page resolves links against', () => {

@@ -183,6 +183,11 @@ describe('the GitLab CI recipe under gitlab-ci-local', { timeout: 600_000 }, () 
       `Node 22 is missing at ${NODE22}: npm test installs it first (node .ci/nodes/ensure.mjs)`,
     );
     assert.ok(existsSync(GITLAB_CI_LOCAL), 'gitlab-ci-local is a devDependency: run npm ci');
+    assert.equal(
+      spawnSync('rsync', ['--version'], { stdio: 'ignore' }).status,
+      0,
+      "rsync is missing: gitlab-ci-local's shell executor copies the checkout with it (npm test installs it first: node .ci/tools.mjs)",
+    );
     shared = realpathSync(mkdtempSync(join(tmpdir(), 'lockguard-gitlab-')));
     const bin = join(shared, 'bin');
     mkdirSync(bin);
