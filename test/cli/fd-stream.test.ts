@@ -1,11 +1,11 @@
 // The CLI's stdout written straight to its fd (lib/cli/fd-stream.ts), under the kernel's real refusals: a full
-// non-blocking pipe (EAGAIN) hands the rest to Node's stream without losing or reordering a byte; a plain
-// pipe never opens the stream; a pipe, a file and /dev/null are no terminal. A reader that goes away (EPIPE)
+// non-blocking pipe (EAGAIN) hands the rest to Node's stream without losing or reordering a byte; a write after
+// that waits behind what the stream holds even when the pipe has room again; a plain pipe never opens the stream; a pipe, a file and /dev/null are no terminal. A reader that goes away (EPIPE)
 // is test/cli/main.test.ts's "a closed stdout is no crash".
 
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -70,6 +70,61 @@ test('a full non-blocking pipe (EAGAIN) hands the rest to the stream: every byte
   assert.match(stderr, /stream opened/, 'the pipe never filled: the test did not reach EAGAIN');
   assert.match(stderr, /tty=false/);
   assert.equal(Buffer.concat(chunks).toString(), expected());
+});
+
+test('a write after the fallback waits behind what the stream still holds, even when the pipe has room again', async (t) => {
+  // The state made on purpose: block A fills the pipe (non-blocking, nobody reading) and the stream holds its
+  // rest; the child then blocks its own event loop (the stream cannot flush) while this test reads 8 KB out of
+  // the pipe; then the child writes B. Written straight to the fd, B would land in that room ahead of A's rest.
+  const dir = tempDir(t);
+  const fifo = join(dir, 'out.fifo');
+  assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+  const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+  const writer = openSync(fifo, constants.O_WRONLY);
+  const a = 'a'.repeat(100_000);
+  const b = 'b'.repeat(100);
+  const script = [
+    "import net from 'node:net';",
+    `import { fdStream } from ${JSON.stringify(MODULE)};`,
+    'const socket = new net.Socket({ fd: 1, readable: false, writable: true });',
+    "const out = fdStream(1, () => { process.stderr.write('stream opened\\n'); return socket; });",
+    `out.write('a'.repeat(${a.length}));`,
+    "process.stderr.write('queued\\n');",
+    'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);',
+    `out.write('b'.repeat(${b.length}));`,
+  ].join('\n');
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', writer, 'pipe'] });
+  closeSync(writer);
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const chunks: Buffer[] = [];
+  const buffer = Buffer.alloc(8192);
+  const readSome = (max: number): number => {
+    try {
+      const read = readSync(reader, buffer, 0, max, null);
+      if (read > 0) chunks.push(Buffer.from(buffer.subarray(0, read)));
+      return read;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return -1;
+      throw error;
+    }
+  };
+  while (!stderr.includes('queued')) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(readSome(8192), 8192, 'the pipe did not hold a full 8 KB');
+  let done = false;
+  void exited.then(() => (done = true));
+  for (;;) {
+    const read = readSome(8192);
+    if (read === 0 && done) break;
+    if (read <= 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  closeSync(reader);
+  assert.equal(await exited, 0, stderr);
+  assert.match(stderr, /stream opened/);
+  const text = Buffer.concat(chunks).toString();
+  assert.equal(text.length, a.length + b.length);
+  assert.equal(text, a + b, 'B was written ahead of what the stream still held of A');
 });
 
 test('a plain pipe, a file and /dev/null take the direct writes, never the stream, and are no terminal', (t) => {
