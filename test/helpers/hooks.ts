@@ -11,7 +11,6 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
@@ -19,7 +18,7 @@ import { PNPMFILE_SHIM } from '../../lib/integrations/pnpmfile/shim.js';
 import { createRun, readEvents, type Policy, type RunEvent } from '../../lib/ledger/ledger.js';
 import { processStart, registerLive, unregisterLive } from '../../lib/ledger/live.js';
 import { isolatedEnv } from './env.js';
-import { copyInstalled } from './tool-shims.js';
+import { copyInstalled, fileTemplates, type FileTemplates } from './tool-shims.js';
 import { tempWorkspace, writeTree, type Tree } from './workspace.js';
 
 /** This worktree: the package a test workspace links as its `lockguard` devDependency. */
@@ -136,28 +135,22 @@ export function pnpmFixture(
 ): PnpmFixture {
   const scope = options.install !== false && options.tree === undefined ? fixtureScope : undefined;
   if (scope === undefined) return installedFixture(t, version, options);
-  let template = scope.templates.get(version);
-  if (template === undefined) {
-    template = installedFixture({ after: (fn) => void scope.cleanups.push(fn) }, version, options);
-    scope.templates.set(version, template);
-  }
-  return fixtureCopy(t, version, template);
+  return fixtureCopy(
+    t,
+    version,
+    scope.get(version, (file) => installedFixture(file, version, options)),
+  );
 }
 
-/** This file's installed templates by pnpm version, and their cleanups (undefined: the file did not opt in). */
-let fixtureScope: { readonly templates: Map<PnpmVersion, PnpmFixture>; readonly cleanups: (() => void)[] } | undefined;
+/** This file's installed templates by pnpm version (undefined: the file did not opt in). */
+let fixtureScope: FileTemplates<PnpmVersion, PnpmFixture> | undefined;
 
 /**
  * Call once at a test file's top level: its tests' installed pnpm fixtures (no `tree`, `install` not false) are
  * installed once per pnpm version and copied per test; the templates are removed after the file's last test.
  */
 export function installFixturesOncePerFile(): void {
-  const scope = { templates: new Map<PnpmVersion, PnpmFixture>(), cleanups: [] as (() => void)[] };
-  fixtureScope = scope;
-  after(() => {
-    for (const cleanup of scope.cleanups.reverse()) cleanup();
-    scope.templates.clear();
-  });
+  fixtureScope = fileTemplates();
 }
 
 /**

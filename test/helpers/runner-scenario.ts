@@ -28,7 +28,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, type TestContext } from 'node:test';
+import type { TestContext } from 'node:test';
 import { homeEnv } from './env.js';
 import {
   scenarioWorkspace,
@@ -37,7 +37,7 @@ import {
   type ScenarioWorkspace,
   type Tool,
 } from './scenario-workspace.js';
-import { check, commitS0, copyInstalled, shellIn } from './tool-shims.js';
+import { check, commitS0, copyInstalled, fileTemplates, shellIn, type FileTemplates } from './tool-shims.js';
 import { tempWorkspace } from './workspace.js';
 
 /** One setup step or runner invocation (an install, a turbo or nx run) may take this long before it fails the test. */
@@ -103,7 +103,12 @@ export function scenario(
 ): Scenario {
   const scope = prepare === undefined && shareable(tool, options) ? fileScope : undefined;
   const installed =
-    scope !== undefined ? copyOf(t, template(scope, tool, options)) : installS0(t, tool, options, prepare);
+    scope !== undefined
+      ? copyOf(
+          t,
+          scope.get(JSON.stringify([tool, options]), (file) => installS0(file, tool, options)),
+        )
+      : installS0(t, tool, options, prepare);
   return drive(installed, tool, options);
 }
 
@@ -129,20 +134,15 @@ function installS0(
   return written;
 }
 
-/** The installed templates of this file by tool and options, and their cleanups (undefined: the file did not opt in). */
-let fileScope: { readonly templates: Map<string, ScenarioWorkspace>; readonly cleanups: (() => void)[] } | undefined;
+/** The installed templates of this file by tool and options (undefined: the file did not opt in). */
+let fileScope: FileTemplates<string, ScenarioWorkspace> | undefined;
 
 /**
  * Call once at a test file's top level: its tests' pnpm scenarios are installed once per tool and options
  * and copied per test (`cp -a`); the templates are removed after the file's last test.
  */
 export function installOncePerFile(): void {
-  const scope = { templates: new Map<string, ScenarioWorkspace>(), cleanups: [] as (() => void)[] };
-  fileScope = scope;
-  after(() => {
-    for (const cleanup of scope.cleanups.reverse()) cleanup();
-    scope.templates.clear();
-  });
+  fileScope = fileTemplates();
 }
 
 function shareable(tool: Tool, options: ScenarioOptions): boolean {
@@ -152,17 +152,6 @@ function shareable(tool: Tool, options: ScenarioOptions): boolean {
     options.install === undefined &&
     options.homeOutsideTmp !== true
   );
-}
-
-/** The file's installed template for `tool` and `options`, installed on first use. */
-function template(scope: NonNullable<typeof fileScope>, tool: Tool, options: ScenarioOptions): ScenarioWorkspace {
-  const id = JSON.stringify([tool, options]);
-  let installed = scope.templates.get(id);
-  if (installed === undefined) {
-    installed = installS0({ after: (fn) => void scope.cleanups.push(fn as () => void) }, tool, options);
-    scope.templates.set(id, installed);
-  }
-  return installed;
 }
 
 /**

@@ -5,7 +5,7 @@
 // Owns: the tools on PATH by name (`toolBin`: one `bin/` folder of shims for the pinned pnpm 10 or 12, yarn,
 // nx, turbo, bun and lockguard), a command run in the workspace with a step timeout (`shellIn`) and its
 // check (`check`), a one-module package tarball (`packTarball`), git in a folder (`git`), S0 as a git commit
-// (`commitS0`), and an installed template copied for one test (`copyInstalled`).
+// (`commitS0`), a test file's installed templates (`fileTemplates`) and one copied for a test (`copyInstalled`).
 // Invariants: every path it writes is under the folders it is given; the shims name this repo's pinned
 // devDependencies (never a tool from the machine's PATH), by absolute path.
 
@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, type TestContext } from 'node:test';
 import { bunBinary, PNPM10, PNPM12, REPO_ROOT, YARN } from './tools.js';
 import { writeTree } from './workspace.js';
 
@@ -64,6 +65,33 @@ export function check(result: SpawnSyncReturns<string>, what: string): SpawnSync
   if (result.status !== 0)
     throw new Error(`${what} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`);
   return result;
+}
+
+/** Templates installed once per test file (`fileTemplates`): made on first ask, removed after the file's last test. */
+export interface FileTemplates<K, V> {
+  /** The template for `key`, made by `make` on first ask; what `make` registers with `after` runs after the file. */
+  get(key: K, make: (scope: Pick<TestContext, 'after'>) => V): V;
+}
+
+/** Call at a test file's top level (through a helper's `install…OncePerFile`): its templates and their cleanups. */
+export function fileTemplates<K, V>(): FileTemplates<K, V> {
+  const templates = new Map<K, V>();
+  const cleanups: (() => unknown)[] = [];
+  after(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    templates.clear();
+  });
+  const scope = { after: (fn: () => unknown) => void cleanups.push(fn) } as unknown as Pick<TestContext, 'after'>;
+  return {
+    get(key, make) {
+      let template = templates.get(key);
+      if (template === undefined) {
+        template = make(scope);
+        templates.set(key, template);
+      }
+      return template;
+    },
+  };
 }
 
 /**

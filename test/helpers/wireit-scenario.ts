@@ -21,7 +21,7 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, type TestContext } from 'node:test';
+import type { TestContext } from 'node:test';
 import { BIN } from './cli.js';
 import { isolatedEnv } from './env.js';
 import { REPO } from './scenario-workspace.js';
@@ -37,7 +37,7 @@ import {
   restoreS0,
   saveS0,
 } from './is-number-scenario.js';
-import { check, copyInstalled, toolBin } from './tool-shims.js';
+import { check, copyInstalled, fileTemplates, toolBin, type FileTemplates } from './tool-shims.js';
 import { tempWorkspace, type Tree, writeTree } from './workspace.js';
 
 const STEP_TIMEOUT_MS = 90_000;
@@ -108,12 +108,7 @@ function tree(registry: string): Tree {
 export async function wireitScenario(t: Pick<TestContext, 'after'>, variant: WireitVariant): Promise<WireitScenario> {
   const scope = wireitScope;
   if (scope === undefined) return drive(await installed(t, variant));
-  let template = scope.templates.get(variant);
-  if (template === undefined) {
-    template = installed({ after: (fn) => void scope.cleanups.push(fn as () => unknown) }, variant);
-    scope.templates.set(variant, template);
-  }
-  return drive(copyOf(t, variant, await template));
+  return drive(copyOf(t, variant, await scope.get(variant, (file) => installed(file, variant))));
 }
 
 interface Installed {
@@ -122,19 +117,12 @@ interface Installed {
   readonly env: Record<string, string>;
 }
 
-/** This file's installed templates by variant, and their cleanups (undefined: the file did not opt in). */
-let wireitScope:
-  | { readonly templates: Map<WireitVariant, Promise<Installed>>; readonly cleanups: (() => unknown)[] }
-  | undefined;
+/** This file's installed templates by variant (undefined: the file did not opt in). */
+let wireitScope: FileTemplates<WireitVariant, Promise<Installed>> | undefined;
 
 /** Call once at a test file's top level: each variant installed once, copied per test, removed after the file. */
 export function installWireitOncePerFile(): void {
-  const scope = { templates: new Map<WireitVariant, Promise<Installed>>(), cleanups: [] as (() => unknown)[] };
-  wireitScope = scope;
-  after(async () => {
-    for (const cleanup of scope.cleanups.reverse()) await cleanup();
-    scope.templates.clear();
-  });
+  wireitScope = fileTemplates();
 }
 
 /** A private copy of an installed template (workspace, a-build.cjs, saved/); pnpm's workspace state names the copy. */
