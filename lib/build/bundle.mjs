@@ -8,9 +8,11 @@
 //   imported through the launcher (lib/core/external.ts): no `import()` that a bundle can reach may remain in
 //   it (the build fails on one: code compiled through node:vm cannot import in Node 20);
 // - each CLI bundle written as the function expression the launcher compiles (no CommonJS module of its own);
-// - dist/cli/recover-runs.cjs, the one chunk (lib/core/chunks.ts): dead-run recovery, left out of every command's
-//   bundle and compiled by the launcher only when a run is dead; it takes CHUNK_SHARED from the bundle that loads
-//   it (each such bundle exports them as `shared`) and carries its own copy of everything else;
+// - the chunks (lib/core/chunks.ts), left out of every command's bundle and compiled by the launcher only when a
+//   run needs one: dist/cli/recover-runs.cjs (dead-run recovery, when a run is dead) and dist/cli/pm-<name>.cjs
+//   (a package manager's install check and lockfile readers: core/package-managers/chunk-load.ts, replaced in
+//   the CLI bundles by a module that requires `lockguard-chunk:pm-<name>`); each takes CHUNK_SHARED from the
+//   bundle that loads it (each such bundle exports them as `shared`) and carries its own copy of everything else;
 // - no V8 code cache: one only the Node that built it accepts helps no user on another Node (lib/cli/bundle-load.ts);
 // - dist/pnpmfile.cjs, dist/npm-hook.cjs, dist/yarn-plugin.cjs: the install-time hooks, plain CommonJS;
 //   dist/slice-writer.cjs: the slice-file writer the pnpm plugin requires only after an install (the yarn
@@ -39,8 +41,11 @@ const META = {
 };
 const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', absWorkingDir: root, ...META };
 const { COMMAND_NAMES } = await import(pathToFileURL(join(dist, 'lib', 'cli', 'command-names.js')).href);
-const { CHUNK_SHARED } = await import(pathToFileURL(join(dist, 'lib', 'core', 'chunks.js')).href);
+const { CHUNK_SHARED, CHUNKS } = await import(pathToFileURL(join(dist, 'lib', 'core', 'chunks.js')).href);
 const RECOVERY = 'dist/lib/guard/recover.js';
+const CHUNK_LOAD = 'dist/lib/core/package-managers/chunk-load.js';
+// The package managers whose heavy half is a chunk (core/chunks.ts names each as pm-<name>).
+const MANAGERS = CHUNKS.filter((name) => name.startsWith('pm-')).map((name) => name.slice('pm-'.length));
 
 /** A command's bundle leaves guard/recover.ts's import of recover-runs.js out: the launcher loads it as the chunk. */
 const leaveRecoveryOut = {
@@ -49,6 +54,31 @@ const leaveRecoveryOut = {
     build.onResolve({ filter: /^\.\/recover-runs\.js$/ }, (args) =>
       args.kind === 'dynamic-import' && args.importer.endsWith(join('guard', 'recover.js')) ? { path: args.path, external: true } : undefined,
     );
+  },
+};
+
+/**
+ * chunk-load.ts in a CLI bundle or chunk: each package manager's heavy half required from the launcher on first
+ * use (the ES module imports all four). The pnpm, yarn and npm hooks keep them inline: no launcher loads theirs.
+ */
+const managersAsChunks = {
+  name: 'managers-as-chunks',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]core[\\/]package-managers[\\/]chunk-load\.js$/ }, () => ({
+      loader: 'js',
+      contents: [
+        'const loaded = {};',
+        'export function managerChunk(name) {',
+        '  switch (name) {',
+        ...MANAGERS.map((name) => `    case '${name}': return (loaded.${name} ??= require('lockguard-chunk:pm-${name}'));`),
+        '  }',
+        '  throw new Error(`lockguard has no package-manager chunk named ${name}`);',
+        '}',
+        'export function asyncManagerChunk(name) {',
+        '  return managerChunk(name);',
+        '}',
+      ].join('\n'),
+    }));
   },
 };
 
@@ -126,13 +156,13 @@ const LAZY_SLICE_WRITER = { define: { __LOCKGUARD_SLICE_WRITER__: '"slice-writer
 rmSync(join(dist, 'cli'), { recursive: true, force: true });
 const cliOptions = {
   ...common,
-  external: ['@pnpm/lockfile-file', 'execa'],
-  plugins: [leaveRecoveryOut],
+  external: ['@pnpm/lockfile-file', 'execa', 'lockguard-chunk:*'],
+  plugins: [leaveRecoveryOut, managersAsChunks],
   // Thirteen bundles share most of their code: without indentation and blank lines they are 0.77x the
   // size (the tarball's budget, test/package/tarball.test.ts); names stay, so a bug's stack still reads.
   minifyWhitespace: true,
 };
-/** One command's bundle; built again with the shared modules exported when it holds dead-run recovery. */
+/** One command's bundle; built again with the shared modules exported when it may load a chunk. */
 async function cliBundle(name) {
   const options = (shared) => ({
     ...cliOptions,
@@ -140,7 +170,7 @@ async function cliBundle(name) {
     outfile: `dist/cli/${name}.cjs`,
   });
   const first = await build({ ...options(false), write: false, metafile: true });
-  if (!(RECOVERY in first.metafile.inputs)) {
+  if (!(RECOVERY in first.metafile.inputs) && !(CHUNK_LOAD in first.metafile.inputs)) {
     writeFileSync(join(dist, 'cli', `${name}.cjs`), first.outputFiles[0].text);
     return first;
   }
@@ -152,10 +182,18 @@ const results = await Promise.all([
   ...bundles.map(cliBundle),
   build({
     ...cliOptions,
-    plugins: [shareFromHost],
+    plugins: [shareFromHost, managersAsChunks],
     entryPoints: ['dist/lib/guard/recover-runs.js'],
     outfile: 'dist/cli/recover-runs.cjs',
   }),
+  ...MANAGERS.map((name) =>
+    build({
+      ...cliOptions,
+      plugins: [shareFromHost],
+      entryPoints: [`dist/lib/core/package-managers/${name}/chunk.js`],
+      outfile: `dist/cli/pm-${name}.cjs`,
+    }),
+  ),
   build({ ...common, ...LAZY_SLICE_WRITER, entryPoints: ['dist/lib/integrations/pnpmfile/commonjs.js'], outfile: 'dist/pnpmfile.cjs' }),
   build({ ...common, entryPoints: ['dist/lib/cli/npm-hook-entry.js'], outfile: 'dist/npm-hook.cjs' }),
   build({ ...common, entryPoints: ['dist/lib/integrations/slice-files/after-install.js'], outfile: 'dist/slice-writer.cjs' }),
@@ -174,7 +212,7 @@ if (warned > 0) throw new Error(`build: esbuild printed ${warned} warning(s) abo
 // import of recover-runs.js (the chunk's, for the ES modules), neither reached in a bundle.
 // Each bundle is then written as the script the launcher compiles (lib/cli/bundle-load.ts wrapBundle).
 const { wrapBundle } = await import(pathToFileURL(join(dist, 'lib', 'cli', 'bundle-load.js')).href);
-for (const name of [...bundles, 'recover-runs']) {
+for (const name of [...bundles, ...CHUNKS]) {
   const file = join(dist, 'cli', `${name}.cjs`);
   const text = readFileSync(file, 'utf8');
   const imports = (text.match(/\bimport\(/g) ?? []).length;

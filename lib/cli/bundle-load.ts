@@ -2,8 +2,9 @@
 // user's own Node wrote on an earlier run (code-cache.ts).
 //
 // Owns: compiling + running a bundle with the wrapper the build wrote around it (wrapBundle), so the launcher
-// can hand it `__lockguardImport`; and, when the command is done, writing the code cache where there was none
-// or V8 rejected it (`saveCodeCache`).
+// can hand it `__lockguardImport`; the bundle's `require` (Node's builtins, a host's shared modules, the
+// launcher's chunks: core/chunks.ts); and, when the command is done, writing the code cache where there was
+// none or V8 rejected it (`saveCodeCache`).
 // Why no code cache ships: the build used to ship V8 code caches (`<bundle>.v8cache`, 7 MB of a 13.8 MB
 // install) that only the exact Node build that ran `npm run build` accepts; every other Node rejected them and
 // paid the read (issue 34; lib/README.md "How the CLI ships"). The cache is written on the user's machine
@@ -15,10 +16,10 @@
 //   (core/external.ts), which the caller (dist/lockguard.cjs, loaded by Node itself) provides.
 
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
 import { codeCacheFile, readCodeCache, writeCodeCache } from './code-cache.js';
+import { nodeModule } from '../core/lazy-builtins.js';
 
 /** What a bundle is handed besides CommonJS's own five names. */
 type ImportExternal = (specifier: string) => Promise<unknown>;
@@ -34,12 +35,38 @@ export function wrapBundle(code: string): string {
 }
 
 const SHARED = 'lockguard-shared:';
+const CHUNK = 'lockguard-chunk:';
 
-/** `require`, but `lockguard-shared:<path>` is `shared[<path>]`; a name `shared` lacks is a build fault. */
-function sharedRequire(require: NodeJS.Require, shared: Readonly<Record<string, unknown>>, bundle: string) {
+/** Loads a chunk by name (`pm-pnpm`) and returns its exports: the launcher's, lib/cli/bin.ts. */
+type LoadChunk = (name: string) => unknown;
+
+/**
+ * The bundle's `require`. A bundle asks it only for Node builtins (the build bundles every module of lockguard's
+ * own, and its two external packages come through `importExternal`), which Node hands out from any base: no
+ * `createRequire` (node:module, with the ES loader and source-map modules it loads, cost every command about
+ * 0.2 ms), except for a name that is no builtin.
+ */
+function builtinRequire(bundle: string): (id: string) => unknown {
+  return (id) => process.getBuiltinModule(id) ?? nodeModule().createRequire(bundle)(id);
+}
+
+/**
+ * `require`, but `lockguard-shared:<path>` is `shared[<path>]` (a name `shared` lacks is a build fault) and
+ * `lockguard-chunk:<name>` is what `loadChunk` returns for it (none handed: a build fault too).
+ */
+function bundleRequire(
+  require: (id: string) => unknown,
+  shared: Readonly<Record<string, unknown>> | undefined,
+  loadChunk: LoadChunk | undefined,
+  bundle: string,
+) {
   return (id: string): unknown => {
+    if (id.startsWith(CHUNK)) {
+      if (loadChunk === undefined) throw new Error(`${bundle} asks for ${id}, and nothing loads chunks for it`);
+      return loadChunk(id.slice(CHUNK.length));
+    }
     if (!id.startsWith(SHARED)) return require(id);
-    const module = shared[id.slice(SHARED.length)];
+    const module = shared?.[id.slice(SHARED.length)];
     if (module === undefined) throw new Error(`${bundle} asks for ${id}, which the bundle loading it does not share`);
     return module;
   };
@@ -49,9 +76,14 @@ export interface CompiledBundle {
   readonly script: Script;
   /**
    * Run the bundle's top level once; returns its `module.exports`. `shared`: modules the bundle (a chunk:
-   * core/chunks.ts) takes from the bundle that loads it, required as `lockguard-shared:<path>`.
+   * core/chunks.ts) takes from the bundle that loads it, required as `lockguard-shared:<path>`; `loadChunk`:
+   * what its `require('lockguard-chunk:<name>')` returns.
    */
-  run(importExternal: ImportExternal, shared?: Readonly<Record<string, unknown>>): Record<string, unknown>;
+  run(
+    importExternal: ImportExternal,
+    shared?: Readonly<Record<string, unknown>>,
+    loadChunk?: LoadChunk,
+  ): Record<string, unknown>;
   /** After the command: write the code cache where there was none or V8 rejected it (never throws). */
   saveCodeCache(): void;
 }
@@ -78,14 +110,14 @@ export function compileBundle(bundle: string, env?: NodeJS.ProcessEnv): Compiled
         // No cache this time.
       }
     },
-    run(importExternal, shared) {
+    run(importExternal, shared, loadChunk) {
       const module = { exports: {} as Record<string, unknown> };
       const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
-      const require = createRequire(bundle);
+      const require = builtinRequire(bundle);
       wrapper.call(
         module.exports,
         module.exports,
-        shared === undefined ? require : sharedRequire(require, shared, bundle),
+        bundleRequire(require, shared, loadChunk, bundle),
         module,
         bundle,
         dirname(bundle),

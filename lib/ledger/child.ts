@@ -9,7 +9,7 @@
 // After the child ends, signals are the caller's (ledger/interrupts.ts holds them during the withholding pass).
 
 import { childProcess } from '../core/child-process.js';
-import { constants } from 'node:os';
+import { nodeOs } from '../core/lazy-builtins.js';
 import type { Env } from '../core/env.js';
 import { errnoCode } from '../core/errors.js';
 
@@ -17,7 +17,7 @@ export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM'
 
 /** The exit code a shell gives a process ended by `signal`: 128 plus its number. */
 export function signalExitCode(signal: NodeJS.Signals): number {
-  return 128 + (constants.signals[signal] ?? 0);
+  return 128 + (nodeOs().constants.signals[signal] ?? 0);
 }
 
 export type ChildEnd =

@@ -21,7 +21,6 @@
 //   holds the ledger lock `prune`, so two prunes never interleave.
 
 import { lstatSync, renameSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { isLockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
@@ -32,6 +31,7 @@ import { loadRun, runDir, runIdTime } from './ledger.js';
 import { isAlive, listMarkers } from './live.js';
 import { RUN_ID, type RunRecord } from './run-record.js';
 import { finishSetAside, removeTree, setAsideAndDelete } from './set-aside.js';
+import { thisMachine } from './trust.js';
 
 /** How many of the newest runs `lockguard prune` keeps unless told otherwise. */
 export const DEFAULT_KEEP = 50;
@@ -170,7 +170,7 @@ function keptFor(
  * marker (it is starting), or one still finishing, is not removed under it.
  */
 function runsHere(record: RunRecord | undefined): boolean {
-  return record !== undefined && record.host === hostname() && isAlive(record.pid, record.pidStart);
+  return record !== undefined && record.host === thisMachine().host && isAlive(record.pid, record.pidStart);
 }
 
 function read(root: string, id: string): Candidate {

@@ -4,12 +4,13 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { compileBundle, wrapBundle } from '../../lib/cli/bundle-load.js';
 import { COMMAND_NAMES } from '../../lib/cli/command-names.js';
+import { CHUNKS } from '../../lib/core/chunks.js';
 import { EXIT } from '../../lib/cli/exit-codes.js';
 import { BIN, cli } from '../helpers/cli.js';
 import { scrubbedEnv } from '../helpers/env.js';
@@ -24,8 +25,51 @@ test('every command has its bundle, written wrapped, and no code cache sits next
     [],
     'dist/cli holds bundles only',
   );
-  for (const name of ['main', ...COMMAND_NAMES, 'recover-runs'])
+  for (const name of ['main', ...COMMAND_NAMES, ...CHUNKS])
     assert.ok(files.includes(`${name}.cjs`), `dist/cli/${name}.cjs`);
+});
+
+// core/package-managers/chunk-load.ts: each package manager's install check and readers are a chunk of their
+// own. A bundle that carried them again (an import that goes round chunk-load.ts) would pass every other test.
+test("no command's bundle carries a package manager's install check or slice reader; each chunk carries its own", () => {
+  const defines = (name: string, fn: string) =>
+    new RegExp(`function ${fn}\\(`).test(readFileSync(join(CLI, `${name}.cjs`), 'latin1'));
+  const heavy = {
+    pnpm: ['checkPnpm', 'pnpmLockfileSliceGraph'],
+    yarn: ['checkYarn', 'yarnSliceGraph'],
+    bun: ['checkBun', 'bunSliceGraph', 'readBunLock'],
+    npm: ['checkNpm', 'npmSliceGraph'],
+  } as const;
+  for (const [manager, fns] of Object.entries(heavy)) {
+    for (const fn of fns) {
+      assert.ok(defines(`pm-${manager}`, fn), `pm-${manager}.cjs defines ${fn}`);
+      for (const bundle of ['main', ...COMMAND_NAMES, 'recover-runs'])
+        assert.ok(!defines(bundle, fn), `${bundle}.cjs carries ${fn}`);
+    }
+  }
+});
+
+test("a bundle's lockguard-chunk: requires are what the launcher's loader returns; without one they fail by name", async (t) => {
+  const dir = tempWorkspace(t, {});
+  const file = join(dir, 'host.cjs');
+  writeFileSync(file, wrapBundle("module.exports.load = () => require('lockguard-chunk:pm-npm');\n"));
+  const asked: string[] = [];
+  const chunk = { checkNpm() {} };
+  const loaded = compileBundle(file).run(
+    async () => undefined,
+    undefined,
+    (name) => {
+      asked.push(name);
+      return chunk;
+    },
+  );
+  assert.equal((loaded.load as () => unknown)(), chunk);
+  assert.deepEqual(asked, ['pm-npm']);
+  const alone = compileBundle(file).run(async () => undefined);
+  assert.throws(
+    () => (alone.load as () => unknown)(),
+    /asks for lockguard-chunk:pm-npm, and nothing loads chunks for it/,
+  );
 });
 
 test("a chunk's lockguard-shared: requires are its host's modules, the same objects; a name not shared is an error", async (t) => {

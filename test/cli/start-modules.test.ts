@@ -1,8 +1,10 @@
 // What a command that has little to do loads (lib/core/lazy-builtins.ts, lib/cli/fd-stream.ts, lib/core/chunks.ts):
 // a `verify` where nothing moved, its line printed to a pipe, hashes nothing and so never loads node:crypto,
-// writes its line without Node's stream classes (node:stream, node:net, node:tty), and never compiles the
-// dead-run recovery chunk (dist/cli/recover-runs.cjs), which a command compiles only when a run is dead. Each is
-// milliseconds of every CI step's start (test/bench/README.md "The code cache"); a static import puts them back.
+// writes its line without Node's stream classes (node:stream, node:net, node:tty), and never compiles a chunk:
+// not the dead-run recovery (dist/cli/recover-runs.cjs), which a command compiles only when a run is dead, nor a
+// package manager's install check and readers (dist/cli/pm-<name>.cjs), which it compiles only when it checks an
+// install or reads slices, and then only its workspace's. Each is milliseconds of every CI step's start
+// (test/bench/README.md "The code cache"); a static import puts them back.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -14,7 +16,8 @@ import { BIN, cliProcess } from '../helpers/cli.js';
 import { childStarted, spawnGuard } from '../helpers/crash.js';
 import { scrubbedEnv } from '../helpers/env.js';
 import { RACY_WINDOW_MS } from '../../lib/core/watch.js';
-import { pnpmTree, sleep, tempWorkspace } from '../helpers/workspace.js';
+import { NPM_LOCK, npmTree } from '../helpers/planted-lockfiles.js';
+import { B_ON_A_LOCK, pnpmProjects, pnpmTree, sleep, tempWorkspace } from '../helpers/workspace.js';
 
 interface Loaded {
   /** Node's builtins the process loaded. */
@@ -63,7 +66,8 @@ test('a verify where nothing moved loads neither node:crypto nor the stream clas
   const verify = loadedBy(root, ['verify']);
   assert.equal(verify.code, EXIT.ok);
   assert.match(verify.stdout, /nothing moved since/);
-  for (const name of ['crypto', 'stream', 'net', 'tty'])
+  // node:module and node:os too (lib/core/lazy-builtins.ts): no path of a verify where nothing moved needs them.
+  for (const name of ['crypto', 'stream', 'net', 'tty', 'module', 'os'])
     assert.ok(!verify.modules.includes(name), `verify loaded node:${name}`);
   assert.deepEqual(verify.bundles, ['lockguard.cjs', 'verify.cjs']);
 
@@ -71,6 +75,28 @@ test('a verify where nothing moved loads neither node:crypto nor the stream clas
   const snapshot = loadedBy(root, ['snapshot']);
   assert.equal(snapshot.code, EXIT.ok);
   assert.ok(snapshot.modules.includes('crypto'), 'the preload did not see a snapshot load node:crypto');
+});
+
+test("a verify whose lockfile moved reads the slices through its package manager's chunk, and no other's", async (t) => {
+  const root = tempWorkspace(t, pnpmProjects(B_ON_A_LOCK, { a: 'a', b: 'b' }));
+  await sleep(RACY_WINDOW_MS + 200);
+  assert.equal(cliProcess(['snapshot'], root).code, EXIT.ok);
+  const lockfile = B_ON_A_LOCK.replace(/\n {2}packages\/b:\n[\s\S]*$/, '\n  packages/b: {}\n');
+  assert.notEqual(lockfile, B_ON_A_LOCK);
+  writeFileSync(join(root, 'pnpm-lock.yaml'), lockfile);
+  const verify = loadedBy(root, ['verify']);
+  assert.equal(verify.code, EXIT.moved, verify.stderr);
+  assert.match(verify.stderr, /pnpm-lock\.yaml moved: the slice of packages\/b changed/);
+  assert.deepEqual(verify.bundles, ['lockguard.cjs', 'verify.cjs', 'pm-pnpm.cjs']);
+});
+
+test("a run checks an npm workspace's install through npm's chunk, and loads no other package manager's", async (t) => {
+  const root = tempWorkspace(t, npmTree(NPM_LOCK));
+  const run = loadedBy(root, ['run', '--', 'true']);
+  // Nothing is installed: the pre-run check refuses (exit 3), which only npm's install check can say.
+  assert.equal(run.code, EXIT.preCheck, run.stderr);
+  assert.match(run.stderr, /node_modules/);
+  assert.deepEqual(run.bundles, ['lockguard.cjs', 'run.cjs', 'pm-npm.cjs']);
 });
 
 test('a dead run is finished through the recovery chunk, which a command compiles only then', async (t) => {

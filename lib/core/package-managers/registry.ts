@@ -15,14 +15,14 @@ import { bun } from './bun/index.js';
 import type { PackageManager } from './names.js';
 import { npm } from './npm/index.js';
 import { pnpm } from './pnpm/index.js';
-import { pnpmSliceGraphAsync } from './pnpm/slices.js';
+import { asyncManagerChunk } from './chunk-load.js';
 import { yarn } from './yarn/index.js';
 
 export const PACKAGE_MANAGER_CORES: readonly PackageManagerCore[] = [pnpm, npm, yarn, bun];
 
 /** The readers of lockfile versions only an asynchronous reader reads (adapter.ts `AsyncLower` says why apart). */
 export const ASYNC_SLICE_READERS: Readonly<Partial<Record<PackageManager, AsyncLower>>> = {
-  pnpm: pnpmSliceGraphAsync,
+  pnpm: (bytes, absPath, options) => asyncManagerChunk('pnpm').pnpmSliceGraphAsync(bytes, absPath, options),
 };
 
 /** The manager of a root that names none (no lockfile, no marker, no `packageManager` field). */

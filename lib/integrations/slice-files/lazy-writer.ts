@@ -9,8 +9,8 @@
 // Invariants: never throws (a writer that cannot be loaded is the warning line returned); loads nothing
 // until called, and nothing where the workspace does not use slice files.
 
-import { createRequire } from 'node:module';
 import { isLockguardError } from '../../core/errors.js';
+import { nodeModule } from '../../core/lazy-builtins.js';
 import { dirname, join } from 'node:path';
 import { sliceFilesAdopted } from '../../ledger/slice-files.js';
 import { runnersFoldingSlices } from './folded-by.js';
@@ -56,8 +56,8 @@ export function writeSliceFilesLazily(root: string): string | undefined {
     const bundled = typeof __LOCKGUARD_SLICE_WRITER__ === 'string' ? __LOCKGUARD_SLICE_WRITER__ : undefined;
     return (
       bundled === undefined
-        ? createRequire(import.meta.url)('./after-install.js')
-        : createRequire(__filename)(join(dirname(__filename), bundled))
+        ? nodeModule().createRequire(import.meta.url)('./after-install.js')
+        : nodeModule().createRequire(__filename)(join(dirname(__filename), bundled))
     ) as AfterInstall;
   });
 }

@@ -1,13 +1,12 @@
 // bun's core half: its table entries, patch sources, install check, layout and slices (text bun.lock).
 //
 // Owns: the `PackageManagerCore` of bun (adapter.ts), listed in registry.ts.
-// Invariants: values only; each member delegates to a module of this folder or a shared reader of core/.
+// Invariants: values only; each member delegates to a module of this folder (the install check and the slice
+// reader through ../chunk-load.ts, which a CLI bundle loads as a chunk) or a shared reader of core/.
 // bun writes no install marker (measured with bun 1.4.5): the pre-run check reads each package's .bun-tag.
 
 import { configText } from '../../config-settings.js';
-import { checkBun } from './install-check.js';
-import { bunSliceGraph } from './graph.js';
-import { readBunLock } from './lock.js';
+import { managerChunk } from '../chunk-load.js';
 import type { PackageManagerCore } from '../adapter.js';
 
 const TEXT = 'bun.lock';
@@ -44,7 +43,7 @@ export const bun: PackageManagerCore = {
   ],
   // bun accepts a `patchedDependencies` map in the root package.json too.
   patches: { rootManifest: true, lockfileRegion },
-  checkInstall: checkBun,
+  checkInstall: (table) => managerChunk('bun').checkBun(table),
   poolAtRoot: bunPoolAtRoot,
   slices: {
     lockfiles: [TEXT],
@@ -55,6 +54,9 @@ export const bun: PackageManagerCore = {
       rootHint:
         'Let bun write the text lockfile (bun install --save-text-lockfile, bun 1.2+; then remove bun.lockb), or use the whole-table key (lockguard key).',
     },
-    graph: (bytes, absPath) => bunSliceGraph(readBunLock(bytes.toString('utf8'), absPath), absPath),
+    graph: (bytes, absPath) => {
+      const chunk = managerChunk('bun');
+      return chunk.bunSliceGraph(chunk.readBunLock(bytes.toString('utf8'), absPath), absPath);
+    },
   },
 };

@@ -1,14 +1,14 @@
 // pnpm's core half: its table entries, patch sources, workspace root, install check, layout and slices.
 //
 // Owns: the `PackageManagerCore` of pnpm (adapter.ts), listed in registry.ts.
-// Invariants: values only; each member delegates to a module of this folder or a shared reader of core/.
+// Invariants: values only; each member delegates to a module of this folder (the install check and the slice
+// reader through ../chunk-load.ts, which a CLI bundle loads as a chunk) or a shared reader of core/.
 // Facts measured with pnpm 10 and 12 (test/e2e/*pnpm*.test.ts); what a module reads is in its header.
 
 import { startsWith } from '../../digest.js';
 import { configText, npmrcKey, yamlKey } from '../../config-settings.js';
 import type { PackageManagerCore } from '../adapter.js';
-import { checkPnpm } from './install-check.js';
-import { pnpmLockfileSliceGraph } from './slices.js';
+import { managerChunk } from '../chunk-load.js';
 import { findPnpmRoot } from './workspace-root.js';
 import { isRushLockfile, readRushConfig, RUSH_JSON, RUSH_PNPM_ENTRIES, rushProjectFolder } from './rush.js';
 
@@ -70,11 +70,11 @@ export const pnpm: PackageManagerCore = {
   ],
   // pnpm 9/10 accept `pnpm.patchedDependencies` in the root package.json.
   patches: { rootManifest: true, lockfileRegion },
-  checkInstall: checkPnpm,
+  checkInstall: (table) => managerChunk('pnpm').checkPnpm(table),
   poolAtRoot: pnpmPoolAtRoot,
   slices: {
     lockfiles: [LOCKFILE],
     importerFolder: (lockfile, importer) => (isRushLockfile(lockfile) ? rushProjectFolder(importer) : importer),
-    graph: (bytes, absPath) => pnpmLockfileSliceGraph(bytes, absPath),
+    graph: (bytes, absPath) => managerChunk('pnpm').pnpmLockfileSliceGraph(bytes, absPath),
   },
 };

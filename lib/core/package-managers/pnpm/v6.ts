@@ -26,7 +26,7 @@
 // errors (lockfile-file's parse messages quote them: only the line:column is kept).
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { nodeOs } from '../../lazy-builtins.js';
 import { join } from 'node:path';
 import { LockguardError, type TextPosition } from '../../errors.js';
 import { importExternal } from '../../external.js';
@@ -132,7 +132,7 @@ export async function indexPnpmV6(bytes: Buffer, path: string): Promise<PnpmLock
   const text = decodePnpmLockfile(bytes, path);
   for (const doc of yamlDocuments(text)) readYamlLines(text, doc, path, () => undefined);
   const { readWantedLockfile } = await importExternal('@pnpm/lockfile-file');
-  const dir = mkdtempSync(join(tmpdir(), 'lockguard-v6-'));
+  const dir = mkdtempSync(join(nodeOs().tmpdir(), 'lockguard-v6-'));
   let parsed: unknown;
   try {
     writeFileSync(join(dir, 'pnpm-lock.yaml'), bytes);

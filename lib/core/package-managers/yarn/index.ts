@@ -2,15 +2,15 @@
 // and slices.
 //
 // Owns: the `PackageManagerCore` of yarn (adapter.ts), listed in registry.ts.
-// Invariants: values only; each member delegates to a module of this folder or a shared reader of core/.
+// Invariants: values only; each member delegates to a module of this folder (the install check and the slice
+// reader through ../chunk-load.ts, which a CLI bundle loads as a chunk) or a shared reader of core/.
 // Each flavour's files are absent in the other's workspace, and an absent entry costs one lstat. Measured
 // with yarn 4.18.1 and yarn 1.22.22 (core/README.md has the table).
 
 import { configText, yamlKey } from '../../config-settings.js';
-import { checkYarn } from './install-check.js';
+import { managerChunk } from '../chunk-load.js';
 import type { PackageManagerCore } from '../adapter.js';
 import { yarnPatchPaths } from './patches.js';
-import { yarnSliceGraph } from './slices.js';
 
 /** yarn's lockfile (berry or v1: init tells them apart by it). */
 export const YARN_LOCKFILE = 'yarn.lock';
@@ -55,10 +55,11 @@ export const yarn: PackageManagerCore = {
       return lock === undefined ? [] : yarnPatchPaths(lock);
     },
   },
-  checkInstall: checkYarn,
+  checkInstall: (table) => managerChunk('yarn').checkYarn(table),
   poolAtRoot: yarnPoolAtRoot,
   slices: {
     lockfiles: [LOCKFILE],
-    graph: (bytes, absPath, options) => yarnSliceGraph(bytes.toString('utf8'), absPath, options.root, options.redacted),
+    graph: (bytes, absPath, options) =>
+      managerChunk('yarn').yarnSliceGraph(bytes.toString('utf8'), absPath, options.root, options.redacted),
   },
 };

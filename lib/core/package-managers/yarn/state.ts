@@ -10,7 +10,7 @@
 // hash its bytes). node:zlib is loaded on first use only: every guarded run imports the pre-run check, and
 // only yarn berry's needs it. Invariants: never throws (undefined for anything it cannot read).
 
-import { createRequire } from 'node:module';
+import { builtin } from '../../lazy-builtins.js';
 
 const FIELD = 'lockFileChecksum';
 
@@ -18,7 +18,7 @@ const FIELD = 'lockFileChecksum';
 export function stateChecksum(gz: Buffer): string | undefined {
   let raw: Buffer;
   try {
-    const { gunzipSync } = createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib');
+    const { gunzipSync } = builtin<typeof import('node:zlib')>('node:zlib');
     raw = gunzipSync(gz);
   } catch {
     return undefined;

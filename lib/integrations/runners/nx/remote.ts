@@ -14,7 +14,7 @@
 // Invariants: reads config files, never writes; never echoes a token.
 
 import { readdirSync } from 'node:fs';
-import Module, { createRequire } from 'node:module';
+import { nodeModule } from '../../../core/lazy-builtins.js';
 import { basename, dirname, join } from 'node:path';
 import type { Env, Pointed } from '../adapter.js';
 import { isSet, judgeUpstream, readJson, type RemoteDetection } from '../remote-upstream.js';
@@ -32,7 +32,7 @@ function lookupFolders(root: string): string[] {
     if (basename(dir) !== 'node_modules') folders.push(join(dir, 'node_modules'));
     if (dirname(dir) === dir) break;
   }
-  return [...folders, ...((Module as unknown as { globalPaths?: readonly string[] }).globalPaths ?? [])];
+  return [...folders, ...((nodeModule() as unknown as { globalPaths?: readonly string[] }).globalPaths ?? [])];
 }
 
 /** Whether some lookup folder's `@nx` scope names one of the plugins (one readdir per folder; most have none). */
@@ -51,7 +51,7 @@ function nxPluginInstalled(root: string): string | undefined {
   // Resolving eight names the way nx does costs a few hundred system calls; where no lookup folder names
   // any of them, none resolves.
   if (!nxPluginNamed(root)) return undefined;
-  const require = createRequire(join(root, 'package.json'));
+  const require = nodeModule().createRequire(join(root, 'package.json'));
   return NX_CACHE_PLUGINS.find((name) => {
     try {
       require.resolve(name, { paths: [root] });

@@ -8,9 +8,9 @@
 // them); never runs anything; never throws (nothing found is undefined).
 
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
 import type { Env } from '../../../core/env.js';
+import { nodeModule } from '../../../core/lazy-builtins.js';
 
 export interface NxAt {
   /** The folder whose `require('nx')` finds this nx (the root, or Lerna's package folder). */
@@ -25,7 +25,7 @@ export interface NxAt {
 
 function resolveFrom(dir: string, request: string): string | undefined {
   try {
-    return createRequire(join(dir, 'package.json')).resolve(request);
+    return nodeModule().createRequire(join(dir, 'package.json')).resolve(request);
   } catch {
     return undefined;
   }
@@ -46,7 +46,7 @@ function versionOf(manifest: string): string | undefined {
  */
 function lernaManifestAt(root: string): string | undefined {
   try {
-    for (const dir of createRequire(join(root, 'package.json')).resolve.paths('lerna') ?? []) {
+    for (const dir of nodeModule().createRequire(join(root, 'package.json')).resolve.paths('lerna') ?? []) {
       const manifest = join(dir, 'lerna', 'package.json');
       if (existsSync(manifest)) return realpathSync(manifest);
     }

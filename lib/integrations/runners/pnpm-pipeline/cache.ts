@@ -10,9 +10,8 @@
 // no change. Invariants: never runs pnpm; unreadable runs are notes, never errors.
 
 import type { Env } from '../../../core/env.js';
-import { nodeCrypto } from '../../../core/lazy-builtins.js';
+import { nodeCrypto, nodeOs } from '../../../core/lazy-builtins.js';
 import { readdirSync } from 'node:fs';
-import { homedir, platform } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { errnoCode } from '../../../core/errors.js';
 import type { RunnerCache, SummaryReading, TaskAfterMove } from '../types.js';
@@ -45,8 +44,8 @@ function pnpmCacheDir(root: string, env: Env): { dir: string; source: string } {
     };
   const xdg = env['XDG_CACHE_HOME'];
   if (xdg !== undefined && xdg !== '' && isAbsolute(xdg)) return { dir: join(xdg, 'pnpm'), source: 'XDG_CACHE_HOME' };
-  const home = env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir();
-  return platform() === 'darwin'
+  const home = env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : nodeOs().homedir();
+  return nodeOs().platform() === 'darwin'
     ? { dir: join(home, 'Library', 'Caches', 'pnpm'), source: 'default' }
     : { dir: join(home, '.cache', 'pnpm'), source: 'default' };
 }

@@ -11,7 +11,7 @@
 // Invariants: returns presence only; never returns, logs or keeps a value.
 
 import type { Env } from '../../../core/env.js';
-import { homedir } from 'node:os';
+import { nodeOs } from '../../../core/lazy-builtins.js';
 import { join } from 'node:path';
 import { readConfigText } from '../../../core/bounded-read.js';
 
@@ -45,7 +45,7 @@ function rcLines(path: string): Map<string, string> {
 /** The `_authToken` pnpm would send to `upstream`, from its env or rc files (literal values only). */
 function authValue(upstream: string, root: string, env: Env): string | undefined {
   const prefixes = npmrcPrefixes(new URL(upstream));
-  const home = env['HOME'] ?? homedir();
+  const home = env['HOME'] ?? nodeOs().homedir();
   const configHome =
     env['XDG_CONFIG_HOME'] !== undefined && env['XDG_CONFIG_HOME'] !== ''
       ? env['XDG_CONFIG_HOME']

@@ -20,8 +20,8 @@
 // undefined, and the caller runs `file` as given. Reads a few stats, one package.json and at most one shim.
 
 import type { Env } from '../../../core/env.js';
+import { nodeModule } from '../../../core/lazy-builtins.js';
 import { existsSync, realpathSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { isExecutable, pathDirs } from '../../package-managers/on-path.js';
 import { readPnpmBinShim, shimNodePath } from '../../package-managers/pnpm-bin-shim.js';
@@ -138,7 +138,7 @@ function binaryOf(launcher: string, root: string, env: Env): string | undefined 
     return existsSync(resolve(root, configured)) ? resolve(root, configured) : undefined;
   const words = platformWords();
   if (words === undefined) return undefined;
-  const require = createRequire(launcher);
+  const require = nodeModule().createRequire(launcher);
   for (const candidate of [
     `@turbo/${words.platform}-${words.arch}/bin/turbo`,
     `turbo-${words.platform}-${words.arch}/bin/turbo`,

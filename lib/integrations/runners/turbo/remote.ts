@@ -17,7 +17,7 @@
 // Invariants: reads config files, never writes; never echoes a token, nor a TURBO_CACHE value without
 // turbo's shape; no credential is read, moved or added.
 
-import { homedir } from 'node:os';
+import { nodeOs } from '../../../core/lazy-builtins.js';
 import { join } from 'node:path';
 import type { Env, Pointed } from '../adapter.js';
 import { field, flagValue, isSet, judgeUpstream, readJson, type RemoteDetection } from '../remote-upstream.js';
@@ -39,7 +39,9 @@ export function detectTurbo(root: string, env: Env, argv: readonly string[]): Re
   const configDir = isSet(env, 'TURBO_CONFIG_DIR_PATH')
     ? (env['TURBO_CONFIG_DIR_PATH'] as string)
     : join(
-        isSet(env, 'XDG_CONFIG_HOME') ? (env['XDG_CONFIG_HOME'] as string) : join(env['HOME'] ?? homedir(), '.config'),
+        isSet(env, 'XDG_CONFIG_HOME')
+          ? (env['XDG_CONFIG_HOME'] as string)
+          : join(env['HOME'] ?? nodeOs().homedir(), '.config'),
         'turborepo',
       );
   const user = readJson(join(configDir, 'config.json'));
