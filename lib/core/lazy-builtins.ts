@@ -23,27 +23,16 @@ export function builtin<T>(id: string): T {
   return loaded !== undefined ? loaded : (require(id) as T);
 }
 
-let crypto: Crypto | undefined;
-let tty: Tty | undefined;
-let os: Os | undefined;
-let nodeModuleLoaded: NodeModule | undefined;
-
-export function nodeCrypto(): Crypto {
-  crypto ??= builtin<Crypto>('node:crypto');
-  return crypto;
+/** An accessor of builtin `id` that loads it on its first call and returns the same module after. */
+function onFirstUse<T>(id: string): () => T {
+  let loaded: T | undefined;
+  return () => {
+    loaded ??= builtin<T>(id);
+    return loaded;
+  };
 }
 
-export function nodeTty(): Tty {
-  tty ??= builtin<Tty>('node:tty');
-  return tty;
-}
-
-export function nodeOs(): Os {
-  os ??= builtin<Os>('node:os');
-  return os;
-}
-
-export function nodeModule(): NodeModule {
-  nodeModuleLoaded ??= builtin<NodeModule>('node:module');
-  return nodeModuleLoaded;
-}
+export const nodeCrypto: () => Crypto = /* @__PURE__ */ onFirstUse<Crypto>('node:crypto');
+export const nodeTty: () => Tty = /* @__PURE__ */ onFirstUse<Tty>('node:tty');
+export const nodeOs: () => Os = /* @__PURE__ */ onFirstUse<Os>('node:os');
+export const nodeModule: () => NodeModule = /* @__PURE__ */ onFirstUse<NodeModule>('node:module');
