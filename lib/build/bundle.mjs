@@ -9,12 +9,10 @@
 //   it (the build fails on one: code compiled through node:vm cannot import in Node 20);
 // - each CLI bundle written as the function expression the launcher compiles (no CommonJS module of its own);
 // - the chunks (lib/core/chunks.ts), left out of every command's bundle and compiled by the launcher only when a
-//   run needs one: dist/cli/recover-runs.cjs (dead-run recovery, when a run is dead), dist/cli/pm-<name>.cjs (a
-//   package manager's install check and lockfile readers: core/package-managers/chunk-load.ts) and
-//   dist/cli/runner-<name>.cjs (a runner's cache, withholding, plan, remote and doctor:
-//   integrations/runners/chunk-load.ts), each chunk-load.ts replaced in the CLI bundles and chunks by a module
-//   that requires `lockguard-chunk:<name>`; each chunk takes CHUNK_SHARED from the bundle that loads it (each
-//   such bundle exports them as `shared`) and carries its own copy of everything else;
+//   run needs one: dist/cli/recover-runs.cjs (dead-run recovery, when a run is dead) and dist/cli/pm-<name>.cjs
+//   (a package manager's install check and lockfile readers: core/package-managers/chunk-load.ts, replaced in
+//   the CLI bundles by a module that requires `lockguard-chunk:pm-<name>`); each takes CHUNK_SHARED from the
+//   bundle that loads it (each such bundle exports them as `shared`) and carries its own copy of everything else;
 // - no V8 code cache: one only the Node that built it accepts helps no user on another Node (lib/cli/bundle-load.ts);
 // - dist/pnpmfile.cjs, dist/npm-hook.cjs, dist/yarn-plugin.cjs: the install-time hooks, plain CommonJS;
 //   dist/slice-writer.cjs: the slice-file writer the pnpm plugin requires only after an install (the yarn
@@ -45,12 +43,9 @@ const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20'
 const { COMMAND_NAMES } = await import(pathToFileURL(join(dist, 'lib', 'cli', 'command-names.js')).href);
 const { CHUNK_SHARED, CHUNKS } = await import(pathToFileURL(join(dist, 'lib', 'core', 'chunks.js')).href);
 const RECOVERY = 'dist/lib/guard/recover.js';
-// The modules that reach a chunk: each replaced in the CLI bundles (`asChunks`), each reaching the chunks
-// core/chunks.ts names with its prefix, built from `<folder>/<name>/chunk.js`.
-const CHUNK_LOADS = [
-  { load: 'dist/lib/core/package-managers/chunk-load.js', prefix: 'pm-', folder: 'dist/lib/core/package-managers', fn: 'managerChunk', also: ['asyncManagerChunk'] },
-  { load: 'dist/lib/integrations/runners/chunk-load.js', prefix: 'runner-', folder: 'dist/lib/integrations/runners', fn: 'runnerChunk', also: [] },
-].map((spec) => ({ ...spec, names: CHUNKS.filter((name) => name.startsWith(spec.prefix)).map((name) => name.slice(spec.prefix.length)) }));
+const CHUNK_LOAD = 'dist/lib/core/package-managers/chunk-load.js';
+// The package managers whose heavy half is a chunk (core/chunks.ts names each as pm-<name>).
+const MANAGERS = CHUNKS.filter((name) => name.startsWith('pm-')).map((name) => name.slice('pm-'.length));
 
 /** A command's bundle leaves guard/recover.ts's import of recover-runs.js out: the launcher loads it as the chunk. */
 const leaveRecoveryOut = {
@@ -63,29 +58,27 @@ const leaveRecoveryOut = {
 };
 
 /**
- * A chunk-load.ts (a package manager's or a runner's) in a CLI bundle or chunk: each heavy half required from the
- * launcher on first use (the ES module imports them all). The pnpm, yarn and npm hooks keep theirs inline: no
- * launcher loads their chunks.
+ * chunk-load.ts in a CLI bundle or chunk: each package manager's heavy half required from the launcher on first
+ * use (the ES module imports all four). The pnpm, yarn and npm hooks keep them inline: no launcher loads theirs.
  */
-const asChunks = {
-  name: 'as-chunks',
+const managersAsChunks = {
+  name: 'managers-as-chunks',
   setup(build) {
-    for (const spec of CHUNK_LOADS)
-      build.onLoad({ filter: new RegExp(`${spec.load.replace(/^dist/, '').replace(/[./]/g, (c) => `\\${c}`)}$`) }, () => ({
-        loader: 'js',
-        contents: [
-          'const loaded = new Map();',
-          `export function ${spec.fn}(name) {`,
-          '  switch (name) {',
-          ...spec.names.map(
-            (name) => `    case '${name}': if (!loaded.has(name)) loaded.set(name, require('lockguard-chunk:${spec.prefix}${name}')); return loaded.get(name);`,
-          ),
-          '  }',
-          `  throw new Error(\`lockguard has no chunk named ${spec.prefix}\${name}\`);`,
-          '}',
-          ...spec.also.map((alias) => `export function ${alias}(name) { return ${spec.fn}(name); }`),
-        ].join('\n'),
-      }));
+    build.onLoad({ filter: /[\\/]core[\\/]package-managers[\\/]chunk-load\.js$/ }, () => ({
+      loader: 'js',
+      contents: [
+        'const loaded = {};',
+        'export function managerChunk(name) {',
+        '  switch (name) {',
+        ...MANAGERS.map((name) => `    case '${name}': return (loaded.${name} ??= require('lockguard-chunk:pm-${name}'));`),
+        '  }',
+        '  throw new Error(`lockguard has no package-manager chunk named ${name}`);',
+        '}',
+        'export function asyncManagerChunk(name) {',
+        '  return managerChunk(name);',
+        '}',
+      ].join('\n'),
+    }));
   },
 };
 
@@ -164,7 +157,7 @@ rmSync(join(dist, 'cli'), { recursive: true, force: true });
 const cliOptions = {
   ...common,
   external: ['@pnpm/lockfile-file', 'execa', 'lockguard-chunk:*'],
-  plugins: [leaveRecoveryOut, asChunks],
+  plugins: [leaveRecoveryOut, managersAsChunks],
   // Thirteen bundles share most of their code: without indentation and blank lines they are 0.77x the
   // size (the tarball's budget, test/package/tarball.test.ts); names stay, so a bug's stack still reads.
   minifyWhitespace: true,
@@ -177,7 +170,7 @@ async function cliBundle(name) {
     outfile: `dist/cli/${name}.cjs`,
   });
   const first = await build({ ...options(false), write: false, metafile: true });
-  if (!(RECOVERY in first.metafile.inputs) && !CHUNK_LOADS.some((spec) => spec.load in first.metafile.inputs)) {
+  if (!(RECOVERY in first.metafile.inputs) && !(CHUNK_LOAD in first.metafile.inputs)) {
     writeFileSync(join(dist, 'cli', `${name}.cjs`), first.outputFiles[0].text);
     return first;
   }
@@ -189,19 +182,17 @@ const results = await Promise.all([
   ...bundles.map(cliBundle),
   build({
     ...cliOptions,
-    plugins: [shareFromHost, asChunks],
+    plugins: [shareFromHost, managersAsChunks],
     entryPoints: ['dist/lib/guard/recover-runs.js'],
     outfile: 'dist/cli/recover-runs.cjs',
   }),
-  ...CHUNK_LOADS.flatMap((spec) =>
-    spec.names.map((name) =>
-      build({
-        ...cliOptions,
-        plugins: [shareFromHost, asChunks],
-        entryPoints: [`${spec.folder}/${name}/chunk.js`],
-        outfile: `dist/cli/${spec.prefix}${name}.cjs`,
-      }),
-    ),
+  ...MANAGERS.map((name) =>
+    build({
+      ...cliOptions,
+      plugins: [shareFromHost],
+      entryPoints: [`dist/lib/core/package-managers/${name}/chunk.js`],
+      outfile: `dist/cli/pm-${name}.cjs`,
+    }),
   ),
   build({ ...common, ...LAZY_SLICE_WRITER, entryPoints: ['dist/lib/integrations/pnpmfile/commonjs.js'], outfile: 'dist/pnpmfile.cjs' }),
   build({ ...common, entryPoints: ['dist/lib/cli/npm-hook-entry.js'], outfile: 'dist/npm-hook.cjs' }),

@@ -2,14 +2,13 @@
 //
 // Owns: the chunks' names (`CHUNKS`: dist/cli/<name>.cjs) as a bundle asks its launcher for them
 // (lib/cli/bin.ts): `RECOVERY_CHUNK` through the importer it hands every bundle as `__lockguardImport`, a
-// package manager's chunk (`pm-<name>`, core/package-managers/chunk-load.ts) and a runner's (`runner-<name>`,
-// integrations/runners/chunk-load.ts) through the bundle's `require` as `lockguard-chunk:<name>`; and the modules a chunk takes from the bundle that loads it instead of
+// package manager's chunk (`pm-<name>`) through the bundle's `require` as `lockguard-chunk:pm-<name>`
+// (core/package-managers/chunk-load.ts); and the modules a chunk takes from the bundle that loads it instead of
 // carrying its own copy (`CHUNK_SHARED`: state that must be one per process).
 // Why: dead-run recovery (guard/recover-runs.ts, with every runner's adapter) is half of `verify`'s bundle and
 // runs only after a crash; the four package managers' install checks and lockfile readers were half of the
-// rest, and a command needs at most its workspace's one; the six runners' caches, withholding, plans, remotes
-// and doctor checks were 141 KB of `run`'s bundle, and a workspace uses one or two. Carried inline, every start
-// reads and holds them (test/bench/README.md "The code cache").
+// rest, and a command needs at most its workspace's one. Carried inline, every start reads and holds them
+// (test/bench/README.md "The code cache").
 // Invariants: lib/build/bundle.mjs builds every chunk named here and makes every bundle that may load one
 // export the shared modules; the launcher loads no other name; nothing here is imported by the launcher's own
 // code but the names.
@@ -18,19 +17,7 @@
 export const CHUNK_PREFIX = 'lockguard-chunk:';
 
 /** Every chunk, as dist/cli/<name>.cjs. */
-export const CHUNKS = [
-  'recover-runs',
-  'pm-pnpm',
-  'pm-yarn',
-  'pm-bun',
-  'pm-npm',
-  'runner-turbo',
-  'runner-nx',
-  'runner-pnpm-pipeline',
-  'runner-wireit',
-  'runner-moon',
-  'runner-lage',
-] as const;
+export const CHUNKS = ['recover-runs', 'pm-pnpm', 'pm-yarn', 'pm-bun', 'pm-npm'] as const;
 
 /** What guard/recover.ts asks the launcher for: dist/cli/recover-runs.cjs, compiled once per process. */
 export const RECOVERY_CHUNK = `${CHUNK_PREFIX}recover-runs`;

@@ -99,15 +99,6 @@ test("a run checks an npm workspace's install through npm's chunk, and loads no 
   assert.deepEqual(run.bundles, ['lockguard.cjs', 'run.cjs', 'pm-npm.cjs']);
 });
 
-test("a run loads the chunk of the runner its workspace configures, and no other runner's", async (t) => {
-  const root = tempWorkspace(t, { ...pnpmTree(), 'turbo.json': '{"tasks":{}}\n' });
-  const run = loadedBy(root, ['run', '--no-pre-check', '--', 'true']);
-  assert.equal(run.code, EXIT.ok, run.stderr);
-  assert.deepEqual(run.bundles, ['lockguard.cjs', 'run.cjs', 'runner-turbo.cjs']);
-  // A verify reads no runner's.
-  assert.deepEqual(loadedBy(root, ['verify']).bundles, ['lockguard.cjs', 'verify.cjs']);
-});
-
 test('a dead run is finished through the recovery chunk, which a command compiles only then', async (t) => {
   const root = tempWorkspace(t, pnpmTree());
   const guard = spawnGuard(['run', '--no-pre-check', '--', 'sleep', '1'], root, scrubbedEnv());

@@ -15,34 +15,35 @@
 import { executableName } from '../../package-managers/argv.js';
 import { sliceFilesIgnored } from '../../../ledger/slice-files.js';
 import type { RunnerAdapter } from '../adapter.js';
-import { runnerChunk } from '../chunk-load.js';
+import { lageSummary, lageUnitPaths, lageUnits, resolveLageCache } from './cache.js';
+import { planLage } from './plan.js';
 import { lageConfigured } from './config.js';
-import { lageUnsupported } from './sound-keys.js';
-
-const heavy = () => runnerChunk('lage');
+import { lageChecks } from './doctor.js';
+import { detectLage, lageWritesOff } from './remote.js';
+import { lageEdits, lageFolds, lageProof, lageUnsupported } from './sound-keys.js';
 
 export const lage: RunnerAdapter = {
   name: 'lage',
   label: 'lage',
   startedBy: (argv) => argv[0] !== undefined && executableName(argv[0]) === 'lage',
   configuredAt: (root) => lageConfigured(root),
-  resolveCache: (root, argv, env) => heavy().resolveLageCache(root, argv, env),
-  units: (dir, names) => heavy().lageUnits(dir, names),
-  unitPaths: (unit) => heavy().lageUnitPaths(unit),
-  summary: () => heavy().lageSummary(),
+  resolveCache: resolveLageCache,
+  units: lageUnits,
+  unitPaths: lageUnitPaths,
+  summary: lageSummary,
   projects: { mapped: false, reason: "lage's cache entries are not mapped to projects here" },
-  plan: (argv, options, settings, pnpmWorkspace) => heavy().planLage(argv, options, settings, pnpmWorkspace),
+  plan: planLage,
   remote: {
-    detect: (root, env) => heavy().detectLage(root, env),
-    writesOff: (_mode, why, context) => heavy().lageWritesOff(why, context.env),
+    detect: (root, env) => detectLage(root, env),
+    writesOff: (_mode, why, context) => lageWritesOff(why, context.env),
   },
   soundKeys: {
     configFiles: ['lage.config.js'],
     configured: lageConfigured,
-    edits: (root, mode) => heavy().lageEdits(root, mode),
+    edits: (root, mode) => lageEdits(root, mode),
     unsupported: (root, mode) => lageUnsupported(root, mode),
-    proof: (root, env, mode) => heavy().lageProof(root, env, mode),
-    folds: (_argv, root, env) => heavy().lageFolds(root, env, sliceFilesIgnored(root) ? 'ignored' : undefined),
+    proof: (root, env, mode) => lageProof(root, env, mode),
+    folds: (_argv, root, env) => lageFolds(root, env, sliceFilesIgnored(root) ? 'ignored' : undefined),
   },
-  doctor: (root, env) => heavy().lageChecks(root, env),
+  doctor: (root, env) => lageChecks(root, env),
 };

@@ -14,10 +14,14 @@
 
 import { executableName } from '../../package-managers/argv.js';
 import type { RunnerAdapter } from '../adapter.js';
-import { runnerChunk } from '../chunk-load.js';
+import { moonEntryTask, moonSummary, moonUnitPaths, moonUnits, resolveMoonCache } from './cache.js';
 import { moonWorkspaceFile } from './config.js';
+import { moonChecks } from './doctor.js';
+import { detectMoon, moonWritesOff } from './remote.js';
+import { moonEdits, moonFolds, moonProof } from './sound-keys.js';
+import { withholdMoon } from './withhold.js';
 
-const heavy = () => runnerChunk('moon');
+import { planMoon } from './plan.js';
 
 export const moon: RunnerAdapter = {
   name: 'moon',
@@ -27,24 +31,24 @@ export const moon: RunnerAdapter = {
     return name === 'moon' || name === 'moonx';
   },
   configuredAt: (root) => moonWorkspaceFile(root) !== undefined,
-  resolveCache: (root, argv, env) => heavy().resolveMoonCache(root, argv, env),
-  units: (dir, names) => heavy().moonUnits(dir, names),
-  unitPaths: (unit) => heavy().moonUnitPaths(unit),
-  summary: () => heavy().moonSummary(),
-  withhold: (cache, before, options, env, pass) => heavy().withholdMoon(cache, before, options, env, pass),
+  resolveCache: resolveMoonCache,
+  units: moonUnits,
+  unitPaths: moonUnitPaths,
+  summary: moonSummary,
+  withhold: withholdMoon,
   projects: { mapped: false, reason: "moon's cache entries are not mapped to projects here" },
-  entryTask: (cache, key) => heavy().moonEntryTask(cache, key),
-  plan: (argv, options, settings, pnpmWorkspace) => heavy().planMoon(argv, options, settings, pnpmWorkspace),
+  entryTask: moonEntryTask,
+  plan: planMoon,
   remote: {
-    detect: (root, env) => heavy().detectMoon(root, env),
-    writesOff: (_mode, why, context) => heavy().moonWritesOff(why, context.env),
+    detect: (root, env) => detectMoon(root, env),
+    writesOff: (_mode, why, context) => moonWritesOff(why, context.env),
   },
   soundKeys: {
     configFiles: ['.moon/workspace.yml'],
     configured: (root) => moonWorkspaceFile(root) !== undefined,
-    edits: (root, mode) => heavy().moonEdits(root, mode),
-    proof: (root, env, mode) => heavy().moonProof(root, env, mode),
-    folds: (_argv, root, env) => heavy().moonFolds(root, env, undefined),
+    edits: moonEdits,
+    proof: moonProof,
+    folds: (_argv, root, env) => moonFolds(root, env, undefined),
   },
-  doctor: (root, env) => heavy().moonChecks(root, env),
+  doctor: (root, env) => moonChecks(root, env),
 };

@@ -10,17 +10,21 @@
 
 import { join } from 'node:path';
 import { executableName } from '../../package-managers/argv.js';
+import { runDry } from '../../plan/spawn-runner.js';
 import type { RunnerAdapter } from '../adapter.js';
-import { runnerChunk } from '../chunk-load.js';
 import type { CacheUnit } from '../types.js';
 import { present } from '../workspace-files.js';
-import { nxConfigured } from './sound-keys.js';
+import { nxSummary, resolveNxCache } from './cache.js';
+import { nxChecks } from './doctor.js';
+import { nxGraphArgv, planNx } from './plan.js';
+import { nxV1 } from './protocol.js';
+import { detectNx, nxWritesOff, pointNxAt } from './remote.js';
+import { nxConfigured, nxEdits, nxFolds, nxProof } from './sound-keys.js';
+import { withholdNx } from './withhold.js';
 import { readConfigText } from '../../../core/bounded-read.js';
 
 /** An nx entry: a folder named by its decimal hash. */
 const NX_ENTRY = /^\d+$/;
-
-const heavy = () => runnerChunk('nx');
 
 function nxInManifest(root: string): boolean {
   try {
@@ -42,30 +46,27 @@ export const nx: RunnerAdapter = {
     argv[0] !== undefined &&
     (executableName(argv[0]) === 'nx' || (executableName(argv[0]) === 'lerna' && argv[1] === 'run')),
   configuredAt: (root) => present(join(root, 'nx.json')) || nxInManifest(root),
-  resolveCache: (root, _argv, env) => heavy().resolveNxCache(root, env),
+  resolveCache: (root, _argv, env) => resolveNxCache(root, env),
   units: (_dir, names): CacheUnit[] =>
     names.filter((name) => NX_ENTRY.test(name)).map((key) => ({ key, primary: key })),
   unitPaths: (unit) => [unit.key, `terminalOutputs/${unit.key}`],
-  summary: (cache, options) => heavy().nxSummary(cache, options),
-  withhold: (cache, before, options, env, pass) => heavy().withholdNx(cache, before, options, env, pass),
+  summary: nxSummary,
+  withhold: withholdNx,
   projects: { mapped: false, reason: "nx's cache entries are not mapped to projects here" },
-  plan: (argv, options, settings) => heavy().planNx(argv, options, settings),
+  plan: (argv, options, settings) => planNx(argv, options, settings),
   remote: {
     protocol: 'nx-v1',
-    gate: () => heavy().nxV1(),
-    detect: (root, env, argv) => heavy().detectNx(root, env, argv),
-    pointAt: (_detection, gateUrl, argv) => heavy().pointNxAt(gateUrl, argv),
-    writesOff: (_mode, why) => heavy().nxWritesOff(why),
+    gate: nxV1,
+    detect: detectNx,
+    pointAt: (_detection, gateUrl, argv) => pointNxAt(gateUrl, argv),
+    writesOff: (_mode, why) => nxWritesOff(why),
   },
   soundKeys: {
     configFiles: ['nx.json', '.nxignore'],
     configured: nxConfigured,
-    edits: (root, mode) => heavy().nxEdits(root, mode),
-    proof: (root, env, mode) => heavy().nxProof(root, env, mode),
-    folds: async (argv, root, env) => {
-      const chunk = heavy();
-      return chunk.nxFolds(await chunk.runDry(chunk.nxGraphArgv(argv), { root, env }));
-    },
+    edits: nxEdits,
+    proof: nxProof,
+    folds: async (argv, root, env) => nxFolds(await runDry(nxGraphArgv(argv), { root, env })),
   },
-  doctor: (root, env) => heavy().nxChecks(root, env),
+  doctor: (root, env) => nxChecks(root, env),
 };

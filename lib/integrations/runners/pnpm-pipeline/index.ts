@@ -9,13 +9,15 @@
 import { join } from 'node:path';
 import { classifyCommand } from '../../package-managers/argv.js';
 import type { RunnerAdapter } from '../adapter.js';
-import { runnerChunk } from '../chunk-load.js';
 import { present } from '../workspace-files.js';
+import { pipelineSummary, resolvePipelineCache } from './cache.js';
+import { pipelineUnits } from './listing.js';
+import { planPipeline } from './plan.js';
+import { pipelineV8 } from './protocol.js';
+import { detectPipeline, pipelineWritesOff, pointPipelineAt } from './remote.js';
 import { readBounded } from '../../../core/bounded-read.js';
 
 /** A top-level `tasks:` or `pipelines:` key in pnpm-workspace.yaml (pnpm 12's pipeline). */
-const heavy = () => runnerChunk('pnpm-pipeline');
-
 function hasPipelineTasks(workspaceYaml: string | Buffer | undefined): boolean {
   if (workspaceYaml === undefined) return false;
   const text = typeof workspaceYaml === 'string' ? workspaceYaml : workspaceYaml.toString('utf8');
@@ -40,18 +42,18 @@ export const pnpmPipeline: RunnerAdapter = {
     return cmd?.manager === 'pnpm' && cmd.command === 'pipeline';
   },
   configuredAt: (root, hints) => hasPipelineTasks(workspaceYaml(root, hints.workspaceYaml)),
-  resolveCache: (root, _argv, env) => heavy().resolvePipelineCache(root, env),
-  units: (dir, names) => heavy().pipelineUnits(dir, names),
+  resolveCache: (root, _argv, env) => resolvePipelineCache(root, env),
+  units: pipelineUnits,
   unitPaths: (unit) => [unit.primary],
-  summary: (cache, options) => heavy().pipelineSummary(cache, options),
+  summary: pipelineSummary,
   projects: { mapped: false, reason: "pnpm pipeline's cache entries are not mapped to projects here" },
-  plan: (argv, options, settings) => heavy().planPipeline(argv, options, settings),
+  plan: (argv, options, settings) => planPipeline(argv, options, settings),
   remote: {
     protocol: 'pnpm-pipeline-v8',
-    gate: () => heavy().pipelineV8(),
-    detect: (root, env) => heavy().detectPipeline(root, env),
-    pointAt: (_detection, gateUrl, argv) => heavy().pointPipelineAt(gateUrl, argv),
-    writesOff: (_mode, why) => heavy().pipelineWritesOff(why),
+    gate: pipelineV8,
+    detect: (root, env) => detectPipeline(root, env),
+    pointAt: (_detection, gateUrl, argv) => pointPipelineAt(gateUrl, argv),
+    writesOff: (_mode, why) => pipelineWritesOff(why),
   },
   doctor: () => [],
 };

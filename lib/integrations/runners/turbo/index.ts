@@ -10,41 +10,43 @@
 
 import { join } from 'node:path';
 import { executableName } from '../../package-managers/argv.js';
+import { runDry } from '../../plan/spawn-runner.js';
 import type { RunnerAdapter } from '../adapter.js';
-import { runnerChunk } from '../chunk-load.js';
 import { present } from '../workspace-files.js';
-import { turboFileIn } from './sound-keys.js';
-
-const heavy = () => runnerChunk('turbo');
+import { resolveTurboCache, turboSummary } from './cache.js';
+import { turboChecks } from './doctor.js';
+import { turboEntryFiles, turboEntryTask } from './entries.js';
+import { turboUnitPaths, turboUnits } from './listing.js';
+import { planTurbo, turboDryArgv } from './plan.js';
+import { turboV8 } from './protocol.js';
+import { detectTurbo, pointTurboAt, turboWritesOff } from './remote.js';
+import { turboEdits, turboFileIn, turboFolds, turboProof } from './sound-keys.js';
 
 export const turbo: RunnerAdapter = {
   name: 'turbo',
   label: 'turbo',
   startedBy: (argv) => argv[0] !== undefined && executableName(argv[0]) === 'turbo',
   configuredAt: (root) => present(join(root, 'turbo.json')) || present(join(root, 'turbo.jsonc')),
-  resolveCache: (root, argv, env) => heavy().resolveTurboCache(root, argv, env),
-  units: (_dir, names) => heavy().turboUnits(names),
-  unitPaths: (unit) => heavy().turboUnitPaths(unit),
-  summary: (cache, options) => heavy().turboSummary(cache, options),
-  projects: { mapped: true, entryFiles: (cache, projects) => heavy().turboEntryFiles(cache, projects) },
-  entryTask: (cache, key) => heavy().turboEntryTask(cache, key),
-  plan: (argv, options, settings, pnpmWorkspace) => heavy().planTurbo(argv, options, settings, pnpmWorkspace),
+  resolveCache: resolveTurboCache,
+  units: (_dir, names) => turboUnits(names),
+  unitPaths: turboUnitPaths,
+  summary: turboSummary,
+  projects: { mapped: true, entryFiles: turboEntryFiles },
+  entryTask: turboEntryTask,
+  plan: planTurbo,
   remote: {
     protocol: 'turbo-v8',
-    gate: () => heavy().turboV8(),
-    detect: (root, env, argv) => heavy().detectTurbo(root, env, argv),
-    pointAt: (detection, gateUrl, argv) => heavy().pointTurboAt(detection, gateUrl, argv),
-    writesOff: (mode, why, context) => heavy().turboWritesOff(mode, why, context),
+    gate: turboV8,
+    detect: detectTurbo,
+    pointAt: pointTurboAt,
+    writesOff: turboWritesOff,
   },
   soundKeys: {
     configFiles: ['turbo.json', 'turbo.jsonc'],
     configured: (root) => turboFileIn(root) !== undefined,
-    edits: (root, mode) => heavy().turboEdits(root, mode),
-    proof: (root, env, mode) => heavy().turboProof(root, env, mode),
-    folds: async (argv, root, env) => {
-      const chunk = heavy();
-      return chunk.turboFolds(await chunk.runDry(chunk.turboDryArgv(argv), { root, env }), root);
-    },
+    edits: turboEdits,
+    proof: turboProof,
+    folds: async (argv, root, env) => turboFolds(await runDry(turboDryArgv(argv), { root, env }), root),
   },
-  doctor: (root, env, manager) => heavy().turboChecks(root, env, manager),
+  doctor: turboChecks,
 };

@@ -15,10 +15,12 @@
 import { executableName } from '../../package-managers/argv.js';
 import { planError } from '../../plan/types.js';
 import type { RunnerAdapter } from '../adapter.js';
-import { runnerChunk } from '../chunk-load.js';
+import { resolveWireitCache, wireitSummary, wireitUnits } from './cache.js';
+import { wireitChecks } from './doctor.js';
 import { manifestAt, wireitBlock, wireitInstalled, wireitPackages } from './packages.js';
-
-const heavy = () => runnerChunk('wireit');
+import { detectWireit, wireitWritesOff } from './remote.js';
+import { wireitEdits, wireitFolds, wireitProof } from './sound-keys.js';
+import { withholdWireit } from './withhold.js';
 
 /** The root package.json has a `wireit` block, or wireit is installed and a workspace package has one. */
 function wireitConfigured(root: string): boolean {
@@ -31,11 +33,11 @@ export const wireit: RunnerAdapter = {
   label: 'wireit',
   startedBy: (argv) => argv[0] !== undefined && executableName(argv[0]) === 'wireit',
   configuredAt: (root) => wireitConfigured(root),
-  resolveCache: (root, argv, env) => heavy().resolveWireitCache(root, argv, env),
-  units: (dir) => heavy().wireitUnits(dir),
+  resolveCache: resolveWireitCache,
+  units: (dir) => wireitUnits(dir),
   unitPaths: (unit) => [unit.primary],
-  summary: () => heavy().wireitSummary(),
-  withhold: (cache, before, options, env, pass) => heavy().withholdWireit(cache, before, options, env, pass),
+  summary: wireitSummary,
+  withhold: withholdWireit,
   projects: { mapped: false, reason: "wireit's cache entries are not mapped to projects here" },
   plan: () =>
     Promise.reject(
@@ -45,15 +47,15 @@ export const wireit: RunnerAdapter = {
       ),
     ),
   remote: {
-    detect: (_root, env) => heavy().detectWireit(env),
-    writesOff: (_mode, why, context) => heavy().wireitWritesOff(why, context.env),
+    detect: (_root, env) => detectWireit(env),
+    writesOff: (_mode, why, context) => wireitWritesOff(why, context.env),
   },
   soundKeys: {
     configFiles: ['package.json'],
     configured: wireitConfigured,
-    edits: (root) => heavy().wireitEdits(root),
-    proof: async (root, _env, mode) => heavy().wireitProof(root, mode),
-    folds: async (_argv, root) => heavy().wireitFolds(root),
+    edits: (root) => wireitEdits(root),
+    proof: async (root, _env, mode) => wireitProof(root, mode),
+    folds: async (_argv, root) => wireitFolds(root),
   },
-  doctor: (root, env, manager) => heavy().wireitChecks(root, env, manager),
+  doctor: wireitChecks,
 };
