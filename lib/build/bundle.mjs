@@ -10,9 +10,10 @@
 // - each CLI bundle written as the function expression the launcher compiles (no CommonJS module of its own);
 // - the chunks (lib/core/chunks.ts), left out of every command's bundle and compiled by the launcher only when a
 //   run needs one: dist/cli/recover-runs.cjs (dead-run recovery, when a run is dead) and dist/cli/pm-<name>.cjs
-//   (a package manager's install check and lockfile readers: core/package-managers/chunk-load.ts, replaced in
-//   the CLI bundles by a module that requires `lockguard-chunk:pm-<name>`); each takes CHUNK_SHARED from the
-//   bundle that loads it (each such bundle exports them as `shared`) and carries its own copy of everything else;
+//   (a package manager's install check and lockfile readers), each reached through a loader module
+//   (CHUNK_LOADERS: guard/recover-load.ts, core/package-managers/chunk-load.ts) replaced in the CLI bundles and
+//   chunks by one that requires `lockguard-chunk:<name>`; each chunk takes CHUNK_SHARED from the bundle that
+//   loads it (each such bundle exports them as `shared`) and carries its own copy of everything else;
 // - no V8 code cache: one only the Node that built it accepts helps no user on another Node (lib/cli/bundle-load.ts);
 // - dist/pnpmfile.cjs, dist/npm-hook.cjs, dist/yarn-plugin.cjs: the install-time hooks, plain CommonJS;
 //   dist/slice-writer.cjs: the slice-file writer the pnpm plugin requires only after an install (the yarn
@@ -42,43 +43,37 @@ const META = {
 const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', absWorkingDir: root, ...META };
 const { COMMAND_NAMES } = await import(pathToFileURL(join(dist, 'lib', 'cli', 'command-names.js')).href);
 const { CHUNK_SHARED, CHUNKS } = await import(pathToFileURL(join(dist, 'lib', 'core', 'chunks.js')).href);
-const RECOVERY = 'dist/lib/guard/recover.js';
-const CHUNK_LOAD = 'dist/lib/core/package-managers/chunk-load.js';
 // The package managers whose heavy half is a chunk (core/chunks.ts names each as pm-<name>).
 const MANAGERS = CHUNKS.filter((name) => name.startsWith('pm-')).map((name) => name.slice('pm-'.length));
-
-/** A command's bundle leaves guard/recover.ts's import of recover-runs.js out: the launcher loads it as the chunk. */
-const leaveRecoveryOut = {
-  name: 'leave-recovery-out',
-  setup(build) {
-    build.onResolve({ filter: /^\.\/recover-runs\.js$/ }, (args) =>
-      args.kind === 'dynamic-import' && args.importer.endsWith(join('guard', 'recover.js')) ? { path: args.path, external: true } : undefined,
-    );
-  },
-};
-
 /**
- * chunk-load.ts in a CLI bundle or chunk: each package manager's heavy half required from the launcher on first
- * use (the ES module imports all four). The pnpm, yarn and npm hooks keep them inline: no launcher loads theirs.
+ * The loader modules that reach the chunks, and what each becomes in a CLI bundle or chunk: the same exports,
+ * each a `require('lockguard-chunk:<name>')` the launcher answers (lib/cli/bin.ts; the launcher compiles the
+ * chunk once). The ES modules import the code itself; the pnpm, yarn and npm hooks keep it inline (no launcher
+ * loads theirs).
  */
-const managersAsChunks = {
-  name: 'managers-as-chunks',
+const CHUNK_LOADERS = {
+  'dist/lib/guard/recover-load.js': [
+    "export async function recoverRunsModule() { return require('lockguard-chunk:recover-runs'); }",
+  ],
+  'dist/lib/core/package-managers/chunk-load.js': [
+    'export function managerChunk(name) {',
+    '  switch (name) {',
+    ...MANAGERS.map((name) => `    case '${name}': return require('lockguard-chunk:pm-${name}');`),
+    '  }',
+    '  throw new Error(`lockguard has no package-manager chunk named ${name}`);',
+    '}',
+    'export function asyncManagerChunk(name) {',
+    '  return managerChunk(name);',
+    '}',
+  ],
+};
+const asChunks = {
+  name: 'as-chunks',
   setup(build) {
-    build.onLoad({ filter: /[\\/]core[\\/]package-managers[\\/]chunk-load\.js$/ }, () => ({
-      loader: 'js',
-      contents: [
-        'const loaded = {};',
-        'export function managerChunk(name) {',
-        '  switch (name) {',
-        ...MANAGERS.map((name) => `    case '${name}': return (loaded.${name} ??= require('lockguard-chunk:pm-${name}'));`),
-        '  }',
-        '  throw new Error(`lockguard has no package-manager chunk named ${name}`);',
-        '}',
-        'export function asyncManagerChunk(name) {',
-        '  return managerChunk(name);',
-        '}',
-      ].join('\n'),
-    }));
+    build.onLoad({ filter: /\.js$/ }, (args) => {
+      const lines = CHUNK_LOADERS[relative(root, args.path).split(sep).join('/')];
+      return lines === undefined ? undefined : { loader: 'js', contents: lines.join('\n') };
+    });
   },
 };
 
@@ -95,7 +90,7 @@ const shareFromHost = {
 
 /**
  * The entry of one CLI bundle: main with a table of `name` only (none for the `main` bundle); with `shared`,
- * the modules the recovery chunk takes from it, exported as `shared` (lib/cli/bin.ts hands them over).
+ * the modules its chunks take from it, exported as `shared` (lib/cli/bin.ts hands them over).
  */
 function entryOf(name, shared = false) {
   const table = name === 'main' ? '{}' : `{ ${JSON.stringify(name)}: async () => command }`;
@@ -157,7 +152,7 @@ rmSync(join(dist, 'cli'), { recursive: true, force: true });
 const cliOptions = {
   ...common,
   external: ['@pnpm/lockfile-file', 'execa', 'lockguard-chunk:*'],
-  plugins: [leaveRecoveryOut, managersAsChunks],
+  plugins: [asChunks],
   // Thirteen bundles share most of their code: without indentation and blank lines they are 0.77x the
   // size (the tarball's budget, test/package/tarball.test.ts); names stay, so a bug's stack still reads.
   minifyWhitespace: true,
@@ -170,7 +165,7 @@ async function cliBundle(name) {
     outfile: `dist/cli/${name}.cjs`,
   });
   const first = await build({ ...options(false), write: false, metafile: true });
-  if (!(RECOVERY in first.metafile.inputs) && !(CHUNK_LOAD in first.metafile.inputs)) {
+  if (!Object.keys(CHUNK_LOADERS).some((loader) => loader in first.metafile.inputs)) {
     writeFileSync(join(dist, 'cli', `${name}.cjs`), first.outputFiles[0].text);
     return first;
   }
@@ -182,14 +177,14 @@ const results = await Promise.all([
   ...bundles.map(cliBundle),
   build({
     ...cliOptions,
-    plugins: [shareFromHost, managersAsChunks],
+    plugins: [shareFromHost, asChunks],
     entryPoints: ['dist/lib/guard/recover-runs.js'],
     outfile: 'dist/cli/recover-runs.cjs',
   }),
   ...MANAGERS.map((name) =>
     build({
       ...cliOptions,
-      plugins: [shareFromHost],
+      plugins: [shareFromHost, asChunks],
       entryPoints: [`dist/lib/core/package-managers/${name}/chunk.js`],
       outfile: `dist/cli/pm-${name}.cjs`,
     }),
@@ -208,8 +203,7 @@ const results = await Promise.all([
 const warned = results.reduce((count, result) => count + result.warnings.length, 0);
 if (warned > 0) throw new Error(`build: esbuild printed ${warned} warning(s) above; a bundle must build without any.`);
 
-// The only dynamic imports left may be core/external.ts's fallback for the ES modules and guard/recover.ts's
-// import of recover-runs.js (the chunk's, for the ES modules), neither reached in a bundle.
+// The only dynamic imports left may be core/external.ts's fallback for the ES modules, never reached in a bundle.
 // Each bundle is then written as the script the launcher compiles (lib/cli/bundle-load.ts wrapBundle).
 const { wrapBundle } = await import(pathToFileURL(join(dist, 'lib', 'cli', 'bundle-load.js')).href);
 for (const name of [...bundles, ...CHUNKS]) {
@@ -217,9 +211,7 @@ for (const name of [...bundles, ...CHUNKS]) {
   const text = readFileSync(file, 'utf8');
   const imports = (text.match(/\bimport\(/g) ?? []).length;
   const external = /typeof __lockguardImport\s*===\s*"function"\)\s*return __lockguardImport\(specifier\)/.test(text);
-  // guard/recover.ts's own import of recover-runs.js, left out of the bundle and never reached in it.
-  const recovery = text.includes('import("./recover-runs.js")');
-  if (imports !== (external ? 2 : 0) + (recovery ? 1 : 0)) throw new Error(`build: ${file} holds ${imports} import() calls; a bundle may import only through core/external.ts's importExternal.`);
+  if (imports !== (external ? 2 : 0)) throw new Error(`build: ${file} holds ${imports} import() calls; a bundle may import only through core/external.ts's importExternal.`);
   // One non-ASCII character (a `•` in a regular expression: esbuild escapes strings, not regex literals) makes V8
   // hold and scan the whole bundle as two-byte text: +7.5 M instructions on every `lockguard run` (callgrind).
   const wide = /[^\x00-\x7f]/.exec(text);

@@ -4,9 +4,9 @@
 // lib/build/bundle.mjs), compile it (bundle-load.ts: from the code cache this machine's Node wrote, else from
 // source), hand it argv and the process's io, write the code caches where there were none, and end the process
 // with the command's exit code (io.ts exitProcess). It runs only as that bundle (it finds the CLI's bundles next to itself).
-// A bundle asks it for a chunk (core/chunks.ts: dead-run recovery, a package manager's install check and
-// readers) only when it needs one: compiled once, handed the modules the bundle shares with it (its `shared`
-// export).
+// A bundle asks it for a chunk through its `require` (`lockguard-chunk:<name>`; core/chunks.ts: dead-run recovery, a package
+// manager's install check and readers) only when it needs one: compiled once, handed the modules the bundle shares
+// with it (its `shared` export).
 // Invariants: no top-level await and no work before the bundle runs; the bundles' two external packages are
 // imported from here (Node's own loader), the only place that can (core/external.ts); only the chunks
 // core/chunks.ts names are loaded.
@@ -14,7 +14,7 @@
 import { join } from 'node:path';
 import { compileBundle, type CompiledBundle } from './bundle-load.js';
 import { commandOf } from './command-names.js';
-import { CHUNK_PREFIX, CHUNKS, RECOVERY_CHUNK } from '../core/chunks.js';
+import { CHUNKS } from '../core/chunks.js';
 import type { Io } from './io.js';
 
 interface CliBundle {
@@ -37,10 +37,7 @@ const loadChunk = (name: string): unknown => {
   }
   return chunks.get(name);
 };
-const importer = (specifier: string): Promise<unknown> =>
-  specifier === RECOVERY_CHUNK
-    ? Promise.resolve().then(() => loadChunk(specifier.slice(CHUNK_PREFIX.length)))
-    : import(specifier);
+const importer = (specifier: string): Promise<unknown> => import(specifier);
 const cli = (compiled[0] as CompiledBundle).run(importer, undefined, loadChunk) as unknown as CliBundle;
 void cli.start(argv, cli.processIo()).then((code) => {
   for (const bundle of compiled) bundle.saveCodeCache();

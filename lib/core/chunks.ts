@@ -1,9 +1,8 @@
 // The CLI's chunks: code a command's bundle does not carry, compiled only when a run needs it.
 //
-// Owns: the chunks' names (`CHUNKS`: dist/cli/<name>.cjs) as a bundle asks its launcher for them
-// (lib/cli/bin.ts): `RECOVERY_CHUNK` through the importer it hands every bundle as `__lockguardImport`, a
-// package manager's chunk (`pm-<name>`) through the bundle's `require` as `lockguard-chunk:pm-<name>`
-// (core/package-managers/chunk-load.ts); and the modules a chunk takes from the bundle that loads it instead of
+// Owns: the chunks' names (`CHUNKS`: dist/cli/<name>.cjs), which a bundle asks its launcher for through its
+// `require` as `lockguard-chunk:<name>` (lib/cli/bin.ts): each is reached through one loader module the build
+// replaces in the CLI bundles (guard/recover-load.ts, core/package-managers/chunk-load.ts); and the modules a chunk takes from the bundle that loads it instead of
 // carrying its own copy (`CHUNK_SHARED`: state that must be one per process).
 // Why: dead-run recovery (guard/recover-runs.ts, with every runner's adapter) is half of `verify`'s bundle and
 // runs only after a crash; the four package managers' install checks and lockfile readers were half of the
@@ -13,14 +12,8 @@
 // export the shared modules; the launcher loads no other name; nothing here is imported by the launcher's own
 // code but the names.
 
-/** The prefix of a chunk's name as a bundle asks for it. */
-export const CHUNK_PREFIX = 'lockguard-chunk:';
-
 /** Every chunk, as dist/cli/<name>.cjs. */
 export const CHUNKS = ['recover-runs', 'pm-pnpm', 'pm-yarn', 'pm-bun', 'pm-npm'] as const;
-
-/** What guard/recover.ts asks the launcher for: dist/cli/recover-runs.cjs, compiled once per process. */
-export const RECOVERY_CHUNK = `${CHUNK_PREFIX}recover-runs`;
 
 /**
  * The modules (paths under dist/lib) a chunk takes from its host bundle: the error class every `instanceof`

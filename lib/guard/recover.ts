@@ -6,7 +6,7 @@
 // on). Every workspace command calls it first (cli/recover.ts recoverFirst).
 // Invariants:
 // - Cheap when there is nothing to do: one failed readdir (ledger/recovery.ts pendingWork) and no import of the
-//   runner adapters (in the CLI, recover-runs.ts is a chunk of its own, compiled only then: core/chunks.ts).
+//   runner adapters (recover-load.ts: in the CLI, recover-runs.ts is a chunk of its own, compiled only then).
 // - A dead run's saves since the move it recorded, else since it started, are withheld, restorably (a
 //   journaled quarantine under the dead run's id), and the reason is recorded and said (a `run-recovered`
 //   event). Under `flag` nothing is withheld (the run only ever reported).
@@ -15,24 +15,14 @@
 // - Signals are held while it works (a second one stops at the next safe point; the signal is returned and
 //   the command then exits 128+n without doing its own work).
 
-import { RECOVERY_CHUNK } from '../core/chunks.js';
 import { isLockguardError } from '../core/errors.js';
 import { pendingWork } from '../ledger/recovery.js';
 import { foreignClaims } from '../ledger/trust.js';
 import type { GuardContext } from './events.js';
 import { holdForQuarantine } from './pass-control.js';
+import { recoverRunsModule } from './recover-load.js';
 
 export type RecoveryMode = 'strict' | 'lenient';
-
-/** Provided by the bundle's wrapper (cli/bundle-load.ts); undeclared (typeof 'undefined') in the ES modules. */
-declare const __lockguardImport: ((specifier: string) => Promise<unknown>) | undefined;
-
-/** recover-runs.ts: the launcher's chunk in a CLI bundle (the build leaves this import out of it), else imported. */
-function recoverRuns(): Promise<typeof import('./recover-runs.js')> {
-  if (typeof __lockguardImport === 'function')
-    return __lockguardImport(RECOVERY_CHUNK) as Promise<typeof import('./recover-runs.js')>;
-  return import('./recover-runs.js');
-}
 
 /**
  * Finish the workspace's dead runs. Returns the signal that arrived while it worked (the command must stop
@@ -49,7 +39,7 @@ export async function recoverDeadRuns(
   if (!pendingWork(root)) return undefined;
   const interrupts = holdForQuarantine(context, true);
   try {
-    const { finishDeadRuns } = await recoverRuns();
+    const { finishDeadRuns } = await recoverRunsModule();
     await finishDeadRuns(root, context, interrupts, finishedBy);
   } catch (error) {
     if (mode === 'strict' || !isLockguardError(error)) throw error;
