@@ -17,7 +17,7 @@ export function sha256Hex(data: Uint8Array | string): string {
 
 // One-shot sha256 (`crypto.hash`, Node >= 20.12): no Hash object per call. The bundles pnpm and yarn load run
 // on whatever Node they run on, so an older one falls back to createHash. node:crypto is loaded on first use
-// (node-crypto.ts).
+// (lazy-builtins.ts).
 /** sha256 of a string, hex or base64; for hot loops that hash many small strings (slice digests). */
 export function sha256Of(data: string, encoding: 'hex' | 'base64' = 'hex'): string {
   const { hash, createHash } = nodeCrypto();
