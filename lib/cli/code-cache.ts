@@ -19,7 +19,10 @@
 // - Only a folder of the user's own (owned by this uid, not a link, writable by no one else) is read or written;
 //   a cache file is opened without following a link and must be a regular file of this uid.
 // - The build id is the bundle's content hash: V8 checks only the source's length, so a cache is never handed
-//   to other bytes. Writes are a temporary file then a rename; the same bundle's other builds are removed.
+//   to other bytes. Writes are a temporary file then a rename.
+// - The folder stays bounded, at no cost to a run that reads its cache (only a write tidies): a write removes
+//   the same bundle's other builds and the caches of bundles this build no longer has, and the folder of another
+//   Node nothing has read or written for AGED_OUT_DAYS (a Node upgrade leaves its old folder behind).
 
 import {
   closeSync,
@@ -35,10 +38,16 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
+import { CHUNKS } from '../core/chunks.js';
+import { COMMAND_NAMES } from './command-names.js';
 
 // The line lib/build/bundle.mjs appends to each bundle: its id, the hash of the bytes before it.
 const BUILD_ID = /\n\/\/# lockguard-build=([0-9a-f]{32})\n?$/;
 const MAX_BYTES = 32 * 1024 * 1024;
+// A cache file's name: its bundle, then its build id.
+const CACHE_FILE = /^([a-z-]+)-[0-9a-f]{32}\.v8$/;
+/** Another Node's folder is removed when none of its files was read or written for this long. */
+export const AGED_OUT_DAYS = 30;
 
 /** Where the cache of `bundle` (its text `text`) lives for this Node, or undefined when there is none. */
 export function codeCacheFile(bundle: string, text: string, env: NodeJS.ProcessEnv): string | undefined {
@@ -84,7 +93,7 @@ export function readCodeCache(file: string): Buffer | undefined {
   }
 }
 
-/** Write `data` as the cache `file` (a temporary file, then a rename); remove the bundle's other builds. */
+/** Write `data` as the cache `file` (a temporary file, then a rename), then tidy the folders (`tidy`). */
 export function writeCodeCache(file: string, data: Buffer): void {
   try {
     const dir = dirname(file);
@@ -98,11 +107,46 @@ export function writeCodeCache(file: string, data: Buffer): void {
       rmSync(temp, { force: true });
       return;
     }
-    const prefix = basename(file).replace(/-[0-9a-f]{32}\.v8$/, '-');
-    for (const other of readdirSync(dir))
-      if (other !== basename(file) && other.startsWith(prefix) && /^[a-z-]+-[0-9a-f]{32}\.v8$/.test(other))
-        rmSync(join(dir, other), { force: true });
+    tidy(dir, basename(file));
   } catch {
     // No cache this time: the command's result stands.
   }
+}
+
+/** The bundles and chunks this build has (dist/cli/<name>.cjs). */
+function bundleNames(): ReadonlySet<string> {
+  return new Set<string>(['main', ...COMMAND_NAMES, ...CHUNKS]);
+}
+
+/**
+ * After writing `kept` in `dir`: remove the other builds of its bundle and the caches of bundles this build does
+ * not have, then the other Nodes' folders aged out. Only cache-named regular files and folders of the user's own.
+ */
+function tidy(dir: string, kept: string): void {
+  const bundle = CACHE_FILE.exec(kept)?.[1];
+  const known = bundleNames();
+  for (const other of readdirSync(dir)) {
+    const name = CACHE_FILE.exec(other)?.[1];
+    if (other === kept || name === undefined || (name !== bundle && known.has(name))) continue;
+    rmSync(join(dir, other), { force: true });
+  }
+  const now = Date.now();
+  const parent = dirname(dir);
+  for (const other of readdirSync(parent)) {
+    const folder = join(parent, other);
+    if (folder !== dir && /^v\d+\.\d+\.\d+[^/]*-[a-z0-9]+$/.test(other) && ownFolder(folder) && agedOut(folder, now))
+      rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** Nothing in `folder` (cache files only) was read or written for AGED_OUT_DAYS; anything else there keeps it. */
+function agedOut(folder: string, now: number): boolean {
+  const limit = now - AGED_OUT_DAYS * 24 * 60 * 60 * 1000;
+  for (const name of readdirSync(folder)) {
+    const stat = lstatSync(join(folder, name), { throwIfNoEntry: false });
+    if (stat === undefined) continue;
+    if (!stat.isFile() || !CACHE_FILE.test(name)) return false;
+    if (Math.max(stat.atimeMs, stat.mtimeMs) >= limit) return false;
+  }
+  return true;
 }

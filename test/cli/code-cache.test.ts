@@ -1,7 +1,8 @@
 // The CLI's code cache (lib/cli/code-cache.ts) on real runs of the built bin: written once by the Node that
 // runs lockguard, under XDG_CACHE_HOME, then read and kept (a rejected or unreadable one would be rewritten, so
 // a file left untouched by the second run was read and accepted); never a change in what a command prints or
-// its exit code; replaced when garbage; the bundle's older builds removed; nothing under CI or when switched
+// its exit code; replaced when garbage; the bundle's older builds removed, and a write tidies the folders (a
+// removed bundle's cache, another Node's folder aged out); nothing under CI or when switched
 // off; nothing read or written in a folder that is not the user's own (a file, a link outside, another uid's,
 // group-writable); on another Node (pinned in .ci/nodes, not the one running the test), a cache of its own.
 
@@ -16,6 +17,7 @@ import {
   readFileSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -119,6 +121,54 @@ test('a garbage cache is replaced, an older build of the bundle removed, output 
     [name, chunk, otherBundle].sort(),
     "the older build gone, another bundle's kept",
   );
+});
+
+test("a write tidies: a removed bundle's cache goes, another Node's folder aged out goes, nothing else", (t) => {
+  const { root, xdg } = setup(t);
+  const dir = versionDir(xdg);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const removedBundle = `runner-turbo-${'0'.repeat(32)}.v8`;
+  const knownBundle = `verify-${'0'.repeat(32)}.v8`;
+  const notOurs = 'notes.txt';
+  for (const name of [removedBundle, knownBundle, notOurs]) writeFileSync(join(dir, name), 'x');
+  const old = (Date.now() - 31 * 24 * 3600 * 1000) / 1000;
+  const recent = (Date.now() - 29 * 24 * 3600 * 1000) / 1000;
+  /** Another Node's folder holding `names`, every file last read and written at `when` (seconds). */
+  const other = (version: string, when: number, names = [`run-${'1'.repeat(32)}.v8`]): string => {
+    const folder = versionDir(xdg, version);
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    for (const name of names) {
+      writeFileSync(join(folder, name), 'x');
+      utimesSync(join(folder, name), when, when);
+    }
+    return folder;
+  };
+  const aged = other('v18.0.0', old);
+  const used = other('v19.0.0', recent);
+  const agedWithOther = other('v17.0.0', old, [`run-${'1'.repeat(32)}.v8`, 'kept.txt']);
+  const outside = tempWorkspace(t, {}, 'lockguard-outside-');
+  const outsideFile = join(outside, `run-${'1'.repeat(32)}.v8`);
+  writeFileSync(outsideFile, 'x');
+  utimesSync(outsideFile, old, old);
+  symlinkSync(outside, versionDir(xdg, 'v16.0.0'));
+
+  assert.equal(key(root, xdg).code, 0);
+  const { key: name, chunk } = cacheNames(dir);
+  assert.deepEqual(readdirSync(dir).sort(), [name, chunk, knownBundle, notOurs].sort(), 'the removed bundle gone');
+  assert.equal(existsSync(aged), false, "a Node's folder unused for 31 days removed");
+  assert.deepEqual(files(used), [`run-${'1'.repeat(32)}.v8`], 'one used 29 days ago kept');
+  assert.deepEqual(
+    files(agedWithOther),
+    ['kept.txt', `run-${'1'.repeat(32)}.v8`],
+    'a folder with a file not ours kept',
+  );
+  assert.ok(existsSync(outsideFile), 'a link is not followed');
+
+  // A run that reads its cache writes nothing and tidies nothing.
+  const stray = `runner-nx-${'0'.repeat(32)}.v8`;
+  writeFileSync(join(dir, stray), 'x');
+  assert.equal(key(root, xdg).code, 0);
+  assert.ok(existsSync(join(dir, stray)), 'no tidying without a write');
 });
 
 test('no cache under CI or when switched off', (t) => {
