@@ -47,7 +47,7 @@ const MAX_BYTES = 32 * 1024 * 1024;
 // A cache file's name: its bundle, then its build id.
 const CACHE_FILE = /^([a-z-]+)-[0-9a-f]{32}\.v8$/;
 /** Another Node's folder is removed when none of its files was read or written for this long. */
-export const AGED_OUT_DAYS = 30;
+const AGED_OUT_DAYS = 30;
 
 /** Where the cache of `bundle` (its text `text`) lives for this Node, or undefined when there is none. */
 export function codeCacheFile(bundle: string, text: string, env: NodeJS.ProcessEnv): string | undefined {
