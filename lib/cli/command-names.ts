@@ -41,11 +41,13 @@ export const HELP_WORDS: readonly string[] = ['help', '--help', '-h'];
 
 /**
  * The command `argv` names (after a leading `-C <dir>` / `--dir <dir>` / `--dir=<dir>`), when it is one, also
- * after a help word (`help run`: run's bundle prints run's help), `--verbose` wherever it is; undefined for help alone, the version, a
- * missing or an unknown command.
+ * after a help word (`help run`: run's bundle prints run's help), `--verbose` and `--quiet` wherever they are
+ * before a `--` (main.ts takes them out the same way); undefined for help alone, the version, a missing or an
+ * unknown command.
  */
 export function commandOf(argvIn: readonly string[]): string | undefined {
-  const argv = argvIn.filter((word) => word !== '--verbose');
+  const end = argvIn.indexOf('--');
+  const argv = argvIn.filter((word, at) => (end !== -1 && at > end) || (word !== '--verbose' && word !== '--quiet'));
   const first = argv[0];
   const at = first === '-C' || first === '--dir' ? 2 : first?.startsWith('--dir=') === true ? 1 : 0;
   const word = argv[at];

@@ -22,8 +22,11 @@ export { signalExitCode as signalCode } from '../ledger/child.js';
 export function exitCodesHelp(): string {
   return `lockguard exit codes:
   0   nothing moved / the command succeeded
-  1   verify: the table moved since the snapshot, do not save
+  1   a verdict: verify: the table moved since the snapshot, do not save
       run: the wrapped command succeeded but the table moved (withhold/refuse), where CI is set or under refuse
+      plan: some task keys are unstable; doctor: a check failed; key --check-slices: a slice file is missing
+      or stale; quarantine restore: an entry could not be restored; hook: npm rewrote the lockfile during a
+      refusing run
   2   usage or setup error (unknown flag, no workspace, no snapshot, broken lockfile or ledger, FIFO/dir/link
       where a file should be, a symlink under .lockguard, permission denied, a full or read-only disk under
       the ledger: run also when that cut its withholding pass short)

@@ -154,7 +154,10 @@ function asksJson(rest: readonly string[]): boolean {
   return (end === -1 ? rest : rest.slice(0, end)).includes('--json');
 }
 
-/** An error as `--json` asks for it, on stdout (the message and fix stay on stderr): one shape for every command. */
+/**
+ * An error as `--json` asks for it, on stdout (the message and fix stay on stderr): one shape for every command;
+ * `run`'s on one line, as its answer is (the wrapped command's output may come first: a consumer takes the last).
+ */
 async function printJsonError(io: Io, command: string, error: unknown, exitCode: number): Promise<void> {
   const known = isLockguardError(error) ? error : undefined;
   const body = {
@@ -167,7 +170,7 @@ async function printJsonError(io: Io, command: string, error: unknown, exitCode:
       ...(known?.hint === undefined ? {} : { hint: known.hint }),
     },
   };
-  io.stdout.write(`${JSON.stringify(redactRecord(body), null, 2)}\n`);
+  io.stdout.write(`${JSON.stringify(redactRecord(body), null, command === 'run' ? undefined : 2)}\n`);
 }
 
 /** `lockguard help [<command> | exit-codes]`: the page asked for; an unknown topic is a usage error. */
@@ -187,11 +190,15 @@ async function help(rest: readonly string[], io: Io, commands: CommandTable): Pr
   return EXIT.ok;
 }
 
+/** An unknown command: an error, so `--quiet` keeps it (printError writes past quietIo's filter). */
 function unknownCommand(name: string, io: Io): number {
   const meant = closest(name, [...COMMAND_NAMES, 'help']);
-  const line = meant === undefined ? '' : `  Did you mean "lockguard ${meant}"?\n`;
-  io.stderr.write(
-    `lockguard: unknown command "${printable(name)}".\n${line}  Commands: ${COMMAND_NAMES.join(', ')}. Run lockguard --help.\n`,
+  const line = meant === undefined ? '' : `Did you mean "lockguard ${meant}"?\n  `;
+  printError(
+    io,
+    new LockguardError('ERR_LOCKGUARD_USAGE', `unknown command "${printable(name)}".`, {
+      hint: `${line}Commands: ${COMMAND_NAMES.join(', ')}. Run lockguard --help.`,
+    }),
   );
   return EXIT.usage;
 }

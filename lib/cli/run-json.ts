@@ -2,7 +2,10 @@
 // ended (the command's own stdout comes before it: the answer is the last line).
 //
 // Owns: the answer's shape: {version, command, exitCode, run, policy, moved, tree, caches, withheld, spared,
-// staleLeft, stopped, rush} (rush: whether Rush is here, whose cache needs no withholding: integrations/runners/rush.ts). Invariants: one line (a consumer takes the last line of stdout); paths are
+// staleLeft, stopped, unguarded, rush} (unguarded: each runner cache this run did not guard, with why, and how
+// many saves it left where its version cannot be withheld from: what the status line says of it; rush: whether
+// Rush is here, whose cache needs no withholding: integrations/runners/rush.ts). Invariants: one line (a
+// consumer takes the last line of stdout), errors included (main.ts printJsonError); paths are
 // workspace-relative as the status line prints them; credentials are redacted as everywhere (core/redact.ts).
 
 import { redactRecord } from '../core/redact.js';
@@ -24,6 +27,10 @@ export function runAnswer(version: string, run: RunFinished, rush: RushHere | un
     spared: outcome.spared,
     staleLeft: outcome.staleLeft,
     stopped: outcome.stop?.kind ?? null,
+    unguarded: [
+      ...(outcome.unresolved ?? []).map((item) => ({ runner: item.runner, why: item.why })),
+      ...outcome.unguarded.map((item) => ({ runner: item.runner, why: item.why, left: item.left })),
+    ],
     rush: rush !== undefined,
   };
   return JSON.stringify(redactRecord(body));

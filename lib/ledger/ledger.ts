@@ -328,14 +328,23 @@ export function findRun(
   if (given !== undefined && given !== '') {
     const source = explicit !== undefined ? '--run' : 'LOCKGUARD_RUN';
     const dir = RUN_ID.test(given) ? runDir(root, given) : resolve(given);
-    const unset = `Unset ${source === '--run' ? 'the flag' : 'LOCKGUARD_RUN'} to use the latest run, or take a new snapshot.`;
+    const unset = `unset ${source === '--run' ? 'the flag' : 'LOCKGUARD_RUN'} to use the latest run, or take a new snapshot.`;
     if (dirname(dir) !== ledgerPath(resolve(root), LEDGER.runs) || !RUN_ID.test(basename(dir))) {
+      const runs = ledgerPath(root, LEDGER.runs);
+      // A run folder of another workspace (…/<workspace>/.lockguard/runs/<id>) is named as such; anything else is
+      // no run at all.
+      const other = RUN_ID.test(basename(dir)) ? dirname(dirname(dirname(dir))) : undefined;
+      const foreign = other !== undefined && ledgerPath(other, LEDGER.runs) === dirname(dir);
       throw new LockguardError(
         'ERR_LOCKGUARD_BAD_RUN',
-        `${source} names "${given}", which is not in this workspace's ledger: it belongs to the workspace at "${dirname(dirname(dirname(dir)))}" or is no run folder at all, not a run of "${root}" (its runs are in ${ledgerPath(root, LEDGER.runs)}).`,
+        foreign
+          ? `${source} names a run of the workspace at "${other}", not of "${root}" (its runs are in ${runs}).`
+          : `${source} names "${given}", which is neither a run id (as lockguard status prints it) nor the folder of a run of "${root}" (its runs are in ${runs}).`,
         {
           path: dir,
-          hint: `Run lockguard in the workspace that run belongs to, or: ${unset}`,
+          hint: foreign
+            ? `Run lockguard in that workspace (lockguard -C "${other}" ...), or ${unset}`
+            : `Pass a run id lockguard status lists, or ${unset}`,
         },
       );
     }
@@ -344,7 +353,7 @@ export function findRun(
       throw new LockguardError(
         'ERR_LOCKGUARD_BAD_RUN',
         `${source} names "${given}", which is not a run folder (missing).`,
-        { path: dir, hint: unset },
+        { path: dir, hint: `Pass a run id lockguard status lists, or ${unset}` },
       );
     }
     return loadRun(dir, root);

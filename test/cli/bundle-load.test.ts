@@ -120,6 +120,11 @@ test('the executable routes -C <dir>, --dir=<dir>, help, the version and an unkn
     ['-C', root, 'key'],
     ['--dir', root, 'key'],
     [`--dir=${root}`, 'key'],
+    // --quiet and --verbose before the command pick its bundle too (--quiet once routed to main's "unknown
+    // command", which --quiet then hid: exit 2 and nothing printed).
+    ['--quiet', '-C', root, 'key'],
+    ['-C', root, '--quiet', 'key'],
+    ['--verbose', '-C', root, 'key'],
   ]) {
     const result = run(argv);
     assert.equal(result.status, EXIT.ok, result.stderr);
@@ -131,6 +136,13 @@ test('the executable routes -C <dir>, --dir=<dir>, help, the version and an unkn
   const unknown = run(['nosuch']);
   assert.equal(unknown.status, EXIT.usage);
   assert.match(unknown.stderr, /unknown command "nosuch"/);
+  const quietTypo = run(['--quiet', 'stauts']);
+  assert.equal(quietTypo.status, EXIT.usage);
+  assert.match(
+    quietTypo.stderr,
+    /unknown command "stauts"\.\n {2}Did you mean "lockguard status"\?/,
+    'an error --quiet keeps',
+  );
   assert.equal(run([]).status, EXIT.usage);
 });
 

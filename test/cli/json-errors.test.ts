@@ -1,5 +1,6 @@
 // `--json` answers in JSON on an error too, for every command that takes it: one shape,
-// {version, command, exitCode, error: {code, message, hint}}, on stdout; the message and fix stay on stderr.
+// {version, command, exitCode, error: {code, message, hint}}, on stdout (run's on one line, as its answer is);
+// the message and fix stay on stderr.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -41,6 +42,8 @@ test('every --json command: an error outside a workspace and a bad flag both ans
       const result = await cli(words, empty);
       assert.equal(result.code, EXIT.usage, `${what}: ${result.stderr}`);
       const body = JSON.parse(result.stdout) as JsonError;
+      // run's answer, errors included, is one line: its consumers take stdout's last line.
+      if (argv[0] === 'run') assert.equal(result.stdout.trimEnd().split('\n').length, 1, what);
       assert.equal(body.command, argv[0], what);
       assert.equal(body.exitCode, EXIT.usage, what);
       assert.equal(body.error.code, code, `${what}: ${body.error.message}`);

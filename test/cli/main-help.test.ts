@@ -2,11 +2,14 @@
 // shows), and a mistyped command or flag gets "did you mean" with the one closest word, never a guess.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { COMMAND_NAMES } from '../../lib/cli/command-names.js';
 import { EXIT } from '../../lib/cli/exit-codes.js';
 import { closest, distance } from '../../lib/cli/suggest.js';
 import { cli } from '../helpers/cli.js';
+import { REPO_ROOT } from '../helpers/tools.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
 test('help <command> and --help <command> print the page <command> --help prints, for every command', async (t) => {
@@ -30,7 +33,15 @@ test('help <command> and --help <command> print the page <command> --help prints
   assert.match(top.stdout, /lockguard help <command>/);
   // The code cache (lib/cli/code-cache.ts) is named where a user looks: its folder and the switch that stops it.
   assert.match(top.stdout, /\$XDG_CACHE_HOME\/lockguard\/code-cache .*never under CI; LOCKGUARD_CODE_CACHE=off/s);
-  assert.match((await cli(['help', 'exit-codes'], root)).stdout, /lockguard exit codes/);
+  const codes = (await cli(['help', 'exit-codes'], root)).stdout;
+  assert.match(codes, /lockguard exit codes/);
+  // Every command whose verdict is exit 1 in the README's table is named there too (plan, doctor, key and
+  // quarantine restore were missing).
+  const readmeRow = /^\| 1 \|(.*)\|$/m.exec(readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'))?.[1] ?? '';
+  const named = [...readmeRow.matchAll(/`([a-z]+(?: [a-z-]+)?)`/g)].map((match) => match[1] ?? '');
+  assert.ok(named.length >= 5, readmeRow);
+  for (const command of named)
+    assert.ok(codes.includes(command.split(' ')[0] ?? ''), `help exit-codes names ${command}`);
 });
 
 test('a mistyped command: exit 2, the one closest command offered, nothing offered for a far word', async (t) => {

@@ -71,6 +71,7 @@ test('run --json: the last line of stdout answers (moved files, withheld count, 
       spared: 0,
       staleLeft: 0,
       stopped: null,
+      unguarded: [],
       rush: false,
     },
   );

@@ -168,15 +168,19 @@ import { FingerprintWatch } from 'lockguard';\nexport const watch: unknown = Fin
 import { withLockguard } from 'lockguard/pnpmfile';\nexport const w: (hooks: {}) => unknown = withLockguard;\n`,
   );
   const tsc = join(repoRoot(), 'node_modules', 'typescript', 'bin', 'tsc');
-  // As `tsc --init` once wrote it: es2016+ targets (the declarations use #private fields), esModuleInterop.
-  const options = [
-    ...['--noEmit', '--strict', '--module', 'commonjs', '--moduleResolution', 'node10', '--types', 'node'],
-    ...['--target', 'es2022', '--esModuleInterop'],
-  ];
-  const result = spawnSync(process.execPath, [tsc, ...options, 'cjs.ts'], {
-    cwd: dir,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
+  const base = ['--noEmit', '--strict', '--module', 'commonjs', '--moduleResolution', 'node10', '--types', 'node'];
+  // As `tsc --init` once wrote it (es2016+ targets, esModuleInterop), and without esModuleInterop or
+  // skipLibCheck, TypeScript's defaults (the declarations once imported node:http's default export: TS1192).
+  // ES2015 at least: the declarations keep #private fields (TS18028 below it).
+  for (const options of [
+    [...base, '--target', 'es2022', '--esModuleInterop'],
+    [...base, '--target', 'es2015'],
+  ]) {
+    const result = spawnSync(process.execPath, [tsc, ...options, 'cjs.ts'], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(result.status, 0, `${options.join(' ')}: ${result.stdout}${result.stderr}`);
+  }
 });

@@ -80,7 +80,8 @@ ${MOVED_EXIT_HELP}
 ${RUNNER_HELP}
   --json               after the command, one line on stdout (the last: the command's own output comes first):
                        {version, command, exitCode, run, policy, moved, tree, caches, withheld, spared,
-                       staleLeft, stopped, unguarded}; instead of the status lines (errors and warnings stay)
+                       staleLeft, stopped, unguarded, rush}, instead of the status lines (errors and
+                       warnings stay); an error: {version, command, exitCode, error}, one line too
   -h, --help           this text
 
 Settings a team decides once go in the workspace root's package.json, overridden by the environment, then

@@ -248,9 +248,12 @@ export function describeSliceDiff(diff: SliceDiff, projectLimit = 4): string {
       `${diff.hoisted.length} other ${diff.hoisted.length === 1 ? "project's" : "projects'"} reach through hoisting moved (${diff.hoisted.slice(0, projectLimit).join(', ')}${diff.hoisted.length > projectLimit ? ', ...' : ''})`,
     );
   const touched = diff.changed.length + diff.added.length + diff.removed.length + diff.hoisted.length;
+  // The projects left as they were, when there are any: "0 other projects unchanged" says nothing.
   const rest =
     touched === 0
-      ? `${plural(diff.unchanged, 'project', 'projects')} unchanged`
-      : `${diff.unchanged} other ${diff.unchanged === 1 ? 'project' : 'projects'} unchanged`;
-  return redactText(`${diff.lockfile} moved: ${parts.join('; ')}; ${rest}`);
+      ? `; ${plural(diff.unchanged, 'project', 'projects')} unchanged`
+      : diff.unchanged === 0
+        ? ''
+        : `; ${diff.unchanged} other ${diff.unchanged === 1 ? 'project' : 'projects'} unchanged`;
+  return redactText(`${diff.lockfile} moved: ${parts.join('; ')}${rest}`);
 }

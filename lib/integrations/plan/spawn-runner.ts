@@ -12,9 +12,11 @@
 // when lockguard itself is stopped by SIGINT, SIGTERM or SIGHUP meanwhile, so no runner or worker of it is
 // left behind; never echoes the environment; the runner's output is quoted only by the one line that says
 // why it failed (the first that looks like an error, else the first that is not a notice such as turbo's
-// telemetry one); both ways of spawning end in the same verdicts.
+// telemetry one); both ways of spawning end in the same verdicts; an empty folder the dry run created at the
+// workspace root (turbo's `.turbo/cache`) is taken back, so a read-only command (doctor, plan) leaves none.
 
 import type { ChildProcess } from 'node:child_process';
+import { lstatSync, readdirSync, rmdirSync } from 'node:fs';
 import { childProcess } from '../../core/child-process.js';
 import { delimiter, join } from 'node:path';
 import type { Env } from '../../core/env.js';
@@ -209,12 +211,16 @@ export async function runDry(argv: readonly string[], options: SpawnOptions): Pr
   const shown = argv.join(' ');
   const timeoutMs = dryRunTimeoutMs(options.env, options.timeoutMs);
   const native = turboNative(file, options.root, env);
+  const before = entriesOf(options.root);
   const end =
     native !== undefined
       ? await spawnPlain(native.binary, args, options.root, { ...env, ...native.env }, timeoutMs)
       : process.platform === 'win32'
         ? await spawnExeca(file, args, options.root, env, timeoutMs)
         : await spawnPlain(file, args, options.root, env, timeoutMs);
+  if (before !== undefined)
+    for (const name of entriesOf(options.root) ?? [])
+      if (!before.has(name)) removeEmptyFolders(join(options.root, name));
   if (end.startError !== undefined && !end.timedOut && end.signal === undefined && end.exitCode === undefined) {
     throw planError(
       `Could not start "${shown}" for the plan: ${end.startError}.`,
@@ -239,4 +245,30 @@ export async function runDry(argv: readonly string[], options: SpawnOptions): Pr
     'Run that command yourself to see why; lockguard plan needs it to succeed.',
     options.root,
   );
+}
+
+/** The names at `dir`'s top level, or undefined when it cannot be listed (then nothing is taken back). */
+function entriesOf(dir: string): Set<string> | undefined {
+  try {
+    return new Set(readdirSync(dir));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Remove `path` when it is a folder holding only empty folders (a few levels deep), never following a link;
+ * true when it is gone. A file anywhere keeps it (rmdir refuses a folder that is not empty: nothing else is
+ * removed, whatever writes there meanwhile).
+ */
+function removeEmptyFolders(path: string, depth = 0): boolean {
+  try {
+    if (depth > 3 || lstatSync(path).isDirectory() !== true) return false;
+    let empty = true;
+    for (const name of readdirSync(path)) if (!removeEmptyFolders(join(path, name), depth + 1)) empty = false;
+    if (empty) rmdirSync(path);
+    return empty;
+  } catch {
+    return false;
+  }
 }

@@ -7,7 +7,7 @@
 // Invariants: a body is never buffered; nothing is answered twice (a response already started or destroyed
 // is left alone).
 
-import type http from 'node:http';
+import type * as http from 'node:http';
 import type { Socket } from 'node:net';
 import { ownPreflightHeaders } from './preflight.js';
 import { forwardHeaders } from './upstream.js';

@@ -8,7 +8,7 @@
 // Invariants: no artifact is held whole in memory (`pipe`); an event carries the method, a shortened path
 // and an error code (or the start of a message), never a header or a query.
 
-import type http from 'node:http';
+import type * as http from 'node:http';
 import { answerPreflight, resetClient, responseHeaders } from './answers.js';
 import type { GateContext } from './gate-context.js';
 import { gateLocation } from './preflight.js';

@@ -4,8 +4,8 @@
 // stats snapshot a run reports, and `tell` (an owner's throw never breaks a transfer).
 // Invariants: counters only grow; a stats snapshot is a copy; nothing here holds a header or a query.
 
-import type http from 'node:http';
-import type https from 'node:https';
+import type * as http from 'node:http';
+import type * as https from 'node:https';
 import type { ProtocolAdapter } from './protocol-kit.js';
 import type { Upstream } from './upstream.js';
 import type { Decide, GateEvent, GateProtocol, GateStats } from './types.js';

@@ -9,7 +9,7 @@
 // Invariants: nothing here reads a header but `Host` and a preflight's `Access-Control-Request-Method`;
 // events carry method, path and key only.
 
-import type http from 'node:http';
+import type * as http from 'node:http';
 import { answerAfterBody, answerPreflight } from './answers.js';
 import { forward, knownPath, pathOnly, PREFLIGHT_TARGETS, shortPath } from './forward.js';
 import type { GateContext } from './gate-context.js';

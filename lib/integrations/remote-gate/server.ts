@@ -28,7 +28,7 @@
 //   `foreign`, never as a restore or an upload this run passed or refused.
 
 import { nodeCrypto } from '../../core/lazy-builtins.js';
-import http from 'node:http';
+import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { newCounters, statsOf, teller, type GateContext, type GateOptions } from './gate-context.js';
 import { handle } from './handle.js';

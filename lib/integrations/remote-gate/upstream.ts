@@ -5,8 +5,8 @@
 // through as the client sent them except the hop-by-hop ones and `host`; nothing is added (no credential,
 // no forwarding header). A URL that fails validation is never echoed whole (it may hold a secret).
 
-import http from 'node:http';
-import https from 'node:https';
+import * as http from 'node:http';
+import * as https from 'node:https';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { Upstream } from './upstream-url.js';
 

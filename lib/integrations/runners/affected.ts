@@ -147,7 +147,7 @@ export function withholdScope(input: {
   if (affected.has('.')) {
     // The root in `hoisted` only: its slice did not move, the pool its packages resolve from did (reach.ts).
     const why = slice.diff.hoisted?.includes('.')
-      ? "the hoisted pool the root's packages resolve from moved (core/slices/reach.ts)"
+      ? "the hoisted pool the root's packages resolve from moved"
       : "the root importer's slice moved";
     return all(
       `${why}, and the root's node_modules and bins reach every project (its node_modules/.bin is on every package script's PATH; turbo folds its dependencies into every task's key)`,

@@ -137,6 +137,18 @@ test("a runner whose cache cannot be resolved (nx.json, no nx installed): a run 
       /^\[lockguard\] the nx cache is not guarded: no nx resolves from the workspace root .*\(lockguard doctor says the fix\)$/,
     );
   }
+  // --json says it too: the unguarded cache, with why (the answer is the last line).
+  const json = cliProcess(['run', '--json', '--', 'true'], root);
+  assert.equal(json.code, 0, json.stderr);
+  const answer = JSON.parse(json.stdout.trimEnd().split('\n').at(-1) ?? '') as { unguarded: unknown; caches: unknown };
+  assert.deepEqual(answer.caches, []);
+  assert.deepEqual(
+    (answer.unguarded as { runner: string; why: string }[]).map((item) => [
+      item.runner,
+      /^no nx resolves/.test(item.why),
+    ]),
+    [['nx', true]],
+  );
   // Where nothing is configured, a run that moves nothing says nothing (README "When nothing moves").
   const plain = tempWorkspace(t, installed({}));
   const quiet = cliProcess(['run', '--', 'true'], plain);

@@ -174,7 +174,16 @@ test('bad input: each a clear message and exit 2, never a stack trace', (t) => {
   const foreignRun = (JSON.parse(cliProcess(['status', '--json'], foreign).stdout) as { dir: string }).dir;
   const result = cliProcess(['run', '--', 'true'], root, scrubbedEnv({ LOCKGUARD_RUN: foreignRun }));
   assert.equal(result.code, 2);
-  assert.match(result.stderr, /belongs to the workspace/);
+  assert.ok(result.stderr.includes(`names a run of the workspace at "${foreign}", not of "${root}"`), result.stderr);
+  // A name that is no run at all is not said to belong to some workspace (it once named the folder two
+  // levels up, or the workspace itself, as the run's owner).
+  for (const given of ['nope', join(root, 'nowhere')]) {
+    const none = cliProcess(['status', '--run', given], root);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /which is neither a run id \(as lockguard status prints it\) nor the folder of a run of/);
+    assert.doesNotMatch(none.stderr, /belongs to/);
+    assert.match(none.stderr, /\n {2}Pass a run id lockguard status lists, or unset the flag to use the latest run/);
+  }
   const fileLedger = tempWorkspace(t, { ...installed(), '.lockguard': 'a file' });
   const ledger = cliProcess(['run', '--', 'true'], fileLedger);
   assert.equal(ledger.code, 2);

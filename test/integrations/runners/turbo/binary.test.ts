@@ -3,7 +3,7 @@
 // both ways of spawning give the same plan and the same failures.
 
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
@@ -66,6 +66,18 @@ test('the dry run through the native binary prints what the launcher prints; a f
   const tasks = (dry: typeof viaNative): string[] => dry.tasks.map((task) => `${task.taskId} ${task.hash}`).sort();
   assert.deepEqual(tasks(viaNative), tasks(viaLauncher));
   assert.deepEqual(viaNative.tasks.map((task) => task.taskId).sort(), ['a#build', 'b#build']);
+  // turbo's dry run creates an empty .turbo/cache; runDry takes it back (doctor and plan are read-only).
+  assert.equal(existsSync(join(root, '.turbo')), false, 'the empty .turbo/cache the dry run made is gone');
+  // A folder the dry run finds, or one it fills, stays.
+  mkdirSync(join(root, 'kept', 'empty'), { recursive: true });
+  const fills = join(root, 'fills.sh');
+  writeFileSync(fills, '#!/bin/sh\nmkdir -p .made/empty .filled/a && echo x > .filled/a/file && echo "{}"\n');
+  chmodSync(fills, 0o755);
+  assert.equal(await runDry([fills], { root, env }), '{}\n');
+  assert.deepEqual(
+    ['kept/empty', '.made', '.filled/a/file'].map((path) => existsSync(join(root, path))),
+    [true, false, true],
+  );
   await assert.rejects(runDry(['turbo', 'run', 'nosuchtask', '--dry=json'], { root, env }), {
     code: 'ERR_LOCKGUARD_PLAN',
   });
