@@ -5,6 +5,7 @@
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { LockguardError } from '../core/errors.js';
+import { printable } from '../core/printable.js';
 import { closest } from './suggest.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
@@ -24,26 +25,48 @@ export function observeParse(next: ((command: string, options: Options) => void)
 
 export function parse(command: string, argv: readonly string[], options: Options, allowPositionals = false): Parsed {
   observer?.(command, options);
+  let result: {
+    values: Parsed['values'];
+    positionals: string[];
+    tokens: readonly { kind: string; name?: string }[];
+  };
   try {
-    const result = parseArgs({
+    result = parseArgs({
       args: [...argv],
       options: { help: { type: 'boolean', short: 'h' }, ...options },
       strict: true,
       allowPositionals,
-    });
-    return { values: result.values as Parsed['values'], positionals: result.positionals };
+      tokens: true,
+    }) as typeof result;
   } catch (error) {
     const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
     const meant = meantFlag(detail ?? '', options);
+    // parseArgs takes `--keep -1` for a missing value; its own fix is on a line of the message not shown.
+    const dash = /^Option '(--[^']+)' argument is ambiguous/.exec(detail ?? '')?.[1];
+    const fix = dash === undefined ? '' : `A value that starts with a dash is written ${dash}=<value>. `;
     throw new LockguardError(
       'ERR_LOCKGUARD_USAGE',
       `${(detail ?? 'bad arguments').replace(/\.$/, '')} (lockguard ${command}).`,
       {
-        hint: `${meant === undefined ? '' : `Did you mean ${meant}? `}lockguard ${command} --help lists what it takes.`,
+        hint: `${meant === undefined ? '' : `Did you mean ${meant}? `}${fix}lockguard ${command} --help lists what it takes.`,
         cause: error,
       },
     );
   }
+  // A value-taking option given twice (`--policy refuse --policy flag`) is refused: which one was meant is not
+  // known, and the last one quietly winning has turned a refusing run into a flagging one.
+  const seen = new Set<string>();
+  for (const token of result.tokens) {
+    const name = token.name;
+    if (token.kind !== 'option' || name === undefined) continue;
+    if (options[name]?.type !== 'string' || options[name]?.multiple === true) continue;
+    if (seen.has(name))
+      throw new LockguardError('ERR_LOCKGUARD_USAGE', `--${name} is given more than once (lockguard ${command}).`, {
+        hint: `Pass --${name} once, with the value you mean.`,
+      });
+    seen.add(name);
+  }
+  return { values: result.values, positionals: result.positionals };
 }
 
 /** The flag the user probably meant when parseArgs names an unknown one (`--polcy` → `--policy`). */
@@ -63,7 +86,10 @@ export function oneOf<T extends string>(name: string, value: string, allowed: re
           .slice(0, -1)
           .map((a) => `"${a}"`)
           .join(', ')} or "${allowed.at(-1)}"`;
-  throw new LockguardError('ERR_LOCKGUARD_BAD_SETTING', `Expected ${name} to be ${list}, got "${value}".`, {
+  // A flag's value is what the user typed on this command line; an environment variable's is never printed
+  // (README: errors print no environment values: one may hold a token set by mistake).
+  const got = name.startsWith('-') ? `got "${printable(value).slice(0, 40)}"` : 'got a value it does not take';
+  throw new LockguardError('ERR_LOCKGUARD_BAD_SETTING', `Expected ${name} to be ${list}, ${got}.`, {
     hint: `Set ${name} to one of ${list}.`,
   });
 }

@@ -44,8 +44,8 @@ function writePnpmfile(root: string, io: Io): void {
     );
   }
   if (existing === undefined) {
-    writeFileSync(path, PNPMFILE_SHIM, { flag: 'wx' });
     noteInitEdit(root, '.pnpmfile.cjs', undefined, PNPMFILE_SHIM);
+    writeFileSync(path, PNPMFILE_SHIM, { flag: 'wx' });
   }
   const recorded = recordPnpmfileChecksum(root);
   const add = declaresLockguard(root) ? '' : 'add lockguard as a root devDependency (pnpm add -D -w lockguard), ';
@@ -108,8 +108,8 @@ function addNpmScripts(root: string, manager: PackageManager, byDefault: boolean
     io.stdout.write(`package.json already runs lockguard's hook in prepare: nothing to do.\n`);
     return;
   }
-  writeFileSync(path, edit.text);
   noteInitEdit(root, 'package.json', text, edit.text);
+  writeFileSync(path, edit.text);
   const moved = edit.changed.filter((event) => event !== 'prepare');
   const why = byDefault
     ? `\n  (it rewrites the ${SLICE_FILE} files after each install, so a runner started without lockguard run hashes what is installed; --no-npm-scripts leaves it out)`

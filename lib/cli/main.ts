@@ -5,6 +5,7 @@
 // Invariants: returns the exit code, never calls process.exit; a user error prints a message and a fix,
 // never a stack trace; imports no command (so a bundle holds only the commands its table names).
 
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isLockguardError, LockguardError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
@@ -46,16 +47,32 @@ Exit codes: lockguard help exit-codes.
  */
 function leadingDir(argv: readonly string[], io: Io): { argv: readonly string[]; io: Io } {
   const [first, second] = argv;
-  if (first === '-C' || first === '--dir') {
-    if (second === undefined)
-      throw new LockguardError('ERR_LOCKGUARD_USAGE', `${first} needs a folder.`, {
-        hint: 'For example: lockguard -C packages/app status',
-      });
-    return { argv: argv.slice(2), io: { ...io, cwd: resolve(io.cwd, second) } };
-  }
+  if (first === '-C' || first === '--dir')
+    return { argv: argv.slice(2), io: { ...io, cwd: folderOf(first, second, io) } };
   if (first?.startsWith('--dir=') === true)
-    return { argv: argv.slice(1), io: { ...io, cwd: resolve(io.cwd, first.slice('--dir='.length)) } };
+    return { argv: argv.slice(1), io: { ...io, cwd: folderOf('--dir', first.slice('--dir='.length), io) } };
   return { argv, io };
+}
+
+/** The folder `-C`/`--dir` names, resolved; none, or something that is there but no folder, is a usage error. */
+function folderOf(flag: string, given: string | undefined, io: Io): string {
+  if (given === undefined || given === '')
+    throw new LockguardError('ERR_LOCKGUARD_USAGE', `${flag} needs a folder.`, {
+      hint: 'For example: lockguard -C packages/app status',
+    });
+  const dir = resolve(io.cwd, given);
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(dir, { throwIfNoEntry: false });
+  } catch {
+    return dir; // No permission to look: the command names the fault when it reads there.
+  }
+  if (stat !== undefined && !stat.isDirectory())
+    throw new LockguardError('ERR_LOCKGUARD_USAGE', `${flag} names "${printable(dir)}", which is not a folder.`, {
+      path: dir,
+      hint: `Name the workspace's folder (or one inside it): lockguard ${flag === '-C' ? '-C' : '--dir'} <folder> <command>.`,
+    });
+  return dir;
 }
 
 /**

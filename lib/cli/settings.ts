@@ -9,11 +9,12 @@
 // and the values allowed, never ignored; the manifest is read as every workspace file is (a regular file, a
 // size limit, no device or FIFO); no field is the defaults, with no error.
 
-import { lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readConfigText } from '../core/bounded-read.js';
 import type { Env } from '../core/env.js';
 import { LockguardError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
+import { oneOf } from './args.js';
 import { DEFAULT_RETENTION } from '../ledger/retention.js';
 import { closest } from './suggest.js';
 
@@ -45,29 +46,23 @@ export interface SettingsFile {
   readonly settings: TeamSettings;
 }
 
-/** A manifest is small; anything larger is not one (the bounded-reader rule for manifests). */
-const MANIFEST_LIMIT = 16 * 1024 * 1024;
-
 /** The `"lockguard"` field of `<root>/package.json`; no file or no field gives no settings. */
 export function readSettings(root: string): SettingsFile {
   const path = join(root, 'package.json');
-  let text: string;
-  try {
-    const stat = lstatSync(path);
-    if (!stat.isFile()) return { path: undefined, settings: {} };
-    if (stat.size > MANIFEST_LIMIT)
-      throw badConfig(path, `is ${stat.size} bytes, over the ${MANIFEST_LIMIT}-byte limit for a manifest`);
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path: undefined, settings: {} };
-    throw error;
-  }
+  // As every workspace file is read (core/bounded-read.ts): a regular file or a link to one inside the workspace,
+  // under the config limit; a FIFO, device, folder or a link leaving the workspace is exit 2 naming it.
+  const text = readConfigText(path, root);
+  if (text === undefined) return { path: undefined, settings: {} };
   let manifest: unknown;
   try {
     manifest = JSON.parse(text);
   } catch {
-    // A broken root manifest is the package manager's to report; lockguard's settings are then the defaults.
-    return { path: undefined, settings: {} };
+    // Never the defaults in its place: a trailing comma would quietly turn a team's "refuse" into "withhold".
+    throw badConfig(
+      path,
+      'is not valid JSON, so the team settings in its "lockguard" field cannot be read',
+      `Fix the JSON in ${path} (your package manager refuses it too).`,
+    );
   }
   const field = (manifest as { lockguard?: unknown } | null)?.lockguard;
   if (field === undefined) return { path, settings: {} };
@@ -81,9 +76,11 @@ function validated(path: string, field: unknown): TeamSettings {
   for (const [key, value] of Object.entries(field)) {
     if (!(SETTING_KEYS as readonly string[]).includes(key)) {
       const meant = closest(key, SETTING_KEYS);
+      // A key is named when it looks like one (a mistyped setting); anything else is not echoed.
+      const shown = /^[A-Za-z][A-Za-z0-9_-]{0,39}$/.test(key) ? ` "lockguard.${key}"` : '';
       throw badConfig(
         path,
-        `has an unknown key "lockguard.${printable(key).slice(0, 60)}"`,
+        `has an unknown key${shown} in its "lockguard" field`,
         `${meant === undefined ? '' : `Did you mean "${meant}"? `}The keys are ${SETTING_KEYS.join(', ')}.`,
       );
     }
@@ -138,14 +135,20 @@ export function decide<T>(
 
 /** Each setting as `lockguard run`/`snapshot` would decide it here without flags: its value and where it came from. */
 export function settingsInEffect(file: SettingsFile, env: Env): string {
-  const fromEnv = (name: string): string | undefined => {
+  // Checked as run checks them (args.ts oneOf): doctor never says "ok" for a value run refuses.
+  const fromEnv = (name: string, key: 'policy' | 'remote'): string | undefined => {
     const value = env[name];
-    return value === undefined || value === '' ? undefined : value;
+    if (value === undefined || value === '') return undefined;
+    return oneOf(
+      name,
+      value,
+      ALLOWED[key].filter((word): word is string => typeof word === 'string'),
+    );
   };
   const decided: [SettingKey, Decided<unknown>][] = [
-    ['policy', decide(undefined, fromEnv('LOCKGUARD_POLICY'), file.settings.policy, 'withhold')],
+    ['policy', decide(undefined, fromEnv('LOCKGUARD_POLICY', 'policy'), file.settings.policy, 'withhold')],
     ['failOnMove', decide(undefined, undefined, file.settings.failOnMove, 'auto')],
-    ['remote', decide(undefined, fromEnv('LOCKGUARD_REMOTE'), file.settings.remote, 'auto')],
+    ['remote', decide(undefined, fromEnv('LOCKGUARD_REMOTE', 'remote'), file.settings.remote, 'auto')],
     ['preCheck', decide(undefined, undefined, file.settings.preCheck, true)],
     ['scope', decide(undefined, undefined, file.settings.scope, 'inputs')],
     ['keepRuns', retentionOf(file, env)],

@@ -200,7 +200,7 @@ export function readEntry(fs: FileSystem, absPath: string, danglingIsAbsent = fa
     const stats = fs.fstatSync(fd);
     if (!stats.isFile()) throw notAFile(absPath, stats);
     // Every entry is read under the lockfile limit (core/read-limits.ts): a 1 GiB file is refused unread.
-    if (stats.size > READ_LIMITS.lockfile) throw tooLarge(absPath, 'lockfile', stats.size);
+    if (stats.size > READ_LIMITS.entry) throw tooLarge(absPath, 'entry', stats.size);
     return { state: 'file', identity: identityOf(stats), bytes: readWhole(fs, fd, stats.size, absPath) };
   } finally {
     fs.closeSync(fd);
@@ -232,7 +232,7 @@ function readWhole(fs: FileSystem, fd: number, expected: number, absPath: string
   const chunks = [buffer];
   for (let n = read(scratch, 0); n > 0; n = read(scratch, 0)) {
     length += n;
-    if (length > READ_LIMITS.lockfile) throw tooLarge(absPath, 'lockfile');
+    if (length > READ_LIMITS.entry) throw tooLarge(absPath, 'entry');
     chunks.push(Buffer.from(scratch.subarray(0, n)));
   }
   return chunks.length === 1 ? buffer : Buffer.concat(chunks);

@@ -12,9 +12,11 @@ const MiB = 1024 * 1024;
 /**
  * The largest file of each kind lockguard reads. Lockfiles: hundreds of times a large real one (vite's is
  * 0.5 MB), and half the longest string V8 can hold (512 MiB), so a lockfile's text always fits; configs,
- * manifests and ignore files are written by hand or by a tool from a few settings.
+ * manifests and ignore files are written by hand or by a tool from a few settings. A table entry (any file of
+ * the fingerprint table: a lockfile, a workspace manifest, a patch, an install marker) is read under the
+ * lockfile's limit, and named as what it is.
  */
-export const READ_LIMITS = { config: 16 * MiB, lockfile: 256 * MiB } as const;
+export const READ_LIMITS = { config: 16 * MiB, lockfile: 256 * MiB, entry: 256 * MiB } as const;
 
 /** Which limit a file is read under. */
 export type ReadKind = keyof typeof READ_LIMITS;
@@ -22,6 +24,7 @@ export type ReadKind = keyof typeof READ_LIMITS;
 const NAMES: Record<ReadKind, string> = {
   config: 'a configuration file or manifest',
   lockfile: 'a lockfile',
+  entry: 'a file of the fingerprint table (a lockfile, workspace manifest, patch or install marker)',
 };
 
 function sizeOf(bytes: number): string {
@@ -39,7 +42,7 @@ export function tooLarge(absPath: string, kind: ReadKind, found?: number): Lockg
     `"${absPath}" is too large to be ${what}: lockguard reads at most ${sizeOf(limit)}, and it holds ${size}.`,
     {
       path: absPath,
-      hint: `Check that it is the file you meant (regenerate it with the tool that writes it); lockguard reads no ${kind} over ${sizeOf(limit)}.`,
+      hint: `Check that it is the file you meant (regenerate it with the tool that writes it); lockguard reads no ${kind === 'entry' ? 'such file' : kind} over ${sizeOf(limit)}.`,
     },
   );
 }

@@ -11,6 +11,8 @@
 //   a FIFO or device is never waited on.
 // - A line scan holds at most one chunk plus one line (lines longer than `maxLine` are skipped whole), so a
 //   1 GB log is read in a few MB. ENOENT is a value everywhere (undefined / false).
+// - JSON from the ledger nests at most MAX_JSON_DEPTH levels (`parseLedgerJson`): what lockguard writes nests a
+//   few; a deeper one is hostile, and every recursive walk over it (redaction, JSON.stringify) would overflow.
 
 import {
   closeSync,
@@ -298,10 +300,29 @@ export function tailLines(path: string, maxBytes: number): Buffer[] | undefined 
   }
 }
 
-/** JSON.parse of one line, or undefined for a torn or garbage line (never throws). */
+/** How deep JSON read from the ledger may nest (lockguard's own records nest a few levels). */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * JSON.parse of a ledger file's text; a SyntaxError for garbage, and for a value nested deeper than
+ * MAX_JSON_DEPTH (checked without recursion).
+ */
+export function parseLedgerJson(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > MAX_JSON_DEPTH) throw new SyntaxError(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return value;
+}
+
+/** One line as ledger JSON, or undefined for a torn, garbage or too deeply nested line (never throws). */
 export function parseLine(line: Buffer): unknown {
   try {
-    return JSON.parse(line.toString('utf8'));
+    return parseLedgerJson(line.toString('utf8'));
   } catch {
     return undefined;
   }

@@ -23,7 +23,15 @@ import type { WorkspaceFingerprints } from '../core/fingerprints.js';
 import type { Scope } from '../core/entries.js';
 import { appendLine, createEmpty, PRIVATE, writeAtomic } from './atomic.js';
 import { saveBlob } from './blobs.js';
-import { ledgerFolder, listLedgerFolder, parseLine, readLedgerFile, scanLines, tailLines } from './ledger-fs.js';
+import {
+  ledgerFolder,
+  listLedgerFolder,
+  parseLedgerJson,
+  parseLine,
+  readLedgerFile,
+  scanLines,
+  tailLines,
+} from './ledger-fs.js';
 import { LEDGER, ledgerPath, RUN_FILES } from './ledger-layout.js';
 import { machineStamp, thisMachine } from './trust.js';
 import { processStart } from './live.js';
@@ -38,7 +46,7 @@ import {
 } from './run-record.js';
 import { isoTime } from '../core/iso-time.js';
 import { redactArgv, redactRecord } from '../core/redact.js';
-import { recordJson } from '../core/printable.js';
+import { printable, recordJson } from '../core/printable.js';
 
 export type { Policy, RunKind, RunRecord } from './run-record.js';
 
@@ -242,9 +250,9 @@ export function readReport(dir: string): unknown {
   const bytes = readLedgerFile(path);
   if (bytes === undefined) return undefined;
   try {
-    return JSON.parse(bytes.toString('utf8'));
+    return parseLedgerJson(bytes.toString('utf8'));
   } catch (error) {
-    throw brokenRecord(path, 'is not valid JSON', error);
+    throw brokenRecord(path, jsonProblem(error), error);
   }
 }
 
@@ -272,9 +280,9 @@ export function loadRun(dir: string, root?: string): RunHandle {
   if (bytes === undefined) return noRun(dir);
   let value: unknown;
   try {
-    value = JSON.parse(bytes.toString('utf8'));
+    value = parseLedgerJson(bytes.toString('utf8'));
   } catch (error) {
-    throw brokenRecord(path, 'is not valid JSON', error);
+    throw brokenRecord(path, jsonProblem(error), error);
   }
   const record = validateRecord(path, value, id);
   if (root !== undefined && resolve(record.root) !== resolve(root)) {
@@ -325,39 +333,13 @@ export function findRun(
   name?: string,
 ): RunHandle {
   const given = explicit ?? fromEnv;
-  if (given !== undefined && given !== '') {
-    const source = explicit !== undefined ? '--run' : 'LOCKGUARD_RUN';
-    const dir = RUN_ID.test(given) ? runDir(root, given) : resolve(given);
-    const unset = `unset ${source === '--run' ? 'the flag' : 'LOCKGUARD_RUN'} to use the latest run, or take a new snapshot.`;
-    if (dirname(dir) !== ledgerPath(resolve(root), LEDGER.runs) || !RUN_ID.test(basename(dir))) {
-      const runs = ledgerPath(root, LEDGER.runs);
-      // A run folder of another workspace (…/<workspace>/.lockguard/runs/<id>) is named as such; anything else is
-      // no run at all.
-      const other = RUN_ID.test(basename(dir)) ? dirname(dirname(dirname(dir))) : undefined;
-      const foreign = other !== undefined && ledgerPath(other, LEDGER.runs) === dirname(dir);
-      throw new LockguardError(
-        'ERR_LOCKGUARD_BAD_RUN',
-        foreign
-          ? `${source} names a run of the workspace at "${other}", not of "${root}" (its runs are in ${runs}).`
-          : `${source} names "${given}", which is neither a run id (as lockguard status prints it) nor the folder of a run of "${root}" (its runs are in ${runs}).`,
-        {
-          path: dir,
-          hint: foreign
-            ? `Run lockguard in that workspace (lockguard -C "${other}" ...), or ${unset}`
-            : `Pass a run id lockguard status lists, or ${unset}`,
-        },
-      );
-    }
-    const there = ledgerFolder(root, [LEDGER.runs, basename(dir)], false);
-    if (there === undefined) {
-      throw new LockguardError(
-        'ERR_LOCKGUARD_BAD_RUN',
-        `${source} names "${given}", which is not a run folder (missing).`,
-        { path: dir, hint: `Pass a run id lockguard status lists, or ${unset}` },
-      );
-    }
-    return loadRun(dir, root);
-  }
+  // The name the user set: the flag, a named gate's variable (snapshot --name), or LOCKGUARD_RUN.
+  if (given !== undefined && given !== '')
+    return namedRun(
+      root,
+      given,
+      explicit !== undefined ? '--run' : name !== undefined ? `LOCKGUARD_RUN_${name}` : 'LOCKGUARD_RUN',
+    );
   const future = Date.now() + FUTURE_SLACK_MS;
   for (const id of listRunIds(root)) {
     if (kind !== undefined && !id.includes(`-${kind}-`)) continue;
@@ -385,4 +367,53 @@ export function findRun(
             : 'Start one with lockguard run -- <command>.',
     },
   );
+}
+
+/** What a ledger file that did not parse is: not JSON, or JSON nested deeper than lockguard ever writes. */
+function jsonProblem(error: unknown): string {
+  return error instanceof SyntaxError && error.message.startsWith('nested deeper')
+    ? `is ${error.message} (lockguard writes a few)`
+    : 'is not valid JSON';
+}
+
+/** The run `given` names (an id or a folder) through `source` (--run or a variable), or why it is none. */
+function namedRun(root: string, given: string, source: string): RunHandle {
+  const dir = RUN_ID.test(given) ? runDir(root, given) : resolve(given);
+  const unset = `unset ${source === '--run' ? 'the flag' : source} to use the latest run, or take a new snapshot.`;
+  if (dirname(dir) !== ledgerPath(resolve(root), LEDGER.runs) || !RUN_ID.test(basename(dir))) {
+    const runs = ledgerPath(root, LEDGER.runs);
+    // A run folder of another workspace (…/<workspace>/.lockguard/runs/<id>) is named as such; anything else is
+    // no run at all.
+    const other = RUN_ID.test(basename(dir)) ? dirname(dirname(dirname(dir))) : undefined;
+    const foreign = other !== undefined && ledgerPath(other, LEDGER.runs) === dirname(dir);
+    throw new LockguardError(
+      'ERR_LOCKGUARD_BAD_RUN',
+      foreign
+        ? `${source} names a run of the workspace at "${other}", not of "${root}" (its runs are in ${runs}).`
+        : `${source} names ${shownRun(source, given)}, which is neither a run id (as lockguard status prints it) nor the folder of a run of "${root}" (its runs are in ${runs}).`,
+      {
+        path: dir,
+        hint: foreign
+          ? `Run lockguard in that workspace (lockguard -C "${other}" ...), or ${unset}`
+          : `Pass a run id lockguard status lists, or ${unset}`,
+      },
+    );
+  }
+  const there = ledgerFolder(root, [LEDGER.runs, basename(dir)], false);
+  if (there === undefined) {
+    throw new LockguardError(
+      'ERR_LOCKGUARD_BAD_RUN',
+      `${source} names ${shownRun(source, given)}, which is not a run folder (missing).`,
+      { path: dir, hint: `Pass a run id lockguard status lists, or ${unset}` },
+    );
+  }
+  return loadRun(dir, root);
+}
+
+/**
+ * A run as an error names it: what --run was given, or a variable's value that names a run (an id, or a folder
+ * named as one); any other value of a variable is not printed (README: errors print no environment values).
+ */
+function shownRun(source: string, given: string): string {
+  return source === '--run' || RUN_ID.test(basename(given)) ? `"${printable(given)}"` : 'a value';
 }

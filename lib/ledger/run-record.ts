@@ -130,6 +130,11 @@ function finite(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);
 }
 
+/** A time in ms a Date can hold (status prints it as one: 1e300 is finite and no time). */
+function time(value: unknown): value is number {
+  return finite(value) && Math.abs(value) <= 8.64e15;
+}
+
 function entryOk(manager: PackageManager, entry: unknown): boolean {
   if (entry === null || typeof entry !== 'object') return false;
   const e = entry as Partial<FingerprintEntry>;
@@ -145,8 +150,8 @@ function entryOk(manager: PackageManager, entry: unknown): boolean {
     finite(id.ino) &&
     finite(id.dev) &&
     finite(id.size) &&
-    finite(id.ctimeMs) &&
-    finite(id.mtimeMs)
+    time(id.ctimeMs) &&
+    time(id.mtimeMs)
   );
 }
 
@@ -170,7 +175,7 @@ export function validateRecord(path: string, value: unknown, folderName: string)
     isPackageManager(record.manager) &&
     (record.scope === 'inputs' || record.scope === 'full') &&
     (record.judged === undefined || record.judged === 'inputs' || record.judged === record.scope) &&
-    finite(record.at) &&
+    time(record.at) &&
     typeof record.key === 'string' &&
     DIGEST.test(record.key) &&
     Number.isSafeInteger(record.pid) &&

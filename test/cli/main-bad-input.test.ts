@@ -185,6 +185,68 @@ describe('usage and setup errors', () => {
     assert.equal(await codeOf(() => parse('verify', ['--bogus'], {})), 'ERR_LOCKGUARD_USAGE');
   });
 
+  test('a value-taking flag given twice, -C at a file or empty, a dash value: exit 2 saying which and the fix', (t) => {
+    // The last value once won quietly (--policy refuse --policy flag ran as flag); -C at a file was diagnosed as
+    // a misnamed pnpm-workspace.yaml; -C '' was the current folder.
+    const root = tempWorkspace(t, pnpmTree());
+    for (const [flag, argv] of [
+      ['--policy', ['run', '--no-pre-check', '--policy', 'refuse', '--policy', 'flag', '--', 'true']],
+      ['--scope', ['snapshot', '--scope', 'full', '--scope', 'inputs']],
+      ['--keep', ['prune', '--keep', '1', '--keep', '2']],
+    ] as const)
+      assertSetupError(run(argv, root), `${flag} is given more than once`);
+    assert.equal(existsSync(join(root, '.lockguard', 'runs')), false, 'nothing ran');
+    const file = join(root, 'package.json');
+    for (const argv of [
+      ['-C', file, 'status'],
+      [`--dir=${file}`, 'key'],
+    ]) {
+      const result = run(argv, root);
+      assertSetupError(result, file);
+      assert.match(result.stderr, /which is not a folder/);
+    }
+    assert.match(run(['-C', '', 'status'], root).stderr, /^lockguard: -C needs a folder\./);
+    const dash = run(['prune', '--keep', '-1'], root);
+    assertSetupError(dash, '--keep');
+    assert.match(dash.stderr, /A value that starts with a dash is written --keep=<value>/);
+  });
+
+  test("an environment variable's bad value and a settings key that is no name are never printed; a flag's value is", (t) => {
+    const root = tempWorkspace(t, pnpmTree());
+    const secret = 'npm_SECRETtoken0123456789';
+    for (const [name, argv] of [
+      ['LOCKGUARD_POLICY', ['run', '--no-pre-check', '--', 'true']],
+      ['LOCKGUARD_REMOTE', ['run', '--no-pre-check', '--', 'true']],
+      ['LOCKGUARD_RUN', ['status']],
+      ['LOCKGUARD_RUN_STORE', ['verify', '--name', 'STORE']],
+    ] as const) {
+      const result = run(argv, root, scrubbedEnv({ [name]: secret }));
+      assertSetupError(result, name);
+      assert.ok(!result.stderr.includes(secret) && !result.stdout.includes(secret), `${name}: ${result.stderr}`);
+    }
+    // doctor fails the setting run refuses (it once said "ok settings policy bogus (environment)").
+    const doctor = run(['doctor'], root, scrubbedEnv({ LOCKGUARD_POLICY: secret }));
+    assert.match(doctor.stdout, /FAIL {2}settings {2}Expected LOCKGUARD_POLICY to be/);
+    assert.ok(!doctor.stdout.includes(secret));
+    assert.match(run(['run', '--policy', 'sometimes', '--', 'true'], root).stderr, /got "sometimes"/);
+    const keyed = tempWorkspace(t, { ...pnpmTree(), 'package.json': `{"name":"r","lockguard":{"${secret} x":1}}\n` });
+    const unknown = run(['run', '--no-pre-check', '--', 'true'], keyed);
+    assertSetupError(unknown, join(keyed, 'package.json'));
+    assert.match(unknown.stderr, /has an unknown key in its "lockguard" field/);
+    assert.ok(!unknown.stderr.includes(secret));
+    const typo = tempWorkspace(t, { ...pnpmTree(), 'package.json': '{"name":"r","lockguard":{"polcy":"refuse"}}\n' });
+    assert.match(
+      run(['run', '--no-pre-check', '--', 'true'], typo).stderr,
+      /unknown key "lockguard\.polcy".*\n.*Did you mean "policy"/,
+    );
+    // A lockfileVersion that is no version number is not echoed either.
+    const locked = tempWorkspace(t, pnpmTree(`lockfileVersion: '${secret}'\nimporters:\n  .: {}\n`));
+    const slices = run(['key', '--projects'], locked);
+    assertSetupError(slices, join(locked, 'pnpm-lock.yaml'));
+    assert.ok(!slices.stderr.includes(secret), slices.stderr);
+    assert.match(slices.stderr, /lockfileVersion \(not a version number\)/);
+  });
+
   test('--scope bogus: exit 2 naming the value, ERR_LOCKGUARD_BAD_SETTING', async (t) => {
     const root = tempWorkspace(t, pnpmTree());
     for (const command of ['snapshot', 'key']) assertSetupError(run([command, '--scope', 'bogus'], root), '"bogus"');

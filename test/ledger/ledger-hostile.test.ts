@@ -120,6 +120,45 @@ describe('forged records', () => {
     });
   }
 
+  test('a time no Date holds (at: 1e300, finite) and JSON nested 200,000 deep: exit 2 naming the file or the line skipped, never 70', async (t) => {
+    // status once printed `at` through toISOString (RangeError, exit 70); status --json walked a deep event line
+    // or report.json recursively (stack overflow, exit 70).
+    const root = tempWorkspace(t, pnpmTree());
+    const taken = JSON.parse(run(['snapshot', '--json'], root).stdout) as { dir: string };
+    const file = join(taken.dir, 'run.json');
+    const good = readFileSync(file, 'utf8');
+    writeFileSync(file, good.replace(/"at": [0-9.]+/, '"at": 1e300'));
+    assert.notEqual(readFileSync(file, 'utf8'), good, 'the record was forged');
+    for (const argv of [['status'], ['status', '--json'], ['verify']]) assertSetupError(run(argv, root), file);
+    assert.equal(await codeOf(() => loadRun(taken.dir, root)), 'ERR_LOCKGUARD_BROKEN_LEDGER');
+    writeFileSync(file, good);
+
+    const deep = (inner: string): string => `${'['.repeat(200_000)}${inner}${']'.repeat(200_000)}`;
+    writeFileSync(
+      join(taken.dir, 'events.ndjson'),
+      `${readFileSync(join(taken.dir, 'events.ndjson'), 'utf8')}{"t":1,"type":"verify","save":true,"moved":${deep('')}}\n`,
+    );
+    for (const argv of [['status'], ['status', '--json']]) {
+      const result = run(argv, root);
+      assert.equal(result.code, 0, `${argv.join(' ')}: the deep line is skipped as garbage\n${result.stderr}`);
+    }
+    const done = tempWorkspace(t, pnpmTree());
+    run(['run', '--no-pre-check', '--', 'true'], done);
+    const report = join(
+      done,
+      '.lockguard',
+      'runs',
+      readdirSync(join(done, '.lockguard', 'runs')).find((id) => id.includes('-run-')) ?? '',
+      'report.json',
+    );
+    writeFileSync(report, deep(''));
+    for (const argv of [['status'], ['status', '--json']]) {
+      const result = run(argv, done);
+      assertSetupError(result, report);
+      assert.match(result.stderr, /nested deeper than 64 levels/);
+    }
+  });
+
   test('a committed run stamped in the future, or recorded on another host, is never "the latest run" verify and status judge by', (t) => {
     const root = tempWorkspace(t, pnpmTree());
     const taken = JSON.parse(run(['snapshot', '--json'], root).stdout) as { dir: string; run: string };

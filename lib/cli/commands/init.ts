@@ -22,7 +22,7 @@ import {
   writeEdits,
 } from '../../integrations/sound-keys/index.js';
 import { GIT_ADD_SLICES } from '../../ledger/slice-files.js';
-import { noteInitEdit, readInitRecord } from '../init-record.js';
+import { noteInitEdit, readInitRecord, textDigest } from '../init-record.js';
 import { flag, parse, type Parsed } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -31,6 +31,7 @@ import { DIR_HELP, DIR_OPTION, workspaceOf } from '../workspace-option.js';
 import { installHooks, managerNotes } from '../init-hooks.js';
 import { rushHere } from '../../integrations/runners/rush.js';
 import { readConfigText } from '../../core/bounded-read.js';
+import { readSettings } from '../settings.js';
 
 const help = `Usage: lockguard init [options]
 
@@ -104,9 +105,10 @@ function ignoreLedger(root: string, io: Io): void {
   const before = readText(root, path);
   const text = withLedgerIgnored(before);
   if (text === undefined) return;
+  // The record first (a journal before every edit): an edit uninstall does not know of never happens.
+  noteInitEdit(root, '.gitignore', before, text);
   try {
     writeFileSync(path, text);
-    noteInitEdit(root, '.gitignore', before, text);
   } catch (error) {
     throw new LockguardError('ERR_LOCKGUARD_IO', `Cannot write "${path}" (${errnoCode(error) ?? 'unknown error'}).`, {
       path,
@@ -169,8 +171,8 @@ async function setUpSoundKeys(
     );
   } else {
     const before = edits.map((edit) => readText(root, join(root, edit.file)));
-    writeEdits(root, edits);
     for (const [index, edit] of edits.entries()) noteInitEdit(root, edit.file, before[index], edit.text);
+    writeEdits(root, edits);
     io.stdout.write(
       `${label}: the runners' keys now fold each project's ${SLICE_FILE} (${mode === 'committed' ? 'committed files: turbo and nx hash them by default' : "every task's key changes once, now"}):\n`,
     );
@@ -247,30 +249,78 @@ export const command: Command = {
       );
     }
     const workspace = await workspaceOf(parsed, io);
-    if (!flag(parsed, 'json')) return await initialise(workspace, parsed, mode, io);
-    // --json: the same work, its lines kept for the answer with the files it changed (init.json's record).
-    const lines: string[] = [];
-    const recorded = readInitRecord(workspace.root);
-    // init's one lockfile edit (pnpm 10's checksum line) is in no record: the lockfiles are compared.
-    const lockfiles = coreOf(workspace.manager).lockfiles;
-    const lockText = (): (string | undefined)[] =>
-      lockfiles.map((name) => readText(workspace.root, join(workspace.root, name)));
-    const lockBefore = lockText();
-    const code = await initialise(workspace, parsed, mode, {
-      ...io,
-      stdout: { write: (text: string) => lines.push(...text.replace(/\n$/, '').split('\n')) },
-    });
-    const after = readInitRecord(workspace.root);
-    const changed = Object.keys(after).filter((file) => recorded[file]?.after !== after[file]?.after);
-    const lockAfter = lockText();
-    changed.push(...lockfiles.filter((_, index) => lockAfter[index] !== lockBefore[index]));
-    const version = await (await import('../version.js')).version();
-    io.stdout.write(
-      `${JSON.stringify({ version, command: 'init', exitCode: code, root: workspace.root, changed: changed.sort(), lines }, null, 2)}\n`,
-    );
-    return code;
+    // Before any edit: a root package.json init cannot read (a FIFO, a device, no permission, broken JSON, a
+    // bad "lockguard" field) is exit 2 naming it, never taken for an absent one while init edits the rest.
+    readSettings(workspace.root);
+    if (!flag(parsed, 'json')) return await stoppedSays(workspace.root, () => initialise(workspace, parsed, mode, io));
+    return await initJson(workspace, parsed, mode, io);
   },
 };
+
+/** init --json: the same work, its lines kept for the answer with the files it changed (init.json's record). */
+async function initJson(
+  workspace: Workspace,
+  parsed: Parsed,
+  mode: SoundKeysMode | undefined,
+  io: Io,
+): Promise<number> {
+  const lines: string[] = [];
+  const recorded = readInitRecord(workspace.root);
+  // init's one lockfile edit (pnpm 10's checksum line) is in no record: the lockfiles are compared.
+  const lockfiles = coreOf(workspace.manager).lockfiles;
+  const lockText = (): (string | undefined)[] =>
+    lockfiles.map((name) => readText(workspace.root, join(workspace.root, name)));
+  const lockBefore = lockText();
+  const code = await stoppedSays(workspace.root, () =>
+    initialise(workspace, parsed, mode, {
+      ...io,
+      stdout: { write: (text: string) => lines.push(...text.replace(/\n$/, '').split('\n')) },
+    }),
+  );
+  const after = readInitRecord(workspace.root);
+  const changed = Object.keys(after).filter((file) => recorded[file]?.after !== after[file]?.after);
+  const lockAfter = lockText();
+  changed.push(...lockfiles.filter((_, index) => lockAfter[index] !== lockBefore[index]));
+  const version = await (await import('../version.js')).version();
+  io.stdout.write(
+    `${JSON.stringify({ version, command: 'init', exitCode: code, root: workspace.root, changed: changed.sort(), lines }, null, 2)}\n`,
+  );
+  return code;
+}
+
+/**
+ * Run init's work; when it stops on an error after some of its edits (a full disk half way), the error says
+ * which files it had changed and how to take them back (each is in init.json before it is written).
+ */
+async function stoppedSays(root: string, work: () => Promise<number>): Promise<number> {
+  const before = readInitRecord(root);
+  try {
+    return await work();
+  } catch (error) {
+    if (!isLockguardError(error)) throw error;
+    const after = readInitRecord(root);
+    // Noted and written: a file noted whose write then failed holds what it held.
+    const changed = Object.keys(after).filter((file) => {
+      if (before[file]?.after === after[file]?.after) return false;
+      const text = readTextQuietly(root, file);
+      return text !== undefined && textDigest(text) === after[file]?.after;
+    });
+    if (changed.length === 0) throw error;
+    throw new LockguardError(error.code, error.message, {
+      ...(error.path === undefined ? {} : { path: error.path }),
+      cause: error,
+      hint: `${error.hint === undefined ? '' : `${error.hint}\n  `}init stopped after it had changed ${changed.sort().join(', ')}: run lockguard init again once that is fixed, or lockguard uninstall to take them back.`,
+    });
+  }
+}
+
+function readTextQuietly(root: string, file: string): string | undefined {
+  try {
+    return readText(root, join(root, file));
+  } catch {
+    return undefined;
+  }
+}
 
 /** init in a Rush repository (integrations/runners/rush.ts): what it leaves alone, and why. */
 const RUSH_NOTE =

@@ -196,7 +196,7 @@ function runToJudge(root: string, explicit: string | undefined, name: string | u
   const plain = env['LOCKGUARD_RUN'];
   if (explicit !== undefined || (plain !== undefined && plain !== '')) return findRun(root, explicit, plain);
   const named = namedRunsIn(env);
-  if (named.length === 1) return findRun(root, undefined, named[0]?.[1]);
+  if (named.length === 1) return findRun(root, undefined, named[0]?.[1], undefined, named[0]?.[0]);
   const run = named.length > 1 ? undefined : findRun(root, undefined, undefined);
   const names = run === undefined ? named.map(([one]) => one) : run.record.name === undefined ? [] : [run.record.name];
   if (run !== undefined && names.length === 0) return run;

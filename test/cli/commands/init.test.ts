@@ -90,6 +90,35 @@ test('init refuses a .pnpmfile.cjs that is a folder or a FIFO, without blocking 
   }
 });
 
+test('init stopped half way names what it changed and uninstall takes it back; a record it cannot write comes before any edit', async (t) => {
+  const turbo = '{ "tasks": { "build": {} } }\n';
+  const root = tempWorkspace(t, { ...pnpmTree(), 'turbo.json': turbo, '.gitignore': 'dist/\n' });
+  // The sound keys and .gitignore are edited before the hook: a folder where the shim goes stops init there.
+  mkdirSync(join(root, '.pnpmfile.cjs'));
+  const stopped = await cli(['init'], root);
+  assert.equal(stopped.code, EXIT.usage, stopped.stderr);
+  assert.match(
+    stopped.stderr,
+    /init stopped after it had changed \.gitignore, turbo\.json: run lockguard init again once that is fixed, or lockguard uninstall to take them back\./,
+  );
+  assert.notEqual(readFileSync(join(root, 'turbo.json'), 'utf8'), turbo, 'turbo.json was edited');
+  fs.rmdirSync(join(root, '.pnpmfile.cjs'));
+  const back = await cli(['uninstall'], root);
+  assert.equal(back.code, EXIT.ok, back.stderr);
+  assert.equal(readFileSync(join(root, 'turbo.json'), 'utf8'), turbo);
+  assert.equal(readFileSync(join(root, '.gitignore'), 'utf8'), 'dist/\n');
+
+  // init.json that cannot be written (a folder in its place): init stops before its first edit (the record first).
+  const early = tempWorkspace(t, { ...pnpmTree(), 'turbo.json': turbo, '.lockguard': { 'init.json': {} } });
+  const none = await cli(['init'], early);
+  assert.equal(none.code, EXIT.usage, none.stderr);
+  assert.match(none.stderr, /init\.json/);
+  assert.doesNotMatch(none.stderr, /init stopped after/);
+  assert.equal(readFileSync(join(early, 'turbo.json'), 'utf8'), turbo, 'nothing edited');
+  assert.equal(existsSync(join(early, '.gitignore')), false);
+  assert.equal(existsSync(join(early, '.pnpmfile.cjs')), false);
+});
+
 test('init in a yarn or bun workspace writes no hook file and says why (only .lockguard/ in .gitignore)', async (t) => {
   for (const [lockfile, text, word] of [
     ['yarn.lock', '__metadata:\n  version: 8\n', 'yarn'],

@@ -27,11 +27,17 @@ export async function pnpmSliceGraphAsync(bytes: Buffer, absPath: string, _optio
   return pnpmSliceGraph(await indexPnpmV6(bytes, absPath));
 }
 
+/** A lockfileVersion as an error may print it: a version number as written, anything else not echoed. */
+function versionWord(version: string): string {
+  if (version === '') return '(none)';
+  return /^[0-9][0-9A-Za-z.+-]{0,15}$/.test(version) ? printable(version) : '(not a version number)';
+}
+
 function unsupportedVersion(absPath: string, version: string, v6: boolean): LockguardError {
   if (v6) {
     return new LockguardError(
       'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
-      `The lockfile at "${absPath}" has lockfileVersion ${printable(version)} (pnpm 8): its slices are read asynchronously.`,
+      `The lockfile at "${absPath}" has lockfileVersion ${versionWord(version)} (pnpm 8): its slices are read asynchronously.`,
       {
         path: absPath,
         hint: 'Call slicesFromLockfileAsync / projectSlicesAsync (the CLI does), or upgrade the lockfile with pnpm 9 or later (pnpm install).',
@@ -40,7 +46,7 @@ function unsupportedVersion(absPath: string, version: string, v6: boolean): Lock
   }
   return new LockguardError(
     'ERR_LOCKGUARD_UNSUPPORTED_LOCKFILE',
-    `The lockfile at "${absPath}" has lockfileVersion ${version === '' ? '(none)' : printable(version)}: per-project slices read pnpm lockfiles 6.x (pnpm 8) and 9.x (pnpm 9 to 12).`,
+    `The lockfile at "${absPath}" has lockfileVersion ${versionWord(version)}: per-project slices read pnpm lockfiles 6.x (pnpm 8) and 9.x (pnpm 9 to 12).`,
     {
       path: absPath,
       hint: 'Rewrite it with a supported pnpm (pnpm install with pnpm 8 or later), or use the whole-table key (lockguard key).',

@@ -7,8 +7,8 @@
 // else the verdict of task-db.ts `nxSupport` on that version.
 // Invariants: never runs nx but to ask where its cache is (as a guarded run does; remembered in the ledger).
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readConfigText } from '../../../core/bounded-read.js';
 import { isLockguardError } from '../../../core/errors.js';
 import type { DoctorCheck, Env } from '../adapter.js';
 import { present } from '../workspace-files.js';
@@ -16,11 +16,17 @@ import { NX_CACHE_FIX, resolveNxCache } from './cache.js';
 import { NX_GUARDED_MAJORS, nxSupport } from './task-db.js';
 import { whichNx } from './which.js';
 
+/**
+ * nx in the root manifest's dependencies. Read as every workspace file is (bounded, never a FIFO or device: a
+ * package.json linked to /dev/zero once grew doctor to 17 GB); a manifest that cannot be read is the table
+ * check's to report.
+ */
 function nxInManifest(root: string): boolean {
   try {
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const text = readConfigText(join(root, 'package.json'), root);
+    const manifest = text === undefined ? null : (JSON.parse(text) as Record<string, unknown> | null);
     return ['dependencies', 'devDependencies'].some((field) => {
-      const deps = manifest[field];
+      const deps = manifest?.[field];
       return deps !== null && typeof deps === 'object' && 'nx' in deps;
     });
   } catch {
