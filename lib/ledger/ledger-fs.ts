@@ -301,7 +301,7 @@ export function tailLines(path: string, maxBytes: number): Buffer[] | undefined 
 }
 
 /** How deep JSON read from the ledger may nest (lockguard's own records nest a few levels). */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /**
  * JSON.parse of a ledger file's text; a SyntaxError for garbage, and for a value nested deeper than
