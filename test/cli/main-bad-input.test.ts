@@ -206,6 +206,7 @@ describe('usage and setup errors', () => {
       assert.match(result.stderr, /which is not a folder/);
     }
     assert.match(run(['-C', '', 'status'], root).stderr, /^lockguard: -C needs a folder\./);
+    assertSetupError(run(['key', '--project', ''], root), '--project needs a project');
     const dash = run(['prune', '--keep', '-1'], root);
     assertSetupError(dash, '--keep');
     assert.match(dash.stderr, /A value that starts with a dash is written --keep=<value>/);

@@ -68,6 +68,14 @@ export const command: Command = {
     if (flag(parsed, 'check-slices')) return checkSlices(parsed, workspace.root, io);
     if (flag(parsed, 'write-slices')) return writeSlices(parsed, workspace.root, io);
     const project = stringValue(parsed, 'project');
+    if (project === '')
+      throw new LockguardError(
+        'ERR_LOCKGUARD_USAGE',
+        '--project needs a project: its folder or its name (lockguard key).',
+        {
+          hint: 'For example: lockguard key --project packages/app (lockguard key --projects lists them).',
+        },
+      );
     if (project !== undefined || flag(parsed, 'projects')) return printSlices(parsed, project, workspace.root, io);
     return printTableKey(parsed, workspace, io);
   },
