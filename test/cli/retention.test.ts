@@ -54,6 +54,13 @@ test('a snapshot past keepRuns plus the slack prunes down to keepRuns, newest ke
     status.stdout,
     /^ledger {3}10 runs \(the newest 10 kept, older ones pruned after a run once 20 pile up: keepRuns in package\.json\)$/m,
   );
+  const json = await cli(['status', '--json'], root);
+  assert.equal(json.code, EXIT.ok, json.stderr);
+  assert.deepEqual((JSON.parse(json.stdout) as { ledger: unknown }).ledger, {
+    runs: 10,
+    keep: 10,
+    from: 'package.json',
+  });
 });
 
 test('a guarded run prunes too; the run a named gate names (LOCKGUARD_RUN_<NAME>) is kept; the environment overrides the field', async (t) => {
@@ -112,7 +119,10 @@ test('a bad keepRuns is exit 2 naming the file; a bad LOCKGUARD_KEEP_RUNS is a w
   assert.equal(snapshot.code, EXIT.ok, snapshot.stderr);
   assert.match(snapshot.stderr, /warning: the ledger was not pruned: LOCKGUARD_KEEP_RUNS is not a whole number/);
   assert.doesNotMatch(snapshot.stderr, /lots/, 'the value is not echoed');
-  const status = await cli(['status'], root, { LOCKGUARD_KEEP_RUNS: 'lots' });
-  assert.equal(status.code, EXIT.usage, status.stderr);
-  assert.match(status.stderr, /LOCKGUARD_KEEP_RUNS/);
+  for (const argv of [['status'], ['status', '--json']]) {
+    // The JSON form says the retention too, so it refuses the same setting (it once answered 0).
+    const status = await cli(argv, root, { LOCKGUARD_KEEP_RUNS: 'lots' });
+    assert.equal(status.code, EXIT.usage, status.stderr);
+    assert.match(status.stderr, /LOCKGUARD_KEEP_RUNS/);
+  }
 });

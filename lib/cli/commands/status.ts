@@ -6,7 +6,7 @@ import { findRun, latestEvents, readReport, scanEvents, type RunEvent, type RunH
 import type { RunReport } from '../../ledger/report.js';
 import { recordedMoves } from '../../ledger/verdict.js';
 import { countRuns, retentionSlack } from '../../ledger/retention.js';
-import { readSettings, retentionOf } from '../settings.js';
+import { type Decided, readSettings, type Retention, retentionOf } from '../settings.js';
 import { lifeOf, type Life } from '../../ledger/recovery.js';
 import { lockfileMovesAmong, reportedSliceMoves, sliceMoveJson } from '../../ledger/slice-report.js';
 import { flag, parse, stringValue } from '../args.js';
@@ -30,7 +30,7 @@ Options:
 ${DIR_HELP}
   --run <id|folder>    the run to show
   --json               print {run, kind, root, scope, key, createdAt, moved, slices, verifies, events (the
-                       latest 1000), report}
+                       latest 1000), report, ledger: {runs, keep, from}}
 
 When a lockfile moved, says which projects' slices changed and how: a finished run's as its report
 recorded them (what the run saw, even if the file is back since); otherwise comparing the bytes the run
@@ -147,20 +147,23 @@ export const command: Command = {
     if (stopped !== undefined) return stopped;
     const run = findRun(workspace.root, stringValue(parsed, 'run'), io.env['LOCKGUARD_RUN']);
     const shown = await readStatus(run, workspace.root);
+    // Both forms say the ledger's retention, so both read the team settings (a broken package.json is exit 2 in
+    // each: the JSON form once skipped it and answered 0).
+    const ledger = { runs: countRuns(workspace.root), ...retentionOf(readSettings(workspace.root), io.env) };
     if (flag(parsed, 'json')) {
       // Redacted as printed too (core/redact.ts): a record from an older lockguard, or a forged one.
-      io.stdout.write(`${JSON.stringify(redactRecord(statusJson(run, shown)), null, 2)}\n`);
+      const body = { ...statusJson(run, shown), ledger: { runs: ledger.runs, keep: ledger.value, from: ledger.from } };
+      io.stdout.write(`${JSON.stringify(redactRecord(body), null, 2)}\n`);
       return EXIT.ok;
     }
     io.stdout.write(`${redactText(statusLines(run.record, shown).join('\n'))}\n`);
-    io.stdout.write(`${ledgerLine(workspace.root, io)}\n`);
+    io.stdout.write(`${ledgerLine(ledger)}\n`);
     return EXIT.ok;
   },
 };
 
 /** How many runs the ledger holds, and how many it keeps by itself (the retention and where it was set). */
-function ledgerLine(root: string, io: Io): string {
-  const { value, from } = retentionOf(readSettings(root), io.env);
+function ledgerLine({ runs, value, from }: { runs: number } & Decided<Retention>): string {
   const kept =
     value === 'all'
       ? 'none pruned by itself'
@@ -171,7 +174,7 @@ function ledgerLine(root: string, io: Io): string {
       : from === 'environment'
         ? 'LOCKGUARD_KEEP_RUNS'
         : 'keepRuns in package.json';
-  return `ledger   ${plural(countRuns(root), 'run')} (${kept}: ${where})`;
+  return `ledger   ${plural(runs, 'run')} (${kept}: ${where})`;
 }
 
 /** What status shows of a run, read from its ledger folder. */
