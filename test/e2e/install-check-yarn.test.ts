@@ -4,8 +4,8 @@
 //   `yarn install --immutable` the check passes, by default and with the setting widened, and a deleted
 //   unplugged package (this platform's, or a widened one's) is still refused by name and version.
 // - node-modules (yarn-nm: zustand, whose peers two workspaces resolve differently, so yarn's hoister
-//   merges two virtual instances and records the second as an alias): the check passes, and a deleted
-//   package is named `zustand@5.0.5`, never by a virtual id.
+//   merges two virtual instances and records the second as an alias): the check passes, a deleted
+//   package is named `zustand@5.0.5`, never by a virtual id, and a deleted node_modules is refused.
 
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,4 +50,7 @@ test('yarn 4 node-modules: merged virtual instances pass; a deleted package is n
   assertInstalled(root, rig.env, 'yarn install --immutable (node-modules, aliased virtual zustand)');
   rmSync(join(root, 'node_modules', 'zustand'), { recursive: true });
   assertRefused(root, rig.env, ['zustand@5.0.5'], 'node_modules/zustand deleted');
+  // The whole tree removed (its state file with it): refused, never "nothing listed, nothing missing".
+  rmSync(join(root, 'node_modules'), { recursive: true });
+  assertRefused(root, rig.env, ['node_modules/.yarn-state.yml is missing'], 'node_modules deleted');
 });

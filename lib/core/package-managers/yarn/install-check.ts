@@ -8,8 +8,8 @@
 // yarn does not install here (the map lists every platform's; yarn.lock's `conditions:` against
 // `supportedArchitectures`, conditions.ts); node-modules linker: every location
 // `node_modules/.yarn-state.yml` lists must be in its parent folder (one readdir per parent; an entry's
-// `aliases:` are merged virtual instances, not paths). A missing package is named `name@version`, then
-// its path, never by a virtual id.
+// `aliases:` are merged virtual instances, not paths), and that file itself (gone: node_modules was removed).
+// A missing package is named `name@version`, then its path, never by a virtual id.
 // classic: `node_modules/.yarn-integrity` lists the lockfile entries the last install linked
 // (pattern -> resolved), compared both ways with yarn.lock's. A deleted package folder is not caught for
 // classic: it records no locations, and lists a direct optional dependency skipped for this platform with
@@ -91,8 +91,13 @@ function checkBerry(table: WorkspaceFingerprints, lock: Buffer): InstallCheck {
   const nmState = table.files.get(NM_STATE);
   if (nmState !== undefined)
     return missingFrom(table.root, nmLocations(nmState), BERRY_FIX) ?? { ok: true, checked: 'yarn' };
-  if (nodeLinker(table.files.get('.yarnrc.yml')) === 'pnp')
+  const linker = nodeLinker(table.files.get('.yarnrc.yml'));
+  if (linker === 'pnp')
     return refuse('package-missing', `${PNP} is missing: Node cannot resolve any package`, BERRY_FIX);
+  // yarn 4.18.1 writes it on every node-modules install, a workspace without dependencies included (measured):
+  // gone, node_modules was removed (or never linked) after the install the state records.
+  if (linker === 'node-modules')
+    return refuse('package-missing', `${NM_STATE} is missing: the node_modules tree is not installed`, BERRY_FIX);
   return { ok: true, checked: 'yarn' };
 }
 
