@@ -3,12 +3,13 @@
 // berry's committed plugin), with the fix; nothing where the workspace does not use them.
 
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { HOOK_SCRIPT } from '../../lib/integrations/npm/scripts.js';
-import { cli } from '../helpers/cli.js';
-import { linkPnpmBin } from '../helpers/tools.js';
+import { cliProcess } from '../helpers/cli.js';
+import { scrubbedEnv } from '../helpers/env.js';
+import { linkPnpmBin, REPO_ROOT } from '../helpers/tools.js';
 import { pnpmTree, tempWorkspace, type Tree } from '../helpers/workspace.js';
 
 interface Check {
@@ -20,9 +21,33 @@ interface Check {
 
 const RECORD = { '.lockguard': { 'slice-files.json': '{"version":1,"lockfile":"x","digest":null,"files":[]}\n' } };
 
+// A process per doctor: Node caches a package.json it found missing for the life of a process, and these tests
+// install lockguard between two doctors.
 async function sliceHooks(root: string, env: Record<string, string> = {}): Promise<Check | undefined> {
-  const result = await cli(['doctor', '--json'], root, env);
+  const result = cliProcess(['doctor', '--json'], root, scrubbedEnv(env));
   return (JSON.parse(result.stdout) as Check[]).find((check) => check.check === 'slice-hooks');
+}
+
+/** lockguard installed in the workspace (this checkout, linked as node_modules/lockguard), as the hooks load it. */
+function installLockguard(root: string): void {
+  mkdirSync(join(root, 'node_modules'), { recursive: true });
+  symlinkSync(REPO_ROOT, join(root, 'node_modules', 'lockguard'));
+}
+
+/**
+ * The hook script in place but lockguard not installed: a warning that the hook does nothing (doctor once said
+ * ok from the script's text alone); then installed: ok.
+ */
+async function okOnceInstalled(root: string, env: Record<string, string> = {}): Promise<Check | undefined> {
+  const bare = await sliceHooks(root, env);
+  assert.equal(bare?.level, 'warn', bare?.detail);
+  assert.match(
+    bare?.detail ?? '',
+    /lockguard does not resolve from the workspace root \(not installed here\), so the hook exits doing nothing/,
+  );
+  assert.match(bare?.fix ?? '', /Add lockguard as a root devDependency/);
+  installLockguard(root);
+  return await sliceHooks(root, env);
 }
 
 function withPostinstall(root: string, manifest: Record<string, unknown>): void {
@@ -47,7 +72,7 @@ test('npm: no check where slice files are unused; a warning with the fix where u
   assert.match(before?.detail ?? '', /npm installs do not rewrite the slice files/);
   assert.match(before?.fix ?? '', /lockguard init --npm-scripts/);
   withPostinstall(root, manifest);
-  assert.equal((await sliceHooks(root))?.level, 'ok');
+  assert.equal((await okOnceInstalled(root))?.level, 'ok');
 });
 
 test('pnpm 12: the pnpmfile does not count (its hooks cannot see an install end); the root postinstall hook does', async (t) => {
@@ -58,7 +83,7 @@ test('pnpm 12: the pnpmfile does not count (its hooks cannot see an install end)
   assert.equal(before?.level, 'warn', before?.detail);
   assert.match(before?.detail ?? '', /pnpm 12 installs do not rewrite the slice files/);
   withPostinstall(root, { name: 'root', private: true });
-  assert.equal((await sliceHooks(root, { PATH: '' }))?.level, 'ok');
+  assert.equal((await okOnceInstalled(root, { PATH: '' }))?.level, 'ok');
 });
 
 test("yarn berry: ok once lockguard's plugin is committed in .yarnrc.yml", async (t) => {
@@ -94,7 +119,7 @@ test('yarn v1 and bun: the root prepare hook, never a yarn plugin (yarn v1 has n
     assert.doesNotMatch(`${before?.detail} ${before?.fix}`, /plugin/);
     assert.equal(before?.fix, 'lockguard init --npm-scripts.');
     writeFileSync(join(root, 'package.json'), JSON.stringify({ ...manifest, scripts: { prepare: HOOK_SCRIPT } }));
-    const after = await sliceHooks(root);
+    const after = await okOnceInstalled(root);
     assert.equal(after?.level, 'ok', after?.detail);
     assert.match(after?.detail ?? '', /the root prepare hook/);
   }

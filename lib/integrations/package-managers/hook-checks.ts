@@ -2,11 +2,13 @@
 // adapter answers (`<pm>/hooks.ts`; cli/doctor-hooks.ts renders them with the rest of doctor).
 //
 // Owns: `HookCheck`, `SliceHooks` (whether a manager's installs rewrite the slice files), the root prepare
-// hook's verdict (npm, yarn v1, bun: no plugin hooks) and reading whether the root scripts run lockguard's
-// hook. Invariants: read-only; a missing or unreadable file is a finding, never a throw.
+// hook's verdict (npm, yarn v1, bun: no plugin hooks), reading whether the root scripts run lockguard's
+// hook, and whether the hook can load lockguard from the root (a script that cannot is no hook).
+// Invariants: read-only; a missing or unreadable file is a finding, never a throw.
 
 import { join } from 'node:path';
 import { readConfigText } from '../../core/bounded-read.js';
+import { nodeModule } from '../../core/lazy-builtins.js';
 
 /** One of doctor's checks as data (the shape of the runners' DoctorCheck): doctor renders it. */
 export interface HookCheck {
@@ -20,7 +22,7 @@ export interface HookCheck {
 export type SliceHooks = { readonly ok: string } | { readonly gap: string; readonly fix: string };
 
 /** The root package.json, or undefined when absent or unreadable. */
-export function rootManifest(root: string): Record<string, unknown> | undefined {
+function rootManifest(root: string): Record<string, unknown> | undefined {
   try {
     return JSON.parse(readConfigText(join(root, 'package.json')) ?? '') as Record<string, unknown>;
   } catch {
@@ -37,21 +39,54 @@ export function rootText(root: string, name: string): string {
   }
 }
 
-/** Whether the root prepare (or an earlier init's postinstall) runs lockguard's hook (`lockguard init --npm-scripts`). */
-export function prepareHooked(root: string): boolean {
-  const scripts = (rootManifest(root)?.['scripts'] ?? {}) as Record<string, unknown>;
-  return ['prepare', 'postinstall'].some((name) => {
-    const script = scripts[name];
-    return typeof script === 'string' && /lockguard(\/npm-hook| hook)/.test(script);
-  });
+/**
+ * Whether `lockguard/<entry>` resolves from the workspace root, as the hook script (`node -e`, started in the
+ * root) and the pnpmfile shim load it: each does nothing, by design, where lockguard is not installed (a fresh
+ * clone's first install must not fail), so a hook in the scripts is no hook until this holds.
+ */
+export function lockguardLoads(root: string, entry: 'npm-hook' | 'pnpmfile' | 'package.json'): boolean {
+  try {
+    nodeModule().createRequire(join(root, 'package.json')).resolve(`lockguard/${entry}`);
+    return true;
+  } catch {
+    return false;
+  }
 }
+
+/**
+ * Whether root scripts among `names` run lockguard's hook (`lockguard init --npm-scripts`), and whether it can
+ * load lockguard here: `loads`, `not-installed` (the script is there, lockguard does not resolve from the root,
+ * so the hook exits doing nothing) or `none`.
+ */
+export type ScriptHook = 'loads' | 'not-installed' | 'none';
+
+export function scriptHook(root: string, names: readonly string[] = ['prepare', 'postinstall']): ScriptHook {
+  const scripts = (rootManifest(root)?.['scripts'] ?? {}) as Record<string, unknown>;
+  const hooks = names
+    .map((name) => scripts[name])
+    .filter((script): script is string => typeof script === 'string' && /lockguard(\/npm-hook| hook)/.test(script));
+  if (hooks.length === 0) return 'none';
+  const entry = hooks.some((script) => script.includes('lockguard/npm-hook')) ? 'npm-hook' : 'package.json';
+  return lockguardLoads(root, entry) ? 'loads' : 'not-installed';
+}
+
+/** What a hook that cannot load lockguard does, and its fix (doctor's words for `not-installed`). */
+export const NOT_INSTALLED = {
+  why: 'lockguard does not resolve from the workspace root (not installed here), so the hook exits doing nothing',
+  fix: 'Add lockguard as a root devDependency (README "Install"), then install.',
+} as const;
 
 /**
  * npm, yarn v1, bun: no plugin hooks; the root prepare hook, which each runs after its installs, writes the
  * files (measured: integrations/npm/hook.ts). `after` says which installs run it.
  */
-export function prepareHookVerdict(label: string, hooked: boolean, after: string, quiet = false): SliceHooks {
-  if (hooked) return { ok: after };
+export function prepareHookVerdict(label: string, hook: ScriptHook, after: string, quiet = false): SliceHooks {
+  if (hook === 'loads') return { ok: after };
+  if (hook === 'not-installed')
+    return {
+      gap: `${label} installs do not rewrite the slice files: the root prepare hook is there, but ${NOT_INSTALLED.why}`,
+      fix: NOT_INSTALLED.fix,
+    };
   return {
     gap: quiet
       ? `${label} installs do not rewrite the slice files`

@@ -5,7 +5,9 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cli } from '../../helpers/cli.js';
+import { cli, cliProcess } from '../../helpers/cli.js';
+import { HOOK_SCRIPT } from '../../../lib/integrations/npm/scripts.js';
+import { PNPMFILE_SHIM } from '../../../lib/integrations/pnpmfile/shim.js';
 import { repoRoot } from '../../helpers/fixtures.js';
 import { cloneRuns } from '../../helpers/ledger-runs.js';
 import { linkPnpmBin } from '../../helpers/tools.js';
@@ -28,6 +30,32 @@ test('doctor reports each check, warns on a missing shim and an out-of-step inst
   assert.equal(level('install'), 'warn');
   assert.equal(level('pnpmfile'), 'warn');
   assert.equal(fs.existsSync(join(root, '.lockguard')), false, 'doctor is read-only');
+});
+
+test("doctor's hook checks hold only where the hook can load lockguard (a script or shim that cannot does nothing)", (t) => {
+  // It once said "ok npm-hook: root install scripts report to guarded runs" from the script's text alone, in a
+  // workspace where lockguard/npm-hook does not resolve, so the hook exits 0 doing nothing.
+  const npm = tempWorkspace(t, {
+    'package.json': JSON.stringify({ name: 'root', private: true, scripts: { prepare: HOOK_SCRIPT } }),
+    'package-lock.json': '{"name":"root","lockfileVersion":3,"requires":true,"packages":{"":{"name":"root"}}}',
+  });
+  const pnpm = tempWorkspace(t, { ...pnpmTree(LOCK), '.pnpmfile.cjs': PNPMFILE_SHIM });
+  const checkOf = (root: string, name: string): { level: string; detail: string } | undefined =>
+    (
+      JSON.parse(cliProcess(['doctor', '--json'], root).stdout) as { check: string; level: string; detail: string }[]
+    ).find((check) => check.check === name);
+  for (const [root, name] of [
+    [npm, 'npm-hook'],
+    [pnpm, 'pnpmfile'],
+  ] as const) {
+    const bare = checkOf(root, name);
+    assert.equal(bare?.level, 'warn', bare?.detail);
+    assert.match(bare?.detail ?? '', /lockguard does not resolve from the workspace root \(not installed here\)/);
+    fs.mkdirSync(join(root, 'node_modules'), { recursive: true });
+    fs.symlinkSync(repoRoot(), join(root, 'node_modules', 'lockguard'));
+    const installed = checkOf(root, name);
+    assert.equal(installed?.level, 'ok', installed?.detail);
+  }
 });
 
 test('doctor fails (exit 1) on a broken lockfile and a ledger that is a file, and says how to fix them', async (t) => {

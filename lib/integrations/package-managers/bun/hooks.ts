@@ -6,7 +6,7 @@
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PackageManagerHooks } from '../adapter.js';
-import { type HookCheck, prepareHooked, prepareHookVerdict } from '../hook-checks.js';
+import { type HookCheck, scriptHook, prepareHookVerdict } from '../hook-checks.js';
 
 type CheckResult = HookCheck;
 
@@ -41,7 +41,7 @@ export const BUN_HOOKS: PackageManagerHooks = {
   sliceHooks: (root) =>
     prepareHookVerdict(
       'bun',
-      prepareHooked(root),
+      scriptHook(root),
       'bun install and bun add rewrite the slice files (the root prepare hook)',
     ),
 };

@@ -4,33 +4,37 @@
 // Owns: `NPM_HOOKS` (npm's adapter lists it). Invariants: read-only; a missing file is a finding, never a throw.
 
 import type { PackageManagerHooks } from '../adapter.js';
-import { type HookCheck, prepareHooked, prepareHookVerdict, rootManifest } from '../hook-checks.js';
+import { type HookCheck, NOT_INSTALLED, prepareHookVerdict, scriptHook } from '../hook-checks.js';
 
 type CheckResult = HookCheck;
 
-/** npm: whether the root preinstall/postinstall scripts report to guarded runs. */
-function npmHookCheck(manifest: Record<string, unknown> | undefined): CheckResult {
-  const scripts = (manifest?.['scripts'] ?? {}) as Record<string, unknown>;
-  const hooked = ['prepare', 'preinstall', 'postinstall'].some(
-    (name) => typeof scripts[name] === 'string' && /lockguard(\/npm-hook| hook)/.test(scripts[name] as string),
-  );
-  return hooked
-    ? { check: 'npm-hook', level: 'ok', detail: 'root install scripts report to guarded runs' }
-    : {
-        // Optional (lockguard run catches every install without it): a note, not a warning.
-        check: 'npm-hook',
-        level: 'ok',
-        detail:
-          'no lockguard hook in the root prepare script (optional: lockguard init --npm-scripts reports npm installs to a guarded run as they happen); npm installs are caught by file events and the final check',
-      };
+/** npm: whether the root prepare/preinstall/postinstall scripts report to guarded runs (and can load lockguard). */
+function npmHookCheck(root: string): CheckResult {
+  const hook = scriptHook(root, ['prepare', 'preinstall', 'postinstall']);
+  if (hook === 'loads')
+    return { check: 'npm-hook', level: 'ok', detail: 'root install scripts report to guarded runs' };
+  if (hook === 'not-installed')
+    return {
+      check: 'npm-hook',
+      level: 'warn',
+      detail: `the root scripts run lockguard's hook, but ${NOT_INSTALLED.why}: npm installs are caught by file events and the final check only`,
+      fix: NOT_INSTALLED.fix,
+    };
+  // Optional (lockguard run catches every install without it): a note, not a warning.
+  return {
+    check: 'npm-hook',
+    level: 'ok',
+    detail:
+      'no lockguard hook in the root prepare script (optional: lockguard init --npm-scripts reports npm installs to a guarded run as they happen); npm installs are caught by file events and the final check',
+  };
 }
 
 export const NPM_HOOKS: PackageManagerHooks = {
-  checks: (root) => [npmHookCheck(rootManifest(root))],
+  checks: (root) => [npmHookCheck(root)],
   sliceHooks: (root) =>
     prepareHookVerdict(
       'npm',
-      prepareHooked(root),
+      scriptHook(root),
       'npm install and npm ci rewrite the slice files (the root prepare hook)',
       true,
     ),

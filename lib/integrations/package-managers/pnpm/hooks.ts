@@ -13,7 +13,14 @@ import type { Env } from '../../../core/env.js';
 import { lockfileChecksum, pnpmfileChecksumOf } from '../../pnpmfile/checksum.js';
 import { PNPMFILE_SHIM } from '../../pnpmfile/shim.js';
 import type { PackageManagerHooks } from '../adapter.js';
-import { type HookCheck, prepareHooked, rootText, type SliceHooks } from '../hook-checks.js';
+import {
+  type HookCheck,
+  lockguardLoads,
+  NOT_INSTALLED,
+  rootText,
+  scriptHook,
+  type SliceHooks,
+} from '../hook-checks.js';
 import { majorOf } from '../version.js';
 import { type EffectivePnpm, effectivePnpm } from './effective-version.js';
 
@@ -106,7 +113,14 @@ function pnpmChecks(root: string, env: Env): CheckResult[] {
   const costly = major !== undefined && major >= 11;
   const checksum = pnpmfileChecksumCheck(root, shim);
   if (checksum !== undefined) results.push(checksum);
-  if (shim.includes('lockguard/pnpmfile')) {
+  if (shim.includes('lockguard/pnpmfile') && !lockguardLoads(root, 'pnpmfile')) {
+    results.push({
+      check: 'pnpmfile',
+      level: 'warn',
+      detail: `.pnpmfile.cjs loads lockguard/pnpmfile, but ${NOT_INSTALLED.why.replace('the hook', 'the shim')}: installs are still caught after the fact, but not reported early nor refused at the source`,
+      fix: NOT_INSTALLED.fix,
+    });
+  } else if (shim.includes('lockguard/pnpmfile')) {
     results.push({
       check: 'pnpmfile',
       level: 'ok',
@@ -174,11 +188,19 @@ function pnpmfileChecksumCheck(root: string, shim: string): CheckResult | undefi
 
 /** Whether pnpm's installs rewrite the slice files: the root prepare hook, or the pnpmfile up to pnpm 10. */
 function pnpmSliceHooks(root: string, env: Env): SliceHooks {
-  if (prepareHooked(root)) return { ok: 'pnpm installs rewrite the slice files (the root prepare hook)' };
+  const hook = scriptHook(root);
+  if (hook === 'loads') return { ok: 'pnpm installs rewrite the slice files (the root prepare hook)' };
+  const notInstalled = {
+    gap: `pnpm installs do not rewrite the slice files: ${NOT_INSTALLED.why}`,
+    fix: NOT_INSTALLED.fix,
+  };
+  if (hook === 'not-installed') return notInstalled;
   const shim = rootText(root, '.pnpmfile.cjs');
   const major = majorOf(pnpmHere(root, env).version);
   if (shim.includes('lockguard/pnpmfile') && major !== undefined && major <= 10)
-    return { ok: "pnpm installs rewrite the slice files (the pnpmfile, at pnpm's exit)" };
+    return lockguardLoads(root, 'pnpmfile')
+      ? { ok: "pnpm installs rewrite the slice files (the pnpmfile, at pnpm's exit)" }
+      : notInstalled;
   return {
     gap:
       major !== undefined && major >= 11

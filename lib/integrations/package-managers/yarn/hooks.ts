@@ -9,7 +9,7 @@ import { readBounded } from '../../../core/bounded-read.js';
 import { yarnFlavor } from '../../../core/package-managers/yarn/flavor.js';
 import { yarnPluginImportLine } from '../../yarn-plugin/import-path.js';
 import type { PackageManagerHooks } from '../adapter.js';
-import { type HookCheck, prepareHooked, prepareHookVerdict, rootText, type SliceHooks } from '../hook-checks.js';
+import { type HookCheck, scriptHook, prepareHookVerdict, rootText, type SliceHooks } from '../hook-checks.js';
 
 type CheckResult = HookCheck;
 
@@ -57,7 +57,7 @@ function yarnSliceHooks(root: string): SliceHooks {
   if (yarnClassic(root))
     return prepareHookVerdict(
       'yarn v1',
-      prepareHooked(root),
+      scriptHook(root),
       'yarn v1 installs rewrite the slice files (the root prepare hook; yarn workspace <name> add runs none: lockguard run catches it, lockguard key --write-slices after it outside a run)',
     );
   return rootText(root, '.yarnrc.yml').includes('lockguard.cjs')
