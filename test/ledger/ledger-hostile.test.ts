@@ -209,6 +209,8 @@ describe('forged records', () => {
     forged.push({ ...lines[0], unit: 'turbo/up', key: 'up', paths: ['../../up'], cacheDir: target, t: 1 });
     writeFileSync(journal, `${forged.map((line) => JSON.stringify(line)).join('\n')}\n`);
     const restored = run(['quarantine', 'restore', '--run', 'r1', '--json'], root);
+    // Nothing restored, the entry still in quarantine: exit 1 as the help says (it was 0).
+    assert.equal(restored.code, 1, restored.stderr);
     const data = JSON.parse(restored.stdout) as { restored: unknown[]; skipped: { reason: string }[] };
     assert.deepEqual(data.restored, []);
     assert.deepEqual(

@@ -48,8 +48,9 @@ ${DIR_HELP}
   --verbose            list every entry (over 20 are summarised with a count)
   -h, --help           this text
 
-Exit code: 0, or 1 when an entry could not be restored (it changed in quarantine, or a move failed);
-skipped entries the cache already holds are not failures.
+Exit code: 0, or 1 when an entry could not be restored and is still in quarantine (it changed there, a
+move failed, its cache is not one this workspace is configured for now, a link is in the way, another
+host recorded it); skipped entries the cache already holds, or restored before, are not failures.
 
 Examples:
   lockguard quarantine list
@@ -190,7 +191,9 @@ function restoreRun(parsed: Parsed, root: string, runId: string, io: Io): number
       io.stdout.write(`${line}\n`);
     if (result.restored.length === 0 && result.skipped.length === 0) io.stdout.write('Nothing to restore.\n');
   }
-  return result.skipped.some((s) => s.reason === 'error' || s.reason === 'changed-in-quarantine')
+  // Only what is already back is no failure: an entry still waiting in quarantine (its cache not configured
+  // now, a link in the way, another host's record, a changed or failed move) is exit 1, as the help says.
+  return result.skipped.some((s) => s.reason !== 'already-in-cache' && s.reason !== 'already-restored')
     ? EXIT.moved
     : EXIT.ok;
 }
