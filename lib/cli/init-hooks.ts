@@ -191,7 +191,7 @@ export function installHooks(
 }
 
 /** What this package manager's installs get from lockguard, where init wrote no hook for them. */
-export function managerNotes(manager: PackageManager, npmScripts: boolean, io: Io): void {
-  const note = integrationOf(manager).init.note(npmScripts);
+export function managerNotes(manager: PackageManager, npmScripts: boolean, root: string, io: Io): void {
+  const note = integrationOf(manager).init.note(npmScripts, root);
   if (note !== undefined) io.stdout.write(note);
 }

@@ -172,9 +172,7 @@ for (const format of FORMATS) {
     // The root installs no package: under pnpm's isolated linker it keeps its key; where the root node_modules
     // holds the hoisted packages (npm, yarn node-modules and v1, bun hoisted) its reach moved (core/slices/layout.ts).
     const rest =
-      format.lockfile === 'pnpm-lock.yaml'
-        ? '1 other project unchanged'
-        : "1 other project's reach through hoisting moved \\(\\.\\)";
+      format.lockfile === 'pnpm-lock.yaml' ? '1 other project unchanged' : "1 other project's reach moved \\(\\.\\)";
     const slice = new RegExp(
       `^ {2}${format.lockfile.replace('.', '\\.')} moved: the slice of packages/b changed \\((.*)\\); ${rest}$`,
       'm',

@@ -116,7 +116,7 @@ test("turbo, pnpm 10: a change to the root importer's slice withholds every save
   assert.deepEqual(moved, ['pnpm-lock.yaml']);
   assert.equal(
     line,
-    `4 cache saves keyed before it were withheld, every save after it: the root importer's slice moved, and the root's node_modules and bins reach every project (its node_modules/.bin is on every package script's PATH; turbo folds its dependencies into every task's key) (lockguard status --run ${runId} for details)`,
+    `4 cache saves keyed before it were withheld, every save after it, because the root importer's slice moved, and the root's node_modules and bins reach every project (its node_modules/.bin is on every package script's PATH, whichever runner starts the script) (lockguard status --run ${runId} for details)`,
   );
   const report = status(s).report;
   assert.deepEqual(report.withheld.map((entry) => entry.task).sort(), ['a#build', 'b#build', 'c#build', 'd#build']);
@@ -130,7 +130,7 @@ test('turbo, pnpm 10 with node-linker=hoisted: every save after the move is with
   assert.ok(moved.includes('pnpm-lock.yaml'), moved.join(', '));
   assert.equal(
     line,
-    `4 cache saves keyed before it were withheld, every save after it: node-linker=hoisted puts packages where every project resolves them, so no project's slice bounds what it built (lockguard status --run ${runId} for details)`,
+    `4 cache saves keyed before it were withheld, every save after it, because node-linker=hoisted puts packages where every project resolves them, so no project's slice bounds what it built (lockguard status --run ${runId} for details)`,
   );
   assert.deepEqual(
     status(s)
@@ -287,6 +287,6 @@ test("nx: every save after the move is withheld, and the line says why (nx's ent
   // every save after the move is withheld, and that is the reason said.
   assert.equal(
     line,
-    `3 cache saves keyed before it were withheld, every save after it: nx's cache entries are not mapped to projects here (lockguard status --run ${runId} for details)`,
+    `3 cache saves keyed before it were withheld, every save after it, because nx's cache entries are not mapped to projects here (lockguard status --run ${runId} for details)`,
   );
 });

@@ -350,6 +350,6 @@ async function initialise(
     io.stdout.write(`sound keys: each project's ${SLICE_FILE}, written now (git ignores them):\n`);
     await writeSlicesNow(workspace.root, io);
   }
-  managerNotes(workspace.manager, npmScripts, io);
+  managerNotes(workspace.manager, npmScripts, workspace.root, io);
   return EXIT.ok;
 }

@@ -245,7 +245,8 @@ export function describeSliceDiff(diff: SliceDiff, projectLimit = 4): string {
   if (parts.length === 0) parts.push("no project's slice changed");
   if (diff.hoisted.length > 0)
     parts.push(
-      `${diff.hoisted.length} other ${diff.hoisted.length === 1 ? "project's" : "projects'"} reach through hoisting moved (${diff.hoisted.slice(0, projectLimit).join(', ')}${diff.hoisted.length > projectLimit ? ', ...' : ''})`,
+      // "reach" as the README's words define it: hoisting (pnpm, npm, yarn node-modules, bun) or PnP's fallback.
+      `${diff.hoisted.length} other ${diff.hoisted.length === 1 ? "project's" : "projects'"} reach moved (${diff.hoisted.slice(0, projectLimit).join(', ')}${diff.hoisted.length > projectLimit ? ', ...' : ''})`,
     );
   const touched = diff.changed.length + diff.added.length + diff.removed.length + diff.hoisted.length;
   // The projects left as they were, when there are any: "0 other projects unchanged" says nothing.

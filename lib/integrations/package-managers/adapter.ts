@@ -38,8 +38,11 @@ interface PackageManagerInit {
   readonly hook?: 'pnpmfile' | 'yarn-plugin';
   /** Which of its installs run the root prepare hook (measured: integrations/npm/hook.ts). */
   readonly prepareRuns: string;
-  /** What its installs get from lockguard where init wrote no hook for them, or undefined for nothing to say. */
-  note(npmScripts: boolean): string | undefined;
+  /**
+   * What its installs get from lockguard where init wrote no hook file for them (`npmScripts`: init added the
+   * root prepare hook), for the workspace at `root`; undefined for nothing to say.
+   */
+  note(npmScripts: boolean, root: string): string | undefined;
 }
 
 /** Everything integrations/ knows of one package manager. */

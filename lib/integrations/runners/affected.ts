@@ -150,7 +150,7 @@ export function withholdScope(input: {
       ? "the hoisted pool the root's packages resolve from moved"
       : "the root importer's slice moved";
     return all(
-      `${why}, and the root's node_modules and bins reach every project (its node_modules/.bin is on every package script's PATH; turbo folds its dependencies into every task's key)`,
+      `${why}, and the root's node_modules and bins reach every project (its node_modules/.bin is on every package script's PATH, whichever runner starts the script)`,
     );
   }
   return { kind: 'projects', affected, projects: slice.projects };

@@ -32,7 +32,7 @@ function names(tasks: readonly string[]): string {
 /**
  * The status line's words on the scope, after "N cache saves keyed before it were withheld":
  * ` (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices and reach did
- * not move)`, or `, every save after it: <reason>`; '' when nothing was withheld or kept.
+ * not move)`, or `, every save after it, because <reason>`; '' when nothing was withheld or kept.
  */
 export function scopeClause(passes: readonly ScopedPass[]): string {
   const precise = passes.filter((pass) => pass.scope.kind === 'projects');
@@ -66,7 +66,7 @@ export function scopeClause(passes: readonly ScopedPass[]): string {
   if (reasons.length > 0) {
     const label = precise.length > 0 ? ` ${[...new Set(conservative.map((pass) => pass.runner))].join(' and ')}` : '';
     parts.push(
-      `${precise.length > 0 ? ';' : ','} every${label} save after it: ${printableUpTo(reasons.join('; '), MESSAGE_MAX)}`,
+      `${precise.length > 0 ? ';' : ','} every${label} save after it, because ${printableUpTo(reasons.join('; '), MESSAGE_MAX)}`,
     );
   }
   return parts.join('');

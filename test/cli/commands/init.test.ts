@@ -129,9 +129,25 @@ test('init in a yarn or bun workspace writes no hook file and says why (only .lo
     const result = await cli(['init'], root);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, new RegExp(`This is a ${word} workspace: no hook file to write`));
+    // A yarn berry workspace hears nothing about yarn v1 (it once did).
+    assert.doesNotMatch(result.stdout, /yarn v1/);
     // .lockguard/ holds init.json: what init changed, for lockguard uninstall.
     assert.deepEqual(fs.readdirSync(root).sort(), [...before, '.gitignore', '.lockguard'].sort());
   }
+  // yarn v1 hears of yarn v1 only; bun with the prepare hook added is not told "no hook file to write".
+  const classic = tempWorkspace(t, { 'package.json': '{"name":"root"}', 'yarn.lock': '# yarn lockfile v1\n\n' });
+  const v1 = await cli(['init'], classic);
+  assert.match(v1.stdout, /This is a yarn v1 workspace: no hook file to write\.\n {2}yarn v1 has no plugins/);
+  assert.doesNotMatch(v1.stdout, /refusing run/);
+  const bunHooked = tempWorkspace(t, {
+    'package.json': '{"name":"root"}',
+    'bun.lock': '{\n  "lockfileVersion": 1,\n}\n',
+  });
+  const hooked = await cli(['init', '--npm-scripts'], bunHooked);
+  assert.equal(hooked.code, 0, hooked.stderr);
+  assert.match(hooked.stdout, /package\.json: lockguard's hook runs in the root prepare script/);
+  assert.doesNotMatch(hooked.stdout, /no hook file to write/);
+  assert.match(hooked.stdout, /the root prepare hook above runs after bun install and bun add/);
 });
 
 test('init adds .lockguard/ to the workspace .gitignore once (created when absent, appended otherwise, left when already ignored)', async (t) => {

@@ -92,7 +92,7 @@ test('a dependency change reaches its importer and the importers linking to it, 
   assert.equal(diff.changed.find((change) => change.importer === 'packages/a')?.entryChanged, false);
   assert.equal(
     describeSliceDiff(diff),
-    "pnpm-lock.yaml moved: the slices of 2 projects changed: packages/b (is-number 7.0.0 \u2192 6.0.0), packages/a (through its dependencies: is-number 7.0.0 \u2192 6.0.0); 1 other project's reach through hoisting moved (.); 1 other project unchanged",
+    "pnpm-lock.yaml moved: the slices of 2 projects changed: packages/b (is-number 7.0.0 \u2192 6.0.0), packages/a (through its dependencies: is-number 7.0.0 \u2192 6.0.0); 1 other project's reach moved (.); 1 other project unchanged",
   );
 });
 

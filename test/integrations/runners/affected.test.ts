@@ -288,7 +288,7 @@ test('the status line clause: per project, kept only, every save with the reason
   assert.equal(scopeClause([{ runner: 'turbo', withheld: [], spared: [], scope: precise }]), '');
   assert.equal(
     scopeClause([{ runner: 'turbo', withheld: [{}, {}], spared: [], scope: { kind: 'all', reason: 'why' } }]),
-    ', every save after it: why',
+    ', every save after it, because why',
   );
   assert.equal(
     scopeClause([
@@ -300,6 +300,6 @@ test('the status line clause: per project, kept only, every save with the reason
       },
       { runner: 'nx', withheld: [{}], spared: [], scope: { kind: 'all', reason: 'not mapped' } },
     ]),
-    " (1 whose project's slice moved; 1 not mapped to a project: no manifest); 1 kept (c#build: its project's slice and reach did not move); every nx save after it: not mapped",
+    " (1 whose project's slice moved; 1 not mapped to a project: no manifest); 1 kept (c#build: its project's slice and reach did not move); every nx save after it, because not mapped",
   );
 });

@@ -15,8 +15,11 @@ export const bun: PackageManagerIntegration = {
   hooks: BUN_HOOKS,
   init: {
     prepareRuns: 'bun install and bun add run the hook from now on',
-    note: () =>
-      `This is a bun workspace: no hook file to write.\n  bun has no plugin hooks: installs inside a run are caught by the table (file events and the final check).\n`,
+    // After init added the prepare hook, "no hook file to write" read as a contradiction: said as it is.
+    note: (npmScripts) =>
+      npmScripts
+        ? `bun has no plugin hooks: the root prepare hook above runs after bun install and bun add; other installs inside a run are caught by the table (file events and the final check).\n`
+        : `This is a bun workspace: no hook file to write.\n  bun has no plugin hooks: installs inside a run are caught by the table (file events and the final check).\n`,
   },
   frozenInstall: 'bun install --frozen-lockfile',
   refuseEnv: () => ({}),

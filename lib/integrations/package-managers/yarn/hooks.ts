@@ -22,7 +22,7 @@ function yarnLock(root: string): Buffer | undefined {
   }
 }
 
-function yarnClassic(root: string): boolean {
+export function yarnClassic(root: string): boolean {
   const lock = yarnLock(root);
   return lock !== undefined && yarnFlavor(lock) === 'classic';
 }

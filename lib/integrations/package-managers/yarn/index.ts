@@ -14,7 +14,7 @@
 import { yarnFlavor } from '../../../core/package-managers/yarn/flavor.js';
 import type { PackageManagerIntegration } from '../adapter.js';
 import { YARN_COMMAND_LINE } from './command-line.js';
-import { YARN_HOOKS } from './hooks.js';
+import { YARN_HOOKS, yarnClassic } from './hooks.js';
 import { yarnPluginPath } from './plugin-path.js';
 
 export const yarn: PackageManagerIntegration = {
@@ -25,8 +25,11 @@ export const yarn: PackageManagerIntegration = {
     hook: 'yarn-plugin',
     prepareRuns:
       'yarn install runs the hook from now on (yarn workspace <name> add does not: lockguard run catches it)',
-    note: () =>
-      `This is a yarn workspace: no hook file to write.\n  yarn berry: a refusing run (lockguard run --policy refuse) hands yarn lockguard's plugin and YARN_ENABLE_IMMUTABLE_INSTALLS through the environment, so no file goes into the repository and a fresh clone needs nothing.\n  yarn v1 has no plugins: installs inside a run are caught by the table (file events and the final check).\n`,
+    // The sentence for the yarn this workspace's lockfile is of (berry's said "yarn v1 has no plugins" too).
+    note: (npmScripts, root) =>
+      yarnClassic(root)
+        ? `This is a yarn v1 workspace: no hook file to write.\n  yarn v1 has no plugins: ${npmScripts ? 'the root prepare hook reports its installs to a guarded run, and ' : ''}installs inside a run are caught by the table (file events and the final check).\n`
+        : `This is a yarn workspace: no hook file to write.\n  A refusing run (lockguard run --policy refuse) hands yarn lockguard's plugin and YARN_ENABLE_IMMUTABLE_INSTALLS through the environment, so no file goes into the repository and a fresh clone needs nothing.\n`,
   },
   frozenInstall: 'yarn install --frozen-lockfile',
   refuseEnv(env, options) {
