@@ -50,3 +50,23 @@ test("Lerna on pnpm, guarded: nx is resolved from Lerna's folder, the stale entr
   assert.equal(s.installed(), '7.0.0');
   assert.equal(s.out(), '7.0.0', 'b rebuilt against what is installed');
 });
+
+test('plan -- lerna run build: the graph of the nx Lerna runs (lerna run has no --graph); --scope maps to --projects; another flag is refused with the nx command to plan', (t) => {
+  // `lerna run build --graph=stdout` failed on every Lerna workspace ("Unknown argument: graph"), and the error
+  // told the user to run the command lockguard had made up.
+  const s = scenario(t, 'nx', { lerna: true });
+  const plan = s.sh([process.execPath, BIN, 'plan', '--', ...s.runnerArgv()]);
+  assert.notEqual(plan.status, 2, `${plan.stdout}\n${plan.stderr}`);
+  assert.match(plan.stdout, /^lockguard plan: nx, 2 tasks/m);
+  // a has no dependency: scoped to it, its task alone (b's would bring a's through ^build, as nx runs it).
+  const scoped = s.sh([process.execPath, BIN, 'plan', '--json', '--', 'lerna', 'run', 'build', '--scope', 'a']);
+  assert.equal(scoped.status, 0, scoped.stderr);
+  assert.deepEqual(
+    (JSON.parse(scoped.stdout) as { tasks: { id: string }[] }).tasks.map((task) => task.id),
+    ['a:build'],
+  );
+  const since = s.sh([process.execPath, BIN, 'plan', '--', 'lerna', 'run', 'build', '--since', 'main']);
+  assert.equal(since.status, 2);
+  assert.match(since.stderr, /does not read lerna run's --since/);
+  assert.match(since.stderr, /lockguard plan -- nx run-many -t build/);
+});

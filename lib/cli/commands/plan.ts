@@ -21,11 +21,13 @@ Builds the task graph the way the runner itself reports it, without running anyt
   nx run-many -t <targets> ...   (nx ... --graph=stdout; also nx run, nx affected)
   pnpm pipeline [name]           (pnpm 12: pnpm pipeline --dry-run --json)
   pnpm -r run <script>, pnpm --filter <sel> <script>   (workspace topology and scripts)
+  lerna run <script> [--scope|--ignore]   (the nx run-many Lerna starts, through Lerna's own nx)
   npx/pnpm exec/pnpm run <root script> wrapping any of these; any other command is one task.
 
 A task may rewrite the lockfile when its command installs (pnpm install|add|update|remove|dedupe, npm
-install|ci|update|uninstall, yarn [install|add|up|remove], bun install|add), also through the package
-scripts it calls, and when it is started with pnpm run/exec while verifyDepsBeforeRun is "install" (the
+install|ci|update|uninstall, yarn [install|add|up|remove], bun install|add), also through the root's
+package scripts it calls (another workspace's script, run with npm -w, yarn workspace or foreach, is not
+read: the plan notes it; an install from inside a program shows only in lockguard run), and when it is started with pnpm run/exec while verifyDepsBeforeRun is "install" (the
 default since pnpm 11). Frozen-lockfile installs do not. A key taken before the run is unstable when its
 task runs after an uncached writer, or after a cached one without folding the lockfile (turbo, nx and
 pnpm pipeline keys never re-read it).

@@ -53,8 +53,13 @@ export interface CommandClass {
   readonly forwarded: readonly string[] | undefined;
 }
 
-/** `node …/pnpm.cjs`, `/usr/bin/pnpm.exe`, `.yarn/releases/yarn-4.18.1.cjs` → `pnpm`, `pnpm`, `yarn`. */
+/**
+ * `node …/pnpm.cjs`, `/usr/bin/pnpm.exe`, `.yarn/releases/yarn-4.18.1.cjs` → `pnpm`, `pnpm`, `yarn`; a package
+ * spec as npx, pnpm dlx and bunx take it, `pnpm@10.34.8`, `turbo@latest` → `pnpm`, `turbo`.
+ */
 export function executableName(word: string): string {
+  const spec = /^((?:@[^/@\s]+\/)?[^/@\s]+)@[^/\\\s]+$/.exec(word);
+  if (spec?.[1] !== undefined) return executableName(spec[1]);
   const last = word.slice(Math.max(word.lastIndexOf('/'), word.lastIndexOf('\\')) + 1);
   const bare = last.replace(/\.(c?js|mjs|exe|cmd|ps1)$/i, '');
   const release = COMMAND_LINES.find((table) => table.releaseFile?.test(bare));

@@ -137,7 +137,10 @@ async function graphFor(
   const spawnOptions = { root, env, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) };
   const pnpmWorkspace = detectManager(root) === 'pnpm';
   const steps = walkCommand(argv, { cwd: root, scriptsOf });
-  if (!steps.some((step) => graphStep(step) !== undefined)) return commandGraph(argv, root, settings);
+  if (!steps.some((step) => graphStep(step) !== undefined)) {
+    const graph = commandGraph(argv, root, settings);
+    return { ...graph, notes: [...graph.notes, ...unreadScripts(steps)] };
+  }
   const tasks: PlannedTask[] = [];
   const notes: string[] = [];
   let kind: RunnerKind | undefined;
@@ -168,7 +171,23 @@ async function graphFor(
     const recursive = recursiveArgs(step.argv.slice(1));
     if (recursive !== undefined) append(recursiveGraph(root, recursive, settings, step.argv.join(' ')));
   }
-  return { runner: kind ?? 'command', tasks, notes };
+  return { runner: kind ?? 'command', tasks, notes: [...notes, ...unreadScripts(steps)] };
+}
+
+/**
+ * A script the command runs in other workspaces than the root (`npm run build -w a`, `--workspaces`, `yarn
+ * workspace a build`, `yarn workspaces foreach`) outside any runner's graph: the plan does not read those
+ * packages' scripts, and says so (an audit found `writers: none` for a script that installed).
+ */
+function unreadScripts(steps: readonly Step[]): string[] {
+  const notes = steps.flatMap((step) =>
+    step.class?.script !== undefined && (step.class.elsewhere || step.dir === undefined) && graphStep(step) === undefined
+      ? [
+          `the ${step.class.script} script of other workspaces (${step.argv.join(' ')}) is not read by lockguard plan: an install there shows only in lockguard run, which guards it`,
+        ]
+      : [],
+  );
+  return [...new Set(notes)];
 }
 
 /** Plan `argv` (a runner command) in the workspace at `root`. */
@@ -223,7 +242,10 @@ const WRITERS_NAMED = 3;
 
 function verdictLine(total: number, writers: readonly string[], unstable: readonly string[], lockfile: string): string {
   const all = total === 1 ? 'the one task key is' : `all ${total} task keys are`;
-  if (writers.length === 0) return `${all} stable: no task may rewrite ${lockfile}`;
+  // What the plan reads is commands: a program that installs from inside (node build.js calling pnpm add) is
+  // seen only by lockguard run, so the verdict says what was read, never that nothing can write.
+  if (writers.length === 0)
+    return `${all} stable: no task's command installs (a program that installs from inside shows only in lockguard run, which guards it)`;
   const may = writers.length === 1 ? '1 task may' : `${writers.length} tasks may`;
   if (unstable.length === 0)
     return `${all} stable: ${may} rewrite ${lockfile}, and every key after ${writers.length === 1 ? 'it' : 'them'} folds the fingerprint`;

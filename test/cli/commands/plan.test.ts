@@ -44,3 +44,32 @@ test('a root script wrapping pnpm -r is planned through it', async (t) => {
   const data = JSON.parse(result.stdout) as { runner: string; writers: string[]; unstable: string[] };
   assert.deepEqual([data.runner, data.writers, data.unstable], ['pnpm-recursive', ['a#build'], ['b#build']]);
 });
+
+test("a script of other workspaces (npm -w, --workspaces, yarn workspace, foreach) is not read: the plan says so, never a plain all clear", async (t) => {
+  // An audit found "writers: none ... no task may rewrite" for `npm run build -w a` whose a#build installed.
+  const root = tempWorkspace(t, {
+    'package.json': JSON.stringify({
+      name: 'root',
+      private: true,
+      workspaces: ['packages/*'],
+      scripts: { all: 'yarn workspaces foreach -A run build' },
+    }),
+    'package-lock.json': '{"name":"root","lockfileVersion":3,"requires":true,"packages":{"":{"name":"root"}}}',
+    packages: { a: { 'package.json': '{"name":"a","scripts":{"build":"npm install ms@2.1.3"}}' } },
+  });
+  for (const argv of [
+    ['npm', 'run', 'build', '-w', 'a'],
+    ['npm', 'run', 'build', '--workspaces'],
+    ['yarn', 'workspace', 'a', 'run', 'build'],
+    ['npm', 'run', 'all'],
+  ]) {
+    const result = await cli(['plan', '--json', '--', ...argv], root);
+    assert.equal(result.code, 0, result.stderr);
+    const data = JSON.parse(result.stdout) as { notes: string[]; verdict: string };
+    assert.ok(
+      data.notes.some((note) => /^the build script of other workspaces \(.*\) is not read by lockguard plan/.test(note)),
+      `${argv.join(' ')}: ${JSON.stringify(data.notes)}`,
+    );
+    assert.doesNotMatch(data.verdict, /no task may rewrite/);
+  }
+});

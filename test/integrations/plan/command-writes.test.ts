@@ -33,6 +33,10 @@ test('installs are writers; frozen installs, dlx and npx are not', () => {
     'CI=1 pnpm install',
     'node build.js && pnpm add x',
     'cross-env A=1 npm install',
+    // A package manager started by npx with a version (an audit's `npx pnpm@10.34.8 add` was "no writer").
+    'npx pnpm@10.34.8 add ms@2.1.2',
+    'npx -y pnpm@10 install',
+    'pnpm dlx pnpm@10.34.8 add x',
   ]) {
     assert.equal(writes(line), true, line);
   }

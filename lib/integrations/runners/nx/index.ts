@@ -10,13 +10,12 @@
 
 import { join } from 'node:path';
 import { executableName } from '../../package-managers/argv.js';
-import { runDry } from '../../plan/spawn-runner.js';
 import type { RunnerAdapter } from '../adapter.js';
 import type { CacheUnit } from '../types.js';
 import { present } from '../workspace-files.js';
 import { nxSummary, resolveNxCache } from './cache.js';
 import { nxChecks } from './doctor.js';
-import { nxGraphArgv, planNx } from './plan.js';
+import { nxDryRun, planNx } from './plan.js';
 import { nxV1 } from './protocol.js';
 import { detectNx, nxWritesOff, pointNxAt } from './remote.js';
 import { nxConfigured, nxEdits, nxFolds, nxProof } from './sound-keys.js';
@@ -66,7 +65,7 @@ export const nx: RunnerAdapter = {
     configured: nxConfigured,
     edits: nxEdits,
     proof: nxProof,
-    folds: async (argv, root, env) => nxFolds(await runDry(nxGraphArgv(argv), { root, env })),
+    folds: async (argv, root, env) => nxFolds(await nxDryRun(argv, { root, env })),
   },
   doctor: (root, env) => nxChecks(root, env),
 };
