@@ -181,7 +181,9 @@ async function graphFor(
  */
 function unreadScripts(steps: readonly Step[]): string[] {
   const notes = steps.flatMap((step) =>
-    step.class?.script !== undefined && (step.class.elsewhere || step.dir === undefined) && graphStep(step) === undefined
+    step.class?.script !== undefined &&
+    (step.class.elsewhere || step.dir === undefined) &&
+    graphStep(step) === undefined
       ? [
           `the ${step.class.script} script of other workspaces (${step.argv.join(' ')}) is not read by lockguard plan: an install there shows only in lockguard run, which guards it`,
         ]

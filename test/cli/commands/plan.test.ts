@@ -45,7 +45,7 @@ test('a root script wrapping pnpm -r is planned through it', async (t) => {
   assert.deepEqual([data.runner, data.writers, data.unstable], ['pnpm-recursive', ['a#build'], ['b#build']]);
 });
 
-test("a script of other workspaces (npm -w, --workspaces, yarn workspace, foreach) is not read: the plan says so, never a plain all clear", async (t) => {
+test('a script of other workspaces (npm -w, --workspaces, yarn workspace, foreach) is not read: the plan says so, never a plain all clear', async (t) => {
   // An audit found "writers: none ... no task may rewrite" for `npm run build -w a` whose a#build installed.
   const root = tempWorkspace(t, {
     'package.json': JSON.stringify({
@@ -67,7 +67,9 @@ test("a script of other workspaces (npm -w, --workspaces, yarn workspace, foreac
     assert.equal(result.code, 0, result.stderr);
     const data = JSON.parse(result.stdout) as { notes: string[]; verdict: string };
     assert.ok(
-      data.notes.some((note) => /^the build script of other workspaces \(.*\) is not read by lockguard plan/.test(note)),
+      data.notes.some((note) =>
+        /^the build script of other workspaces \(.*\) is not read by lockguard plan/.test(note),
+      ),
       `${argv.join(' ')}: ${JSON.stringify(data.notes)}`,
     );
     assert.doesNotMatch(data.verdict, /no task may rewrite/);
