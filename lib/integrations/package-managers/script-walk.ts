@@ -77,6 +77,22 @@ export function preparesTreeFirst(steps: readonly Step[]): boolean {
 export function walkCommand(argv: readonly string[], options: WalkOptions): Step[] {
   const steps: Step[] = [];
   const seen = new Set<string>();
+  // A shell line's commands in order; `cd <folder>` moves the ones after it (`cd packages/a && npm run build`
+  // runs a's script, not the root's: an audit saw the root's turbo planned for it).
+  const visitLine = (line: string, dir: string | undefined, via: readonly string[], depth: number): void => {
+    let here = dir;
+    for (const inner of simpleCommands(line)) {
+      if (inner[0] === 'cd') {
+        const to = inner[1];
+        here =
+          here === undefined || to === undefined || to.startsWith('-') || to.includes('$')
+            ? undefined
+            : resolve(here, to);
+        continue;
+      }
+      visit(inner, here, via, depth);
+    }
+  };
   const visit = (words: readonly string[], dir: string | undefined, via: readonly string[], depth: number): void => {
     if (steps.length >= MAX_STEPS) return;
     const argvNow = unwrapCommand(words);
@@ -86,7 +102,7 @@ export function walkCommand(argv: readonly string[], options: WalkOptions): Step
     if (depth >= MAX_SCRIPT_DEPTH) return;
     const line = shellLine(argvNow);
     if (line !== undefined) {
-      for (const inner of simpleCommands(line)) visit(inner, dir, [...via, 'sh -c'], depth + 1);
+      visitLine(line, dir, [...via, 'sh -c'], depth + 1);
       return;
     }
     if (cmd === undefined) return;
@@ -98,8 +114,7 @@ export function walkCommand(argv: readonly string[], options: WalkOptions): Step
         depth + 1,
       );
     if (cmd.runsLine !== undefined)
-      for (const inner of simpleCommands(cmd.runsLine))
-        visit(inner, dir, [...via, `${cmd.manager} ${cmd.command ?? ''} (shell)`], depth + 1);
+      visitLine(cmd.runsLine, dir, [...via, `${cmd.manager} ${cmd.command ?? ''} (shell)`], depth + 1);
     if (cmd.script === undefined) return;
     const where = scriptDir(argvNow, cmd, dir);
     if (where === undefined) return;
@@ -121,7 +136,7 @@ export function walkCommand(argv: readonly string[], options: WalkOptions): Step
         name === cmd.script && cmd.forwarded !== undefined && cmd.forwarded.length > 0
           ? `${body} ${cmd.forwarded.map(quoteWord).join(' ')}`
           : body;
-      for (const inner of simpleCommands(line)) visit(inner, where, [...via, `script "${name}"`], depth + 1);
+      visitLine(line, where, [...via, `script "${name}"`], depth + 1);
     }
   };
   visit(argv, options.cwd, [], 0);

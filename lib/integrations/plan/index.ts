@@ -139,7 +139,14 @@ async function graphFor(
   const steps = walkCommand(argv, { cwd: root, scriptsOf });
   if (!steps.some((step) => graphStep(step) !== undefined)) {
     const graph = commandGraph(argv, root, settings);
-    return { ...graph, notes: [...graph.notes, ...unreadScripts(steps)] };
+    // The walk also reads scripts in the folders a line moves to (cd): an install found there makes it a writer.
+    const found = steps.map((step) => writerTask(step, settings, 0)).find((task) => task !== undefined);
+    const tasks = graph.tasks.map((task) =>
+      task.mayWrite || found === undefined
+        ? task
+        : { ...task, mayWrite: true, writeReason: found.writeReason ?? 'runs an install' },
+    );
+    return { ...graph, tasks, notes: [...graph.notes, ...unreadScripts(steps)] };
   }
   const tasks: PlannedTask[] = [];
   const notes: string[] = [];

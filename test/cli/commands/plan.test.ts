@@ -75,3 +75,22 @@ test('a script of other workspaces (npm -w, --workspaces, yarn workspace, foreac
     assert.doesNotMatch(data.verdict, /no task may rewrite/);
   }
 });
+
+test('cd in a shell line moves the commands after it: sh -c "cd packages/a && npm run build" is a\'s script, not the root\'s', async (t) => {
+  // An audit saw the root's `turbo run build` planned for it (3 tasks, exit 1) where only a's script runs.
+  const root = tempWorkspace(t, {
+    'package.json': JSON.stringify({
+      name: 'root',
+      private: true,
+      workspaces: ['packages/*'],
+      scripts: { build: 'turbo run build' },
+    }),
+    'package-lock.json': '{"name":"root","lockfileVersion":3,"requires":true,"packages":{"":{"name":"root"}}}',
+    packages: { a: { 'package.json': '{"name":"a","scripts":{"build":"npm install ms@2.1.3"}}' } },
+  });
+  const result = await cli(['plan', '--json', '--', 'sh', '-c', 'cd packages/a && npm run build'], root);
+  const data = JSON.parse(result.stdout) as { runner: string; writers: string[] };
+  assert.equal(data.runner, 'command', result.stderr);
+  assert.equal(data.writers.length, 1, JSON.stringify(data));
+  assert.equal(result.code, 0, result.stderr);
+});
