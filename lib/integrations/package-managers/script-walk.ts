@@ -74,24 +74,53 @@ export function preparesTreeFirst(steps: readonly Step[]): boolean {
   return false;
 }
 
+/**
+ * A shell line's commands in order, each with the folder it runs in: `cd <folder>` moves the ones after it
+ * (`cd packages/a && npm run build` runs a's script, not the root's: an audit saw the root's turbo planned for
+ * it); a `cd` lockguard cannot follow (`cd -`, `cd $DIR`) leaves the folder unknown.
+ */
+function movedBy(line: string, dir: string | undefined): [readonly string[], string | undefined][] {
+  const out: [readonly string[], string | undefined][] = [];
+  let here = dir;
+  for (const inner of simpleCommands(line)) {
+    if (inner[0] !== 'cd') {
+      out.push([inner, here]);
+      continue;
+    }
+    const to = inner[1];
+    here =
+      here === undefined || to === undefined || to.startsWith('-') || to.includes('$') ? undefined : resolve(here, to);
+  }
+  return out;
+}
+
+/** The script `cmd` runs and its pre/post ones (npm), each once per folder (`seen`), with pnpm's forwarded words. */
+function scriptLines(
+  cmd: CommandClass,
+  script: string,
+  scripts: Readonly<Record<string, string>>,
+  where: string,
+  seen: Set<string>,
+): { name: string; line: string }[] {
+  const names = commandLineOf(cmd.manager).prePostScripts ? [`pre${script}`, script, `post${script}`] : [script];
+  const out: { name: string; line: string }[] = [];
+  for (const name of names) {
+    const body = scripts[name];
+    const id = `${where}\0${name}`;
+    if (body === undefined || seen.has(id)) continue;
+    seen.add(id);
+    // pnpm appends the words after the script name to the script it runs (the main one, not pre/post).
+    const forwarded = name === script && cmd.forwarded !== undefined && cmd.forwarded.length > 0;
+    out.push({ name, line: forwarded ? `${body} ${(cmd.forwarded ?? []).map(quoteWord).join(' ')}` : body });
+  }
+  return out;
+}
+
 export function walkCommand(argv: readonly string[], options: WalkOptions): Step[] {
   const steps: Step[] = [];
   const seen = new Set<string>();
-  // A shell line's commands in order; `cd <folder>` moves the ones after it (`cd packages/a && npm run build`
-  // runs a's script, not the root's: an audit saw the root's turbo planned for it).
   const visitLine = (line: string, dir: string | undefined, via: readonly string[], depth: number): void => {
-    let here = dir;
-    for (const inner of simpleCommands(line)) {
-      if (inner[0] === 'cd') {
-        const to = inner[1];
-        here =
-          here === undefined || to === undefined || to.startsWith('-') || to.includes('$')
-            ? undefined
-            : resolve(here, to);
-        continue;
-      }
-      visit(inner, here, via, depth);
-    }
+    for (const [inner, here] of movedBy(line, dir)) visit(inner, here, via, depth);
   };
   const visit = (words: readonly string[], dir: string | undefined, via: readonly string[], depth: number): void => {
     if (steps.length >= MAX_STEPS) return;
@@ -119,25 +148,12 @@ export function walkCommand(argv: readonly string[], options: WalkOptions): Step
     const where = scriptDir(argvNow, cmd, dir);
     if (where === undefined) return;
     const scripts = options.scriptsOf(where);
-    const names = commandLineOf(cmd.manager).prePostScripts
-      ? [`pre${cmd.script}`, cmd.script, `post${cmd.script}`]
-      : [cmd.script];
     if (scripts[cmd.script] === undefined) {
       if (cmd.fallback !== undefined) visit(cmd.fallback, where, via, depth + 1);
       return;
     }
-    for (const name of names) {
-      const body = scripts[name];
-      const id = `${where}\0${name}`;
-      if (body === undefined || seen.has(id)) continue;
-      seen.add(id);
-      // pnpm appends the words after the script name to the script it runs (the main one, not pre/post).
-      const line =
-        name === cmd.script && cmd.forwarded !== undefined && cmd.forwarded.length > 0
-          ? `${body} ${cmd.forwarded.map(quoteWord).join(' ')}`
-          : body;
+    for (const { name, line } of scriptLines(cmd, cmd.script, scripts, where, seen))
       visitLine(line, where, [...via, `script "${name}"`], depth + 1);
-    }
   };
   visit(argv, options.cwd, [], 0);
   return steps;
