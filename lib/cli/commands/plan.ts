@@ -26,9 +26,10 @@ Builds the task graph the way the runner itself reports it, without running anyt
 
 A task may rewrite the lockfile when its command installs (pnpm install|add|update|remove|dedupe, npm
 install|ci|update|uninstall, yarn [install|add|up|remove], bun install|add), also through the root's
-package scripts it calls (another workspace's script, run with npm -w, yarn workspace or foreach, is not
-read: the plan notes it; an install from inside a program shows only in lockguard run), and when it is started with pnpm run/exec while verifyDepsBeforeRun is "install" (the
-default since pnpm 11). Frozen-lockfile installs do not. A key taken before the run is unstable when its
+package scripts it calls, and when it is started with pnpm run/exec while verifyDepsBeforeRun is "install"
+(the default since pnpm 11). Frozen-lockfile installs do not. Another workspace's script (npm -w, yarn
+workspace, foreach) is not read: the plan notes it; an install from inside a program shows only in
+lockguard run, which guards it. A key taken before the run is unstable when its
 task runs after an uncached writer, or after a cached one without folding the lockfile (turbo, nx and
 pnpm pipeline keys never re-read it).
 
