@@ -63,7 +63,10 @@ export interface StatIdentity {
   readonly mtimeMs: number;
 }
 
-export type Probe = { readonly state: 'absent' } | { readonly state: 'file'; readonly identity: StatIdentity };
+export type Probe =
+  | { readonly state: 'absent' }
+  | { readonly state: 'directory' }
+  | { readonly state: 'file'; readonly identity: StatIdentity };
 
 function identityOf(stats: Stats): StatIdentity {
   return { dev: stats.dev, ino: stats.ino, size: stats.size, ctimeMs: stats.ctimeMs, mtimeMs: stats.mtimeMs };
@@ -160,7 +163,10 @@ export function lstatQuiet(fs: FileSystem, absPath: string): Stats | undefined |
 
 const ABSENT = { state: 'absent' } as const;
 
-/** One stat, following links. Used by the watch: never reads; a dangling link is absent. */
+/**
+ * One stat, following links. Used by the watch: never reads; a dangling link is absent; a directory is a value
+ * (a type change, which the watch counts as a move: DESIGN.md); a FIFO, socket or device is a loud error.
+ */
 export function probe(fs: FileSystem, absPath: string): Probe {
   let stats: Stats | undefined;
   try {
@@ -171,6 +177,7 @@ export function probe(fs: FileSystem, absPath: string): Probe {
   }
   // Absent, or a link whose target is gone: for the watch both mean the file went (no lstat needed).
   if (stats === undefined) return ABSENT;
+  if (stats.isDirectory()) return { state: 'directory' };
   if (!stats.isFile()) throw notAFile(absPath, stats);
   return { state: 'file', identity: identityOf(stats) };
 }

@@ -16,10 +16,11 @@ import { canonicalJson, fileDigest, sha256Hex, type TableKey } from './digest.js
 import { ancestorEntries, normalizeBytes, patchPaths, type EntrySpec, type Scope } from './entries.js';
 import { checkLockfileShape } from './lockfile-shape.js';
 import { checkLink } from './bounded-read.js';
-import { lstatQuiet, readEntry, realFileSystem, type FileSystem } from './file-probe.js';
+import { errnoCode, LockguardError } from './errors.js';
+import { lstatQuiet, readEntry, readFailure, realFileSystem, type FileSystem } from './file-probe.js';
 import { detectManager } from './workspace.js';
 import type { PackageManager } from './package-managers/names.js';
-import { baseEntries, coreOf, coreOfLockfile } from './package-managers/registry.js';
+import { baseEntries, coreOf, coreOfLockfile, isPackageManager } from './package-managers/registry.js';
 import type { FingerprintEntry, WorkspaceFingerprints } from './table.js';
 
 export type { FingerprintEntry, WorkspaceFingerprints } from './table.js';
@@ -34,10 +35,24 @@ export interface ReadOptions {
 }
 
 /** Read the whole table of the workspace at `root`. Throws LockguardError for anything it cannot establish. */
-export function readWorkspaceFingerprints(root: string, options: ReadOptions = {}): WorkspaceFingerprints {
+export function readWorkspaceFingerprints(rootGiven: string, optionsGiven?: ReadOptions | null): WorkspaceFingerprints {
   const at = Date.now();
+  const options = optionsGiven ?? {};
   const fs = options.fs ?? realFileSystem;
+  const root = workspaceFolder(fs, rootGiven);
   const scope = options.scope ?? 'full';
+  if (scope !== 'full' && scope !== 'inputs')
+    throw new LockguardError(
+      'ERR_LOCKGUARD_BAD_SETTING',
+      `Expected scope to be "full" or "inputs", got a value it does not take.`,
+      {
+        hint: 'Pass { scope: "full" } (the default) or { scope: "inputs" }.',
+      },
+    );
+  if (options.manager !== undefined && !isPackageManager(options.manager))
+    throw new LockguardError('ERR_LOCKGUARD_BAD_SETTING', 'Expected manager to be "pnpm", "npm", "yarn" or "bun".', {
+      hint: "Leave it out: the manager is detected from the root's files.",
+    });
   const manager = options.manager ?? detectManager(root);
   const specs = baseEntries(manager, scope, root);
   const entries: FingerprintEntry[] = [];
@@ -191,4 +206,29 @@ function tableKey(entries: readonly Pick<FingerprintEntry, 'path' | 'digest'>[])
     .map((entry) => [entry.path, entry.digest] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return sha256Hex(canonicalJson({ lockguardTable: 1, entries: pairs })) as TableKey;
+}
+
+/**
+ * The root as an absolute folder that exists (a missing or relative root once gave a valid-looking empty table,
+ * the same for every typo, and a relative one was resolved again against whatever the working folder was later).
+ */
+function workspaceFolder(fs: FileSystem, given: unknown): string {
+  if (typeof given !== 'string' || given === '')
+    throw new LockguardError('ERR_LOCKGUARD_NOT_A_WORKSPACE', "Expected the workspace root: a folder's path.", {
+      hint: 'Pass the workspace root (findWorkspace finds it from any folder inside).',
+    });
+  const root = resolve(given);
+  let stats: ReturnType<FileSystem['statSync']> | undefined;
+  try {
+    stats = fs.statSync(root, { throwIfNoEntry: false });
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT' && errnoCode(error) !== 'ENOTDIR') throw readFailure(root, error);
+  }
+  if (stats === undefined || !stats.isDirectory())
+    throw new LockguardError(
+      'ERR_LOCKGUARD_NOT_A_WORKSPACE',
+      `"${root}" is ${stats === undefined ? 'no folder (nothing is there)' : 'not a folder'}: there is no workspace to read.`,
+      { path: root, hint: 'Pass the workspace root (findWorkspace finds it from any folder inside).' },
+    );
+  return root;
 }

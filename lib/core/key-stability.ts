@@ -82,14 +82,18 @@ function closure(start: string, next: (id: string) => readonly string[]): Set<st
     const id = todo.pop() as string;
     if (seen.has(id)) continue;
     seen.add(id);
-    todo.push(...next(id));
+    // One push per id: a spread of a task's 150,000 dependents would pass them as arguments.
+    for (const more of next(id)) todo.push(more);
   }
   return seen;
 }
 
 export function classifyKeys(graph: TaskGraph): KeyClassification {
+  if (!Array.isArray(graph?.tasks)) throw planError('classifyKeys takes a task graph: { tasks: [...] }.');
   const byId = new Map<string, PlanTask>();
   for (const task of graph.tasks) {
+    if (typeof task?.id !== 'string' || !Array.isArray(task.dependsOn))
+      throw planError('Every task of the graph needs an id (a string) and dependsOn (an array of ids).');
     if (byId.has(task.id)) throw planError(`The task graph names "${task.id}" twice.`);
     byId.set(task.id, task);
   }
@@ -97,7 +101,10 @@ export function classifyKeys(graph: TaskGraph): KeyClassification {
   for (const task of graph.tasks) {
     for (const dep of task.dependsOn) {
       if (!byId.has(dep)) throw planError(`The task "${task.id}" depends on "${dep}", which is not in the task graph.`);
-      dependents.set(dep, [...(dependents.get(dep) ?? []), task.id]);
+      // Appended in place: a copy per edge made one writer with 150,000 dependents take 158 s (an audit).
+      const list = dependents.get(dep);
+      if (list === undefined) dependents.set(dep, [task.id]);
+      else list.push(task.id);
     }
   }
   assertAcyclic(byId);

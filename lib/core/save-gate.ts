@@ -25,9 +25,11 @@ export interface SaveGate {
   beforeSave(key?: TableKey): SaveDecision;
 }
 
-export function createSaveGate(root: string, options: ReadOptions = {}): SaveGate {
+export function createSaveGate(root: string, optionsGiven?: ReadOptions | null): SaveGate {
+  const options = optionsGiven ?? {};
   const table = readWorkspaceFingerprints(root, options);
-  const watch = new FingerprintWatch(root, table, table.at, options.fs === undefined ? {} : { fs: options.fs });
+  // The table's root: absolute, checked to be a folder (a relative `root` is not resolved again later).
+  const watch = new FingerprintWatch(table.root, table, table.at, options.fs === undefined ? {} : { fs: options.fs });
   return {
     table,
     watch,

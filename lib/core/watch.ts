@@ -8,10 +8,14 @@
 //   racy window, or whose identity changed, is read and compared with the bytes the read kept; a size
 //   change of a raw entry is a move without reading; appearing or going is a move.
 // - Re-learns only after the next `wrote()`; once moved, stays moved (every key taken folded the old bytes).
-// - Never blocks and never reports health it did not establish: FIFOs, sockets, directories, EACCES throw.
+// - A type change is a move (a directory where the file was: DESIGN.md), read nothing.
+// - Never blocks and never reports health it did not establish: FIFOs, sockets, devices and EACCES throw, on
+//   every `moved()` until a check completes (a check that threw is no answer), after every other entry was
+//   checked (their moves recorded).
 
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileDigest } from './digest.js';
+import { LockguardError } from './errors.js';
 import { normalizeBytes } from './entries.js';
 import { probe, readEntry, realFileSystem, type FileSystem } from './file-probe.js';
 import type { FingerprintEntry, WorkspaceFingerprints } from './fingerprints.js';
@@ -48,14 +52,28 @@ export class FingerprintWatch {
   readonly #racyFrom: number;
   readonly #fs: FileSystem;
   #pending = false;
+  #said = false;
   readonly #moves = new Map<string, Move>();
 
-  constructor(workspaceRoot: string, read: WorkspaceFingerprints, at: number, options: WatchOptions = {}) {
+  constructor(workspaceRoot: string, read: WorkspaceFingerprints, at: number, options: WatchOptions | null = {}) {
+    if (
+      typeof workspaceRoot !== 'string' ||
+      workspaceRoot === '' ||
+      !Array.isArray(read?.entries) ||
+      !Number.isFinite(at)
+    )
+      throw new LockguardError(
+        'ERR_LOCKGUARD_USAGE',
+        'FingerprintWatch takes the workspace root, the table readWorkspaceFingerprints read there, and its `at`.',
+        { hint: 'new FingerprintWatch(table.root, table, table.at)' },
+      );
+    // Absolute now: a relative root would be resolved against whatever the working folder is at each check.
+    const root = resolve(workspaceRoot);
     this.#entries = read.entries;
-    this.#absolute = read.entries.map((entry) => join(workspaceRoot, entry.path));
+    this.#absolute = read.entries.map((entry) => join(root, entry.path));
     this.#files = read.files;
     this.#racyFrom = at - RACY_WINDOW_MS;
-    this.#fs = options.fs ?? realFileSystem;
+    this.#fs = options?.fs ?? realFileSystem;
   }
 
   /** A writer may have run: the next `moved()` looks at the files again. */
@@ -66,8 +84,9 @@ export class FingerprintWatch {
   /** Workspace-relative paths that no longer hold what the run read, or undefined. */
   moved(): readonly string[] | undefined {
     if (this.#pending) {
-      this.#pending = false;
       this.#check();
+      // Only a check that completed answers: one that threw stays pending, so the next call throws again.
+      this.#pending = false;
     }
     if (this.#moves.size === 0) return undefined;
     return this.#entries.filter((entry) => this.#moves.has(entry.path)).map((entry) => entry.path);
@@ -78,27 +97,39 @@ export class FingerprintWatch {
     return this.#entries.flatMap((entry) => this.#moves.get(entry.path) ?? []);
   }
 
-  /** The run's one status line, when something moved. `outcome` says what was done about it. */
+  /**
+   * The run's one status line, when something moved: written once (the card's "the run's one status line,
+   * however many tasks it withholds"); later calls write nothing. `outcome` says what was done about it.
+   */
   say(log: Logger, outcome = 'nothing keyed before it should be restored or saved from here on'): void {
     const moves = this.moves();
-    if (moves.length === 0) return;
+    if (moves.length === 0 || this.#said) return;
+    this.#said = true;
     log.warn(statusLine(moves, outcome));
   }
 
   #check(): void {
+    let failure: unknown;
     for (let i = 0; i < this.#entries.length; i++) {
       const entry = this.#entries[i];
       const absPath = this.#absolute[i];
       if (entry === undefined || absPath === undefined || this.#moves.has(entry.path)) continue;
-      const kind = this.#moveKindOf(entry, absPath);
-      if (kind !== undefined) this.#moves.set(entry.path, { path: entry.path, kind, was: entry.digest });
+      try {
+        const kind = this.#moveKindOf(entry, absPath);
+        if (kind !== undefined) this.#moves.set(entry.path, { path: entry.path, kind, was: entry.digest });
+      } catch (error) {
+        // The other entries are still checked (their moves recorded); the first failure is then thrown.
+        failure ??= error;
+      }
     }
+    if (failure !== undefined) throw failure;
   }
 
   #moveKindOf(entry: FingerprintEntry, absPath: string): MoveKind | undefined {
     const now = probe(this.#fs, absPath);
     if (entry.identity === null) return now.state === 'absent' ? undefined : 'appeared';
     if (now.state === 'absent') return 'went';
+    if (now.state === 'directory') return 'rewritten';
     const was = entry.identity;
     const seen = now.identity;
     if (entry.normalize === undefined && seen.size !== was.size) return 'rewritten';

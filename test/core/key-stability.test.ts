@@ -63,3 +63,24 @@ test('a cycle, an unknown dependency and a duplicate id are ERR_LOCKGUARD_PLAN',
   assert.throws(() => classifyKeys({ tasks: [task('a', ['zzz'])] }), { code: 'ERR_LOCKGUARD_PLAN' });
   assert.throws(() => classifyKeys({ tasks: [task('a'), task('a')] }), { code: 'ERR_LOCKGUARD_PLAN' });
 });
+
+test('a graph that is no graph is ERR_LOCKGUARD_PLAN (it was a TypeError); one writer with 100,000 dependents is linear', () => {
+  for (const graph of [undefined, {}, { tasks: [null] }, { tasks: [{ id: 'a' }] }])
+    assert.throws(() => classifyKeys(graph as unknown as Parameters<typeof classifyKeys>[0]), {
+      code: 'ERR_LOCKGUARD_PLAN',
+    });
+  const tasks = [
+    { id: 'w', dependsOn: [], mayWrite: true, cached: false, foldsFingerprint: false },
+    ...Array.from({ length: 100_000 }, (_, i) => ({
+      id: `t${i}`,
+      dependsOn: ['w'],
+      mayWrite: false,
+      cached: true,
+      foldsFingerprint: false,
+    })),
+  ];
+  // Copying the dependents list per edge made this quadratic (150,000 took 158 s); a spread of them overflowed.
+  const classes = classifyKeys({ tasks });
+  assert.equal(classes.unstable.length, 100_000);
+  assert.equal(classes.tasks[1]?.because[0]?.ordering, 'runs-after');
+});

@@ -4,11 +4,13 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { FileSystem } from '../../lib/core/file-probe.js';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
+import { createSaveGate } from '../../lib/core/save-gate.js';
 import { FingerprintWatch, RACY_WINDOW_MS } from '../../lib/core/watch.js';
 import { pnpmTree, tempWorkspace } from '../helpers/workspace.js';
 
@@ -198,7 +200,7 @@ test('moves accumulate across checks', (t) => {
   assert.deepEqual(watch.moved(), ['pnpm-lock.yaml', 'pnpm-workspace.yaml']);
 });
 
-test('a FIFO, a socket or a directory at an entry path is a loud error, never a hang', async (t) => {
+test('a FIFO or a socket at an entry path is a loud error, never a hang; a directory is a type change, a move', async (t) => {
   const root = tempWorkspace(t, pnpmTree(LOCK));
   const table = readWorkspaceFingerprints(root);
   const swap = (make: () => void): unknown => {
@@ -217,10 +219,18 @@ test('a FIFO, a socket or a directory at an entry path is a loud error, never a 
     (swap(() => spawnSync('mkfifo', [join(root, 'pnpm-lock.yaml')])) as { code?: string })?.code,
     'ERR_LOCKGUARD_NOT_A_FILE',
   );
-  assert.equal(
-    (swap(() => fs.mkdirSync(join(root, 'pnpm-lock.yaml'))) as { code?: string })?.code,
-    'ERR_LOCKGUARD_NOT_A_FILE',
+  // DESIGN.md: a type change is a move (it threw as a FIFO does, though nothing about a folder blocks).
+  fs.rmSync(join(root, 'pnpm-lock.yaml'), { recursive: true, force: true });
+  fs.mkdirSync(join(root, 'pnpm-lock.yaml'));
+  fs.mkdirSync(join(root, '.pnpmfile.cjs'));
+  const folders = new FingerprintWatch(root, table, table.at);
+  folders.wrote();
+  assert.deepEqual(folders.moved(), ['pnpm-lock.yaml', '.pnpmfile.cjs']);
+  assert.deepEqual(
+    folders.moves().map((move) => move.kind),
+    ['rewritten', 'appeared'],
   );
+  fs.rmSync(join(root, '.pnpmfile.cjs'), { recursive: true });
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(join(root, 'sock'), resolve));
   t.after(() => server.close());
@@ -230,6 +240,28 @@ test('a FIFO, a socket or a directory at an entry path is a loud error, never a 
   };
   assert.equal(error?.code, 'ERR_LOCKGUARD_NOT_A_FILE');
   assert.equal(error?.path, join(root, 'pnpm-lock.yaml'));
+});
+
+test('a loud error stays loud on every call until a check completes, and the other entries are still checked', (t) => {
+  // It cleared its pending flag before checking: the call after a throw answered "unchanged", and the entries
+  // after the failing one were never looked at (a rewritten pnpm-workspace.yaml went unreported).
+  const root = tempWorkspace(t, pnpmTree(LOCK));
+  const table = readWorkspaceFingerprints(root);
+  const watch = new FingerprintWatch(root, table, table.at);
+  fs.writeFileSync(join(root, 'pnpm-workspace.yaml'), 'packages: []\n');
+  fs.rmSync(join(root, 'pnpm-lock.yaml'));
+  assert.equal(spawnSync('mkfifo', [join(root, 'pnpm-lock.yaml')]).status, 0);
+  watch.wrote();
+  assert.throws(() => watch.moved(), { code: 'ERR_LOCKGUARD_NOT_A_FILE' });
+  assert.throws(() => watch.moved(), { code: 'ERR_LOCKGUARD_NOT_A_FILE' }, 'still loud, never undefined');
+  assert.deepEqual(
+    watch.moves().map((move) => move.path),
+    ['pnpm-workspace.yaml'],
+    'the entry after the failing one was checked',
+  );
+  fs.rmSync(join(root, 'pnpm-lock.yaml'));
+  fs.writeFileSync(join(root, 'pnpm-lock.yaml'), LOCK);
+  assert.deepEqual(watch.moved(), ['pnpm-workspace.yaml'], 'answered once a check completes');
 });
 
 test('EACCES is loud, never "unchanged"', (t) => {
@@ -244,6 +276,7 @@ test('EACCES is loud, never "unchanged"', (t) => {
   const watch = new FingerprintWatch(root, table, table.at, { fs: denied });
   watch.wrote();
   assert.throws(() => watch.moved(), { code: 'ERR_LOCKGUARD_ACCESS' });
+  assert.throws(() => watch.moved(), { code: 'ERR_LOCKGUARD_ACCESS' }, 'and again: never "unchanged"');
 });
 
 test('say() writes the one status line naming the moved files, and nothing when nothing moved', (t) => {
@@ -257,6 +290,35 @@ test('say() writes the one status line naming the moved files, and nothing when 
   watch.wrote();
   watch.moved();
   watch.say({ warn: (line) => lines.push(line) });
-  assert.equal(lines.length, 1);
+  watch.say({ warn: (line) => lines.push(line) });
+  assert.equal(lines.length, 1, 'the one status line, however often it is asked for');
   assert.match(lines[0] ?? '', /^\[lockguard\] a task rewrote pnpm-lock\.yaml during the run, which every key folds: /);
+});
+
+test('the library refuses a root it cannot read as a folder, and keeps a relative one absolute', (t) => {
+  // A missing root once gave a valid-looking empty npm table (the same key for every typo) and a save gate that
+  // allowed saves; a relative root was resolved again against a later working folder (a false move).
+  const root = tempWorkspace(t, pnpmTree(LOCK));
+  for (const bad of [join(root, 'typo'), join(root, 'pnpm-lock.yaml'), '', 42 as unknown as string]) {
+    assert.throws(() => readWorkspaceFingerprints(bad), { code: 'ERR_LOCKGUARD_NOT_A_WORKSPACE' }, String(bad));
+    assert.throws(() => createSaveGate(bad), { code: 'ERR_LOCKGUARD_NOT_A_WORKSPACE' }, String(bad));
+  }
+  assert.throws(() => readWorkspaceFingerprints(root, { scope: 'bogus' as 'full' }), {
+    code: 'ERR_LOCKGUARD_BAD_SETTING',
+  });
+  assert.throws(() => readWorkspaceFingerprints(root, { manager: 'deno' as 'npm' }), {
+    code: 'ERR_LOCKGUARD_BAD_SETTING',
+  });
+  assert.equal(readWorkspaceFingerprints(root, null).manager, 'pnpm');
+  assert.throws(() => new FingerprintWatch(undefined as unknown as string, readWorkspaceFingerprints(root), 0), {
+    code: 'ERR_LOCKGUARD_USAGE',
+  });
+  const before = process.cwd();
+  t.after(() => process.chdir(before));
+  process.chdir(join(root, '..'));
+  const gate = createSaveGate(basename(root));
+  assert.equal(gate.table.root, root);
+  process.chdir(tmpdir());
+  gate.wrote();
+  assert.deepEqual(gate.beforeSave(), { allow: true }, 'the same files, wherever the process went since');
 });
