@@ -18,7 +18,7 @@ import { writeWhole, dotenvText } from '../integrations/ci/files.js';
 import { appendGithub, appendSummary, type GithubFile, githubFile } from '../integrations/ci/github.js';
 import { outputTarget } from '../integrations/ci/output-target.js';
 import { errorDotenv, errorGithubOutputs, errorSummary } from '../integrations/ci/report.js';
-import { flag, stringValue, type Options, type Parsed } from './args.js';
+import { flag, parse, stringValue, type Options, type Parsed } from './args.js';
 import { EXIT } from './exit-codes.js';
 import { type Io, warn } from './io.js';
 
@@ -38,8 +38,38 @@ export interface OutputModes {
   readonly json: boolean;
 }
 
-export function outputModes(parsed: Parsed): OutputModes {
+function outputModes(parsed: Parsed): OutputModes {
   return { github: flag(parsed, 'github-output'), dotenv: stringValue(parsed, 'dotenv'), json: flag(parsed, 'json') };
+}
+
+/**
+ * `parse` for a command that answers in CI outputs: when the arguments themselves are wrong (an unknown flag,
+ * a flag given twice), the output modes are read from the raw words (before a `--`) and answered too, so every
+ * exit answers (`--bogus` once left $GITHUB_OUTPUT and the dotenv file unwritten); then the error is rethrown.
+ */
+export async function parseAnswering(
+  command: string,
+  argv: readonly string[],
+  options: Options,
+  io: Io,
+): Promise<{ parsed: Parsed; modes: OutputModes }> {
+  try {
+    const parsed = parse(command, argv, options);
+    return { parsed, modes: outputModes(parsed) };
+  } catch (error) {
+    const end = argv.indexOf('--');
+    const own = end === -1 ? argv : argv.slice(0, end);
+    const at = own.indexOf('--dotenv');
+    const inline = own.find((word) => word.startsWith('--dotenv='))?.slice('--dotenv='.length);
+    const next = at === -1 ? undefined : own[at + 1];
+    const dotenv = inline ?? (next === undefined || next.startsWith('-') ? undefined : next);
+    await reportFailure(command, error, io, {
+      github: own.includes('--github-output'),
+      dotenv,
+      json: own.includes('--json'),
+    });
+    throw error;
+  }
 }
 
 /** Whether to write GitHub's job summary and annotations: only inside GitHub Actions. */

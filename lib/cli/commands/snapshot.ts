@@ -11,11 +11,11 @@ import { listPaths } from '../../core/watch.js';
 import { appendGithub, requireGithubFile, githubFile } from '../../integrations/ci/github.js';
 import { heldBy, keyVariable, runNameOf, runVariable } from '../../integrations/ci/named-runs.js';
 import { createRun } from '../../ledger/ledger.js';
-import { parse, stringValue, type Parsed } from '../args.js';
+import { stringValue, type Parsed } from '../args.js';
 import {
   checkOutputTargets,
   OUTPUT_OPTIONS,
-  outputModes,
+  parseAnswering,
   reportFailure,
   writeDotenv,
   type OutputModes,
@@ -62,14 +62,18 @@ ${SCOPE_HELP}
 export const command: Command = {
   help,
   async run(argv, io: Io) {
-    const parsed = parse('snapshot', argv, {
-      ...DIR_OPTION,
-      ...SCOPE_OPTION,
-      ...OUTPUT_OPTIONS,
-      'key-file': { type: 'string' },
-      name: { type: 'string' },
-    });
-    const modes = outputModes(parsed);
+    const { parsed, modes } = await parseAnswering(
+      'snapshot',
+      argv,
+      {
+        ...DIR_OPTION,
+        ...SCOPE_OPTION,
+        ...OUTPUT_OPTIONS,
+        'key-file': { type: 'string' },
+        name: { type: 'string' },
+      },
+      io,
+    );
     try {
       return await snapshot(parsed, modes, io);
     } catch (error) {

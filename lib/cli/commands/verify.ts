@@ -10,14 +10,14 @@ import { namedRunsIn, runNameOf, runVariable } from '../../integrations/ci/named
 import type { Env } from '../../core/env.js';
 import { verifyRun } from '../../ledger/verdict.js';
 import { lockfileMovesAmong, sliceMoveJson } from '../../ledger/slice-report.js';
-import { parse, stringValue, type Parsed } from '../args.js';
+import { stringValue, type Parsed } from '../args.js';
 import {
   MOVED_EXIT_HELP,
   MOVED_EXIT_OPTION,
   movedExitCode,
   OUTPUT_OPTIONS,
   onGithub,
-  outputModes,
+  parseAnswering,
   reportFailure,
   writeDotenv,
   checkOutputTargets,
@@ -74,15 +74,19 @@ package-lock.json), comparing the bytes the run read with the file now.
 export const command: Command = {
   help,
   async run(argv, io: Io) {
-    const parsed = parse('verify', argv, {
-      ...DIR_OPTION,
-      run: { type: 'string' },
-      name: { type: 'string' },
-      summary: { type: 'string' },
-      ...OUTPUT_OPTIONS,
-      ...MOVED_EXIT_OPTION,
-    });
-    const modes = outputModes(parsed);
+    const { parsed, modes } = await parseAnswering(
+      'verify',
+      argv,
+      {
+        ...DIR_OPTION,
+        run: { type: 'string' },
+        name: { type: 'string' },
+        summary: { type: 'string' },
+        ...OUTPUT_OPTIONS,
+        ...MOVED_EXIT_OPTION,
+      },
+      io,
+    );
     try {
       return await verifyAgainstSnapshot(parsed, modes, io);
     } catch (error) {

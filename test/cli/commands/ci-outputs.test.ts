@@ -124,6 +124,27 @@ for (const outcome of OUTCOMES) {
   });
 }
 
+test('wrong arguments answer in every output asked for too: save=false and ERR_LOCKGUARD_USAGE (they wrote nothing)', async (t) => {
+  const root = tempWorkspace(t, pnpmTree());
+  for (const command of ['verify', 'snapshot']) {
+    const output = join(root, `${command}-github-output`);
+    const summary = join(root, `${command}-summary.md`);
+    writeFileSync(output, '');
+    writeFileSync(summary, '');
+    const result = await cli([command, '--github-output', '--dotenv', `${command}.env`, '--bogus'], root, {
+      GITHUB_OUTPUT: output,
+      GITHUB_ACTIONS: 'true',
+      GITHUB_STEP_SUMMARY: summary,
+    });
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /Unknown option '--bogus'/);
+    assert.match(readFileSync(output, 'utf8'), /error=ERR_LOCKGUARD_USAGE\n$/, command);
+    assert.match(readFileSync(join(root, `${command}.env`), 'utf8'), /LOCKGUARD_ERROR=ERR_LOCKGUARD_USAGE\n$/, command);
+    assert.match(readFileSync(summary, 'utf8'), /error ` ERR_LOCKGUARD_USAGE `/, command);
+  }
+  assert.equal(existsSync(join(root, '.lockguard')), false, 'nothing recorded');
+});
+
 test('outside GitHub Actions (CI=true, GitLab, CircleCI) verify writes no annotation and no summary', async (t) => {
   const { root } = await workspaceFor(t, 'moved');
   const summary = join(root, 'summary.md');
