@@ -82,7 +82,7 @@ export function outcomeText(
         ? cutShort(outcome, outcome.stop)
         : withheld === 0 && (outcome.spared ?? 0) === 0
           ? `${cannot}${cannot === '' ? `the ${names} ${guarded.length === 1 ? 'cache holds' : 'caches hold'} no save from after it, so ` : ''}nothing was withheld`
-          : `${cannot}${withheld === 0 ? 'no cache save keyed before it was withheld' : `${plural(withheld, 'cache save')} keyed before it ${withheld === 1 ? 'was' : 'were'} withheld`}${outcome.scopeClause ?? ''}`;
+          : `${cannot}${withheld === 0 ? 'no cache save made after it was withheld' : `${plural(withheld, 'cache save')} made after it ${withheld === 1 ? 'was' : 'were'} withheld`}${outcome.scopeClause ?? ''}`;
   }
   switch (policy) {
     case 'flag':
@@ -152,7 +152,7 @@ export function refusedClause(outcome: RemoteGateOutcome, keptLocally = 0): stri
       : '';
   if (uploads > 0)
     parts.push(
-      `${uploads} remote upload${uploads === 1 ? '' : 's'} keyed before it ${uploads === 1 ? 'was' : 'were'} refused${every}`,
+      `${uploads} remote upload${uploads === 1 ? '' : 's'} made after it ${uploads === 1 ? 'was' : 'were'} refused${every}`,
     );
   if (outcome.refusedParts > 0)
     parts.push(

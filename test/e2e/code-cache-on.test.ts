@@ -42,7 +42,7 @@ test('turbo over pnpm, the code cache on: the run that writes it and the run tha
       lines[0] ?? '',
       /^\[lockguard\] a task rewrote pnpm-lock\.yaml during the run, which every key folds: /,
     );
-    assert.match(lines[0] ?? '', /cache saves? keyed before it (was|were) withheld/);
+    assert.match(lines[0] ?? '', /cache saves? made after it (was|were) withheld/);
     assert.equal(s.out(), '6.0.0', 'the run itself built against the new install');
   }
   const written = cacheFile(xdg, 'run');

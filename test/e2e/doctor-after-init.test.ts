@@ -5,13 +5,13 @@
 // own files), which doctor asks for its version.
 
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cli } from '../helpers/cli.js';
 import { isolatedEnv } from '../helpers/env.js';
 import { writeTarball } from '../helpers/hooks.js';
-import { BUN, mustRun, NPM, PNPM10, PNPM12, type Tool, YARN, YARN1 } from '../helpers/tools.js';
+import { BUN, mustRun, NPM, PNPM10, PNPM12, REPO_ROOT, type Tool, YARN, YARN1 } from '../helpers/tools.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 interface Finding {
@@ -67,6 +67,10 @@ for (const arm of ARMS) {
     assert.equal(init.code, 0, init.stderr);
     assert.match(init.stdout, /next:|no hook file to write|no pnpmfile|runs here/);
     mustRun(arm.tool, ['install'], root, env);
+    // lockguard installed as the README says (a root devDependency; test/package installs the tarball itself):
+    // this checkout linked in, after the installs (they would prune a package the manifest does not name). The
+    // hooks init wrote load it from there; without it doctor rightly warns that they do nothing.
+    if (existsSync(join(root, 'node_modules'))) symlinkSync(REPO_ROOT, join(root, 'node_modules', 'lockguard'));
     const doctor = await cli(['doctor', '--json'], root, env);
     const findings = JSON.parse(doctor.stdout) as Finding[];
     const loud = findings.filter((finding) => finding.level !== 'ok');

@@ -37,7 +37,7 @@ for (const tool of ['turbo', 'nx', 'pnpm-pipeline'] as const satisfies readonly 
         ),
         lines[0],
       );
-      assert.match(lines[0] ?? '', /cache saves? keyed before it (was|were) withheld/);
+      assert.match(lines[0] ?? '', /cache saves? made after it (was|were) withheld/);
       // Said when seen too (at most once), before the final line.
       const seen = run.stderr.split('\n').filter((line) => line.startsWith('[lockguard] pnpm-lock.yaml changed at '));
       assert.ok(seen.length <= 1, run.stderr);
@@ -98,7 +98,7 @@ for (const manager of ['yarn', 'bun'] as const) {
       const lines = run.stderr.split('\n').filter((line) => line.startsWith('[lockguard] a task'));
       assert.equal(lines.length, 1, run.stderr);
       assert.match(lines[0] ?? '', new RegExp(lockfile));
-      assert.match(lines[0] ?? '', /cache saves? keyed before it (was|were) withheld/);
+      assert.match(lines[0] ?? '', /cache saves? made after it (was|were) withheld/);
       assert.equal(s.out(), '6.0.0', 'the run itself built against the new install');
       assert.match(
         run.stderr,

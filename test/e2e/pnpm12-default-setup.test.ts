@@ -84,6 +84,6 @@ fs.mkdirSync('dist', { recursive: true });
   assert.notDeepEqual(readFileSync(s.lockfile), before, 'the install inside the task was not refused at the source');
   assert.match(
     run.stderr,
-    /the rewrite was not refused at the source, so the run fails; \d+ cache saves? keyed before it (was|were) withheld/,
+    /the rewrite was not refused at the source, so the run fails; \d+ cache saves? made after it (was|were) withheld/,
   );
 });

@@ -99,7 +99,7 @@ for (const tool of ['turbo', 'nx'] as const) {
       // 403 ("skipping uploads for this run (remote cache reads remain enabled)"): a's refusal, b never sent.
       assert.match(
         lines[0] ?? '',
-        tool === 'nx' ? /2 remote uploads keyed before it were refused/ : /1 remote upload keyed before it was refused/,
+        tool === 'nx' ? /2 remote uploads made after it were refused/ : /1 remote upload made after it was refused/,
       );
       if (tool === 'turbo') assert.match(run.stdout + run.stderr, /skipping uploads for this run/);
       // nx asks for each entry just before its task runs: b's restore came after the move and was refused.
@@ -163,7 +163,7 @@ for (const tool of ['turbo', 'nx'] as const) {
     const { s, server, env, ids } = await setup(t, tool, true);
     const run = lockguardRun(s, env);
     assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
-    assert.match(run.stderr, /\d+ remote uploads? keyed before it (was|were) refused/);
+    assert.match(run.stderr, /\d+ remote uploads? made after it (was|were) refused/);
     assert.doesNotMatch(
       run.stderr,
       /TURBO_CACHE|NX_SKIP_REMOTE_CACHE/,
@@ -189,7 +189,7 @@ for (const how of ['TURBO_PREFLIGHT=true', 'turbo.json remoteCache.preflight'] a
     assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
     const lines = run.stderr.split('\n').filter((line: string) => line.startsWith('[lockguard] a task'));
     assert.equal(lines.length, 1, run.stderr);
-    assert.match(lines[0] ?? '', /1 remote upload keyed before it was refused/);
+    assert.match(lines[0] ?? '', /1 remote upload made after it was refused/);
     // turborepo-remote-cache 2.12.0 answers no OPTIONS: without the gate's own answer turbo drops its token
     // and c's upload fails with 400 ("failed to contact remote cache").
     assert.doesNotMatch(run.stdout + run.stderr, /failed to contact remote cache/);
@@ -206,7 +206,7 @@ test("remote gate, turbo with preflight against a remote whose answer names itse
   const env = { ...s.env, TURBO_API: server.url, TURBO_TOKEN: TOKEN, TURBO_TEAM: 'acme', TURBO_PREFLIGHT: 'true' };
   const run = lockguardRun(s, env);
   assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
-  assert.match(run.stderr, /1 remote upload keyed before it was refused/);
+  assert.match(run.stderr, /1 remote upload made after it was refused/);
   const hashes = taskHashes(s, env);
   // The remote's storage, inventoried: c's artifact (uploaded before the move) and nothing keyed on the old lockfile.
   assert.deepEqual(server.keys().sort(), [hashes.get('c#build')], `stored: ${server.keys().join(', ')}`);

@@ -73,7 +73,7 @@ for (const [pnpm, summarize] of CASES) {
       else assert.ok(moved.includes('pnpm-lock.yaml'), moved.join(', '));
       assert.equal(
         line,
-        `2 cache saves keyed before it were withheld (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices and reach did not move) (lockguard status --run ${runId} for details)`,
+        `2 cache saves made after it were withheld (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices and reach did not move) (lockguard status --run ${runId} for details)`,
       );
       assert.match(
         stderr,
@@ -116,7 +116,7 @@ test("turbo, pnpm 10: a change to the root importer's slice withholds every save
   assert.deepEqual(moved, ['pnpm-lock.yaml']);
   assert.equal(
     line,
-    `4 cache saves keyed before it were withheld, every save after it, because the root importer's slice moved, and the root's node_modules and bins reach every project (its node_modules/.bin is on every package script's PATH, whichever runner starts the script) (lockguard status --run ${runId} for details)`,
+    `4 cache saves made after it were withheld, every save after it, because the root importer's slice moved, and the root's node_modules and bins reach every project (its node_modules/.bin is on every package script's PATH, whichever runner starts the script) (lockguard status --run ${runId} for details)`,
   );
   const report = status(s).report;
   assert.deepEqual(report.withheld.map((entry) => entry.task).sort(), ['a#build', 'b#build', 'c#build', 'd#build']);
@@ -130,7 +130,7 @@ test('turbo, pnpm 10 with node-linker=hoisted: every save after the move is with
   assert.ok(moved.includes('pnpm-lock.yaml'), moved.join(', '));
   assert.equal(
     line,
-    `4 cache saves keyed before it were withheld, every save after it, because node-linker=hoisted puts packages where every project resolves them, so no project's slice bounds what it built (lockguard status --run ${runId} for details)`,
+    `4 cache saves made after it were withheld, every save after it, because node-linker=hoisted puts packages where every project resolves them, so no project's slice bounds what it built (lockguard status --run ${runId} for details)`,
   );
   assert.deepEqual(
     status(s)
@@ -155,7 +155,7 @@ test("turbo, pnpm 10, no run summary, and turbo.json orders c after another pack
   const { line } = guarded(s, ['turbo', 'run', 'build']);
   assert.ok(
     line.startsWith(
-      `4 cache saves keyed before it were withheld (4 not mapped to a project: turbo.json names other packages' tasks in dependsOn, and no run summary shows the task graph: pass --summarize) (lockguard status --run `,
+      `4 cache saves made after it were withheld (4 not mapped to a project: turbo.json names other packages' tasks in dependsOn, and no run summary shows the task graph: pass --summarize) (lockguard status --run `,
     ),
     line,
   );
@@ -263,7 +263,7 @@ test('with the remote gate (turborepo-remote-cache): the gate refuses every uplo
   // Locally per project; at the gate every upload after the move (turbo stops uploading at its first refusal).
   assert.match(
     rest,
-    /^2 cache saves keyed before it were withheld \(b#build, d#build, whose projects' slices moved\); 2 kept \(a#build, c#build: their projects' slices and reach did not move\); [12] remote uploads? keyed before it (was|were) refused \(the gate refuses every upload after the move, of kept saves too: at the request it cannot tell whose entry it is\) \(lockguard status --run \S+ for details\)$/,
+    /^2 cache saves made after it were withheld \(b#build, d#build, whose projects' slices moved\); 2 kept \(a#build, c#build: their projects' slices and reach did not move\); [12] remote uploads? made after it (was|were) refused \(the gate refuses every upload after the move, of kept saves too: at the request it cannot tell whose entry it is\) \(lockguard status --run \S+ for details\)$/,
   );
   // Nothing keyed on the old lockfile after the move reached the remote: neither b's nor d's entry.
   const hashes = new Map(
@@ -287,6 +287,6 @@ test("nx: every save after the move is withheld, and the line says why (nx's ent
   // every save after the move is withheld, and that is the reason said.
   assert.equal(
     line,
-    `3 cache saves keyed before it were withheld, every save after it, because nx's cache entries are not mapped to projects here (lockguard status --run ${runId} for details)`,
+    `3 cache saves made after it were withheld, every save after it, because nx's cache entries are not mapped to projects here (lockguard status --run ${runId} for details)`,
   );
 });

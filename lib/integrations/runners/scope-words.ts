@@ -30,7 +30,7 @@ function names(tasks: readonly string[]): string {
 }
 
 /**
- * The status line's words on the scope, after "N cache saves keyed before it were withheld":
+ * The status line's words on the scope, after "N cache saves made after it were withheld":
  * ` (b#build, d#build, whose projects' slices moved); 2 kept (a#build, c#build: their projects' slices and reach did
  * not move)`, or `, every save after it, because <reason>`; '' when nothing was withheld or kept.
  */

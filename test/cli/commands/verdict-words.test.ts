@@ -145,7 +145,7 @@ test('a withheld entry names what moved: "the old pnpm-workspace.yaml" when the 
   const final = lockguardLines(run.stderr).filter((line) => !/ changed at \S+ \(a task wrote it\)/.test(line));
   assert.match(
     final[0] ?? '',
-    /^\[lockguard\] a task rewrote pnpm-workspace\.yaml during the run, which every key folds: 1 cache save keyed before it was withheld/,
+    /^\[lockguard\] a task rewrote pnpm-workspace\.yaml during the run, which every key folds: 1 cache save made after it was withheld/,
   );
 });
 
