@@ -45,18 +45,18 @@ test('a root script wrapping pnpm -r is planned through it', async (t) => {
   assert.deepEqual([data.runner, data.writers, data.unstable], ['pnpm-recursive', ['a#build'], ['b#build']]);
 });
 
-test('a script of other workspaces (npm -w, --workspaces, yarn workspace, foreach) is not read: the plan says so, never a plain all clear', async (t) => {
-  // An audit found "writers: none ... no task may rewrite" for `npm run build -w a` whose a#build installed.
-  const root = tempWorkspace(t, {
-    'package.json': JSON.stringify({
-      name: 'root',
-      private: true,
-      workspaces: ['packages/*'],
-      scripts: { all: 'yarn workspaces foreach -A run build' },
-    }),
+/** An npm workspace with the root `scripts`, whose package a's build installs. */
+function installingA(t: Parameters<typeof tempWorkspace>[0], scripts: Record<string, string>): string {
+  return tempWorkspace(t, {
+    'package.json': JSON.stringify({ name: 'root', private: true, workspaces: ['packages/*'], scripts }),
     'package-lock.json': '{"name":"root","lockfileVersion":3,"requires":true,"packages":{"":{"name":"root"}}}',
     packages: { a: { 'package.json': '{"name":"a","scripts":{"build":"npm install ms@2.1.3"}}' } },
   });
+}
+
+test('a script of other workspaces (npm -w, --workspaces, yarn workspace, foreach) is not read: the plan says so, never a plain all clear', async (t) => {
+  // An audit found "writers: none ... no task may rewrite" for `npm run build -w a` whose a#build installed.
+  const root = installingA(t, { all: 'yarn workspaces foreach -A run build' });
   for (const argv of [
     ['npm', 'run', 'build', '-w', 'a'],
     ['npm', 'run', 'build', '--workspaces'],
@@ -78,16 +78,7 @@ test('a script of other workspaces (npm -w, --workspaces, yarn workspace, foreac
 
 test('cd in a shell line moves the commands after it: sh -c "cd packages/a && npm run build" is a\'s script, not the root\'s', async (t) => {
   // An audit saw the root's `turbo run build` planned for it (3 tasks, exit 1) where only a's script runs.
-  const root = tempWorkspace(t, {
-    'package.json': JSON.stringify({
-      name: 'root',
-      private: true,
-      workspaces: ['packages/*'],
-      scripts: { build: 'turbo run build' },
-    }),
-    'package-lock.json': '{"name":"root","lockfileVersion":3,"requires":true,"packages":{"":{"name":"root"}}}',
-    packages: { a: { 'package.json': '{"name":"a","scripts":{"build":"npm install ms@2.1.3"}}' } },
-  });
+  const root = installingA(t, { build: 'turbo run build' });
   const result = await cli(['plan', '--json', '--', 'sh', '-c', 'cd packages/a && npm run build'], root);
   const data = JSON.parse(result.stdout) as { runner: string; writers: string[] };
   assert.equal(data.runner, 'command', result.stderr);
