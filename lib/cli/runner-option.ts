@@ -16,8 +16,8 @@ export const RUNNER_HELP =
   '                       run, forwards to your remote, and refuses restores and uploads once the lockfile\n' +
   '                       moved; where it cannot (Nx Cloud, nx cache plugins, a proxy, a pnpm remote with\n' +
   "                       a token) it turns remote writes off with the runner's own switch when the plan\n" +
-  '                       shows a task that may install, and says so; off: remote writes off always (turbo\'s\n' +
-  '                       and nx\'s switches turn their remote reads off too); on: untouched, not gated (an\n' +
+  "                       shows a task that may install, and says so; off: remote writes off always (turbo's\n" +
+  "                       and nx's switches turn their remote reads off too); on: untouched, not gated (an\n" +
   '                       upload after a move reaches the remote, and the status line does not count it)';
 
 /** `--runner` when given (validated), else undefined (the workspace and the command decide). */
