@@ -27,11 +27,15 @@ function run(root: string, kind: RunKind, lockfile: string): string {
   return handle.record.id;
 }
 
-/** A run id stamped `minutesAgo` before now (newRunId never goes back in time). */
+/**
+ * A run id stamped `minutesAgo` before now (newRunId never goes back in time), a microsecond before the
+ * millisecond: stamped at the millisecond itself, a run newRunId made next in the same millisecond got the same
+ * stamp, and the random suffix then decided which was newer (a flaky "newest", once in CI).
+ */
 function idAgo(minutesAgo: number): string {
   return runIdAt(
     'run',
-    (Date.now() - minutesAgo * 60_000) * 1000,
+    (Date.now() - minutesAgo * 60_000) * 1000 - 1,
     createHash('sha256').update(String(Math.random())).digest('hex').slice(0, 6),
   );
 }
