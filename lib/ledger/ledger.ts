@@ -1,7 +1,7 @@
 // The on-disk run ledger under `<workspace root>/.lockguard/`.
 //
-// Owns: creating runs (one folder each: `run.json`, `events.ndjson`, `report.json`), finding them (by id,
-// by path, latest snapshot), and reading them back (validated, run-record.ts).
+// Owns: creating runs (one folder each: `run.json`, `events.ndjson`, `report.json`), listing them, and reading
+// them back (validated, run-record.ts); which run a command means is find-run.ts's.
 // Invariants:
 // - Writes are atomic (unique stage name, then rename); events are append-only lines.
 // - Two runs never share a file. A run killed mid-way leaves a record `status` and `verify` can read.
@@ -14,8 +14,8 @@
 //   (core/redact.ts) and written mode 0600.
 
 import { nodeCrypto } from '../core/lazy-builtins.js';
-import { lstatSync, mkdirSync, rmSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { mkdirSync, rmSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { LockguardError } from '../core/errors.js';
 import { fsFault } from '../core/fs-fault.js';
 import type { FileDigest } from '../core/digest.js';
@@ -33,7 +33,7 @@ import {
   tailLines,
 } from './ledger-fs.js';
 import { LEDGER, ledgerPath, RUN_FILES } from './ledger-layout.js';
-import { machineStamp, thisMachine } from './trust.js';
+import { machineStamp } from './trust.js';
 import { processStart } from './live.js';
 import {
   brokenRecord,
@@ -46,7 +46,7 @@ import {
 } from './run-record.js';
 import { isoTime } from '../core/iso-time.js';
 import { redactArgv, redactRecord } from '../core/redact.js';
-import { printable, recordJson } from '../core/printable.js';
+import { recordJson } from '../core/printable.js';
 
 export type { Policy, RunKind, RunRecord } from './run-record.js';
 
@@ -317,103 +317,9 @@ export function runDir(root: string, id: string): string {
   return ledgerPath(resolve(root), LEDGER.runs, id);
 }
 
-/** How far in the future a run id may be stamped and still be taken for the latest run (clock adjustments). */
-const FUTURE_SLACK_MS = 10 * 60 * 1000;
-
-/**
- * Resolve which run a command means: an explicit `--run` (id or folder), else `LOCKGUARD_RUN`, else the
- * latest run of `kind` in the workspace that this host recorded and whose id is not stamped in the future
- * (a committed ledger cannot offer itself as the latest run). A run that belongs to another workspace is refused.
- */
-export function findRun(
-  root: string,
-  explicit: string | undefined,
-  fromEnv: string | undefined,
-  kind?: RunKind,
-  name?: string,
-): RunHandle {
-  const given = explicit ?? fromEnv;
-  // The name the user set: the flag, a named gate's variable (snapshot --name), or LOCKGUARD_RUN.
-  if (given !== undefined && given !== '')
-    return namedRun(
-      root,
-      given,
-      explicit !== undefined ? '--run' : name !== undefined ? `LOCKGUARD_RUN_${name}` : 'LOCKGUARD_RUN',
-    );
-  const future = Date.now() + FUTURE_SLACK_MS;
-  for (const id of listRunIds(root)) {
-    if (kind !== undefined && !id.includes(`-${kind}-`)) continue;
-    // A run stamped in the future was not made by this clock (a committed ledger's bait for "the latest run").
-    if (runIdTime(id) > future) continue;
-    // A folder still being created (its record is written last) is no run yet.
-    if (lstatSync(join(runDir(root, id), RUN_FILES.record), { throwIfNoEntry: false }) === undefined) continue;
-    const run = loadRun(runDir(root, id), root);
-    // The latest run is this host's own: one another machine (or a pull request) recorded is never it.
-    if (run.record.host !== thisMachine().host) continue;
-    // A named gate judges the latest run of its name only (snapshot --name).
-    if (name !== undefined && run.record.name !== name) continue;
-    return run;
-  }
-  throw new LockguardError(
-    'ERR_LOCKGUARD_NO_SNAPSHOT',
-    `No lockguard ${name === undefined ? (kind ?? 'run') : `snapshot named ${name}`} found in "${ledgerPath(root)}".`,
-    {
-      path: ledgerPath(root),
-      hint:
-        name !== undefined
-          ? `Take one first: lockguard snapshot --name ${name} (before this cache is restored).`
-          : kind === 'snapshot' || kind === undefined
-            ? 'Take one first: lockguard snapshot (at the start of the job).'
-            : 'Start one with lockguard run -- <command>.',
-    },
-  );
-}
-
 /** What a ledger file that did not parse is: not JSON, or JSON nested deeper than lockguard ever writes. */
 function jsonProblem(error: unknown): string {
   return error instanceof SyntaxError && error.message.startsWith('nested deeper')
     ? `is ${error.message} (lockguard writes a few)`
     : 'is not valid JSON';
-}
-
-/** The run `given` names (an id or a folder) through `source` (--run or a variable), or why it is none. */
-function namedRun(root: string, given: string, source: string): RunHandle {
-  const dir = RUN_ID.test(given) ? runDir(root, given) : resolve(given);
-  const unset = `unset ${source === '--run' ? 'the flag' : source} to use the latest run, or take a new snapshot.`;
-  if (dirname(dir) !== ledgerPath(resolve(root), LEDGER.runs) || !RUN_ID.test(basename(dir))) {
-    const runs = ledgerPath(root, LEDGER.runs);
-    // A run folder of another workspace (…/<workspace>/.lockguard/runs/<id>) is named as such; anything else is
-    // no run at all.
-    const other = RUN_ID.test(basename(dir)) ? dirname(dirname(dirname(dir))) : undefined;
-    const foreign = other !== undefined && ledgerPath(other, LEDGER.runs) === dirname(dir);
-    throw new LockguardError(
-      'ERR_LOCKGUARD_BAD_RUN',
-      foreign
-        ? `${source} names a run of the workspace at "${other}", not of "${root}" (its runs are in ${runs}).`
-        : `${source} names ${shownRun(source, given)}, which is neither a run id (as lockguard status prints it) nor the folder of a run of "${root}" (its runs are in ${runs}).`,
-      {
-        path: dir,
-        hint: foreign
-          ? `Run lockguard in that workspace (lockguard -C "${other}" ...), or ${unset}`
-          : `Pass a run id lockguard status lists, or ${unset}`,
-      },
-    );
-  }
-  const there = ledgerFolder(root, [LEDGER.runs, basename(dir)], false);
-  if (there === undefined) {
-    throw new LockguardError(
-      'ERR_LOCKGUARD_BAD_RUN',
-      `${source} names ${shownRun(source, given)}, which is not a run folder (missing).`,
-      { path: dir, hint: `Pass a run id lockguard status lists, or ${unset}` },
-    );
-  }
-  return loadRun(dir, root);
-}
-
-/**
- * A run as an error names it: what --run was given, or a variable's value that names a run (an id, or a folder
- * named as one); any other value of a variable is not printed (README: errors print no environment values).
- */
-function shownRun(source: string, given: string): string {
-  return source === '--run' || RUN_ID.test(basename(given)) ? `"${printable(given)}"` : 'a value';
 }

@@ -19,7 +19,8 @@ import {
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
-import { createRun, findRun, loadRun, runIdAt } from '../../lib/ledger/ledger.js';
+import { createRun, loadRun, runIdAt } from '../../lib/ledger/ledger.js';
+import { findRun } from '../../lib/ledger/find-run.js';
 import { quarantine } from '../../lib/ledger/quarantine/index.js';
 import { BIN, cliProcess, type CliResult } from '../helpers/cli.js';
 import { scrubbedEnv } from '../helpers/env.js';

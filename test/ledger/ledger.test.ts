@@ -8,7 +8,6 @@ import { readWorkspaceFingerprints } from '../../lib/core/fingerprints.js';
 import {
   appendEvent,
   createRun,
-  findRun,
   loadRun,
   readEvents,
   ensureLedger,
@@ -17,6 +16,7 @@ import {
   runIdAt,
   runIdTime,
 } from '../../lib/ledger/ledger.js';
+import { findRun } from '../../lib/ledger/find-run.js';
 import { readBlob } from '../../lib/ledger/blobs.js';
 import { findLiveRuns, listMarkers, registerLive, unregisterLive, processStart } from '../../lib/ledger/live.js';
 import { verifyRun } from '../../lib/ledger/verdict.js';

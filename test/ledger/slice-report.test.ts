@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { findRun } from '../../lib/ledger/ledger.js';
+import { findRun } from '../../lib/ledger/find-run.js';
 import { describeLockfileMove } from '../../lib/ledger/slice-report.js';
 import { cli } from '../helpers/cli.js';
 import { repoRoot } from '../helpers/fixtures.js';

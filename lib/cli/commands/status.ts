@@ -2,7 +2,8 @@
 
 import { MESSAGE_MAX, printable, printableUpTo } from '../../core/printable.js';
 import { plural } from '../../core/words.js';
-import { findRun, latestEvents, readReport, scanEvents, type RunEvent, type RunHandle } from '../../ledger/ledger.js';
+import { findRun } from '../../ledger/find-run.js';
+import { latestEvents, readReport, scanEvents, type RunEvent, type RunHandle } from '../../ledger/ledger.js';
 import type { RunReport } from '../../ledger/report.js';
 import { recordedMoves } from '../../ledger/verdict.js';
 import { countRuns, retentionSlack } from '../../ledger/retention.js';
