@@ -35,6 +35,19 @@ function countingFs(tweakStat?: (stats: fs.Stats) => fs.Stats): { fs: FileSystem
   };
 }
 
+/** A new watch over `table` after one writer: each moved path with its kind (moved() and moves() agreeing). */
+function checkedOnce(root: string, table: ReturnType<typeof readWorkspaceFingerprints>): [string, string][] {
+  const watch = new FingerprintWatch(root, table, table.at);
+  watch.wrote();
+  const moved = watch.moved() ?? [];
+  const moves = watch.moves();
+  assert.deepEqual(
+    moved,
+    moves.map((move) => move.path),
+  );
+  return moves.map((move) => [move.path, move.kind]);
+}
+
 const LOCK = "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n";
 
 test('zero cost without a writer: moved() makes no file-system call before wrote()', (t) => {
@@ -144,13 +157,10 @@ test('a file that appeared or went has moved', (t) => {
   const table = readWorkspaceFingerprints(root);
   fs.writeFileSync(join(root, '.pnpmfile.cjs'), 'module.exports = {}\n');
   fs.rmSync(join(root, 'pnpm-workspace.yaml'));
-  const watch = new FingerprintWatch(root, table, table.at);
-  watch.wrote();
-  assert.deepEqual(watch.moved(), ['pnpm-workspace.yaml', '.pnpmfile.cjs']);
-  assert.deepEqual(
-    watch.moves().map((move) => move.kind),
-    ['went', 'appeared'],
-  );
+  assert.deepEqual(checkedOnce(root, table), [
+    ['pnpm-workspace.yaml', 'went'],
+    ['.pnpmfile.cjs', 'appeared'],
+  ]);
 });
 
 test('a symlinked lockfile rewritten through its link is judged by the target', (t) => {
@@ -223,13 +233,10 @@ test('a FIFO or a socket at an entry path is a loud error, never a hang; a direc
   fs.rmSync(join(root, 'pnpm-lock.yaml'), { recursive: true, force: true });
   fs.mkdirSync(join(root, 'pnpm-lock.yaml'));
   fs.mkdirSync(join(root, '.pnpmfile.cjs'));
-  const folders = new FingerprintWatch(root, table, table.at);
-  folders.wrote();
-  assert.deepEqual(folders.moved(), ['pnpm-lock.yaml', '.pnpmfile.cjs']);
-  assert.deepEqual(
-    folders.moves().map((move) => move.kind),
-    ['rewritten', 'appeared'],
-  );
+  assert.deepEqual(checkedOnce(root, table), [
+    ['pnpm-lock.yaml', 'rewritten'],
+    ['.pnpmfile.cjs', 'appeared'],
+  ]);
   fs.rmSync(join(root, '.pnpmfile.cjs'), { recursive: true });
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(join(root, 'sock'), resolve));

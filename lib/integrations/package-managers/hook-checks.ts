@@ -70,11 +70,13 @@ export function scriptHook(root: string, names: readonly string[] = ['prepare', 
   return lockguardLoads(root, entry) ? 'loads' : 'not-installed';
 }
 
-/** What a hook that cannot load lockguard does, and its fix (doctor's words for `not-installed`). */
-export const NOT_INSTALLED = {
-  why: 'lockguard does not resolve from the workspace root (not installed here), so the hook exits doing nothing',
-  fix: 'Add lockguard as a root devDependency (README "Install"), then install.',
-} as const;
+/** What a hook (or the pnpmfile shim) that cannot load lockguard does: doctor's words for `not-installed`. */
+export function notInstalled(what: 'hook' | 'shim'): { readonly why: string; readonly fix: string } {
+  return {
+    why: `lockguard does not resolve from the workspace root (not installed here), so the ${what} exits doing nothing`,
+    fix: 'Add lockguard as a root devDependency (README "Install"), then install.',
+  };
+}
 
 /**
  * npm, yarn v1, bun: no plugin hooks; the root prepare hook, which each runs after its installs, writes the
@@ -84,8 +86,8 @@ export function prepareHookVerdict(label: string, hook: ScriptHook, after: strin
   if (hook === 'loads') return { ok: after };
   if (hook === 'not-installed')
     return {
-      gap: `${label} installs do not rewrite the slice files: the root prepare hook is there, but ${NOT_INSTALLED.why}`,
-      fix: NOT_INSTALLED.fix,
+      gap: `${label} installs do not rewrite the slice files: the root prepare hook is there, but ${notInstalled('hook').why}`,
+      fix: notInstalled('hook').fix,
     };
   return {
     gap: quiet

@@ -4,7 +4,7 @@
 // Owns: `NPM_HOOKS` (npm's adapter lists it). Invariants: read-only; a missing file is a finding, never a throw.
 
 import type { PackageManagerHooks } from '../adapter.js';
-import { type HookCheck, NOT_INSTALLED, prepareHookVerdict, scriptHook } from '../hook-checks.js';
+import { type HookCheck, notInstalled, prepareHookVerdict, scriptHook } from '../hook-checks.js';
 
 type CheckResult = HookCheck;
 
@@ -17,8 +17,8 @@ function npmHookCheck(root: string): CheckResult {
     return {
       check: 'npm-hook',
       level: 'warn',
-      detail: `the root scripts run lockguard's hook, but ${NOT_INSTALLED.why}: npm installs are caught by file events and the final check only`,
-      fix: NOT_INSTALLED.fix,
+      detail: `the root scripts run lockguard's hook, but ${notInstalled('hook').why}: npm installs are caught by file events and the final check only`,
+      fix: notInstalled('hook').fix,
     };
   // Optional (lockguard run catches every install without it): a note, not a warning.
   return {

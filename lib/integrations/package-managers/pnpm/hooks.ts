@@ -13,14 +13,7 @@ import type { Env } from '../../../core/env.js';
 import { lockfileChecksum, pnpmfileChecksumOf } from '../../pnpmfile/checksum.js';
 import { PNPMFILE_SHIM } from '../../pnpmfile/shim.js';
 import type { PackageManagerHooks } from '../adapter.js';
-import {
-  type HookCheck,
-  lockguardLoads,
-  NOT_INSTALLED,
-  rootText,
-  scriptHook,
-  type SliceHooks,
-} from '../hook-checks.js';
+import { type HookCheck, lockguardLoads, notInstalled, rootText, scriptHook, type SliceHooks } from '../hook-checks.js';
 import { majorOf } from '../version.js';
 import { type EffectivePnpm, effectivePnpm } from './effective-version.js';
 
@@ -117,8 +110,8 @@ function pnpmChecks(root: string, env: Env): CheckResult[] {
     results.push({
       check: 'pnpmfile',
       level: 'warn',
-      detail: `.pnpmfile.cjs loads lockguard/pnpmfile, but ${NOT_INSTALLED.why.replace('the hook', 'the shim')}: installs are still caught after the fact, but not reported early nor refused at the source`,
-      fix: NOT_INSTALLED.fix,
+      detail: `.pnpmfile.cjs loads lockguard/pnpmfile, but ${notInstalled('shim').why}: installs are still caught after the fact, but not reported early nor refused at the source`,
+      fix: notInstalled('shim').fix,
     });
   } else if (shim.includes('lockguard/pnpmfile')) {
     results.push({
@@ -190,17 +183,17 @@ function pnpmfileChecksumCheck(root: string, shim: string): CheckResult | undefi
 function pnpmSliceHooks(root: string, env: Env): SliceHooks {
   const hook = scriptHook(root);
   if (hook === 'loads') return { ok: 'pnpm installs rewrite the slice files (the root prepare hook)' };
-  const notInstalled = {
-    gap: `pnpm installs do not rewrite the slice files: ${NOT_INSTALLED.why}`,
-    fix: NOT_INSTALLED.fix,
-  };
-  if (hook === 'not-installed') return notInstalled;
+  const missing = (what: 'hook' | 'shim'): SliceHooks => ({
+    gap: `pnpm installs do not rewrite the slice files: ${notInstalled(what).why}`,
+    fix: notInstalled(what).fix,
+  });
+  if (hook === 'not-installed') return missing('hook');
   const shim = rootText(root, '.pnpmfile.cjs');
   const major = majorOf(pnpmHere(root, env).version);
   if (shim.includes('lockguard/pnpmfile') && major !== undefined && major <= 10)
     return lockguardLoads(root, 'pnpmfile')
       ? { ok: "pnpm installs rewrite the slice files (the pnpmfile, at pnpm's exit)" }
-      : notInstalled;
+      : missing('shim');
   return {
     gap:
       major !== undefined && major >= 11
